@@ -1,0 +1,23 @@
+# Two entry points for a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3.11
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+
+.PHONY: venv demo test clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $@
+
+venv: $(VENV)/.installed
+
+demo: venv
+	$(VENV)/bin/structpred align demo
+
+test: venv
+	$(PY) -m pytest -q tests
+
+clean:
+	rm -rf $(VENV) runs .cache
