@@ -1,0 +1,241 @@
+"""The problem protocol: what a structured example exposes to the solvers.
+
+Max-margin estimation is written as the saddle-point problem (thesis eq. 2.13)
+
+.. math::
+    \\min_{w \\in W} \\max_{z \\in Z} \\sum_i w^\\top F_i z_i + c_i^\\top z_i
+        - w^\\top f_i(y_i),
+
+where, for example ``i``,
+
+* ``F_i`` (``d x |z_i|``, sparse) holds the features of every part of the
+  structure, so that the score of an encoding is ``w' F_i z``;
+* ``c_i``, ``d_i`` express the loss as ``l_i(z) = d_i + c_i' z`` (eq. 2.12);
+* ``f_i(y_i) = F_i z(y_i)`` are the target features;
+* ``Z_i`` is a polytope whose vertices are the encodings of the outputs.
+
+The solvers in :mod:`structpred` only ever call the methods of
+:class:`StructuredExample`; problem modules (alignment, segmentation) subclass
+it and never see the optimiser.  Examples are plain data (arrays and sparse
+matrices), so they pickle and can be shipped to worker processes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from .loss import weighted_hamming_terms
+
+__all__ = ["StructuredExample", "MatchingExample", "SimplexExample", "project_simplex"]
+
+
+def _check_features(F, n_vars):
+    F = sp.csr_matrix(F, dtype=np.float64)
+    if F.shape[1] != n_vars:
+        raise ValueError(f"feature matrix has {F.shape[1]} columns, expected {n_vars}")
+    if F.nnz and not np.all(np.isfinite(F.data)):
+        raise ValueError("feature matrix contains NaN or infinite values")
+    return F
+
+
+@dataclass
+class StructuredExample:
+    """One training example of a linear structured model (thesis sec. 2.3).
+
+    Subclasses implement :meth:`project`, :meth:`decode_scores` and, when a
+    reference QP is wanted, :meth:`constraints`.
+
+    Parameters
+    ----------
+    F : scipy.sparse matrix, shape (n_features, n_vars)
+        Column ``e`` holds the features of part ``e`` of the structure.
+    z_gold : ndarray, shape (n_vars,)
+        Encoding ``z(y_i)`` of the target; also the centre ``u_hat_z`` of the
+        dual extragradient.
+    cost_pos, cost_neg : float or ndarray
+        Weighted Hamming loss costs ``c+`` and ``c-`` (eq. 2.10).
+    """
+
+    F: sp.csr_matrix
+    z_gold: np.ndarray
+    cost_pos: float | np.ndarray = 1.0
+    cost_neg: float | np.ndarray = 1.0
+    c: np.ndarray = field(init=False, repr=False)
+    d: float = field(init=False)
+    target_features: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self):
+        self.z_gold = np.asarray(self.z_gold, dtype=np.float64).ravel()
+        self.F = _check_features(self.F, self.z_gold.size)
+        self.c, self.d = weighted_hamming_terms(self.z_gold, self.cost_pos, self.cost_neg)
+        # f_i(y_i) = F_i z(y_i)
+        self.target_features = np.asarray(self.F @ self.z_gold).ravel()
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def n_features(self) -> int:
+        return self.F.shape[0]
+
+    @property
+    def n_vars(self) -> int:
+        return self.F.shape[1]
+
+    # ------------------------------------------------------------ operators
+    def scores(self, w):
+        """Part scores ``F_i' w``."""
+        return np.asarray(self.F.T @ w).ravel()
+
+    def loss_augmented_scores(self, w):
+        """``F_i' w + c_i``: the objective of loss-augmented inference (eq. 2.12)."""
+        return self.scores(w) + self.c
+
+    def features_of(self, z):
+        """``F_i z``: the (expected) features of an encoding."""
+        return np.asarray(self.F @ z).ravel()
+
+    # -------------------------------------------------- problem-specific part
+    def project(self, z):
+        """Euclidean projection onto the polytope ``Z_i``."""
+        raise NotImplementedError
+
+    def decode_scores(self, s):
+        """``argmax_{z in vertices(Z_i)} s' z`` for arbitrary part scores ``s``."""
+        raise NotImplementedError
+
+    def constraints(self):
+        """``(A_i, b_i)`` with ``Z_i = {z : A_i z <= b_i, 0 <= z <= 1}`` (eq. 2.11)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ geometry
+    def center(self):
+        """The centre ``u_hat_z`` of the dual extragradient: the target encoding (sec. 2.4.1.1)."""
+        return self.z_gold
+
+    def prox(self, z, s, eta):
+        """Proximal step ``T_eta(z, s) = argmax_{z' in Z} s'(z'-z) - d(z, z')/eta``.
+
+        In the Euclidean geometry this is ``pi_Z(z + eta s)`` (fig. 2.2);
+        subclasses with a Bregman geometry override it (fig. 2.4).
+        """
+        return self.project(z + eta * s)
+
+    # -------------------------------------------------------------- derived
+    def decode(self, w):
+        """Prediction: ``argmax_y w' f_i(y)``, returned as its encoding."""
+        return self.decode_scores(self.scores(w))
+
+    def loss_augmented_inference(self, w):
+        """Exact loss-augmented inference ``argmax_z (F_i'w + c_i)'z`` (eq. 2.9)."""
+        return self.decode_scores(self.loss_augmented_scores(w))
+
+    def hinge_loss(self, w):
+        """Structured hinge loss of this example (one term of eq. 2.21).
+
+        ``max_y [w'f_i(y) + l_i(y)] - w'f_i(y_i) = d_i + max_z (F_i'w+c_i)'z - w'f_i(y_i)``.
+        It is non-negative, and zero when the target wins by the loss margin.
+        """
+        s = self.loss_augmented_scores(w)
+        z = self.decode_scores(s)
+        return self.d + float(s @ z) - float(w @ self.target_features)
+
+    def loss(self, z):
+        """Weighted Hamming loss ``d_i + c_i' z`` of an encoding."""
+        return self.d + float(self.c @ np.asarray(z, dtype=np.float64).ravel())
+
+
+@dataclass
+class MatchingExample(StructuredExample):
+    """An example whose structures are partial bipartite matchings.
+
+    Variables ``z_jk`` are the edges of a complete ``m x n`` bipartite graph,
+    flattened row-major.  ``Z = {0 <= z <= 1, sum_k z_jk <= 1, sum_j z_jk <= 1}``
+    (thesis sec. 2.2.3); projections and decoding come from
+    :mod:`structpred.matching`.
+    """
+
+    shape: tuple = (0, 0)
+
+    def __post_init__(self):
+        m, n = self.shape
+        if m < 1 or n < 1:
+            raise ValueError(f"matching shape must be positive, got {self.shape}")
+        super().__post_init__()
+        if self.z_gold.size != m * n:
+            raise ValueError(f"z_gold has {self.z_gold.size} entries, shape is {self.shape}")
+
+    def project(self, z):
+        from .matching import project_matching
+
+        return project_matching(np.reshape(z, self.shape)).ravel()
+
+    def decode_scores(self, s):
+        from .matching import decode_matching
+
+        return decode_matching(np.reshape(s, self.shape)).ravel().astype(np.float64)
+
+    def constraints(self):
+        m, n = self.shape
+        rows = sp.kron(sp.eye(m), np.ones((1, n)))  # sum_k z_jk <= 1
+        cols = sp.kron(np.ones((1, m)), sp.eye(n))  # sum_j z_jk <= 1
+        A = sp.vstack([rows, cols]).tocsr()
+        return A, np.ones(m + n)
+
+
+def project_simplex(v):
+    """Euclidean projection onto the probability simplex (sort-based, O(n log n))."""
+    v = np.asarray(v, dtype=np.float64)
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - 1.0
+    k = np.arange(1, v.size + 1)
+    rho = np.flatnonzero(u - css / k > 0)[-1]
+    return np.maximum(v - css[rho] / (rho + 1), 0.0)
+
+
+@dataclass
+class SimplexExample(StructuredExample):
+    """An example whose outputs are one of ``K`` labels: ``Z`` is the simplex.
+
+    This is multiclass max-margin classification written in the protocol
+    (the one-node tree).  ``geometry="entropy"`` uses the Bregman (KL)
+    proximal step of sec. 2.4.2, ``T_eta(z, s) ∝ z exp(eta s)``, with the
+    centre moved into the interior of the simplex (``smoothing`` towards the
+    uniform distribution), as the non-Euclidean dual extragradient requires.
+    """
+
+    geometry: str = "euclidean"
+    smoothing: float = 0.1
+
+    def __post_init__(self):
+        if self.geometry not in ("euclidean", "entropy"):
+            raise ValueError(f"unknown geometry {self.geometry!r}")
+        super().__post_init__()
+
+    def project(self, z):
+        return project_simplex(z)
+
+    def decode_scores(self, s):
+        z = np.zeros(self.n_vars)
+        z[int(np.argmax(s))] = 1.0
+        return z
+
+    def constraints(self):
+        one = np.ones((1, self.n_vars))
+        return sp.csr_matrix(np.vstack([one, -one])), np.array([1.0, -1.0])
+
+    def center(self):
+        if self.geometry == "euclidean":
+            return self.z_gold
+        k = self.n_vars
+        return (1 - self.smoothing) * self.z_gold + self.smoothing / k
+
+    def prox(self, z, s, eta):
+        if self.geometry == "euclidean":
+            return self.project(z + eta * s)
+        # KL proximal step: multiplicative update, computed in log space.
+        logits = np.log(np.maximum(z, 1e-300)) + eta * s
+        logits -= logits.max()
+        p = np.exp(logits)
+        return p / p.sum()

@@ -1,0 +1,84 @@
+"""Example collections: in-memory sequences or re-iterable streams.
+
+Learners accept either a sequence of examples or an :class:`ExampleStream`,
+a re-iterable source that builds each example on demand (from disk, or from
+``(x_i, y_i)``), so that the memory-efficient dual extragradient holds one
+example at a time.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+import numpy as np
+
+__all__ = ["ExampleStream", "iterate_examples", "first_example"]
+
+
+class ExampleStream:
+    """A re-iterable stream of examples.
+
+    Parameters
+    ----------
+    factory : callable returning an iterable of examples
+        Called once per pass.  It should be picklable (a module-level function
+        or a :func:`functools.partial`), not a closure, if passes are to be
+        sharded across processes.
+    length : int, optional
+        Number of examples, for progress bars.
+    """
+
+    def __init__(self, factory: Callable[[], Iterable], length=None):
+        self.factory = factory
+        self.length = length
+
+    def __iter__(self):
+        return iter(self.factory())
+
+    def __len__(self):
+        if self.length is None:
+            raise TypeError("stream length unknown")
+        return self.length
+
+
+def iterate_examples(examples):
+    return iter(examples)
+
+
+def first_example(examples):
+    for ex in iterate_examples(examples):
+        return ex
+    raise ValueError("no training examples")
+
+
+def n_features_of(examples):
+    return first_example(examples).n_features
+
+
+def power_iteration_norm(examples, n_iter=100, tol=1e-7, random_state=0):
+    """Largest singular value of the stacked operator ``B = [F_1, ..., F_m]``.
+
+    The dual extragradient's operator on ``u = (w, z)`` is
+    ``[[0, B], [-B', 0]]``, whose singular values are those of ``B``, so
+    ``L = ||B||_2`` (thesis sec. 2.4.1, eta = 1/L).  Power iteration on
+    ``B B' = sum_i F_i F_i'`` never materialises ``B``: each step streams the
+    examples once.
+    """
+    d = n_features_of(examples)
+    rng = np.random.default_rng(random_state)
+    v = rng.standard_normal(d)
+    v /= np.linalg.norm(v)
+    lam = 0.0
+    for _ in range(n_iter):
+        u = np.zeros(d)
+        for ex in iterate_examples(examples):
+            u += ex.F @ (ex.F.T @ v)
+        new_lam = float(np.linalg.norm(u))
+        if new_lam == 0.0:
+            return 0.0
+        v = u / new_lam
+        if abs(new_lam - lam) <= tol * new_lam:
+            lam = new_lam
+            break
+        lam = new_lam
+    return float(np.sqrt(lam))
