@@ -1,0 +1,280 @@
+"""Word-alignment data formats: parallel text, Pharaoh links and NAACL 2003 gold.
+
+Conventions (as in fast_align, eflomal and the NAACL 2003 shared task):
+
+* **Parallel text** is two files with one whitespace-tokenised sentence per
+  line (:func:`read_parallel`), or one file with ``src ||| tgt`` per line
+  (:func:`read_fast_align`, fast_align's input form).  The *source* is the
+  first side (English in the Hansards) and indexes the rows ``j`` of an
+  alignment; the *target* indexes the columns ``k``.
+* **Pharaoh** alignments have one line per sentence pair with links ``j-k``
+  (sure) and ``j?k`` (possible), 0-based, source first.
+* **NAACL 2003** gold has one link per line: ``sent src tgt [S|P] [p]``, all
+  1-based; position 0 is the NULL word and such links are ignored.  A missing
+  label means sure; the optional confidence ``p`` is ignored.
+
+Every reader checks what it reads and stops at the first problem with a
+:class:`~structpred.io.FormatError` naming the file and line: malformed
+lines, mismatched line counts, positions out of range, empty sentences and
+invalid UTF-8.  Writers are atomic (:func:`structpred.io.atomic_write`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from structpred.io import FormatError, open_output, read_lines
+
+__all__ = [
+    "FormatError",
+    "Alignment",
+    "read_parallel",
+    "read_fast_align",
+    "write_parallel",
+    "read_pharaoh",
+    "write_pharaoh",
+    "format_pharaoh",
+    "read_naacl",
+    "write_naacl",
+]
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """The links of one sentence pair.
+
+    Attributes
+    ----------
+    sure : frozenset of (int, int)
+        Sure links ``(j, k)``, 0-based (source position, target position).
+    possible : frozenset of (int, int)
+        Possible links; always a superset of ``sure`` (S ⊆ P, Och & Ney 2003).
+        For a predicted alignment ``sure == possible``.
+    """
+
+    sure: frozenset = field(default_factory=frozenset)
+    possible: frozenset = field(default_factory=frozenset)
+
+    def __post_init__(self):
+        sure = frozenset((int(j), int(k)) for j, k in self.sure)
+        possible = frozenset((int(j), int(k)) for j, k in self.possible) | sure
+        object.__setattr__(self, "sure", sure)
+        object.__setattr__(self, "possible", possible)
+
+    @classmethod
+    def from_links(cls, links):
+        """A predicted alignment: the links are both sure and possible."""
+        links = frozenset(links)
+        return cls(links, links)
+
+    def __len__(self):
+        return len(self.sure)
+
+
+def _name(path):
+    return path if isinstance(path, str) else os.fspath(path)
+
+
+def _tokens(path, lineno, text, side=None):
+    toks = text.split()
+    if not toks:
+        what = "empty sentence" if side is None else f"empty {side} sentence"
+        raise FormatError(_name(path), lineno, what)
+    return toks
+
+
+def read_parallel(src_path, tgt_path):
+    """Read a sentence-aligned corpus from two tokenised files.
+
+    Parameters
+    ----------
+    src_path, tgt_path : str or path-like
+        UTF-8 text, plain or gzipped, one whitespace-tokenised sentence per line.
+
+    Returns
+    -------
+    list of (list of str, list of str)
+
+    Raises
+    ------
+    FormatError
+        Empty sentence, invalid UTF-8, or different numbers of lines (reported
+        at the first line that exists in only one file).
+    """
+    src_iter, tgt_iter = iter(read_lines(src_path)), iter(read_lines(tgt_path))
+    pairs = []
+    while True:
+        s = next(src_iter, None)
+        t = next(tgt_iter, None)
+        if s is None and t is None:
+            return pairs
+        if s is None or t is None:
+            longer, shorter = (tgt_path, src_path) if s is None else (src_path, tgt_path)
+            lineno = (t or s)[0]
+            raise FormatError(_name(longer), lineno,
+                              f"line counts differ: {_name(shorter)} has only {lineno - 1} lines")
+        pairs.append((_tokens(src_path, s[0], s[1]), _tokens(tgt_path, t[0], t[1])))
+
+
+def read_fast_align(path):
+    """Read fast_align's one-file bitext: ``source tokens ||| target tokens`` per line."""
+    pairs = []
+    for lineno, text in read_lines(path):
+        parts = text.split(" ||| ")
+        if len(parts) != 2:
+            if text.count("|||") == 1:
+                parts = text.split("|||")
+            else:
+                raise FormatError(_name(path), lineno, "expected 'source ||| target'")
+        pairs.append((_tokens(path, lineno, parts[0], "source"),
+                      _tokens(path, lineno, parts[1], "target")))
+    return pairs
+
+
+def write_parallel(pairs, path):
+    """Write ``pairs`` in the one-file ``src ||| tgt`` form (atomically)."""
+    with open_output(path) as fh:
+        for src, tgt in pairs:
+            fh.write(f"{' '.join(src)} ||| {' '.join(tgt)}\n")
+
+
+_PHARAOH_LINK = re.compile(r"^(\d+)([-?])(\d+)$")
+
+
+def _check_range(path, lineno, j, k, shape, base):
+    m, n = shape
+    if not 0 <= j < m:
+        raise FormatError(_name(path), lineno,
+                          f"source position {j + base} out of range: the source sentence has "
+                          f"{m} words")
+    if not 0 <= k < n:
+        raise FormatError(_name(path), lineno,
+                          f"target position {k + base} out of range: the target sentence has "
+                          f"{n} words")
+
+
+def read_pharaoh(path, pairs=None):
+    """Read Pharaoh alignments (``j-k`` sure, ``j?k`` possible, 0-based).
+
+    Parameters
+    ----------
+    path : str or path-like
+        One line per sentence pair (an empty line is a pair without links).
+    pairs : list of (src, tgt), optional
+        The sentences, to check the line count and that every position is in
+        range.
+
+    Returns
+    -------
+    list of Alignment
+    """
+    out = []
+    lineno = 0
+    for lineno, text in read_lines(path):
+        if pairs is not None and lineno > len(pairs):
+            raise FormatError(_name(path), lineno,
+                              f"more alignment lines than the {len(pairs)} sentence pairs")
+        sure, possible = set(), set()
+        for tok in text.split():
+            match = _PHARAOH_LINK.match(tok)
+            if match is None:
+                raise FormatError(_name(path), lineno,
+                                  f"malformed link {tok!r} (expected 'i-j' or 'i?j')")
+            j, kind, k = int(match.group(1)), match.group(2), int(match.group(3))
+            if pairs is not None:
+                src, tgt = pairs[lineno - 1]
+                _check_range(path, lineno, j, k, (len(src), len(tgt)), 0)
+            (sure if kind == "-" else possible).add((j, k))
+        out.append(Alignment(frozenset(sure), frozenset(possible)))
+    if pairs is not None and lineno < len(pairs):
+        raise FormatError(_name(path), lineno + 1,
+                          f"only {lineno} alignment lines for {len(pairs)} sentence pairs")
+    return out
+
+
+def format_pharaoh(alignment):
+    """One Pharaoh line: sorted sure links ``j-k``, then possible-only ``j?k``."""
+    sure = sorted(alignment.sure)
+    extra = sorted(alignment.possible - alignment.sure)
+    return " ".join([f"{j}-{k}" for j, k in sure] + [f"{j}?{k}" for j, k in extra])
+
+
+def write_pharaoh(alignments, path="-"):
+    """Write alignments in Pharaoh form to ``path`` (``"-"``: stdout; atomic for files)."""
+    with open_output(path) as fh:
+        for a in alignments:
+            fh.write(format_pharaoh(a) + "\n")
+
+
+def read_naacl(path, pairs=None, n_sentences=None):
+    """Read NAACL 2003 gold links: ``sent src tgt [S|P] [p]``, 1-based.
+
+    Position 0 is NULL and such links are dropped.  Sentence numbers are the
+    1-based line numbers of the sentence files (the normalised Hansards files
+    in ``data/``); they must be in range but need not be contiguous.
+
+    Parameters
+    ----------
+    path : str or path-like
+    pairs : list of (src, tgt), optional
+        The sentences: fixes the number of sentences and checks positions.
+    n_sentences : int, optional
+        Number of sentences when ``pairs`` is not given (default: the largest
+        sentence number seen).
+
+    Returns
+    -------
+    list of Alignment
+        One per sentence; sentences without links get an empty Alignment.
+    """
+    if pairs is not None:
+        n_sentences = len(pairs)
+    sure, possible = {}, {}
+    name = _name(path)
+    for lineno, text in read_lines(path):
+        fields = text.split()
+        if not fields:
+            continue
+        if not 3 <= len(fields) <= 5:
+            raise FormatError(name, lineno, "expected 'sent src tgt [S|P] [p]'")
+        try:
+            sent, j, k = (int(x) for x in fields[:3])
+        except ValueError:
+            raise FormatError(name, lineno,
+                              f"sentence and positions must be integers, got {' '.join(fields[:3])!r}"
+                              ) from None
+        label = fields[3] if len(fields) >= 4 else "S"
+        if label not in ("S", "P"):
+            raise FormatError(name, lineno, f"label must be S or P, got {label!r}")
+        if len(fields) == 5:
+            try:
+                float(fields[4])
+            except ValueError:
+                raise FormatError(name, lineno, f"confidence must be a number, got {fields[4]!r}"
+                                  ) from None
+        if sent < 1 or (n_sentences is not None and sent > n_sentences):
+            raise FormatError(name, lineno, f"sentence number {sent} out of range 1..{n_sentences}")
+        if j < 0 or k < 0:
+            raise FormatError(name, lineno, "negative position")
+        if j == 0 or k == 0:  # NULL link
+            continue
+        if pairs is not None:
+            src, tgt = pairs[sent - 1]
+            _check_range(path, lineno, j - 1, k - 1, (len(src), len(tgt)), 1)
+        (sure if label == "S" else possible).setdefault(sent - 1, set()).add((j - 1, k - 1))
+    if n_sentences is None:
+        n_sentences = max([*sure, *possible], default=-1) + 1
+    return [Alignment(frozenset(sure.get(i, ())), frozenset(possible.get(i, ())))
+            for i in range(n_sentences)]
+
+
+def write_naacl(alignments, path):
+    """Write alignments as NAACL 2003 gold (sure as ``S``, possible-only as ``P``)."""
+    with open_output(path) as fh:
+        for i, a in enumerate(alignments, start=1):
+            for j, k in sorted(a.sure):
+                fh.write(f"{i} {j + 1} {k + 1} S\n")
+            for j, k in sorted(a.possible - a.sure):
+                fh.write(f"{i} {j + 1} {k + 1} P\n")

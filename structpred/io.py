@@ -1,0 +1,270 @@
+"""Small I/O helpers shared by the word-alignment, segmentation and model code.
+
+* :func:`open_text` opens plain or gzip-compressed files as UTF-8 text.
+* :func:`read_lines` iterates over the lines of such a file, decoding each line
+  separately, so that a bad byte is reported with its file name and line number
+  as a :class:`FormatError`.
+* :func:`atomic_write` writes a file atomically (temporary file in the same
+  directory, then :func:`os.replace`): readers see either the old file or the
+  complete new one, never a half-written file, even if the writer crashes.
+* :func:`open_output` chooses between ``stdout`` (``"-"``), an already open
+  stream and :func:`atomic_write`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import os
+import secrets
+import sys
+import zlib
+
+__all__ = ["FormatError", "open_text", "read_lines", "atomic_write", "open_output"]
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+class FormatError(ValueError):
+    """Malformed input file, located by file name and (1-based) line number.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The offending file.
+    line : int or None
+        1-based line number, or ``None`` when the problem concerns the whole file.
+    reason : str
+        What is wrong, e.g. ``"link 3-9 out of range: target sentence has 8 words"``.
+
+    Notes
+    -----
+    ``str(error)`` is ``"PATH:LINE: REASON"`` (``"PATH: REASON"`` without a
+    line), the format used by compilers, so editors can jump to the location.
+    """
+
+    def __init__(self, path, line, reason):
+        self.path = os.fspath(path) if not isinstance(path, str) else path
+        self.line = line
+        self.reason = reason
+        where = self.path if line is None else f"{self.path}:{line}"
+        super().__init__(f"{where}: {reason}")
+
+    def __reduce__(self):
+        return (type(self), (self.path, self.line, self.reason))
+
+
+def _is_stdio(path):
+    return isinstance(path, str) and path == "-"
+
+
+def _is_gzip(path):
+    with open(path, "rb") as fh:
+        return fh.read(2) == _GZIP_MAGIC
+
+
+def _open_binary(path):
+    """Open ``path`` for binary reading, decompressing gzip data (detected by its magic bytes)."""
+    if _is_stdio(path):
+        return contextlib.nullcontext(sys.stdin.buffer)
+    if _is_gzip(path):
+        return gzip.open(path, "rb")
+    return open(path, "rb")
+
+
+def open_text(path, errors="strict"):
+    """Open a plain or gzip-compressed file for reading as UTF-8 text.
+
+    Parameters
+    ----------
+    path : str or path-like
+        File to read; gzip compression is detected from the file's magic bytes
+        (not only from a ``.gz`` suffix).  ``"-"`` reads standard input.
+    errors : str
+        Decoding error handler passed to :class:`io.TextIOWrapper`.
+
+    Returns
+    -------
+    io.TextIOBase
+        A text stream; use it as a context manager.  Closing a stream on
+        standard input leaves standard input open.
+    """
+    if _is_stdio(path):
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors=errors,
+                                closefd=False) if False else _StdinText(errors)
+    binary = gzip.open(path, "rb") if _is_gzip(path) else open(path, "rb")
+    return io.TextIOWrapper(binary, encoding="utf-8", errors=errors)
+
+
+class _StdinText(io.TextIOWrapper):
+    """UTF-8 text view of ``sys.stdin.buffer`` whose ``close`` does not close stdin."""
+
+    def __init__(self, errors):
+        super().__init__(sys.stdin.buffer, encoding="utf-8", errors=errors)
+
+    def close(self):  # detach instead of closing the process's stdin
+        if not self.closed:
+            with contextlib.suppress(ValueError):
+                self.detach()
+
+    @property
+    def closed(self):
+        try:
+            return super().closed
+        except ValueError:  # detached
+            return True
+
+
+def read_lines(path):
+    """Yield ``(line_number, text)`` for each line of a plain or gzipped UTF-8 file.
+
+    Lines are split on ``"\\n"`` only; the line terminator (``"\\n"`` or
+    ``"\\r\\n"``) is removed.  Each line is decoded separately so that invalid
+    UTF-8 is reported where it occurs.
+
+    Parameters
+    ----------
+    path : str or path-like
+        File to read (``"-"``: standard input).
+
+    Yields
+    ------
+    (int, str)
+        1-based line number and the decoded line without its terminator.
+
+    Raises
+    ------
+    FormatError
+        On bytes that are not valid UTF-8, or on a corrupt or truncated gzip stream.
+    """
+    name = path if isinstance(path, str) else os.fspath(path)
+    lineno = 0
+    with _open_binary(path) as fh:
+        try:
+            for lineno, raw in enumerate(fh, start=1):
+                if raw.endswith(b"\n"):
+                    raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise FormatError(name, lineno, f"bad encoding: byte {raw[exc.start]:#04x} at "
+                                      f"column {exc.start + 1} is not valid UTF-8") from None
+                yield lineno, text
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise FormatError(name, lineno + 1, f"corrupt or truncated gzip data ({exc})") from None
+
+
+@contextlib.contextmanager
+def atomic_write(path, mode="w", encoding="utf-8", compress=None):
+    """Context manager that writes ``path`` atomically.
+
+    The data go to a temporary file in the same directory, which is flushed,
+    ``fsync``-ed and renamed over ``path`` (:func:`os.replace`) only when the
+    ``with`` block ends without an exception.  If the block raises, the
+    temporary file is removed and an existing ``path`` is left untouched, so
+    a crash never leaves a half-written file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Destination file.
+    mode : {"w", "wt", "wb"}
+        Text (UTF-8) or binary.
+    encoding : str
+        Text encoding (text mode only).
+    compress : bool, optional
+        Gzip the output; by default, iff ``path`` ends in ``.gz``.
+
+    Yields
+    ------
+    file object
+        Write to it; do not close it.
+
+    Notes
+    -----
+    The new file gets the permissions of a freshly created file (``0o666``
+    minus the umask), not those of a file it replaces.
+    """
+    if mode not in ("w", "wt", "wb"):
+        raise ValueError(f"atomic_write: mode must be 'w', 'wt' or 'wb', not {mode!r}")
+    path = os.fspath(path)
+    if compress is None:
+        compress = str(path).endswith(".gz")
+    directory, name = os.path.split(os.path.abspath(path))
+    tmp, fd = _create_temp(directory, name)
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            if compress:
+                # mtime=0 keeps the output reproducible; filename goes into the header
+                stream = gzip.GzipFile(filename=name[:-3] if name.endswith(".gz") else name,
+                                       mode="wb", fileobj=raw, mtime=0)
+            else:
+                stream = raw
+            fh = stream if mode == "wb" else io.TextIOWrapper(stream, encoding=encoding,
+                                                              newline="\n", write_through=False)
+            yield fh
+            fh.flush()
+            if fh is not stream:
+                fh.detach()
+            if compress:
+                stream.close()  # writes the gzip trailer, leaves raw open
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_directory(directory)
+
+
+def _create_temp(directory, name):
+    """Create a new hidden temporary file next to the destination; return ``(path, fd)``."""
+    while True:
+        tmp = os.path.join(directory, f".{name}.{secrets.token_hex(4)}.tmp")
+        try:
+            # 0o666 & ~umask, like a normal open(): no call to os.umask needed
+            return tmp, os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:  # pragma: no cover - 2**-32 chance
+            continue
+
+
+def _fsync_directory(directory):
+    """Make the rename durable (best effort; not possible on every platform)."""
+    with contextlib.suppress(OSError, AttributeError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+@contextlib.contextmanager
+def open_output(target, mode="w", encoding="utf-8"):
+    """Open an output destination: ``"-"`` (stdout), a writable stream, or a path.
+
+    Parameters
+    ----------
+    target : str, path-like or file object
+        ``"-"`` writes to standard output; an object with a ``write`` method
+        is used as is (and not closed); anything else is a path written with
+        :func:`atomic_write`.
+    mode : {"w", "wb"}
+        Text or binary (for ``"-"``: ``sys.stdout`` or ``sys.stdout.buffer``).
+    encoding : str
+        Text encoding for paths.
+
+    Yields
+    ------
+    file object
+    """
+    if hasattr(target, "write"):
+        yield target
+    elif _is_stdio(target):
+        out = sys.stdout.buffer if mode == "wb" else sys.stdout
+        yield out
+        out.flush()
+    else:
+        with atomic_write(target, mode=mode, encoding=encoding) as fh:
+            yield fh

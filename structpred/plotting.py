@@ -1,0 +1,41 @@
+"""Convergence plots for any learner's :class:`~structpred.monitor.SolverResult` history."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from .io import atomic_write  # noqa: E402
+
+__all__ = ["plot_histories"]
+
+
+def plot_histories(histories, path, title=None):
+    """Plot hinge loss (eq. 2.21) and the validation metric against ||w||.
+
+    Parameters
+    ----------
+    histories : dict ``label -> history dict`` (``SolverResult.history``)
+    path : output PNG, written atomically.
+    """
+    keys = [k for k in ("hinge", "validation") if any(k in h for h in histories.values())]
+    fig, axes = plt.subplots(1, len(keys) + 1, figsize=(5 * (len(keys) + 1), 4))
+    for label, h in histories.items():
+        axes[0].plot(h["iteration"], h["w_norm"], label=label)
+        for ax, k in zip(axes[1:], keys):
+            if k in h:
+                ax.plot(h["w_norm"], h[k], marker=".", label=label)
+    axes[0].set(xlabel="iteration", ylabel="||w||")
+    for ax, k in zip(axes[1:], keys):
+        ax.set(xlabel="||w||", ylabel={"hinge": "training hinge loss (eq. 2.21)",
+                                        "validation": "validation metric"}[k])
+    axes[-1].legend(fontsize="small")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fmt = str(path).rsplit(".", 1)[-1].lower() if "." in str(path) else "png"
+    with atomic_write(path, mode="wb") as fh:
+        fig.savefig(fh, format=fmt, dpi=100)
+    plt.close(fig)
