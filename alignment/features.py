@@ -1,0 +1,180 @@
+"""Edge features for the matching aligner (thesis sec. 3.4.1.1; Taskar et al. 2005).
+
+For a sentence pair ``(e_1..e_m, f_1..f_n)`` every candidate edge ``jk`` gets
+a sparse, named feature vector; stacked as columns (row-major over ``j, k``)
+they form ``F_i`` of the structured example.  The features:
+
+* ``bias``;
+* association: ``dice`` and whether it is the best Dice score of its row /
+  column / both (competitive linking cues);
+* IBM Model 2, both directions: posteriors ``post_fwd``, ``post_bwd``, their
+  product and minimum; Viterbi predictions ``vit_fwd``, ``vit_bwd``, their
+  intersection and union;
+* position: ``|j/m - k/n|`` and its square;
+* orthography: lower-cased exact match, common prefix of 3 and of 4+
+  characters (cognates), the length ratio, punctuation and number cues;
+* frequency: log-frequency of each word, divided by that of the most
+  frequent word (so in [0, 1]);
+* lexical identity indicators ``pair=e|f``, ``src=e`` and ``tgt=f`` for the
+  most frequent words of each language.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["EdgeFeaturizer", "DENSE_FEATURES"]
+
+DENSE_FEATURES = (
+    "bias",
+    "dice", "dice_row_best", "dice_col_best", "dice_both_best",
+    "post_fwd", "post_bwd", "post_prod", "post_min",
+    "vit_fwd", "vit_bwd", "vit_inter", "vit_union",
+    "dist", "dist_sq",
+    "exact", "prefix3", "cognate4", "len_ratio",
+    "both_punct", "punct_mismatch", "both_number",
+    "src_logfreq", "tgt_logfreq",
+)
+
+
+def _is_punct(tok):
+    return all(unicodedata.category(ch).startswith("P") or unicodedata.category(ch).startswith("S")
+               for ch in tok)
+
+
+def _is_number(tok):
+    return any(ch.isdigit() for ch in tok) and all(ch.isdigit() or ch in ".,:-/" for ch in tok)
+
+
+def _common_prefix_len(a, b):
+    """Common prefix lengths of every pair of words in ``a`` x ``b`` (vectorised by length)."""
+    m, n = len(a), len(b)
+    out = np.zeros((m, n), dtype=np.int32)
+    if m == 0 or n == 0:
+        return out
+    maxlen = max(max(map(len, a)), max(map(len, b)))
+    alive = np.ones((m, n), dtype=bool)
+    for p in range(1, maxlen + 1):
+        ca = np.array([w[p - 1] if len(w) >= p else "\0a" for w in a], dtype=object)
+        cb = np.array([w[p - 1] if len(w) >= p else "\0b" for w in b], dtype=object)
+        alive &= np.equal.outer(ca, cb)
+        if not alive.any():
+            break
+        out += alive
+    return out
+
+
+def _best_mask(x, axis):
+    mx = x.max(axis=axis, keepdims=True)
+    return (x >= mx) & (x > 0)
+
+
+class EdgeFeaturizer:
+    """Builds ``F_i`` (features x edges, sparse) for sentence pairs.
+
+    Parameters
+    ----------
+    stats : :class:`alignment.statistics.AlignmentStatistics`
+        Dice and IBM Model 2 tables (both directions) and word frequencies.
+    n_frequent : int
+        Number of most frequent words on each side that get identity
+        indicators (pairs of them as well).
+    """
+
+    def __init__(self, stats, n_frequent=10):
+        self.stats = stats
+        self.n_frequent = int(n_frequent)
+        src_top = stats.most_frequent("src", self.n_frequent)
+        tgt_top = stats.most_frequent("tgt", self.n_frequent)
+        self._src_top = {w: i for i, w in enumerate(src_top)}
+        self._tgt_top = {w: i for i, w in enumerate(tgt_top)}
+        # log-frequencies are divided by that of the most frequent word, so that
+        # every dense feature lies in [0, 1] and none dominates the operator norm
+        # ||F|| that sets the step size 1/L.
+        self._logfreq_scale = {
+            side: max(float(np.max(stats.log_frequency(side, top), initial=0.0)), 1.0)
+            for side, top in (("src", src_top[:1]), ("tgt", tgt_top[:1]))}
+        names = list(DENSE_FEATURES)
+        names += [f"src={w}" for w in src_top]
+        names += [f"tgt={w}" for w in tgt_top]
+        names += [f"pair={e}|{f}" for e in src_top for f in tgt_top]
+        self.feature_names = names
+        self._n_dense = len(DENSE_FEATURES)
+
+    @property
+    def n_features(self):
+        return len(self.feature_names)
+
+    def dense_block(self, src, tgt):
+        """The dense features as an array of shape ``(n_dense, m, n)``."""
+        m, n = len(src), len(tgt)
+        st = self.stats.pair_statistics(src, tgt)
+        dice = st["dice"]
+        pf, pb = st["post_fwd"], st["post_bwd"]
+        vf, vb = st["vit_fwd"].astype(float), st["vit_bwd"].astype(float)
+        j = (np.arange(m)[:, None] + 0.5) / m
+        k = (np.arange(n)[None, :] + 0.5) / n
+        dist = np.abs(j - k)
+        lo_s = [w.lower() for w in src]
+        lo_t = [w.lower() for w in tgt]
+        exact = np.equal.outer(np.array(lo_s, dtype=object), np.array(lo_t, dtype=object))
+        cp = _common_prefix_len(lo_s, lo_t)
+        ls = np.array([len(w) for w in src], dtype=float)[:, None]
+        lt = np.array([len(w) for w in tgt], dtype=float)[None, :]
+        p_s = np.array([_is_punct(w) for w in src])[:, None]
+        p_t = np.array([_is_punct(w) for w in tgt])[None, :]
+        n_s = np.array([_is_number(w) for w in src])[:, None]
+        n_t = np.array([_is_number(w) for w in tgt])[None, :]
+        fs = self.stats.log_frequency("src", src)[:, None] / self._logfreq_scale["src"]
+        ft = self.stats.log_frequency("tgt", tgt)[None, :] / self._logfreq_scale["tgt"]
+        row_best, col_best = _best_mask(dice, 1), _best_mask(dice, 0)
+        ones = np.ones((m, n))
+        block = [
+            ones,
+            dice, row_best, col_best, row_best & col_best,
+            pf, pb, pf * pb, np.minimum(pf, pb),
+            vf, vb, vf * vb, np.maximum(vf, vb),
+            dist, dist ** 2,
+            exact, (cp >= 3) & ~exact, (cp >= 4) & ~exact,
+            np.minimum(ls, lt) / np.maximum(ls, lt),
+            p_s & p_t, p_s ^ p_t, n_s & n_t & exact,
+            fs * ones, ft * ones,
+        ]
+        return np.stack([np.asarray(b, dtype=np.float64) * ones for b in block])
+
+    def transform(self, src, tgt):
+        """``F_i`` for one sentence pair: CSR of shape ``(n_features, m*n)``."""
+        m, n = len(src), len(tgt)
+        if m == 0 or n == 0:
+            raise ValueError("empty sentence")
+        dense = self.dense_block(src, tgt).reshape(self._n_dense, m * n)
+        if not np.all(np.isfinite(dense)):
+            raise ValueError("non-finite edge feature")
+        rows, cols = [], []
+        edge = np.arange(m * n).reshape(m, n)
+        si = [self._src_top.get(w, -1) for w in src]
+        ti = [self._tgt_top.get(w, -1) for w in tgt]
+        base_src = self._n_dense
+        base_tgt = base_src + len(self._src_top)
+        base_pair = base_tgt + len(self._tgt_top)
+        for a, idx in enumerate(si):
+            if idx >= 0:
+                rows.extend([base_src + idx] * n)
+                cols.extend(edge[a].tolist())
+        for b, idx in enumerate(ti):
+            if idx >= 0:
+                rows.extend([base_tgt + idx] * m)
+                cols.extend(edge[:, b].tolist())
+        for a, ia in enumerate(si):
+            if ia < 0:
+                continue
+            for b, ib in enumerate(ti):
+                if ib >= 0:
+                    rows.append(base_pair + ia * len(self._tgt_top) + ib)
+                    cols.append(edge[a, b])
+        lex = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(self.n_features, m * n))
+        dense_part = sp.csr_matrix(np.vstack([dense, np.zeros((self.n_features - self._n_dense, m * n))]))
+        return (dense_part + lex).tocsr()

@@ -1,0 +1,42 @@
+"""The highspy/ortools trap (DEVELOPERS.md): ortools 9.15 bundles HiGHS, and a
+highspy that clashes with it fails to load when imported second.  highspy is
+pinned to 1.14.0; check both import orders in fresh interpreters, through the
+package's own modules and by solving a tiny problem with each library."""
+
+import subprocess
+import sys
+
+import pytest
+
+USE_ORTOOLS = (
+    "from structpred.matching import decode_matching\n"
+    "import numpy as np\n"
+    "assert decode_matching(np.array([[1.0, 2.0], [3.0, 1.0]])).tolist() == [[0, 1], [1, 0]]\n"
+    "from ortools.linear_solver import pywraplp\n"
+    "s = pywraplp.Solver.CreateSolver('GLOP')\n"
+    "x = s.NumVar(0, 3, 'x'); s.Maximize(x)\n"
+    "assert s.Solve() == s.OPTIMAL and abs(x.solution_value() - 3) < 1e-9\n"
+)
+USE_CVXPY = (
+    "import cvxpy as cp, highspy\n"
+    "import structpred.qp\n"
+    "x = cp.Variable(2)\n"
+    "p = cp.Problem(cp.Minimize(cp.sum(x)), [x >= 1])\n"
+    "p.solve(solver='HIGHS')\n"
+    "assert abs(p.value - 2) < 1e-6, p.value\n"
+    "h = highspy.Highs()\n"
+)
+
+
+@pytest.mark.parametrize("first,second", [(USE_ORTOOLS, USE_CVXPY), (USE_CVXPY, USE_ORTOOLS)],
+                         ids=["ortools-first", "cvxpy-highspy-first"])
+def test_import_orders(first, second):
+    out = subprocess.run([sys.executable, "-c", first + second + "print('ok')"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_highspy_pinned():
+    from importlib.metadata import version
+
+    assert version("highspy") == "1.14.0"
