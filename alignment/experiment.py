@@ -1,0 +1,109 @@
+"""The Hansards protocol of thesis ch. 3, shared by the CLI demo and the scripts.
+
+Train on the first 100 (and 200) of the 447 NAACL 2003 test sentences,
+validate on the 37 trial sentences, test on the remaining 247 (and on the
+last 347 when training on 100).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .aer import score_alignments
+from .formats import read_naacl, read_parallel
+from .model import MatchingAligner
+
+__all__ = ["default_data_dir", "load_hansards", "hansards_statistics", "run_protocol",
+           "format_table", "THESIS_AER"]
+
+#: Thesis figures for model M (Table 3.1 and sec. 2.6.2), AER in percent.
+THESIS_AER = {
+    ("dual-extragradient", 100): 8.5, ("dual-extragradient", 200): 8.2,
+}
+
+
+def default_data_dir():
+    return Path(__file__).resolve().parent.parent / "data" / "hansards"
+
+
+@dataclass
+class HansardsData:
+    trial_pairs: list
+    trial_gold: list
+    test_pairs: list
+    test_gold: list
+    bitext_src: Path
+    bitext_tgt: Path
+
+
+def load_hansards(data_dir=None):
+    d = Path(data_dir) if data_dir else default_data_dir()
+
+    def find(name):
+        for cand in (d / f"{name}.gz", d / name):
+            if cand.exists():
+                return cand
+        raise FileNotFoundError(f"{d}: missing {name}[.gz]")
+
+    trial = read_parallel(find("trial.en"), find("trial.fr"))
+    test = read_parallel(find("test.en"), find("test.fr"))
+    return HansardsData(trial, read_naacl(find("trial.naacl"), trial),
+                        test, read_naacl(find("test.naacl"), test),
+                        find("bitext.36-2.en"), find("bitext.36-2.fr"))
+
+
+def hansards_statistics(data, n_pairs, cache_dir=".cache", verbose=True):
+    """Dice and IBM Model 2 statistics on the first ``n_pairs`` bitext lines, cached."""
+    from .statistics import AlignmentStatistics
+
+    cache = Path(cache_dir) / f"hansards-stats-{n_pairs}.npz" if cache_dir else None
+    if cache is not None and cache.exists():
+        return AlignmentStatistics.load(cache)
+    stats = AlignmentStatistics.fit_files(data.bitext_src, data.bitext_tgt, max_pairs=n_pairs,
+                                          verbose=verbose)
+    if cache is not None:
+        os.makedirs(cache.parent, exist_ok=True)
+        stats.save(cache)
+    return stats
+
+
+def run_protocol(data, stats, learners=("dual-extragradient",), train_sizes=(100, 200),
+                 n_iter=200, cost_pos=1.0, cost_neg=3.0, verbose=True, **model_params):
+    """Train/validate/test as in ch. 3; returns result rows and the fitted models."""
+    rows, models = [], {}
+    for learner in learners:
+        for n_train in train_sizes:
+            t0 = time.perf_counter()
+            model = MatchingAligner(learner=learner, n_iter=n_iter, cost_pos=cost_pos,
+                                    cost_neg=cost_neg, verbose=verbose, **model_params)
+            model.fit(data.test_pairs[:n_train], data.test_gold[:n_train], stats,
+                      valid_pairs=data.trial_pairs, valid_gold=data.trial_gold)
+            seconds = time.perf_counter() - t0
+            models[(learner, n_train)] = model
+            test_sets = [(200, "247 (last)")] if n_train <= 200 else []
+            if n_train == 100:
+                test_sets.append((100, "347 (last)"))
+            for start, label in test_sets:
+                pred = model.predict(data.test_pairs[start:])
+                score = score_alignments(pred, data.test_gold[start:])
+                rows.append({"learner": learner, "train": n_train, "test": label,
+                             "precision": 100 * score.precision, "recall": 100 * score.recall,
+                             "aer": 100 * score.aer, "best_iter": model.result_.best_iter,
+                             "valid_aer": 100 * model.result_.best_score, "seconds": seconds,
+                             "thesis": THESIS_AER.get((learner, n_train)) if start == 200 else None})
+    return rows, models
+
+
+def format_table(rows):
+    head = ("| learner | train | test | precision | recall | AER | thesis AER | valid AER | "
+            "best iter | train time (s) |")
+    lines = [head, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        thesis = f"{r['thesis']:.1f}" if r.get("thesis") is not None else "–"
+        lines.append(f"| {r['learner']} | {r['train']} | {r['test']} | {r['precision']:.1f} | "
+                     f"{r['recall']:.1f} | {r['aer']:.1f} | {thesis} | {r['valid_aer']:.1f} | "
+                     f"{r['best_iter']} | {r['seconds']:.0f} |")
+    return "\n".join(lines)

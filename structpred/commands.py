@@ -1,0 +1,166 @@
+"""Implementations of the ``structpred`` subcommands (see :mod:`structpred.cli`)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+__all__ = ["UserError", "align_train", "align_predict", "align_demo", "aer"]
+
+
+class UserError(Exception):
+    """An error caused by the user's input; printed without a traceback."""
+
+
+def _log(args, msg):
+    if not getattr(args, "quiet", False):
+        print(msg, file=sys.stderr, flush=True)
+
+
+def _read_gold(path, fmt, pairs):
+    from alignment.formats import read_naacl, read_pharaoh
+
+    if fmt is None:
+        fmt = "naacl" if ".naacl" in Path(path).name else "pharaoh"
+    return read_naacl(path, pairs) if fmt == "naacl" else read_pharaoh(path, pairs)
+
+
+def _wrap_format_errors(func):
+    def inner(args):
+        from alignment.formats import FormatError
+
+        try:
+            return func(args)
+        except (FormatError, FileNotFoundError) as exc:
+            raise UserError(str(exc)) from exc
+    inner.__doc__ = func.__doc__
+    return inner
+
+
+def _statistics(args):
+    from alignment.statistics import AlignmentStatistics
+
+    if args.stats and Path(args.stats).exists():
+        _log(args, f"reading statistics from {args.stats}")
+        return AlignmentStatistics.load(args.stats)
+    if not (args.bitext_src and args.bitext_tgt):
+        raise UserError("need --bitext-src and --bitext-tgt (or an existing --stats file)")
+    _log(args, f"computing Dice and IBM Model 2 statistics on {args.bitext_pairs} pairs")
+    stats = AlignmentStatistics.fit_files(args.bitext_src, args.bitext_tgt,
+                                          max_pairs=args.bitext_pairs, verbose=not args.quiet)
+    if args.stats:
+        stats.save(args.stats)
+    return stats
+
+
+@_wrap_format_errors
+def align_train(args):
+    """``structpred align train``."""
+    from alignment.formats import read_parallel
+    from alignment.model import MatchingAligner
+
+    pairs = read_parallel(args.src, args.tgt)
+    gold = _read_gold(args.gold, args.gold_format, pairs)
+    if args.first is not None:
+        pairs, gold = pairs[:args.first], gold[:args.first]
+    valid_pairs = valid_gold = None
+    if args.valid_gold:
+        if not (args.valid_src and args.valid_tgt):
+            raise UserError("--valid-gold needs --valid-src and --valid-tgt")
+        valid_pairs = read_parallel(args.valid_src, args.valid_tgt)
+        valid_gold = _read_gold(args.valid_gold, args.gold_format, valid_pairs)
+    stats = _statistics(args)
+    model = MatchingAligner(cost_pos=args.c_pos, cost_neg=args.c_neg,
+                            possible_cost=args.possible_cost, learner=args.learner,
+                            n_iter=args.iterations, validate_every=args.validate_every,
+                            random_state=args.seed, verbose=not args.quiet)
+    t0 = time.perf_counter()
+    model.fit(pairs, gold, stats, valid_pairs, valid_gold)
+    res = model.result_
+    msg = f"trained on {len(pairs)} sentences in {time.perf_counter() - t0:.1f}s ({res.message})"
+    if res.best_iter is not None:
+        msg += f"; best validation AER {100 * res.best_score:.2f} at iteration {res.best_iter}"
+    _log(args, msg)
+    model.save(args.output)
+    _log(args, f"model written to {args.output}")
+    return 0
+
+
+@_wrap_format_errors
+def align_predict(args):
+    """``structpred align predict``."""
+    from alignment.formats import read_fast_align, read_parallel, write_pharaoh
+    from alignment.model import MatchingAligner
+
+    if args.input:
+        pairs = read_fast_align(args.input)
+    elif args.src and args.tgt:
+        pairs = read_parallel(args.src, args.tgt)
+    else:
+        raise UserError("give --src and --tgt, or -i FILE in 'src ||| tgt' form")
+    model = MatchingAligner.load(args.model)
+    if args.show_weights:
+        for name, value in model.top_features(args.show_weights):
+            print(f"{value:+.4f}  {name}", file=sys.stderr)
+    from tqdm.auto import tqdm
+
+    alignments = [model.predict([p])[0] for p in tqdm(pairs, disable=args.quiet, desc="aligning")]
+    write_pharaoh(alignments, args.output)
+    return 0
+
+
+def align_demo(args):
+    """``structpred align demo``: the ch. 3 protocol on the bundled Hansards."""
+    from alignment.experiment import format_table, hansards_statistics, load_hansards, run_protocol
+    from alignment.model import LEARNERS
+
+    learners = LEARNERS if args.learners == "all" else tuple(args.learners.split(","))
+    for learner in learners:
+        if learner not in LEARNERS:
+            raise UserError(f"unknown learner {learner!r}; choose from {', '.join(LEARNERS)}")
+    data = load_hansards(args.data_dir)
+    t0 = time.perf_counter()
+    stats = hansards_statistics(data, args.bitext_pairs, cache_dir=args.cache_dir,
+                                verbose=not args.quiet)
+    _log(args, f"statistics ready ({time.perf_counter() - t0:.0f}s)")
+    rows, models = run_protocol(data, stats, learners=learners, n_iter=args.iterations,
+                                cost_pos=args.c_pos, cost_neg=args.c_neg, verbose=not args.quiet)
+    print(f"Model M on the Hansards (statistics from {args.bitext_pairs} bitext pairs; "
+          f"c+={args.c_pos}, c-={args.c_neg}; validation on the 37 trial sentences)\n")
+    print(format_table(rows))
+    if args.plot:
+        from .plotting import plot_histories
+
+        plot_histories({f"{lr}, {n} sent.": m.result_.history for (lr, n), m in models.items()},
+                       args.plot, title="Model M on the Hansards")
+        _log(args, f"validation curves written to {args.plot}")
+    return 0
+
+
+@_wrap_format_errors
+def aer(args):
+    """``structpred aer``."""
+    from alignment.aer import format_scores, score_alignments
+    from alignment.formats import read_parallel, read_pharaoh
+
+    pairs = read_parallel(args.src, args.tgt) if (args.src and args.tgt) else None
+    fmt = args.gold_format or ("naacl" if ".naacl" in Path(args.gold).name else "pharaoh")
+    if fmt == "naacl" and pairs is None:
+        raise UserError("NAACL gold needs --src and --tgt (to check positions)")
+    gold = _read_gold(args.gold, fmt, pairs)
+    test = read_pharaoh(args.test, pairs)
+    if len(test) != len(gold):
+        raise UserError(f"{args.test}: {len(test)} lines but the gold has {len(gold)} sentences")
+    print(format_scores(score_alignments(test, gold)))
+    if args.plot:
+        if pairs is None:
+            raise UserError("--plot needs --src and --tgt")
+        from alignment.plot import save_alignment_grids
+
+        idx = [int(s) - 1 for s in args.sentences.split(",") if s.strip()]
+        bad = [i + 1 for i in idx if not 0 <= i < len(pairs)]
+        if bad:
+            raise UserError(f"--sentences out of range: {bad} (there are {len(pairs)})")
+        save_alignment_grids(pairs, gold, test, idx, args.plot)
+    return 0
