@@ -1,0 +1,673 @@
+"""Vocabularies and flat (CSR-style) integer encodings of a sentence-aligned bitext.
+
+The unsupervised alignment statistics (:mod:`alignment.ibm`, :mod:`alignment.dice`)
+run numba kernels over flat ``int32`` arrays of word ids, so a corpus of sentence
+pairs is stored like a CSR matrix: the ids of all source sentences concatenated in
+``src_ids`` with sentence ``i`` at ``src_ids[src_offsets[i]:src_offsets[i + 1]]``, and
+likewise for the target side.
+
+Conventions
+-----------
+* Every :class:`Vocabulary` reserves two ids: ``NULL_ID = 0`` for the empty word of the
+  IBM models (a pseudo-token; :meth:`Vocabulary.encode` never produces it, the IBM
+  code adds it itself as source position 0) and ``UNK_ID = 1`` for unknown words (words
+  absent from the vocabulary, or rarer than ``min_count`` when it was built).  Real
+  words get ids ``2, 3, ...`` in order of decreasing corpus frequency (ties broken by
+  the token string), so the encoding is deterministic.
+* "Source" is English (index ``j``, length ``m``), "target" is French (index ``k``,
+  length ``n``), as in the Hansards gold files (``src_pos tgt_pos``).
+* :func:`load_bitext` reads the two gzipped, whitespace-tokenised files of a bitext and
+  can drop long or badly aligned pairs for training, but never the first
+  ``protect_first`` lines (by default the 484 Hansards trial + test gold sentences,
+  which are the first lines of ``bitext.36-2.*.gz``), so the gold sentences are always
+  present and encodable; it reports how many pairs it dropped and why.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import itertools
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+
+__all__ = [
+    "NULL_ID",
+    "UNK_ID",
+    "NULL_TOKEN",
+    "UNK_TOKEN",
+    "HANSARDS_GOLD_LINES",
+    "Vocabulary",
+    "EncodedCorpus",
+    "Bitext",
+    "load_bitext",
+    "read_tokenized",
+    "build_cooc",
+    "doc_frequencies",
+    "find_in_row",
+    "lookup_many",
+]
+
+NULL_ID = 0
+UNK_ID = 1
+NULL_TOKEN = "<NULL>"
+UNK_TOKEN = "<UNK>"
+#: lines 1-37 of ``bitext.36-2.*.gz`` are the trial and 38-484 the test gold sentences
+HANSARDS_GOLD_LINES = 484
+
+
+def _open_text(path):
+    path = os.fspath(path)
+    if path.endswith(".gz"):
+        return io.TextIOWrapper(io.BufferedReader(gzip.open(path, "rb")), encoding="utf-8")
+    return open(path, encoding="utf-8")
+
+
+def read_tokenized(path, max_lines=None):
+    """Read a (possibly gzipped) file of whitespace-tokenised sentences.
+
+    Parameters
+    ----------
+    path : str or path-like
+        File with one sentence per line; ``.gz`` files are decompressed.
+    max_lines : int, optional
+        Read at most this many lines.
+
+    Returns
+    -------
+    list of list of str
+    """
+    with _open_text(path) as fh:
+        lines = fh if max_lines is None else itertools.islice(fh, max_lines)
+        return [line.split() for line in lines]
+
+
+class Vocabulary:
+    """Bidirectional token <-> integer id map with corpus frequencies.
+
+    Ids ``0`` (``<NULL>``, the IBM empty word) and ``1`` (``<UNK>``) are reserved;
+    words get ids from 2 in order of decreasing frequency (ties by string).
+
+    Parameters
+    ----------
+    tokens : sequence of str
+        The real words, in id order (``tokens[i]`` gets id ``i + 2``).
+    counts : array_like of int, optional
+        Frequencies of ``tokens`` (same order).  ``counts_`` of the vocabulary holds
+        them at the word ids, with the number of tokens mapped to ``<UNK>`` while
+        building at index 1 and 0 at index 0.
+    lowercase : bool
+        Lower-case tokens before look-up (in :meth:`build` and :meth:`encode`).
+    unk_count : int
+        Tokens that were mapped to ``<UNK>`` when the vocabulary was built.
+    """
+
+    def __init__(self, tokens=(), counts=None, lowercase=False, unk_count=0):
+        tokens = list(tokens)
+        self.lowercase = bool(lowercase)
+        self.itos = [NULL_TOKEN, UNK_TOKEN] + tokens
+        self.stoi = {w: i for i, w in enumerate(self.itos)}
+        if len(self.stoi) != len(self.itos):
+            raise ValueError("duplicate tokens (or a reserved token) in the vocabulary")
+        c = np.zeros(len(self.itos), dtype=np.int64)
+        if counts is not None:
+            counts = np.asarray(counts, dtype=np.int64)
+            if counts.shape != (len(tokens),):
+                raise ValueError("counts must have one entry per token")
+            c[2:] = counts
+        c[UNK_ID] = unk_count
+        self.counts_ = c
+
+    # -- construction -------------------------------------------------------------
+    @classmethod
+    def build(cls, sentences, min_count=1, lowercase=False):
+        """Build a vocabulary from tokenised sentences.
+
+        Parameters
+        ----------
+        sentences : iterable of sequence of str
+        min_count : int
+            Words seen fewer times map to ``<UNK>``.
+        lowercase : bool
+            Lower-case tokens first.
+
+        Returns
+        -------
+        Vocabulary
+        """
+        flat = itertools.chain.from_iterable(sentences)
+        if lowercase:
+            flat = (w.lower() for w in flat)
+        cnt = Counter(flat)
+        for reserved in (NULL_TOKEN, UNK_TOKEN):
+            cnt.pop(reserved, None)
+        items = sorted(cnt.items(), key=lambda kv: (-kv[1], kv[0]))
+        keep = [(w, c) for w, c in items if c >= min_count]
+        unk = sum(c for _, c in items if c < min_count)
+        return cls([w for w, _ in keep], [c for _, c in keep], lowercase=lowercase,
+                   unk_count=unk)
+
+    @classmethod
+    def from_pairs(cls, pairs, side, min_count=1, lowercase=False):
+        """Build from a list of ``(src_tokens, tgt_tokens)`` pairs; ``side`` is 0 or 1."""
+        return cls.build((p[side] for p in pairs), min_count=min_count, lowercase=lowercase)
+
+    # -- look-up ----------------------------------------------------------------------
+    def __len__(self):
+        return len(self.itos)
+
+    def __contains__(self, token):
+        return self._norm(token) in self.stoi
+
+    def __getitem__(self, token):
+        return self.stoi.get(self._norm(token), UNK_ID)
+
+    def _norm(self, token):
+        return token.lower() if self.lowercase else token
+
+    def token(self, idx):
+        """The string of id ``idx``."""
+        return self.itos[idx]
+
+    @property
+    def tokens(self):
+        """All tokens in id order (including the two reserved ones)."""
+        return list(self.itos)
+
+    def encode(self, tokens):
+        """Map a token sequence to an ``int32`` id array (unknown words -> ``UNK_ID``)."""
+        get = self.stoi.get
+        if self.lowercase:
+            ids = [get(w.lower(), UNK_ID) for w in tokens]
+        else:
+            ids = [get(w, UNK_ID) for w in tokens]
+        return np.array(ids, dtype=np.int32)
+
+    def decode(self, ids):
+        """Map ids back to tokens."""
+        return [self.itos[int(i)] for i in ids]
+
+    def __eq__(self, other):
+        return (isinstance(other, Vocabulary) and self.itos == other.itos
+                and self.lowercase == other.lowercase
+                and np.array_equal(self.counts_, other.counts_))
+
+    def __repr__(self):
+        return f"Vocabulary({len(self)} ids, lowercase={self.lowercase})"
+
+    # -- (de)serialisation to plain arrays (for .npz files) ---------------------------------
+    def to_arrays(self, prefix):
+        """Plain-array form: tokens as one UTF-8, newline-joined ``uint8`` buffer."""
+        buf = "\n".join(self.itos[2:]).encode("utf-8")
+        return {
+            f"{prefix}tokens": np.frombuffer(buf, dtype=np.uint8),
+            f"{prefix}counts": self.counts_,
+            f"{prefix}lowercase": np.array(self.lowercase),
+        }
+
+    @classmethod
+    def from_arrays(cls, arrays, prefix):
+        """Inverse of :meth:`to_arrays`."""
+        buf = np.asarray(arrays[f"{prefix}tokens"], dtype=np.uint8).tobytes().decode("utf-8")
+        tokens = buf.split("\n") if buf else []
+        counts = np.asarray(arrays[f"{prefix}counts"], dtype=np.int64)
+        return cls(tokens, counts[2:], lowercase=bool(arrays[f"{prefix}lowercase"]),
+                   unk_count=int(counts[UNK_ID]))
+
+
+def _flatten_encode(sentences, vocab):
+    lengths = np.fromiter((len(s) for s in sentences), dtype=np.int64, count=len(sentences))
+    offsets = np.zeros(len(sentences) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    get = vocab.stoi.get
+    flat = itertools.chain.from_iterable(sentences)
+    if vocab.lowercase:
+        ids = np.fromiter((get(w.lower(), UNK_ID) for w in flat), dtype=np.int32,
+                          count=int(offsets[-1]))
+    else:
+        ids = np.fromiter((get(w, UNK_ID) for w in flat), dtype=np.int32,
+                          count=int(offsets[-1]))
+    return ids, offsets
+
+
+class EncodedCorpus:
+    """Sentence pairs as flat ``int32`` id arrays with ``int64`` CSR offsets.
+
+    Parameters
+    ----------
+    src_ids, tgt_ids : ndarray of int32
+        Concatenated word ids of the source / target sentences.
+    src_offsets, tgt_offsets : ndarray of int64, shape (n_pairs + 1,)
+        Sentence ``i`` is ``src_ids[src_offsets[i]:src_offsets[i + 1]]`` (resp. target).
+    src_vocab, tgt_vocab : Vocabulary, optional
+        Vocabularies the ids refer to.
+    line_ids : ndarray of int64, optional
+        0-based line number of every pair in the file it came from.
+
+    Attributes
+    ----------
+    n_src_types, n_tgt_types : int
+        Id space sizes (vocabulary sizes, or ``max id + 1`` without a vocabulary).
+    """
+
+    def __init__(self, src_ids, src_offsets, tgt_ids, tgt_offsets, src_vocab=None,
+                 tgt_vocab=None, line_ids=None):
+        self.src_ids = np.ascontiguousarray(src_ids, dtype=np.int32)
+        self.tgt_ids = np.ascontiguousarray(tgt_ids, dtype=np.int32)
+        self.src_offsets = np.ascontiguousarray(src_offsets, dtype=np.int64)
+        self.tgt_offsets = np.ascontiguousarray(tgt_offsets, dtype=np.int64)
+        if len(self.src_offsets) != len(self.tgt_offsets):
+            raise ValueError("source and target must have the same number of sentences")
+        if (self.src_offsets[-1] != len(self.src_ids)
+                or self.tgt_offsets[-1] != len(self.tgt_ids)):
+            raise ValueError("offsets do not match the id arrays")
+        self.src_vocab = src_vocab
+        self.tgt_vocab = tgt_vocab
+        n = len(self.src_offsets) - 1
+        self.line_ids = (np.arange(n, dtype=np.int64) if line_ids is None
+                         else np.asarray(line_ids, dtype=np.int64))
+        self.n_src_types = self._n_types(self.src_ids, src_vocab)
+        self.n_tgt_types = self._n_types(self.tgt_ids, tgt_vocab)
+
+    @staticmethod
+    def _n_types(ids, vocab):
+        top = int(ids.max()) + 1 if len(ids) else 2
+        if vocab is not None:
+            if top > len(vocab):
+                raise ValueError("ids exceed the vocabulary size")
+            return len(vocab)
+        return max(top, 2)
+
+    @classmethod
+    def from_sentences(cls, src_sents, tgt_sents, src_vocab, tgt_vocab, line_ids=None):
+        """Encode tokenised sentences (lists of str) with the given vocabularies."""
+        if len(src_sents) != len(tgt_sents):
+            raise ValueError("source and target must have the same number of sentences")
+        s_ids, s_off = _flatten_encode(src_sents, src_vocab)
+        t_ids, t_off = _flatten_encode(tgt_sents, tgt_vocab)
+        return cls(s_ids, s_off, t_ids, t_off, src_vocab, tgt_vocab, line_ids)
+
+    @classmethod
+    def from_id_lists(cls, src_list, tgt_list, n_src_types=None, n_tgt_types=None):
+        """Build from lists of integer id sequences (no vocabularies; for tests)."""
+        def flat(lst):
+            off = np.zeros(len(lst) + 1, dtype=np.int64)
+            np.cumsum([len(x) for x in lst], out=off[1:])
+            ids = (np.concatenate([np.asarray(x, dtype=np.int32) for x in lst])
+                   if off[-1] else np.zeros(0, dtype=np.int32))
+            return ids, off
+        s, so = flat(src_list)
+        t, to = flat(tgt_list)
+        c = cls(s, so, t, to)
+        if n_src_types is not None:
+            c.n_src_types = max(c.n_src_types, int(n_src_types))
+        if n_tgt_types is not None:
+            c.n_tgt_types = max(c.n_tgt_types, int(n_tgt_types))
+        return c
+
+    def __len__(self):
+        return len(self.src_offsets) - 1
+
+    def pair(self, i):
+        """``(src_ids, tgt_ids)`` views of sentence pair ``i``."""
+        if i < 0:
+            i += len(self)
+        return (self.src_ids[self.src_offsets[i]:self.src_offsets[i + 1]],
+                self.tgt_ids[self.tgt_offsets[i]:self.tgt_offsets[i + 1]])
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self.pair(i)
+
+    @property
+    def src_lengths(self):
+        return np.diff(self.src_offsets)
+
+    @property
+    def tgt_lengths(self):
+        return np.diff(self.tgt_offsets)
+
+    def swapped(self):
+        """The same corpus with source and target exchanged (shares the arrays)."""
+        c = EncodedCorpus.__new__(EncodedCorpus)
+        c.src_ids, c.tgt_ids = self.tgt_ids, self.src_ids
+        c.src_offsets, c.tgt_offsets = self.tgt_offsets, self.src_offsets
+        c.src_vocab, c.tgt_vocab = self.tgt_vocab, self.src_vocab
+        c.n_src_types, c.n_tgt_types = self.n_tgt_types, self.n_src_types
+        c.line_ids = self.line_ids
+        return c
+
+    def subset(self, indices):
+        """A new corpus holding the pairs ``indices`` (in that order)."""
+        idx = np.asarray(indices)
+        idx = np.flatnonzero(idx) if idx.dtype == bool else idx.astype(np.int64)
+
+        def take(ids, off):
+            starts, ends = off[idx], off[idx + 1]
+            lens = ends - starts
+            new_off = np.zeros(len(idx) + 1, dtype=np.int64)
+            np.cumsum(lens, out=new_off[1:])
+            pos = np.repeat(starts - new_off[:-1], lens) + np.arange(new_off[-1])
+            return ids[pos], new_off
+        s, so = take(self.src_ids, self.src_offsets)
+        t, to = take(self.tgt_ids, self.tgt_offsets)
+        c = EncodedCorpus(s, so, t, to, self.src_vocab, self.tgt_vocab, self.line_ids[idx])
+        c.n_src_types, c.n_tgt_types = self.n_src_types, self.n_tgt_types
+        return c
+
+    def __repr__(self):
+        return (f"EncodedCorpus({len(self)} pairs, {len(self.src_ids)} src / "
+                f"{len(self.tgt_ids)} tgt tokens, {self.n_src_types} / {self.n_tgt_types} types)")
+
+
+@dataclass
+class Bitext:
+    """Tokenised sentence pairs read by :func:`load_bitext`.
+
+    Attributes
+    ----------
+    src, tgt : list of list of str
+        Kept sentences.
+    line_ids : ndarray of int64
+        0-based line number of each kept pair in the files.
+    n_read : int
+        Lines read.
+    dropped : dict
+        Number of dropped pairs by reason (``"empty"``, ``"too_long"``, ``"ratio"``).
+    """
+
+    src: list
+    tgt: list
+    line_ids: np.ndarray
+    n_read: int
+    dropped: dict = field(default_factory=dict)
+
+    @property
+    def n_dropped(self):
+        return int(sum(self.dropped.values()))
+
+    def __len__(self):
+        return len(self.src)
+
+    def report(self):
+        """One-line summary of what was read and dropped."""
+        parts = ", ".join(f"{k}={v}" for k, v in self.dropped.items())
+        return (f"read {self.n_read} pairs, kept {len(self)}, dropped {self.n_dropped}"
+                + (f" ({parts})" if parts else ""))
+
+    def encode(self, src_vocab=None, tgt_vocab=None, min_count=1, lowercase=False):
+        """Encode into an :class:`EncodedCorpus`, building missing vocabularies here."""
+        if src_vocab is None:
+            src_vocab = Vocabulary.build(self.src, min_count=min_count, lowercase=lowercase)
+        if tgt_vocab is None:
+            tgt_vocab = Vocabulary.build(self.tgt, min_count=min_count, lowercase=lowercase)
+        return EncodedCorpus.from_sentences(self.src, self.tgt, src_vocab, tgt_vocab,
+                                            line_ids=self.line_ids)
+
+
+def load_bitext(src_path, tgt_path, max_pairs=None, max_len=None, max_ratio=None,
+                protect_first=HANSARDS_GOLD_LINES, skip_first=0):
+    """Read a sentence-aligned bitext from two (gzipped) tokenised files.
+
+    Parameters
+    ----------
+    src_path, tgt_path : str or path-like
+        Source (English) and target (French) files, one sentence per line.
+    max_pairs : int, optional
+        Read only the first ``max_pairs`` lines (after ``skip_first``).
+    max_len : int, optional
+        Drop pairs where either side has more than ``max_len`` tokens.
+    max_ratio : float, optional
+        Drop pairs with ``max(m, n) > max_ratio * min(m, n)`` (badly aligned).
+    protect_first : int
+        Lines ``0 .. protect_first - 1`` of the files are never dropped (default: the
+        484 Hansards trial + test gold sentences, lines 1-484 of ``bitext.36-2``).
+    skip_first : int
+        Skip this many lines first (e.g. 484 to train on non-gold text only).
+
+    Returns
+    -------
+    Bitext
+        Kept pairs, their 0-based line numbers and a count of the dropped ones per
+        reason (``Bitext.report()``).  Empty pairs (one side without tokens) are
+        dropped unless protected.
+    """
+    stop = None if max_pairs is None else skip_first + max_pairs
+    with _open_text(src_path) as fs, _open_text(tgt_path) as ft:
+        src_lines = list(itertools.islice(fs, skip_first, stop))
+        tgt_lines = list(itertools.islice(ft, skip_first, stop))
+    if len(src_lines) != len(tgt_lines):
+        raise ValueError(f"line counts differ: {len(src_lines)} vs {len(tgt_lines)}")
+    src = [ln.split() for ln in src_lines]
+    tgt = [ln.split() for ln in tgt_lines]
+    del src_lines, tgt_lines
+    n = len(src)
+    ls = np.fromiter(map(len, src), dtype=np.int64, count=n)
+    lt = np.fromiter(map(len, tgt), dtype=np.int64, count=n)
+    line_ids = np.arange(skip_first, skip_first + n, dtype=np.int64)
+    protected = line_ids < protect_first
+    empty = (ls == 0) | (lt == 0)
+    too_long = np.zeros(n, dtype=bool)
+    if max_len is not None:
+        too_long = (ls > max_len) | (lt > max_len)
+    bad_ratio = np.zeros(n, dtype=bool)
+    if max_ratio is not None:
+        bad_ratio = np.maximum(ls, lt) > max_ratio * np.minimum(ls, lt)
+    drop_empty = empty & ~protected
+    drop_long = too_long & ~protected & ~drop_empty
+    drop_ratio = bad_ratio & ~protected & ~drop_empty & ~drop_long
+    keep = ~(drop_empty | drop_long | drop_ratio)
+    dropped = {}
+    if drop_empty.any():
+        dropped["empty"] = int(drop_empty.sum())
+    if max_len is not None:
+        dropped["too_long"] = int(drop_long.sum())
+    if max_ratio is not None:
+        dropped["ratio"] = int(drop_ratio.sum())
+    if keep.all():
+        return Bitext(src, tgt, line_ids, n, dropped)
+    kept = np.flatnonzero(keep)
+    return Bitext([src[i] for i in kept], [tgt[i] for i in kept], line_ids[kept], n, dropped)
+
+
+# ---------------------------------------------------------------------------------------
+# Sparse co-occurrence tables (numba), shared by alignment.ibm and alignment.dice.
+#
+# A sparse (source word, target word) table is stored CSR-style by source word e: the
+# target words co-occurring with e are cols[row_ptr[e]:row_ptr[e + 1]], sorted
+# increasingly, so one entry is found by binary search inside its row.
+# ---------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def find_in_row(cols, lo, hi, f):
+    """Index of ``f`` in the sorted slice ``cols[lo:hi]``, or -1."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        v = cols[mid]
+        if v < f:
+            lo = mid + 1
+        elif v > f:
+            hi = mid
+        else:
+            return mid
+    return -1
+
+
+@numba.njit(cache=True)
+def lookup_many(row_ptr, cols, e_arr, f_arr):
+    """Indices of the pairs ``(e_arr[i], f_arr[i])`` in a CSR table (-1 if absent)."""
+    out = np.empty(len(e_arr), dtype=np.int64)
+    n_rows = len(row_ptr) - 1
+    for i in range(len(e_arr)):
+        e = e_arr[i]
+        if e < 0 or e >= n_rows:
+            out[i] = -1
+        else:
+            out[i] = find_in_row(cols, row_ptr[e], row_ptr[e + 1], f_arr[i])
+    return out
+
+
+@numba.njit(cache=True)
+def _sentence_uniques(ids, lo, hi, stamp, s, mask, buf):
+    """Write the distinct ids of ``ids[lo:hi]`` allowed by ``mask`` into ``buf``."""
+    u = 0
+    for p in range(lo, hi):
+        w = ids[p]
+        if stamp[w] != s and mask[w]:
+            stamp[w] = s
+            buf[u] = w
+            u += 1
+    return u
+
+
+@numba.njit(cache=True)
+def row_bucket_sizes(src_ids, src_off, tgt_ids, tgt_off, n_src, n_tgt, with_null,
+                     src_mask, tgt_mask):
+    """Per source word: sum over sentences containing it of the number of distinct
+    (allowed) target words of the sentence.  Row 0 (NULL) counts every sentence when
+    ``with_null``."""
+    n_sent = len(src_off) - 1
+    sizes = np.zeros(n_src, dtype=np.int64)
+    stamp_e = np.full(n_src, -1, dtype=np.int64)
+    stamp_f = np.full(n_tgt, -1, dtype=np.int64)
+    max_m = 1
+    max_n = 1
+    for s in range(n_sent):
+        max_m = max(max_m, src_off[s + 1] - src_off[s])
+        max_n = max(max_n, tgt_off[s + 1] - tgt_off[s])
+    ue = np.empty(max_m, dtype=np.int32)
+    uf = np.empty(max_n, dtype=np.int32)
+    for s in range(n_sent):
+        nf = _sentence_uniques(tgt_ids, tgt_off[s], tgt_off[s + 1], stamp_f, s, tgt_mask, uf)
+        if nf == 0:
+            continue
+        ne = _sentence_uniques(src_ids, src_off[s], src_off[s + 1], stamp_e, s, src_mask, ue)
+        for i in range(ne):
+            sizes[ue[i]] += nf
+        if with_null:
+            sizes[0] += nf
+    return sizes
+
+
+@numba.njit(cache=True)
+def cooc_block(src_ids, src_off, tgt_ids, tgt_off, n_src, n_tgt, e_lo, e_hi, with_null,
+               src_mask, tgt_mask, sizes):
+    """Co-occurrence table restricted to source rows ``e_lo <= e < e_hi``.
+
+    Returns ``(row_ptr, cols, counts)`` with ``row_ptr`` local to the block (length
+    ``e_hi - e_lo + 1``), ``cols`` sorted within each row and ``counts[i]`` the number
+    of sentence pairs in which the pair occurs.
+    """
+    n_sent = len(src_off) - 1
+    n_rows = e_hi - e_lo
+    start = np.zeros(n_rows + 1, dtype=np.int64)
+    for r in range(n_rows):
+        start[r + 1] = start[r] + sizes[e_lo + r]
+    bucket = np.empty(start[n_rows], dtype=np.int32)
+    pos = start[:n_rows].copy()
+    stamp_e = np.full(n_src, -1, dtype=np.int64)
+    stamp_f = np.full(n_tgt, -1, dtype=np.int64)
+    max_m = 1
+    max_n = 1
+    for s in range(n_sent):
+        max_m = max(max_m, src_off[s + 1] - src_off[s])
+        max_n = max(max_n, tgt_off[s + 1] - tgt_off[s])
+    ue = np.empty(max_m, dtype=np.int32)
+    uf = np.empty(max_n, dtype=np.int32)
+    for s in range(n_sent):
+        nf = _sentence_uniques(tgt_ids, tgt_off[s], tgt_off[s + 1], stamp_f, s, tgt_mask, uf)
+        if nf == 0:
+            continue
+        ne = _sentence_uniques(src_ids, src_off[s], src_off[s + 1], stamp_e, s, src_mask, ue)
+        for i in range(ne + (1 if with_null else 0)):
+            e = ue[i] if i < ne else 0
+            if e < e_lo or e >= e_hi:
+                continue
+            r = e - e_lo
+            p = pos[r]
+            for q in range(nf):
+                bucket[p + q] = uf[q]
+            pos[r] = p + nf
+    # per row: count, keep the distinct values sorted (compacted to the left in place)
+    cnt = np.zeros(n_tgt, dtype=np.int32)
+    tmp = np.empty(n_tgt, dtype=np.int32)
+    counts = np.empty(start[n_rows], dtype=np.int32)
+    row_ptr = np.zeros(n_rows + 1, dtype=np.int64)
+    w = 0
+    for r in range(n_rows):
+        u = 0
+        for p in range(start[r], start[r + 1]):
+            f = bucket[p]
+            if cnt[f] == 0:
+                tmp[u] = f
+                u += 1
+            cnt[f] += 1
+        row = np.sort(tmp[:u])
+        for i in range(u):
+            f = row[i]
+            bucket[w + i] = f
+            counts[w + i] = cnt[f]
+            cnt[f] = 0
+        w += u
+        row_ptr[r + 1] = w
+    return row_ptr, bucket[:w].copy(), counts[:w].copy()
+
+
+def build_cooc(src_ids, src_off, tgt_ids, tgt_off, n_src, n_tgt, with_null=False,
+               src_mask=None, tgt_mask=None, max_bucket=1 << 27):
+    """Sentence-level co-occurrence table of a corpus as CSR over source words.
+
+    Rows are processed in blocks whose temporary bucket holds at most ``max_bucket``
+    entries (one block unless the corpus is very large), one corpus pass per block.
+
+    Returns
+    -------
+    row_ptr : ndarray of int64, shape (n_src + 1,)
+    cols : ndarray of int32
+    counts : ndarray of int32
+        Number of sentence pairs containing both words (``with_null``: row 0 holds
+        every target word with the number of sentences containing it).
+    """
+    if src_mask is None:
+        src_mask = np.ones(n_src, dtype=np.uint8)
+    if tgt_mask is None:
+        tgt_mask = np.ones(n_tgt, dtype=np.uint8)
+    src_mask = np.ascontiguousarray(src_mask, dtype=np.uint8)
+    tgt_mask = np.ascontiguousarray(tgt_mask, dtype=np.uint8)
+    sizes = row_bucket_sizes(src_ids, src_off, tgt_ids, tgt_off, n_src, n_tgt, with_null,
+                             src_mask, tgt_mask)
+    row_ptrs, cols, counts = [np.zeros(1, dtype=np.int64)], [], []
+    e_lo = 0
+    csum = np.cumsum(sizes)
+    while e_lo < n_src:
+        base = csum[e_lo - 1] if e_lo > 0 else 0
+        e_hi = int(np.searchsorted(csum, base + max_bucket, side="right"))
+        e_hi = min(max(e_hi, e_lo + 1), n_src)
+        rp, c, k = cooc_block(src_ids, src_off, tgt_ids, tgt_off, n_src, n_tgt, e_lo, e_hi,
+                              with_null, src_mask, tgt_mask, sizes)
+        row_ptrs.append(rp[1:] + row_ptrs[-1][-1])
+        cols.append(c)
+        counts.append(k)
+        e_lo = e_hi
+    return (np.concatenate(row_ptrs), np.concatenate(cols) if cols else np.zeros(0, np.int32),
+            np.concatenate(counts) if counts else np.zeros(0, np.int32))
+
+
+@numba.njit(cache=True)
+def doc_frequencies(ids, off, n_types):
+    """Number of sentences containing each id."""
+    n_sent = len(off) - 1
+    df = np.zeros(n_types, dtype=np.int64)
+    stamp = np.full(n_types, -1, dtype=np.int64)
+    for s in range(n_sent):
+        for p in range(off[s], off[s + 1]):
+            w = ids[p]
+            if stamp[w] != s:
+                stamp[w] = s
+                df[w] += 1
+    return df

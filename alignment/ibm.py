@@ -1,0 +1,607 @@
+r"""IBM Models 1 and 2 trained by EM, with numba kernels, in both directions.
+
+The models of Brown et al. (1993) generate the words of one side of a sentence
+pair from the other.  We write the *generated* sentence ``g_1..g_G`` and the
+*conditioning* sentence ``c_1..c_C`` with the empty word ``c_0 = NULL``:
+
+* direction ``"fwd"`` is :math:`p(f \mid e)`: French (target, ``k``, ``n``) is
+  generated from English (source, ``j``, ``m``), so ``G = n`` and ``C = m``;
+* direction ``"bwd"`` is :math:`p(e \mid f)`: English generated from French.
+
+Each generated word ``g_k`` picks a conditioning position :math:`a_k \in \{0, \dots,
+C\}` and is drawn from the translation table :math:`t(g \mid c)`:
+
+.. math::
+    p(g_1^G \mid c_0^C) = \prod_{k=1}^{G} \sum_{j=0}^{C} a(j \mid k, C, G)\,
+    t(g_k \mid c_j),
+    \qquad
+    P(a_k = j \mid g, c) = \frac{a(j \mid k, C, G)\, t(g_k \mid c_j)}
+                                {\sum_{j'=0}^{C} a(j' \mid k, C, G)\, t(g_k \mid c_{j'})}.
+
+(The sentence-length factor :math:`\epsilon(G \mid C)` is constant and dropped.)
+
+Model 1 has :math:`a(j \mid k, C, G) = 1 / (C + 1)`.
+
+Model 2 uses a *jump* parameterisation of the distortion that generalises to
+sentence lengths never seen in training.  Position ``k`` of the generated sentence
+maps to the "diagonal" point :math:`\hat\jmath_k = (k - \tfrac12)\, C / G + \tfrac12`
+of the conditioning sentence, and position ``j`` has the signed jump bucket
+
+.. math::
+    d(j, k, C, G) = \operatorname{clip}\bigl(\lfloor j - \hat\jmath_k + \tfrac12 \rfloor,
+                    -D, D\bigr)
+                  = \operatorname{clip}\Bigl(\Bigl\lfloor \frac{2jG - (2k - 1)C}{2G}
+                    \Bigr\rfloor, -D, D\Bigr)
+
+(integer arithmetic, so exact; ``D = max_jump``, for ``C = G`` simply ``j - k``).  With
+one positive weight :math:`w_d` per bucket :math:`d \in \{-D, \dots, D\}` and a weight
+:math:`w_\varnothing` for the NULL word,
+
+.. math::
+    a(j \mid k, C, G) = \frac{w_{d(j, k, C, G)}}{Z_k}\ (j \ge 1), \qquad
+    a(0 \mid k, C, G) = \frac{w_\varnothing}{Z_k}, \qquad
+    Z_k = w_\varnothing + \sum_{j=1}^{C} w_{d(j, k, C, G)},
+
+a log-linear model with one-hot bucket features (Vogel et al. 1996 use the same
+jump-width normalisation for their HMM; the NULL probability is learned, and it
+shrinks for long sentences, as in :math:`a(0 \mid k, C, G)` tables).
+
+EM (Brown et al. 1993, eqs. 17 and 27).  The E-step collects the expected counts
+
+.. math::
+    c(g \mid c) = \sum_{s}\sum_{k, j:\, g_k = g,\, c_j = c} P(a_k = j \mid g, c),
+    \qquad
+    o_d = \sum_s \sum_{k} \sum_{j:\, d(j, k, C, G) = d} P(a_k = j \mid g, c)
+
+(and :math:`o_\varnothing` for ``j = 0``); the M-step sets
+
+.. math::
+    t(g \mid c) = \frac{c(g \mid c)}{\sum_{g'} c(g' \mid c)}
+
+for every conditioning word, NULL included.  The distortion M-step maximises
+:math:`\sum_d o_d \log w_d - \sum_{\text{tokens}} \log Z_k` (concave in
+:math:`\log w`); its optimum matches observed and expected bucket counts, and we run
+``n_gis`` steps of Generalised Iterative Scaling (Darroch & Ratcliff 1972; the bucket
+features of every position sum to 1, so the step is exactly)
+
+.. math::
+    w_d \leftarrow w_d \, \frac{o_d}{\sum_{\text{tokens}} \sum_{j:\, d(j) = d}
+    a_w(j \mid k, C, G)},
+
+each of which increases the expected complete-data log-likelihood (a generalised EM
+step), so the likelihood still never decreases.  The expected bucket counts depend
+only on the multiset of ``(C, G)`` sentence-length pairs, so they are cheap.
+
+Initialisation: Model 1 starts from a uniform :math:`t(g \mid c) = 1 / V_g` (``V_g``
+the generated vocabulary size, which makes the first posteriors uniform); Model 2
+starts from Model 1's final t-table with uniform bucket weights (its first E-step is
+then a Model 1 E-step).
+
+Data layout.  Translation tables live on the sentence-level co-occurrence pattern of
+the corpus (:func:`alignment.corpus.build_cooc`): a CSR table over (English word
+``e``, French word ``f``) pairs, shared by both directions, with one value array per
+direction (``t_fwd[p]`` :math:`= t(f \mid e)`, ``t_bwd[p]`` :math:`= t(e \mid f)`);
+the NULL rows are dense arrays over the generated vocabulary.  Before EM every
+token pair ``(j, k)`` of every sentence gets the index of its table entry once
+(:func:`pair_index`, one ``int32`` per pair), so the E-steps do no searching.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+
+from .corpus import build_cooc, find_in_row
+
+__all__ = [
+    "DEFAULT_MAX_JUMP",
+    "DEFAULT_N_GIS",
+    "DirectionModel",
+    "IBMTables",
+    "jump_bucket",
+    "n_buckets",
+    "pair_index",
+    "length_contexts",
+    "e_step",
+    "m_step",
+    "expected_buckets",
+    "gis_update",
+    "train_direction",
+    "train_ibm",
+    "pair_posteriors",
+]
+
+#: buckets -D..D of the Model 2 jump distortion
+DEFAULT_MAX_JUMP = 10
+#: GIS steps per distortion M-step
+DEFAULT_N_GIS = 10
+
+
+def n_buckets(max_jump):
+    """Number of distortion weights: ``2 * max_jump + 1`` jumps plus NULL (the last)."""
+    return 2 * int(max_jump) + 2
+
+
+# ---------------------------------------------------------------------------------------
+# numba kernels
+# ---------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True, nogil=True)
+def jump_bucket(j, k, C, G, max_jump):
+    """Bucket index ``d(j, k, C, G) + D`` in ``0 .. 2D`` of 1-based positions.
+
+    ``j`` is the conditioning position (``1..C``), ``k`` the generated one (``1..G``).
+    """
+    d = (2 * j * G - (2 * k - 1) * C) // (2 * G)
+    if d > max_jump:
+        d = max_jump
+    elif d < -max_jump:
+        d = -max_jump
+    return d + max_jump
+
+
+@numba.njit(cache=True, nogil=True)
+def pair_index(src_ids, src_off, tgt_ids, tgt_off, row_ptr, cols):
+    """Table index of every token pair of every sentence.
+
+    Returns
+    -------
+    pidx : ndarray of int32
+        ``pidx[pair_off[s] + j * n + k]`` is the index in ``cols`` of the pair
+        ``(e_j, f_k)`` of sentence ``s`` (0-based ``j < m``, ``k < n``), or -1 if the
+        table lacks it (never for the table built from the same corpus).
+    pair_off : ndarray of int64, shape (n_sent + 1,)
+    """
+    n_sent = len(src_off) - 1
+    pair_off = np.zeros(n_sent + 1, dtype=np.int64)
+    for s in range(n_sent):
+        pair_off[s + 1] = pair_off[s] + (src_off[s + 1] - src_off[s]) * (tgt_off[s + 1] - tgt_off[s])
+    pidx = np.empty(pair_off[n_sent], dtype=np.int32)
+    for s in range(n_sent):
+        m = src_off[s + 1] - src_off[s]
+        n = tgt_off[s + 1] - tgt_off[s]
+        base = pair_off[s]
+        for j in range(m):
+            e = src_ids[src_off[s] + j]
+            lo = row_ptr[e]
+            hi = row_ptr[e + 1]
+            for k in range(n):
+                pidx[base + j * n + k] = find_in_row(cols, lo, hi, tgt_ids[tgt_off[s] + k])
+    return pidx, pair_off
+
+
+@numba.njit(cache=True, nogil=True)
+def e_step(gen_ids, gen_off, cond_off, pidx, pair_off, transposed, t, t_null, model2, w,
+           max_jump, counts, null_counts, obs):
+    """One E-step over the corpus; adds expected counts in place.
+
+    Parameters
+    ----------
+    gen_ids, gen_off : generated side (flat ids, CSR offsets).
+    cond_off : offsets of the conditioning side (its lengths ``C``).
+    pidx, pair_off : from :func:`pair_index`, laid out ``[j * n + k]`` (``j`` English);
+        ``transposed`` is False for ``"fwd"`` (index ``c * G + g``) and True for
+        ``"bwd"`` (index ``g * C + c``).
+    t : float64 array over table entries, ``t(g | c)`` of this direction.
+    t_null : float64 array over generated word ids, ``t(g | NULL)``.
+    model2 : bool
+        Use the jump distortion ``w`` (Model 2) instead of the uniform ``1/(C+1)``.
+    w : float64 array of length ``2 * max_jump + 2`` (NULL weight last).
+    counts, null_counts, obs : float64 accumulators (table entries, generated words,
+        distortion buckets; ``obs`` is only touched for Model 2).
+
+    Returns
+    -------
+    float
+        Log-likelihood :math:`\\sum_k \\log \\sum_j a(j|k) t(g_k|c_j)` of the corpus under
+        the current parameters.
+    """
+    n_sent = len(gen_off) - 1
+    null_b = 2 * max_jump + 1
+    max_c = 0
+    for s in range(n_sent):
+        max_c = max(max_c, cond_off[s + 1] - cond_off[s])
+    val = np.empty(max_c + 1, dtype=np.float64)
+    ll = 0.0
+    for s in range(n_sent):
+        g0 = gen_off[s]
+        G = gen_off[s + 1] - g0
+        C = cond_off[s + 1] - cond_off[s]
+        base = pair_off[s]
+        for g in range(G):
+            word = gen_ids[g0 + g]
+            if model2:
+                wn = w[null_b]
+                z = wn
+                tot = wn * t_null[word]
+                val[0] = tot
+                for c in range(C):
+                    p = pidx[base + g * C + c] if transposed else pidx[base + c * G + g]
+                    a = w[jump_bucket(c + 1, g + 1, C, G, max_jump)]
+                    z += a
+                    v = a * t[p]
+                    val[c + 1] = v
+                    tot += v
+                if tot <= 0.0:
+                    ll += -np.inf
+                    continue
+                ll += math.log(tot / z)
+            else:
+                tot = t_null[word]
+                val[0] = tot
+                for c in range(C):
+                    p = pidx[base + g * C + c] if transposed else pidx[base + c * G + g]
+                    v = t[p]
+                    val[c + 1] = v
+                    tot += v
+                if tot <= 0.0:
+                    ll += -np.inf
+                    continue
+                ll += math.log(tot / (C + 1))
+            inv = 1.0 / tot
+            q = val[0] * inv
+            null_counts[word] += q
+            if model2:
+                obs[null_b] += q
+            for c in range(C):
+                p = pidx[base + g * C + c] if transposed else pidx[base + c * G + g]
+                q = val[c + 1] * inv
+                counts[p] += q
+                if model2:
+                    obs[jump_bucket(c + 1, g + 1, C, G, max_jump)] += q
+    return ll
+
+
+@numba.njit(cache=True, nogil=True)
+def m_step(counts, group, n_groups, t):
+    """``t[p] = counts[p] / sum_{q: group[q] == group[p]} counts[q]`` (in place).
+
+    ``group`` is the conditioning word of each table entry (its row for ``"fwd"``,
+    its column for ``"bwd"``); groups with no counts get 0.
+    """
+    tot = np.zeros(n_groups, dtype=np.float64)
+    for p in range(len(counts)):
+        tot[group[p]] += counts[p]
+    for p in range(len(counts)):
+        s = tot[group[p]]
+        t[p] = counts[p] / s if s > 0.0 else 0.0
+
+
+@numba.njit(cache=True, nogil=True)
+def expected_buckets(ctx_C, ctx_G, ctx_count, w, max_jump):
+    """Expected bucket counts :math:`\\sum_{tokens} \\sum_{j: d(j)=d} a_w(j|k,C,G)`.
+
+    ``(ctx_C[i], ctx_G[i])`` are the distinct ``(C, G)`` length pairs of the corpus and
+    ``ctx_count[i]`` how many sentences have them.
+    """
+    nb = 2 * max_jump + 2
+    null_b = nb - 1
+    out = np.zeros(nb, dtype=np.float64)
+    loc = np.zeros(nb, dtype=np.float64)
+    for i in range(len(ctx_C)):
+        C = ctx_C[i]
+        G = ctx_G[i]
+        cnt = ctx_count[i]
+        for k in range(1, G + 1):
+            loc[:] = 0.0
+            z = w[null_b]
+            loc[null_b] = w[null_b]
+            for j in range(1, C + 1):
+                b = jump_bucket(j, k, C, G, max_jump)
+                loc[b] += w[b]
+                z += w[b]
+            f = cnt / z
+            for b in range(nb):
+                out[b] += loc[b] * f
+    return out
+
+
+def gis_update(w, obs, ctx, max_jump, n_gis=DEFAULT_N_GIS):
+    """Distortion M-step: ``n_gis`` GIS steps from ``w``; returns new weights (sum 1).
+
+    A bucket that no token can reach (expected count 0) keeps its weight.
+    """
+    w = np.array(w, dtype=np.float64)
+    ctx_C, ctx_G, ctx_count = ctx
+    for _ in range(int(n_gis)):
+        exp = expected_buckets(ctx_C, ctx_G, ctx_count, w, max_jump)
+        reach = exp > 0
+        w[reach] *= obs[reach] / exp[reach]
+        w /= w.sum()
+    return w
+
+
+def length_contexts(cond_off, gen_off):
+    """Distinct ``(C, G)`` sentence-length pairs with their counts (for the GIS step)."""
+    C = np.diff(np.asarray(cond_off, dtype=np.int64))
+    G = np.diff(np.asarray(gen_off, dtype=np.int64))
+    keep = G > 0
+    base = int(G.max(initial=0)) + 1
+    uniq, cnt = np.unique(C[keep] * base + G[keep], return_counts=True)
+    return uniq // base, uniq % base, cnt.astype(np.float64)
+
+
+@numba.njit(cache=True, nogil=True)
+def _pair_posteriors(e_ids, f_ids, row_ptr, cols, t_fwd, t_bwd, t_null_fwd, t_null_bwd,
+                     w_fwd, w_bwd, max_jump, floor):
+    m = len(e_ids)
+    n = len(f_ids)
+    nrows = len(row_ptr) - 1
+    tf = np.empty((m, n), dtype=np.float64)
+    tb = np.empty((m, n), dtype=np.float64)
+    for j in range(m):
+        e = e_ids[j]
+        for k in range(n):
+            p = -1
+            if 0 <= e < nrows:
+                p = find_in_row(cols, row_ptr[e], row_ptr[e + 1], f_ids[k])
+            if p >= 0:
+                tf[j, k] = max(np.float64(t_fwd[p]), floor)
+                tb[j, k] = max(np.float64(t_bwd[p]), floor)
+            else:
+                tf[j, k] = floor
+                tb[j, k] = floor
+    null_b = 2 * max_jump + 1
+    post_f = np.zeros((m, n), dtype=np.float64)
+    null_f = np.zeros(n, dtype=np.float64)
+    for k in range(n):
+        f = f_ids[k]
+        tn = floor
+        if 0 <= f < len(t_null_fwd):
+            tn = max(np.float64(t_null_fwd[f]), floor)
+        tot = w_fwd[null_b] * tn
+        null_f[k] = tot
+        for j in range(m):
+            v = w_fwd[jump_bucket(j + 1, k + 1, m, n, max_jump)] * tf[j, k]
+            post_f[j, k] = v
+            tot += v
+        if tot > 0.0:
+            null_f[k] /= tot
+            for j in range(m):
+                post_f[j, k] /= tot
+        else:
+            null_f[k] = 1.0
+    post_b = np.zeros((m, n), dtype=np.float64)
+    null_b_arr = np.zeros(m, dtype=np.float64)
+    for j in range(m):
+        e = e_ids[j]
+        tn = floor
+        if 0 <= e < len(t_null_bwd):
+            tn = max(np.float64(t_null_bwd[e]), floor)
+        tot = w_bwd[null_b] * tn
+        null_b_arr[j] = tot
+        for k in range(n):
+            v = w_bwd[jump_bucket(k + 1, j + 1, n, m, max_jump)] * tb[j, k]
+            post_b[j, k] = v
+            tot += v
+        if tot > 0.0:
+            null_b_arr[j] /= tot
+            for k in range(n):
+                post_b[j, k] /= tot
+        else:
+            null_b_arr[j] = 1.0
+    return post_f, null_f, post_b, null_b_arr
+
+
+def pair_posteriors(e_ids, f_ids, row_ptr, cols, t_fwd, t_bwd, t_null_fwd, t_null_bwd,
+                    w_fwd, w_bwd, max_jump, floor):
+    r"""Model 2 link posteriors of one sentence pair in both directions.
+
+    Every translation probability is raised to at least ``floor``; pairs missing from
+    the table (pruned, or with an unknown word) get ``t = floor``.
+
+    Parameters
+    ----------
+    e_ids, f_ids : array_like of int
+        Word ids of the English (``m``) and French (``n``) sentence.
+    row_ptr, cols, t_fwd, t_bwd : the translation tables (CSR by English word).
+    t_null_fwd, t_null_bwd : :math:`t(f \mid NULL)`, :math:`t(e \mid NULL)`.
+    w_fwd, w_bwd : Model 2 jump-bucket weights of each direction.
+    max_jump : int
+    floor : float
+
+    Returns
+    -------
+    post_fwd : ndarray, shape (m, n)
+        :math:`P(a_k = j \mid e, f)` of :math:`p(f \mid e)`.
+    null_fwd : ndarray, shape (n,)
+        :math:`P(a_k = 0 \mid e, f)`; ``post_fwd.sum(0) + null_fwd == 1``.
+    post_bwd : ndarray, shape (m, n)
+        :math:`P(b_j = k \mid e, f)` of :math:`p(e \mid f)`.
+    null_bwd : ndarray, shape (m,)
+        ``post_bwd.sum(1) + null_bwd == 1``.
+    """
+    return _pair_posteriors(np.ascontiguousarray(e_ids, dtype=np.int32),
+                            np.ascontiguousarray(f_ids, dtype=np.int32), row_ptr, cols,
+                            t_fwd, t_bwd, t_null_fwd, t_null_bwd,
+                            np.ascontiguousarray(w_fwd, dtype=np.float64),
+                            np.ascontiguousarray(w_bwd, dtype=np.float64),
+                            int(max_jump), float(floor))
+
+
+# ---------------------------------------------------------------------------------------
+# training drivers
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class DirectionModel:
+    """Parameters of one direction after training.
+
+    Attributes
+    ----------
+    direction : {"fwd", "bwd"}
+    t : ndarray of float64
+        :math:`t(g \\mid c)` over the entries of the shared co-occurrence table.
+    t_null : ndarray of float64
+        :math:`t(g \\mid NULL)` over the generated vocabulary.
+    dist : ndarray of float64, shape (2 * max_jump + 2,)
+        Model 2 bucket weights (jumps ``-D..D``, then NULL), summing to 1; uniform
+        if Model 2 was not trained.
+    history : dict
+        ``{"ibm1": [...], "ibm2": [...]}``: corpus log-likelihood (nats) computed in
+        each E-step, i.e. under the parameters *before* that iteration's M-step.
+    seconds : dict
+        ``{"ibm1": s, "ibm2": s}``: wall time of the EM iterations of each model.
+    """
+
+    direction: str
+    t: np.ndarray
+    t_null: np.ndarray
+    dist: np.ndarray
+    history: dict = field(default_factory=dict)
+    seconds: dict = field(default_factory=dict)
+
+
+@dataclass
+class IBMTables:
+    """Both directions on a shared co-occurrence pattern.
+
+    Attributes
+    ----------
+    row_ptr, cols, counts : CSR over (source word, target word) of the sentence-level
+        co-occurrence counts (:func:`alignment.corpus.build_cooc`).
+    fwd, bwd : DirectionModel
+    max_jump : int
+    seconds : dict
+        Wall times: ``"cooc"`` (co-occurrence table, if built here), ``"pair_index"``,
+        ``"em"`` (both directions, concurrently when ``n_jobs=2``).
+    """
+
+    row_ptr: np.ndarray
+    cols: np.ndarray
+    counts: np.ndarray
+    fwd: DirectionModel
+    bwd: DirectionModel
+    max_jump: int
+    seconds: dict = field(default_factory=dict)
+
+
+def _log(verbose, msg):
+    if verbose:
+        print(msg, file=sys.stderr, flush=True)
+
+
+def train_direction(corpus, row_ptr, cols, pidx, pair_off, direction, n_iter_model1=5,
+                    n_iter_model2=5, max_jump=DEFAULT_MAX_JUMP, n_gis=DEFAULT_N_GIS,
+                    verbose=False):
+    """EM for Model 1 then Model 2 in one direction.
+
+    Parameters
+    ----------
+    corpus : :class:`alignment.corpus.EncodedCorpus`
+    row_ptr, cols : the co-occurrence pattern the tables live on.
+    pidx, pair_off : from :func:`pair_index` on the same corpus and pattern.
+    direction : {"fwd", "bwd"}
+    n_iter_model1, n_iter_model2 : int
+    max_jump : int
+        ``D`` of the jump buckets.
+    n_gis : int
+        GIS steps per distortion M-step.
+
+    Returns
+    -------
+    DirectionModel
+    """
+    if direction == "fwd":
+        gen_ids, gen_off, cond_off = corpus.tgt_ids, corpus.tgt_offsets, corpus.src_offsets
+        n_gen, n_cond = corpus.n_tgt_types, corpus.n_src_types
+        group = np.repeat(np.arange(len(row_ptr) - 1, dtype=np.int32), np.diff(row_ptr))
+        transposed = False
+    elif direction == "bwd":
+        gen_ids, gen_off, cond_off = corpus.src_ids, corpus.src_offsets, corpus.tgt_offsets
+        n_gen, n_cond = corpus.n_src_types, corpus.n_tgt_types
+        group = cols
+        transposed = True
+    else:
+        raise ValueError(f"direction must be 'fwd' or 'bwd', not {direction!r}")
+    n_pairs = len(cols)
+    t = np.full(n_pairs, 1.0 / n_gen)
+    t_null = np.full(n_gen, 1.0 / n_gen)
+    nb = n_buckets(max_jump)
+    w = np.full(nb, 1.0 / nb)
+    counts = np.zeros(n_pairs)
+    null_counts = np.zeros(n_gen)
+    obs = np.zeros(nb)
+    history = {"ibm1": [], "ibm2": []}
+    seconds = {"ibm1": 0.0, "ibm2": 0.0}
+    ctx = length_contexts(cond_off, gen_off) if n_iter_model2 > 0 else None
+    schedule = [("ibm1", False)] * int(n_iter_model1) + [("ibm2", True)] * int(n_iter_model2)
+    for it, (name, model2) in enumerate(schedule):
+        t0 = time.perf_counter()
+        counts[:] = 0.0
+        null_counts[:] = 0.0
+        obs[:] = 0.0
+        ll = e_step(gen_ids, gen_off, cond_off, pidx, pair_off, transposed, t, t_null, model2,
+                    w, int(max_jump), counts, null_counts, obs)
+        history[name].append(float(ll))
+        m_step(counts, group, n_cond, t)
+        tot = null_counts.sum()
+        if tot > 0:
+            t_null = null_counts / tot
+        if model2:
+            w = gis_update(w, obs, ctx, max_jump, n_gis)
+        dt = time.perf_counter() - t0
+        seconds[name] += dt
+        _log(verbose, f"  {direction} {name} iter {len(history[name])}: "
+                      f"log-likelihood {ll:.6e}  ({dt:.1f}s)")
+    return DirectionModel(direction, t, t_null, w, history, seconds)
+
+
+def train_ibm(corpus, n_iter_model1=5, n_iter_model2=5, max_jump=DEFAULT_MAX_JUMP,
+              n_gis=DEFAULT_N_GIS, n_jobs=2, cooc=None, verbose=False):
+    """Train Models 1 and 2 in both directions on an encoded corpus.
+
+    Parameters
+    ----------
+    corpus : :class:`alignment.corpus.EncodedCorpus`
+    n_iter_model1, n_iter_model2 : int
+        EM iterations of each model (Model 2 starts from Model 1's t-table).
+    max_jump : int
+    n_gis : int
+    n_jobs : int
+        2 trains the two directions concurrently in two threads (the kernels release
+        the GIL); 1 trains them one after the other.  The result is the same.
+    cooc : tuple, optional
+        ``(row_ptr, cols, counts)`` of :func:`alignment.corpus.build_cooc` on this
+        corpus (without NULL), if already computed.
+
+    Returns
+    -------
+    IBMTables
+    """
+    seconds = {}
+    t0 = time.perf_counter()
+    if cooc is None:
+        cooc = build_cooc(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
+                          corpus.tgt_offsets, corpus.n_src_types, corpus.n_tgt_types)
+        seconds["cooc"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+    row_ptr, cols, counts = cooc
+    pidx, pair_off = pair_index(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
+                                corpus.tgt_offsets, row_ptr, cols)
+    if len(pidx) and pidx.min() < 0:
+        raise ValueError("the co-occurrence table does not cover the corpus")
+    seconds["pair_index"] = time.perf_counter() - t0
+    _log(verbose, f"  pair index: {len(cols)} table entries, {len(pidx)} token pairs "
+                  f"({seconds['pair_index']:.1f}s)")
+    t0 = time.perf_counter()
+    kw = dict(n_iter_model1=n_iter_model1, n_iter_model2=n_iter_model2, max_jump=max_jump,
+              n_gis=n_gis, verbose=verbose)
+    if n_jobs >= 2:
+        with ThreadPoolExecutor(2) as ex:
+            futs = [ex.submit(train_direction, corpus, row_ptr, cols, pidx, pair_off, d, **kw)
+                    for d in ("fwd", "bwd")]
+            fwd, bwd = (f.result() for f in futs)
+    else:
+        fwd = train_direction(corpus, row_ptr, cols, pidx, pair_off, "fwd", **kw)
+        bwd = train_direction(corpus, row_ptr, cols, pidx, pair_off, "bwd", **kw)
+    seconds["em"] = time.perf_counter() - t0
+    return IBMTables(row_ptr, cols, counts, fwd, bwd, int(max_jump), seconds)

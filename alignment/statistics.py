@@ -1,0 +1,430 @@
+r"""Unsupervised word-alignment statistics of a bitext, for the edge features.
+
+:class:`AlignmentStatistics` bundles what :mod:`alignment.features` needs about the
+English-French Hansards:
+
+* word frequencies of each side (:meth:`~AlignmentStatistics.most_frequent`,
+  :meth:`~AlignmentStatistics.log_frequency`);
+* Dice coefficients of word pairs (:mod:`alignment.dice`);
+* IBM Model 2 posteriors and Viterbi links in both directions
+  (:mod:`alignment.ibm`; Model 1 then Model 2, trained by EM).
+
+:meth:`~AlignmentStatistics.pair_statistics` turns them into ``(m, n)`` matrices for
+one sentence pair.
+
+Storage (:meth:`~AlignmentStatistics.to_arrays`) is compact and pickle-free:
+
+* the translation tables :math:`t(f \mid e)` (``fwd``) and :math:`t(e \mid f)`
+  (``bwd``) share one sparse pattern, CSR by English word, with ``float32`` values;
+  after the last EM iteration a probability below ``prune_threshold`` (default
+  :math:`10^{-6}`) is pruned: an entry is kept iff *either* direction's probability
+  survives, and the other one is then stored as 0.  The tables are *not* renormalised
+  (a row loses less than its number of pruned entries times the threshold).  At
+  look-up time every probability, stored, pruned or missing (unknown words), is raised
+  to at least ``floor`` (default :math:`10^{-7}`), so all are positive;
+* the Dice co-occurrence counts are a second CSR table (``int32``), pruned by
+  :func:`alignment.dice.prune_cooc`;
+* CSR column indices are stored as differences within each row and row pointers as
+  row lengths, which ``np.savez_compressed`` compresses much better.
+
+The fitted object holds exactly what :meth:`~AlignmentStatistics.from_arrays` rebuilds,
+so a saved and reloaded model gives identical :meth:`pair_statistics`.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from structpred.io import atomic_write
+
+from .corpus import UNK_ID, EncodedCorpus, Vocabulary, load_bitext
+from .dice import DEFAULT_DICE_PRUNE_TOTAL, cooc_table, dice_matrix, prune_cooc
+from .ibm import DEFAULT_MAX_JUMP, DEFAULT_N_GIS, pair_posteriors, train_ibm
+
+__all__ = ["AlignmentStatistics", "FORMAT_VERSION"]
+
+FORMAT_VERSION = 1
+_LL_KEYS = ("ibm1_fwd", "ibm1_bwd", "ibm2_fwd", "ibm2_bwd")
+
+
+def _log(verbose, msg):
+    if verbose:
+        print(msg, file=sys.stderr, flush=True)
+
+
+def _csr_pack(row_ptr, cols):
+    """Row lengths (int32) and within-row column differences (int32) of a CSR pattern."""
+    row_ptr = np.asarray(row_ptr, dtype=np.int64)
+    cols = np.asarray(cols, dtype=np.int64)
+    lengths = np.diff(row_ptr)
+    delta = np.diff(cols, prepend=0)
+    starts = row_ptr[:-1][lengths > 0]
+    delta[starts] = cols[starts]
+    return lengths.astype(np.int32), delta.astype(np.int32)
+
+
+def _csr_unpack(lengths, delta):
+    """Inverse of :func:`_csr_pack`: ``(row_ptr int64, cols int32)``."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    row_ptr = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=row_ptr[1:])
+    if row_ptr[-1] != len(delta):
+        raise ValueError("corrupt sparse table: row lengths do not match the columns")
+    cs = np.cumsum(np.asarray(delta, dtype=np.int64))
+    before = np.concatenate(([0], cs))[row_ptr[:-1]]   # cumsum just before each row
+    cols = cs - np.repeat(before, lengths)
+    return row_ptr, cols.astype(np.int32)
+
+
+class AlignmentStatistics:
+    r"""Dice and IBM Model 2 statistics (both directions) of a sentence-aligned bitext.
+
+    Build it with :meth:`fit` or :meth:`fit_files`; the constructor takes the
+    finished (pruned, ``float32``) tables.
+
+    Parameters
+    ----------
+    src_vocab, tgt_vocab : :class:`alignment.corpus.Vocabulary`
+        English and French vocabularies, with token counts (``counts_``).
+    src_df, tgt_df : ndarray of int
+        Sentences containing each word id (Dice denominators).
+    t_row_ptr, t_cols : CSR pattern (by English word) of the translation tables.
+    t_fwd, t_bwd : ndarray of float32
+        :math:`t(f \mid e)` and :math:`t(e \mid f)` on that pattern (0 where pruned).
+    t_null_fwd, t_null_bwd : ndarray of float32
+        :math:`t(f \mid NULL)` (over French ids) and :math:`t(e \mid NULL)`.
+    dist_fwd, dist_bwd : ndarray of float64
+        Model 2 jump-bucket weights (see :mod:`alignment.ibm`).
+    max_jump : int
+    dice_row_ptr, dice_cols, dice_counts : CSR co-occurrence counts :math:`C(e, f)`.
+    floor : float
+        Lower bound of every translation probability at look-up time.
+    prune_threshold : float
+        Threshold the translation tables were pruned with (informational).
+    dice_prune_total : int or None
+        ``K`` the co-occurrence counts were pruned with (informational).
+    log_likelihood : dict, optional
+        Corpus log-likelihood of each EM iteration, keys ``"ibm1_fwd"``,
+        ``"ibm1_bwd"``, ``"ibm2_fwd"``, ``"ibm2_bwd"``.
+    n_pairs : int
+        Number of training sentence pairs.
+
+    Attributes
+    ----------
+    log_likelihood_ : dict of list of float
+        EM history (also available as ``history``): the log-likelihood (nats) computed
+        in each E-step, i.e. under the parameters before that iteration's M-step.
+    timings_ : dict
+        Wall times (s) of the stages of :meth:`fit` / :meth:`fit_files` (empty after
+        :meth:`load`).
+    """
+
+    def __init__(self, src_vocab, tgt_vocab, src_df, tgt_df, t_row_ptr, t_cols, t_fwd, t_bwd,
+                 t_null_fwd, t_null_bwd, dist_fwd, dist_bwd, max_jump, dice_row_ptr,
+                 dice_cols, dice_counts, floor=1e-7, prune_threshold=1e-6,
+                 dice_prune_total=DEFAULT_DICE_PRUNE_TOTAL, log_likelihood=None, n_pairs=0):
+        self.src_vocab = src_vocab
+        self.tgt_vocab = tgt_vocab
+        self.src_df = np.ascontiguousarray(src_df, dtype=np.int32)
+        self.tgt_df = np.ascontiguousarray(tgt_df, dtype=np.int32)
+        self.t_row_ptr = np.ascontiguousarray(t_row_ptr, dtype=np.int64)
+        self.t_cols = np.ascontiguousarray(t_cols, dtype=np.int32)
+        self.t_fwd = np.ascontiguousarray(t_fwd, dtype=np.float32)
+        self.t_bwd = np.ascontiguousarray(t_bwd, dtype=np.float32)
+        self.t_null_fwd = np.ascontiguousarray(t_null_fwd, dtype=np.float32)
+        self.t_null_bwd = np.ascontiguousarray(t_null_bwd, dtype=np.float32)
+        self.dist_fwd = np.ascontiguousarray(dist_fwd, dtype=np.float64)
+        self.dist_bwd = np.ascontiguousarray(dist_bwd, dtype=np.float64)
+        self.max_jump = int(max_jump)
+        self.dice_row_ptr = np.ascontiguousarray(dice_row_ptr, dtype=np.int64)
+        self.dice_cols = np.ascontiguousarray(dice_cols, dtype=np.int32)
+        self.dice_counts = np.ascontiguousarray(dice_counts, dtype=np.int32)
+        self.floor = float(floor)
+        self.prune_threshold = float(prune_threshold)
+        self.dice_prune_total = None if dice_prune_total is None else int(dice_prune_total)
+        self.log_likelihood_ = {k: [float(x) for x in (log_likelihood or {}).get(k, [])]
+                                for k in _LL_KEYS}
+        self.n_pairs = int(n_pairs)
+        self.timings_ = {}
+        self._check()
+
+    def _check(self):
+        ns, nt = len(self.src_vocab), len(self.tgt_vocab)
+        if len(self.src_df) != ns or len(self.tgt_df) != nt:
+            raise ValueError("document frequencies do not match the vocabularies")
+        for name, ptr, n in (("t", self.t_row_ptr, len(self.t_cols)),
+                             ("dice", self.dice_row_ptr, len(self.dice_cols))):
+            if len(ptr) != ns + 1 or ptr[0] != 0 or ptr[-1] != n:
+                raise ValueError(f"{name} table does not match the source vocabulary")
+        if not (len(self.t_fwd) == len(self.t_bwd) == len(self.t_cols)):
+            raise ValueError("translation tables do not match their pattern")
+        if len(self.dice_counts) != len(self.dice_cols):
+            raise ValueError("Dice counts do not match their pattern")
+        if len(self.t_null_fwd) != nt or len(self.t_null_bwd) != ns:
+            raise ValueError("NULL translation tables do not match the vocabularies")
+        nb = 2 * self.max_jump + 2
+        if len(self.dist_fwd) != nb or len(self.dist_bwd) != nb:
+            raise ValueError("distortion weights do not match max_jump")
+
+    @property
+    def history(self):
+        """Alias of ``log_likelihood_``."""
+        return self.log_likelihood_
+
+    # ------------------------------------------------------------------ fitting
+    @classmethod
+    def fit(cls, src_sentences, tgt_sentences, n_iter_model1=5, n_iter_model2=5, min_count=1,
+            verbose=True, max_jump=DEFAULT_MAX_JUMP, n_gis=DEFAULT_N_GIS,
+            prune_threshold=1e-6, floor=1e-7, dice_prune_total=DEFAULT_DICE_PRUNE_TOTAL,
+            n_jobs=2):
+        """Train on tokenised sentence pairs.
+
+        Parameters
+        ----------
+        src_sentences, tgt_sentences : list of list of str
+            English and French sentences (tokens used as they are).
+        n_iter_model1, n_iter_model2 : int
+            EM iterations of IBM Model 1, then of Model 2 (initialised from Model 1's
+            t-table), in each direction.
+        min_count : int
+            Rarer words map to ``<UNK>`` (trained as one word).
+        verbose : bool
+            Report progress and log-likelihoods on ``stderr``.
+        max_jump : int
+            Jump buckets ``-max_jump .. max_jump`` of the Model 2 distortion.
+        n_gis : int
+            GIS steps per distortion M-step.
+        prune_threshold : float
+            Drop table entries whose probabilities are both below it.
+        floor : float
+            Smallest translation probability used at look-up time.
+        dice_prune_total : int or None
+            ``K`` of :func:`alignment.dice.prune_cooc` (None: keep all counts).
+        n_jobs : int
+            Train the two directions concurrently (2) or in turn (1).
+
+        Returns
+        -------
+        AlignmentStatistics
+        """
+        if len(src_sentences) != len(tgt_sentences):
+            raise ValueError(f"{len(src_sentences)} source but {len(tgt_sentences)} "
+                             "target sentences")
+        timings = {}
+        t0 = time.perf_counter()
+        src_vocab = Vocabulary.build(src_sentences, min_count=min_count)
+        tgt_vocab = Vocabulary.build(tgt_sentences, min_count=min_count)
+        corpus = EncodedCorpus.from_sentences(src_sentences, tgt_sentences, src_vocab, tgt_vocab)
+        timings["encode"] = time.perf_counter() - t0
+        _log(verbose, f"statistics: {corpus}")
+        stats = cls.fit_corpus(corpus, n_iter_model1=n_iter_model1, n_iter_model2=n_iter_model2,
+                               verbose=verbose, max_jump=max_jump, n_gis=n_gis,
+                               prune_threshold=prune_threshold, floor=floor,
+                               dice_prune_total=dice_prune_total, n_jobs=n_jobs)
+        stats.timings_ = {**timings, **stats.timings_}
+        return stats
+
+    @classmethod
+    def fit_corpus(cls, corpus, n_iter_model1=5, n_iter_model2=5, verbose=True,
+                   max_jump=DEFAULT_MAX_JUMP, n_gis=DEFAULT_N_GIS, prune_threshold=1e-6,
+                   floor=1e-7, dice_prune_total=DEFAULT_DICE_PRUNE_TOTAL, n_jobs=2):
+        """Train on an :class:`~alignment.corpus.EncodedCorpus` with vocabularies.
+
+        See :meth:`fit` for the parameters.
+        """
+        if corpus.src_vocab is None or corpus.tgt_vocab is None:
+            raise ValueError("the corpus needs vocabularies")
+        timings = {}
+        t0 = time.perf_counter()
+        row_ptr, cols, counts, src_df, tgt_df = cooc_table(corpus)
+        timings["cooc"] = time.perf_counter() - t0
+        _log(verbose, f"statistics: co-occurrence table with {len(cols)} pairs "
+                      f"({timings['cooc']:.1f}s)")
+        tables = train_ibm(corpus, n_iter_model1=n_iter_model1, n_iter_model2=n_iter_model2,
+                           max_jump=max_jump, n_gis=n_gis, n_jobs=n_jobs,
+                           cooc=(row_ptr, cols, counts), verbose=verbose)
+        timings["pair_index"] = tables.seconds["pair_index"]
+        timings["em"] = tables.seconds["em"]
+        for d in (tables.fwd, tables.bwd):
+            for model, sec in d.seconds.items():
+                timings[f"{model}_{d.direction}"] = sec
+        t0 = time.perf_counter()
+        keep = (tables.fwd.t >= prune_threshold) | (tables.bwd.t >= prune_threshold)
+        rows = np.repeat(np.arange(len(row_ptr) - 1), np.diff(row_ptr))
+        t_ptr = np.zeros_like(row_ptr)
+        np.cumsum(np.bincount(rows[keep], minlength=len(row_ptr) - 1), out=t_ptr[1:])
+        d_ptr, d_cols, d_counts, max_err = prune_cooc(row_ptr, cols, counts, src_df, tgt_df,
+                                                      dice_prune_total)
+        ll = {f"{name}_{d.direction}": d.history[name]
+              for d in (tables.fwd, tables.bwd) for name in ("ibm1", "ibm2")}
+        t_fwd, t_bwd = tables.fwd.t[keep], tables.bwd.t[keep]
+        t_fwd[t_fwd < prune_threshold] = 0.0         # pruned in this direction only
+        t_bwd[t_bwd < prune_threshold] = 0.0
+        stats = cls(corpus.src_vocab, corpus.tgt_vocab, src_df, tgt_df, t_ptr, cols[keep],
+                    t_fwd, t_bwd, tables.fwd.t_null,
+                    tables.bwd.t_null, tables.fwd.dist, tables.bwd.dist, tables.max_jump,
+                    d_ptr, d_cols, d_counts, floor=floor, prune_threshold=prune_threshold,
+                    dice_prune_total=dice_prune_total, log_likelihood=ll, n_pairs=len(corpus))
+        timings["compact"] = time.perf_counter() - t0
+        _log(verbose, f"statistics: kept {int(keep.sum())} of {len(keep)} translation pairs "
+                      f"(p >= {prune_threshold:g}), {len(d_cols)} Dice counts "
+                      f"(max Dice change {max_err:.3g})")
+        stats.timings_ = timings
+        return stats
+
+    @classmethod
+    def fit_files(cls, src_path, tgt_path, max_pairs=None, verbose=True, max_len=80,
+                  max_ratio=None, **kw):
+        """Train on the first ``max_pairs`` lines of a (gzipped) tokenised bitext.
+
+        Pairs with more than ``max_len`` tokens on a side (or a length ratio above
+        ``max_ratio``) are left out of training, except the first 484 lines (the
+        Hansards gold sentences), which are always kept; see
+        :func:`alignment.corpus.load_bitext`.  Other keywords go to :meth:`fit`.
+        """
+        t0 = time.perf_counter()
+        bitext = load_bitext(src_path, tgt_path, max_pairs=max_pairs, max_len=max_len,
+                             max_ratio=max_ratio)
+        t_load = time.perf_counter() - t0
+        _log(verbose, f"statistics: {bitext.report()} ({t_load:.1f}s)")
+        stats = cls.fit(bitext.src, bitext.tgt, verbose=verbose, **kw)
+        stats.timings_ = {"load": t_load, **stats.timings_}
+        return stats
+
+    # ------------------------------------------------------------------ queries
+    def _vocab(self, side):
+        if side == "src":
+            return self.src_vocab
+        if side == "tgt":
+            return self.tgt_vocab
+        raise ValueError(f"side must be 'src' or 'tgt', not {side!r}")
+
+    def most_frequent(self, side, n):
+        """The ``n`` most frequent word types of ``side`` (``"src"`` or ``"tgt"``)."""
+        vocab = self._vocab(side)
+        return vocab.tokens[2:2 + max(int(n), 0)]
+
+    def log_frequency(self, side, tokens):
+        """``log(1 + count)`` of each token in the training text (0 for unknown words).
+
+        Returns
+        -------
+        ndarray of float64, shape (len(tokens),)
+        """
+        vocab = self._vocab(side)
+        ids = vocab.encode(tokens)
+        counts = vocab.counts_[ids].astype(np.float64)
+        counts[ids <= UNK_ID] = 0.0
+        return np.log1p(counts)
+
+    def encode(self, src_tokens, tgt_tokens):
+        """Word ids of a sentence pair (unknown words: ``UNK_ID``)."""
+        return self.src_vocab.encode(src_tokens), self.tgt_vocab.encode(tgt_tokens)
+
+    def pair_statistics(self, src_tokens, tgt_tokens):
+        """Dice and IBM Model 2 matrices of one sentence pair.
+
+        Parameters
+        ----------
+        src_tokens, tgt_tokens : sequence of str
+            English (``m`` words) and French (``n`` words) sentence.
+
+        Returns
+        -------
+        dict of ndarray of float64
+            ``"dice"`` (m, n): :math:`2 C(e_j, f_k) / (C(e_j) + C(f_k))`;
+            ``"post_fwd"`` (m, n): :math:`P(a_k = j \\mid e, f)` of :math:`p(f \\mid e)`,
+            with ``"null_fwd"`` (n,) the NULL posterior (columns plus NULL sum to 1);
+            ``"post_bwd"`` (m, n): :math:`P(b_j = k \\mid e, f)` of :math:`p(e \\mid f)`,
+            with ``"null_bwd"`` (m,) (rows plus NULL sum to 1);
+            ``"vit_fwd"``, ``"vit_bwd"`` (m, n): 0/1 Viterbi links of each direction,
+            the argmax over NULL and the real positions (NULL wins ties, then the
+            lowest position).  Unknown words get Dice 0 and translation probability
+            ``floor``.
+        """
+        e, f = self.encode(src_tokens, tgt_tokens)
+        m, n = len(e), len(f)
+        post_f, null_f, post_b, null_b = pair_posteriors(
+            e, f, self.t_row_ptr, self.t_cols, self.t_fwd, self.t_bwd, self.t_null_fwd,
+            self.t_null_bwd, self.dist_fwd, self.dist_bwd, self.max_jump, self.floor)
+        vit_f = np.zeros((m, n))
+        vit_b = np.zeros((m, n))
+        if m and n:
+            best_f = np.argmax(np.vstack([null_f[None, :], post_f]), axis=0)   # (n,)
+            k = np.flatnonzero(best_f > 0)
+            vit_f[best_f[k] - 1, k] = 1.0
+            best_b = np.argmax(np.hstack([null_b[:, None], post_b]), axis=1)   # (m,)
+            j = np.flatnonzero(best_b > 0)
+            vit_b[j, best_b[j] - 1] = 1.0
+        dice = dice_matrix(e, f, self.dice_row_ptr, self.dice_cols, self.dice_counts,
+                           self.src_df, self.tgt_df)
+        return {"dice": dice, "post_fwd": post_f, "post_bwd": post_b, "null_fwd": null_f,
+                "null_bwd": null_b, "vit_fwd": vit_f, "vit_bwd": vit_b}
+
+    # ------------------------------------------------------------------ persistence
+    def to_arrays(self):
+        """Plain numeric arrays (no objects, no pickles) for ``np.savez``.
+
+        Returns
+        -------
+        dict of str to ndarray
+        """
+        out = {"version": np.array(FORMAT_VERSION, dtype=np.int64)}
+        out.update(self.src_vocab.to_arrays("src_"))
+        out.update(self.tgt_vocab.to_arrays("tgt_"))
+        t_len, t_delta = _csr_pack(self.t_row_ptr, self.t_cols)
+        d_len, d_delta = _csr_pack(self.dice_row_ptr, self.dice_cols)
+        out.update({
+            "src_df": self.src_df, "tgt_df": self.tgt_df,
+            "t_row_len": t_len, "t_col_delta": t_delta,
+            "t_fwd": self.t_fwd, "t_bwd": self.t_bwd,
+            "t_null_fwd": self.t_null_fwd, "t_null_bwd": self.t_null_bwd,
+            "dist_fwd": self.dist_fwd, "dist_bwd": self.dist_bwd,
+            "max_jump": np.array(self.max_jump, dtype=np.int64),
+            "dice_row_len": d_len, "dice_col_delta": d_delta, "dice_counts": self.dice_counts,
+            "floor": np.array(self.floor), "prune_threshold": np.array(self.prune_threshold),
+            "dice_prune_total": np.array(-1 if self.dice_prune_total is None
+                                         else self.dice_prune_total, dtype=np.int64),
+            "n_pairs": np.array(self.n_pairs, dtype=np.int64),
+        })
+        for k in _LL_KEYS:
+            out[f"ll_{k}"] = np.asarray(self.log_likelihood_[k], dtype=np.float64)
+        return out
+
+    @classmethod
+    def from_arrays(cls, arrays):
+        """Inverse of :meth:`to_arrays`."""
+        a = arrays
+        version = int(a["version"])
+        if version != FORMAT_VERSION:
+            raise ValueError(f"unsupported AlignmentStatistics format version {version}")
+        t_ptr, t_cols = _csr_unpack(a["t_row_len"], a["t_col_delta"])
+        d_ptr, d_cols = _csr_unpack(a["dice_row_len"], a["dice_col_delta"])
+        dpt = int(a["dice_prune_total"])
+        return cls(Vocabulary.from_arrays(a, "src_"), Vocabulary.from_arrays(a, "tgt_"),
+                   a["src_df"], a["tgt_df"], t_ptr, t_cols, a["t_fwd"], a["t_bwd"],
+                   a["t_null_fwd"], a["t_null_bwd"], a["dist_fwd"], a["dist_bwd"],
+                   int(a["max_jump"]), d_ptr, d_cols, a["dice_counts"], floor=float(a["floor"]),
+                   prune_threshold=float(a["prune_threshold"]),
+                   dice_prune_total=None if dpt < 0 else dpt,
+                   log_likelihood={k: np.asarray(a[f"ll_{k}"]).tolist() for k in _LL_KEYS},
+                   n_pairs=int(a["n_pairs"]))
+
+    def save(self, path):
+        """Write :meth:`to_arrays` to ``path`` with ``np.savez_compressed`` (atomically)."""
+        with atomic_write(path, mode="wb") as fh:
+            np.savez_compressed(fh, **self.to_arrays())
+
+    @classmethod
+    def load(cls, path):
+        """Read a file written by :meth:`save`."""
+        with np.load(path, allow_pickle=False) as data:
+            return cls.from_arrays({k: data[k] for k in data.files})
+
+    def __repr__(self):
+        return (f"AlignmentStatistics({self.n_pairs} pairs, {len(self.src_vocab)} / "
+                f"{len(self.tgt_vocab)} types, {len(self.t_cols)} translation pairs, "
+                f"{len(self.dice_cols)} Dice counts)")

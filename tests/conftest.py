@@ -1,0 +1,32 @@
+"""Shared fixtures: small real slices of the bundled Hansards data."""
+
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "hansards"
+#: bitext lines used for the statistics in tests (the first 484 are the gold sentences)
+TEST_BITEXT_PAIRS = 4000
+
+
+@pytest.fixture(scope="session")
+def hansards():
+    from alignment.experiment import load_hansards
+
+    return load_hansards(DATA)
+
+
+@pytest.fixture(scope="session")
+def small_stats(hansards, tmp_path_factory):
+    """Dice + IBM statistics on the first 4,000 bitext pairs (real data, seconds to build)."""
+    from alignment.statistics import AlignmentStatistics
+
+    return AlignmentStatistics.fit_files(hansards.bitext_src, hansards.bitext_tgt,
+                                         max_pairs=TEST_BITEXT_PAIRS, verbose=False)
+
+
+@pytest.fixture(scope="session")
+def small_stats_file(small_stats, tmp_path_factory):
+    path = tmp_path_factory.mktemp("stats") / "stats.npz"
+    small_stats.save(path)
+    return path

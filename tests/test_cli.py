@@ -1,0 +1,80 @@
+"""The ``structpred`` command line: train, predict, aer, and its error messages."""
+
+import subprocess
+import sys
+
+import pytest
+
+from structpred.cli import main
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "hansards"
+
+
+@pytest.fixture(scope="module")
+def model_file(small_stats_file, tmp_path_factory):
+    out = tmp_path_factory.mktemp("cli") / "model.npz"
+    rc = main(["align", "train", "--src", str(DATA / "test.en.gz"), "--tgt", str(DATA / "test.fr.gz"),
+               "--gold", str(DATA / "test.naacl.gz"), "--first", "30",
+               "--valid-src", str(DATA / "trial.en.gz"), "--valid-tgt", str(DATA / "trial.fr.gz"),
+               "--valid-gold", str(DATA / "trial.naacl.gz"), "--stats", str(small_stats_file),
+               "--iterations", "30", "-q", "-o", str(out)])
+    assert rc == 0 and out.exists()
+    return out
+
+
+def test_predict_then_aer(model_file, tmp_path, capsys):
+    pred = tmp_path / "trial.pharaoh"
+    assert main(["align", "predict", "-m", str(model_file), "--src", str(DATA / "trial.en.gz"),
+                 "--tgt", str(DATA / "trial.fr.gz"), "-o", str(pred), "-q"]) == 0
+    lines = pred.read_text().splitlines()
+    assert len(lines) == 37 and all(tok.count("-") == 1 for ln in lines for tok in ln.split())
+    capsys.readouterr()
+    plot = tmp_path / "grid.png"
+    assert main(["aer", "--gold", str(DATA / "trial.naacl.gz"), "--test", str(pred),
+                 "--src", str(DATA / "trial.en.gz"), "--tgt", str(DATA / "trial.fr.gz"),
+                 "--plot", str(plot), "--sentences", "1,3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [ln.split(" = ")[0] for ln in out] == ["Precision", "Recall", "AER"]
+    aer = float(out[2].split(" = ")[1])
+    assert 0.0 < aer < 0.5
+    assert plot.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_predict_fast_align_input_to_stdout(model_file, tmp_path, capsys):
+    fa = tmp_path / "in.txt"
+    fa.write_text("the house ||| la chambre\nyes . ||| oui .\n")
+    assert main(["align", "predict", "-m", str(model_file), "-i", str(fa), "-q"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+
+
+def test_errors_name_file_and_line(model_file, tmp_path, capsys):
+    src = tmp_path / "s.txt"
+    tgt = tmp_path / "t.txt"
+    src.write_text("a b\nc d\n")
+    tgt.write_text("x y\n")
+    rc = main(["align", "predict", "-m", str(model_file), "--src", str(src), "--tgt", str(tgt), "-q"])
+    err = capsys.readouterr().err
+    assert rc == 2 and f"{src}:2:" in err and "line counts differ" in err
+    bad = tmp_path / "bad.pharaoh"
+    bad.write_text("0-0\n" * 36 + "0-99\n")
+    rc = main(["aer", "--gold", str(DATA / "trial.naacl.gz"), "--test", str(bad),
+               "--src", str(DATA / "trial.en.gz"), "--tgt", str(DATA / "trial.fr.gz")])
+    err = capsys.readouterr().err
+    assert rc == 2 and f"{bad}:37:" in err and "out of range" in err
+
+
+def test_missing_file_is_a_clear_error(capsys, tmp_path):
+    rc = main(["aer", "--gold", str(tmp_path / "nope.naacl"), "--test", str(tmp_path / "x"),
+               "--src", str(DATA / "trial.en.gz"), "--tgt", str(DATA / "trial.fr.gz")])
+    assert rc == 2 and "nope.naacl" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["align", "train", "--help"],
+                                  ["align", "predict", "--help"], ["aer", "--help"],
+                                  ["align", "demo", "--help"]])
+def test_help(argv):
+    out = subprocess.run([sys.executable, "-m", "structpred.cli", *argv], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0 and "usage: structpred" in out.stdout

@@ -1,0 +1,333 @@
+"""IBM Models 1/2 (numba EM), Dice coefficients and AlignmentStatistics.
+
+The numba EM is checked against a slow, direct transcription of the EM equations
+(dicts and Python loops) on a tiny corpus; the rest uses hand-made corpora and the
+first 2000 lines of the Hansards bitext.
+"""
+
+import io
+import math
+from collections import defaultdict
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from alignment.corpus import EncodedCorpus, Vocabulary, build_cooc, read_tokenized
+from alignment.dice import cooc_table, prune_cooc
+from alignment.ibm import jump_bucket, n_buckets, pair_index, train_direction, train_ibm
+from alignment.statistics import AlignmentStatistics, _csr_pack, _csr_unpack
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "hansards"
+BITEXT = (DATA / "bitext.36-2.en.gz", DATA / "bitext.36-2.fr.gz")
+
+
+# ---------------------------------------------------------------------------------------
+# slow reference EM
+# ---------------------------------------------------------------------------------------
+
+def ref_bucket(j, k, C, G, max_jump):
+    """round(j - diagonal point), diagonal = (k - 1/2) C / G + 1/2, clipped; exact."""
+    diag = Fraction(2 * k - 1, 2) * Fraction(C, G) + Fraction(1, 2)
+    d = math.floor(Fraction(j) - diag + Fraction(1, 2))
+    return min(max(d, -max_jump), max_jump) + max_jump
+
+
+def ref_em(cond_sents, gen_sents, n_gen_types, n1, n2, max_jump, n_gis):
+    """IBM1 then IBM2 EM for p(gen | cond), straight from the equations."""
+    nb = 2 * max_jump + 2
+    null = nb - 1
+    t = defaultdict(lambda: 1.0 / n_gen_types)          # (cond word, gen word) -> t
+    t_null = defaultdict(lambda: 1.0 / n_gen_types)     # gen word -> t(g | NULL)
+    w = [1.0 / nb] * nb
+    history = {"ibm1": [], "ibm2": []}
+
+    def align_prior(C, G, k, model2):
+        if not model2:
+            return [1.0 / (C + 1)] * (C + 1)
+        raw = [w[null]] + [w[ref_bucket(j, k, C, G, max_jump)] for j in range(1, C + 1)]
+        z = sum(raw)
+        return [x / z for x in raw]
+
+    for name, model2 in [("ibm1", False)] * n1 + [("ibm2", True)] * n2:
+        counts, null_counts, obs = defaultdict(float), defaultdict(float), [0.0] * nb
+        ll = 0.0
+        for cs, gs in zip(cond_sents, gen_sents):
+            C, G = len(cs), len(gs)
+            for k, g in enumerate(gs, start=1):
+                a = align_prior(C, G, k, model2)
+                joint = [a[0] * t_null[g]] + [a[j] * t[(cs[j - 1], g)] for j in range(1, C + 1)]
+                tot = sum(joint)
+                ll += math.log(tot)
+                null_counts[g] += joint[0] / tot
+                obs[null] += joint[0] / tot
+                for j in range(1, C + 1):
+                    counts[(cs[j - 1], g)] += joint[j] / tot
+                    obs[ref_bucket(j, k, C, G, max_jump)] += joint[j] / tot
+        history[name].append(ll)
+        totals = defaultdict(float)
+        for (c, g), v in counts.items():
+            totals[c] += v
+        t = defaultdict(float, {(c, g): v / totals[c] for (c, g), v in counts.items()})
+        nt = sum(null_counts.values())
+        t_null = defaultdict(float, {g: v / nt for g, v in null_counts.items()})
+        if model2:
+            for _ in range(n_gis):
+                exp = [0.0] * nb
+                for cs, gs in zip(cond_sents, gen_sents):
+                    C, G = len(cs), len(gs)
+                    for k in range(1, G + 1):
+                        a = align_prior(C, G, k, True)
+                        exp[null] += a[0]
+                        for j in range(1, C + 1):
+                            exp[ref_bucket(j, k, C, G, max_jump)] += a[j]
+                w = [wi * obs[b] / exp[b] if exp[b] > 0 else wi for b, wi in enumerate(w)]
+                s = sum(w)
+                w = [wi / s for wi in w]
+    return t, t_null, w, history
+
+
+TINY_SRC = [[2, 3], [2, 4, 5], [3, 4], [5, 2, 3, 6, 4, 2, 3, 5], [6], [], [4, 4, 2]]
+TINY_TGT = [[2, 3, 4], [2, 5], [3, 5, 6], [6, 2, 3, 4, 5, 2, 7], [6, 7], [3], [5, 2]]
+
+
+@pytest.mark.parametrize("direction", ["fwd", "bwd"])
+def test_numba_em_matches_reference(direction):
+    max_jump, n_gis, n_iter = 2, 4, 3
+    corpus = EncodedCorpus.from_id_lists(TINY_SRC, TINY_TGT)
+    row_ptr, cols, _ = build_cooc(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
+                                  corpus.tgt_offsets, corpus.n_src_types, corpus.n_tgt_types)
+    pidx, pair_off = pair_index(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
+                                corpus.tgt_offsets, row_ptr, cols)
+    assert pidx.min() >= 0
+    model = train_direction(corpus, row_ptr, cols, pidx, pair_off, direction,
+                            n_iter_model1=n_iter, n_iter_model2=n_iter, max_jump=max_jump,
+                            n_gis=n_gis)
+    if direction == "fwd":
+        cond, gen, n_gen = TINY_SRC, TINY_TGT, corpus.n_tgt_types
+    else:
+        cond, gen, n_gen = TINY_TGT, TINY_SRC, corpus.n_src_types
+    t, t_null, w, hist = ref_em(cond, gen, n_gen, n_iter, n_iter, max_jump, n_gis)
+
+    for e in range(len(row_ptr) - 1):
+        for p in range(row_ptr[e], row_ptr[e + 1]):
+            f = int(cols[p])
+            key = (e, f) if direction == "fwd" else (f, e)
+            assert model.t[p] == pytest.approx(t[key], abs=1e-10), key
+    for g in range(n_gen):
+        assert model.t_null[g] == pytest.approx(t_null[g], abs=1e-10)
+    np.testing.assert_allclose(model.dist, w, atol=1e-10, rtol=0)
+    for name in ("ibm1", "ibm2"):
+        np.testing.assert_allclose(model.history[name], hist[name], rtol=1e-10)
+    assert len(model.history["ibm2"]) == n_iter
+
+
+def test_jump_bucket_matches_exact_rounding():
+    for C in range(1, 9):
+        for G in range(1, 9):
+            for j in range(1, C + 1):
+                for k in range(1, G + 1):
+                    assert jump_bucket(j, k, C, G, 3) == ref_bucket(j, k, C, G, 3)
+    assert jump_bucket(4, 4, 7, 7, 10) == 10          # the diagonal of equal lengths: jump 0
+    assert n_buckets(10) == 22
+
+
+def test_threaded_and_serial_training_agree():
+    corpus = EncodedCorpus.from_id_lists(TINY_SRC, TINY_TGT)
+    a = train_ibm(corpus, 2, 2, max_jump=2, n_jobs=1)
+    b = train_ibm(corpus, 2, 2, max_jump=2, n_jobs=2)
+    for x, y in ((a.fwd, b.fwd), (a.bwd, b.bwd)):
+        assert np.array_equal(x.t, y.t) and np.array_equal(x.t_null, y.t_null)
+        assert np.array_equal(x.dist, y.dist) and x.history == y.history
+
+
+# ---------------------------------------------------------------------------------------
+# Dice
+# ---------------------------------------------------------------------------------------
+
+DICE_SRC = [["a", "b"], ["a", "c"], ["b", "b", "c"]]
+DICE_TGT = [["x", "y"], ["x", "z"], ["y", "y", "x"]]
+
+
+def test_dice_hand_computed():
+    # sentence counts: a 2, b 2, c 2 | x 3, y 2, z 1; C(b, y) = 2 (s3 counts once)
+    stats = AlignmentStatistics.fit(DICE_SRC, DICE_TGT, n_iter_model1=1, n_iter_model2=1,
+                                    verbose=False)
+    d = stats.pair_statistics(["a", "b", "c", "q"], ["x", "y", "z", "w"])["dice"]
+    expected = np.array([
+        [4 / 5, 2 / 4, 2 / 3, 0],
+        [4 / 5, 4 / 4, 0, 0],
+        [4 / 5, 2 / 4, 2 / 3, 0],
+        [0, 0, 0, 0],
+    ])
+    np.testing.assert_allclose(d, expected, rtol=0, atol=1e-15)
+    assert stats.most_frequent("src", 2) == ["b", "a"]        # b 3 tokens; a, c tie -> "a"
+    assert stats.most_frequent("tgt", 10) == ["x", "y", "z"]
+    np.testing.assert_allclose(stats.log_frequency("src", ["b", "a", "q"]),
+                               [math.log(4), math.log(3), 0.0])
+
+
+def test_prune_cooc_drops_small_singletons_only():
+    corpus = EncodedCorpus.from_sentences(DICE_SRC, DICE_TGT, Vocabulary.build(DICE_SRC),
+                                          Vocabulary.build(DICE_TGT))
+    row_ptr, cols, counts, sdf, tdf = cooc_table(corpus)
+    ptr2, cols2, counts2, err = prune_cooc(row_ptr, cols, counts, sdf, tdf, max_total=3)
+    sv, tv = corpus.src_vocab, corpus.tgt_vocab
+
+    def table(ptr, cc, cn):
+        return {(sv.token(e), tv.token(int(cc[p]))): int(cn[p])
+                for e in range(len(ptr) - 1) for p in range(ptr[e], ptr[e + 1])}
+
+    before, after = table(row_ptr, cols, counts), table(ptr2, cols2, counts2)
+    # (a, y) and (c, y): count 1, both words in 2 sentences, 2 + 2 > 3 -> dropped;
+    # (a, z), (c, z): z occurs in one sentence only -> kept
+    assert set(before) - set(after) == {("a", "y"), ("c", "y")}
+    assert all(after[k] == before[k] for k in after)
+    assert err == pytest.approx(0.5)
+
+
+def test_csr_pack_round_trip():
+    row_ptr = np.array([0, 0, 3, 3, 5, 6])
+    cols = np.array([1, 4, 9, 0, 7, 2], dtype=np.int32)
+    lengths, delta = _csr_pack(row_ptr, cols)
+    assert delta.tolist() == [1, 3, 5, 0, 7, 2]
+    p2, c2 = _csr_unpack(lengths, delta)
+    assert np.array_equal(p2, row_ptr) and np.array_equal(c2, cols)
+
+
+# ---------------------------------------------------------------------------------------
+# AlignmentStatistics on a real slice
+# ---------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def hansards_2000():
+    src = read_tokenized(BITEXT[0], max_lines=2000)
+    tgt = read_tokenized(BITEXT[1], max_lines=2000)
+    keep = [i for i in range(2000) if src[i] and tgt[i]]
+    src, tgt = [src[i] for i in keep], [tgt[i] for i in keep]
+    stats = AlignmentStatistics.fit(src, tgt, verbose=False)
+    return src, tgt, stats
+
+
+def test_log_likelihood_increases(hansards_2000):
+    _, _, stats = hansards_2000
+    for d in ("fwd", "bwd"):
+        ibm1 = stats.log_likelihood_[f"ibm1_{d}"]
+        ibm2 = stats.log_likelihood_[f"ibm2_{d}"]
+        assert len(ibm1) == 5 and len(ibm2) == 5
+        assert np.all(np.diff(ibm1) > 0), ibm1
+        # Model 2 starts from Model 1's last M-step (its first E-step is a Model 1 one)
+        assert np.all(np.diff(ibm1 + ibm2) > 0), ibm1 + ibm2
+    assert stats.history is stats.log_likelihood_
+
+
+def test_posteriors_normalise_and_viterbi_is_argmax(hansards_2000):
+    src, tgt, stats = hansards_2000
+    for i in (0, 5, 40, 300, 1500):
+        e, f = src[i], tgt[i]
+        st = stats.pair_statistics(e, f)
+        m, n = len(e), len(f)
+        for key in ("dice", "post_fwd", "post_bwd", "vit_fwd", "vit_bwd"):
+            assert st[key].shape == (m, n) and np.all(np.isfinite(st[key]))
+        np.testing.assert_allclose(st["post_fwd"].sum(0) + st["null_fwd"], 1.0, atol=1e-12)
+        np.testing.assert_allclose(st["post_bwd"].sum(1) + st["null_bwd"], 1.0, atol=1e-12)
+        assert np.all(st["post_fwd"] >= 0) and np.all(st["post_bwd"] >= 0)
+        full_f = np.vstack([st["null_fwd"][None, :], st["post_fwd"]])
+        vit_f = np.zeros((m, n))
+        for k, j in enumerate(np.argmax(full_f, axis=0)):
+            if j > 0:
+                vit_f[j - 1, k] = 1
+        full_b = np.hstack([st["null_bwd"][:, None], st["post_bwd"]])
+        vit_b = np.zeros((m, n))
+        for j, k in enumerate(np.argmax(full_b, axis=1)):
+            if k > 0:
+                vit_b[j, k - 1] = 1
+        assert np.array_equal(st["vit_fwd"], vit_f) and np.array_equal(st["vit_bwd"], vit_b)
+        assert st["vit_fwd"].sum(0).max() <= 1 and st["vit_bwd"].sum(1).max() <= 1
+        assert 0 <= st["dice"].min() and st["dice"].max() <= 1
+
+
+def test_posterior_is_model2_formula(hansards_2000):
+    src, tgt, stats = hansards_2000
+    e, f = src[7], tgt[7]
+    m, n = len(e), len(f)
+    ei, fi = stats.encode(e, f)
+    D = stats.max_jump
+
+    def t_lookup(a, b):
+        lo, hi = stats.t_row_ptr[a], stats.t_row_ptr[a + 1]
+        hits = np.flatnonzero(stats.t_cols[lo:hi] == b)
+        if len(hits) == 0:
+            return stats.floor, stats.floor
+        p = lo + hits[0]
+        return max(float(stats.t_fwd[p]), stats.floor), max(float(stats.t_bwd[p]), stats.floor)
+
+    post = np.zeros((m, n))
+    for k in range(n):
+        raw = [stats.dist_fwd[-1] * max(float(stats.t_null_fwd[fi[k]]), stats.floor)]
+        raw += [stats.dist_fwd[ref_bucket(j + 1, k + 1, m, n, D)] * t_lookup(ei[j], fi[k])[0]
+                for j in range(m)]
+        post[:, k] = np.array(raw[1:]) / sum(raw)
+    np.testing.assert_allclose(stats.pair_statistics(e, f)["post_fwd"], post, rtol=1e-12)
+
+
+def test_save_load_round_trip(hansards_2000, tmp_path):
+    src, tgt, stats = hansards_2000
+    arrays = stats.to_arrays()
+    for k, v in arrays.items():
+        assert isinstance(v, np.ndarray) and v.dtype != object, k
+        assert v.dtype.kind in "biufU", (k, v.dtype)
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    buf.seek(0)
+    with np.load(buf, allow_pickle=False) as z:
+        again = AlignmentStatistics.from_arrays({k: z[k] for k in z.files})
+    path = tmp_path / "stats.npz"
+    stats.save(path)
+    loaded = AlignmentStatistics.load(path)
+    assert [p.name for p in tmp_path.iterdir()] == ["stats.npz"]
+    for other in (again, loaded):
+        assert other.log_likelihood_ == stats.log_likelihood_
+        assert other.most_frequent("tgt", 20) == stats.most_frequent("tgt", 20)
+        for i in (0, 11, len(src) - 1):
+            a, b = stats.pair_statistics(src[i], tgt[i]), other.pair_statistics(src[i], tgt[i])
+            assert a.keys() == b.keys()
+            for k in a:
+                assert np.array_equal(a[k], b[k]), k
+        x, y = stats.to_arrays(), other.to_arrays()
+        assert x.keys() == y.keys() and all(np.array_equal(x[k], y[k]) for k in x)
+
+
+def test_deterministic():
+    src = read_tokenized(BITEXT[0], max_lines=300)
+    tgt = read_tokenized(BITEXT[1], max_lines=300)
+    a = AlignmentStatistics.fit(src, tgt, n_iter_model1=3, n_iter_model2=3, verbose=False)
+    b = AlignmentStatistics.fit(src, tgt, n_iter_model1=3, n_iter_model2=3, verbose=False,
+                                n_jobs=1)
+    x, y = a.to_arrays(), b.to_arrays()
+    assert x.keys() == y.keys()
+    for k in x:
+        assert np.array_equal(x[k], y[k]), k
+    s1, s2 = a.pair_statistics(src[50], tgt[50]), b.pair_statistics(src[50], tgt[50])
+    assert all(np.array_equal(s1[k], s2[k]) for k in s1)
+
+
+def test_unknown_words_and_empty_sentences(hansards_2000):
+    _, _, stats = hansards_2000
+    e = ["zzqq-unknown", "the", "xyzzy"]
+    f = ["le", "mot-inconnu-42"]
+    st = stats.pair_statistics(e, f)
+    for k, v in st.items():
+        assert np.all(np.isfinite(v)), k
+    assert st["dice"][0].max() == 0 and st["dice"][:, 1].max() == 0
+    np.testing.assert_allclose(st["post_fwd"].sum(0) + st["null_fwd"], 1.0, atol=1e-12)
+    np.testing.assert_allclose(st["post_bwd"].sum(1) + st["null_bwd"], 1.0, atol=1e-12)
+    assert np.array_equal(stats.log_frequency("src", e) == 0, [True, False, True])
+    all_unknown = stats.pair_statistics(["qqq1", "qqq2"], ["rrr1"])
+    assert np.all(np.isfinite(all_unknown["post_fwd"]))
+    empty = stats.pair_statistics([], ["le", "chat"])
+    assert empty["post_fwd"].shape == (0, 2) and np.allclose(empty["null_fwd"], 1.0)
+    assert stats.pair_statistics(["the"], [])["dice"].shape == (1, 0)
+    with pytest.raises(ValueError):
+        stats.most_frequent("fr", 3)
