@@ -56,10 +56,11 @@ def load_hansards(data_dir=None):
 
 
 def hansards_statistics(data, n_pairs, cache_dir=".cache", verbose=True):
-    """Dice and IBM Model 2 statistics on the first ``n_pairs`` bitext lines, cached."""
+    """Dice and IBM Model 1/2 statistics on the first ``n_pairs`` bitext lines
+    (``None``: all of them), cached in ``cache_dir``."""
     from .statistics import AlignmentStatistics
 
-    cache = Path(cache_dir) / f"hansards-stats-{n_pairs}.npz" if cache_dir else None
+    cache = Path(cache_dir) / f"hansards-stats-{'all' if n_pairs is None else n_pairs}.npz" if cache_dir else None
     if cache is not None and cache.exists():
         return AlignmentStatistics.load(cache)
     stats = AlignmentStatistics.fit_files(data.bitext_src, data.bitext_tgt, max_pairs=n_pairs,

@@ -10,7 +10,11 @@ they form ``F_i`` of the structured example.  The features:
 * IBM Model 2, both directions: posteriors ``post_fwd``, ``post_bwd``, their
   product and minimum; Viterbi predictions ``vit_fwd``, ``vit_bwd``, their
   intersection and union;
-* position: ``|j/m - k/n|`` and its square;
+* position: ``|j/m - k/n|``, its square, and indicators of closeness to the
+  diagonal;
+* log-scaled posteriors and Dice, the posterior support of the neighbouring
+  edges on the diagonal and anti-diagonal, and the IBM Model 2 NULL
+  posteriors of each word;
 * orthography: lower-cased exact match, common prefix of 3 and of 4+
   characters (cognates), the length ratio, punctuation and number cues;
 * frequency: log-frequency of each word, divided by that of the most
@@ -37,7 +41,15 @@ DENSE_FEATURES = (
     "exact", "prefix3", "cognate4", "len_ratio",
     "both_punct", "punct_mismatch", "both_number",
     "src_logfreq", "tgt_logfreq",
+    "logpost_fwd", "logpost_bwd", "logdice",
+    "nbr_diag", "nbr_anti", "nbr_vit_diag",
+    "null_fwd", "null_bwd",
+    "dist_lt_05", "dist_lt_10", "dist_lt_20", "near_diag_word",
+    "dice_row_rank2", "dice_col_rank2",
 )
+
+#: floor of the log-scaled probabilities: log(max(p, 1e-6)) / log(1e6) + 1 lies in [0, 1]
+_LOG_FLOOR = 1e-6
 
 
 def _is_punct(tok):
@@ -65,6 +77,29 @@ def _common_prefix_len(a, b):
             break
         out += alive
     return out
+
+
+def _log_scaled(p):
+    """``log(max(p, 1e-6)) / log(1e6) + 1``: probabilities on a [0, 1] log scale."""
+    return np.log(np.maximum(p, _LOG_FLOOR)) / -np.log(_LOG_FLOOR) + 1.0
+
+
+def _neighbour_max(x, dj, dk):
+    """``max(x[j-dj, k-dk], x[j+dj, k+dk])`` with 0 outside the grid."""
+    m, n = x.shape
+    pad = np.zeros((m + 2, n + 2))
+    pad[1:-1, 1:-1] = x
+    a = pad[1 - dj:m + 1 - dj, 1 - dk:n + 1 - dk]
+    b = pad[1 + dj:m + 1 + dj, 1 + dk:n + 1 + dk]
+    return np.maximum(a, b)
+
+
+def _second_mask(x, axis):
+    """Whether an entry is the second largest (and positive) along ``axis``."""
+    if x.shape[axis] < 2:
+        return np.zeros(x.shape, dtype=bool)
+    second = -np.sort(-x, axis=axis).take([1], axis=axis)
+    return (x >= second) & (x > 0) & ~_best_mask(x, axis)
 
 
 def _best_mask(x, axis):
@@ -142,6 +177,17 @@ class EdgeFeaturizer:
             np.minimum(ls, lt) / np.maximum(ls, lt),
             p_s & p_t, p_s ^ p_t, n_s & n_t & exact,
             fs * ones, ft * ones,
+            # log-scale association: a matching score adds edge scores, as a
+            # log-probability adds over links
+            _log_scaled(pf), _log_scaled(pb), _log_scaled(dice),
+            # support from the neighbouring edges (monotone and inverted diagonals)
+            _neighbour_max(pf * pb, 1, 1), _neighbour_max(pf * pb, 1, -1),
+            _neighbour_max(vf * vb, 1, 1),
+            # probability that the word is unaligned (NULL) under each IBM model 2
+            st["null_fwd"][None, :] * ones, st["null_bwd"][:, None] * ones,
+            dist < 0.05, dist < 0.10, dist < 0.20,
+            np.abs((np.arange(m)[:, None] + 0.5) * n / m - (np.arange(n)[None, :] + 0.5)) <= 1.0,
+            _second_mask(dice, 1), _second_mask(dice, 0),
         ]
         return np.stack([np.asarray(b, dtype=np.float64) * ones for b in block])
 

@@ -36,8 +36,8 @@ def _add_stats_options(p):
     g = p.add_argument_group("unsupervised statistics (Dice, IBM Model 2 both ways)")
     g.add_argument("--bitext-src", metavar="FILE", help="unlabeled parallel text, source side")
     g.add_argument("--bitext-tgt", metavar="FILE", help="unlabeled parallel text, target side")
-    g.add_argument("--bitext-pairs", type=int, default=100_000, metavar="N",
-                   help="use the first N pairs of the bitext")
+    g.add_argument("--bitext-pairs", type=int, default=None, metavar="N",
+                   help="use only the first N pairs of the bitext (default: all)")
     g.add_argument("--stats", metavar="NPZ",
                    help="statistics cache: read if it exists, else computed and written there")
 
@@ -104,9 +104,12 @@ def build_parser():
                                      "print precision, recall and AER.")
     dm.add_argument("--data-dir", default=None, help="folder with the Hansards files "
                     "(the bundled data/hansards when not given)")
-    dm.add_argument("--bitext-pairs", type=int, default=100_000, metavar="N",
-                    help="bitext pairs used for the Dice/IBM statistics")
-    dm.add_argument("--learners", default="dual-extragradient",
+    dm.add_argument("--bitext-pairs", type=int, default=None, metavar="N",
+                    help="use only the first N bitext pairs for the Dice/IBM statistics "
+                         "(default: all 231,648)")
+    dm.add_argument("--possible-cost", type=float, default=None,
+                    help="cost of predicting a possible-only gold link (default: c+)")
+    dm.add_argument("--learners", default="all",
                     help="comma-separated learners, or 'all'")
     dm.add_argument("--iterations", type=int, default=200)
     dm.add_argument("--c-pos", type=float, default=1.0)

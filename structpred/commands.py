@@ -46,7 +46,8 @@ def _statistics(args):
         return AlignmentStatistics.load(args.stats)
     if not (args.bitext_src and args.bitext_tgt):
         raise UserError("need --bitext-src and --bitext-tgt (or an existing --stats file)")
-    _log(args, f"computing Dice and IBM Model 2 statistics on {args.bitext_pairs} pairs")
+    _log(args, "computing Dice and IBM Model 1/2 statistics on "
+         f"{'all' if args.bitext_pairs is None else args.bitext_pairs} bitext pairs")
     stats = AlignmentStatistics.fit_files(args.bitext_src, args.bitext_tgt,
                                           max_pairs=args.bitext_pairs, verbose=not args.quiet)
     if args.stats:
@@ -125,13 +126,17 @@ def align_demo(args):
                                 verbose=not args.quiet)
     _log(args, f"statistics ready ({time.perf_counter() - t0:.0f}s)")
     rows, models = run_protocol(data, stats, learners=learners, n_iter=args.iterations,
-                                cost_pos=args.c_pos, cost_neg=args.c_neg, verbose=not args.quiet)
-    print(f"Model M on the Hansards (statistics from {args.bitext_pairs} bitext pairs; "
-          f"c+={args.c_pos}, c-={args.c_neg}; validation on the 37 trial sentences)\n")
+                                cost_pos=args.c_pos, cost_neg=args.c_neg,
+                                possible_cost=args.possible_cost, verbose=not args.quiet)
+    print(f"Model M on the Hansards (statistics from {stats.n_pairs} bitext pairs; "
+          f"c+={args.c_pos}, c-={args.c_neg}, possible-only links cost "
+          f"{args.c_pos if args.possible_cost is None else args.possible_cost}; "
+          f"validation on the 37 trial sentences)\n")
     print(format_table(rows))
     if args.plot:
         from .plotting import plot_histories
 
+        Path(args.plot).parent.mkdir(parents=True, exist_ok=True)
         plot_histories({f"{lr}, {n} sent.": m.result_.history for (lr, n), m in models.items()},
                        args.plot, title="Model M on the Hansards")
         _log(args, f"validation curves written to {args.plot}")
