@@ -1,0 +1,43 @@
+"""Corpus handling for the topic-model classifiers (groundwork for issue 5)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from topics.corpus import (Vocabulary, check_counts, load_bundled_20ng, token_arrays,
+                           tokenize)
+
+
+def test_tokenize_lowercases_alphabetic_and_drops_stop_words():
+    assert tokenize("The Shuttle's 2nd launch, in 1993: NASA!") == ["shuttle", "nd", "launch", "nasa"]
+
+
+def test_vocabulary_cutoffs_and_unknown_words_dropped():
+    docs = ["apple banana apple", "banana cherry", "apple durian"]
+    voc = Vocabulary(min_count=2).fit(docs)
+    assert len(voc) == 2
+    X = voc.transform(["apple kiwi kiwi banana", "kiwi"])
+    assert X.shape == (2, 2) and X.sum() == 2 and X[1].sum() == 0
+
+
+def test_token_arrays_expand_counts():
+    X = sp.csr_matrix(np.array([[2, 0, 1], [0, 0, 0], [0, 3, 0]]))
+    words, docs, offsets = token_arrays(X)
+    assert offsets.tolist() == [0, 3, 3, 6]
+    assert sorted(words[:3].tolist()) == [0, 0, 2] and words[3:].tolist() == [1, 1, 1]
+    assert docs.tolist() == [0, 0, 0, 2, 2, 2]
+
+
+@pytest.mark.parametrize("X,msg", [
+    (np.array([[1.0, np.nan]]), "NaN"),
+    (np.array([[1.0, -1.0]]), "negative"),
+    (np.zeros((0, 3)), "empty corpus"),
+])
+def test_check_counts_errors(X, msg):
+    with pytest.raises(ValueError, match=msg):
+        check_counts(X)
+
+
+def test_bundled_slice():
+    texts, y, names = load_bundled_20ng("train")
+    assert len(texts) == 400 and len(names) == 4 and np.bincount(y).tolist() == [100] * 4
