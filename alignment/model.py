@@ -10,6 +10,7 @@ import json
 
 import numpy as np
 
+from structpred.base import ParamsMixin
 from structpred.io import atomic_write
 from structpred.matching import decode_matching
 from structpred.monitor import Monitor
@@ -50,7 +51,7 @@ def _matrix_to_alignment(z):
     return Alignment(sure=links, possible=links)
 
 
-class MatchingAligner:
+class MatchingAligner(ParamsMixin):
     """Discriminative matching word aligner (model M), scikit-learn style.
 
     Parameters
@@ -100,21 +101,6 @@ class MatchingAligner:
         self.n_frequent = n_frequent
         self.random_state = random_state
         self.verbose = verbose
-
-    # -------------------------------------------------------------- params
-    _PARAMS = ("cost_pos", "cost_neg", "possible_cost", "target", "learner", "n_iter", "radius",
-               "learning_rate", "regularization", "validate_every", "n_frequent", "random_state",
-               "verbose")
-
-    def get_params(self, deep=True):
-        return {k: getattr(self, k) for k in self._PARAMS}
-
-    def set_params(self, **params):
-        for k, v in params.items():
-            if k not in self._PARAMS:
-                raise ValueError(f"unknown parameter {k!r}")
-            setattr(self, k, v)
-        return self
 
     # ------------------------------------------------------------ examples
     def _example(self, featurizer, src, tgt, gold):

@@ -231,10 +231,8 @@ def token_arrays(X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Flat token arrays ``(words, docs, offsets)`` from an integer CSR count matrix."""
     X = sp.csr_matrix(X)
     counts = np.rint(X.data).astype(np.int64)
-    row_tokens = np.add.reduceat(counts, X.indptr[:-1]) if X.nnz else np.zeros(X.shape[0], np.int64)
-    # reduceat misbehaves on empty rows: recompute those from indptr
-    empty = X.indptr[:-1] == X.indptr[1:]
-    row_tokens = np.where(empty, 0, row_tokens)
+    cum = np.concatenate([[0], np.cumsum(counts)])
+    row_tokens = cum[X.indptr[1:]] - cum[X.indptr[:-1]]   # empty rows (even trailing) give 0
     offsets = np.zeros(X.shape[0] + 1, dtype=np.int64)
     np.cumsum(row_tokens, out=offsets[1:])
     words = np.repeat(X.indices.astype(np.int32), counts)

@@ -26,6 +26,9 @@ def test_token_arrays_expand_counts():
     assert offsets.tolist() == [0, 3, 3, 6]
     assert sorted(words[:3].tolist()) == [0, 0, 2] and words[3:].tolist() == [1, 1, 1]
     assert docs.tolist() == [0, 0, 0, 2, 2, 2]
+    # trailing empty documents
+    w2, d2, o2 = token_arrays(sp.csr_matrix(np.array([[1, 0], [0, 0], [0, 0]])))
+    assert o2.tolist() == [0, 1, 1, 1] and w2.tolist() == [0] and d2.tolist() == [0]
 
 
 @pytest.mark.parametrize("X,msg", [

@@ -1,0 +1,255 @@
+"""Latent Dirichlet allocation by collapsed Gibbs sampling (Griffiths & Steyvers 2004).
+
+Model: ``theta_d ~ Dir(alpha)``, ``phi_k ~ Dir(beta)``, ``z_dn ~ theta_d``,
+``w_dn ~ phi_{z_dn}``, symmetric ``alpha`` and ``beta``.  Integrating out
+``theta`` and ``phi`` gives the collapsed conditional of one token
+
+.. math::
+    p(z_{dn} = k \\mid z_{-dn}, w) \\propto
+    (n_{dk}^{-dn} + \\alpha)\\,
+    \\frac{n_{kw}^{-dn} + \\beta}{n_k^{-dn} + V\\beta},
+
+which one sweep (:func:`gibbs_sweep`, numba) applies to every token of the
+flat token array in turn.  ``Phi`` is read out as its posterior mean given the
+last sample (thesis eq. 4.27), ``phi_kw = (n_kw + beta) / (n_k + V beta)``.
+Held-out documents are folded in with ``Phi`` fixed:
+``p(z = k) ∝ (n_dk + alpha) phi_kw``, and ``E[theta_d]`` is averaged over the
+samples after burn-in (:meth:`LDA.transform`).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from structpred.base import ParamsMixin
+
+from .corpus import Vocabulary, as_count_matrix, is_text_input, token_arrays
+
+__all__ = ["LDA", "gibbs_sweep", "fold_in_sweep", "collapsed_log_joint", "init_counts"]
+
+
+@nb.njit(cache=True)
+def _seed(seed):
+    np.random.seed(seed)
+
+
+@nb.njit(cache=True)
+def _draw(p, total):
+    u = np.random.random() * total
+    acc = 0.0
+    for k in range(p.size - 1):
+        acc += p[k]
+        if u < acc:
+            return k
+    return p.size - 1
+
+
+@nb.njit(cache=True)
+def init_counts(words, docs, z, n_docs, n_topics, n_words):
+    """Count matrices ``n_dk``, ``n_kw`` and ``n_k`` of an assignment ``z``."""
+    ndk = np.zeros((n_docs, n_topics), np.int64)
+    nkw = np.zeros((n_topics, n_words), np.int64)
+    nk = np.zeros(n_topics, np.int64)
+    for i in range(words.size):
+        ndk[docs[i], z[i]] += 1
+        nkw[z[i], words[i]] += 1
+        nk[z[i]] += 1
+    return ndk, nkw, nk
+
+
+@nb.njit(cache=True)
+def gibbs_sweep(words, docs, z, ndk, nkw, nk, alpha, beta):
+    """One collapsed Gibbs sweep over all tokens (in place)."""
+    n_topics, n_words = nkw.shape
+    vbeta = n_words * beta
+    p = np.empty(n_topics)
+    for i in range(words.size):
+        w, d, k = words[i], docs[i], z[i]
+        ndk[d, k] -= 1
+        nkw[k, w] -= 1
+        nk[k] -= 1
+        total = 0.0
+        for t in range(n_topics):
+            p[t] = (ndk[d, t] + alpha) * (nkw[t, w] + beta) / (nk[t] + vbeta)
+            total += p[t]
+        k = _draw(p, total)
+        z[i] = k
+        ndk[d, k] += 1
+        nkw[k, w] += 1
+        nk[k] += 1
+
+
+@nb.njit(cache=True)
+def fold_in_sweep(words, docs, z, ndk, phi, alpha):
+    """One Gibbs sweep of held-out tokens with ``Phi`` fixed (in place)."""
+    n_topics = phi.shape[0]
+    p = np.empty(n_topics)
+    for i in range(words.size):
+        w, d, k = words[i], docs[i], z[i]
+        ndk[d, k] -= 1
+        total = 0.0
+        for t in range(n_topics):
+            p[t] = (ndk[d, t] + alpha) * phi[t, w]
+            total += p[t]
+        k = _draw(p, total)
+        z[i] = k
+        ndk[d, k] += 1
+
+
+@nb.njit(cache=True)
+def _run(words, docs, z, ndk, nkw, nk, alpha, beta, n_sweeps):
+    for _ in range(n_sweeps):
+        gibbs_sweep(words, docs, z, ndk, nkw, nk, alpha, beta)
+
+
+@nb.njit(cache=True)
+def _fold_in(words, docs, z, ndk, phi, alpha, n_burn, n_samples):
+    n_docs, n_topics = ndk.shape
+    acc = np.zeros((n_docs, n_topics))
+    for s in range(n_burn + n_samples):
+        fold_in_sweep(words, docs, z, ndk, phi, alpha)
+        if s >= n_burn:
+            for d in range(n_docs):
+                for t in range(n_topics):
+                    acc[d, t] += ndk[d, t]
+    return acc / max(n_samples, 1)
+
+
+def collapsed_log_joint(ndk, nkw, alpha, beta):
+    """``log p(w, z)`` with ``theta`` and ``phi`` integrated out (Griffiths & Steyvers eq. 2-3)."""
+    from scipy.special import gammaln
+
+    n_topics, n_words = nkw.shape
+    nd = ndk.sum(axis=1)
+    nk = nkw.sum(axis=1)
+    doc = (gammaln(n_topics * alpha) - gammaln(nd + n_topics * alpha)).sum() \
+        + (gammaln(ndk + alpha) - gammaln(alpha)).sum()
+    top = n_topics * gammaln(n_words * beta) - gammaln(nk + n_words * beta).sum() \
+        + (gammaln(nkw + beta) - gammaln(beta)).sum()
+    return float(doc + top)
+
+
+class LDA(ParamsMixin):
+    """Latent Dirichlet allocation fitted by collapsed Gibbs sampling.
+
+    Parameters
+    ----------
+    n_topics : int
+        ``K``.
+    alpha : float or None
+        Symmetric document-topic prior; ``None`` means ``50 / K`` (Griffiths &
+        Steyvers 2004).
+    beta : float
+        Symmetric topic-word prior.
+    n_iter : int
+        Gibbs sweeps over the training tokens.
+    n_transform_burn, n_transform_samples : int
+        Sweeps discarded / averaged when folding in documents in :meth:`transform`.
+    evaluate_every : int
+        Record ``log p(w, z)`` every so many sweeps (0: never).
+    vocabulary : :class:`~topics.corpus.Vocabulary` or None
+        Used when ``fit`` gets raw texts or token lists (default: ``Vocabulary()``).
+    random_state : int
+
+    Attributes
+    ----------
+    components_ : ndarray (K, V)
+        Posterior mean of ``Phi`` given the last sample (eq. 4.27).
+    log_likelihood_ : list of (sweep, log p(w, z))
+    vocabulary_ : Vocabulary or None
+    """
+
+    def __init__(self, n_topics=20, alpha=None, beta=0.01, n_iter=200, n_transform_burn=20,
+                 n_transform_samples=30, evaluate_every=10, vocabulary=None, random_state=0):
+        self.n_topics = n_topics
+        self.alpha = alpha
+        self.beta = beta
+        self.n_iter = n_iter
+        self.n_transform_burn = n_transform_burn
+        self.n_transform_samples = n_transform_samples
+        self.evaluate_every = evaluate_every
+        self.vocabulary = vocabulary
+        self.random_state = random_state
+
+
+    @property
+    def alpha_(self):
+        return 50.0 / self.n_topics if self.alpha is None else float(self.alpha)
+
+    def _check_params(self):
+        if int(self.n_topics) < 1:
+            raise ValueError(f"n_topics must be >= 1, got {self.n_topics}")
+        if not (self.alpha_ > 0 and self.beta > 0):
+            raise ValueError("alpha and beta must be positive")
+
+    def _counts(self, X, fitting):
+        if fitting:
+            self.vocabulary_ = None
+            if is_text_input(X):
+                self.vocabulary_ = (self.vocabulary if self.vocabulary is not None
+                                    else Vocabulary()).fit(list(X))
+        return as_count_matrix(X, getattr(self, "vocabulary_", None), integer=True)
+
+    def fit(self, X, y=None):
+        """Run ``n_iter`` sweeps on the corpus ``X`` (texts, token lists or counts)."""
+        self._check_params()
+        X = self._counts(X, fitting=True)
+        words, docs, _ = token_arrays(X)
+        if words.size == 0:
+            raise ValueError("the corpus has no tokens")
+        K, V = int(self.n_topics), X.shape[1]
+        rng = np.random.default_rng(self.random_state)
+        _seed(int(rng.integers(2**31 - 1)))
+        z = rng.integers(0, K, size=words.size).astype(np.int64)
+        ndk, nkw, nk = init_counts(words, docs, z, X.shape[0], K, V)
+        alpha, beta = self.alpha_, float(self.beta)
+        self.log_likelihood_ = []
+        if self.evaluate_every:  # the random initialisation, for reference
+            self.log_likelihood_.append((0, collapsed_log_joint(ndk, nkw, alpha, beta)))
+        done = 0
+        step = self.evaluate_every if self.evaluate_every else self.n_iter
+        while done < self.n_iter:
+            n = min(step, self.n_iter - done)
+            _run(words, docs, z, ndk, nkw, nk, alpha, beta, n)
+            done += n
+            if self.evaluate_every:
+                self.log_likelihood_.append((done, collapsed_log_joint(ndk, nkw, alpha, beta)))
+        self.n_features_in_ = V
+        self.topic_word_counts_ = nkw
+        self.doc_topic_counts_ = ndk
+        self.components_ = (nkw + beta) / (nk[:, None] + V * beta)  # eq. 4.27
+        return self
+
+    def transform(self, X):
+        """``E[theta_d | w_d, Phi]`` for each document, by Gibbs fold-in with ``Phi`` fixed.
+
+        Unknown words are dropped; an empty document gets the prior mean ``1/K``.
+        """
+        if not hasattr(self, "components_"):
+            raise RuntimeError("this LDA is not fitted yet")
+        X = self._counts(X, fitting=False)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} columns, the model has {self.n_features_in_}")
+        words, docs, _ = token_arrays(X)
+        K = int(self.n_topics)
+        rng = np.random.default_rng(None if self.random_state is None else self.random_state + 1)
+        _seed(int(rng.integers(2**31 - 1)))
+        z = rng.integers(0, K, size=words.size).astype(np.int64)
+        ndk = np.zeros((X.shape[0], K), np.int64)
+        np.add.at(ndk, (docs, z), 1)
+        mean_counts = _fold_in(words, docs, z, ndk, self.components_, self.alpha_,
+                               int(self.n_transform_burn), int(self.n_transform_samples))
+        nd = np.asarray(X.sum(axis=1)).ravel()
+        return (mean_counts + self.alpha_) / (nd[:, None] + K * self.alpha_)
+
+    def fit_transform(self, X, y=None):
+        return self.fit(X).transform(X)
+
+    def top_words(self, k=10):
+        """The ``k`` most probable words of each topic (ids, or words with a vocabulary)."""
+        order = np.argsort(-self.components_, axis=1)[:, :k]
+        if getattr(self, "vocabulary_", None) is None:
+            return order.tolist()
+        return [[self.vocabulary_.words_[i] for i in row] for row in order]
+
