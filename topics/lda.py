@@ -47,37 +47,51 @@ def _draw(p, total):
 
 @nb.njit(cache=True)
 def init_counts(words, docs, z, n_docs, n_topics, n_words):
-    """Count matrices ``n_dk``, ``n_kw`` and ``n_k`` of an assignment ``z``."""
+    """Count matrices ``n_dk`` (D x K), ``n_wk`` (V x K, word-major so that the
+    K counts of one word are contiguous in the sweep) and ``n_k`` of ``z``."""
     ndk = np.zeros((n_docs, n_topics), np.int64)
-    nkw = np.zeros((n_topics, n_words), np.int64)
+    nwk = np.zeros((n_words, n_topics), np.int64)
     nk = np.zeros(n_topics, np.int64)
     for i in range(words.size):
         ndk[docs[i], z[i]] += 1
-        nkw[z[i], words[i]] += 1
+        nwk[words[i], z[i]] += 1
         nk[z[i]] += 1
-    return ndk, nkw, nk
+    return ndk, nwk, nk
 
 
 @nb.njit(cache=True)
-def gibbs_sweep(words, docs, z, ndk, nkw, nk, alpha, beta):
-    """One collapsed Gibbs sweep over all tokens (in place)."""
-    n_topics, n_words = nkw.shape
+def gibbs_sweep(words, docs, z, ndk, nwk, nk, alpha, beta):
+    """One collapsed Gibbs sweep over all tokens (in place).
+
+    The denominators ``1 / (n_k + V beta)`` are cached and updated only for the
+    two topics a token leaves and joins, so the inner loop over topics is one
+    fused multiply over contiguous memory (``n_dk`` row, ``n_wk`` row).
+    """
+    n_words, n_topics = nwk.shape
     vbeta = n_words * beta
     p = np.empty(n_topics)
+    inv = np.empty(n_topics)
+    for t in range(n_topics):
+        inv[t] = 1.0 / (nk[t] + vbeta)
     for i in range(words.size):
         w, d, k = words[i], docs[i], z[i]
         ndk[d, k] -= 1
-        nkw[k, w] -= 1
+        nwk[w, k] -= 1
         nk[k] -= 1
+        inv[k] = 1.0 / (nk[k] + vbeta)
         total = 0.0
         for t in range(n_topics):
-            p[t] = (ndk[d, t] + alpha) * (nkw[t, w] + beta) / (nk[t] + vbeta)
-            total += p[t]
-        k = _draw(p, total)
+            total += (ndk[d, t] + alpha) * (nwk[w, t] + beta) * inv[t]
+            p[t] = total
+        u = np.random.random() * total
+        k = 0
+        while k < n_topics - 1 and p[k] <= u:
+            k += 1
         z[i] = k
         ndk[d, k] += 1
-        nkw[k, w] += 1
+        nwk[w, k] += 1
         nk[k] += 1
+        inv[k] = 1.0 / (nk[k] + vbeta)
 
 
 @nb.njit(cache=True)
@@ -98,9 +112,9 @@ def fold_in_sweep(words, docs, z, ndk, phi, alpha):
 
 
 @nb.njit(cache=True)
-def _run(words, docs, z, ndk, nkw, nk, alpha, beta, n_sweeps):
+def _run(words, docs, z, ndk, nwk, nk, alpha, beta, n_sweeps):
     for _ in range(n_sweeps):
-        gibbs_sweep(words, docs, z, ndk, nkw, nk, alpha, beta)
+        gibbs_sweep(words, docs, z, ndk, nwk, nk, alpha, beta)
 
 
 @nb.njit(cache=True)
@@ -116,10 +130,14 @@ def _fold_in(words, docs, z, ndk, phi, alpha, n_burn, n_samples):
     return acc / max(n_samples, 1)
 
 
-def collapsed_log_joint(ndk, nkw, alpha, beta):
-    """``log p(w, z)`` with ``theta`` and ``phi`` integrated out (Griffiths & Steyvers eq. 2-3)."""
+def collapsed_log_joint(ndk, nwk, alpha, beta):
+    """``log p(w, z)`` with ``theta`` and ``phi`` integrated out (Griffiths & Steyvers eq. 2-3).
+
+    ``nwk`` is the word-major (V x K) count matrix of :func:`init_counts`.
+    """
     from scipy.special import gammaln
 
+    nkw = nwk.T
     n_topics, n_words = nkw.shape
     nd = ndk.sum(axis=1)
     nk = nkw.sum(axis=1)
@@ -202,23 +220,23 @@ class LDA(ParamsMixin):
         rng = np.random.default_rng(self.random_state)
         _seed(int(rng.integers(2**31 - 1)))
         z = rng.integers(0, K, size=words.size).astype(np.int64)
-        ndk, nkw, nk = init_counts(words, docs, z, X.shape[0], K, V)
+        ndk, nwk, nk = init_counts(words, docs, z, X.shape[0], K, V)
         alpha, beta = self.alpha_, float(self.beta)
         self.log_likelihood_ = []
         if self.evaluate_every:  # the random initialisation, for reference
-            self.log_likelihood_.append((0, collapsed_log_joint(ndk, nkw, alpha, beta)))
+            self.log_likelihood_.append((0, collapsed_log_joint(ndk, nwk, alpha, beta)))
         done = 0
         step = self.evaluate_every if self.evaluate_every else self.n_iter
         while done < self.n_iter:
             n = min(step, self.n_iter - done)
-            _run(words, docs, z, ndk, nkw, nk, alpha, beta, n)
+            _run(words, docs, z, ndk, nwk, nk, alpha, beta, n)
             done += n
             if self.evaluate_every:
-                self.log_likelihood_.append((done, collapsed_log_joint(ndk, nkw, alpha, beta)))
+                self.log_likelihood_.append((done, collapsed_log_joint(ndk, nwk, alpha, beta)))
         self.n_features_in_ = V
-        self.topic_word_counts_ = nkw
+        self.topic_word_counts_ = np.ascontiguousarray(nwk.T)
         self.doc_topic_counts_ = ndk
-        self.components_ = (nkw + beta) / (nk[:, None] + V * beta)  # eq. 4.27
+        self.components_ = (self.topic_word_counts_ + beta) / (nk[:, None] + V * beta)  # eq. 4.27
         return self
 
     def transform(self, X):

@@ -17,19 +17,19 @@ def test_gibbs_chain_matches_exact_posterior():
     states = list(itertools.product(range(K), repeat=words.size))
     logp = []
     for s in states:
-        ndk, nkw, _ = init_counts(words, docs, np.array(s, np.int64), 2, K, V)
-        logp.append(collapsed_log_joint(ndk, nkw, alpha, beta))
+        ndk, nwk, _ = init_counts(words, docs, np.array(s, np.int64), 2, K, V)
+        logp.append(collapsed_log_joint(ndk, nwk, alpha, beta))
     exact = np.exp(np.array(logp) - max(logp))
     exact /= exact.sum()
 
     _seed(123)
     z = np.zeros(words.size, np.int64)
-    ndk, nkw, nk = init_counts(words, docs, z, 2, K, V)
+    ndk, nwk, nk = init_counts(words, docs, z, 2, K, V)
     index = {s: i for i, s in enumerate(states)}
     hist = np.zeros(len(states))
     n = 60_000
     for t in range(n + 500):
-        gibbs_sweep(words, docs, z, ndk, nkw, nk, alpha, beta)
+        gibbs_sweep(words, docs, z, ndk, nwk, nk, alpha, beta)
         if t >= 500:
             hist[index[tuple(z)]] += 1
     hist /= n
