@@ -96,6 +96,7 @@ from dataclasses import dataclass, field
 
 import numba
 import numpy as np
+from tqdm.auto import tqdm
 
 from .corpus import build_cooc, find_in_row
 
@@ -534,7 +535,9 @@ def train_direction(corpus, row_ptr, cols, pidx, pair_off, direction, n_iter_mod
     seconds = {"ibm1": 0.0, "ibm2": 0.0}
     ctx = length_contexts(cond_off, gen_off) if n_iter_model2 > 0 else None
     schedule = [("ibm1", False)] * int(n_iter_model1) + [("ibm2", True)] * int(n_iter_model2)
-    for it, (name, model2) in enumerate(schedule):
+    bar = tqdm(schedule, disable=not verbose, desc=f"IBM EM {direction}", unit="iter",
+               position=0 if direction == "fwd" else 1, leave=True)
+    for it, (name, model2) in enumerate(bar):
         t0 = time.perf_counter()
         counts[:] = 0.0
         null_counts[:] = 0.0
@@ -550,8 +553,7 @@ def train_direction(corpus, row_ptr, cols, pidx, pair_off, direction, n_iter_mod
             w = gis_update(w, obs, ctx, max_jump, n_gis)
         dt = time.perf_counter() - t0
         seconds[name] += dt
-        _log(verbose, f"  {direction} {name} iter {len(history[name])}: "
-                      f"log-likelihood {ll:.6e}  ({dt:.1f}s)")
+        bar.set_postfix_str(f"{name} log-likelihood {ll:.5e}")
     return DirectionModel(direction, t, t_null, w, history, seconds)
 
 
