@@ -97,3 +97,15 @@ def test_fit_rejects_bad_input(hansards, small_stats):
     with pytest.raises(ValueError, match="learner"):
         MatchingAligner(learner="sgd").fit(hansards.test_pairs[:3], hansards.test_gold[:3],
                                            small_stats)
+
+
+def test_protocol_rows_and_table(hansards, small_stats):
+    from alignment.experiment import format_table, run_protocol
+
+    rows, models = run_protocol(hansards, small_stats, learners=("dual-extragradient",),
+                                train_sizes=(100,), n_iter=10, verbose=False)
+    assert [r["test"] for r in rows] == ["247 (last)", "347 (last)"]
+    assert all(0 < r["aer"] < 60 and r["thesis"] in (8.5, None) for r in rows)
+    table = format_table(rows).splitlines()
+    assert table[0].startswith("| learner | train | test | precision | recall | AER")
+    assert len(table) == 4 and ("dual-extragradient", 100) in models
