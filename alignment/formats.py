@@ -2,7 +2,7 @@
 
 Conventions (as in fast_align, eflomal and the NAACL 2003 shared task):
 
-* **Parallel text** is two files with one whitespace-tokenised sentence per
+* **Parallel text** (read and written) is two files with one whitespace-tokenised sentence per
   line (:func:`read_parallel`), or one file with ``src ||| tgt`` per line
   (:func:`read_fast_align`, fast_align's input form).  The *source* is the
   first side (English in the Hansards) and indexes the rows ``j`` of an
@@ -33,6 +33,7 @@ __all__ = [
     "read_parallel",
     "read_fast_align",
     "write_parallel",
+    "write_fast_align",
     "read_pharaoh",
     "write_pharaoh",
     "format_pharaoh",
@@ -133,8 +134,19 @@ def read_fast_align(path):
     return pairs
 
 
-def write_parallel(pairs, path):
-    """Write ``pairs`` in the one-file ``src ||| tgt`` form (atomically)."""
+def write_parallel(pairs, src_path, tgt_path):
+    """Write ``pairs`` as two tokenised files, one sentence per line (each atomically);
+    the inverse of :func:`read_parallel`."""
+    pairs = list(pairs)
+    for side, path in ((0, src_path), (1, tgt_path)):
+        with open_output(path) as fh:
+            for pair in pairs:
+                fh.write(" ".join(pair[side]) + "\n")
+
+
+def write_fast_align(pairs, path):
+    """Write ``pairs`` in fast_align's one-file ``src ||| tgt`` form (atomically);
+    the inverse of :func:`read_fast_align`."""
     with open_output(path) as fh:
         for src, tgt in pairs:
             fh.write(f"{' '.join(src)} ||| {' '.join(tgt)}\n")

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from alignment.formats import (Alignment, FormatError, read_fast_align, read_naacl,
-                               read_parallel, read_pharaoh, write_naacl, write_parallel,
-                               write_pharaoh)
+                               read_parallel, read_pharaoh, write_fast_align, write_naacl,
+                               write_parallel, write_pharaoh)
 
 
 def _write(path, text, gz=False):
@@ -46,8 +46,10 @@ def test_round_trips(tmp_path_factory, data):
     _write(d / "s", "".join(" ".join(s) + "\n" for s, _ in pairs))
     _write(d / "t", "".join(" ".join(t) + "\n" for _, t in pairs), gz=True)
     assert read_parallel(d / "s", d / "t") == pairs
-    write_parallel(pairs, d / "fa")
+    write_fast_align(pairs, d / "fa")
     assert read_fast_align(d / "fa") == pairs
+    write_parallel(pairs, d / "s2", d / "t2.gz")
+    assert read_parallel(d / "s2", d / "t2.gz") == pairs
     write_pharaoh(aligns, d / "a.pharaoh")
     assert read_pharaoh(d / "a.pharaoh", pairs) == aligns
     write_naacl(aligns, d / "a.naacl")
