@@ -25,15 +25,14 @@ Conventions
 
 from __future__ import annotations
 
-import gzip
-import io
 import itertools
-import os
 from collections import Counter
 from dataclasses import dataclass, field
 
 import numba
 import numpy as np
+
+from structpred.io import open_text
 
 __all__ = [
     "NULL_ID",
@@ -49,7 +48,6 @@ __all__ = [
     "build_cooc",
     "doc_frequencies",
     "find_in_row",
-    "lookup_many",
 ]
 
 NULL_ID = 0
@@ -58,13 +56,6 @@ NULL_TOKEN = "<NULL>"
 UNK_TOKEN = "<UNK>"
 #: lines 1-37 of ``bitext.36-2.*.gz`` are the trial and 38-484 the test gold sentences
 HANSARDS_GOLD_LINES = 484
-
-
-def _open_text(path):
-    path = os.fspath(path)
-    if path.endswith(".gz"):
-        return io.TextIOWrapper(io.BufferedReader(gzip.open(path, "rb")), encoding="utf-8")
-    return open(path, encoding="utf-8")
 
 
 def read_tokenized(path, max_lines=None):
@@ -81,7 +72,7 @@ def read_tokenized(path, max_lines=None):
     -------
     list of list of str
     """
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         lines = fh if max_lines is None else itertools.islice(fh, max_lines)
         return [line.split() for line in lines]
 
@@ -437,7 +428,7 @@ def load_bitext(src_path, tgt_path, max_pairs=None, max_len=None, max_ratio=None
         dropped unless protected.
     """
     stop = None if max_pairs is None else skip_first + max_pairs
-    with _open_text(src_path) as fs, _open_text(tgt_path) as ft:
+    with open_text(src_path) as fs, open_text(tgt_path) as ft:
         src_lines = list(itertools.islice(fs, skip_first, stop))
         tgt_lines = list(itertools.islice(ft, skip_first, stop))
     if len(src_lines) != len(tgt_lines):
@@ -499,20 +490,6 @@ def find_in_row(cols, lo, hi, f):
 
 
 @numba.njit(cache=True)
-def lookup_many(row_ptr, cols, e_arr, f_arr):
-    """Indices of the pairs ``(e_arr[i], f_arr[i])`` in a CSR table (-1 if absent)."""
-    out = np.empty(len(e_arr), dtype=np.int64)
-    n_rows = len(row_ptr) - 1
-    for i in range(len(e_arr)):
-        e = e_arr[i]
-        if e < 0 or e >= n_rows:
-            out[i] = -1
-        else:
-            out[i] = find_in_row(cols, row_ptr[e], row_ptr[e + 1], f_arr[i])
-    return out
-
-
-@numba.njit(cache=True)
 def _sentence_uniques(ids, lo, hi, stamp, s, mask, buf):
     """Write the distinct ids of ``ids[lo:hi]`` allowed by ``mask`` into ``buf``."""
     u = 0
@@ -526,6 +503,17 @@ def _sentence_uniques(ids, lo, hi, stamp, s, mask, buf):
 
 
 @numba.njit(cache=True)
+def _sentence_buffers(src_off, tgt_off):
+    """Scratch arrays for the distinct ids of the longest source / target sentence."""
+    max_m = 1
+    max_n = 1
+    for s in range(len(src_off) - 1):
+        max_m = max(max_m, src_off[s + 1] - src_off[s])
+        max_n = max(max_n, tgt_off[s + 1] - tgt_off[s])
+    return np.empty(max_m, dtype=np.int32), np.empty(max_n, dtype=np.int32)
+
+
+@numba.njit(cache=True)
 def row_bucket_sizes(src_ids, src_off, tgt_ids, tgt_off, n_src, n_tgt, with_null,
                      src_mask, tgt_mask):
     """Per source word: sum over sentences containing it of the number of distinct
@@ -535,13 +523,7 @@ def row_bucket_sizes(src_ids, src_off, tgt_ids, tgt_off, n_src, n_tgt, with_null
     sizes = np.zeros(n_src, dtype=np.int64)
     stamp_e = np.full(n_src, -1, dtype=np.int64)
     stamp_f = np.full(n_tgt, -1, dtype=np.int64)
-    max_m = 1
-    max_n = 1
-    for s in range(n_sent):
-        max_m = max(max_m, src_off[s + 1] - src_off[s])
-        max_n = max(max_n, tgt_off[s + 1] - tgt_off[s])
-    ue = np.empty(max_m, dtype=np.int32)
-    uf = np.empty(max_n, dtype=np.int32)
+    ue, uf = _sentence_buffers(src_off, tgt_off)
     for s in range(n_sent):
         nf = _sentence_uniques(tgt_ids, tgt_off[s], tgt_off[s + 1], stamp_f, s, tgt_mask, uf)
         if nf == 0:
@@ -572,13 +554,7 @@ def cooc_block(src_ids, src_off, tgt_ids, tgt_off, n_src, n_tgt, e_lo, e_hi, wit
     pos = start[:n_rows].copy()
     stamp_e = np.full(n_src, -1, dtype=np.int64)
     stamp_f = np.full(n_tgt, -1, dtype=np.int64)
-    max_m = 1
-    max_n = 1
-    for s in range(n_sent):
-        max_m = max(max_m, src_off[s + 1] - src_off[s])
-        max_n = max(max_n, tgt_off[s + 1] - tgt_off[s])
-    ue = np.empty(max_m, dtype=np.int32)
-    uf = np.empty(max_n, dtype=np.int32)
+    ue, uf = _sentence_buffers(src_off, tgt_off)
     for s in range(n_sent):
         nf = _sentence_uniques(tgt_ids, tgt_off[s], tgt_off[s + 1], stamp_f, s, tgt_mask, uf)
         if nf == 0:

@@ -7,7 +7,6 @@ last 347 when training on 100).
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,15 +59,10 @@ def hansards_statistics(data, n_pairs, cache_dir=".cache", verbose=True):
     (``None``: all of them), cached in ``cache_dir``."""
     from .statistics import AlignmentStatistics
 
-    cache = Path(cache_dir) / f"hansards-stats-{'all' if n_pairs is None else n_pairs}.npz" if cache_dir else None
-    if cache is not None and cache.exists():
-        return AlignmentStatistics.load(cache)
-    stats = AlignmentStatistics.fit_files(data.bitext_src, data.bitext_tgt, max_pairs=n_pairs,
-                                          verbose=verbose)
-    if cache is not None:
-        os.makedirs(cache.parent, exist_ok=True)
-        stats.save(cache)
-    return stats
+    name = f"hansards-stats-{'all' if n_pairs is None else n_pairs}.npz"
+    return AlignmentStatistics.load_or_fit(Path(cache_dir) / name if cache_dir else None,
+                                           data.bitext_src, data.bitext_tgt, max_pairs=n_pairs,
+                                           verbose=verbose)
 
 
 def run_protocol(data, stats, learners=("dual-extragradient",), train_sizes=(100, 200),

@@ -166,12 +166,13 @@ class EdgeFeaturizer:
         fs = self.stats.log_frequency("src", src)[:, None] / self._logfreq_scale["src"]
         ft = self.stats.log_frequency("tgt", tgt)[None, :] / self._logfreq_scale["tgt"]
         row_best, col_best = _best_mask(dice, 1), _best_mask(dice, 0)
+        pp, vv = pf * pb, vf * vb   # posterior product and Viterbi intersection
         ones = np.ones((m, n))
         block = [
             ones,
             dice, row_best, col_best, row_best & col_best,
-            pf, pb, pf * pb, np.minimum(pf, pb),
-            vf, vb, vf * vb, np.maximum(vf, vb),
+            pf, pb, pp, np.minimum(pf, pb),
+            vf, vb, vv, np.maximum(vf, vb),
             dist, dist ** 2,
             exact, (cp >= 3) & ~exact, (cp >= 4) & ~exact,
             np.minimum(ls, lt) / np.maximum(ls, lt),
@@ -181,8 +182,8 @@ class EdgeFeaturizer:
             # log-probability adds over links
             _log_scaled(pf), _log_scaled(pb), _log_scaled(dice),
             # support from the neighbouring edges (monotone and inverted diagonals)
-            _neighbour_max(pf * pb, 1, 1), _neighbour_max(pf * pb, 1, -1),
-            _neighbour_max(vf * vb, 1, 1),
+            _neighbour_max(pp, 1, 1), _neighbour_max(pp, 1, -1),
+            _neighbour_max(vv, 1, 1),
             # probability that the word is unaligned (NULL) under each IBM model 2
             st["null_fwd"][None, :] * ones, st["null_bwd"][:, None] * ones,
             dist < 0.05, dist < 0.10, dist < 0.20,
@@ -199,28 +200,19 @@ class EdgeFeaturizer:
         dense = self.dense_block(src, tgt).reshape(self._n_dense, m * n)
         if not np.all(np.isfinite(dense)):
             raise ValueError("non-finite edge feature")
-        rows, cols = [], []
+        # lexical indicators, rows counted from the first lexical feature:
+        # src=e (one per source word), then tgt=f, then pair=e|f
+        n_src_top, n_tgt_top = len(self._src_top), len(self._tgt_top)
+        si = np.array([self._src_top.get(w, -1) for w in src])
+        ti = np.array([self._tgt_top.get(w, -1) for w in tgt])
+        row_src = np.broadcast_to(si[:, None], (m, n))
+        row_tgt = np.broadcast_to(n_src_top + ti[None, :], (m, n))
+        row_pair = n_src_top + n_tgt_top + si[:, None] * n_tgt_top + ti[None, :]
+        hit_src = np.broadcast_to(si[:, None] >= 0, (m, n))
+        hit_tgt = np.broadcast_to(ti[None, :] >= 0, (m, n))
         edge = np.arange(m * n).reshape(m, n)
-        si = [self._src_top.get(w, -1) for w in src]
-        ti = [self._tgt_top.get(w, -1) for w in tgt]
-        base_src = self._n_dense
-        base_tgt = base_src + len(self._src_top)
-        base_pair = base_tgt + len(self._tgt_top)
-        for a, idx in enumerate(si):
-            if idx >= 0:
-                rows.extend([base_src + idx] * n)
-                cols.extend(edge[a].tolist())
-        for b, idx in enumerate(ti):
-            if idx >= 0:
-                rows.extend([base_tgt + idx] * m)
-                cols.extend(edge[:, b].tolist())
-        for a, ia in enumerate(si):
-            if ia < 0:
-                continue
-            for b, ib in enumerate(ti):
-                if ib >= 0:
-                    rows.append(base_pair + ia * len(self._tgt_top) + ib)
-                    cols.append(edge[a, b])
-        lex = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(self.n_features, m * n))
-        dense_part = sp.csr_matrix(np.vstack([dense, np.zeros((self.n_features - self._n_dense, m * n))]))
-        return (dense_part + lex).tocsr()
+        rows = np.concatenate([row_src[hit_src], row_tgt[hit_tgt], row_pair[hit_src & hit_tgt]])
+        cols = np.concatenate([edge[hit_src], edge[hit_tgt], edge[hit_src & hit_tgt]])
+        lex = sp.csr_matrix((np.ones(rows.size), (rows, cols)),
+                            shape=(self.n_features - self._n_dense, m * n))
+        return sp.vstack([sp.csr_matrix(dense), lex], format="csr")

@@ -330,13 +330,42 @@ def length_contexts(cond_off, gen_off):
 
 
 @numba.njit(cache=True, nogil=True)
+def _direction_posteriors(t, gen_ids, t_null, w, max_jump, floor):
+    """Model 2 posteriors of one direction: ``t[c, g]`` is the translation probability of
+    generated word ``g`` from conditioning word ``c`` (``C x G``).  Returns ``post`` (C, G),
+    normalised with the NULL posterior ``null`` (G,) over ``c`` for each ``g``."""
+    C, G = t.shape
+    null_b = 2 * max_jump + 1
+    post = np.zeros((C, G), dtype=np.float64)
+    null = np.zeros(G, dtype=np.float64)
+    for g in range(G):
+        x = gen_ids[g]
+        tn = floor
+        if 0 <= x < len(t_null):
+            tn = max(np.float64(t_null[x]), floor)
+        tot = w[null_b] * tn
+        null[g] = tot
+        for c in range(C):
+            v = w[jump_bucket(c + 1, g + 1, C, G, max_jump)] * t[c, g]
+            post[c, g] = v
+            tot += v
+        if tot > 0.0:
+            null[g] /= tot
+            for c in range(C):
+                post[c, g] /= tot
+        else:
+            null[g] = 1.0
+    return post, null
+
+
+@numba.njit(cache=True, nogil=True)
 def _pair_posteriors(e_ids, f_ids, row_ptr, cols, t_fwd, t_bwd, t_null_fwd, t_null_bwd,
                      w_fwd, w_bwd, max_jump, floor):
     m = len(e_ids)
     n = len(f_ids)
     nrows = len(row_ptr) - 1
-    tf = np.empty((m, n), dtype=np.float64)
-    tb = np.empty((m, n), dtype=np.float64)
+    tf = np.empty((m, n), dtype=np.float64)   # t(f_k | e_j): English conditions
+    tb = np.empty((n, m), dtype=np.float64)   # t(e_j | f_k): French conditions
     for j in range(m):
         e = e_ids[j]
         for k in range(n):
@@ -345,50 +374,13 @@ def _pair_posteriors(e_ids, f_ids, row_ptr, cols, t_fwd, t_bwd, t_null_fwd, t_nu
                 p = find_in_row(cols, row_ptr[e], row_ptr[e + 1], f_ids[k])
             if p >= 0:
                 tf[j, k] = max(np.float64(t_fwd[p]), floor)
-                tb[j, k] = max(np.float64(t_bwd[p]), floor)
+                tb[k, j] = max(np.float64(t_bwd[p]), floor)
             else:
                 tf[j, k] = floor
-                tb[j, k] = floor
-    null_b = 2 * max_jump + 1
-    post_f = np.zeros((m, n), dtype=np.float64)
-    null_f = np.zeros(n, dtype=np.float64)
-    for k in range(n):
-        f = f_ids[k]
-        tn = floor
-        if 0 <= f < len(t_null_fwd):
-            tn = max(np.float64(t_null_fwd[f]), floor)
-        tot = w_fwd[null_b] * tn
-        null_f[k] = tot
-        for j in range(m):
-            v = w_fwd[jump_bucket(j + 1, k + 1, m, n, max_jump)] * tf[j, k]
-            post_f[j, k] = v
-            tot += v
-        if tot > 0.0:
-            null_f[k] /= tot
-            for j in range(m):
-                post_f[j, k] /= tot
-        else:
-            null_f[k] = 1.0
-    post_b = np.zeros((m, n), dtype=np.float64)
-    null_b_arr = np.zeros(m, dtype=np.float64)
-    for j in range(m):
-        e = e_ids[j]
-        tn = floor
-        if 0 <= e < len(t_null_bwd):
-            tn = max(np.float64(t_null_bwd[e]), floor)
-        tot = w_bwd[null_b] * tn
-        null_b_arr[j] = tot
-        for k in range(n):
-            v = w_bwd[jump_bucket(k + 1, j + 1, n, m, max_jump)] * tb[j, k]
-            post_b[j, k] = v
-            tot += v
-        if tot > 0.0:
-            null_b_arr[j] /= tot
-            for k in range(n):
-                post_b[j, k] /= tot
-        else:
-            null_b_arr[j] = 1.0
-    return post_f, null_f, post_b, null_b_arr
+                tb[k, j] = floor
+    post_f, null_f = _direction_posteriors(tf, f_ids, t_null_fwd, w_fwd, max_jump, floor)
+    post_bt, null_b = _direction_posteriors(tb, e_ids, t_null_bwd, w_bwd, max_jump, floor)
+    return post_f, null_f, np.ascontiguousarray(post_bt.T), null_b
 
 
 def pair_posteriors(e_ids, f_ids, row_ptr, cols, t_fwd, t_bwd, t_null_fwd, t_null_bwd,

@@ -3,15 +3,10 @@ the way alignment papers show them (source words as rows, target as columns)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import matplotlib.pyplot as plt
+from matplotlib.lines import Line2D
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
-
-from structpred.io import atomic_write  # noqa: E402
+from structpred.plotting import save_figure  # also selects the non-interactive Agg backend
 
 __all__ = ["draw_alignment_grid", "save_alignment_grids"]
 
@@ -65,7 +60,4 @@ def save_alignment_grids(pairs, gold, predicted, indices, path):
                Line2D([], [], marker="o", ls="", color="tab:red", label="predicted")]
     fig.legend(handles=handles, loc="lower right", fontsize="small")
     fig.tight_layout()
-    fmt = Path(path).suffix.lstrip(".").lower() or "png"
-    with atomic_write(path, mode="wb") as fh:
-        fig.savefig(fh, format=fmt, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, dpi=120)

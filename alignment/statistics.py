@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -292,6 +293,19 @@ class AlignmentStatistics:
         _log(verbose, f"statistics: {bitext.report()} ({t_load:.1f}s)")
         stats = cls.fit(bitext.src, bitext.tgt, verbose=verbose, **kw)
         stats.timings_ = {"load": t_load, **stats.timings_}
+        return stats
+
+    @classmethod
+    def load_or_fit(cls, cache, src_path, tgt_path, max_pairs=None, verbose=True, **kw):
+        """Read the statistics cached in ``cache`` if it exists; otherwise
+        :meth:`fit_files` and write them there (``cache=None``: no caching)."""
+        if cache is not None and Path(cache).exists():
+            _log(verbose, f"statistics: reading {cache}")
+            return cls.load(cache)
+        stats = cls.fit_files(src_path, tgt_path, max_pairs=max_pairs, verbose=verbose, **kw)
+        if cache is not None:
+            Path(cache).parent.mkdir(parents=True, exist_ok=True)
+            stats.save(cache)
         return stats
 
     # ------------------------------------------------------------------ queries

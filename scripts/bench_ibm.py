@@ -16,7 +16,6 @@ Example::
 from __future__ import annotations
 
 import argparse
-import gzip
 import os
 import sys
 import tempfile
@@ -26,48 +25,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from alignment.corpus import read_tokenized  # noqa: E402
+from alignment.aer import score_alignments  # noqa: E402
+from alignment.formats import read_naacl, read_parallel  # noqa: E402
 from alignment.statistics import AlignmentStatistics  # noqa: E402
-
-TRIAL_LINES = 37      # bitext lines 1-37: trial sentences
-TEST_LINES = 447      # bitext lines 38-484: test sentences
-
-
-def read_gold(path):
-    """NAACL gold: ``{sentence (1-based): (sure set, possible set)}`` of 0-based links."""
-    gold = {}
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            f = line.split()
-            if not f:
-                continue
-            s, j, k = int(f[0]), int(f[1]), int(f[2])
-            label = f[3] if len(f) > 3 else "S"
-            sure, poss = gold.setdefault(s, (set(), set()))
-            if j == 0 or k == 0:          # NULL links are not scored
-                continue
-            poss.add((j - 1, k - 1))
-            if label == "S":
-                sure.add((j - 1, k - 1))
-    return gold
-
-
-def aer(predicted, gold):
-    """Micro-averaged (precision, recall, AER) in percent (Och & Ney 2003)."""
-    a = s = hs = hp = 0
-    for pred, (sure, poss) in zip(predicted, gold):
-        a += len(pred)
-        s += len(sure)
-        hs += len(pred & sure)
-        hp += len(pred & poss)
-    prec = hp / a if a else 1.0
-    rec = hs / s if s else 1.0
-    return 100 * prec, 100 * rec, 100 * (1 - (hs + hp) / (a + s))
 
 
 def links(mat):
-    return set(zip(*(x.tolist() for x in mat.nonzero())))
+    return frozenset(zip(*(x.tolist() for x in mat.nonzero())))
 
 
 def main(argv=None):
@@ -103,14 +67,11 @@ def main(argv=None):
         AlignmentStatistics.load(path)
         t_load_npz = time.perf_counter() - t0
 
-    n_gold = TRIAL_LINES + TEST_LINES
-    en = read_tokenized(src, max_lines=n_gold)[TRIAL_LINES:]
-    fr = read_tokenized(tgt, max_lines=n_gold)[TRIAL_LINES:]
-    gold_map = read_gold(data / "test.naacl.gz")
-    gold = [gold_map.get(i + 1, (set(), set())) for i in range(TEST_LINES)]
+    test = read_parallel(data / "test.en.gz", data / "test.fr.gz")  # = bitext lines 38-484
+    gold = read_naacl(data / "test.naacl.gz", test)
     t0 = time.perf_counter()
     preds = {"fwd": [], "bwd": [], "intersection": [], "union": []}
-    for e, f in zip(en, fr):
+    for e, f in test:
         st = stats.pair_statistics(e, f)
         vf, vb = links(st["vit_fwd"]), links(st["vit_bwd"])
         preds["fwd"].append(vf)
@@ -132,7 +93,7 @@ def main(argv=None):
             (f"EM, both directions (wall, jobs={args.jobs})", tm["em"]),
             ("prune + pack tables", tm["compact"]), ("fit total", t_fit),
             ("save (savez_compressed)", t_save), ("load", t_load_npz),
-            (f"pair_statistics x {TEST_LINES}", t_eval), ("TOTAL", total)]
+            (f"pair_statistics x {len(test)}", t_eval), ("TOTAL", total)]
     for name, sec in rows:
         print(f"  {name:<40s} {sec:8.1f} s")
     print(f"saved size: {size / 1e6:.1f} MB ({len(stats.t_cols)} translation pairs, "
@@ -140,10 +101,11 @@ def main(argv=None):
     for k in ("ibm1_fwd", "ibm2_fwd", "ibm1_bwd", "ibm2_bwd"):
         ll = stats.log_likelihood_[k]
         print(f"  log-likelihood {k}: " + " ".join(f"{x:.4e}" for x in ll))
-    print(f"IBM2 Viterbi on the {TEST_LINES} test sentences:   precision  recall    AER")
+    print(f"IBM2 Viterbi on the {len(test)} test sentences:   precision  recall    AER")
     for name, pred in preds.items():
-        p, r, a = aer(pred, gold)
-        print(f"  {name:<14s}                            {p:6.1f}  {r:6.1f}  {a:6.1f}")
+        sc = score_alignments(pred, gold)
+        print(f"  {name:<14s}                            {100 * sc.precision:6.1f}  "
+              f"{100 * sc.recall:6.1f}  {100 * sc.aer:6.1f}")
     return 0
 
 

@@ -18,11 +18,15 @@ def _log(args, msg):
         print(msg, file=sys.stderr, flush=True)
 
 
+def _gold_format(path, fmt):
+    """``fmt``, or guessed from the file name: ``*.naacl[.gz]`` is NAACL, anything else Pharaoh."""
+    return fmt or ("naacl" if ".naacl" in Path(path).name else "pharaoh")
+
+
 def _read_gold(path, fmt, pairs):
     from alignment.formats import read_naacl, read_pharaoh
 
-    if fmt is None:
-        fmt = "naacl" if ".naacl" in Path(path).name else "pharaoh"
+    fmt = _gold_format(path, fmt)
     return read_naacl(path, pairs) if fmt == "naacl" else read_pharaoh(path, pairs)
 
 
@@ -41,18 +45,10 @@ def _wrap_format_errors(func):
 def _statistics(args):
     from alignment.statistics import AlignmentStatistics
 
-    if args.stats and Path(args.stats).exists():
-        _log(args, f"reading statistics from {args.stats}")
-        return AlignmentStatistics.load(args.stats)
-    if not (args.bitext_src and args.bitext_tgt):
+    if not (args.stats and Path(args.stats).exists()) and not (args.bitext_src and args.bitext_tgt):
         raise UserError("need --bitext-src and --bitext-tgt (or an existing --stats file)")
-    _log(args, "computing Dice and IBM Model 1/2 statistics on "
-         f"{'all' if args.bitext_pairs is None else args.bitext_pairs} bitext pairs")
-    stats = AlignmentStatistics.fit_files(args.bitext_src, args.bitext_tgt,
-                                          max_pairs=args.bitext_pairs, verbose=not args.quiet)
-    if args.stats:
-        stats.save(args.stats)
-    return stats
+    return AlignmentStatistics.load_or_fit(args.stats, args.bitext_src, args.bitext_tgt,
+                                           max_pairs=args.bitext_pairs, verbose=not args.quiet)
 
 
 @_wrap_format_errors
@@ -150,7 +146,7 @@ def aer(args):
     from alignment.formats import read_parallel, read_pharaoh
 
     pairs = read_parallel(args.src, args.tgt) if (args.src and args.tgt) else None
-    fmt = args.gold_format or ("naacl" if ".naacl" in Path(args.gold).name else "pharaoh")
+    fmt = _gold_format(args.gold, args.gold_format)
     if fmt == "naacl" and pairs is None:
         raise UserError("NAACL gold needs --src and --tgt (to check positions)")
     gold = _read_gold(args.gold, fmt, pairs)

@@ -106,10 +106,9 @@ def dual_extragradient(examples, W=None, n_iter=100, eta=None, monitor=None,
             s_z[i] = s_z[i] + ex.loss_augmented_scores(u_w)
             ubar_z[i] = (t * ubar_z[i] + u_z[i]) / (t + 1)
         ubar_w = (t * ubar_w + u_w) / (t + 1)
-        if monitor.wants(t, t == n_iter - 1):
-            status = monitor.record(t, ubar_w, examples)
-            if status:
-                break
+        status = monitor.after_iteration(t, n_iter, ubar_w, examples)
+        if status:
+            break
     return monitor.result(ubar_w, t + 1, status,
                           info={"eta": eta, "lipschitz": L, "u_bar_z": ubar_z})
 
@@ -180,8 +179,7 @@ def dual_extragradient_streaming(examples, W=None, n_iter=100, eta=None, monitor
         s_w = s_w - q_w
         u_w = W.prox(v_w, -r_w, eta)
         ubar_w = (t * ubar_w + u_w) / (t + 1)
-        if monitor.wants(t, t == n_iter - 1):
-            status = monitor.record(t, ubar_w, examples)
-            if status:
-                break
+        status = monitor.after_iteration(t, n_iter, ubar_w, examples)
+        if status:
+            break
     return monitor.result(ubar_w, t + 1, status, info={"eta": eta, "lipschitz": L})

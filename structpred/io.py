@@ -64,13 +64,16 @@ def _is_gzip(path):
         return fh.read(2) == _GZIP_MAGIC
 
 
+def _open_file_binary(path):
+    """Open a file for binary reading, decompressing gzip data (detected by its magic bytes)."""
+    return gzip.open(path, "rb") if _is_gzip(path) else open(path, "rb")
+
+
 def _open_binary(path):
-    """Open ``path`` for binary reading, decompressing gzip data (detected by its magic bytes)."""
+    """Like :func:`_open_file_binary`; ``"-"`` gives standard input (left open on exit)."""
     if _is_stdio(path):
         return contextlib.nullcontext(sys.stdin.buffer)
-    if _is_gzip(path):
-        return gzip.open(path, "rb")
-    return open(path, "rb")
+    return _open_file_binary(path)
 
 
 def open_text(path, errors="strict"):
@@ -91,10 +94,8 @@ def open_text(path, errors="strict"):
         standard input leaves standard input open.
     """
     if _is_stdio(path):
-        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors=errors,
-                                closefd=False) if False else _StdinText(errors)
-    binary = gzip.open(path, "rb") if _is_gzip(path) else open(path, "rb")
-    return io.TextIOWrapper(binary, encoding="utf-8", errors=errors)
+        return _StdinText(errors)
+    return io.TextIOWrapper(_open_file_binary(path), encoding="utf-8", errors=errors)
 
 
 class _StdinText(io.TextIOWrapper):

@@ -885,6 +885,22 @@ def _primal_from_dual(zp, alpha, beta):
 
 
 @nb.njit(cache=True)
+def _sums_above(zp, a, s, c):
+    """For each active column ``k`` (``a[k] >= 0``): the sum ``s[k]`` and number
+    ``c[k]`` of its entries above the threshold ``a[k]`` (row-major, branch-free)."""
+    m, n = zp.shape
+    for k in range(n):
+        s[k] = 0.0
+        c[k] = 0.0
+    for j in range(m):
+        for k in range(n):
+            v = zp[j, k]
+            w = v > a[k] and a[k] >= 0.0
+            s[k] += v if w else 0.0
+            c[k] += 1.0 if w else 0.0
+
+
+@nb.njit(cache=True)
 def _column_thresholds(zp, beta):
     """Column-only projection: ``beta_k`` = threshold of column k with
     alpha = 0 (Michelot's iteration for all columns at once, in row-major
@@ -917,29 +933,14 @@ def _column_thresholds(zp, beta):
             active += 1
     if active == 0:
         return scale, True
-    for k in range(n):
-        s[k] = 0.0
-        c[k] = 0.0
-    for j in range(m):
-        for k in range(n):
-            v = zp[j, k]
-            w = v > a[k] and a[k] >= 0.0
-            s[k] += v if w else 0.0
-            c[k] += 1.0 if w else 0.0
+    _sums_above(zp, a, s, c)
     s2 = np.empty(n)
     c2 = np.empty(n)
     for _ in range(m + 2):
         for k in range(n):
             if a[k] >= 0.0:
                 a[k] = max((s[k] - 1.0) / c[k], 0.0)
-            s2[k] = 0.0
-            c2[k] = 0.0
-        for j in range(m):
-            for k in range(n):
-                v = zp[j, k]
-                w = v > a[k] and a[k] >= 0.0
-                s2[k] += v if w else 0.0
-                c2[k] += 1.0 if w else 0.0
+        _sums_above(zp, a, s2, c2)
         active = 0
         for k in range(n):
             if a[k] >= 0.0:

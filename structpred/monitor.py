@@ -113,6 +113,12 @@ class Monitor:
     def wants(self, t, last):
         return last or (t % self.every == 0)
 
+    def after_iteration(self, t, n_iter, w, examples):
+        """Record iteration ``t`` of ``n_iter`` if it is due; return the stop status."""
+        if not self.wants(t, t == n_iter - 1):
+            return 0
+        return self.record(t, w, examples)
+
     def record(self, t, w, examples):
         """Record iteration ``t`` at parameters ``w``; return a stop status (0, 1 or 2)."""
         rec = {"iteration": t, "time": time.perf_counter() - self._t0,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -9,7 +11,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from .io import atomic_write  # noqa: E402
 
-__all__ = ["plot_histories"]
+__all__ = ["plot_histories", "save_figure"]
+
+
+def save_figure(fig, path, dpi=100):
+    """Write ``fig`` atomically to ``path`` in the format of its suffix (png, pdf, svg, ...)."""
+    fmt = Path(path).suffix.lstrip(".").lower() or "png"
+    with atomic_write(path, mode="wb") as fh:
+        fig.savefig(fh, format=fmt, dpi=dpi)
+    plt.close(fig)
 
 
 def plot_histories(histories, path, title=None):
@@ -35,7 +45,4 @@ def plot_histories(histories, path, title=None):
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    fmt = str(path).rsplit(".", 1)[-1].lower() if "." in str(path) else "png"
-    with atomic_write(path, mode="wb") as fh:
-        fig.savefig(fh, format=fmt, dpi=100)
-    plt.close(fig)
+    save_figure(fig, path)

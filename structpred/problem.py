@@ -131,15 +131,20 @@ class StructuredExample:
         """Exact loss-augmented inference ``argmax_z (F_i'w + c_i)'z`` (eq. 2.9)."""
         return self.decode_scores(self.loss_augmented_scores(w))
 
-    def hinge_loss(self, w):
-        """Structured hinge loss of this example (one term of eq. 2.21).
+    def hinge_and_argmax(self, w):
+        """Structured hinge loss (one term of eq. 2.21) and the loss-augmented argmax.
 
         ``max_y [w'f_i(y) + l_i(y)] - w'f_i(y_i) = d_i + max_z (F_i'w+c_i)'z - w'f_i(y_i)``.
         It is non-negative, and zero when the target wins by the loss margin.
+        Returns ``(hinge, z*)``, so subgradient methods need one inference, not two.
         """
         s = self.loss_augmented_scores(w)
         z = self.decode_scores(s)
-        return self.d + float(s @ z) - float(w @ self.target_features)
+        return self.d + float(s @ z) - float(w @ self.target_features), z
+
+    def hinge_loss(self, w):
+        """Structured hinge loss of this example (one term of eq. 2.21)."""
+        return self.hinge_and_argmax(w)[0]
 
     def loss(self, z):
         """Weighted Hamming loss ``d_i + c_i' z`` of an encoding."""

@@ -45,10 +45,9 @@ def averaged_projected_gradient(examples, W=None, n_iter=100, eta=None, monitor=
         z = [ex.project(zi + eta * ex.loss_augmented_scores(w)) for ex, zi in zip(examples, z)]
         w = W.project(w - eta * grad_w)
         wbar = (t * wbar + w) / (t + 1)
-        if monitor.wants(t, t == n_iter - 1):
-            status = monitor.record(t, wbar, examples)
-            if status:
-                break
+        status = monitor.after_iteration(t, n_iter, wbar, examples)
+        if status:
+            break
     return monitor.result(wbar, t + 1, status, info={"eta": eta, "lipschitz": L})
 
 
@@ -78,10 +77,9 @@ def averaged_perceptron(examples, n_epochs=10, learning_rate=1.0, W=None, monito
             w = W.project(w + learning_rate * (ex.target_features - ex.features_of(z_hat)))
             wsum += w
             steps += 1
-        if monitor.wants(t, t == n_epochs - 1):
-            status = monitor.record(t, wsum / steps, examples)
-            if status:
-                break
+        status = monitor.after_iteration(t, n_epochs, wsum / steps, examples)
+        if status:
+            break
     return monitor.result(wsum / max(steps, 1), t + 1, status, info={"steps": steps})
 
 
@@ -107,17 +105,15 @@ def subgradient_method(examples, regularization=1e-3, n_iter=100, step0=None, W=
         g = regularization * w
         obj = 0.5 * regularization * float(w @ w)
         for ex in examples:
-            s = ex.loss_augmented_scores(w)
-            z = ex.decode_scores(s)
-            obj += ex.d + float(s @ z) - float(w @ ex.target_features)
+            hinge, z = ex.hinge_and_argmax(w)
+            obj += hinge
             g = g + ex.features_of(z) - ex.target_features
         objective.append(obj)
         if obj < best_obj:
             best_obj, best_w = obj, w.copy()
         w = W.project(w - step0 / np.sqrt(t + 1) * g)
-        if monitor.wants(t, t == n_iter - 1):
-            status = monitor.record(t, best_w, examples)
-            if status:
-                break
+        status = monitor.after_iteration(t, n_iter, best_w, examples)
+        if status:
+            break
     return monitor.result(best_w, t + 1, status,
                           info={"objective": objective, "best_objective": best_obj})

@@ -35,14 +35,14 @@ def _seed(seed):
 
 
 @nb.njit(cache=True)
-def _draw(p, total):
-    u = np.random.random() * total
-    acc = 0.0
-    for k in range(p.size - 1):
-        acc += p[k]
-        if u < acc:
-            return k
-    return p.size - 1
+def _draw_cumulative(cum):
+    """Index drawn with probability proportional to the increments of ``cum``
+    (the running sums of the unnormalised weights)."""
+    u = np.random.random() * cum[cum.size - 1]
+    k = 0
+    while k < cum.size - 1 and cum[k] <= u:
+        k += 1
+    return k
 
 
 @nb.njit(cache=True)
@@ -83,10 +83,7 @@ def gibbs_sweep(words, docs, z, ndk, nwk, nk, alpha, beta):
         for t in range(n_topics):
             total += (ndk[d, t] + alpha) * (nwk[w, t] + beta) * inv[t]
             p[t] = total
-        u = np.random.random() * total
-        k = 0
-        while k < n_topics - 1 and p[k] <= u:
-            k += 1
+        k = _draw_cumulative(p)
         z[i] = k
         ndk[d, k] += 1
         nwk[w, k] += 1
@@ -104,9 +101,9 @@ def fold_in_sweep(words, docs, z, ndk, phi, alpha):
         ndk[d, k] -= 1
         total = 0.0
         for t in range(n_topics):
-            p[t] = (ndk[d, t] + alpha) * phi[t, w]
-            total += p[t]
-        k = _draw(p, total)
+            total += (ndk[d, t] + alpha) * phi[t, w]
+            p[t] = total
+        k = _draw_cumulative(p)
         z[i] = k
         ndk[d, k] += 1
 
