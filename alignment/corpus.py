@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-from structpred.io import open_text
+from structpred.io import FormatError, open_text
 
 __all__ = [
     "NULL_ID",
@@ -432,7 +432,10 @@ def load_bitext(src_path, tgt_path, max_pairs=None, max_len=None, max_ratio=None
         src_lines = list(itertools.islice(fs, skip_first, stop))
         tgt_lines = list(itertools.islice(ft, skip_first, stop))
     if len(src_lines) != len(tgt_lines):
-        raise ValueError(f"line counts differ: {len(src_lines)} vs {len(tgt_lines)}")
+        longer, short_n = ((src_path, len(tgt_lines)) if len(src_lines) > len(tgt_lines)
+                           else (tgt_path, len(src_lines)))
+        raise FormatError(longer, skip_first + short_n + 1,
+                          f"line counts differ: {len(src_lines)} vs {len(tgt_lines)}")
     src = [ln.split() for ln in src_lines]
     tgt = [ln.split() for ln in tgt_lines]
     del src_lines, tgt_lines

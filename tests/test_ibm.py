@@ -331,3 +331,15 @@ def test_unknown_words_and_empty_sentences(hansards_2000):
     assert stats.pair_statistics(["the"], [])["dice"].shape == (1, 0)
     with pytest.raises(ValueError):
         stats.most_frequent("fr", 3)
+
+
+def test_bitext_line_count_mismatch_names_file_and_line(tmp_path):
+    from alignment.corpus import load_bitext
+    from structpred.io import FormatError
+
+    src, tgt = tmp_path / "b.en", tmp_path / "b.fr"
+    src.write_text("a b\nc\nd e\n")
+    tgt.write_text("x\ny\n")
+    with pytest.raises(FormatError, match="line counts differ") as ei:
+        load_bitext(src, tgt)
+    assert ei.value.path == str(src) and ei.value.line == 3
