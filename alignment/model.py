@@ -1,14 +1,23 @@
-"""Model M: word alignment as max-weight bipartite matching (thesis secs. 2.2.3, 3.2).
+"""Discriminative word alignment: models M, M+F, M+Q and M+F+Q (thesis secs. 2.2.3, 3.2).
+
+* M: maximum-weight bipartite matching (eq. 3.1);
+* M+F: fertility up to ``D`` with learned, monotone penalties (eq. 3.2);
+* M+Q: bonuses for pairs of adjacent edges, a quadratic assignment (eq. 3.3);
+* M+F+Q: both.
 
 The *model* lives here (features, gold encoding, loss, decoding into
-links); the *learners* are the problem-agnostic solvers of :mod:`structpred`.
+links); the *learners* are the problem-agnostic solvers of :mod:`structpred`,
+and the polytopes, projections and decoders are in
+:mod:`structpred.matching`, :mod:`structpred.fertility` and :mod:`structpred.qap`.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import numpy as np
+import scipy.sparse as sp
 
 from structpred.base import ParamsMixin
 from structpred.io import atomic_write
@@ -16,14 +25,42 @@ from structpred.matching import decode_matching
 from structpred.monitor import Monitor
 from structpred.parameter_set import L2Ball
 from structpred.problem import MatchingExample
+from structpred.qap import DECODERS, ExtendedMatchingExample, adjacent_pairs
 
 from .aer import score_alignments
 from .features import EdgeFeaturizer
 from .formats import Alignment
+from .interactions import InteractionStatistics, NodeFeaturizer, PairFeaturizer
 
-__all__ = ["MatchingAligner", "gold_matching", "LEARNERS"]
+__all__ = ["MatchingAligner", "gold_matching", "gold_fertility_matching", "LEARNERS",
+           "MODELS", "model_name"]
+
+#: model name -> (max_fertility, interactions)
+MODELS = {"M": (1, False), "M+F": (2, False), "M+Q": (1, True), "M+F+Q": (2, True)}
+
+
+def model_name(max_fertility, interactions):
+    """``"M"``, ``"M+F"``, ``"M+Q"`` or ``"M+F+Q"`` (``"M+F3"`` etc. for ``D > 2``)."""
+    name = "M"
+    if max_fertility > 1:
+        name += "+F" if max_fertility == 2 else f"+F{max_fertility}"
+    return name + ("+Q" if interactions else "")
+
 
 LEARNERS = ("dual-extragradient", "projected-gradient", "perceptron", "subgradient")
+
+
+def _gold_weights(alignment, shape, target):
+    """Sure links weigh 1, possible ones 0.01 with ``target="sure+possible"``, others 0."""
+    w = np.zeros(shape)
+    if target == "sure+possible":
+        for j, k in alignment.possible:
+            w[j, k] = 0.01
+    elif target != "sure":
+        raise ValueError(f"unknown target {target!r}")
+    for j, k in alignment.sure:
+        w[j, k] = 1.0
+    return w
 
 
 def gold_matching(alignment, shape, target="sure"):
@@ -34,16 +71,26 @@ def gold_matching(alignment, shape, target="sure"):
     ``Z_i``.  We take a maximum matching of the sure links (``target="sure"``),
     or of sure links first and possible links second (``"sure+possible"``).
     """
+    return decode_matching(_gold_weights(alignment, shape, target)).astype(np.float64)
+
+
+def gold_fertility_matching(alignment, shape, max_fertility, target="sure"):
+    """The target of the fertility models: as many gold links as fertility ``D`` allows.
+
+    A maximum-weight subgraph with degrees at most ``D`` (weights as in
+    :func:`gold_matching`), found with the M+F flow of fig. 3.1(b) and small
+    increasing fertility penalties, so that among equally large targets the
+    one with the lowest fertilities is taken.
+    """
+    from structpred.fertility import decode_fertility_matching
+
+    if max_fertility == 1:
+        return gold_matching(alignment, shape, target)
     m, n = shape
-    w = np.zeros(shape)
-    if target == "sure+possible":
-        for j, k in alignment.possible:
-            w[j, k] = 0.01
-    elif target != "sure":
-        raise ValueError(f"unknown target {target!r}")
-    for j, k in alignment.sure:
-        w[j, k] = 1.0
-    return decode_matching(w).astype(np.float64)
+    pen = 1e-4 * np.arange(1, max_fertility)[:, None]
+    y, _, _ = decode_fertility_matching(_gold_weights(alignment, shape, target),
+                                        np.repeat(pen, m, 1), np.repeat(pen, n, 1))
+    return y.astype(np.float64)
 
 
 def _matrix_to_alignment(z):
@@ -52,10 +99,19 @@ def _matrix_to_alignment(z):
 
 
 class MatchingAligner(ParamsMixin):
-    """Discriminative matching word aligner (model M), scikit-learn style.
+    """Discriminative word aligner (models M, M+F, M+Q, M+F+Q), scikit-learn style.
 
     Parameters
     ----------
+    max_fertility : int
+        ``D`` of eq. 3.2: 1 is model M, 2 adds fertility-2 arcs (M+F).
+    interactions : bool
+        Add the first-order pair variables of eq. 3.3 (M+Q, M+F+Q).  Training
+        then uses the LP relaxation (eq. 3.6), projected with OSQP.
+    decoder : {"ortools", "pulp", "lp"}
+        How QAP models decode: exact ILP with OR-Tools (SCIP) or PuLP (CBC),
+        or the LP relaxation rounded at 1/2.  Models without interactions
+        always decode with the min-cost flow.
     cost_pos, cost_neg : float
         Weighted Hamming loss: cost of a false positive (``c+``) and of a
         false negative (``c-``), eq. 2.10.
@@ -84,10 +140,14 @@ class MatchingAligner(ParamsMixin):
     verbose : bool
     """
 
-    def __init__(self, cost_pos=1.0, cost_neg=3.0, possible_cost=None, target="sure",
+    def __init__(self, max_fertility=1, interactions=False, decoder="ortools", cost_pos=1.0,
+                 cost_neg=3.0, possible_cost=None, target="sure",
                  learner="dual-extragradient", n_iter=200, radius=np.inf, learning_rate=None,
                  regularization=1e-3, validate_every=10, n_frequent=10, random_state=0,
                  verbose=False):
+        self.max_fertility = max_fertility
+        self.interactions = interactions
+        self.decoder = decoder
         self.cost_pos = cost_pos
         self.cost_neg = cost_neg
         self.possible_cost = possible_cost
@@ -102,20 +162,105 @@ class MatchingAligner(ParamsMixin):
         self.random_state = random_state
         self.verbose = verbose
 
-    # ------------------------------------------------------------ examples
-    def _example(self, featurizer, src, tgt, gold):
+    # ------------------------------------------------------------ structure
+    @property
+    def model_name(self):
+        return model_name(self.max_fertility, self.interactions)
+
+    @property
+    def _extended(self):
+        return self.max_fertility > 1 or self.interactions
+
+    def _structure(self, src, tgt):
+        """Feature matrix ``F`` (features x variables) and the pair set of one sentence pair.
+
+        Variables: ``[edges (m*n), src fertility ((D-1)*m), tgt fertility
+        ((D-1)*n), pairs (P)]``; feature rows: ``[edge, node, pair]``.  The
+        fertility columns hold ``-f(j, d)``: their score is minus the penalty.
+        """
+        F_edge = self.featurizer_.transform(src, tgt)
+        if not self._extended:
+            return F_edge, None, None
+        m, n = len(src), len(tgt)
+        D = self.max_fertility
+        n_fert = (D - 1) * (m + n)
+        if self.interactions:
+            pairs, pattern = adjacent_pairs(m, n, one_to_two=D > 1)
+        else:
+            pairs, pattern = np.zeros((0, 2), np.int64), np.zeros(0, np.int64)
+        blocks = [[F_edge, sp.csr_matrix((F_edge.shape[0], n_fert + len(pairs)))]]
+        if D > 1:
+            Fn = self.node_featurizer_.transform(src, tgt)
+            blocks.append([sp.csr_matrix((Fn.shape[0], m * n)), -Fn,
+                           sp.csr_matrix((Fn.shape[0], len(pairs)))])
+        if self.interactions:
+            Fp = self.pair_featurizer_.transform(src, tgt, pairs, pattern)
+            blocks.append([sp.csr_matrix((Fp.shape[0], m * n + n_fert)), Fp])
+        F = sp.vstack([sp.hstack(b) for b in blocks], format="csr")
+        return F, pairs, pattern
+
+    def _make_example(self, F, pairs, shape, y, cost_pos, decoder):
+        if not self._extended:
+            return MatchingExample(F=F, z_gold=y.ravel(), cost_pos=cost_pos,
+                                   cost_neg=float(self.cost_neg), shape=shape)
+        from structpred.fertility import fertility_indicators
+
+        D = self.max_fertility
+        fs, ft = fertility_indicators(y, D)
+        flat = y.ravel()
+        pv = flat[pairs[:, 0]] * flat[pairs[:, 1]] if len(pairs) else np.zeros(0)
+        z = np.concatenate([flat, fs.ravel(), ft.ravel(), pv])
+        n_other = z.size - flat.size
+        cp = np.concatenate([np.broadcast_to(cost_pos, flat.shape), np.zeros(n_other)])
+        cn = np.concatenate([np.full(flat.size, float(self.cost_neg)), np.zeros(n_other)])
+        return ExtendedMatchingExample(F=F, z_gold=z, cost_pos=cp, cost_neg=cn, shape=shape,
+                                       max_fertility=D, pairs=pairs, decoder=decoder)
+
+    def _example(self, src, tgt, gold):
         shape = (len(src), len(tgt))
-        z = gold_matching(gold, shape, self.target).ravel()
-        cost_pos = np.full(z.size, float(self.cost_pos))
+        y = gold_fertility_matching(gold, shape, self.max_fertility, self.target)
+        cost_pos = np.full(y.size, float(self.cost_pos))
         if self.possible_cost is not None:
             poss = np.zeros(shape, dtype=bool)
             for j, k in gold.possible:
                 poss[j, k] = True
-            cost_pos[poss.ravel() & (z == 0)] = float(self.possible_cost)
-        return MatchingExample(F=featurizer.transform(src, tgt), z_gold=z, cost_pos=cost_pos,
-                               cost_neg=float(self.cost_neg), shape=shape)
+            cost_pos[poss.ravel() & (y.ravel() == 0)] = float(self.possible_cost)
+        F, pairs, _ = self._structure(src, tgt)
+        # training works on the LP relaxation (eq. 3.6): loss-augmented
+        # inference for the hinge is the relaxed LP
+        return self._make_example(F, pairs, shape, y, cost_pos, decoder="lp")
 
-    def fit(self, pairs, gold, stats, valid_pairs=None, valid_gold=None):
+    def _featurizers(self, stats, interaction_stats, pairs, gold):
+        self.featurizer_ = EdgeFeaturizer(stats, n_frequent=self.n_frequent)
+        names = list(self.featurizer_.feature_names)
+        if self._extended and interaction_stats is None:
+            raise ValueError(f"model {self.model_name} needs interaction_stats "
+                             "(alignment.interactions.InteractionStatistics of the bitext)")
+        self.interaction_stats_ = interaction_stats if self._extended else None
+        if self.max_fertility > 1:
+            if pairs is not None:
+                # lexical fertility cue of sec. 3.4.1.2 from the training gold
+                multi_src, multi_tgt = set(), set()
+                for (s, t), g in zip(pairs, gold):
+                    ds, dt = Counter(j for j, _ in g.sure), Counter(k for _, k in g.sure)
+                    multi_src.update(s[j] for j, c in ds.items() if c >= 2)
+                    multi_tgt.update(t[k] for k, c in dt.items() if c >= 2)
+                self.fertility_lexicon_ = {
+                    "multi_src": sorted(multi_src), "multi_tgt": sorted(multi_tgt),
+                    "src_counts": dict(Counter(w for s, _ in pairs for w in s)),
+                    "tgt_counts": dict(Counter(w for _, t in pairs for w in t))}
+            lex = self.fertility_lexicon_
+            self.node_featurizer_ = NodeFeaturizer(
+                stats, interaction_stats, self.max_fertility, lex["multi_src"], lex["multi_tgt"],
+                lex["src_counts"], lex["tgt_counts"])
+            names += self.node_featurizer_.feature_names
+        if self.interactions:
+            self.pair_featurizer_ = PairFeaturizer(stats, interaction_stats)
+            names += self.pair_featurizer_.feature_names
+        self.n_edge_features_ = self.featurizer_.n_features
+        return names
+
+    def fit(self, pairs, gold, stats, valid_pairs=None, valid_gold=None, interaction_stats=None):
         """Train on sentence pairs with gold alignments.
 
         Parameters
@@ -125,6 +270,8 @@ class MatchingAligner(ParamsMixin):
         stats : :class:`~alignment.statistics.AlignmentStatistics`
         valid_pairs, valid_gold : optional validation set; the parameters with
             the best validation AER along the path are kept (sec. 2.6).
+        interaction_stats : :class:`~alignment.interactions.InteractionStatistics`
+            Needed by the fertility and interaction models.
         """
         from structpred.dual_extragradient import dual_extragradient_streaming
         from structpred.reference_learners import (averaged_perceptron,
@@ -136,23 +283,24 @@ class MatchingAligner(ParamsMixin):
             raise ValueError("no training sentences")
         if self.learner not in LEARNERS:
             raise ValueError(f"learner must be one of {LEARNERS}, got {self.learner!r}")
-        featurizer = EdgeFeaturizer(stats, n_frequent=self.n_frequent)
+        if self.decoder not in DECODERS:
+            raise ValueError(f"decoder must be one of {DECODERS}, got {self.decoder!r}")
+        if int(self.max_fertility) < 1:
+            raise ValueError("max_fertility must be >= 1")
         self.stats_ = stats
-        self.featurizer_ = featurizer
-        self.feature_names_ = list(featurizer.feature_names)
-        examples = [self._example(featurizer, s, t, g) for (s, t), g in zip(pairs, gold)]
+        self.feature_names_ = self._featurizers(stats, interaction_stats, pairs, gold)
+        examples = [self._example(s, t, g) for (s, t), g in zip(pairs, gold)]
         validation = None
         if valid_pairs is not None:
-            valid_F = [featurizer.transform(s, t) for s, t in valid_pairs]
-            shapes = [(len(s), len(t)) for s, t in valid_pairs]
+            valid = [(self._structure(s, t)[:2], (len(s), len(t))) for s, t in valid_pairs]
 
             def validation(w):
-                pred = [_matrix_to_alignment(decode_matching(np.reshape(F.T @ w, sh)))
-                        for F, sh in zip(valid_F, shapes)]
+                pred = [_matrix_to_alignment(self._decode(F, pr, sh, w)) for (F, pr), sh in valid]
                 return score_alignments(pred, valid_gold).aer
 
         monitor = Monitor(every=self.validate_every, hinge=True, validation=validation)
-        W = L2Ball(radius=self.radius)
+        nonneg = np.arange(self.n_edge_features_, len(self.feature_names_))
+        W = L2Ball(radius=self.radius, nonneg=nonneg)
         common = dict(monitor=monitor, verbose=self.verbose)
         if self.learner == "dual-extragradient":
             res = dual_extragradient_streaming(examples, W, n_iter=self.n_iter, eta=self.learning_rate,
@@ -169,23 +317,37 @@ class MatchingAligner(ParamsMixin):
                                      n_iter=self.n_iter, step0=self.learning_rate, W=W,
                                      random_state=self.random_state, **common)
         self.result_ = res
-        self.coef_ = res.w
+        self.coef_ = W.project(res.w)
         return self
 
     # ------------------------------------------------------------- predict
     def _check_fitted(self):
         if not hasattr(self, "coef_"):
-            raise RuntimeError("this MatchingAligner is not fitted yet")
+            raise RuntimeError(f"this {type(self).__name__} is not fitted yet")
+
+    def _decode(self, F, pairs, shape, w, decoder=None):
+        s = np.asarray(F.T @ w).ravel()
+        if not self._extended:
+            return decode_matching(np.reshape(s, shape))
+        ex = self._make_example(F, pairs, shape, np.zeros(shape), 1.0, decoder or self.decoder)
+        return ex.decode_edges(s)
 
     def edge_scores(self, src, tgt):
         """Edge scores ``w' f(x_jk)`` as an ``(m, n)`` matrix."""
         self._check_fitted()
         F = self.featurizer_.transform(src, tgt)
-        return np.reshape(F.T @ self.coef_, (len(src), len(tgt)))
+        return np.reshape(F.T @ self.coef_[: self.n_edge_features_], (len(src), len(tgt)))
 
-    def predict(self, pairs):
-        """Max-weight matching of each pair; returns a list of Alignments."""
-        return [_matrix_to_alignment(decode_matching(self.edge_scores(s, t))) for s, t in pairs]
+    def predict_matrix(self, src, tgt, decoder=None):
+        """The predicted 0/1 ``(m, n)`` link matrix of one sentence pair."""
+        self._check_fitted()
+        F, pairs, _ = self._structure(src, tgt)
+        return self._decode(F, pairs, (len(src), len(tgt)), self.coef_, decoder)
+
+    def predict(self, pairs, decoder=None):
+        """Predicted alignment of each pair (list of Alignments); ``decoder``
+        overrides the QAP back end for this call."""
+        return [_matrix_to_alignment(self.predict_matrix(s, t, decoder)) for s, t in pairs]
 
     def score(self, pairs, gold):
         """``1 - AER`` (greater is better, as scikit-learn expects)."""
@@ -202,10 +364,13 @@ class MatchingAligner(ParamsMixin):
         """Write weights, feature names, hyperparameters and statistics to one ``.npz``."""
         self._check_fitted()
         arrays = {f"stats/{k}": v for k, v in self.stats_.to_arrays().items()}
+        if self.interaction_stats_ is not None:
+            arrays.update({f"inter/{k}": v for k, v in self.interaction_stats_.to_arrays().items()})
         params = self.get_params()
         params["radius"] = None if not np.isfinite(self.radius) else float(self.radius)
-        meta = {"format": "structpred-matching-aligner", "version": 1, "params": params,
+        meta = {"format": "structpred-matching-aligner", "version": 2, "params": params,
                 "feature_names": self.feature_names_,
+                "fertility_lexicon": getattr(self, "fertility_lexicon_", None),
                 "history": {k: list(map(float, v)) for k, v in self.result_.history.items()},
                 "best_iter": self.result_.best_iter}
         with atomic_write(path, mode="wb") as fh:
@@ -222,16 +387,20 @@ class MatchingAligner(ParamsMixin):
                 raise ValueError(f"{path}: not a structpred matching-aligner model")
             stats = AlignmentStatistics.from_arrays(
                 {k[len("stats/"):]: data[k] for k in data.files if k.startswith("stats/")})
+            inter_arrays = {k[len("inter/"):]: data[k] for k in data.files if k.startswith("inter/")}
             coef = np.array(data["coef"])
         params = meta["params"]
         if params["radius"] is None:
             params["radius"] = np.inf
         model = cls(**params)
         model.stats_ = stats
-        model.featurizer_ = EdgeFeaturizer(stats, n_frequent=model.n_frequent)
-        model.feature_names_ = meta["feature_names"]
-        if model.featurizer_.feature_names != model.feature_names_:
+        inter = InteractionStatistics.from_arrays(inter_arrays) if inter_arrays else None
+        if meta.get("fertility_lexicon") is not None:
+            model.fertility_lexicon_ = meta["fertility_lexicon"]
+        names = model._featurizers(stats, inter, None, None)
+        if names != meta["feature_names"]:
             raise ValueError(f"{path}: feature names do not match the statistics")
+        model.feature_names_ = names
         model.coef_ = coef
         model.history_ = meta["history"]
         return model

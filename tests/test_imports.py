@@ -36,6 +36,31 @@ def test_import_orders(first, second):
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
 
 
+USE_PULP = (
+    "import numpy as np\n"
+    "from structpred.qap import adjacent_pairs, decode_qap\n"
+    "pairs, _ = adjacent_pairs(2, 2)\n"
+    "sol = decode_qap(np.eye(2), pairs=pairs, pair_scores=np.ones(len(pairs)), backend='pulp')\n"
+    "assert abs(sol.objective - 3) < 1e-9, sol.objective\n"
+)
+USE_OSQP = (
+    "import numpy as np\n"
+    "from structpred.fertility import project_fertility_matching_cvxpy\n"
+    "z = project_fertility_matching_cvxpy(np.full((2, 2), 0.9), np.zeros((1, 2)), np.zeros((1, 2)))\n"
+    "assert np.all(np.isfinite(z[0]))\n"
+)
+
+
+@pytest.mark.parametrize("first,second", [(USE_PULP, USE_OSQP), (USE_OSQP, USE_PULP),
+                                          (USE_PULP + USE_ORTOOLS, USE_CVXPY)],
+                         ids=["pulp-first", "osqp-first", "pulp-ortools-cvxpy"])
+def test_pulp_and_osqp_import_orders(first, second):
+    # PuLP 3.3 loads highspy with RTLD_GLOBAL, after which OSQP segfaults: pulp is pinned < 3.3
+    out = subprocess.run([sys.executable, "-c", first + second + "print('ok')"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
 def test_highspy_pinned():
     from importlib.metadata import version
 

@@ -1,0 +1,381 @@
+r"""Fertility (node) and first-order interaction (pair) features, thesis sec. 3.4.1.2-3.
+
+:class:`InteractionStatistics` runs IBM Model 2 Viterbi alignment (both
+directions, and their intersection) over the unlabeled bitext once and counts
+
+* for each source (target) word type, the share of its occurrences that the
+  forward (backward) model aligned to two or more words;
+* for each linked word-pair type ``(e, f)`` and each version of Model 2
+  (forward, backward, intersected), the share of its links that take part in
+  each pair pattern of fig. 3.1(c) (monotone, inverted, one-to-two on either
+  side) with a neighbouring link.
+
+:class:`NodeFeaturizer` and :class:`PairFeaturizer` turn these into the
+features of the fertility penalties ``s_dj. = w'f(j, d)`` and of the pair
+bonuses ``s_jklm = w'f(jklm)``.  Both have to be non-negative (eqs. 3.2, 3.3),
+which the model gets from non-negative features and weights (``w >= 0`` on
+these blocks, :class:`structpred.parameter_set.L2Ball`).  A feature that
+should *lower* a penalty is therefore given in complemented form (e.g.
+``1 - share``): a positive weight on it then raises the penalty of words
+without the property.  Monotonicity in ``d`` (``s_2 <= s_3 <= ...``) comes
+from cumulative level blocks: ``f(j, d) = sum_{d' <= d} e_{d'} (x) phi(j)``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from structpred.io import atomic_write
+
+from .corpus import find_in_row, load_bitext
+from .ibm import _pair_posteriors
+
+__all__ = ["InteractionStatistics", "NodeFeaturizer", "PairFeaturizer", "NODE_FEATURES",
+           "PAIR_FEATURES", "VERSIONS"]
+
+VERSIONS = ("fwd", "bwd", "inter")
+_PATTERN_NAMES = ("monotone", "inverted", "src-one-to-two", "tgt-one-to-two")
+# neighbour offsets (dj, dk) that make a link part of each pattern, in either role
+_OFFSETS = np.array([[[1, 1], [-1, -1]],      # monotone
+                     [[1, -1], [-1, 1]],      # inverted
+                     [[0, 1], [0, -1]],       # same source word, consecutive targets
+                     [[1, 0], [-1, 0]]],      # same target word, consecutive sources
+                    dtype=np.int64)
+_FREQ_BUCKETS = (1, 10, 100, 1000, 10000)   # count thresholds: [0,1), [1,10), ... [1e4, inf)
+
+
+@numba.njit(cache=True)
+def _viterbi(post_f, null_f, post_b, null_b, vf, vb):
+    m, n = post_f.shape
+    for k in range(n):
+        best, arg = null_f[k], -1
+        for j in range(m):
+            if post_f[j, k] > best:
+                best, arg = post_f[j, k], j
+        if arg >= 0:
+            vf[arg, k] = 1
+    for j in range(m):
+        best, arg = null_b[j], -1
+        for k in range(n):
+            if post_b[j, k] > best:
+                best, arg = post_b[j, k], k
+        if arg >= 0:
+            vb[j, arg] = 1
+
+
+@numba.njit(cache=True)
+def _corpus_pass(src_ids, src_off, tgt_ids, tgt_off, row_ptr, cols, t_fwd, t_bwd, t_null_fwd,
+                 t_null_bwd, w_fwd, w_bwd, max_jump, floor, n_src, n_tgt, offsets):
+    nnz = cols.size
+    src_occ = np.zeros(n_src, np.int64)
+    src_multi = np.zeros(n_src, np.int64)
+    tgt_occ = np.zeros(n_tgt, np.int64)
+    tgt_multi = np.zeros(n_tgt, np.int64)
+    links = np.zeros((nnz, 3), np.int32)
+    pat = np.zeros((nnz, 3, 4), np.int32)
+    nrows = row_ptr.size - 1
+    for s in range(src_off.size - 1):
+        e = src_ids[src_off[s]:src_off[s + 1]]
+        f = tgt_ids[tgt_off[s]:tgt_off[s + 1]]
+        m, n = e.size, f.size
+        if m == 0 or n == 0:
+            continue
+        pf, nf, pb, nb_ = _pair_posteriors(e, f, row_ptr, cols, t_fwd, t_bwd, t_null_fwd,
+                                           t_null_bwd, w_fwd, w_bwd, max_jump, floor)
+        v = np.zeros((3, m, n), np.int8)
+        _viterbi(pf, nf, pb, nb_, v[0], v[1])
+        for j in range(m):
+            for k in range(n):
+                v[2, j, k] = v[0, j, k] & v[1, j, k]
+        for j in range(m):
+            deg = 0
+            for k in range(n):
+                deg += v[0, j, k]
+            if 0 <= e[j] < n_src:
+                src_occ[e[j]] += 1
+                if deg >= 2:
+                    src_multi[e[j]] += 1
+        for k in range(n):
+            deg = 0
+            for j in range(m):
+                deg += v[1, j, k]
+            if 0 <= f[k] < n_tgt:
+                tgt_occ[f[k]] += 1
+                if deg >= 2:
+                    tgt_multi[f[k]] += 1
+        for j in range(m):
+            if not (0 <= e[j] < nrows):
+                continue
+            for k in range(n):
+                if v[0, j, k] == 0 and v[1, j, k] == 0:
+                    continue
+                p = find_in_row(cols, row_ptr[e[j]], row_ptr[e[j] + 1], f[k])
+                if p < 0:
+                    continue
+                for ver in range(3):
+                    if v[ver, j, k] == 0:
+                        continue
+                    links[p, ver] += 1
+                    for q in range(4):
+                        hit = 0
+                        for r in range(2):
+                            jj = j + offsets[q, r, 0]
+                            kk = k + offsets[q, r, 1]
+                            if 0 <= jj < m and 0 <= kk < n and v[ver, jj, kk]:
+                                hit = 1
+                        pat[p, ver, q] += hit
+    return src_occ, src_multi, tgt_occ, tgt_multi, links, pat
+
+
+class InteractionStatistics:
+    """IBM Model 2 fertility and pair-pattern statistics of a bitext (see the module doc).
+
+    Attributes
+    ----------
+    src_fert_share, tgt_fert_share : ndarray of float32, by word id of ``stats``'s vocabularies
+        Share of occurrences aligned to >= 2 words (forward model for source
+        words, backward model for target words); 0 for unseen words.
+    src_count, tgt_count : ndarray of int64
+        Occurrences of each word in the bitext.
+    pair_keys : ndarray of int64
+        Positions in ``stats``'s translation-table pattern of the word pairs that
+        Model 2 linked at least once.
+    pattern_share : ndarray of float32, shape (len(pair_keys), 3, 4)
+        Share of the links of each version (fwd, bwd, inter) that take part in
+        each pattern; 0 when the version never linked the pair.
+    """
+
+    def __init__(self, src_fert_share, tgt_fert_share, src_count, tgt_count, pair_keys,
+                 pattern_share, n_pairs=0):
+        self.src_fert_share = np.asarray(src_fert_share, np.float32)
+        self.tgt_fert_share = np.asarray(tgt_fert_share, np.float32)
+        self.src_count = np.asarray(src_count, np.int64)
+        self.tgt_count = np.asarray(tgt_count, np.int64)
+        self.pair_keys = np.asarray(pair_keys, np.int64)
+        self.pattern_share = np.asarray(pattern_share, np.float32).reshape(-1, 3, 4)
+        self.n_pairs = int(n_pairs)
+
+    @classmethod
+    def fit(cls, stats, src_sentences, tgt_sentences, verbose=False):
+        """Viterbi-align every sentence pair with ``stats``'s Model 2 and count."""
+        t0 = time.perf_counter()
+        src_ids, src_off, tgt_ids, tgt_off = [], [0], [], [0]
+        for s, t in zip(src_sentences, tgt_sentences):
+            e, f = stats.encode(s, t)
+            src_ids.append(e)
+            tgt_ids.append(f)
+            src_off.append(src_off[-1] + len(e))
+            tgt_off.append(tgt_off[-1] + len(f))
+        cat = lambda a: np.concatenate(a).astype(np.int32) if a else np.zeros(0, np.int32)  # noqa: E731
+        out = _corpus_pass(cat(src_ids), np.array(src_off, np.int64), cat(tgt_ids),
+                           np.array(tgt_off, np.int64), stats.t_row_ptr, stats.t_cols, stats.t_fwd,
+                           stats.t_bwd, stats.t_null_fwd, stats.t_null_bwd,
+                           np.ascontiguousarray(stats.dist_fwd), np.ascontiguousarray(stats.dist_bwd),
+                           stats.max_jump, stats.floor, len(stats.src_vocab), len(stats.tgt_vocab),
+                           _OFFSETS)
+        src_occ, src_multi, tgt_occ, tgt_multi, links, pat = out
+        keys = np.flatnonzero(links.sum(1) > 0)
+        share = pat[keys] / np.maximum(links[keys], 1)[:, :, None]
+        res = cls(src_multi / np.maximum(src_occ, 1), tgt_multi / np.maximum(tgt_occ, 1),
+                  src_occ, tgt_occ, keys, share, n_pairs=len(src_off) - 1)
+        if verbose:
+            print(f"interaction statistics: {res.n_pairs} pairs, {keys.size} linked word pairs "
+                  f"({time.perf_counter() - t0:.1f}s)", file=sys.stderr, flush=True)
+        return res
+
+    @classmethod
+    def fit_files(cls, stats, src_path, tgt_path, max_pairs=None, verbose=False, max_len=80):
+        bitext = load_bitext(src_path, tgt_path, max_pairs=max_pairs, max_len=max_len)
+        return cls.fit(stats, bitext.src, bitext.tgt, verbose=verbose)
+
+    @classmethod
+    def load_or_fit(cls, cache, stats, src_path, tgt_path, max_pairs=None, verbose=False):
+        if cache is not None and Path(cache).exists():
+            return cls.load(cache)
+        res = cls.fit_files(stats, src_path, tgt_path, max_pairs=max_pairs, verbose=verbose)
+        if cache is not None:
+            Path(cache).parent.mkdir(parents=True, exist_ok=True)
+            res.save(cache)
+        return res
+
+    def to_arrays(self):
+        return {"src_fert_share": self.src_fert_share, "tgt_fert_share": self.tgt_fert_share,
+                "src_count": self.src_count, "tgt_count": self.tgt_count,
+                "pair_keys": self.pair_keys, "pattern_share": self.pattern_share.astype(np.float16),
+                "n_pairs": np.array(self.n_pairs)}
+
+    @classmethod
+    def from_arrays(cls, a):
+        return cls(a["src_fert_share"], a["tgt_fert_share"], a["src_count"], a["tgt_count"],
+                   a["pair_keys"], np.asarray(a["pattern_share"], np.float32), int(a["n_pairs"]))
+
+    def save(self, path):
+        with atomic_write(path, mode="wb") as fh:
+            np.savez_compressed(fh, **self.to_arrays())
+
+    @classmethod
+    def load(cls, path):
+        with np.load(path, allow_pickle=False) as a:
+            return cls.from_arrays({k: a[k] for k in a.files})
+
+    def pattern_shares(self, stats, e_ids, f_ids):
+        """``(m, n, 3, 4)`` pattern shares of each edge's word pair (0 if never linked)."""
+        m, n = len(e_ids), len(f_ids)
+        out = np.zeros((m, n, 3, 4), np.float32)
+        pos = _table_positions(np.asarray(e_ids, np.int32), np.asarray(f_ids, np.int32),
+                               stats.t_row_ptr, stats.t_cols)
+        ok = pos >= 0
+        if ok.any():
+            loc = np.searchsorted(self.pair_keys, pos[ok])
+            loc = np.minimum(loc, max(self.pair_keys.size - 1, 0))
+            hit = self.pair_keys.size > 0
+            if hit:
+                found = self.pair_keys[loc] == pos[ok]
+                vals = np.zeros((loc.size, 3, 4), np.float32)
+                vals[found] = self.pattern_share[loc[found]]
+                out[ok] = vals
+        return out
+
+
+@numba.njit(cache=True)
+def _table_positions(e, f, row_ptr, cols):
+    m, n = e.size, f.size
+    out = -np.ones((m, n), np.int64)
+    nrows = row_ptr.size - 1
+    for j in range(m):
+        if 0 <= e[j] < nrows:
+            for k in range(n):
+                out[j, k] = find_in_row(cols, row_ptr[e[j]], row_ptr[e[j] + 1], f[k])
+    return out
+
+
+# ------------------------------------------------------------------------ features
+def _bucket_names():
+    lo = (0,) + _FREQ_BUCKETS
+    hi = _FREQ_BUCKETS + (None,)
+    return [f"freq[{a},{'inf' if b is None else b})" for a, b in zip(lo, hi)]
+
+
+NODE_FEATURES = ("bias", "1-ibm2_fert2_share", *_bucket_names(), "train_common_never_multi",
+                 "train_rare")
+
+
+class NodeFeaturizer:
+    r"""Features of the fertility penalties ``s_dj. = w' f(j, d)`` (sec. 3.4.1.2).
+
+    ``phi(word)``: a bias; ``1 -`` the share of the word's occurrences that
+    IBM Model 2 aligned to two or more words; its bitext frequency, bucketed
+    (one-hot: 0, 1-9, 10-99, ..., 10^4+); and the lexical cue of the training
+    gold: "frequent in the training sentences (``min_train_count`` times or
+    more) but never seen with fertility >= 2" and "rare in the training
+    sentences".  All are in [0, 1] and oriented so that a positive weight
+    raises the penalty.  Source and target words have separate weights, and
+    level ``d`` uses the cumulative blocks ``d' = 2..d`` (monotone in ``d``).
+    """
+
+    def __init__(self, stats, inter, max_fertility=2, multi_src=(), multi_tgt=(),
+                 train_src_counts=None, train_tgt_counts=None, min_train_count=3):
+        self.stats = stats
+        self.inter = inter
+        self.D = int(max_fertility)
+        self.multi = {"src": set(multi_src), "tgt": set(multi_tgt)}
+        self.train_counts = {"src": dict(train_src_counts or {}), "tgt": dict(train_tgt_counts or {})}
+        self.min_train_count = int(min_train_count)
+        self.feature_names = [f"{side}:fert>={d}:{nm}" for side in ("src", "tgt")
+                              for d in range(2, self.D + 1) for nm in NODE_FEATURES]
+
+    @property
+    def n_features(self):
+        return len(self.feature_names)
+
+    def phi(self, side, tokens, ids):
+        share = self.inter.src_fert_share if side == "src" else self.inter.tgt_fert_share
+        count = self.inter.src_count if side == "src" else self.inter.tgt_count
+        ids = np.asarray(ids, np.int64)
+        ok = (ids >= 0) & (ids < share.size)
+        sh = np.where(ok, share[np.where(ok, ids, 0)], 0.0)
+        cnt = np.where(ok, count[np.where(ok, ids, 0)], 0)
+        b = np.searchsorted(np.array(_FREQ_BUCKETS), cnt, side="right")
+        onehot = np.zeros((len(ids), len(_FREQ_BUCKETS) + 1))
+        onehot[np.arange(len(ids)), b] = 1.0
+        tc = np.array([self.train_counts[side].get(w, 0) for w in tokens])
+        common = tc >= self.min_train_count
+        never = np.array([w not in self.multi[side] for w in tokens])
+        return np.column_stack([np.ones(len(ids)), 1.0 - sh, onehot, common & never, ~common])
+
+    def transform(self, src, tgt):
+        """``(n_features, (D-1)*(m+n))`` block of non-negative penalty features.
+
+        Columns follow the variable order ``[src fertility (D-1, m), tgt fertility (D-1, n)]``.
+        """
+        import scipy.sparse as sp
+
+        e, f = self.stats.encode(src, tgt)
+        m, n = len(src), len(tgt)
+        L, p = self.D - 1, len(NODE_FEATURES)
+        out = np.zeros((2 * L * p, L * (m + n)))
+        for s_i, (side, toks, ids, size, col0) in enumerate(
+                (("src", src, e, m, 0), ("tgt", tgt, f, n, L * m))):
+            ph = self.phi(side, toks, ids).T            # (p, size)
+            for d in range(L):                           # level d+2 uses blocks 0..d
+                cols = slice(col0 + d * size, col0 + (d + 1) * size)
+                for dd in range(d + 1):
+                    rows = slice((s_i * L + dd) * p, (s_i * L + dd + 1) * p)
+                    out[rows, cols] = ph
+        return sp.csr_matrix(out)
+
+
+PAIR_FEATURES = tuple(f"{pat}:{nm}" for pat in _PATTERN_NAMES
+                      for nm in ("indicator", "share_fwd", "share_bwd", "share_inter",
+                                 "vit_fwd", "vit_bwd", "vit_inter"))
+
+
+class PairFeaturizer:
+    r"""Features of the pair bonuses ``s_jklm = w' f(jklm)`` (sec. 3.4.1.3).
+
+    For each of the four patterns (:data:`structpred.qap.PATTERNS`), only
+    non-zero for pairs of that pattern: an indicator; the share of times
+    IBM Model 2 (forward, backward, intersected) produced the pattern for
+    these word pairs in the bitext (mean over the pair's two edges); and
+    whether Model 2's Viterbi alignment of this very sentence pair contains
+    both edges (each version).  All non-negative.
+    """
+
+    feature_names = list(PAIR_FEATURES)
+
+    def __init__(self, stats, inter):
+        self.stats = stats
+        self.inter = inter
+
+    @property
+    def n_features(self):
+        return len(self.feature_names)
+
+    def transform(self, src, tgt, pairs, pattern, vit=None):
+        """``(n_features, P)`` CSR block for the pairs of one sentence pair."""
+        import scipy.sparse as sp
+
+        e, f = self.stats.encode(src, tgt)
+        m, n = len(src), len(tgt)
+        P = len(pairs)
+        sh = self.inter.pattern_shares(self.stats, e, f).reshape(m * n, 3, 4)
+        if vit is None:
+            st = self.stats.pair_statistics(src, tgt)
+            vit = (st["vit_fwd"], st["vit_bwd"])
+        vf, vb = (np.asarray(v).ravel() for v in vit)
+        vi = vf * vb
+        a, b = pairs[:, 0], pairs[:, 1]
+        vals = np.zeros((P, 7))
+        vals[:, 0] = 1.0
+        for ver in range(3):
+            vals[:, 1 + ver] = 0.5 * (sh[a, ver, pattern] + sh[b, ver, pattern])
+        for ver, v in enumerate((vf, vb, vi)):
+            vals[:, 4 + ver] = v[a] * v[b]
+        rows = (pattern[:, None] * 7 + np.arange(7)[None, :]).ravel()
+        cols = np.repeat(np.arange(P), 7)
+        return sp.csr_matrix((vals.ravel(), (rows, cols)), shape=(self.n_features, P))

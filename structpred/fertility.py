@@ -1,0 +1,367 @@
+r"""Matchings with fertility: the LP of thesis eq. 3.2 (model M+F).
+
+Variables, for an ``m x n`` bipartite graph and maximum fertility ``D``:
+
+* ``z_jk`` in [0, 1], the edges;
+* ``z_dj.`` in [0, 1] for ``2 <= d <= D``, "source word j has fertility at
+  least d" (array ``src``, shape ``(D-1, m)``), and ``z_d.k`` likewise for
+  target words (``tgt``, shape ``(D-1, n)``).
+
+The polytope (eq. 3.2) is
+
+.. math::
+    \sum_k z_{jk} \le 1 + \sum_{d=2}^{D} z_{dj\bullet}, \qquad
+    \sum_j z_{jk} \le 1 + \sum_{d=2}^{D} z_{d\bullet k}, \qquad 0 \le z \le 1 .
+
+It is the flow polytope of fig. 3.1(b): the source feeds word ``j`` through
+one free arc and ``D - 1`` arcs that carry the fertility indicators (cost
+``s_dj.``), and likewise into the sink.  It is therefore integral, and
+
+* :func:`decode_fertility_matching` solves the LP (prediction and
+  loss-augmented inference) as an OR-Tools min-cost flow;
+* :func:`project_fertility_matching` is the exact Euclidean projection
+  (needed by the dual extragradient, sec. 2.4.1.2), by dual block-coordinate
+  ascent: each row (column) multiplier solves a one-dimensional monotone
+  piecewise-linear equation exactly, and sweeps alternate until the KKT
+  residual is below ``tol``;
+* :func:`project_fertility_matching_cvxpy` is the reference QP and
+  :func:`fertility_constraints` its ``A z <= b`` form.
+
+With ``D = 1`` all of this reduces to the matching polytope of model M.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["fertility_constraints", "project_fertility_matching",
+           "project_fertility_matching_cvxpy", "decode_fertility_matching",
+           "fertility_indicators", "split_fertility_vector"]
+
+
+def _check(a, name, shape=None):
+    a = np.asarray(a, dtype=np.float64)
+    if shape is not None and a.shape != shape:
+        raise ValueError(f"{name} has shape {a.shape}, expected {shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return a
+
+
+def _fert_arrays(edges, src, tgt):
+    edges = _check(edges, "edge values")
+    if edges.ndim != 2:
+        raise ValueError("edge values must be a 2-D (m, n) array")
+    m, n = edges.shape
+    src = _check(np.zeros((0, m)) if src is None else src, "source fertility values")
+    if src.ndim != 2 or src.shape[1] != m:
+        raise ValueError(f"source fertility values must have shape (D-1, {m})")
+    tgt = _check(np.zeros((src.shape[0], n)) if tgt is None else tgt, "target fertility values",
+                 (src.shape[0], n))
+    return edges, src, tgt
+
+
+def split_fertility_vector(z, shape, max_fertility):
+    """Split a flat ``[edges, src (D-1)*m, tgt (D-1)*n]`` vector into its three arrays."""
+    m, n = shape
+    e = max_fertility - 1
+    z = np.asarray(z, dtype=np.float64)
+    edges = z[: m * n].reshape(m, n)
+    src = z[m * n: m * n + e * m].reshape(e, m)
+    tgt = z[m * n + e * m: m * n + e * (m + n)].reshape(e, n)
+    return edges, src, tgt
+
+
+def fertility_indicators(y, max_fertility):
+    """Indicators ``z_dj. = [deg_j >= d]`` for ``2 <= d <= D`` of a 0/1 edge matrix."""
+    y = np.asarray(y)
+    d = np.arange(2, max_fertility + 1)[:, None]
+    return ((y.sum(1)[None, :] >= d).astype(np.float64),
+            (y.sum(0)[None, :] >= d).astype(np.float64))
+
+
+def fertility_constraints(shape, max_fertility):
+    """``(A, b)`` with the polytope of eq. 3.2 written ``A z <= b`` (plus ``0 <= z <= 1``).
+
+    The variable order is ``[edges (row-major), src (D-1, m), tgt (D-1, n)]``.
+    """
+    m, n = shape
+    e = max_fertility - 1
+    rows = sp.kron(sp.eye(m), np.ones((1, n)))           # sum_k z_jk
+    cols = sp.kron(np.ones((1, m)), sp.eye(n))           # sum_j z_jk
+    # - sum_d z_dj.  and  - sum_d z_d.k
+    fs = -sp.kron(np.ones((1, e)), sp.eye(m)) if e else sp.csr_matrix((m, 0))
+    ft = -sp.kron(np.ones((1, e)), sp.eye(n)) if e else sp.csr_matrix((n, 0))
+    A = sp.bmat([[rows, fs, None], [cols, None, ft]], format="csr")
+    if A.shape[1] != m * n + e * (m + n):   # bmat drops empty blocks' width when e == 0
+        A = sp.hstack([A, sp.csr_matrix((m + n, m * n + e * (m + n) - A.shape[1]))]).tocsr()
+    return A, np.ones(m + n)
+
+
+# --------------------------------------------------------------------------- projection
+@nb.njit(cache=True)
+def _line_root(a, b):
+    """Smallest ``t >= 0`` with ``sum clip(a - t) - sum clip(b + t) - 1 <= 0`` (exact).
+
+    ``g(t) = sum_k clip(a_k - t, 0, 1) - sum_d clip(b_d + t, 0, 1) - 1`` is
+    continuous, non-increasing and piecewise linear; its breakpoints are
+    ``a_k - 1, a_k`` and ``-b_d, 1 - b_d``.  We walk them in increasing order
+    keeping ``g`` and its slope, and interpolate linearly in the last piece.
+    """
+    g = -1.0
+    slope = 0.0
+    for v in a:
+        g += min(max(v, 0.0), 1.0)
+        if v - 1.0 <= 0.0 < v:      # active just right of t = 0
+            slope -= 1.0
+    for v in b:
+        g -= min(max(v, 0.0), 1.0)
+        if -v <= 0.0 < 1.0 - v:
+            slope -= 1.0
+    if g <= 0.0:
+        return 0.0
+    na, nbk = a.size, b.size
+    K = 2 * (na + nbk)
+    pos = np.empty(K)
+    dsl = np.empty(K)   # change of slope when t passes the breakpoint
+    c = 0
+    for v in a:
+        pos[c] = v - 1.0
+        dsl[c] = -1.0
+        pos[c + 1] = v
+        dsl[c + 1] = 1.0
+        c += 2
+    for v in b:
+        pos[c] = -v
+        dsl[c] = -1.0
+        pos[c + 1] = 1.0 - v
+        dsl[c + 1] = 1.0
+        c += 2
+    order = np.argsort(pos)
+    t = 0.0
+    for i in order:
+        p = pos[i]
+        if p <= 0.0:
+            continue
+        gn = g + slope * (p - t)
+        if gn <= 0.0:
+            return t + g / (-slope)
+        g = gn
+        t = p
+        slope += dsl[i]
+    # g > 0 past every breakpoint would need a slope of 0 with g > 0: impossible,
+    # since past max(a) every edge term is 0 and g <= -1 there.
+    return t + g / (-slope) if slope < 0.0 else t
+
+
+@nb.njit(cache=True)
+def _primal(zp, sp_, tp, alpha, beta, z, zs, zt):
+    m, n = zp.shape
+    for j in range(m):
+        for k in range(n):
+            z[j, k] = min(max(zp[j, k] - alpha[j] - beta[k], 0.0), 1.0)
+    for d in range(sp_.shape[0]):
+        for j in range(m):
+            zs[d, j] = min(max(sp_[d, j] + alpha[j], 0.0), 1.0)
+        for k in range(n):
+            zt[d, k] = min(max(tp[d, k] + beta[k], 0.0), 1.0)
+
+
+@nb.njit(cache=True)
+def _kkt_residual(z, zs, zt, alpha, beta):
+    """Max over rows/columns of the constraint violation and of complementary slackness."""
+    m, n = z.shape
+    r = 0.0
+    for j in range(m):
+        s = -1.0
+        for k in range(n):
+            s += z[j, k]
+        for d in range(zs.shape[0]):
+            s -= zs[d, j]
+        r = max(r, s, alpha[j] * abs(s) if alpha[j] > 0.0 else 0.0)
+    for k in range(n):
+        s = -1.0
+        for j in range(m):
+            s += z[j, k]
+        for d in range(zt.shape[0]):
+            s -= zt[d, k]
+        r = max(r, s, beta[k] * abs(s) if beta[k] > 0.0 else 0.0)
+    return r
+
+
+@nb.njit(cache=True)
+def _fert_project_kernel(zp, sp_, tp, tol, max_iter):
+    m, n = zp.shape
+    alpha = np.zeros(m)
+    beta = np.zeros(n)
+    a = np.empty(n)
+    ac = np.empty(m)
+    z = np.empty((m, n))
+    zs = np.empty(sp_.shape)
+    zt = np.empty(tp.shape)
+    it = 0
+    res = np.inf
+    while it < max_iter:
+        it += 1
+        # rows: alpha_j solves g_j(alpha_j) = 0 given beta (exact line search)
+        for j in range(m):
+            for k in range(n):
+                a[k] = zp[j, k] - beta[k]
+            alpha[j] = _line_root(a, sp_[:, j].copy())
+        for k in range(n):
+            for j in range(m):
+                ac[j] = zp[j, k] - alpha[j]
+            beta[k] = _line_root(ac, tp[:, k].copy())
+        if it % 4 == 0 or it == max_iter:
+            _primal(zp, sp_, tp, alpha, beta, z, zs, zt)
+            res = _kkt_residual(z, zs, zt, alpha, beta)
+            if res <= tol:
+                break
+    _primal(zp, sp_, tp, alpha, beta, z, zs, zt)
+    res = _kkt_residual(z, zs, zt, alpha, beta)
+    return z, zs, zt, alpha, beta, it, res
+
+
+def project_fertility_matching(edges, src=None, tgt=None, tol=1e-11, max_iter=100000,
+                               return_info=False):
+    r"""Euclidean projection onto the M+F polytope of eq. 3.2.
+
+    Solves :math:`\min_z \tfrac12\|z - z'\|^2` over the polytope, through its
+    dual in the row and column multipliers :math:`\alpha, \beta \ge 0`:
+
+    .. math::
+        z_{jk} = [z'_{jk} - \alpha_j - \beta_k]_0^1, \quad
+        z_{dj\bullet} = [z'_{dj\bullet} + \alpha_j]_0^1, \quad
+        z_{d\bullet k} = [z'_{d\bullet k} + \beta_k]_0^1 .
+
+    Block-coordinate ascent maximises the (concave, differentiable) dual one
+    multiplier at a time, each by an exact one-dimensional root find; it
+    stops when the largest constraint violation and complementary-slackness
+    product are at most ``tol`` (then the primal point is feasible and
+    optimal to that accuracy).
+
+    Parameters
+    ----------
+    edges : array_like, shape (m, n)
+        ``z'_jk``.
+    src, tgt : array_like, shapes (D-1, m) and (D-1, n), optional
+        ``z'`` of the fertility indicators; omitted means ``D = 1`` (model M).
+
+    Returns
+    -------
+    edges, src, tgt : ndarrays
+        The projection; with ``return_info`` also a dict with ``alpha``,
+        ``beta``, ``n_iter`` and ``residual``.
+    """
+    edges, src, tgt = _fert_arrays(edges, src, tgt)
+    z, zs, zt, alpha, beta, it, res = _fert_project_kernel(
+        np.ascontiguousarray(edges), np.ascontiguousarray(src), np.ascontiguousarray(tgt),
+        float(tol), int(max_iter))
+    if return_info:
+        return z, zs, zt, {"alpha": alpha, "beta": beta, "n_iter": int(it), "residual": float(res)}
+    return z, zs, zt
+
+
+def project_fertility_matching_cvxpy(edges, src=None, tgt=None, solver="OSQP", **opts):
+    """Reference projection: the QP of :func:`project_fertility_matching` in cvxpy."""
+    import cvxpy as cp
+
+    from .matching import _cvxpy_solver_opts
+
+    edges, src, tgt = _fert_arrays(edges, src, tgt)
+    (m, n), D = edges.shape, src.shape[0] + 1
+    zp = np.concatenate([edges.ravel(), src.ravel(), tgt.ravel()])
+    A, b = fertility_constraints((m, n), D)
+    z = cp.Variable(zp.size)
+    prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(z - zp)), [A @ z <= b, z >= 0, z <= 1])
+    kw = _cvxpy_solver_opts(solver)
+    kw.update(opts)
+    prob.solve(solver=solver, **kw)
+    if prob.status not in ("optimal", "optimal_inaccurate"):
+        raise RuntimeError(f"cvxpy status {prob.status}")
+    return split_fertility_vector(np.clip(z.value, 0.0, 1.0), (m, n), D)
+
+
+# --------------------------------------------------------------------------- decoding
+_COST_BITS = 40
+
+
+def decode_fertility_matching(scores, src_penalty=None, tgt_penalty=None):
+    r"""Solve the LP of eq. 3.2 (integral) as the min-cost flow of fig. 3.1(b).
+
+    .. math::
+        \max_{y} \sum_{jk} s_{jk} y_{jk} - \sum_{j, d \ge 2} s_{dj\bullet} z_{dj\bullet}
+                 - \sum_{k, d \ge 2} s_{d\bullet k} z_{d\bullet k}
+
+    Graph: source -> source word ``j`` through one arc of cost 0 and ``D - 1``
+    arcs of cost ``s_dj.`` (capacity 1 each), word pair arcs ``j -> k`` of
+    cost ``-s_jk`` (only for ``s_jk > 0``: other edges never help), target
+    words to the sink likewise, and a free source -> sink bypass so that any
+    amount of flow may be sent.  Costs are scaled to integers
+    (``round(c * 2**40 / max|c|)``), so the result is optimal to within
+    ``(m + n) * D * 2**-40 * max|c|`` (about ``1e-12 (m + n) D max|c|``).
+
+    Parameters
+    ----------
+    scores : array_like, shape (m, n)
+    src_penalty, tgt_penalty : array_like, shapes (D-1, m) and (D-1, n), optional
+        Penalties ``s_dj.`` and ``s_d.k``.  The indicator semantics of eq. 3.2
+        need them non-decreasing in ``d`` (the flow then uses the cheaper arc
+        first); the LP itself is solved for any values.
+
+    Returns
+    -------
+    y : ndarray of int64, shape (m, n)
+    src, tgt : ndarray of float64
+        The fertility-arc flows (the indicators ``z_dj.``, ``z_d.k``).
+    """
+    from ortools.graph.python import min_cost_flow
+
+    s, ps, pt = _fert_arrays(scores, src_penalty, tgt_penalty)
+    m, n = s.shape
+    e = ps.shape[0]
+    y = np.zeros((m, n), np.int64)
+    # A negative penalty is a reward the LP collects whether or not the word
+    # uses it: that indicator is 1 and its arc is free.
+    zs = (ps < 0).astype(np.float64)
+    zt = (pt < 0).astype(np.float64)
+    ps, pt = np.maximum(ps, 0.0), np.maximum(pt, 0.0)
+    jj, kk = np.nonzero(s > 0.0)
+    if jj.size == 0:
+        return y, zs, zt
+    scale = max(float(np.abs(s[jj, kk]).max()), float(np.abs(ps).max(initial=0.0)),
+                float(np.abs(pt).max(initial=0.0)))
+    cost = lambda c: np.rint(np.asarray(c) / scale * 2.0 ** _COST_BITS).astype(np.int64)  # noqa: E731
+    src, snk = 0, m + n + 1
+    flow = min(m, n) * (e + 1)
+    smcf = min_cost_flow.SimpleMinCostFlow()
+    rows = np.arange(1, m + 1)
+    colsn = np.arange(m + 1, m + n + 1)
+    smcf.add_arcs_with_capacity_and_unit_cost(np.full(m, src), rows, np.ones(m, np.int64),
+                                              np.zeros(m, np.int64))
+    smcf.add_arcs_with_capacity_and_unit_cost(colsn, np.full(n, snk), np.ones(n, np.int64),
+                                              np.zeros(n, np.int64))
+    first_fs = smcf.num_arcs()
+    if e:
+        smcf.add_arcs_with_capacity_and_unit_cost(
+            np.full(e * m, src), np.tile(rows, e), np.ones(e * m, np.int64), cost(ps.ravel()))
+        smcf.add_arcs_with_capacity_and_unit_cost(
+            np.tile(colsn, e), np.full(e * n, snk), np.ones(e * n, np.int64), cost(pt.ravel()))
+    smcf.add_arc_with_capacity_and_unit_cost(src, snk, flow, 0)
+    first = smcf.num_arcs()
+    smcf.add_arcs_with_capacity_and_unit_cost(1 + jj, m + 1 + kk, np.ones(jj.size, np.int64),
+                                              -cost(s[jj, kk]))
+    smcf.set_node_supply(src, flow)
+    smcf.set_node_supply(snk, -flow)
+    status = smcf.solve()
+    if status != smcf.OPTIMAL:
+        raise RuntimeError(f"OR-Tools min-cost flow failed with status {status}")
+    fl = smcf.flows(np.arange(first, first + jj.size))
+    y[jj[fl > 0], kk[fl > 0]] = 1
+    if e:
+        zs = np.maximum(zs, smcf.flows(np.arange(first_fs, first_fs + e * m)).reshape(e, m))
+        zt = np.maximum(zt, smcf.flows(np.arange(first_fs + e * m,
+                                                 first_fs + e * (m + n))).reshape(e, n))
+    return y, zs, zt
