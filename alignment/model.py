@@ -30,6 +30,7 @@ from structpred.qap import DECODERS, ExtendedMatchingExample, adjacent_pairs
 from .aer import score_alignments
 from .features import EdgeFeaturizer
 from .formats import Alignment
+from .external import ExternalFeaturizer
 from .interactions import InteractionStatistics, NodeFeaturizer, PairFeaturizer
 
 __all__ = ["MatchingAligner", "gold_matching", "gold_fertility_matching", "LEARNERS",
@@ -112,6 +113,9 @@ class MatchingAligner(ParamsMixin):
         How QAP models decode: exact ILP with OR-Tools (SCIP) or PuLP (CBC),
         or the LP relaxation rounded at 1/2.  Models without interactions
         always decode with the min-cost flow.
+    use_external : bool
+        Add other aligners' links (eflomal, fast_align) as edge and pair
+        features (:mod:`alignment.external`).
     cost_pos, cost_neg : float
         Weighted Hamming loss: cost of a false positive (``c+``) and of a
         false negative (``c-``), eq. 2.10.
@@ -140,7 +144,8 @@ class MatchingAligner(ParamsMixin):
     verbose : bool
     """
 
-    def __init__(self, max_fertility=1, interactions=False, decoder="ortools", cost_pos=1.0,
+    def __init__(self, max_fertility=1, interactions=False, decoder="ortools", use_external=False,
+                 cost_pos=1.0,
                  cost_neg=3.0, possible_cost=None, target="sure",
                  learner="dual-extragradient", n_iter=200, radius=np.inf, learning_rate=None,
                  regularization=1e-3, validate_every=10, n_frequent=10, random_state=0,
@@ -148,6 +153,7 @@ class MatchingAligner(ParamsMixin):
         self.max_fertility = max_fertility
         self.interactions = interactions
         self.decoder = decoder
+        self.use_external = use_external
         self.cost_pos = cost_pos
         self.cost_neg = cost_neg
         self.possible_cost = possible_cost
@@ -179,6 +185,9 @@ class MatchingAligner(ParamsMixin):
         fertility columns hold ``-f(j, d)``: their score is minus the penalty.
         """
         F_edge = self.featurizer_.transform(src, tgt)
+        if self.use_external:
+            F_edge = sp.vstack([F_edge, sp.csr_matrix(
+                self.external_featurizer_.edge_block(self.external_, src, tgt))], format="csr")
         if not self._extended:
             return F_edge, None, None
         m, n = len(src), len(tgt)
@@ -195,6 +204,9 @@ class MatchingAligner(ParamsMixin):
                            sp.csr_matrix((Fn.shape[0], len(pairs)))])
         if self.interactions:
             Fp = self.pair_featurizer_.transform(src, tgt, pairs, pattern)
+            if self.use_external:
+                Fp = sp.vstack([Fp, sp.csr_matrix(self.external_featurizer_.pair_block(
+                    self.external_, src, tgt, pairs, pattern))])
             blocks.append([sp.csr_matrix((Fp.shape[0], m * n + n_fert)), Fp])
         F = sp.vstack([sp.hstack(b) for b in blocks], format="csr")
         return F, pairs, pattern
@@ -230,9 +242,16 @@ class MatchingAligner(ParamsMixin):
         # inference for the hinge is the relaxed LP
         return self._make_example(F, pairs, shape, y, cost_pos, decoder="lp")
 
-    def _featurizers(self, stats, interaction_stats, pairs, gold):
+    def _featurizers(self, stats, interaction_stats, pairs, gold, external_names=None):
         self.featurizer_ = EdgeFeaturizer(stats, n_frequent=self.n_frequent)
         names = list(self.featurizer_.feature_names)
+        if self.use_external:
+            if external_names is None:
+                raise ValueError("use_external=True needs external alignments "
+                                 "(alignment.external.ExternalAlignments)")
+            self.external_featurizer_ = ExternalFeaturizer(external_names)
+            names += self.external_featurizer_.edge_names
+        n_edge = len(names)
         if self._extended and interaction_stats is None:
             raise ValueError(f"model {self.model_name} needs interaction_stats "
                              "(alignment.interactions.InteractionStatistics of the bitext)")
@@ -257,10 +276,13 @@ class MatchingAligner(ParamsMixin):
         if self.interactions:
             self.pair_featurizer_ = PairFeaturizer(stats, interaction_stats)
             names += self.pair_featurizer_.feature_names
-        self.n_edge_features_ = self.featurizer_.n_features
+            if self.use_external:
+                names += self.external_featurizer_.pair_names
+        self.n_edge_features_ = n_edge
         return names
 
-    def fit(self, pairs, gold, stats, valid_pairs=None, valid_gold=None, interaction_stats=None):
+    def fit(self, pairs, gold, stats, valid_pairs=None, valid_gold=None, interaction_stats=None,
+            external=None):
         """Train on sentence pairs with gold alignments.
 
         Parameters
@@ -272,6 +294,9 @@ class MatchingAligner(ParamsMixin):
             the best validation AER along the path are kept (sec. 2.6).
         interaction_stats : :class:`~alignment.interactions.InteractionStatistics`
             Needed by the fertility and interaction models.
+        external : :class:`~alignment.external.ExternalAlignments`
+            Other aligners' links (``use_external=True``); they must cover the
+            training, validation and, at :meth:`predict`, the test pairs.
         """
         from structpred.dual_extragradient import dual_extragradient_streaming
         from structpred.reference_learners import (averaged_perceptron,
@@ -288,17 +313,24 @@ class MatchingAligner(ParamsMixin):
         if int(self.max_fertility) < 1:
             raise ValueError("max_fertility must be >= 1")
         self.stats_ = stats
-        self.feature_names_ = self._featurizers(stats, interaction_stats, pairs, gold)
+        self.external_ = external
+        self.feature_names_ = self._featurizers(stats, interaction_stats, pairs, gold,
+                                                None if external is None else external.names)
         examples = [self._example(s, t, g) for (s, t), g in zip(pairs, gold)]
         validation = None
         if valid_pairs is not None:
             valid = [(self._structure(s, t)[:2], (len(s), len(t))) for s, t in valid_pairs]
 
             def validation(w):
-                pred = [_matrix_to_alignment(self._decode(F, pr, sh, w)) for (F, pr), sh in valid]
+                # QAP models validate with the LP relaxation + rounding (sec. 3.4:
+                # same AER as the ILP at a fraction of the time)
+                pred = [_matrix_to_alignment(self._decode(F, pr, sh, w, "lp"))
+                        for (F, pr), sh in valid]
                 return score_alignments(pred, valid_gold).aer
 
-        monitor = Monitor(every=self.validate_every, hinge=True, validation=validation)
+        # the hinge of a QAP model needs an LP per example: not tracked for them
+        monitor = Monitor(every=self.validate_every, hinge=not self.interactions,
+                          validation=validation)
         nonneg = np.arange(self.n_edge_features_, len(self.feature_names_))
         W = L2Ball(radius=self.radius, nonneg=nonneg)
         common = dict(monitor=monitor, verbose=self.verbose)
@@ -335,12 +367,23 @@ class MatchingAligner(ParamsMixin):
     def edge_scores(self, src, tgt):
         """Edge scores ``w' f(x_jk)`` as an ``(m, n)`` matrix."""
         self._check_fitted()
-        F = self.featurizer_.transform(src, tgt)
-        return np.reshape(F.T @ self.coef_[: self.n_edge_features_], (len(src), len(tgt)))
+        F = self._structure(src, tgt)[0][: self.n_edge_features_]
+        return np.reshape(F[:, : len(src) * len(tgt)].T @ self.coef_[: self.n_edge_features_],
+                          (len(src), len(tgt)))
+
+    def set_external(self, external):
+        """Use these external alignments for prediction (a loaded model has none)."""
+        if self.use_external and list(external.names) != self.external_featurizer_.names:
+            raise ValueError(f"external link sets {external.names} differ from the trained "
+                             f"{self.external_featurizer_.names}")
+        self.external_ = external
+        return self
 
     def predict_matrix(self, src, tgt, decoder=None):
         """The predicted 0/1 ``(m, n)`` link matrix of one sentence pair."""
         self._check_fitted()
+        if self.use_external and getattr(self, "external_", None) is None:
+            raise RuntimeError("this model uses external alignments: call set_external() first")
         F, pairs, _ = self._structure(src, tgt)
         return self._decode(F, pairs, (len(src), len(tgt)), self.coef_, decoder)
 
@@ -371,6 +414,7 @@ class MatchingAligner(ParamsMixin):
         meta = {"format": "structpred-matching-aligner", "version": 2, "params": params,
                 "feature_names": self.feature_names_,
                 "fertility_lexicon": getattr(self, "fertility_lexicon_", None),
+                "external_names": (self.external_featurizer_.names if self.use_external else None),
                 "history": {k: list(map(float, v)) for k, v in self.result_.history.items()},
                 "best_iter": self.result_.best_iter}
         with atomic_write(path, mode="wb") as fh:
@@ -397,7 +441,8 @@ class MatchingAligner(ParamsMixin):
         inter = InteractionStatistics.from_arrays(inter_arrays) if inter_arrays else None
         if meta.get("fertility_lexicon") is not None:
             model.fertility_lexicon_ = meta["fertility_lexicon"]
-        names = model._featurizers(stats, inter, None, None)
+        model.external_ = None
+        names = model._featurizers(stats, inter, None, None, meta.get("external_names"))
         if names != meta["feature_names"]:
             raise ValueError(f"{path}: feature names do not match the statistics")
         model.feature_names_ = names

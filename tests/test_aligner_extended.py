@@ -83,7 +83,10 @@ def test_extended_models_train_end_to_end(name, hansards, small_stats, inter, tm
               interaction_stats=inter)
     assert model.model_name == name == model_name(D, Q)
     h = model.result_.history
-    assert h["hinge"][-1] < 0.8 * h["hinge"][0]
+    if Q:   # the QAP hinge needs an LP per example and is not tracked; validation AER is
+        assert min(h["validation"]) < 0.3
+    else:
+        assert h["hinge"][-1] < 0.8 * h["hinge"][0]
     # W keeps the fertility penalties and pair bonuses non-negative (eqs. 3.2, 3.3)
     assert np.all(model.coef_[model.n_edge_features_:] >= 0)
     test_pairs, test_gold = hansards.test_pairs[200:230], hansards.test_gold[200:230]

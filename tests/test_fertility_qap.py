@@ -204,7 +204,7 @@ def test_relaxed_qap_projection_matches_cvxpy(m, n, D):
     warm = {}
     for _ in range(3):
         zp = rng.normal(0.3, 0.8, A.shape[1])
-        z = proj.project(zp, ("t", m, n, D), A, b, warm=warm)
+        z = proj.project(zp, ("t", m, n, D), (A, b), warm=warm)
         x = cp.Variable(A.shape[1])
         cp.Problem(cp.Minimize(0.5 * cp.sum_squares(x - zp)),
                    [A @ x <= b, x >= 0, x <= 1]).solve(

@@ -1,0 +1,319 @@
+"""Other aligners' predictions as features (thesis sec. 3.4.1, "beyond Model 2").
+
+The thesis got from 6.2 to 3.8 AER by adding IBM Model 4 and Liang et al.'s
+predictions as edge features.  Here the strong unsupervised aligners are
+
+* **eflomal** (Östling & Tiedemann 2016; ``pip install eflomal``), a Bayesian
+  HMM+fertility aligner sampled with collapsed Gibbs, run in both directions;
+* **fast_align** (Dyer et al. 2013) through ``systran-align``, whose output is
+  already symmetrised.
+
+Both are optional extras: ``pip install structpred[aligners]``.  They are run
+once on the unlabeled bitext (which contains the evaluation sentences) and
+their links are cached as Pharaoh files; :class:`ExternalAlignments` looks the
+links of a sentence pair up by its text.  eflomal takes no seed, so two runs
+differ slightly; everything downstream of the cached files is deterministic.
+
+:func:`symmetrize` implements intersection, union, grow-diag and
+grow-diag-final(-and) (Koehn et al. 2003) for the two directions.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from structpred.io import FormatError, atomic_write, open_text
+
+__all__ = ["ExternalAlignments", "symmetrize", "run_eflomal", "run_fast_align",
+           "SYMMETRIZATIONS", "links_matrix"]
+
+SYMMETRIZATIONS = ("intersection", "union", "grow-diag", "grow-diag-final",
+                   "grow-diag-final-and")
+_NEIGHBOURS = ((-1, 0), (0, -1), (1, 0), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
+
+
+def symmetrize(fwd, bwd, method="grow-diag-final-and"):
+    """Combine the links of the two directions of one sentence pair.
+
+    Parameters
+    ----------
+    fwd, bwd : set of (j, k)
+        Source-target links (0-based) of each direction.
+    method : one of :data:`SYMMETRIZATIONS`
+    """
+    fwd, bwd = set(fwd), set(bwd)
+    if method == "intersection":
+        return fwd & bwd
+    union = fwd | bwd
+    if method == "union":
+        return union
+    if method not in SYMMETRIZATIONS:
+        raise ValueError(f"unknown symmetrization {method!r}")
+    links = fwd & bwd
+    src_aligned = {j for j, _ in links}
+    tgt_aligned = {k for _, k in links}
+    changed = True
+    while changed:   # grow-diag: add neighbours of links that align an unaligned word
+        changed = False
+        for j, k in sorted(links):
+            for dj, dk in _NEIGHBOURS:
+                c = (j + dj, k + dk)
+                if c in union and c not in links and (c[0] not in src_aligned
+                                                      or c[1] not in tgt_aligned):
+                    links.add(c)
+                    src_aligned.add(c[0])
+                    tgt_aligned.add(c[1])
+                    changed = True
+    if method == "grow-diag":
+        return links
+    both = method == "grow-diag-final-and"
+    for d in (fwd, bwd):   # final(-and): add links of unaligned words
+        for j, k in sorted(d):
+            free = ((j not in src_aligned and k not in tgt_aligned) if both
+                    else (j not in src_aligned or k not in tgt_aligned))
+            if free:
+                links.add((j, k))
+                src_aligned.add(j)
+                tgt_aligned.add(k)
+    return links
+
+
+def links_matrix(links, shape):
+    """0/1 ``(m, n)`` matrix of a link set (links outside the shape are an error)."""
+    y = np.zeros(shape)
+    for j, k in links:
+        if not (0 <= j < shape[0] and 0 <= k < shape[1]):
+            raise ValueError(f"link {j}-{k} outside a {shape[0]}x{shape[1]} sentence pair")
+        y[j, k] = 1.0
+    return y
+
+
+def _key(src, tgt):
+    return hashlib.blake2b((" ".join(src) + " ||| " + " ".join(tgt)).encode("utf-8"),
+                           digest_size=12).digest()
+
+
+def _parse_pharaoh(line, path, lineno, shape):
+    links = set()
+    for tok in line.split():
+        j, sep, k = tok.partition("-")
+        if not sep or not j.isdigit() or not k.isdigit():
+            raise FormatError(path, lineno, f"bad link {tok!r}")
+        j, k = int(j), int(k)
+        if j >= shape[0] or k >= shape[1]:
+            raise FormatError(path, lineno, f"link {tok} outside a {shape[0]}x{shape[1]} pair")
+        links.add((j, k))
+    return links
+
+
+class ExternalAlignments:
+    """Links of external aligners for a set of sentence pairs, looked up by text.
+
+    Parameters
+    ----------
+    names : list of str
+        Names of the link sets (e.g. ``"eflomal_fwd"``); each becomes an
+        edge feature ``ext:<name>`` and pair-pattern features.
+    """
+
+    def __init__(self, names):
+        self.names = list(names)
+        self._table = {}
+
+    def add(self, src, tgt, links_by_name):
+        missing = set(self.names) - set(links_by_name)
+        if missing:
+            raise ValueError(f"missing link sets {sorted(missing)}")
+        self._table[_key(src, tgt)] = {n: frozenset(links_by_name[n]) for n in self.names}
+
+    def __len__(self):
+        return len(self._table)
+
+    def __contains__(self, pair):
+        return _key(*pair) in self._table
+
+    def matrices(self, src, tgt):
+        """``(len(names), m, n)`` 0/1 links of each set; zeros for a pair never aligned."""
+        shape = (len(src), len(tgt))
+        out = np.zeros((len(self.names),) + shape)
+        entry = self._table.get(_key(src, tgt))
+        if entry is not None:
+            for i, n in enumerate(self.names):
+                out[i] = links_matrix(entry[n], shape)
+        return out
+
+    # ---------------------------------------------------------------- files
+    @classmethod
+    def from_files(cls, src_sentences, tgt_sentences, files):
+        """Read Pharaoh files (one per name, line-aligned with the sentences)."""
+        ext = cls(list(files))
+        per_name = {}
+        for name, path in files.items():
+            with open_text(path) as fh:
+                lines = [ln.rstrip("\n") for ln in fh]
+            if len(lines) != len(src_sentences):
+                raise FormatError(path, min(len(lines), len(src_sentences)) + 1,
+                                  f"{len(lines)} alignment lines for {len(src_sentences)} "
+                                  "sentence pairs")
+            per_name[name] = [_parse_pharaoh(ln, path, i + 1, (len(s), len(t)))
+                              for i, (ln, s, t) in enumerate(zip(lines, src_sentences,
+                                                                 tgt_sentences))]
+        for i, (s, t) in enumerate(zip(src_sentences, tgt_sentences)):
+            ext.add(s, t, {n: per_name[n][i] for n in ext.names})
+        return ext
+
+    def save(self, path, src_sentences, tgt_sentences):
+        """Write as one gzipped text file: ``name<TAB>i-j ...`` per name and sentence."""
+        with atomic_write(path, mode="wb") as raw, gzip.open(raw, "wt", encoding="utf-8") as fh:
+            fh.write("\t".join(self.names) + "\n")
+            for s, t in zip(src_sentences, tgt_sentences):
+                e = self._table[_key(s, t)]
+                fh.write("\t".join(" ".join(f"{j}-{k}" for j, k in sorted(e[n]))
+                                   for n in self.names) + "\n")
+
+    @classmethod
+    def load(cls, path, src_sentences, tgt_sentences):
+        with open_text(path) as fh:
+            names = fh.readline().rstrip("\n").split("\t")
+            ext = cls(names)
+            for i, (line, s, t) in enumerate(zip(fh, src_sentences, tgt_sentences)):
+                fields = line.rstrip("\n").split("\t")
+                if len(fields) != len(names):
+                    raise FormatError(path, i + 2, f"{len(fields)} fields, expected {len(names)}")
+                ext.add(s, t, {n: _parse_pharaoh(f, path, i + 2, (len(s), len(t)))
+                               for n, f in zip(names, fields)})
+        return ext
+
+
+# ------------------------------------------------------------------------ runners
+def _log(verbose, msg):
+    if verbose:
+        print(msg, file=sys.stderr, flush=True)
+
+
+def run_eflomal(src_sentences, tgt_sentences, model=3, n_samplers=2, verbose=True):
+    """Run eflomal both ways; returns ``(fwd, bwd)`` lists of link sets (source-target).
+
+    Raises ``ImportError`` with the install hint when eflomal is missing.
+    """
+    try:
+        import eflomal
+    except ImportError as exc:   # pragma: no cover - depends on the extra
+        raise ImportError("eflomal is not installed: pip install 'structpred[aligners]'") from exc
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        fwd_path, bwd_path = Path(tmp) / "fwd", Path(tmp) / "bwd"
+        aligner = eflomal.Aligner(model=model, n_samplers=n_samplers)
+        aligner.align([" ".join(s) + "\n" for s in src_sentences],
+                      [" ".join(t) + "\n" for t in tgt_sentences],
+                      links_filename_fwd=str(fwd_path), links_filename_rev=str(bwd_path),
+                      quiet=not verbose)
+        out = []
+        for path in (fwd_path, bwd_path):
+            with open(path, encoding="utf-8") as fh:
+                out.append([_parse_pharaoh(ln, path, i + 1, (len(s), len(t)))
+                            for i, (ln, s, t) in enumerate(zip(fh, src_sentences, tgt_sentences))])
+    _log(verbose, f"eflomal: {len(src_sentences)} pairs in {time.perf_counter() - t0:.0f}s")
+    return out[0], out[1]
+
+
+def run_fast_align(src_sentences, tgt_sentences, align_indices, iterations=5, verbose=True):
+    """fast_align (systran-align) trained on all pairs; returns the symmetrised links of
+    the pairs at ``align_indices`` (systran-align symmetrises internally)."""
+    try:
+        import systran_align
+    except ImportError as exc:   # pragma: no cover - depends on the extra
+        raise ImportError("systran-align is not installed: pip install 'structpred[aligners]'") \
+            from exc
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = Path(tmp) / "corpus"
+        with open(corpus, "w", encoding="utf-8") as fh:
+            for s, t in zip(src_sentences, tgt_sentences):
+                fh.write(" ".join(s) + " ||| " + " ".join(t) + "\n")
+        fp, bp = str(Path(tmp) / "fwd.probs"), str(Path(tmp) / "bwd.probs")
+        systran_align.generate_alignment_probabilities(str(corpus), fp, bp, verbose=False,
+                                                       iterations=iterations,
+                                                       favor_diagonal=True,
+                                                       optimize_tension=True)
+        aligner = systran_align.Aligner(fp, bp)
+        res = aligner.align_batch([list(src_sentences[i]) for i in align_indices],
+                                  [list(tgt_sentences[i]) for i in align_indices])
+    links = [{(int(a["source_index"] if isinstance(a, dict) else a[0]),
+               int(a["target_index"] if isinstance(a, dict) else a[1])) for a in r["alignments"]}
+             for r in res]
+    _log(verbose, f"fast_align: {len(src_sentences)} pairs in {time.perf_counter() - t0:.0f}s")
+    return links
+
+
+# ----------------------------------------------------------------------- features
+class ExternalFeaturizer:
+    """Edge and pair features from :class:`ExternalAlignments`.
+
+    Edge features (one row each, 0/1 unless noted): every link set
+    ``ext:<name>``; for the eflomal directions also their intersection,
+    grow-diag-final-and and union; the number of link sets that have the
+    edge (divided by their count); and the intersection's support from the
+    two diagonal neighbours (monotone and inverted, 0/0.5/1).  Pair
+    features (non-negative, for :class:`~alignment.interactions.PairFeaturizer`'s
+    patterns): for each pattern and each of the link sets above, whether both
+    edges of the pair are linked.
+    """
+
+    def __init__(self, names):
+        self.names = list(names)
+        self.derived = []
+        if {"eflomal_fwd", "eflomal_bwd"} <= set(self.names):
+            self.derived = ["eflomal_inter", "eflomal_gdfa", "eflomal_union"]
+        sets = self.names + self.derived
+        self.edge_names = ([f"ext:{n}" for n in sets]
+                           + ["ext:vote_share", "ext:inter_nbr_diag", "ext:inter_nbr_anti"])
+        from .interactions import _PATTERN_NAMES
+
+        self.pair_names = [f"{p}:ext:{n}" for p in _PATTERN_NAMES for n in sets]
+
+    def link_sets(self, external, src, tgt):
+        """``(n_sets, m, n)`` 0/1 links: the raw sets then the derived ones."""
+        if (src, tgt) not in external:
+            raise ValueError("no external alignment for the sentence pair "
+                             f"{' '.join(src)[:60]!r}: run the external aligners on it "
+                             "(scripts/run_external_aligners.py)")
+        mats = external.matrices(src, tgt)
+        if not self.derived:
+            return mats
+        shape = (len(src), len(tgt))
+        f = {(j, k) for j, k in zip(*np.nonzero(mats[self.names.index("eflomal_fwd")]))}
+        b = {(j, k) for j, k in zip(*np.nonzero(mats[self.names.index("eflomal_bwd")]))}
+        extra = [links_matrix(symmetrize(f, b, m), shape)
+                 for m in ("intersection", "grow-diag-final-and", "union")]
+        return np.concatenate([mats, np.stack(extra)])
+
+    def edge_block(self, external, src, tgt):
+        """``(n_edge_features, m*n)`` dense block."""
+        L = self.link_sets(external, src, tgt)
+        m, n = L.shape[1:]
+        inter = L[len(self.names)] if self.derived else L.min(0)
+        pad = np.pad(inter, 1)
+        diag = 0.5 * (pad[:-2, :-2] + pad[2:, 2:])
+        anti = 0.5 * (pad[:-2, 2:] + pad[2:, :-2])
+        rows = [*L, L[: len(self.names)].mean(0), diag, anti]
+        return np.stack(rows).reshape(len(rows), m * n)
+
+    def pair_block(self, external, src, tgt, pairs, pattern):
+        """``(n_pair_features, P)`` dense block."""
+        L = self.link_sets(external, src, tgt)
+        S = L.shape[0]
+        flat = L.reshape(S, -1)
+        both = flat[:, pairs[:, 0]] * flat[:, pairs[:, 1]]    # (S, P)
+        out = np.zeros((len(self.pair_names), len(pairs)))
+        for p in range(4):
+            sel = pattern == p
+            out[p * S:(p + 1) * S, sel] = both[:, sel]
+        return out
