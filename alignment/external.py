@@ -20,7 +20,6 @@ grow-diag-final(-and) (Koehn et al. 2003) for the two directions.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import sys
 import tempfile
@@ -170,8 +169,9 @@ class ExternalAlignments:
         return ext
 
     def save(self, path, src_sentences, tgt_sentences):
-        """Write as one gzipped text file: ``name<TAB>i-j ...`` per name and sentence."""
-        with atomic_write(path, mode="wb") as raw, gzip.open(raw, "wt", encoding="utf-8") as fh:
+        """Write as one text file (gzipped if ``path`` ends in ``.gz``): a header of the
+        names, then one line per sentence with a tab-separated Pharaoh field per name."""
+        with atomic_write(path) as fh:
             fh.write("\t".join(self.names) + "\n")
             for s, t in zip(src_sentences, tgt_sentences):
                 e = self._table[_key(s, t)]
