@@ -13,14 +13,17 @@ from pathlib import Path
 
 from .aer import score_alignments
 from .formats import read_naacl, read_parallel
-from .model import MatchingAligner
+from .model import MODELS, MatchingAligner
 
 __all__ = ["default_data_dir", "load_hansards", "hansards_statistics", "run_protocol",
            "format_table", "THESIS_AER"]
 
 #: Thesis figures for model M (Table 3.1 and sec. 2.6.2), AER in percent.
 THESIS_AER = {
-    ("dual-extragradient", 100): 8.5, ("dual-extragradient", 200): 8.2,
+    ("M", "dual-extragradient", 100): 8.5, ("M", "dual-extragradient", 200): 8.2,
+    ("M+F", "dual-extragradient", 100): 8.1, ("M+F", "dual-extragradient", 200): 8.0,
+    ("M+Q", "dual-extragradient", 100): 6.7, ("M+Q", "dual-extragradient", 200): 6.8,
+    ("M+F+Q", "dual-extragradient", 100): 6.2, ("M+F+Q", "dual-extragradient", 200): 6.1,
 }
 
 
@@ -65,40 +68,58 @@ def hansards_statistics(data, n_pairs, cache_dir=".cache", verbose=True):
                                            verbose=verbose)
 
 
+def hansards_interaction_statistics(data, stats, n_pairs, cache_dir=".cache", verbose=True):
+    """IBM Model 2 fertility and pattern shares (:mod:`alignment.interactions`) of the
+    first ``n_pairs`` bitext lines, cached next to the statistics."""
+    from .interactions import InteractionStatistics
+
+    name = f"hansards-interactions-{'all' if n_pairs is None else n_pairs}.npz"
+    return InteractionStatistics.load_or_fit(Path(cache_dir) / name if cache_dir else None,
+                                             stats, data.bitext_src, data.bitext_tgt,
+                                             max_pairs=n_pairs, verbose=verbose)
+
+
 def run_protocol(data, stats, learners=("dual-extragradient",), train_sizes=(100, 200),
-                 n_iter=200, cost_pos=1.0, cost_neg=3.0, verbose=True, **model_params):
-    """Train/validate/test as in ch. 3; returns result rows and the fitted models."""
-    rows, models = [], {}
-    for learner in learners:
-        for n_train in train_sizes:
-            t0 = time.perf_counter()
-            model = MatchingAligner(learner=learner, n_iter=n_iter, cost_pos=cost_pos,
-                                    cost_neg=cost_neg, verbose=verbose, **model_params)
-            model.fit(data.test_pairs[:n_train], data.test_gold[:n_train], stats,
-                      valid_pairs=data.trial_pairs, valid_gold=data.trial_gold)
-            seconds = time.perf_counter() - t0
-            models[(learner, n_train)] = model
-            test_sets = [(200, "247 (last)")] if n_train <= 200 else []
-            if n_train == 100:
-                test_sets.append((100, "347 (last)"))
-            for start, label in test_sets:
-                pred = model.predict(data.test_pairs[start:])
-                score = score_alignments(pred, data.test_gold[start:])
-                rows.append({"learner": learner, "train": n_train, "test": label,
-                             "precision": 100 * score.precision, "recall": 100 * score.recall,
-                             "aer": 100 * score.aer, "best_iter": model.result_.best_iter,
-                             "valid_aer": 100 * model.result_.best_score, "seconds": seconds,
-                             "thesis": THESIS_AER.get((learner, n_train)) if start == 200 else None})
-    return rows, models
+                 n_iter=200, cost_pos=1.0, cost_neg=3.0, verbose=True, models=("M",),
+                 interaction_stats=None, **model_params):
+    """Train/validate/test as in ch. 3; returns result rows and the fitted models,
+    keyed by ``(model name, learner, n_train)``."""
+    rows, fitted = [], {}
+    for name, learner, n_train in ((m, lr, n) for m in models for lr in learners
+                                   for n in train_sizes):
+        D, Q = MODELS[name]
+        t0 = time.perf_counter()
+        model = MatchingAligner(max_fertility=D, interactions=Q, learner=learner,
+                                n_iter=n_iter, cost_pos=cost_pos, cost_neg=cost_neg,
+                                verbose=verbose, **model_params)
+        model.fit(data.test_pairs[:n_train], data.test_gold[:n_train], stats,
+                  valid_pairs=data.trial_pairs, valid_gold=data.trial_gold,
+                  interaction_stats=interaction_stats)
+        seconds = time.perf_counter() - t0
+        fitted[(name, learner, n_train)] = model
+        test_sets = [(200, "247 (last)")] if n_train <= 200 else []
+        if n_train == 100:
+            test_sets.append((100, "347 (last)"))
+        for start, label in test_sets:
+            pred = model.predict(data.test_pairs[start:])
+            score = score_alignments(pred, data.test_gold[start:])
+            rows.append({"model": name, "learner": learner, "train": n_train, "test": label,
+                         "precision": 100 * score.precision, "recall": 100 * score.recall,
+                         "aer": 100 * score.aer, "best_iter": model.result_.best_iter,
+                         "valid_aer": 100 * model.result_.best_score, "seconds": seconds,
+                         "thesis": (THESIS_AER.get((name, learner, n_train))
+                                    if start == 200 else None)})
+    return rows, fitted
 
 
 def format_table(rows):
-    head = ("| learner | train | test | precision | recall | AER | thesis AER | valid AER | "
-            "best iter | train time (s) |")
-    lines = [head, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+    head = ("| model | learner | train | test | precision | recall | AER | thesis AER | "
+            "valid AER | best iter | train time (s) |")
+    lines = [head, "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         thesis = f"{r['thesis']:.1f}" if r.get("thesis") is not None else "–"
-        lines.append(f"| {r['learner']} | {r['train']} | {r['test']} | {r['precision']:.1f} | "
+        lines.append(f"| {r.get('model', 'M')} | {r['learner']} | {r['train']} | {r['test']} | "
+                     f"{r['precision']:.1f} | "
                      f"{r['recall']:.1f} | {r['aer']:.1f} | {thesis} | {r['valid_aer']:.1f} | "
                      f"{r['best_iter']} | {r['seconds']:.0f} |")
     return "\n".join(lines)

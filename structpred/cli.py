@@ -42,6 +42,26 @@ def _add_stats_options(p):
                    help="statistics cache: read if it exists, else computed and written there")
 
 
+def _add_model_options(p):
+    g = p.add_argument_group("model (thesis ch. 3)")
+    g.add_argument("--model", default="M", choices=["M", "M+F", "M+Q", "M+F+Q"],
+                   help="M: matching; +F: fertility up to 2 (eq. 3.2); +Q: pairs of adjacent "
+                        "edges, a quadratic assignment decoded by integer programming (eq. 3.3)")
+    g.add_argument("--max-fertility", type=int, default=None, metavar="D",
+                   help="fertility limit D of the +F models (default 2)")
+    g.add_argument("--decoder", default="ortools", choices=["ortools", "pulp", "lp"],
+                   help="+Q models: exact ILP through OR-Tools (SCIP) or PuLP (CBC), or the "
+                        "LP relaxation rounded at 1/2")
+    g.add_argument("--interaction-stats", metavar="NPZ",
+                   help="+F/+Q models: cache of the IBM Model 2 fertility and pattern shares "
+                        "(read if it exists, else computed from the bitext and written)")
+    g.add_argument("--external", action="append", default=[], metavar="NAME=FILE",
+                   help="other aligners' Pharaoh links for the training sentences, e.g. "
+                        "eflomal_fwd=train.fwd (repeat; use the same names at predict time)")
+    g.add_argument("--valid-external", action="append", default=[], metavar="NAME=FILE",
+                   help="the same link sets for the validation sentences")
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="structpred",
@@ -50,7 +70,7 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", required=True)
 
     # ------------------------------------------------------------- align
-    align = sub.add_parser("align", formatter_class=_Formatter, help="discriminative word alignment (model M)",
+    align = sub.add_parser("align", formatter_class=_Formatter, help="discriminative word alignment (models M, M+F, M+Q, M+F+Q)",
                            description="Train and apply the matching word aligner.")
     asub = align.add_subparsers(dest="align_command", required=True)
 
@@ -72,6 +92,7 @@ def build_parser():
     tr.add_argument("--valid-gold", metavar="FILE", help="validation gold alignments")
     _add_stats_options(tr)
     tr.add_argument("-o", "--output", required=True, metavar="NPZ", help="model file to write")
+    _add_model_options(tr)
     tr.add_argument("--c-pos", type=float, default=1.0, help="cost of a false positive c+")
     tr.add_argument("--c-neg", type=float, default=3.0, help="cost of a false negative c-")
     tr.add_argument("--possible-cost", type=float, default=None,
@@ -96,6 +117,10 @@ def build_parser():
     pr.add_argument("-o", "--output", default="-", metavar="FILE", help="output file (- is stdout)")
     pr.add_argument("--show-weights", type=int, default=0, metavar="K",
                     help="print the K largest feature weights to stderr")
+    pr.add_argument("--decoder", default=None, choices=["ortools", "pulp", "lp"],
+                    help="+Q models: override the decoder stored in the model")
+    pr.add_argument("--external", action="append", default=[], metavar="NAME=FILE",
+                    help="models trained with --external: the same link sets for the input")
     _add_quiet(pr)
 
     dm = asub.add_parser("demo", formatter_class=_Formatter, help="the Hansards protocol end to end: train, align, AER table",
@@ -111,6 +136,8 @@ def build_parser():
                     help="cost of predicting a possible-only gold link (default: c+)")
     dm.add_argument("--learners", default="all",
                     help="comma-separated learners, or 'all'")
+    dm.add_argument("--models", default="M",
+                    help="comma-separated models among M, M+F, M+Q, M+F+Q, or 'all'")
     dm.add_argument("--iterations", type=int, default=200)
     dm.add_argument("--c-pos", type=float, default=1.0)
     dm.add_argument("--c-neg", type=float, default=3.0)
@@ -131,7 +158,82 @@ def build_parser():
     aer.add_argument("--plot", metavar="PNG", help="draw alignment grids to this file")
     aer.add_argument("--sentences", default="1", metavar="LIST",
                      help="1-based sentence numbers to draw, e.g. 1,5,9")
+    _add_segment_parser(sub)
     return parser
+
+
+def _add_segment_inputs(p, masks=True):
+    g = p.add_argument_group("inputs: images (a manifest, or files/folders) or labelled point files")
+    g.add_argument("--manifest", metavar="CSV",
+                   help="manifest with an 'id' column (and 'split'/'split_zjw'); images in "
+                        "small/images/<id>.png and masks in small/masks/<id>.png next to it")
+    g.add_argument("--split", metavar="NAME", help="use only the manifest rows of this split")
+    g.add_argument("--image-dir", metavar="DIR", help="override the manifest's image folder")
+    g.add_argument("--mask-dir", metavar="DIR", help="override the manifest's mask folder")
+    g.add_argument("--images", nargs="+", metavar="PATH", help="image files or folders")
+    if masks:
+        g.add_argument("--masks", metavar="DIR",
+                       help="folder of binary masks (0/255 PNG) named like the images")
+    else:
+        g.add_argument("--masks", metavar="DIR", help=argparse.SUPPRESS)
+    g.add_argument("--points", nargs="+", metavar="FILE",
+                   help="point files 'x y z label [conf]' (.gz ok); task: vegetation (1300-1306) vs rest")
+    g.add_argument("--limit", type=int, default=None, metavar="N", help="first N images only")
+
+
+def _add_segment_parser(sub):
+    """``structpred segment train|predict|eval`` (max-margin min-cut MRFs)."""
+    seg = sub.add_parser("segment", formatter_class=_Formatter,
+                         help="binary segmentation with max-margin min-cut MRFs",
+                         description="Train and apply associative MRFs (thesis sec. 2.2.2) on "
+                                     "images (SLIC superpixels) or 3-D point clouds (kNN graphs).")
+    ssub = seg.add_subparsers(dest="segment_command", required=True)
+
+    tr = ssub.add_parser("train", formatter_class=_Formatter, help="train a segmentation MRF",
+        description="Train with the memory-efficient dual extragradient (or a reference "
+                    "learner). Example:\n"
+                    "  structpred segment train --manifest data/segmentation/weizmann_horse/"
+                    "manifest.csv --split train -o horse.npz")
+    _add_segment_inputs(tr)
+    tr.add_argument("--valid-manifest", metavar="CSV", help="validation manifest (default: --manifest)")
+    tr.add_argument("--valid-split", metavar="NAME",
+                    help="validation rows of the manifest: the best iterate on them is kept")
+    tr.add_argument("--valid-points", nargs="+", metavar="FILE", help="validation point files")
+    tr.add_argument("-o", "--output", required=True, metavar="NPZ", help="model file to write")
+    tr.add_argument("--learner", default="dual-extragradient",
+                    choices=["dual-extragradient", "projected-gradient", "perceptron", "subgradient"])
+    tr.add_argument("--iterations", type=int, default=100, help="iterations (perceptron: epochs)")
+    tr.add_argument("--eta-scale", type=float, default=1.0, help="step eta = ETA_SCALE / ||F||_2")
+    tr.add_argument("--validate-every", type=int, default=5)
+    tr.add_argument("--no-edges", action="store_true", help="unary-only linear model (no MRF edges)")
+    tr.add_argument("--class-weight", default="balanced",
+                    help="Hamming loss class weights: 'balanced', 'none' or the foreground weight")
+    tr.add_argument("--memory-efficient", action="store_true",
+                    help="stream training graphs from a disk cache (memory independent of their number)")
+    tr.add_argument("--n-segments", type=int, default=400, help="SLIC superpixels per image")
+    tr.add_argument("--voxel", type=float, default=0.25, help="point thinning voxel size (m)")
+    tr.add_argument("--k-graph", type=int, default=6, help="neighbours per point in the kNN graph")
+    tr.add_argument("--seed", type=int, default=0)
+    _add_quiet(tr)
+
+    pr = ssub.add_parser("predict", formatter_class=_Formatter, help="write predicted masks or point labels",
+                         description="Writes <id>.png masks (0/255) for images, or "
+                                     "'x y z label' files (<name>.pred.txt) for point clouds.")
+    pr.add_argument("-m", "--model", required=True, metavar="NPZ")
+    _add_segment_inputs(pr, masks=False)
+    pr.add_argument("-o", "--output", required=True, metavar="DIR", help="output folder")
+    pr.add_argument("--side-by-side", metavar="DIR",
+                    help="also write input | prediction images to this folder")
+    _add_quiet(pr)
+
+    ev = ssub.add_parser("eval", formatter_class=_Formatter, help="accuracy and foreground IoU",
+                         description="Pixel (or point) accuracy and foreground IoU, pooled over "
+                                     "all inputs.")
+    ev.add_argument("-m", "--model", required=True, metavar="NPZ")
+    _add_segment_inputs(ev)
+    ev.add_argument("--side-by-side", metavar="DIR",
+                    help="also write input | truth | prediction images to this folder")
+    _add_quiet(ev)
 
 
 def main(argv=None):
@@ -145,6 +247,11 @@ def main(argv=None):
                     "demo": commands.align_demo}[args.align_command](args)
         if args.command == "aer":
             return commands.aer(args)
+        if args.command == "segment":
+            from . import commands_segment
+
+            return {"train": commands_segment.segment_train, "predict": commands_segment.segment_predict,
+                    "eval": commands_segment.segment_eval}[args.segment_command](args)
     except commands.UserError as exc:
         print(f"structpred: error: {exc}", file=sys.stderr)
         return 2

@@ -51,6 +51,38 @@ def _statistics(args):
                                            max_pairs=args.bitext_pairs, verbose=not args.quiet)
 
 
+def _interaction_statistics(args, stats):
+    from alignment.interactions import InteractionStatistics
+
+    cache = args.interaction_stats
+    if not (cache and Path(cache).exists()) and not (args.bitext_src and args.bitext_tgt):
+        raise UserError("+F/+Q models need --bitext-src and --bitext-tgt "
+                        "(or an existing --interaction-stats file)")
+    return InteractionStatistics.load_or_fit(cache, stats, args.bitext_src, args.bitext_tgt,
+                                             max_pairs=args.bitext_pairs, verbose=not args.quiet)
+
+
+def _external(specs, pairs, into=None):
+    """``NAME=FILE`` options -> :class:`~alignment.external.ExternalAlignments` for ``pairs``."""
+    from alignment.external import ExternalAlignments
+
+    files = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise UserError(f"--external expects NAME=FILE, got {spec!r}")
+        if name in files:
+            raise UserError(f"--external: {name} given twice")
+        files[name] = path
+    ext = ExternalAlignments.from_files([s for s, _ in pairs], [t for _, t in pairs], files)
+    if into is None:
+        return ext
+    if ext.names != into.names:
+        raise UserError(f"validation link sets {ext.names} differ from the training ones {into.names}")
+    into._table.update(ext._table)
+    return into
+
+
 @_wrap_format_errors
 def align_train(args):
     """``structpred align train``."""
@@ -58,6 +90,7 @@ def align_train(args):
     from alignment.model import MatchingAligner
 
     pairs = read_parallel(args.src, args.tgt)
+    all_pairs = pairs   # --external files are line-aligned with the whole --src/--tgt
     gold = _read_gold(args.gold, args.gold_format, pairs)
     if args.first is not None:
         pairs, gold = pairs[:args.first], gold[:args.first]
@@ -68,12 +101,30 @@ def align_train(args):
         valid_pairs = read_parallel(args.valid_src, args.valid_tgt)
         valid_gold = _read_gold(args.valid_gold, args.gold_format, valid_pairs)
     stats = _statistics(args)
-    model = MatchingAligner(cost_pos=args.c_pos, cost_neg=args.c_neg,
+    from alignment.model import MODELS
+
+    D, Q = MODELS[args.model]
+    if args.max_fertility is not None:
+        if D == 1:
+            raise UserError(f"--max-fertility needs a +F model, not {args.model}")
+        D = args.max_fertility
+    inter = _interaction_statistics(args, stats) if (D > 1 or Q) else None
+    external = None
+    if args.external:
+        external = _external(args.external, all_pairs)
+        if valid_pairs is not None:
+            if not args.valid_external:
+                raise UserError("--external with validation sentences needs --valid-external")
+            _external(args.valid_external, valid_pairs, into=external)
+    model = MatchingAligner(max_fertility=D, interactions=Q, decoder=args.decoder,
+                            use_external=bool(args.external),
+                            cost_pos=args.c_pos, cost_neg=args.c_neg,
                             possible_cost=args.possible_cost, learner=args.learner,
                             n_iter=args.iterations, validate_every=args.validate_every,
                             random_state=args.seed, verbose=not args.quiet)
     t0 = time.perf_counter()
-    model.fit(pairs, gold, stats, valid_pairs, valid_gold)
+    model.fit(pairs, gold, stats, valid_pairs, valid_gold, interaction_stats=inter,
+              external=external)
     res = model.result_
     msg = f"trained on {len(pairs)} sentences in {time.perf_counter() - t0:.1f}s ({res.message})"
     if res.best_iter is not None:
@@ -97,6 +148,16 @@ def align_predict(args):
     else:
         raise UserError("give --src and --tgt, or -i FILE in 'src ||| tgt' form")
     model = MatchingAligner.load(args.model)
+    if args.decoder:
+        model.decoder = args.decoder
+    if model.use_external:
+        if not args.external:
+            raise UserError(f"{args.model} was trained with external alignments: give --external "
+                            "NAME=FILE for the input")
+        try:
+            model.set_external(_external(args.external, pairs))
+        except ValueError as exc:
+            raise UserError(str(exc)) from exc
     if args.show_weights:
         for name, value in model.top_features(args.show_weights):
             print(f"{value:+.4f}  {name}", file=sys.stderr)
@@ -112,19 +173,32 @@ def align_demo(args):
     from alignment.experiment import format_table, hansards_statistics, load_hansards, run_protocol
     from alignment.model import LEARNERS
 
+    from alignment.model import MODELS
+
     learners = LEARNERS if args.learners == "all" else tuple(args.learners.split(","))
     for learner in learners:
         if learner not in LEARNERS:
             raise UserError(f"unknown learner {learner!r}; choose from {', '.join(LEARNERS)}")
+    models = tuple(MODELS) if args.models == "all" else tuple(args.models.split(","))
+    for name in models:
+        if name not in MODELS:
+            raise UserError(f"unknown model {name!r}; choose from {', '.join(MODELS)}")
     data = load_hansards(args.data_dir)
     t0 = time.perf_counter()
     stats = hansards_statistics(data, args.bitext_pairs, cache_dir=args.cache_dir,
                                 verbose=not args.quiet)
     _log(args, f"statistics ready ({time.perf_counter() - t0:.0f}s)")
-    rows, models = run_protocol(data, stats, learners=learners, n_iter=args.iterations,
+    inter = None
+    if any(MODELS[m] != (1, False) for m in models):
+        from alignment.experiment import hansards_interaction_statistics
+
+        inter = hansards_interaction_statistics(data, stats, args.bitext_pairs,
+                                                cache_dir=args.cache_dir, verbose=not args.quiet)
+    rows, fitted = run_protocol(data, stats, learners=learners, models=models,
+                                interaction_stats=inter, n_iter=args.iterations,
                                 cost_pos=args.c_pos, cost_neg=args.c_neg,
                                 possible_cost=args.possible_cost, verbose=not args.quiet)
-    print(f"Model M on the Hansards (statistics from {stats.n_pairs} bitext pairs; "
+    print(f"Models {', '.join(models)} on the Hansards (statistics from {stats.n_pairs} bitext pairs; "
           f"c+={args.c_pos}, c-={args.c_neg}, possible-only links cost "
           f"{args.c_pos if args.possible_cost is None else args.possible_cost}; "
           f"validation on the 37 trial sentences)\n")
@@ -133,8 +207,9 @@ def align_demo(args):
         from .plotting import plot_histories
 
         Path(args.plot).parent.mkdir(parents=True, exist_ok=True)
-        plot_histories({f"{lr}, {n} sent.": m.result_.history for (lr, n), m in models.items()},
-                       args.plot, title="Model M on the Hansards")
+        plot_histories({f"{name} {lr}, {n} sent.": m.result_.history
+                        for (name, lr, n), m in fitted.items()},
+                       args.plot, title="Validation AER on the Hansards")
         _log(args, f"validation curves written to {args.plot}")
     return 0
 

@@ -107,5 +107,5 @@ def test_protocol_rows_and_table(hansards, small_stats):
     assert [r["test"] for r in rows] == ["247 (last)", "347 (last)"]
     assert all(0 < r["aer"] < 60 and r["thesis"] in (8.5, None) for r in rows)
     table = format_table(rows).splitlines()
-    assert table[0].startswith("| learner | train | test | precision | recall | AER")
-    assert len(table) == 4 and ("dual-extragradient", 100) in models
+    assert table[0].startswith("| model | learner | train | test | precision | recall | AER")
+    assert len(table) == 4 and ("M", "dual-extragradient", 100) in models

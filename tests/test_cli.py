@@ -78,3 +78,44 @@ def test_help(argv):
     out = subprocess.run([sys.executable, "-m", "structpred.cli", *argv], capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 0 and "usage: structpred" in out.stdout
+
+
+def test_train_and_predict_m_f_q_with_external_links(small_stats_file, tmp_path, capsys):
+    """--model M+F+Q with --external link files: train, then predict with and without them."""
+    from alignment.formats import read_parallel
+
+    from conftest import TEST_BITEXT_PAIRS
+
+    train = read_parallel(DATA / "test.en.gz", DATA / "test.fr.gz")[:12]
+    trial = read_parallel(DATA / "trial.en.gz", DATA / "trial.fr.gz")
+
+    def diag_links(pairs, path):   # a stand-in "aligner": the diagonal
+        path.write_text("".join(" ".join(f"{j}-{round(j * len(t) / len(s))}" for j in range(len(s))
+                                         if round(j * len(t) / len(s)) < len(t)) + "\n"
+                                for s, t in pairs))
+        return path
+
+    inter = tmp_path / "inter.npz"
+    out = tmp_path / "mfq.npz"
+    rc = main(["align", "train", "--src", str(DATA / "test.en.gz"), "--tgt", str(DATA / "test.fr.gz"),
+               "--gold", str(DATA / "test.naacl.gz"), "--first", "12",
+               "--valid-src", str(DATA / "trial.en.gz"), "--valid-tgt", str(DATA / "trial.fr.gz"),
+               "--valid-gold", str(DATA / "trial.naacl.gz"), "--stats", str(small_stats_file),
+               "--bitext-src", str(DATA / "bitext.36-2.en.gz"),
+               "--bitext-tgt", str(DATA / "bitext.36-2.fr.gz"),
+               "--bitext-pairs", str(TEST_BITEXT_PAIRS), "--interaction-stats", str(inter),
+               "--model", "M+F+Q", "--iterations", "6", "--validate-every", "3",
+               "--external", f"diag={diag_links(read_parallel(DATA / 'test.en.gz', DATA / 'test.fr.gz'), tmp_path / 'd.txt')}",
+               "--valid-external", f"diag={diag_links(trial, tmp_path / 'v.txt')}",
+               "-q", "-o", str(out)])
+    assert rc == 0 and out.exists() and inter.exists()
+    pred = tmp_path / "p.txt"
+    args = ["align", "predict", "-m", str(out), "--src", str(DATA / "trial.en.gz"),
+            "--tgt", str(DATA / "trial.fr.gz"), "-o", str(pred), "-q"]
+    capsys.readouterr()
+    assert main(args) == 2
+    assert "--external" in capsys.readouterr().err
+    assert main(args + ["--external", f"diag={tmp_path / 'v.txt'}", "--decoder", "pulp"]) == 0
+    assert len(pred.read_text().splitlines()) == 37
+    assert main(args + ["--external", f"other={tmp_path / 'v.txt'}"]) == 2
+    assert "differ" in capsys.readouterr().err
