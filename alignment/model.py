@@ -113,6 +113,11 @@ class MatchingAligner(ParamsMixin):
         How QAP models decode: exact ILP with OR-Tools (SCIP) or PuLP (CBC),
         or the LP relaxation rounded at 1/2.  Models without interactions
         always decode with the min-cost flow.
+    pair_candidates : {"all", "likely"}
+        ``"all"``: the whole pair set Q of eq. 3.3.  ``"likely"``: only pairs
+        whose two edges are proposed by a cheap cue (Dice first/second choice,
+        an IBM Model 2 Viterbi link or posterior >= 0.1, an external link);
+        a much smaller QP and ILP, at the price of exactness on other pairs.
     use_external : bool
         Add other aligners' links (eflomal, fast_align) as edge and pair
         features (:mod:`alignment.external`).
@@ -145,7 +150,7 @@ class MatchingAligner(ParamsMixin):
     """
 
     def __init__(self, max_fertility=1, interactions=False, decoder="ortools", use_external=False,
-                 cost_pos=1.0,
+                 pair_candidates="all", cost_pos=1.0,
                  cost_neg=3.0, possible_cost=None, target="sure",
                  learner="dual-extragradient", n_iter=200, radius=np.inf, learning_rate=None,
                  regularization=1e-3, validate_every=10, n_frequent=10, random_state=0,
@@ -154,6 +159,7 @@ class MatchingAligner(ParamsMixin):
         self.interactions = interactions
         self.decoder = decoder
         self.use_external = use_external
+        self.pair_candidates = pair_candidates
         self.cost_pos = cost_pos
         self.cost_neg = cost_neg
         self.possible_cost = possible_cost
@@ -195,6 +201,10 @@ class MatchingAligner(ParamsMixin):
         n_fert = (D - 1) * (m + n)
         if self.interactions:
             pairs, pattern = adjacent_pairs(m, n, one_to_two=D > 1)
+            if self.pair_candidates == "likely":
+                keep = self._likely_edges(F_edge, m * n)
+                sel = keep[pairs[:, 0]] & keep[pairs[:, 1]]
+                pairs, pattern = pairs[sel], pattern[sel]
         else:
             pairs, pattern = np.zeros((0, 2), np.int64), np.zeros(0, np.int64)
         blocks = [[F_edge, sp.csr_matrix((F_edge.shape[0], n_fert + len(pairs)))]]
@@ -210,6 +220,24 @@ class MatchingAligner(ParamsMixin):
             blocks.append([sp.csr_matrix((Fp.shape[0], m * n + n_fert)), Fp])
         F = sp.vstack([sp.hstack(b) for b in blocks], format="csr")
         return F, pairs, pattern
+
+    #: edge features that make an edge a pair candidate (``pair_candidates="likely"``)
+    _CANDIDATE_FEATURES = ("dice_row_best", "dice_col_best", "dice_row_rank2", "dice_col_rank2",
+                           "vit_fwd", "vit_bwd")
+
+    def _likely_edges(self, F_edge, n_edges):
+        """Edges that some cheap cue proposes: a first or second Dice choice of its row or
+        column, an IBM Model 2 Viterbi link, a posterior >= 0.1, or an external link."""
+        names = self.featurizer_.feature_names
+        rows = [names.index(f) for f in self._CANDIDATE_FEATURES]
+        keep = np.asarray(F_edge[rows].max(axis=0).todense()).ravel()[:n_edges] > 0
+        for f in ("post_fwd", "post_bwd"):
+            keep |= np.asarray(F_edge[names.index(f)].todense()).ravel()[:n_edges] >= 0.1
+        if self.use_external:
+            ext = self.external_featurizer_.edge_names
+            i0 = len(names)
+            keep |= np.asarray(F_edge[i0 + ext.index("ext:vote_share")].todense()).ravel() > 0
+        return keep
 
     def _make_example(self, F, pairs, shape, y, cost_pos, decoder):
         if not self._extended:
@@ -308,6 +336,8 @@ class MatchingAligner(ParamsMixin):
             raise ValueError("no training sentences")
         if self.learner not in LEARNERS:
             raise ValueError(f"learner must be one of {LEARNERS}, got {self.learner!r}")
+        if self.pair_candidates not in ("all", "likely"):
+            raise ValueError(f"pair_candidates must be 'all' or 'likely', got {self.pair_candidates!r}")
         if self.decoder not in DECODERS:
             raise ValueError(f"decoder must be one of {DECODERS}, got {self.decoder!r}")
         if int(self.max_fertility) < 1:

@@ -94,6 +94,8 @@ def main(argv=None):
     ap.add_argument("--external", action="store_true",
                     help="also M+F+Q with eflomal/fast_align features, and those aligners alone")
     ap.add_argument("--external-cache", default=".cache/external-hansards.tsv.gz")
+    ap.add_argument("--pair-candidates", default="all", choices=["all", "likely"],
+                    help="pair set of the +Q models: all of Q, or pairs of likely edges")
     ap.add_argument("--qcqp", action="store_true", help="also train M+Q by the QCQP of eq. 2.15")
     ap.add_argument("--no-decoder-study", action="store_true")
     ap.add_argument("--cache-dir", default=".cache")
@@ -141,6 +143,7 @@ def main(argv=None):
             label = name + (" + eflomal/fast_align" if use_ext else "")
             t0 = time.perf_counter()
             model = MatchingAligner(max_fertility=D, interactions=Q, use_external=use_ext,
+                                    pair_candidates=args.pair_candidates,
                                     n_iter=args.iterations, cost_neg=args.c_neg,
                                     validate_every=10, random_state=0, verbose=False)
             model.fit(data.test_pairs[:n_train], data.test_gold[:n_train], stats,
