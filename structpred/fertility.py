@@ -192,10 +192,10 @@ def _kkt_residual(z, zs, zt, alpha, beta):
 
 
 @nb.njit(cache=True)
-def _fert_project_kernel(zp, sp_, tp, tol, max_iter):
+def _fert_project_kernel(zp, sp_, tp, tol, max_iter, alpha0, beta0):
     m, n = zp.shape
-    alpha = np.zeros(m)
-    beta = np.zeros(n)
+    alpha = alpha0.copy()
+    beta = beta0.copy()
     a = np.empty(n)
     ac = np.empty(m)
     z = np.empty((m, n))
@@ -225,7 +225,7 @@ def _fert_project_kernel(zp, sp_, tp, tol, max_iter):
 
 
 def project_fertility_matching(edges, src=None, tgt=None, tol=1e-11, max_iter=100000,
-                               return_info=False):
+                               return_info=False, warm=None):
     r"""Euclidean projection onto the M+F polytope of eq. 3.2.
 
     Solves :math:`\min_z \tfrac12\|z - z'\|^2` over the polytope, through its
@@ -249,6 +249,12 @@ def project_fertility_matching(edges, src=None, tgt=None, tol=1e-11, max_iter=10
     src, tgt : array_like, shapes (D-1, m) and (D-1, n), optional
         ``z'`` of the fertility indicators; omitted means ``D = 1`` (model M).
 
+    warm : dict, optional
+        Starts from the multipliers stored there by the previous call and
+        stores the new ones (the dual extragradient projects each example's
+        slowly moving points again and again).  The result does not depend
+        on the start, only the number of sweeps does.
+
     Returns
     -------
     edges, src, tgt : ndarrays
@@ -256,9 +262,15 @@ def project_fertility_matching(edges, src=None, tgt=None, tol=1e-11, max_iter=10
         ``beta``, ``n_iter`` and ``residual``.
     """
     edges, src, tgt = _fert_arrays(edges, src, tgt)
+    m, n = edges.shape
+    a0, b0 = np.zeros(m), np.zeros(n)
+    if warm is not None and "alpha" in warm and warm["alpha"].shape == (m,):
+        a0, b0 = warm["alpha"], warm["beta"]
     z, zs, zt, alpha, beta, it, res = _fert_project_kernel(
         np.ascontiguousarray(edges), np.ascontiguousarray(src), np.ascontiguousarray(tgt),
-        float(tol), int(max_iter))
+        float(tol), int(max_iter), a0, b0)
+    if warm is not None:
+        warm["alpha"], warm["beta"] = alpha, beta
     if return_info:
         return z, zs, zt, {"alpha": alpha, "beta": beta, "n_iter": int(it), "residual": float(res)}
     return z, zs, zt

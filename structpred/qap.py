@@ -539,7 +539,7 @@ class ExtendedMatchingExample(StructuredExample):
     def project(self, z):
         if len(self.pairs) == 0:
             e, s, t, _ = self.split(z)
-            pe, ps, pt = project_fertility_matching(e, s, t)
+            pe, ps, pt = project_fertility_matching(e, s, t, warm=self._warm)
             return np.concatenate([pe.ravel(), ps.ravel(), pt.ravel()])
         proj = self.projector or _DEFAULT_PROJECTOR
         key = (self.shape, self.max_fertility, len(self.pairs), hash(self.pairs.tobytes()))

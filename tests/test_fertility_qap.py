@@ -227,3 +227,18 @@ def test_qap_constraints_are_the_product_semantics():
     z_bad[-1] = 1.0   # a pair whose edges are not both on
     if flat[pairs[-1, 0]] * flat[pairs[-1, 1]] == 0:
         assert not _in_polytope(A, b, z_bad)
+
+
+def test_fertility_projection_warm_start_gives_the_same_point():
+    rng = np.random.default_rng(11)
+    warm = {}
+    for _ in range(5):
+        zp, sp_, tp = rng.normal(0.3, 1, (8, 9)), rng.normal(0, 1, (1, 8)), rng.normal(0, 1, (1, 9))
+        cold = project_fertility_matching(zp, sp_, tp, return_info=True)
+        hot = project_fertility_matching(zp + 0.01, sp_, tp, warm=warm)
+        again = project_fertility_matching(zp + 0.01, sp_, tp, warm=warm, return_info=True)
+        ref = project_fertility_matching(zp + 0.01, sp_, tp)
+        for a, b, c in zip(hot, again[:3], ref):
+            np.testing.assert_allclose(a, c, atol=1e-9)
+            np.testing.assert_allclose(b, c, atol=1e-9)
+        assert again[3]["n_iter"] <= cold[3]["n_iter"]
