@@ -215,7 +215,8 @@ def qcqp_route(model_de, data, stats, inter, n_train, test_pairs, test_gold, arg
     from structpred.parameter_set import L2Ball
     from structpred.qp import solve_saddle_qp
 
-    model = MatchingAligner(max_fertility=1, interactions=True, cost_neg=args.c_neg)
+    model = MatchingAligner(max_fertility=1, interactions=True, cost_neg=args.c_neg,
+                            pair_candidates=args.pair_candidates)
     model.stats_ = stats
     model.external_ = None
     model.feature_names_ = model._featurizers(stats, inter, data.test_pairs[:n_train],
