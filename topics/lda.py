@@ -26,7 +26,7 @@ from structpred.base import ParamsMixin
 
 from .corpus import Vocabulary, as_count_matrix, is_text_input, token_arrays
 
-__all__ = ["LDA", "gibbs_sweep", "fold_in_sweep", "collapsed_log_joint", "init_counts"]
+__all__ = ["LDA", "gibbs_sweep", "fold_in_sweep", "fold_in_sweep_grouped", "collapsed_log_joint", "init_counts"]
 
 
 @nb.njit(cache=True)
@@ -92,20 +92,34 @@ def gibbs_sweep(words, docs, z, ndk, nwk, nk, alpha, beta):
 
 
 @nb.njit(cache=True)
-def fold_in_sweep(words, docs, z, ndk, phi, alpha):
-    """One Gibbs sweep of held-out tokens with ``Phi`` fixed (in place)."""
-    n_topics = phi.shape[0]
+def fold_in_sweep_grouped(words, docs, z, ndk, phis, doc_group, alpha):
+    """One Gibbs sweep of held-out tokens with topic-word tables fixed (in place).
+
+    Document ``d`` uses the table ``phis[doc_group[d]]`` (``phis`` is G x K x V):
+    ``p(z = k) ∝ (n_dk + alpha) phis[g, k, w]``.  With one group this is the
+    plain LDA fold-in (:func:`fold_in_sweep`); DiscLDA uses one group per class,
+    ``phis[y] = (Phi T^y)^T``, which is its conditional (thesis eq. 4.22).
+    """
+    n_topics = phis.shape[1]
     p = np.empty(n_topics)
     for i in range(words.size):
         w, d, k = words[i], docs[i], z[i]
+        g = doc_group[d]
         ndk[d, k] -= 1
         total = 0.0
         for t in range(n_topics):
-            total += (ndk[d, t] + alpha) * phi[t, w]
+            total += (ndk[d, t] + alpha) * phis[g, t, w]
             p[t] = total
         k = _draw_cumulative(p)
         z[i] = k
         ndk[d, k] += 1
+
+
+@nb.njit(cache=True)
+def fold_in_sweep(words, docs, z, ndk, phi, alpha):
+    """One Gibbs sweep of held-out tokens with ``Phi`` fixed (in place)."""
+    phis = np.ascontiguousarray(phi).reshape((1, phi.shape[0], phi.shape[1]))
+    fold_in_sweep_grouped(words, docs, z, ndk, phis, np.zeros(ndk.shape[0], np.int64), alpha)
 
 
 @nb.njit(cache=True)
