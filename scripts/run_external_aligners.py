@@ -27,15 +27,24 @@ def main(argv=None):
     ap.add_argument("--max-pairs", type=int, default=None, help="bitext pairs to train on (all)")
     ap.add_argument("--keep", type=int, default=20484, help="cache the links of this many lines")
     ap.add_argument("--out", default=".cache/external-hansards.tsv.gz")
+    ap.add_argument("--samplers", type=int, default=3, help="eflomal's independent samplers")
+    ap.add_argument("--fast-align-from", metavar="CACHE",
+                    help="reuse the fast_align links of an earlier cache instead of rerunning it")
     args = ap.parse_args(argv)
     data = load_hansards(args.data_dir)
     bt = load_bitext(data.bitext_src, data.bitext_tgt, max_pairs=args.max_pairs, max_len=None)
     src, tgt = bt.src, bt.tgt
     keep = min(args.keep, len(src))
     t0 = time.perf_counter()
-    fwd, bwd = run_eflomal(src, tgt)
+    fwd, bwd = run_eflomal(src, tgt, n_samplers=args.samplers)
     t_ef = time.perf_counter() - t0
-    fa = run_fast_align(src, tgt, list(range(keep)))
+    if args.fast_align_from:
+        old = ExternalAlignments.load(args.fast_align_from, src[:keep], tgt[:keep])
+        i = old.names.index("fast_align")
+        fa = [{(j, k) for j, k in zip(*old.matrices(s, t)[i].nonzero())}
+              for s, t in zip(src[:keep], tgt[:keep])]
+    else:
+        fa = run_fast_align(src, tgt, list(range(keep)))
     t_fa = time.perf_counter() - t0 - t_ef
     ext = ExternalAlignments(["eflomal_fwd", "eflomal_bwd", "fast_align"])
     for i in range(keep):
