@@ -204,6 +204,8 @@ def _add_segment_parser(sub):
                     choices=["dual-extragradient", "projected-gradient", "perceptron", "subgradient"])
     tr.add_argument("--iterations", type=int, default=100, help="iterations (perceptron: epochs)")
     tr.add_argument("--eta-scale", type=float, default=1.0, help="step eta = ETA_SCALE / ||F||_2")
+    tr.add_argument("--feature-scale", type=float, default=0.02,
+                    help="multiplies all features: balances the w- and z-steps of the extragradient")
     tr.add_argument("--validate-every", type=int, default=5)
     tr.add_argument("--no-edges", action="store_true", help="unary-only linear model (no MRF edges)")
     tr.add_argument("--class-weight", default="balanced",

@@ -1,0 +1,263 @@
+"""Superpixel graphs and features for figure/ground segmentation of images.
+
+Nodes are SLIC superpixels (Achanta et al. 2012), not pixels: a 200x150
+image has 30,000 pixels and 60,000 4-neighbour pairs but only a few hundred
+superpixels, so every projection and min-cut is ~100 times smaller, the
+region statistics (colour histograms, texture) are less noisy than per-pixel
+values, and SLIC boundaries follow image edges, so little is lost (the
+superpixel "oracle" -- each superpixel given its majority label -- reaches
+about 97-98 % pixel accuracy on the horses).  The superpixel MRF is the
+4-neighbour pixel MRF restricted to labellings that are constant on each
+superpixel: its edge features are sums over the pixel pairs that cross the
+boundary between two superpixels.
+
+Node features ``f_n`` (all computed per superpixel, then standardised with
+training statistics):
+
+* CIE Lab colour: mean and standard deviation, and per-channel 8-bin
+  histograms;
+* a filter bank on L: Gaussian gradient magnitude and Laplacian of Gaussian
+  at sigma = 1, 2, 4 (mean absolute response);
+* a background model: the mean over the superpixel's pixels of
+  ``log p_border(colour) - log p_image(colour)`` (64-bin joint Lab
+  histograms of the image's border strip and of the whole image);
+* position: the centroid (x, y in [0, 1]), and 16 Gaussian bumps on a 4x4
+  grid of the image;
+* a constant 1.
+
+Edge features ``f_e >= 0`` (eq. 2.5), for superpixels ``j, k`` sharing
+boundary pixel pairs ``B_jk`` (4-neighbourhood):
+
+* ``|B_jk| / 10`` (the constant Potts feature summed over the boundary);
+* ``sum_{(p,q) in B_jk} exp(-f beta ||Lab_p - Lab_q||^2) / 10`` for
+  ``f = 1/2, 1, 2``, with ``beta = 1 / (2 mean ||Lab_p - Lab_q||^2)`` over
+  all 4-neighbour pairs of the image (contrast-sensitive, Boykov & Jolly
+  2001; Rother et al. 2004);
+* ``|B_jk| exp(-||mu_j - mu_k||^2 / (2 m)) / 10``: boundary length times the
+  similarity of the superpixels' mean Lab colours ``mu`` (``m``: the mean of
+  ``||mu_j - mu_k||^2`` over the image's edges).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import ndimage
+
+__all__ = ["SuperpixelGraph", "superpixel_graph", "NODE_FEATURE_NAMES", "EDGE_FEATURE_NAMES",
+           "grid_edges"]
+
+_HIST_BINS = 8
+_SIGMAS = (1.0, 2.0, 4.0)
+_GRID = 4
+
+NODE_FEATURE_NAMES = (
+    [f"lab_mean_{c}" for c in "Lab"] + [f"lab_std_{c}" for c in "Lab"]
+    + [f"hist_{c}_{b}" for c in "Lab" for b in range(_HIST_BINS)]
+    + [f"gradmag_s{s:g}" for s in _SIGMAS] + [f"log_s{s:g}" for s in _SIGMAS]
+    + ["border_colour_llr", "x", "y"]
+    + [f"pos_{i}_{j}" for i in range(_GRID) for j in range(_GRID)]
+    + ["bias"]
+)
+_BETA_FACTORS = (0.5, 1.0, 2.0)
+EDGE_FEATURE_NAMES = ("boundary_length", "contrast_beta/2", "contrast_beta", "contrast_2beta",
+                      "region_similarity")
+
+
+def grid_edges(height, width):
+    """4-neighbour edges of a ``height x width`` grid (row-major node ids), shape (m, 2)."""
+    idx = np.arange(height * width, dtype=np.int64).reshape(height, width)
+    horiz = np.stack([idx[:, :-1].ravel(), idx[:, 1:].ravel()], axis=1)
+    vert = np.stack([idx[:-1, :].ravel(), idx[1:, :].ravel()], axis=1)
+    return np.concatenate([horiz, vert])
+
+
+class SegmentationGraph:
+    """What superpixel graphs and point-cloud graphs share: nodes with features,
+    edges with non-negative features, node sizes, and the map back to pixels/points.
+
+    Subclasses are dataclasses with the fields ``labels`` (pixel or point ->
+    node), ``node_features``, ``edges``, ``edge_features``, ``sizes``,
+    ``fg_fraction`` and ``mask``; ``_ARRAYS`` names the always-present arrays.
+    """
+
+    _ARRAYS = ("node_features", "edges", "edge_features", "sizes")
+    _OPTIONAL = ("fg_fraction", "mask")
+
+    @property
+    def n_nodes(self):
+        return self.sizes.size
+
+    def node_labels(self):
+        """Majority label of each node (ties go to foreground)."""
+        return (self.fg_fraction >= 0.5).astype(np.int8)
+
+    def to_pixels(self, node_labels):
+        """Labels of the original pixels (``(H, W)``) or points of a node labelling."""
+        return np.asarray(node_labels, dtype=bool)[self.labels]
+
+    def to_arrays(self):
+        out = {k: getattr(self, k) for k in self._ARRAYS}
+        for k in self._OPTIONAL:
+            if getattr(self, k) is not None:
+                out[k] = getattr(self, k)
+        return out
+
+    @classmethod
+    def from_arrays(cls, arrays):
+        return cls(**{k: np.asarray(arrays[k]) for k in arrays})
+
+
+@dataclass
+class SuperpixelGraph(SegmentationGraph):
+    """One image as a graph of superpixels.
+
+    Attributes
+    ----------
+    labels : ndarray of int32, shape (H, W)
+        Superpixel id of each pixel (``0 .. n-1``).
+    node_features : ndarray, shape (n, len(NODE_FEATURE_NAMES))
+        Raw (unstandardised) node features.
+    edges : ndarray of int64, shape (m, 2)
+    edge_features : ndarray, shape (m, 2), non-negative
+    sizes : ndarray, shape (n,)
+        Pixels per superpixel.
+    fg_fraction : ndarray, shape (n,) or None
+        Share of each superpixel's pixels that are foreground in the mask.
+    """
+
+    labels: np.ndarray
+    node_features: np.ndarray
+    edges: np.ndarray
+    edge_features: np.ndarray
+    sizes: np.ndarray
+    fg_fraction: np.ndarray | None = None
+    mask: np.ndarray | None = None
+
+    _ARRAYS = ("labels", "node_features", "edges", "edge_features", "sizes")
+    _OPTIONAL = ("fg_fraction", "mask")
+
+
+def _rgb_to_lab(image):
+    from skimage.color import rgb2lab
+
+    return rgb2lab(np.asarray(image, dtype=np.float64) / 255.0)
+
+
+def _means(labels_flat, n, values):
+    """Per-superpixel means of the columns of ``values`` (``(P, c)``)."""
+    counts = np.bincount(labels_flat, minlength=n).astype(np.float64)
+    out = np.empty((n, values.shape[1]))
+    for c in range(values.shape[1]):
+        out[:, c] = np.bincount(labels_flat, weights=values[:, c], minlength=n)
+    return out / np.maximum(counts, 1.0)[:, None]
+
+
+def _histograms(labels_flat, n, binned, n_bins):
+    """Normalised per-superpixel histograms of integer codes ``binned`` (``(P,)``)."""
+    h = np.bincount(labels_flat * n_bins + binned, minlength=n * n_bins).reshape(n, n_bins)
+    return h / np.maximum(h.sum(axis=1, keepdims=True), 1)
+
+
+def _lab_bins(lab, n_bins):
+    """Quantise L in [0, 100] and a, b in [-100, 100] (clipped) into ``n_bins`` each."""
+    lo = np.array([0.0, -100.0, -100.0])
+    span = np.array([100.0, 200.0, 200.0])
+    q = np.floor((lab - lo) / span * n_bins).astype(np.int64)
+    return np.clip(q, 0, n_bins - 1)
+
+
+def _border_llr(lab, border=8, n_bins=4):
+    """Per-pixel ``log p_border(c) - log p_image(c)`` with 64-bin joint Lab histograms."""
+    q = _lab_bins(lab, n_bins)
+    code = (q[..., 0] * n_bins + q[..., 1]) * n_bins + q[..., 2]
+    k = n_bins ** 3
+    mask = np.zeros(code.shape, dtype=bool)
+    b = max(1, min(border, min(code.shape) // 4))
+    mask[:b, :] = mask[-b:, :] = mask[:, :b] = mask[:, -b:] = True
+    h_border = np.bincount(code[mask], minlength=k) + 1.0
+    h_all = np.bincount(code.ravel(), minlength=k) + 1.0
+    llr = np.log(h_border / h_border.sum()) - np.log(h_all / h_all.sum())
+    return llr[code]
+
+
+def superpixel_graph(image, mask=None, n_segments=400, compactness=10.0):
+    """Superpixels, their features and their adjacency graph for one image.
+
+    Parameters
+    ----------
+    image : ndarray, shape (H, W, 3), uint8 RGB
+    mask : ndarray of bool, shape (H, W), optional
+        Ground truth; gives ``fg_fraction``.
+    n_segments, compactness : SLIC parameters (on Lab, deterministic).
+
+    Returns
+    -------
+    :class:`SuperpixelGraph`
+    """
+    from skimage.segmentation import slic
+
+    image = np.asarray(image)
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError(f"expected an RGB image of shape (H, W, 3), got {image.shape}")
+    H, W = image.shape[:2]
+    if mask is not None and np.shape(mask) != (H, W):
+        raise ValueError(f"mask shape {np.shape(mask)} differs from image shape {(H, W)}")
+    lab = _rgb_to_lab(image)
+    seg = slic(image, n_segments=n_segments, compactness=compactness, start_label=0,
+               convert2lab=True, enforce_connectivity=True)
+    # relabel to 0..n-1 (SLIC may skip ids)
+    _, seg = np.unique(seg, return_inverse=True)
+    seg = seg.reshape(H, W).astype(np.int32)
+    n = int(seg.max()) + 1
+    lf = seg.ravel().astype(np.int64)
+    P = H * W
+    sizes = np.bincount(lf, minlength=n).astype(np.float64)
+
+    labf = lab.reshape(P, 3)
+    mean = _means(lf, n, labf)
+    sq = _means(lf, n, labf ** 2)
+    std = np.sqrt(np.maximum(sq - mean ** 2, 0.0))
+    q = _lab_bins(labf, _HIST_BINS)
+    hists = [_histograms(lf, n, q[:, c], _HIST_BINS) for c in range(3)]
+    L = lab[..., 0]
+    tex = []
+    for s in _SIGMAS:
+        tex.append(np.abs(ndimage.gaussian_gradient_magnitude(L, s)).ravel())
+    for s in _SIGMAS:
+        tex.append(np.abs(ndimage.gaussian_laplace(L, s)).ravel())
+    tex = _means(lf, n, np.stack(tex, axis=1))
+    llr = _means(lf, n, _border_llr(lab).reshape(P, 1))
+    yy, xx = np.mgrid[0:H, 0:W]
+    pos = _means(lf, n, np.stack([(xx.ravel() + 0.5) / W, (yy.ravel() + 0.5) / H], axis=1))
+    centres = (np.arange(_GRID) + 0.5) / _GRID
+    bumps = np.exp(-((pos[:, 1, None, None] - centres[None, :, None]) ** 2
+                     + (pos[:, 0, None, None] - centres[None, None, :]) ** 2) / (2 * (0.5 / _GRID) ** 2 * 2))
+    feats = np.concatenate([mean / 100.0, std / 100.0, *hists, tex / 10.0, llr, pos,
+                            bumps.reshape(n, -1), np.ones((n, 1))], axis=1)
+
+    # edges: 4-neighbour pixel pairs that cross a superpixel boundary
+    e = grid_edges(H, W)
+    diff2 = np.sum((labf[e[:, 0]] - labf[e[:, 1]]) ** 2, axis=1)
+    beta = 1.0 / (2.0 * max(float(diff2.mean()), 1e-12))
+    a, b = lf[e[:, 0]], lf[e[:, 1]]
+    cross = a != b
+    a, b = a[cross], b[cross]
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    key = lo * n + hi
+    uniq, inv = np.unique(key, return_inverse=True)
+    edges = np.stack([uniq // n, uniq % n], axis=1).astype(np.int64)
+    length = np.bincount(inv, minlength=uniq.size).astype(np.float64)
+    contrast = [np.bincount(inv, weights=np.exp(-f * beta * diff2[cross]), minlength=uniq.size)
+                for f in _BETA_FACTORS]
+    dmean = np.sum((mean[edges[:, 0]] - mean[edges[:, 1]]) ** 2, axis=1)
+    region = length * np.exp(-dmean / (2.0 * max(float(dmean.mean()), 1e-12))) if dmean.size else length
+    edge_features = np.stack([length, *contrast, region], axis=1) / 10.0
+
+    fg = None
+    if mask is not None:
+        fg = np.bincount(lf, weights=np.asarray(mask, dtype=np.float64).ravel(), minlength=n) / sizes
+    return SuperpixelGraph(labels=seg, node_features=feats, edges=edges,
+                           edge_features=edge_features, sizes=sizes, fg_fraction=fg,
+                           mask=None if mask is None else np.asarray(mask, dtype=bool))

@@ -1,0 +1,68 @@
+"""Accuracy and foreground IoU, pooled over all pixels (or points) of a set."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["SegmentationScores", "segmentation_scores", "format_scores"]
+
+
+@dataclass
+class SegmentationScores:
+    """Pooled counts and the derived rates.
+
+    ``accuracy = (TP + TN) / N``; foreground ``iou = TP / (TP + FP + FN)``,
+    both pooled over every pixel or point of the set (not averaged per image);
+    ``mean_image_iou`` averages the per-image IoU.
+    """
+
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+    mean_image_iou: float
+
+    @property
+    def n(self):
+        return self.tp + self.fp + self.fn + self.tn
+
+    @property
+    def accuracy(self):
+        return (self.tp + self.tn) / max(self.n, 1)
+
+    @property
+    def error(self):
+        return 1.0 - self.accuracy
+
+    @property
+    def iou(self):
+        return self.tp / max(self.tp + self.fp + self.fn, 1)
+
+
+def segmentation_scores(predictions, truths):
+    """Scores of a list of predicted masks (or label arrays) against the truths."""
+    predictions = list(predictions)
+    truths = list(truths)
+    if len(predictions) != len(truths):
+        raise ValueError(f"{len(predictions)} predictions for {len(truths)} ground truths")
+    tp = fp = fn = tn = 0
+    ious = []
+    for p, t in zip(predictions, truths):
+        p = np.asarray(p, dtype=bool)
+        t = np.asarray(t, dtype=bool)
+        if p.shape != t.shape:
+            raise ValueError(f"prediction shape {p.shape} differs from truth shape {t.shape}")
+        a = int(np.sum(p & t))
+        b = int(np.sum(p & ~t))
+        c = int(np.sum(~p & t))
+        tp, fp, fn, tn = tp + a, fp + b, fn + c, tn + int(p.size) - a - b - c
+        ious.append(a / max(a + b + c, 1))
+    return SegmentationScores(tp, fp, fn, tn, float(np.mean(ious)) if ious else 0.0)
+
+
+def format_scores(scores):
+    return (f"accuracy {100 * scores.accuracy:.2f}%  error {100 * scores.error:.2f}%  "
+            f"foreground IoU {100 * scores.iou:.2f}%  (mean per-image IoU "
+            f"{100 * scores.mean_image_iou:.2f}%)")

@@ -1,0 +1,155 @@
+"""k-nearest-neighbour graphs and local-geometry features for 3-D point clouds.
+
+The Oakland scans have 100,000 points each; they are first thinned by a
+voxel grid (one point per ``voxel``-sized cube, the first in file order), and
+every original point is evaluated with the label of its voxel's node.
+
+Node features ``f_n`` (per node, from its ``k`` nearest neighbours in the
+*full* cloud, at two scales ``k = 10`` and ``k = 30``; standardised with
+training statistics by the model):
+
+* the eigenvalues ``l1 >= l2 >= l3`` of the neighbourhood covariance, as
+  linearity ``(l1 - l2) / l1``, planarity ``(l2 - l3) / l1`` and
+  scattering ``l3 / l1``;
+* verticality of the normal (``|n_z|`` of the eigenvector of ``l3``) and of
+  the principal direction (``|e1_z|``);
+* the neighbourhood's vertical spread (standard deviation of z);
+* height above the local minimum: ``z - min z`` over a 3x3 block of
+  ``cell``-metre columns around the point, and that height squared / 10;
+* a constant 1.
+
+Edges: the symmetrised ``k_graph``-nearest-neighbour graph of the nodes.
+Edge features (non-negative): a constant 1 and ``exp(-d^2 / (2 sigma^2))``
+with ``d`` the edge length and ``sigma`` the median edge length of the scan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .features import SegmentationGraph
+
+__all__ = ["PointGraph", "point_graph", "voxel_subsample", "POINT_FEATURE_NAMES", "vegetation_labels"]
+
+_SCALES = (10, 30)
+POINT_FEATURE_NAMES = tuple(
+    [f"{name}_k{k}" for k in _SCALES for name in
+     ("linearity", "planarity", "scattering", "normal_verticality", "principal_verticality", "z_std")]
+    + ["height_above_min", "height_above_min_sq", "bias"])
+
+
+def vegetation_labels(labels, lo=1300, hi=1306):
+    """Binary task of Oakland: 1 for fine labels in ``[lo, hi]`` (vegetation)."""
+    labels = np.asarray(labels)
+    return ((labels >= lo) & (labels <= hi)).astype(np.int8)
+
+
+@dataclass
+class PointGraph(SegmentationGraph):
+    """A thinned point cloud as a graph (same interface as ``SuperpixelGraph``).
+
+    ``labels`` maps each *original* point to its node and ``mask`` holds the
+    original points' binary truth, so predictions are scored on every point.
+    """
+
+    xyz: np.ndarray
+    node_features: np.ndarray
+    edges: np.ndarray
+    edge_features: np.ndarray
+    sizes: np.ndarray
+    fg_fraction: np.ndarray | None = None
+    labels: np.ndarray | None = None
+    mask: np.ndarray | None = None
+
+    _ARRAYS = ("xyz", "node_features", "edges", "edge_features", "sizes")
+    _OPTIONAL = ("fg_fraction", "labels", "mask")
+
+
+def voxel_subsample(xyz, voxel):
+    """One point per voxel (the first in order).  Returns ``(keep, assign)``:
+    indices of the kept points and, for every point, the index of its node."""
+    keys = np.floor((xyz - xyz.min(axis=0)) / voxel).astype(np.int64)
+    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first)  # nodes in file order
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return first[order], rank[inverse.ravel()]
+
+
+def _eigen_features(xyz_all, tree, query, k):
+    _, nbr = tree.query(query, k=k)
+    P = xyz_all[nbr]  # (n, k, 3)
+    C = P - P.mean(axis=1, keepdims=True)
+    cov = np.einsum("nki,nkj->nij", C, C) / k
+    evals, evecs = np.linalg.eigh(cov)  # ascending
+    l3, l2, l1 = (np.maximum(evals[:, i], 0.0) for i in range(3))
+    l1s = np.maximum(l1, 1e-12)
+    return np.stack([(l1 - l2) / l1s, (l2 - l3) / l1s, l3 / l1s, np.abs(evecs[:, 2, 0]),
+                     np.abs(evecs[:, 2, 2]), P[:, :, 2].std(axis=1)], axis=1)
+
+
+def _height_above_min(xyz, query, cell):
+    xy0 = xyz[:, :2].min(axis=0)
+    ij = np.floor((xyz[:, :2] - xy0) / cell).astype(np.int64)
+    ni, nj = ij.max(axis=0) + 3
+    zmin = np.full((ni, nj), np.inf)
+    np.minimum.at(zmin, (ij[:, 0] + 1, ij[:, 1] + 1), xyz[:, 2])
+    # 3x3 block minimum
+    from scipy.ndimage import minimum_filter
+
+    zmin = minimum_filter(zmin, size=3, mode="constant", cval=np.inf)
+    q = np.floor((query[:, :2] - xy0) / cell).astype(np.int64) + 1
+    q = np.clip(q, 0, [ni - 1, nj - 1])
+    return query[:, 2] - zmin[q[:, 0], q[:, 1]]
+
+
+def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0):
+    """Thinned point cloud, features and kNN graph.
+
+    Parameters
+    ----------
+    xyz : ndarray, shape (N, 3)
+    labels : ndarray of {0, 1}, shape (N,), optional
+        Binary truth of the original points.
+    voxel : float
+        Voxel size (metres) of the thinning.
+    k_graph : int
+        Neighbours per node in the MRF graph.
+    cell : float
+        Column size (metres) for the local minimum height.
+    """
+    from scipy.spatial import cKDTree
+
+    xyz = np.asarray(xyz, dtype=np.float64)
+    if xyz.ndim != 2 or xyz.shape[1] != 3 or xyz.shape[0] == 0:
+        raise ValueError(f"expected a non-empty (N, 3) array of points, got shape {xyz.shape}")
+    if not np.all(np.isfinite(xyz)):
+        raise ValueError("point coordinates contain NaN or infinite values")
+    keep, assign = voxel_subsample(xyz, voxel)
+    nodes = xyz[keep]
+    n = nodes.shape[0]
+    tree = cKDTree(xyz)
+    feats = [_eigen_features(xyz, tree, nodes, min(k, xyz.shape[0])) for k in _SCALES]
+    h = _height_above_min(xyz, nodes, cell)
+    X = np.concatenate(feats + [h[:, None], (h ** 2 / 10.0)[:, None], np.ones((n, 1))], axis=1)
+
+    kg = min(k_graph + 1, n)
+    ntree = cKDTree(nodes)
+    dist, nbr = ntree.query(nodes, k=kg)
+    a = np.repeat(np.arange(n), kg - 1)
+    b = nbr[:, 1:].ravel()
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    ok = lo != hi
+    pairs = np.unique(np.stack([lo[ok], hi[ok]], axis=1), axis=0)
+    d = np.linalg.norm(nodes[pairs[:, 0]] - nodes[pairs[:, 1]], axis=1)
+    sigma = max(float(np.median(d)), 1e-9) if d.size else 1.0
+    Xe = np.stack([np.ones(d.size), np.exp(-d ** 2 / (2 * sigma ** 2))], axis=1)
+    sizes = np.ones(n)
+    fg = mask = None
+    if labels is not None:
+        mask = np.asarray(labels).astype(bool)
+        fg = mask[keep].astype(np.float64)
+    return PointGraph(xyz=nodes, node_features=X, edges=pairs.astype(np.int64), edge_features=Xe,
+                      sizes=sizes, fg_fraction=fg, labels=assign.astype(np.int64), mask=mask)

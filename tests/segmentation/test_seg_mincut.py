@@ -1,0 +1,168 @@
+"""Min-cut decoding and the min-cut polytope projection (structpred.mincut),
+checked against brute force, networkx and cvxpy."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings, strategies as st
+
+from structpred.mincut import (MinCutExample, decode_mincut, decode_mincut_bruteforce,
+                               maxflow_available, mincut_constraints, mincut_score,
+                               project_mincut, project_mincut_cvxpy)
+from segmentation.features import grid_edges
+
+BACKENDS = ["ortools", "networkx"] + (["maxflow"] if maxflow_available() else [])
+
+
+@st.composite
+def graphs(draw, max_nodes=12, with_edges_values=True):
+    n = draw(st.integers(1, max_nodes))
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    chosen = draw(st.lists(st.sampled_from(pairs), unique=True, max_size=min(len(pairs), 30))) if pairs else []
+    edges = np.array(chosen, dtype=np.int64).reshape(-1, 2)
+    seed = draw(st.integers(0, 2**32 - 1))
+    return n, edges, np.random.default_rng(seed)
+
+
+@settings(max_examples=150, deadline=None)
+@given(graphs())
+def test_decode_matches_brute_force(g):
+    n, edges, rng = g
+    s = rng.normal(size=n) * rng.choice([0.01, 1.0, 100.0])
+    lam = rng.exponential(size=len(edges)) * rng.choice([0.0, 0.1, 1.0, 10.0])
+    _, best = decode_mincut_bruteforce(s, lam, edges)
+    tol = 1e-9 * (1 + np.abs(s).sum() + lam.sum())
+    for backend in BACKENDS:
+        y = decode_mincut(s, lam, edges, backend=backend)
+        assert set(np.unique(y)) <= {0, 1}
+        assert mincut_score(y, s, lam, edges) >= best - tol, backend
+
+
+def test_decode_on_grid_agrees_between_backends():
+    rng = np.random.default_rng(3)
+    e = grid_edges(15, 12)
+    s = rng.normal(size=180)
+    lam = rng.exponential(0.7, size=len(e))
+    vals = [mincut_score(decode_mincut(s, lam, e, backend=b), s, lam, e) for b in BACKENDS]
+    np.testing.assert_allclose(vals, vals[0], atol=1e-9)
+
+
+def test_decode_rejects_negative_penalties():
+    with pytest.raises(ValueError, match="non-negative"):
+        decode_mincut([1.0, -1.0], [-0.5], [[0, 1]])
+
+
+def _polytope_violation(zv, ze, edges):
+    d = np.abs(zv[edges[:, 0]] - zv[edges[:, 1]]) if len(edges) else np.zeros(0)
+    return max(0.0, -zv.min(), zv.max() - 1, *(d - ze), *(ze - 1), *(-ze))
+
+
+@settings(max_examples=40, deadline=None)
+@given(graphs(max_nodes=10))
+def test_projection_matches_cvxpy_on_random_graphs(g):
+    n, edges, rng = g
+    zv = rng.normal(0.5, 1.0, n)
+    ze = rng.normal(-0.2, 1.0, len(edges))
+    a, b = project_mincut(zv, ze, edges, tol=1e-12)
+    c, d = project_mincut_cvxpy(zv, ze, edges)
+    assert _polytope_violation(a, b, edges) <= 1e-12
+    np.testing.assert_allclose(a, c, atol=1e-6)
+    np.testing.assert_allclose(b, d, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["random", "training-like"])
+def test_projection_matches_cvxpy_on_grid(kind):
+    rng = np.random.default_rng(0)
+    e = grid_edges(12, 10)
+    if kind == "random":
+        zv, ze = rng.normal(0.5, 1, 120), rng.normal(0, 1, len(e))
+    else:
+        y = (rng.random(120) < 0.3).astype(float)
+        zv, ze = y + 0.1 + 0.05 * rng.normal(size=120), -0.05 * rng.exponential(size=len(e))
+    a, b = project_mincut(zv, ze, e, tol=1e-12)
+    c, d = project_mincut_cvxpy(zv, ze, e)
+    np.testing.assert_allclose(a, c, atol=1e-6)
+    np.testing.assert_allclose(b, d, atol=1e-6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(graphs(max_nodes=10))
+def test_projection_fixes_polytope_points_and_warm_start(g):
+    n, edges, rng = g
+    y = rng.integers(0, 2, n).astype(float)
+    zv = rng.random(n) * 0.5 + 0.25 * y
+    ze = np.abs(zv[edges[:, 0]] - zv[edges[:, 1]]) + rng.random(len(edges)) * 0.1 if len(edges) else np.zeros(0)
+    ze = np.minimum(ze, 1.0)
+    a, b = project_mincut(zv, ze, edges)
+    np.testing.assert_allclose(a, zv, atol=1e-9)
+    np.testing.assert_allclose(b, ze, atol=1e-9)
+    # any warm start gives the same projection
+    zp, zq = rng.normal(0.5, 1, n), rng.normal(-0.3, 1, len(edges))
+    a1, b1 = project_mincut(zp, zq, edges, tol=1e-12)
+    a2, b2 = project_mincut(zp, zq, edges, tol=1e-12, p0=rng.normal(size=len(edges)))
+    np.testing.assert_allclose(a1, a2, atol=1e-8)
+    np.testing.assert_allclose(b1, b2, atol=1e-8)
+
+
+def _random_example(rng, n=7, dn=3, de=2, cost_neg=2.0):
+    pairs = np.array([(i, j) for i in range(n) for j in range(i + 1, n)])
+    edges = pairs[rng.random(len(pairs)) < 0.4]
+    X = rng.normal(size=(n, dn))
+    Xe = rng.random((len(edges), de))
+    y = (X[:, 0] + 0.3 * rng.normal(size=n) > 0).astype(int)
+    return MinCutExample.from_features(X, Xe, edges, y, cost_pos=1.0, cost_neg=cost_neg)
+
+
+def test_example_layout_and_lp_decoding():
+    from scipy.optimize import linprog
+
+    rng = np.random.default_rng(1)
+    ex = _random_example(rng)
+    A, b = ex.constraints()
+    assert np.all(A @ ex.z_gold <= b + 1e-12)
+    # edge variables cost nothing; edge columns hold -f_e
+    n = ex.n_nodes
+    assert np.all(ex.c[n:] == 0)
+    assert (ex.F[:, n:].toarray() <= 0).all()
+    for _ in range(5):
+        w = rng.normal(size=ex.n_features)
+        w[3:] = np.abs(w[3:])
+        s = ex.loss_augmented_scores(w)
+        z = ex.decode_scores(s)
+        lp = linprog(-s, A_ub=A.toarray(), b_ub=b, bounds=[(0, 1)] * ex.n_vars, method="highs")
+        assert s @ z >= -lp.fun - 1e-8
+        assert np.all(A @ z <= 1e-12)
+
+
+def test_dual_extragradient_reaches_qp_and_keeps_edge_weights_nonnegative():
+    from structpred.dual_extragradient import dual_extragradient_streaming
+    from structpred.monitor import Monitor, structured_hinge_loss
+    from structpred.parameter_set import L2Ball
+    from structpred.qp import solve_saddle_qp
+    from structpred.reference_learners import averaged_perceptron, averaged_projected_gradient
+
+    rng = np.random.default_rng(2)
+    examples = [_random_example(rng) for _ in range(4)]
+    W = L2Ball(radius=2.0, nonneg=(3, 4))
+    qp = solve_saddle_qp(examples, W)
+    seen = []
+    mon = Monitor(callback=lambda t, w, rec: seen.append(np.array(w)) and False)
+    res = dual_extragradient_streaming(examples, W, n_iter=1500, monitor=mon)
+    gap = structured_hinge_loss(examples, res.w) - qp.info["hinge"]
+    assert -1e-5 <= gap < 0.01 * qp.info["hinge"] + 1e-3
+    assert min(float(w[3:].min()) for w in seen) >= 0.0
+    for learner in (averaged_projected_gradient, averaged_perceptron):
+        seen.clear()
+        kw = {"n_iter": 50} if learner is averaged_projected_gradient else {"n_epochs": 20}
+        r = learner(examples, W=W, monitor=Monitor(callback=lambda t, w, rec: seen.append(np.array(w)) and False), **kw)
+        assert r.w[3:].min() >= 0.0
+        assert min(float(w[3:].min()) for w in seen) >= 0.0
+
+
+def test_example_rejects_bad_edges_and_features():
+    with pytest.raises(ValueError, match="non-negative"):
+        MinCutExample.from_features(np.ones((2, 1)), [[-1.0]], [[0, 1]], [0, 1])
+    with pytest.raises(ValueError, match="self-loops"):
+        MinCutExample.from_features(np.ones((2, 1)), [[1.0]], [[1, 1]], [0, 1])
+    with pytest.raises(ValueError, match="0/1"):
+        MinCutExample.from_features(np.ones((2, 1)), [[1.0]], [[0, 1]], [0, 2])
