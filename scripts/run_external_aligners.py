@@ -28,6 +28,9 @@ def main(argv=None):
     ap.add_argument("--keep", type=int, default=20484, help="cache the links of this many lines")
     ap.add_argument("--out", default=".cache/external-hansards.tsv.gz")
     ap.add_argument("--samplers", type=int, default=3, help="eflomal's independent samplers")
+    ap.add_argument("--eflomal-runs", type=int, default=1,
+                    help="independent eflomal runs; run r > 1 is stored as eflomal<r>_fwd/_bwd "
+                         "(their votes become a soft link feature)")
     ap.add_argument("--fast-align-from", metavar="CACHE",
                     help="reuse the fast_align links of an earlier cache instead of rerunning it")
     args = ap.parse_args(argv)
@@ -36,7 +39,7 @@ def main(argv=None):
     src, tgt = bt.src, bt.tgt
     keep = min(args.keep, len(src))
     t0 = time.perf_counter()
-    fwd, bwd = run_eflomal(src, tgt, n_samplers=args.samplers)
+    runs = [run_eflomal(src, tgt, n_samplers=args.samplers) for _ in range(args.eflomal_runs)]
     t_ef = time.perf_counter() - t0
     if args.fast_align_from:
         old = ExternalAlignments.load(args.fast_align_from, src[:keep], tgt[:keep])
@@ -46,9 +49,15 @@ def main(argv=None):
     else:
         fa = run_fast_align(src, tgt, list(range(keep)))
     t_fa = time.perf_counter() - t0 - t_ef
-    ext = ExternalAlignments(["eflomal_fwd", "eflomal_bwd", "fast_align"])
+    names = ["eflomal_fwd", "eflomal_bwd", "fast_align"]
+    names += [f"eflomal{r}_{d}" for r in range(2, len(runs) + 1) for d in ("fwd", "bwd")]
+    ext = ExternalAlignments(names)
     for i in range(keep):
-        ext.add(src[i], tgt[i], {"eflomal_fwd": fwd[i], "eflomal_bwd": bwd[i], "fast_align": fa[i]})
+        links = {"fast_align": fa[i]}
+        for r, (fwd, bwd) in enumerate(runs, start=1):
+            tag = "eflomal" if r == 1 else f"eflomal{r}"
+            links[f"{tag}_fwd"], links[f"{tag}_bwd"] = fwd[i], bwd[i]
+        ext.add(src[i], tgt[i], links)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     ext.save(args.out, src[:keep], tgt[:keep])
     print(f"{len(src)} pairs: eflomal {t_ef:.0f}s, fast_align {t_fa:.0f}s; links of the first "
