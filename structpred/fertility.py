@@ -192,10 +192,93 @@ def _kkt_residual(z, zs, zt, alpha, beta):
 
 
 @nb.njit(cache=True)
+def _active_set_step(zp, sp_, tp, alpha, beta, out_a, out_b):
+    """Solve the dual optimality equations on the current active set (exact polish).
+
+    With the sets of free variables (strictly inside (0, 1)) and of positive
+    multipliers fixed, the row and column equations ``g_j = 0``, ``h_k = 0``
+    are linear in ``(alpha_R, beta_C)``:
+    ``alpha_j (#free_j) + sum_{k in free_j, k in C} beta_k = rhs_j``.
+    Returns False when the system is singular (then the sweeps go on).
+    """
+    m, n = zp.shape
+    e = sp_.shape[0]
+    ridx = -np.ones(m, np.int64)
+    cidx = -np.ones(n, np.int64)
+    N = 0
+    for j in range(m):
+        if alpha[j] > 0.0:
+            ridx[j] = N
+            N += 1
+    for k in range(n):
+        if beta[k] > 0.0:
+            cidx[k] = N
+            N += 1
+    if N == 0:
+        return False
+    A = np.zeros((N, N))
+    rhs = np.zeros(N)
+    for j in range(m):
+        for k in range(n):
+            v = zp[j, k] - alpha[j] - beta[k]
+            free = 0.0 < v < 1.0
+            one = v >= 1.0
+            for r, other in ((ridx[j], cidx[k]), (cidx[k], ridx[j])):
+                if r < 0:
+                    continue
+                if free:
+                    A[r, r] += 1.0
+                    rhs[r] += zp[j, k]
+                    if other >= 0:
+                        A[r, other] += 1.0
+                elif one:
+                    rhs[r] += 1.0
+    for d in range(e):
+        for j in range(m):
+            r = ridx[j]
+            if r >= 0:
+                v = sp_[d, j] + alpha[j]
+                if 0.0 < v < 1.0:
+                    A[r, r] += 1.0
+                    rhs[r] -= sp_[d, j]
+                elif v >= 1.0:
+                    rhs[r] -= 1.0
+        for k in range(n):
+            r = cidx[k]
+            if r >= 0:
+                v = tp[d, k] + beta[k]
+                if 0.0 < v < 1.0:
+                    A[r, r] += 1.0
+                    rhs[r] -= tp[d, k]
+                elif v >= 1.0:
+                    rhs[r] -= 1.0
+    for r in range(N):
+        rhs[r] -= 1.0
+        if A[r, r] == 0.0:
+            return False
+    x = np.linalg.solve(A, rhs)
+    out_a[:] = 0.0
+    out_b[:] = 0.0
+    for j in range(m):
+        if ridx[j] >= 0:
+            if x[ridx[j]] < 0.0:
+                return False
+            out_a[j] = x[ridx[j]]
+    for k in range(n):
+        if cidx[k] >= 0:
+            if x[cidx[k]] < 0.0:
+                return False
+            out_b[k] = x[cidx[k]]
+    return True
+
+
+@nb.njit(cache=True)
 def _fert_project_kernel(zp, sp_, tp, tol, max_iter, alpha0, beta0):
     m, n = zp.shape
     alpha = alpha0.copy()
     beta = beta0.copy()
+    na = np.empty(m)
+    nbeta = np.empty(n)
     a = np.empty(n)
     ac = np.empty(m)
     z = np.empty((m, n))
@@ -219,6 +302,15 @@ def _fert_project_kernel(zp, sp_, tp, tol, max_iter, alpha0, beta0):
             res = _kkt_residual(z, zs, zt, alpha, beta)
             if res <= tol:
                 break
+            if res < 1e-3 and _active_set_step(zp, sp_, tp, alpha, beta, na, nbeta):
+                # the active set has (probably) settled: jump to the exact solution on it
+                _primal(zp, sp_, tp, na, nbeta, z, zs, zt)
+                r2 = _kkt_residual(z, zs, zt, na, nbeta)
+                if r2 <= tol:
+                    alpha[:] = na
+                    beta[:] = nbeta
+                    res = r2
+                    break
     _primal(zp, sp_, tp, alpha, beta, z, zs, zt)
     res = _kkt_residual(z, zs, zt, alpha, beta)
     return z, zs, zt, alpha, beta, it, res
@@ -237,10 +329,13 @@ def project_fertility_matching(edges, src=None, tgt=None, tol=1e-11, max_iter=10
         z_{d\bullet k} = [z'_{d\bullet k} + \beta_k]_0^1 .
 
     Block-coordinate ascent maximises the (concave, differentiable) dual one
-    multiplier at a time, each by an exact one-dimensional root find; it
-    stops when the largest constraint violation and complementary-slackness
-    product are at most ``tol`` (then the primal point is feasible and
-    optimal to that accuracy).
+    multiplier at a time, each by an exact one-dimensional root find; once
+    the KKT residual is below 1e-3 it also tries, every few sweeps, to solve
+    the dual equations exactly on the current active set (a linear system in
+    the positive multipliers), and accepts that point if its residual is
+    below ``tol``.  It stops when the largest constraint violation and
+    complementary-slackness product are at most ``tol`` (then the primal
+    point is feasible and optimal to that accuracy).
 
     Parameters
     ----------
