@@ -256,7 +256,10 @@ def _active_set_step(zp, sp_, tp, alpha, beta, out_a, out_b):
         rhs[r] -= 1.0
         if A[r, r] == 0.0:
             return False
-    x = np.linalg.solve(A, rhs)
+    # least squares (SVD) never raises; a singular system shows up as a residual
+    x = np.linalg.lstsq(A, rhs)[0]
+    if np.max(np.abs(A @ x - rhs)) > 1e-9 * (1.0 + np.max(np.abs(rhs))):
+        return False
     out_a[:] = 0.0
     out_b[:] = 0.0
     for j in range(m):
