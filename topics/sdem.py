@@ -22,14 +22,26 @@ parameters are ``ln p(k)`` and ``ln p(w | k)``.  With the class posterior
   (Table 1; Algorithm 4): when the margin is violated, ``y`` gains
   ``rho |w|_d`` and ``rho``, ``ybar`` loses them.  We use Table 1's weights
   (+1 / -1: the gradient of this loss with respect to the natural
-  parameters), not the ``(1 - p_y)`` / ``-p_ybar`` of Algorithm 4.
+  parameters) by default; ``hinge_weights="posterior"`` gives the ``(1 - p_y)`` /
+  ``-p_ybar`` of Algorithms 4 and 7 instead.
+
+* NLL, ``-ln p(y, d)`` (Table 1 with ``nu = 0``): the generative online EM,
+  ``mu <- (1 - rho) mu + rho (s(y_t, d_t) + alpha / n)``.  We keep the statistics
+  in count space (``N = n mu``): every count decays by ``(1 - rho)``, the true
+  class gains ``rho n |w|_d`` and ``rho n``, and ``gamma <- (1 - rho) gamma +
+  rho alpha``.  With ``rho_t = 1/(1 + t)`` (``learning_decay=1``) this is the
+  running average, so ``N + gamma`` tends to the smoothed MNB counts
+  ``sum_d |w|_d + alpha`` (class counts ``n_k + alpha``); a smaller ``lambda``
+  forgets old documents exponentially.  The decay is applied lazily through a
+  common scale factor (the class posterior does not change when ``N, M, C,
+  gamma`` are scaled together), so a step stays O(|d|).
 
 **Check-step.**  A decrease is clamped at 0 so the counts stay feasible, and
 ``M`` is updated by the change actually made (Algorithm 2, lines 13-16).
 
 **Prior.**  Each word count starts at ``alpha`` (``M[k] = alpha |W|``), and the
 Dirichlet prior enters through ``gamma``, accumulated as
-``gamma += alpha rho_t / n`` per document (the per-sample loss is
+``gamma += alpha rho_t / n`` per document for NCLL and hinge (the per-sample loss is
 ``l - (1/n) ln p(theta | alpha)``; see the papers' README for the sign typo).
 Laplace: ``alpha = 1``; Log: ``alpha = ln |W|``.
 
@@ -53,7 +65,7 @@ from .corpus import Vocabulary, as_count_matrix, is_text_input
 
 __all__ = ["SdemNaiveBayes", "class_log_posterior", "sdem_nb_epoch"]
 
-_LOSSES = {"ncll": 0, "hinge": 1}
+_LOSSES = {"ncll": 0, "hinge": 1, "nll": 2}
 
 
 @nb.njit(cache=True)
@@ -74,6 +86,7 @@ def _log_posterior(indptr, indices, data, d, N, M, C, gamma, out):
     lse = mx + math.log(tot)
     for k in range(K):
         out[k] -= lse
+    return lse
 
 
 @nb.njit(cache=True)
@@ -90,15 +103,73 @@ def _add(indptr, indices, data, d, N, M, k, step):
 
 
 @nb.njit(cache=True)
+def _rescale(N, M, C, state, f):
+    """Multiply every statistic (and ``gamma``) by ``f``: the posterior is invariant to it."""
+    K, V = N.shape
+    for k in range(K):
+        for w in range(V):
+            N[k, w] *= f
+        M[k] *= f
+        C[k] *= f
+    state[1] *= f
+
+
+@nb.njit(cache=True)
+def _nll_epoch(indptr, indices, data, labels, order, N, M, C, state, alpha, lam, n, logp):
+    """NLL (Table 1, nu = 0), in count space ``N = n mu``:
+
+    ``N <- (1 - rho) N + rho (n s(y_t, x_t) + alpha)``, the prior part ``alpha`` kept in ``gamma``.
+
+    The global decay ``(1 - rho)`` is applied lazily through a scale factor (the class
+    posterior is invariant to a common scale of ``N, M, C, gamma``), so a step costs
+    O(|d|) and not O(K |W|); the scale is folded back in at the end of the pass or when
+    it underflows.  No clamp is needed: this is a convex combination of feasible counts.
+    """
+    K, V = N.shape
+    total_loss = 0.0
+    scale = 1.0                               # true statistics = scale * stored ones
+    for d in order:
+        state[0] += 1.0
+        rho = 1.0 / (1.0 + lam * state[0])
+        gamma = state[1]
+        lse = _log_posterior(indptr, indices, data, d, N, M, C, gamma, logp)
+        y = labels[d]
+        c_tot = 0.0
+        for k in range(K):
+            c_tot += C[k] + gamma
+        # -ln p(y, d | theta) up to the multinomial coefficient (scale-invariant)
+        total_loss -= logp[y] + lse - math.log(c_tot)
+        new_scale = scale * (1.0 - rho)
+        if new_scale < 1e-100:
+            _rescale(N, M, C, state, new_scale)
+            scale = 1.0
+        else:
+            scale = new_scale
+        step = rho * n / scale
+        for i in range(indptr[d], indptr[d + 1]):
+            N[y, indices[i]] += step * data[i]
+            M[y] += step * data[i]
+        C[y] += step
+        state[1] += rho * alpha / scale
+    if scale != 1.0:
+        _rescale(N, M, C, state, scale)
+    return total_loss
+
+
+@nb.njit(cache=True)
 def sdem_nb_epoch(indptr, indices, data, labels, order, N, M, C, state, alpha, lam, n, loss):
     """One pass of sdEM over the documents in ``order`` (in place).
 
     ``state = [t, gamma]`` is carried across epochs and calls (``t`` is global).
+    ``loss``: 0 NCLL, 1 hinge (+-1 weights), 2 NLL, 3 hinge with Algorithm 4's weights.
     Returns the summed loss of the pass, each term evaluated before its update.
     """
-    K = N.shape[0]
+    K, V = N.shape
     logp = np.empty(K)
     total_loss = 0.0
+    if loss == 2:
+        return _nll_epoch(indptr, indices, data, labels, order, N, M, C, state, alpha, lam, n,
+                          logp)
     for d in order:
         state[0] += 1.0
         rho = 1.0 / (1.0 + lam * state[0])
@@ -122,10 +193,13 @@ def sdem_nb_epoch(indptr, indices, data, labels, order, N, M, C, state, alpha, l
             if margin > 1.0:
                 continue
             total_loss += 1.0 - margin
-            _add(indptr, indices, data, d, N, M, y, rho)
-            C[y] += rho
-            _add(indptr, indices, data, d, N, M, ybar, -rho)
-            C[ybar] = max(C[ybar] - rho, 0.0)
+            wy, wbar = 1.0, 1.0                      # Table 1: +1 / -1
+            if loss == 3:                            # Algorithm 4: (1 - p_y) / -p_ybar
+                wy, wbar = 1.0 - math.exp(logp[y]), math.exp(logp[ybar])
+            _add(indptr, indices, data, d, N, M, y, rho * wy)
+            C[y] += rho * wy
+            _add(indptr, indices, data, d, N, M, ybar, -rho * wbar)
+            C[ybar] = max(C[ybar] - rho * wbar, 0.0)
     return total_loss
 
 
@@ -146,13 +220,17 @@ def class_log_posterior(X, N, M, C, gamma):
 
 
 class SdemNaiveBayes(ParamsMixin):
-    """Multinomial naive Bayes trained by sdEM with the NCLL or the hinge loss.
+    """Multinomial naive Bayes trained by sdEM with the NCLL, hinge or NLL loss.
 
     Parameters
     ----------
-    loss : {"ncll", "hinge"}
+    loss : {"ncll", "hinge", "nll"}
+        ``"nll"`` is generative online EM; use ``learning_decay=1`` for the MLE/MAP
+        (``rho_t = 1/(1+t)``).
     prior : {"laplace", "log"}
         Dirichlet pseudo-count per word: 1, or ``ln |W|``.
+    hinge_weights : {"pm1", "posterior"}
+        Hinge step weights: ``+1 / -1`` (Table 1) or ``(1 - p_y) / -p_ybar`` (Algorithm 4).
     learning_decay : float
         ``lambda`` of ``rho_t = 1 / (1 + lambda t)``.
     n_epochs : int
@@ -171,8 +249,9 @@ class SdemNaiveBayes(ParamsMixin):
     """
 
     def __init__(self, loss="ncll", prior="laplace", learning_decay=1e-3, n_epochs=5,
-                 vocabulary=None, random_state=0):
+                 vocabulary=None, random_state=0, hinge_weights="pm1"):
         self.loss = loss
+        self.hinge_weights = hinge_weights
         self.prior = prior
         self.learning_decay = learning_decay
         self.n_epochs = n_epochs
@@ -207,6 +286,9 @@ class SdemNaiveBayes(ParamsMixin):
     def _init_state(self, classes, V):
         if self.loss not in _LOSSES:
             raise ValueError(f"loss must be one of {sorted(_LOSSES)}, got {self.loss!r}")
+        if self.hinge_weights not in ("pm1", "posterior"):
+            raise ValueError(f"hinge_weights must be 'pm1' or 'posterior', "
+                             f"got {self.hinge_weights!r}")
         if self.prior not in ("laplace", "log"):
             raise ValueError(f"prior must be 'laplace' or 'log', got {self.prior!r}")
         self.classes_ = np.unique(classes)
@@ -225,6 +307,11 @@ class SdemNaiveBayes(ParamsMixin):
     def gamma_(self):
         return float(self._state[1])
 
+    def _loss_code(self):
+        if self.loss == "hinge" and self.hinge_weights == "posterior":
+            return 3
+        return _LOSSES[self.loss]
+
     # ------------------------------------------------------------------ fit
     def _epoch(self, X, y_idx, n):
         order = self._rng.permutation(X.shape[0]).astype(np.int64)
@@ -232,7 +319,7 @@ class SdemNaiveBayes(ParamsMixin):
                               X.data.astype(np.float64), y_idx, order, self.word_counts_,
                               self.word_totals_, self.class_counts_, self._state,
                               self.alpha_, float(self.learning_decay), float(n),
-                              _LOSSES[self.loss])
+                              self._loss_code())
         self.loss_history_.append(total / max(X.shape[0], 1))
 
     def fit(self, X, y):

@@ -97,3 +97,106 @@ def test_partial_fit_streams_and_rejects_unseen_labels():
 def test_bad_input(X, msg):
     with pytest.raises(ValueError, match=msg):
         SdemNaiveBayes().fit(X, np.zeros(X.shape[0]))
+
+
+# ------------------------------------------------------------------------ NLL (online EM)
+
+def test_one_nll_step_by_hand():
+    # Table 1, NLL with nu = 0, in count space N = n mu:
+    #   N <- (1 - rho) N + rho n s(y, d),  gamma <- (1 - rho) gamma + rho alpha
+    indptr, indices, data = _csr([[2, 0, 1], [0, 3, 0]])
+    N = np.ones((2, 3)); M = np.full(2, 3.0); C = np.ones(2); state = np.zeros(2)
+    alpha, lam, n = 1.0, 0.5, 4.0
+    sdem_nb_epoch(indptr, indices, data, np.array([0, 1]), np.array([0, 1]), N, M, C, state,
+                  alpha, lam, n, 2)
+    rho1, rho2 = 1 / (1 + lam * 1), 1 / (1 + lam * 2)
+    N_exp = np.ones((2, 3)); C_exp = np.ones(2); g = 0.0
+    N_exp *= 1 - rho1; C_exp *= 1 - rho1; g = (1 - rho1) * g + rho1 * alpha
+    N_exp[0] += rho1 * n * np.array([2, 0, 1]); C_exp[0] += rho1 * n
+    N_exp *= 1 - rho2; C_exp *= 1 - rho2; g = (1 - rho2) * g + rho2 * alpha
+    N_exp[1] += rho2 * n * np.array([0, 3, 0]); C_exp[1] += rho2 * n
+    np.testing.assert_allclose(N, N_exp)
+    np.testing.assert_allclose(M, N_exp.sum(axis=1))
+    np.testing.assert_allclose(C, C_exp)
+    np.testing.assert_allclose(state, [2.0, g])
+
+
+def test_nll_loss_is_the_joint_negative_log_likelihood():
+    indptr, indices, data = _csr([[2, 0, 1]])
+    N = np.array([[3.0, 1.0, 2.0], [1.0, 2.0, 2.0]]); M = N.sum(axis=1); C = np.array([2.0, 1.0])
+    state = np.array([0.0, 0.5])
+    loss = sdem_nb_epoch(indptr, indices, data, np.array([1]), np.array([0]), N.copy(), M.copy(),
+                         C.copy(), state, 1.0, 1.0, 1.0, 2)
+    g = 0.5
+    expected = -(math.log((C[1] + g) / (C.sum() + 2 * g))
+                 + 2 * math.log((N[1, 0] + g) / (M[1] + 3 * g))
+                 + math.log((N[1, 2] + g) / (M[1] + 3 * g)))
+    assert loss == pytest.approx(expected)
+
+
+def test_nll_rho_one_keeps_only_the_last_document():
+    # lambda = 0 -> rho = 1: the decay wipes the statistics (the lazy scale must survive it)
+    indptr, indices, data = _csr([[1, 1, 0], [0, 2, 5]])
+    N = np.ones((2, 3)); M = np.full(2, 3.0); C = np.ones(2); state = np.zeros(2)
+    sdem_nb_epoch(indptr, indices, data, np.array([0, 1]), np.array([0, 1]), N, M, C, state,
+                  1.0, 0.0, 2.0, 2)
+    np.testing.assert_allclose(N, [[0, 0, 0], [0, 4, 10]])
+    np.testing.assert_allclose(M, [0, 14])
+    np.testing.assert_allclose(C, [0, 2])
+    np.testing.assert_allclose(state, [2.0, 1.0])
+
+
+@pytest.mark.parametrize("prior", ["laplace", "log"])
+def test_nll_with_rho_1_over_t_converges_to_smoothed_mnb(prior):
+    from sklearn.naive_bayes import MultinomialNB
+    rng = np.random.default_rng(3)
+    X = sp.csr_matrix(rng.poisson(1.5, size=(50, 9)) * (rng.random((50, 9)) < 0.6))
+    y = rng.integers(0, 3, size=50)
+    n_epochs = 40
+    m = SdemNaiveBayes(loss="nll", prior=prior, learning_decay=1.0, n_epochs=n_epochs).fit(X, y)
+    a = m.alpha_
+    counts = np.vstack([np.asarray(X[y == k].sum(axis=0)).ravel() for k in range(3)])
+    T = n_epochs * 50                      # rho_t = 1/(1+t): N_T = (N_0 + n sum_t s_t) / (T + 1)
+    np.testing.assert_allclose(m.word_counts_ + m.gamma_,
+                               (a + n_epochs * 50 * counts) / (T + 1) + a * T / (T + 1))
+    np.testing.assert_allclose(m.word_counts_ + m.gamma_, counts + a, rtol=0.02, atol=0.02)
+    np.testing.assert_allclose(m.class_counts_ + m.gamma_, np.bincount(y) + a, rtol=0.02, atol=0.02)
+    np.testing.assert_allclose(m.word_totals_, m.word_counts_.sum(axis=1))
+    mnb = MultinomialNB(alpha=a, class_prior=(np.bincount(y) + a) / (50 + 3 * a)).fit(X, y)
+    np.testing.assert_allclose(m.predict_log_proba(X), mnb.predict_log_proba(X), atol=0.05)
+    np.testing.assert_array_equal(m.predict(X), mnb.predict(X))
+    # the loss is the mean joint NLL; it goes down from the prior initialisation
+    assert m.loss_history_[-1] < m.loss_history_[0]
+
+
+def test_nll_learns_bundled_20ng():
+    texts, y, _ = load_bundled_20ng("train")
+    tt, yt, _ = load_bundled_20ng("test")
+    m = SdemNaiveBayes(loss="nll", learning_decay=1.0, n_epochs=1).fit(texts, y)
+    assert m.score(tt, yt) > 0.75
+
+
+def test_hinge_step_weights_pm1_and_algorithm4():
+    # one violated document of class 0; symmetric model -> p = 1/2 each, margin 0 < 1
+    for code, (wy, wbar) in [(1, (1.0, 1.0)), (3, (0.5, 0.5))]:
+        indptr, indices, data = _csr([[2, 0, 1]])
+        N = np.ones((2, 3)); M = np.full(2, 3.0); C = np.ones(2); state = np.zeros(2)
+        loss = sdem_nb_epoch(indptr, indices, data, np.array([0]), np.array([0]), N, M, C, state,
+                             1.0, 1.0, 4.0, code)
+        rho = 0.5
+        assert loss == pytest.approx(1.0)
+        np.testing.assert_allclose(N[0], 1 + rho * wy * np.array([2, 0, 1]))
+        np.testing.assert_allclose(N[1], 1 - rho * wbar * np.array([2, 0, 1]))
+        np.testing.assert_allclose(C, [1 + rho * wy, 1 - rho * wbar])
+        np.testing.assert_allclose(M, N.sum(axis=1))
+
+
+def test_hinge_weights_option_is_validated_and_used():
+    rng = np.random.default_rng(4)
+    X = sp.csr_matrix(rng.poisson(1.0, size=(30, 5)))
+    y = rng.integers(0, 2, size=30)
+    a = SdemNaiveBayes(loss="hinge", n_epochs=2).fit(X, y)
+    b = SdemNaiveBayes(loss="hinge", hinge_weights="posterior", n_epochs=2).fit(X, y)
+    assert not np.allclose(a.word_counts_, b.word_counts_)
+    with pytest.raises(ValueError, match="hinge_weights"):
+        SdemNaiveBayes(hinge_weights="bad").fit(X, y)
