@@ -21,6 +21,7 @@ import scipy.sparse as sp
 
 from structpred.base import ParamsMixin
 from structpred.io import atomic_write
+from structpred.learners import LEARNERS, check_learner, run_learner
 from structpred.matching import decode_matching
 from structpred.monitor import Monitor
 from structpred.parameter_set import L2Ball
@@ -46,9 +47,6 @@ def model_name(max_fertility, interactions):
     if max_fertility > 1:
         name += "+F" if max_fertility == 2 else f"+F{max_fertility}"
     return name + ("+Q" if interactions else "")
-
-
-LEARNERS = ("dual-extragradient", "projected-gradient", "perceptron", "subgradient")
 
 
 def _gold_weights(alignment, shape, target):
@@ -326,16 +324,11 @@ class MatchingAligner(ParamsMixin):
             Other aligners' links (``use_external=True``); they must cover the
             training, validation and, at :meth:`predict`, the test pairs.
         """
-        from structpred.dual_extragradient import dual_extragradient_streaming
-        from structpred.reference_learners import (averaged_perceptron,
-                                                   averaged_projected_gradient, subgradient_method)
-
         if len(pairs) != len(gold):
             raise ValueError(f"{len(pairs)} sentence pairs but {len(gold)} gold alignments")
         if not pairs:
             raise ValueError("no training sentences")
-        if self.learner not in LEARNERS:
-            raise ValueError(f"learner must be one of {LEARNERS}, got {self.learner!r}")
+        check_learner(self.learner)
         if self.pair_candidates not in ("all", "likely"):
             raise ValueError(f"pair_candidates must be 'all' or 'likely', got {self.pair_candidates!r}")
         if self.decoder not in DECODERS:
@@ -363,21 +356,9 @@ class MatchingAligner(ParamsMixin):
                           validation=validation)
         nonneg = np.arange(self.n_edge_features_, len(self.feature_names_))
         W = L2Ball(radius=self.radius, nonneg=nonneg)
-        common = dict(monitor=monitor, verbose=self.verbose)
-        if self.learner == "dual-extragradient":
-            res = dual_extragradient_streaming(examples, W, n_iter=self.n_iter, eta=self.learning_rate,
-                                               random_state=self.random_state, **common)
-        elif self.learner == "projected-gradient":
-            res = averaged_projected_gradient(examples, W, n_iter=self.n_iter, eta=self.learning_rate,
-                                              random_state=self.random_state, **common)
-        elif self.learner == "perceptron":
-            res = averaged_perceptron(examples, n_epochs=self.n_iter, W=W,
-                                      learning_rate=self.learning_rate or 1.0,
-                                      random_state=self.random_state, **common)
-        else:
-            res = subgradient_method(examples, regularization=self.regularization,
-                                     n_iter=self.n_iter, step0=self.learning_rate, W=W,
-                                     random_state=self.random_state, **common)
+        res = run_learner(self.learner, examples, W, n_iter=self.n_iter, eta=self.learning_rate,
+                          regularization=self.regularization, monitor=monitor,
+                          verbose=self.verbose, random_state=self.random_state)
         self.result_ = res
         self.coef_ = W.project(res.w)
         return self

@@ -35,6 +35,7 @@ import numpy as np
 
 from structpred.base import ParamsMixin
 from structpred.io import atomic_write
+from structpred.learners import LEARNERS, check_learner, run_learner
 from structpred.mincut import MinCutExample, decode_mincut
 from structpred.monitor import Monitor
 from structpred.parameter_set import L2Ball
@@ -44,7 +45,6 @@ from .metrics import segmentation_scores
 
 __all__ = ["MRFSegmenter", "LEARNERS", "build_example", "class_weights"]
 
-LEARNERS = ("dual-extragradient", "projected-gradient", "perceptron", "subgradient")
 
 
 def class_weights(class_weight, fg_share):
@@ -228,13 +228,9 @@ class MRFSegmenter(ParamsMixin):
             iteration (``history_["track_error"]``, ``["track_iou"]``), for
             plots of test error against ``||w||`` (fig. 2.7).
         """
-        from structpred.dual_extragradient import dual_extragradient_streaming
-        from structpred.reference_learners import (averaged_perceptron,
-                                                   averaged_projected_gradient, subgradient_method)
         from structpred.stream import power_iteration_norm
 
-        if self.learner not in LEARNERS:
-            raise ValueError(f"learner must be one of {LEARNERS}, got {self.learner!r}")
+        check_learner(self.learner)
         if self.validation_metric not in ("iou", "error"):
             raise ValueError(f"validation_metric must be 'iou' or 'error', got {self.validation_metric!r}")
         self.kind_ = kind
@@ -312,7 +308,6 @@ class MRFSegmenter(ParamsMixin):
                           callback=callback)
         dn, de = self.n_node_features_, self.n_edge_features_
         W = L2Ball(radius=self.radius, nonneg=tuple(range(dn, dn + de)))
-        common = dict(monitor=monitor, verbose=self.verbose)
         eta = self.learning_rate
         self.lipschitz_ = None
         if eta is None and self.learner in ("dual-extragradient", "projected-gradient"):
@@ -320,19 +315,9 @@ class MRFSegmenter(ParamsMixin):
             self.lipschitz_ = power_iteration_norm(examples, random_state=self.random_state)
             eta = float(self.eta_scale) / self.lipschitz_
         try:
-            if self.learner == "dual-extragradient":
-                res = dual_extragradient_streaming(examples, W, n_iter=self.n_iter, eta=eta,
-                                                   random_state=self.random_state, **common)
-            elif self.learner == "projected-gradient":
-                res = averaged_projected_gradient(examples, W, n_iter=self.n_iter, eta=eta,
-                                                  random_state=self.random_state, **common)
-            elif self.learner == "perceptron":
-                res = averaged_perceptron(examples, n_epochs=self.n_iter, W=W,
-                                          learning_rate=self.learning_rate or 1.0,
-                                          random_state=self.random_state, **common)
-            else:
-                res = subgradient_method(examples, n_iter=self.n_iter, step0=self.learning_rate, W=W,
-                                         random_state=self.random_state, **common)
+            res = run_learner(self.learner, examples, W, n_iter=self.n_iter, eta=eta,
+                              monitor=monitor, verbose=self.verbose,
+                              random_state=self.random_state)
         finally:
             if tmp is not None:
                 import shutil

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .learners import LEARNERS
+
 __all__ = ["main", "build_parser"]
 
 
@@ -66,7 +68,8 @@ def build_parser():
     parser = argparse.ArgumentParser(
         prog="structpred",
         description="Discriminative structured prediction: max-margin word alignment "
-                    "(and, later, segmentation and topic-model classifiers).")
+                    "and min-cut segmentation (the topic-model classifiers are a Python "
+                    "API: topics.*).")
     sub = parser.add_subparsers(dest="command", required=True)
 
     # ------------------------------------------------------------- align
@@ -98,7 +101,7 @@ def build_parser():
     tr.add_argument("--possible-cost", type=float, default=None,
                     help="cost of predicting a possible-only gold link (default: c+)")
     tr.add_argument("--learner", default="dual-extragradient",
-                    choices=["dual-extragradient", "projected-gradient", "perceptron", "subgradient"],
+                    choices=LEARNERS,
                     help="optimiser: the memory-efficient dual extragradient or a reference learner")
     tr.add_argument("--iterations", type=int, default=200, help="iterations (perceptron: epochs)")
     tr.add_argument("--validate-every", type=int, default=10,
@@ -201,7 +204,7 @@ def _add_segment_parser(sub):
     tr.add_argument("--valid-points", nargs="+", metavar="FILE", help="validation point files")
     tr.add_argument("-o", "--output", required=True, metavar="NPZ", help="model file to write")
     tr.add_argument("--learner", default="dual-extragradient",
-                    choices=["dual-extragradient", "projected-gradient", "perceptron", "subgradient"])
+                    choices=LEARNERS)
     tr.add_argument("--iterations", type=int, default=100, help="iterations (perceptron: epochs)")
     tr.add_argument("--eta-scale", type=float, default=1.0, help="step eta = ETA_SCALE / ||F||_2")
     tr.add_argument("--feature-scale", type=float, default=0.02,
