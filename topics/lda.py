@@ -26,7 +26,7 @@ from structpred.base import ParamsMixin
 
 from .corpus import Vocabulary, as_count_matrix, is_text_input, token_arrays
 
-__all__ = ["LDA", "gibbs_sweep", "fold_in_sweep", "fold_in_sweep_grouped", "collapsed_log_joint", "init_counts"]
+__all__ = ["LDA", "gibbs_sweep", "gibbs_sweep_biased", "fold_in_sweep", "fold_in_sweep_grouped", "collapsed_log_joint", "init_counts"]
 
 
 @nb.njit(cache=True)
@@ -60,8 +60,14 @@ def init_counts(words, docs, z, n_docs, n_topics, n_words):
 
 
 @nb.njit(cache=True)
-def gibbs_sweep(words, docs, z, ndk, nwk, nk, alpha, beta):
-    """One collapsed Gibbs sweep over all tokens (in place).
+def gibbs_sweep_biased(words, docs, z, ndk, nwk, nk, alpha, beta, bias_row, exp_bias):
+    """One collapsed Gibbs sweep with a per-document topic bias (in place).
+
+    ``p(z_dn = k | ...) ∝ (n_dk + alpha) (n_kw + beta) / (n_k + V beta) * exp_bias[r, k]``
+    with ``r = bias_row[d]``; documents with ``bias_row[d] < 0`` get no bias, which is the
+    plain LDA conditional (and the very same arithmetic and random draws as
+    :func:`gibbs_sweep`).  MedLDA's sampler (Jiang et al. 2012, eq. 21) stores
+    ``exp(B_dk)`` only for the documents with non-zero multipliers.
 
     The denominators ``1 / (n_k + V beta)`` are cached and updated only for the
     two topics a token leaves and joins, so the inner loop over topics is one
@@ -80,15 +86,29 @@ def gibbs_sweep(words, docs, z, ndk, nwk, nk, alpha, beta):
         nk[k] -= 1
         inv[k] = 1.0 / (nk[k] + vbeta)
         total = 0.0
-        for t in range(n_topics):
-            total += (ndk[d, t] + alpha) * (nwk[w, t] + beta) * inv[t]
-            p[t] = total
+        r = bias_row[d]
+        if r < 0:
+            for t in range(n_topics):
+                total += (ndk[d, t] + alpha) * (nwk[w, t] + beta) * inv[t]
+                p[t] = total
+        else:
+            for t in range(n_topics):
+                total += (ndk[d, t] + alpha) * (nwk[w, t] + beta) * inv[t] * exp_bias[r, t]
+                p[t] = total
         k = _draw_cumulative(p)
         z[i] = k
         ndk[d, k] += 1
         nwk[w, k] += 1
         nk[k] += 1
         inv[k] = 1.0 / (nk[k] + vbeta)
+
+
+@nb.njit(cache=True)
+def gibbs_sweep(words, docs, z, ndk, nwk, nk, alpha, beta):
+    """One collapsed Gibbs sweep over all tokens (in place): :func:`gibbs_sweep_biased`
+    with no document biased."""
+    gibbs_sweep_biased(words, docs, z, ndk, nwk, nk, alpha, beta,
+                       np.full(ndk.shape[0], -1, np.int64), np.ones((1, nwk.shape[1])))
 
 
 @nb.njit(cache=True)
