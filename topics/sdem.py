@@ -63,9 +63,22 @@ from structpred.base import ParamsMixin
 
 from .corpus import Vocabulary, as_count_matrix, is_text_input
 
-__all__ = ["SdemNaiveBayes", "class_log_posterior", "sdem_nb_epoch"]
+__all__ = ["SdemNaiveBayes", "class_log_posterior", "loss_weights", "sdem_nb_epoch"]
 
 _LOSSES = {"ncll": 0, "hinge": 1, "nll": 2}
+
+
+@nb.njit(cache=True)
+def normalize_log(out):
+    """Subtract ``logsumexp(out)`` from ``out`` in place (log-probabilities); return it."""
+    mx = out.max()
+    tot = 0.0
+    for k in range(out.size):
+        tot += math.exp(out[k] - mx)
+    lse = mx + math.log(tot)
+    for k in range(out.size):
+        out[k] -= lse
+    return lse
 
 
 @nb.njit(cache=True)
@@ -79,14 +92,7 @@ def _log_posterior(indptr, indices, data, d, N, M, C, gamma, out):
         for i in range(indptr[d], indptr[d + 1]):
             s += data[i] * math.log(N[k, indices[i]] + gamma)
         out[k] = s - n_tok * math.log(M[k] + gamma * V)
-    mx = out.max()
-    tot = 0.0
-    for k in range(K):
-        tot += math.exp(out[k] - mx)
-    lse = mx + math.log(tot)
-    for k in range(K):
-        out[k] -= lse
-    return lse
+    return normalize_log(out)
 
 
 @nb.njit(cache=True)
@@ -100,6 +106,40 @@ def _add(indptr, indices, data, d, N, M, k, step):
             new = 0.0
         N[k, w] = new
         M[k] += new - old
+
+
+@nb.njit(cache=True)
+def loss_weights(logp, y, loss, w):
+    """Per-class step weights ``varpi_k`` of one document (filled into ``w``); returns its loss.
+
+    ``logp`` is ``ln p(k | d)`` at ``theta_t``.  ``loss``: 0 NCLL (``w_y = 1 - p_y``,
+    ``w_k = -p_k``); 1 hinge with Table 1's weights (``w_y = 1``, ``w_ybar = -1``); 3 hinge
+    with Algorithms 4 and 7's (``w_y = 1 - p_y``, ``w_ybar = -p_ybar``).  The hinge weights
+    are all 0 when the margin ``ln p(y|d) - ln p(ybar|d)`` exceeds 1 nat.  Shared by the
+    naive Bayes and the LDA classifiers (Tables 1 and 2).
+    """
+    K = logp.size
+    for k in range(K):
+        w[k] = 0.0
+    if loss == 0:
+        for k in range(K):
+            pk = math.exp(logp[k])
+            w[k] = (1.0 - pk) if k == y else -pk
+        return -logp[y]
+    ybar = -1
+    for k in range(K):
+        if k != y and (ybar < 0 or logp[k] > logp[ybar]):
+            ybar = k
+    margin = logp[y] - logp[ybar]
+    if margin > 1.0:
+        return 0.0
+    if loss == 3:
+        w[y] = 1.0 - math.exp(logp[y])
+        w[ybar] = -math.exp(logp[ybar])
+    else:
+        w[y] = 1.0
+        w[ybar] = -1.0
+    return 1.0 - margin
 
 
 @nb.njit(cache=True)
@@ -170,36 +210,18 @@ def sdem_nb_epoch(indptr, indices, data, labels, order, N, M, C, state, alpha, l
     if loss == 2:
         return _nll_epoch(indptr, indices, data, labels, order, N, M, C, state, alpha, lam, n,
                           logp)
+    w = np.empty(K)
     for d in order:
         state[0] += 1.0
         rho = 1.0 / (1.0 + lam * state[0])
         state[1] += alpha * rho / n
         gamma = state[1]
         _log_posterior(indptr, indices, data, d, N, M, C, gamma, logp)   # once, before updates
-        y = labels[d]
-        if loss == 0:  # NCLL
-            total_loss -= logp[y]
-            for k in range(K):
-                pk = math.exp(logp[k])
-                weight = (1.0 - pk) if k == y else -pk
-                _add(indptr, indices, data, d, N, M, k, rho * weight)
-                C[k] = max(C[k] + rho * weight, 0.0)
-        else:  # hinge with a 1-nat margin on the log-ratio
-            ybar = -1
-            for k in range(K):
-                if k != y and (ybar < 0 or logp[k] > logp[ybar]):
-                    ybar = k
-            margin = logp[y] - logp[ybar]
-            if margin > 1.0:
-                continue
-            total_loss += 1.0 - margin
-            wy, wbar = 1.0, 1.0                      # Table 1: +1 / -1
-            if loss == 3:                            # Algorithm 4: (1 - p_y) / -p_ybar
-                wy, wbar = 1.0 - math.exp(logp[y]), math.exp(logp[ybar])
-            _add(indptr, indices, data, d, N, M, y, rho * wy)
-            C[y] += rho * wy
-            _add(indptr, indices, data, d, N, M, ybar, -rho * wbar)
-            C[ybar] = max(C[ybar] - rho * wbar, 0.0)
+        total_loss += loss_weights(logp, labels[d], loss, w)
+        for k in range(K):
+            if w[k] != 0.0:
+                _add(indptr, indices, data, d, N, M, k, rho * w[k])
+                C[k] = max(C[k] + rho * w[k], 0.0)
     return total_loss
 
 
@@ -219,7 +241,37 @@ def class_log_posterior(X, N, M, C, gamma):
                               X.data.astype(np.float64), N, M, C, float(gamma))
 
 
-class SdemNaiveBayes(ParamsMixin):
+class _SdemMixin:
+    """What the sdEM classifiers share: loss options, ``gamma_``, the loss code, predict."""
+
+    _losses = _LOSSES
+
+    def _check_loss(self):
+        if self.loss not in self._losses:
+            raise ValueError(f"loss must be one of {sorted(self._losses)}, got {self.loss!r}")
+        if self.hinge_weights not in ("pm1", "posterior"):
+            raise ValueError(f"hinge_weights must be 'pm1' or 'posterior', "
+                             f"got {self.hinge_weights!r}")
+
+    @property
+    def gamma_(self):
+        return float(self._state[1])
+
+    def _loss_code(self):
+        """The ``loss`` argument of :func:`loss_weights` (3: hinge with Algorithm 4/7 weights)."""
+        if self.loss == "hinge" and self.hinge_weights == "posterior":
+            return 3
+        return self._losses[self.loss]
+
+    def predict_proba(self, X):
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X):
+        log_proba = self.predict_log_proba(X)
+        return self.classes_[np.argmax(log_proba, axis=1)]
+
+
+class SdemNaiveBayes(_SdemMixin, ParamsMixin):
     """Multinomial naive Bayes trained by sdEM with the NCLL, hinge or NLL loss.
 
     Parameters
@@ -284,11 +336,7 @@ class SdemNaiveBayes(ParamsMixin):
         return pos.astype(np.int64)
 
     def _init_state(self, classes, V):
-        if self.loss not in _LOSSES:
-            raise ValueError(f"loss must be one of {sorted(_LOSSES)}, got {self.loss!r}")
-        if self.hinge_weights not in ("pm1", "posterior"):
-            raise ValueError(f"hinge_weights must be 'pm1' or 'posterior', "
-                             f"got {self.hinge_weights!r}")
+        self._check_loss()
         if self.prior not in ("laplace", "log"):
             raise ValueError(f"prior must be 'laplace' or 'log', got {self.prior!r}")
         self.classes_ = np.unique(classes)
@@ -302,15 +350,6 @@ class SdemNaiveBayes(ParamsMixin):
         self._state = np.zeros(2)   # [t, gamma]
         self.loss_history_ = []
         self._rng = np.random.default_rng(self.random_state)
-
-    @property
-    def gamma_(self):
-        return float(self._state[1])
-
-    def _loss_code(self):
-        if self.loss == "hinge" and self.hinge_weights == "posterior":
-            return 3
-        return _LOSSES[self.loss]
 
     # ------------------------------------------------------------------ fit
     def _epoch(self, X, y_idx, n):
@@ -361,12 +400,6 @@ class SdemNaiveBayes(ParamsMixin):
         X = self._matrix(X, fitting=False)
         return class_log_posterior(X, self.word_counts_, self.word_totals_, self.class_counts_,
                                    self.gamma_)
-
-    def predict_proba(self, X):
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X):
-        return self.classes_[np.argmax(self.predict_log_proba(X), axis=1)]
 
     def score(self, X, y):
         return float(np.mean(self.predict(X) == np.asarray(y)))
