@@ -1,0 +1,221 @@
+"""Reproduce the paMedLDA experiments of Shi & Zhu (ICML 2014) on 20 Newsgroups.
+
+Parts (``--parts``, default all):
+
+* ``curve``  -- one pass of paMedLDA (:class:`topics.bayespa.PaMedLDA`, native
+  ``partial_fit`` on mini-batches of ``--batch-size`` documents of a random permutation of the
+  training set): test accuracy against the number of documents seen (fig. 1 of the paper,
+  left), with the cumulative update time; the Gibbs classifier (one ``w^ ~ N(mu, Sigma)``) and
+  the averaging classifier (``mu``) from the same fold-in.
+* ``gmedlda`` -- batch gMedLDA (:class:`topics.medlda.GibbsMedLDA` with its defaults and
+  ``n_topics = --k``) on the same vocabulary and split: accuracy and training time.
+* ``table``  -- the (J, beta) grid of the paper's Table 1 (``K = 40``, ``|B| = 512``, one pass,
+  ``I = 1``): test accuracy and update time for every pair (``--table-j`` limits the J values).
+
+Vocabulary: words in at least ``--min-df`` training documents after the 318-word stop list
+(the same as ``scripts/reproduce_medlda.py``); Subject line kept, other headers dropped;
+standard bydate split (11,314 / 7,532; the paper used 11,269 / 7,505).  Update times count
+``partial_fit`` only (not the test-set evaluations).
+
+    python scripts/reproduce_bayespa.py                       # everything, K = 40, |B| = 512
+    python scripts/reproduce_bayespa.py --parts curve gmedlda --plot runs/bayespa.png
+    python scripts/reproduce_bayespa.py --parts table --table-j 1 3 5
+
+``--plot`` writes accuracy against documents seen (PNG); ``--json`` the raw results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from structpred.io import atomic_write  # noqa: E402
+from topics.bayespa import PaMedLDA  # noqa: E402
+from topics.corpus import DEFAULT_SHARED_DATA_DIR, Vocabulary, load_20newsgroups  # noqa: E402
+
+#: the paper's Table 1 (K = 40, |B| = 512): accuracy for (J, beta)
+PAPER_TABLE_1 = {(1, 0): 0.783, (3, 0): 0.803, (3, 2): 0.799, (5, 0): 0.808, (5, 2): 0.803,
+                 (5, 4): 0.792, (9, 0): 0.806, (9, 2): 0.806, (9, 4): 0.806, (9, 6): 0.804,
+                 (9, 8): 0.796}
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def load(args):
+    tr, ytr, names = load_20newsgroups(args.data_dir, "train")
+    te, yte, _ = load_20newsgroups(args.data_dir, "test")
+    vocab = Vocabulary(min_df=args.min_df).fit(tr)
+    Xtr, Xte = vocab.transform(tr), vocab.transform(te)
+    log(f"20 Newsgroups: {Xtr.shape[0]} train / {Xte.shape[0]} test documents, V = {len(vocab)}, "
+        f"{int(Xtr.sum())} / {int(Xte.sum())} tokens, {len(names)} classes")
+    order = np.random.default_rng(args.seed).permutation(Xtr.shape[0])   # the file is sorted by label
+    return Xtr[order], ytr[order], Xte, yte
+
+
+def make(args, n_samples, burn_in, prediction="gibbs"):
+    return PaMedLDA(n_topics=args.k, batch_size=args.batch_size, n_samples=n_samples,
+                    burn_in=burn_in, n_gibbs=args.n_gibbs, epsilon=args.epsilon, c=args.c,
+                    v=args.v, prediction=prediction, n_transform_burn=args.transform_burn,
+                    n_transform_samples=args.transform_samples, random_state=args.seed)
+
+
+def accuracies(model, Xte, yte):
+    """Test accuracy of the Gibbs classifier (``coef_``, one draw) and of the averaging
+    classifier (``coef_mean_``), from one fold-in."""
+    F = model.transform(Xte)
+    return {name: float(np.mean(model.classes_[(F @ w.T).argmax(1)] == yte))
+            for name, w in (("gibbs", model.coef_), ("average", model.coef_mean_))}
+
+
+def one_pass(args, data, n_samples, burn_in, eval_every=None):
+    """Stream the training set once; evaluate every ``eval_every`` batches (and at the end)."""
+    Xtr, ytr, Xte, yte = data
+    model = make(args, n_samples, burn_in)
+    classes = np.unique(ytr)
+    curve = []
+    bs = args.batch_size
+    n_batches = -(-Xtr.shape[0] // bs)
+    for i, s in enumerate(range(0, Xtr.shape[0], bs)):
+        model.partial_fit(Xtr[s:s + bs], ytr[s:s + bs], classes=classes)
+        if (eval_every and (i + 1) % eval_every == 0) or i + 1 == n_batches:
+            acc = accuracies(model, Xte, yte)
+            curve.append({"docs_seen": model.n_docs_seen_, "fit_time": model.fit_time_, **acc})
+            if eval_every:
+                log(f"  {model.n_docs_seen_:6d} docs  update time {model.fit_time_:6.1f} s  "
+                    f"accuracy {acc['gibbs']:.3f} (Gibbs) {acc['average']:.3f} (average)")
+    return model, curve
+
+
+def part_curve(args, data, res):
+    log(f"== paMedLDA, one pass: K = {args.k}, |B| = {args.batch_size}, (I, J, beta) = "
+        f"({args.n_gibbs}, {args.curve_j}, {args.curve_burn}), epsilon = {args.epsilon}, "
+        f"c = {args.c}, v = {args.v}")
+    _, curve = one_pass(args, data, args.curve_j, args.curve_burn, eval_every=args.eval_every)
+    res["curve"] = curve
+
+
+def part_gmedlda(args, data, res):
+    try:
+        from topics.medlda import GibbsMedLDA
+    except ImportError as exc:                 # the batch baseline lives in another module
+        log(f"== gMedLDA not available ({exc}); comparison skipped")
+        return
+    Xtr, ytr, Xte, yte = data
+    log(f"== batch gMedLDA: K = {args.k} (GibbsMedLDA defaults otherwise)")
+    m = GibbsMedLDA(n_topics=args.k, random_state=args.seed).fit(Xtr, ytr)
+    acc = float(m.score(Xte, yte))
+    res["gmedlda"] = {"accuracy": acc, "fit_time": float(m.fit_time_),
+                      "n_iter": int(getattr(m, "n_iter_", -1)), "params": repr(m)}
+    log(f"  accuracy {acc:.3f}, training time {m.fit_time_:.0f} s, {res['gmedlda']['n_iter']} "
+        f"alternations")
+
+
+def part_table(args, data, res):
+    log(f"== Table 1: (J, beta) grid, K = {args.k}, |B| = {args.batch_size}, one pass, I = {args.n_gibbs}")
+    rows = []
+    for (J, burn), paper in PAPER_TABLE_1.items():
+        if J not in args.table_j:
+            continue
+        model, curve = one_pass(args, data, J, burn)
+        row = {"J": J, "burn_in": burn, "paper": paper, "fit_time": model.fit_time_, **curve[-1]}
+        rows.append(row)
+        log(f"  J = {J}, beta = {burn}: accuracy {row['gibbs']:.3f} (Gibbs) "
+            f"{row['average']:.3f} (average), paper {paper:.3f}; update time {model.fit_time_:.0f} s")
+    res["table"] = rows
+
+
+def report(args, res):
+    log("\n## Results")
+    if "curve" in res:
+        log("\n| documents seen | update time (s) | accuracy (Gibbs w^) | accuracy (mean mu) |\n"
+            "|---:|---:|---:|---:|")
+        for r in res["curve"]:
+            log(f"| {r['docs_seen']} | {r['fit_time']:.1f} | {r['gibbs']:.3f} | {r['average']:.3f} |")
+    if "curve" in res and "gmedlda" in res:
+        pa, g = res["curve"][-1], res["gmedlda"]
+        gap = 100 * (g["accuracy"] - pa["gibbs"])
+        speed = g["fit_time"] / pa["fit_time"]
+        met = gap <= 2.0 and speed >= 5.0
+        log(f"\n| model | accuracy | training time (s) |\n|---|---:|---:|\n"
+            f"| paMedLDA, one pass | {pa['gibbs']:.3f} | {pa['fit_time']:.1f} |\n"
+            f"| gMedLDA, batch | {g['accuracy']:.3f} | {g['fit_time']:.1f} |")
+        log(f"\nTarget (within 2 points of gMedLDA, >= 5x faster): gap {gap:+.1f} points, "
+            f"{speed:.1f}x faster -> {'MET' if met else 'MISSED'}")
+    if res.get("table"):
+        Js = sorted({r["J"] for r in res["table"]})
+        bs = sorted({r["burn_in"] for r in res["table"]})
+        cell = {(r["J"], r["burn_in"]): r for r in res["table"]}
+        log("\nTable 1 (accuracy, Gibbs classifier; paper in brackets; update time in s):\n")
+        log("| J \\ beta | " + " | ".join(str(b) for b in bs) + " |\n|---|" + "---:|" * len(bs))
+        for J in Js:
+            cells = [f"{cell[J, b]['gibbs']:.3f} [{cell[J, b]['paper']:.3f}] ({cell[J, b]['fit_time']:.0f} s)"
+                     if (J, b) in cell else "" for b in bs]
+            log(f"| {J} | " + " | ".join(cells) + " |")
+
+
+def plot(args, res):
+    from structpred.plotting import plt, save_figure
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    if "curve" in res:
+        c = res["curve"]
+        ax.plot([r["docs_seen"] for r in c], [r["gibbs"] for r in c], marker="o",
+                label=f"paMedLDA, one pass ({c[-1]['fit_time']:.0f} s)")
+    if "gmedlda" in res:
+        g = res["gmedlda"]
+        ax.axhline(g["accuracy"], color="k", ls="--",
+                   label=f"gMedLDA, batch ({g['fit_time']:.0f} s)")
+    ax.set(xlabel="documents seen", ylabel="test accuracy",
+           title=f"20 Newsgroups, K = {args.k}, |B| = {args.batch_size}")
+    ax.legend(loc="lower right")
+    save_figure(fig, args.plot)
+    log(f"wrote {args.plot}")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data-dir", default=str(DEFAULT_SHARED_DATA_DIR))
+    p.add_argument("--parts", nargs="+", choices=["curve", "gmedlda", "table"],
+                   default=["curve", "gmedlda", "table"])
+    p.add_argument("--min-df", type=int, default=5)
+    p.add_argument("--k", type=int, default=40)
+    p.add_argument("--batch-size", type=int, default=512)
+    p.add_argument("--n-gibbs", type=int, default=1, help="I")
+    p.add_argument("--curve-j", type=int, default=5, help="J of the accuracy-vs-documents curve")
+    p.add_argument("--curve-burn", type=int, default=0, help="beta of the curve")
+    p.add_argument("--table-j", type=int, nargs="+", default=[1, 3, 5, 9])
+    p.add_argument("--epsilon", type=float, default=PaMedLDA().epsilon)
+    p.add_argument("--c", type=float, default=PaMedLDA().c)
+    p.add_argument("--v", type=float, default=PaMedLDA().v)
+    p.add_argument("--transform-burn", type=int, default=PaMedLDA().n_transform_burn)
+    p.add_argument("--transform-samples", type=int, default=PaMedLDA().n_transform_samples)
+    p.add_argument("--eval-every", type=int, default=2, help="curve: evaluate every so many batches")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--plot", default=None, help="PNG: accuracy against documents seen")
+    p.add_argument("--json", default=None, help="write the results as JSON")
+    args = p.parse_args(argv)
+    data = load(args)
+    res = {"args": vars(args)}
+    for part, fn in (("curve", part_curve), ("gmedlda", part_gmedlda), ("table", part_table)):
+        if part in args.parts:
+            fn(args, data, res)
+    report(args, res)
+    if args.plot:
+        plot(args, res)
+    if args.json:
+        with atomic_write(args.json) as fh:
+            json.dump(res, fh, indent=1)
+    return res
+
+
+if __name__ == "__main__":
+    main()
