@@ -84,31 +84,29 @@ def _solve_block(b, s, cap, out):
     srt = -np.sort(-b)          # descending
     if srt[0] <= 0.0:
         return
-    # case mu = 0: tau (1 + r) = sum_{top r} b  for the r with b_(r) > tau >= b_(r+1)
+    # case mu = 0: tau = (sum of the top r+1 of b) / (r + 2) for the largest r with
+    # b_(r) > that value (the admissible r form a prefix, as in the simplex projection,
+    # so taking the last one is robust to ties and round-off)
     tau = 0.0
     csum = 0.0
     for r in range(m):
         csum += srt[r]
         t = csum / (r + 2.0)
-        nxt = srt[r + 1] if r + 1 < m else -np.inf
-        if srt[r] > t and t >= nxt:
+        if srt[r] > t:
             tau = t
-            break
     total = 0.0
     for i in range(m):
         if b[i] > tau:
             total += b[i] - tau
     if total / s > cap:
-        # sum constraint active: sum_{top r} (b - tau) = s cap
+        # sum constraint active: sum_{top r+1} (b - tau) = s cap, same prefix rule
         target = s * cap
         csum = 0.0
         for r in range(m):
             csum += srt[r]
             t = (csum - target) / (r + 1.0)
-            nxt = srt[r + 1] if r + 1 < m else -np.inf
-            if srt[r] > t and t >= nxt:
+            if srt[r] > t:
                 tau = t
-                break
     for i in range(m):
         if b[i] > tau:
             out[i] = (b[i] - tau) / s
@@ -158,22 +156,60 @@ def _bca_epoch(F, y, cost, cap, lam, kappa, order, sq):
                 kappa[yd, k] += dsum * F[d, k]
 
 
+@nb.njit(cache=True)
+def _kappa(F, y, lam):
+    D, K = F.shape
+    M = lam.shape[1]
+    kappa = np.zeros((M, K))
+    for d in range(D):
+        tot = 0.0
+        for c in range(M):
+            a = lam[d, c]
+            if a != 0.0:
+                tot += a
+                for k in range(K):
+                    kappa[c, k] -= a * F[d, k]
+        if tot != 0.0:
+            for k in range(K):
+                kappa[y[d], k] += tot * F[d, k]
+    return kappa
+
+
+@nb.njit(cache=True)
+def _margins(F, y, kappa, cost):
+    """``max_y l_d(y) - kappa' Delta f(y, f_d)`` over ``y != y_d`` for every document."""
+    D, K = F.shape
+    M = kappa.shape[0]
+    out = np.empty(D)
+    sc = np.empty(M)
+    for d in range(D):
+        for c in range(M):
+            a = 0.0
+            for k in range(K):
+                a += kappa[c, k] * F[d, k]
+            sc[c] = a
+        best = -np.inf
+        for c in range(M):
+            if c != y[d]:
+                best = max(best, cost - (sc[y[d]] - sc[c]))
+        out[d] = best
+    return out
+
+
 def kappa_from_lambda(F, y, lam, n_classes):
     """``kappa = sum_d sum_y lambda_d^y Delta f(y, f_d)`` as an (M, K) array."""
     lam = lam.toarray() if sp.issparse(lam) else np.asarray(lam, float)
-    tot = lam.sum(axis=1)
-    Y = np.zeros((F.shape[0], n_classes))
-    Y[np.arange(F.shape[0]), y] = 1.0
-    return (Y * tot[:, None] - lam).T @ F
+    if lam.shape[1] != n_classes:
+        raise ValueError(f"lam must have {n_classes} columns")
+    return _kappa(np.ascontiguousarray(F, dtype=np.float64), np.asarray(y, np.int64),
+                  np.ascontiguousarray(lam))
 
 
 def svm_objectives(F, y, kappa, lam, C, cost):
     """``(primal, dual, xi)``: primal at ``eta = kappa`` (slacks ``xi_d``) and dual (eq. 12)."""
     D = F.shape[0]
-    scores = F @ kappa.T                                    # (D, M): kappa_y' f_d
-    margins = cost - (scores[np.arange(D), y][:, None] - scores)
-    margins[np.arange(D), y] = 0.0                          # l_d(y_d) = 0, Delta f = 0
-    xi = np.maximum(margins.max(axis=1), 0.0)
+    F = np.ascontiguousarray(F, dtype=np.float64)
+    xi = np.maximum(_margins(F, np.asarray(y, np.int64), np.ascontiguousarray(kappa), float(cost)), 0.0)
     reg = 0.5 * float(np.sum(kappa * kappa))
     lam_sum = float(lam.sum())
     primal = reg + C / D * float(xi.sum())

@@ -114,3 +114,18 @@ def test_bad_input():
         fit_multiclass_svm_dual(F, y, -1.0)
     with pytest.raises(ValueError):
         fit_multiclass_svm_dual(np.zeros((0, 3)), np.zeros(0, int), 1.0)
+
+
+def test_ties_keep_the_sum_constraint():
+    """Many tied multipliers (sparse features, all constraints violated): the exact block
+    step must keep sum_y lambda_d^y <= C/D (regression: a tie once left it infeasible)."""
+    rng = np.random.default_rng(0)
+    D, K, M = 800, 20, 20
+    y = rng.integers(0, M, D)
+    F = rng.dirichlet(np.full(K, 0.1), size=D)
+    res = fit_multiclass_svm_dual(F, y, 2e3, 16.0, max_epochs=5, tol=0)
+    assert res.lam.toarray().sum(axis=1).max() <= 2e3 / D * (1 + 1e-9)
+    assert res.gap >= -1e-9 * abs(res.primal)
+    out = np.empty(6)
+    _solve_block(np.array([5.0, 5.0, 5.0 + 1e-14, 5.0, 5.0 - 1e-14, 5.0]), 0.5, 0.1, out)
+    assert out.sum() == pytest.approx(0.1) and np.ptp(out) < 1e-12
