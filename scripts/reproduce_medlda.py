@@ -150,13 +150,14 @@ def main(argv=None):
     p.add_argument("--C", type=float, default=GibbsMedLDA().C, help="MedLDA C (sum_y lambda_d^y <= C/D)")
     p.add_argument("--cost", type=float, default=16.0, help="l in l_d(y) = l I(y != y_d)")
     p.add_argument("--n-iter", type=int, default=100, help="max alternations")
-    p.add_argument("--tol", type=float, default=1e-4, help="relative objective change to stop")
+    p.add_argument("--tol", type=float, default=GibbsMedLDA().tol, help="relative objective change to stop")
     p.add_argument("--n-sweeps", type=int, default=GibbsMedLDA().n_sweeps, help="gMedLDA sweeps per alternation")
     p.add_argument("--n-burn-in", type=int, default=GibbsMedLDA().n_burn_in, help="gMedLDA LDA sweeps first")
     p.add_argument("--alpha-g", type=float, default=GibbsMedLDA().alpha, help="alpha of gMedLDA and gLDA")
     p.add_argument("--alpha-i", type=float, default=ImportanceMedLDA().alpha)
     p.add_argument("--beta-i", type=float, default=ImportanceMedLDA().beta)
-    p.add_argument("--paper-1-over-J", action="store_true", help="iMedLDA: keep eq. 19's 1/J factor")
+    p.add_argument("--no-1-over-J", dest="paper_1_over_J", action="store_false",
+                   help="iMedLDA: drop eq. 19's 1/J factor (kept by default)")
     p.add_argument("--lda-sweeps", type=int, default=None,
                    help="gLDA sweeps (default: gMedLDA's maximum, n_burn_in + n_iter * n_sweeps)")
     p.add_argument("--seed", type=int, default=0)
