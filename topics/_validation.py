@@ -11,9 +11,9 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_non_negative, column_or_1d, validate_data
 
-from .corpus import is_text_input
+from .corpus import Vocabulary, as_count_matrix, is_text_input
 
-__all__ = ["validate_count_input", "validate_labels"]
+__all__ = ["validate_count_input", "validate_labels", "count_matrix", "check_known_labels"]
 
 
 def validate_count_input(estimator, X, *, reset):
@@ -36,3 +36,30 @@ def validate_labels(estimator, y, n_docs):
         raise ValueError(f"y must be 1-D with one label per document ({n_docs}), got shape {y.shape}")
     check_classification_targets(y)
     return y
+
+
+def count_matrix(estimator, X, *, fitting):
+    """Integer CSR counts of ``X`` (texts, token lists or a matrix) for a topic model.
+
+    When ``fitting``, text input fits ``estimator.vocabulary_`` (a copy of the
+    ``vocabulary`` hyperparameter's settings, or ``Vocabulary()``); otherwise the fitted
+    vocabulary is used and the number of columns must equal ``n_features_in_``.
+    """
+    X = validate_count_input(estimator, X, reset=fitting)
+    if fitting:
+        estimator.vocabulary_ = None
+        if is_text_input(X):
+            vocab = getattr(estimator, "vocabulary", None)
+            estimator.vocabulary_ = (vocab if vocab is not None else Vocabulary()).fit(list(X))
+    X = as_count_matrix(X, getattr(estimator, "vocabulary_", None), integer=True)
+    if not fitting and X.shape[1] != estimator.n_features_in_:
+        raise ValueError(f"X has {X.shape[1]} features, but {type(estimator).__name__} is "
+                         f"expecting {estimator.n_features_in_} features as input")
+    return X
+
+
+def check_known_labels(classes, y):
+    """``ValueError`` if ``y`` holds labels that are not in the fitted ``classes``."""
+    unseen = np.setdiff1d(np.asarray(y), classes)
+    if unseen.size:
+        raise ValueError(f"y contains labels not seen in training: {unseen[:5].tolist()}")

@@ -45,8 +45,8 @@ from sklearn.exceptions import NotFittedError
 
 from structpred.base import ParamsMixin
 
-from ._validation import validate_count_input, validate_labels
-from .corpus import Vocabulary, as_count_matrix, is_text_input, token_arrays
+from ._validation import check_known_labels, count_matrix, validate_labels
+from .corpus import token_arrays
 from .lda import _fold_in, _seed, collapsed_log_joint, gibbs_sweep_biased, init_counts
 from .multiclass_svm import fit_multiclass_svm_dual
 
@@ -165,16 +165,7 @@ class _MedLDABase(ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator)
             raise ValueError("n_iter must be >= 1 and tol >= 0")
 
     def _counts(self, X, fitting):
-        X = validate_count_input(self, X, reset=fitting)
-        if fitting:
-            self.vocabulary_ = None
-            if is_text_input(X):
-                self.vocabulary_ = (self.vocabulary if self.vocabulary is not None
-                                    else Vocabulary()).fit(list(X))
-        X = as_count_matrix(X, getattr(self, "vocabulary_", None), integer=True)
-        if not fitting and X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} columns, the model has {self.n_features_in_}")
-        return X
+        return count_matrix(self, X, fitting=fitting)
 
     def _prepare_fit(self, X, y):
         self._check_params()
@@ -241,9 +232,7 @@ class _MedLDABase(ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator)
     def score(self, X, y, sample_weight=None):
         """Accuracy; labels not seen in training raise ``ValueError``."""
         self._check_fitted()
-        unseen = np.setdiff1d(np.asarray(y), self.classes_)
-        if unseen.size:
-            raise ValueError(f"y contains labels not seen in training: {unseen[:5].tolist()}")
+        check_known_labels(self.classes_, y)
         return super().score(X, y, sample_weight=sample_weight)
 
     def _test_tokens(self, X):
