@@ -12,6 +12,11 @@ Parts (``--parts``, default all):
 * ``table``  -- the (J, beta) grid of the paper's Table 1 (``K = 40``, ``|B| = 512``, one pass,
   ``I = 1``): test accuracy and update time for every pair (``--table-j`` limits the J values).
 
+Prior scale: ``--v 10`` by default (the paper's ``v = 1`` collapses the topics on this data;
+chosen on a held-out part of the training set, see :mod:`topics.bayespa`).
+Times: ``partial_fit`` / ``fit`` only, after a warm-up fit that loads numba's compiled kernels;
+both wall-clock and process CPU time are reported, and the speed target is judged on CPU time
+(the machine's cores are shared, so wall-clock time depends on the load).
 Vocabulary: words in at least ``--min-df`` training documents after the 318-word stop list
 (the same as ``scripts/reproduce_medlda.py``); Subject line kept, other headers dropped;
 standard bydate split (11,314 / 7,532; the paper used 11,269 / 7,505).  Update times count
@@ -61,11 +66,12 @@ def load(args):
     return Xtr[order], ytr[order], Xte, yte
 
 
-def make(args, n_samples, burn_in, prediction="gibbs"):
+def make(args, n_samples, burn_in, seed=None):
     return PaMedLDA(n_topics=args.k, batch_size=args.batch_size, n_samples=n_samples,
                     burn_in=burn_in, n_gibbs=args.n_gibbs, epsilon=args.epsilon, c=args.c,
-                    v=args.v, prediction=prediction, n_transform_burn=args.transform_burn,
-                    n_transform_samples=args.transform_samples, random_state=args.seed)
+                    v=args.v, n_transform_burn=args.transform_burn,
+                    n_transform_samples=args.transform_samples,
+                    random_state=args.seed if seed is None else seed)
 
 
 def accuracies(model, Xte, yte):
@@ -76,21 +82,33 @@ def accuracies(model, Xte, yte):
             for name, w in (("gibbs", model.coef_), ("average", model.coef_mean_))}
 
 
-def one_pass(args, data, n_samples, burn_in, eval_every=None):
-    """Stream the training set once; evaluate every ``eval_every`` batches (and at the end)."""
+def warm_up(make_model, data):
+    """Fit on 60 documents first so that timings exclude loading numba's compiled kernels."""
+    Xtr, ytr, Xte, _ = data
+    make_model().fit(Xtr[:60], ytr[:60]).predict(Xte[:5])
+
+
+def one_pass(args, data, n_samples, burn_in, eval_every=None, seed=None):
+    """Stream the training set once; evaluate every ``eval_every`` batches (and at the end).
+    ``fit_time`` is wall-clock seconds in ``partial_fit``, ``cpu_time`` its process CPU time."""
     Xtr, ytr, Xte, yte = data
-    model = make(args, n_samples, burn_in)
+    model = make(args, n_samples, burn_in, seed)
     classes = np.unique(ytr)
     curve = []
     bs = args.batch_size
     n_batches = -(-Xtr.shape[0] // bs)
+    cpu = 0.0
     for i, s in enumerate(range(0, Xtr.shape[0], bs)):
+        t = time.process_time()
         model.partial_fit(Xtr[s:s + bs], ytr[s:s + bs], classes=classes)
+        cpu += time.process_time() - t
         if (eval_every and (i + 1) % eval_every == 0) or i + 1 == n_batches:
             acc = accuracies(model, Xte, yte)
-            curve.append({"docs_seen": model.n_docs_seen_, "fit_time": model.fit_time_, **acc})
+            curve.append({"docs_seen": model.n_docs_seen_, "fit_time": model.fit_time_,
+                          "cpu_time": cpu, **acc})
             if eval_every:
-                log(f"  {model.n_docs_seen_:6d} docs  update time {model.fit_time_:6.1f} s  "
+                log(f"  {model.n_docs_seen_:6d} docs  update time {model.fit_time_:6.1f} s "
+                    f"(CPU {cpu:6.1f} s)  "
                     f"accuracy {acc['gibbs']:.3f} (Gibbs) {acc['average']:.3f} (average)")
     return model, curve
 
@@ -99,6 +117,7 @@ def part_curve(args, data, res):
     log(f"== paMedLDA, one pass: K = {args.k}, |B| = {args.batch_size}, (I, J, beta) = "
         f"({args.n_gibbs}, {args.curve_j}, {args.curve_burn}), epsilon = {args.epsilon}, "
         f"c = {args.c}, v = {args.v}")
+    warm_up(lambda: make(args, 1, 0), data)
     _, curve = one_pass(args, data, args.curve_j, args.curve_burn, eval_every=args.eval_every)
     res["curve"] = curve
 
@@ -111,25 +130,37 @@ def part_gmedlda(args, data, res):
         return
     Xtr, ytr, Xte, yte = data
     log(f"== batch gMedLDA: K = {args.k} (GibbsMedLDA defaults otherwise)")
+    warm_up(lambda: GibbsMedLDA(n_topics=args.k, n_iter=2, n_burn_in=1), data)
+    t = time.process_time()
     m = GibbsMedLDA(n_topics=args.k, random_state=args.seed).fit(Xtr, ytr)
+    cpu = time.process_time() - t
+    acc_default = float(m.score(Xte, yte))
+    # the same fold-in length as paMedLDA's prediction (test time only, not in the timings)
+    m.set_params(n_predict_burn=args.transform_burn, n_predict_samples=args.transform_samples)
     acc = float(m.score(Xte, yte))
-    res["gmedlda"] = {"accuracy": acc, "fit_time": float(m.fit_time_),
+    res["gmedlda"] = {"accuracy": acc, "accuracy_default_prediction": acc_default,
+                      "fit_time": float(m.fit_time_), "cpu_time": cpu,
                       "n_iter": int(getattr(m, "n_iter_", -1)), "params": repr(m)}
-    log(f"  accuracy {acc:.3f}, training time {m.fit_time_:.0f} s, {res['gmedlda']['n_iter']} "
-        f"alternations")
+    log(f"  accuracy {acc:.3f} ({args.transform_burn} + {args.transform_samples} fold-in sweeps; "
+        f"{acc_default:.3f} with its default prediction), training time {m.fit_time_:.1f} s "
+        f"(CPU {cpu:.1f} s), {res['gmedlda']['n_iter']} alternations")
 
 
 def part_table(args, data, res):
-    log(f"== Table 1: (J, beta) grid, K = {args.k}, |B| = {args.batch_size}, one pass, I = {args.n_gibbs}")
+    log(f"== Table 1: (J, beta) grid, K = {args.k}, |B| = {args.batch_size}, one pass, "
+        f"I = {args.n_gibbs}, seeds {args.table_seeds}")
+    warm_up(lambda: make(args, 1, 0), data)
     rows = []
     for (J, burn), paper in PAPER_TABLE_1.items():
         if J not in args.table_j:
             continue
-        model, curve = one_pass(args, data, J, burn)
-        row = {"J": J, "burn_in": burn, "paper": paper, "fit_time": model.fit_time_, **curve[-1]}
-        rows.append(row)
-        log(f"  J = {J}, beta = {burn}: accuracy {row['gibbs']:.3f} (Gibbs) "
-            f"{row['average']:.3f} (average), paper {paper:.3f}; update time {model.fit_time_:.0f} s")
+        for seed in args.table_seeds:
+            model, curve = one_pass(args, data, J, burn, seed=seed)
+            row = {"J": J, "burn_in": burn, "seed": seed, "paper": paper, **curve[-1]}
+            rows.append(row)
+            log(f"  J = {J}, beta = {burn}, seed {seed}: accuracy {row['gibbs']:.3f} (Gibbs) "
+                f"{row['average']:.3f} (average), paper {paper:.3f}; update time "
+                f"{row['fit_time']:.1f} s (CPU {row['cpu_time']:.1f} s)")
     res["table"] = rows
 
 
@@ -143,23 +174,39 @@ def report(args, res):
     if "curve" in res and "gmedlda" in res:
         pa, g = res["curve"][-1], res["gmedlda"]
         gap = 100 * (g["accuracy"] - pa["gibbs"])
-        speed = g["fit_time"] / pa["fit_time"]
-        met = gap <= 2.0 and speed >= 5.0
-        log(f"\n| model | accuracy | training time (s) |\n|---|---:|---:|\n"
-            f"| paMedLDA, one pass | {pa['gibbs']:.3f} | {pa['fit_time']:.1f} |\n"
-            f"| gMedLDA, batch | {g['accuracy']:.3f} | {g['fit_time']:.1f} |")
-        log(f"\nTarget (within 2 points of gMedLDA, >= 5x faster): gap {gap:+.1f} points, "
-            f"{speed:.1f}x faster -> {'MET' if met else 'MISSED'}")
+        speed, cpu_speed = g["fit_time"] / pa["fit_time"], g["cpu_time"] / pa["cpu_time"]
+        met = gap <= 2.0 and cpu_speed >= 5.0   # CPU time: the 2 cores are shared, wall time is noisy
+        log(f"\n| model | accuracy | training time (s) | CPU time (s) |\n|---|---:|---:|---:|\n"
+            f"| paMedLDA, one pass, J = {args.curve_j} | {pa['gibbs']:.3f} | {pa['fit_time']:.1f} "
+            f"| {pa['cpu_time']:.1f} |\n"
+            f"| gMedLDA, batch | {g['accuracy']:.3f} | {g['fit_time']:.1f} | {g['cpu_time']:.1f} |")
+        log(f"\nTarget (within 2 points of gMedLDA, >= 5x faster): gMedLDA - paMedLDA = {gap:+.1f} "
+            f"points, {cpu_speed:.1f}x faster in CPU time ({speed:.1f}x wall-clock) -> "
+            f"{'MET' if met else 'MISSED'}")
     if res.get("table"):
-        Js = sorted({r["J"] for r in res["table"]})
-        bs = sorted({r["burn_in"] for r in res["table"]})
-        cell = {(r["J"], r["burn_in"]): r for r in res["table"]}
-        log("\nTable 1 (accuracy, Gibbs classifier; paper in brackets; update time in s):\n")
+        cells = {}
+        for r in res["table"]:
+            cells.setdefault((r["J"], r["burn_in"]), []).append(r)
+        Js = sorted({k[0] for k in cells})
+        bs = sorted({k[1] for k in cells})
+        n = len(next(iter(cells.values())))
+        log(f"\nTable 1: accuracy of the Gibbs classifier (mean over {n} seed(s); [paper]; mean "
+            f"update time, CPU s):\n")
         log("| J \\ beta | " + " | ".join(str(b) for b in bs) + " |\n|---|" + "---:|" * len(bs))
         for J in Js:
-            cells = [f"{cell[J, b]['gibbs']:.3f} [{cell[J, b]['paper']:.3f}] ({cell[J, b]['fit_time']:.0f} s)"
-                     if (J, b) in cell else "" for b in bs]
-            log(f"| {J} | " + " | ".join(cells) + " |")
+            row = []
+            for b in bs:
+                rs = cells.get((J, b))
+                if not rs:
+                    row.append("")
+                    continue
+                acc = np.array([r["gibbs"] for r in rs])
+                sd = f" ± {acc.std(ddof=1):.3f}" if acc.size > 1 else ""
+                row.append(f"{acc.mean():.3f}{sd} [{rs[0]['paper']:.3f}] "
+                           f"({np.mean([r['cpu_time'] for r in rs]):.0f} s)")
+            log(f"| {J} | " + " | ".join(row) + " |")
+        gap = max(abs(r["gibbs"] - r["average"]) for r in res["table"])
+        log(f"\nLargest |Gibbs - averaging| accuracy difference over the grid: {gap:.3f}")
 
 
 def plot(args, res):
@@ -169,11 +216,11 @@ def plot(args, res):
     if "curve" in res:
         c = res["curve"]
         ax.plot([r["docs_seen"] for r in c], [r["gibbs"] for r in c], marker="o",
-                label=f"paMedLDA, one pass ({c[-1]['fit_time']:.0f} s)")
+                label=f"paMedLDA, one pass, J = {args.curve_j} ({c[-1]['cpu_time']:.0f} CPU s)")
     if "gmedlda" in res:
         g = res["gmedlda"]
         ax.axhline(g["accuracy"], color="k", ls="--",
-                   label=f"gMedLDA, batch ({g['fit_time']:.0f} s)")
+                   label=f"gMedLDA, batch ({g['cpu_time']:.0f} CPU s)")
     ax.set(xlabel="documents seen", ylabel="test accuracy",
            title=f"20 Newsgroups, K = {args.k}, |B| = {args.batch_size}")
     ax.legend(loc="lower right")
@@ -190,16 +237,20 @@ def main(argv=None):
     p.add_argument("--k", type=int, default=40)
     p.add_argument("--batch-size", type=int, default=512)
     p.add_argument("--n-gibbs", type=int, default=1, help="I")
-    p.add_argument("--curve-j", type=int, default=5, help="J of the accuracy-vs-documents curve")
+    p.add_argument("--curve-j", type=int, default=2, help="J of the accuracy-vs-documents curve "
+                   "(paper's fig. 1: (I, J, beta) = (1, 2, 0))")
     p.add_argument("--curve-burn", type=int, default=0, help="beta of the curve")
     p.add_argument("--table-j", type=int, nargs="+", default=[1, 3, 5, 9])
+    p.add_argument("--table-seeds", type=int, nargs="+", default=[0, 1, 2],
+                   help="random states of the table's runs (the mean is reported)")
     p.add_argument("--epsilon", type=float, default=PaMedLDA().epsilon)
     p.add_argument("--c", type=float, default=PaMedLDA().c)
-    p.add_argument("--v", type=float, default=PaMedLDA().v)
+    p.add_argument("--v", type=float, default=10.0,
+                   help="prior N(0, v^2 I) of w (paper: 1, which collapses here; see topics/bayespa.py)")
     p.add_argument("--transform-burn", type=int, default=PaMedLDA().n_transform_burn)
     p.add_argument("--transform-samples", type=int, default=PaMedLDA().n_transform_samples)
     p.add_argument("--eval-every", type=int, default=2, help="curve: evaluate every so many batches")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="data order, curve and gMedLDA random state")
     p.add_argument("--plot", default=None, help="PNG: accuracy against documents seen")
     p.add_argument("--json", default=None, help="write the results as JSON")
     args = p.parse_args(argv)
