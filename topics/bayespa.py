@@ -115,9 +115,11 @@ from structpred.base import ParamsMixin
 
 from ._validation import validate_count_input, validate_labels
 from .corpus import Vocabulary, as_count_matrix, is_text_input, token_arrays
-from .lda import _draw_cumulative, _fold_in, _seed
+from .disclda import _doc_seed
+from .lda import _draw_cumulative, _seed, fold_in_sweep_grouped
 
-__all__ = ["PaMedLDA", "pa_sweep", "sample_lambda", "gaussian_update", "PREDICTIONS"]
+__all__ = ["PaMedLDA", "pa_sweep", "fold_in_documents", "sample_lambda", "gaussian_update",
+           "PREDICTIONS"]
 
 PREDICTIONS = ("gibbs", "average")
 
@@ -195,6 +197,42 @@ def _draw_from_topics(words, z, exp_lam):
             total += row[k]
             p[k] = total
         z[i] = _draw_cumulative(p)
+
+
+@nb.njit(cache=True)
+def fold_in_documents(words, offsets, phi, alpha, n_burn, n_samples, seed):
+    """``E[zbar_d]`` of each document by Gibbs fold-in with ``Phi`` fixed
+    (:func:`topics.lda.fold_in_sweep_grouped`), averaged over ``n_samples`` sweeps after
+    ``n_burn``.  Every document runs its own chain, seeded from ``seed`` and its tokens
+    (:func:`topics.disclda._doc_seed`), so the result does not depend on the other documents
+    or their order.  An empty document gets ``1/K``."""
+    n_docs = offsets.size - 1
+    K = phi.shape[0]
+    phis = np.ascontiguousarray(phi).reshape((1, K, phi.shape[1]))
+    group = np.zeros(1, np.int64)
+    out = np.zeros((n_docs, K))
+    for d in range(n_docs):
+        start, stop = offsets[d], offsets[d + 1]
+        n = stop - start
+        if n == 0:
+            out[d, :] = 1.0 / K
+            continue
+        np.random.seed(_doc_seed(seed, words, start, stop))
+        w = words[start:stop]
+        docs = np.zeros(n, np.int32)
+        z = np.empty(n, np.int64)
+        ndk = np.zeros((1, K), np.int64)
+        for i in range(n):
+            z[i] = np.random.randint(0, K)
+            ndk[0, z[i]] += 1
+        for s in range(n_burn + n_samples):
+            fold_in_sweep_grouped(w, docs, z, ndk, phis, group, alpha)
+            if s >= n_burn:
+                for k in range(K):
+                    out[d, k] += ndk[0, k]
+        for k in range(K):
+            out[d, k] /= n_samples * n
+    return out
 
 
 # --------------------------------------------------------------------------- pieces
@@ -381,7 +419,8 @@ class PaMedLDA(ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
                 raise ValueError("classes must be passed on the first call to partial_fit")
             known = np.unique(np.asarray(classes))
             if known.size < 2:
-                raise ValueError(f"{type(self).__name__} needs at least 2 classes, got {known.size}")
+                raise ValueError(f"{type(self).__name__} needs at least 2 classes, got "
+                                 f"{known.size} class{'es' if known.size != 1 else ''}")
         elif classes is not None and not np.array_equal(np.unique(np.asarray(classes)), known):
             raise ValueError(f"classes={classes!r} differs from the classes of the first call "
                              f"{known.tolist()!r}")
@@ -531,28 +570,22 @@ class PaMedLDA(ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
         """
         self._check_fitted()
         X = self._counts(X, reset=False)
-        words, docs, offsets = token_arrays(X)
-        K = int(self.n_topics)
+        words, _, offsets = token_arrays(X)
         rs = 0 if self.random_state is None else int(self.random_state)
-        rng = np.random.default_rng([rs, 2])
-        _seed(int(rng.integers(2**31 - 1)))
-        z = rng.integers(0, K, size=words.size).astype(np.int64)
-        ndk = np.zeros((X.shape[0], K), np.int64)
-        np.add.at(ndk, (docs, z), 1)
-        mean = _fold_in(words, docs, z, ndk, self.components_, self.alpha_,
-                        int(self.n_transform_burn), int(self.n_transform_samples))
-        nd = _doc_lengths(offsets)
-        out = mean / np.maximum(nd, 1.0)[:, None]
-        out[nd == 0] = 1.0 / K
-        return out
+        return fold_in_documents(words, offsets, self.components_, self.alpha_,
+                                 int(self.n_transform_burn), int(self.n_transform_samples), rs + 2)
 
     def decision_function(self, X):
-        """``w_tau' E[zbar_d]`` for each task (D x T), with ``coef_``."""
-        return self.transform(X) @ self.coef_.T
+        """``w_tau' E[zbar_d]`` for each task (D x T), with ``coef_``; with two classes the
+        difference of the two tasks' scores (positive means ``classes_[1]``)."""
+        scores = self.transform(X) @ self.coef_.T
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     def predict(self, X):
         """``argmax_tau w_tau' E[zbar_d]`` (one-vs-all)."""
         scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
         return self.classes_[scores.argmax(axis=1)]
 
     def score(self, X, y, sample_weight=None):

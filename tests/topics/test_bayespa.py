@@ -204,6 +204,24 @@ def test_determinism(slice20):
     assert not np.array_equal(a.topic_word_, c.topic_word_)
 
 
+def test_transform_is_per_document(slice20):
+    Xtr, ytr, Xte, _ = slice20
+    m = PaMedLDA(n_topics=5, batch_size=100, n_transform_burn=5, n_transform_samples=5).fit(Xtr[:200], ytr[:200])
+    F = m.transform(Xte[:30])
+    order = np.random.default_rng(0).permutation(30)
+    np.testing.assert_array_equal(m.transform(Xte[:30][order]), F[order])
+    np.testing.assert_array_equal(m.transform(Xte[5:9]), F[5:9])
+
+
+def test_binary_decision_function(slice20):
+    Xtr, ytr, Xte, _ = slice20
+    keep = ytr < 2
+    m = PaMedLDA(n_topics=4, batch_size=100, n_transform_burn=5, n_transform_samples=5).fit(Xtr[keep], ytr[keep])
+    d = m.decision_function(Xte[:20])
+    assert d.shape == (20,)
+    np.testing.assert_array_equal(m.predict(Xte[:20]), m.classes_[(d > 0).astype(int)])
+
+
 def test_text_input():
     tr, ytr, _ = load_bundled_20ng("train")
     idx = np.random.default_rng(0).permutation(len(tr))[:100]
