@@ -169,11 +169,8 @@ class _MedLDABase(ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator)
 
     def _prepare_fit(self, X, y):
         self._check_params()
-        n_docs = len(X) if isinstance(X, (list, tuple)) else getattr(X, "shape", (0,))[0]
-        if n_docs == 0:
-            raise ValueError("empty corpus")
-        y = validate_labels(self, y, n_docs)
         X = self._counts(X, fitting=True)
+        y = validate_labels(self, y, X.shape[0])
         self.classes_, y_idx = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
             raise ValueError(f"{type(self).__name__} needs at least 2 classes in y, got 1 class")
@@ -221,12 +218,17 @@ class _MedLDABase(ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator)
         if not hasattr(self, "kappa_"):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet")
 
-    def decision_function(self, X):
-        """``kappa_y' E[z-bar]`` for every class (eq. 5)."""
+    def _scores(self, X):
         return self.transform(X) @ self.kappa_.T
 
+    def decision_function(self, X):
+        """``kappa_y' E[z-bar]`` for every class (eq. 5); with two classes, scikit-learn's
+        convention: the difference, positive for ``classes_[1]``."""
+        s = self._scores(X)
+        return s[:, 1] - s[:, 0] if s.shape[1] == 2 else s
+
     def predict(self, X):
-        scores = self.decision_function(X)
+        scores = self._scores(X)
         return self.classes_[np.argmax(scores, axis=1)]
 
     def score(self, X, y, sample_weight=None):
