@@ -139,6 +139,23 @@ def plot(rows, methods, path):
     save_figure(fig, path)
 
 
+def report(rows, methods, ks, plot_path):
+    log("")
+    log(table(rows, methods, ks))
+    log("")
+    log(PAPER_NOTE)
+    if "gmedlda" in methods and "ldasvm" in methods:
+        by = {(r["method"], r["K"]): r["accuracy"] for r in rows}
+        pairs = [(by[("gMedLDA", K)], by[("gLDA+SVM", K)]) for K in ks
+                 if ("gMedLDA", K) in by and ("gLDA+SVM", K) in by]
+        wins = [g > b for g, b in pairs]
+        log(f"target gMedLDA > gLDA+SVM at every K: {'MET' if all(wins) else 'MISSED'} "
+            f"({sum(wins)}/{len(wins)})")
+    if plot_path:
+        plot(rows, methods, plot_path)
+        log(f"plot written to {plot_path}")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data-dir", default=str(DEFAULT_SHARED_DATA_DIR))
@@ -163,7 +180,15 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--plot", default=None, help="PNG path for accuracy / time vs K")
     p.add_argument("--json", default=None, help="write the rows as JSON")
+    p.add_argument("--from-json", nargs="+", default=None,
+                   help="no training: merge the rows of earlier --json files into one table / plot")
     args = p.parse_args(argv)
+    if args.from_json:
+        rows = [r for f in args.from_json for r in json.loads(Path(f).read_text())["rows"]]
+        methods = [m for m in METHODS if any(r["method"] == LABELS[m] for r in rows)]
+        ks = sorted({r["K"] for r in rows})
+        report(rows, methods, ks, args.plot)
+        return rows
 
     log(f"== Monte Carlo MedLDA on 20 Newsgroups: K in {args.ks}, C = {args.C:g}, l = {args.cost:g}, "
         f"max {args.n_iter} iterations, tol {args.tol:g}, seed {args.seed}")
@@ -175,18 +200,7 @@ def main(argv=None):
             if args.json:
                 with atomic_write(args.json) as fh:
                     json.dump({"args": vars(args), "rows": rows}, fh, indent=1)
-    log("")
-    log(table(rows, args.methods, args.ks))
-    log("")
-    log(PAPER_NOTE)
-    if "gmedlda" in args.methods and "ldasvm" in args.methods:
-        by = {(r["method"], r["K"]): r["accuracy"] for r in rows}
-        wins = [by[("gMedLDA", K)] > by[("gLDA+SVM", K)] for K in args.ks]
-        log(f"target gMedLDA > gLDA+SVM at every K: {'MET' if all(wins) else 'MISSED'} "
-            f"({sum(wins)}/{len(wins)})")
-    if args.plot:
-        plot(rows, args.methods, args.plot)
-        log(f"plot written to {args.plot}")
+    report(rows, args.methods, args.ks, args.plot)
     return rows
 
 
