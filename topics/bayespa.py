@@ -71,8 +71,9 @@ exp(sum_i Lambda_{z_di, x_di} - E_q(w)[(lambda_d + c zeta_d)^2 / (2 lambda_d)])`
 Prediction
 ----------
 Test documents get ``E[zbar_d]`` by Gibbs fold-in with the topics fixed at the posterior
-mean ``phi_kw = gamma_kw / sum_w gamma_kw`` (:func:`topics.lda.fold_in_sweep`, average of
-``n_transform_samples`` sweeps after ``n_transform_burn``), then
+mean ``phi_kw = gamma_kw / sum_w gamma_kw`` (:func:`fold_in_documents`: one chain per document,
+seeded from the document's tokens, average of ``n_transform_samples`` sweeps after
+``n_transform_burn``), then
 ``y = argmax_tau w_tau' E[zbar_d]`` with ``w_tau`` either one draw
 ``w^_tau ~ N(mu_tau, Sigma_tau)`` (``prediction='gibbs'``, the paper's Gibbs classifier; drawn
 after every update from ``random_state``) or the mean ``mu_tau`` (``prediction='average'``).
@@ -86,7 +87,8 @@ the topics collapse: each one-vs-all task sees about 19 negative documents for o
 the prior ``N(0, I)`` keeps the few positive signals from moving ``mu`` while the negatives
 drive every task's weights to the same most negative topic, and the label term of eq. 15
 (summed over 19 negative tasks) then pulls nearly all tokens into that topic.  Validation
-accuracy on a held-out 2,000 training documents (trained on the other 9,314):
+accuracy on a held-out 2,000 training documents (trained on the other 9,314; J = 2;
+20 + 20 fold-in sweeps; seeds 0-2 where a range is given):
 0.06 (v = 1), 0.24 (v = 3), 0.81-0.85 (v = 5), 0.82-0.83 (v = 10), 0.76-0.79 (v = 30).
 ``scripts/reproduce_bayespa.py`` therefore uses ``v = 10``.
 
