@@ -59,8 +59,13 @@ import math
 import numba as nb
 import numpy as np
 
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import NotFittedError
+
 from structpred.base import ParamsMixin
 
+from ._validation import validate_count_input, validate_labels
 from .corpus import Vocabulary, as_count_matrix, is_text_input
 
 __all__ = ["SdemNaiveBayes", "class_log_posterior", "loss_weights", "sdem_nb_epoch"]
@@ -242,9 +247,22 @@ def class_log_posterior(X, N, M, C, gamma):
 
 
 class _SdemMixin:
-    """What the sdEM classifiers share: loss options, ``gamma_``, the loss code, predict."""
+    """What the sdEM classifiers share: input checks, loss options, fit / partial_fit /
+    score and predict.  A subclass names its fitted count array (``_fitted_attr``), says
+    whether it needs whole tokens (``_integer_counts``) and defines ``_init_state``,
+    ``_epoch`` and ``predict_log_proba``."""
 
     _losses = _LOSSES
+    _fitted_attr = "word_counts_"
+    _integer_counts = False
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True
+        tags.input_tags.sparse = True
+        tags.classifier_tags.poor_score = True
+        tags.non_deterministic = False
+        return tags
 
     def _check_loss(self):
         if self.loss not in self._losses:
@@ -263,6 +281,79 @@ class _SdemMixin:
             return 3
         return self._losses[self.loss]
 
+    # ----------------------------------------------------------------- data
+    def _counts(self, X, fitting):
+        """Validated float64 CSR counts (texts go through the vocabulary, fitted if ``fitting``)."""
+        if not fitting and not hasattr(self, self._fitted_attr):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet")
+        X = validate_count_input(self, X, reset=fitting)
+        if fitting:
+            self.vocabulary_ = None
+            if is_text_input(X):
+                self.vocabulary_ = (self.vocabulary if self.vocabulary is not None
+                                    else Vocabulary()).fit(list(X))
+        X = as_count_matrix(X, getattr(self, "vocabulary_", None),
+                            integer=self._integer_counts)
+        if fitting:
+            self.n_features_in_ = X.shape[1]
+        elif X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                             f"expecting {self.n_features_in_} features as input")
+        return sp.csr_matrix(X, dtype=np.float64)
+
+    def _label_index(self, y, n_docs):
+        y = validate_labels(self, y, n_docs)
+        unseen = np.setdiff1d(y, self.classes_)
+        if unseen.size:
+            raise ValueError(f"labels not seen in the first fit/partial_fit: "
+                             f"{unseen[:5].tolist()}")
+        return np.searchsorted(self.classes_, y).astype(np.int64)
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, y):
+        """``n_epochs`` passes of sdEM over ``(X, y)`` from the prior (``n`` = number of documents)."""
+        self.__dict__.pop(self._fitted_attr, None)
+        X = self._counts(X, fitting=True)
+        y = validate_labels(self, y, X.shape[0])
+        self._init_state(y, X.shape[1])
+        yi = self._label_index(y, X.shape[0])
+        self.n_stream_ = X.shape[0]
+        for _ in range(int(self.n_epochs)):
+            self._epoch(X, yi, self.n_stream_)
+        return self
+
+    def partial_fit(self, X, y, classes=None, n=None):
+        """One sdEM pass over a batch of a stream.
+
+        ``classes`` must be given on the first call; ``n`` is the size of the whole
+        stream, which scales the prior (``gamma += alpha rho / n``); default: the size of
+        the first batch.  Later batches with labels outside ``classes`` raise.
+        """
+        first = not hasattr(self, self._fitted_attr)
+        if first and classes is None:
+            raise ValueError("classes must be given on the first call to partial_fit")
+        X = self._counts(X, fitting=first)
+        if first:
+            self._init_state(classes, X.shape[1])
+            self.n_stream_ = int(n) if n is not None else X.shape[0]
+            if self.n_stream_ < 1:
+                raise ValueError(f"n must be >= 1, got {n}")
+        self._epoch(X, self._label_index(y, X.shape[0]), self.n_stream_)
+        return self
+
+    def _set_classes(self, classes):
+        self._check_loss()
+        self.classes_ = np.unique(np.asarray(classes))
+        if self.classes_.size < 2:
+            raise ValueError(f"{type(self).__name__} needs at least 2 classes, got "
+                             f"{self.classes_.size} class")
+        self._state = np.zeros(2)   # [t, gamma]
+        self.loss_history_ = []
+        rs = 0 if self.random_state is None else int(self.random_state)
+        self._rng = np.random.default_rng(rs)                       # document order
+        return self.classes_.size
+
+    # -------------------------------------------------------------- predict
     def predict_proba(self, X):
         return np.exp(self.predict_log_proba(X))
 
@@ -270,8 +361,17 @@ class _SdemMixin:
         log_proba = self.predict_log_proba(X)
         return self.classes_[np.argmax(log_proba, axis=1)]
 
+    def score(self, X, y, sample_weight=None):
+        """Accuracy; labels not seen in training raise ``ValueError``."""
+        if not hasattr(self, self._fitted_attr):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet")
+        unseen = np.setdiff1d(np.asarray(y), self.classes_)
+        if unseen.size:
+            raise ValueError(f"y contains labels not seen in training: {unseen[:5].tolist()}")
+        return super().score(X, y, sample_weight=sample_weight)
 
-class SdemNaiveBayes(_SdemMixin, ParamsMixin):
+
+class SdemNaiveBayes(_SdemMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
     """Multinomial naive Bayes trained by sdEM with the NCLL, hinge or NLL loss.
 
     Parameters
@@ -310,46 +410,14 @@ class SdemNaiveBayes(_SdemMixin, ParamsMixin):
         self.vocabulary = vocabulary
         self.random_state = random_state
 
-    # ----------------------------------------------------------------- data
-    def _matrix(self, X, fitting):
-        if fitting and not hasattr(self, "word_counts_"):
-            self.vocabulary_ = None
-            if is_text_input(X):
-                self.vocabulary_ = (self.vocabulary if self.vocabulary is not None
-                                    else Vocabulary()).fit(list(X))
-        X = as_count_matrix(X, getattr(self, "vocabulary_", None))
-        if hasattr(self, "word_counts_") and X.shape[1] != self.word_counts_.shape[1]:
-            raise ValueError(f"X has {X.shape[1]} columns, the model has "
-                             f"{self.word_counts_.shape[1]}")
-        return X
-
-    def _labels(self, y, n_rows):
-        y = np.asarray(y)
-        if y.ndim != 1 or y.size != n_rows:
-            raise ValueError(f"y must be 1-D with {n_rows} labels, got shape {y.shape}")
-        pos = np.searchsorted(self.classes_, y)
-        pos = np.clip(pos, 0, len(self.classes_) - 1)
-        bad = self.classes_[pos] != y
-        if bad.any():
-            raise ValueError(f"labels not seen in the first fit/partial_fit: "
-                             f"{sorted(set(np.asarray(y)[bad].tolist()))}")
-        return pos.astype(np.int64)
-
     def _init_state(self, classes, V):
-        self._check_loss()
         if self.prior not in ("laplace", "log"):
             raise ValueError(f"prior must be 'laplace' or 'log', got {self.prior!r}")
-        self.classes_ = np.unique(classes)
-        if self.classes_.size < 2:
-            raise ValueError("need at least two classes")
-        K = self.classes_.size
+        K = self._set_classes(classes)
         self.alpha_ = 1.0 if self.prior == "laplace" else math.log(V)
-        self.word_counts_ = np.full((K, V), self.alpha_)
+        self.word_counts_ = np.full((K, V), self.alpha_)                # Algorithm 2, line 1
         self.word_totals_ = np.full(K, self.alpha_ * V)
         self.class_counts_ = np.ones(K)
-        self._state = np.zeros(2)   # [t, gamma]
-        self.loss_history_ = []
-        self._rng = np.random.default_rng(self.random_state)
 
     # ------------------------------------------------------------------ fit
     def _epoch(self, X, y_idx, n):
@@ -361,45 +429,8 @@ class SdemNaiveBayes(_SdemMixin, ParamsMixin):
                               self._loss_code())
         self.loss_history_.append(total / max(X.shape[0], 1))
 
-    def fit(self, X, y):
-        """``n_epochs`` passes of sdEM over ``(X, y)`` from the prior (``n`` = number of documents)."""
-        for attr in ("word_counts_", "classes_"):
-            self.__dict__.pop(attr, None)
-        X = self._matrix(X, fitting=True)
-        y = np.asarray(y)
-        self._init_state(y, X.shape[1])
-        y_idx = self._labels(y, X.shape[0])
-        for _ in range(int(self.n_epochs)):
-            self._epoch(X, y_idx, X.shape[0])
-        return self
-
-    def partial_fit(self, X, y, classes=None, n=None):
-        """One sdEM pass over a batch of a stream.
-
-        ``classes`` must be given on the first call; ``n`` is the size of the
-        whole stream, which scales the prior (``gamma += alpha rho / n``);
-        default: the size of the first batch.
-        """
-        first = not hasattr(self, "word_counts_")
-        X = self._matrix(X, fitting=first)
-        if first:
-            if classes is None:
-                raise ValueError("classes must be given on the first call to partial_fit")
-            self._init_state(classes, X.shape[1])
-            self.n_stream_ = int(n) if n is not None else X.shape[0]
-        self._epoch(X, self._labels(y, X.shape[0]), self.n_stream_)
-        return self
-
-    # -------------------------------------------------------------- predict
-    def _check_fitted(self):
-        if not hasattr(self, "word_counts_"):
-            raise RuntimeError("this SdemNaiveBayes is not fitted yet")
-
     def predict_log_proba(self, X):
-        self._check_fitted()
-        X = self._matrix(X, fitting=False)
+        """``ln p(k | d)`` (Algorithm 3, fixed); empty documents get the class prior."""
+        X = self._counts(X, fitting=False)
         return class_log_posterior(X, self.word_counts_, self.word_totals_, self.class_counts_,
                                    self.gamma_)
-
-    def score(self, X, y):
-        return float(np.mean(self.predict(X) == np.asarray(y)))

@@ -67,12 +67,9 @@ import math
 import numba as nb
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import NotFittedError
 
 from structpred.base import ParamsMixin
 
-from ._validation import validate_count_input, validate_labels
-from .corpus import Vocabulary, as_count_matrix, is_text_input
 from .lda import _seed, fold_in_sweep_grouped
 from .sdem import _add, _SdemMixin, loss_weights, normalize_log
 
@@ -347,43 +344,10 @@ class SdemLDAClassifier(_SdemMixin, ParamsMixin, ClassifierMixin, BaseEstimator)
         self.random_state = random_state
 
     _losses = _LOSSES
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.positive_only = True
-        tags.input_tags.sparse = True
-        tags.classifier_tags.poor_score = True
-        tags.non_deterministic = False
-        return tags
-
-    # ----------------------------------------------------------------- data
-    def _counts(self, X, fitting):
-        if not fitting and not hasattr(self, "topic_word_counts_"):
-            raise NotFittedError("this SdemLDAClassifier is not fitted yet")
-        X = validate_count_input(self, X, reset=fitting)
-        if fitting:
-            self.vocabulary_ = None
-            if is_text_input(X):
-                self.vocabulary_ = (self.vocabulary if self.vocabulary is not None
-                                    else Vocabulary()).fit(list(X))
-        X = as_count_matrix(X, getattr(self, "vocabulary_", None), integer=True)
-        if fitting:
-            self.n_features_in_ = X.shape[1]
-        elif X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
-                             f"expecting {self.n_features_in_} features as input")
-        return _as_float(X)
-
-    def _label_index(self, y, n_docs):
-        y = validate_labels(self, y, n_docs)
-        unseen = np.setdiff1d(y, self.classes_)
-        if unseen.size:
-            raise ValueError(f"labels not seen in the first fit/partial_fit: "
-                             f"{unseen[:5].tolist()}")
-        return np.searchsorted(self.classes_, y).astype(np.int64)
+    _fitted_attr = "topic_word_counts_"
+    _integer_counts = True
 
     def _init_state(self, classes, V):
-        self._check_loss()
         Z = int(self.n_topics)
         if Z < 1:
             raise ValueError(f"n_topics must be >= 1, got {self.n_topics}")
@@ -391,20 +355,13 @@ class SdemLDAClassifier(_SdemMixin, ParamsMixin, ClassifierMixin, BaseEstimator)
             raise ValueError("eta and doc_alpha must be positive")
         if int(self.n_samples) < 1 or int(self.n_burn) < 0:
             raise ValueError("n_samples must be >= 1 and n_burn >= 0")
-        self.classes_ = np.unique(np.asarray(classes))
-        if self.classes_.size < 2:
-            raise ValueError(f"SdemLDAClassifier needs at least 2 classes, got "
-                             f"{self.classes_.size} class")
-        K = self.classes_.size
+        K = self._set_classes(classes)
         self.eta0_ = float(self.eta) / Z
         self.doc_alpha_ = 1.0 / Z if self.doc_alpha is None else float(self.doc_alpha)
         self.topic_word_counts_ = np.full((K, Z, V), self.eta0_)     # Algorithm 5, line 1
         self.topic_totals_ = np.full((K, Z), self.eta0_ * V)
         self.class_counts_ = np.ones(K)
-        self._state = np.zeros(2)   # [t, gamma]
-        self.loss_history_ = []
         rs = 0 if self.random_state is None else int(self.random_state)
-        self._rng = np.random.default_rng(rs)                       # document order
         self._seed_rng = np.random.default_rng([rs, 1])             # numba's chains
 
     # ------------------------------------------------------------------ fit
@@ -419,37 +376,6 @@ class SdemLDAClassifier(_SdemMixin, ParamsMixin, ClassifierMixin, BaseEstimator)
                                int(self.vb_max_iter), float(self.vb_tol))
         self.loss_history_.append(total / max(X.shape[0], 1))
 
-    def fit(self, X, y):
-        """``n_epochs`` passes of sdEM from the prior (``n`` = number of documents)."""
-        self.__dict__.pop("topic_word_counts_", None)
-        X = self._counts(X, fitting=True)
-        y = validate_labels(self, y, X.shape[0])
-        self._init_state(y, X.shape[1])
-        yi = self._label_index(y, X.shape[0])
-        self.n_stream_ = X.shape[0]
-        for _ in range(int(self.n_epochs)):
-            self._epoch(X, yi, self.n_stream_)
-        return self
-
-    def partial_fit(self, X, y, classes=None, n=None):
-        """One sdEM pass over a batch of a stream.
-
-        ``classes`` must be given on the first call; ``n`` is the size of the whole
-        stream, which scales the prior (``gamma += (eta/|Z|) rho / n``); default: the size
-        of the first batch.  Later batches with labels outside ``classes`` raise.
-        """
-        first = not hasattr(self, "topic_word_counts_")
-        if first and classes is None:
-            raise ValueError("classes must be given on the first call to partial_fit")
-        X = self._counts(X, fitting=first)
-        if first:
-            self._init_state(classes, X.shape[1])
-            self.n_stream_ = int(n) if n is not None else X.shape[0]
-            if self.n_stream_ < 1:
-                raise ValueError(f"n must be >= 1, got {n}")
-        self._epoch(X, self._label_index(y, X.shape[0]), self.n_stream_)
-        return self
-
     # -------------------------------------------------------------- predict
     def predict_log_proba(self, X):
         """Variational ``ln p(k | d)`` (module docstring); empty documents get the prior."""
@@ -457,19 +383,3 @@ class SdemLDAClassifier(_SdemMixin, ParamsMixin, ClassifierMixin, BaseEstimator)
         return class_log_posterior_vb(X, self.topic_word_counts_, self.topic_totals_,
                                       self.class_counts_, self.gamma_, self.doc_alpha_,
                                       self.vb_max_iter, self.vb_tol)
-
-    def score(self, X, y, sample_weight=None):
-        """Accuracy; labels not seen in training raise ``ValueError``."""
-        if not hasattr(self, "topic_word_counts_"):
-            raise NotFittedError("this SdemLDAClassifier is not fitted yet")
-        unseen = np.setdiff1d(np.asarray(y), self.classes_)
-        if unseen.size:
-            raise ValueError(f"y contains labels not seen in training: {unseen[:5].tolist()}")
-        return super().score(X, y, sample_weight=sample_weight)
-
-
-def _as_float(X):
-    """Integer CSR counts -> float64 CSR (the kernels share the naive Bayes check-step)."""
-    X = X.astype(np.float64)
-    X.sort_indices()
-    return X

@@ -8,6 +8,8 @@ import pytest
 import scipy.sparse as sp
 
 from topics.corpus import load_bundled_20ng
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
 from topics.sdem import SdemNaiveBayes, class_log_posterior, sdem_nb_epoch
 
 
@@ -93,7 +95,7 @@ def test_partial_fit_streams_and_rejects_unseen_labels():
 
 
 @pytest.mark.parametrize("X,msg", [(np.array([[1.0, np.nan]]), "NaN"),
-                                   (np.zeros((0, 3)), "empty corpus")])
+                                   (np.zeros((0, 3)), "0 sample")])
 def test_bad_input(X, msg):
     with pytest.raises(ValueError, match=msg):
         SdemNaiveBayes().fit(X, np.zeros(X.shape[0]))
@@ -200,3 +202,8 @@ def test_hinge_weights_option_is_validated_and_used():
     assert not np.allclose(a.word_counts_, b.word_counts_)
     with pytest.raises(ValueError, match="hinge_weights"):
         SdemNaiveBayes(hinge_weights="bad").fit(X, y)
+
+
+@parametrize_with_checks([SdemNaiveBayes(n_epochs=3), SdemNaiveBayes(loss="hinge", n_epochs=3)])
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
