@@ -166,3 +166,92 @@ def test_example_rejects_bad_edges_and_features():
         MinCutExample.from_features(np.ones((2, 1)), [[1.0]], [[1, 1]], [0, 1])
     with pytest.raises(ValueError, match="0/1"):
         MinCutExample.from_features(np.ones((2, 1)), [[1.0]], [[0, 1]], [0, 2])
+
+
+# ------------------------------------------ exact active-set projection
+def _projection_cases(rng, n, edges, kind):
+    m = len(edges)
+    if kind == "random":
+        return rng.normal(0.5, 1.0, n), rng.normal(0.0, 1.0, m)
+    if kind == "training-like":
+        y = (rng.random(n) < 0.4).astype(float)
+        return y + 0.1 + 0.05 * rng.normal(size=n), -0.05 * rng.exponential(size=m)
+    if kind == "ties":  # all-equal node values, equal edge values: one fused group
+        return np.full(n, 0.3), np.full(m, -0.2)
+    if kind == "outside":  # far outside the box, mixed edge signs
+        return rng.normal(0.5, 5.0, n), rng.normal(0.0, 3.0, m)
+    if kind == "rounded":  # values on a coarse lattice: many exact ties
+        return np.round(rng.normal(0.5, 0.6, n), 1), np.round(rng.normal(-0.1, 0.3, m), 1)
+    raise ValueError(kind)
+
+
+@settings(max_examples=60, deadline=None)
+@given(graphs(max_nodes=12), st.sampled_from(["random", "training-like", "ties", "outside", "rounded"]))
+def test_active_set_is_exact_against_cvxpy_on_random_graphs(g, kind):
+    n, edges, rng = g
+    zv, ze = _projection_cases(rng, n, edges, kind)
+    a, b, info = project_mincut(zv, ze, edges, return_info=True)
+    c, d = project_mincut_cvxpy(zv, ze, edges)
+    assert info["exact"] and info["kkt_residual"] < 1e-10 * max(1.0, np.abs(zv).max())
+    assert _polytope_violation(a, b, edges) <= 1e-12
+    np.testing.assert_allclose(a, c, atol=1e-6)
+    np.testing.assert_allclose(b, d, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["random", "training-like", "ties", "outside", "rounded"])
+def test_active_set_is_exact_against_cvxpy_on_grids(kind):
+    rng = np.random.default_rng(11)
+    e = grid_edges(20, 15)
+    zv, ze = _projection_cases(rng, 300, e, kind)
+    # few sweeps, so that the structure updates (merge, split, bounds) do the work
+    a, b, info = project_mincut(zv, ze, e, return_info=True, sweeps=5, max_steps=200)
+    scale = max(1.0, np.abs(zv).max(), np.abs(ze).max())
+    assert info["exact"] and info["kkt_residual"] < 1e-10 * scale
+    c, d = project_mincut_cvxpy(zv, ze, e)
+    # cvxpy's interior point is accurate relative to the size of the data (up
+    # to ~15 for "outside"), so the comparison tolerance is 1e-6 * scale;
+    # our objective is never worse than cvxpy's
+    np.testing.assert_allclose(a, c, atol=1e-6 * scale)
+    np.testing.assert_allclose(b, d, atol=1e-6 * scale)
+    obj = lambda x, y: 0.5 * np.sum((x - zv) ** 2) + 0.5 * np.sum((y - ze) ** 2)  # noqa: E731
+    assert obj(a, b) <= obj(np.clip(c, 0, 1), np.maximum(d, np.abs(c[e[:, 0]] - c[e[:, 1]]))) + 1e-12
+    # the coordinate ascent alone agrees
+    a2, b2 = project_mincut(zv, ze, e, method="sweeps", tol=1e-12)
+    np.testing.assert_allclose(a, a2, atol=1e-8)
+
+
+def test_active_set_kkt_certificate_and_bad_method():
+    rng = np.random.default_rng(5)
+    e = grid_edges(30, 30)
+    y = np.zeros((30, 30))
+    y[8:22, 5:20] = 1.0
+    zv = y.ravel() + 0.1 + 0.05 * rng.normal(size=900)
+    ze = -0.05 * rng.exponential(size=len(e))
+    a, b, info = project_mincut(zv, ze, e, return_info=True, sweeps=10, max_steps=200)
+    assert info["exact"] and info["kkt_residual"] < 1e-10
+    # the certificate: z = clip(z' - D'p) and the edge conditions hold for the returned flows
+    p = info["flows"]
+    u = zv.copy()
+    np.subtract.at(u, e[:, 0], p)
+    np.add.at(u, e[:, 1], p)
+    assert np.abs(a - np.clip(u, 0, 1)).max() < 1e-10
+    dd = a[e[:, 0]] - a[e[:, 1]]
+    fused = np.abs(dd) < 1e-12
+    assert np.all(np.abs(p[fused]) <= -ze[fused] + 1e-12)
+    np.testing.assert_allclose(p[~fused], dd[~fused] + np.sign(dd[~fused]) * (-ze[~fused]), atol=1e-10)
+    with pytest.raises(ValueError, match="method"):
+        project_mincut(zv, ze, e, method="newton")
+
+
+def test_example_project_uses_exact_method_with_warm_start():
+    rng = np.random.default_rng(4)
+    e = grid_edges(8, 9)
+    n = 72
+    y = (rng.random(n) < 0.5).astype(int)
+    ex = MinCutExample.from_features(rng.normal(size=(n, 3)), rng.random((len(e), 2)), e, y)
+    for _ in range(3):  # repeated projections reuse the flows of the previous ones
+        z = ex.z_gold + 0.3 * rng.normal(size=ex.n_vars)
+        zv, ze = ex.split(ex.project(z))
+        c, d = project_mincut_cvxpy(*ex.split(z), e)
+        np.testing.assert_allclose(zv, c, atol=1e-6)
+        np.testing.assert_allclose(ze, d, atol=1e-6)
