@@ -115,8 +115,8 @@ from sklearn.exceptions import NotFittedError
 
 from structpred.base import ParamsMixin
 
-from ._validation import validate_count_input, validate_labels
-from .corpus import Vocabulary, as_count_matrix, is_text_input, token_arrays
+from ._validation import check_known_labels, count_matrix, validate_count_input, validate_labels
+from .corpus import as_count_matrix, is_text_input, token_arrays
 from .disclda import _doc_seed
 from .lda import _draw_cumulative, _seed, fold_in_sweep_grouped
 
@@ -544,11 +544,8 @@ class PaMedLDA(ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
         self._check_params()
         for attr in ("topic_word_", "classes_", "vocabulary_", "n_features_in_"):
             self.__dict__.pop(attr, None)
-        X = validate_count_input(self, X, reset=True)
-        if is_text_input(X):
-            self.vocabulary_ = (self.vocabulary if self.vocabulary is not None
-                                else Vocabulary()).fit(list(X))
-        X = self._counts(X, reset=False)
+        X = count_matrix(self, X, fitting=True)
+        self.n_features_in_ = X.shape[1]
         y = validate_labels(self, y, X.shape[0])
         if X.sum() == 0:
             raise ValueError("the corpus has no tokens")
@@ -593,7 +590,5 @@ class PaMedLDA(ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
     def score(self, X, y, sample_weight=None):
         """Accuracy; labels not seen in training raise ``ValueError``."""
         self._check_fitted()
-        unseen = np.setdiff1d(np.asarray(y), self.classes_)
-        if unseen.size:
-            raise ValueError(f"y contains labels not seen in training: {unseen[:5].tolist()}")
+        check_known_labels(self.classes_, y)
         return super().score(X, y, sample_weight=sample_weight)
