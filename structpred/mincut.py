@@ -465,6 +465,39 @@ def _kkt_residual(zp, bp, ej, ek, z, p):
     return res
 
 
+@nb.njit(cache=True)
+def _components(n, eu, ev):
+    """Connected components of the graph ``(n, edges (eu, ev))`` by union-find;
+    labels ``0..k-1`` in order of first appearance.  Returns ``(k, labels)``."""
+    parent = np.arange(n)
+    for e in range(eu.size):
+        a = eu[e]
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        b = ev[e]
+        while parent[b] != b:
+            parent[b] = parent[parent[b]]
+            b = parent[b]
+        if a != b:
+            if a < b:
+                parent[b] = a
+            else:
+                parent[a] = b
+    lab = np.empty(n, np.int64)
+    k = 0
+    for j in range(n):
+        r = j
+        while parent[r] != r:
+            r = parent[r]
+        if r == j:
+            lab[j] = k
+            k += 1
+        else:
+            lab[j] = lab[r]
+    return k, lab
+
+
 def _groups(n, ej, ek, fused, flags, neg):
     """Groups of nodes joined by fused edges, and their bound status.
 
@@ -473,13 +506,11 @@ def _groups(n, ej, ek, fused, flags, neg):
     Returns ``(comp, cstat, fused)``: group of each node, status of each
     group (-1: at 0, +1: at 1, 0: free) and the completed fused mask.
     """
-    from scipy.sparse.csgraph import connected_components
 
     fused = fused | (neg & (flags[ej] == flags[ek]) & (flags[ej] != 0))
     while True:
         fe = np.flatnonzero(fused)
-        G = sp.csr_matrix((np.ones(fe.size), (ej[fe], ek[fe])), shape=(n, n))
-        nc, comp = connected_components(G, directed=False)
+        nc, comp = _components(n, ej[fe], ek[fe])
         lo = np.bincount(comp, weights=(flags < 0), minlength=nc) > 0
         hi = np.bincount(comp, weights=(flags > 0), minlength=nc) > 0
         cstat = np.where(lo & ~hi, -1, np.where(hi & ~lo, 1, 0)).astype(np.int8)
@@ -597,7 +628,6 @@ def _balance_flows(zp, ej, ek, fe, cstat, comp, z, p, pF, scale):
     """Least-norm correction of the fused flows ``pF`` so that every node
     balances exactly (slacks ``s >= 0`` at the nodes at a bound):
     solves ``(L_F + diag(beta^2)) phi = r`` by :func:`_edge_cg`."""
-    from scipy.sparse.csgraph import connected_components
 
     n = zp.size
     beta = cstat[comp].astype(np.float64)
@@ -614,8 +644,7 @@ def _balance_flows(zp, ej, ek, fe, cstat, comp, z, p, pF, scale):
         return pF
     # a group of fused edges with no node at a bound is singular (r sums to
     # zero on it): ground it at one node, which keeps the solution
-    nc2, comp2 = connected_components(sp.csr_matrix((np.ones(fu.size), (fu, fv)), shape=(n, n)),
-                                      directed=False)
+    nc2, comp2 = _components(n, fu, fv)
     dg = beta * beta
     grounded = np.bincount(comp2, weights=dg, minlength=nc2) > 0
     first = np.full(nc2, -1)
@@ -625,6 +654,18 @@ def _balance_flows(zp, ej, ek, fe, cstat, comp, z, p, pF, scale):
     _edge_cg(dg, np.ascontiguousarray(fu), np.ascontiguousarray(fv), r, phi, 1e-15 * scale,
              10 * n + 100)
     return pF + phi[fu] - phi[fv]
+
+
+def _split(bad, comp, cstat, S, fused, sigma, flags, ej, ek):
+    """Split the infeasible groups along their minimum cut: the source side
+    ``S`` moves up (a group at 0 frees ``S``, a group at 1 frees the rest).
+    Updates ``flags`` in place; returns the new ``fused`` and ``sigma``."""
+    gb = bad[comp]
+    cut = fused & gb[ej] & (S[ej] != S[ek])
+    st = cstat[comp]
+    flags[gb & (st < 0) & S] = 0
+    flags[gb & (st > 0) & ~S] = 0
+    return fused & ~cut, np.where(cut, np.where(S[ej], 1.0, -1.0), sigma)
 
 
 def _active_set(zp, bp, ej, ek, flags, fused, sigma, active, max_steps, kkt_tol):
@@ -652,12 +693,17 @@ def _active_set(zp, bp, ej, ek, flags, fused, sigma, active, max_steps, kkt_tol)
     sigma = sigma.copy()
     res = np.inf
     z = p = None
+    # nodes whose group changed since its flows were last found feasible:
+    # only their groups go to the max-flow, until all of them are feasible;
+    # then one max-flow over all groups certifies the whole structure
+    dirty = np.ones(n, bool)
     for step in range(1, max_steps + 1):
         comp, cstat, fused = _groups(n, ej, ek, fused, flags, neg)
         z, x, p = _group_values(zp, bp, ej, ek, comp, cstat, sigma, active)
         d = z[ej] - z[ek]
         inter = comp[ej] != comp[ek]
         changed = False
+        touched = np.zeros(n, bool)  # nodes whose groups change in this step
         # groups leaving the box go to the bound
         free_c = np.flatnonzero(cstat == 0)
         out_lo = np.zeros(cstat.size, bool)
@@ -667,11 +713,14 @@ def _active_set(zp, bp, ej, ek, flags, fused, sigma, active, max_steps, kkt_tol)
         if out_lo.any() or out_hi.any():
             flags[out_lo[comp]] = -1
             flags[out_hi[comp]] = 1
+            touched |= (out_lo | out_hi)[comp]
             changed = True
         # wrong signs between groups: merge
         wrong = neg & inter & (sigma * d < -tol)
         if wrong.any():
             fused = fused | wrong
+            touched[ej[wrong]] = True
+            touched[ek[wrong]] = True
             changed = True
         # squared-hinge pieces (smooth part: Newton-like update)
         hinge = ~neg
@@ -683,27 +732,57 @@ def _active_set(zp, bp, ej, ek, flags, fused, sigma, active, max_steps, kkt_tol)
         if flip.any():
             active = np.where(flip, np.abs(d) > bp, active)
             sigma = np.where(flip, np.where(d >= 0, 1.0, -1.0), sigma)
+            touched[ej[flip]] = True
+            touched[ek[flip]] = True
             changed = True
         if changed:
+            # the flows of the other pending groups are still checked now
+            tg = np.zeros(cstat.size, bool)
+            tg[comp[touched]] = True
+            dirty |= touched
+            pend = dirty & ~tg[comp]
+            if not pend.any():
+                continue
+            cand = np.zeros(cstat.size, bool)
+            cand[comp[pend]] = True
+            fe, pF, bad, S = _fused_flows(zp, bp, ej, ek, comp, cstat, fused, z, p, cand)
+            dirty &= ~pend
+            if bad.any():
+                dirty |= bad[comp]
+                fused, sigma = _split(bad, comp, cstat, S, fused, sigma, flags, ej, ek)
             continue
         # flows on the fused edges by one max-flow; an infeasible group is
         # split along its minimum cut
-        fe, pF, bad, S = _fused_flows(zp, bp, ej, ek, comp, cstat, fused, z, p)
+        full = bool(dirty.all())
+        cand = None
+        if not full:
+            cand = np.zeros(cstat.size, bool)
+            cand[comp[dirty]] = True
+        fe, pF, bad, S = _fused_flows(zp, bp, ej, ek, comp, cstat, fused, z, p, cand)
+        dirty[:] = False
         if bad.any():
-            gb = bad[comp]
-            cut = fused & gb[ej] & (S[ej] != S[ek])
-            fused = fused & ~cut
-            sigma = np.where(cut, np.where(S[ej], 1.0, -1.0), sigma)
-            st = cstat[comp]
-            flags[gb & (st < 0) & S] = 0
-            flags[gb & (st > 0) & ~S] = 0
+            dirty |= bad[comp]
+            fused, sigma = _split(bad, comp, cstat, S, fused, sigma, flags, ej, ek)
             continue
-        # balance the max-flow's (rounded) flows exactly, and certify
-        pF = _balance_flows(zp, ej, ek, fe, cstat, comp, z, p, pF, scale)
+        if not full:  # the changed groups are feasible: check all of them
+            dirty[:] = True
+            fe, pF, bad, S = _fused_flows(zp, bp, ej, ek, comp, cstat, fused, z, p)
+            dirty[:] = False
+            if bad.any():
+                dirty |= bad[comp]
+                fused, sigma = _split(bad, comp, cstat, S, fused, sigma, flags, ej, ek)
+                continue
+        # certify; the max-flow's flows are rounded to 2**-50 of the total
+        # capacity, so balance them exactly first if that is not enough
         c = -bp[fe]
-        p[fe] = np.clip(pF, -c, c)
         z = np.clip(z, 0.0, 1.0)
+        p[fe] = np.clip(pF, -c, c)
         res = _kkt_residual(zp, bp, ej, ek, z, p)
+        if res > kkt_tol:
+            p[fe] = 0.0
+            pF = _balance_flows(zp, ej, ek, fe, cstat, comp, z, p, pF, scale)
+            p[fe] = np.clip(pF, -c, c)
+            res = _kkt_residual(zp, bp, ej, ek, z, p)
         return z, p, res <= kkt_tol, step, res
     return z, p, False, max_steps, res
 
@@ -753,7 +832,7 @@ def _project_active_set(zv, ze, ej, ek, edges, p, tol, max_iter, omega, sweeps, 
 
 
 def project_mincut(zp_nodes, zp_edges, edges, tol=1e-10, max_iter=100000, p0=None,
-                   omega=1.7, return_info=False, method="active_set", sweeps=30, max_steps=8):
+                   omega=1.7, return_info=False, method="active_set", sweeps=30, max_steps=100):
     """Exact Euclidean projection onto the min-cut polytope (thesis eq. 2.22).
 
     Solves
