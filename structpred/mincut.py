@@ -604,11 +604,19 @@ def _fused_flows(zp, bp, ej, ek, comp, cstat, fused, z, p, groups=None):
     scale = 2.0 ** ORTOOLS_SCALE_BITS / total
     icaps = np.floor(caps * scale).astype(np.int64)
     k1, k2 = pos.size, pos.size + negn.size
+    # compact node numbering (only the nodes of the groups checked)
+    if groups is None:
+        nodes, loc = np.arange(n), np.arange(n)
+    else:
+        nodes = np.flatnonzero(groups[comp])
+        loc = np.full(n, -1, dtype=np.int64)
+        loc[nodes] = np.arange(nodes.size)
+    k = nodes.size
     smf = max_flow.SimpleMaxFlow()
-    tails = np.concatenate([np.full(pos.size, n), negn, ej[fe], ek[fe], [n]])
-    heads = np.concatenate([pos, np.full(negn.size, n + 1), ek[fe], ej[fe], [n + 1]])
+    tails = np.concatenate([np.full(pos.size, k), loc[negn], loc[ej[fe]], loc[ek[fe]], [k]])
+    heads = np.concatenate([loc[pos], np.full(negn.size, k + 1), loc[ek[fe]], loc[ej[fe]], [k + 1]])
     smf.add_arcs_with_capacity(tails, heads, np.r_[icaps, 0])
-    if smf.solve(n, n + 1) != smf.OPTIMAL:
+    if smf.solve(k, k + 1) != smf.OPTIMAL:
         raise RuntimeError("OR-Tools max-flow failed")
     fl = smf.flows(np.arange(tails.size - 1)).astype(np.float64)
     pF = (fl[k2:k2 + fe.size] - fl[k2 + fe.size:]) / scale
@@ -618,10 +626,11 @@ def _fused_flows(zp, bp, ej, ek, comp, cstat, fused, z, p, groups=None):
     snk_def = np.bincount(comp[negn], weights=icaps[k1:k2] - fl[k1:k2], minlength=nc)
     deg = np.bincount(comp, minlength=nc)
     bad = (((cstat <= 0) & (src_def > slack_tol * deg)) | ((cstat >= 0) & (snk_def > slack_tol * deg)))
-    S = np.zeros(n + 2, bool)
+    S = np.zeros(n, bool)
     if bad.any():
-        S[np.asarray(smf.get_source_side_min_cut(), dtype=np.int64)] = True
-    return fe, pF, bad, S[:n]
+        src = np.asarray(smf.get_source_side_min_cut(), dtype=np.int64)
+        S[nodes[src[src < k]]] = True
+    return fe, pF, bad, S
 
 
 def _balance_flows(zp, ej, ek, fe, cstat, comp, z, p, pF, scale):
