@@ -65,7 +65,7 @@ from sklearn.exceptions import NotFittedError
 
 from structpred.base import ParamsMixin
 
-from ._validation import validate_count_input, validate_labels
+from ._validation import check_known_labels, validate_count_input, validate_labels
 from .corpus import Vocabulary, as_count_matrix, is_text_input
 
 __all__ = ["SdemNaiveBayes", "class_log_posterior", "loss_weights", "sdem_nb_epoch"]
@@ -365,9 +365,7 @@ class _SdemMixin:
         """Accuracy; labels not seen in training raise ``ValueError``."""
         if not hasattr(self, self._fitted_attr):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet")
-        unseen = np.setdiff1d(np.asarray(y), self.classes_)
-        if unseen.size:
-            raise ValueError(f"y contains labels not seen in training: {unseen[:5].tolist()}")
+        check_known_labels(self.classes_, y)
         return super().score(X, y, sample_weight=sample_weight)
 
 
