@@ -290,7 +290,7 @@ def main(argv=None):
     ap.add_argument("--feature-kinds", nargs="+", choices=kinds,
                     default=["log1p-l2", "tfidf-l2"], help="candidates (with --select)")
     ap.add_argument("--doc-norm", type=float, default=3.0)
-    ap.add_argument("--doc-norms", type=float, nargs="+", default=[3.0, 10.0, 30.0],
+    ap.add_argument("--doc-norms", type=float, nargs="+", default=[3.0, 10.0],
                     help="candidates for the document norm (with --select)")
     ap.add_argument("--min-df", type=int, default=2)
     ap.add_argument("--losses", nargs="+", default=["ncll", "hinge", "hinge-p", "nll"],
@@ -300,7 +300,7 @@ def main(argv=None):
     ap.add_argument("--priors", nargs="+", choices=["laplace", "log"],
                     default=["laplace", "log"], help="candidates (with --select)")
     ap.add_argument("--lam", type=float, default=1e-5)
-    ap.add_argument("--lambdas", type=float, nargs="+", default=[1e-4, 1e-5, 1e-6],
+    ap.add_argument("--lambdas", type=float, nargs="+", default=[1e-5, 1e-6],
                     help="candidates for lambda (with --select)")
     ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--mnb-alpha", type=float, default=1.0)
