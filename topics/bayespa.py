@@ -295,7 +295,11 @@ class PaMedLDA(ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
     c : float
         Regularisation constant (pseudo-likelihood ``exp(-2c (zeta)_+)``; paper: 1).
     v : float
-        Prior ``q_0(w) = N(0, v^2 I)`` (paper: 1).
+        Prior ``q_0(w) = N(0, v^2 I)``.  The default is 10, not the paper's 1: on
+        20 Newsgroups ``v = 1`` collapses the topics (each one-vs-all task sees about 19
+        negatives per positive, the prior keeps the positives from moving ``mu``, and the
+        label term of eq. 15 pulls nearly every token into one topic; held-out accuracy
+        0.06).  ``v`` in 5..10 gave 0.81-0.85 on a held-out part of the training set.
     batch_size : int
         ``|B|`` (paper: 64 to 512).
     n_samples : int
@@ -338,7 +342,7 @@ class PaMedLDA(ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
         Seconds spent in updates (``fit``: the whole fit; ``partial_fit`` accumulates).
     """
 
-    def __init__(self, n_topics=40, alpha=None, gamma=0.5, epsilon=164.0, c=1.0, v=1.0,
+    def __init__(self, n_topics=40, alpha=None, gamma=0.5, epsilon=164.0, c=1.0, v=10.0,
                  batch_size=512, n_samples=2, burn_in=0, n_gibbs=1, n_passes=1, shuffle=True,
                  prediction="gibbs", n_transform_burn=100, n_transform_samples=100,
                  vocabulary=None, random_state=0):
