@@ -15,8 +15,14 @@ from .aer import score_alignments
 from .formats import read_naacl, read_parallel
 from .model import MODELS, MatchingAligner
 
-__all__ = ["default_data_dir", "load_hansards", "hansards_statistics", "run_protocol",
-           "format_table", "THESIS_AER"]
+__all__ = ["default_data_dir", "shared_hansards_dir", "load_hansards", "hansards_statistics",
+           "hansards_interaction_statistics", "external_cache_path", "run_protocol", "format_table", "THESIS_AER",
+           "BITEXTS"]
+
+#: Named Hansards bitexts: ``"36-2"`` (231,648 pairs, bundled in ``data/hansards``) and
+#: ``"full"`` (1,130,588 pairs, read from ``../shared/data/alignment/hansards_en-fr``; too
+#: large to bundle).  Both start with the 484 trial + test gold sentences.
+BITEXTS = ("36-2", "full")
 
 #: Thesis figures for model M (Table 3.1 and sec. 2.6.2), AER in percent.
 THESIS_AER = {
@@ -31,6 +37,12 @@ def default_data_dir():
     return Path(__file__).resolve().parent.parent / "data" / "hansards"
 
 
+def shared_hansards_dir():
+    """``../shared/data/alignment/hansards_en-fr`` next to the repository (the full bitext)."""
+    return Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "alignment" / \
+        "hansards_en-fr"
+
+
 @dataclass
 class HansardsData:
     trial_pairs: list
@@ -39,22 +51,44 @@ class HansardsData:
     test_gold: list
     bitext_src: Path
     bitext_tgt: Path
+    bitext: str = "36-2"
+
+    @property
+    def cache_tag(self):
+        """Suffix of cache file names: empty for the bundled bitext (the historical names),
+        ``"-full"`` etc. otherwise, so caches of different bitexts never mix."""
+        return "" if self.bitext == "36-2" else f"-{self.bitext}"
 
 
-def load_hansards(data_dir=None):
+def load_hansards(data_dir=None, bitext="36-2"):
+    """The trial and test gold sets and the paths of the unlabeled bitext.
+
+    Parameters
+    ----------
+    data_dir : path, optional
+        Folder of ``trial.*``, ``test.*`` and the bitext (default: ``data/hansards``).
+    bitext : {"36-2", "full"}
+        Which bitext: the bundled 231k pairs, or the full 1.13M pairs, looked up in
+        ``data_dir`` and then in :func:`shared_hansards_dir`.
+    """
+    if bitext not in BITEXTS:
+        raise ValueError(f"unknown Hansards bitext {bitext!r}; expected one of {BITEXTS}")
     d = Path(data_dir) if data_dir else default_data_dir()
 
-    def find(name):
-        for cand in (d / f"{name}.gz", d / name):
-            if cand.exists():
-                return cand
-        raise FileNotFoundError(f"{d}: missing {name}[.gz]")
+    def find(name, dirs=(d,)):
+        for folder in dirs:
+            for cand in (folder / f"{name}.gz", folder / name):
+                if cand.exists():
+                    return cand
+        raise FileNotFoundError(f"{', '.join(map(str, dirs))}: missing {name}[.gz]")
 
     trial = read_parallel(find("trial.en"), find("trial.fr"))
     test = read_parallel(find("test.en"), find("test.fr"))
+    dirs = (d,) if bitext == "36-2" else (d, shared_hansards_dir())
     return HansardsData(trial, read_naacl(find("trial.naacl"), trial),
                         test, read_naacl(find("test.naacl"), test),
-                        find("bitext.36-2.en"), find("bitext.36-2.fr"))
+                        find(f"bitext.{bitext}.en", dirs), find(f"bitext.{bitext}.fr", dirs),
+                        bitext)
 
 
 def hansards_statistics(data, n_pairs, cache_dir=".cache", verbose=True):
@@ -62,7 +96,7 @@ def hansards_statistics(data, n_pairs, cache_dir=".cache", verbose=True):
     (``None``: all of them), cached in ``cache_dir``."""
     from .statistics import AlignmentStatistics
 
-    name = f"hansards-stats-{'all' if n_pairs is None else n_pairs}.npz"
+    name = f"hansards-stats{data.cache_tag}-{'all' if n_pairs is None else n_pairs}.npz"
     return AlignmentStatistics.load_or_fit(Path(cache_dir) / name if cache_dir else None,
                                            data.bitext_src, data.bitext_tgt, max_pairs=n_pairs,
                                            verbose=verbose)
@@ -73,10 +107,15 @@ def hansards_interaction_statistics(data, stats, n_pairs, cache_dir=".cache", ve
     first ``n_pairs`` bitext lines, cached next to the statistics."""
     from .interactions import InteractionStatistics
 
-    name = f"hansards-interactions-{'all' if n_pairs is None else n_pairs}.npz"
+    name = f"hansards-interactions{data.cache_tag}-{'all' if n_pairs is None else n_pairs}.npz"
     return InteractionStatistics.load_or_fit(Path(cache_dir) / name if cache_dir else None,
                                              stats, data.bitext_src, data.bitext_tgt,
                                              max_pairs=n_pairs, verbose=verbose)
+
+
+def external_cache_path(data, cache_dir=".cache"):
+    """Default cache of the external aligners' links (``scripts/run_external_aligners.py``)."""
+    return Path(cache_dir) / f"external-hansards{data.cache_tag}.tsv.gz"
 
 
 def run_protocol(data, stats, learners=("dual-extragradient",), train_sizes=(100, 200),

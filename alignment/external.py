@@ -21,6 +21,7 @@ grow-diag-final(-and) (Koehn et al. 2003) for the two directions.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import sys
 import tempfile
 import time
@@ -198,9 +199,11 @@ def _log(verbose, msg):
         print(msg, file=sys.stderr, flush=True)
 
 
-def run_eflomal(src_sentences, tgt_sentences, model=3, n_samplers=2, verbose=True):
+def run_eflomal(src_sentences, tgt_sentences, model=3, n_samplers=2, verbose=True, keep=None):
     """Run eflomal both ways; returns ``(fwd, bwd)`` lists of link sets (source-target).
 
+    eflomal is trained on all pairs; only the links of the first ``keep`` pairs (all
+    when ``None``) are read back, which saves memory on a large bitext.
     Raises ``ImportError`` with the install hint when eflomal is missing.
     """
     try:
@@ -218,8 +221,9 @@ def run_eflomal(src_sentences, tgt_sentences, model=3, n_samplers=2, verbose=Tru
         out = []
         for path in (fwd_path, bwd_path):
             with open(path, encoding="utf-8") as fh:
+                pairs = zip(fh, src_sentences, tgt_sentences)
                 out.append([_parse_pharaoh(ln, path, i + 1, (len(s), len(t)))
-                            for i, (ln, s, t) in enumerate(zip(fh, src_sentences, tgt_sentences))])
+                            for i, (ln, s, t) in enumerate(itertools.islice(pairs, keep))])
     _log(verbose, f"eflomal: {len(src_sentences)} pairs in {time.perf_counter() - t0:.0f}s")
     return out[0], out[1]
 

@@ -1,7 +1,9 @@
-"""Run eflomal (both directions) and fast_align on the bundled Hansards bitext and cache
+"""Run eflomal (both directions) and fast_align on a Hansards bitext and cache
 their links for the gold sentences and the first unlabeled ones.
 
     python scripts/run_external_aligners.py [--keep 20484] [--out .cache/external-hansards.tsv.gz]
+    python scripts/run_external_aligners.py --bitext full   # 1.13M pairs from ../shared/data,
+                                                            # cached in .cache/external-hansards-full.tsv.gz
 
 The bitext's first 484 lines are the 37 trial and 447 test sentences (unlabeled
 here: the aligners never see the gold).  The cache holds, for the first ``--keep``
@@ -17,16 +19,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from alignment.corpus import load_bitext  # noqa: E402
-from alignment.experiment import load_hansards  # noqa: E402
+from alignment.experiment import BITEXTS, external_cache_path, load_hansards  # noqa: E402
 from alignment.external import ExternalAlignments, run_eflomal, run_fast_align  # noqa: E402
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--bitext", default="36-2", choices=BITEXTS,
+                    help="the bundled 231k-pair bitext, or the full 1.13M pairs in ../shared/data")
     ap.add_argument("--max-pairs", type=int, default=None, help="bitext pairs to train on (all)")
     ap.add_argument("--keep", type=int, default=20484, help="cache the links of this many lines")
-    ap.add_argument("--out", default=".cache/external-hansards.tsv.gz")
+    ap.add_argument("--out", default=None,
+                    help="cache file (default .cache/external-hansards[-BITEXT].tsv.gz)")
     ap.add_argument("--samplers", type=int, default=3, help="eflomal's independent samplers")
     ap.add_argument("--eflomal-runs", type=int, default=1,
                     help="independent eflomal runs; run r > 1 is stored as eflomal<r>_fwd/_bwd "
@@ -34,12 +39,14 @@ def main(argv=None):
     ap.add_argument("--fast-align-from", metavar="CACHE",
                     help="reuse the fast_align links of an earlier cache instead of rerunning it")
     args = ap.parse_args(argv)
-    data = load_hansards(args.data_dir)
+    data = load_hansards(args.data_dir, bitext=args.bitext)
+    out = args.out or external_cache_path(data)
     bt = load_bitext(data.bitext_src, data.bitext_tgt, max_pairs=args.max_pairs, max_len=None)
     src, tgt = bt.src, bt.tgt
     keep = min(args.keep, len(src))
     t0 = time.perf_counter()
-    runs = [run_eflomal(src, tgt, n_samplers=args.samplers) for _ in range(args.eflomal_runs)]
+    runs = [run_eflomal(src, tgt, n_samplers=args.samplers, keep=keep)
+            for _ in range(args.eflomal_runs)]
     t_ef = time.perf_counter() - t0
     if args.fast_align_from:
         old = ExternalAlignments.load(args.fast_align_from, src[:keep], tgt[:keep])
@@ -58,10 +65,10 @@ def main(argv=None):
             tag = "eflomal" if r == 1 else f"eflomal{r}"
             links[f"{tag}_fwd"], links[f"{tag}_bwd"] = fwd[i], bwd[i]
         ext.add(src[i], tgt[i], links)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    ext.save(args.out, src[:keep], tgt[:keep])
-    print(f"{len(src)} pairs: eflomal {t_ef:.0f}s, fast_align {t_fa:.0f}s; links of the first "
-          f"{keep} lines in {args.out}")
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    ext.save(out, src[:keep], tgt[:keep])
+    print(f"{len(src)} pairs ({data.bitext_src}): eflomal {t_ef:.0f}s, fast_align {t_fa:.0f}s; "
+          f"links of the first {keep} lines in {out}")
 
 
 if __name__ == "__main__":
