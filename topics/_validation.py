@@ -63,3 +63,19 @@ def check_known_labels(classes, y):
     unseen = np.setdiff1d(np.asarray(y), classes)
     if unseen.size:
         raise ValueError(f"y contains labels not seen in training: {unseen[:5].tolist()}")
+
+
+class CountClassifierTags:
+    """scikit-learn tags shared by the topic-model classifiers.
+
+    Put it first among the bases.  The input is a non-negative, possibly sparse
+    document-term matrix (or texts); on the random data of the estimator checks
+    the topic models score poorly by design (``poor_score``).
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True
+        tags.input_tags.sparse = True
+        tags.classifier_tags.poor_score = True
+        return tags

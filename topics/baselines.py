@@ -24,7 +24,7 @@ from sklearn.svm import LinearSVC
 
 from structpred.base import ParamsMixin
 
-from ._validation import validate_count_input, validate_labels
+from ._validation import CountClassifierTags, validate_count_input, validate_labels
 from .lda import LDA
 
 __all__ = ["LDASVM", "fit_linear_svm", "DEFAULT_C_GRID"]
@@ -69,7 +69,7 @@ def fit_linear_svm(F, y, C=None, C_grid=DEFAULT_C_GRID, validation_fraction=0.2,
     return make(C).fit(F, y), float(C), errors
 
 
-class LDASVM(ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
+class LDASVM(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
     """LDA topic proportions + linear SVM (the thesis's LDA+SVM baseline).
 
     Parameters
@@ -114,13 +114,6 @@ class LDASVM(ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
         self.validation_fraction = validation_fraction
         self.vocabulary = vocabulary
         self.random_state = random_state
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.positive_only = True
-        tags.input_tags.sparse = True
-        tags.classifier_tags.poor_score = True
-        return tags
 
     def fit(self, X, y):
         """Fit LDA on ``X`` (texts, token lists or counts), then the SVM on ``E[theta_d]``."""

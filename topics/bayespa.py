@@ -115,7 +115,8 @@ from sklearn.exceptions import NotFittedError
 
 from structpred.base import ParamsMixin
 
-from ._validation import check_known_labels, count_matrix, validate_count_input, validate_labels
+from ._validation import (CountClassifierTags, check_known_labels, count_matrix,
+                          validate_count_input, validate_labels)
 from .corpus import as_count_matrix, is_text_input, token_arrays
 from .disclda import _doc_seed
 from .lda import _draw_cumulative, _seed, fold_in_sweep_grouped
@@ -279,7 +280,7 @@ def _doc_lengths(offsets):
     return np.diff(offsets).astype(float)
 
 
-class PaMedLDA(ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
+class PaMedLDA(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
     """Online Bayesian passive-aggressive MedLDA with one-vs-all Gibbs classifiers.
 
     Parameters
@@ -363,14 +364,6 @@ class PaMedLDA(ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
         self.n_transform_samples = n_transform_samples
         self.vocabulary = vocabulary
         self.random_state = random_state
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.positive_only = True
-        tags.input_tags.sparse = True
-        tags.classifier_tags.poor_score = True
-        tags.non_deterministic = False
-        return tags
 
     # ------------------------------------------------------------------ checks
     def _check_params(self):

@@ -66,7 +66,7 @@ from sklearn.exceptions import NotFittedError
 
 from structpred.base import ParamsMixin
 
-from ._validation import validate_count_input, validate_labels
+from ._validation import CountClassifierTags, validate_count_input, validate_labels
 from .corpus import Vocabulary, as_count_matrix, is_text_input, token_arrays
 from .lda import _draw_cumulative, _seed, fold_in_sweep_grouped, init_counts
 
@@ -463,7 +463,7 @@ def exact_label_posterior(doc_words, phi, T, alpha, prior):
 
 # --------------------------------------------------------------------------- estimator
 
-class DiscLDA(ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
+class DiscLDA(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
     """DiscLDA classifier and supervised dimensionality reduction (thesis ch. 4).
 
     Parameters
@@ -557,14 +557,6 @@ class DiscLDA(ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ helpers
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.positive_only = True
-        tags.input_tags.sparse = True
-        tags.classifier_tags.poor_score = True
-        tags.non_deterministic = False
-        return tags
-
     def _check_params(self):
         if int(self.n_class_topics) < 1 or int(self.n_shared_topics) < 0:
             raise ValueError("n_class_topics must be >= 1 and n_shared_topics >= 0")

@@ -45,7 +45,7 @@ from sklearn.exceptions import NotFittedError
 
 from structpred.base import ParamsMixin
 
-from ._validation import check_known_labels, count_matrix, validate_labels
+from ._validation import CountClassifierTags, check_known_labels, count_matrix, validate_labels
 from .corpus import token_arrays
 from .lda import _fold_in, _seed, collapsed_log_joint, gibbs_sweep_biased, init_counts
 from .multiclass_svm import fit_multiclass_svm_dual
@@ -141,15 +141,8 @@ def importance_step(words, docs, theta, phi, bias_row, exp_bias, n_samples, seed
 
 # --------------------------------------------------------------------------- estimators
 
-class _MedLDABase(ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
+class _MedLDABase(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
     """Shared input handling, SVM step, stopping rule and prediction rule."""
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.positive_only = True
-        tags.input_tags.sparse = True
-        tags.classifier_tags.poor_score = True
-        return tags
 
     # ---- validation
     def _check_params(self):

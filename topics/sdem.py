@@ -65,7 +65,8 @@ from sklearn.exceptions import NotFittedError
 
 from structpred.base import ParamsMixin
 
-from ._validation import check_known_labels, validate_count_input, validate_labels
+from ._validation import (CountClassifierTags, check_known_labels, validate_count_input,
+                          validate_labels)
 from .corpus import Vocabulary, as_count_matrix, is_text_input
 
 __all__ = ["SdemNaiveBayes", "class_log_posterior", "loss_weights", "sdem_nb_epoch"]
@@ -246,7 +247,7 @@ def class_log_posterior(X, N, M, C, gamma):
                               X.data.astype(np.float64), N, M, C, float(gamma))
 
 
-class _SdemMixin:
+class _SdemMixin(CountClassifierTags):
     """What the sdEM classifiers share: input checks, loss options, fit / partial_fit /
     score and predict.  A subclass names its fitted count array (``_fitted_attr``), says
     whether it needs whole tokens (``_integer_counts``) and defines ``_init_state``,
@@ -255,14 +256,6 @@ class _SdemMixin:
     _losses = _LOSSES
     _fitted_attr = "word_counts_"
     _integer_counts = False
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.positive_only = True
-        tags.input_tags.sparse = True
-        tags.classifier_tags.poor_score = True
-        tags.non_deterministic = False
-        return tags
 
     def _check_loss(self):
         if self.loss not in self._losses:
