@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 from segmentation.data import default_data_dir, horse_items, load_pair, load_points  # noqa: E402
 from segmentation.model import MRFSegmenter  # noqa: E402
 
-FEATURE_VERSION = 2  # bump when the feature code changes (graph cache keys)
+FEATURE_VERSION = 3  # bump when the feature code changes (graph cache keys)
 OAKLAND_SPLIT = {"train": [1, 2, 3, 4, 5], "valid": [6, 7], "test": [8, 9, 10]}
 METHODS = ("unary", "ave-perc", "proj-grad", "dual-ex")
 
@@ -124,44 +124,70 @@ def oakland_graphs(data_dir, cache_dir, voxel, k_graph):
     return out, counts
 
 
+def parse_class_weights(text):
+    """``"none,balanced,1.5"`` -> ``[None, "balanced", 1.5]`` (the candidates of ``--class-weight``)."""
+    out = []
+    for cw in text.split(","):
+        cw = cw.strip()
+        out.append(None if cw == "none" else (cw if cw == "balanced" else float(cw)))
+    return out
+
+
+def _make_model(method, args, class_weight):
+    common = dict(validate_every=args.validate_every, class_weight=class_weight,
+                  eta_scale=args.eta_scale, feature_scale=args.feature_scale,
+                  random_state=args.seed, voxel=args.voxel,
+                  k_graph=args.k_graph, n_segments=args.n_segments)
+    if method == "unary":
+        return MRFSegmenter(learner="dual-extragradient", n_iter=args.iterations, use_edges=False, **common)
+    if method == "ave-perc":
+        return MRFSegmenter(learner="perceptron", n_iter=args.epochs,
+                            learning_rate=args.perceptron_rate, **{**common, "validate_every": 1})
+    if method == "proj-grad":
+        return MRFSegmenter(learner="projected-gradient", n_iter=args.iterations, **common)
+    return MRFSegmenter(learner="dual-extragradient", n_iter=args.iterations,
+                        memory_efficient=args.memory_efficient, **common)
+
+
 def run_methods(graphs, kind, args, methods):
+    """Train every method; with several ``--class-weight`` candidates, each method keeps
+    the one whose selected iterate scores best on validation (test scores play no part)."""
     rows, models = [], {}
     for method in methods:
-        common = dict(validate_every=args.validate_every, class_weight=args.class_weight,
-                      eta_scale=args.eta_scale, feature_scale=args.feature_scale,
-                      random_state=args.seed, voxel=args.voxel,
-                      k_graph=args.k_graph, n_segments=args.n_segments)
-        if method == "unary":
-            m = MRFSegmenter(learner="dual-extragradient", n_iter=args.iterations, use_edges=False, **common)
-        elif method == "ave-perc":
-            m = MRFSegmenter(learner="perceptron", n_iter=args.epochs,
-                             learning_rate=args.perceptron_rate, **{**common, "validate_every": 1})
-        elif method == "proj-grad":
-            m = MRFSegmenter(learner="projected-gradient", n_iter=args.iterations, **common)
-        else:
-            m = MRFSegmenter(learner="dual-extragradient", n_iter=args.iterations,
-                             memory_efficient=args.memory_efficient, **common)
-        t0 = time.perf_counter()
-        m.fit_graphs(graphs["train"], graphs["valid"], kind=kind, track_graphs=graphs["test"])
-        secs = time.perf_counter() - t0
+        best = None
+        for cw in args.class_weight:
+            m = _make_model(method, args, cw)
+            t0 = time.perf_counter()
+            m.fit_graphs(graphs["train"], graphs["valid"], kind=kind, track_graphs=graphs["test"])
+            secs = time.perf_counter() - t0
+            valid_iou = 1.0 - float(m.result_.best_score)
+            if len(args.class_weight) > 1:
+                _log(f"  {method}, class weight {cw}: validation IoU {100 * valid_iou:.2f}% ({secs:.0f}s)")
+            if best is None or valid_iou > best[1]:
+                best = (m, valid_iou, cw, secs)
+        m, valid_iou, cw, secs = best
         sc = m._scores_on_graphs(m.coef_, graphs["test"])
         rows.append(dict(method=method, accuracy=sc.accuracy, iou=sc.iou, mean_image_iou=sc.mean_image_iou,
                          seconds=secs, best_iter=m.result_.best_iter, w_norm=float(np.linalg.norm(m.coef_)),
-                         edge_weights=[float(x) for x in m.edge_weights_]))
+                         edge_weights=[float(x) for x in m.edge_weights_], valid_iou=valid_iou,
+                         class_weight="none" if cw is None else cw))
         models[method] = m
         _log(f"  {method}: test accuracy {100 * sc.accuracy:.2f}%, IoU {100 * sc.iou:.2f}% "
-             f"({secs:.0f}s, best iteration {m.result_.best_iter})")
+             f"({secs:.0f}s, best iteration {m.result_.best_iter}, class weight {cw}, "
+             f"validation IoU {100 * valid_iou:.2f}%)")
     return rows, models
 
 
 def table(rows, title):
     lines = [f"### {title}", "", "| method | test accuracy (%) | test error (%) | foreground IoU (%) "
-             "| mean image IoU (%) | train time (s) | selected iteration | ||w|| |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| mean image IoU (%) | train time (s) | selected iteration | ||w|| | class weight "
+             "| validation IoU (%) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['method']} | {100 * r['accuracy']:.2f} | {100 * (1 - r['accuracy']):.2f} "
                      f"| {100 * r['iou']:.2f} | {100 * r['mean_image_iou']:.2f} | {r['seconds']:.0f} "
-                     f"| {r['best_iter']} | {r['w_norm']:.2f} |")
+                     f"| {r['best_iter']} | {r['w_norm']:.2f} | {r['class_weight']} "
+                     f"| {100 * r['valid_iou']:.2f} |")
     return "\n".join(lines)
 
 
@@ -189,7 +215,8 @@ def plot(models, path, title):
     for ax in axes:
         ax.set_xscale("symlog", linthresh=1.0)
         ax.set_xlim(left=0)
-        ax.legend()
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend()
     fig.suptitle(title)
     fig.tight_layout()
     save_figure(fig, path)
@@ -242,7 +269,8 @@ def main(argv=None):
                     help="multiplies all features: the balance of w- and z-steps (see MRFSegmenter)")
     ap.add_argument("--validate-every", type=int, default=5)
     ap.add_argument("--class-weight", default="balanced",
-                    help="'balanced', 'none' or the foreground weight")
+                    help="'balanced', 'none' or the foreground weight; a comma-separated list "
+                         "trains each method with every candidate and keeps the one best on validation")
     ap.add_argument("--n-train", type=int, default=None, help="horses: first N training images only")
     ap.add_argument("--n-valid", type=int, default=40, help="horses: validation images (end of train)")
     ap.add_argument("--n-segments", type=int, default=1000,
@@ -259,8 +287,7 @@ def main(argv=None):
     ap.add_argument("--cache-dir", default=str(ROOT / ".cache" / "segmentation"))
     ap.add_argument("--out-dir", default=str(ROOT / "runs" / "segmentation"))
     args = ap.parse_args(argv)
-    cw = args.class_weight
-    args.class_weight = None if cw == "none" else (cw if cw == "balanced" else float(cw))
+    args.class_weight = parse_class_weights(args.class_weight)
     methods = [m for m in args.methods.split(",") if m]
     bad = [m for m in methods if m not in METHODS]
     if bad:

@@ -54,6 +54,34 @@ def test_superpixel_features_on_a_real_image(horse):
     np.testing.assert_allclose(g.node_features, g2.node_features)
 
 
+def test_boundary_gradient_edge_features():
+    """Low across a colour step, one inside flat regions, bounded by the boundary length."""
+    img = np.zeros((60, 80, 3), np.uint8)
+    img[:, :40] = (200, 40, 40)
+    img[:, 40:] = (30, 30, 220)
+    g = superpixel_graph(img, n_segments=24)
+    names = list(EDGE_FEATURE_NAMES)
+    length = g.edge_features[:, names.index("boundary_length")]
+    total = g.edge_features[:, names.index("gradient_exp")]
+    total_sq = g.edge_features[:, names.index("gradient_exp_sq")]
+    mean = g.edge_features[:, names.index("gradient_exp_mean")]
+    assert np.all(total <= length + 1e-12) and np.all(total_sq <= length + 1e-12)
+    assert np.all((mean >= 0) & (mean <= 1))
+    np.testing.assert_allclose(mean, total / length)
+    # which side of the step each superpixel lies on
+    left = np.bincount(g.labels.ravel(), weights=(np.arange(80) < 40)[None, :].repeat(60, 0).ravel()) / g.sizes
+    assert np.all((left < 0.01) | (left > 0.99))  # SLIC follows the step
+    side = left > 0.5
+    across = side[g.edges[:, 0]] != side[g.edges[:, 1]]
+    assert across.any() and (~across).any()
+    assert mean[across].max() < 0.05
+    # flat boundaries far from the step: no gradient at all
+    cols = np.array([np.mean(np.nonzero(g.labels == j)[1]) for j in range(g.n_nodes)])
+    far = ~across & (np.abs(cols[g.edges[:, 0]] - 40) > 15) & (np.abs(cols[g.edges[:, 1]] - 40) > 15)
+    assert far.any()
+    np.testing.assert_allclose(mean[far], 1.0)
+
+
 def test_point_features_on_a_real_scan():
     xyz, lab = load_points(OAKLAND, max_points=4000)
     y = vegetation_labels(lab)
