@@ -10,6 +10,7 @@ set; this script uses the standard bydate split (11,314 / 7,532).
 
     python scripts/reproduce_medlda.py --ks 20 40 60
     python scripts/reproduce_medlda.py --ks 20 --max-train-docs 2000 --methods gmedlda ldasvm
+    python scripts/reproduce_medlda.py --ks 20 --methods imedlda --heldout 0.2 --no-1-over-J
 
 ``--plot`` writes a PNG with accuracy and training time against K; ``--json`` the raw rows.
 """
@@ -53,12 +54,18 @@ def subsample(X, y, n, rng):
 def load(args):
     rng = np.random.default_rng(args.seed)
     tr, ytr, names = load_20newsgroups(args.data_dir, "train")
-    te, yte, _ = load_20newsgroups(args.data_dir, "test")
     tr, ytr = subsample(tr, ytr, args.max_train_docs, rng)
+    if args.heldout:    # model selection: evaluate on a random part of the training set, not test
+        idx = rng.permutation(len(tr))
+        cut = int(round(args.heldout * len(tr)))
+        te, yte = [tr[i] for i in np.sort(idx[:cut])], ytr[np.sort(idx[:cut])]
+        tr, ytr = [tr[i] for i in np.sort(idx[cut:])], ytr[np.sort(idx[cut:])]
+    else:
+        te, yte, _ = load_20newsgroups(args.data_dir, "test")
     te, yte = subsample(te, yte, args.max_test_docs, rng)
     vocab = Vocabulary(min_df=args.min_df).fit(tr)
     Xtr, Xte = vocab.transform(tr), vocab.transform(te)
-    log(f"20 Newsgroups: {Xtr.shape[0]} train / {Xte.shape[0]} test documents, V = {len(vocab)}, "
+    log(f"20 Newsgroups: {Xtr.shape[0]} train / {Xte.shape[0]} {'held-out' if args.heldout else 'test'} documents, V = {len(vocab)}, "
         f"{int(Xtr.sum())} / {int(Xte.sum())} tokens, {len(names)} classes")
     return Xtr, ytr, Xte, yte
 
@@ -164,6 +171,9 @@ def main(argv=None):
     p.add_argument("--min-df", type=int, default=5, help="vocabulary: words in >= this many training docs")
     p.add_argument("--max-train-docs", type=int, default=None, help="random subset of the training set")
     p.add_argument("--max-test-docs", type=int, default=None, help="random subset of the test set")
+    p.add_argument("--heldout", type=float, default=0.0,
+                   help="evaluate on this random fraction of the training set instead of the test set "
+                        "(for choosing settings)")
     p.add_argument("--C", type=float, default=GibbsMedLDA().C, help="MedLDA C (sum_y lambda_d^y <= C/D)")
     p.add_argument("--cost", type=float, default=16.0, help="l in l_d(y) = l I(y != y_d)")
     p.add_argument("--n-iter", type=int, default=100, help="max alternations")
