@@ -205,7 +205,7 @@ def _boundary_gradient_features(lab, pairs, inv, n_edges, length):
     return np.stack([total / 10.0, total_sq / 10.0, total / np.maximum(length, 1.0)], axis=1)
 
 
-def superpixel_graph(image, mask=None, n_segments=400, compactness=10.0):
+def superpixel_graph(image, mask=None, n_segments=1000, compactness=10.0):
     """Superpixels, their features and their adjacency graph for one image.
 
     Parameters

@@ -162,7 +162,7 @@ class MRFSegmenter(ParamsMixin):
     def __init__(self, learner="dual-extragradient", n_iter=100, use_edges=True,
                  class_weight="balanced", radius=np.inf, learning_rate=None, eta_scale=1.0,
                  validate_every=5, validation_metric="iou", edge_scale=1.0, feature_scale=0.02,
-                 memory_efficient=False, cache_dir=None, n_segments=400, compactness=10.0,
+                 memory_efficient=False, cache_dir=None, n_segments=1000, compactness=10.0,
                  voxel=0.25, k_graph=6, random_state=0, verbose=False):
         self.learner = learner
         self.n_iter = n_iter
