@@ -11,9 +11,10 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_non_negative, column_or_1d, validate_data
 
-from .corpus import Vocabulary, as_count_matrix, is_text_input
+from .corpus import Vocabulary, as_count_matrix, is_text_input, token_arrays
 
-__all__ = ["validate_count_input", "validate_labels", "count_matrix", "check_known_labels"]
+__all__ = ["validate_count_input", "validate_labels", "count_matrix", "labelled_corpus",
+           "check_known_labels", "CountClassifierTags"]
 
 
 def validate_count_input(estimator, X, *, reset):
@@ -38,12 +39,13 @@ def validate_labels(estimator, y, n_docs):
     return y
 
 
-def count_matrix(estimator, X, *, fitting):
-    """Integer CSR counts of ``X`` (texts, token lists or a matrix) for a topic model.
+def count_matrix(estimator, X, *, fitting, integer=True):
+    """CSR counts of ``X`` (texts, token lists or a matrix) for a topic model.
 
     When ``fitting``, text input fits ``estimator.vocabulary_`` (a copy of the
-    ``vocabulary`` hyperparameter's settings, or ``Vocabulary()``); otherwise the fitted
-    vocabulary is used and the number of columns must equal ``n_features_in_``.
+    ``vocabulary`` hyperparameter's settings, or ``Vocabulary()``) and
+    ``n_features_in_`` is set; otherwise the fitted vocabulary is used and the number of
+    columns must equal ``n_features_in_``.  ``integer``: require whole counts.
     """
     X = validate_count_input(estimator, X, reset=fitting)
     if fitting:
@@ -51,11 +53,31 @@ def count_matrix(estimator, X, *, fitting):
         if is_text_input(X):
             vocab = getattr(estimator, "vocabulary", None)
             estimator.vocabulary_ = (vocab if vocab is not None else Vocabulary()).fit(list(X))
-    X = as_count_matrix(X, getattr(estimator, "vocabulary_", None), integer=True)
-    if not fitting and X.shape[1] != estimator.n_features_in_:
+    X = as_count_matrix(X, getattr(estimator, "vocabulary_", None), integer=integer)
+    if fitting:
+        estimator.n_features_in_ = X.shape[1]
+    elif X.shape[1] != estimator.n_features_in_:
         raise ValueError(f"X has {X.shape[1]} features, but {type(estimator).__name__} is "
                          f"expecting {estimator.n_features_in_} features as input")
     return X
+
+
+def labelled_corpus(estimator, X, y):
+    """Training data of a topic-model classifier: counts, ``classes_`` and flat tokens.
+
+    Sets ``estimator.classes_`` (at least two classes) and returns
+    ``(X, y_idx, (words, docs, offsets))`` with ``y_idx`` the int64 index of each label in
+    ``classes_`` and the token arrays of :func:`topics.corpus.token_arrays` (not empty).
+    """
+    X = count_matrix(estimator, X, fitting=True)
+    y = validate_labels(estimator, y, X.shape[0])
+    estimator.classes_, y_idx = np.unique(y, return_inverse=True)
+    if estimator.classes_.size < 2:
+        raise ValueError(f"{type(estimator).__name__} needs at least 2 classes in y, got 1 class")
+    tokens = token_arrays(X)
+    if tokens[0].size == 0:
+        raise ValueError("the corpus has no tokens")
+    return X, y_idx.astype(np.int64), tokens
 
 
 def check_known_labels(classes, y):

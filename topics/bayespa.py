@@ -542,7 +542,6 @@ class PaMedLDA(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMix
         for attr in ("topic_word_", "classes_", "vocabulary_", "n_features_in_"):
             self.__dict__.pop(attr, None)
         X = count_matrix(self, X, fitting=True)
-        self.n_features_in_ = X.shape[1]
         y = validate_labels(self, y, X.shape[0])
         if X.sum() == 0:
             raise ValueError("the corpus has no tokens")

@@ -66,8 +66,8 @@ from sklearn.exceptions import NotFittedError
 
 from structpred.base import ParamsMixin
 
-from ._validation import CountClassifierTags, validate_count_input, validate_labels
-from .corpus import Vocabulary, as_count_matrix, is_text_input, token_arrays
+from ._validation import CountClassifierTags, count_matrix, labelled_corpus
+from .corpus import token_arrays
 from .lda import _draw_cumulative, _seed, fold_in_sweep_grouped, init_counts
 
 __all__ = ["DiscLDA", "block_transform", "class_topic_tables", "joint_sweep",
@@ -577,19 +577,7 @@ class DiscLDA(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMixi
     def _counts(self, X, fitting):
         if not fitting and not hasattr(self, "components_"):
             raise NotFittedError("this DiscLDA is not fitted yet")
-        X = validate_count_input(self, X, reset=fitting)
-        if fitting:
-            self.vocabulary_ = None
-            if is_text_input(X):
-                self.vocabulary_ = (self.vocabulary if self.vocabulary is not None
-                                    else Vocabulary()).fit(list(X))
-        X = as_count_matrix(X, getattr(self, "vocabulary_", None), integer=True)
-        if fitting:
-            self.n_features_in_ = X.shape[1]
-        elif X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
-                             f"expecting {self.n_features_in_} features as input")
-        return X
+        return count_matrix(self, X, fitting=fitting)
 
     def _seed(self, salt):
         rs = 0 if self.random_state is None else int(self.random_state)
@@ -599,14 +587,7 @@ class DiscLDA(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMixi
     def fit(self, X, y):
         """Fit on texts, token lists or a document-term matrix ``X`` with labels ``y``."""
         self._check_params()
-        X = self._counts(X, fitting=True)
-        y = validate_labels(self, y, X.shape[0])
-        self.classes_, yi = np.unique(y, return_inverse=True)
-        if self.classes_.size < 2:
-            raise ValueError(f"DiscLDA needs at least 2 classes in y, got 1 class")
-        words, docs, offsets = token_arrays(X)
-        if words.size == 0:
-            raise ValueError("the corpus has no tokens")
+        X, yi, _ = labelled_corpus(self, X, y)
         C = self.classes_.size
         self.class_prior_ = np.bincount(yi, minlength=C) / yi.size
         T0 = block_transform(C, self.n_class_topics, self.n_shared_topics)

@@ -45,7 +45,7 @@ from sklearn.exceptions import NotFittedError
 
 from structpred.base import ParamsMixin
 
-from ._validation import CountClassifierTags, check_known_labels, count_matrix, validate_labels
+from ._validation import CountClassifierTags, check_known_labels, count_matrix, labelled_corpus
 from .corpus import token_arrays
 from .lda import _fold_in, _seed, collapsed_log_joint, gibbs_sweep_biased, init_counts
 from .multiclass_svm import fit_multiclass_svm_dual
@@ -162,17 +162,9 @@ class _MedLDABase(CountClassifierTags, ParamsMixin, ClassifierMixin, Transformer
 
     def _prepare_fit(self, X, y):
         self._check_params()
-        X = self._counts(X, fitting=True)
-        y = validate_labels(self, y, X.shape[0])
-        self.classes_, y_idx = np.unique(y, return_inverse=True)
-        if self.classes_.size < 2:
-            raise ValueError(f"{type(self).__name__} needs at least 2 classes in y, got 1 class")
-        words, docs, _ = token_arrays(X)
-        if words.size == 0:
-            raise ValueError("the corpus has no tokens")
-        self.n_features_in_ = X.shape[1]
+        X, y_idx, (words, docs, _) = labelled_corpus(self, X, y)
         nd = np.asarray(X.sum(axis=1)).ravel().astype(np.float64)
-        return X, y_idx.astype(np.int64), words, docs, nd
+        return X, y_idx, words, docs, nd
 
     def _svm_step(self, F, y_idx, lam, final=False):
         """Warm-started dual solve: at most ``svm_max_epochs`` epochs inside the alternation

@@ -65,9 +65,7 @@ from sklearn.exceptions import NotFittedError
 
 from structpred.base import ParamsMixin
 
-from ._validation import (CountClassifierTags, check_known_labels, validate_count_input,
-                          validate_labels)
-from .corpus import Vocabulary, as_count_matrix, is_text_input
+from ._validation import CountClassifierTags, check_known_labels, count_matrix, validate_labels
 
 __all__ = ["SdemNaiveBayes", "class_log_posterior", "loss_weights", "sdem_nb_epoch"]
 
@@ -279,19 +277,7 @@ class _SdemMixin(CountClassifierTags):
         """Validated float64 CSR counts (texts go through the vocabulary, fitted if ``fitting``)."""
         if not fitting and not hasattr(self, self._fitted_attr):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet")
-        X = validate_count_input(self, X, reset=fitting)
-        if fitting:
-            self.vocabulary_ = None
-            if is_text_input(X):
-                self.vocabulary_ = (self.vocabulary if self.vocabulary is not None
-                                    else Vocabulary()).fit(list(X))
-        X = as_count_matrix(X, getattr(self, "vocabulary_", None),
-                            integer=self._integer_counts)
-        if fitting:
-            self.n_features_in_ = X.shape[1]
-        elif X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
-                             f"expecting {self.n_features_in_} features as input")
+        X = count_matrix(self, X, fitting=fitting, integer=self._integer_counts)
         return sp.csr_matrix(X, dtype=np.float64)
 
     def _label_index(self, y, n_docs):
