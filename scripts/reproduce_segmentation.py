@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from segmentation.data import default_data_dir, horse_items, load_pair, load_points  # noqa: E402
-from segmentation.model import MRFSegmenter  # noqa: E402
+from segmentation.model import MRFSegmenter, parse_class_weight  # noqa: E402
 
 FEATURE_VERSION = 3  # bump when the feature code changes (graph cache keys)
 OAKLAND_SPLIT = {"train": [1, 2, 3, 4, 5], "valid": [6, 7], "test": [8, 9, 10]}
@@ -126,11 +126,7 @@ def oakland_graphs(data_dir, cache_dir, voxel, k_graph):
 
 def parse_class_weights(text):
     """``"none,balanced,1.5"`` -> ``[None, "balanced", 1.5]`` (the candidates of ``--class-weight``)."""
-    out = []
-    for cw in text.split(","):
-        cw = cw.strip()
-        out.append(None if cw == "none" else (cw if cw == "balanced" else float(cw)))
-    return out
+    return [parse_class_weight(cw) for cw in text.split(",")]
 
 
 def _make_model(method, args, class_weight):

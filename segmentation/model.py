@@ -43,8 +43,19 @@ from structpred.stream import ExampleStream
 
 from .metrics import segmentation_scores
 
-__all__ = ["MRFSegmenter", "LEARNERS", "build_example", "class_weights"]
+__all__ = ["MRFSegmenter", "LEARNERS", "build_example", "class_weights", "parse_class_weight"]
 
+
+
+def parse_class_weight(text):
+    """The ``class_weight`` of a command-line value: ``"none"`` -> None, ``"balanced"``, or a number."""
+    text = str(text).strip()
+    if text in ("none", "balanced"):
+        return None if text == "none" else text
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"class weight must be 'none', 'balanced' or a number, got {text!r}") from None
 
 
 def class_weights(class_weight, fg_share):

@@ -91,10 +91,9 @@ def _read_points(path, need_labels):
 
 
 def _model_from_args(args):
-    from segmentation.model import MRFSegmenter
+    from segmentation.model import MRFSegmenter, parse_class_weight
 
-    cw = args.class_weight
-    cw = None if cw == "none" else (cw if cw == "balanced" else float(cw))
+    cw = parse_class_weight(args.class_weight)
     return MRFSegmenter(learner=args.learner, n_iter=args.iterations, use_edges=not args.no_edges,
                         class_weight=cw, eta_scale=args.eta_scale, feature_scale=args.feature_scale,
                         validate_every=args.validate_every,
