@@ -164,7 +164,7 @@ def atomic_write(path, mode="w", encoding="utf-8", compress=None):
     ``fsync``-ed and renamed over ``path`` (:func:`os.replace`) only when the
     ``with`` block ends without an exception.  If the block raises, the
     temporary file is removed and an existing ``path`` is left untouched, so
-    a crash never leaves a half-written file.
+    a crash never leaves a half-written file.  Missing parent folders are created.
 
     Parameters
     ----------
@@ -193,6 +193,7 @@ def atomic_write(path, mode="w", encoding="utf-8", compress=None):
     if compress is None:
         compress = str(path).endswith(".gz")
     directory, name = os.path.split(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)  # e.g. ``--plot runs/x.png`` in a fresh checkout
     tmp, fd = _create_temp(directory, name)
     try:
         with os.fdopen(fd, "wb") as raw:

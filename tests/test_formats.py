@@ -184,3 +184,13 @@ def test_atomic_write_leaves_no_partial_file(tmp_path):
         write_pharaoh(bad(), out)
     assert out.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["out.pharaoh"]
+
+
+def test_atomic_write_creates_missing_folders(tmp_path):
+    from structpred.io import atomic_write
+
+    out = tmp_path / "runs" / "new" / "figure.txt"
+    with atomic_write(out) as fh:
+        fh.write("x\n")
+    assert out.read_text() == "x\n"
+    assert [p.name for p in out.parent.iterdir()] == ["figure.txt"]
