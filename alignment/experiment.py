@@ -16,7 +16,7 @@ from .formats import read_naacl, read_parallel
 from .model import MODELS, MatchingAligner
 
 __all__ = ["default_data_dir", "shared_hansards_dir", "load_hansards", "hansards_statistics",
-           "hansards_interaction_statistics", "external_cache_path", "run_protocol", "format_table", "THESIS_AER",
+           "hansards_interaction_statistics", "hansards_hmm", "external_cache_path", "run_protocol", "format_table", "THESIS_AER",
            "BITEXTS"]
 
 #: Named Hansards bitexts: ``"36-2"`` (231,648 pairs, bundled in ``data/hansards``) and
@@ -111,6 +111,25 @@ def hansards_interaction_statistics(data, stats, n_pairs, cache_dir=".cache", ve
     return InteractionStatistics.load_or_fit(Path(cache_dir) / name if cache_dir else None,
                                              stats, data.bitext_src, data.bitext_tgt,
                                              max_pairs=n_pairs, verbose=verbose)
+
+
+def hansards_hmm(data, stats, n_pairs, cache_dir=".cache", n_iter=5, verbose=True):
+    """Train (or read from the cache) the HMM of :mod:`alignment.hmm` on the first
+    ``n_pairs`` bitext lines, starting from ``stats``' Model 2 tables, and attach it
+    to ``stats`` (:meth:`AlignmentStatistics.with_hmm`).  Returns ``stats``."""
+    from .corpus import load_bitext
+    from .hmm import HMMTables, train_hmm
+
+    name = (f"hansards-hmm{data.cache_tag}-{'all' if n_pairs is None else n_pairs}"
+            f"-{n_iter}.npz")
+    path = Path(cache_dir) / name if cache_dir else None
+    if path is not None and path.exists():
+        return stats.with_hmm(HMMTables.load(path))
+    bt = load_bitext(data.bitext_src, data.bitext_tgt, max_pairs=n_pairs, max_len=80)
+    hmm = train_hmm(stats, bt.src, bt.tgt, n_iter=n_iter, verbose=verbose)
+    if path is not None:
+        hmm.save(path)
+    return stats.with_hmm(hmm)
 
 
 def external_cache_path(data, cache_dir=".cache"):

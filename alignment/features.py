@@ -30,7 +30,7 @@ import unicodedata
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["EdgeFeaturizer", "DENSE_FEATURES"]
+__all__ = ["EdgeFeaturizer", "DENSE_FEATURES", "HMM_FEATURES"]
 
 DENSE_FEATURES = (
     "bias",
@@ -46,6 +46,12 @@ DENSE_FEATURES = (
     "null_fwd", "null_bwd",
     "dist_lt_05", "dist_lt_10", "dist_lt_20", "near_diag_word",
     "dice_row_rank2", "dice_col_rank2",
+)
+
+#: extra rows when the statistics carry HMM tables (:meth:`AlignmentStatistics.with_hmm`)
+HMM_FEATURES = (
+    "hmm_fwd", "hmm_bwd", "hmm_prod", "hmm_min", "hmm_inter", "hmm_union",
+    "loghmm_fwd", "loghmm_bwd", "hmm_nbr_diag", "hmm_nbr_anti",
 )
 
 #: floor of the log-scaled probabilities: log(max(p, 1e-6)) / log(1e6) + 1 lies in [0, 1]
@@ -132,19 +138,27 @@ class EdgeFeaturizer:
         self._logfreq_scale = {
             side: max(float(np.max(stats.log_frequency(side, top), initial=0.0)), 1.0)
             for side, top in (("src", src_top[:1]), ("tgt", tgt_top[:1]))}
-        names = list(DENSE_FEATURES)
+        self._use_hmm = getattr(stats, "hmm", None) is not None
+        dense = DENSE_FEATURES + (HMM_FEATURES if self._use_hmm else ())
+        names = list(dense)
         names += [f"src={w}" for w in src_top]
         names += [f"tgt={w}" for w in tgt_top]
         names += [f"pair={e}|{f}" for e in src_top for f in tgt_top]
         self.feature_names = names
-        self._n_dense = len(DENSE_FEATURES)
+        self._n_dense = len(dense)
 
     @property
     def n_features(self):
         return len(self.feature_names)
 
     def dense_block(self, src, tgt):
-        """The dense features as an array of shape ``(n_dense, m, n)``."""
+        """The dense features as an array of shape ``(n_dense, m, n)``.
+
+        With HMM tables attached to the statistics the rows of :data:`HMM_FEATURES`
+        follow: the HMM posteriors of both directions, their product and minimum,
+        their intersection and union at 1/2 (posterior decoding), log-scaled
+        posteriors, and the product's support from the diagonal neighbours.
+        """
         m, n = len(src), len(tgt)
         st = self.stats.pair_statistics(src, tgt)
         dice = st["dice"]
@@ -190,6 +204,12 @@ class EdgeFeaturizer:
             np.abs((np.arange(m)[:, None] + 0.5) * n / m - (np.arange(n)[None, :] + 0.5)) <= 1.0,
             _second_mask(dice, 1), _second_mask(dice, 0),
         ]
+        if self._use_hmm:
+            hf, hb = st["hmm_fwd"], st["hmm_bwd"]
+            hp = hf * hb
+            block += [hf, hb, hp, np.minimum(hf, hb), (hf >= 0.5) & (hb >= 0.5),
+                      (hf >= 0.5) | (hb >= 0.5), _log_scaled(hf), _log_scaled(hb),
+                      _neighbour_max(hp, 1, 1), _neighbour_max(hp, 1, -1)]
         return np.stack([np.asarray(b, dtype=np.float64) * ones for b in block])
 
     def transform(self, src, tgt):

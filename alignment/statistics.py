@@ -43,6 +43,7 @@ from structpred.io import atomic_write
 
 from .corpus import UNK_ID, EncodedCorpus, Vocabulary, load_bitext
 from .dice import DEFAULT_DICE_PRUNE_TOTAL, cooc_table, dice_matrix, prune_cooc
+from .hmm import HMMTables
 from .ibm import DEFAULT_MAX_JUMP, DEFAULT_N_GIS, pair_posteriors, train_ibm
 
 __all__ = ["AlignmentStatistics", "FORMAT_VERSION"]
@@ -150,6 +151,8 @@ class AlignmentStatistics:
                                 for k in _LL_KEYS}
         self.n_pairs = int(n_pairs)
         self.timings_ = {}
+        #: optional :class:`alignment.hmm.HMMTables` on the same pattern (see :meth:`with_hmm`)
+        self.hmm = None
         self._check()
 
     def _check(self):
@@ -169,6 +172,17 @@ class AlignmentStatistics:
         nb = 2 * self.max_jump + 2
         if len(self.dist_fwd) != nb or len(self.dist_bwd) != nb:
             raise ValueError("distortion weights do not match max_jump")
+
+    def with_hmm(self, hmm):
+        """Attach HMM tables trained on this pattern (:func:`alignment.hmm.train_hmm`):
+        :meth:`pair_statistics` then also returns the HMM posteriors, and the edge
+        features gain the ``hmm_*`` rows.  Returns ``self``."""
+        if hmm is not None and (len(hmm.t_fwd) != len(self.t_cols)
+                                or len(hmm.t_null_fwd) != len(self.tgt_vocab)
+                                or len(hmm.t_null_bwd) != len(self.src_vocab)):
+            raise ValueError("the HMM tables were trained on other statistics")
+        self.hmm = hmm
+        return self
 
     @property
     def history(self):
@@ -375,8 +389,11 @@ class AlignmentStatistics:
             vit_b[j, best_b[j] - 1] = 1.0
         dice = dice_matrix(e, f, self.dice_row_ptr, self.dice_cols, self.dice_counts,
                            self.src_df, self.tgt_df)
-        return {"dice": dice, "post_fwd": post_f, "post_bwd": post_b, "null_fwd": null_f,
-                "null_bwd": null_b, "vit_fwd": vit_f, "vit_bwd": vit_b}
+        out = {"dice": dice, "post_fwd": post_f, "post_bwd": post_b, "null_fwd": null_f,
+               "null_bwd": null_b, "vit_fwd": vit_f, "vit_bwd": vit_b}
+        if self.hmm is not None:
+            out["hmm_fwd"], out["hmm_bwd"] = self.hmm.posteriors(self, src_tokens, tgt_tokens)
+        return out
 
     # ------------------------------------------------------------------ persistence
     def to_arrays(self):
@@ -406,6 +423,8 @@ class AlignmentStatistics:
         })
         for k in _LL_KEYS:
             out[f"ll_{k}"] = np.asarray(self.log_likelihood_[k], dtype=np.float64)
+        if self.hmm is not None:
+            out.update(self.hmm.to_arrays("hmm_"))
         return out
 
     @classmethod
@@ -425,7 +444,8 @@ class AlignmentStatistics:
                    prune_threshold=float(a["prune_threshold"]),
                    dice_prune_total=None if dpt < 0 else dpt,
                    log_likelihood={k: np.asarray(a[f"ll_{k}"]).tolist() for k in _LL_KEYS},
-                   n_pairs=int(a["n_pairs"]))
+                   n_pairs=int(a["n_pairs"])).with_hmm(
+            HMMTables.from_arrays(a, "hmm_") if "hmm_t_fwd" in a else None)
 
     def save(self, path):
         """Write :meth:`to_arrays` to ``path`` with ``np.savez_compressed`` (atomically)."""

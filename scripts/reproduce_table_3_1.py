@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from alignment.aer import score_alignments  # noqa: E402
-from alignment.experiment import (BITEXTS, external_cache_path,  # noqa: E402
+from alignment.experiment import (BITEXTS, external_cache_path, hansards_hmm,  # noqa: E402
                                   hansards_interaction_statistics, hansards_statistics,
                                   load_hansards)
 from alignment.formats import Alignment  # noqa: E402
@@ -105,6 +105,9 @@ def main(argv=None):
     ap.add_argument("--pair-candidates", default="all", choices=["all", "likely"],
                     help="pair set of the +Q models: all of Q, or pairs of likely edges")
     ap.add_argument("--qcqp", action="store_true", help="also train M+Q by the QCQP of eq. 2.15")
+    ap.add_argument("--hmm", type=int, default=0, metavar="ITER",
+                    help="add the edge features of our HMM aligner (alignment.hmm), trained "
+                         "with ITER EM iterations per direction on the same bitext (0: off)")
     ap.add_argument("--no-decoder-study", action="store_true")
     ap.add_argument("--cache-dir", default=".cache")
     ap.add_argument("--json", default=None, help="write the results here")
@@ -116,6 +119,9 @@ def main(argv=None):
     stats = hansards_statistics(data, None, cache_dir=args.cache_dir, verbose=verbose)
     inter = hansards_interaction_statistics(data, stats, None, cache_dir=args.cache_dir,
                                             verbose=verbose)
+    if args.hmm:
+        hansards_hmm(data, stats, None, cache_dir=args.cache_dir, n_iter=args.hmm,
+                     verbose=verbose)
     external = None
     if args.external:
         from alignment.external import ExternalAlignments
@@ -147,7 +153,8 @@ def main(argv=None):
     for n_train in map(int, args.train_sizes.split(",")):
         for name, use_ext in configs:
             D, Q = MODELS[name]
-            label = name + (" + eflomal/fast_align" if use_ext else "")
+            label = (name + (" + HMM" if args.hmm else "")
+                     + (" + eflomal/fast_align" if use_ext else ""))
             t0 = time.perf_counter()
             model = MatchingAligner(max_fertility=D, interactions=Q, use_external=use_ext,
                                     pair_candidates=args.pair_candidates,

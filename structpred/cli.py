@@ -42,6 +42,9 @@ def _add_stats_options(p):
                    help="use only the first N pairs of the bitext (default: all)")
     g.add_argument("--stats", metavar="NPZ",
                    help="statistics cache: read if it exists, else computed and written there")
+    g.add_argument("--hmm", type=int, default=0, metavar="ITER",
+                   help="also train the HMM aligner (ITER EM iterations per direction, e.g. 5) "
+                        "and add its posteriors as edge features; kept in the --stats cache")
 
 
 def _add_model_options(p):

@@ -119,3 +119,27 @@ def test_train_and_predict_m_f_q_with_external_links(small_stats_file, tmp_path,
     assert len(pred.read_text().splitlines()) == 37
     assert main(args + ["--external", f"other={tmp_path / 'v.txt'}"]) == 2
     assert "differ" in capsys.readouterr().err
+
+
+def test_train_with_hmm_features_then_predict(small_stats, tmp_path, capsys):
+    """--hmm trains the HMM on the bitext, stores it in the --stats cache, and the
+    model (whose file embeds the statistics) predicts with the HMM features."""
+    from alignment.statistics import AlignmentStatistics
+
+    stats_file = tmp_path / "stats.npz"
+    small_stats.save(stats_file)
+    out = tmp_path / "hmm.npz"
+    rc = main(["align", "train", "--src", str(DATA / "test.en.gz"), "--tgt", str(DATA / "test.fr.gz"),
+               "--gold", str(DATA / "test.naacl.gz"), "--first", "20",
+               "--bitext-src", str(DATA / "bitext.36-2.en.gz"),
+               "--bitext-tgt", str(DATA / "bitext.36-2.fr.gz"), "--bitext-pairs", "1500",
+               "--stats", str(stats_file), "--hmm", "2", "--iterations", "10", "-q", "-o", str(out)])
+    assert rc == 0 and AlignmentStatistics.load(stats_file).hmm is not None
+    pred = tmp_path / "trial.pharaoh"
+    assert main(["align", "predict", "-m", str(out), "--src", str(DATA / "trial.en.gz"),
+                 "--tgt", str(DATA / "trial.fr.gz"), "-o", str(pred), "-q"]) == 0
+    assert len(pred.read_text().splitlines()) == 37
+    from alignment.model import MatchingAligner
+
+    model = MatchingAligner.load(out)
+    assert "hmm_fwd" in model.feature_names_ and model.stats_.hmm is not None

@@ -1,0 +1,462 @@
+r"""The HMM alignment model (Vogel et al. 1996; Och & Ney 2003) in both directions.
+
+IBM Model 2 places each link independently; the HMM makes the position of link
+``k`` depend on the position of link ``k - 1`` through a *jump* distribution, so
+its posteriors prefer monotone runs of links.  As in :mod:`alignment.ibm`, the
+*generated* sentence is ``g_1..g_G`` and the *conditioning* one ``c_1..c_C``
+(direction ``"fwd"``: French generated from English).
+
+States.  Following Och & Ney (2003, sec. 3.2) the hidden state of position ``k``
+is a real position ``i`` in ``1..C`` or one of ``C`` NULL states ``C + r``, where
+the NULL state remembers the last real position ``r`` (so that the next jump is
+measured from it).  Transitions from a state whose remembered position is ``r``:
+
+.. math::
+    p(i \mid r) = (1 - p_0)\, \frac{w_{d(i - r)}}{\sum_{i'=1}^{C} w_{d(i' - r)}},
+    \qquad p(\text{NULL}_r \mid r) = p_0,
+
+with ``d`` the jump clipped to ``-D..D`` (the buckets of :mod:`alignment.ibm`);
+the first position jumps from ``r = 0`` (before the sentence).  Emissions are
+:math:`t(g_k \mid c_i)` for real states and :math:`t(g_k \mid \text{NULL})` for
+NULL states.  The backward variables depend only on the remembered position,
+which makes forward-backward ``O(G C^2)`` per sentence.
+
+EM.  The E-step accumulates the link posteriors :math:`\gamma_k(i)` into the
+translation counts (as for Model 2), the expected jumps per bucket and the
+expected number of NULL transitions; the M-step renormalises ``t``, fits the
+jump weights :math:`w_d` by GIS to the expected jump counts with the per-``r``
+normalisation (the exact M-step of this log-linear jump model; counts
+proportional to :math:`w_d` alone, as in GIZA++, made the likelihood fall after
+two iterations on the Hansards) and sets :math:`p_0` to the share of NULL
+transitions.  Training starts from the
+Model 2 translation tables of :class:`~alignment.statistics.AlignmentStatistics`
+(pruned pairs have probability ``floor`` and are not re-estimated).
+
+Posterior decoding (Liang et al. 2006) links ``(j, k)`` when the posterior of
+the link is at least ``threshold`` (1/2 by default) in the direction asked for.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+from tqdm.auto import tqdm
+
+from structpred.io import atomic_write
+
+from .corpus import EncodedCorpus, find_in_row
+from .ibm import m_step, pair_index
+
+__all__ = ["HMMTables", "train_hmm", "hmm_posteriors", "hmm_forward_backward"]
+
+
+@numba.njit(cache=True, nogil=True)
+def _jump_matrix(C, w, p0, max_jump):
+    """``J[r, i]``: probability of a jump from remembered position ``r`` (0..C, 0 =
+    before the sentence) to real position ``i`` (1..C, stored at ``i - 1``),
+    times ``1 - p0``."""
+    J = np.empty((C + 1, C))
+    for r in range(C + 1):
+        tot = 0.0
+        for i in range(C):
+            v = w[min(max(i + 1 - r, -max_jump), max_jump) + max_jump]
+            J[r, i] = v
+            tot += v
+        f = (1.0 - p0) / tot if tot > 0.0 else 0.0
+        for i in range(C):
+            J[r, i] *= f
+    return J
+
+
+@numba.njit(cache=True, nogil=True)
+def hmm_forward_backward(E, e_null, J, p0):
+    """Posteriors of one sentence pair under the HMM.
+
+    Parameters
+    ----------
+    E : ndarray, shape (G, C)
+        Emission probabilities :math:`t(g_k \\mid c_i)` of the real states.
+    e_null : ndarray, shape (G,)
+        :math:`t(g_k \\mid \\text{NULL})`.
+    J : ndarray, shape (C + 1, C)
+        From :func:`_jump_matrix` (rows: remembered position 0..C).
+    p0 : float
+
+    Returns
+    -------
+    gamma : ndarray, shape (G, C)
+        :math:`P(a_k = i \\mid g, c)`.
+    gamma_null : ndarray, shape (G,)
+        :math:`P(a_k = \\text{NULL} \\mid g, c)`; rows of ``gamma`` plus it sum to 1.
+    jumps : ndarray, shape (C + 1, C)
+        Expected number of real transitions ``r -> i`` (r = 0: the first position).
+    n_null : float
+        Expected number of NULL transitions.
+    ll : float
+        Log-likelihood of the generated sentence.
+    """
+    G, C = E.shape
+    # alpha over real states (G, C) and NULL states by remembered position (G, C + 1)
+    a_real = np.zeros((G, C))
+    a_null = np.zeros((G, C + 1))
+    scale = np.zeros(G)
+    A = np.zeros(C + 1)  # mass by remembered position at k - 1
+    A[0] = 1.0
+    for k in range(G):
+        s = 0.0
+        for i in range(C):
+            acc = 0.0
+            for r in range(C + 1):
+                acc += A[r] * J[r, i]
+            v = acc * E[k, i]
+            a_real[k, i] = v
+            s += v
+        for r in range(C + 1):
+            v = A[r] * p0 * e_null[k]
+            a_null[k, r] = v
+            s += v
+        if s <= 0.0:
+            s = 1e-300
+        scale[k] = s
+        inv = 1.0 / s
+        for i in range(C):
+            a_real[k, i] *= inv
+        for r in range(C + 1):
+            a_null[k, r] *= inv
+        # remembered position after k: real state i -> i + 1, NULL_r -> r
+        for r in range(C + 1):
+            A[r] = a_null[k, r]
+        for i in range(C):
+            A[i + 1] += a_real[k, i]
+    # backward: B[r] depends only on the remembered position r
+    B = np.ones(C + 1)
+    gamma = np.zeros((G, C))
+    gamma_null = np.zeros(G)
+    jumps = np.zeros((C + 1, C))
+    n_null = 0.0
+    Bn = np.empty(C + 1)
+    for k in range(G - 1, -1, -1):
+        # posteriors at k: alpha_k * beta_k (beta_k of a real state i is B[i + 1])
+        gn = 0.0
+        for i in range(C):
+            gamma[k, i] = a_real[k, i] * B[i + 1]
+        for r in range(C + 1):
+            gn += a_null[k, r] * B[r]
+        gamma_null[k] = gn
+        # A_{k-1}: mass by remembered position before k
+        if k > 0:
+            for r in range(C + 1):
+                A[r] = a_null[k - 1, r]
+            for i in range(C):
+                A[i + 1] += a_real[k - 1, i]
+        else:
+            A[:] = 0.0
+            A[0] = 1.0
+        inv = 1.0 / scale[k]
+        # expected transitions into position k, and beta_{k-1}
+        for r in range(C + 1):
+            acc = 0.0
+            for i in range(C):
+                t = J[r, i] * E[k, i] * B[i + 1] * inv
+                acc += t
+                jumps[r, i] += A[r] * t
+            tn = p0 * e_null[k] * B[r] * inv
+            n_null += A[r] * tn
+            Bn[r] = acc + tn
+        for r in range(C + 1):
+            B[r] = Bn[r]
+    ll = 0.0
+    for k in range(G):
+        ll += math.log(scale[k])
+    return gamma, gamma_null, jumps, n_null, ll
+
+
+@numba.njit(cache=True, nogil=True)
+def _e_step(gen_ids, gen_off, cond_off, pidx, pair_off, transposed, t, t_null, w, p0,
+            max_jump, floor, counts, null_counts, jump_obs, ctx):
+    """One HMM E-step over the corpus (see the module docstring); accumulates in place.
+
+    ``ctx[C, r]`` collects the expected number of real transitions out of
+    remembered position ``r`` in sentences with ``C`` conditioning words (for
+    the jump M-step, :func:`_jump_gis`).
+
+    Returns ``(log-likelihood, expected NULL transitions, expected transitions)``.
+    """
+    n_sent = len(gen_off) - 1
+    ll = 0.0
+    n_null = 0.0
+    n_trans = 0.0
+    for s in range(n_sent):
+        g0 = gen_off[s]
+        G = gen_off[s + 1] - g0
+        C = cond_off[s + 1] - cond_off[s]
+        if G == 0 or C == 0:
+            continue
+        base = pair_off[s]
+        E = np.empty((G, C))
+        en = np.empty(G)
+        for g in range(G):
+            en[g] = max(t_null[gen_ids[g0 + g]], floor)
+            for c in range(C):
+                p = pidx[base + g * C + c] if transposed else pidx[base + c * G + g]
+                E[g, c] = max(t[p], floor) if p >= 0 else floor
+        J = _jump_matrix(C, w, p0, max_jump)
+        gamma, gnull, jumps, nn, lls = hmm_forward_backward(E, en, J, p0)
+        ll += lls
+        n_null += nn
+        n_trans += G
+        for g in range(G):
+            null_counts[gen_ids[g0 + g]] += gnull[g]
+            for c in range(C):
+                p = pidx[base + g * C + c] if transposed else pidx[base + c * G + g]
+                if p >= 0:
+                    counts[p] += gamma[g, c]
+        for r in range(C + 1):
+            for i in range(C):
+                jump_obs[min(max(i + 1 - r, -max_jump), max_jump) + max_jump] += jumps[r, i]
+                ctx[C, r] += jumps[r, i]
+    return ll, n_null, n_trans
+
+
+@numba.njit(cache=True, nogil=True)
+def _jump_gis(w, obs, ctx, max_jump, n_gis):
+    """Jump M-step: maximise ``sum_d obs_d log w_d - sum_{C,r} ctx[C,r] log Z(C,r)``
+    with ``Z(C, r) = sum_i w_{d(i - r)}`` by ``n_gis`` GIS steps (each jump has one
+    bucket feature, so the step ``w_d *= obs_d / expected_d`` is exact GIS; as
+    for Model 2's buckets in :mod:`alignment.ibm`)."""
+    nb = 2 * max_jump + 1
+    w = w.copy()
+    exp = np.zeros(nb)
+    for _ in range(n_gis):
+        exp[:] = 0.0
+        for C in range(1, ctx.shape[0]):
+            for r in range(C + 1):
+                mass = ctx[C, r]
+                if mass <= 0.0:
+                    continue
+                z = 0.0
+                for i in range(C):
+                    z += w[min(max(i + 1 - r, -max_jump), max_jump) + max_jump]
+                f = mass / z
+                for i in range(C):
+                    b = min(max(i + 1 - r, -max_jump), max_jump) + max_jump
+                    exp[b] += w[b] * f
+        tot = 0.0
+        for b in range(nb):
+            if exp[b] > 0.0:
+                w[b] *= obs[b] / exp[b]
+            tot += w[b]
+        for b in range(nb):
+            w[b] /= tot
+    return w
+
+
+@dataclass
+class HMMTables:
+    """HMM parameters of both directions on the translation-table pattern of an
+    :class:`~alignment.statistics.AlignmentStatistics` (same vocabularies).
+
+    Attributes
+    ----------
+    t_fwd, t_bwd : ndarray of float32
+        :math:`t(f \\mid e)`, :math:`t(e \\mid f)` over the entries of ``stats.t_cols``.
+    t_null_fwd, t_null_bwd : ndarray of float32
+    jump_fwd, jump_bwd : ndarray of float64, shape (2 * max_jump + 1,)
+        Jump weights ``w_d`` (sum 1).
+    p0_fwd, p0_bwd : float
+    max_jump : int
+    floor : float
+    history : dict
+        Corpus log-likelihood per EM iteration (``"fwd"``, ``"bwd"``).
+    seconds : float
+        Training wall time.
+    """
+
+    t_fwd: np.ndarray
+    t_bwd: np.ndarray
+    t_null_fwd: np.ndarray
+    t_null_bwd: np.ndarray
+    jump_fwd: np.ndarray
+    jump_bwd: np.ndarray
+    p0_fwd: float
+    p0_bwd: float
+    max_jump: int
+    floor: float
+    history: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def posteriors(self, stats, src_tokens, tgt_tokens):
+        """Link posteriors of one sentence pair in both directions.
+
+        Returns ``(post_fwd, post_bwd)``, each of shape ``(m, n)``: ``post_fwd[j, k]``
+        is :math:`P(a_k = j)` of :math:`p(f \\mid e)` and ``post_bwd[j, k]`` is
+        :math:`P(b_j = k)` of :math:`p(e \\mid f)`.
+        """
+        e, f = stats.encode(src_tokens, tgt_tokens)
+        return hmm_posteriors(np.asarray(e, np.int32), np.asarray(f, np.int32),
+                              stats.t_row_ptr, stats.t_cols, self.t_fwd, self.t_bwd,
+                              self.t_null_fwd, self.t_null_bwd, self.jump_fwd, self.jump_bwd,
+                              self.p0_fwd, self.p0_bwd, self.max_jump, self.floor)
+
+    def links(self, stats, src_tokens, tgt_tokens, threshold=0.5):
+        """Posterior-decoded links ``(fwd, bwd)``: sets of 0-based ``(j, k)`` whose
+        posterior in that direction is at least ``threshold``."""
+        pf, pb = self.posteriors(stats, src_tokens, tgt_tokens)
+        return ({(int(j), int(k)) for j, k in zip(*np.nonzero(pf >= threshold))},
+                {(int(j), int(k)) for j, k in zip(*np.nonzero(pb >= threshold))})
+
+    # ------------------------------------------------------------------ persistence
+    _ARRAYS = ("t_fwd", "t_bwd", "t_null_fwd", "t_null_bwd", "jump_fwd", "jump_bwd")
+
+    def to_arrays(self, prefix=""):
+        """Plain arrays for ``np.savez`` (names prefixed with ``prefix``)."""
+        out = {prefix + k: np.asarray(getattr(self, k)) for k in self._ARRAYS}
+        out[prefix + "scalars"] = np.array([self.p0_fwd, self.p0_bwd, self.max_jump, self.floor])
+        return out
+
+    @classmethod
+    def from_arrays(cls, a, prefix=""):
+        p0f, p0b, mj, floor = np.asarray(a[prefix + "scalars"], dtype=np.float64)
+        return cls(*(np.asarray(a[prefix + k]) for k in cls._ARRAYS), float(p0f), float(p0b),
+                   int(mj), float(floor))
+
+    def save(self, path):
+        """Write the tables to ``path`` (``.npz``, atomically)."""
+        with atomic_write(path, mode="wb") as fh:
+            np.savez_compressed(fh, **self.to_arrays())
+
+    @classmethod
+    def load(cls, path):
+        with np.load(path, allow_pickle=False) as z:
+            return cls.from_arrays({k: z[k] for k in z.files})
+
+
+@numba.njit(cache=True, nogil=True)
+def _emissions(gen, cond, row_ptr, cols, t, t_null, floor, gen_is_tgt):
+    G, C = len(gen), len(cond)
+    E = np.empty((G, C))
+    en = np.empty(G)
+    nrows = len(row_ptr) - 1
+    for g in range(G):
+        x = gen[g]
+        en[g] = max(t_null[x], floor) if 0 <= x < len(t_null) else floor
+        for c in range(C):
+            e, f = (cond[c], x) if gen_is_tgt else (x, cond[c])
+            p = -1
+            if 0 <= e < nrows:
+                p = find_in_row(cols, row_ptr[e], row_ptr[e + 1], f)
+            E[g, c] = max(t[p], floor) if p >= 0 else floor
+    return E, en
+
+
+@numba.njit(cache=True, nogil=True)
+def hmm_posteriors(e_ids, f_ids, row_ptr, cols, t_fwd, t_bwd, t_null_fwd, t_null_bwd,
+                   jump_fwd, jump_bwd, p0_fwd, p0_bwd, max_jump, floor):
+    """HMM link posteriors of one sentence pair, both directions, as ``(m, n)`` arrays."""
+    m, n = len(e_ids), len(f_ids)
+    post_f = np.zeros((m, n))
+    post_b = np.zeros((m, n))
+    if m == 0 or n == 0:
+        return post_f, post_b
+    E, en = _emissions(f_ids, e_ids, row_ptr, cols, t_fwd, t_null_fwd, floor, True)
+    gam, _, _, _, _ = hmm_forward_backward(E, en, _jump_matrix(m, jump_fwd, p0_fwd, max_jump),
+                                           p0_fwd)
+    post_f[:, :] = gam.T
+    E, en = _emissions(e_ids, f_ids, row_ptr, cols, t_bwd, t_null_bwd, floor, False)
+    gam, _, _, _, _ = hmm_forward_backward(E, en, _jump_matrix(n, jump_bwd, p0_bwd, max_jump),
+                                           p0_bwd)
+    post_b[:, :] = gam
+    return post_f, post_b
+
+
+def _train_direction(corpus, stats, pidx, pair_off, direction, n_iter, p0, n_gis, verbose):
+    max_jump = stats.max_jump
+    if direction == "fwd":
+        gen_ids, gen_off, cond_off = corpus.tgt_ids, corpus.tgt_offsets, corpus.src_offsets
+        t = stats.t_fwd.astype(np.float64)
+        t_null = stats.t_null_fwd.astype(np.float64)
+        group = np.repeat(np.arange(len(stats.t_row_ptr) - 1, dtype=np.int32),
+                          np.diff(stats.t_row_ptr))
+        n_groups = len(stats.t_row_ptr) - 1
+        transposed = False
+    else:
+        gen_ids, gen_off, cond_off = corpus.src_ids, corpus.src_offsets, corpus.tgt_offsets
+        t = stats.t_bwd.astype(np.float64)
+        t_null = stats.t_null_bwd.astype(np.float64)
+        group = stats.t_cols
+        n_groups = len(stats.tgt_vocab)
+        transposed = True
+    # start with jumps favouring +1 (a monotone prior), as Model 2's buckets do not
+    # carry over to jumps
+    w = np.exp(-np.abs(np.arange(-max_jump, max_jump + 1) - 1.0))
+    w /= w.sum()
+    max_c = int(np.diff(cond_off).max(initial=0))
+    history = []
+    for _ in tqdm(range(int(n_iter)), disable=not verbose, desc=f"HMM EM {direction}",
+                  unit="iter", position=0 if direction == "fwd" else 1):
+        counts = np.zeros_like(t)
+        null_counts = np.zeros_like(t_null)
+        jump_obs = np.zeros(2 * max_jump + 1)
+        ctx = np.zeros((max_c + 1, max_c + 1))
+        ll, n_null, n_trans = _e_step(gen_ids, gen_off, cond_off, pidx, pair_off, transposed, t,
+                                      t_null, w, p0, max_jump, stats.floor, counts, null_counts,
+                                      jump_obs, ctx)
+        history.append(float(ll))
+        m_step(counts, group, n_groups, t)
+        if null_counts.sum() > 0:
+            t_null = null_counts / null_counts.sum()
+        w = _jump_gis(w, jump_obs, ctx, max_jump, n_gis)
+        p0 = float(np.clip(n_null / max(n_trans, 1.0), 1e-3, 0.5))
+    return t.astype(np.float32), t_null.astype(np.float32), w, p0, history
+
+
+def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n_jobs=2,
+              verbose=False):
+    """Train the HMM in both directions, starting from ``stats``' Model 2 tables.
+
+    Parameters
+    ----------
+    stats : :class:`alignment.statistics.AlignmentStatistics`
+    src_sentences, tgt_sentences : list of list of str
+        The bitext (usually the one ``stats`` was trained on).
+    n_iter : int
+        EM iterations per direction.
+    p0 : float
+        Initial NULL transition probability.
+    n_gis : int
+        GIS steps of each jump M-step.
+    n_jobs : int
+        2: the two directions in two threads (the kernels release the GIL).
+
+    Returns
+    -------
+    HMMTables
+    """
+    if len(src_sentences) != len(tgt_sentences):
+        raise ValueError(f"{len(src_sentences)} source but {len(tgt_sentences)} target sentences")
+    if not src_sentences:
+        raise ValueError("empty bitext")
+    t0 = time.perf_counter()
+    corpus = EncodedCorpus.from_sentences(src_sentences, tgt_sentences, stats.src_vocab,
+                                          stats.tgt_vocab)
+    pidx, pair_off = pair_index(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
+                                corpus.tgt_offsets, stats.t_row_ptr, stats.t_cols)
+    args = [(corpus, stats, pidx, pair_off, d, n_iter, p0, n_gis, verbose) for d in ("fwd", "bwd")]
+    if n_jobs >= 2:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(2) as ex:
+            fwd, bwd = ex.map(lambda a: _train_direction(*a), args)
+    else:
+        fwd, bwd = (_train_direction(*a) for a in args)
+    secs = time.perf_counter() - t0
+    if verbose:
+        print(f"HMM: {len(corpus)} pairs, {n_iter} iterations per direction in {secs:.0f}s "
+              f"(p0 fwd {fwd[3]:.3f}, bwd {bwd[3]:.3f})", file=sys.stderr)
+    return HMMTables(fwd[0], bwd[0], fwd[1], bwd[1], fwd[2], bwd[2], fwd[3], bwd[3],
+                     stats.max_jump, stats.floor, {"fwd": fwd[4], "bwd": bwd[4]}, secs)

@@ -1,0 +1,150 @@
+"""The HMM aligner (alignment.hmm): forward-backward against enumeration, EM on real
+Hansards text, persistence inside the statistics, and the HMM edge features."""
+
+import copy
+import itertools
+
+import numpy as np
+import pytest
+
+from alignment.corpus import load_bitext
+from alignment.features import DENSE_FEATURES, HMM_FEATURES, EdgeFeaturizer
+from alignment.hmm import HMMTables, _jump_gis, _jump_matrix, hmm_forward_backward, train_hmm
+from alignment.statistics import AlignmentStatistics
+
+
+def _enumerate(E, e_null, J, p0):
+    """Posteriors and likelihood by summing over every state sequence (real
+    positions 0..C-1, C = NULL, which keeps the last real position)."""
+    G, C = E.shape
+    tot, post, pn = 0.0, np.zeros((G, C)), np.zeros(G)
+    jumps, n_null = np.zeros((C + 1, C)), 0.0
+    for seq in itertools.product(range(C + 1), repeat=G):
+        r, p, trans = 0, 1.0, []
+        for k, s in enumerate(seq):
+            if s < C:
+                p *= J[r, s] * E[k, s]
+                trans.append((r, s))
+                r = s + 1
+            else:
+                p *= p0 * e_null[k]
+                trans.append(None)
+        tot += p
+        for k, s in enumerate(seq):
+            if s < C:
+                post[k, s] += p
+            else:
+                pn[k] += p
+        for tr in trans:
+            if tr is None:
+                n_null += p
+            else:
+                jumps[tr] += p
+    return post / tot, pn / tot, jumps / tot, n_null / tot, np.log(tot)
+
+
+@pytest.mark.parametrize("G,C,seed", [(1, 1, 0), (2, 3, 1), (3, 2, 2), (4, 3, 3), (3, 4, 4)])
+def test_forward_backward_matches_enumeration(G, C, seed):
+    rng = np.random.default_rng(seed)
+    E, en, w, p0 = rng.random((G, C)), rng.random(G), rng.random(5), 0.1 + 0.5 * rng.random()
+    J = _jump_matrix(C, w, p0, 2)
+    np.testing.assert_allclose(J.sum(1), 1 - p0)
+    gam, gn, jumps, nn, ll = hmm_forward_backward(E, en, J, p0)
+    post, pn, jref, nref, lref = _enumerate(E, en, J, p0)
+    np.testing.assert_allclose(gam, post, atol=1e-12)
+    np.testing.assert_allclose(gn, pn, atol=1e-12)
+    np.testing.assert_allclose(jumps, jref, atol=1e-12)
+    assert nn == pytest.approx(nref, abs=1e-12)
+    assert ll == pytest.approx(lref, abs=1e-10)
+    np.testing.assert_allclose(gam.sum(1) + gn, 1.0)
+
+
+def test_jump_gis_matches_observed_counts():
+    # one context (C = 4, r = 1) observed with counts proportional to a known w:
+    # the exact M-step recovers the weights of the buckets it can reach
+    rng = np.random.default_rng(0)
+    max_jump, C, r = 3, 4, 1
+    w_true = rng.random(2 * max_jump + 1)
+    J = _jump_matrix(C, w_true, 0.0, max_jump)
+    ctx = np.zeros((C + 1, C + 1))
+    ctx[C, r] = 100.0
+    obs = np.zeros(2 * max_jump + 1)
+    for i in range(C):
+        obs[min(max(i + 1 - r, -max_jump), max_jump) + max_jump] += 100.0 * J[r, i]
+    w = _jump_gis(np.full(2 * max_jump + 1, 1 / 7), obs, ctx, max_jump, 200)
+    J2 = _jump_matrix(C, w, 0.0, max_jump)
+    np.testing.assert_allclose(J2[r], J[r], atol=1e-8)
+
+
+@pytest.fixture(scope="module")
+def hmm_stats(small_stats, hansards):
+    bt = load_bitext(hansards.bitext_src, hansards.bitext_tgt, max_pairs=2000, max_len=80)
+    stats = copy.copy(small_stats)
+    hmm = train_hmm(stats, bt.src, bt.tgt, n_iter=3, n_jobs=1)
+    return stats.with_hmm(hmm), bt
+
+
+def test_em_increases_likelihood_and_is_deterministic(hmm_stats, small_stats):
+    stats, bt = hmm_stats
+    for d in ("fwd", "bwd"):
+        h = stats.hmm.history[d]
+        assert all(b >= a - 1e-6 * abs(a) for a, b in zip(h, h[1:])), h
+    again = train_hmm(small_stats, bt.src, bt.tgt, n_iter=3, n_jobs=2)
+    np.testing.assert_array_equal(again.t_fwd, stats.hmm.t_fwd)
+    np.testing.assert_array_equal(again.jump_bwd, stats.hmm.jump_bwd)
+    assert 0 < stats.hmm.p0_fwd < 0.5 and abs(stats.hmm.jump_fwd.sum() - 1) < 1e-12
+
+
+def test_hmm_beats_model2_on_gold_sentences(hmm_stats, hansards):
+    """Posterior-decoded HMM intersection is better than Model 2's Viterbi
+    intersection on the first 100 gold test sentences (2,000 training pairs)."""
+    from alignment.aer import score_alignments
+    from alignment.formats import Alignment
+
+    stats, _ = hmm_stats
+    pairs, gold = hansards.test_pairs[:100], hansards.test_gold[:100]
+    hmm_pred, m2_pred = [], []
+    for s, t in pairs:
+        f, b = stats.hmm.links(stats, s, t, 0.3)
+        hmm_pred.append(Alignment.from_links(f & b))
+        st = stats.pair_statistics(s, t)
+        m2_pred.append(Alignment.from_links(zip(*np.nonzero(st["vit_fwd"] * st["vit_bwd"]))))
+        # posteriors of each direction sum to at most 1 per generated word
+        assert np.all(st["hmm_fwd"].sum(0) <= 1 + 1e-9) and np.all(st["hmm_bwd"].sum(1) <= 1 + 1e-9)
+    assert score_alignments(hmm_pred, gold).aer < score_alignments(m2_pred, gold).aer
+
+
+def test_statistics_round_trip_with_hmm(hmm_stats, tmp_path, hansards):
+    stats, _ = hmm_stats
+    stats.save(tmp_path / "s.npz")
+    back = AlignmentStatistics.load(tmp_path / "s.npz")
+    assert back.hmm is not None and back.hmm.p0_bwd == stats.hmm.p0_bwd
+    s, t = hansards.test_pairs[3]
+    a, b = stats.pair_statistics(s, t), back.pair_statistics(s, t)
+    np.testing.assert_array_equal(a["hmm_fwd"], b["hmm_fwd"])
+    stats.hmm.save(tmp_path / "h.npz")
+    h = HMMTables.load(tmp_path / "h.npz")
+    np.testing.assert_array_equal(h.t_bwd, stats.hmm.t_bwd)
+    with pytest.raises(ValueError, match="other statistics"):
+        copy.copy(stats).with_hmm(HMMTables(h.t_fwd[:5], h.t_bwd[:5], h.t_null_fwd, h.t_null_bwd,
+                                            h.jump_fwd, h.jump_bwd, 0.1, 0.1, h.max_jump, h.floor))
+
+
+def test_edge_features_gain_hmm_rows(hmm_stats, small_stats, hansards):
+    stats, _ = hmm_stats
+    s, t = hansards.test_pairs[0]
+    with_hmm = EdgeFeaturizer(stats)
+    without = EdgeFeaturizer(small_stats)
+    assert with_hmm.n_features == without.n_features + len(HMM_FEATURES)
+    F = with_hmm.transform(s, t).toarray()
+    row = len(DENSE_FEATURES) + HMM_FEATURES.index("hmm_fwd")
+    np.testing.assert_allclose(F[row], stats.pair_statistics(s, t)["hmm_fwd"].ravel())
+    np.testing.assert_array_equal(F[:len(DENSE_FEATURES)],
+                                  without.transform(s, t).toarray()[:len(DENSE_FEATURES)])
+
+
+def test_train_hmm_rejects_bad_input(small_stats):
+    with pytest.raises(ValueError, match="empty"):
+        train_hmm(small_stats, [], [])
+    with pytest.raises(ValueError, match="target sentences"):
+        train_hmm(small_stats, [["a"]], [])
