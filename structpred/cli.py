@@ -148,6 +148,9 @@ def build_parser():
     dm.add_argument("--c-pos", type=float, default=1.0)
     dm.add_argument("--c-neg", type=float, default=3.0)
     dm.add_argument("--cache-dir", default=".cache", help="where statistics are cached")
+    dm.add_argument("--hmm", type=int, default=0, metavar="ITER",
+                    help="add the HMM aligner's posteriors as edge features (HMM trained with "
+                         "ITER EM iterations per direction on the bitext, cached; e.g. 5)")
     dm.add_argument("--plot", metavar="PNG", help="save the validation-AER curves here")
     _add_quiet(dm)
 

@@ -201,6 +201,11 @@ def align_demo(args):
     t0 = time.perf_counter()
     stats = hansards_statistics(data, args.bitext_pairs, cache_dir=args.cache_dir,
                                 verbose=not args.quiet)
+    if args.hmm:
+        from alignment.experiment import hansards_hmm
+
+        hansards_hmm(data, stats, args.bitext_pairs, cache_dir=args.cache_dir, n_iter=args.hmm,
+                     verbose=not args.quiet)
     _log(args, f"statistics ready ({time.perf_counter() - t0:.0f}s)")
     inter = None
     if any(MODELS[m] != (1, False) for m in models):
