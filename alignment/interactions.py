@@ -263,6 +263,8 @@ def _bucket_names():
 
 NODE_FEATURES = ("bias", "1-ibm2_fert2_share", *_bucket_names(), "train_common_never_multi",
                  "train_rare")
+#: extra node feature when the statistics carry HMM tables
+NODE_HMM_FEATURES = ("1-hmm_extra_fert",)
 
 
 class NodeFeaturizer:
@@ -286,14 +288,16 @@ class NodeFeaturizer:
         self.multi = {"src": set(multi_src), "tgt": set(multi_tgt)}
         self.train_counts = {"src": dict(train_src_counts or {}), "tgt": dict(train_tgt_counts or {})}
         self.min_train_count = int(min_train_count)
+        self._hmm = getattr(stats, "hmm", None) is not None
+        self.phi_names = NODE_FEATURES + (NODE_HMM_FEATURES if self._hmm else ())
         self.feature_names = [f"{side}:fert>={d}:{nm}" for side in ("src", "tgt")
-                              for d in range(2, self.D + 1) for nm in NODE_FEATURES]
+                              for d in range(2, self.D + 1) for nm in self.phi_names]
 
     @property
     def n_features(self):
         return len(self.feature_names)
 
-    def phi(self, side, tokens, ids):
+    def phi(self, side, tokens, ids, hmm_fert=None):
         share = self.inter.src_fert_share if side == "src" else self.inter.tgt_fert_share
         count = self.inter.src_count if side == "src" else self.inter.tgt_count
         ids = np.asarray(ids, np.int64)
@@ -306,7 +310,12 @@ class NodeFeaturizer:
         tc = np.array([self.train_counts[side].get(w, 0) for w in tokens])
         common = tc >= self.min_train_count
         never = np.array([w not in self.multi[side] for w in tokens])
-        return np.column_stack([np.ones(len(ids)), 1.0 - sh, onehot, common & never, ~common])
+        cols = [np.ones(len(ids)), 1.0 - sh, onehot, common & never, ~common]
+        if self._hmm:
+            # expected fertility of the word in this sentence under the HMM: a word
+            # expected to take two links gets a smaller penalty
+            cols.append(1.0 - np.clip(np.asarray(hmm_fert) - 1.0, 0.0, 1.0))
+        return np.column_stack(cols)
 
     def transform(self, src, tgt):
         """``(n_features, (D-1)*(m+n))`` block of non-negative penalty features.
@@ -317,11 +326,15 @@ class NodeFeaturizer:
 
         e, f = self.stats.encode(src, tgt)
         m, n = len(src), len(tgt)
-        L, p = self.D - 1, len(NODE_FEATURES)
+        L, p = self.D - 1, len(self.phi_names)
+        fert = {"src": None, "tgt": None}
+        if self._hmm:
+            hf, hb = self.stats.hmm.posteriors(self.stats, src, tgt)
+            fert = {"src": hf.sum(1), "tgt": hb.sum(0)}
         out = np.zeros((2 * L * p, L * (m + n)))
         for s_i, (side, toks, ids, size, col0) in enumerate(
                 (("src", src, e, m, 0), ("tgt", tgt, f, n, L * m))):
-            ph = self.phi(side, toks, ids).T            # (p, size)
+            ph = self.phi(side, toks, ids, fert[side]).T            # (p, size)
             for d in range(L):                           # level d+2 uses blocks 0..d
                 cols = slice(col0 + d * size, col0 + (d + 1) * size)
                 for dd in range(d + 1):
@@ -330,9 +343,11 @@ class NodeFeaturizer:
         return sp.csr_matrix(out)
 
 
-PAIR_FEATURES = tuple(f"{pat}:{nm}" for pat in _PATTERN_NAMES
-                      for nm in ("indicator", "share_fwd", "share_bwd", "share_inter",
-                                 "vit_fwd", "vit_bwd", "vit_inter"))
+_PAIR_BASE = ("indicator", "share_fwd", "share_bwd", "share_inter", "vit_fwd", "vit_bwd",
+              "vit_inter")
+#: per-pattern extras when the statistics carry HMM tables
+_PAIR_HMM = ("hmm_fwd", "hmm_bwd", "hmm_prod")
+PAIR_FEATURES = tuple(f"{pat}:{nm}" for pat in _PATTERN_NAMES for nm in _PAIR_BASE)
 
 
 class PairFeaturizer:
@@ -343,14 +358,17 @@ class PairFeaturizer:
     IBM Model 2 (forward, backward, intersected) produced the pattern for
     these word pairs in the bitext (mean over the pair's two edges); and
     whether Model 2's Viterbi alignment of this very sentence pair contains
-    both edges (each version).  All non-negative.
+    both edges (each version).  With HMM tables in the statistics, also the
+    product of the two edges' HMM posteriors (forward, backward, and of the
+    two directions' products).  All non-negative.
     """
-
-    feature_names = list(PAIR_FEATURES)
 
     def __init__(self, stats, inter):
         self.stats = stats
         self.inter = inter
+        self._hmm = getattr(stats, "hmm", None) is not None
+        self._per = _PAIR_BASE + (_PAIR_HMM if self._hmm else ())
+        self.feature_names = [f"{pat}:{nm}" for pat in _PATTERN_NAMES for nm in self._per]
 
     @property
     def n_features(self):
@@ -364,18 +382,25 @@ class PairFeaturizer:
         m, n = len(src), len(tgt)
         P = len(pairs)
         sh = self.inter.pattern_shares(self.stats, e, f).reshape(m * n, 3, 4)
-        if vit is None:
+        st = None
+        if vit is None or self._hmm:
             st = self.stats.pair_statistics(src, tgt)
+        if vit is None:
             vit = (st["vit_fwd"], st["vit_bwd"])
         vf, vb = (np.asarray(v).ravel() for v in vit)
         vi = vf * vb
         a, b = pairs[:, 0], pairs[:, 1]
-        vals = np.zeros((P, 7))
+        k = len(self._per)
+        vals = np.zeros((P, k))
         vals[:, 0] = 1.0
         for ver in range(3):
             vals[:, 1 + ver] = 0.5 * (sh[a, ver, pattern] + sh[b, ver, pattern])
         for ver, v in enumerate((vf, vb, vi)):
             vals[:, 4 + ver] = v[a] * v[b]
-        rows = (pattern[:, None] * 7 + np.arange(7)[None, :]).ravel()
-        cols = np.repeat(np.arange(P), 7)
+        if self._hmm:
+            hf, hb = st["hmm_fwd"].ravel(), st["hmm_bwd"].ravel()
+            for ver, v in enumerate((hf, hb, hf * hb)):
+                vals[:, 7 + ver] = v[a] * v[b]
+        rows = (pattern[:, None] * k + np.arange(k)[None, :]).ravel()
+        cols = np.repeat(np.arange(P), k)
         return sp.csr_matrix((vals.ravel(), (rows, cols)), shape=(self.n_features, P))

@@ -225,12 +225,14 @@ class MatchingAligner(ParamsMixin):
 
     def _likely_edges(self, F_edge, n_edges):
         """Edges that some cheap cue proposes: a first or second Dice choice of its row or
-        column, an IBM Model 2 Viterbi link, a posterior >= 0.1, or an external link."""
+        column, an IBM Model 2 Viterbi link, a Model 2 or HMM posterior >= 0.1, or an
+        external link."""
         names = self.featurizer_.feature_names
         rows = [names.index(f) for f in self._CANDIDATE_FEATURES]
         keep = np.asarray(F_edge[rows].max(axis=0).todense()).ravel()[:n_edges] > 0
-        for f in ("post_fwd", "post_bwd"):
-            keep |= np.asarray(F_edge[names.index(f)].todense()).ravel()[:n_edges] >= 0.1
+        for f in ("post_fwd", "post_bwd", "hmm_fwd", "hmm_bwd"):
+            if f in names:
+                keep |= np.asarray(F_edge[names.index(f)].todense()).ravel()[:n_edges] >= 0.1
         if self.use_external:
             ext = self.external_featurizer_.edge_names
             i0 = len(names)

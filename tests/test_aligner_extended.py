@@ -55,7 +55,7 @@ def test_pair_features(inter, small_stats, hansards):
     s, t = hansards.test_pairs[1]
     pairs, pattern = adjacent_pairs(len(s), len(t))
     Fp = PairFeaturizer(small_stats, inter).transform(s, t, pairs, pattern).toarray()
-    assert Fp.shape == (len(PairFeaturizer.feature_names), len(pairs)) and Fp.min() >= 0
+    assert Fp.shape == (len(PairFeaturizer(small_stats, inter).feature_names), len(pairs)) and Fp.min() >= 0
     # exactly one pattern indicator per pair
     ind = Fp[0::7]
     np.testing.assert_array_equal(ind.sum(0), np.ones(len(pairs)))

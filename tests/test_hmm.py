@@ -148,3 +148,35 @@ def test_train_hmm_rejects_bad_input(small_stats):
         train_hmm(small_stats, [], [])
     with pytest.raises(ValueError, match="target sentences"):
         train_hmm(small_stats, [["a"]], [])
+
+
+@pytest.fixture(scope="module")
+def inter_small(hansards, small_stats):
+    from alignment.interactions import InteractionStatistics
+
+    return InteractionStatistics.fit_files(small_stats, hansards.bitext_src, hansards.bitext_tgt,
+                                           max_pairs=2000)
+
+
+def test_fertility_and_pair_features_with_hmm(hmm_stats, inter_small, hansards):
+    from alignment.interactions import NodeFeaturizer, PairFeaturizer
+    from structpred.qap import adjacent_pairs
+
+    stats, _ = hmm_stats
+    s, t = hansards.test_pairs[5]
+    m, n = len(s), len(t)
+    hf, hb = stats.hmm.posteriors(stats, s, t)
+    nf = NodeFeaturizer(stats, inter_small, max_fertility=3)
+    F = nf.transform(s, t).toarray()
+    assert nf.phi_names[-1] == "1-hmm_extra_fert" and F.min() >= 0
+    assert np.all(F[:, m:2 * m] >= F[:, :m])   # still monotone in d
+    row = nf.feature_names.index("src:fert>=2:1-hmm_extra_fert")
+    np.testing.assert_allclose(F[row, :m], 1 - np.clip(hf.sum(1) - 1, 0, 1))
+    pairs, pattern = adjacent_pairs(m, n, one_to_two=True)
+    pf = PairFeaturizer(stats, inter_small)
+    Fp = pf.transform(s, t, pairs, pattern).toarray()
+    assert Fp.shape == (len(pf.feature_names), len(pairs)) == (4 * 10, len(pairs))
+    assert Fp.min() >= 0
+    k = pattern[0]
+    row = pf.feature_names.index(f"{pf.feature_names[10 * k].split(':')[0]}:hmm_fwd")
+    assert Fp[row, 0] == pytest.approx(hf.ravel()[pairs[0, 0]] * hf.ravel()[pairs[0, 1]])
