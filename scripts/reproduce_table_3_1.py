@@ -29,6 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from alignment.aer import score_alignments  # noqa: E402
+from structpred.io import atomic_write  # noqa: E402
 from alignment.experiment import (BITEXTS, external_cache_path, hansards_hmm,  # noqa: E402
                                   hansards_interaction_statistics, hansards_statistics,
                                   load_hansards)
@@ -197,7 +198,8 @@ def main(argv=None):
               f"CBC {d['seconds_pulp']:.1f}s, LP {d['seconds_lp']:.1f}s "
               f"(LP/SCIP = {d['seconds_lp'] / max(d['seconds_ortools'], 1e-9):.2f})")
     if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1))
+        with atomic_write(args.json) as fh:   # creates missing folders; never half-written
+            fh.write(json.dumps(results, indent=1))
 
 
 def external_baselines(external, test_pairs, test_gold, bitext="36-2"):
