@@ -296,7 +296,46 @@ def _edge_update(A, B, a, p_old, omega):
     piecewise linear in ``p`` with at most six breakpoints, so the root is
     bracketed by the breakpoints and found exactly by linear interpolation
     (the difference is linear between consecutive breakpoints).
+
+    Fast path: when both node values stay strictly inside (0, 1) at the root,
+    ``R(p) = A - B - 2p`` and the root of the piece of ``h*'`` it falls on is
+    closed-form (``(A - B)/2`` on the flat piece ``|p| <= -a``, ``(A - B -+ a)/3``
+    on the sloped ones, 0 at the kink of ``a > 0``); the brackets are only
+    searched when a node is clipped.
     """
+    d = A - B
+    kink = False
+    if a <= 0.0:
+        if abs(d) <= -2.0 * a:
+            root, plo, phi = 0.5 * d, a, -a
+        elif d > 0.0:
+            root, plo, phi = (d - a) / 3.0, -a, np.inf
+        else:
+            root, plo, phi = (d + a) / 3.0, -np.inf, a
+    elif abs(d) <= a:
+        root, plo, phi, kink = 0.0, 0.0, 0.0, True
+    elif d > 0.0:
+        root, plo, phi = (d - a) / 3.0, 0.0, np.inf
+    else:
+        root, plo, phi = (d + a) / 3.0, -np.inf, 0.0
+    if 0.0 < A - root < 1.0 and 0.0 < B + root < 1.0:
+        if omega != 1.0 and not kink:
+            over = p_old + omega * (root - p_old)
+            if plo <= over <= phi and 0.0 <= A - over <= 1.0 and 0.0 <= B + over <= 1.0:
+                return over
+        return root
+    # both nodes at the same bound for every p of an interval on which h*' = 0
+    # (the flat piece |p| <= -a, or p = 0 when a > 0): g = 0 there, so every such
+    # p is a maximiser; keep the one closest to p_old (as the bracket search does)
+    fl, fh = (a, -a) if a <= 0.0 else (0.0, 0.0)
+    if A + B >= 2.0:  # both at 1 for p in [1 - B, A - 1]
+        lo1, hi1 = max(1.0 - B, fl), min(A - 1.0, fh)
+        if lo1 <= hi1:
+            return min(max(p_old, lo1), hi1)
+    elif A + B <= 0.0:  # both at 0 for p in [A, -B]
+        lo1, hi1 = max(A, fl), min(-B, fh)
+        if lo1 <= hi1:
+            return min(max(p_old, lo1), hi1)
     if a > 0.0:
         r0 = _clip01(A) - _clip01(B)
         if -a <= r0 <= a:
@@ -498,29 +537,61 @@ def _components(n, eu, ev):
     return k, lab
 
 
+@nb.njit(cache=True)
 def _groups(n, ej, ek, fused, flags, neg):
     """Groups of nodes joined by fused edges, and their bound status.
 
     Negative-``b'`` edges between two nodes at the same bound are fused too
-    (``z_j = z_k`` there, and fusing only widens the admissible flows).
-    Returns ``(comp, cstat, fused)``: group of each node, status of each
-    group (-1: at 0, +1: at 1, 0: free) and the completed fused mask.
+    (``z_j = z_k`` there, and fusing only widens the admissible flows), and so
+    are negative-``b'`` edges inside a group or between two groups at the same
+    bound, until nothing changes.  Returns ``(comp, cstat, fused)``: group of
+    each node, status of each group (-1: at 0, +1: at 1, 0: free) and the
+    completed fused mask.
     """
-
-    fused = fused | (neg & (flags[ej] == flags[ek]) & (flags[ej] != 0))
+    m = ej.size
+    fused = fused.copy()
+    for e in range(m):
+        if neg[e] and flags[ej[e]] == flags[ek[e]] and flags[ej[e]] != 0:
+            fused[e] = True
     while True:
-        fe = np.flatnonzero(fused)
-        nc, comp = _components(n, ej[fe], ek[fe])
-        lo = np.bincount(comp, weights=(flags < 0), minlength=nc) > 0
-        hi = np.bincount(comp, weights=(flags > 0), minlength=nc) > 0
-        cstat = np.where(lo & ~hi, -1, np.where(hi & ~lo, 1, 0)).astype(np.int8)
-        st = cstat[comp]
-        more = neg & ~fused & ((comp[ej] == comp[ek]) | ((st[ej] == st[ek]) & (st[ej] != 0)))
-        if not more.any():
+        nfe = 0
+        for e in range(m):
+            if fused[e]:
+                nfe += 1
+        fu = np.empty(nfe, np.int64)
+        fv = np.empty(nfe, np.int64)
+        i = 0
+        for e in range(m):
+            if fused[e]:
+                fu[i] = ej[e]
+                fv[i] = ek[e]
+                i += 1
+        nc, comp = _components(n, fu, fv)
+        lo = np.zeros(nc, np.bool_)
+        hi = np.zeros(nc, np.bool_)
+        for j in range(n):
+            if flags[j] < 0:
+                lo[comp[j]] = True
+            elif flags[j] > 0:
+                hi[comp[j]] = True
+        cstat = np.zeros(nc, np.int8)
+        for c in range(nc):
+            if lo[c] and not hi[c]:
+                cstat[c] = -1
+            elif hi[c] and not lo[c]:
+                cstat[c] = 1
+        more = False
+        for e in range(m):
+            if neg[e] and not fused[e]:
+                a, b = comp[ej[e]], comp[ek[e]]
+                if a == b or (cstat[a] == cstat[b] and cstat[a] != 0):
+                    fused[e] = True
+                    more = True
+        if not more:
             return comp, cstat, fused
-        fused = fused | more
 
 
+@nb.njit(cache=True)
 def _group_values(zp, bp, ej, ek, comp, cstat, sigma, active):
     """Exact node values for a given structure: one linear solve.
 
@@ -531,37 +602,176 @@ def _group_values(zp, bp, ej, ek, comp, cstat, sigma, active):
     Returns ``(z, x, p)`` with ``p`` the flows of those edges (0 elsewhere).
     """
     n, m = zp.size, bp.size
-    st = cstat[comp]
-    A = (comp[ej] != comp[ek]) & ((bp < 0) | active) & ~((st[ej] == st[ek]) & (st[ej] != 0))
-    free_c = cstat == 0
-    idx = np.cumsum(free_c) - 1
-    nf = int(free_c.sum())
-    fn = free_c[comp]
-    gi = idx[comp]
-    diag = np.bincount(gi[fn], minlength=nf).astype(np.float64)
-    rhs = np.bincount(gi[fn], weights=zp[fn], minlength=nf)
-    zb = (st > 0).astype(np.float64)  # values of the nodes at a bound
-    ae = np.flatnonzero(A)
-    t, h = ej[ae], ek[ae]
-    sb = sigma[ae] * bp[ae]
-    tf, hf = fn[t], fn[h]
-    np.add.at(rhs, gi[t[tf]], sb[tf])
-    np.subtract.at(rhs, gi[h[hf]], sb[hf])
-    only_t = tf & ~hf
-    only_h = hf & ~tf
-    np.add.at(diag, gi[t[only_t]], 1.0)
-    np.add.at(rhs, gi[t[only_t]], zb[h[only_t]])
-    np.add.at(diag, gi[h[only_h]], 1.0)
-    np.add.at(rhs, gi[h[only_h]], zb[t[only_h]])
-    both = tf & hf
-    x = np.clip(rhs / np.maximum(diag, 1.0), 0.0, 1.0)
-    scale = max(1.0, float(np.abs(rhs).max(initial=0.0)))
-    _edge_cg(diag, np.ascontiguousarray(gi[t[both]]), np.ascontiguousarray(gi[h[both]]), rhs, x,
-             1e-15 * scale, 10 * nf + 100)
-    z = np.where(fn, np.append(x, 0.0)[gi], zb)
+    nc = cstat.size
+    idx = np.full(nc, -1, np.int64)  # free groups numbered 0..nf-1
+    nf = 0
+    for c in range(nc):
+        if cstat[c] == 0:
+            idx[c] = nf
+            nf += 1
+    diag = np.zeros(nf)
+    rhs = np.zeros(nf)
+    zb = np.zeros(n)  # values of the nodes at a bound
+    for j in range(n):
+        g = idx[comp[j]]
+        if g >= 0:
+            diag[g] += 1.0
+            rhs[g] += zp[j]
+        elif cstat[comp[j]] > 0:
+            zb[j] = 1.0
+    act = np.zeros(m, np.bool_)
+    nboth = 0
+    for e in range(m):
+        ct, ch = comp[ej[e]], comp[ek[e]]
+        if ct == ch or not (bp[e] < 0 or active[e]):
+            continue
+        if cstat[ct] == cstat[ch] and cstat[ct] != 0:
+            continue
+        act[e] = True
+        sb = sigma[e] * bp[e]
+        gt, gh = idx[ct], idx[ch]
+        if gt >= 0:
+            rhs[gt] += sb
+        if gh >= 0:
+            rhs[gh] -= sb
+        if gt >= 0 and gh < 0:
+            diag[gt] += 1.0
+            rhs[gt] += zb[ek[e]]
+        elif gh >= 0 and gt < 0:
+            diag[gh] += 1.0
+            rhs[gh] += zb[ej[e]]
+        elif gt >= 0 and gh >= 0:
+            nboth += 1
+    eu = np.empty(nboth, np.int64)
+    ev = np.empty(nboth, np.int64)
+    i = 0
+    for e in range(m):
+        if act[e]:
+            gt, gh = idx[comp[ej[e]]], idx[comp[ek[e]]]
+            if gt >= 0 and gh >= 0:
+                eu[i] = gt
+                ev[i] = gh
+                i += 1
+    x = np.empty(nf)
+    scale = 1.0
+    for g in range(nf):
+        x[g] = min(max(rhs[g] / max(diag[g], 1.0), 0.0), 1.0)
+        scale = max(scale, abs(rhs[g]))
+    _edge_cg(diag, eu, ev, rhs, x, 1e-15 * scale, 10 * nf + 100)
+    z = zb.copy()
+    for j in range(n):
+        g = idx[comp[j]]
+        if g >= 0:
+            z[j] = x[g]
     p = np.zeros(m)
-    p[ae] = z[t] - z[h] - sb
+    for e in range(m):
+        if act[e]:
+            p[e] = z[ej[e]] - z[ek[e]] - sigma[e] * bp[e]
     return z, x, p
+
+
+@nb.njit(cache=True)
+def _minus_div(u, ej, ek, p):
+    """``u - D'p`` with ``(D'p)_j = sum_{e=(j,.)} p_e - sum_{e=(.,j)} p_e``."""
+    out = u.copy()
+    for e in range(ej.size):
+        out[ej[e]] -= p[e]
+        out[ek[e]] += p[e]
+    return out
+
+
+@nb.njit(cache=True)
+def _flow_network(tt, bp, ej, ek, comp, fused, sel, scale0):
+    """Arcs of the max-flow network of :func:`_fused_flows` for the groups ``sel``.
+
+    Node demands ``|tt| <= 1e-13 scale0`` count as zero (rounding of the group
+    values).  Arcs, in this order: source -> j (``tt_j > 0``), j -> sink
+    (``tt_j < 0``), then each fused edge of a selected group forward and
+    backward (capacity ``-b'``).  Nodes are numbered compactly over the
+    selected groups; source and sink are ``k`` and ``k + 1``.  Capacities are
+    scaled so that they sum to ``2**ORTOOLS_SCALE_BITS`` (at least ``scale0``
+    as the total) and floored to int64.  Returns ``(tails, heads, icaps, fe,
+    term, k1, k2, nodes, scale)``: ``term`` the node of each terminal arc,
+    ``k1``/``k2`` the ends of the source and sink arcs.
+    """
+    n, m = tt.size, ej.size
+    loc = np.full(n, -1, np.int64)
+    k = 0
+    for j in range(n):
+        if sel[comp[j]]:
+            loc[j] = k
+            k += 1
+    nodes = np.empty(k, np.int64)
+    npos = nneg = 0
+    thr = 1e-13 * scale0
+    for j in range(n):
+        if loc[j] >= 0:
+            nodes[loc[j]] = j
+            if tt[j] > thr:
+                npos += 1
+            elif tt[j] < -thr:
+                nneg += 1
+    nfe = 0
+    for e in range(m):
+        if fused[e] and sel[comp[ej[e]]]:
+            nfe += 1
+    fe = np.empty(nfe, np.int64)
+    i = 0
+    for e in range(m):
+        if fused[e] and sel[comp[ej[e]]]:
+            fe[i] = e
+            i += 1
+    k1, k2 = npos, npos + nneg
+    na = k2 + 2 * nfe
+    tails = np.empty(na, np.int64)
+    heads = np.empty(na, np.int64)
+    caps = np.empty(na)
+    term = np.empty(k2, np.int64)
+    a1, a2 = 0, k1
+    for j in range(n):
+        if loc[j] >= 0:
+            if tt[j] > thr:
+                tails[a1], heads[a1], caps[a1], term[a1] = k, loc[j], tt[j], j
+                a1 += 1
+            elif tt[j] < -thr:
+                tails[a2], heads[a2], caps[a2], term[a2] = loc[j], k + 1, -tt[j], j
+                a2 += 1
+    for i in range(nfe):
+        e = fe[i]
+        u, v = loc[ej[e]], loc[ek[e]]
+        tails[k2 + i], heads[k2 + i], caps[k2 + i] = u, v, -bp[e]
+        tails[k2 + nfe + i], heads[k2 + nfe + i], caps[k2 + nfe + i] = v, u, -bp[e]
+    total = 0.0
+    for a in range(na):
+        total += caps[a]
+    total = max(total, scale0)
+    scale = 2.0 ** ORTOOLS_SCALE_BITS / total
+    icaps = np.empty(na, np.int64)
+    for a in range(na):
+        icaps[a] = np.int64(np.floor(caps[a] * scale))
+    return tails, heads, icaps, fe, term, k1, k2, nodes, scale
+
+
+@nb.njit(cache=True)
+def _flow_deficits(icaps, fl, term, k1, k2, comp, cstat, slack_tol):
+    """Groups whose required terminal arcs are not saturated: the source arcs
+    of free groups and of groups at 0, the sink arcs of free groups and of
+    groups at 1 (deficit above ``slack_tol`` units per node of the group)."""
+    nc = cstat.size
+    src_def = np.zeros(nc)
+    snk_def = np.zeros(nc)
+    for a in range(k1):
+        src_def[comp[term[a]]] += icaps[a] - fl[a]
+    for a in range(k1, k2):
+        snk_def[comp[term[a]]] += icaps[a] - fl[a]
+    deg = np.zeros(nc)
+    for j in range(comp.size):
+        deg[comp[j]] += 1.0
+    bad = np.zeros(nc, np.bool_)
+    for c in range(nc):
+        lim = slack_tol * deg[c]
+        bad[c] = (cstat[c] <= 0 and src_def[c] > lim) or (cstat[c] >= 0 and snk_def[c] > lim)
+    return bad
 
 
 def _fused_flows(zp, bp, ej, ek, comp, cstat, fused, z, p, groups=None):
@@ -582,50 +792,24 @@ def _fused_flows(zp, bp, ej, ek, comp, cstat, fused, z, p, groups=None):
     from ortools.graph.python import max_flow
 
     n = zp.size
-    tt = zp - z
-    np.subtract.at(tt, ej, p)
-    np.add.at(tt, ek, p)
+    tt = _minus_div(zp - z, ej, ek, p)
     scale0 = max(1.0, float(np.abs(zp).max(initial=0.0)), float(np.abs(bp).max(initial=0.0)))
-    tt[np.abs(tt) <= 1e-13 * scale0] = 0.0  # rounding of the group values
-    if groups is None:
-        fe = np.flatnonzero(fused)
-        pos = np.flatnonzero(tt > 0)
-        negn = np.flatnonzero(tt < 0)
-    else:  # only the nodes and fused edges of these groups
-        fe = np.flatnonzero(fused & groups[comp[ej]])
-        pos = np.flatnonzero((tt > 0) & groups[comp])
-        negn = np.flatnonzero((tt < 0) & groups[comp])
-    c = -bp[fe]
-    caps = np.concatenate([tt[pos], -tt[negn], c, c])
-    total = max(float(caps.sum()), scale0)
+    sel = np.ones(cstat.size, np.bool_) if groups is None else groups
+    tails, heads, icaps, fe, term, k1, k2, nodes, scale = _flow_network(
+        tt, bp, ej, ek, comp, fused, sel, scale0)
     nc = cstat.size
-    if caps.size == 0:
+    if icaps.size == 0:
         return fe, np.zeros(fe.size), np.zeros(nc, bool), np.zeros(n, bool)
-    scale = 2.0 ** ORTOOLS_SCALE_BITS / total
-    icaps = np.floor(caps * scale).astype(np.int64)
-    k1, k2 = pos.size, pos.size + negn.size
-    # compact node numbering (only the nodes of the groups checked)
-    if groups is None:
-        nodes, loc = np.arange(n), np.arange(n)
-    else:
-        nodes = np.flatnonzero(groups[comp])
-        loc = np.full(n, -1, dtype=np.int64)
-        loc[nodes] = np.arange(nodes.size)
     k = nodes.size
     smf = max_flow.SimpleMaxFlow()
-    tails = np.concatenate([np.full(pos.size, k), loc[negn], loc[ej[fe]], loc[ek[fe]], [k]])
-    heads = np.concatenate([loc[pos], np.full(negn.size, k + 1), loc[ek[fe]], loc[ej[fe]], [k + 1]])
-    smf.add_arcs_with_capacity(tails, heads, np.r_[icaps, 0])
+    smf.add_arcs_with_capacity(np.r_[tails, k], np.r_[heads, k + 1], np.r_[icaps, 0])
     if smf.solve(k, k + 1) != smf.OPTIMAL:
         raise RuntimeError("OR-Tools max-flow failed")
-    fl = smf.flows(np.arange(tails.size - 1)).astype(np.float64)
+    fl = smf.flows(np.arange(tails.size)).astype(np.float64)
     pF = (fl[k2:k2 + fe.size] - fl[k2 + fe.size:]) / scale
-    # deficit of the required terminal arcs, per group
-    slack_tol = 4.0  # integer units: the rounding of the capacities
-    src_def = np.bincount(comp[pos], weights=icaps[:k1] - fl[:k1], minlength=nc)
-    snk_def = np.bincount(comp[negn], weights=icaps[k1:k2] - fl[k1:k2], minlength=nc)
-    deg = np.bincount(comp, minlength=nc)
-    bad = (((cstat <= 0) & (src_def > slack_tol * deg)) | ((cstat >= 0) & (snk_def > slack_tol * deg)))
+    # deficit of the required terminal arcs, per group (4 integer units per node:
+    # the rounding of the capacities)
+    bad = _flow_deficits(icaps, fl, term, k1, k2, comp, cstat, 4.0)
     S = np.zeros(n, bool)
     if bad.any():
         src = np.asarray(smf.get_source_side_min_cut(), dtype=np.int64)
@@ -640,13 +824,9 @@ def _balance_flows(zp, ej, ek, fe, cstat, comp, z, p, pF, scale):
 
     n = zp.size
     beta = cstat[comp].astype(np.float64)
-    tt = zp - z
-    np.subtract.at(tt, ej, p)
-    np.add.at(tt, ek, p)
-    fu, fv = ej[fe], ek[fe]
-    DF = np.zeros(n)
-    np.add.at(DF, fu, pF)
-    np.subtract.at(DF, fv, pF)
+    tt = _minus_div(zp - z, ej, ek, p)
+    fu, fv = np.ascontiguousarray(ej[fe]), np.ascontiguousarray(ek[fe])
+    DF = -_minus_div(np.zeros(n), fu, fv, pF)
     s0 = np.maximum(0.0, beta * (tt - DF))
     r = tt - DF - beta * s0
     if np.abs(r).max(initial=0.0) <= 1e-15 * scale:
@@ -798,9 +978,7 @@ def _active_set(zp, bp, ej, ek, flags, fused, sigma, active, max_steps, kkt_tol)
 
 def _structure_from_dual(zp, bp, ej, ek, p):
     """Initial structure guess from (approximate) dual flows ``p``."""
-    u = zp.copy()
-    np.subtract.at(u, ej, p)
-    np.add.at(u, ek, p)
+    u = _minus_div(zp, ej, ek, p)
     z = np.clip(u, 0.0, 1.0)
     d = z[ej] - z[ek]
     neg = bp < 0
@@ -841,7 +1019,7 @@ def _project_active_set(zv, ze, ej, ek, edges, p, tol, max_iter, omega, sweeps, 
 
 
 def project_mincut(zp_nodes, zp_edges, edges, tol=1e-10, max_iter=100000, p0=None,
-                   omega=1.7, return_info=False, method="active_set", sweeps=30, max_steps=100):
+                   omega=1.7, return_info=False, method="active_set", sweeps=60, max_steps=100):
     """Exact Euclidean projection onto the min-cut polytope (thesis eq. 2.22).
 
     Solves
