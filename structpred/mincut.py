@@ -592,7 +592,7 @@ def _groups(n, ej, ek, fused, flags, neg):
 
 
 @nb.njit(cache=True)
-def _group_values(zp, bp, ej, ek, comp, cstat, sigma, active):
+def _group_values(zp, bp, ej, ek, comp, cstat, sigma, active, z_prev):
     """Exact node values for a given structure: one linear solve.
 
     Every free group ``C`` takes one value ``x_C`` solving
@@ -600,6 +600,8 @@ def _group_values(zp, bp, ej, ek, comp, cstat, sigma, active):
     summed over the group), where ``L_A`` is the Laplacian of the edges
     between groups on a quadratic piece (``p_e = d_e - sigma_e b'_e``).
     Returns ``(z, x, p)`` with ``p`` the flows of those edges (0 elsewhere).
+    CG starts from the group means of ``z_prev`` (the previous step's node
+    values; empty for none), which changes only its number of iterations.
     """
     n, m = zp.size, bp.size
     nc = cstat.size
@@ -657,6 +659,16 @@ def _group_values(zp, bp, ej, ek, comp, cstat, sigma, active):
     for g in range(nf):
         x[g] = min(max(rhs[g] / max(diag[g], 1.0), 0.0), 1.0)
         scale = max(scale, abs(rhs[g]))
+    if z_prev.size == n:
+        xs = np.zeros(nf)
+        cnt = np.zeros(nf)
+        for j in range(n):
+            g = idx[comp[j]]
+            if g >= 0:
+                xs[g] += z_prev[j]
+                cnt[g] += 1.0
+        for g in range(nf):
+            x[g] = xs[g] / cnt[g]
     _edge_cg(diag, eu, ev, rhs, x, 1e-15 * scale, 10 * nf + 100)
     z = zb.copy()
     for j in range(n):
@@ -888,7 +900,8 @@ def _active_set(zp, bp, ej, ek, flags, fused, sigma, active, max_steps, kkt_tol)
     dirty = np.ones(n, bool)
     for step in range(1, max_steps + 1):
         comp, cstat, fused = _groups(n, ej, ek, fused, flags, neg)
-        z, x, p = _group_values(zp, bp, ej, ek, comp, cstat, sigma, active)
+        z, x, p = _group_values(zp, bp, ej, ek, comp, cstat, sigma, active,
+                                np.zeros(0) if z is None else z)
         d = z[ej] - z[ek]
         inter = comp[ej] != comp[ek]
         changed = False
