@@ -869,6 +869,52 @@ def _split(bad, comp, cstat, S, fused, sigma, flags, ej, ek):
     return fused & ~cut, np.where(cut, np.where(S[ej], 1.0, -1.0), sigma)
 
 
+@nb.njit(cache=True)
+def _structure_update(z, x, comp, cstat, bp, ej, ek, neg, tol, flags, fused, sigma, active):
+    """The structure corrections of one active-set step (in place).
+
+    A free group whose value leaves ``[0, 1]`` goes to the bound (``flags``);
+    two groups joined by a negative-``b'`` edge whose difference has the
+    wrong sign merge (``fused``); a squared-hinge edge between groups switches
+    piece when its difference leaves the piece by more than ``tol``
+    (``active``, ``sigma``: the Newton step on the smooth part).  Returns
+    ``(touched, changed)``: the nodes whose groups change, and whether any did.
+    """
+    n, m = z.size, ej.size
+    nc = cstat.size
+    touched = np.zeros(n, np.bool_)
+    changed = False
+    out = np.zeros(nc, np.int8)
+    g = 0
+    for c in range(nc):
+        if cstat[c] == 0:
+            if x[g] < -tol:
+                out[c] = -1
+            elif x[g] > 1.0 + tol:
+                out[c] = 1
+            g += 1
+    for j in range(n):
+        if out[comp[j]] != 0:
+            flags[j] = out[comp[j]]
+            touched[j] = True
+            changed = True
+    for e in range(m):
+        u, v = ej[e], ek[e]
+        if comp[u] == comp[v]:
+            continue
+        d = z[u] - z[v]
+        if neg[e]:
+            if sigma[e] * d < -tol:
+                fused[e] = True
+                touched[u] = touched[v] = changed = True
+        elif bp[e] > 0.0:
+            if (active[e] and sigma[e] * d < bp[e] - tol) or (not active[e] and abs(d) > bp[e] + tol):
+                active[e] = abs(d) > bp[e]
+                sigma[e] = 1.0 if d >= 0 else -1.0
+                touched[u] = touched[v] = changed = True
+    return touched, changed
+
+
 def _active_set(zp, bp, ej, ek, flags, fused, sigma, active, max_steps, kkt_tol):
     """Exact active-set method on groups of fused nodes (merge and split).
 
@@ -892,6 +938,7 @@ def _active_set(zp, bp, ej, ek, flags, fused, sigma, active, max_steps, kkt_tol)
     tol = 1e-13 * scale
     flags = flags.copy()
     sigma = sigma.copy()
+    active = active.copy()
     res = np.inf
     z = p = None
     # nodes whose group changed since its flows were last found feasible:
@@ -902,41 +949,8 @@ def _active_set(zp, bp, ej, ek, flags, fused, sigma, active, max_steps, kkt_tol)
         comp, cstat, fused = _groups(n, ej, ek, fused, flags, neg)
         z, x, p = _group_values(zp, bp, ej, ek, comp, cstat, sigma, active,
                                 np.zeros(0) if z is None else z)
-        d = z[ej] - z[ek]
-        inter = comp[ej] != comp[ek]
-        changed = False
-        touched = np.zeros(n, bool)  # nodes whose groups change in this step
-        # groups leaving the box go to the bound
-        free_c = np.flatnonzero(cstat == 0)
-        out_lo = np.zeros(cstat.size, bool)
-        out_hi = np.zeros(cstat.size, bool)
-        out_lo[free_c[x < -tol]] = True
-        out_hi[free_c[x > 1 + tol]] = True
-        if out_lo.any() or out_hi.any():
-            flags[out_lo[comp]] = -1
-            flags[out_hi[comp]] = 1
-            touched |= (out_lo | out_hi)[comp]
-            changed = True
-        # wrong signs between groups: merge
-        wrong = neg & inter & (sigma * d < -tol)
-        if wrong.any():
-            fused = fused | wrong
-            touched[ej[wrong]] = True
-            touched[ek[wrong]] = True
-            changed = True
-        # squared-hinge pieces (smooth part: Newton-like update)
-        hinge = ~neg
-        # (a piece is left only when violated by more than the rounding tol)
-        on = hinge & inter & (bp > 0)
-        leave = on & active & (sigma * d < bp - tol)
-        enter = on & ~active & (np.abs(d) > bp + tol)
-        flip = leave | enter
-        if flip.any():
-            active = np.where(flip, np.abs(d) > bp, active)
-            sigma = np.where(flip, np.where(d >= 0, 1.0, -1.0), sigma)
-            touched[ej[flip]] = True
-            touched[ek[flip]] = True
-            changed = True
+        touched, changed = _structure_update(z, x, comp, cstat, bp, ej, ek, neg, tol, flags,
+                                             fused, sigma, active)
         if changed:
             # the flows of the other pending groups are still checked now
             tg = np.zeros(cstat.size, bool)
