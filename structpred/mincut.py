@@ -61,6 +61,7 @@ __all__ = [
 #: Capacities are scaled so that their total is ``2**ORTOOLS_SCALE_BITS``
 #: before rounding to int64 for OR-Tools (see :func:`decode_mincut`).
 ORTOOLS_SCALE_BITS = 50
+_THIRD = 1.0 / 3.0
 
 
 # ----------------------------------------------------------------- graphs
@@ -284,7 +285,7 @@ def _bracket(b, A, B, a, side, lo, hi, glo, ghi):
     return lo, hi, glo, ghi
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _edge_update(A, B, a, p_old, omega):
     """Exact maximisation of the dual over one edge flow ``p`` (others fixed).
 
@@ -309,15 +310,15 @@ def _edge_update(A, B, a, p_old, omega):
         if abs(d) <= -2.0 * a:
             root, plo, phi = 0.5 * d, a, -a
         elif d > 0.0:
-            root, plo, phi = (d - a) / 3.0, -a, np.inf
+            root, plo, phi = (d - a) * _THIRD, -a, np.inf
         else:
-            root, plo, phi = (d + a) / 3.0, -np.inf, a
+            root, plo, phi = (d + a) * _THIRD, -np.inf, a
     elif abs(d) <= a:
         root, plo, phi, kink = 0.0, 0.0, 0.0, True
     elif d > 0.0:
-        root, plo, phi = (d - a) / 3.0, 0.0, np.inf
+        root, plo, phi = (d - a) * _THIRD, 0.0, np.inf
     else:
-        root, plo, phi = (d + a) / 3.0, -np.inf, 0.0
+        root, plo, phi = (d + a) * _THIRD, -np.inf, 0.0
     if 0.0 < A - root < 1.0 and 0.0 < B + root < 1.0:
         if omega != 1.0 and not kink:
             over = p_old + omega * (root - p_old)
@@ -379,10 +380,10 @@ def _edge_update(A, B, a, p_old, omega):
 def _project_kernel(zp, a_e, ej, ek, p, tol, max_iter, omega):
     n = zp.size
     m = a_e.size
-    v = np.zeros(n)  # v = -D'p
+    u = zp.copy()  # u = z' - D'p
     for e in range(m):
-        v[ej[e]] -= p[e]
-        v[ek[e]] += p[e]
+        u[ej[e]] -= p[e]
+        u[ek[e]] += p[e]
     it = 0
     delta_max = 0.0
     for it in range(1, max_iter + 1):
@@ -391,21 +392,19 @@ def _project_kernel(zp, a_e, ej, ek, p, tol, max_iter, omega):
             j = ej[e]
             k = ek[e]
             pe = p[e]
-            A = zp[j] + v[j] + pe
-            B = zp[k] + v[k] - pe
-            pn = _edge_update(A, B, a_e[e], pe, omega)
+            pn = _edge_update(u[j] + pe, u[k] - pe, a_e[e], pe, omega)
             d = pn - pe
             if d != 0.0:
                 p[e] = pn
-                v[j] -= d
-                v[k] += d
+                u[j] -= d
+                u[k] += d
                 if abs(d) > delta_max:
                     delta_max = abs(d)
         if delta_max <= tol:
             break
     z = np.empty(n)
     for j in range(n):
-        z[j] = _clip01(zp[j] + v[j])
+        z[j] = _clip01(u[j])
     return z, it, delta_max
 
 
