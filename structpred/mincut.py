@@ -698,7 +698,8 @@ def _flow_network(tt, bp, ej, ek, comp, fused, sel, scale0):
     Node demands ``|tt| <= 1e-13 scale0`` count as zero (rounding of the group
     values).  Arcs, in this order: source -> j (``tt_j > 0``), j -> sink
     (``tt_j < 0``), then each fused edge of a selected group forward and
-    backward (capacity ``-b'``).  Nodes are numbered compactly over the
+    backward (capacity ``-b'``; only edges with both ends in selected groups).
+    Nodes are numbered compactly over the
     selected groups; source and sink are ``k`` and ``k + 1``.  Capacities are
     scaled so that they sum to ``2**ORTOOLS_SCALE_BITS`` (at least ``scale0``
     as the total) and floored to int64.  Returns ``(tails, heads, icaps, fe,
@@ -724,12 +725,12 @@ def _flow_network(tt, bp, ej, ek, comp, fused, sel, scale0):
                 nneg += 1
     nfe = 0
     for e in range(m):
-        if fused[e] and sel[comp[ej[e]]]:
+        if fused[e] and loc[ej[e]] >= 0 and loc[ek[e]] >= 0:
             nfe += 1
     fe = np.empty(nfe, np.int64)
     i = 0
     for e in range(m):
-        if fused[e] and sel[comp[ej[e]]]:
+        if fused[e] and loc[ej[e]] >= 0 and loc[ek[e]] >= 0:
             fe[i] = e
             i += 1
     k1, k2 = npos, npos + nneg
