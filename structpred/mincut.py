@@ -932,7 +932,7 @@ def _active_set(zp, bp, ej, ek, flags, fused, sigma, active, max_steps, kkt_tol)
     (:func:`_balance_flows`) and the KKT residual is measured.
     Returns ``(z, p, ok, steps, residual)``.
     """
-    n, m = zp.size, bp.size
+    n = zp.size
     neg = bp < 0
     scale = max(1.0, float(np.abs(zp).max(initial=0.0)), float(np.abs(bp).max(initial=0.0)))
     tol = 1e-13 * scale
