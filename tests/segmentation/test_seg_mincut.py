@@ -255,3 +255,78 @@ def test_example_project_uses_exact_method_with_warm_start():
         c, d = project_mincut_cvxpy(*ex.split(z), e)
         np.testing.assert_allclose(zv, c, atol=1e-6)
         np.testing.assert_allclose(ze, d, atol=1e-6)
+
+
+def _ortools_maxflow(n, tails, heads, caps, tr):
+    from ortools.graph.python import max_flow
+
+    smf = max_flow.SimpleMaxFlow()
+    src, snk = n, n + 1
+    t = list(tails) + [src] * int((tr > 0).sum()) + list(np.flatnonzero(tr < 0)) + [src]
+    h = list(heads) + list(np.flatnonzero(tr > 0)) + [snk] * int((tr < 0).sum()) + [snk]
+    c = list(caps) + list(tr[tr > 0]) + list(-tr[tr < 0]) + [0]
+    smf.add_arcs_with_capacity(np.array(t), np.array(h), np.array(c, dtype=np.int64))
+    assert smf.solve(src, snk) == smf.OPTIMAL
+    side = np.zeros(n + 2, bool)
+    side[smf.get_source_side_min_cut()] = True
+    return smf.optimal_flow(), side[:n]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_boykov_kolmogorov_maxflow_matches_ortools(seed):
+    """The projection's Boykov-Kolmogorov max-flow: same flow value and the same
+    (minimal) source side as OR-Tools, a feasible flow, on random graphs and grids."""
+    from structpred.mincut import _bk_maxflow
+
+    rng = np.random.default_rng(seed)
+    if seed % 2:
+        side = int(rng.integers(2, 9))
+        e = grid_edges(side, side)
+        n = side * side
+    else:
+        n = int(rng.integers(2, 25))
+        e = [(i, j) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.3]
+        if not e:
+            e = [(0, 1)]
+    e = np.asarray(e, np.int64)
+    m = len(e)
+    tails = np.empty(2 * m, np.int64)
+    heads = np.empty(2 * m, np.int64)
+    tails[0::2], heads[0::2] = e[:, 0], e[:, 1]
+    tails[1::2], heads[1::2] = e[:, 1], e[:, 0]
+    caps = rng.integers(0, 6, size=2 * m).astype(np.int64)
+    tr = rng.integers(-8, 9, size=n).astype(np.int64)
+    cap0, tr0 = caps.copy(), tr.copy()
+    flow, in_s = _bk_maxflow(n, tails, heads, caps, tr)
+    ref_flow, ref_side = _ortools_maxflow(n, tails, heads, cap0, tr0)
+    assert flow == ref_flow
+    np.testing.assert_array_equal(in_s, ref_side)
+    # residuals describe a feasible flow: capacity and conservation
+    assert np.all(caps >= 0) and np.all(caps[0::2] + caps[1::2] == cap0[0::2] + cap0[1::2])
+    net = np.zeros(n, np.int64)
+    f = cap0[0::2] - caps[0::2]
+    np.add.at(net, e[:, 0], f)
+    np.subtract.at(net, e[:, 1], f)
+    terminal = tr0 - tr   # flow in from the source (> 0) or out to the sink (< 0)
+    np.testing.assert_array_equal(net, terminal)
+    assert np.all(np.sign(tr) * np.sign(tr0) >= 0)
+
+
+def test_projection_same_with_both_internal_maxflows(monkeypatch):
+    import structpred.mincut as mc
+
+    rng = np.random.default_rng(5)
+    side = 30
+    e = grid_edges(side, side)
+    yy, xx = np.mgrid[0:side, 0:side] / side
+    zv = (((xx - 0.4) ** 2 + (yy - 0.6) ** 2) < 0.1).astype(float).ravel() + 0.1 \
+        + 0.05 * rng.normal(size=side * side)
+    ze = -0.05 * rng.exponential(size=len(e))
+    out = {}
+    for backend in ("bk", "ortools"):
+        monkeypatch.setattr(mc, "_PROJECTION_MAXFLOW", backend)
+        out[backend] = project_mincut(zv, ze, e, return_info=True)
+        assert out[backend][2]["exact"]
+    np.testing.assert_allclose(out["bk"][0], out["ortools"][0], atol=1e-9)
+    c, _ = project_mincut_cvxpy(zv, ze, e)
+    np.testing.assert_allclose(out["bk"][0], c, atol=1e-6)
