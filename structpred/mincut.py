@@ -29,7 +29,8 @@ This module provides
 * :func:`project_mincut` -- the exact Euclidean projection onto ``Z``
   (eq. 2.22): coordinate ascent on its dual (Numba) to guess the structure of
   the optimum, then an exact active-set method (merge/split of fused groups,
-  one sparse SPD solve per step, max-flow for the flows inside the groups)
+  one sparse SPD solve per step, a Boykov-Kolmogorov max-flow in Numba for the
+  flows inside the groups)
   with a KKT certificate;
 * :func:`project_mincut_cvxpy` -- the same projection by a generic QP solver;
 * :class:`MinCutExample` -- the problem class of the structpred protocol.
@@ -1038,7 +1039,7 @@ def _fused_flows(zp, bp, ej, ek, comp, cstat, fused, z, p, groups=None):
     fused edges (capacity ``|p_e| <= -b'_e``): exactly ``t_j`` in a free
     group, at least ``t_j`` at 0, at most ``t_j`` at 1.  The groups only
     meet at the terminals of the s-t network (source -> j of capacity
-    ``t_j > 0``, j -> sink of capacity ``-t_j``), so one OR-Tools max-flow
+    ``t_j > 0``, j -> sink of capacity ``-t_j``), so one max-flow
     decides all of them: a group is feasible iff its required terminal arcs
     are saturated (up to the integer rounding of the capacities).
     ``groups`` (boolean, per group) restricts the network to those groups.
@@ -1380,9 +1381,10 @@ def project_mincut(zp_nodes, zp_edges, edges, tol=1e-10, max_iter=100000, p0=Non
     corrected as in active-set methods for the fused lasso: two groups whose
     edge difference has the wrong sign merge; a group leaving ``[0, 1]`` goes
     to the bound; squared-hinge edges switch pieces (a Newton step on the
-    smooth part); and the flows inside the groups are found by one OR-Tools
-    max-flow (capacities ``-b'``; node demands from the stationarity
-    conditions) -- a group without feasible flows is split along its
+    smooth part); and the flows inside the groups are found by one max-flow
+    (Boykov-Kolmogorov, :func:`_bk_maxflow`; OR-Tools when the module's
+    ``_PROJECTION_MAXFLOW`` is ``"ortools"``; capacities ``-b'``, node demands
+    from the stationarity conditions) -- a group without feasible flows is split along its
     minimum cut, the source side moving up.  When everything is consistent
     the max-flow's flows are balanced exactly (least-norm correction by CG)
     and the KKT residual ``max(|z - clip(z' - D'p)|, |d - prox_h(d + p)|)`` is
