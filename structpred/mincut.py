@@ -1103,7 +1103,6 @@ def _bk_fused(k, tails, heads, icaps, k1, k2, nfe):
         t2[2 * i + 1] = heads[k2 + i]
         h2[2 * i + 1] = tails[k2 + i]
         c2[2 * i + 1] = icaps[k2 + nfe + i]
-    tr0 = tr.copy()
     _, in_s = _bk_maxflow(k, t2, h2, c2, tr)
     fl = np.zeros(tails.size)
     for a in range(k1):
