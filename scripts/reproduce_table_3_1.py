@@ -109,6 +109,8 @@ def main(argv=None):
     ap.add_argument("--hmm", type=int, default=0, metavar="ITER",
                     help="add the edge features of our HMM aligner (alignment.hmm), trained "
                          "with ITER EM iterations per direction on the same bitext (0: off)")
+    ap.add_argument("--hmm-agreement", action="store_true",
+                    help="train the two HMM directions by agreement (Liang et al. 2006)")
     ap.add_argument("--no-decoder-study", action="store_true")
     ap.add_argument("--cache-dir", default=".cache")
     ap.add_argument("--json", default=None, help="write the results here")
@@ -122,7 +124,7 @@ def main(argv=None):
                                             verbose=verbose)
     if args.hmm:
         hansards_hmm(data, stats, None, cache_dir=args.cache_dir, n_iter=args.hmm,
-                     verbose=verbose)
+                     verbose=verbose, agreement=args.hmm_agreement)
     external = None
     if args.external:
         from alignment.external import ExternalAlignments
@@ -154,7 +156,8 @@ def main(argv=None):
     for n_train in map(int, args.train_sizes.split(",")):
         for name, use_ext in configs:
             D, Q = MODELS[name]
-            label = (name + (" + HMM" if args.hmm else "")
+            label = (name + ((" + HMM (agreement)" if args.hmm_agreement else " + HMM")
+                             if args.hmm else "")
                      + (" + eflomal/fast_align" if use_ext else ""))
             t0 = time.perf_counter()
             model = MatchingAligner(max_fertility=D, interactions=Q, use_external=use_ext,

@@ -45,6 +45,8 @@ def _add_stats_options(p):
     g.add_argument("--hmm", type=int, default=0, metavar="ITER",
                    help="also train the HMM aligner (ITER EM iterations per direction, e.g. 5) "
                         "and add its posteriors as edge features; kept in the --stats cache")
+    g.add_argument("--hmm-agreement", action="store_true",
+                   help="train the two HMM directions by agreement (Liang et al. 2006)")
 
 
 def _add_model_options(p):
@@ -151,6 +153,8 @@ def build_parser():
     dm.add_argument("--hmm", type=int, default=0, metavar="ITER",
                     help="add the HMM aligner's posteriors as edge features (HMM trained with "
                          "ITER EM iterations per direction on the bitext, cached; e.g. 5)")
+    dm.add_argument("--hmm-agreement", action="store_true",
+                    help="train the two HMM directions by agreement (Liang et al. 2006)")
     dm.add_argument("--plot", metavar="PNG", help="save the validation-AER curves here")
     _add_quiet(dm)
 

@@ -59,6 +59,7 @@ def _statistics(args):
         bt = load_bitext(args.bitext_src, args.bitext_tgt, max_pairs=args.bitext_pairs,
                          max_len=80)
         stats.with_hmm(train_hmm(stats, bt.src, bt.tgt, n_iter=args.hmm,
+                                 agreement=getattr(args, "hmm_agreement", False),
                                  verbose=not args.quiet))
         if args.stats:
             stats.save(args.stats)
@@ -205,7 +206,7 @@ def align_demo(args):
         from alignment.experiment import hansards_hmm
 
         hansards_hmm(data, stats, args.bitext_pairs, cache_dir=args.cache_dir, n_iter=args.hmm,
-                     verbose=not args.quiet)
+                     verbose=not args.quiet, agreement=args.hmm_agreement)
     _log(args, f"statistics ready ({time.perf_counter() - t0:.0f}s)")
     inter = None
     if any(MODELS[m] != (1, False) for m in models):

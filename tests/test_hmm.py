@@ -180,3 +180,60 @@ def test_fertility_and_pair_features_with_hmm(hmm_stats, inter_small, hansards):
     k = pattern[0]
     row = pf.feature_names.index(f"{pf.feature_names[10 * k].split(':')[0]}:hmm_fwd")
     assert Fp[row, 0] == pytest.approx(hf.ravel()[pairs[0, 0]] * hf.ravel()[pairs[0, 1]])
+
+
+def test_agreement_e_step_counts_are_posterior_products(hmm_stats, hansards):
+    """Agreement training (Liang et al. 2006): both tables get q_jk = P_fwd(a_k = j) P_bwd(b_j = k),
+    NULL counts are what the links leave, each word's counts sum to one."""
+    from alignment.corpus import EncodedCorpus
+    from alignment.hmm import _e_step_agree, hmm_posteriors
+    from alignment.ibm import pair_index
+
+    stats, _ = hmm_stats
+    h = stats.hmm
+    pairs = hansards.test_pairs[:3]
+    corpus = EncodedCorpus.from_sentences([s for s, _ in pairs], [t for _, t in pairs],
+                                          stats.src_vocab, stats.tgt_vocab)
+    pidx, off = pair_index(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids, corpus.tgt_offsets,
+                           stats.t_row_ptr, stats.t_cols)
+    T = len(stats.t_cols)
+    cf, cb = np.zeros(T), np.zeros(T)
+    nf, nb = np.zeros(len(stats.tgt_vocab)), np.zeros(len(stats.src_vocab))
+    nbk = 2 * h.max_jump + 1
+    L = 100
+    _e_step_agree(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids, corpus.tgt_offsets, pidx, off,
+                  h.t_fwd.astype(float), h.t_bwd.astype(float), h.t_null_fwd.astype(float),
+                  h.t_null_bwd.astype(float), h.jump_fwd, h.jump_bwd, h.p0_fwd, h.p0_bwd,
+                  h.max_jump, h.floor, cf, cb, nf, nb, np.zeros(nbk), np.zeros(nbk),
+                  np.zeros((L, L)), np.zeros((L, L)))
+    np.testing.assert_allclose(cf, cb)
+    n_src = sum(len(s) for s, _ in pairs)
+    n_tgt = sum(len(t) for _, t in pairs)
+    assert cf.sum() + nf.sum() == pytest.approx(n_tgt) and cb.sum() + nb.sum() == pytest.approx(n_src)
+    expect = np.zeros(T)
+    for s, t in pairs:
+        e, f = stats.encode(s, t)
+        pf, pb = h.posteriors(stats, s, t)
+        for j in range(len(s)):
+            for k in range(len(t)):
+                p = pidx[off[pairs.index((s, t))] + j * len(t) + k]
+                if p >= 0:
+                    expect[p] += pf[j, k] * pb[j, k]
+    np.testing.assert_allclose(cf, expect, atol=1e-12)
+
+
+def test_agreement_training_is_deterministic_and_agrees_more(small_stats, hansards):
+    bt = load_bitext(hansards.bitext_src, hansards.bitext_tgt, max_pairs=1500, max_len=80)
+    a = train_hmm(small_stats, bt.src, bt.tgt, n_iter=2, agreement=True)
+    b = train_hmm(small_stats, bt.src, bt.tgt, n_iter=2, agreement=True)
+    np.testing.assert_array_equal(a.t_fwd, b.t_fwd)
+    ind = train_hmm(small_stats, bt.src, bt.tgt, n_iter=2)
+    stats_a, stats_i = copy.copy(small_stats).with_hmm(a), copy.copy(small_stats).with_hmm(ind)
+    # the two directions of the agreement HMM disagree less (symmetric difference of their links)
+    dis_a = dis_i = 0
+    for s, t in hansards.test_pairs[:60]:
+        f, g = a.links(stats_a, s, t)
+        dis_a += len(f ^ g)
+        f, g = ind.links(stats_i, s, t)
+        dis_i += len(f ^ g)
+    assert dis_a < dis_i
