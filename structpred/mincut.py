@@ -860,50 +860,31 @@ def _bk_maxflow(n, tails, heads, cap, tr):
                     break
         if i < 0:
             break
-        # grow the tree of i
+        # grow the tree of i: the source tree along arcs i -> j with residual
+        # capacity, the sink tree along arcs j -> i
         a_mid = -1
-        if tree[i] == 1:
-            for t in range(off[i], off[i + 1]):
-                a0 = adj[t]
-                if cap[a0] > 0:
-                    j = heads[a0]
-                    if parent[j] == _BK_NONE:
-                        tree[j] = 1
-                        parent[j] = a0 ^ 1
-                        ts[j] = ts[i]
-                        dist[j] = dist[i] + 1
-                        if not inq[j]:
-                            queue[(qh + qn) % (n + 1)] = j
-                            qn += 1
-                            inq[j] = True
-                    elif tree[j] == 2:
-                        a_mid = a0
-                        break
-                    elif ts[j] <= ts[i] and dist[j] > dist[i]:
-                        parent[j] = a0 ^ 1
-                        ts[j] = ts[i]
-                        dist[j] = dist[i] + 1
-        else:
-            for t in range(off[i], off[i + 1]):
-                a0 = adj[t]
-                if cap[a0 ^ 1] > 0:
-                    j = heads[a0]
-                    if parent[j] == _BK_NONE:
-                        tree[j] = 2
-                        parent[j] = a0 ^ 1
-                        ts[j] = ts[i]
-                        dist[j] = dist[i] + 1
-                        if not inq[j]:
-                            queue[(qh + qn) % (n + 1)] = j
-                            qn += 1
-                            inq[j] = True
-                    elif tree[j] == 1:
-                        a_mid = a0 ^ 1
-                        break
-                    elif ts[j] <= ts[i] and dist[j] > dist[i]:
-                        parent[j] = a0 ^ 1
-                        ts[j] = ts[i]
-                        dist[j] = dist[i] + 1
+        side = tree[i]
+        for t in range(off[i], off[i + 1]):
+            a0 = adj[t]
+            if cap[a0 if side == 1 else a0 ^ 1] <= 0:
+                continue
+            j = heads[a0]
+            if parent[j] == _BK_NONE:
+                tree[j] = side
+                parent[j] = a0 ^ 1
+                ts[j] = ts[i]
+                dist[j] = dist[i] + 1
+                if not inq[j]:
+                    queue[(qh + qn) % (n + 1)] = j
+                    qn += 1
+                    inq[j] = True
+            elif tree[j] != side:
+                a_mid = a0 if side == 1 else a0 ^ 1  # from the source tree to the sink tree
+                break
+            elif ts[j] <= ts[i] and dist[j] > dist[i]:
+                parent[j] = a0 ^ 1
+                ts[j] = ts[i]
+                dist[j] = dist[i] + 1
         time_ += 1
         if a_mid < 0:
             cur = -1
