@@ -64,6 +64,12 @@ from .ibm import m_step, pair_index
 __all__ = ["HMMTables", "train_hmm", "hmm_posteriors", "hmm_forward_backward"]
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _jump_index(d, max_jump):
+    """Index of the jump ``d`` (clipped to ``-D..D``) in the jump weights."""
+    return min(max(d, -max_jump), max_jump) + max_jump
+
+
 @numba.njit(cache=True, nogil=True)
 def _jump_matrix(C, w, p0, max_jump):
     """``J[r, i]``: probability of a jump from remembered position ``r`` (0..C, 0 =
@@ -73,7 +79,7 @@ def _jump_matrix(C, w, p0, max_jump):
     for r in range(C + 1):
         tot = 0.0
         for i in range(C):
-            v = w[min(max(i + 1 - r, -max_jump), max_jump) + max_jump]
+            v = w[_jump_index(i + 1 - r, max_jump)]
             J[r, i] = v
             tot += v
         f = (1.0 - p0) / tot if tot > 0.0 else 0.0
@@ -207,13 +213,7 @@ def _e_step(gen_ids, gen_off, cond_off, pidx, pair_off, transposed, t, t_null, w
         if G == 0 or C == 0:
             continue
         base = pair_off[s]
-        E = np.empty((G, C))
-        en = np.empty(G)
-        for g in range(G):
-            en[g] = max(t_null[gen_ids[g0 + g]], floor)
-            for c in range(C):
-                p = pidx[base + g * C + c] if transposed else pidx[base + c * G + g]
-                E[g, c] = max(t[p], floor) if p >= 0 else floor
+        E, en = _pair_emissions(gen_ids, g0, G, C, pidx, base, transposed, t, t_null, floor)
         J = _jump_matrix(C, w, p0, max_jump)
         gamma, gnull, jumps, nn, lls = hmm_forward_backward(E, en, J, p0)
         ll += lls
@@ -225,11 +225,33 @@ def _e_step(gen_ids, gen_off, cond_off, pidx, pair_off, transposed, t, t_null, w
                 p = pidx[base + g * C + c] if transposed else pidx[base + c * G + g]
                 if p >= 0:
                     counts[p] += gamma[g, c]
-        for r in range(C + 1):
-            for i in range(C):
-                jump_obs[min(max(i + 1 - r, -max_jump), max_jump) + max_jump] += jumps[r, i]
-                ctx[C, r] += jumps[r, i]
+        _add_jumps(jumps, C, max_jump, jump_obs, ctx)
     return ll, n_null, n_trans
+
+
+@numba.njit(cache=True, nogil=True)
+def _pair_emissions(gen_ids, g0, G, C, pidx, base, transposed, t, t_null, floor):
+    """Emissions ``E[g, c] = t(g | c)`` and ``t(g | NULL)`` of one sentence pair, read
+    through its table indices (``pidx`` laid out ``[j * n + k]``, English ``j``;
+    ``transposed`` when the generated side is English); at least ``floor``."""
+    E = np.empty((G, C))
+    en = np.empty(G)
+    for g in range(G):
+        en[g] = max(t_null[gen_ids[g0 + g]], floor)
+        for c in range(C):
+            p = pidx[base + g * C + c] if transposed else pidx[base + c * G + g]
+            E[g, c] = max(t[p], floor) if p >= 0 else floor
+    return E, en
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_jumps(jumps, C, max_jump, jump_obs, ctx):
+    """Add a sentence's expected transitions ``jumps[r, i]`` to the jump counts and
+    to the transitions out of each remembered position (``ctx[C, r]``)."""
+    for r in range(C + 1):
+        for i in range(C):
+            jump_obs[_jump_index(i + 1 - r, max_jump)] += jumps[r, i]
+            ctx[C, r] += jumps[r, i]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -253,18 +275,8 @@ def _e_step_agree(src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off, t_f, t_b, 
         if m == 0 or n == 0:
             continue
         base = pair_off[s]
-        Ef = np.empty((n, m))
-        enf = np.empty(n)
-        Eb = np.empty((m, n))
-        enb = np.empty(m)
-        for k in range(n):
-            enf[k] = max(tn_f[tgt_ids[f0 + k]], floor)
-        for j in range(m):
-            enb[j] = max(tn_b[src_ids[e0 + j]], floor)
-            for k in range(n):
-                p = pidx[base + j * n + k]
-                Ef[k, j] = max(t_f[p], floor) if p >= 0 else floor
-                Eb[j, k] = max(t_b[p], floor) if p >= 0 else floor
+        Ef, enf = _pair_emissions(tgt_ids, f0, n, m, pidx, base, False, t_f, tn_f, floor)
+        Eb, enb = _pair_emissions(src_ids, e0, m, n, pidx, base, True, t_b, tn_b, floor)
         gf, _, jf, a, lf = hmm_forward_backward(Ef, enf, _jump_matrix(m, w_f, p0_f, max_jump), p0_f)
         gb, _, jb, b, lb = hmm_forward_backward(Eb, enb, _jump_matrix(n, w_b, p0_b, max_jump), p0_b)
         ll_f += lf
@@ -287,14 +299,8 @@ def _e_step_agree(src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off, t_f, t_b, 
             null_f[tgt_ids[f0 + k]] += max(1.0 - colq, 0.0)
         for j in range(m):
             null_b[src_ids[e0 + j]] += max(1.0 - rowq[j], 0.0)
-        for r in range(m + 1):
-            for i in range(m):
-                jump_f[min(max(i + 1 - r, -max_jump), max_jump) + max_jump] += jf[r, i]
-                ctx_f[m, r] += jf[r, i]
-        for r in range(n + 1):
-            for i in range(n):
-                jump_b[min(max(i + 1 - r, -max_jump), max_jump) + max_jump] += jb[r, i]
-                ctx_b[n, r] += jb[r, i]
+        _add_jumps(jf, m, max_jump, jump_f, ctx_f)
+        _add_jumps(jb, n, max_jump, jump_b, ctx_b)
     return ll_f, ll_b, nn_f, nn_b, ntr_f, ntr_b
 
 
@@ -316,10 +322,10 @@ def _jump_gis(w, obs, ctx, max_jump, n_gis):
                     continue
                 z = 0.0
                 for i in range(C):
-                    z += w[min(max(i + 1 - r, -max_jump), max_jump) + max_jump]
+                    z += w[_jump_index(i + 1 - r, max_jump)]
                 f = mass / z
                 for i in range(C):
-                    b = min(max(i + 1 - r, -max_jump), max_jump) + max_jump
+                    b = _jump_index(i + 1 - r, max_jump)
                     exp[b] += w[b] * f
         tot = 0.0
         for b in range(nb):
@@ -449,77 +455,81 @@ def hmm_posteriors(e_ids, f_ids, row_ptr, cols, t_fwd, t_bwd, t_null_fwd, t_null
     return post_f, post_b
 
 
+class _Direction:
+    """Parameters and EM bookkeeping of one direction (``"fwd"``: French generated
+    from English), starting from the Model 2 tables of ``stats``."""
+
+    def __init__(self, corpus, stats, direction, p0):
+        self.direction = direction
+        self.max_jump = stats.max_jump
+        if direction == "fwd":
+            self.gen_ids, self.gen_off, self.cond_off = (corpus.tgt_ids, corpus.tgt_offsets,
+                                                         corpus.src_offsets)
+            self.t = stats.t_fwd.astype(np.float64)
+            self.t_null = stats.t_null_fwd.astype(np.float64)
+            self.group = np.repeat(np.arange(len(stats.t_row_ptr) - 1, dtype=np.int32),
+                                   np.diff(stats.t_row_ptr))
+            self.n_groups = len(stats.t_row_ptr) - 1
+            self.transposed = False
+        else:
+            self.gen_ids, self.gen_off, self.cond_off = (corpus.src_ids, corpus.src_offsets,
+                                                         corpus.tgt_offsets)
+            self.t = stats.t_bwd.astype(np.float64)
+            self.t_null = stats.t_null_bwd.astype(np.float64)
+            self.group = stats.t_cols
+            self.n_groups = len(stats.tgt_vocab)
+            self.transposed = True
+        # jumps start favouring +1 (a monotone prior): Model 2's buckets do not carry over
+        w = np.exp(-np.abs(np.arange(-self.max_jump, self.max_jump + 1) - 1.0))
+        self.w = w / w.sum()
+        self.p0 = float(p0)
+        self.max_c = int(np.diff(self.cond_off).max(initial=0))
+        self.history = []
+
+    def accumulators(self):
+        """Zeroed ``(counts, null_counts, jump_obs, ctx)`` for one E-step."""
+        return (np.zeros_like(self.t), np.zeros_like(self.t_null),
+                np.zeros(2 * self.max_jump + 1), np.zeros((self.max_c + 1, self.max_c + 1)))
+
+    def m_step(self, acc, ll, n_null, n_trans, n_gis):
+        """Translation tables by renormalised counts, jump weights by GIS, ``p0`` the
+        share of NULL transitions."""
+        counts, null_counts, jump_obs, ctx = acc
+        self.history.append(float(ll))
+        m_step(counts, self.group, self.n_groups, self.t)
+        if null_counts.sum() > 0:
+            self.t_null = null_counts / null_counts.sum()
+        self.w = _jump_gis(self.w, jump_obs, ctx, self.max_jump, n_gis)
+        self.p0 = float(np.clip(n_null / max(n_trans, 1.0), 1e-3, 0.5))
+
+    def result(self):
+        return (self.t.astype(np.float32), self.t_null.astype(np.float32), self.w, self.p0,
+                self.history)
+
+
 def _train_direction(corpus, stats, pidx, pair_off, direction, n_iter, p0, n_gis, verbose):
-    max_jump = stats.max_jump
-    if direction == "fwd":
-        gen_ids, gen_off, cond_off = corpus.tgt_ids, corpus.tgt_offsets, corpus.src_offsets
-        t = stats.t_fwd.astype(np.float64)
-        t_null = stats.t_null_fwd.astype(np.float64)
-        group = np.repeat(np.arange(len(stats.t_row_ptr) - 1, dtype=np.int32),
-                          np.diff(stats.t_row_ptr))
-        n_groups = len(stats.t_row_ptr) - 1
-        transposed = False
-    else:
-        gen_ids, gen_off, cond_off = corpus.src_ids, corpus.src_offsets, corpus.tgt_offsets
-        t = stats.t_bwd.astype(np.float64)
-        t_null = stats.t_null_bwd.astype(np.float64)
-        group = stats.t_cols
-        n_groups = len(stats.tgt_vocab)
-        transposed = True
-    # start with jumps favouring +1 (a monotone prior), as Model 2's buckets do not
-    # carry over to jumps
-    w = np.exp(-np.abs(np.arange(-max_jump, max_jump + 1) - 1.0))
-    w /= w.sum()
-    max_c = int(np.diff(cond_off).max(initial=0))
-    history = []
+    d = _Direction(corpus, stats, direction, p0)
     for _ in tqdm(range(int(n_iter)), disable=not verbose, desc=f"HMM EM {direction}",
                   unit="iter", position=0 if direction == "fwd" else 1):
-        counts = np.zeros_like(t)
-        null_counts = np.zeros_like(t_null)
-        jump_obs = np.zeros(2 * max_jump + 1)
-        ctx = np.zeros((max_c + 1, max_c + 1))
-        ll, n_null, n_trans = _e_step(gen_ids, gen_off, cond_off, pidx, pair_off, transposed, t,
-                                      t_null, w, p0, max_jump, stats.floor, counts, null_counts,
-                                      jump_obs, ctx)
-        history.append(float(ll))
-        m_step(counts, group, n_groups, t)
-        if null_counts.sum() > 0:
-            t_null = null_counts / null_counts.sum()
-        w = _jump_gis(w, jump_obs, ctx, max_jump, n_gis)
-        p0 = float(np.clip(n_null / max(n_trans, 1.0), 1e-3, 0.5))
-    return t.astype(np.float32), t_null.astype(np.float32), w, p0, history
+        acc = d.accumulators()
+        ll, n_null, n_trans = _e_step(d.gen_ids, d.gen_off, d.cond_off, pidx, pair_off,
+                                      d.transposed, d.t, d.t_null, d.w, d.p0, d.max_jump,
+                                      stats.floor, *acc)
+        d.m_step(acc, ll, n_null, n_trans, n_gis)
+    return d.result()
 
 
 def _train_agreement(corpus, stats, pidx, pair_off, n_iter, p0, n_gis, verbose):
-    mj = stats.max_jump
-    t_f, t_b = stats.t_fwd.astype(np.float64), stats.t_bwd.astype(np.float64)
-    tn_f, tn_b = stats.t_null_fwd.astype(np.float64), stats.t_null_bwd.astype(np.float64)
-    rows = np.repeat(np.arange(len(stats.t_row_ptr) - 1, dtype=np.int32), np.diff(stats.t_row_ptr))
-    w = np.exp(-np.abs(np.arange(-mj, mj + 1) - 1.0))
-    w_f = w_b = w / w.sum()
-    p0_f = p0_b = p0
-    mc_f = int(np.diff(corpus.src_offsets).max(initial=0))
-    mc_b = int(np.diff(corpus.tgt_offsets).max(initial=0))
-    hist = {"fwd": [], "bwd": []}
+    f, b = _Direction(corpus, stats, "fwd", p0), _Direction(corpus, stats, "bwd", p0)
     for _ in tqdm(range(int(n_iter)), disable=not verbose, desc="HMM EM (agreement)", unit="iter"):
-        cf, cb = np.zeros_like(t_f), np.zeros_like(t_b)
-        nf, nb_ = np.zeros_like(tn_f), np.zeros_like(tn_b)
-        jf, jb = np.zeros(2 * mj + 1), np.zeros(2 * mj + 1)
-        xf, xb = np.zeros((mc_f + 1, mc_f + 1)), np.zeros((mc_b + 1, mc_b + 1))
-        lf, lb, a, b, na, nb2 = _e_step_agree(
+        af, ab = f.accumulators(), b.accumulators()
+        lf, lb, nf, nb, tf, tb = _e_step_agree(
             corpus.src_ids, corpus.src_offsets, corpus.tgt_ids, corpus.tgt_offsets, pidx, pair_off,
-            t_f, t_b, tn_f, tn_b, w_f, w_b, p0_f, p0_b, mj, stats.floor, cf, cb, nf, nb_, jf, jb,
-            xf, xb)
-        hist["fwd"].append(float(lf))
-        hist["bwd"].append(float(lb))
-        m_step(cf, rows, len(stats.t_row_ptr) - 1, t_f)
-        m_step(cb, stats.t_cols, len(stats.tgt_vocab), t_b)
-        tn_f, tn_b = nf / max(nf.sum(), 1e-300), nb_ / max(nb_.sum(), 1e-300)
-        w_f, w_b = _jump_gis(w_f, jf, xf, mj, n_gis), _jump_gis(w_b, jb, xb, mj, n_gis)
-        p0_f = float(np.clip(a / max(na, 1.0), 1e-3, 0.5))
-        p0_b = float(np.clip(b / max(nb2, 1.0), 1e-3, 0.5))
-    return ((t_f.astype(np.float32), tn_f.astype(np.float32), w_f, p0_f, hist["fwd"]),
-            (t_b.astype(np.float32), tn_b.astype(np.float32), w_b, p0_b, hist["bwd"]))
+            f.t, b.t, f.t_null, b.t_null, f.w, b.w, f.p0, b.p0, f.max_jump, stats.floor,
+            af[0], ab[0], af[1], ab[1], af[2], ab[2], af[3], ab[3])
+        f.m_step(af, lf, nf, tf, n_gis)
+        b.m_step(ab, lb, nb, tb, n_gis)
+    return f.result(), b.result()
 
 
 def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n_jobs=2,
