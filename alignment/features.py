@@ -151,8 +151,11 @@ class EdgeFeaturizer:
     def n_features(self):
         return len(self.feature_names)
 
-    def dense_block(self, src, tgt):
+    def dense_block(self, src, tgt, st=None):
         """The dense features as an array of shape ``(n_dense, m, n)``.
+
+        ``st``: the sentence pair's :meth:`AlignmentStatistics.pair_statistics`, if
+        the caller already has them (computed here otherwise).
 
         With HMM tables attached to the statistics the rows of :data:`HMM_FEATURES`
         follow: the HMM posteriors of both directions, their product and minimum,
@@ -160,7 +163,8 @@ class EdgeFeaturizer:
         posteriors, and the product's support from the diagonal neighbours.
         """
         m, n = len(src), len(tgt)
-        st = self.stats.pair_statistics(src, tgt)
+        if st is None:
+            st = self.stats.pair_statistics(src, tgt)
         dice = st["dice"]
         pf, pb = st["post_fwd"], st["post_bwd"]
         vf, vb = st["vit_fwd"].astype(float), st["vit_bwd"].astype(float)
@@ -212,12 +216,13 @@ class EdgeFeaturizer:
                       _neighbour_max(hp, 1, 1), _neighbour_max(hp, 1, -1)]
         return np.stack([np.asarray(b, dtype=np.float64) * ones for b in block])
 
-    def transform(self, src, tgt):
-        """``F_i`` for one sentence pair: CSR of shape ``(n_features, m*n)``."""
+    def transform(self, src, tgt, st=None):
+        """``F_i`` for one sentence pair: CSR of shape ``(n_features, m*n)``
+        (``st`` as in :meth:`dense_block`)."""
         m, n = len(src), len(tgt)
         if m == 0 or n == 0:
             raise ValueError("empty sentence")
-        dense = self.dense_block(src, tgt).reshape(self._n_dense, m * n)
+        dense = self.dense_block(src, tgt, st).reshape(self._n_dense, m * n)
         if not np.all(np.isfinite(dense)):
             raise ValueError("non-finite edge feature")
         # lexical indicators, rows counted from the first lexical feature:

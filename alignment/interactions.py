@@ -317,10 +317,12 @@ class NodeFeaturizer:
             cols.append(1.0 - np.clip(np.asarray(hmm_fert) - 1.0, 0.0, 1.0))
         return np.column_stack(cols)
 
-    def transform(self, src, tgt):
+    def transform(self, src, tgt, st=None):
         """``(n_features, (D-1)*(m+n))`` block of non-negative penalty features.
 
         Columns follow the variable order ``[src fertility (D-1, m), tgt fertility (D-1, n)]``.
+        ``st``: the sentence pair's ``pair_statistics``, if already computed (only
+        its HMM posteriors are used).
         """
         import scipy.sparse as sp
 
@@ -329,8 +331,9 @@ class NodeFeaturizer:
         L, p = self.D - 1, len(self.phi_names)
         fert = {"src": None, "tgt": None}
         if self._hmm:
-            hf, hb = self.stats.hmm.posteriors(self.stats, src, tgt)
-            fert = {"src": hf.sum(1), "tgt": hb.sum(0)}
+            if st is None:
+                st = self.stats.pair_statistics(src, tgt)
+            fert = {"src": st["hmm_fwd"].sum(1), "tgt": st["hmm_bwd"].sum(0)}
         out = np.zeros((2 * L * p, L * (m + n)))
         for s_i, (side, toks, ids, size, col0) in enumerate(
                 (("src", src, e, m, 0), ("tgt", tgt, f, n, L * m))):
@@ -374,20 +377,18 @@ class PairFeaturizer:
     def n_features(self):
         return len(self.feature_names)
 
-    def transform(self, src, tgt, pairs, pattern, vit=None):
-        """``(n_features, P)`` CSR block for the pairs of one sentence pair."""
+    def transform(self, src, tgt, pairs, pattern, st=None):
+        """``(n_features, P)`` CSR block for the pairs of one sentence pair (``st``: its
+        ``pair_statistics``, computed here if not given)."""
         import scipy.sparse as sp
 
         e, f = self.stats.encode(src, tgt)
         m, n = len(src), len(tgt)
         P = len(pairs)
         sh = self.inter.pattern_shares(self.stats, e, f).reshape(m * n, 3, 4)
-        st = None
-        if vit is None or self._hmm:
+        if st is None:
             st = self.stats.pair_statistics(src, tgt)
-        if vit is None:
-            vit = (st["vit_fwd"], st["vit_bwd"])
-        vf, vb = (np.asarray(v).ravel() for v in vit)
+        vf, vb = st["vit_fwd"].ravel(), st["vit_bwd"].ravel()
         vi = vf * vb
         a, b = pairs[:, 0], pairs[:, 1]
         k = len(self._per)

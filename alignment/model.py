@@ -188,7 +188,9 @@ class MatchingAligner(ParamsMixin):
         ((D-1)*n), pairs (P)]``; feature rows: ``[edge, node, pair]``.  The
         fertility columns hold ``-f(j, d)``: their score is minus the penalty.
         """
-        F_edge = self.featurizer_.transform(src, tgt)
+        # the Dice / IBM 2 / HMM matrices of the pair, once for all featurizers
+        st = self.featurizer_.stats.pair_statistics(src, tgt) if len(src) and len(tgt) else None
+        F_edge = self.featurizer_.transform(src, tgt, st)
         if self.use_external:
             F_edge = sp.vstack([F_edge, sp.csr_matrix(
                 self.external_featurizer_.edge_block(self.external_, src, tgt))], format="csr")
@@ -207,11 +209,11 @@ class MatchingAligner(ParamsMixin):
             pairs, pattern = np.zeros((0, 2), np.int64), np.zeros(0, np.int64)
         blocks = [[F_edge, sp.csr_matrix((F_edge.shape[0], n_fert + len(pairs)))]]
         if D > 1:
-            Fn = self.node_featurizer_.transform(src, tgt)
+            Fn = self.node_featurizer_.transform(src, tgt, st)
             blocks.append([sp.csr_matrix((Fn.shape[0], m * n)), -Fn,
                            sp.csr_matrix((Fn.shape[0], len(pairs)))])
         if self.interactions:
-            Fp = self.pair_featurizer_.transform(src, tgt, pairs, pattern)
+            Fp = self.pair_featurizer_.transform(src, tgt, pairs, pattern, st)
             if self.use_external:
                 Fp = sp.vstack([Fp, sp.csr_matrix(self.external_featurizer_.pair_block(
                     self.external_, src, tgt, pairs, pattern))])
