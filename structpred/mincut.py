@@ -557,19 +557,7 @@ def _groups(n, ej, ek, fused, flags, neg):
         if neg[e] and flags[ej[e]] == flags[ek[e]] and flags[ej[e]] != 0:
             fused[e] = True
     while True:
-        nfe = 0
-        for e in range(m):
-            if fused[e]:
-                nfe += 1
-        fu = np.empty(nfe, np.int64)
-        fv = np.empty(nfe, np.int64)
-        i = 0
-        for e in range(m):
-            if fused[e]:
-                fu[i] = ej[e]
-                fv[i] = ek[e]
-                i += 1
-        nc, comp = _components(n, fu, fv)
+        nc, comp = _components(n, ej[fused], ek[fused])
         lo = np.zeros(nc, np.bool_)
         hi = np.zeros(nc, np.bool_)
         for j in range(n):
@@ -624,8 +612,9 @@ def _group_values(zp, bp, ej, ek, comp, cstat, sigma, active, z_prev):
             rhs[g] += zp[j]
         elif cstat[comp[j]] > 0:
             zb[j] = 1.0
+    diag_size = diag.copy()  # group sizes
     act = np.zeros(m, np.bool_)
-    nboth = 0
+    both = np.zeros(m, np.bool_)  # between two free groups
     for e in range(m):
         ct, ch = comp[ej[e]], comp[ek[e]]
         if ct == ch or not (bp[e] < 0 or active[e]):
@@ -646,32 +635,23 @@ def _group_values(zp, bp, ej, ek, comp, cstat, sigma, active, z_prev):
             diag[gh] += 1.0
             rhs[gh] += zb[ej[e]]
         elif gt >= 0 and gh >= 0:
-            nboth += 1
-    eu = np.empty(nboth, np.int64)
-    ev = np.empty(nboth, np.int64)
-    i = 0
-    for e in range(m):
-        if act[e]:
-            gt, gh = idx[comp[ej[e]]], idx[comp[ek[e]]]
-            if gt >= 0 and gh >= 0:
-                eu[i] = gt
-                ev[i] = gh
-                i += 1
-    x = np.empty(nf)
+            both[e] = True
+    eu = idx[comp[ej[both]]]
+    ev = idx[comp[ek[both]]]
     scale = 1.0
     for g in range(nf):
-        x[g] = min(max(rhs[g] / max(diag[g], 1.0), 0.0), 1.0)
         scale = max(scale, abs(rhs[g]))
-    if z_prev.size == n:
-        xs = np.zeros(nf)
-        cnt = np.zeros(nf)
+    x = np.zeros(nf)
+    if z_prev.size == n:  # group means of the previous values
         for j in range(n):
             g = idx[comp[j]]
             if g >= 0:
-                xs[g] += z_prev[j]
-                cnt[g] += 1.0
+                x[g] += z_prev[j]
         for g in range(nf):
-            x[g] = xs[g] / cnt[g]
+            x[g] /= diag_size[g]
+    else:
+        for g in range(nf):
+            x[g] = min(max(rhs[g] / max(diag[g], 1.0), 0.0), 1.0)
     _edge_cg(diag, eu, ev, rhs, x, 1e-15 * scale, 10 * nf + 100)
     z = zb.copy()
     for j in range(n):
@@ -701,16 +681,15 @@ def _flow_network(tt, bp, ej, ek, comp, fused, sel, scale0):
 
     Node demands ``|tt| <= 1e-13 scale0`` count as zero (rounding of the group
     values).  Arcs, in this order: source -> j (``tt_j > 0``), j -> sink
-    (``tt_j < 0``), then each fused edge of a selected group forward and
-    backward (capacity ``-b'``; only edges with both ends in selected groups).
-    Nodes are numbered compactly over the
-    selected groups; source and sink are ``k`` and ``k + 1``.  Capacities are
+    (``tt_j < 0``), then each fused edge of a selected group as a pair of
+    arcs, forward then backward (capacity ``-b'``; only edges with both ends in
+    selected groups).  Nodes are numbered compactly over the selected groups; source and sink are ``k`` and ``k + 1``.  Capacities are
     scaled so that they sum to ``2**ORTOOLS_SCALE_BITS`` (at least ``scale0``
     as the total) and floored to int64.  Returns ``(tails, heads, icaps, fe,
     term, k1, k2, nodes, scale)``: ``term`` the node of each terminal arc,
     ``k1``/``k2`` the ends of the source and sink arcs.
     """
-    n, m = tt.size, ej.size
+    n = tt.size
     loc = np.full(n, -1, np.int64)
     k = 0
     for j in range(n):
@@ -727,16 +706,8 @@ def _flow_network(tt, bp, ej, ek, comp, fused, sel, scale0):
                 npos += 1
             elif tt[j] < -thr:
                 nneg += 1
-    nfe = 0
-    for e in range(m):
-        if fused[e] and loc[ej[e]] >= 0 and loc[ek[e]] >= 0:
-            nfe += 1
-    fe = np.empty(nfe, np.int64)
-    i = 0
-    for e in range(m):
-        if fused[e] and loc[ej[e]] >= 0 and loc[ek[e]] >= 0:
-            fe[i] = e
-            i += 1
+    fe = np.flatnonzero(fused & (loc[ej] >= 0) & (loc[ek] >= 0))
+    nfe = fe.size
     k1, k2 = npos, npos + nneg
     na = k2 + 2 * nfe
     tails = np.empty(na, np.int64)
@@ -752,11 +723,11 @@ def _flow_network(tt, bp, ej, ek, comp, fused, sel, scale0):
             elif tt[j] < -thr:
                 tails[a2], heads[a2], caps[a2], term[a2] = loc[j], k + 1, -tt[j], j
                 a2 += 1
-    for i in range(nfe):
+    for i in range(nfe):  # sister pairs: forward at k2 + 2i, backward at k2 + 2i + 1
         e = fe[i]
         u, v = loc[ej[e]], loc[ek[e]]
-        tails[k2 + i], heads[k2 + i], caps[k2 + i] = u, v, -bp[e]
-        tails[k2 + nfe + i], heads[k2 + nfe + i], caps[k2 + nfe + i] = v, u, -bp[e]
+        tails[k2 + 2 * i], heads[k2 + 2 * i], caps[k2 + 2 * i] = u, v, -bp[e]
+        tails[k2 + 2 * i + 1], heads[k2 + 2 * i + 1], caps[k2 + 2 * i + 1] = v, u, -bp[e]
     total = 0.0
     for a in range(na):
         total += caps[a]
@@ -1028,8 +999,6 @@ def _fused_flows(zp, bp, ej, ek, comp, cstat, fused, z, p, groups=None):
     the infeasible groups and the source side of the minimum cut (the nodes
     that must move up).
     """
-    from ortools.graph.python import max_flow
-
     n = zp.size
     tt = _minus_div(zp - z, ej, ek, p)
     scale0 = max(1.0, float(np.abs(zp).max(initial=0.0)), float(np.abs(bp).max(initial=0.0)))
@@ -1040,60 +1009,51 @@ def _fused_flows(zp, bp, ej, ek, comp, cstat, fused, z, p, groups=None):
     if icaps.size == 0:
         return fe, np.zeros(fe.size), np.zeros(nc, bool), np.zeros(n, bool)
     k = nodes.size
+    S = np.zeros(n, bool)
     if _PROJECTION_MAXFLOW == "bk":
-        fl, in_s = _bk_fused(k, tails, heads, icaps, k1, k2, fe.size)
-        pF = fl[k2:k2 + fe.size] / scale
-        bad = _flow_deficits(icaps, fl, term, k1, k2, comp, cstat, 4.0)
-        S = np.zeros(n, bool)
-        if bad.any():
-            S[nodes[in_s]] = True
-        return fe, pF, bad, S
-    smf = max_flow.SimpleMaxFlow()
-    smf.add_arcs_with_capacity(np.r_[tails, k], np.r_[heads, k + 1], np.r_[icaps, 0])
-    if smf.solve(k, k + 1) != smf.OPTIMAL:
-        raise RuntimeError("OR-Tools max-flow failed")
-    fl = smf.flows(np.arange(tails.size)).astype(np.float64)
-    pF = (fl[k2:k2 + fe.size] - fl[k2 + fe.size:]) / scale
+        fl, in_s = _bk_fused(k, tails, heads, icaps, k1, k2)
+    else:
+        from ortools.graph.python import max_flow
+
+        smf = max_flow.SimpleMaxFlow()
+        smf.add_arcs_with_capacity(np.r_[tails, k], np.r_[heads, k + 1], np.r_[icaps, 0])
+        if smf.solve(k, k + 1) != smf.OPTIMAL:
+            raise RuntimeError("OR-Tools max-flow failed")
+        fl = smf.flows(np.arange(tails.size)).astype(np.float64)
+        in_s = None
+    # net flow of each fused edge: forward minus backward arc of its pair
+    pF = (fl[k2::2] - fl[k2 + 1::2]) / scale
     # deficit of the required terminal arcs, per group (4 integer units per node:
     # the rounding of the capacities)
     bad = _flow_deficits(icaps, fl, term, k1, k2, comp, cstat, 4.0)
-    S = np.zeros(n, bool)
     if bad.any():
-        src = np.asarray(smf.get_source_side_min_cut(), dtype=np.int64)
-        S[nodes[src[src < k]]] = True
+        if in_s is None:
+            src = np.asarray(smf.get_source_side_min_cut(), dtype=np.int64)
+            in_s = np.zeros(k, bool)
+            in_s[src[src < k]] = True
+        S[nodes[in_s]] = True
     return fe, pF, bad, S
 
 
 @nb.njit(cache=True)
-def _bk_fused(k, tails, heads, icaps, k1, k2, nfe):
-    """Run :func:`_bk_maxflow` on the network of :func:`_flow_network`; returns
-    per-arc flows in that network's arc order (the fused edges' forward entries
-    hold the net flow, the backward ones 0) and the source side."""
+def _bk_fused(k, tails, heads, icaps, k1, k2):
+    """Run :func:`_bk_maxflow` on the network of :func:`_flow_network` (its
+    terminal arcs folded into node residuals, its sister pairs used as they are);
+    returns the flow of every arc in that network's order, and the source side."""
     tr = np.zeros(k, np.int64)
     for a in range(k1):
         tr[heads[a]] += icaps[a]
     for a in range(k1, k2):
         tr[tails[a]] -= icaps[a]
-    t2 = np.empty(2 * nfe, np.int64)
-    h2 = np.empty(2 * nfe, np.int64)
-    c2 = np.empty(2 * nfe, np.int64)
-    for i in range(nfe):
-        t2[2 * i] = tails[k2 + i]
-        h2[2 * i] = heads[k2 + i]
-        c2[2 * i] = icaps[k2 + i]
-        t2[2 * i + 1] = heads[k2 + i]
-        h2[2 * i + 1] = tails[k2 + i]
-        c2[2 * i + 1] = icaps[k2 + nfe + i]
-    _, in_s = _bk_maxflow(k, t2, h2, c2, tr)
-    fl = np.zeros(tails.size)
+    res = icaps[k2:].copy()
+    _, in_s = _bk_maxflow(k, tails[k2:], heads[k2:], res, tr)
+    fl = np.empty(tails.size)
     for a in range(k1):
-        j = heads[a]
-        fl[a] = icaps[a] - tr[j] if tr[j] > 0 else icaps[a]
+        fl[a] = icaps[a] - max(tr[heads[a]], 0)
     for a in range(k1, k2):
-        j = tails[a]
-        fl[a] = icaps[a] + tr[j] if tr[j] < 0 else icaps[a]
-    for i in range(nfe):
-        fl[k2 + i] = icaps[k2 + i] - c2[2 * i]
+        fl[a] = icaps[a] + min(tr[tails[a]], 0)
+    for a in range(k2, tails.size):
+        fl[a] = max(icaps[a] - res[a - k2], 0)
     return fl, in_s
 
 
