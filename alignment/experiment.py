@@ -119,16 +119,15 @@ def hansards_hmm(data, stats, n_pairs, cache_dir=".cache", n_iter=5, verbose=Tru
     ``n_pairs`` bitext lines, starting from ``stats``' Model 2 tables (both directions
     independently, or by agreement), and attach it to ``stats``
     (:meth:`AlignmentStatistics.with_hmm`).  Returns ``stats``."""
-    from .corpus import load_bitext
-    from .hmm import HMMTables, train_hmm
+    from .hmm import HMMTables, train_hmm_files
 
     name = (f"hansards-hmm{data.cache_tag}-{'all' if n_pairs is None else n_pairs}"
             f"-{n_iter}{'-agree' if agreement else ''}.npz")
     path = Path(cache_dir) / name if cache_dir else None
     if path is not None and path.exists():
         return stats.with_hmm(HMMTables.load(path))
-    bt = load_bitext(data.bitext_src, data.bitext_tgt, max_pairs=n_pairs, max_len=80)
-    hmm = train_hmm(stats, bt.src, bt.tgt, n_iter=n_iter, verbose=verbose, agreement=agreement)
+    hmm = train_hmm_files(stats, data.bitext_src, data.bitext_tgt, max_pairs=n_pairs,
+                          n_iter=n_iter, verbose=verbose, agreement=agreement)
     if path is not None:
         hmm.save(path)
     return stats.with_hmm(hmm)

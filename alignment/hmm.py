@@ -61,7 +61,7 @@ from structpred.io import atomic_write
 from .corpus import EncodedCorpus, find_in_row
 from .ibm import m_step, pair_index
 
-__all__ = ["HMMTables", "train_hmm", "hmm_posteriors", "hmm_forward_backward"]
+__all__ = ["HMMTables", "train_hmm", "train_hmm_files", "hmm_posteriors", "hmm_forward_backward"]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -582,3 +582,13 @@ def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n
               f"(p0 fwd {fwd[3]:.3f}, bwd {bwd[3]:.3f})", file=sys.stderr)
     return HMMTables(fwd[0], bwd[0], fwd[1], bwd[1], fwd[2], bwd[2], fwd[3], bwd[3],
                      stats.max_jump, stats.floor, {"fwd": fwd[4], "bwd": bwd[4]}, secs)
+
+
+def train_hmm_files(stats, src_path, tgt_path, max_pairs=None, max_len=80, **kw):
+    """:func:`train_hmm` on the first ``max_pairs`` lines of a (gzipped) tokenised
+    bitext, leaving out pairs longer than ``max_len`` as the statistics do
+    (:func:`alignment.corpus.load_bitext`)."""
+    from .corpus import load_bitext
+
+    bt = load_bitext(src_path, tgt_path, max_pairs=max_pairs, max_len=max_len)
+    return train_hmm(stats, bt.src, bt.tgt, **kw)

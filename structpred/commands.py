@@ -50,17 +50,15 @@ def _statistics(args):
     stats = AlignmentStatistics.load_or_fit(args.stats, args.bitext_src, args.bitext_tgt,
                                             max_pairs=args.bitext_pairs, verbose=not args.quiet)
     if getattr(args, "hmm", 0) and stats.hmm is None:
-        from alignment.corpus import load_bitext
-        from alignment.hmm import train_hmm
+        from alignment.hmm import train_hmm_files
 
         if not (args.bitext_src and args.bitext_tgt):
             raise UserError("--hmm needs --bitext-src and --bitext-tgt (or a --stats file "
                             "that already holds the HMM)")
-        bt = load_bitext(args.bitext_src, args.bitext_tgt, max_pairs=args.bitext_pairs,
-                         max_len=80)
-        stats.with_hmm(train_hmm(stats, bt.src, bt.tgt, n_iter=args.hmm,
-                                 agreement=getattr(args, "hmm_agreement", False),
-                                 verbose=not args.quiet))
+        stats.with_hmm(train_hmm_files(stats, args.bitext_src, args.bitext_tgt,
+                                       max_pairs=args.bitext_pairs, n_iter=args.hmm,
+                                       agreement=getattr(args, "hmm_agreement", False),
+                                       verbose=not args.quiet))
         if args.stats:
             stats.save(args.stats)
     return stats
