@@ -15,14 +15,14 @@ Every method sees the **same** document-term matrix (``--features``): raw counts
 norm of ``--doc-norm``; the rescaling keeps the features count-like, which naive Bayes needs)
 or ``tfidf-l2`` (the same with ``ln(1 + count) * idf``, ``idf = ln((n + 1) / (df + 1)) + 1``
 from the training documents).
-The vocabulary is the words in at least ``--min-df`` training documents (the project's stop
-list and tokenizer).
+The vocabulary is the terms in at least ``--min-df`` training documents (the project's stop
+list and tokenizer); a term is a word, or with ``--ngrams 2`` also a pair of adjacent words.
 
 With ``--select`` every choice is made on a stratified validation split of the training set
 (``--val-frac``, seed ``--seed``), never on the test set:
 
-* the features (over ``--feature-kinds`` x ``--doc-norms``) by the best validation accuracy
-  of sdEM-NB NCLL over the ``--priors`` x ``--lambdas`` grid -- the chosen features are then
+* the features (over ``--ngram-candidates`` x ``--feature-kinds`` x ``--doc-norms``) by the
+  best validation accuracy of sdEM-NB NCLL over the ``--priors`` x ``--lambdas`` grid -- the chosen features are then
   used by *every* method;
 * for each sdEM loss, the prior, ``lambda`` and the epoch (the best validation epoch; its
   test accuracy is reported beside the curve);
@@ -37,6 +37,7 @@ own validation split) on the same counts.
     python scripts/reproduce_sdem.py --select                 # 20NG + R8 (README figures)
     python scripts/reproduce_sdem.py --second movies --features counts
     python scripts/reproduce_sdem.py --select --out results/sdem.json
+    python scripts/reproduce_sdem.py --select --second none --ngram-candidates 1 2   # + bigrams
 """
 
 from __future__ import annotations
@@ -61,10 +62,10 @@ from topics.sdem import SdemNaiveBayes
 from topics.sdem_lda import SdemLDAClassifier
 
 
-def load(name, data_dir):
+def load(name, data_dir, headers="subject"):
     if name == "20ng":
-        tr, ytr, _ = load_20newsgroups(data_dir, "train")
-        te, yte, _ = load_20newsgroups(data_dir, "test")
+        tr, ytr, _ = load_20newsgroups(data_dir, "train", headers=headers)
+        te, yte, _ = load_20newsgroups(data_dir, "test", headers=headers)
     elif name == "r8":
         tr, ytr, _ = load_reuters_r8(data_dir, "train")
         te, yte, _ = load_reuters_r8(data_dir, "test")
@@ -141,39 +142,49 @@ def print_table(rows, E):
 
 def run_dataset(name, args, lda):
     t_start = time.perf_counter()
-    tr, ytr, te, yte = load(name, args.data_dir)
-    vocab = Vocabulary(min_df=args.min_df).fit(tr)
-    Ctr, Cte = vocab.transform(tr), vocab.transform(te)
-    itr, ival = train_test_split(np.arange(Ctr.shape[0]), test_size=args.val_frac,
+    tr, ytr, te, yte = load(name, args.data_dir, args.headers)
+    itr, ival = train_test_split(np.arange(len(tr)), test_size=args.val_frac,
                                  random_state=args.seed, stratify=ytr)
     ya, yv = ytr[itr], ytr[ival]
-    out = {"dataset": name, "n_train": int(Ctr.shape[0]), "n_test": int(Cte.shape[0]),
-           "vocabulary": len(vocab), "features": args.features}
+    out = {"dataset": name, "n_train": len(tr), "n_test": len(te), "features": args.features}
 
-    df = np.asarray((Ctr > 0).sum(axis=0)).ravel()
-    idf = np.log((Ctr.shape[0] + 1) / (df + 1)) + 1.0
+    counts = {}   # n -> (vocabulary, train counts, test counts, idf): terms of 1..n words
+
+    def count(n):
+        if n not in counts:
+            vocab = Vocabulary(min_df=args.min_df, ngram_range=(1, n)).fit(tr)
+            Ctr = vocab.transform(tr)
+            df = np.asarray((Ctr > 0).sum(axis=0)).ravel()
+            idf = np.log((Ctr.shape[0] + 1) / (df + 1)) + 1.0
+            counts[n] = (vocab, Ctr, vocab.transform(te), idf)
+        return counts[n]
 
     # ---- the features, chosen by sdEM-NB NCLL on the validation split
-    kind, doc_norm = args.features, args.doc_norm
-    cands = [(k, nm) for k in args.feature_kinds for nm in args.doc_norms]
+    kind, doc_norm, ngrams = args.features, args.doc_norm, args.ngrams
+    cands = [(n, k, nm) for n in args.ngram_candidates for k in args.feature_kinds
+             for nm in args.doc_norms]
     if args.select and len(cands) > 1:
         print(f"\n--- {name}: choosing the features by NCLL validation accuracy")
         scores = {}
-        for k, nm in cands:
-            F = featurize(Ctr, k, nm, idf)
-            scores[(k, nm)] = select_sdem("ncll", args.priors, args.lambdas, args.epochs,
-                                          F[itr], ya, F[ival], yv, args.seed)
-            v, prior, lam, e = scores[(k, nm)]
-            print(f"  {k} norm {nm:<6g} val {v * 100:.2f} (prior {prior}, lambda {lam:g}, "
-                  f"epoch {e})", flush=True)
-        kind, doc_norm = max(scores, key=lambda c: scores[c][0])
-        out["feature_validation"] = {f"{k} {nm:g}": v[0] for (k, nm), v in scores.items()}
-    out["features"], out["doc_norm"] = kind, doc_norm
+        for n, k, nm in cands:
+            _, C, _, idf = count(n)
+            F = featurize(C, k, nm, idf)
+            scores[(n, k, nm)] = select_sdem("ncll", args.priors, args.lambdas, args.epochs,
+                                             F[itr], ya, F[ival], yv, args.seed)
+            v, prior, lam, e = scores[(n, k, nm)]
+            print(f"  1..{n}-grams (|W| = {C.shape[1]}) {k} norm {nm:<6g} val {v * 100:.2f} "
+                  f"(prior {prior}, lambda {lam:g}, epoch {e})", flush=True)
+        ngrams, kind, doc_norm = max(scores, key=lambda c: scores[c][0])
+        out["feature_validation"] = {f"{n}-grams {k} {nm:g}": v[0]
+                                     for (n, k, nm), v in scores.items()}
+    vocab, Ctr, Cte, idf = count(ngrams)
+    out["features"], out["doc_norm"], out["ngrams"] = kind, doc_norm, ngrams
+    out["vocabulary"] = len(vocab)
     Xtr, Xte = featurize(Ctr, kind, doc_norm, idf), featurize(Cte, kind, doc_norm, idf)
     Xa, Xv = Xtr[itr], Xtr[ival]
-    print(f"\n=== {name}: {Xtr.shape[0]} train / {Xte.shape[0]} test docs, |W| = {len(vocab)}, "
-          f"features = {kind}" + (f" (norm {doc_norm:g})" if kind.endswith("-l2") else "")
-          + " ===", flush=True)
+    print(f"\n=== {name}: {Xtr.shape[0]} train / {Xte.shape[0]} test docs, |W| = {len(vocab)} "
+          f"(1..{ngrams}-grams), features = {kind}"
+          + (f" (norm {doc_norm:g})" if kind.endswith("-l2") else "") + " ===", flush=True)
 
     rows = {}
     base = {}
@@ -219,7 +230,8 @@ def run_dataset(name, args, lda):
     out["chosen_test"] = chosen
 
     if lda:
-        out["lda"] = run_lda(name, args, Ctr, ytr, Cte, yte, itr, ival)
+        _, C1tr, C1te, _ = count(1)   # single words: the Gibbs chains' tokens
+        out["lda"] = run_lda(name, args, C1tr, ytr, C1te, yte, itr, ival)
     print(f"[{name}: {time.perf_counter() - t_start:.0f}s]", flush=True)
     return out
 
@@ -285,6 +297,9 @@ def main(argv=None):
                          "(default ../shared/data/text)")
     ap.add_argument("--second", choices=["r8", "movies", "none"], default="r8")
     ap.add_argument("--only-second", action="store_true", help="skip 20 Newsgroups")
+    ap.add_argument("--headers", choices=["subject", "keep", "strip"], default="subject",
+                    help="20 Newsgroups: keep only the Subject line of the header (default), "
+                         "the whole header, or none of it")
     kinds = ["counts", "log1p", "log1p-l2", "tfidf-l2"]
     ap.add_argument("--features", choices=kinds, default="log1p-l2")
     ap.add_argument("--feature-kinds", nargs="+", choices=kinds,
@@ -293,6 +308,10 @@ def main(argv=None):
     ap.add_argument("--doc-norms", type=float, nargs="+", default=[3.0, 10.0],
                     help="candidates for the document norm (with --select)")
     ap.add_argument("--min-df", type=int, default=2)
+    ap.add_argument("--ngrams", type=int, default=1,
+                    help="terms are runs of 1..N adjacent words (2: words and bigrams)")
+    ap.add_argument("--ngram-candidates", type=int, nargs="+", default=[1],
+                    help="candidates for --ngrams (with --select)")
     ap.add_argument("--losses", nargs="+", default=["ncll", "hinge", "hinge-p", "nll"],
                     choices=["ncll", "hinge", "hinge-p", "nll"],
                     help="hinge: +-1 weights (Table 1); hinge-p: (1 - p_y) / -p_ybar (Alg. 4)")

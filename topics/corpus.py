@@ -106,26 +106,45 @@ class Vocabulary:
         taken as already tokenised; stop words are still removed from them).
     min_length : int
         Minimum token length for raw strings.
+    ngram_range : (int, int)
+        ``(lo, hi)``: the terms are the n-grams of ``lo <= n <= hi`` adjacent tokens (after
+        stop-word removal), an n-gram spelled as its tokens joined by single spaces.  The
+        default ``(1, 1)`` keeps single words; ``(1, 2)`` adds bigrams.  The frequency
+        cut-offs apply to every term alike.
     """
 
     def __init__(self, min_count=1, min_df=1, max_df=1.0, max_features=None,
-                 stop_words=ENGLISH_STOP_WORDS, min_length=2):
+                 stop_words=ENGLISH_STOP_WORDS, min_length=2, ngram_range=(1, 1)):
         self.min_count = min_count
         self.min_df = min_df
         self.max_df = max_df
         self.max_features = max_features
         self.stop_words = stop_words
         self.min_length = min_length
+        self.ngram_range = ngram_range
         self.words_: list[str] = []
         self.index_: dict[str, int] = {}
 
     def _tokens(self, docs):
         stop = self.stop_words if self.stop_words is not None else ()
+        lo, hi = self._ngram_bounds()
         for doc in docs:
             toks = _as_token_list(doc, self.stop_words, self.min_length)
             if not isinstance(doc, str) and stop:
                 toks = [t for t in toks if t not in stop]
+            if (lo, hi) != (1, 1):
+                toks = [" ".join(toks[i:i + n]) for n in range(lo, hi + 1)
+                        for i in range(len(toks) - n + 1)]
             yield toks
+
+    def _ngram_bounds(self):
+        try:
+            lo, hi = (int(v) for v in self.ngram_range)
+        except (TypeError, ValueError):
+            raise ValueError(f"ngram_range must be a pair of integers, got {self.ngram_range!r}")
+        if not 1 <= lo <= hi:
+            raise ValueError(f"ngram_range must satisfy 1 <= lo <= hi, got {self.ngram_range!r}")
+        return lo, hi
 
     def fit(self, docs: Iterable) -> "Vocabulary":
         docs = list(docs)

@@ -20,6 +20,24 @@ def test_vocabulary_cutoffs_and_unknown_words_dropped():
     assert X.shape == (2, 2) and X.sum() == 2 and X[1].sum() == 0
 
 
+def test_vocabulary_bigrams_follow_stop_word_removal_and_cutoffs():
+    docs = ["apple the banana apple", "Banana apple cherry", "apple banana"]
+    voc = Vocabulary(ngram_range=(1, 2), min_df=2).fit(docs)
+    # "the" is dropped before the bigrams are formed, so "apple banana" occurs in docs 0 and 2
+    assert voc.words_ == ["apple", "apple banana", "banana", "banana apple"]
+    X = voc.transform(["banana apple banana apple", "cherry kiwi"]).toarray()
+    np.testing.assert_array_equal(X, [[2, 1, 2, 2], [0, 0, 0, 0]])
+    only = Vocabulary(ngram_range=(2, 2)).fit([["a1", "b1", "c1"]])
+    assert only.words_ == ["a1 b1", "b1 c1"]
+    assert Vocabulary().fit(docs).words_ == ["apple", "banana", "cherry"]
+
+
+@pytest.mark.parametrize("bad", [(0, 1), (2, 1), (1,), ("a", "b"), None])
+def test_vocabulary_bad_ngram_range(bad):
+    with pytest.raises(ValueError, match="ngram_range"):
+        Vocabulary(ngram_range=bad).fit(["apple banana"])
+
+
 def test_token_arrays_expand_counts():
     X = sp.csr_matrix(np.array([[2, 0, 1], [0, 0, 0], [0, 3, 0]]))
     words, docs, offsets = token_arrays(X)
