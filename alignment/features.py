@@ -123,9 +123,12 @@ class EdgeFeaturizer:
     n_frequent : int
         Number of most frequent words on each side that get identity
         indicators (pairs of them as well).
+    exclude : iterable of str
+        Names of dense features (:data:`DENSE_FEATURES`, :data:`HMM_FEATURES`) to
+        leave out, for ablations; an unknown name is an error.
     """
 
-    def __init__(self, stats, n_frequent=10):
+    def __init__(self, stats, n_frequent=10, exclude=()):
         self.stats = stats
         self.n_frequent = int(n_frequent)
         src_top = stats.most_frequent("src", self.n_frequent)
@@ -140,6 +143,14 @@ class EdgeFeaturizer:
             for side, top in (("src", src_top[:1]), ("tgt", tgt_top[:1]))}
         self._use_hmm = getattr(stats, "hmm", None) is not None
         dense = DENSE_FEATURES + (HMM_FEATURES if self._use_hmm else ())
+        exclude = set(exclude)
+        unknown = sorted(exclude - set(dense))
+        if unknown:
+            raise ValueError(f"unknown edge features to exclude: {', '.join(unknown)} "
+                             f"(known: {', '.join(dense)})")
+        # rows of dense_block's stack that are kept
+        self._keep = np.array([i for i, f in enumerate(dense) if f not in exclude], dtype=np.intp)
+        dense = tuple(dense[i] for i in self._keep)
         names = list(dense)
         names += [f"src={w}" for w in src_top]
         names += [f"tgt={w}" for w in tgt_top]
@@ -214,7 +225,7 @@ class EdgeFeaturizer:
             block += [hf, hb, hp, np.minimum(hf, hb), (hf >= 0.5) & (hb >= 0.5),
                       (hf >= 0.5) | (hb >= 0.5), _log_scaled(hf), _log_scaled(hb),
                       _neighbour_max(hp, 1, 1), _neighbour_max(hp, 1, -1)]
-        return np.stack([np.asarray(b, dtype=np.float64) * ones for b in block])
+        return np.stack([np.asarray(block[i], dtype=np.float64) * ones for i in self._keep])
 
     def transform(self, src, tgt, st=None):
         """``F_i`` for one sentence pair: CSR of shape ``(n_features, m*n)``

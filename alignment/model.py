@@ -143,6 +143,9 @@ class MatchingAligner(ParamsMixin):
         Evaluate validation AER every so many iterations and keep the best.
     n_frequent : int
         Lexical identity indicators for this many frequent words per side.
+    exclude_features : tuple of str
+        Dense edge features to leave out (names from
+        :data:`alignment.features.DENSE_FEATURES` / ``HMM_FEATURES``), for ablations.
     random_state : int
     verbose : bool
     """
@@ -151,8 +154,8 @@ class MatchingAligner(ParamsMixin):
                  pair_candidates="all", cost_pos=1.0,
                  cost_neg=3.0, possible_cost=None, target="sure",
                  learner="dual-extragradient", n_iter=200, radius=np.inf, learning_rate=None,
-                 regularization=1e-3, validate_every=10, n_frequent=10, random_state=0,
-                 verbose=False):
+                 regularization=1e-3, validate_every=10, n_frequent=10, exclude_features=(),
+                 random_state=0, verbose=False):
         self.max_fertility = max_fertility
         self.interactions = interactions
         self.decoder = decoder
@@ -169,6 +172,7 @@ class MatchingAligner(ParamsMixin):
         self.regularization = regularization
         self.validate_every = validate_every
         self.n_frequent = n_frequent
+        self.exclude_features = exclude_features
         self.random_state = random_state
         self.verbose = verbose
 
@@ -273,7 +277,8 @@ class MatchingAligner(ParamsMixin):
         return self._make_example(F, pairs, shape, y, cost_pos, decoder="lp")
 
     def _featurizers(self, stats, interaction_stats, pairs, gold, external_names=None):
-        self.featurizer_ = EdgeFeaturizer(stats, n_frequent=self.n_frequent)
+        self.featurizer_ = EdgeFeaturizer(stats, n_frequent=self.n_frequent,
+                                          exclude=self.exclude_features)
         names = list(self.featurizer_.feature_names)
         if self.use_external:
             if external_names is None:

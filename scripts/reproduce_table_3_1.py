@@ -111,6 +111,9 @@ def main(argv=None):
                          "with ITER EM iterations per direction on the same bitext (0: off)")
     ap.add_argument("--hmm-agreement", action="store_true",
                     help="train the two HMM directions by agreement (Liang et al. 2006)")
+    ap.add_argument("--exclude-features", default="",
+                    help="comma-separated dense edge features to leave out (ablation), e.g. "
+                         "nbr_diag,nbr_anti,nbr_vit_diag")
     ap.add_argument("--no-decoder-study", action="store_true")
     ap.add_argument("--cache-dir", default=".cache")
     ap.add_argument("--json", default=None, help="write the results here")
@@ -153,17 +156,20 @@ def main(argv=None):
     configs = [(name, False) for name in args.models.split(",") if name.strip()]
     if args.external:
         configs.append(("M+F+Q", True))
+    exclude = tuple(f.strip() for f in args.exclude_features.split(",") if f.strip())
     for n_train in map(int, args.train_sizes.split(",")):
         for name, use_ext in configs:
             D, Q = MODELS[name]
             label = (name + ((" + HMM (agreement)" if args.hmm_agreement else " + HMM")
                              if args.hmm else "")
-                     + (" + eflomal/fast_align" if use_ext else ""))
+                     + (" + eflomal/fast_align" if use_ext else "")
+                     + (f" − {{{args.exclude_features}}}" if exclude else ""))
             t0 = time.perf_counter()
             model = MatchingAligner(max_fertility=D, interactions=Q, use_external=use_ext,
                                     pair_candidates=args.pair_candidates,
                                     n_iter=args.iterations, cost_neg=args.c_neg,
-                                    validate_every=10, random_state=0, verbose=False)
+                                    validate_every=10, exclude_features=exclude,
+                                    random_state=0, verbose=False)
             model.fit(data.test_pairs[:n_train], data.test_gold[:n_train], stats,
                       data.trial_pairs, data.trial_gold, interaction_stats=inter,
                       external=external)

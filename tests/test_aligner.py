@@ -51,6 +51,29 @@ def test_save_load_round_trip(trained, hansards, tmp_path):
     np.testing.assert_array_equal(loaded.coef_, trained.coef_)
 
 
+def test_excluded_edge_features_are_dropped_and_persist(hansards, small_stats, tmp_path):
+    from alignment.features import EdgeFeaturizer
+
+    src, tgt = hansards.test_pairs[0]
+    drop = ("nbr_diag", "nbr_anti", "nbr_vit_diag")
+    full, cut = EdgeFeaturizer(small_stats), EdgeFeaturizer(small_stats, exclude=drop)
+    assert cut.n_features == full.n_features - 3
+    assert not set(drop) & set(cut.feature_names)
+    Ff, Fc = full.transform(src, tgt).toarray(), cut.transform(src, tgt).toarray()
+    keep = [full.feature_names.index(n) for n in cut.feature_names]
+    np.testing.assert_array_equal(Fc, Ff[keep])
+    with pytest.raises(ValueError, match="unknown edge features to exclude: nbr_typo"):
+        EdgeFeaturizer(small_stats, exclude=("nbr_typo",))
+    model = MatchingAligner(n_iter=10, exclude_features=drop).fit(
+        hansards.test_pairs[:10], hansards.test_gold[:10], small_stats)
+    assert not set(drop) & set(model.feature_names_)
+    model.save(tmp_path / "m.npz")
+    loaded = MatchingAligner.load(tmp_path / "m.npz")
+    assert loaded.feature_names_ == model.feature_names_
+    pairs = hansards.test_pairs[300:310]
+    assert loaded.predict(pairs) == model.predict(pairs)
+
+
 def test_determinism(hansards, small_stats):
     fits = [MatchingAligner(n_iter=15, learner="perceptron", random_state=3).fit(
         hansards.test_pairs[:15], hansards.test_gold[:15], small_stats) for _ in range(2)]
