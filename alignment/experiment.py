@@ -91,37 +91,45 @@ def load_hansards(data_dir=None, bitext="36-2"):
                         bitext)
 
 
-def hansards_statistics(data, n_pairs, cache_dir=".cache", verbose=True):
+def _ibm_tag(n_pairs, ibm_agreement):
+    return f"{'all' if n_pairs is None else n_pairs}{'-ibmagree' if ibm_agreement else ''}"
+
+
+def hansards_statistics(data, n_pairs, cache_dir=".cache", verbose=True, ibm_agreement=False):
     """Dice and IBM Model 1/2 statistics on the first ``n_pairs`` bitext lines
-    (``None``: all of them), cached in ``cache_dir``."""
+    (``None``: all of them), cached in ``cache_dir``; ``ibm_agreement`` trains the two
+    IBM directions jointly by agreement (:func:`alignment.ibm.train_agreement`)."""
     from .statistics import AlignmentStatistics
 
-    name = f"hansards-stats{data.cache_tag}-{'all' if n_pairs is None else n_pairs}.npz"
+    name = f"hansards-stats{data.cache_tag}-{_ibm_tag(n_pairs, ibm_agreement)}.npz"
     return AlignmentStatistics.load_or_fit(Path(cache_dir) / name if cache_dir else None,
                                            data.bitext_src, data.bitext_tgt, max_pairs=n_pairs,
-                                           verbose=verbose)
+                                           verbose=verbose, agreement=ibm_agreement)
 
 
-def hansards_interaction_statistics(data, stats, n_pairs, cache_dir=".cache", verbose=True):
+def hansards_interaction_statistics(data, stats, n_pairs, cache_dir=".cache", verbose=True,
+                                    ibm_agreement=False):
     """IBM Model 2 fertility and pattern shares (:mod:`alignment.interactions`) of the
-    first ``n_pairs`` bitext lines, cached next to the statistics."""
+    first ``n_pairs`` bitext lines, cached next to the statistics (``ibm_agreement``:
+    the tag of statistics trained by agreement, as in :func:`hansards_statistics`)."""
     from .interactions import InteractionStatistics
 
-    name = f"hansards-interactions{data.cache_tag}-{'all' if n_pairs is None else n_pairs}.npz"
+    name = f"hansards-interactions{data.cache_tag}-{_ibm_tag(n_pairs, ibm_agreement)}.npz"
     return InteractionStatistics.load_or_fit(Path(cache_dir) / name if cache_dir else None,
                                              stats, data.bitext_src, data.bitext_tgt,
                                              max_pairs=n_pairs, verbose=verbose)
 
 
 def hansards_hmm(data, stats, n_pairs, cache_dir=".cache", n_iter=5, verbose=True,
-                 agreement=False):
+                 agreement=False, ibm_agreement=False):
     """Train (or read from the cache) the HMM of :mod:`alignment.hmm` on the first
     ``n_pairs`` bitext lines, starting from ``stats``' Model 2 tables (both directions
     independently, or by agreement), and attach it to ``stats``
-    (:meth:`AlignmentStatistics.with_hmm`).  Returns ``stats``."""
+    (:meth:`AlignmentStatistics.with_hmm`); ``ibm_agreement`` tags the cache of
+    statistics trained by agreement.  Returns ``stats``."""
     from .hmm import HMMTables, train_hmm_files
 
-    name = (f"hansards-hmm{data.cache_tag}-{'all' if n_pairs is None else n_pairs}"
+    name = (f"hansards-hmm{data.cache_tag}-{_ibm_tag(n_pairs, ibm_agreement)}"
             f"-{n_iter}{'-agree' if agreement else ''}.npz")
     path = Path(cache_dir) / name if cache_dir else None
     if path is not None and path.exists():

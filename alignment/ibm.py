@@ -110,10 +110,12 @@ __all__ = [
     "pair_index",
     "length_contexts",
     "e_step",
+    "e_step_agree",
     "m_step",
     "expected_buckets",
     "gis_update",
     "train_direction",
+    "train_agreement",
     "train_ibm",
     "pair_posteriors",
 ]
@@ -179,6 +181,58 @@ def pair_index(src_ids, src_off, tgt_ids, tgt_off, row_ptr, cols):
 
 
 @numba.njit(cache=True, nogil=True)
+def _word_posteriors(gen_ids, g0, G, C, pidx, base, transposed, t, t_null, model2, w,
+                     max_jump, out):
+    """Link posteriors of one sentence's generated words (the module docstring's
+    :math:`P(a_k = j \\mid g, c)`): ``out[g, 0]`` for NULL, ``out[g, c + 1]`` for
+    position ``c``.  A word that no position can generate gets a zero row and adds
+    ``-inf``.  Returns the sentence's log-likelihood."""
+    null_b = 2 * max_jump + 1
+    ll = 0.0
+    for g in range(G):
+        word = gen_ids[g0 + g]
+        z = w[null_b] if model2 else C + 1.0
+        tot = (w[null_b] if model2 else 1.0) * t_null[word]
+        out[g, 0] = tot
+        for c in range(C):
+            p = pidx[base + g * C + c] if transposed else pidx[base + c * G + g]
+            a = w[jump_bucket(c + 1, g + 1, C, G, max_jump)] if model2 else 1.0
+            if model2:
+                z += a
+            v = a * t[p]
+            out[g, c + 1] = v
+            tot += v
+        if tot <= 0.0:
+            ll += -np.inf
+            for c in range(C + 1):
+                out[g, c] = 0.0
+            continue
+        ll += math.log(tot / z)
+        inv = 1.0 / tot
+        for c in range(C + 1):
+            out[g, c] *= inv
+    return ll
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_buckets(post, G, C, max_jump, obs):
+    """Add one sentence's expected jump-bucket counts ``o_d`` (and NULL's) to ``obs``."""
+    null_b = 2 * max_jump + 1
+    for g in range(G):
+        obs[null_b] += post[g, 0]
+        for c in range(C):
+            obs[jump_bucket(c + 1, g + 1, C, G, max_jump)] += post[g, c + 1]
+
+
+@numba.njit(cache=True, nogil=True)
+def _max_length(off):
+    mx = 0
+    for s in range(len(off) - 1):
+        mx = max(mx, off[s + 1] - off[s])
+    return mx
+
+
+@numba.njit(cache=True, nogil=True)
 def e_step(gen_ids, gen_off, cond_off, pidx, pair_off, transposed, t, t_null, model2, w,
            max_jump, counts, null_counts, obs):
     """One E-step over the corpus; adds expected counts in place.
@@ -204,60 +258,68 @@ def e_step(gen_ids, gen_off, cond_off, pidx, pair_off, transposed, t, t_null, mo
         Log-likelihood :math:`\\sum_k \\log \\sum_j a(j|k) t(g_k|c_j)` of the corpus under
         the current parameters.
     """
-    n_sent = len(gen_off) - 1
-    null_b = 2 * max_jump + 1
-    max_c = 0
-    for s in range(n_sent):
-        max_c = max(max_c, cond_off[s + 1] - cond_off[s])
-    val = np.empty(max_c + 1, dtype=np.float64)
+    post = np.empty((_max_length(gen_off), _max_length(cond_off) + 1))
     ll = 0.0
-    for s in range(n_sent):
+    for s in range(len(gen_off) - 1):
         g0 = gen_off[s]
         G = gen_off[s + 1] - g0
         C = cond_off[s + 1] - cond_off[s]
         base = pair_off[s]
+        ll += _word_posteriors(gen_ids, g0, G, C, pidx, base, transposed, t, t_null, model2, w,
+                               max_jump, post)
         for g in range(G):
-            word = gen_ids[g0 + g]
-            if model2:
-                wn = w[null_b]
-                z = wn
-                tot = wn * t_null[word]
-                val[0] = tot
-                for c in range(C):
-                    p = pidx[base + g * C + c] if transposed else pidx[base + c * G + g]
-                    a = w[jump_bucket(c + 1, g + 1, C, G, max_jump)]
-                    z += a
-                    v = a * t[p]
-                    val[c + 1] = v
-                    tot += v
-                if tot <= 0.0:
-                    ll += -np.inf
-                    continue
-                ll += math.log(tot / z)
-            else:
-                tot = t_null[word]
-                val[0] = tot
-                for c in range(C):
-                    p = pidx[base + g * C + c] if transposed else pidx[base + c * G + g]
-                    v = t[p]
-                    val[c + 1] = v
-                    tot += v
-                if tot <= 0.0:
-                    ll += -np.inf
-                    continue
-                ll += math.log(tot / (C + 1))
-            inv = 1.0 / tot
-            q = val[0] * inv
-            null_counts[word] += q
-            if model2:
-                obs[null_b] += q
+            null_counts[gen_ids[g0 + g]] += post[g, 0]
             for c in range(C):
                 p = pidx[base + g * C + c] if transposed else pidx[base + c * G + g]
-                q = val[c + 1] * inv
-                counts[p] += q
-                if model2:
-                    obs[jump_bucket(c + 1, g + 1, C, G, max_jump)] += q
+                counts[p] += post[g, c + 1]
+        if model2:
+            _add_buckets(post, G, C, max_jump, obs)
     return ll
+
+
+@numba.njit(cache=True, nogil=True)
+def e_step_agree(src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off, t_f, t_b, tn_f, tn_b,
+                 model2, w_f, w_b, max_jump, counts_f, counts_b, null_f, null_b, obs_f, obs_b):
+    """Joint E-step of the two directions trained by agreement (Liang, Taskar & Klein 2006).
+
+    Each direction computes its own link posteriors; the link counts of *both*
+    translation tables are their product, ``q_jk = P_fwd(a_k = j) P_bwd(b_j = k)``
+    (large only where the directions agree), and a word's NULL count is what its links
+    leave, ``1 - sum q``.  The jump-bucket counts stay each direction's own (as in the
+    HMM's agreement training, :mod:`alignment.hmm`).  Returns the two directions'
+    log-likelihoods ``(ll_fwd, ll_bwd)`` under the current parameters.
+    """
+    max_m, max_n = _max_length(src_off), _max_length(tgt_off)
+    pf = np.empty((max_n, max_m + 1))   # fwd: French words generated from English
+    pb = np.empty((max_m, max_n + 1))   # bwd: English words generated from French
+    ll_f = ll_b = 0.0
+    for s in range(len(src_off) - 1):
+        e0, f0 = src_off[s], tgt_off[s]
+        m = src_off[s + 1] - e0
+        n = tgt_off[s + 1] - f0
+        base = pair_off[s]
+        ll_f += _word_posteriors(tgt_ids, f0, n, m, pidx, base, False, t_f, tn_f, model2, w_f,
+                                 max_jump, pf)
+        ll_b += _word_posteriors(src_ids, e0, m, n, pidx, base, True, t_b, tn_b, model2, w_b,
+                                 max_jump, pb)
+        for j in range(m):
+            rowq = 0.0
+            for k in range(n):
+                q = pf[k, j + 1] * pb[j, k + 1]
+                rowq += q
+                p = pidx[base + j * n + k]
+                counts_f[p] += q
+                counts_b[p] += q
+            null_b[src_ids[e0 + j]] += max(1.0 - rowq, 0.0)
+        for k in range(n):
+            colq = 0.0
+            for j in range(m):
+                colq += pf[k, j + 1] * pb[j, k + 1]
+            null_f[tgt_ids[f0 + k]] += max(1.0 - colq, 0.0)
+        if model2:
+            _add_buckets(pf, n, m, max_jump, obs_f)
+            _add_buckets(pb, m, n, max_jump, obs_b)
+    return ll_f, ll_b
 
 
 @numba.njit(cache=True, nogil=True)
@@ -482,6 +544,58 @@ def _log(verbose, msg):
         print(msg, file=sys.stderr, flush=True)
 
 
+class _DirectionEM:
+    """One direction's parameters and expected-count accumulators during EM."""
+
+    def __init__(self, corpus, row_ptr, cols, direction, max_jump, with_model2):
+        if direction == "fwd":
+            self.gen_ids, self.gen_off = corpus.tgt_ids, corpus.tgt_offsets
+            self.cond_off = corpus.src_offsets
+            n_gen, self.n_cond = corpus.n_tgt_types, corpus.n_src_types
+            self.group = np.repeat(np.arange(len(row_ptr) - 1, dtype=np.int32), np.diff(row_ptr))
+            self.transposed = False
+        elif direction == "bwd":
+            self.gen_ids, self.gen_off = corpus.src_ids, corpus.src_offsets
+            self.cond_off = corpus.tgt_offsets
+            n_gen, self.n_cond = corpus.n_src_types, corpus.n_tgt_types
+            self.group = cols
+            self.transposed = True
+        else:
+            raise ValueError(f"direction must be 'fwd' or 'bwd', not {direction!r}")
+        self.direction, self.max_jump = direction, int(max_jump)
+        self.t = np.full(len(cols), 1.0 / n_gen)
+        self.t_null = np.full(n_gen, 1.0 / n_gen)
+        nb = n_buckets(max_jump)
+        self.w = np.full(nb, 1.0 / nb)
+        self.counts, self.null_counts, self.obs = np.zeros(len(cols)), np.zeros(n_gen), np.zeros(nb)
+        self.history = {"ibm1": [], "ibm2": []}
+        self.seconds = {"ibm1": 0.0, "ibm2": 0.0}
+        self.ctx = length_contexts(self.cond_off, self.gen_off) if with_model2 else None
+
+    def reset(self):
+        self.counts[:] = 0.0
+        self.null_counts[:] = 0.0
+        self.obs[:] = 0.0
+
+    def m_step(self, name, ll, n_gis, seconds):
+        self.history[name].append(float(ll))
+        m_step(self.counts, self.group, self.n_cond, self.t)
+        tot = self.null_counts.sum()
+        if tot > 0:
+            self.t_null = self.null_counts / tot
+        if name == "ibm2":
+            self.w = gis_update(self.w, self.obs, self.ctx, self.max_jump, n_gis)
+        self.seconds[name] += seconds
+
+    def result(self):
+        return DirectionModel(self.direction, self.t, self.t_null, self.w, self.history,
+                              self.seconds)
+
+
+def _schedule(n_iter_model1, n_iter_model2):
+    return ["ibm1"] * int(n_iter_model1) + ["ibm2"] * int(n_iter_model2)
+
+
 def train_direction(corpus, row_ptr, cols, pidx, pair_off, direction, n_iter_model1=5,
                     n_iter_model2=5, max_jump=DEFAULT_MAX_JUMP, n_gis=DEFAULT_N_GIS,
                     verbose=False):
@@ -503,54 +617,48 @@ def train_direction(corpus, row_ptr, cols, pidx, pair_off, direction, n_iter_mod
     -------
     DirectionModel
     """
-    if direction == "fwd":
-        gen_ids, gen_off, cond_off = corpus.tgt_ids, corpus.tgt_offsets, corpus.src_offsets
-        n_gen, n_cond = corpus.n_tgt_types, corpus.n_src_types
-        group = np.repeat(np.arange(len(row_ptr) - 1, dtype=np.int32), np.diff(row_ptr))
-        transposed = False
-    elif direction == "bwd":
-        gen_ids, gen_off, cond_off = corpus.src_ids, corpus.src_offsets, corpus.tgt_offsets
-        n_gen, n_cond = corpus.n_src_types, corpus.n_tgt_types
-        group = cols
-        transposed = True
-    else:
-        raise ValueError(f"direction must be 'fwd' or 'bwd', not {direction!r}")
-    n_pairs = len(cols)
-    t = np.full(n_pairs, 1.0 / n_gen)
-    t_null = np.full(n_gen, 1.0 / n_gen)
-    nb = n_buckets(max_jump)
-    w = np.full(nb, 1.0 / nb)
-    counts = np.zeros(n_pairs)
-    null_counts = np.zeros(n_gen)
-    obs = np.zeros(nb)
-    history = {"ibm1": [], "ibm2": []}
-    seconds = {"ibm1": 0.0, "ibm2": 0.0}
-    ctx = length_contexts(cond_off, gen_off) if n_iter_model2 > 0 else None
-    schedule = [("ibm1", False)] * int(n_iter_model1) + [("ibm2", True)] * int(n_iter_model2)
-    bar = tqdm(schedule, disable=not verbose, desc=f"IBM EM {direction}", unit="iter",
+    d = _DirectionEM(corpus, row_ptr, cols, direction, max_jump, n_iter_model2 > 0)
+    bar = tqdm(_schedule(n_iter_model1, n_iter_model2), disable=not verbose,
+               desc=f"IBM EM {direction}", unit="iter",
                position=0 if direction == "fwd" else 1, leave=True)
-    for it, (name, model2) in enumerate(bar):
+    for name in bar:
         t0 = time.perf_counter()
-        counts[:] = 0.0
-        null_counts[:] = 0.0
-        obs[:] = 0.0
-        ll = e_step(gen_ids, gen_off, cond_off, pidx, pair_off, transposed, t, t_null, model2,
-                    w, int(max_jump), counts, null_counts, obs)
-        history[name].append(float(ll))
-        m_step(counts, group, n_cond, t)
-        tot = null_counts.sum()
-        if tot > 0:
-            t_null = null_counts / tot
-        if model2:
-            w = gis_update(w, obs, ctx, max_jump, n_gis)
-        dt = time.perf_counter() - t0
-        seconds[name] += dt
+        d.reset()
+        ll = e_step(d.gen_ids, d.gen_off, d.cond_off, pidx, pair_off, d.transposed, d.t,
+                    d.t_null, name == "ibm2", d.w, d.max_jump, d.counts, d.null_counts, d.obs)
+        d.m_step(name, ll, n_gis, time.perf_counter() - t0)
         bar.set_postfix_str(f"{name} log-likelihood {ll:.5e}")
-    return DirectionModel(direction, t, t_null, w, history, seconds)
+    return d.result()
+
+
+def train_agreement(corpus, row_ptr, cols, pidx, pair_off, n_iter_model1=5, n_iter_model2=5,
+                    max_jump=DEFAULT_MAX_JUMP, n_gis=DEFAULT_N_GIS, verbose=False):
+    """EM for Models 1 then 2 with the two directions trained jointly by agreement
+    (:func:`e_step_agree`; Liang, Taskar & Klein 2006).  Parameters as in
+    :func:`train_direction`; returns the two :class:`DirectionModel` ``(fwd, bwd)``.
+    The recorded log-likelihoods are each direction's own; agreement EM does not
+    promise that they rise."""
+    f = _DirectionEM(corpus, row_ptr, cols, "fwd", max_jump, n_iter_model2 > 0)
+    b = _DirectionEM(corpus, row_ptr, cols, "bwd", max_jump, n_iter_model2 > 0)
+    bar = tqdm(_schedule(n_iter_model1, n_iter_model2), disable=not verbose,
+               desc="IBM EM (agreement)", unit="iter")
+    for name in bar:
+        t0 = time.perf_counter()
+        f.reset()
+        b.reset()
+        ll_f, ll_b = e_step_agree(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
+                                  corpus.tgt_offsets, pidx, pair_off, f.t, b.t, f.t_null,
+                                  b.t_null, name == "ibm2", f.w, b.w, int(max_jump), f.counts,
+                                  b.counts, f.null_counts, b.null_counts, f.obs, b.obs)
+        sec = time.perf_counter() - t0
+        f.m_step(name, ll_f, n_gis, sec / 2)
+        b.m_step(name, ll_b, n_gis, sec / 2)
+        bar.set_postfix_str(f"{name} log-likelihood {ll_f:.4e} / {ll_b:.4e}")
+    return f.result(), b.result()
 
 
 def train_ibm(corpus, n_iter_model1=5, n_iter_model2=5, max_jump=DEFAULT_MAX_JUMP,
-              n_gis=DEFAULT_N_GIS, n_jobs=2, cooc=None, verbose=False):
+              n_gis=DEFAULT_N_GIS, n_jobs=2, cooc=None, agreement=False, verbose=False):
     """Train Models 1 and 2 in both directions on an encoded corpus.
 
     Parameters
@@ -566,6 +674,9 @@ def train_ibm(corpus, n_iter_model1=5, n_iter_model2=5, max_jump=DEFAULT_MAX_JUM
     cooc : tuple, optional
         ``(row_ptr, cols, counts)`` of :func:`alignment.corpus.build_cooc` on this
         corpus (without NULL), if already computed.
+    agreement : bool
+        Train the two directions jointly by agreement (:func:`train_agreement`)
+        instead of independently.
 
     Returns
     -------
@@ -589,7 +700,9 @@ def train_ibm(corpus, n_iter_model1=5, n_iter_model2=5, max_jump=DEFAULT_MAX_JUM
     t0 = time.perf_counter()
     kw = dict(n_iter_model1=n_iter_model1, n_iter_model2=n_iter_model2, max_jump=max_jump,
               n_gis=n_gis, verbose=verbose)
-    if n_jobs >= 2:
+    if agreement:
+        fwd, bwd = train_agreement(corpus, row_ptr, cols, pidx, pair_off, **kw)
+    elif n_jobs >= 2:
         with ThreadPoolExecutor(2) as ex:
             futs = [ex.submit(train_direction, corpus, row_ptr, cols, pidx, pair_off, d, **kw)
                     for d in ("fwd", "bwd")]

@@ -194,7 +194,7 @@ class AlignmentStatistics:
     def fit(cls, src_sentences, tgt_sentences, n_iter_model1=5, n_iter_model2=5, min_count=1,
             verbose=True, max_jump=DEFAULT_MAX_JUMP, n_gis=DEFAULT_N_GIS,
             prune_threshold=1e-6, floor=1e-7, dice_prune_total=DEFAULT_DICE_PRUNE_TOTAL,
-            n_jobs=2):
+            n_jobs=2, agreement=False):
         """Train on tokenised sentence pairs.
 
         Parameters
@@ -220,6 +220,9 @@ class AlignmentStatistics:
             ``K`` of :func:`alignment.dice.prune_cooc` (None: keep all counts).
         n_jobs : int
             Train the two directions concurrently (2) or in turn (1).
+        agreement : bool
+            Train the two directions jointly by agreement (Liang, Taskar & Klein 2006;
+            :func:`alignment.ibm.train_agreement`).
 
         Returns
         -------
@@ -238,14 +241,16 @@ class AlignmentStatistics:
         stats = cls.fit_corpus(corpus, n_iter_model1=n_iter_model1, n_iter_model2=n_iter_model2,
                                verbose=verbose, max_jump=max_jump, n_gis=n_gis,
                                prune_threshold=prune_threshold, floor=floor,
-                               dice_prune_total=dice_prune_total, n_jobs=n_jobs)
+                               dice_prune_total=dice_prune_total, n_jobs=n_jobs,
+                               agreement=agreement)
         stats.timings_ = {**timings, **stats.timings_}
         return stats
 
     @classmethod
     def fit_corpus(cls, corpus, n_iter_model1=5, n_iter_model2=5, verbose=True,
                    max_jump=DEFAULT_MAX_JUMP, n_gis=DEFAULT_N_GIS, prune_threshold=1e-6,
-                   floor=1e-7, dice_prune_total=DEFAULT_DICE_PRUNE_TOTAL, n_jobs=2):
+                   floor=1e-7, dice_prune_total=DEFAULT_DICE_PRUNE_TOTAL, n_jobs=2,
+                   agreement=False):
         """Train on an :class:`~alignment.corpus.EncodedCorpus` with vocabularies.
 
         See :meth:`fit` for the parameters.
@@ -260,7 +265,8 @@ class AlignmentStatistics:
                       f"({timings['cooc']:.1f}s)")
         tables = train_ibm(corpus, n_iter_model1=n_iter_model1, n_iter_model2=n_iter_model2,
                            max_jump=max_jump, n_gis=n_gis, n_jobs=n_jobs,
-                           cooc=(row_ptr, cols, counts), verbose=verbose)
+                           cooc=(row_ptr, cols, counts), agreement=agreement,
+                           verbose=verbose)
         timings["pair_index"] = tables.seconds["pair_index"]
         timings["em"] = tables.seconds["em"]
         for d in (tables.fwd, tables.bwd):

@@ -111,6 +111,8 @@ def main(argv=None):
                          "with ITER EM iterations per direction on the same bitext (0: off)")
     ap.add_argument("--hmm-agreement", action="store_true",
                     help="train the two HMM directions by agreement (Liang et al. 2006)")
+    ap.add_argument("--ibm-agreement", action="store_true",
+                    help="train the two IBM Model 1/2 directions jointly by agreement")
     ap.add_argument("--exclude-features", default="",
                     help="comma-separated dense edge features to leave out (ablation), e.g. "
                          "nbr_diag,nbr_anti,nbr_vit_diag")
@@ -122,12 +124,14 @@ def main(argv=None):
 
     data = load_hansards(args.data_dir, bitext=args.bitext)
     verbose = not args.quiet
-    stats = hansards_statistics(data, None, cache_dir=args.cache_dir, verbose=verbose)
+    stats = hansards_statistics(data, None, cache_dir=args.cache_dir, verbose=verbose,
+                                ibm_agreement=args.ibm_agreement)
     inter = hansards_interaction_statistics(data, stats, None, cache_dir=args.cache_dir,
-                                            verbose=verbose)
+                                            verbose=verbose, ibm_agreement=args.ibm_agreement)
     if args.hmm:
         hansards_hmm(data, stats, None, cache_dir=args.cache_dir, n_iter=args.hmm,
-                     verbose=verbose, agreement=args.hmm_agreement)
+                     verbose=verbose, agreement=args.hmm_agreement,
+                     ibm_agreement=args.ibm_agreement)
     external = None
     if args.external:
         from alignment.external import ExternalAlignments
@@ -160,7 +164,8 @@ def main(argv=None):
     for n_train in map(int, args.train_sizes.split(",")):
         for name, use_ext in configs:
             D, Q = MODELS[name]
-            label = (name + ((" + HMM (agreement)" if args.hmm_agreement else " + HMM")
+            label = (name + (" (IBM 2 by agreement)" if args.ibm_agreement else "")
+                     + ((" + HMM (agreement)" if args.hmm_agreement else " + HMM")
                              if args.hmm else "")
                      + (" + eflomal/fast_align" if use_ext else "")
                      + (f" − {{{args.exclude_features}}}" if exclude else ""))

@@ -16,7 +16,8 @@ import pytest
 
 from alignment.corpus import EncodedCorpus, Vocabulary, build_cooc, read_tokenized
 from alignment.dice import cooc_table, prune_cooc
-from alignment.ibm import jump_bucket, n_buckets, pair_index, train_direction, train_ibm
+from alignment.ibm import (e_step_agree, jump_bucket, n_buckets, pair_index, train_direction,
+                           train_ibm)
 from alignment.statistics import AlignmentStatistics, _csr_pack, _csr_unpack
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "hansards"
@@ -121,6 +122,97 @@ def test_numba_em_matches_reference(direction):
     for name in ("ibm1", "ibm2"):
         np.testing.assert_allclose(model.history[name], hist[name], rtol=1e-10)
     assert len(model.history["ibm2"]) == n_iter
+
+
+def _ref_posteriors(cond, gen, t, t_null, w, model2, max_jump):
+    """P(a_k = j | g, c) straight from the module docstring; row k, column j (0 = NULL)."""
+    C, G, null = len(cond), len(gen), 2 * max_jump + 1
+    out = []
+    for k, g in enumerate(gen, start=1):
+        a = ([w[null]] + [w[ref_bucket(j, k, C, G, max_jump)] for j in range(1, C + 1)]
+             if model2 else [1.0] * (C + 1))
+        joint = [a[0] * t_null[g]] + [a[j] * t[(cond[j - 1], g)] for j in range(1, C + 1)]
+        out.append([x / sum(joint) for x in joint])
+    return out
+
+
+@pytest.mark.parametrize("model2", [False, True])
+def test_agreement_e_step_matches_reference(model2):
+    """Liang et al.'s joint E-step: both tables get the product of the two directions'
+    link posteriors, NULL gets what the links leave, jump counts stay each direction's."""
+    max_jump = 2
+    corpus = EncodedCorpus.from_id_lists(TINY_SRC, TINY_TGT)
+    row_ptr, cols, _ = build_cooc(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
+                                  corpus.tgt_offsets, corpus.n_src_types, corpus.n_tgt_types)
+    pidx, pair_off = pair_index(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
+                                corpus.tgt_offsets, row_ptr, cols)
+    rng = np.random.default_rng(0)
+    ns, nt, nb = corpus.n_src_types, corpus.n_tgt_types, n_buckets(max_jump)
+    t_f, t_b = rng.uniform(0.1, 1, len(cols)), rng.uniform(0.1, 1, len(cols))
+    tn_f, tn_b = rng.uniform(0.1, 1, nt), rng.uniform(0.1, 1, ns)
+    w_f, w_b = rng.uniform(0.1, 1, nb), rng.uniform(0.1, 1, nb)
+    acc = [np.zeros(len(cols)), np.zeros(len(cols)), np.zeros(nt), np.zeros(ns), np.zeros(nb),
+           np.zeros(nb)]
+    ll_f, ll_b = e_step_agree(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
+                              corpus.tgt_offsets, pidx, pair_off, t_f, t_b, tn_f, tn_b, model2,
+                              w_f, w_b, max_jump, *acc)
+    rows = np.repeat(np.arange(len(row_ptr) - 1), np.diff(row_ptr))
+    tf = {(int(e), int(f)): v for e, f, v in zip(rows, cols, t_f)}      # t(f | e)
+    tb = {(int(f), int(e)): v for e, f, v in zip(rows, cols, t_b)}      # t(e | f)
+    ref = [defaultdict(float) for _ in range(4)] + [np.zeros(nb), np.zeros(nb)]
+    ref_ll = [0.0, 0.0]
+    for es, fs in zip(TINY_SRC, TINY_TGT):
+        pf = _ref_posteriors(es, fs, tf, tn_f, w_f, model2, max_jump)
+        pb = _ref_posteriors(fs, es, tb, tn_b, w_b, model2, max_jump)
+        for side, (post, cond, gen, tt, tn, w) in enumerate(
+                ((pf, es, fs, tf, tn_f, w_f), (pb, fs, es, tb, tn_b, w_b))):
+            C, G = len(cond), len(gen)
+            for k, g in enumerate(gen, start=1):
+                a = ([w[-1]] + [w[ref_bucket(j, k, C, G, max_jump)] for j in range(1, C + 1)]
+                     if model2 else [1.0] * (C + 1))
+                ref_ll[side] += math.log(sum(x * y for x, y in zip(
+                    a, [tn[g]] + [tt[(c, g)] for c in cond])) / sum(a))
+                if model2:
+                    ref[4 + side][-1] += post[k - 1][0]
+                    for j in range(1, C + 1):
+                        ref[4 + side][ref_bucket(j, k, C, G, max_jump)] += post[k - 1][j]
+        for j, e in enumerate(es):
+            for k, f in enumerate(fs):
+                q = pf[k][j + 1] * pb[j][k + 1]
+                ref[0][(e, f)] += q
+                ref[1][(e, f)] += q
+        for k, f in enumerate(fs):
+            ref[2][f] += 1 - sum(pf[k][j + 1] * pb[j][k + 1] for j in range(len(es)))
+        for j, e in enumerate(es):
+            ref[3][e] += 1 - sum(pf[k][j + 1] * pb[j][k + 1] for k in range(len(fs)))
+    for i in (0, 1):
+        np.testing.assert_allclose(acc[i], [ref[i][(int(e), int(f))] for e, f in zip(rows, cols)],
+                                   rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(acc[2], [ref[2][g] for g in range(nt)], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(acc[3], [ref[3][g] for g in range(ns)], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(acc[4], ref[4], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(acc[5], ref[5], rtol=1e-12, atol=1e-14)
+    assert (ll_f, ll_b) == pytest.approx(tuple(ref_ll), rel=1e-12)
+
+
+def test_agreement_training_makes_the_directions_agree(hansards_2000):
+    """On 2,000 real pairs, agreement-trained Model 2 directions disagree on fewer
+    Viterbi links of the gold test sentences than independently trained ones."""
+    src, tgt, _ = hansards_2000
+    kw = dict(n_iter_model1=3, n_iter_model2=3, verbose=False, n_jobs=1)
+    indep = AlignmentStatistics.fit(src, tgt, **kw)
+    agree = AlignmentStatistics.fit(src, tgt, agreement=True, **kw)
+    again = AlignmentStatistics.fit(src, tgt, agreement=True, **kw)
+    assert np.array_equal(agree.t_fwd, again.t_fwd)                  # deterministic
+
+    def disagreements(stats):
+        n = 0
+        for e, f in zip(src[:100], tgt[:100]):
+            st = stats.pair_statistics(e, f)
+            n += int(np.sum(st["vit_fwd"] != st["vit_bwd"]))
+        return n
+
+    assert disagreements(agree) < 0.8 * disagreements(indep)
 
 
 def test_jump_bucket_matches_exact_rounding():
