@@ -47,6 +47,9 @@ def _add_stats_options(p):
                         "and add its posteriors as edge features; kept in the --stats cache")
     g.add_argument("--hmm-agreement", action="store_true",
                    help="train the two HMM directions by agreement (Liang et al. 2006)")
+    g.add_argument("--ibm-agreement", action="store_true",
+                   help="train the two IBM Model 1/2 directions by agreement (Liang et al. "
+                        "2006) when the statistics are computed")
 
 
 def _add_model_options(p):
@@ -111,6 +114,9 @@ def build_parser():
     tr.add_argument("--iterations", type=int, default=200, help="iterations (perceptron: epochs)")
     tr.add_argument("--validate-every", type=int, default=10,
                     help="compute validation AER every so many iterations; the best is kept")
+    tr.add_argument("--exclude-features", default="", metavar="NAMES",
+                    help="comma-separated dense edge features to leave out (ablations), "
+                         "e.g. nbr_diag,nbr_anti,nbr_vit_diag")
     tr.add_argument("--seed", type=int, default=0, help="random_state (example order, power iteration)")
     _add_quiet(tr)
 
@@ -155,6 +161,8 @@ def build_parser():
                          "ITER EM iterations per direction on the bitext, cached; e.g. 5)")
     dm.add_argument("--hmm-agreement", action="store_true",
                     help="train the two HMM directions by agreement (Liang et al. 2006)")
+    dm.add_argument("--ibm-agreement", action="store_true",
+                    help="train the two IBM Model 1/2 directions by agreement (cached apart)")
     dm.add_argument("--plot", metavar="PNG", help="save the validation-AER curves here")
     _add_quiet(dm)
 

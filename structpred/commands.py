@@ -48,7 +48,8 @@ def _statistics(args):
     if not (args.stats and Path(args.stats).exists()) and not (args.bitext_src and args.bitext_tgt):
         raise UserError("need --bitext-src and --bitext-tgt (or an existing --stats file)")
     stats = AlignmentStatistics.load_or_fit(args.stats, args.bitext_src, args.bitext_tgt,
-                                            max_pairs=args.bitext_pairs, verbose=not args.quiet)
+                                            max_pairs=args.bitext_pairs, verbose=not args.quiet,
+                                            agreement=getattr(args, "ibm_agreement", False))
     if getattr(args, "hmm", 0) and stats.hmm is None:
         from alignment.hmm import train_hmm_files
 
@@ -62,6 +63,16 @@ def _statistics(args):
         if args.stats:
             stats.save(args.stats)
     return stats
+
+
+def _excluded_features(text):
+    from alignment.features import DENSE_FEATURES, HMM_FEATURES
+
+    names = tuple(f.strip() for f in text.split(",") if f.strip())
+    unknown = sorted(set(names) - set(DENSE_FEATURES + HMM_FEATURES))
+    if unknown:
+        raise UserError(f"--exclude-features: unknown edge features {', '.join(unknown)}")
+    return names
 
 
 def _interaction_statistics(args, stats):
@@ -134,6 +145,7 @@ def align_train(args):
                             cost_pos=args.c_pos, cost_neg=args.c_neg,
                             possible_cost=args.possible_cost, learner=args.learner,
                             n_iter=args.iterations, validate_every=args.validate_every,
+                            exclude_features=_excluded_features(args.exclude_features),
                             random_state=args.seed, verbose=not args.quiet)
     t0 = time.perf_counter()
     model.fit(pairs, gold, stats, valid_pairs, valid_gold, interaction_stats=inter,
@@ -199,19 +211,21 @@ def align_demo(args):
     data = load_hansards(args.data_dir)
     t0 = time.perf_counter()
     stats = hansards_statistics(data, args.bitext_pairs, cache_dir=args.cache_dir,
-                                verbose=not args.quiet)
+                                verbose=not args.quiet, ibm_agreement=args.ibm_agreement)
     if args.hmm:
         from alignment.experiment import hansards_hmm
 
         hansards_hmm(data, stats, args.bitext_pairs, cache_dir=args.cache_dir, n_iter=args.hmm,
-                     verbose=not args.quiet, agreement=args.hmm_agreement)
+                     verbose=not args.quiet, agreement=args.hmm_agreement,
+                     ibm_agreement=args.ibm_agreement)
     _log(args, f"statistics ready ({time.perf_counter() - t0:.0f}s)")
     inter = None
     if any(MODELS[m] != (1, False) for m in models):
         from alignment.experiment import hansards_interaction_statistics
 
         inter = hansards_interaction_statistics(data, stats, args.bitext_pairs,
-                                                cache_dir=args.cache_dir, verbose=not args.quiet)
+                                                cache_dir=args.cache_dir, verbose=not args.quiet,
+                                                ibm_agreement=args.ibm_agreement)
     rows, fitted = run_protocol(data, stats, learners=learners, models=models,
                                 interaction_stats=inter, n_iter=args.iterations,
                                 cost_pos=args.c_pos, cost_neg=args.c_neg,

@@ -143,3 +143,24 @@ def test_train_with_hmm_features_then_predict(small_stats, tmp_path, capsys):
 
     model = MatchingAligner.load(out)
     assert "hmm_fwd" in model.feature_names_ and model.stats_.hmm is not None
+
+
+def test_train_with_ibm_agreement_and_excluded_features(tmp_path, capsys):
+    """--ibm-agreement computes the statistics with agreement-trained IBM models;
+    --exclude-features drops named edge features (a typo is a clear error)."""
+    from alignment.model import MatchingAligner
+
+    base = ["align", "train", "--src", str(DATA / "test.en.gz"), "--tgt", str(DATA / "test.fr.gz"),
+            "--gold", str(DATA / "test.naacl.gz"), "--first", "10",
+            "--bitext-src", str(DATA / "bitext.36-2.en.gz"),
+            "--bitext-tgt", str(DATA / "bitext.36-2.fr.gz"), "--bitext-pairs", "1500",
+            "--iterations", "5", "-q"]
+    out = tmp_path / "m.npz"
+    assert main(base + ["--stats", str(tmp_path / "s.npz"), "--ibm-agreement",
+                        "--exclude-features", "nbr_diag, nbr_anti", "-o", str(out)]) == 0
+    names = MatchingAligner.load(out).feature_names_
+    assert "nbr_diag" not in names and "nbr_anti" not in names and "nbr_vit_diag" in names
+    capsys.readouterr()
+    assert main(base + ["--stats", str(tmp_path / "s.npz"), "--exclude-features", "nbr_typo",
+                        "-o", str(tmp_path / "x.npz")]) == 2
+    assert "nbr_typo" in capsys.readouterr().err and not (tmp_path / "x.npz").exists()
