@@ -456,6 +456,8 @@ class MatchingAligner(ParamsMixin):
         params = meta["params"]
         if params["radius"] is None:
             params["radius"] = np.inf
+        # JSON has no tuples: give back the hyperparameter as it was passed by default
+        params["exclude_features"] = tuple(params.get("exclude_features", ()))
         model = cls(**params)
         model.stats_ = stats
         inter = InteractionStatistics.from_arrays(inter_arrays) if inter_arrays else None
