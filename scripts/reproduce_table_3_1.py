@@ -116,6 +116,9 @@ def main(argv=None):
     ap.add_argument("--exclude-features", default="",
                     help="comma-separated dense edge features to leave out (ablation), e.g. "
                          "nbr_diag,nbr_anti,nbr_vit_diag")
+    ap.add_argument("--n-frequent", type=int, default=10,
+                    help="bilexical features for the N most frequent words of each side "
+                         "(N + N + N*N indicator features)")
     ap.add_argument("--no-decoder-study", action="store_true")
     ap.add_argument("--cache-dir", default=".cache")
     ap.add_argument("--json", default=None, help="write the results here")
@@ -168,13 +171,14 @@ def main(argv=None):
                      + ((" + HMM (agreement)" if args.hmm_agreement else " + HMM")
                              if args.hmm else "")
                      + (" + eflomal/fast_align" if use_ext else "")
-                     + (f" − {{{args.exclude_features}}}" if exclude else ""))
+                     + (f" − {{{args.exclude_features}}}" if exclude else "")
+                     + (f", {args.n_frequent} frequent words" if args.n_frequent != 10 else ""))
             t0 = time.perf_counter()
             model = MatchingAligner(max_fertility=D, interactions=Q, use_external=use_ext,
                                     pair_candidates=args.pair_candidates,
                                     n_iter=args.iterations, cost_neg=args.c_neg,
                                     validate_every=10, exclude_features=exclude,
-                                    random_state=0, verbose=False)
+                                    n_frequent=args.n_frequent, random_state=0, verbose=False)
             model.fit(data.test_pairs[:n_train], data.test_gold[:n_train], stats,
                       data.trial_pairs, data.trial_gold, interaction_stats=inter,
                       external=external)
