@@ -13,9 +13,11 @@ the JHU and SFU ``score-alignments`` tools.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
-__all__ = ["AERScore", "score_alignments", "format_scores"]
+__all__ = ["AERScore", "score_alignments", "format_scores", "AlignmentErrors",
+           "error_breakdown", "format_errors"]
 
 
 @dataclass(frozen=True)
@@ -82,3 +84,74 @@ def format_scores(score):
     return (f"Precision = {score.precision:.4f}\n"
             f"Recall = {score.recall:.4f}\n"
             f"AER = {score.aer:.4f}")
+
+
+@dataclass(frozen=True)
+class AlignmentErrors:
+    """Where the AER comes from: the two kinds of error, by word pair.
+
+    Attributes
+    ----------
+    false_links : Counter
+        ``(source word, target word)`` of predicted links outside ``P`` (they cost precision).
+    missed_links : Counter
+        ``(source word, target word)`` of sure links not predicted (they cost recall).
+    false_between_unlinked : int
+        False links whose two words have no sure gold link at all.
+    missed_between_unlinked : int
+        Missed sure links whose two words the prediction left without any link.
+    """
+
+    false_links: Counter
+    missed_links: Counter
+    false_between_unlinked: int
+    missed_between_unlinked: int
+
+
+def error_breakdown(predicted, gold, pairs):
+    """Count the false and the missed links of each word pair over a corpus.
+
+    A predicted link ``(j, k)`` is *false* when it is not in ``P`` (``S ⊆ P``); a sure link is
+    *missed* when it is not predicted. Together they are everything AER counts against the
+    prediction: ``|A| - |A ∩ P|`` and ``|S| - |A ∩ S|``.
+
+    Parameters
+    ----------
+    predicted, gold : sequences of Alignment (or of link sets, for ``predicted``)
+    pairs : sequence of (source tokens, target tokens)
+
+    Returns
+    -------
+    AlignmentErrors
+    """
+    if not len(predicted) == len(gold) == len(pairs):
+        raise ValueError(f"{len(predicted)} predicted alignments, {len(gold)} gold ones and "
+                         f"{len(pairs)} sentence pairs")
+    false, missed = Counter(), Counter()
+    n_false_free = n_missed_free = 0
+    for a, g, (src, tgt) in zip(predicted, gold, pairs):
+        links = a.sure if hasattr(a, "sure") else frozenset(a)
+        possible = g.possible | g.sure
+        gold_src = {j for j, _ in g.sure}
+        gold_tgt = {k for _, k in g.sure}
+        pred_src = {j for j, _ in links}
+        pred_tgt = {k for _, k in links}
+        for j, k in links - possible:
+            false[src[j], tgt[k]] += 1
+            n_false_free += j not in gold_src and k not in gold_tgt
+        for j, k in g.sure - links:
+            missed[src[j], tgt[k]] += 1
+            n_missed_free += j not in pred_src and k not in pred_tgt
+    return AlignmentErrors(false, missed, n_false_free, n_missed_free)
+
+
+def format_errors(errors, top=10):
+    """The ``top`` most frequent false and missed word pairs, as plain text."""
+    n_false, n_missed = sum(errors.false_links.values()), sum(errors.missed_links.values())
+    lines = [f"False links (predicted, not even possible): {n_false}, "
+             f"{errors.false_between_unlinked} of them between two words with no sure gold link"]
+    lines += [f"  {n:5d}  {e} - {f}" for (e, f), n in errors.false_links.most_common(top)]
+    lines.append(f"Missed sure links: {n_missed}, {errors.missed_between_unlinked} of them "
+                 f"between two words the prediction left unlinked")
+    lines += [f"  {n:5d}  {e} - {f}" for (e, f), n in errors.missed_links.most_common(top)]
+    return "\n".join(lines)

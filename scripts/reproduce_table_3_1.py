@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from alignment.aer import score_alignments  # noqa: E402
+from alignment.aer import error_breakdown, format_errors, score_alignments  # noqa: E402
 from structpred.io import atomic_write  # noqa: E402
 from alignment.experiment import (BITEXTS, external_cache_path, hansards_hmm,  # noqa: E402
                                   hansards_interaction_statistics, hansards_statistics,
@@ -119,6 +119,8 @@ def main(argv=None):
     ap.add_argument("--n-frequent", type=int, default=10,
                     help="bilexical features for the N most frequent words of each side "
                          "(N + N + N*N indicator features)")
+    ap.add_argument("--errors", type=int, default=0, metavar="N",
+                    help="print each row's N word pairs with the most false and missed test links")
     ap.add_argument("--no-decoder-study", action="store_true")
     ap.add_argument("--cache-dir", default=".cache")
     ap.add_argument("--json", default=None, help="write the results here")
@@ -164,6 +166,7 @@ def main(argv=None):
     if args.external:
         configs.append(("M+F+Q", True))
     exclude = tuple(f.strip() for f in args.exclude_features.split(",") if f.strip())
+    error_lists = []
     for n_train in map(int, args.train_sizes.split(",")):
         for name, use_ext in configs:
             D, Q = MODELS[name]
@@ -183,7 +186,12 @@ def main(argv=None):
                       data.trial_pairs, data.trial_gold, interaction_stats=inter,
                       external=external)
             secs = time.perf_counter() - t0
-            score = score_alignments(model.predict(test_pairs), test_gold)
+            predicted = model.predict(test_pairs)
+            score = score_alignments(predicted, test_gold)
+            if args.errors:
+                error_lists.append(f"\n{label}, {n_train} training sentences, test errors:\n"
+                                   + format_errors(error_breakdown(predicted, test_gold, test_pairs),
+                                                   top=args.errors))
             row = {"model": label, "train": n_train, "precision": 100 * score.precision,
                    "recall": 100 * score.recall, "aer": 100 * score.aer, "seconds": secs,
                    "best_iter": model.result_.best_iter,
@@ -206,6 +214,8 @@ def main(argv=None):
     if args.external:
         lines += external_baselines(external, test_pairs, test_gold, data.bitext)
     print("\n".join(lines))
+    for text in error_lists:
+        print(text)
     for label, d in results["decoders"].items():
         print(f"\n{label}, 100 training sentences, decoding the {d['sentences']} test sentences: "
               f"OR-Tools SCIP and PuLP CBC agree on {d['backends_agree']}/{d['sentences']} "

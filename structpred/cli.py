@@ -176,6 +176,9 @@ def build_parser():
     aer.add_argument("--gold-format", choices=["naacl", "pharaoh"], default=None)
     aer.add_argument("--test", required=True, metavar="FILE", help="predicted Pharaoh alignments")
     _add_text_inputs(aer, what="sentences (needed for NAACL gold and for --plot)")
+    aer.add_argument("--errors", type=int, default=0, metavar="N",
+                     help="also list the N word pairs with the most false and missed links "
+                          "(needs --src and --tgt)")
     aer.add_argument("--plot", metavar="PNG", help="draw alignment grids to this file")
     aer.add_argument("--sentences", default="1", metavar="LIST",
                      help="1-based sentence numbers to draw, e.g. 1,5,9")

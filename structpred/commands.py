@@ -261,6 +261,12 @@ def aer(args):
     if len(test) != len(gold):
         raise UserError(f"{args.test}: {len(test)} lines but the gold has {len(gold)} sentences")
     print(format_scores(score_alignments(test, gold)))
+    if args.errors:
+        if pairs is None:
+            raise UserError("--errors needs --src and --tgt")
+        from alignment.aer import error_breakdown, format_errors
+
+        print(format_errors(error_breakdown(test, gold, pairs), top=args.errors))
     if args.plot:
         if pairs is None:
             raise UserError("--plot needs --src and --tgt")

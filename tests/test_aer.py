@@ -45,3 +45,30 @@ def test_sets_accepted_and_length_mismatch():
 def test_format_matches_score_alignments_tool():
     out = format_scores(AERScore(4, 2, 4, 1, 3))
     assert out.splitlines() == ["Precision = 0.7500", "Recall = 0.5000", "AER = 0.3333"]
+
+
+def test_error_breakdown_counts_what_aer_counts():
+    from collections import Counter
+
+    from alignment.aer import error_breakdown, format_errors
+
+    pairs = [(["the", "house", "."], ["la", "maison", "."]),
+             (["the", "the"], ["le", "le"])]
+    # sentence 1: S = {00, 11}, P = S ∪ {22}; A = {00, 12, 22}: 12 false, 11 missed
+    # sentence 2: S = {00}, P = S;        A = {11}: 11 false (both words free), 00 missed
+    gold = [Alignment({(0, 0), (1, 1)}, {(2, 2)}), Alignment({(0, 0)}, ())]
+    pred = [Alignment.from_links({(0, 0), (1, 2), (2, 2)}), Alignment.from_links({(1, 1)})]
+    e = error_breakdown(pred, gold, pairs)
+    assert e.false_links == Counter({("house", "."): 1, ("the", "le"): 1})
+    assert e.missed_links == Counter({("house", "maison"): 1, ("the", "le"): 1})
+    assert e.false_between_unlinked == 1      # the second 'the' - 'le': no sure gold link
+    assert e.missed_between_unlinked == 1     # the first 'the' - 'le': both left unlinked
+    # the totals are exactly AER's error terms |A| - |A ∩ P| and |S| - |A ∩ S|
+    s = score_alignments(pred, gold)
+    assert sum(e.false_links.values()) == s.n_predicted - s.hit_possible
+    assert sum(e.missed_links.values()) == s.n_sure - s.hit_sure
+    text = format_errors(e, top=1)
+    assert text.splitlines()[0].startswith("False links (predicted, not even possible): 2, 1 ")
+    assert len(text.splitlines()) == 4
+    with pytest.raises(ValueError, match="1 predicted alignments, 2 gold"):
+        error_breakdown(pred[:1], gold, pairs)

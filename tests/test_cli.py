@@ -39,6 +39,17 @@ def test_predict_then_aer(model_file, tmp_path, capsys):
     aer = float(out[2].split(" = ")[1])
     assert 0.0 < aer < 0.5
     assert plot.read_bytes()[:4] == b"\x89PNG"
+    assert main(["aer", "--gold", str(DATA / "trial.naacl.gz"), "--test", str(pred),
+                 "--src", str(DATA / "trial.en.gz"), "--tgt", str(DATA / "trial.fr.gz"),
+                 "--errors", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[3].startswith("False links") and len(out) <= 3 + 1 + 3 + 1 + 3
+    assert any(ln.startswith("Missed sure links") for ln in out)
+    gold_ph, test_ph = tmp_path / "g.pharaoh", tmp_path / "t.pharaoh"
+    gold_ph.write_text("0-0 1?1\n")
+    test_ph.write_text("0-0\n")
+    assert main(["aer", "--gold", str(gold_ph), "--test", str(test_ph), "--errors", "3"]) == 2
+    assert "--errors needs --src and --tgt" in capsys.readouterr().err
 
 
 def test_predict_fast_align_input_to_stdout(model_file, tmp_path, capsys):
