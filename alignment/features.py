@@ -30,7 +30,7 @@ import unicodedata
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["EdgeFeaturizer", "DENSE_FEATURES", "HMM_FEATURES"]
+__all__ = ["EdgeFeaturizer", "DENSE_FEATURES", "HMM_FEATURES", "OPTIONAL_FEATURES"]
 
 DENSE_FEATURES = (
     "bias",
@@ -53,6 +53,11 @@ HMM_FEATURES = (
     "hmm_fwd", "hmm_bwd", "hmm_prod", "hmm_min", "hmm_inter", "hmm_union",
     "loghmm_fwd", "loghmm_bwd", "hmm_nbr_diag", "hmm_nbr_anti",
 )
+
+#: extra rows only on request (``include=``): the edge joins a word that occurs more than once
+#: in its sentence, and another occurrence of it lies nearer the diagonal position of the other
+#: end (which of the repeated function words goes with which)
+OPTIONAL_FEATURES = ("farther_src_occ", "farther_tgt_occ")
 
 #: floor of the log-scaled probabilities: log(max(p, 1e-6)) / log(1e6) + 1 lies in [0, 1]
 _LOG_FLOOR = 1e-6
@@ -100,6 +105,19 @@ def _neighbour_max(x, dj, dk):
     return np.maximum(a, b)
 
 
+def _farther_occurrence(words, dist):
+    """``out[j, k]``: another occurrence of ``words[j]`` has a smaller ``dist[., k]``.
+
+    ``dist`` is the (rows = ``words``) matrix of distances to the diagonal; words that occur
+    once are never flagged, and of equally near occurrences none is.
+    """
+    same = np.equal.outer(np.array(words, dtype=object), np.array(words, dtype=object))
+    np.fill_diagonal(same, False)
+    # nearest other occurrence of row j's word, for every column k: min over j' of dist[j', k]
+    other = np.where(same[:, :, None], dist[None, :, :], np.inf).min(axis=1)
+    return dist > other + 1e-12
+
+
 def _second_mask(x, axis):
     """Whether an entry is the second largest (and positive) along ``axis``."""
     if x.shape[axis] < 2:
@@ -126,9 +144,11 @@ class EdgeFeaturizer:
     exclude : iterable of str
         Names of dense features (:data:`DENSE_FEATURES`, :data:`HMM_FEATURES`) to
         leave out, for ablations; an unknown name is an error.
+    include : iterable of str
+        Names of :data:`OPTIONAL_FEATURES` to add; an unknown name is an error.
     """
 
-    def __init__(self, stats, n_frequent=10, exclude=()):
+    def __init__(self, stats, n_frequent=10, exclude=(), include=()):
         self.stats = stats
         self.n_frequent = int(n_frequent)
         src_top = stats.most_frequent("src", self.n_frequent)
@@ -142,7 +162,13 @@ class EdgeFeaturizer:
             side: max(float(np.max(stats.log_frequency(side, top), initial=0.0)), 1.0)
             for side, top in (("src", src_top[:1]), ("tgt", tgt_top[:1]))}
         self._use_hmm = getattr(stats, "hmm", None) is not None
-        dense = DENSE_FEATURES + (HMM_FEATURES if self._use_hmm else ())
+        include = set(include)
+        unknown = sorted(include - set(OPTIONAL_FEATURES))
+        if unknown:
+            raise ValueError(f"unknown optional edge features: {', '.join(unknown)} "
+                             f"(known: {', '.join(OPTIONAL_FEATURES)})")
+        self._include = tuple(f for f in OPTIONAL_FEATURES if f in include)
+        dense = DENSE_FEATURES + (HMM_FEATURES if self._use_hmm else ()) + self._include
         exclude = set(exclude)
         unknown = sorted(exclude - set(dense))
         if unknown:
@@ -225,6 +251,10 @@ class EdgeFeaturizer:
             block += [hf, hb, hp, np.minimum(hf, hb), (hf >= 0.5) & (hb >= 0.5),
                       (hf >= 0.5) | (hb >= 0.5), _log_scaled(hf), _log_scaled(hb),
                       _neighbour_max(hp, 1, 1), _neighbour_max(hp, 1, -1)]
+        if self._include:
+            farther = {"farther_src_occ": _farther_occurrence(lo_s, dist),
+                       "farther_tgt_occ": _farther_occurrence(lo_t, dist.T).T}
+            block += [farther[f] for f in self._include]
         return np.stack([np.asarray(block[i], dtype=np.float64) * ones for i in self._keep])
 
     def transform(self, src, tgt, st=None):

@@ -146,6 +146,9 @@ class MatchingAligner(ParamsMixin):
     exclude_features : tuple of str
         Dense edge features to leave out (names from
         :data:`alignment.features.DENSE_FEATURES` / ``HMM_FEATURES``), for ablations.
+    include_features : tuple of str
+        Optional edge features to add (names from
+        :data:`alignment.features.OPTIONAL_FEATURES`).
     random_state : int
     verbose : bool
     """
@@ -155,7 +158,7 @@ class MatchingAligner(ParamsMixin):
                  cost_neg=3.0, possible_cost=None, target="sure",
                  learner="dual-extragradient", n_iter=200, radius=np.inf, learning_rate=None,
                  regularization=1e-3, validate_every=10, n_frequent=10, exclude_features=(),
-                 random_state=0, verbose=False):
+                 include_features=(), random_state=0, verbose=False):
         self.max_fertility = max_fertility
         self.interactions = interactions
         self.decoder = decoder
@@ -173,6 +176,7 @@ class MatchingAligner(ParamsMixin):
         self.validate_every = validate_every
         self.n_frequent = n_frequent
         self.exclude_features = exclude_features
+        self.include_features = include_features
         self.random_state = random_state
         self.verbose = verbose
 
@@ -278,7 +282,8 @@ class MatchingAligner(ParamsMixin):
 
     def _featurizers(self, stats, interaction_stats, pairs, gold, external_names=None):
         self.featurizer_ = EdgeFeaturizer(stats, n_frequent=self.n_frequent,
-                                          exclude=self.exclude_features)
+                                          exclude=self.exclude_features,
+                                          include=self.include_features)
         names = list(self.featurizer_.feature_names)
         if self.use_external:
             if external_names is None:
@@ -458,6 +463,7 @@ class MatchingAligner(ParamsMixin):
             params["radius"] = np.inf
         # JSON has no tuples: give back the hyperparameter as it was passed by default
         params["exclude_features"] = tuple(params.get("exclude_features", ()))
+        params["include_features"] = tuple(params.get("include_features", ()))
         model = cls(**params)
         model.stats_ = stats
         inter = InteractionStatistics.from_arrays(inter_arrays) if inter_arrays else None

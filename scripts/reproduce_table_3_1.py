@@ -116,6 +116,9 @@ def main(argv=None):
     ap.add_argument("--exclude-features", default="",
                     help="comma-separated dense edge features to leave out (ablation), e.g. "
                          "nbr_diag,nbr_anti,nbr_vit_diag")
+    ap.add_argument("--include-features", default="",
+                    help="comma-separated optional edge features to add: farther_src_occ, "
+                         "farther_tgt_occ")
     ap.add_argument("--n-frequent", type=int, default=10,
                     help="bilexical features for the N most frequent words of each side "
                          "(N + N + N*N indicator features)")
@@ -167,6 +170,7 @@ def main(argv=None):
         configs.append(("M+F+Q", True))
     exclude = tuple(f.strip() for f in args.exclude_features.split(",") if f.strip())
     error_lists = []
+    include = tuple(f.strip() for f in args.include_features.split(",") if f.strip())
     for n_train in map(int, args.train_sizes.split(",")):
         for name, use_ext in configs:
             D, Q = MODELS[name]
@@ -175,13 +179,15 @@ def main(argv=None):
                              if args.hmm else "")
                      + (" + eflomal/fast_align" if use_ext else "")
                      + (f" − {{{args.exclude_features}}}" if exclude else "")
-                     + (f", {args.n_frequent} frequent words" if args.n_frequent != 10 else ""))
+                     + (f", {args.n_frequent} frequent words" if args.n_frequent != 10 else "")
+                     + (f" + {{{args.include_features}}}" if include else ""))
             t0 = time.perf_counter()
             model = MatchingAligner(max_fertility=D, interactions=Q, use_external=use_ext,
                                     pair_candidates=args.pair_candidates,
                                     n_iter=args.iterations, cost_neg=args.c_neg,
                                     validate_every=10, exclude_features=exclude,
-                                    n_frequent=args.n_frequent, random_state=0, verbose=False)
+                                    n_frequent=args.n_frequent, include_features=include,
+                                    random_state=0, verbose=False)
             model.fit(data.test_pairs[:n_train], data.test_gold[:n_train], stats,
                       data.trial_pairs, data.trial_gold, interaction_stats=inter,
                       external=external)

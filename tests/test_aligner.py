@@ -74,6 +74,41 @@ def test_excluded_edge_features_are_dropped_and_persist(hansards, small_stats, t
     assert loaded.predict(pairs) == model.predict(pairs)
 
 
+def test_farther_occurrence_features_by_brute_force(hansards, small_stats, tmp_path):
+    from alignment.features import OPTIONAL_FEATURES, EdgeFeaturizer
+
+    feat = EdgeFeaturizer(small_stats, include=OPTIONAL_FEATURES)
+    plain = EdgeFeaturizer(small_stats)
+    assert feat.feature_names[:plain._n_dense] == plain.feature_names[:plain._n_dense]
+    rows = [feat.feature_names.index(f) for f in OPTIONAL_FEATURES]
+    # sentences with repeated words ('the', 'de', ','), checked against a direct loop
+    flagged = [0, 0]
+    for src, tgt in hansards.test_pairs[:20]:
+        m, n = len(src), len(tgt)
+        F = feat.transform(src, tgt).toarray().reshape(feat.n_features, m, n)
+        d = lambda j, k: abs((j + 0.5) / m - (k + 0.5) / n)   # noqa: E731
+        for j in range(m):
+            for k in range(n):
+                fs = any(src[i].lower() == src[j].lower() and d(i, k) < d(j, k) - 1e-12
+                         for i in range(m) if i != j)
+                ft = any(tgt[i].lower() == tgt[k].lower() and d(j, i) < d(j, k) - 1e-12
+                         for i in range(n) if i != k)
+                assert (F[rows[0], j, k], F[rows[1], j, k]) == (fs, ft)
+                flagged[0] += fs
+                flagged[1] += ft
+    assert flagged[0] > 0 and flagged[1] > 0   # the slice has repeated words on both sides
+    with pytest.raises(ValueError, match="unknown optional edge features: nearest"):
+        EdgeFeaturizer(small_stats, include=("nearest",))
+    model = MatchingAligner(n_iter=10, include_features=("farther_src_occ",)).fit(
+        hansards.test_pairs[:10], hansards.test_gold[:10], small_stats)
+    assert "farther_src_occ" in model.feature_names_ and "farther_tgt_occ" not in model.feature_names_
+    model.save(tmp_path / "m.npz")
+    loaded = MatchingAligner.load(tmp_path / "m.npz")
+    assert loaded.get_params() == model.get_params()
+    pairs = hansards.test_pairs[300:310]
+    assert loaded.predict(pairs) == model.predict(pairs)
+
+
 def test_determinism(hansards, small_stats):
     fits = [MatchingAligner(n_iter=15, learner="perceptron", random_state=3).fit(
         hansards.test_pairs[:15], hansards.test_gold[:15], small_stats) for _ in range(2)]
