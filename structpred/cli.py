@@ -117,6 +117,12 @@ def build_parser():
     tr.add_argument("--exclude-features", default="", metavar="NAMES",
                     help="comma-separated dense edge features to leave out (ablations), "
                          "e.g. nbr_diag,nbr_anti,nbr_vit_diag")
+    tr.add_argument("--include-features", default="", metavar="NAMES",
+                    help="comma-separated optional edge features to add: farther_src_occ, "
+                         "farther_tgt_occ")
+    tr.add_argument("--n-frequent", type=int, default=10, metavar="N",
+                    help="identity features for the N most frequent words of each side and "
+                         "their N*N pairs")
     tr.add_argument("--seed", type=int, default=0, help="random_state (example order, power iteration)")
     _add_quiet(tr)
 

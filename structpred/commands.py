@@ -65,13 +65,13 @@ def _statistics(args):
     return stats
 
 
-def _excluded_features(text):
-    from alignment.features import DENSE_FEATURES, HMM_FEATURES
-
+def _feature_list(text, option, known):
+    """Comma-separated feature names of ``option``; an unknown one is a UserError."""
     names = tuple(f.strip() for f in text.split(",") if f.strip())
-    unknown = sorted(set(names) - set(DENSE_FEATURES + HMM_FEATURES))
+    unknown = sorted(set(names) - set(known))
     if unknown:
-        raise UserError(f"--exclude-features: unknown edge features {', '.join(unknown)}")
+        raise UserError(f"{option}: unknown edge features {', '.join(unknown)} "
+                        f"(known: {', '.join(known)})")
     return names
 
 
@@ -125,6 +125,7 @@ def align_train(args):
         valid_pairs = read_parallel(args.valid_src, args.valid_tgt)
         valid_gold = _read_gold(args.valid_gold, args.gold_format, valid_pairs)
     stats = _statistics(args)
+    from alignment.features import DENSE_FEATURES, HMM_FEATURES, OPTIONAL_FEATURES
     from alignment.model import MODELS
 
     D, Q = MODELS[args.model]
@@ -145,7 +146,12 @@ def align_train(args):
                             cost_pos=args.c_pos, cost_neg=args.c_neg,
                             possible_cost=args.possible_cost, learner=args.learner,
                             n_iter=args.iterations, validate_every=args.validate_every,
-                            exclude_features=_excluded_features(args.exclude_features),
+                            exclude_features=_feature_list(
+                                args.exclude_features, "--exclude-features",
+                                DENSE_FEATURES + HMM_FEATURES),
+                            include_features=_feature_list(
+                                args.include_features, "--include-features", OPTIONAL_FEATURES),
+                            n_frequent=args.n_frequent,
                             random_state=args.seed, verbose=not args.quiet)
     t0 = time.perf_counter()
     model.fit(pairs, gold, stats, valid_pairs, valid_gold, interaction_stats=inter,

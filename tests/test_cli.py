@@ -168,10 +168,17 @@ def test_train_with_ibm_agreement_and_excluded_features(tmp_path, capsys):
             "--iterations", "5", "-q"]
     out = tmp_path / "m.npz"
     assert main(base + ["--stats", str(tmp_path / "s.npz"), "--ibm-agreement",
-                        "--exclude-features", "nbr_diag, nbr_anti", "-o", str(out)]) == 0
-    names = MatchingAligner.load(out).feature_names_
+                        "--exclude-features", "nbr_diag, nbr_anti", "--n-frequent", "3",
+                        "--include-features", "farther_tgt_occ", "-o", str(out)]) == 0
+    model = MatchingAligner.load(out)
+    names = model.feature_names_
     assert "nbr_diag" not in names and "nbr_anti" not in names and "nbr_vit_diag" in names
+    assert "farther_tgt_occ" in names and "farther_src_occ" not in names
+    assert model.n_frequent == 3 and sum(n.startswith("pair=") for n in names) == 9
     capsys.readouterr()
     assert main(base + ["--stats", str(tmp_path / "s.npz"), "--exclude-features", "nbr_typo",
                         "-o", str(tmp_path / "x.npz")]) == 2
     assert "nbr_typo" in capsys.readouterr().err and not (tmp_path / "x.npz").exists()
+    assert main(base + ["--stats", str(tmp_path / "s.npz"), "--include-features", "nbr_diag",
+                        "-o", str(tmp_path / "x.npz")]) == 2
+    assert "--include-features: unknown edge features nbr_diag" in capsys.readouterr().err
