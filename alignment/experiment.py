@@ -16,7 +16,7 @@ from .formats import read_naacl, read_parallel
 from .model import MODELS, MatchingAligner
 
 __all__ = ["default_data_dir", "shared_hansards_dir", "load_hansards", "hansards_statistics",
-           "hansards_interaction_statistics", "hansards_hmm", "external_cache_path", "run_protocol", "format_table", "THESIS_AER",
+           "hansards_interaction_statistics", "hansards_hmm", "hansards_hmm_lexicon", "external_cache_path", "run_protocol", "format_table", "THESIS_AER",
            "BITEXTS"]
 
 #: Named Hansards bitexts: ``"36-2"`` (231,648 pairs, bundled in ``data/hansards``) and
@@ -91,8 +91,9 @@ def load_hansards(data_dir=None, bitext="36-2"):
                         bitext)
 
 
-def _ibm_tag(n_pairs, ibm_agreement):
-    return f"{'all' if n_pairs is None else n_pairs}{'-ibmagree' if ibm_agreement else ''}"
+def _ibm_tag(n_pairs, ibm_agreement, lexicon=""):
+    return (f"{'all' if n_pairs is None else n_pairs}{'-ibmagree' if ibm_agreement else ''}"
+            f"{'-lex' + lexicon if lexicon else ''}")
 
 
 def hansards_statistics(data, n_pairs, cache_dir=".cache", verbose=True, ibm_agreement=False):
@@ -108,13 +109,16 @@ def hansards_statistics(data, n_pairs, cache_dir=".cache", verbose=True, ibm_agr
 
 
 def hansards_interaction_statistics(data, stats, n_pairs, cache_dir=".cache", verbose=True,
-                                    ibm_agreement=False):
+                                    ibm_agreement=False, lexicon=""):
     """IBM Model 2 fertility and pattern shares (:mod:`alignment.interactions`) of the
     first ``n_pairs`` bitext lines, cached next to the statistics (``ibm_agreement``:
-    the tag of statistics trained by agreement, as in :func:`hansards_statistics`)."""
+    the tag of statistics trained by agreement, as in :func:`hansards_statistics`;
+    ``lexicon``: a tag for statistics whose translation tables were replaced, see
+    :func:`hansards_hmm_lexicon`)."""
     from .interactions import InteractionStatistics
 
-    name = f"hansards-interactions{data.cache_tag}-{_ibm_tag(n_pairs, ibm_agreement)}.npz"
+    name = (f"hansards-interactions{data.cache_tag}-"
+            f"{_ibm_tag(n_pairs, ibm_agreement, lexicon)}.npz")
     return InteractionStatistics.load_or_fit(Path(cache_dir) / name if cache_dir else None,
                                              stats, data.bitext_src, data.bitext_tgt,
                                              max_pairs=n_pairs, verbose=verbose)
@@ -139,6 +143,18 @@ def hansards_hmm(data, stats, n_pairs, cache_dir=".cache", n_iter=5, verbose=Tru
     if path is not None:
         hmm.save(path)
     return stats.with_hmm(hmm)
+
+
+def hansards_hmm_lexicon(data, stats, n_pairs, cache_dir=".cache", n_iter=5, verbose=True,
+                         agreement=False, ibm_agreement=False):
+    """``stats`` with the translation tables of the HMM of :func:`hansards_hmm`
+    (:meth:`AlignmentStatistics.with_lexicon`: Model 2 positions, HMM lexicon, no HMM
+    features).  Returns ``(statistics, tag)``; pass the tag as ``lexicon`` to
+    :func:`hansards_interaction_statistics`."""
+    hmm = hansards_hmm(data, stats, n_pairs, cache_dir=cache_dir, n_iter=n_iter,
+                       verbose=verbose, agreement=agreement, ibm_agreement=ibm_agreement).hmm
+    stats.hmm = None
+    return stats.with_lexicon(hmm), f"hmm{n_iter}{'agree' if agreement else ''}"
 
 
 def external_cache_path(data, cache_dir=".cache"):

@@ -184,6 +184,35 @@ class AlignmentStatistics:
         self.hmm = hmm
         return self
 
+    def with_lexicon(self, hmm):
+        r"""A copy whose translation tables are those of HMM tables trained on this
+        pattern, with everything else (Model 2 distortion, Dice, vocabularies) kept.
+
+        The Model 2 posteriors of :meth:`pair_statistics` then combine the HMM's lexicon
+        :math:`t(f \mid e)`, :math:`t(e \mid f)` with Model 2's zeroth-order position
+        model: the edge, fertility and pattern features stay zeroth-order (no jump
+        model enters them), but their word-translation probabilities are those of the
+        better-trained first-order aligner.  The copy has no HMM attached.
+
+        Parameters
+        ----------
+        hmm : :class:`alignment.hmm.HMMTables`
+
+        Returns
+        -------
+        AlignmentStatistics
+        """
+        if (len(hmm.t_fwd) != len(self.t_cols) or len(hmm.t_null_fwd) != len(self.tgt_vocab)
+                or len(hmm.t_null_bwd) != len(self.src_vocab)):
+            raise ValueError("the HMM tables were trained on other statistics")
+        return type(self)(self.src_vocab, self.tgt_vocab, self.src_df, self.tgt_df,
+                          self.t_row_ptr, self.t_cols, hmm.t_fwd, hmm.t_bwd, hmm.t_null_fwd,
+                          hmm.t_null_bwd, self.dist_fwd, self.dist_bwd, self.max_jump,
+                          self.dice_row_ptr, self.dice_cols, self.dice_counts, floor=self.floor,
+                          prune_threshold=self.prune_threshold,
+                          dice_prune_total=self.dice_prune_total,
+                          log_likelihood=self.log_likelihood_, n_pairs=self.n_pairs)
+
     @property
     def history(self):
         """Alias of ``log_likelihood_``."""

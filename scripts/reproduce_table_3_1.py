@@ -31,8 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from alignment.aer import error_breakdown, format_errors, score_alignments  # noqa: E402
 from structpred.io import atomic_write  # noqa: E402
 from alignment.experiment import (BITEXTS, external_cache_path, hansards_hmm,  # noqa: E402
-                                  hansards_interaction_statistics, hansards_statistics,
-                                  load_hansards)
+                                  hansards_hmm_lexicon, hansards_interaction_statistics,
+                                  hansards_statistics, load_hansards)
 from alignment.formats import Alignment  # noqa: E402
 from alignment.model import MODELS, MatchingAligner  # noqa: E402
 
@@ -111,6 +111,10 @@ def main(argv=None):
                          "with ITER EM iterations per direction on the same bitext (0: off)")
     ap.add_argument("--hmm-agreement", action="store_true",
                     help="train the two HMM directions by agreement (Liang et al. 2006)")
+    ap.add_argument("--hmm-lexicon", type=int, default=0, metavar="ITER",
+                    help="replace the IBM Model 2 translation tables by those of our HMM "
+                         "(ITER EM iterations; --hmm-agreement applies): Model 2 positions, HMM "
+                         "lexicon, every feature still zeroth-order (0: off)")
     ap.add_argument("--ibm-agreement", action="store_true",
                     help="train the two IBM Model 1/2 directions jointly by agreement")
     ap.add_argument("--exclude-features", default="",
@@ -134,8 +138,17 @@ def main(argv=None):
     verbose = not args.quiet
     stats = hansards_statistics(data, None, cache_dir=args.cache_dir, verbose=verbose,
                                 ibm_agreement=args.ibm_agreement)
+    if args.hmm and args.hmm_lexicon:
+        ap.error("--hmm and --hmm-lexicon exclude each other")
+    lexicon = ""
+    if args.hmm_lexicon:
+        stats, lexicon = hansards_hmm_lexicon(data, stats, None, cache_dir=args.cache_dir,
+                                              n_iter=args.hmm_lexicon, verbose=verbose,
+                                              agreement=args.hmm_agreement,
+                                              ibm_agreement=args.ibm_agreement)
     inter = hansards_interaction_statistics(data, stats, None, cache_dir=args.cache_dir,
-                                            verbose=verbose, ibm_agreement=args.ibm_agreement)
+                                            verbose=verbose, ibm_agreement=args.ibm_agreement,
+                                            lexicon=lexicon)
     if args.hmm:
         hansards_hmm(data, stats, None, cache_dir=args.cache_dir, n_iter=args.hmm,
                      verbose=verbose, agreement=args.hmm_agreement,
@@ -177,6 +190,8 @@ def main(argv=None):
             label = (name + (" (IBM 2 by agreement)" if args.ibm_agreement else "")
                      + ((" + HMM (agreement)" if args.hmm_agreement else " + HMM")
                              if args.hmm else "")
+                     + ((" with the HMM (agreement) lexicon" if args.hmm_agreement
+                         else " with the HMM lexicon") if args.hmm_lexicon else "")
                      + (" + eflomal/fast_align" if use_ext else "")
                      + (f" − {{{args.exclude_features}}}" if exclude else "")
                      + (f", {args.n_frequent} frequent words" if args.n_frequent != 10 else "")

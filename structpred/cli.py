@@ -47,6 +47,10 @@ def _add_stats_options(p):
                         "and add its posteriors as edge features; kept in the --stats cache")
     g.add_argument("--hmm-agreement", action="store_true",
                    help="train the two HMM directions by agreement (Liang et al. 2006)")
+    g.add_argument("--hmm-lexicon", action="store_true",
+                   help="with --hmm: use the HMM only through its translation tables (Model 2 "
+                        "posteriors with the HMM's lexicon; every feature stays zeroth-order, "
+                        "no HMM posterior features)")
     g.add_argument("--ibm-agreement", action="store_true",
                    help="train the two IBM Model 1/2 directions by agreement (Liang et al. "
                         "2006) when the statistics are computed")
@@ -167,6 +171,9 @@ def build_parser():
                          "ITER EM iterations per direction on the bitext, cached; e.g. 5)")
     dm.add_argument("--hmm-agreement", action="store_true",
                     help="train the two HMM directions by agreement (Liang et al. 2006)")
+    dm.add_argument("--hmm-lexicon", action="store_true",
+                    help="with --hmm: use the HMM only through its translation tables (Model 2 "
+                         "posteriors with the HMM's lexicon, no HMM posterior features)")
     dm.add_argument("--ibm-agreement", action="store_true",
                     help="train the two IBM Model 1/2 directions by agreement (cached apart)")
     dm.add_argument("--plot", metavar="PNG", help="save the validation-AER curves here")

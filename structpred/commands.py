@@ -62,6 +62,10 @@ def _statistics(args):
                                        verbose=not args.quiet))
         if args.stats:
             stats.save(args.stats)
+    if getattr(args, "hmm_lexicon", False):
+        if stats.hmm is None:
+            raise UserError("--hmm-lexicon needs --hmm ITER (or a --stats file that holds the HMM)")
+        stats = stats.with_lexicon(stats.hmm)
     return stats
 
 
@@ -218,7 +222,17 @@ def align_demo(args):
     t0 = time.perf_counter()
     stats = hansards_statistics(data, args.bitext_pairs, cache_dir=args.cache_dir,
                                 verbose=not args.quiet, ibm_agreement=args.ibm_agreement)
-    if args.hmm:
+    lexicon = ""
+    if args.hmm_lexicon and not args.hmm:
+        raise UserError("--hmm-lexicon needs --hmm ITER")
+    if args.hmm_lexicon:
+        from alignment.experiment import hansards_hmm_lexicon
+
+        stats, lexicon = hansards_hmm_lexicon(data, stats, args.bitext_pairs,
+                                              cache_dir=args.cache_dir, n_iter=args.hmm,
+                                              verbose=not args.quiet, agreement=args.hmm_agreement,
+                                              ibm_agreement=args.ibm_agreement)
+    elif args.hmm:
         from alignment.experiment import hansards_hmm
 
         hansards_hmm(data, stats, args.bitext_pairs, cache_dir=args.cache_dir, n_iter=args.hmm,
@@ -231,7 +245,7 @@ def align_demo(args):
 
         inter = hansards_interaction_statistics(data, stats, args.bitext_pairs,
                                                 cache_dir=args.cache_dir, verbose=not args.quiet,
-                                                ibm_agreement=args.ibm_agreement)
+                                                ibm_agreement=args.ibm_agreement, lexicon=lexicon)
     rows, fitted = run_protocol(data, stats, learners=learners, models=models,
                                 interaction_stats=inter, n_iter=args.iterations,
                                 cost_pos=args.c_pos, cost_neg=args.c_neg,

@@ -3,6 +3,7 @@
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from structpred.cli import main
@@ -154,6 +155,34 @@ def test_train_with_hmm_features_then_predict(small_stats, tmp_path, capsys):
 
     model = MatchingAligner.load(out)
     assert "hmm_fwd" in model.feature_names_ and model.stats_.hmm is not None
+
+
+def test_train_with_hmm_lexicon(small_stats, tmp_path, capsys):
+    """--hmm-lexicon keeps only the HMM's translation tables: no HMM features, and the
+    model's statistics carry the HMM lexicon (its file predicts with it)."""
+    from alignment.model import MatchingAligner
+    from alignment.statistics import AlignmentStatistics
+
+    stats_file = tmp_path / "stats.npz"
+    small_stats.save(stats_file)
+    out = tmp_path / "lex.npz"
+    base = ["align", "train", "--src", str(DATA / "test.en.gz"), "--tgt", str(DATA / "test.fr.gz"),
+            "--gold", str(DATA / "test.naacl.gz"), "--first", "20",
+            "--bitext-src", str(DATA / "bitext.36-2.en.gz"),
+            "--bitext-tgt", str(DATA / "bitext.36-2.fr.gz"), "--bitext-pairs", "1500",
+            "--stats", str(stats_file), "--iterations", "10", "-q", "-o", str(out)]
+    capsys.readouterr()
+    assert main(base + ["--hmm-lexicon"]) == 2
+    assert "--hmm" in capsys.readouterr().err
+    assert main(base + ["--hmm", "2", "--hmm-lexicon"]) == 0
+    hmm = AlignmentStatistics.load(stats_file).hmm
+    model = MatchingAligner.load(out)
+    assert "hmm_fwd" not in model.feature_names_ and model.stats_.hmm is None
+    np.testing.assert_array_equal(model.stats_.t_fwd, hmm.t_fwd)
+    pred = tmp_path / "trial.pharaoh"
+    assert main(["align", "predict", "-m", str(out), "--src", str(DATA / "trial.en.gz"),
+                 "--tgt", str(DATA / "trial.fr.gz"), "-o", str(pred), "-q"]) == 0
+    assert len(pred.read_text().splitlines()) == 37
 
 
 def test_train_with_ibm_agreement_and_excluded_features(tmp_path, capsys):

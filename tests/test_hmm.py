@@ -130,6 +130,53 @@ def test_statistics_round_trip_with_hmm(hmm_stats, tmp_path, hansards):
                                             h.jump_fwd, h.jump_bwd, 0.1, 0.1, h.max_jump, h.floor))
 
 
+def test_with_lexicon_combines_hmm_tables_and_model2_positions(hmm_stats, hansards, tmp_path):
+    """``with_lexicon``: Model 2 posteriors computed with the HMM's translation tables and
+    Model 2's own distortion; Dice unchanged; no HMM attached; the original untouched."""
+    from alignment.aer import score_alignments
+    from alignment.formats import Alignment
+    from alignment.ibm import pair_posteriors
+
+    stats, _ = hmm_stats
+    h = stats.hmm
+    lex = stats.with_lexicon(h)
+    assert lex.hmm is None and stats.hmm is h
+    np.testing.assert_array_equal(lex.dist_fwd, stats.dist_fwd)
+    assert not np.array_equal(stats.t_fwd, h.t_fwd)
+    s, t = hansards.test_pairs[5]
+    got, base = lex.pair_statistics(s, t), stats.pair_statistics(s, t)
+    e, f = stats.encode(s, t)
+    pf, nf, pb, nb = pair_posteriors(e, f, stats.t_row_ptr, stats.t_cols, h.t_fwd, h.t_bwd,
+                                     h.t_null_fwd, h.t_null_bwd, stats.dist_fwd,
+                                     stats.dist_bwd, stats.max_jump, stats.floor)
+    for key, want in (("post_fwd", pf), ("null_fwd", nf), ("post_bwd", pb), ("null_bwd", nb)):
+        np.testing.assert_allclose(got[key], want, rtol=1e-12)
+    np.testing.assert_array_equal(got["dice"], base["dice"])
+    assert not np.allclose(got["post_fwd"], base["post_fwd"]) and "hmm_fwd" not in got
+    # with the statistics' own tables nothing changes
+    own = HMMTables(stats.t_fwd, stats.t_bwd, stats.t_null_fwd, stats.t_null_bwd, h.jump_fwd,
+                    h.jump_bwd, h.p0_fwd, h.p0_bwd, h.max_jump, h.floor)
+    np.testing.assert_array_equal(stats.with_lexicon(own).pair_statistics(s, t)["post_bwd"],
+                                  base["post_bwd"])
+    lex.save(tmp_path / "lex.npz")
+    back = AlignmentStatistics.load(tmp_path / "lex.npz")
+    np.testing.assert_array_equal(back.pair_statistics(s, t)["post_fwd"], got["post_fwd"])
+    with pytest.raises(ValueError, match="other statistics"):
+        stats.with_lexicon(HMMTables(h.t_fwd[:5], h.t_bwd[:5], h.t_null_fwd, h.t_null_bwd,
+                                     h.jump_fwd, h.jump_bwd, 0.1, 0.1, h.max_jump, h.floor))
+    # the HMM's lexicon makes Model 2's Viterbi intersection better on gold sentences
+    pairs, gold = hansards.test_pairs[:100], hansards.test_gold[:100]
+
+    def intersection(st):
+        out = []
+        for a, b in pairs:
+            p = st.pair_statistics(a, b)
+            out.append(Alignment.from_links(zip(*np.nonzero(p["vit_fwd"] * p["vit_bwd"]))))
+        return score_alignments(out, gold).aer
+
+    assert intersection(lex) < intersection(stats)
+
+
 def test_edge_features_gain_hmm_rows(hmm_stats, small_stats, hansards):
     stats, _ = hmm_stats
     s, t = hansards.test_pairs[0]
