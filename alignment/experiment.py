@@ -146,15 +146,17 @@ def hansards_hmm(data, stats, n_pairs, cache_dir=".cache", n_iter=5, verbose=Tru
 
 
 def hansards_hmm_lexicon(data, stats, n_pairs, cache_dir=".cache", n_iter=5, verbose=True,
-                         agreement=False, ibm_agreement=False):
+                         agreement=False, ibm_agreement=False, keep_hmm=False):
     """``stats`` with the translation tables of the HMM of :func:`hansards_hmm`
-    (:meth:`AlignmentStatistics.with_lexicon`: Model 2 positions, HMM lexicon, no HMM
-    features).  Returns ``(statistics, tag)``; pass the tag as ``lexicon`` to
+    (:meth:`AlignmentStatistics.with_lexicon`: Model 2 positions, HMM lexicon; with
+    ``keep_hmm`` the same HMM is attached as well, adding its posterior features).
+    Returns ``(statistics, tag)``; pass the tag as ``lexicon`` to
     :func:`hansards_interaction_statistics`."""
     hmm = hansards_hmm(data, stats, n_pairs, cache_dir=cache_dir, n_iter=n_iter,
                        verbose=verbose, agreement=agreement, ibm_agreement=ibm_agreement).hmm
     stats.hmm = None
-    return stats.with_lexicon(hmm), f"hmm{n_iter}{'agree' if agreement else ''}"
+    lex = stats.with_lexicon(hmm)
+    return (lex.with_hmm(hmm) if keep_hmm else lex), f"hmm{n_iter}{'agree' if agreement else ''}"
 
 
 def external_cache_path(data, cache_dir=".cache"):

@@ -43,6 +43,7 @@ THESIS = {
     (200, "M"): (93.4, 89.7, 8.2), (200, "M+F"): (93.6, 90.1, 8.0),
     (200, "M+Q"): (95.0, 91.1, 6.8), (200, "M+F+Q"): (95.2, 92.4, 6.1),
     (100, "M+F+Q+IBM4"): (96.4, 94.4, 4.5), (100, "M+F+Q+IBM4+Liang"): (96.7, 95.5, 3.8),
+    (200, "M+F+Q+IBM4"): (96.0, 95.0, 4.4),
 }
 
 
@@ -114,7 +115,8 @@ def main(argv=None):
     ap.add_argument("--hmm-lexicon", type=int, default=0, metavar="ITER",
                     help="replace the IBM Model 2 translation tables by those of our HMM "
                          "(ITER EM iterations; --hmm-agreement applies): Model 2 positions, HMM "
-                         "lexicon, every feature still zeroth-order (0: off)")
+                         "lexicon, every feature still zeroth-order (0: off); with --hmm ITER as "
+                         "well, the same HMM's posterior features are added")
     ap.add_argument("--ibm-agreement", action="store_true",
                     help="train the two IBM Model 1/2 directions jointly by agreement")
     ap.add_argument("--exclude-features", default="",
@@ -138,18 +140,19 @@ def main(argv=None):
     verbose = not args.quiet
     stats = hansards_statistics(data, None, cache_dir=args.cache_dir, verbose=verbose,
                                 ibm_agreement=args.ibm_agreement)
-    if args.hmm and args.hmm_lexicon:
-        ap.error("--hmm and --hmm-lexicon exclude each other")
+    if args.hmm and args.hmm_lexicon and args.hmm != args.hmm_lexicon:
+        ap.error("--hmm and --hmm-lexicon together must name the same ITER (one HMM)")
     lexicon = ""
     if args.hmm_lexicon:
         stats, lexicon = hansards_hmm_lexicon(data, stats, None, cache_dir=args.cache_dir,
                                               n_iter=args.hmm_lexicon, verbose=verbose,
                                               agreement=args.hmm_agreement,
-                                              ibm_agreement=args.ibm_agreement)
+                                              ibm_agreement=args.ibm_agreement,
+                                              keep_hmm=bool(args.hmm))
     inter = hansards_interaction_statistics(data, stats, None, cache_dir=args.cache_dir,
                                             verbose=verbose, ibm_agreement=args.ibm_agreement,
                                             lexicon=lexicon)
-    if args.hmm:
+    if args.hmm and not args.hmm_lexicon:
         hansards_hmm(data, stats, None, cache_dir=args.cache_dir, n_iter=args.hmm,
                      verbose=verbose, agreement=args.hmm_agreement,
                      ibm_agreement=args.ibm_agreement)

@@ -284,3 +284,25 @@ def test_agreement_training_is_deterministic_and_agrees_more(small_stats, hansar
         f, g = ind.links(stats_i, s, t)
         dis_i += len(f ^ g)
     assert dis_a < dis_i
+
+
+def test_hansards_hmm_lexicon_caches_one_hmm(small_stats, hansards, tmp_path):
+    """The experiment helper trains the HMM once (cached), returns the lexicon statistics
+    (with the same HMM attached on request) and a tag that keeps the interaction caches
+    of different statistics apart."""
+    from alignment.experiment import hansards_hmm_lexicon, hansards_interaction_statistics
+
+    stats, tag = hansards_hmm_lexicon(hansards, copy.copy(small_stats), 1000, cache_dir=tmp_path,
+                                      n_iter=1, verbose=False, agreement=True)
+    assert tag == "hmm1agree" and stats.hmm is None
+    both, _ = hansards_hmm_lexicon(hansards, copy.copy(small_stats), 1000, cache_dir=tmp_path,
+                                   n_iter=1, verbose=False, agreement=True, keep_hmm=True)
+    assert len(list(tmp_path.glob("hansards-hmm*"))) == 1
+    np.testing.assert_array_equal(both.t_fwd, stats.t_fwd)
+    np.testing.assert_array_equal(both.hmm.t_fwd, stats.t_fwd)
+    assert not np.array_equal(stats.t_fwd, small_stats.t_fwd)
+    hansards_interaction_statistics(hansards, stats, 300, cache_dir=tmp_path, verbose=False,
+                                    lexicon=tag)
+    hansards_interaction_statistics(hansards, small_stats, 300, cache_dir=tmp_path, verbose=False)
+    names = sorted(p.name for p in tmp_path.glob("hansards-interactions*"))
+    assert names == ["hansards-interactions-300-lexhmm1agree.npz", "hansards-interactions-300.npz"]
