@@ -21,7 +21,8 @@ list and tokenizer); a term is a word, or with ``--ngrams 2`` also a pair of adj
 With ``--select`` every choice is made on a stratified validation split of the training set
 (``--val-frac``, seed ``--seed``), never on the test set:
 
-* the features (over ``--ngram-candidates`` x ``--feature-kinds`` x ``--doc-norms``) by the
+* the features (over ``--min-df-candidates`` x ``--ngram-candidates`` x ``--feature-kinds``
+  x ``--doc-norms``) by the
   best validation accuracy of sdEM-NB NCLL over the ``--priors`` x ``--lambdas`` grid -- the chosen features are then
   used by *every* method;
 * for each sdEM loss, the prior, ``lambda`` and the epoch (the best validation epoch; its
@@ -38,6 +39,7 @@ own validation split) on the same counts.
     python scripts/reproduce_sdem.py --second movies --features counts
     python scripts/reproduce_sdem.py --select --out results/sdem.json
     python scripts/reproduce_sdem.py --select --second none --ngram-candidates 1 2   # + bigrams
+    python scripts/reproduce_sdem.py --select --second none --min-df-candidates 1 2  # + no cut-off
 """
 
 from __future__ import annotations
@@ -148,42 +150,43 @@ def run_dataset(name, args, lda):
     ya, yv = ytr[itr], ytr[ival]
     out = {"dataset": name, "n_train": len(tr), "n_test": len(te), "features": args.features}
 
-    counts = {}   # n -> (vocabulary, train counts, test counts, idf): terms of 1..n words
+    counts = {}   # (min_df, n) -> (vocabulary, train counts, test counts, idf)
 
-    def count(n):
-        if n not in counts:
-            vocab = Vocabulary(min_df=args.min_df, ngram_range=(1, n)).fit(tr)
+    def count(min_df, n):
+        if (min_df, n) not in counts:
+            vocab = Vocabulary(min_df=min_df, ngram_range=(1, n)).fit(tr)
             Ctr = vocab.transform(tr)
             df = np.asarray((Ctr > 0).sum(axis=0)).ravel()
             idf = np.log((Ctr.shape[0] + 1) / (df + 1)) + 1.0
-            counts[n] = (vocab, Ctr, vocab.transform(te), idf)
-        return counts[n]
+            counts[(min_df, n)] = (vocab, Ctr, vocab.transform(te), idf)
+        return counts[(min_df, n)]
 
     # ---- the features, chosen by sdEM-NB NCLL on the validation split
-    kind, doc_norm, ngrams = args.features, args.doc_norm, args.ngrams
-    cands = [(n, k, nm) for n in args.ngram_candidates for k in args.feature_kinds
-             for nm in args.doc_norms]
+    kind, doc_norm, ngrams, min_df = args.features, args.doc_norm, args.ngrams, args.min_df
+    cands = [(d, n, k, nm) for d in (args.min_df_candidates or [args.min_df])
+             for n in args.ngram_candidates for k in args.feature_kinds for nm in args.doc_norms]
     if args.select and len(cands) > 1:
         print(f"\n--- {name}: choosing the features by NCLL validation accuracy")
         scores = {}
-        for n, k, nm in cands:
-            _, C, _, idf = count(n)
+        for d, n, k, nm in cands:
+            _, C, _, idf = count(d, n)
             F = featurize(C, k, nm, idf)
-            scores[(n, k, nm)] = select_sdem("ncll", args.priors, args.lambdas, args.epochs,
-                                             F[itr], ya, F[ival], yv, args.seed)
-            v, prior, lam, e = scores[(n, k, nm)]
-            print(f"  1..{n}-grams (|W| = {C.shape[1]}) {k} norm {nm:<6g} val {v * 100:.2f} "
-                  f"(prior {prior}, lambda {lam:g}, epoch {e})", flush=True)
-        ngrams, kind, doc_norm = max(scores, key=lambda c: scores[c][0])
-        out["feature_validation"] = {f"{n}-grams {k} {nm:g}": v[0]
-                                     for (n, k, nm), v in scores.items()}
-    vocab, Ctr, Cte, idf = count(ngrams)
+            scores[(d, n, k, nm)] = select_sdem("ncll", args.priors, args.lambdas, args.epochs,
+                                                F[itr], ya, F[ival], yv, args.seed)
+            v, prior, lam, e = scores[(d, n, k, nm)]
+            print(f"  min_df {d}, 1..{n}-grams (|W| = {C.shape[1]}) {k} norm {nm:<6g} "
+                  f"val {v * 100:.2f} (prior {prior}, lambda {lam:g}, epoch {e})", flush=True)
+        min_df, ngrams, kind, doc_norm = max(scores, key=lambda c: scores[c][0])
+        out["feature_validation"] = {f"min_df {d} {n}-grams {k} {nm:g}": v[0]
+                                     for (d, n, k, nm), v in scores.items()}
+    vocab, Ctr, Cte, idf = count(min_df, ngrams)
     out["features"], out["doc_norm"], out["ngrams"] = kind, doc_norm, ngrams
+    out["min_df"] = min_df
     out["vocabulary"] = len(vocab)
     Xtr, Xte = featurize(Ctr, kind, doc_norm, idf), featurize(Cte, kind, doc_norm, idf)
     Xa, Xv = Xtr[itr], Xtr[ival]
     print(f"\n=== {name}: {Xtr.shape[0]} train / {Xte.shape[0]} test docs, |W| = {len(vocab)} "
-          f"(1..{ngrams}-grams), features = {kind}"
+          f"(min_df {min_df}, 1..{ngrams}-grams), features = {kind}"
           + (f" (norm {doc_norm:g})" if kind.endswith("-l2") else "") + " ===", flush=True)
 
     rows = {}
@@ -230,7 +233,7 @@ def run_dataset(name, args, lda):
     out["chosen_test"] = chosen
 
     if lda:
-        _, C1tr, C1te, _ = count(1)   # single words: the Gibbs chains' tokens
+        _, C1tr, C1te, _ = count(min_df, 1)   # single words: the Gibbs chains' tokens
         out["lda"] = run_lda(name, args, C1tr, ytr, C1te, yte, itr, ival)
     print(f"[{name}: {time.perf_counter() - t_start:.0f}s]", flush=True)
     return out
@@ -307,7 +310,10 @@ def main(argv=None):
     ap.add_argument("--doc-norm", type=float, default=3.0)
     ap.add_argument("--doc-norms", type=float, nargs="+", default=[3.0, 10.0],
                     help="candidates for the document norm (with --select)")
-    ap.add_argument("--min-df", type=int, default=2)
+    ap.add_argument("--min-df", type=int, default=2,
+                    help="vocabulary: terms in at least this many training documents")
+    ap.add_argument("--min-df-candidates", type=int, nargs="+", default=None,
+                    help="candidates for --min-df (with --select; default: --min-df alone)")
     ap.add_argument("--ngrams", type=int, default=1,
                     help="terms are runs of 1..N adjacent words (2: words and bigrams)")
     ap.add_argument("--ngram-candidates", type=int, nargs="+", default=[1],
