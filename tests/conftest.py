@@ -1,10 +1,12 @@
 """Shared fixtures: small real slices of the bundled Hansards data."""
 
+import importlib.util
 from pathlib import Path
 
 import pytest
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "hansards"
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 #: bitext lines used for the statistics in tests (the first 484 are the gold sentences)
 TEST_BITEXT_PAIRS = 4000
 
@@ -30,3 +32,15 @@ def small_stats_file(small_stats, tmp_path_factory):
     path = tmp_path_factory.mktemp("stats") / "stats.npz"
     small_stats.save(path)
     return path
+
+
+@pytest.fixture(scope="session")
+def load_script():
+    """``load_script(name)`` imports ``scripts/<name>.py`` as a module (the scripts are
+    not a package)."""
+    def load(name):
+        spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+    return load

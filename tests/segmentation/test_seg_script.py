@@ -1,22 +1,16 @@
 """scripts/reproduce_segmentation.py end to end on the bundled horse slice (small settings)."""
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
 from segmentation.data import bundled_data_dir
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "reproduce_segmentation.py"
 
 
 @pytest.fixture(scope="module")
-def script():
-    spec = importlib.util.spec_from_file_location("reproduce_segmentation", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def script(load_script):
+    return load_script("reproduce_segmentation")
 
 
 def test_parse_class_weights(script):

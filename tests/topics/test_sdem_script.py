@@ -1,6 +1,5 @@
 """scripts/reproduce_sdem.py end to end on the bundled 20 Newsgroups slice (small settings)."""
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -8,15 +7,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "reproduce_sdem.py"
 
 
 @pytest.fixture(scope="module")
-def script():
-    spec = importlib.util.spec_from_file_location("reproduce_sdem", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def script(load_script):
+    return load_script("reproduce_sdem")
 
 
 def test_min_df_is_chosen_on_validation_and_used_by_every_method(script, tmp_path):
