@@ -148,10 +148,13 @@ class InteractionStatistics:
     pattern_share : ndarray of float32, shape (len(pair_keys), 3, 4)
         Share of the links of each version (fwd, bwd, inter) that take part in
         each pattern; 0 when the version never linked the pair.
+    stats_fingerprint : str
+        :meth:`AlignmentStatistics.fingerprint` of the statistics they were computed
+        from ("" for files written before it was recorded).
     """
 
     def __init__(self, src_fert_share, tgt_fert_share, src_count, tgt_count, pair_keys,
-                 pattern_share, n_pairs=0):
+                 pattern_share, n_pairs=0, stats_fingerprint=""):
         self.src_fert_share = np.asarray(src_fert_share, np.float32)
         self.tgt_fert_share = np.asarray(tgt_fert_share, np.float32)
         self.src_count = np.asarray(src_count, np.int64)
@@ -159,6 +162,17 @@ class InteractionStatistics:
         self.pair_keys = np.asarray(pair_keys, np.int64)
         self.pattern_share = np.asarray(pattern_share, np.float32).reshape(-1, 3, 4)
         self.n_pairs = int(n_pairs)
+        self.stats_fingerprint = str(stats_fingerprint)
+
+    def check_statistics(self, stats, source=None):
+        """Raise ``ValueError`` if these were computed from other Model 2 statistics
+        than ``stats`` (unknown provenance passes)."""
+        if self.stats_fingerprint and self.stats_fingerprint != stats.fingerprint():
+            where = f"{source}: " if source else ""
+            raise ValueError(f"{where}interaction statistics were computed from other IBM Model 2 "
+                             "statistics (another bitext, --ibm-agreement or --hmm-lexicon); "
+                             "recompute them (delete the cached file)")
+        return self
 
     @classmethod
     def fit(cls, stats, src_sentences, tgt_sentences, verbose=False):
@@ -182,7 +196,8 @@ class InteractionStatistics:
         keys = np.flatnonzero(links.sum(1) > 0)
         share = pat[keys] / np.maximum(links[keys], 1)[:, :, None]
         res = cls(src_multi / np.maximum(src_occ, 1), tgt_multi / np.maximum(tgt_occ, 1),
-                  src_occ, tgt_occ, keys, share, n_pairs=len(src_off) - 1)
+                  src_occ, tgt_occ, keys, share, n_pairs=len(src_off) - 1,
+                  stats_fingerprint=stats.fingerprint())
         if verbose:
             print(f"interaction statistics: {res.n_pairs} pairs, {keys.size} linked word pairs "
                   f"({time.perf_counter() - t0:.1f}s)", file=sys.stderr, flush=True)
@@ -196,7 +211,7 @@ class InteractionStatistics:
     @classmethod
     def load_or_fit(cls, cache, stats, src_path, tgt_path, max_pairs=None, verbose=False):
         if cache is not None and Path(cache).exists():
-            return cls.load(cache)
+            return cls.load(cache).check_statistics(stats, cache)
         res = cls.fit_files(stats, src_path, tgt_path, max_pairs=max_pairs, verbose=verbose)
         if cache is not None:
             Path(cache).parent.mkdir(parents=True, exist_ok=True)
@@ -207,12 +222,14 @@ class InteractionStatistics:
         return {"src_fert_share": self.src_fert_share, "tgt_fert_share": self.tgt_fert_share,
                 "src_count": self.src_count, "tgt_count": self.tgt_count,
                 "pair_keys": self.pair_keys, "pattern_share": self.pattern_share.astype(np.float16),
-                "n_pairs": np.array(self.n_pairs)}
+                "n_pairs": np.array(self.n_pairs),
+                "stats_fingerprint": np.array(self.stats_fingerprint)}
 
     @classmethod
     def from_arrays(cls, a):
         return cls(a["src_fert_share"], a["tgt_fert_share"], a["src_count"], a["tgt_count"],
-                   a["pair_keys"], np.asarray(a["pattern_share"], np.float32), int(a["n_pairs"]))
+                   a["pair_keys"], np.asarray(a["pattern_share"], np.float32), int(a["n_pairs"]),
+                   str(a["stats_fingerprint"]) if "stats_fingerprint" in a else "")
 
     def save(self, path):
         with atomic_write(path, mode="wb") as fh:

@@ -295,6 +295,8 @@ class MatchingAligner(ParamsMixin):
         if self._extended and interaction_stats is None:
             raise ValueError(f"model {self.model_name} needs interaction_stats "
                              "(alignment.interactions.InteractionStatistics of the bitext)")
+        if self._extended:
+            interaction_stats.check_statistics(stats)
         self.interaction_stats_ = interaction_stats if self._extended else None
         if self.max_fertility > 1:
             if pairs is not None:

@@ -33,6 +33,7 @@ so a saved and reloaded model gives identical :meth:`pair_statistics`.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import time
 from pathlib import Path
@@ -212,6 +213,23 @@ class AlignmentStatistics:
                           prune_threshold=self.prune_threshold,
                           dice_prune_total=self.dice_prune_total,
                           log_likelihood=self.log_likelihood_, n_pairs=self.n_pairs)
+
+    def fingerprint(self):
+        """A short hash of everything that fixes Model 2's alignments (vocabulary sizes,
+        translation-table pattern and values, NULL tables, distortion, floor).
+
+        :class:`alignment.interactions.InteractionStatistics` records it, so that
+        interaction statistics computed from other Model 2 tables (another bitext,
+        ``agreement``, :meth:`with_lexicon`) are refused instead of silently used.
+        """
+        h = hashlib.blake2b(digest_size=12)
+        h.update(np.array([len(self.src_vocab), len(self.tgt_vocab), self.max_jump],
+                          np.int64).tobytes())
+        h.update(np.array([self.floor], np.float64).tobytes())
+        for a in (self.t_row_ptr, self.t_cols, self.t_fwd, self.t_bwd, self.t_null_fwd,
+                  self.t_null_bwd, self.dist_fwd, self.dist_bwd):
+            h.update(np.ascontiguousarray(a).tobytes())
+        return h.hexdigest()
 
     @property
     def history(self):

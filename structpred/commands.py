@@ -86,8 +86,12 @@ def _interaction_statistics(args, stats):
     if not (cache and Path(cache).exists()) and not (args.bitext_src and args.bitext_tgt):
         raise UserError("+F/+Q models need --bitext-src and --bitext-tgt "
                         "(or an existing --interaction-stats file)")
-    return InteractionStatistics.load_or_fit(cache, stats, args.bitext_src, args.bitext_tgt,
-                                             max_pairs=args.bitext_pairs, verbose=not args.quiet)
+    try:
+        return InteractionStatistics.load_or_fit(cache, stats, args.bitext_src, args.bitext_tgt,
+                                                 max_pairs=args.bitext_pairs,
+                                                 verbose=not args.quiet)
+    except ValueError as exc:
+        raise UserError(str(exc)) from exc
 
 
 def _external(specs, pairs, into=None):

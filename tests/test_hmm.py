@@ -3,6 +3,7 @@ Hansards text, persistence inside the statistics, and the HMM edge features."""
 
 import copy
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -306,3 +307,42 @@ def test_hansards_hmm_lexicon_caches_one_hmm(small_stats, hansards, tmp_path):
     hansards_interaction_statistics(hansards, small_stats, 300, cache_dir=tmp_path, verbose=False)
     names = sorted(p.name for p in tmp_path.glob("hansards-interactions*"))
     assert names == ["hansards-interactions-300-lexhmm1agree.npz", "hansards-interactions-300.npz"]
+
+
+def test_interaction_statistics_refuse_other_model2_tables(hmm_stats, hansards, tmp_path):
+    """Interaction statistics record the fingerprint of the Model 2 tables they came from:
+    a cache computed from other tables (here: the HMM lexicon) is refused by
+    ``load_or_fit``, by ``MatchingAligner.fit`` and by the command line, never used."""
+    from alignment.interactions import InteractionStatistics
+    from alignment.model import MatchingAligner
+    from structpred.cli import main
+
+    stats, bt = hmm_stats
+    lex = stats.with_lexicon(stats.hmm)
+    assert lex.fingerprint() != stats.fingerprint()
+    assert copy.copy(stats).with_hmm(None).fingerprint() == stats.fingerprint()
+    stats.save(tmp_path / "s.npz")
+    assert AlignmentStatistics.load(tmp_path / "s.npz").fingerprint() == stats.fingerprint()
+    inter = InteractionStatistics.fit(stats, bt.src[:300], bt.tgt[:300])
+    assert inter.stats_fingerprint == stats.fingerprint()
+    cache = tmp_path / "inter.npz"
+    inter.save(cache)
+    assert InteractionStatistics.load(cache).stats_fingerprint == inter.stats_fingerprint
+    InteractionStatistics.load_or_fit(cache, stats, None, None)        # same tables: fine
+    with pytest.raises(ValueError, match="inter.npz: interaction statistics were computed"):
+        InteractionStatistics.load_or_fit(cache, lex, None, None)
+    model = MatchingAligner(max_fertility=2, n_iter=2, verbose=False)
+    with pytest.raises(ValueError, match="other IBM Model 2 statistics"):
+        model.fit(hansards.test_pairs[:3], hansards.test_gold[:3], lex, interaction_stats=inter)
+    # files without a fingerprint (older caches) are accepted
+    a = inter.to_arrays()
+    del a["stats_fingerprint"]
+    InteractionStatistics.from_arrays(a).check_statistics(lex)
+    # the command line turns the refusal into a clear error
+    data = Path(__file__).resolve().parent.parent / "data" / "hansards"
+    lex.save(tmp_path / "lex.npz")
+    rc = main(["align", "train", "--src", str(data / "test.en.gz"), "--tgt", str(data / "test.fr.gz"),
+               "--gold", str(data / "test.naacl.gz"), "--first", "5", "--model", "M+F",
+               "--stats", str(tmp_path / "lex.npz"), "--interaction-stats", str(cache),
+               "--iterations", "2", "-q", "-o", str(tmp_path / "m.npz")])
+    assert rc == 2 and not (tmp_path / "m.npz").exists()
