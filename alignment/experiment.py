@@ -16,7 +16,8 @@ from .formats import read_naacl, read_parallel
 from .model import MODELS, MatchingAligner
 
 __all__ = ["default_data_dir", "shared_hansards_dir", "load_hansards", "hansards_statistics",
-           "hansards_interaction_statistics", "hansards_hmm", "hansards_hmm_lexicon", "external_cache_path", "run_protocol", "format_table", "THESIS_AER",
+           "hansards_interaction_statistics", "hansards_hmm", "hansards_hmm_lexicon", "hansards_setup",
+           "external_cache_path", "run_protocol", "format_table", "THESIS_AER",
            "BITEXTS"]
 
 #: Named Hansards bitexts: ``"36-2"`` (231,648 pairs, bundled in ``data/hansards``) and
@@ -124,6 +125,24 @@ def hansards_interaction_statistics(data, stats, n_pairs, cache_dir=".cache", ve
                                              max_pairs=n_pairs, verbose=verbose)
 
 
+def _hansards_hmm_tables(data, stats, n_pairs, cache_dir, n_iter, verbose, agreement,
+                         ibm_agreement):
+    """The HMM of :mod:`alignment.hmm` trained on the first ``n_pairs`` bitext lines from
+    ``stats``' Model 2 tables, read from / written to the cache."""
+    from .hmm import HMMTables, train_hmm_files
+
+    name = (f"hansards-hmm{data.cache_tag}-{_ibm_tag(n_pairs, ibm_agreement)}"
+            f"-{n_iter}{'-agree' if agreement else ''}.npz")
+    path = Path(cache_dir) / name if cache_dir else None
+    if path is not None and path.exists():
+        return HMMTables.load(path)
+    hmm = train_hmm_files(stats, data.bitext_src, data.bitext_tgt, max_pairs=n_pairs,
+                          n_iter=n_iter, verbose=verbose, agreement=agreement)
+    if path is not None:
+        hmm.save(path)
+    return hmm
+
+
 def hansards_hmm(data, stats, n_pairs, cache_dir=".cache", n_iter=5, verbose=True,
                  agreement=False, ibm_agreement=False):
     """Train (or read from the cache) the HMM of :mod:`alignment.hmm` on the first
@@ -131,18 +150,8 @@ def hansards_hmm(data, stats, n_pairs, cache_dir=".cache", n_iter=5, verbose=Tru
     independently, or by agreement), and attach it to ``stats``
     (:meth:`AlignmentStatistics.with_hmm`); ``ibm_agreement`` tags the cache of
     statistics trained by agreement.  Returns ``stats``."""
-    from .hmm import HMMTables, train_hmm_files
-
-    name = (f"hansards-hmm{data.cache_tag}-{_ibm_tag(n_pairs, ibm_agreement)}"
-            f"-{n_iter}{'-agree' if agreement else ''}.npz")
-    path = Path(cache_dir) / name if cache_dir else None
-    if path is not None and path.exists():
-        return stats.with_hmm(HMMTables.load(path))
-    hmm = train_hmm_files(stats, data.bitext_src, data.bitext_tgt, max_pairs=n_pairs,
-                          n_iter=n_iter, verbose=verbose, agreement=agreement)
-    if path is not None:
-        hmm.save(path)
-    return stats.with_hmm(hmm)
+    return stats.with_hmm(_hansards_hmm_tables(data, stats, n_pairs, cache_dir, n_iter, verbose,
+                                               agreement, ibm_agreement))
 
 
 def hansards_hmm_lexicon(data, stats, n_pairs, cache_dir=".cache", n_iter=5, verbose=True,
@@ -150,13 +159,42 @@ def hansards_hmm_lexicon(data, stats, n_pairs, cache_dir=".cache", n_iter=5, ver
     """``stats`` with the translation tables of the HMM of :func:`hansards_hmm`
     (:meth:`AlignmentStatistics.with_lexicon`: Model 2 positions, HMM lexicon; with
     ``keep_hmm`` the same HMM is attached as well, adding its posterior features).
-    Returns ``(statistics, tag)``; pass the tag as ``lexicon`` to
-    :func:`hansards_interaction_statistics`."""
-    hmm = hansards_hmm(data, stats, n_pairs, cache_dir=cache_dir, n_iter=n_iter,
-                       verbose=verbose, agreement=agreement, ibm_agreement=ibm_agreement).hmm
-    stats.hmm = None
+    ``stats`` itself is left as it is.  Returns ``(statistics, tag)``; pass the tag as
+    ``lexicon`` to :func:`hansards_interaction_statistics`."""
+    hmm = _hansards_hmm_tables(data, stats, n_pairs, cache_dir, n_iter, verbose, agreement,
+                               ibm_agreement)
     lex = stats.with_lexicon(hmm)
     return (lex.with_hmm(hmm) if keep_hmm else lex), f"hmm{n_iter}{'agree' if agreement else ''}"
+
+
+def hansards_setup(data, n_pairs, cache_dir=".cache", verbose=True, ibm_agreement=False,
+                   hmm=0, hmm_agreement=False, hmm_features=True, hmm_lexicon=False,
+                   interactions=True):
+    """Everything the Hansards experiments compute from the bitext, cached:
+    :func:`hansards_statistics`, then with ``hmm`` (EM iterations, 0: none) the HMM, used
+    through its posterior features (``hmm_features``), its lexicon (``hmm_lexicon``,
+    :func:`hansards_hmm_lexicon`) or both, and with ``interactions`` the
+    :func:`hansards_interaction_statistics` of the resulting Model 2 tables.
+
+    Returns ``(statistics, interaction statistics or None)``.
+    """
+    if hmm_lexicon and not hmm:
+        raise ValueError("hmm_lexicon needs hmm > 0 (the HMM's EM iterations)")
+    stats = hansards_statistics(data, n_pairs, cache_dir=cache_dir, verbose=verbose,
+                                ibm_agreement=ibm_agreement)
+    lexicon = ""
+    hmm_kw = dict(cache_dir=cache_dir, n_iter=hmm, verbose=verbose, agreement=hmm_agreement,
+                  ibm_agreement=ibm_agreement)
+    if hmm_lexicon:
+        stats, lexicon = hansards_hmm_lexicon(data, stats, n_pairs, keep_hmm=hmm_features,
+                                              **hmm_kw)
+    elif hmm and hmm_features:
+        hansards_hmm(data, stats, n_pairs, **hmm_kw)
+    inter = (hansards_interaction_statistics(data, stats, n_pairs, cache_dir=cache_dir,
+                                             verbose=verbose, ibm_agreement=ibm_agreement,
+                                             lexicon=lexicon)
+             if interactions else None)
+    return stats, inter
 
 
 def external_cache_path(data, cache_dir=".cache"):

@@ -30,9 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from alignment.aer import error_breakdown, format_errors, score_alignments  # noqa: E402
 from structpred.io import atomic_write  # noqa: E402
-from alignment.experiment import (BITEXTS, external_cache_path, hansards_hmm,  # noqa: E402
-                                  hansards_hmm_lexicon, hansards_interaction_statistics,
-                                  hansards_statistics, load_hansards)
+from alignment.experiment import (BITEXTS, external_cache_path, hansards_setup,  # noqa: E402
+                                  load_hansards)
 from alignment.formats import Alignment  # noqa: E402
 from alignment.model import MODELS, MatchingAligner  # noqa: E402
 
@@ -138,24 +137,13 @@ def main(argv=None):
 
     data = load_hansards(args.data_dir, bitext=args.bitext)
     verbose = not args.quiet
-    stats = hansards_statistics(data, None, cache_dir=args.cache_dir, verbose=verbose,
-                                ibm_agreement=args.ibm_agreement)
     if args.hmm and args.hmm_lexicon and args.hmm != args.hmm_lexicon:
         ap.error("--hmm and --hmm-lexicon together must name the same ITER (one HMM)")
-    lexicon = ""
-    if args.hmm_lexicon:
-        stats, lexicon = hansards_hmm_lexicon(data, stats, None, cache_dir=args.cache_dir,
-                                              n_iter=args.hmm_lexicon, verbose=verbose,
-                                              agreement=args.hmm_agreement,
-                                              ibm_agreement=args.ibm_agreement,
-                                              keep_hmm=bool(args.hmm))
-    inter = hansards_interaction_statistics(data, stats, None, cache_dir=args.cache_dir,
-                                            verbose=verbose, ibm_agreement=args.ibm_agreement,
-                                            lexicon=lexicon)
-    if args.hmm and not args.hmm_lexicon:
-        hansards_hmm(data, stats, None, cache_dir=args.cache_dir, n_iter=args.hmm,
-                     verbose=verbose, agreement=args.hmm_agreement,
-                     ibm_agreement=args.ibm_agreement)
+    stats, inter = hansards_setup(data, None, cache_dir=args.cache_dir, verbose=verbose,
+                                  ibm_agreement=args.ibm_agreement,
+                                  hmm=args.hmm or args.hmm_lexicon,
+                                  hmm_agreement=args.hmm_agreement, hmm_features=bool(args.hmm),
+                                  hmm_lexicon=bool(args.hmm_lexicon))
     external = None
     if args.external:
         from alignment.external import ExternalAlignments
@@ -184,9 +172,9 @@ def main(argv=None):
     configs = [(name, False) for name in args.models.split(",") if name.strip()]
     if args.external:
         configs.append(("M+F+Q", True))
-    exclude = tuple(f.strip() for f in args.exclude_features.split(",") if f.strip())
+    exclude, include = (tuple(f.strip() for f in text.split(",") if f.strip())
+                        for text in (args.exclude_features, args.include_features))
     error_lists = []
-    include = tuple(f.strip() for f in args.include_features.split(",") if f.strip())
     for n_train in map(int, args.train_sizes.split(",")):
         for name, use_ext in configs:
             D, Q = MODELS[name]

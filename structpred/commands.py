@@ -209,7 +209,7 @@ def align_predict(args):
 
 def align_demo(args):
     """``structpred align demo``: the ch. 3 protocol on the bundled Hansards."""
-    from alignment.experiment import format_table, hansards_statistics, load_hansards, run_protocol
+    from alignment.experiment import format_table, hansards_setup, load_hansards, run_protocol
     from alignment.model import LEARNERS
 
     from alignment.model import MODELS
@@ -222,34 +222,16 @@ def align_demo(args):
     for name in models:
         if name not in MODELS:
             raise UserError(f"unknown model {name!r}; choose from {', '.join(MODELS)}")
-    data = load_hansards(args.data_dir)
-    t0 = time.perf_counter()
-    stats = hansards_statistics(data, args.bitext_pairs, cache_dir=args.cache_dir,
-                                verbose=not args.quiet, ibm_agreement=args.ibm_agreement)
-    lexicon = ""
     if args.hmm_lexicon and not args.hmm:
         raise UserError("--hmm-lexicon needs --hmm ITER")
-    if args.hmm_lexicon:
-        from alignment.experiment import hansards_hmm_lexicon
-
-        stats, lexicon = hansards_hmm_lexicon(data, stats, args.bitext_pairs,
-                                              cache_dir=args.cache_dir, n_iter=args.hmm,
-                                              verbose=not args.quiet, agreement=args.hmm_agreement,
-                                              ibm_agreement=args.ibm_agreement)
-    elif args.hmm:
-        from alignment.experiment import hansards_hmm
-
-        hansards_hmm(data, stats, args.bitext_pairs, cache_dir=args.cache_dir, n_iter=args.hmm,
-                     verbose=not args.quiet, agreement=args.hmm_agreement,
-                     ibm_agreement=args.ibm_agreement)
+    data = load_hansards(args.data_dir)
+    t0 = time.perf_counter()
+    stats, inter = hansards_setup(data, args.bitext_pairs, cache_dir=args.cache_dir,
+                                  verbose=not args.quiet, ibm_agreement=args.ibm_agreement,
+                                  hmm=args.hmm, hmm_agreement=args.hmm_agreement,
+                                  hmm_features=not args.hmm_lexicon, hmm_lexicon=args.hmm_lexicon,
+                                  interactions=any(MODELS[m] != (1, False) for m in models))
     _log(args, f"statistics ready ({time.perf_counter() - t0:.0f}s)")
-    inter = None
-    if any(MODELS[m] != (1, False) for m in models):
-        from alignment.experiment import hansards_interaction_statistics
-
-        inter = hansards_interaction_statistics(data, stats, args.bitext_pairs,
-                                                cache_dir=args.cache_dir, verbose=not args.quiet,
-                                                ibm_agreement=args.ibm_agreement, lexicon=lexicon)
     rows, fitted = run_protocol(data, stats, learners=learners, models=models,
                                 interaction_stats=inter, n_iter=args.iterations,
                                 cost_pos=args.c_pos, cost_neg=args.c_neg,

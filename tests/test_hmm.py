@@ -346,3 +346,23 @@ def test_interaction_statistics_refuse_other_model2_tables(hmm_stats, hansards, 
                "--stats", str(tmp_path / "lex.npz"), "--interaction-stats", str(cache),
                "--iterations", "2", "-q", "-o", str(tmp_path / "m.npz")])
     assert rc == 2 and not (tmp_path / "m.npz").exists()
+
+
+def test_hansards_setup_combines_statistics_hmm_and_interactions(hansards, tmp_path):
+    """One call gives the statistics (with the HMM lexicon, features, or both) and the
+    interaction statistics of exactly those Model 2 tables; the cache is reused."""
+    from alignment.experiment import hansards_setup
+
+    kw = dict(cache_dir=tmp_path, verbose=False, hmm=1)
+    both, inter = hansards_setup(hansards, 600, hmm_lexicon=True, **kw)
+    assert both.hmm is not None and np.array_equal(both.t_fwd, both.hmm.t_fwd)
+    assert inter.stats_fingerprint == both.fingerprint()
+    feats, inter2 = hansards_setup(hansards, 600, **kw)
+    assert feats.hmm is not None and not np.array_equal(feats.t_fwd, feats.hmm.t_fwd)
+    assert inter2.stats_fingerprint == feats.fingerprint() != inter.stats_fingerprint
+    lex, none = hansards_setup(hansards, 600, hmm_features=False, hmm_lexicon=True,
+                               interactions=False, **kw)
+    assert lex.hmm is None and none is None and lex.fingerprint() == both.fingerprint()
+    assert len(list(tmp_path.glob("hansards-hmm*"))) == 1
+    with pytest.raises(ValueError, match="hmm_lexicon needs hmm"):
+        hansards_setup(hansards, 600, cache_dir=tmp_path, hmm_lexicon=True)
