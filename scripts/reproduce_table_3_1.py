@@ -28,7 +28,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from alignment.aer import error_breakdown, format_errors, score_alignments  # noqa: E402
+from alignment.aer import (error_breakdown, format_errors, score_alignments,  # noqa: E402
+                           sentence_counts)
 from structpred.io import atomic_write  # noqa: E402
 from alignment.experiment import (BITEXTS, external_cache_path, hansards_setup,  # noqa: E402
                                   load_hansards)
@@ -204,10 +205,13 @@ def main(argv=None):
                 error_lists.append(f"\n{label}, {n_train} training sentences, test errors:\n"
                                    + format_errors(error_breakdown(predicted, test_gold, test_pairs),
                                                    top=args.errors))
-            row = {"model": label, "train": n_train, "precision": 100 * score.precision,
+            row = {"model": label, "name": name + (" + external" if use_ext else ""),
+                   "train": n_train, "c_neg": args.c_neg, "precision": 100 * score.precision,
                    "recall": 100 * score.recall, "aer": 100 * score.aer, "seconds": secs,
                    "best_iter": model.result_.best_iter,
-                   "valid_aer": 100 * model.result_.best_score}
+                   "valid_aer": 100 * model.result_.best_score,
+                   # per test sentence (|A|, |S|, |P|, |A∩S|, |A∩P|), for significance tests
+                   "sentence_counts": sentence_counts(predicted, test_gold).tolist()}
             results["rows"].append(row)
             lines.append(_row(label, n_train, score, secs, THESIS.get((n_train, name)) if not use_ext
                               else THESIS.get((n_train, "M+F+Q+IBM4")),

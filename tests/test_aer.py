@@ -72,3 +72,59 @@ def test_error_breakdown_counts_what_aer_counts():
     assert len(text.splitlines()) == 4
     with pytest.raises(ValueError, match="1 predicted alignments, 2 gold"):
         error_breakdown(pred[:1], gold, pairs)
+
+
+# ---------------------------------------------------------------- paired bootstrap
+import itertools  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from alignment.aer import paired_bootstrap, sentence_counts  # noqa: E402
+
+
+def test_sentence_counts_sum_to_the_corpus_score():
+    gold = [Alignment({(0, 0), (1, 1)}, {(1, 2), (2, 1)}), Alignment({(0, 1)}, set())]
+    pred = [{(0, 0), (1, 2), (2, 2)}, {(0, 0)}]
+    c = sentence_counts(pred, gold)
+    s = score_alignments(pred, gold)
+    assert c.shape == (2, 5)
+    assert tuple(c.sum(0)) == (s.n_predicted, s.n_sure, s.n_possible, s.hit_sure, s.hit_possible)
+    with pytest.raises(ValueError, match="1 predicted alignments for 2 gold"):
+        sentence_counts(pred[:1], gold)
+
+
+def _aer(c):
+    return 1.0 - (c[3] + c[4]) / (c[0] + c[1])
+
+
+def test_paired_bootstrap_matches_exact_enumeration():
+    # three sentences: every one of the 3^3 equally likely resamples enumerated exactly
+    a = np.array([[4, 4, 6, 3, 4], [3, 2, 5, 1, 2], [5, 5, 5, 5, 5]])
+    b = np.array([[4, 4, 6, 4, 4], [2, 2, 5, 1, 1], [5, 5, 5, 4, 4]])
+    exact = np.array([_aer(a[list(i)].sum(0)) - _aer(b[list(i)].sum(0))
+                      for i in itertools.product(range(3), repeat=3)])
+    r = paired_bootstrap(a, b, n_boot=40000, random_state=1)
+    assert r.difference == pytest.approx(_aer(a.sum(0)) - _aer(b.sum(0)))
+    assert r.p_not_better == pytest.approx(np.mean(exact <= 0), abs=0.01)
+    assert exact.min() - 1e-12 <= r.interval[0] <= r.interval[1] <= exact.max() + 1e-12
+    assert r.n_boot == 40000 and r.level == 0.95
+
+
+def test_paired_bootstrap_is_seeded_and_sees_a_clear_winner():
+    rng = np.random.default_rng(0)
+    n_sure = rng.integers(5, 15, 200)
+    worse = np.stack([n_sure, n_sure, 2 * n_sure, n_sure - 3, n_sure - 2], 1)
+    better = np.stack([n_sure, n_sure, 2 * n_sure, n_sure - 1, n_sure], 1)
+    r = paired_bootstrap(worse, better, n_boot=2000, random_state=3)
+    assert r.difference > 0 and r.interval[0] > 0 and r.p_not_better == 0.0
+    assert r == paired_bootstrap(worse, better, n_boot=2000, random_state=3)
+    same = paired_bootstrap(worse, worse, n_boot=500)
+    assert same.difference == 0.0 and same.interval == (0.0, 0.0) and same.p_not_better == 1.0
+
+
+def test_paired_bootstrap_refuses_counts_of_other_sentences():
+    a = np.array([[1, 1, 1, 1, 1]])
+    with pytest.raises(ValueError, match="same gold sentences"):
+        paired_bootstrap(a, np.array([[1, 2, 2, 1, 1]]))
+    with pytest.raises(ValueError, match="two \\(N, 5\\) arrays"):
+        paired_bootstrap(a, np.ones((2, 5)))
