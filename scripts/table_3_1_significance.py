@@ -40,8 +40,11 @@ def load_runs(paths):
     """Rows of all files, each with its file; the files must share their settings."""
     rows, ref = [], None
     for path in paths:
-        with open(path, encoding="utf-8") as fh:
-            run = json.load(fh)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                run = json.load(fh)
+        except (OSError, ValueError) as err:
+            raise SystemExit(f"{path}: cannot read a reproduce_table_3_1.py --json file ({err})")
         settings = {k: v for k, v in run.get("settings", {}).items() if k not in FREE_SETTINGS}
         if ref is None:
             ref = (path, settings)
@@ -87,7 +90,7 @@ def ordering_report(chosen, train, n_boot=10000, random_state=0):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[1],
+    ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("runs", nargs="+", help="JSON files of reproduce_table_3_1.py --json")
     ap.add_argument("--n-boot", type=int, default=10000)

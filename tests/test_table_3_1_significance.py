@@ -54,3 +54,17 @@ def test_runs_with_other_settings_are_refused(tmp_path, load_script):
     b = _run(tmp_path / "b.json", 10.0, [("M", 8.0, 1)], settings={"hmm": 5})
     with pytest.raises(SystemExit, match="settings differ .* in hmm"):
         sig.main([str(a), str(b)])
+
+
+def test_unreadable_files_are_named(tmp_path, load_script):
+    sig = load_script("table_3_1_significance")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(SystemExit, match="bad.json: cannot read"):
+        sig.main([str(bad)])
+    with pytest.raises(SystemExit, match="missing.json: cannot read"):
+        sig.main([str(tmp_path / "missing.json")])
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"rows": [{"model": "M", "train": 100}], "settings": {}}))
+    with pytest.raises(SystemExit, match="lack per-sentence counts"):
+        sig.main([str(old)])
