@@ -43,14 +43,18 @@ class AERScore:
 
     @property
     def aer(self):
-        denom = self.n_predicted + self.n_sure
-        return 1.0 - (self.hit_sure + self.hit_possible) / denom if denom else 0.0
+        return float(_aer_of_counts(np.array(self._counts())))
 
     def __add__(self, other):
         return AERScore(*(a + b for a, b in zip(self._counts(), other._counts())))
 
     def _counts(self):
         return (self.n_predicted, self.n_sure, self.n_possible, self.hit_sure, self.hit_possible)
+
+    @classmethod
+    def from_sentence_counts(cls, counts):
+        """The corpus score of :func:`sentence_counts` (their column sums)."""
+        return cls(*(int(c) for c in np.asarray(counts).sum(0)))
 
 
 def score_alignments(predicted, gold):
@@ -68,7 +72,7 @@ def score_alignments(predicted, gold):
     -------
     AERScore
     """
-    return AERScore(*(int(c) for c in sentence_counts(predicted, gold).sum(0)))
+    return AERScore.from_sentence_counts(sentence_counts(predicted, gold))
 
 
 def sentence_counts(predicted, gold):
@@ -87,7 +91,8 @@ def sentence_counts(predicted, gold):
 
 
 def _aer_of_counts(c):
-    """AER of summed counts ``c[..., 5]`` (vectorised :attr:`AERScore.aer`)."""
+    """AER of summed counts ``c[..., 5]``, ``(|A|, |S|, |P|, |A ∩ S|, |A ∩ P|)``, over any
+    leading axes (0 when ``|A| + |S| = 0``)."""
     denom = c[..., 0] + c[..., 1]
     return np.where(denom > 0, 1.0 - (c[..., 3] + c[..., 4]) / np.maximum(denom, 1), 0.0)
 
@@ -149,9 +154,8 @@ def paired_bootstrap(counts_a, counts_b, n_boot=10000, level=0.95, random_state=
     diffs = np.empty(int(n_boot))
     for start in range(0, int(n_boot), 1000):          # bounded memory: 1000 resamples at a time
         stop = min(start + 1000, int(n_boot))
-        w = np.stack([np.bincount(rng.integers(0, n, n), minlength=n)
-                      for _ in range(stop - start)])   # (B, N) resampling multiplicities
-        diffs[start:stop] = _aer_of_counts(w @ a) - _aer_of_counts(w @ b)
+        idx = rng.integers(0, n, (stop - start, n))    # (B, N) resampled sentence indices
+        diffs[start:stop] = _aer_of_counts(a[idx].sum(1)) - _aer_of_counts(b[idx].sum(1))
     alpha = (1.0 - level) / 2
     lo, hi = np.quantile(diffs, [alpha, 1.0 - alpha])
     return BootstrapResult(float(_aer_of_counts(a.sum(0)) - _aer_of_counts(b.sum(0))),

@@ -28,8 +28,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from alignment.aer import (error_breakdown, format_errors, score_alignments,  # noqa: E402
-                           sentence_counts)
+from alignment.aer import (AERScore, error_breakdown, format_errors,  # noqa: E402
+                           score_alignments, sentence_counts)
 from structpred.io import atomic_write  # noqa: E402
 from alignment.experiment import (BITEXTS, external_cache_path, hansards_setup,  # noqa: E402
                                   load_hansards)
@@ -200,7 +200,8 @@ def main(argv=None):
                       external=external)
             secs = time.perf_counter() - t0
             predicted = model.predict(test_pairs)
-            score = score_alignments(predicted, test_gold)
+            counts = sentence_counts(predicted, test_gold)
+            score = AERScore.from_sentence_counts(counts)
             if args.errors:
                 error_lists.append(f"\n{label}, {n_train} training sentences, test errors:\n"
                                    + format_errors(error_breakdown(predicted, test_gold, test_pairs),
@@ -211,7 +212,7 @@ def main(argv=None):
                    "best_iter": model.result_.best_iter,
                    "valid_aer": 100 * model.result_.best_score,
                    # per test sentence (|A|, |S|, |P|, |A∩S|, |A∩P|), for significance tests
-                   "sentence_counts": sentence_counts(predicted, test_gold).tolist()}
+                   "sentence_counts": counts.tolist()}
             results["rows"].append(row)
             lines.append(_row(label, n_train, score, secs, THESIS.get((n_train, name)) if not use_ext
                               else THESIS.get((n_train, "M+F+Q+IBM4")),

@@ -7,7 +7,6 @@ import pytest
 from segmentation.data import bundled_data_dir
 
 
-
 @pytest.fixture(scope="module")
 def script(load_script):
     return load_script("reproduce_segmentation")
