@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-from structpred.io import FormatError, open_text
+from structpred import FormatError, open_text
 
 __all__ = [
     "NULL_ID",

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from structpred.io import FormatError, atomic_write, open_text
+from structpred import FormatError, atomic_write, open_text
 
 __all__ = ["ExternalAlignments", "symmetrize", "run_eflomal", "run_fast_align",
            "SYMMETRIZATIONS", "links_matrix"]

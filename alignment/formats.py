@@ -25,7 +25,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from structpred.io import FormatError, open_output, read_lines
+from structpred import FormatError, open_output, read_lines
 
 __all__ = [
     "FormatError",

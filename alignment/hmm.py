@@ -56,7 +56,7 @@ import numba
 import numpy as np
 from tqdm.auto import tqdm
 
-from structpred.io import atomic_write
+from structpred import atomic_write
 
 from .corpus import EncodedCorpus, find_in_row
 from .ibm import m_step, pair_index

@@ -30,7 +30,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from structpred.io import atomic_write
+from structpred import atomic_write
 
 from .corpus import find_in_row, load_bitext
 from .ibm import _pair_posteriors

@@ -19,14 +19,14 @@ from collections import Counter
 import numpy as np
 import scipy.sparse as sp
 
-from structpred.base import ParamsMixin
-from structpred.io import atomic_write
-from structpred.learners import LEARNERS, check_learner, run_learner
-from structpred.matching import decode_matching
-from structpred.monitor import Monitor
-from structpred.parameter_set import L2Ball
-from structpred.problem import MatchingExample
-from structpred.qap import DECODERS, ExtendedMatchingExample, adjacent_pairs
+from structpred import ParamsMixin
+from structpred import atomic_write
+from structpred import LEARNERS, check_learner, run_learner
+from structpred import decode_matching
+from structpred import Monitor
+from structpred import L2Ball
+from structpred import MatchingExample
+from structpred import DECODERS, ExtendedMatchingExample, adjacent_pairs
 
 from .aer import score_alignments
 from .features import EdgeFeaturizer
@@ -81,7 +81,7 @@ def gold_fertility_matching(alignment, shape, max_fertility, target="sure"):
     increasing fertility penalties, so that among equally large targets the
     one with the lowest fertilities is taken.
     """
-    from structpred.fertility import decode_fertility_matching
+    from structpred import decode_fertility_matching
 
     if max_fertility == 1:
         return gold_matching(alignment, shape, target)
@@ -253,7 +253,7 @@ class MatchingAligner(ParamsMixin):
         if not self._extended:
             return MatchingExample(F=F, z_gold=y.ravel(), cost_pos=cost_pos,
                                    cost_neg=float(self.cost_neg), shape=shape)
-        from structpred.fertility import fertility_indicators
+        from structpred import fertility_indicators
 
         D = self.max_fertility
         fs, ft = fertility_indicators(y, D)

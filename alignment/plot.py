@@ -6,7 +6,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 
-from structpred.plotting import save_figure  # also selects the non-interactive Agg backend
+from structpred.io import save_figure
 
 __all__ = ["draw_alignment_grid", "save_alignment_grids"]
 

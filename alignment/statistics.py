@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from structpred.io import atomic_write
+from structpred import atomic_write
 
 from .corpus import UNK_ID, EncodedCorpus, Vocabulary, load_bitext
 from .dice import DEFAULT_DICE_PRUNE_TOTAL, cooc_table, dice_matrix, prune_cooc

@@ -20,8 +20,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from structpred.fertility import project_fertility_matching, project_fertility_matching_cvxpy  # noqa: E402
-from structpred.qap import RelaxedQAPProjector, adjacent_pairs, qap_constraints  # noqa: E402
+from structpred import project_fertility_matching, project_fertility_matching_cvxpy
+from structpred import RelaxedQAPProjector, adjacent_pairs, qap_constraints
 
 
 def _median_ms(fn, xs):

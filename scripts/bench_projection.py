@@ -34,12 +34,8 @@ import warnings
 
 import numpy as np
 
-from structpred.matching import (
-    _cvxpy_solver_opts,
-    project_matching,
-    project_matching_cvxpy,
-    project_matching_flow,
-)
+from structpred.polytopes.matching._cvxpy import _cvxpy_solver_opts
+from structpred import project_matching, project_matching_cvxpy, project_matching_flow
 
 
 def cvxpy_fresh(zp, solver):
@@ -159,7 +155,7 @@ def bench_mincut(side, repeats, rng, solvers, kinds=("blob", "random"), rounds=3
     ``rounds`` calls (one call for the slow sweeps); the speed-up is the median
     over the instances of the per-instance ratio.
     """
-    from structpred.mincut import project_mincut, project_mincut_cvxpy
+    from structpred import project_mincut, project_mincut_cvxpy
 
     rows = []
     for kind in kinds:
@@ -213,7 +209,7 @@ def markdown_mincut(rows):
 def bench_maxflow(height, width, repeats, rng):
     """OR-Tools (int64, scaled) against PyMaxflow (float) min-cut decoding on a grid."""
     from segmentation.features import grid_edges
-    from structpred.mincut import decode_mincut, maxflow_available, mincut_score
+    from structpred import decode_mincut, maxflow_available, mincut_score
 
     edges = grid_edges(height, width)
     backends = ["ortools"] + (["maxflow"] if maxflow_available() else [])

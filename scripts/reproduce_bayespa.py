@@ -42,7 +42,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from structpred.io import atomic_write  # noqa: E402
+from structpred import atomic_write
 from topics.bayespa import PaMedLDA  # noqa: E402
 from topics.corpus import DEFAULT_SHARED_DATA_DIR, Vocabulary, load_20newsgroups  # noqa: E402
 
@@ -244,7 +244,8 @@ def report(args, res):
 
 
 def plot(args, res):
-    from structpred.plotting import plt, save_figure
+    from structpred.io._plotting import plt
+    from structpred.io import save_figure
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for J, c in _curves(args, res).items():

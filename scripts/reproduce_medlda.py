@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from structpred.io import atomic_write  # noqa: E402
+from structpred import atomic_write
 from topics.baselines import LDASVM  # noqa: E402
 from topics.corpus import DEFAULT_SHARED_DATA_DIR, Vocabulary, load_20newsgroups  # noqa: E402
 from topics.medlda import GibbsMedLDA, ImportanceMedLDA  # noqa: E402
@@ -129,7 +129,7 @@ def table(rows, methods, ks):
 def plot(rows, methods, path):
     import matplotlib.pyplot as plt
 
-    from structpred.plotting import save_figure
+    from structpred.io import save_figure
 
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
     for m in methods:

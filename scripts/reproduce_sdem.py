@@ -56,7 +56,7 @@ from sklearn.multiclass import OneVsRestClassifier
 from sklearn.naive_bayes import MultinomialNB
 from sklearn.svm import LinearSVC
 
-from structpred.io import atomic_write
+from structpred import atomic_write
 from topics.baselines import LDASVM
 from topics.corpus import (DEFAULT_SHARED_DATA_DIR, Vocabulary, load_20newsgroups,
                            load_movie_reviews, load_reuters_r8)

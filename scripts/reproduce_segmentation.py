@@ -193,7 +193,7 @@ def plot(models, path, title):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from structpred.plotting import save_figure
+    from structpred.io import save_figure
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for name, m in models.items():

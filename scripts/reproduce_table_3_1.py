@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from alignment.aer import (AERScore, error_breakdown, format_errors,  # noqa: E402
                            score_alignments, sentence_counts)
-from structpred.io import atomic_write  # noqa: E402
+from structpred import atomic_write
 from alignment.experiment import (BITEXTS, external_cache_path, hansards_setup,  # noqa: E402
                                   load_hansards)
 from alignment.formats import Alignment  # noqa: E402
@@ -56,7 +56,7 @@ def _row(label, n_train, score, seconds=None, thesis=None, extra=""):
 
 def decoder_study(model, pairs, gold):
     """ILP back ends against each other, and the LP relaxation with rounding."""
-    from structpred.qap import decode_qap
+    from structpred import decode_qap
 
     agree, max_gap, frac_sent, frac_edges, n_edges = 0, 0.0, 0, 0, 0
     t_ilp = t_pulp = t_lp = 0.0
@@ -154,7 +154,7 @@ def main(argv=None):
             sys.exit(f"{cache} is missing: run scripts/run_external_aligners.py first")
         src = [s for s, _ in data.trial_pairs + data.test_pairs]
         tgt = [t for _, t in data.trial_pairs + data.test_pairs]
-        from structpred.io import open_text
+        from structpred import open_text
 
         with open_text(cache) as fh:
             n_lines = sum(1 for _ in fh) - 1
@@ -274,8 +274,8 @@ def external_baselines(external, test_pairs, test_gold, bitext="36-2"):
 
 def qcqp_route(model_de, data, stats, inter, n_train, test_pairs, test_gold, args):
     """Train M+Q by the joint QCQP of eq. 2.15 (cvxpy), for a few radii chosen on validation."""
-    from structpred.parameter_set import L2Ball
-    from structpred.qp import solve_saddle_qp
+    from structpred import L2Ball
+    from structpred import solve_saddle_qp
 
     model = MatchingAligner(max_fertility=1, interactions=True, cost_neg=args.c_neg,
                             pair_candidates=args.pair_candidates)

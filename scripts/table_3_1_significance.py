@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from alignment.aer import paired_bootstrap  # noqa: E402
-from structpred.io import atomic_write  # noqa: E402
+from structpred import atomic_write
 
 ORDER = ("M", "M+F", "M+Q", "M+F+Q")
 DEFAULT_C_NEG = 10.0

@@ -76,7 +76,7 @@ def main(argv=None):
     external = None
     if args.labels == "eflomal":
         from alignment.external import ExternalAlignments
-        from structpred.io import open_text
+        from structpred import open_text
 
         with open_text(args.external_cache) as fh:
             n_lines = sum(1 for _ in fh) - 1

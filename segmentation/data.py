@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from structpred.io import FormatError, open_text
+from structpred import FormatError, open_text
 
 __all__ = ["load_image", "load_mask", "load_pair", "read_manifest", "horse_items",
            "load_points", "VEGETATION", "default_data_dir", "bundled_data_dir", "ImageItem"]

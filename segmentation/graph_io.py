@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from structpred.io import atomic_write
+from structpred import atomic_write
 
 __all__ = ["save_graph", "load_graph"]
 

@@ -33,13 +33,13 @@ import tempfile
 
 import numpy as np
 
-from structpred.base import ParamsMixin
-from structpred.io import atomic_write
-from structpred.learners import LEARNERS, check_learner, run_learner
-from structpred.mincut import MinCutExample, decode_mincut
-from structpred.monitor import Monitor
-from structpred.parameter_set import L2Ball
-from structpred.stream import ExampleStream
+from structpred import ParamsMixin
+from structpred import atomic_write
+from structpred import LEARNERS, check_learner, run_learner
+from structpred import MinCutExample, decode_mincut
+from structpred import Monitor
+from structpred import L2Ball
+from structpred import ExampleStream
 
 from .metrics import segmentation_scores
 
@@ -239,7 +239,7 @@ class MRFSegmenter(ParamsMixin):
             iteration (``history_["track_error"]``, ``["track_iou"]``), for
             plots of test error against ``||w||`` (fig. 2.7).
         """
-        from structpred.stream import power_iteration_norm
+        from structpred import power_iteration_norm
 
         check_learner(self.learner)
         if self.validation_metric not in ("iou", "error"):

@@ -1,0 +1,41 @@
+"""structpred: discriminative structured prediction by saddle-point max-margin estimation.
+
+Max-margin estimation is written as a convex-concave saddle point (thesis
+eq. 2.13) and solved by Nesterov's dual extragradient.  The core knows no
+problem: a problem supplies examples that follow the protocol of
+:class:`StructuredExample` (features, loss, polytope), and the learners only
+call its methods.
+
+Subpackages
+-----------
+:mod:`structpred.learners`
+    Dual extragradient (Euclidean, Bregman and memory-efficient forms), the
+    reference learners, the QP path, the registry, the monitor, the step size
+    and the parameter set.
+:mod:`structpred.polytopes`
+    Matching, fertility, relaxed QAP, min-cut and simplex: projections,
+    decoders and problem classes.
+:mod:`structpred.cli`
+    The ``structpred`` command line; problem packages add their subcommands
+    through the ``structpred.commands`` entry-point group.
+:mod:`structpred.io`
+    Readers, atomic writers and plotting.
+
+Every public name is re-exported here, so ``from structpred import
+dual_extragradient_streaming, MatchingExample`` works.
+"""
+
+from ._example import StructuredExample
+from ._loss import hamming_loss, weighted_hamming_terms
+from ._params import ParamsMixin
+from ._version import __version__
+from .io import FormatError, atomic_write, open_output, open_text, read_lines
+from .learners import *  # noqa: F401,F403
+from .learners import __all__ as _learners_all
+from .polytopes import *  # noqa: F401,F403
+from .polytopes import __all__ as _polytopes_all
+
+__all__ = (["__version__", "StructuredExample", "ParamsMixin", "hamming_loss",
+            "weighted_hamming_terms", "FormatError", "atomic_write", "open_output",
+            "open_text", "read_lines"]
+           + list(_learners_all) + list(_polytopes_all))

@@ -7,7 +7,7 @@ import pytest
 from alignment.aer import score_alignments
 from alignment.formats import Alignment
 from alignment.model import LEARNERS, MatchingAligner, gold_matching
-from structpred.matching import decode_matching
+from structpred import decode_matching
 
 
 def _zero_weight_aer(model, pairs, gold):

@@ -9,7 +9,7 @@ import pytest
 from alignment.aer import score_alignments
 from alignment.interactions import InteractionStatistics, NodeFeaturizer, PairFeaturizer
 from alignment.model import MODELS, MatchingAligner, gold_fertility_matching, model_name
-from structpred.qap import adjacent_pairs
+from structpred import adjacent_pairs
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +105,7 @@ def test_extended_models_train_end_to_end(name, hansards, small_stats, inter, tm
             b = model.predict_matrix(s, t, decoder="pulp")
             F, pr, _ = model._structure(s, t)
             sc = np.asarray(F.T @ model.coef_).ravel()
-            from structpred.qap import qap_objective
+            from structpred import qap_objective
             ex = model._make_example(F, pr, (len(s), len(t)), np.zeros((len(s), len(t))), 1.0,
                                      "ortools")
             e, fs, ft, q = ex.split(sc)

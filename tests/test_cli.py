@@ -87,7 +87,7 @@ def test_missing_file_is_a_clear_error(capsys, tmp_path):
                                   ["align", "predict", "--help"], ["aer", "--help"],
                                   ["align", "demo", "--help"]])
 def test_help(argv):
-    out = subprocess.run([sys.executable, "-m", "structpred.cli", *argv], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "structpred", *argv], capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 0 and "usage: structpred" in out.stdout
 

@@ -8,15 +8,14 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from structpred.dual_extragradient import dual_extragradient, dual_extragradient_streaming
-from structpred.loss import hamming_loss, weighted_hamming_terms
-from structpred.monitor import Monitor, structured_hinge_loss
-from structpred.parameter_set import L2Ball
-from structpred.problem import SimplexExample, project_simplex
-from structpred.qp import regularization_path, solve_saddle_qp
-from structpred.reference_learners import (averaged_perceptron, averaged_projected_gradient,
-                                           subgradient_method)
-from structpred.stream import ExampleStream, power_iteration_norm
+from structpred import dual_extragradient, dual_extragradient_streaming
+from structpred import hamming_loss, weighted_hamming_terms
+from structpred import Monitor, structured_hinge_loss
+from structpred import L2Ball
+from structpred import SimplexExample, project_simplex
+from structpred import regularization_path, solve_saddle_qp
+from structpred import averaged_perceptron, averaged_projected_gradient, subgradient_method
+from structpred import ExampleStream, power_iteration_norm
 
 
 def make_example(x, label, n_classes, geometry="euclidean", cost=1.0):

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from structpred.dual_extragradient import dual_extragradient, dual_extragradient_streaming
-from structpred.monitor import Monitor, structured_hinge_loss
-from structpred.parameter_set import L2Ball
-from structpred.problem import MatchingExample
-from structpred.qp import solve_saddle_qp
+from structpred import dual_extragradient, dual_extragradient_streaming
+from structpred import Monitor, structured_hinge_loss
+from structpred import L2Ball
+from structpred import MatchingExample
+from structpred import solve_saddle_qp
 
 
 def make_matching_data(n_examples=6, d=5, seed=0):
@@ -24,7 +24,7 @@ def make_matching_data(n_examples=6, d=5, seed=0):
         F = rng.normal(size=(d, m * n))
         F[rng.random(F.shape) < 0.3] = 0.0
         scores = (w_true @ F).reshape(m, n) + 0.5 * rng.normal(size=(m, n))
-        from structpred.matching import decode_matching
+        from structpred import decode_matching
         z = decode_matching(scores).ravel()
         out.append(MatchingExample(F=sp.csr_matrix(F), z_gold=z, cost_pos=1.0, cost_neg=3.0,
                                    shape=(int(m), int(n))))

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from alignment.external import SYMMETRIZATIONS, ExternalAlignments, ExternalFeaturizer, symmetrize
-from structpred.io import FormatError
+from structpred import FormatError
 
 links = st.sets(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=12)
 

@@ -12,12 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from structpred.fertility import (decode_fertility_matching, fertility_constraints,
-                                  fertility_indicators, project_fertility_matching,
-                                  project_fertility_matching_cvxpy)
-from structpred.matching import decode_matching, project_matching
-from structpred.qap import (PATTERNS, RelaxedQAPProjector, adjacent_pairs, brute_force_qap,
-                            decode_qap, qap_constraints, qap_objective)
+from structpred import decode_fertility_matching, fertility_constraints, fertility_indicators, project_fertility_matching, project_fertility_matching_cvxpy
+from structpred import decode_matching, project_matching
+from structpred import PATTERNS, RelaxedQAPProjector, adjacent_pairs, brute_force_qap, decode_qap, qap_constraints, qap_objective
 
 
 def _instance(rng, m, n, D, one_to_two=True, with_pairs=True):

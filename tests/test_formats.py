@@ -187,7 +187,7 @@ def test_atomic_write_leaves_no_partial_file(tmp_path):
 
 
 def test_atomic_write_creates_missing_folders(tmp_path):
-    from structpred.io import atomic_write
+    from structpred import atomic_write
 
     out = tmp_path / "runs" / "new" / "figure.txt"
     with atomic_write(out) as fh:

@@ -7,7 +7,7 @@ import pytest
 from alignment.corpus import load_bitext
 from alignment.experiment import (external_cache_path, hansards_statistics, load_hansards,
                                   shared_hansards_dir)
-from structpred.io import open_text
+from structpred import open_text
 
 from conftest import DATA
 

@@ -208,7 +208,7 @@ def inter_small(hansards, small_stats):
 
 def test_fertility_and_pair_features_with_hmm(hmm_stats, inter_small, hansards):
     from alignment.interactions import NodeFeaturizer, PairFeaturizer
-    from structpred.qap import adjacent_pairs
+    from structpred import adjacent_pairs
 
     stats, _ = hmm_stats
     s, t = hansards.test_pairs[5]

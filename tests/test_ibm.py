@@ -427,7 +427,7 @@ def test_unknown_words_and_empty_sentences(hansards_2000):
 
 def test_bitext_line_count_mismatch_names_file_and_line(tmp_path):
     from alignment.corpus import load_bitext
-    from structpred.io import FormatError
+    from structpred import FormatError
 
     src, tgt = tmp_path / "b.en", tmp_path / "b.fr"
     src.write_text("a b\nc\nd e\n")

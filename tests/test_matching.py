@@ -26,14 +26,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.optimize import linear_sum_assignment, linprog
 
-from structpred.matching import (
-    decode_matching,
-    matching_lp_value,
-    matching_violation,
-    project_matching,
-    project_matching_cvxpy,
-    project_matching_flow,
-)
+from structpred import decode_matching, matching_lp_value, matching_violation, project_matching, project_matching_cvxpy, project_matching_flow
 
 AGREE = 1e-6  # required agreement (max abs) with the reference
 HYP = settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])

@@ -22,7 +22,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
-from structpred.base import ParamsMixin
+from structpred import ParamsMixin
 
 from ._validation import CountClassifierTags, validate_count_input, validate_labels
 from .lda import LDA

@@ -113,7 +113,7 @@ from scipy.special import digamma
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
-from structpred.base import ParamsMixin
+from structpred import ParamsMixin
 
 from ._validation import (CountClassifierTags, check_known_labels, count_matrix,
                           validate_count_input, validate_labels)

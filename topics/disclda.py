@@ -64,7 +64,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
-from structpred.base import ParamsMixin
+from structpred import ParamsMixin
 
 from ._validation import CountClassifierTags, count_matrix, labelled_corpus
 from .corpus import token_arrays

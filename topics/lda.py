@@ -22,7 +22,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from structpred.base import ParamsMixin
+from structpred import ParamsMixin
 
 from .corpus import Vocabulary, as_count_matrix, is_text_input, token_arrays
 

@@ -43,7 +43,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
-from structpred.base import ParamsMixin
+from structpred import ParamsMixin
 
 from ._validation import CountClassifierTags, check_known_labels, count_matrix, labelled_corpus
 from .corpus import token_arrays

@@ -63,7 +63,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
-from structpred.base import ParamsMixin
+from structpred import ParamsMixin
 
 from ._validation import CountClassifierTags, check_known_labels, count_matrix, validate_labels
 

@@ -68,7 +68,7 @@ import numba as nb
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from structpred.base import ParamsMixin
+from structpred import ParamsMixin
 
 from .lda import _seed, fold_in_sweep_grouped
 from .sdem import _add, _SdemMixin, loss_weights, normalize_log

@@ -10,7 +10,7 @@ from segmentation.data import (bundled_data_dir, horse_items, load_mask, load_pa
                                read_manifest)
 from segmentation.features import EDGE_FEATURE_NAMES, NODE_FEATURE_NAMES, superpixel_graph
 from segmentation.points import POINT_FEATURE_NAMES, point_graph, vegetation_labels
-from structpred.io import FormatError
+from structpred import FormatError
 
 DATA = bundled_data_dir()
 OAKLAND = DATA / "oakland3d_part2" / "oakland_part2_01.xyz_label_conf.gz"

@@ -6,9 +6,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
-from structpred.mincut import (MinCutExample, decode_mincut, decode_mincut_bruteforce,
-                               maxflow_available, mincut_constraints, mincut_score,
-                               project_mincut, project_mincut_cvxpy)
+from structpred import MinCutExample, decode_mincut, decode_mincut_bruteforce, maxflow_available, mincut_constraints, mincut_score, project_mincut, project_mincut_cvxpy
 from segmentation.features import grid_edges
 
 BACKENDS = ["ortools", "networkx"] + (["maxflow"] if maxflow_available() else [])
@@ -135,11 +133,11 @@ def test_example_layout_and_lp_decoding():
 
 
 def test_dual_extragradient_reaches_qp_and_keeps_edge_weights_nonnegative():
-    from structpred.dual_extragradient import dual_extragradient_streaming
-    from structpred.monitor import Monitor, structured_hinge_loss
-    from structpred.parameter_set import L2Ball
-    from structpred.qp import solve_saddle_qp
-    from structpred.reference_learners import averaged_perceptron, averaged_projected_gradient
+    from structpred import dual_extragradient_streaming
+    from structpred import Monitor, structured_hinge_loss
+    from structpred import L2Ball
+    from structpred import solve_saddle_qp
+    from structpred import averaged_perceptron, averaged_projected_gradient
 
     rng = np.random.default_rng(2)
     examples = [_random_example(rng) for _ in range(4)]
@@ -276,7 +274,7 @@ def _ortools_maxflow(n, tails, heads, caps, tr):
 def test_boykov_kolmogorov_maxflow_matches_ortools(seed):
     """The projection's Boykov-Kolmogorov max-flow: same flow value and the same
     (minimal) source side as OR-Tools, a feasible flow, on random graphs and grids."""
-    from structpred.mincut import _bk_maxflow
+    from structpred.polytopes.mincut._bk_maxflow import _bk_maxflow
 
     rng = np.random.default_rng(seed)
     if seed % 2:
@@ -312,9 +310,7 @@ def test_boykov_kolmogorov_maxflow_matches_ortools(seed):
     assert np.all(np.sign(tr) * np.sign(tr0) >= 0)
 
 
-def test_projection_same_with_both_internal_maxflows(monkeypatch):
-    import structpred.mincut as mc
-
+def test_projection_same_with_both_internal_maxflows():
     rng = np.random.default_rng(5)
     side = 30
     e = grid_edges(side, side)
@@ -324,8 +320,7 @@ def test_projection_same_with_both_internal_maxflows(monkeypatch):
     ze = -0.05 * rng.exponential(size=len(e))
     out = {}
     for backend in ("bk", "ortools"):
-        monkeypatch.setattr(mc, "_PROJECTION_MAXFLOW", backend)
-        out[backend] = project_mincut(zv, ze, e, return_info=True)
+        out[backend] = project_mincut(zv, ze, e, return_info=True, flow_backend=backend)
         assert out[backend][2]["exact"]
     np.testing.assert_allclose(out["bk"][0], out["ortools"][0], atol=1e-9)
     c, _ = project_mincut_cvxpy(zv, ze, e)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 __all__ = ["LEARNERS", "check_learner", "run_learner"]
 
+
 LEARNERS = ("dual-extragradient", "projected-gradient", "perceptron", "subgradient")
 
 
@@ -32,9 +33,8 @@ def run_learner(learner, examples, W, *, n_iter, eta=None, regularization=1e-3, 
     method's ``lambda``.
     """
     # imported here so that the command line can list LEARNERS without loading the solvers
-    from .dual_extragradient import dual_extragradient_streaming
-    from .reference_learners import (averaged_perceptron, averaged_projected_gradient,
-                                     subgradient_method)
+    from ._dual_extragradient import dual_extragradient_streaming
+    from ._reference import averaged_perceptron, averaged_projected_gradient, subgradient_method
 
     check_learner(learner)
     common = dict(W=W, monitor=monitor, verbose=verbose, random_state=random_state)

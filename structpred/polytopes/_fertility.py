@@ -378,7 +378,7 @@ def project_fertility_matching_cvxpy(edges, src=None, tgt=None, solver="OSQP", *
     """Reference projection: the QP of :func:`project_fertility_matching` in cvxpy."""
     import cvxpy as cp
 
-    from .matching import _cvxpy_solver_opts
+    from .matching._cvxpy import _cvxpy_solver_opts
 
     edges, src, tgt = _fert_arrays(edges, src, tgt)
     (m, n), D = edges.shape, src.shape[0] + 1

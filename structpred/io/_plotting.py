@@ -9,7 +9,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from .io import atomic_write  # noqa: E402
+from ._files import atomic_write
 
 __all__ = ["plot_histories", "save_figure"]
 

@@ -25,9 +25,9 @@ import functools
 import numpy as np
 from tqdm.auto import tqdm
 
-from .monitor import Monitor
-from .parameter_set import L2Ball
-from .stream import iterate_examples, n_features_of, power_iteration_norm
+from ._monitor import Monitor
+from ._parameter_set import L2Ball
+from ._stream import iterate_examples, n_features_of, power_iteration_norm
 
 __all__ = ["dual_extragradient", "dual_extragradient_streaming", "example_step", "step_size"]
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .monitor import SolverResult
-from .parameter_set import L2Ball
-from .stream import iterate_examples
+from ._monitor import SolverResult
+from ._parameter_set import L2Ball
+from ._stream import iterate_examples
 
 __all__ = ["solve_saddle_qp", "regularization_path"]
 

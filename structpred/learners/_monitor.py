@@ -8,7 +8,7 @@ from typing import Callable
 
 import numpy as np
 
-from .stream import iterate_examples
+from ._stream import iterate_examples
 
 __all__ = ["Monitor", "SolverResult", "structured_hinge_loss"]
 

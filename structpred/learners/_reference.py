@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 from tqdm.auto import tqdm
 
-from .dual_extragradient import _prepare, step_size
-from .stream import iterate_examples
+from ._dual_extragradient import _prepare, step_size
+from ._stream import iterate_examples
 
 __all__ = ["averaged_projected_gradient", "averaged_perceptron", "subgradient_method"]
 

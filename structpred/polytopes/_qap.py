@@ -35,12 +35,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .fertility import (decode_fertility_matching, fertility_constraints, fertility_indicators,
-                        project_fertility_matching, split_fertility_vector)
-from .problem import StructuredExample
+from ._fertility import decode_fertility_matching, fertility_constraints, fertility_indicators, project_fertility_matching, split_fertility_vector
+from .._example import StructuredExample
 
 __all__ = ["PATTERNS", "adjacent_pairs", "qap_constraints", "decode_qap", "QAPSolution",
            "RelaxedQAPProjector", "brute_force_qap", "ExtendedMatchingExample", "DECODERS"]
+
 
 #: Pair patterns of fig. 3.1(c), in the order of the pattern ids.
 PATTERNS = ("monotone", "inverted", "src-one-to-two", "tgt-one-to-two")

@@ -1,4 +1,6 @@
-"""``structpred segment train|predict|eval`` (see :mod:`structpred.cli`).
+"""``structpred segment train|predict|eval``: max-margin min-cut MRF segmentation.
+
+Registered in the ``structpred.commands`` entry-point group (pyproject.toml).
 
 Inputs are either images (``--manifest CSV`` or ``--images DIR|FILE...`` with
 ``--masks DIR``; masks are matched to images by file stem) or labelled point
@@ -8,15 +10,101 @@ task is vegetation, labels 1300-1306, against the rest).
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
 
-from .commands import UserError, _log, _wrap_format_errors
+from structpred import LEARNERS
+from structpred.cli import HelpFormatter as _Formatter
+from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
+from structpred.cli import wrap_format_errors as _wrap_format_errors
 
-__all__ = ["segment_train", "segment_predict", "segment_eval"]
+__all__ = ["add_parser", "segment_train", "segment_predict", "segment_eval"]
 
 _IMAGE_EXT = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff"}
+
+
+
+def _add_segment_inputs(p, masks=True):
+    g = p.add_argument_group("inputs: images (a manifest, or files/folders) or labelled point files")
+    g.add_argument("--manifest", metavar="CSV",
+                   help="manifest with an 'id' column (and 'split'/'split_zjw'); images in "
+                        "small/images/<id>.png and masks in small/masks/<id>.png next to it")
+    g.add_argument("--split", metavar="NAME", help="use only the manifest rows of this split")
+    g.add_argument("--image-dir", metavar="DIR", help="override the manifest's image folder")
+    g.add_argument("--mask-dir", metavar="DIR", help="override the manifest's mask folder")
+    g.add_argument("--images", nargs="+", metavar="PATH", help="image files or folders")
+    if masks:
+        g.add_argument("--masks", metavar="DIR",
+                       help="folder of binary masks (0/255 PNG) named like the images")
+    else:
+        g.add_argument("--masks", metavar="DIR", help=argparse.SUPPRESS)
+    g.add_argument("--points", nargs="+", metavar="FILE",
+                   help="point files 'x y z label [conf]' (.gz ok); task: vegetation (1300-1306) vs rest")
+    g.add_argument("--limit", type=int, default=None, metavar="N", help="first N images only")
+
+
+def add_parser(subparsers, name):
+    """Add ``structpred segment`` (train, predict, eval) to ``subparsers``."""
+    seg = subparsers.add_parser(name, formatter_class=_Formatter,
+                         help="binary segmentation with max-margin min-cut MRFs",
+                         description="Train and apply associative MRFs (thesis sec. 2.2.2) on "
+                                     "images (SLIC superpixels) or 3-D point clouds (kNN graphs).")
+    ssub = seg.add_subparsers(dest="segment_command", required=True)
+
+    tr = ssub.add_parser("train", formatter_class=_Formatter, help="train a segmentation MRF",
+        description="Train with the memory-efficient dual extragradient (or a reference "
+                    "learner). Example:\n"
+                    "  structpred segment train --manifest data/segmentation/weizmann_horse/"
+                    "manifest.csv --split train -o horse.npz")
+    _add_segment_inputs(tr)
+    tr.add_argument("--valid-manifest", metavar="CSV", help="validation manifest (default: --manifest)")
+    tr.add_argument("--valid-split", metavar="NAME",
+                    help="validation rows of the manifest: the best iterate on them is kept")
+    tr.add_argument("--valid-points", nargs="+", metavar="FILE", help="validation point files")
+    tr.add_argument("-o", "--output", required=True, metavar="NPZ", help="model file to write")
+    tr.add_argument("--learner", default="dual-extragradient",
+                    choices=LEARNERS)
+    tr.add_argument("--iterations", type=int, default=100, help="iterations (perceptron: epochs)")
+    tr.add_argument("--eta-scale", type=float, default=1.0, help="step eta = ETA_SCALE / ||F||_2")
+    tr.add_argument("--feature-scale", type=float, default=0.02,
+                    help="multiplies all features: balances the w- and z-steps of the extragradient")
+    tr.add_argument("--validate-every", type=int, default=5)
+    tr.add_argument("--no-edges", action="store_true", help="unary-only linear model (no MRF edges)")
+    tr.add_argument("--class-weight", default="balanced",
+                    help="Hamming loss class weights: 'balanced', 'none' or the foreground weight")
+    tr.add_argument("--memory-efficient", action="store_true",
+                    help="stream training graphs from a disk cache (memory independent of their number)")
+    tr.add_argument("--n-segments", type=int, default=1000,
+                    help="SLIC superpixels per image (1000: chosen on the horse validation images)")
+    tr.add_argument("--voxel", type=float, default=0.25, help="point thinning voxel size (m)")
+    tr.add_argument("--k-graph", type=int, default=6, help="neighbours per point in the kNN graph")
+    tr.add_argument("--seed", type=int, default=0)
+    _add_quiet(tr)
+    tr.set_defaults(handler=segment_train)
+
+    pr = ssub.add_parser("predict", formatter_class=_Formatter, help="write predicted masks or point labels",
+                         description="Writes <id>.png masks (0/255) for images, or "
+                                     "'x y z label' files (<name>.pred.txt) for point clouds.")
+    pr.add_argument("-m", "--model", required=True, metavar="NPZ")
+    _add_segment_inputs(pr, masks=False)
+    pr.add_argument("-o", "--output", required=True, metavar="DIR", help="output folder")
+    pr.add_argument("--side-by-side", metavar="DIR",
+                    help="also write input | prediction images to this folder")
+    _add_quiet(pr)
+    pr.set_defaults(handler=segment_predict)
+
+    ev = ssub.add_parser("eval", formatter_class=_Formatter, help="accuracy and foreground IoU",
+                         description="Pixel (or point) accuracy and foreground IoU, pooled over "
+                                     "all inputs.")
+    ev.add_argument("-m", "--model", required=True, metavar="NPZ")
+    _add_segment_inputs(ev)
+    ev.add_argument("--side-by-side", metavar="DIR",
+                    help="also write input | truth | prediction images to this folder")
+    _add_quiet(ev)
+    ev.set_defaults(handler=segment_eval)
+    return seg
 
 
 _wrap = _wrap_format_errors
@@ -163,7 +251,7 @@ def _side_by_side(image, truth, pred, path):
     import numpy as np
     from PIL import Image
 
-    from .io import atomic_write
+    from structpred import atomic_write
 
     panels = [image]
     for m in ([truth] if truth is not None else []) + [pred]:
@@ -180,7 +268,7 @@ def _write_mask(mask, path):
     import numpy as np
     from PIL import Image
 
-    from .io import atomic_write
+    from structpred import atomic_write
 
     with atomic_write(path, mode="wb") as fh:
         Image.fromarray(np.asarray(mask, dtype=np.uint8) * 255).save(fh, format="PNG")
@@ -211,7 +299,7 @@ def _run_images(args, model, items, need_masks):
 def _run_points(args, model, files, need_labels):
     import numpy as np
 
-    from .io import atomic_write
+    from structpred import atomic_write
 
     out_dir = Path(args.output) if getattr(args, "output", None) else None
     if out_dir is not None:

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .loss import weighted_hamming_terms
+from ._loss import weighted_hamming_terms
 
-__all__ = ["StructuredExample", "MatchingExample", "SimplexExample", "project_simplex"]
+__all__ = ["StructuredExample"]
 
 
 def _check_features(F, n_vars):
@@ -150,97 +150,3 @@ class StructuredExample:
         """Weighted Hamming loss ``d_i + c_i' z`` of an encoding."""
         return self.d + float(self.c @ np.asarray(z, dtype=np.float64).ravel())
 
-
-@dataclass
-class MatchingExample(StructuredExample):
-    """An example whose structures are partial bipartite matchings.
-
-    Variables ``z_jk`` are the edges of a complete ``m x n`` bipartite graph,
-    flattened row-major.  ``Z = {0 <= z <= 1, sum_k z_jk <= 1, sum_j z_jk <= 1}``
-    (thesis sec. 2.2.3); projections and decoding come from
-    :mod:`structpred.matching`.
-    """
-
-    shape: tuple = (0, 0)
-
-    def __post_init__(self):
-        m, n = self.shape
-        if m < 1 or n < 1:
-            raise ValueError(f"matching shape must be positive, got {self.shape}")
-        super().__post_init__()
-        if self.z_gold.size != m * n:
-            raise ValueError(f"z_gold has {self.z_gold.size} entries, shape is {self.shape}")
-
-    def project(self, z):
-        from .matching import project_matching
-
-        return project_matching(np.reshape(z, self.shape)).ravel()
-
-    def decode_scores(self, s):
-        from .matching import decode_matching
-
-        return decode_matching(np.reshape(s, self.shape)).ravel().astype(np.float64)
-
-    def constraints(self):
-        m, n = self.shape
-        rows = sp.kron(sp.eye(m), np.ones((1, n)))  # sum_k z_jk <= 1
-        cols = sp.kron(np.ones((1, m)), sp.eye(n))  # sum_j z_jk <= 1
-        A = sp.vstack([rows, cols]).tocsr()
-        return A, np.ones(m + n)
-
-
-def project_simplex(v):
-    """Euclidean projection onto the probability simplex (sort-based, O(n log n))."""
-    v = np.asarray(v, dtype=np.float64)
-    u = np.sort(v)[::-1]
-    css = np.cumsum(u) - 1.0
-    k = np.arange(1, v.size + 1)
-    rho = np.flatnonzero(u - css / k > 0)[-1]
-    return np.maximum(v - css[rho] / (rho + 1), 0.0)
-
-
-@dataclass
-class SimplexExample(StructuredExample):
-    """An example whose outputs are one of ``K`` labels: ``Z`` is the simplex.
-
-    This is multiclass max-margin classification written in the protocol
-    (the one-node tree).  ``geometry="entropy"`` uses the Bregman (KL)
-    proximal step of sec. 2.4.2, ``T_eta(z, s) ∝ z exp(eta s)``, with the
-    centre moved into the interior of the simplex (``smoothing`` towards the
-    uniform distribution), as the non-Euclidean dual extragradient requires.
-    """
-
-    geometry: str = "euclidean"
-    smoothing: float = 0.1
-
-    def __post_init__(self):
-        if self.geometry not in ("euclidean", "entropy"):
-            raise ValueError(f"unknown geometry {self.geometry!r}")
-        super().__post_init__()
-
-    def project(self, z):
-        return project_simplex(z)
-
-    def decode_scores(self, s):
-        z = np.zeros(self.n_vars)
-        z[int(np.argmax(s))] = 1.0
-        return z
-
-    def constraints(self):
-        one = np.ones((1, self.n_vars))
-        return sp.csr_matrix(np.vstack([one, -one])), np.array([1.0, -1.0])
-
-    def center(self):
-        if self.geometry == "euclidean":
-            return self.z_gold
-        k = self.n_vars
-        return (1 - self.smoothing) * self.z_gold + self.smoothing / k
-
-    def prox(self, z, s, eta):
-        if self.geometry == "euclidean":
-            return self.project(z + eta * s)
-        # KL proximal step: multiplicative update, computed in log space.
-        logits = np.log(np.maximum(z, 1e-300)) + eta * s
-        logits -= logits.max()
-        p = np.exp(logits)
-        return p / p.sum()

@@ -1,0 +1,117 @@
+"""The ``structpred`` command line: a thin dispatcher over installed subcommands.
+
+The core knows no problem.  Each problem package registers its subcommands in
+the ``structpred.commands`` entry-point group of its distribution (see
+``pyproject.toml``)::
+
+    [project.entry-points."structpred.commands"]
+    align = "alignment.cli:add_align_parser"
+
+The object named is a function ``add(subparsers, name)`` that adds the parser
+``name`` to ``subparsers`` and sets ``handler=func`` on every leaf, where
+``func(args) -> int`` runs the command.  Only the chosen subcommand's package
+is imported, so ``structpred --help`` and ``structpred --version`` stay fast
+and import no problem package.
+
+Conventions follow fast_align and eflomal: plain whitespace-tokenised text
+in, Pharaoh ``i-j`` (0-based, source-target) out, one line per sentence.
+User errors print one line ``structpred: error: ...`` and exit with status 2
+(a traceback only with ``--debug``); Ctrl-C exits with status 130; a closed
+output pipe ends quietly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from importlib.metadata import entry_points
+
+from .._version import __version__
+from ._common import HelpFormatter, UserError
+
+__all__ = ["main", "build_parser", "subcommands"]
+
+GROUP = "structpred.commands"
+
+
+def subcommands():
+    """The installed subcommands: ``{name: entry point}``, sorted by name."""
+    eps = entry_points(group=GROUP)
+    return {ep.name: ep for ep in sorted(eps, key=lambda e: e.name)}
+
+
+def _chosen(argv):
+    """The first non-option token of ``argv`` (the subcommand's name), or None."""
+    for tok in argv:
+        if not tok.startswith("-"):
+            return tok
+    return None
+
+
+def build_parser(argv=None, load=None):
+    """The ``structpred`` argument parser.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments about to be parsed: the subcommand they name is loaded
+        in full.
+    load : {"all"} or iterable of str, optional
+        Further subcommands to load in full (``"all"`` for every one, which
+        imports every problem package).  Subcommands not loaded are listed in
+        ``--help`` from their entry points alone.
+    """
+    parser = argparse.ArgumentParser(
+        prog="structpred", formatter_class=HelpFormatter,
+        description="Discriminative structured prediction: max-margin word alignment, "
+                    "min-cut segmentation and topic-model classifiers, trained by "
+                    "Nesterov's dual extragradient.",
+        epilog="Run 'structpred COMMAND --help' for a command's options.")
+    parser.add_argument("--version", action="version", version=f"structpred {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="show Python tracebacks instead of one-line errors")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    cmds = subcommands()
+    wanted = set(cmds) if load == "all" else set(load or ())
+    if argv is not None:
+        wanted.add(_chosen(argv))
+    for name, ep in cmds.items():
+        if name in wanted:
+            ep.load()(sub, name)
+        else:
+            package = ep.value.split(":")[0].split(".")[0]
+            sub.add_parser(name, add_help=False, help=f"{package} (structpred {name} --help)")
+    return parser
+
+
+def main(argv=None):
+    """Run ``structpred`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
+    if not subcommands():
+        parser.error("no subcommands are installed (pip install -e . in the source tree)")
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.parse_args([args.command, "--help"])
+    try:
+        return handler(args)
+    except UserError as exc:
+        if args.debug:
+            raise
+        print(f"structpred: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        print("structpred: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # the reader went away (| head): end quietly, as Unix tools do
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except OSError:
+            pass
+        return 0
