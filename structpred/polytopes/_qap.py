@@ -476,9 +476,6 @@ class RelaxedQAPProjector:
         return np.clip(res.x, 0.0, 1.0)
 
 
-_DEFAULT_PROJECTOR = RelaxedQAPProjector()
-
-
 # --------------------------------------------------------------------------- problem
 @dataclass
 class ExtendedMatchingExample(StructuredExample):
@@ -499,6 +496,10 @@ class ExtendedMatchingExample(StructuredExample):
         Pair set (:func:`adjacent_pairs`); ``None`` for no interactions.
     decoder : {"ortools", "pulp", "lp"}
         How :meth:`decode_scores` solves the QAP (unused without pairs).
+    projector : RelaxedQAPProjector, optional
+        The projection's OSQP workspaces (pass one to share them between
+        examples of one model); by default each example makes its own on
+        first use.
     """
 
     shape: tuple = (0, 0)
@@ -541,7 +542,10 @@ class ExtendedMatchingExample(StructuredExample):
             e, s, t, _ = self.split(z)
             pe, ps, pt = project_fertility_matching(e, s, t, warm=self._warm)
             return np.concatenate([pe.ravel(), ps.ravel(), pt.ravel()])
-        proj = self.projector or _DEFAULT_PROJECTOR
+        if self.projector is None:
+            # the example owns its OSQP workspace: no state shared between examples or models
+            self.projector = RelaxedQAPProjector(max_cache=1)
+        proj = self.projector
         key = (self.shape, self.max_fertility, len(self.pairs), hash(self.pairs.tobytes()))
         return proj.project(z, key, self.constraints, warm=self._warm)
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ._common import _as_matrix
@@ -13,8 +15,6 @@ __all__ = ['project_matching_cvxpy']
 # ---------------------------------------------------------------------------
 # cvxpy reference
 # ---------------------------------------------------------------------------
-
-_CVXPY_CACHE = {}
 
 _CVXPY_DEFAULT_OPTS = {
     "CLARABEL": dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, tol_ktratio=1e-8),
@@ -38,7 +38,8 @@ def _cvxpy_solver_opts(solver):
     return opts
 
 
-def _cvxpy_problem(shape):
+@functools.lru_cache(maxsize=32)  # bounded: one parametrised problem per recent shape
+def _cvxpy_problem(shape, solver=None):
     """The projection QP with ``z'`` as a cvxpy ``Parameter`` (DPP)."""
     import cvxpy as cp
 
@@ -90,10 +91,7 @@ def project_matching_cvxpy(zp, solver="OSQP", *, return_info=False, **solver_opt
         The solver's primal ``z`` (not clipped).
     """
     zp = _as_matrix(zp, "zp")
-    key = (zp.shape, solver)
-    if key not in _CVXPY_CACHE:
-        _CVXPY_CACHE[key] = _cvxpy_problem(zp.shape)
-    prob, P, z = _CVXPY_CACHE[key]
+    prob, P, z = _cvxpy_problem(zp.shape, solver)
     P.value = zp
     opts = _cvxpy_solver_opts(solver)
     opts.update(solver_opts)

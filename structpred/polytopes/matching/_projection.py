@@ -18,6 +18,47 @@ __all__ = ['project_matching', 'project_matching_batch']
 
 
 @nb.njit(cache=True)
+def _lu_solve(A, b):
+    """Solve ``A x = b`` by Gaussian elimination with partial pivoting.
+
+    Returns ``(x, ok)``; ``ok`` is False exactly when ``A`` is singular (a zero
+    pivot), the one failure the caller recovers from.  ``A`` and ``b`` are
+    overwritten.
+    """
+    n = b.size
+    for c in range(n):
+        p = c
+        big = abs(A[c, c])
+        for r in range(c + 1, n):
+            if abs(A[r, c]) > big:
+                big = abs(A[r, c])
+                p = r
+        if big == 0.0:
+            return b, False
+        if p != c:
+            for k in range(c, n):
+                t = A[c, k]
+                A[c, k] = A[p, k]
+                A[p, k] = t
+            t = b[c]
+            b[c] = b[p]
+            b[p] = t
+        piv = A[c, c]
+        for r in range(c + 1, n):
+            f = A[r, c] / piv
+            if f != 0.0:
+                for k in range(c + 1, n):
+                    A[r, k] -= f * A[c, k]
+                b[r] -= f * b[c]
+    for c in range(n - 1, -1, -1):
+        acc = b[c]
+        for k in range(c + 1, n):
+            acc -= A[c, k] * b[k]
+        b[c] = acc / A[c, c]
+    return b, True
+
+
+@nb.njit(cache=True)
 def _active_set_solve(zp, alpha0, beta0, cls, rmask, cmask, alpha_out, beta_out):
     """One exact Newton step for a guessed active set.
 
@@ -126,13 +167,11 @@ def _active_set_solve(zp, alpha0, beta0, cls, rmask, cmask, alpha_out, beta_out)
     ok = True
     dbeta = np.zeros(n)
     if nv > 0:
-        try:
-            x = np.linalg.solve(S, rhs)
+        x, ok = _lu_solve(S, rhs)
+        if ok:  # a singular system gives up this step; any other error propagates
             for k in range(n):
                 if idx[k] >= 0:
                     dbeta[k] = x[idx[k]]
-        except Exception:  # noqa: BLE001 - numerically singular: give up this step
-            ok = False
     for k in range(n):
         beta_out[k] = beta0[k] + dbeta[k] if cmask[k] else beta0[k]
     for j in range(m):

@@ -163,7 +163,7 @@ def decode_mincut(node_scores, edge_penalties, edges, backend="ortools"):
     edge_penalties : array_like, shape (m,)
         ``s_jk >= 0`` (regular potentials, eq. 2.4).
     edges : array_like of int, shape (m, 2)
-    backend : {"ortools", "maxflow", "networkx", "auto"}
+    backend : {"ortools", "maxflow", "networkx"}
         ``"ortools"``: OR-Tools' push-relabel max-flow on int64 capacities.
         The capacities are multiplied by ``2**50 / C`` (``C`` their total) and
         rounded, so each is off by at most ``C 2**-51``; the labelling returned
@@ -171,15 +171,14 @@ def decode_mincut(node_scores, edge_penalties, edges, backend="ortools"):
         (about ``1e-15 * n_arcs`` relative), i.e. exact up to ties closer
         than that.  ``"maxflow"``: PyMaxflow (Boykov-Kolmogorov, float
         capacities), if installed.  ``"networkx"``: pure Python, for checks.
-        ``"auto"``: PyMaxflow when installed, else OR-Tools.
+        The default never depends on what is installed, so labellings at
+        near-ties are the same in every environment.
 
     Returns
     -------
     ndarray of int8, shape (n,)
     """
     s, lam, edges = _check_scores(node_scores, edge_penalties, edges)
-    if backend == "auto":
-        backend = "maxflow" if maxflow_available() else "ortools"
     if backend not in _BACKENDS:
         raise ValueError(f"unknown min-cut backend {backend!r}; choose from {sorted(_BACKENDS)}")
     if s.size == 0:
