@@ -27,18 +27,26 @@ from tqdm.auto import tqdm
 
 from ._monitor import Monitor
 from ._parameter_set import L2Ball
+from ._executor import make_backend
 from ._stream import iterate_examples, n_features_of, power_iteration_norm
 
 __all__ = ["dual_extragradient", "dual_extragradient_streaming", "example_step", "step_size"]
 
 
-def step_size(examples, eta=None, random_state=0):
+def _progress_bars():
+    """Progress bars only on a terminal: a log file or a pipe gets none."""
+    import sys
+
+    return bool(getattr(sys.stderr, "isatty", None)) and sys.stderr.isatty()
+
+
+def step_size(examples, eta=None, random_state=0, backend=None):
     """``eta = 1/L`` with ``L = ||F||_2`` estimated by power iteration, unless given."""
     if eta is not None:
         if not eta > 0:
             raise ValueError(f"eta must be positive, got {eta}")
         return float(eta), None
-    L = power_iteration_norm(examples, random_state=random_state)
+    L = power_iteration_norm(examples, random_state=random_state, backend=backend)
     if L <= 0:
         raise ValueError("all feature matrices are zero: the problem is trivial")
     return 1.0 / L, L
@@ -95,7 +103,7 @@ def dual_extragradient(examples, W=None, n_iter=100, eta=None, monitor=None,
     ubar_w = np.zeros(d)
     ubar_z = [np.zeros(ex.n_vars) for ex in examples]
     status, t = 0, -1
-    for t in tqdm(range(n_iter), disable=not verbose, desc="dual-ex"):
+    for t in tqdm(range(n_iter), disable=not (verbose and _progress_bars()), desc="dual-ex"):
         v_w = W.prox(hat_w, s_w, eta)
         v_z = [examples[i].prox(hat_z[i], s_z[i], eta) for i in range(m)]
         grad_w = sum(ex.features_of(v) - ex.target_features for ex, v in zip(examples, v_z))
@@ -138,7 +146,8 @@ def _reduce_sums(parts, d):
 
 
 def dual_extragradient_streaming(examples, W=None, n_iter=100, eta=None, monitor=None,
-                                 verbose=False, random_state=0, map_fn=map):
+                                 verbose=False, random_state=0, map_fn=map, executor=None,
+                                 n_partitions=None):
     """Memory-efficient dual extragradient (sec. 2.5, fig. 2.6).
 
     State between iterations: ``u_bar_w`` and ``s_w`` only.  Iteration t::
@@ -161,18 +170,34 @@ def dual_extragradient_streaming(examples, W=None, n_iter=100, eta=None, monitor
         ``map_fn(func, iterable)``; pass ``pool.imap`` (multiprocessing) or
         a Dask/concurrent.futures map to shard the examples.  ``func`` is a
         :func:`functools.partial` of the module-level :func:`example_step`,
-        so it pickles.
+        so it pickles.  Ignored when ``executor`` is given.
+    executor : None, dask.distributed.Client or concurrent.futures.Executor
+        Where the map runs (:mod:`structpred.learners._executor`).  With a
+        Dask client the examples are partitioned and scattered to the workers
+        once; each iteration ships ``u_bar_w`` and ``v_w`` out and brings one
+        ``(r_w, s_w)`` increment back after a tree reduce on the workers, so
+        communication per iteration is O(|w|) and the driver's memory does not
+        grow with the number of examples.  The step size's power iteration and
+        the monitor's hinge loss use the same map.  ``result.info["transfer"]``
+        records the bytes moved.
+    n_partitions : int, optional
+        Partitions of the examples with an executor (default: two per worker
+        thread).
 
     Other parameters and the return value are as in :func:`dual_extragradient`
     (without ``u_bar_z``, which this form never stores).
     """
+    if executor is not None:
+        return _dual_extragradient_distributed(examples, W, n_iter, eta, monitor, verbose,
+                                               random_state, executor, n_partitions)
     W, monitor, d = _prepare(examples, W, monitor)
     eta, L = step_size(examples, eta, random_state)
     hat_w = W.project(np.zeros(d))
     s_w = np.zeros(d)
     ubar_w = np.zeros(d)
     status, t = 0, -1
-    for t in tqdm(range(n_iter), disable=not verbose, desc="dual-ex (streaming)"):
+    for t in tqdm(range(n_iter), disable=not (verbose and _progress_bars()),
+                  desc="dual-ex (streaming)"):
         v_w = W.prox(hat_w, s_w, eta)
         step = functools.partial(example_step, ubar_w=ubar_w, v_w=v_w, t=t, eta=eta)
         r_w, q_w = _reduce_sums(map_fn(step, iterate_examples(examples)), d)
@@ -183,3 +208,31 @@ def dual_extragradient_streaming(examples, W=None, n_iter=100, eta=None, monitor
         if status:
             break
     return monitor.result(ubar_w, t + 1, status, info={"eta": eta, "lipschitz": L})
+
+
+def _dual_extragradient_distributed(examples, W, n_iter, eta, monitor, verbose, random_state,
+                                    executor, n_partitions):
+    """Fig. 2.6 with the map on an executor: the same iterates as the in-process loop."""
+    W, monitor, d = _prepare(examples, W, monitor)
+    backend = make_backend(examples, executor, n_partitions)
+    backend.n_features = d
+    try:
+        eta, L = step_size(examples, eta, random_state, backend=backend)
+        hat_w = W.project(np.zeros(d))
+        s_w = np.zeros(d)
+        ubar_w = np.zeros(d)
+        status, t = 0, -1
+        for t in tqdm(range(n_iter), disable=not (verbose and _progress_bars()),
+                      desc="dual-ex (distributed)"):
+            v_w = W.prox(hat_w, s_w, eta)
+            r_w, q_w = backend.map_reduce(example_step, ubar_w, v_w, t, eta)
+            s_w = s_w - q_w
+            u_w = W.prox(v_w, -r_w, eta)
+            ubar_w = (t * ubar_w + u_w) / (t + 1)
+            status = monitor.after_iteration(t, n_iter, ubar_w, backend)
+            if status:
+                break
+        info = {"eta": eta, "lipschitz": L, "transfer": dict(backend.stats)}
+    finally:
+        backend.close()
+    return monitor.result(ubar_w, t + 1, status, info=info)

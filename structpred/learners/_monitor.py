@@ -16,8 +16,14 @@ __all__ = ["Monitor", "SolverResult", "structured_hinge_loss"]
 def structured_hinge_loss(examples, w):
     """Training objective of eq. 2.21: ``sum_i max_y [w'f_i(y) + l_i(y)] - w'f_i(y_i)``.
 
-    Uses exact loss-augmented inference on every example.
+    Uses exact loss-augmented inference on every example.  ``examples`` may
+    also be a backend of :mod:`structpred.learners._executor` (examples on
+    other workers): the sum is then computed by its map-reduce.
     """
+    if hasattr(examples, "map_reduce"):
+        from ._executor import hinge_term
+
+        return float(examples.map_reduce(hinge_term, w)[0])
     return float(sum(ex.hinge_loss(w) for ex in iterate_examples(examples)))
 
 

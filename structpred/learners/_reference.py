@@ -17,9 +17,17 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ._dual_extragradient import _prepare, step_size
+from ._executor import make_backend
 from ._stream import iterate_examples
 
 __all__ = ["averaged_projected_gradient", "averaged_perceptron", "subgradient_method"]
+
+
+def _progress_bars():
+    """Progress bars only on a terminal: a log file or a pipe gets none."""
+    import sys
+
+    return bool(getattr(sys.stderr, "isatty", None)) and sys.stderr.isatty()
 
 
 def averaged_projected_gradient(examples, W=None, n_iter=100, eta=None, monitor=None,
@@ -40,7 +48,7 @@ def averaged_projected_gradient(examples, W=None, n_iter=100, eta=None, monitor=
     z = [ex.center().copy() for ex in examples]
     wbar = np.zeros(d)
     status, t = 0, -1
-    for t in tqdm(range(n_iter), disable=not verbose, desc="proj-grad"):
+    for t in tqdm(range(n_iter), disable=not (verbose and _progress_bars()), desc="proj-grad"):
         grad_w = sum(ex.features_of(zi) - ex.target_features for ex, zi in zip(examples, z))
         z = [ex.project(zi + eta * ex.loss_augmented_scores(w)) for ex, zi in zip(examples, z)]
         w = W.project(w - eta * grad_w)
@@ -70,7 +78,7 @@ def averaged_perceptron(examples, n_epochs=10, learning_rate=1.0, W=None, monito
     wsum = np.zeros(d)
     steps = 0
     status, t = 0, -1
-    for t in tqdm(range(n_epochs), disable=not verbose, desc="ave-perc"):
+    for t in tqdm(range(n_epochs), disable=not (verbose and _progress_bars()), desc="ave-perc"):
         for i in rng.permutation(len(examples)):
             ex = examples[i]
             z_hat = ex.decode(w)
@@ -84,7 +92,8 @@ def averaged_perceptron(examples, n_epochs=10, learning_rate=1.0, W=None, monito
 
 
 def subgradient_method(examples, regularization=1e-3, n_iter=100, step0=None, W=None,
-                       monitor=None, verbose=False, random_state=0):
+                       monitor=None, verbose=False, random_state=0, executor=None,
+                       n_partitions=None):
     """Batch subgradient method on the regularised structured hinge (Ratliff et al. 2007).
 
     Objective ``J(w) = lambda/2 ||w||^2 + sum_i max_y [w'f_i(y) + l_i(y)] - w'f_i(y_i)``,
@@ -92,7 +101,16 @@ def subgradient_method(examples, regularization=1e-3, n_iter=100, step0=None, W=
     loss-augmented argmax, and diminishing steps ``alpha_t = step0/sqrt(t+1)``
     (default ``step0 = 1/||F||_2``).  The output is the iterate with the
     lowest objective seen so far (subgradient steps are not monotone).
+
+    With ``executor`` (a ``dask.distributed.Client`` or a
+    :class:`concurrent.futures.Executor`) the examples stay where
+    :func:`~structpred.learners._executor.make_backend` put them and each
+    iteration is one map-reduce of ``(hinge_i, F_i z_i* - f_i)``, as in
+    :func:`~structpred.dual_extragradient_streaming`.
     """
+    if executor is not None:
+        return _subgradient_distributed(examples, regularization, n_iter, step0, W, monitor,
+                                        verbose, random_state, executor, n_partitions)
     examples = list(iterate_examples(examples))
     W, monitor, d = _prepare(examples, W, monitor)
     if step0 is None:
@@ -101,7 +119,7 @@ def subgradient_method(examples, regularization=1e-3, n_iter=100, step0=None, W=
     best_w, best_obj = w.copy(), np.inf
     objective = []
     status, t = 0, -1
-    for t in tqdm(range(n_iter), disable=not verbose, desc="subgradient"):
+    for t in tqdm(range(n_iter), disable=not (verbose and _progress_bars()), desc="subgradient"):
         g = regularization * w
         obj = 0.5 * regularization * float(w @ w)
         for ex in examples:
@@ -117,3 +135,40 @@ def subgradient_method(examples, regularization=1e-3, n_iter=100, step0=None, W=
             break
     return monitor.result(best_w, t + 1, status,
                           info={"objective": objective, "best_objective": best_obj})
+
+
+def _subgradient_term(example, w):
+    """One example's ``(hinge_i, F_i z_i* - f_i)`` at ``w`` (loss-augmented argmax)."""
+    hinge, z = example.hinge_and_argmax(w)
+    return np.float64(hinge), example.features_of(z) - example.target_features
+
+
+def _subgradient_distributed(examples, regularization, n_iter, step0, W, monitor, verbose,
+                             random_state, executor, n_partitions):
+    W, monitor, d = _prepare(examples, W, monitor)
+    backend = make_backend(examples, executor, n_partitions)
+    backend.n_features = d
+    try:
+        if step0 is None:
+            step0, _ = step_size(examples, None, random_state, backend=backend)
+        w = W.project(np.zeros(d))
+        best_w, best_obj = w.copy(), np.inf
+        objective = []
+        status, t = 0, -1
+        for t in tqdm(range(n_iter), disable=not (verbose and _progress_bars()),
+                      desc="subgradient (distributed)"):
+            hinge, grad = backend.map_reduce(_subgradient_term, w)
+            obj = 0.5 * regularization * float(w @ w) + float(hinge)
+            g = regularization * w + grad
+            objective.append(obj)
+            if obj < best_obj:
+                best_obj, best_w = obj, w.copy()
+            w = W.project(w - step0 / np.sqrt(t + 1) * g)
+            status = monitor.after_iteration(t, n_iter, best_w, backend)
+            if status:
+                break
+        info = {"objective": objective, "best_objective": best_obj,
+                "transfer": dict(backend.stats)}
+    finally:
+        backend.close()
+    return monitor.result(best_w, t + 1, status, info=info)

@@ -55,24 +55,36 @@ def n_features_of(examples):
     return first_example(examples).n_features
 
 
-def power_iteration_norm(examples, n_iter=100, tol=1e-7, random_state=0):
+def power_iteration_norm(examples, n_iter=100, tol=1e-7, random_state=0, backend=None):
     """Largest singular value of the stacked operator ``B = [F_1, ..., F_m]``.
 
     The dual extragradient's operator on ``u = (w, z)`` is
     ``[[0, B], [-B', 0]]``, whose singular values are those of ``B``, so
     ``L = ||B||_2`` (thesis sec. 2.4.1, eta = 1/L).  Power iteration on
     ``B B' = sum_i F_i F_i'`` never materialises ``B``: each step streams the
-    examples once.
+    examples once (through ``backend.map_reduce`` when a backend from
+    :func:`~structpred.learners._executor.make_backend` is given, so that the
+    examples may live on other machines).
     """
-    d = n_features_of(examples)
+    if backend is not None:
+        from ._executor import ff_product
+
+        def BBt(v):
+            return backend.map_reduce(ff_product, v)[0]
+        d = getattr(backend, "n_features", None) or n_features_of(examples)
+    else:
+        def BBt(v):
+            u = np.zeros(d)
+            for ex in iterate_examples(examples):
+                u += ex.F @ (ex.F.T @ v)
+            return u
+        d = n_features_of(examples)
     rng = np.random.default_rng(random_state)
     v = rng.standard_normal(d)
     v /= np.linalg.norm(v)
     lam = 0.0
     for _ in range(n_iter):
-        u = np.zeros(d)
-        for ex in iterate_examples(examples):
-            u += ex.F @ (ex.F.T @ v)
+        u = BBt(v)
         new_lam = float(np.linalg.norm(u))
         if new_lam == 0.0:
             return 0.0

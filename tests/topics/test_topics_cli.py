@@ -1,0 +1,325 @@
+"""``structpred topics train|predict|eval`` on the bundled 20 Newsgroups slice, the input
+formats (JSON lines, TSV, folder per class), the model file and bad input."""
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from structpred.cli import main
+from topics._persist import load_model, save_model
+from topics._text_io import read_documents
+from topics.cli import DEFAULT_MODEL, MODELS, make_estimator
+from topics.corpus import BUNDLED_DATA_DIR, Vocabulary, load_jsonl
+
+ROOT = Path(__file__).resolve().parents[2]
+STRUCTPRED = Path(sys.executable).parent / "structpred"
+
+#: per model: the fewest iterations / samples that still exercise every code path
+FAST = {
+    "sdem-nb": dict(iterations=2),
+    "sdem-lda": dict(n_topics=2, iterations=1, params={"n_burn": 1, "n_samples": 2}),
+    "lda-svm": dict(n_topics=4, iterations=5, params={"n_transform_burn": 2,
+                                                      "n_transform_samples": 2, "C": 1.0}),
+    "disclda": dict(n_topics=6, iterations=5, params={"n_burn": 2, "n_samples": 3}),
+    "medlda-gibbs": dict(n_topics=4, iterations=3, params={"n_burn_in": 2, "n_predict_burn": 2,
+                                                           "n_predict_samples": 2}),
+    "medlda-is": dict(n_topics=4, iterations=3, params={"n_predict_iter": 2}),
+    "pamedlda": dict(n_topics=4, iterations=1, params={"n_transform_burn": 2,
+                                                       "n_transform_samples": 2}),
+}
+
+
+def _rows(subset, per_class):
+    rows = load_jsonl(BUNDLED_DATA_DIR / f"20ng-4groups-{subset}.jsonl.gz")
+    out, seen = [], {}
+    for r in rows:
+        if seen.get(r["label"], 0) < per_class:
+            seen[r["label"]] = seen.get(r["label"], 0) + 1
+            out.append({"label": r["label"], "text": r["text"]})
+    return out
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    """A 120-document training and 40-document test subset, as JSON lines, TSV and folders."""
+    d = tmp_path_factory.mktemp("topics_cli")
+    sets = {"train": _rows("train", 30), "test": _rows("test", 10)}
+    for name, rows in sets.items():
+        with gzip.open(d / f"{name}.jsonl.gz", "wt", encoding="utf-8") as fh:
+            for r in rows:
+                fh.write(json.dumps(r) + "\n")
+        (d / f"{name}.tsv").write_text(
+            "".join(f"{r['label']}\t{' '.join(r['text'].split())}\n" for r in rows),
+            encoding="utf-8")
+        for i, r in enumerate(rows):
+            f = d / name / r["label"] / f"{i:04d}"
+            f.parent.mkdir(parents=True, exist_ok=True)
+            f.write_text(r["text"], encoding="utf-8")
+    return d
+
+
+def _run(argv, capsys):
+    rc = main(argv)
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def _train(data, tmp_path, capsys, model="sdem-nb", data_file="train.jsonl.gz", extra=()):
+    path = tmp_path / f"{model}.npz"
+    rc, _, err = _run(["topics", "train", "--data", str(data / data_file), "--model", model,
+                       "--iterations", "2", "-o", str(path), *extra], capsys)
+    assert rc == 0, err
+    return path
+
+
+# ----------------------------------------------------------------- end to end
+
+def test_train_eval_predict_jsonl(data, tmp_path, capsys):
+    model = tmp_path / "m.npz"
+    rc, _, err = _run(["topics", "train", "--data", str(data / "train.jsonl.gz"), "-o", str(model),
+                       "--iterations", "1", "--n-topics", "8"], capsys)
+    assert rc == 0, err
+    assert "vocabulary of" in err and "model written to" in err
+    saved = load_model(model)
+    assert saved.model == DEFAULT_MODEL
+    assert saved.labels == ["alt.atheism", "comp.graphics", "sci.space", "talk.religion.misc"]
+
+    rc, out, _ = _run(["topics", "eval", "-m", str(model), "--data", str(data / "test.jsonl.gz"),
+                       "--plot", str(tmp_path / "cm.png")], capsys)
+    assert rc == 0
+    assert "accuracy: " in out and "% (" in out and "of 40 documents" in out
+    lines = out.splitlines()
+    head = lines.index("confusion matrix (rows: true label, columns: predicted label):")
+    table = lines[head + 1:head + 6]
+    assert all(lab in table[0] for lab in saved.labels)                 # columns named
+    rows = [ln.split() for ln in table[1:]]
+    assert [r[0] for r in rows] == saved.labels                         # rows named
+    cm = np.array([[int(x) for x in r[1:]] for r in rows])
+    assert cm.sum() == 40 and (cm.sum(axis=1) == 10).all()
+    acc = float(out.split("accuracy: ")[1].split("%")[0])
+    assert acc == pytest.approx(100 * np.trace(cm) / 40, abs=0.01)
+    assert (tmp_path / "cm.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    rc, out, _ = _run(["topics", "predict", "-m", str(model), "--data",
+                       str(data / "test.jsonl.gz")], capsys)
+    pred = out.splitlines()
+    assert rc == 0 and len(pred) == 40 and set(pred) <= set(saved.labels)
+    truth = [r["label"] for r in load_jsonl(data / "test.jsonl.gz")]
+    assert 100 * np.mean(np.array(pred) == np.array(truth)) == pytest.approx(acc, abs=0.01)
+    # -o FILE and -o - give the same lines
+    rc, _, _ = _run(["topics", "predict", "-q", "-m", str(model), "--data",
+                     str(data / "test.jsonl.gz"), "-o", str(tmp_path / "p.txt")], capsys)
+    assert (tmp_path / "p.txt").read_text().splitlines() == pred
+    rc, out, _ = _run(["topics", "predict", "-m", str(model), "--data",
+                       str(data / "test.jsonl.gz"), "-o", "-"], capsys)
+    assert out.splitlines() == pred
+
+
+def test_sdem_nb_on_the_bundled_slice_is_better_than_chance(tmp_path, capsys):
+    model = tmp_path / "nb.npz"
+    rc, _, _ = _run(["topics", "train", "-q", "--data",
+                     str(BUNDLED_DATA_DIR / "20ng-4groups-train.jsonl.gz"), "--model", "sdem-nb",
+                     "-o", str(model)], capsys)
+    assert rc == 0
+    rc, out, _ = _run(["topics", "eval", "-q", "-m", str(model), "--data",
+                       str(BUNDLED_DATA_DIR / "20ng-4groups-test.jsonl.gz")], capsys)
+    assert float(out.split("accuracy: ")[1].split("%")[0]) > 60.0
+
+
+def test_tsv_train_and_unlabelled_predict(data, tmp_path, capsys):
+    model = _train(data, tmp_path, capsys, data_file="train.tsv")
+    rc, out, _ = _run(["topics", "predict", "-m", str(model), "--data", str(data / "test.tsv")],
+                      capsys)
+    labelled = out.splitlines()
+    # the same texts without the label column: a line without a tab is the text
+    texts = [ln.split("\t", 1)[1] for ln in (data / "test.tsv").read_text().splitlines()]
+    unl = tmp_path / "new.tsv"
+    unl.write_text("\n".join(texts) + "\n")
+    rc, out, _ = _run(["topics", "predict", "-m", str(model), "--data", str(unl)], capsys)
+    assert rc == 0 and out.splitlines() == labelled and len(labelled) == 40
+    rc, out, _ = _run(["topics", "eval", "-m", str(model), "--data", str(data / "test.tsv")],
+                      capsys)
+    assert rc == 0 and "accuracy: " in out
+
+
+def test_folder_per_class(data, tmp_path, capsys):
+    model = _train(data, tmp_path, capsys, data_file="train")
+    docs = read_documents(data / "train")
+    assert docs.format == "folder" and len(docs) == 120 and docs.classes()[0] == "alt.atheism"
+    rc, out, _ = _run(["topics", "eval", "-m", str(model), "--data", str(data / "test")], capsys)
+    assert rc == 0 and "of 40 documents" in out
+    # prediction: loose files directly in the folder, then the class folders' files
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    (loose / "a.txt").write_text("the space shuttle orbit launch nasa")
+    (loose / "b.txt").write_bytes("graphics image jpeg caf\xe9".encode("latin-1"))
+    (loose / ".hidden").write_text("skipped")
+    rc, out, _ = _run(["topics", "predict", "-m", str(model), "--data", str(loose)], capsys)
+    assert rc == 0 and len(out.splitlines()) == 2
+
+
+def test_same_model_from_every_format(data, tmp_path, capsys):
+    """JSON lines, TSV (whitespace collapsed, so the same tokens) and folders give the same data."""
+    a = read_documents(data / "train.jsonl.gz")
+    b = read_documents(data / "train.tsv")
+    c = read_documents(data / "train")
+    assert a.labels == b.labels and sorted(a.labels) == sorted(c.labels)
+    va, vb = Vocabulary(min_df=2).fit(a.texts), Vocabulary(min_df=2).fit(b.texts)
+    assert va.words_ == vb.words_
+
+
+# ----------------------------------------------------------------- model files
+
+@pytest.mark.parametrize("model", list(MODELS))
+def test_model_file_round_trip(model, data, tmp_path):
+    """Every model: predictions (and every stored array) are identical after save + load;
+    the file reads with allow_pickle=False."""
+    train = read_documents(data / "train.jsonl.gz")
+    test = read_documents(data / "test.jsonl.gz")
+    vocab = Vocabulary(min_df=2)
+    X = vocab.fit_transform(train.texts)
+    est = make_estimator(model, seed=3, n_classes=4, **FAST[model])
+    est.fit(X, np.asarray(train.labels))
+    before = est.predict(vocab.transform(test.texts))
+    path = tmp_path / "model.npz"
+    skipped = save_model(path, est, model=model, vocabulary=vocab)
+    assert skipped == []
+    saved = load_model(path)
+    assert type(saved.estimator) is type(est) and saved.model == model
+    assert saved.estimator.get_params() == est.get_params()
+    assert saved.vocabulary.words_ == vocab.words_
+    after = saved.estimator.predict(saved.vocabulary.transform(test.texts))
+    np.testing.assert_array_equal(after, before)
+    assert saved.labels == [str(c) for c in est.classes_]
+    for name, value in vars(est).items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(getattr(saved.estimator, name), value, err_msg=name)
+    with np.load(path, allow_pickle=False) as z:
+        meta = json.loads(str(z["__meta__"]))
+        assert meta["format_version"] == 1 and meta["model"] == model
+        assert meta["params"]["random_state"] == 3
+        assert z["vocabulary"].tolist() == vocab.words_
+        assert z["labels"].tolist() == saved.labels
+
+
+def test_lda_svm_file_holds_the_svm_as_arrays(data, tmp_path):
+    train = read_documents(data / "train.jsonl.gz")
+    vocab = Vocabulary(min_df=2)
+    est = make_estimator("lda-svm", n_classes=4, **FAST["lda-svm"])
+    est.fit(vocab.fit_transform(train.texts), np.asarray(train.labels))
+    save_model(tmp_path / "m.npz", est, model="lda-svm", vocabulary=vocab)
+    with np.load(tmp_path / "m.npz", allow_pickle=False) as z:
+        keys = set(z.files)
+    assert any(k.endswith("coef_") for k in keys) and any(k.endswith("intercept_") for k in keys)
+    assert any(k.endswith("lda_.components_") for k in keys)
+
+
+# ----------------------------------------------------------------- bad input
+
+def _error(argv, capsys):
+    rc, _, err = _run(argv, capsys)
+    assert rc == 2
+    lines = err.strip().splitlines()        # progress lines (no -q), then one error line
+    errors = [ln for ln in lines if ln.startswith("structpred: error: ")]
+    assert len(errors) == 1 and lines[-1] == errors[0], err
+    assert "Traceback" not in err
+    return errors[0][len("structpred: error: "):]
+
+
+@pytest.mark.parametrize("name,content,where", [
+    ("empty.tsv", "", ":1:"),
+    ("blank.jsonl", "\n  \n", ":1:"),
+    ("notab.tsv", "a\tone text\nb\tanother\njust text without a label\n", ":3: no tab"),
+    ("nolabel.tsv", "a\tone text\n\tno label\n", ":2: empty label"),
+    ("bad.jsonl", '{"label": "a", "text": "x"}\n{"label": "b", "text": \n', ":2: malformed JSON"),
+    ("nolabel.jsonl", '{"label": "a", "text": "x"}\n\n{"text": "y"}\n', ":3: no 'label' field"),
+    ("notext.jsonl", '{"label": "a", "body": "x"}\n', ":1: no 'text' field"),
+    ("array.jsonl", '["a", "x"]\n', ":1: expected a JSON object"),
+    ("latin1.tsv", "a\tok\nb\tcaf\xe9\n", ":2: bad encoding"),
+])
+def test_bad_training_input_names_file_and_line(name, content, where, tmp_path, capsys):
+    f = tmp_path / name
+    f.write_bytes(content.encode("latin-1"))
+    msg = _error(["topics", "train", "--data", str(f), "-o", str(tmp_path / "m.npz")], capsys)
+    assert msg.startswith(str(f) + where), msg
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_other_user_errors(data, tmp_path, capsys):
+    one = tmp_path / "one.tsv"
+    one.write_text("a\tfirst text here\na\tsecond text here\n")
+    msg = _error(["topics", "train", "--data", str(one), "-o", str(tmp_path / "m.npz")], capsys)
+    assert msg.startswith(f"{one}: training needs at least 2 classes")
+    odd = tmp_path / "docs.csv"
+    odd.write_text("a,b\n")
+    assert str(odd) in _error(["topics", "train", "--data", str(odd), "-o", "m.npz"], capsys)
+    assert "no such file" in _error(["topics", "train", "--data", str(tmp_path / "missing.tsv"),
+                                     "-o", "m.npz"], capsys)
+    loose = tmp_path / "loose"
+    (loose / "x").mkdir(parents=True)
+    (loose / "x" / "1").write_text("text")
+    (loose / "stray.txt").write_text("text")
+    assert "not in a class folder" in _error(["topics", "train", "--data", str(loose), "-o",
+                                              "m.npz"], capsys)
+    assert "no topics" in _error(["topics", "train", "--data", str(data / "train.tsv"), "--model",
+                                  "sdem-nb", "--n-topics", "5", "-o", "m.npz"], capsys)
+    assert "no parameter 'nonsense'" in _error(
+        ["topics", "train", "--data", str(data / "train.tsv"), "--model", "sdem-nb", "--param",
+         "nonsense=1", "-o", "m.npz"], capsys)
+    # model files that are not models
+    txt = tmp_path / "model.npz"
+    txt.write_text("not a zip file\n")
+    for bad in (txt, tmp_path / "absent.npz"):
+        msg = _error(["topics", "predict", "-m", str(bad), "--data", str(data / "test.tsv")], capsys)
+        assert msg.startswith(str(bad))
+    other = tmp_path / "other.npz"
+    np.savez(other, x=np.arange(3))
+    assert "not a topic model file" in _error(
+        ["topics", "eval", "-m", str(other), "--data", str(data / "test.tsv")], capsys)
+    # eval needs labels
+    model = _train(data, tmp_path, capsys, data_file="train.tsv")
+    unl = tmp_path / "unl.tsv"
+    unl.write_text("some text\n")
+    assert _error(["topics", "eval", "-m", str(model), "--data", str(unl)],
+                  capsys).startswith(f"{unl}:1: no tab")
+
+
+def test_command_line_program(data, tmp_path):
+    """The installed ``structpred`` program: predict to stdout, errors as one line, exit 2."""
+    model = tmp_path / "m.npz"
+    assert main(["topics", "train", "-q", "--data", str(data / "train.tsv"), "--model", "sdem-nb",
+                 "-o", str(model)]) == 0
+    res = subprocess.run([str(STRUCTPRED), "topics", "predict", "-m", str(model), "--data",
+                          str(data / "test.jsonl.gz")], capture_output=True, text=True,
+                         cwd=ROOT, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert len(res.stdout.splitlines()) == 40
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"label": "a", "text": "x"}\n{oops}\n')
+    res = subprocess.run([str(STRUCTPRED), "topics", "train", "--data", str(bad), "-o",
+                          str(tmp_path / "x.npz")], capture_output=True, text=True, cwd=ROOT,
+                         timeout=120)
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert res.stderr.strip().splitlines() == [res.stderr.strip()]
+    assert res.stderr.startswith(f"structpred: error: {bad}:2: malformed JSON")
+
+
+def test_package_exports():
+    import topics
+
+    for name in ("LDA", "LDASVM", "DiscLDA", "SdemNaiveBayes", "SdemLDAClassifier", "GibbsMedLDA",
+                 "ImportanceMedLDA", "PaMedLDA", "Vocabulary", "tokenize", "load_bundled_20ng",
+                 "load_20newsgroups", "read_documents", "load_model", "save_model"):
+        assert name in topics.__all__
+        assert getattr(topics, name).__name__ == name
+    from topics import DiscLDA
+    from topics.disclda import DiscLDA as D
+
+    assert DiscLDA is D
+    for spec in MODELS.values():
+        assert spec.cls in topics.__all__

@@ -1,0 +1,437 @@
+"""``structpred topics train|predict|eval``: topic-model text classifiers on a user's text.
+
+Registered in the ``structpred.commands`` entry-point group (pyproject.toml).
+
+Input (``--data PATH``, see :mod:`topics._text_io`): a folder with one sub-folder per
+class (``PATH/<label>/<file>``, the 20 Newsgroups layout), a TSV file ``label<TAB>text``
+or JSON lines with ``label`` and ``text`` fields (``.gz`` ok).  Texts are tokenised by
+:func:`topics.corpus.tokenize` (lowercase alphabetic words, English stop list) and
+counted over a :class:`topics.corpus.Vocabulary` fitted on the training texts; the
+model file (:mod:`topics._persist`, ``.npz`` without pickle) keeps the vocabulary, the
+labels and the fitted estimator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib
+import json
+import sys
+import textwrap
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from structpred.cli import HelpFormatter as _Formatter
+from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
+from structpred.cli import wrap_format_errors as _wrap_format_errors
+
+__all__ = ["add_parser", "topics_train", "topics_predict", "topics_eval", "MODELS",
+           "DEFAULT_MODEL", "make_estimator", "confusion_matrix", "format_confusion"]
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """How a ``--model`` name maps onto an estimator class of ``topics``."""
+
+    module: str
+    cls: str
+    iterations: str            # the parameter --iterations sets
+    topics: str | None         # the parameter --n-topics sets (None: no topics)
+    defaults: dict = field(default_factory=dict)   # the command line's own defaults
+    help: str = ""
+
+    def load(self):
+        return getattr(importlib.import_module(self.module), self.cls)
+
+
+MODELS = {
+    "sdem-nb": ModelSpec(
+        "topics.sdem", "SdemNaiveBayes", "n_epochs", None,
+        help="multinomial naive Bayes trained by sdEM (NCLL loss); --iterations: epochs"),
+    "sdem-lda": ModelSpec(
+        "topics.sdem_lda", "SdemLDAClassifier", "n_epochs", "n_topics",
+        help="one LDA per class trained by sdEM; --n-topics: topics per class (default 2); "
+             "--iterations: epochs"),
+    "lda-svm": ModelSpec(
+        "topics.baselines", "LDASVM", "n_iter", "n_topics", {"n_topics": 20},
+        help="LDA topic proportions + linear SVM; --iterations: Gibbs sweeps"),
+    "disclda": ModelSpec(
+        "topics.disclda", "DiscLDA", "n_iter", "n_topics",
+        help="DiscLDA (fixed class/shared topic blocks); --n-topics K: about K topics in "
+             "all, half of them shared (default: 5 per class + 10 shared); --iterations: "
+             "Gibbs sweeps"),
+    "medlda-gibbs": ModelSpec(
+        "topics.medlda", "GibbsMedLDA", "n_iter", "n_topics",
+        help="MedLDA by collapsed Gibbs sampling; --iterations: alternations (at most)"),
+    "medlda-is": ModelSpec(
+        "topics.medlda", "ImportanceMedLDA", "n_iter", "n_topics",
+        help="MedLDA by importance sampling; --iterations: alternations (at most)"),
+    "pamedlda": ModelSpec(
+        "topics.bayespa", "PaMedLDA", "n_passes", "n_topics",
+        {"n_topics": 20, "batch_size": 64, "n_passes": 5},
+        help="online Bayesian passive-aggressive MedLDA (mini-batches of 64); "
+             "--iterations: passes over the data (default 5)"),
+}
+
+#: the most accurate on the bundled 20 Newsgroups slice of the models that train in
+#: seconds (see the module's tests and README): paMedLDA, 20 topics, 5 passes
+DEFAULT_MODEL = "pamedlda"
+DEFAULT_N_TOPICS = 20
+
+
+# ----------------------------------------------------------------------- parser
+
+def _positive_int(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
+    return v
+
+
+def _df(text):
+    """``--min-df``: a document count (whole number) or a fraction of the documents."""
+    try:
+        v = int(text)
+    except ValueError:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a count or a fraction, got {text!r}") from None
+        if not 0.0 <= v <= 1.0:
+            raise argparse.ArgumentTypeError(f"a fraction must lie in [0, 1], got {v}")
+        return v
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
+    return v
+
+
+def _add_data(p, what):
+    g = p.add_argument_group("input")
+    g.add_argument("--data", required=True, metavar="PATH",
+                   help=f"{what}: a folder with one sub-folder per class (PATH/<label>/<file>), "
+                        "a TSV file 'label<TAB>text' (one document per line) or JSON lines with "
+                        "'label' and 'text' fields (.gz ok)")
+    g.add_argument("--format", default="auto", choices=["auto", "folder", "tsv", "jsonl"],
+                   help="input format; auto: a folder, *.tsv or *.jsonl/*.json (.gz ok)")
+
+
+def add_parser(subparsers, name):
+    """Add ``structpred topics`` (train, predict, eval) to ``subparsers``."""
+    top = subparsers.add_parser(
+        name, formatter_class=_Formatter, help="text classification with topic models",
+        description="Train and apply topic-model text classifiers (LDA+SVM, DiscLDA, sdEM, "
+                    "MedLDA, paMedLDA) on labelled text. Example:\n"
+                    "  structpred topics train --data data/text/20ng-4groups-train.jsonl.gz "
+                    "-o 20ng.npz\n"
+                    "  structpred topics eval -m 20ng.npz --data "
+                    "data/text/20ng-4groups-test.jsonl.gz")
+    tsub = top.add_subparsers(dest="topics_command", required=True)
+
+    models = "\n".join(textwrap.fill(s.help, 92, initial_indent=f"  {n:<14}",
+                                      subsequent_indent=" " * 16) for n, s in MODELS.items())
+    tr = tsub.add_parser(
+        "train", formatter_class=_Formatter, help="train a classifier on labelled text",
+        description="Fit a vocabulary and a topic-model classifier on labelled documents and\n"
+                    "write them to a model file (.npz, no pickle). Models:\n" + models +
+                    "\nExample:\n  structpred topics train --data train.tsv --model "
+                    "medlda-gibbs --n-topics 40 -o model.npz")
+    _add_data(tr, "labelled training documents")
+    tr.add_argument("-o", "--output", required=True, metavar="NPZ", help="model file to write")
+    g = tr.add_argument_group("model")
+    g.add_argument("--model", default=DEFAULT_MODEL, choices=list(MODELS),
+                   help="the classifier (see above)")
+    g.add_argument("--n-topics", type=_positive_int, metavar="K",
+                   help=f"number of topics (default {DEFAULT_N_TOPICS}; sdem-lda: per class, "
+                        "default 2; disclda: in all, default 5 per class + 10 shared; "
+                        "sdem-nb has none)")
+    g.add_argument("--iterations", type=_positive_int, metavar="N",
+                   help="iterations: Gibbs sweeps, alternations, epochs or passes, as the model "
+                        "counts them (default: the model's own)")
+    g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    g.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="set any other parameter of the estimator (VALUE is read as JSON, "
+                        "else as a string), e.g. --param alpha=0.1; repeat as needed")
+    v = tr.add_argument_group("vocabulary")
+    v.add_argument("--min-df", type=_df, default=2, metavar="N",
+                   help="keep words found in at least N training documents (a fraction if "
+                        "N < 1, e.g. 0.001)")
+    v.add_argument("--max-features", type=_positive_int, metavar="N",
+                   help="keep only the N most frequent words")
+    _add_quiet(tr)
+    tr.set_defaults(handler=topics_train)
+
+    pr = tsub.add_parser(
+        "predict", formatter_class=_Formatter, help="write predicted labels, one per line",
+        description="Predict the label of each document, in input order (TSV/JSON lines: "
+                    "line order, blank lines skipped; folder: files directly in PATH first, "
+                    "then each sub-folder's files, sorted by name). Labels in the input are "
+                    "not needed and are ignored. Example:\n"
+                    "  structpred topics predict -m model.npz --data new.tsv -o labels.txt")
+    pr.add_argument("-m", "--model", required=True, metavar="NPZ", help="model file")
+    _add_data(pr, "documents (a label column/field or class folders are optional)")
+    pr.add_argument("-o", "--output", default="-", metavar="FILE",
+                    help="where to write the labels ('-': standard output)")
+    _add_quiet(pr)
+    pr.set_defaults(handler=topics_predict)
+
+    ev = tsub.add_parser(
+        "eval", formatter_class=_Formatter, help="accuracy and confusion matrix",
+        description="Predict labelled documents and print the accuracy (%) and the confusion "
+                    "matrix (rows: true labels, columns: predicted). Example:\n"
+                    "  structpred topics eval -m model.npz --data test.jsonl --plot cm.png")
+    ev.add_argument("-m", "--model", required=True, metavar="NPZ", help="model file")
+    _add_data(ev, "labelled documents")
+    ev.add_argument("--plot", metavar="PNG", help="also save the confusion matrix as a figure")
+    _add_quiet(ev)
+    ev.set_defaults(handler=topics_eval)
+    return top
+
+
+# ----------------------------------------------------------------------- helpers
+
+def _wrap(func):
+    """Format errors and unreadable or unwritable files become one-line user errors."""
+    inner = _wrap_format_errors(func)
+
+    @functools.wraps(func)
+    def run(args):
+        try:
+            return inner(args)
+        except OSError as exc:
+            if isinstance(exc, BrokenPipeError) or exc.filename is None:
+                raise
+            raise UserError(f"{exc.filename}: {exc.strerror or exc}") from exc
+
+    return run
+
+
+def _parse_params(items):
+    out = {}
+    for item in items or ():
+        name, eq, value = item.partition("=")
+        name = name.strip().replace("-", "_")
+        if not eq or not name:
+            raise UserError(f"--param {item!r}: expected NAME=VALUE")
+        try:
+            out[name] = json.loads(value)
+        except json.JSONDecodeError:
+            out[name] = value
+    return out
+
+
+def make_estimator(model, *, n_topics=None, iterations=None, seed=0, n_classes=None, params=None):
+    """The unfitted estimator that ``structpred topics train --model MODEL`` fits.
+
+    Parameters
+    ----------
+    model : str
+        A key of :data:`MODELS`.
+    n_topics : int, optional
+        ``--n-topics`` (for ``disclda``: the total, split between ``n_classes`` class blocks
+        and the shared topics).
+    iterations : int, optional
+        ``--iterations``.
+    seed : int
+        ``random_state``.
+    n_classes : int, optional
+        Needed by ``disclda`` with ``n_topics``.
+    params : dict, optional
+        Any other constructor parameters (applied last).
+
+    Raises ``ValueError`` on an unknown model or parameter.
+    """
+    if model not in MODELS:
+        raise ValueError(f"unknown model {model!r}; choose one of {', '.join(MODELS)}")
+    spec = MODELS[model]
+    est = spec.load()()
+    names = set(est.get_params())
+    kw = dict(spec.defaults)
+    if n_topics is not None:
+        if spec.topics is None:
+            raise ValueError(f"{model} has no topics: leave out --n-topics")
+        if model == "disclda":
+            if n_classes is None:
+                raise ValueError("disclda with n_topics needs n_classes")
+            per_class = max(1, int(round(n_topics / (2.0 * n_classes))))
+            kw["n_class_topics"] = per_class
+            kw["n_shared_topics"] = max(0, int(n_topics) - per_class * int(n_classes))
+        else:
+            kw[spec.topics] = int(n_topics)
+    if iterations is not None:
+        kw[spec.iterations] = int(iterations)
+    kw["random_state"] = seed
+    for k, v in (params or {}).items():
+        if k not in names or k == "vocabulary":
+            valid = ", ".join(sorted(names - {"vocabulary"}))
+            raise ValueError(f"{model} ({spec.cls}) has no parameter {k!r}; its parameters: "
+                             f"{valid}")
+        kw[k] = v
+    if isinstance(kw.get("C_grid"), list):
+        kw["C_grid"] = tuple(kw["C_grid"])
+    return est.set_params(**kw)
+
+
+def _read(args, labels):
+    from ._text_io import read_documents
+
+    docs = read_documents(args.data, args.format, labels=labels)
+    _log(args, f"read {len(docs)} documents from {docs.path} ({docs.format})")
+    return docs
+
+
+def _load(path):
+    from ._persist import load_model
+
+    return load_model(path)
+
+
+def _predict(saved, docs):
+    X = saved.vocabulary.transform(docs.texts)
+    return [str(p) for p in saved.estimator.predict(X)]
+
+
+# ----------------------------------------------------------------------- commands
+
+@_wrap
+def topics_train(args):
+    """``structpred topics train``."""
+    from ._persist import save_model
+    from .corpus import Vocabulary
+
+    docs = _read(args, "required")
+    classes = docs.classes()
+    if len(classes) < 2:
+        raise UserError(f"{docs.path}: training needs at least 2 classes, found "
+                        f"{len(classes)} ({', '.join(map(repr, classes))})")
+    try:
+        est = make_estimator(args.model, n_topics=args.n_topics, iterations=args.iterations,
+                             seed=args.seed, n_classes=len(classes),
+                             params=_parse_params(args.param))
+    except ValueError as exc:
+        raise UserError(str(exc)) from exc
+    vocab = Vocabulary(min_df=args.min_df, max_features=args.max_features)
+    try:
+        X = vocab.fit_transform(docs.texts)
+    except ValueError as exc:
+        raise UserError(f"{docs.path}: {exc} (--min-df {args.min_df})") from exc
+    if X.sum() == 0:
+        raise UserError(f"{docs.path}: no document has a word of the vocabulary")
+    y = np.asarray(docs.labels, dtype=str)
+    _log(args, f"{len(classes)} classes, vocabulary of {len(vocab)} words; training "
+               f"{args.model} ({type(est).__name__})")
+    t0 = time.perf_counter()
+    try:
+        est.fit(X, y)
+    except ValueError as exc:
+        raise UserError(f"{args.model}: {exc}") from exc
+    secs = time.perf_counter() - t0
+    info = {"data": docs.path, "format": docs.format, "n_documents": len(docs),
+            "n_classes": len(classes), "fit_seconds": round(secs, 3)}
+    skipped = save_model(args.output, est, model=args.model, vocabulary=vocab, info=info)
+    _log(args, f"trained in {secs:.1f}s; model written to {args.output}")
+    if skipped:
+        _log(args, f"note: not stored (not needed to predict): {', '.join(skipped)}")
+    return 0
+
+
+@_wrap
+def topics_predict(args):
+    """``structpred topics predict``."""
+    from structpred.io import open_output
+
+    saved = _load(args.model)
+    docs = _read(args, "optional")
+    pred = _predict(saved, docs)
+    with open_output(args.output) as fh:
+        for p in pred:
+            fh.write(p + "\n")
+    if args.output != "-":
+        _log(args, f"{len(pred)} labels written to {args.output}")
+    return 0
+
+
+def confusion_matrix(true, pred, labels):
+    """Counts ``cm[i, j]``: documents of true label ``labels[i]`` predicted ``labels[j]``."""
+    index = {lab: i for i, lab in enumerate(labels)}
+    cm = np.zeros((len(labels), len(labels)), np.int64)
+    for t, p in zip(true, pred):
+        cm[index[t], index[p]] += 1
+    return cm
+
+
+def format_confusion(cm, labels, max_width=120):
+    """The confusion matrix as text: label names on the rows, and on the columns when they
+    fit in ``max_width`` characters (else the columns are numbered like the rows)."""
+    names = [str(lab) for lab in labels]
+    num_w = max(len(str(int(cm.max()))) if cm.size else 1, 1)
+    named_w = [max(len(n), num_w) for n in names]
+    row_w = max(len("true \\ predicted"), max(len(n) for n in names))
+    if row_w + sum(w + 2 for w in named_w) <= max_width:
+        heads, widths, rows = names, named_w, names
+    else:
+        heads = [f"[{i + 1}]" for i in range(len(names))]
+        widths = [max(len(h), num_w) for h in heads]
+        rows = [f"[{i + 1}] {n}" for i, n in enumerate(names)]
+        row_w = max(row_w, max(len(r) for r in rows))
+    lines = ["true \\ predicted".ljust(row_w) + "".join("  " + h.rjust(w)
+                                                        for h, w in zip(heads, widths))]
+    for r, counts in zip(rows, cm):
+        lines.append(r.ljust(row_w) + "".join("  " + str(int(c)).rjust(w)
+                                              for c, w in zip(counts, widths)))
+    return "\n".join(lines)
+
+
+def _plot_confusion(cm, labels, accuracy, path, title):
+    from structpred.io import plt, save_figure
+
+    n = len(labels)
+    size = max(4.0, 0.5 * n + 2.5)
+    fig, ax = plt.subplots(figsize=(size + 1.0, size))
+    im = ax.imshow(cm, cmap="Blues")
+    ax.set_xticks(range(n), labels, rotation=45, ha="right", fontsize="small")
+    ax.set_yticks(range(n), labels, fontsize="small")
+    ax.set(xlabel="predicted label", ylabel="true label",
+           title=f"{title}: accuracy {100 * accuracy:.2f}%")
+    top = cm.max() if cm.size else 0
+    for i in range(n):
+        for j in range(n):
+            ax.text(j, i, str(int(cm[i, j])), ha="center", va="center", fontsize="small",
+                    color="white" if cm[i, j] > top / 2 else "black")
+    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    fig.tight_layout()
+    save_figure(fig, path)
+
+
+@_wrap
+def topics_eval(args):
+    """``structpred topics eval``."""
+    saved = _load(args.model)
+    docs = _read(args, "required")
+    pred = _predict(saved, docs)
+    true = docs.labels
+    known = set(saved.labels)
+    unseen = sorted({t for t in true if t not in known})
+    labels = list(saved.labels) + unseen
+    cm = confusion_matrix(true, pred, labels)
+    correct = int(np.trace(cm))
+    acc = correct / len(true)
+    print(f"model: {saved.model} ({type(saved.estimator).__name__}), {len(saved.labels)} "
+          f"classes, {len(saved.vocabulary)} words")
+    print(f"accuracy: {100 * acc:.2f}% ({correct} of {len(true)} documents)")
+    if unseen:
+        n = sum(t in set(unseen) for t in true)
+        print(f"note: {n} documents have labels the model was not trained on: "
+              f"{', '.join(unseen)}")
+    print("confusion matrix (rows: true label, columns: predicted label):")
+    print(format_confusion(cm, labels))
+    sys.stdout.flush()
+    if args.plot:
+        _plot_confusion(cm, labels, acc, args.plot, saved.model)
+        _log(args, f"confusion matrix plot written to {args.plot}")
+    return 0
