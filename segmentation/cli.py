@@ -3,14 +3,20 @@
 Registered in the ``structpred.commands`` entry-point group (pyproject.toml).
 
 Inputs are either images (``--manifest CSV`` or ``--images DIR|FILE...`` with
-``--masks DIR``; masks are matched to images by file stem) or labelled point
-files (``--points FILE...``: ``x y z label [conf]``, plain or gzipped; the
-task is vegetation, labels 1300-1306, against the rest).
+``--masks DIR``; masks are matched to images by file stem, with any image
+extension) or labelled point files (``--points FILE...``: ``x y z label
+[...]``, plain or gzipped, with ``--foreground-labels`` naming the labels of
+the foreground, e.g. ``1300-1306`` for the vegetation of the Oakland 3-D scans).
+
+Every user error prints one line ``structpred: error: FILE[:LINE]: reason``
+and exits with status 2; outputs are checked before any work and written
+atomically, and a failed ``predict`` or ``eval`` removes what it wrote.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -22,27 +28,115 @@ from structpred.cli import wrap_format_errors as _wrap_format_errors
 
 __all__ = ["add_parser", "segment_train", "segment_predict", "segment_eval"]
 
-_IMAGE_EXT = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff"}
+
+# ------------------------------------------------------------ option types
+def _number(text, kind, lo, strict, what):
+    try:
+        v = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected {'a whole number' if kind is int else 'a number'}, got {text!r}") from None
+    if kind is float and v != v:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}")
+    if (v <= lo) if strict else (v < lo):
+        raise argparse.ArgumentTypeError(f"must be {'>' if strict else '>='} {lo:g}, got {text}")
+    if kind is float and v == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be finite, got {text}")
+    return v
 
 
+def _at_least(lo, what="the value"):
+    def parse(text):
+        return _number(text, int, lo, False, what)
+    parse.__name__ = f"integer >= {lo}"
+    return parse
 
-def _add_segment_inputs(p, masks=True):
+
+def _positive_float(text):
+    return _number(text, float, 0.0, True, "the value")
+
+
+def _fraction(text):
+    v = _number(text, float, 0.0, False, "the fraction")
+    if v >= 1:
+        raise argparse.ArgumentTypeError(f"must be below 1, got {text}")
+    return v
+
+
+def _ignore_value(text):
+    v = _number(text, int, 1, False, "the ignore value")
+    if v > 65535:
+        raise argparse.ArgumentTypeError(f"must be <= 65535, got {text}")
+    return v
+
+
+def _list_or_auto(item):
+    """``"auto"``, one value, or a comma-separated list of candidates."""
+    def parse(text):
+        text = str(text).strip()
+        if text == "auto":
+            return "auto"
+        vals = [item(t.strip()) for t in text.split(",") if t.strip()]
+        if not vals:
+            raise argparse.ArgumentTypeError("expected 'auto', a value or a comma-separated list")
+        return vals[0] if len(vals) == 1 else tuple(vals)
+    return parse
+
+
+def _class_weight_item(text):
+    from segmentation.model import parse_class_weight
+
+    try:
+        v = parse_class_weight(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if isinstance(v, float) and not (v > 0 and v != float("inf")):
+        raise argparse.ArgumentTypeError(f"a class weight must be a positive number, got {text}")
+    return v
+
+
+def _label_ranges(text):
+    from segmentation.data import parse_label_ranges
+
+    try:
+        return parse_label_ranges(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+# ------------------------------------------------------------ the parsers
+class _OneLineParser(argparse.ArgumentParser):
+    """Option errors as one line, ``structpred: error: argument --x: reason``, exit 2."""
+
+    def error(self, message):
+        self.exit(2, f"structpred: error: {message} (see '{self.prog} --help')\n")
+
+
+def _add_segment_inputs(p, masks=True, labels=True):
     g = p.add_argument_group("inputs: images (a manifest, or files/folders) or labelled point files")
     g.add_argument("--manifest", metavar="CSV",
-                   help="manifest with an 'id' column (and 'split'/'split_zjw'); images in "
-                        "small/images/<id>.png and masks in small/masks/<id>.png next to it")
+                   help="manifest with an 'id' (or 'image') column, optionally 'mask' and "
+                        "'split'/'split_zjw'; images <id>.<any image extension> in small/images/ "
+                        "or images/ next to it, masks likewise in small/masks/ or masks/")
     g.add_argument("--split", metavar="NAME", help="use only the manifest rows of this split")
     g.add_argument("--image-dir", metavar="DIR", help="override the manifest's image folder")
     g.add_argument("--mask-dir", metavar="DIR", help="override the manifest's mask folder")
     g.add_argument("--images", nargs="+", metavar="PATH", help="image files or folders")
-    if masks:
-        g.add_argument("--masks", metavar="DIR",
-                       help="folder of binary masks (0/255 PNG) named like the images")
-    else:
-        g.add_argument("--masks", metavar="DIR", help=argparse.SUPPRESS)
+    g.add_argument("--masks", metavar="DIR",
+                   help="folder of binary masks (0/255 or 0/1) named like the images (any image "
+                        "extension)" if masks else argparse.SUPPRESS)
+    g.add_argument("--ignore-value", type=_ignore_value, metavar="V",
+                   help="mask value meaning \"don't care\" (e.g. 128 for a band along object "
+                        "boundaries, or 255 in 0/1 masks): left out of the training loss and "
+                        "of the scores" if masks else argparse.SUPPRESS)
     g.add_argument("--points", nargs="+", metavar="FILE",
-                   help="point files 'x y z label [conf]' (.gz ok); task: vegetation (1300-1306) vs rest")
-    g.add_argument("--limit", type=int, default=None, metavar="N", help="first N images only")
+                   help="point files 'x y z label [...]' (.gz ok)")
+    g.add_argument("--foreground-labels", type=_label_ranges, metavar="RANGES",
+                   help="point labels of the foreground, e.g. 1300-1306 (Oakland vegetation) "
+                        "or 1200-1207,1400; default for eval: the model's"
+                   if labels else argparse.SUPPRESS)
+    g.add_argument("--limit", type=_at_least(1, "--limit"), default=None, metavar="N",
+                   help="first N inputs only")
 
 
 def add_parser(subparsers, name):
@@ -51,35 +145,55 @@ def add_parser(subparsers, name):
                          help="binary segmentation with max-margin min-cut MRFs",
                          description="Train and apply associative MRFs (thesis sec. 2.2.2) on "
                                      "images (SLIC superpixels) or 3-D point clouds (kNN graphs).")
-    ssub = seg.add_subparsers(dest="segment_command", required=True)
+    ssub = seg.add_subparsers(dest="segment_command", required=True, parser_class=_OneLineParser)
 
-    tr = ssub.add_parser("train", formatter_class=_Formatter, help="train a segmentation MRF",
-        description="Train with the memory-efficient dual extragradient (or a reference "
-                    "learner). Example:\n"
+    tr = ssub.add_parser(
+        "train", formatter_class=_Formatter, help="train a segmentation MRF",
+        description="Train with the memory-efficient dual extragradient (or a reference learner).\n"
+                    "The class weight, the step and the iteration (and the number of superpixels\n"
+                    "when several are given) are chosen on validation IoU: the validation set\n"
+                    "given, or else every 1/F-th training input (--valid-fraction F).\n\n"
+                    "Examples:\n"
                     "  structpred segment train --manifest data/segmentation/weizmann_horse/"
-                    "manifest.csv --split train -o horse.npz")
+                    "manifest.csv --split train -o horse.npz\n"
+                    "  structpred segment train --images imgs/ --masks masks/ --valid-images "
+                    "vimgs/ --valid-masks vmasks/ -o m.npz\n"
+                    "  structpred segment train --points scan01.xyz.gz scan02.xyz.gz "
+                    "--foreground-labels 1300-1306 --voxel 1.0 -o oak.npz")
     _add_segment_inputs(tr)
-    tr.add_argument("--valid-manifest", metavar="CSV", help="validation manifest (default: --manifest)")
-    tr.add_argument("--valid-split", metavar="NAME",
-                    help="validation rows of the manifest: the best iterate on them is kept")
-    tr.add_argument("--valid-points", nargs="+", metavar="FILE", help="validation point files")
+    v = tr.add_argument_group("validation (choices of class weight, step, iteration)")
+    v.add_argument("--valid-manifest", metavar="CSV", help="validation manifest (default: --manifest)")
+    v.add_argument("--valid-split", metavar="NAME", help="validation rows of the manifest")
+    v.add_argument("--valid-images", nargs="+", metavar="PATH", help="validation image files or folders")
+    v.add_argument("--valid-masks", metavar="DIR", help="their masks (default: --masks)")
+    v.add_argument("--valid-points", nargs="+", metavar="FILE", help="validation point files")
+    v.add_argument("--valid-fraction", type=_fraction, default=0.15, metavar="F",
+                   help="without a validation set, hold out this share of the training inputs "
+                        "(every 1/F-th; 0: none, no choices are made)")
     tr.add_argument("-o", "--output", required=True, metavar="NPZ", help="model file to write")
-    tr.add_argument("--learner", default="dual-extragradient",
-                    choices=LEARNERS)
-    tr.add_argument("--iterations", type=int, default=100, help="iterations (perceptron: epochs)")
-    tr.add_argument("--eta-scale", type=float, default=1.0, help="step eta = ETA_SCALE / ||F||_2")
-    tr.add_argument("--feature-scale", type=float, default=0.02,
+    tr.add_argument("--learner", default="dual-extragradient", choices=LEARNERS)
+    tr.add_argument("--iterations", type=_at_least(1, "--iterations"), default=60, metavar="N",
+                    help="most iterations per candidate (perceptron: epochs)")
+    tr.add_argument("--patience", type=_at_least(0, "--patience"), default=4,
+                    help="stop a candidate after this many validations without a better IoU "
+                         "(0: never stop early)")
+    tr.add_argument("--eta-scale", type=_list_or_auto(_positive_float), default="auto",
+                    help="step eta = ETA_SCALE / ||F||_2; 'auto' tries 3 and 10, a comma-separated "
+                         "list tries each")
+    tr.add_argument("--class-weight", type=_list_or_auto(_class_weight_item), default="auto",
+                    help="Hamming loss class weight: 'none', 'balanced' or the foreground weight; "
+                         "'auto' tries none and balanced, a comma-separated list tries each")
+    tr.add_argument("--feature-scale", type=_positive_float, default=0.02,
                     help="multiplies all features: balances the w- and z-steps of the extragradient")
-    tr.add_argument("--validate-every", type=int, default=5)
+    tr.add_argument("--validate-every", type=_at_least(1, "--validate-every"), default=5)
     tr.add_argument("--no-edges", action="store_true", help="unary-only linear model (no MRF edges)")
-    tr.add_argument("--class-weight", default="balanced",
-                    help="Hamming loss class weights: 'balanced', 'none' or the foreground weight")
     tr.add_argument("--memory-efficient", action="store_true",
                     help="stream training graphs from a disk cache (memory independent of their number)")
-    tr.add_argument("--n-segments", type=int, default=1000,
-                    help="SLIC superpixels per image (1000: chosen on the horse validation images)")
-    tr.add_argument("--voxel", type=float, default=0.25, help="point thinning voxel size (m)")
-    tr.add_argument("--k-graph", type=int, default=6, help="neighbours per point in the kNN graph")
+    tr.add_argument("--n-segments", type=_list_or_auto(_at_least(2, "--n-segments")), default=1000,
+                    help="SLIC superpixels per image; a comma-separated list is chosen on validation")
+    tr.add_argument("--voxel", type=_positive_float, default=0.25, help="point thinning voxel size (m)")
+    tr.add_argument("--k-graph", type=_at_least(1, "--k-graph"), default=6,
+                    help="neighbours per point in the kNN graph")
     tr.add_argument("--seed", type=int, default=0)
     _add_quiet(tr)
     tr.set_defaults(handler=segment_train)
@@ -88,17 +202,24 @@ def add_parser(subparsers, name):
                          description="Writes <id>.png masks (0/255) for images, or "
                                      "'x y z label' files (<name>.pred.txt) for point clouds.")
     pr.add_argument("-m", "--model", required=True, metavar="NPZ")
-    _add_segment_inputs(pr, masks=False)
+    _add_segment_inputs(pr, masks=False, labels=False)
     pr.add_argument("-o", "--output", required=True, metavar="DIR", help="output folder")
     pr.add_argument("--side-by-side", metavar="DIR",
                     help="also write input | prediction images to this folder")
     _add_quiet(pr)
     pr.set_defaults(handler=segment_predict)
 
-    ev = ssub.add_parser("eval", formatter_class=_Formatter, help="accuracy and foreground IoU",
-                         description="Pixel (or point) accuracy and foreground IoU, pooled over "
-                                     "all inputs.")
-    ev.add_argument("-m", "--model", required=True, metavar="NPZ")
+    ev = ssub.add_parser(
+        "eval", formatter_class=_Formatter, help="accuracy and foreground IoU",
+        description="Pixel (or point) accuracy and foreground IoU in percent, pooled over all\n"
+                    "inputs: of a model's predictions (-m), or of a folder of predicted masks\n"
+                    "made by any tool (--pred DIR, matched to the gold masks by file stem).\n\n"
+                    "Examples:\n"
+                    "  structpred segment eval -m horse.npz --manifest data/segmentation/"
+                    "weizmann_horse/manifest.csv --split test\n"
+                    "  structpred segment eval --pred other_tool_masks/ --masks gold_masks/")
+    ev.add_argument("-m", "--model", metavar="NPZ", help="model to evaluate")
+    ev.add_argument("--pred", metavar="DIR", help="score these predicted masks instead of a model")
     _add_segment_inputs(ev)
     ev.add_argument("--side-by-side", metavar="DIR",
                     help="also write input | truth | prediction images to this folder")
@@ -110,133 +231,320 @@ def add_parser(subparsers, name):
 _wrap = _wrap_format_errors
 
 
+# ------------------------------------------------------------ inputs
 def _image_files(spec):
+    from segmentation.data import is_image_file
+
     files = []
     for s in spec:
         p = Path(s)
         if p.is_dir():
-            files.extend(sorted(f for f in p.iterdir() if f.suffix.lower() in _IMAGE_EXT))
+            files.extend(sorted(f for f in p.iterdir() if f.is_file() and is_image_file(f)))
         elif p.exists():
             files.append(p)
         else:
             raise UserError(f"{p}: no such file or folder")
     if not files:
-        raise UserError(f"no images found in {' '.join(map(str, spec))}")
+        raise UserError(f"{' '.join(map(str, spec))}: no images found (extensions: png, jpg, ...)")
+    seen = {}
+    for f in files:
+        if f.stem in seen and seen[f.stem] != f:
+            raise UserError(f"{f}: two images named {f.stem} ({seen[f.stem]} too); "
+                            f"outputs are named by stem")
+        seen[f.stem] = f
     return files
 
 
-def _mask_for(image, mask_dir):
-    for ext in (".png", image.suffix):
-        cand = Path(mask_dir) / (image.stem + ext)
-        if cand.exists():
-            return cand
-    raise UserError(f"{image}: no mask named {image.stem}.png in {mask_dir}")
+def _masks_for(files, mask_dir):
+    from segmentation.data import StemIndex
 
-
-def _image_items(args, need_masks):
-    """``[(id, image_path, mask_path or None)]`` from --manifest or --images/--masks."""
-    from segmentation.data import read_manifest
-
-    if getattr(args, "manifest", None):
-        items = read_manifest(args.manifest, args.image_dir, args.mask_dir)
-        if args.split:
-            items = [it for it in items if it.split == args.split]
-            if not items:
-                raise UserError(f"{args.manifest}: no rows with split {args.split!r}")
-        out = [(it.id, it.image, it.mask) for it in items]
-        if need_masks:
-            missing = [str(i) for i, _, m in out if m is None]
-            if missing:
-                raise UserError(f"{args.manifest}: no mask for {', '.join(missing[:5])}")
-    elif getattr(args, "images", None):
-        files = _image_files(args.images)
-        if need_masks and not args.masks:
-            raise UserError("--images needs --masks (a folder of masks named like the images)")
-        out = [(f.stem, f, _mask_for(f, args.masks) if args.masks else None) for f in files]
-    else:
-        return None
-    if args.limit:
-        out = out[:args.limit]
+    index = StemIndex(mask_dir)
+    out = []
+    for f in files:
+        m = index.find(f.stem)
+        if m is None:
+            raise UserError(f"{f}: no mask named {f.stem}.* in {mask_dir}")
+        out.append(m)
     return out
 
 
-def _point_items(args):
-    files = [Path(p) for p in (args.points or [])]
-    for f in files:
+def _image_items(args, need_masks, manifest=None, split=None, images=None, masks=None):
+    """``[(id, image_path, mask_path or None, where)]`` from a manifest or images/masks."""
+    from segmentation.data import read_manifest
+
+    if manifest:
+        items = read_manifest(manifest, args.image_dir, args.mask_dir, need_masks=need_masks)
+        if split:
+            items = [it for it in items if it.split == split]
+            if not items:
+                raise UserError(f"{manifest}: no rows with split {split!r}")
+        out = [(it.id, it.image, it.mask, it.where) for it in items]
+    elif images:
+        files = _image_files(images)
+        if need_masks and not masks:
+            raise UserError("--images needs --masks (a folder of masks named like the images)")
+        mfiles = _masks_for(files, masks) if masks else [None] * len(files)
+        out = [(f.stem, f, m, str(f)) for f, m in zip(files, mfiles)]
+    else:
+        return None
+    return out
+
+
+def _main_items(args, need_masks):
+    items = _image_items(args, need_masks, args.manifest, args.split, args.images, args.masks)
+    if items is None and (args.split or args.image_dir or args.mask_dir):
+        raise UserError("--split, --image-dir and --mask-dir need --manifest")
+    if items is not None and args.limit:
+        items = items[:args.limit]
+    return items
+
+
+def _point_items(files, limit=None):
+    out = []
+    for p in files or []:
+        f = Path(p)
         if not f.exists():
             raise UserError(f"{f}: no such file")
-    return files
+        if f.is_dir():
+            raise UserError(f"{f}: is a folder, expected a point file")
+        out.append(f)
+    return out[:limit] if limit else out
 
 
-def _read_points(path, need_labels):
-    from segmentation.data import load_points
-    from segmentation.points import vegetation_labels
+def _read_points(path, ranges):
+    from segmentation.data import binary_labels, load_points
 
     xyz, lab = load_points(path)
-    if need_labels and lab is None:
+    if ranges is None:
+        return xyz, None
+    if lab is None:
         raise UserError(f"{path}: needs a label column (x y z label)")
-    return xyz, (None if lab is None else vegetation_labels(lab))
+    return xyz, binary_labels(lab, ranges)
+
+
+def _source_name(args):
+    """What to name in an error about the training data as a whole."""
+    if args.manifest:
+        return args.manifest
+    if args.images:
+        return args.masks or " ".join(args.images)
+    return " ".join(args.points or [])
+
+
+# ------------------------------------------------------------ outputs
+def _resolved(p):
+    try:
+        return Path(p).resolve()
+    except OSError:
+        return Path(os.path.abspath(p))
+
+
+def _input_paths(args, items=None, points=None):
+    """Every file and folder the command reads (an output must be none of them)."""
+    paths = set()
+    for attr in ("manifest", "valid_manifest", "model", "image_dir", "mask_dir", "masks",
+                 "valid_masks", "pred"):
+        v = getattr(args, attr, None)
+        if v:
+            paths.add(_resolved(v))
+    for attr in ("images", "valid_images", "points", "valid_points"):
+        for v in getattr(args, attr, None) or []:
+            paths.add(_resolved(v))
+    for it in items or []:
+        for p in it[1:3]:
+            if p is not None:
+                paths.add(_resolved(p))
+                paths.add(_resolved(p).parent)
+    for f in points or []:
+        paths.add(_resolved(f))
+    return paths
+
+
+def _check_output_file(path, inputs, flag="-o"):
+    p = Path(path)
+    if p.is_dir():
+        raise UserError(f"{p}: is a folder; {flag} needs a file name")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise UserError(f"{p}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UserError(f"{p}: folder {parent} is not writable")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise UserError(f"{p}: file is not writable")
+    if _resolved(p) in inputs:
+        raise UserError(f"{p}: {flag} is also an input; choose another output file")
+
+
+def _check_output_dir(path, inputs, flag):
+    d = Path(path)
+    if d.exists() and not d.is_dir():
+        raise UserError(f"{d}: exists and is not a folder ({flag} needs a folder)")
+    if d.exists():
+        if not os.access(d, os.W_OK | os.X_OK):
+            raise UserError(f"{d}: folder is not writable")
+    else:
+        parent = d.parent if str(d.parent) else Path(".")
+        if not parent.is_dir():
+            raise UserError(f"{d}: folder {parent} does not exist")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise UserError(f"{d}: folder {parent} is not writable")
+    if _resolved(d) in inputs:
+        raise UserError(f"{d}: {flag} is also an input folder; predictions would overwrite inputs")
+
+
+class _Outputs:
+    """Files written by one command: removed again (with folders it made) on failure."""
+
+    def __init__(self):
+        self.files, self.made = [], []
+
+    def folder(self, d):
+        d = Path(d)
+        if not d.exists():
+            d.mkdir()
+            self.made.append(d)
+        return d
+
+    def add(self, path):
+        self.files.append(Path(path))
+        return path
+
+    def rollback(self):
+        for f in self.files:
+            try:
+                f.unlink()
+            except OSError:
+                pass
+        for d in reversed(self.made):
+            try:
+                d.rmdir()
+            except OSError:
+                pass
+
+
+# ------------------------------------------------------------ train
+def _count(n, kind):
+    """``"1 image"``, ``"3 images"``, ``"1 scan"``, ..."""
+    word = "image" if kind == "image" else "scan"
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _progress(args):
+    """Progress bars only on a terminal, never with --quiet."""
+    return not args.quiet and sys.stderr.isatty()
 
 
 def _model_from_args(args):
-    from segmentation.model import MRFSegmenter, parse_class_weight
+    from segmentation.data import format_label_ranges
+    from segmentation.model import MRFSegmenter
 
-    cw = parse_class_weight(args.class_weight)
+    fl = getattr(args, "foreground_labels", None)
     return MRFSegmenter(learner=args.learner, n_iter=args.iterations, use_edges=not args.no_edges,
-                        class_weight=cw, eta_scale=args.eta_scale, feature_scale=args.feature_scale,
-                        validate_every=args.validate_every,
+                        class_weight=args.class_weight, eta_scale=args.eta_scale,
+                        feature_scale=args.feature_scale, validate_every=args.validate_every,
+                        patience=args.patience or None, valid_fraction=args.valid_fraction,
                         memory_efficient=args.memory_efficient, n_segments=args.n_segments,
-                        voxel=args.voxel, k_graph=args.k_graph, random_state=args.seed,
-                        verbose=not args.quiet)
+                        voxel=args.voxel, k_graph=args.k_graph,
+                        foreground_labels=format_label_ranges(fl) if fl else None,
+                        random_state=args.seed, verbose=_progress(args))
 
 
-def _graphs(model, items, kind, need_labels=True):
-    """Lazily build graphs (a generator, so memory-efficient training holds one)."""
-    from segmentation.data import load_pair
+def _image_source(model, items, ignore_value):
+    """``make(n_segments)``: graphs of ``items`` read from disk one at a time."""
+    from segmentation.data import load_example
 
-    if kind == "image":
-        for _, img, mask in items:
-            yield model.image_graph(*load_pair(img, mask if need_labels else None))
-    else:
-        for f in items:
-            xyz, lab = _read_points(f, need_labels)
+    def make(ns):
+        for _, img, mask, _ in items:
+            im, m, ig = load_example(img, mask, ignore_value)
+            yield model.image_graph(im, m, ig, n_segments=ns)
+    return make
+
+
+def _point_source(model, files, ranges):
+    def make(ns):
+        for f in files:
+            xyz, lab = _read_points(f, ranges)
             yield model.point_graph(xyz, lab)
+    return make
+
+
+def _valid_items(args):
+    """The validation images given on the command line, or None."""
+    if args.valid_images:
+        masks = args.valid_masks or args.masks
+        if not masks:
+            raise UserError("--valid-images needs --valid-masks (or --masks)")
+        return _image_items(args, True, images=args.valid_images, masks=masks)
+    if args.valid_manifest or args.valid_split:
+        manifest = args.valid_manifest or args.manifest
+        if not manifest:
+            raise UserError("--valid-split needs --manifest or --valid-manifest")
+        return _image_items(args, True, manifest=manifest, split=args.valid_split)
+    if args.valid_masks:
+        raise UserError("--valid-masks needs --valid-images")
+    return None
 
 
 @_wrap
 def segment_train(args):
     """``structpred segment train``."""
-    items = _image_items(args, need_masks=True)
-    points = _point_items(args)
+    from segmentation.model import describe_choice
+
+    items = _main_items(args, need_masks=True)
+    points = _point_items(args.points, args.limit)
     if items and points:
         raise UserError("give images (--manifest/--images) or --points, not both")
     if not items and not points:
         raise UserError("no training data: give --manifest, --images with --masks, or --points")
     kind = "image" if items else "points"
+    if kind == "points":
+        if args.foreground_labels is None:
+            raise UserError("--points needs --foreground-labels (the labels of the foreground, "
+                            "e.g. 1300-1306 for Oakland vegetation)")
+        if args.valid_images or args.valid_manifest or args.valid_split:
+            raise UserError("point clouds take --valid-points, not validation images")
+        vpoints = _point_items(args.valid_points)
+        vitems = None
+    else:
+        if args.valid_points:
+            raise UserError("images take --valid-images/--valid-masks or --valid-split, not --valid-points")
+        vitems = _valid_items(args)
+        vpoints = None
+    _check_output_file(args.output, _input_paths(args, (items or []) + (vitems or []),
+                                                 (points or []) + (vpoints or [])))
     model = _model_from_args(args)
-    valid = None
-    if kind == "image" and (args.valid_manifest or args.valid_split):
-        class V:  # the validation selection, read with the same options
-            manifest = args.valid_manifest or args.manifest
-            image_dir, mask_dir, split, limit = args.image_dir, args.mask_dir, args.valid_split, None
-            images = masks = None
-        vitems = _image_items(V, need_masks=True)
-        valid = list(_graphs(model, vitems, "image"))
-    elif kind == "points" and args.valid_points:
-        valid = list(_graphs(model, [Path(p) for p in args.valid_points], "points"))
+    if kind == "image":
+        train_src = _image_source(model, items, args.ignore_value)
+        valid_src = _image_source(model, vitems, args.ignore_value) if vitems else None
+    else:
+        train_src = _point_source(model, points, args.foreground_labels)
+        valid_src = _point_source(model, vpoints, args.foreground_labels) if vpoints else None
     t0 = time.perf_counter()
-    model.fit_graphs(_graphs(model, items or points, kind), valid, kind=kind)
-    res = model.result_
-    msg = f"trained on {model.n_train_} {'images' if kind == 'image' else 'scans'} in " \
-          f"{time.perf_counter() - t0:.1f}s ({res.message})"
-    if res.best_iter is not None:
-        msg += f"; best validation score {res.best_score:.4f} at iteration {res.best_iter}"
-    _log(args, msg)
+    try:
+        model.fit_sources(train_src, valid_src, kind=kind, log=lambda m: _log(args, m))
+    except ValueError as exc:
+        from structpred import FormatError
+
+        if isinstance(exc, FormatError):
+            raise
+        raise UserError(f"{_source_name(args)}: {exc}") from exc
+    msg = f"trained on {_count(model.n_train_, kind)}"
+    if model.n_valid_:
+        msg += f" ({model.n_valid_} more held out for validation)"
+    msg += f" in {time.perf_counter() - t0:.1f}s"
+    ch = model.chosen_
+    if model.validated_:
+        msg += (f"; chose {describe_choice(ch)}: validation IoU "
+                f"{100 * ch['valid_score']:.2f}%" if model.validation_metric == "iou" else
+                f"; chose {describe_choice(ch)}: validation error {100 * ch['valid_score']:.2f}%")
+    else:
+        msg += f" ({model.result_.message}; no validation, nothing chosen)"
     model.save(args.output)
-    _log(args, f"model written to {args.output}")
+    print(f"{msg}; model written to {args.output}", flush=True)
     return 0
 
 
+# ------------------------------------------------------------ predict / eval
 def _load_model(path):
     from segmentation.model import MRFSegmenter
 
@@ -274,60 +582,87 @@ def _write_mask(mask, path):
         Image.fromarray(np.asarray(mask, dtype=np.uint8) * 255).save(fh, format="PNG")
 
 
-def _run_images(args, model, items, need_masks):
-    """Predict every image; write masks / side-by-sides; return (preds, truths)."""
-    from segmentation.data import load_pair
+def _predict_or_fail(model, fn, where):
+    try:
+        return fn()
+    except ValueError as exc:
+        from structpred import FormatError
 
-    out_dir = Path(args.output) if getattr(args, "output", None) else None
-    sbs = Path(args.side_by_side) if args.side_by_side else None
-    for d in (out_dir, sbs):
-        if d is not None:
-            d.mkdir(parents=True, exist_ok=True)
-    preds, truths = [], []
-    for ident, img_path, mask_path in items:
-        img, mask = load_pair(img_path, mask_path if need_masks or mask_path else None)
-        pred = model.predict([img])[0]
+        if isinstance(exc, FormatError):
+            raise
+        raise UserError(f"{where}: {exc}") from exc
+
+
+def _run_images(args, model, items, need_masks, outs):
+    """Predict every image; write masks / side-by-sides; return (preds, truths, ignores)."""
+    from segmentation.data import load_example
+
+    out_dir = outs.folder(args.output) if getattr(args, "output", None) else None
+    sbs = outs.folder(args.side_by_side) if args.side_by_side else None
+    ignore_value = getattr(args, "ignore_value", None)
+    preds, truths, ignores = [], [], []
+    for ident, img_path, mask_path, _ in items:
+        img, mask, ign = load_example(img_path, mask_path if need_masks else None, ignore_value)
+        pred = _predict_or_fail(model, lambda: model.predict([img])[0], args.model)
         if out_dir is not None:
-            _write_mask(pred, out_dir / f"{ident}.png")
+            _write_mask(pred, outs.add(out_dir / f"{ident}.png"))
         if sbs is not None:
-            _side_by_side(img, mask, pred, sbs / f"{ident}.png")
+            _side_by_side(img, mask, pred, outs.add(sbs / f"{ident}.png"))
         preds.append(pred)
         truths.append(mask)
-    return preds, truths
+        ignores.append(ign)
+    return preds, truths, ignores
 
 
-def _run_points(args, model, files, need_labels):
+def _run_points(args, model, files, ranges, outs):
     import numpy as np
 
     from structpred import atomic_write
 
-    out_dir = Path(args.output) if getattr(args, "output", None) else None
-    if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = outs.folder(args.output) if getattr(args, "output", None) else None
     preds, truths = [], []
     for f in files:
-        xyz, lab = _read_points(f, need_labels)
-        pred = model.predict_points(xyz)
+        xyz, lab = _read_points(f, ranges)
+        pred = _predict_or_fail(model, lambda: model.predict_points(xyz), args.model)
         if out_dir is not None:
             name = f.name[:-3] if f.name.endswith(".gz") else f.name
-            with atomic_write(out_dir / f"{name}.pred.txt") as fh:
+            with atomic_write(outs.add(out_dir / f"{name}.pred.txt")) as fh:
                 np.savetxt(fh, np.column_stack([xyz, pred.astype(int)]), fmt="%.4f %.4f %.4f %d")
         preds.append(pred)
         truths.append(lab)
-    return preds, truths
+    return preds, truths, [None] * len(preds)
 
 
 def _inputs_for(args, model, need_masks):
-    items = _image_items(args, need_masks=need_masks)
-    points = _point_items(args)
+    items = _main_items(args, need_masks=need_masks)
+    points = _point_items(args.points, args.limit)
     if items and points:
         raise UserError("give images (--manifest/--images) or --points, not both")
     if not items and not points:
         raise UserError("no input: give --manifest, --images or --points")
     kind = "image" if items else "points"
-    if kind != model.kind_:
-        raise UserError(f"the model was trained on {model.kind_} data, not {kind}")
+    if model is not None and kind != model.kind_:
+        raise UserError(f"{args.model}: the model was trained on {model.kind_} data, not {kind}")
     return kind, items or points
+
+
+def _point_ranges(args, model):
+    from segmentation.data import parse_label_ranges
+
+    if args.foreground_labels is not None:
+        return args.foreground_labels
+    if model is not None and model.foreground_labels:
+        return parse_label_ranges(model.foreground_labels)
+    raise UserError(f"{args.model}: the model records no foreground labels; give "
+                    f"--foreground-labels (e.g. 1300-1306)")
+
+
+def _guarded(outs, func):
+    try:
+        return func()
+    except BaseException:
+        outs.rollback()
+        raise
 
 
 @_wrap
@@ -335,14 +670,66 @@ def segment_predict(args):
     """``structpred segment predict``."""
     model = _load_model(args.model)
     kind, inputs = _inputs_for(args, model, need_masks=False)
+    if kind == "points" and args.side_by_side:
+        raise UserError("--side-by-side is for images")
+    ins = _input_paths(args, inputs if kind == "image" else None,
+                       inputs if kind == "points" else None)
+    _check_output_dir(args.output, ins, "-o")
+    if args.side_by_side:
+        _check_output_dir(args.side_by_side, ins, "--side-by-side")
+    outs = _Outputs()
     if kind == "image":
-        _run_images(args, model, inputs, need_masks=False)
+        _guarded(outs, lambda: _run_images(args, model, inputs, False, outs))
     else:
-        if args.side_by_side:
-            raise UserError("--side-by-side is for images")
-        _run_points(args, model, inputs, need_labels=False)
-    _log(args, f"predictions for {len(inputs)} inputs written to {args.output}")
+        _guarded(outs, lambda: _run_points(args, model, inputs, None, outs))
+    print(f"predictions for {_count(len(inputs), kind)} written to {args.output}", flush=True)
     return 0
+
+
+def _pred_masks(args, items):
+    """Predictions of another tool: ``<pred>/<id>.<ext>`` for each gold item."""
+    from segmentation.data import StemIndex, load_example, load_mask
+
+    index = StemIndex(args.pred)
+    preds, truths, ignores = [], [], []
+    for ident, img_path, mask_path, where in items:
+        p = index.find(ident)
+        if p is None:
+            raise UserError(f"{args.pred}: no predicted mask named {ident}.* (for {where})")
+        pred = load_mask(p)
+        _, truth, ign = load_example(img_path, mask_path, args.ignore_value) if img_path is not None \
+            else (None, *_truth_only(mask_path, args.ignore_value))
+        if pred.shape != truth.shape:
+            raise UserError(f"{p}: predicted mask is {pred.shape[1]}x{pred.shape[0]} but the gold "
+                            f"mask {mask_path} is {truth.shape[1]}x{truth.shape[0]}")
+        preds.append(pred)
+        truths.append(truth)
+        ignores.append(ign)
+    return preds, truths, ignores
+
+
+def _truth_only(mask_path, ignore_value):
+    from segmentation.data import load_mask
+
+    return load_mask(mask_path, ignore_value, return_ignore=True)
+
+
+def _gold_items_for_pred(args):
+    """Gold masks for ``eval --pred``: a manifest, images + masks, or a mask folder alone."""
+    if args.manifest or args.images:
+        return _main_items(args, need_masks=True)
+    if args.masks:
+        from segmentation.data import is_image_file
+
+        d = Path(args.masks)
+        if not d.is_dir():
+            raise UserError(f"{d}: no such folder")
+        files = sorted(f for f in d.iterdir() if f.is_file() and is_image_file(f))
+        if not files:
+            raise UserError(f"{d}: no masks found")
+        items = [(f.stem, None, f, str(f)) for f in files]
+        return items[:args.limit] if args.limit else items
+    raise UserError("--pred needs the gold masks: --masks DIR (or --manifest / --images with --masks)")
 
 
 @_wrap
@@ -350,13 +737,34 @@ def segment_eval(args):
     """``structpred segment eval``: accuracy and foreground IoU."""
     from segmentation.metrics import format_scores, segmentation_scores
 
-    model = _load_model(args.model)
-    kind, inputs = _inputs_for(args, model, need_masks=True)
-    if kind == "image":
-        preds, truths = _run_images(args, model, inputs, need_masks=True)
+    if args.pred and args.model:
+        raise UserError("give -m MODEL or --pred DIR, not both")
+    if not args.pred and not args.model:
+        raise UserError("give -m MODEL (a trained model) or --pred DIR (predicted masks)")
+    if args.pred:
+        if args.points:
+            raise UserError("--pred scores mask images; score point predictions with -m")
+        if args.side_by_side:
+            raise UserError("--side-by-side needs -m")
+        if not Path(args.pred).is_dir():
+            raise UserError(f"{args.pred}: no such folder")
+        items = _gold_items_for_pred(args)
+        preds, truths, ignores = _pred_masks(args, items)
+        kind, n = "image", len(items)
     else:
-        preds, truths = _run_points(args, model, inputs, need_labels=True)
-    sc = segmentation_scores(preds, truths)
-    print(f"{len(inputs)} {'images' if kind == 'image' else 'scans'}: {format_scores(sc)}")
+        model = _load_model(args.model)
+        kind, inputs = _inputs_for(args, model, need_masks=True)
+        n = len(inputs)
+        outs = _Outputs()
+        if args.side_by_side:
+            _check_output_dir(args.side_by_side, _input_paths(args, inputs if kind == "image" else None),
+                              "--side-by-side")
+        if kind == "image":
+            preds, truths, ignores = _guarded(outs, lambda: _run_images(args, model, inputs, True, outs))
+        else:
+            ranges = _point_ranges(args, model)
+            preds, truths, ignores = _guarded(outs, lambda: _run_points(args, model, inputs, ranges, outs))
+    sc = segmentation_scores(preds, truths, ignores)
+    print(f"{_count(n, kind)}: {format_scores(sc)}")
     sys.stdout.flush()
     return 0

@@ -1,28 +1,37 @@
-"""Reading images, masks and labelled point clouds, with clear errors on bad input.
+"""Reading images, masks, manifests and labelled point clouds, with clear errors on bad input.
 
-* Weizmann horses (Borenstein & Ullman): RGB images and binary figure/ground
-  masks (``{0, 255}`` or ``{0, 1}``), listed by ``manifest.csv``.
-* Oakland 3-D (Munoz et al.): ``x y z label confidence`` text files, plain or
-  gzipped; the binary task is vegetation (labels 1300-1306) against the rest.
+* Images and binary figure/ground masks (``{0, 255}`` or ``{0, 1}``), optionally
+  with a "don't care" value (``ignore_value``, e.g. 128 for a band at object
+  boundaries, or 255 in masks holding ``{0, 1}`` as in PASCAL VOC), listed by a
+  manifest CSV or found by file stem in folders;
+* labelled point clouds: ``x y z label [...]`` text files, plain or gzipped;
+  which labels make the foreground is the caller's choice
+  (:func:`parse_label_ranges`; for the Oakland 3-D scans' vegetation, for
+  example, ``"1300-1306"``).
 
-Every error names the offending file (:class:`structpred.io.FormatError`).
+Every error names the offending file, and the line where there is one
+(:class:`structpred.io.FormatError`); readers raise nothing else on bad bytes.
 """
 
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from structpred import FormatError, open_text
+from structpred import FormatError, read_lines
 
-__all__ = ["load_image", "load_mask", "load_pair", "read_manifest", "horse_items",
-           "load_points", "VEGETATION", "default_data_dir", "bundled_data_dir", "ImageItem"]
+__all__ = ["load_image", "load_mask", "load_pair", "load_example", "read_manifest", "horse_items",
+           "load_points", "parse_label_ranges", "format_label_ranges", "binary_labels",
+           "default_data_dir", "bundled_data_dir", "ImageItem", "IMAGE_EXTENSIONS",
+           "StemIndex"]
 
-#: Oakland fine labels that make up the "vegetation" class.
-VEGETATION = (1300, 1306)
+#: File extensions read as images (any letter case).
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".gif", ".webp", ".ppm",
+                    ".pgm", ".pnm")
 
 
 def bundled_data_dir():
@@ -37,94 +46,254 @@ def default_data_dir():
     return full if full.is_dir() else bundled_data_dir()
 
 
-def load_image(path):
-    """RGB image as a ``(H, W, 3)`` uint8 array (grey images are replicated)."""
-    from PIL import Image, UnidentifiedImageError
+def is_image_file(path):
+    """True for a file name with one of :data:`IMAGE_EXTENSIONS` (any case)."""
+    return Path(path).suffix.lower() in IMAGE_EXTENSIONS
 
+
+class StemIndex:
+    """The image files of one folder by stem: ``index.find("horse001")`` finds
+    ``horse001.png``, ``horse001.JPG``, ... (a ``.png`` is preferred, then the
+    order of :data:`IMAGE_EXTENSIONS`)."""
+
+    def __init__(self, folder):
+        self.folder = Path(folder)
+        if not self.folder.exists():
+            raise FormatError(self.folder, None, "no such folder")
+        if not self.folder.is_dir():
+            raise FormatError(self.folder, None, "expected a folder")
+        rank = {e: i for i, e in enumerate(IMAGE_EXTENSIONS)}
+        self._by_stem = {}
+        for f in self.folder.iterdir():
+            ext = f.suffix.lower()
+            if ext in rank and f.is_file():
+                self._by_stem.setdefault(f.stem, []).append((rank[ext], f.name, f))
+        for v in self._by_stem.values():
+            v.sort()
+
+    def find(self, stem):
+        """The file for ``stem`` (a name with an image extension is also accepted), or None."""
+        stem = str(stem)
+        hit = self._by_stem.get(stem)
+        if hit:
+            return hit[0][2]
+        if is_image_file(stem):
+            p = self.folder / stem
+            if p.is_file():
+                return p
+        return None
+
+
+def _image_error(path, what, exc):
+    return FormatError(path, None, f"cannot read {what}: not an image file or truncated "
+                       f"({type(exc).__name__}: {exc})")
+
+
+def _read_array(path, what):
+    """Pixels of an image file; every decoding problem becomes a :class:`FormatError`."""
+    from PIL import Image
+
+    path = Path(path)
+    if path.is_dir():
+        raise FormatError(path, None, f"is a folder, expected an {what} file")
+    if not path.exists():
+        raise FormatError(path, None, "no such file")
+    if path.stat().st_size == 0:
+        raise FormatError(path, None, f"{what} file is empty")
     try:
         with Image.open(path) as im:
-            im = im.convert("RGB")
-            return np.asarray(im, dtype=np.uint8).copy()
-    except FileNotFoundError:
-        raise
-    except (UnidentifiedImageError, OSError) as exc:
-        raise FormatError(path, None, f"cannot read image ({exc})") from None
+            im.load()
+            return im
+    except (OSError, ValueError, SyntaxError, EOFError, Image.DecompressionBombError,
+            TypeError, IndexError, KeyError, ZeroDivisionError, MemoryError) as exc:
+        raise _image_error(path, what, exc) from None
 
 
-def load_mask(path):
+def load_image(path):
+    """RGB image as a ``(H, W, 3)`` uint8 array (grey images are replicated)."""
+    im = _read_array(path, "image")
+    try:
+        a = np.asarray(im.convert("RGB"), dtype=np.uint8).copy()
+    except (OSError, ValueError, TypeError) as exc:
+        raise _image_error(path, "image", exc) from None
+    if a.ndim != 3 or a.shape[0] == 0 or a.shape[1] == 0:
+        raise FormatError(path, None, f"image has no pixels (shape {a.shape})")
+    return a
+
+
+def load_mask(path, ignore_value=None, return_ignore=False):
     """Binary mask as a bool ``(H, W)`` array.
 
     Accepts single-channel (or RGB with equal channels) images holding only
-    two values, ``{0, 255}`` or ``{0, 1}`` (or a single one of them).
+    two values, ``{0, 255}`` or ``{0, 1}`` (or a single one of them).  With
+    ``ignore_value``, pixels of that value are "don't care": they are not
+    part of the binary check, and with ``return_ignore`` the function returns
+    ``(mask, ignore)`` with ``ignore`` a bool array (None when no pixel has
+    the value); ignored pixels are False in ``mask``.
     """
-    from PIL import Image, UnidentifiedImageError
-
+    im = _read_array(path, "mask")
     try:
-        with Image.open(path) as im:
-            a = np.asarray(im)
-    except FileNotFoundError:
-        raise
-    except (UnidentifiedImageError, OSError) as exc:
-        raise FormatError(path, None, f"cannot read mask ({exc})") from None
+        a = np.asarray(im)
+    except (OSError, ValueError, TypeError) as exc:
+        raise _image_error(path, "mask", exc) from None
     if a.ndim == 3:
         if not np.all(a[..., :3] == a[..., :1]):
             raise FormatError(path, None, "mask is a colour image; expected a binary grey mask")
         a = a[..., 0]
-    values = np.unique(a)
-    if not (set(values.tolist()) <= {0, 255} or set(values.tolist()) <= {0, 1}):
+    if a.ndim != 2 or a.size == 0:
+        raise FormatError(path, None, f"mask has no pixels (shape {a.shape})")
+    if a.dtype.kind not in "biu":
+        raise FormatError(path, None, f"mask holds {a.dtype} values; expected whole numbers 0 and 255")
+    ignore = None
+    if ignore_value is not None:
+        ignore = a == ignore_value
+        if not ignore.any():
+            ignore = None
+    values = np.unique(a if ignore is None else a[~ignore])
+    vs = set(values.tolist())
+    if not (vs <= {0, 255} or vs <= {0, 1}):
         shown = ", ".join(map(str, values[:6].tolist())) + (", ..." if values.size > 6 else "")
-        raise FormatError(path, None, f"mask is not binary: it holds {values.size} values "
-                          f"({shown}); expected only 0 and 255 (or 0 and 1)")
-    return a > 0
+        extra = "" if ignore_value is None else f" besides the ignore value {ignore_value}"
+        hint = "" if ignore_value is not None else " (a \"don't care\" value: --ignore-value)"
+        raise FormatError(path, None, f"mask is not binary: it holds {values.size} values{extra} "
+                          f"({shown}); expected only 0 and 255 (or 0 and 1){hint}")
+    mask = a > 0
+    if ignore is not None:
+        mask &= ~ignore
+    return (mask, ignore) if return_ignore else mask
+
+
+def load_example(image_path, mask_path=None, ignore_value=None):
+    """``(image, mask, ignore)``: image and (optionally) mask, checked to have the
+    same size; ``ignore`` marks the mask's "don't care" pixels (or is None)."""
+    img = load_image(image_path)
+    if mask_path is None:
+        return img, None, None
+    mask, ignore = load_mask(mask_path, ignore_value, return_ignore=True)
+    if mask.shape != img.shape[:2]:
+        raise FormatError(mask_path, None, f"mask is {mask.shape[1]}x{mask.shape[0]} but image "
+                          f"{image_path} is {img.shape[1]}x{img.shape[0]} (width x height)")
+    return img, mask, ignore
 
 
 def load_pair(image_path, mask_path=None):
     """Image and (optionally) mask, checked to have the same size."""
-    img = load_image(image_path)
-    if mask_path is None:
-        return img, None
-    mask = load_mask(mask_path)
-    if mask.shape != img.shape[:2]:
-        raise FormatError(mask_path, None, f"mask is {mask.shape[1]}x{mask.shape[0]} but image "
-                          f"{image_path} is {img.shape[1]}x{img.shape[0]} (width x height)")
+    img, mask, _ = load_example(image_path, mask_path)
     return img, mask
 
 
 @dataclass(frozen=True)
 class ImageItem:
+    """One image of a manifest (or folder): its id, files, split and manifest line."""
+
     id: str
     image: Path
     mask: Path | None
     split: str | None = None
+    source: str | None = None
+    line: int | None = None
+
+    @property
+    def where(self):
+        """``MANIFEST:LINE`` (or the image file) for error messages."""
+        return f"{self.source}:{self.line}" if self.source and self.line else str(self.image)
 
 
-def read_manifest(path, image_dir=None, mask_dir=None):
-    """Read a manifest CSV with columns ``id`` (and optionally a split column).
+def _csv_lines(path):
+    for _, text in read_lines(path):
+        yield text + "\n"
 
-    Images are ``<image_dir>/<id>.png`` (or ``.jpg``), masks ``<mask_dir>/<id>.png``;
-    the defaults are ``small/images`` and ``small/masks`` next to the manifest
-    (the Weizmann layout).  The split is read from ``split`` or ``split_zjw``.
+
+def read_manifest(path, image_dir=None, mask_dir=None, need_masks=False):
+    """Read a manifest CSV with an ``id`` column (and optionally a split column).
+
+    The image of row ``id`` is ``<image_dir>/<id>.<ext>`` for any image
+    extension in any letter case (:data:`IMAGE_EXTENSIONS`), or the path in
+    an ``image`` column; its mask likewise in ``mask_dir`` or a ``mask``
+    column (paths relative to the manifest's folder).  The default folders
+    are ``small/images`` and ``small/masks`` next to the manifest (the
+    Weizmann layout) when they exist, else ``images`` and ``masks``.  The
+    split is read from ``split`` or ``split_zjw``.
+
+    A row whose image is missing raises :class:`FormatError` naming the
+    manifest line; so does a missing mask when ``need_masks``.
     """
     path = Path(path)
+    if path.is_dir():
+        raise FormatError(path, None, "is a folder, expected a manifest CSV file")
+    if not path.exists():
+        raise FormatError(path, None, "no such file")
     root = path.parent
-    image_dir = Path(image_dir) if image_dir else root / "small" / "images"
-    mask_dir = Path(mask_dir) if mask_dir else root / "small" / "masks"
+
+    def folder(given, parts):
+        if given:
+            return Path(given)
+        for p in parts:
+            if (root / p).is_dir():
+                return root / p
+        return root / parts[0]
+
+    image_dir = folder(image_dir, ("small/images", "images"))
+    mask_dir = folder(mask_dir, ("small/masks", "masks"))
+    indexes = {}
+
+    def lookup(d, ident):
+        if d not in indexes:
+            indexes[d] = StemIndex(d) if d.is_dir() else None
+        return indexes[d].find(ident) if indexes[d] is not None else None
+
     items = []
-    with open_text(path) as fh:
-        reader = csv.DictReader(fh)
-        if not reader.fieldnames or "id" not in reader.fieldnames:
-            raise FormatError(path, 1, "manifest needs an 'id' column")
-        split_col = next((c for c in ("split", "split_zjw") if c in reader.fieldnames), None)
-        for lineno, row in enumerate(reader, start=2):
-            ident = (row.get("id") or "").strip()
-            if not ident:
-                raise FormatError(path, lineno, "empty id")
-            img = image_dir / f"{ident}.png"
-            if not img.exists() and (image_dir / f"{ident}.jpg").exists():
-                img = image_dir / f"{ident}.jpg"
-            mask = mask_dir / f"{ident}.png"
-            split = row[split_col].strip() if split_col else None
-            items.append(ImageItem(ident, img, mask if mask.exists() else None, split))
+    try:
+        reader = csv.reader(_csv_lines(path))
+        header = next(reader, None)
+        if header is None:
+            raise FormatError(path, None, "manifest is empty")
+        header = [h.strip().lstrip("\ufeff").lower() for h in header]
+        if "id" not in header and "image" not in header:
+            raise FormatError(path, 1, "manifest needs an 'id' (or 'image') column")
+        col = {h: i for i, h in enumerate(header)}
+        split_col = next((c for c in ("split", "split_zjw") if c in col), None)
+        seen = {}
+        for row in reader:
+            lineno = reader.line_num
+            if not row or all(not c.strip() for c in row):
+                continue
+            if len(row) != len(header):
+                raise FormatError(path, lineno, f"{len(row)} fields, expected {len(header)} "
+                                  f"({','.join(header)})")
+
+            def cell(name):
+                return row[col[name]].strip() if name in col else ""
+
+            ident = cell("id")
+            if "image" in col and cell("image"):
+                img = root / cell("image")
+                if not img.is_file():
+                    raise FormatError(path, lineno, f"image {img} not found")
+                ident = ident or img.stem
+            else:
+                if not ident:
+                    raise FormatError(path, lineno, "empty id")
+                img = lookup(image_dir, ident)
+                if img is None:
+                    raise FormatError(path, lineno, f"no image named {ident}.* in {image_dir}")
+            if ident in seen:
+                raise FormatError(path, lineno, f"id {ident!r} also on line {seen[ident]}")
+            seen[ident] = lineno
+            if "mask" in col and cell("mask"):
+                mask = root / cell("mask")
+                mask = mask if mask.is_file() else None
+                where = f"mask {root / cell('mask')} not found"
+            else:
+                mask = lookup(mask_dir, Path(ident).stem if is_image_file(ident) else ident)
+                where = f"no mask named {ident}.* in {mask_dir}"
+            if mask is None and need_masks:
+                raise FormatError(path, lineno, where)
+            split = cell(split_col) if split_col else None
+            items.append(ImageItem(ident, img, mask, split, str(path), lineno))
+    except csv.Error as exc:
+        raise FormatError(path, getattr(reader, "line_num", None) or None,
+                          f"not a CSV manifest ({exc})") from None
     if not items:
         raise FormatError(path, None, "manifest lists no images")
     return items
@@ -144,46 +313,97 @@ def horse_items(data_dir, split=None):
     return items
 
 
+# ------------------------------------------------------------------ points
+def parse_label_ranges(text):
+    """``"1300-1306,1400"`` -> ``((1300, 1306), (1400, 1400))`` (inclusive ranges).
+
+    Raises ``ValueError`` with a message for a command line on anything else.
+    """
+    out = []
+    for part in str(text).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        m = re.fullmatch(r"(-?\d+)(?:\s*-\s*(-?\d+))?", part)
+        if m is None:
+            raise ValueError(f"expected labels or ranges like 1300-1306,1400, got {part!r}")
+        a = int(m.group(1))
+        b = int(m.group(2)) if m.group(2) is not None else a
+        if b < a:
+            raise ValueError(f"empty label range {part!r}")
+        out.append((a, b))
+    if not out:
+        raise ValueError("no foreground labels given")
+    return tuple(out)
+
+
+def format_label_ranges(ranges):
+    """Inverse of :func:`parse_label_ranges`."""
+    return ",".join(f"{a}" if a == b else f"{a}-{b}" for a, b in ranges)
+
+
+def binary_labels(labels, ranges):
+    """1 where ``labels`` fall in any of the inclusive ``ranges``, else 0 (int8)."""
+    labels = np.asarray(labels)
+    out = np.zeros(labels.shape, dtype=bool)
+    for a, b in ranges:
+        out |= (labels >= a) & (labels <= b)
+    return out.astype(np.int8)
+
+
 def load_points(path, max_points=None):
-    """Read an Oakland ``x y z label [confidence]`` file (plain or gzipped).
+    """Read an ``x y z label [...]`` point file (plain or gzipped).
 
     Returns ``(xyz, labels)``: an ``(N, 3)`` float array and an int array (or
     ``None`` when the file has only three columns).  Raises
-    :class:`~structpred.io.FormatError` on empty files, ragged or non-numeric
-    rows, and NaN or infinite coordinates, naming the file and line.
+    :class:`~structpred.io.FormatError` -- and nothing else -- on empty files,
+    bad bytes or gzip data, ragged or non-numeric rows, NaN or infinite
+    coordinates and labels that are not whole numbers, naming the file and line.
     """
-    rows = []
+    path_s = str(path)
+    if Path(path).is_dir():
+        raise FormatError(path_s, None, "is a folder, expected a point file")
+    rows, linenos = [], []
     ncol = None
-    with open_text(path) as fh:
-        for lineno, line in enumerate(fh, start=1):
-            parts = line.split()
-            if not parts or parts[0].startswith("#"):
-                continue
-            if ncol is None:
-                ncol = len(parts)
-                if ncol < 3:
-                    raise FormatError(path, lineno, f"expected 'x y z [label ...]', got {ncol} columns")
-            elif len(parts) != ncol:
-                raise FormatError(path, lineno, f"{len(parts)} columns, expected {ncol}")
-            rows.append(parts[:4])
-            if max_points is not None and len(rows) >= max_points:
-                break
+    for lineno, line in read_lines(path):
+        parts = line.split()
+        if not parts or parts[0].startswith("#"):
+            continue
+        if ncol is None:
+            ncol = len(parts)
+            if ncol < 3:
+                raise FormatError(path_s, lineno, f"expected 'x y z [label ...]', got {ncol} columns")
+        elif len(parts) != ncol:
+            raise FormatError(path_s, lineno, f"{len(parts)} columns, expected {ncol}")
+        rows.append(parts[:4])
+        linenos.append(lineno)
+        if max_points is not None and len(rows) >= max_points:
+            break
     if not rows:
-        raise FormatError(path, None, "point file is empty")
+        raise FormatError(path_s, None, "point file is empty")
     try:
         arr = np.array(rows, dtype=np.float64)
     except ValueError:
-        for i, r in enumerate(rows):
-            try:
-                [float(x) for x in r]
-            except ValueError:
-                raise FormatError(path, None, f"non-numeric value in point {i + 1}: {' '.join(r)}") from None
-        raise
+        for r, ln in zip(rows, linenos):
+            for x in r:
+                try:
+                    float(x)
+                except ValueError:
+                    raise FormatError(path_s, ln, f"non-numeric value {x[:20]!r}") from None
+        raise FormatError(path_s, None, "non-numeric values") from None
     xyz = arr[:, :3]
     bad = ~np.all(np.isfinite(xyz), axis=1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise FormatError(path, None, f"{int(bad.sum())} points have NaN or infinite coordinates "
-                          f"(first: point {i + 1})")
-    labels = arr[:, 3].astype(np.int64) if arr.shape[1] > 3 else None
+        raise FormatError(path_s, linenos[i], f"{int(bad.sum())} points have NaN or infinite "
+                          f"coordinates (the first here)")
+    labels = None
+    if arr.shape[1] > 3:
+        lab = arr[:, 3]
+        bad = ~np.isfinite(lab) | (lab != np.round(lab)) | (np.abs(lab) > 2 ** 62)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise FormatError(path_s, linenos[i], f"label {rows[i][3][:20]!r} is not a whole number "
+                              f"({int(bad.sum())} such points)")
+        labels = lab.astype(np.int64)
     return xyz, labels

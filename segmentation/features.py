@@ -23,6 +23,20 @@ training statistics):
   histograms of the image's border strip and of the whole image);
 * position: the centroid (x, y in [0, 1]), and 16 Gaussian bumps on a 4x4
   grid of the image;
+* texture: the histogram of rotation-invariant uniform local binary patterns
+  (8 neighbours, radius 1; 10 codes) of L;
+* shape: area relative to the image's mean superpixel, elongation
+  ``1 - sqrt(l2 / l1)`` of the pixel-coordinate covariance, bounding-box fill,
+  and the share of the superpixel's pixels on the image border
+  (``border_contact``: objects seldom touch the frame);
+* colour relative to the image: Lab mean minus the image's mean Lab;
+* context: the boundary-weighted mean over the neighbouring superpixels of
+  the Lab mean, of the border log-ratio and of the flat-LBP share;
+* a centre model: like the background model, with the histogram of the
+  central box (the middle half of the width and height) in place of the
+  border strip, ``log p_centre(colour) - log p_image(colour)``; with its
+  neighbourhood mean, and the means over the neighbours' neighbours (two
+  rings) of both log-ratios;
 * a constant 1.
 
 Edge features ``f_e >= 0`` (eq. 2.5), for superpixels ``j, k`` sharing
@@ -42,7 +56,11 @@ boundary pixel pairs ``B_jk`` (4-neighbourhood):
   ``sum_{B_jk} exp(-g_pq / bar g) / 10``, ``sum_{B_jk} exp(-(g_pq / bar g)^2) / 10``
   and the boundary mean ``(1/|B_jk|) sum_{B_jk} exp(-g_pq / bar g)`` (in [0, 1],
   not scaled by the boundary length).  The smoothed gradient is less noisy than
-  the single pixel-pair differences of the contrast features.
+  the single pixel-pair differences of the contrast features;
+* texture and colour contrast: ``|B_jk| exp(-chi2(h_j, h_k)) / 10`` for the
+  LBP histograms and for the concatenated Lab histograms ``h`` of the two
+  superpixels (``chi2(h, h') = 1/2 sum (h - h')^2 / (h + h')``, in [0, 1]
+  per histogram; averaged over the three channels for colour).
 """
 
 from __future__ import annotations
@@ -59,17 +77,26 @@ _HIST_BINS = 8
 _SIGMAS = (1.0, 2.0, 4.0)
 _GRID = 4
 
+_LBP_P = 8
+_LBP_BINS = _LBP_P + 2  # "uniform" LBP codes
+
 NODE_FEATURE_NAMES = (
     [f"lab_mean_{c}" for c in "Lab"] + [f"lab_std_{c}" for c in "Lab"]
     + [f"hist_{c}_{b}" for c in "Lab" for b in range(_HIST_BINS)]
     + [f"gradmag_s{s:g}" for s in _SIGMAS] + [f"log_s{s:g}" for s in _SIGMAS]
     + ["border_colour_llr", "x", "y"]
     + [f"pos_{i}_{j}" for i in range(_GRID) for j in range(_GRID)]
+    + [f"lbp_{b}" for b in range(_LBP_BINS)]
+    + ["shape_area", "shape_elongation", "shape_fill", "border_contact"]
+    + [f"lab_rel_{c}" for c in "Lab"]
+    + [f"context_lab_{c}" for c in "Lab"] + ["context_border_llr", "context_lbp_flat"]
+    + ["centre_colour_llr", "context_centre_llr", "context2_border_llr", "context2_centre_llr"]
     + ["bias"]
 )
 _BETA_FACTORS = (0.5, 1.0, 2.0)
 EDGE_FEATURE_NAMES = ("boundary_length", "contrast_beta/2", "contrast_beta", "contrast_2beta",
-                      "region_similarity", "gradient_exp", "gradient_exp_sq", "gradient_exp_mean")
+                      "region_similarity", "gradient_exp", "gradient_exp_sq", "gradient_exp_mean",
+                      "texture_similarity", "colour_hist_similarity")
 _GRADIENT_SIGMA = 1.0
 
 
@@ -91,11 +118,21 @@ class SegmentationGraph:
     """
 
     _ARRAYS = ("node_features", "edges", "edge_features", "sizes")
-    _OPTIONAL = ("fg_fraction", "mask")
+    _OPTIONAL = ("fg_fraction", "mask", "ignore")
 
     @property
     def n_nodes(self):
         return self.sizes.size
+
+    def loss_sizes(self):
+        """Pixels (points) per node that count in the loss: ``sizes`` less the
+        "don't care" pixels of ``ignore`` (a node of ignored pixels only gets 0)."""
+        ign = getattr(self, "ignore", None)
+        if ign is None or self.labels is None:
+            return np.asarray(self.sizes, dtype=np.float64)
+        n_ign = np.bincount(np.asarray(self.labels).ravel(), weights=np.asarray(ign).ravel(),
+                            minlength=self.sizes.size)
+        return np.maximum(np.asarray(self.sizes, dtype=np.float64) - n_ign, 0.0)
 
     def node_labels(self):
         """Majority label of each node (ties go to foreground)."""
@@ -132,7 +169,12 @@ class SuperpixelGraph(SegmentationGraph):
     sizes : ndarray, shape (n,)
         Pixels per superpixel.
     fg_fraction : ndarray, shape (n,) or None
-        Share of each superpixel's pixels that are foreground in the mask.
+        Share of each superpixel's scored pixels that are foreground in the
+        mask (a superpixel of "don't care" pixels only takes the boundary-weighted
+        mean of its neighbours', so that its gold label agrees with them).
+    mask : ndarray of bool, shape (H, W) or None
+    ignore : ndarray of bool, shape (H, W) or None
+        "Don't care" pixels: left out of the loss and of the scores.
     """
 
     labels: np.ndarray
@@ -142,9 +184,10 @@ class SuperpixelGraph(SegmentationGraph):
     sizes: np.ndarray
     fg_fraction: np.ndarray | None = None
     mask: np.ndarray | None = None
+    ignore: np.ndarray | None = None
 
     _ARRAYS = ("labels", "node_features", "edges", "edge_features", "sizes")
-    _OPTIONAL = ("fg_fraction", "mask")
+    _OPTIONAL = ("fg_fraction", "mask", "ignore")
 
 
 def _rgb_to_lab(image):
@@ -176,14 +219,19 @@ def _lab_bins(lab, n_bins):
     return np.clip(q, 0, n_bins - 1)
 
 
-def _border_llr(lab, border=8, n_bins=4):
-    """Per-pixel ``log p_border(c) - log p_image(c)`` with 64-bin joint Lab histograms."""
+def _border_llr(lab, border=8, n_bins=4, centre=False):
+    """Per-pixel ``log p_region(c) - log p_image(c)`` with 64-bin joint Lab histograms;
+    the region is the image's border strip, or (``centre``) its central box."""
     q = _lab_bins(lab, n_bins)
     code = (q[..., 0] * n_bins + q[..., 1]) * n_bins + q[..., 2]
     k = n_bins ** 3
     mask = np.zeros(code.shape, dtype=bool)
-    b = max(1, min(border, min(code.shape) // 4))
-    mask[:b, :] = mask[-b:, :] = mask[:, :b] = mask[:, -b:] = True
+    if centre:
+        H, W = code.shape
+        mask[H // 4:H - H // 4, W // 4:W - W // 4] = True
+    else:
+        b = max(1, min(border, min(code.shape) // 4))
+        mask[:b, :] = mask[-b:, :] = mask[:, :b] = mask[:, -b:] = True
     h_border = np.bincount(code[mask], minlength=k) + 1.0
     h_all = np.bincount(code.ravel(), minlength=k) + 1.0
     llr = np.log(h_border / h_border.sum()) - np.log(h_all / h_all.sum())
@@ -205,7 +253,84 @@ def _boundary_gradient_features(lab, pairs, inv, n_edges, length):
     return np.stack([total / 10.0, total_sq / 10.0, total / np.maximum(length, 1.0)], axis=1)
 
 
-def superpixel_graph(image, mask=None, n_segments=1000, compactness=10.0):
+def _lbp_histograms(L, labels_flat, n):
+    """Per-superpixel histograms of uniform LBP codes of the lightness channel."""
+    from skimage.feature import local_binary_pattern
+
+    grey = np.clip(L * 2.55, 0, 255).astype(np.uint8)
+    codes = local_binary_pattern(grey, _LBP_P, 1, method="uniform").astype(np.int64).ravel()
+    return _histograms(labels_flat, n, np.clip(codes, 0, _LBP_BINS - 1), _LBP_BINS)
+
+
+def _shape_features(seg, labels_flat, n, sizes, xx, yy):
+    """Relative area, elongation, bounding-box fill and border contact per superpixel."""
+    H, W = seg.shape
+    x, y = xx.ravel().astype(np.float64), yy.ravel().astype(np.float64)
+    cnt = np.maximum(sizes, 1.0)
+
+    def m(v):
+        return np.bincount(labels_flat, weights=v, minlength=n) / cnt
+
+    mx, my = m(x), m(y)
+    cxx, cyy, cxy = m(x * x) - mx ** 2, m(y * y) - my ** 2, m(x * y) - mx * my
+    tr, det = cxx + cyy, cxx * cyy - cxy ** 2
+    disc = np.sqrt(np.maximum(tr ** 2 / 4 - det, 0.0))
+    l1, l2 = tr / 2 + disc, np.maximum(tr / 2 - disc, 0.0)
+    elong = 1.0 - np.sqrt(l2 / np.maximum(l1, 1e-12))
+    xmin = np.full(n, np.inf)
+    xmax = np.full(n, -np.inf)
+    ymin, ymax = xmin.copy(), xmax.copy()
+    np.minimum.at(xmin, labels_flat, x)
+    np.maximum.at(xmax, labels_flat, x)
+    np.minimum.at(ymin, labels_flat, y)
+    np.maximum.at(ymax, labels_flat, y)
+    fill = sizes / np.maximum((xmax - xmin + 1) * (ymax - ymin + 1), 1.0)
+    on_border = ((xx == 0) | (yy == 0) | (xx == W - 1) | (yy == H - 1)).ravel().astype(np.float64)
+    contact = np.bincount(labels_flat, weights=on_border, minlength=n) / np.sqrt(cnt)
+    area = sizes / sizes.mean()
+    return np.stack([area, elong, fill, contact], axis=1)
+
+
+def _chi2(a, b):
+    """Chi-squared distance of histogram rows, ``1/2 sum (a - b)^2 / (a + b)``."""
+    s = a + b
+    return 0.5 * np.sum(np.where(s > 0, (a - b) ** 2 / np.where(s > 0, s, 1.0), 0.0), axis=1)
+
+
+def _neighbour_mean(values, edges, weights):
+    """Boundary-weighted mean of the neighbours' rows (a node without neighbours: its own)."""
+    n = values.shape[0]
+    a, b = edges[:, 0], edges[:, 1]
+    den = np.bincount(a, weights=weights, minlength=n) + np.bincount(b, weights=weights, minlength=n)
+    out = np.empty_like(values)
+    for c in range(values.shape[1]):
+        num = (np.bincount(a, weights=weights * values[b, c], minlength=n)
+               + np.bincount(b, weights=weights * values[a, c], minlength=n))
+        out[:, c] = np.where(den > 0, num / np.where(den > 0, den, 1.0), values[:, c])
+    return out
+
+
+def _fill_from_neighbours(values, known, edges, weights):
+    """``values`` with the unknown entries replaced by the ``weights``-weighted mean of
+    their known (or already filled) neighbours, spreading outwards; isolated ones get 0."""
+    values = np.where(known, values, 0.0)
+    known = known.copy()
+    n = values.size
+    while not known.all():
+        a, b = edges[:, 0], edges[:, 1]
+        num = (np.bincount(a, weights=weights * values[b] * known[b], minlength=n)
+               + np.bincount(b, weights=weights * values[a] * known[a], minlength=n))
+        den = (np.bincount(a, weights=weights * known[b], minlength=n)
+               + np.bincount(b, weights=weights * known[a], minlength=n))
+        new = ~known & (den > 0)
+        if not new.any():
+            break
+        values[new] = num[new] / den[new]
+        known |= new
+    return values
+
+
+def superpixel_graph(image, mask=None, n_segments=1000, compactness=10.0, ignore=None):
     """Superpixels, their features and their adjacency graph for one image.
 
     Parameters
@@ -213,6 +338,8 @@ def superpixel_graph(image, mask=None, n_segments=1000, compactness=10.0):
     image : ndarray, shape (H, W, 3), uint8 RGB
     mask : ndarray of bool, shape (H, W), optional
         Ground truth; gives ``fg_fraction``.
+    ignore : ndarray of bool, shape (H, W), optional
+        "Don't care" pixels of the ground truth (not counted in ``fg_fraction``).
     n_segments, compactness : SLIC parameters (on Lab, deterministic).
 
     Returns
@@ -257,8 +384,9 @@ def superpixel_graph(image, mask=None, n_segments=1000, compactness=10.0):
     centres = (np.arange(_GRID) + 0.5) / _GRID
     bumps = np.exp(-((pos[:, 1, None, None] - centres[None, :, None]) ** 2
                      + (pos[:, 0, None, None] - centres[None, None, :]) ** 2) / (2 * (0.5 / _GRID) ** 2 * 2))
-    feats = np.concatenate([mean / 100.0, std / 100.0, *hists, tex / 10.0, llr, pos,
-                            bumps.reshape(n, -1), np.ones((n, 1))], axis=1)
+    lbp = _lbp_histograms(lab[..., 0], lf, n)
+    shape = _shape_features(seg, lf, n, sizes, xx, yy)
+    rel = (mean - labf.mean(axis=0)) / 100.0
 
     # edges: 4-neighbour pixel pairs that cross a superpixel boundary
     e = grid_edges(H, W)
@@ -277,11 +405,36 @@ def superpixel_graph(image, mask=None, n_segments=1000, compactness=10.0):
     dmean = np.sum((mean[edges[:, 0]] - mean[edges[:, 1]]) ** 2, axis=1)
     region = length * np.exp(-dmean / (2.0 * max(float(dmean.mean()), 1e-12))) if dmean.size else length
     gradient = _boundary_gradient_features(lab, e[cross], inv, uniq.size, length)
-    edge_features = np.concatenate([np.stack([length, *contrast, region], axis=1) / 10.0, gradient], axis=1)
+    hist_all = np.concatenate(hists, axis=1)
+    tex_sim = length * np.exp(-_chi2(lbp[edges[:, 0]], lbp[edges[:, 1]]))
+    col_sim = length * np.exp(-_chi2(hist_all[edges[:, 0]], hist_all[edges[:, 1]]) / 3.0)
+    edge_features = np.concatenate([np.stack([length, *contrast, region], axis=1) / 10.0, gradient,
+                                    np.stack([tex_sim, col_sim], axis=1) / 10.0], axis=1)
+    context = _neighbour_mean(np.concatenate([mean / 100.0, llr, lbp[:, -2:-1]], axis=1),
+                              edges, length)
+    cllr = _means(lf, n, _border_llr(lab, centre=True).reshape(P, 1))
+    ring1 = _neighbour_mean(np.concatenate([llr, cllr], axis=1), edges, length)
+    ring2 = _neighbour_mean(ring1, edges, length)
+    feats = np.concatenate([mean / 100.0, std / 100.0, *hists, tex / 10.0, llr, pos,
+                            bumps.reshape(n, -1), lbp, shape, rel, context, cllr, ring1[:, 1:],
+                            ring2, np.ones((n, 1))], axis=1)
 
     fg = None
+    if ignore is not None:
+        ignore = np.asarray(ignore, dtype=bool)
+        if ignore.shape != (H, W):
+            raise ValueError(f"ignore shape {ignore.shape} differs from image shape {(H, W)}")
+        if not ignore.any():
+            ignore = None
     if mask is not None:
-        fg = np.bincount(lf, weights=np.asarray(mask, dtype=np.float64).ravel(), minlength=n) / sizes
+        mask = np.asarray(mask, dtype=bool)
+        if ignore is None:
+            fg = np.bincount(lf, weights=mask.ravel().astype(np.float64), minlength=n) / sizes
+        else:
+            scored = (~ignore).ravel().astype(np.float64)
+            cnt = np.bincount(lf, weights=scored, minlength=n)
+            fgc = np.bincount(lf, weights=(mask & ~ignore).ravel().astype(np.float64), minlength=n)
+            fg = _fill_from_neighbours(fgc / np.maximum(cnt, 1.0), cnt > 0, edges, length)
     return SuperpixelGraph(labels=seg, node_features=feats, edges=edges,
                            edge_features=edge_features, sizes=sizes, fg_fraction=fg,
-                           mask=None if mask is None else np.asarray(mask, dtype=bool))
+                           mask=mask, ignore=ignore)

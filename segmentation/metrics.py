@@ -41,19 +41,31 @@ class SegmentationScores:
         return self.tp / max(self.tp + self.fp + self.fn, 1)
 
 
-def segmentation_scores(predictions, truths):
-    """Scores of a list of predicted masks (or label arrays) against the truths."""
+def segmentation_scores(predictions, truths, ignores=None):
+    """Scores of a list of predicted masks (or label arrays) against the truths.
+
+    ``ignores`` (optional): one bool array or None per truth; its True pixels
+    ("don't care") are left out of every count.
+    """
     predictions = list(predictions)
     truths = list(truths)
     if len(predictions) != len(truths):
         raise ValueError(f"{len(predictions)} predictions for {len(truths)} ground truths")
+    ignores = [None] * len(truths) if ignores is None else list(ignores)
+    if len(ignores) != len(truths):
+        raise ValueError(f"{len(ignores)} ignore maps for {len(truths)} ground truths")
     tp = fp = fn = tn = 0
     ious = []
-    for p, t in zip(predictions, truths):
+    for p, t, ign in zip(predictions, truths, ignores):
         p = np.asarray(p, dtype=bool)
         t = np.asarray(t, dtype=bool)
         if p.shape != t.shape:
             raise ValueError(f"prediction shape {p.shape} differs from truth shape {t.shape}")
+        if ign is not None:
+            keep = ~np.asarray(ign, dtype=bool)
+            if keep.shape != t.shape:
+                raise ValueError(f"ignore shape {keep.shape} differs from truth shape {t.shape}")
+            p, t = p[keep], t[keep]
         a = int(np.sum(p & t))
         b = int(np.sum(p & ~t))
         c = int(np.sum(~p & t))
@@ -63,6 +75,7 @@ def segmentation_scores(predictions, truths):
 
 
 def format_scores(scores):
+    """One line: accuracy, error, foreground IoU and mean per-image IoU, in percent."""
     return (f"accuracy {100 * scores.accuracy:.2f}%  error {100 * scores.error:.2f}%  "
             f"foreground IoU {100 * scores.iou:.2f}%  (mean per-image IoU "
             f"{100 * scores.mean_image_iou:.2f}%)")

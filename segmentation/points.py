@@ -31,19 +31,15 @@ import numpy as np
 
 from .features import SegmentationGraph
 
-__all__ = ["PointGraph", "point_graph", "voxel_subsample", "POINT_FEATURE_NAMES", "vegetation_labels"]
+__all__ = ["PointGraph", "point_graph", "voxel_subsample", "POINT_FEATURE_NAMES",
+           "POINT_EDGE_FEATURE_NAMES"]
 
 _SCALES = (10, 30)
 POINT_FEATURE_NAMES = tuple(
     [f"{name}_k{k}" for k in _SCALES for name in
      ("linearity", "planarity", "scattering", "normal_verticality", "principal_verticality", "z_std")]
     + ["height_above_min", "height_above_min_sq", "bias"])
-
-
-def vegetation_labels(labels, lo=1300, hi=1306):
-    """Binary task of Oakland: 1 for fine labels in ``[lo, hi]`` (vegetation)."""
-    labels = np.asarray(labels)
-    return ((labels >= lo) & (labels <= hi)).astype(np.int8)
+POINT_EDGE_FEATURE_NAMES = ("constant", "distance_similarity")
 
 
 @dataclass

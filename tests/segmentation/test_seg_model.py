@@ -6,7 +6,8 @@ import pytest
 from segmentation.data import bundled_data_dir, horse_items, load_pair
 from segmentation.model import LEARNERS, MRFSegmenter
 
-SETTINGS = dict(n_segments=150, feature_scale=0.02, validate_every=10)
+SETTINGS = dict(n_segments=150, feature_scale=0.02, validate_every=10, class_weight="balanced",
+                eta_scale=1.0, valid_fraction=0)
 
 
 @pytest.fixture(scope="module")
@@ -60,8 +61,11 @@ def test_save_load_predict_roundtrip(horses, tmp_path):
     assert p1.shape == mask.shape and p1.dtype == bool
     np.testing.assert_array_equal(p1, p2)
     assert 0.0 <= m2.score([img], [mask]) <= 1.0
-    with pytest.raises(ValueError, match="not a structpred segmentation model"):
+    with pytest.raises(ValueError, match="missing.npz: no such model file"):
         MRFSegmenter.load(tmp_path / "missing.npz")
+    (tmp_path / "junk.npz").write_bytes(b"PK\x03\x04 truncated")
+    with pytest.raises(ValueError, match="junk.npz: not a structpred segmentation model"):
+        MRFSegmenter.load(tmp_path / "junk.npz")
 
 
 def test_bad_arguments():
@@ -72,3 +76,26 @@ def test_bad_arguments():
     img = np.zeros((10, 10, 3), np.uint8)
     with pytest.raises(ValueError, match="different lengths"):
         MRFSegmenter().fit([img, img], [np.zeros((10, 10), bool)])
+
+
+def test_choices_are_made_on_validation(horses):
+    """class weight x step grid, each with early stopping; the best validation IoU wins;
+    with more training graphs than selection_size the grid runs on a subset and only the
+    winner is trained on all of them."""
+    _, graphs = horses
+    m = MRFSegmenter(n_segments=150, n_iter=6, validate_every=2, patience=2,
+                     class_weight=(None, "balanced"), eta_scale=(1.0, 3.0), selection_size=3)
+    m.fit_graphs(graphs[:4], graphs[4:])
+    grid = [r for r in m.selection_ if not r.get("final")]
+    assert [(r["class_weight"], r["eta_scale"]) for r in grid] == [
+        (None, 1.0), (None, 3.0), ("balanced", 1.0), ("balanced", 3.0)]
+    assert all(r["n_train"] == 3 for r in grid)
+    best = max(grid, key=lambda r: r["valid_score"])
+    final = m.selection_[-1]
+    assert final["final"] and final["n_train"] == 4
+    assert (final["class_weight"], final["eta_scale"]) == (best["class_weight"], best["eta_scale"])
+    assert m.chosen_ == final and m.validated_
+    # without validation data, every 1/0.15-th graph is held out (here graph 3 of 5)
+    m2 = MRFSegmenter(n_segments=150, n_iter=2, validate_every=1, class_weight=None,
+                      eta_scale=1.0).fit_graphs(graphs[:5])
+    assert m2.n_train_ == 4 and m2.n_valid_ == 1 and m2.validated_

@@ -1,0 +1,244 @@
+#!/usr/bin/env python
+"""The default segmentation command against unary-only and scikit-image's trainable
+segmentation, on the standard horse split, on several folds of the horses, and on Oakland.
+
+For every split the script trains, on the same training images,
+
+* ``mrf``: :class:`~segmentation.model.MRFSegmenter` with its defaults -- what
+  ``structpred segment train`` does without tuning flags: the class weight,
+  the step and the iteration chosen on validation IoU, the validation set
+  being every 1/0.15-th training image, held out;
+* ``unary``: the same with ``use_edges=False`` (same features, same choices);
+* ``peer``: scikit-image's trainable segmentation
+  (``skimage.future.fit_segmenter`` / ``predict_segmenter`` with
+  ``skimage.feature.multiscale_basic_features`` and a scikit-learn
+  ``RandomForestClassifier``, the settings of scikit-image's example), trained on
+  ``--peer-pixels`` random pixels of every training image;
+
+and prints the test foreground IoU (pooled over all test pixels, in percent).
+
+Splits.  ``zjw``: horse001-278 train, horse279-327 test (the manifest's split).
+``fold{k}``: the 327 horses in ``--folds`` contiguous blocks of the id order;
+block k is the test set, the rest the training set.  Oakland (``--oakland``):
+scans 01-05 + 06-07 train (the default hold-out picks the validation scans),
+08-10 test, vegetation (1300-1306) against the rest, 1 m voxels.
+
+Example::
+
+    python scripts/bench_segmentation_peers.py --splits zjw fold0 fold1 fold2 --oakland
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from segmentation.data import (binary_labels, default_data_dir, horse_items,  # noqa: E402
+                               load_example, load_points, parse_label_ranges)
+from segmentation.features import EDGE_FEATURE_NAMES, NODE_FEATURE_NAMES  # noqa: E402
+from segmentation.metrics import segmentation_scores  # noqa: E402
+from segmentation.model import MRFSegmenter, describe_choice  # noqa: E402
+
+OAKLAND_VEGETATION = "1300-1306"  # the Oakland experiment's foreground (not a library default)
+
+
+def _log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def feature_key():
+    return hashlib.sha1(("|".join(NODE_FEATURE_NAMES) + "#" + "|".join(EDGE_FEATURE_NAMES))
+                        .encode()).hexdigest()[:10]
+
+
+class GraphCache:
+    """One ``.npz`` per (image, n_segments, feature set): features are computed once."""
+
+    def __init__(self, root):
+        self.root = Path(root) / f"graphs-{feature_key()}"
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    def graph(self, item, n_segments):
+        from segmentation.graph_io import load_graph, save_graph
+
+        p = self.root / f"{item.id}-s{n_segments}.npz"
+        if p.exists():
+            return load_graph(p)
+        img, mask, ign = load_example(item.image, item.mask)
+        g = MRFSegmenter().image_graph(img, mask, ign, n_segments=n_segments)
+        save_graph(g, p)
+        return g
+
+    def source(self, items):
+        return lambda ns: (self.graph(it, ns or 1000) for it in items)
+
+
+def horse_splits(data_dir, names, n_folds):
+    items = horse_items(data_dir)
+    out = {}
+    for name in names:
+        if name == "zjw":
+            out[name] = ([it for it in items if it.split == "train"],
+                         [it for it in items if it.split == "test"])
+        elif name.startswith("fold"):
+            k = int(name[4:])
+            blocks = np.array_split(np.arange(len(items)), n_folds)
+            test = set(blocks[k].tolist())
+            out[name] = ([it for i, it in enumerate(items) if i not in test],
+                         [it for i, it in enumerate(items) if i in test])
+        else:
+            raise SystemExit(f"unknown split {name!r}")
+    return out
+
+
+def run_model(cache, train, test, use_edges, **params):
+    m = MRFSegmenter(use_edges=use_edges, **params)
+    t0, c0 = time.perf_counter(), time.process_time()
+    m.fit_sources(cache.source(train), None, kind="image", log=_log)
+    secs, cpu = time.perf_counter() - t0, time.process_time() - c0
+    ns = m._segments()
+    sc = m._scores_on_graphs(m.coef_, (cache.graph(it, ns) for it in test))
+    return dict(iou=sc.iou, accuracy=sc.accuracy, mean_image_iou=sc.mean_image_iou, seconds=secs,
+                cpu_seconds=cpu, chosen=describe_choice(m.chosen_), valid_iou=m.chosen_["valid_score"],
+                selection=[{k: v for k, v in r.items()} for r in m.selection_])
+
+
+def _peer_features(img):
+    from skimage.feature import multiscale_basic_features
+
+    return multiscale_basic_features(img, channel_axis=-1, intensity=True, edges=True, texture=True,
+                                     sigma_min=1, sigma_max=16)
+
+
+def run_peer(train, test, pixels_per_image, seed):
+    """scikit-image's trainable segmentation on the same images."""
+    from skimage.future import fit_segmenter, predict_segmenter
+    from sklearn.ensemble import RandomForestClassifier
+
+    rng = np.random.default_rng(seed)
+    X, y = [], []
+    t0 = time.perf_counter()
+    for it in train:
+        img, mask, _ = load_example(it.image, it.mask)
+        f = _peer_features(img)
+        f = f.reshape(-1, f.shape[-1])
+        idx = rng.choice(f.shape[0], size=min(pixels_per_image, f.shape[0]), replace=False)
+        X.append(f[idx])
+        y.append(mask.ravel()[idx])
+    X = np.concatenate(X)[:, None, :]
+    labels = (np.concatenate(y).astype(np.uint8) + 1)[:, None]  # 1 background, 2 horse
+    clf = RandomForestClassifier(n_estimators=50, n_jobs=-1, max_depth=10, max_samples=0.05,
+                                 random_state=seed)
+    clf = fit_segmenter(labels, X, clf)
+    preds, truths = [], []
+    for it in test:
+        img, mask, _ = load_example(it.image, it.mask)
+        preds.append(predict_segmenter(_peer_features(img), clf) == 2)
+        truths.append(mask)
+    sc = segmentation_scores(preds, truths)
+    return dict(iou=sc.iou, accuracy=sc.accuracy, mean_image_iou=sc.mean_image_iou,
+                seconds=time.perf_counter() - t0)
+
+
+def oakland(data_dir, cache_root, params):
+    folder = Path(data_dir) / "oakland3d_part2"
+    files = {i: folder / f"oakland_part2_{i:02d}.xyz_label_conf.gz" for i in range(1, 11)}
+    have = [i for i in files if files[i].exists()]
+    test_ids = [i for i in have if i >= 8]
+    train_ids = [i for i in have if i < 8]
+    fg = parse_label_ranges(OAKLAND_VEGETATION)
+    proto = MRFSegmenter(voxel=1.0, k_graph=6)
+    from segmentation.graph_io import load_graph, save_graph
+
+    def graph(i):
+        p = Path(cache_root) / f"oakland-{i:02d}-v1.0-k6.npz"
+        if p.exists():
+            return load_graph(p)
+        xyz, lab = load_points(files[i])
+        g = proto.point_graph(xyz, binary_labels(lab, fg))
+        p.parent.mkdir(parents=True, exist_ok=True)
+        save_graph(g, p)
+        return g
+
+    rows = {}
+    for name, edges in (("mrf", True), ("unary", False)):
+        m = MRFSegmenter(use_edges=edges, voxel=1.0, k_graph=6, foreground_labels=OAKLAND_VEGETATION,
+                         **params)
+        t0 = time.perf_counter()
+        m.fit_sources(lambda ns: (graph(i) for i in train_ids), None, kind="points", log=_log)
+        secs = time.perf_counter() - t0
+        sc = m._scores_on_graphs(m.coef_, [graph(i) for i in test_ids])
+        rows[name] = dict(iou=sc.iou, accuracy=sc.accuracy, seconds=secs,
+                          chosen=describe_choice(m.chosen_), valid_iou=m.chosen_["valid_score"])
+        _log(f"oakland {name}: IoU {100 * sc.iou:.2f}% ({secs:.0f}s, {rows[name]['chosen']})")
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--splits", nargs="*", default=["zjw"], help="zjw and/or fold0 .. fold{K-1} (none: Oakland only)")
+    ap.add_argument("--folds", type=int, default=3, help="K for the fold splits")
+    ap.add_argument("--methods", default="mrf,unary,peer")
+    ap.add_argument("--oakland", action="store_true", help="also the Oakland check (mrf, unary)")
+    ap.add_argument("--peer-pixels", type=int, default=1000, help="training pixels per image (peer)")
+    ap.add_argument("--param", action="append", default=[], metavar="NAME=JSON",
+                    help="override an MRFSegmenter default, e.g. --param n_iter=60")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cache-dir", default=str(ROOT / ".cache" / "segmentation"))
+    ap.add_argument("--out", default=str(ROOT / "runs" / "segmentation" / "peers.json"))
+    args = ap.parse_args(argv)
+    params = {}
+    for p in args.param:
+        k, _, v = p.partition("=")
+        params[k] = json.loads(v)
+    data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
+    cache = GraphCache(args.cache_dir)
+    methods = args.methods.split(",")
+    results = {"params": params, "splits": {}}
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    for name, (train, test) in horse_splits(data_dir, args.splits, args.folds).items():
+        row = {"n_train": len(train), "n_test": len(test)}
+        _log(f"== {name}: {len(train)} train, {len(test)} test images")
+        for method in methods:
+            if method == "peer":
+                row[method] = run_peer(train, test, args.peer_pixels, args.seed)
+            else:
+                row[method] = run_model(cache, train, test, method == "mrf", **params)
+            _log(f"{name} {method}: IoU {100 * row[method]['iou']:.2f}% "
+                 f"({row[method]['seconds']:.0f}s{', ' + row[method]['chosen'] if 'chosen' in row[method] else ''})")
+        results["splits"][name] = row
+        out.write_text(json.dumps(results, indent=1, default=str))
+    if args.oakland:
+        results["oakland"] = oakland(data_dir, args.cache_dir, params)
+        out.write_text(json.dumps(results, indent=1, default=str))
+    print("| split | train / test images | unary-only IoU (%) | MRF IoU (%) | MRF - unary | "
+          "scikit-image peer IoU (%) | MRF choice | MRF train time (s) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, r in results["splits"].items():
+        u, m, p = (r.get(k, {}).get("iou") for k in ("unary", "mrf", "peer"))
+        f = (lambda v: "-" if v is None else f"{100 * v:.2f}")
+        d = "-" if u is None or m is None else f"{100 * (m - u):+.2f}"
+        print(f"| {name} | {r['n_train']} / {r['n_test']} | {f(u)} | {f(m)} | {d} | {f(p)} | "
+              f"{r.get('mrf', {}).get('chosen', '-')} | {r.get('mrf', {}).get('seconds', 0):.0f} |")
+    if "oakland" in results:
+        o = results["oakland"]
+        print(f"| oakland | scans 01-07 / 08-10 | {100 * o['unary']['iou']:.2f} | "
+              f"{100 * o['mrf']['iou']:.2f} | {100 * (o['mrf']['iou'] - o['unary']['iou']):+.2f} | - "
+              f"| {o['mrf']['chosen']} | {o['mrf']['seconds']:.0f} |")
+    return results
+
+
+if __name__ == "__main__":
+    main()
