@@ -244,7 +244,7 @@ def report(args, res):
 
 
 def plot(args, res):
-    from structpred.io._plotting import plt
+    from structpred.io import plt
     from structpred.io import save_figure
 
     fig, ax = plt.subplots(figsize=(6, 4))

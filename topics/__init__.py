@@ -27,7 +27,7 @@ _EXPORTS = {
     "GibbsMedLDA": "medlda",
     "ImportanceMedLDA": "medlda",
     "PaMedLDA": "bayespa",
-    # PaMedHDPClassifier: added by the lead with topics/pamedhdp.py
+    "PaMedHDPClassifier": "pamedhdp",
     # corpus handling and loaders
     "tokenize": "corpus",
     "Vocabulary": "corpus",

@@ -92,6 +92,15 @@ accuracy on a held-out 2,000 training documents (trained on the other 9,314; J =
 0.06 (v = 1), 0.24 (v = 3), 0.81-0.85 (v = 5), 0.82-0.83 (v = 10), 0.76-0.79 (v = 30).
 The default and ``scripts/reproduce_bayespa.py`` therefore use ``v = 10``.
 
+Code shared with paMedHDP
+-------------------------
+:mod:`topics.pamedhdp` uses the same passive-aggressive part, so each equation is written
+once, here: the label factor of eq. 15 (:func:`label_coefficients`, :func:`label_terms`,
+:func:`label_move`, :func:`second_moments`), eq. 16 (:func:`sample_lambda`,
+:func:`draw_lambda`), eq. 12 (:func:`topic_dirichlet_update`), eq. 13
+(:func:`gaussian_update`), the fold-in (:func:`fold_in_documents`) and the estimator's
+stream, one-vs-all labels and prediction (``_BayesPAClassifier``).
+
 Passes
 ------
 ``partial_fit`` is the native mode: it cuts its input into mini-batches of ``batch_size``
@@ -118,16 +127,62 @@ from structpred import ParamsMixin
 from ._validation import (CountClassifierTags, check_known_labels, count_matrix,
                           validate_count_input, validate_labels)
 from .corpus import as_count_matrix, is_text_input, token_arrays
-from .disclda import _doc_seed
-from .lda import _draw_cumulative, _seed, fold_in_sweep_grouped
+from .lda import _draw_cumulative, _seed, fold_in_per_document
 
 __all__ = ["PaMedLDA", "pa_sweep", "fold_in_documents", "sample_lambda", "gaussian_update",
-           "PREDICTIONS"]
+           "draw_lambda", "label_coefficients", "second_moments", "label_terms", "label_move",
+           "topic_dirichlet_update", "PREDICTIONS"]
 
 PREDICTIONS = ("gibbs", "average")
 
 
 # --------------------------------------------------------------------------- kernels
+
+@nb.njit(cache=True)
+def label_terms(a_d, b_d, mu, second, counts, n_topics, fresh_var, N, A, h):
+    """The label factor of eq. 15 for one document, in the form the samplers use.
+
+    With ``a_d``, ``b_d`` (T,) the document's coefficients (:func:`label_coefficients`),
+    the log-factor of ``z_di = k`` is ``A_k - 2 h_k`` where ``N = sum_tau b_tau M_tau``
+    (``M = mu mu' + Sigma``, ``second``), ``A_k = sum_tau a_tau mu_tau,k - N_kk`` and
+    ``h = N C`` with ``C = counts`` the document's topic counts without the token.  Fills
+    ``N``, ``A`` and ``h`` for the first ``n_topics`` topics.  Topics ``k >= mu.shape[1]``
+    are not in ``q(w)`` yet (paMedHDP's new topics): ``mu_k = 0``, ``Sigma_kk = fresh_var``
+    and no correlation, so ``N_kk = fresh_var sum_tau b_tau`` is their only entry.
+    Returns ``sum_tau b_tau``.
+    """
+    T, Kq = mu.shape
+    for k in range(n_topics):
+        for j in range(n_topics):
+            N[k, j] = 0.0
+    bsum = 0.0
+    for t in range(T):
+        bt = b_d[t]
+        bsum += bt
+        for k in range(Kq):
+            for j in range(Kq):
+                N[k, j] += bt * second[t, k, j]
+    for k in range(Kq, n_topics):
+        N[k, k] = fresh_var * bsum
+    for k in range(n_topics):
+        s = 0.0
+        if k < Kq:
+            for t in range(T):
+                s += a_d[t] * mu[t, k]
+        A[k] = s - N[k, k]
+        s = 0.0
+        for j in range(n_topics):
+            s += N[k, j] * counts[j]
+        h[k] = s
+    return bsum
+
+
+@nb.njit(cache=True)
+def label_move(N, h, k, n_topics, sign):
+    """``h += sign N[k]``: a token joins (``sign = 1``) or leaves (``-1``) topic ``k``."""
+    for j in range(n_topics):
+        h[j] += sign * N[k, j]
+
 
 @nb.njit(cache=True)
 def pa_sweep(words, offsets, z, ndk, exp_lam, mu, second, a, b, alpha):
@@ -143,7 +198,6 @@ def pa_sweep(words, offsets, z, ndk, exp_lam, mu, second, a, b, alpha):
     alpha : document Dirichlet parameter.
     """
     n_docs, K = ndk.shape
-    T = mu.shape[0]
     N = np.empty((K, K))
     A = np.empty(K)
     h = np.empty(K)
@@ -153,26 +207,11 @@ def pa_sweep(words, offsets, z, ndk, exp_lam, mu, second, a, b, alpha):
         start, stop = offsets[d], offsets[d + 1]
         if stop == start:
             continue
-        N[:, :] = 0.0
-        for t in range(T):
-            bt = b[d, t]
-            for k in range(K):
-                for j in range(K):
-                    N[k, j] += bt * second[t, k, j]
-        for k in range(K):
-            s = 0.0
-            for t in range(T):
-                s += a[d, t] * mu[t, k]
-            A[k] = s - N[k, k]
-            s = 0.0
-            for j in range(K):
-                s += N[k, j] * ndk[d, j]
-            h[k] = s
+        label_terms(a[d], b[d], mu, second, ndk[d], K, 0.0, N, A, h)
         for i in range(start, stop):
             w, k = words[i], z[i]
             ndk[d, k] -= 1
-            for j in range(K):
-                h[j] -= N[k, j]
+            label_move(N, h, k, K, -1.0)
             mx = -np.inf
             for j in range(K):
                 logit[j] = A[j] - 2.0 * h[j]
@@ -185,8 +224,7 @@ def pa_sweep(words, offsets, z, ndk, exp_lam, mu, second, a, b, alpha):
             k = _draw_cumulative(p)
             z[i] = k
             ndk[d, k] += 1
-            for j in range(K):
-                h[j] += N[k, j]
+            label_move(N, h, k, K, 1.0)
 
 
 @nb.njit(cache=True)
@@ -202,39 +240,21 @@ def _draw_from_topics(words, z, exp_lam):
         z[i] = _draw_cumulative(p)
 
 
-@nb.njit(cache=True)
 def fold_in_documents(words, offsets, phi, alpha, n_burn, n_samples, seed):
-    """``E[zbar_d]`` of each document by Gibbs fold-in with ``Phi`` fixed
-    (:func:`topics.lda.fold_in_sweep_grouped`), averaged over ``n_samples`` sweeps after
-    ``n_burn``.  Every document runs its own chain, seeded from ``seed`` and its tokens
-    (:func:`topics.disclda._doc_seed`), so the result does not depend on the other documents
-    or their order.  An empty document gets ``1/K``."""
-    n_docs = offsets.size - 1
+    """``E[zbar_d]`` of each document by Gibbs fold-in with ``Phi`` fixed, averaged over
+    ``n_samples`` sweeps after ``n_burn`` (:func:`topics.lda.fold_in_per_document`: every
+    document runs its own chain, seeded from ``seed`` and its tokens, so the result does not
+    depend on the other documents or their order).  ``alpha`` is a scalar or a per-topic
+    vector (paMedHDP's ``alpha E[pi_k]``).  An empty document gets the normalised prior."""
     K = phi.shape[0]
-    phis = np.ascontiguousarray(phi).reshape((1, K, phi.shape[1]))
-    group = np.zeros(1, np.int64)
-    out = np.zeros((n_docs, K))
-    for d in range(n_docs):
-        start, stop = offsets[d], offsets[d + 1]
-        n = stop - start
-        if n == 0:
-            out[d, :] = 1.0 / K
-            continue
-        np.random.seed(_doc_seed(seed, words, start, stop))
-        w = words[start:stop]
-        docs = np.zeros(n, np.int32)
-        z = np.empty(n, np.int64)
-        ndk = np.zeros((1, K), np.int64)
-        for i in range(n):
-            z[i] = np.random.randint(0, K)
-            ndk[0, z[i]] += 1
-        for s in range(n_burn + n_samples):
-            fold_in_sweep_grouped(w, docs, z, ndk, phis, group, alpha)
-            if s >= n_burn:
-                for k in range(K):
-                    out[d, k] += ndk[0, k]
-        for k in range(K):
-            out[d, k] /= n_samples * n
+    prior = np.broadcast_to(np.asarray(alpha, float), (K,)).copy()
+    counts = fold_in_per_document(words, offsets, np.ascontiguousarray(phi), prior,
+                                  int(n_burn), int(n_samples), int(seed))
+    nd = np.diff(offsets).astype(float)
+    out = np.empty_like(counts)
+    out[:] = prior / prior.sum()
+    ok = nd > 0
+    out[ok] = counts[ok] / nd[ok, None]
     return out
 
 
@@ -249,6 +269,43 @@ def sample_lambda(zeta_mean, quad, c, rng):
     s = c * np.sqrt(np.asarray(zeta_mean, float) ** 2 + np.asarray(quad, float))
     s = np.maximum(s, 1e-12)
     return 1.0 / rng.wald(1.0 / s, 1.0)
+
+
+def draw_lambda(ndk, nd, Y, mu, chol_inv, c, epsilon, rng):
+    """``lambda | Z`` for every document and task (eq. 16); returns ``(lambda, zbar)``.
+
+    ``ndk`` (B x K) topic counts, ``nd`` (B,) lengths, ``Y`` (B x T) signs, ``mu`` (T x K) and
+    ``chol_inv`` (T x K x K) the inverse Cholesky factors (``Sigma = L^-T L^-1``).
+    """
+    zbar = ndk / np.maximum(nd, 1.0)[:, None]
+    zeta = float(epsilon) - Y * (zbar @ mu.T)                                # B x T
+    quad = (np.einsum("tjk,bk->btj", chol_inv, zbar) ** 2).sum(axis=2)       # zbar' Sigma zbar
+    return sample_lambda(zeta, quad, float(c), rng), zbar
+
+
+def label_coefficients(Y, lam, nd, c, epsilon):
+    """The (B x T) coefficients of eq. 15's label factor: ``a = c y (c eps + lambda) /
+    (n_d lambda)`` and ``b = c^2 / (2 n_d^2 lambda)`` (see :func:`label_terms`)."""
+    nd_safe = np.maximum(nd, 1.0)[:, None]
+    a = c * Y * (c * epsilon + lam) / (nd_safe * lam)
+    b = c * c / (2.0 * nd_safe ** 2 * lam)
+    return a, b
+
+
+def second_moments(mu, chol_inv):
+    """``M_tau = mu_tau mu_tau' + Sigma_tau`` (T x K x K) from the inverse Cholesky factors."""
+    return mu[:, :, None] * mu[:, None, :] + np.swapaxes(chol_inv, 1, 2) @ chol_inv
+
+
+def topic_dirichlet_update(prior, z_samples, words):
+    """Eq. 12: ``gamma_kw = gamma^t_kw + (1/S) sum_s sum_{d,i} I[z^s_di = k, x_di = w]``
+    for the kept samples ``z_samples`` (S arrays of token topics); ``prior`` is ``gamma^t``
+    (K x V)."""
+    K, V = prior.shape
+    acc = np.zeros(K * V)
+    for z in z_samples:
+        acc += np.bincount(z * V + words, minlength=K * V)
+    return prior + acc.reshape(K, V) / len(z_samples)
 
 
 def gaussian_update(precision, linear, zbar, lam, y, c, epsilon):
@@ -280,7 +337,183 @@ def _doc_lengths(offsets):
     return np.diff(offsets).astype(float)
 
 
-class PaMedLDA(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
+# --------------------------------------------------------------------------- estimators
+
+class _BayesPAClassifier(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMixin,
+                         BaseEstimator):
+    """What paMedLDA and paMedHDP share: input checks, the one-vs-all labels, the stream of
+    mini-batches (:meth:`partial_fit`, :meth:`fit`), the Gibbs / averaging classifier and
+    prediction.  A subclass defines ``_check_model_params``, ``_init_state(V)`` (the topic
+    part of the state; this class adds ``q(w)``), ``_update_batch(words, offsets, Y)`` and
+    ``_doc_topic(words, offsets, seed)`` (``E[zbar]`` of test documents)."""
+
+    # ------------------------------------------------------------------ checks
+    def _check_params(self):
+        self._check_model_params()
+        for name in ("c", "v"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive")
+        if not self.epsilon >= 0:
+            raise ValueError("epsilon must be >= 0")
+        if int(self.batch_size) < 1 or int(self.n_gibbs) < 1 or int(self.n_passes) < 1:
+            raise ValueError("batch_size, n_gibbs and n_passes must be >= 1")
+        if not 0 <= int(self.burn_in) < int(self.n_samples):
+            raise ValueError(f"need 0 <= burn_in < n_samples, got burn_in={self.burn_in}, "
+                             f"n_samples={self.n_samples}")
+        if self.prediction not in PREDICTIONS:
+            raise ValueError(f"prediction must be one of {PREDICTIONS}, got {self.prediction!r}")
+        if int(self.n_transform_samples) < 1 or int(self.n_transform_burn) < 0:
+            raise ValueError("n_transform_samples must be >= 1 and n_transform_burn >= 0")
+
+    def _check_fitted(self):
+        if not hasattr(self, "topic_word_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet")
+
+    def _counts(self, X, reset):
+        X = validate_count_input(self, X, reset=reset)
+        vocab = getattr(self, "vocabulary_", None)
+        if is_text_input(X) and vocab is None:
+            if self.vocabulary is None or not len(self.vocabulary):
+                raise ValueError("text input to partial_fit needs a fitted vocabulary "
+                                 "(pass vocabulary=Vocabulary().fit(texts), or use fit)")
+            vocab = self.vocabulary_ = self.vocabulary
+        X = as_count_matrix(X, vocab, integer=True)
+        if hasattr(self, "n_features_in_") and not reset and X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                             f"expecting {self.n_features_in_} features as input")
+        self.n_features_in_ = X.shape[1]
+        return X
+
+    def _labels(self, y, n_docs, classes):
+        """Labels as a (D x T) matrix of one-vs-all signs; sets ``classes_`` on the first call."""
+        y = validate_labels(self, y, n_docs)
+        known = getattr(self, "classes_", None)
+        if known is None:
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit")
+            known = np.unique(np.asarray(classes))
+            if known.size < 2:
+                raise ValueError(f"{type(self).__name__} needs at least 2 classes, got "
+                                 f"{known.size} class{'es' if known.size != 1 else ''}")
+        elif classes is not None and not np.array_equal(np.unique(np.asarray(classes)), known):
+            raise ValueError(f"classes={classes!r} differs from the classes of the first call "
+                             f"{known.tolist()!r}")
+        unseen = np.setdiff1d(y, known)
+        if unseen.size:
+            raise ValueError(f"y contains labels not in classes: {unseen[:5].tolist()}")
+        self.classes_ = known
+        yi = np.searchsorted(known, y)
+        return np.where(yi[:, None] == np.arange(known.size)[None, :], 1.0, -1.0)
+
+    # ------------------------------------------------------------------ state
+    def _init_gaussian(self, K):
+        """``q_0(w_tau) = N(0, v^2 I)`` for every task, in natural parameters."""
+        T = self.classes_.size
+        self.precision_ = np.tile(np.eye(K) / float(self.v) ** 2, (T, 1, 1))
+        self.precision_chol_ = np.tile(np.eye(K) / float(self.v), (T, 1, 1))
+        self.linear_ = np.zeros((T, K))
+        self.coef_mean_ = np.zeros((T, K))
+
+    def _init_stream(self):
+        self.n_docs_seen_ = 0
+        self.n_batches_seen_ = 0
+        self.fit_time_ = 0.0
+        rs = 0 if self.random_state is None else int(self.random_state)
+        self.random_state_ = np.random.default_rng(rs)
+
+    def _set_coef(self):
+        """``coef_``: one draw ``w^ ~ N(mu, Sigma)`` (Gibbs classifier) or ``mu``."""
+        self.components_ = self.topic_word_ / self.topic_word_.sum(axis=1, keepdims=True)
+        if self.prediction == "average":
+            self.coef_ = self.coef_mean_.copy()
+            return
+        rs = 0 if self.random_state is None else int(self.random_state)
+        rng = np.random.default_rng([rs, 1, self.n_batches_seen_])
+        eps = rng.standard_normal(self.coef_mean_.shape)
+        Li = np.linalg.inv(self.precision_chol_)                  # Sigma = L^-T L^-1
+        self.coef_ = self.coef_mean_ + np.einsum("tjk,tj->tk", Li, eps)
+
+    def _stream(self, X, Y):
+        bs = int(self.batch_size)
+        for s in range(0, X.shape[0], bs):
+            words, _, offsets = token_arrays(X[s:s + bs])
+            self._update_batch(words, offsets, Y[s:s + bs])
+
+    # ------------------------------------------------------------------ fitting
+    def partial_fit(self, X, y, classes=None):
+        """Update the posterior with the documents ``X`` (cut into mini-batches of
+        ``batch_size``, in the given order) and labels ``y``.
+
+        ``classes`` (all labels of the stream) is required on the first call; later labels
+        outside it raise ``ValueError``.  Calls whose sizes are multiples of ``batch_size``
+        give the same mini-batches, hence the same model, as one :meth:`fit` pass over their
+        concatenation with ``shuffle=False``.
+        """
+        self._check_params()
+        first = not hasattr(self, "topic_word_")
+        X = self._counts(X, reset=first)
+        Y = self._labels(y, X.shape[0], classes)
+        t0 = time.perf_counter()
+        if first:
+            self._init_state(X.shape[1])
+        self._stream(X, Y)
+        self._set_coef()
+        self.fit_time_ += time.perf_counter() - t0
+        return self
+
+    def fit(self, X, y):
+        """Reset and make ``n_passes`` streaming passes over ``(X, y)``."""
+        self._check_params()
+        for attr in ("topic_word_", "classes_", "vocabulary_", "n_features_in_"):
+            self.__dict__.pop(attr, None)
+        X = count_matrix(self, X, fitting=True)
+        y = validate_labels(self, y, X.shape[0])
+        if X.sum() == 0:
+            raise ValueError("the corpus has no tokens")
+        Y = self._labels(y, X.shape[0], np.unique(y))
+        t0 = time.perf_counter()
+        self._init_state(X.shape[1])
+        order = np.arange(X.shape[0])
+        for _ in range(int(self.n_passes)):
+            if self.shuffle:
+                order = self.random_state_.permutation(X.shape[0])
+            self._stream(X[order], Y[order])
+        self._set_coef()
+        self.fit_time_ = time.perf_counter() - t0
+        return self
+
+    # ------------------------------------------------------------------ inference
+    def transform(self, X):
+        """``E[zbar_d]`` (D x K) by Gibbs fold-in with the topics fixed at ``E[Phi]``: one
+        chain per document, seeded from ``random_state`` and the document's tokens, so a
+        document's features depend neither on the other documents nor on their order."""
+        self._check_fitted()
+        X = self._counts(X, reset=False)
+        words, _, offsets = token_arrays(X)
+        rs = 0 if self.random_state is None else int(self.random_state)
+        return self._doc_topic(words, offsets, rs + 2)
+
+    def decision_function(self, X):
+        """``w_tau' E[zbar_d]`` for each task (D x T), with ``coef_``; with two classes the
+        difference of the two tasks' scores (positive means ``classes_[1]``)."""
+        scores = self.transform(X) @ self.coef_.T
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
+
+    def predict(self, X):
+        """``argmax_tau w_tau' E[zbar_d]`` (one-vs-all)."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[scores.argmax(axis=1)]
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy; labels not seen in training raise ``ValueError``."""
+        self._check_fitted()
+        check_known_labels(self.classes_, y)
+        return super().score(X, y, sample_weight=sample_weight)
+
+
+class PaMedLDA(_BayesPAClassifier):
     """Online Bayesian passive-aggressive MedLDA with one-vs-all Gibbs classifiers.
 
     Parameters
@@ -366,102 +599,25 @@ class PaMedLDA(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMix
         self.random_state = random_state
 
     # ------------------------------------------------------------------ checks
-    def _check_params(self):
+    def _check_model_params(self):
         if int(self.n_topics) < 1:
             raise ValueError(f"n_topics must be >= 1, got {self.n_topics}")
         if self.alpha is not None and not self.alpha > 0:
             raise ValueError("alpha must be positive")
-        for name in ("gamma", "c", "v"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be positive")
-        if not self.epsilon >= 0:
-            raise ValueError("epsilon must be >= 0")
-        if int(self.batch_size) < 1 or int(self.n_gibbs) < 1 or int(self.n_passes) < 1:
-            raise ValueError("batch_size, n_gibbs and n_passes must be >= 1")
-        if not 0 <= int(self.burn_in) < int(self.n_samples):
-            raise ValueError(f"need 0 <= burn_in < n_samples, got burn_in={self.burn_in}, "
-                             f"n_samples={self.n_samples}")
-        if self.prediction not in PREDICTIONS:
-            raise ValueError(f"prediction must be one of {PREDICTIONS}, got {self.prediction!r}")
-        if int(self.n_transform_samples) < 1 or int(self.n_transform_burn) < 0:
-            raise ValueError("n_transform_samples must be >= 1 and n_transform_burn >= 0")
+        if not self.gamma > 0:
+            raise ValueError("gamma must be positive")
 
     @property
     def alpha_(self):
         return 1.0 / int(self.n_topics) if self.alpha is None else float(self.alpha)
 
-    def _check_fitted(self):
-        if not hasattr(self, "topic_word_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet")
-
-    def _counts(self, X, reset):
-        X = validate_count_input(self, X, reset=reset)
-        vocab = getattr(self, "vocabulary_", None)
-        if is_text_input(X) and vocab is None:
-            if self.vocabulary is None or not len(self.vocabulary):
-                raise ValueError("text input to partial_fit needs a fitted vocabulary "
-                                 "(pass vocabulary=Vocabulary().fit(texts), or use fit)")
-            vocab = self.vocabulary_ = self.vocabulary
-        X = as_count_matrix(X, vocab, integer=True)
-        if hasattr(self, "n_features_in_") and not reset and X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
-                             f"expecting {self.n_features_in_} features as input")
-        self.n_features_in_ = X.shape[1]
-        return X
-
-    def _labels(self, y, n_docs, classes):
-        """Labels as a (D x T) matrix of one-vs-all signs; sets ``classes_`` on the first call."""
-        y = validate_labels(self, y, n_docs)
-        known = getattr(self, "classes_", None)
-        if known is None:
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit")
-            known = np.unique(np.asarray(classes))
-            if known.size < 2:
-                raise ValueError(f"{type(self).__name__} needs at least 2 classes, got "
-                                 f"{known.size} class{'es' if known.size != 1 else ''}")
-        elif classes is not None and not np.array_equal(np.unique(np.asarray(classes)), known):
-            raise ValueError(f"classes={classes!r} differs from the classes of the first call "
-                             f"{known.tolist()!r}")
-        unseen = np.setdiff1d(y, known)
-        if unseen.size:
-            raise ValueError(f"y contains labels not in classes: {unseen[:5].tolist()}")
-        self.classes_ = known
-        yi = np.searchsorted(known, y)
-        return np.where(yi[:, None] == np.arange(known.size)[None, :], 1.0, -1.0)
-
     # ------------------------------------------------------------------ state
     def _init_state(self, V):
-        K, T = int(self.n_topics), self.classes_.size
+        K = int(self.n_topics)
         self.topic_word_ = np.full((K, V), float(self.gamma))
-        self.precision_ = np.tile(np.eye(K) / float(self.v) ** 2, (T, 1, 1))
-        self.precision_chol_ = np.tile(np.eye(K) / float(self.v), (T, 1, 1))
-        self.linear_ = np.zeros((T, K))
-        self.coef_mean_ = np.zeros((T, K))
-        self.n_docs_seen_ = 0
-        self.n_batches_seen_ = 0
-        self.fit_time_ = 0.0
-        rs = 0 if self.random_state is None else int(self.random_state)
-        self.random_state_ = np.random.default_rng(rs)
+        self._init_gaussian(K)
+        self._init_stream()
         self._set_coef()
-
-    def _set_coef(self):
-        self.components_ = self.topic_word_ / self.topic_word_.sum(axis=1, keepdims=True)
-        if self.prediction == "average":
-            self.coef_ = self.coef_mean_.copy()
-            return
-        rs = 0 if self.random_state is None else int(self.random_state)
-        rng = np.random.default_rng([rs, 1, self.n_batches_seen_])
-        eps = rng.standard_normal(self.coef_mean_.shape)
-        Li = np.linalg.inv(self.precision_chol_)                  # Sigma = L^-T L^-1
-        self.coef_ = self.coef_mean_ + np.einsum("tjk,tj->tk", Li, eps)
-
-    def _draw_lambda(self, ndk, nd, Y, mu, chol_inv, rng):
-        """``lambda | Z`` for every document and task (eq. 16); returns (lambda, zbar)."""
-        zbar = ndk / np.maximum(nd, 1.0)[:, None]
-        zeta = float(self.epsilon) - Y * (zbar @ mu.T)                     # B x T
-        quad = (np.einsum("tjk,bk->btj", chol_inv, zbar) ** 2).sum(axis=2)  # zbar' Sigma zbar
-        return sample_lambda(zeta, quad, float(self.c), rng), zbar
 
     def _update_batch(self, words, offsets, Y):
         """Algorithm 1 for one mini-batch (tokens ``words``/``offsets``, labels ``Y`` (B x T))."""
@@ -481,110 +637,34 @@ class PaMedLDA(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMix
             exp_lam = np.ascontiguousarray(
                 np.exp(digamma(gamma) - digamma(gamma.sum(axis=1, keepdims=True))).T)   # V x K
             Li = np.linalg.inv(chol)
-            second = mu[:, :, None] * mu[:, None, :] + np.swapaxes(Li, 1, 2) @ Li   # mu mu' + Sigma
+            second = second_moments(mu, Li)
             if it == 0:
                 _seed(int(rng.integers(2**31 - 1)))
                 _draw_from_topics(words, z, exp_lam)
                 ndk = np.zeros((B, K), np.int64)
                 np.add.at(ndk, (docs, z), 1)
-            lam, _ = self._draw_lambda(ndk, nd, Y, mu, Li, rng)
-            acc_kw = np.zeros(K * V)
-            zbars = np.empty((S, B, K))
-            lams = np.empty((S, B, T))
+            lam, _ = draw_lambda(ndk, nd, Y, mu, Li, c, eps, rng)                     # eq. 16
+            kept_z, zbars, lams = [], np.empty((S, B, K)), np.empty((S, B, T))
             for j in range(J):
-                nd_safe = np.maximum(nd, 1.0)[:, None]
-                a = c * Y * (c * eps + lam) / (nd_safe * lam)
-                b = c * c / (2.0 * nd_safe ** 2 * lam)
+                a, b = label_coefficients(Y, lam, nd, c, eps)
                 _seed(int(rng.integers(2**31 - 1)))
-                pa_sweep(words, offsets, z, ndk, exp_lam, mu, second, a, b, alpha)
-                lam, zbar = self._draw_lambda(ndk, nd, Y, mu, Li, rng)
+                pa_sweep(words, offsets, z, ndk, exp_lam, mu, second, a, b, alpha)    # eq. 15
+                lam, zbar = draw_lambda(ndk, nd, Y, mu, Li, c, eps, rng)               # eq. 16
                 if j >= burn:
-                    acc_kw += np.bincount(z * V + words, minlength=K * V)
+                    kept_z.append(z.copy())
                     zbars[j - burn] = zbar
                     lams[j - burn] = lam
-            gamma = gamma0 + acc_kw.reshape(K, V) / S                                    # eq. 12
+            gamma = topic_dirichlet_update(gamma0, kept_z, words)                      # eq. 12
             P, h, mu, chol = gaussian_update(P0, h0, zbars[:, has], lams[:, has], Y[has],
-                                             c, eps)                                    # eq. 13
+                                             c, eps)                                   # eq. 13
         self.topic_word_, self.precision_, self.linear_ = gamma, P, h
         self.coef_mean_, self.precision_chol_ = mu, chol
         self.n_docs_seen_ += B
         self.n_batches_seen_ += 1
 
-    def _stream(self, X, Y):
-        bs = int(self.batch_size)
-        for s in range(0, X.shape[0], bs):
-            words, _, offsets = token_arrays(X[s:s + bs])
-            self._update_batch(words, offsets, Y[s:s + bs])
-
-    # ------------------------------------------------------------------ fitting
-    def partial_fit(self, X, y, classes=None):
-        """Update the posterior with the documents ``X`` (cut into mini-batches of
-        ``batch_size``, in the given order) and labels ``y``.
-
-        ``classes`` (all labels of the stream) is required on the first call; later labels
-        outside it raise ``ValueError``.
-        """
-        self._check_params()
-        first = not hasattr(self, "topic_word_")
-        X = self._counts(X, reset=first)
-        Y = self._labels(y, X.shape[0], classes)
-        t0 = time.perf_counter()
-        if first:
-            self._init_state(X.shape[1])
-        self._stream(X, Y)
-        self._set_coef()
-        self.fit_time_ += time.perf_counter() - t0
-        return self
-
-    def fit(self, X, y):
-        """Reset and make ``n_passes`` streaming passes over ``(X, y)``."""
-        self._check_params()
-        for attr in ("topic_word_", "classes_", "vocabulary_", "n_features_in_"):
-            self.__dict__.pop(attr, None)
-        X = count_matrix(self, X, fitting=True)
-        y = validate_labels(self, y, X.shape[0])
-        if X.sum() == 0:
-            raise ValueError("the corpus has no tokens")
-        Y = self._labels(y, X.shape[0], np.unique(y))
-        t0 = time.perf_counter()
-        self._init_state(X.shape[1])
-        order = np.arange(X.shape[0])
-        for _ in range(int(self.n_passes)):
-            if self.shuffle:
-                order = self.random_state_.permutation(X.shape[0])
-            self._stream(X[order], Y[order])
-        self._set_coef()
-        self.fit_time_ = time.perf_counter() - t0
-        return self
-
     # ------------------------------------------------------------------ inference
-    def transform(self, X):
-        """``E[zbar_d]`` (D x K) by Gibbs fold-in with the topics fixed at ``E[Phi]``.
-
-        An empty document (after dropping unknown words) gets ``1/K``.
-        """
-        self._check_fitted()
-        X = self._counts(X, reset=False)
-        words, _, offsets = token_arrays(X)
-        rs = 0 if self.random_state is None else int(self.random_state)
+    def _doc_topic(self, words, offsets, seed):
+        """``E[zbar_d]`` by fold-in with ``E[Phi]`` and the prior ``Dir(alpha)``; an empty
+        document (after dropping unknown words) gets ``1/K``."""
         return fold_in_documents(words, offsets, self.components_, self.alpha_,
-                                 int(self.n_transform_burn), int(self.n_transform_samples), rs + 2)
-
-    def decision_function(self, X):
-        """``w_tau' E[zbar_d]`` for each task (D x T), with ``coef_``; with two classes the
-        difference of the two tasks' scores (positive means ``classes_[1]``)."""
-        scores = self.transform(X) @ self.coef_.T
-        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
-
-    def predict(self, X):
-        """``argmax_tau w_tau' E[zbar_d]`` (one-vs-all)."""
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[scores.argmax(axis=1)]
-
-    def score(self, X, y, sample_weight=None):
-        """Accuracy; labels not seen in training raise ``ValueError``."""
-        self._check_fitted()
-        check_known_labels(self.classes_, y)
-        return super().score(X, y, sample_weight=sample_weight)
+                                 int(self.n_transform_burn), int(self.n_transform_samples), seed)

@@ -74,6 +74,10 @@ MODELS = {
         {"n_topics": 20, "batch_size": 64, "n_passes": 5},
         help="online Bayesian passive-aggressive MedLDA (mini-batches of 64); "
              "--iterations: passes over the data (default 5)"),
+    "pamedhdp": ModelSpec(
+        "topics.pamedhdp", "PaMedHDPClassifier", "n_passes", None,
+        help="online Bayesian passive-aggressive max-margin HDP: the number of topics is "
+             "inferred; --iterations: passes over the data"),
 }
 
 #: the most accurate on the bundled 20 Newsgroups slice of the models that train in

@@ -69,6 +69,7 @@ from structpred import ParamsMixin
 from ._validation import CountClassifierTags, count_matrix, labelled_corpus
 from .corpus import token_arrays
 from .lda import _draw_cumulative, _seed, fold_in_sweep_grouped, init_counts
+from .lda import doc_seed as _doc_seed
 
 __all__ = ["DiscLDA", "block_transform", "class_topic_tables", "joint_sweep",
            "label_chains", "label_log_posterior", "harmonic_log_posterior",
@@ -226,15 +227,6 @@ def _logaddexp(a, b):
     if a > b:
         return a + math.log1p(math.exp(b - a))
     return b + math.log1p(math.exp(a - b))
-
-
-@nb.njit(cache=True)
-def _doc_seed(seed, words, start, stop):
-    """A seed from ``seed`` and the document's tokens (batch-independent chains)."""
-    h = np.int64(seed) % 2147483647
-    for i in range(start, stop):
-        h = (h * 1000003 + words[i] + 1) % 2147483647
-    return h + 1
 
 
 @nb.njit(cache=True)

@@ -15,6 +15,13 @@ last sample (thesis eq. 4.27), ``phi_kw = (n_kw + beta) / (n_k + V beta)``.
 Held-out documents are folded in with ``Phi`` fixed:
 ``p(z = k) ∝ (n_dk + alpha) phi_kw``, and ``E[theta_d]`` is averaged over the
 samples after burn-in (:meth:`LDA.transform`).
+
+Random streams.  No kernel relies on numba's process-wide random state being left as
+some earlier call left it.  Training sweeps seed it at their start from the estimator's
+``random_state`` (:func:`derive_seed`), and fold-in runs one chain per document,
+seeded from ``random_state`` and the document's own tokens (:func:`doc_seed`,
+:func:`fold_in_per_document`), so a document's features do not depend on the other
+documents of the call, on their order, or on what ran before.
 """
 
 from __future__ import annotations
@@ -26,12 +33,44 @@ from structpred import ParamsMixin
 
 from .corpus import Vocabulary, as_count_matrix, is_text_input, token_arrays
 
-__all__ = ["LDA", "gibbs_sweep", "gibbs_sweep_biased", "fold_in_sweep", "fold_in_sweep_grouped", "collapsed_log_joint", "init_counts"]
+__all__ = ["LDA", "gibbs_sweep", "gibbs_sweep_biased", "fold_in_sweep", "fold_in_sweep_grouped",
+           "fold_in_per_document", "doc_seed", "counter_seed", "derive_seed", "collapsed_log_joint",
+           "init_counts"]
 
 
 @nb.njit(cache=True)
 def _seed(seed):
     np.random.seed(seed)
+
+
+def derive_seed(random_state, *keys):
+    """A seed in ``[0, 2**31 - 1)`` for numba's generator, a function of ``random_state``
+    (an int; ``None`` draws fresh entropy) and the integer ``keys`` only (e.g. a purpose and a
+    sweep or document counter), so that each stream can be rebuilt without replaying others."""
+    entropy = np.random.SeedSequence(random_state).entropy
+    return int(np.random.default_rng([entropy, *[int(k) for k in keys]]).integers(2**31 - 1))
+
+
+@nb.njit(cache=True)
+def counter_seed(seed, counter):
+    """A seed in ``[1, 2**31 - 1)`` from ``seed`` and an integer counter (splitmix64), for
+    streams indexed by a position in a data stream rather than by what ran before."""
+    x = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(counter)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    x = x ^ (x >> np.uint64(31))
+    return np.int64(x % np.uint64(2147483646)) + 1
+
+
+@nb.njit(cache=True)
+def doc_seed(seed, words, start, stop):
+    """A seed from ``seed`` and the tokens ``words[start:stop]`` of one document (a content
+    hash with no position in it), so that the document's chain does not depend on the other
+    documents of the batch or their order."""
+    h = np.int64(seed) % 2147483647
+    for i in range(start, stop):
+        h = (h * 1000003 + words[i] + 1) % 2147483647
+    return h + 1
 
 
 @nb.njit(cache=True)
@@ -143,22 +182,59 @@ def fold_in_sweep(words, docs, z, ndk, phi, alpha):
 
 
 @nb.njit(cache=True)
+def fold_in_per_document(words, offsets, phi, alpha, n_burn, n_samples, seed):
+    """Mean topic counts ``E[n_dk]`` (D x K) of each document by Gibbs fold-in with ``phi``
+    (K x V) fixed: ``p(z = k) ∝ (n_dk + alpha_k) phi_kw`` with the per-topic prior ``alpha``
+    (K,), averaged over ``n_samples`` sweeps after ``n_burn``.
+
+    Every document runs its own chain, seeded with :func:`doc_seed` from ``seed`` and its
+    tokens and started from a uniform random assignment, so its result depends on nothing
+    else (the other documents, their order, earlier calls).  An empty document gets zeros.
+    """
+    n_docs = offsets.size - 1
+    K = phi.shape[0]
+    out = np.zeros((n_docs, K))
+    p = np.empty(K)
+    for d in range(n_docs):
+        start, stop = offsets[d], offsets[d + 1]
+        n = stop - start
+        if n == 0:
+            continue
+        np.random.seed(doc_seed(seed, words, start, stop))
+        z = np.empty(n, np.int64)
+        ndk = np.zeros(K, np.int64)
+        for i in range(n):
+            z[i] = np.random.randint(0, K)
+            ndk[z[i]] += 1
+        for s in range(n_burn + n_samples):
+            for i in range(n):
+                w, k = words[start + i], z[i]
+                ndk[k] -= 1
+                total = 0.0
+                for t in range(K):
+                    total += (ndk[t] + alpha[t]) * phi[t, w]
+                    p[t] = total
+                k = _draw_cumulative(p)
+                z[i] = k
+                ndk[k] += 1
+            if s >= n_burn:
+                for k in range(K):
+                    out[d, k] += ndk[k]
+    return out / max(n_samples, 1)
+
+
+@nb.njit(cache=True)
 def _run(words, docs, z, ndk, nwk, nk, alpha, beta, n_sweeps):
     for _ in range(n_sweeps):
         gibbs_sweep(words, docs, z, ndk, nwk, nk, alpha, beta)
 
 
 @nb.njit(cache=True)
-def _fold_in(words, docs, z, ndk, phi, alpha, n_burn, n_samples):
-    n_docs, n_topics = ndk.shape
-    acc = np.zeros((n_docs, n_topics))
-    for s in range(n_burn + n_samples):
-        fold_in_sweep(words, docs, z, ndk, phi, alpha)
-        if s >= n_burn:
-            for d in range(n_docs):
-                for t in range(n_topics):
-                    acc[d, t] += ndk[d, t]
-    return acc / max(n_samples, 1)
+def _run_seeded(words, docs, z, ndk, nwk, nk, alpha, beta, n_sweeps, seed):
+    """``n_sweeps`` sweeps after seeding numba's generator with ``seed`` (the estimator's
+    own stream, not whatever state an earlier call left)."""
+    np.random.seed(seed)
+    _run(words, docs, z, ndk, nwk, nk, alpha, beta, n_sweeps)
 
 
 def collapsed_log_joint(ndk, nwk, alpha, beta):
@@ -207,6 +283,9 @@ class LDA(ParamsMixin):
         Posterior mean of ``Phi`` given the last sample (eq. 4.27).
     log_likelihood_ : list of (sweep, log p(w, z))
     vocabulary_ : Vocabulary or None
+    seed_ : int
+        ``random_state`` (fresh entropy when it is ``None``): the root of the training
+        sweeps' and the fold-in chains' random streams.
     """
 
     def __init__(self, n_topics=20, alpha=None, beta=0.01, n_iter=200, n_transform_burn=20,
@@ -248,8 +327,9 @@ class LDA(ParamsMixin):
         if words.size == 0:
             raise ValueError("the corpus has no tokens")
         K, V = int(self.n_topics), X.shape[1]
-        rng = np.random.default_rng(self.random_state)
-        _seed(int(rng.integers(2**31 - 1)))
+        self.seed_ = int(np.random.SeedSequence(self.random_state).entropy)
+        rng = np.random.default_rng(self.seed_)
+        first_seed = int(rng.integers(2**31 - 1))
         z = rng.integers(0, K, size=words.size).astype(np.int64)
         ndk, nwk, nk = init_counts(words, docs, z, X.shape[0], K, V)
         alpha, beta = self.alpha_, float(self.beta)
@@ -260,7 +340,9 @@ class LDA(ParamsMixin):
         step = self.evaluate_every if self.evaluate_every else self.n_iter
         while done < self.n_iter:
             n = min(step, self.n_iter - done)
-            _run(words, docs, z, ndk, nwk, nk, alpha, beta, n)
+            # each block of sweeps seeds numba's generator from this estimator's stream
+            seed = first_seed if done == 0 else derive_seed(self.seed_, 0, done)
+            _run_seeded(words, docs, z, ndk, nwk, nk, alpha, beta, n, seed)
             done += n
             if self.evaluate_every:
                 self.log_likelihood_.append((done, collapsed_log_joint(ndk, nwk, alpha, beta)))
@@ -271,7 +353,9 @@ class LDA(ParamsMixin):
         return self
 
     def transform(self, X):
-        """``E[theta_d | w_d, Phi]`` for each document, by Gibbs fold-in with ``Phi`` fixed.
+        """``E[theta_d | w_d, Phi]`` for each document, by Gibbs fold-in with ``Phi`` fixed
+        (:func:`fold_in_per_document`: one chain per document, seeded from ``random_state`` and
+        the document's tokens, so the result for a document does not depend on the others).
 
         Unknown words are dropped; an empty document gets the prior mean ``1/K``.
         """
@@ -280,15 +364,12 @@ class LDA(ParamsMixin):
         X = self._counts(X, fitting=False)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} columns, the model has {self.n_features_in_}")
-        words, docs, _ = token_arrays(X)
+        words, _, offsets = token_arrays(X)
         K = int(self.n_topics)
-        rng = np.random.default_rng(None if self.random_state is None else self.random_state + 1)
-        _seed(int(rng.integers(2**31 - 1)))
-        z = rng.integers(0, K, size=words.size).astype(np.int64)
-        ndk = np.zeros((X.shape[0], K), np.int64)
-        np.add.at(ndk, (docs, z), 1)
-        mean_counts = _fold_in(words, docs, z, ndk, self.components_, self.alpha_,
-                               int(self.n_transform_burn), int(self.n_transform_samples))
+        mean_counts = fold_in_per_document(words, offsets, self.components_,
+                                           np.full(K, self.alpha_), int(self.n_transform_burn),
+                                           int(self.n_transform_samples),
+                                           derive_seed(self.seed_, 1))
         nd = np.asarray(X.sum(axis=1)).ravel()
         return (mean_counts + self.alpha_) / (nd[:, None] + K * self.alpha_)
 

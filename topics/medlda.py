@@ -47,10 +47,12 @@ from structpred import ParamsMixin
 
 from ._validation import CountClassifierTags, check_known_labels, count_matrix, labelled_corpus
 from .corpus import token_arrays
-from .lda import _fold_in, _seed, collapsed_log_joint, gibbs_sweep_biased, init_counts
+from .lda import (_seed, collapsed_log_joint, derive_seed, doc_seed, fold_in_per_document,
+                  gibbs_sweep_biased, init_counts)
 from .multiclass_svm import fit_multiclass_svm_dual
 
-__all__ = ["GibbsMedLDA", "ImportanceMedLDA", "topic_bias", "importance_step"]
+__all__ = ["GibbsMedLDA", "ImportanceMedLDA", "topic_bias", "importance_step",
+           "importance_step_per_document"]
 
 
 def topic_bias(lam, kappa, y, doc_lengths):
@@ -86,18 +88,10 @@ def _mix64(x):
 
 
 @nb.njit(cache=True)
-def importance_step(words, docs, theta, phi, bias_row, exp_bias, n_samples, seed, want_phi):
-    """One importance-sampling pass (eqs. 16-18) with a uniform proposal ``g(k) = 1/K``.
-
-    Token ``i`` has ``J = n_samples`` proposal draws ``z^(j)_i``, the same at every call with
-    the same ``seed`` (they are a hash of ``(seed, i, j)``: the paper's "draw the J samples
-    once outside the loop", without storing ``J x N`` labels).  The self-normalised weights
-    ``gamma^j ∝ theta_dk phi_kw exp(B_dk) / g(k)`` at ``k = z^(j)`` give
-    ``E[z_i = k] = sum_j gamma^j I(z^(j) = k) / sum_j gamma^j`` (eq. 17), accumulated into
-    the expected counts ``n_dk`` (D x K) and, if ``want_phi``, ``n_kw`` (K x V).
-
-    Returns ``(n_dk, n_kw, log_lik)`` with ``log_lik = sum_i log sum_k theta_dk phi_kw``.
-    """
+def _importance_pass(words, docs, keys, starts, theta, phi, bias_row, exp_bias, n_samples,
+                     want_phi):
+    """The body of :func:`importance_step`: token ``i`` of document ``d`` draws its proposals
+    from the counter ``keys[d] + (i - starts[d]) golden`` (splitmix64)."""
     D, K = theta.shape
     V = phi.shape[1]
     ndk = np.zeros((D, K))
@@ -105,7 +99,6 @@ def importance_step(words, docs, theta, phi, bias_row, exp_bias, n_samples, seed
     cnt = np.zeros(K)
     wt = np.zeros(K)
     golden = np.uint64(0x9E3779B97F4A7C15)
-    base = _mix64(np.uint64(seed))
     ll = 0.0
     for i in range(words.size):
         w, d = words[i], docs[i]
@@ -118,7 +111,7 @@ def importance_step(words, docs, theta, phi, bias_row, exp_bias, n_samples, seed
             if r >= 0:
                 wt[k] *= exp_bias[r, k]
         ll += np.log(lik)
-        state = _mix64(base + np.uint64(i) * golden)
+        state = _mix64(keys[d] + np.uint64(i - starts[d]) * golden)
         for j in range(n_samples):
             state += golden
             cnt[_mix64(state) % np.uint64(K)] += 1.0
@@ -137,6 +130,58 @@ def importance_step(words, docs, theta, phi, bias_row, exp_bias, n_samples, seed
             if want_phi:
                 nkw[k, w] += e
     return ndk, nkw, ll
+
+
+@nb.njit(cache=True)
+def _doc_starts(docs, n_docs):
+    starts = np.zeros(n_docs, np.int64)
+    for i in range(docs.size - 1, -1, -1):
+        starts[docs[i]] = i
+    return starts
+
+
+@nb.njit(cache=True)
+def importance_step(words, docs, theta, phi, bias_row, exp_bias, n_samples, seed, want_phi):
+    """One importance-sampling pass (eqs. 16-18) with a uniform proposal ``g(k) = 1/K``.
+
+    Token ``i`` has ``J = n_samples`` proposal draws ``z^(j)_i``, the same at every call with
+    the same ``seed`` (they are a hash of ``(seed, i, j)``: the paper's "draw the J samples
+    once outside the loop", without storing ``J x N`` labels).  The self-normalised weights
+    ``gamma^j ∝ theta_dk phi_kw exp(B_dk) / g(k)`` at ``k = z^(j)`` give
+    ``E[z_i = k] = sum_j gamma^j I(z^(j) = k) / sum_j gamma^j`` (eq. 17), accumulated into
+    the expected counts ``n_dk`` (D x K) and, if ``want_phi``, ``n_kw`` (K x V).
+
+    Returns ``(n_dk, n_kw, log_lik)`` with ``log_lik = sum_i log sum_k theta_dk phi_kw``.
+    """
+    D = theta.shape[0]
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    base = _mix64(np.uint64(seed))
+    starts = _doc_starts(docs, D)
+    keys = np.empty(D, np.uint64)
+    for d in range(D):
+        keys[d] = base + np.uint64(starts[d]) * golden     # counter base + i golden, as one stream
+    return _importance_pass(words, docs, keys, starts, theta, phi, bias_row, exp_bias,
+                            n_samples, want_phi)
+
+
+@nb.njit(cache=True)
+def importance_step_per_document(words, offsets, theta, phi, n_samples, seed):
+    """:func:`importance_step` with no label term and ``Phi`` fixed, for prediction: the
+    proposals of document ``d`` are a hash of ``(seed, the document's tokens, position in the
+    document, j)`` (:func:`topics.lda.doc_seed`), so a document's expected counts do not
+    depend on the other documents of the call or their order.  Returns ``n_dk``."""
+    D, K = theta.shape
+    docs = np.empty(words.size, np.int64)
+    starts = np.empty(D, np.int64)
+    keys = np.empty(D, np.uint64)
+    for d in range(D):
+        starts[d] = offsets[d]
+        keys[d] = _mix64(np.uint64(doc_seed(seed, words, offsets[d], offsets[d + 1])))
+        for i in range(offsets[d], offsets[d + 1]):
+            docs[i] = d
+    no_bias = np.full(D, -1, np.int64)
+    return _importance_pass(words, docs, keys, starts, theta, phi, no_bias, np.ones((1, K)),
+                            n_samples, False)[0]
 
 
 # --------------------------------------------------------------------------- estimators
@@ -163,6 +208,8 @@ class _MedLDABase(CountClassifierTags, ParamsMixin, ClassifierMixin, Transformer
     def _prepare_fit(self, X, y):
         self._check_params()
         X, y_idx, (words, docs, _) = labelled_corpus(self, X, y)
+        # root of the prediction streams: random_state, or fresh entropy when it is None
+        self.seed_ = int(np.random.SeedSequence(self.random_state).entropy)
         nd = np.asarray(X.sum(axis=1)).ravel().astype(np.float64)
         return X, y_idx, words, docs, nd
 
@@ -225,9 +272,14 @@ class _MedLDABase(CountClassifierTags, ParamsMixin, ClassifierMixin, Transformer
     def _test_tokens(self, X):
         self._check_fitted()
         X = self._counts(X, fitting=False)
-        words, docs, _ = token_arrays(X)
+        words, _, offsets = token_arrays(X)
         nd = np.asarray(X.sum(axis=1)).ravel().astype(np.float64)
-        return X, words, docs, nd
+        return X, words, offsets, nd
+
+    def _transform_seed(self):
+        """Root seed of the per-document prediction streams (``random_state``; ``None``: the
+        entropy drawn at ``fit``)."""
+        return derive_seed(self.seed_, 1)
 
     @staticmethod
     def _zbar(counts, nd):
@@ -304,6 +356,8 @@ class GibbsMedLDA(_MedLDABase):
     objective_history_ : list of float
     inference_time_, svm_time_, fit_time_ : float
         Seconds spent sampling, in the SVM solver, and in all of ``fit``.
+    seed_ : int
+        ``random_state`` (fresh entropy when ``None``), the root of the prediction streams.
     """
 
     def __init__(self, n_topics=20, alpha=0.1, beta=0.01, C=1e5, cost=16.0, n_iter=100, tol=1e-5,
@@ -365,16 +419,14 @@ class GibbsMedLDA(_MedLDABase):
 
     def transform(self, X):
         """``E[z-bar_d]`` by Gibbs fold-in with ``Phi`` fixed (sec. 4.3), averaged over
-        ``n_predict_samples`` samples after ``n_predict_burn`` sweeps."""
-        X, words, docs, nd = self._test_tokens(X)
+        ``n_predict_samples`` samples after ``n_predict_burn`` sweeps; one chain per document
+        (:func:`topics.lda.fold_in_per_document`), seeded from ``random_state`` and the
+        document's tokens, so that a document's features do not depend on the others."""
+        X, words, offsets, nd = self._test_tokens(X)
         K = int(self.n_topics)
-        rng = np.random.default_rng(None if self.random_state is None else self.random_state + 1)
-        _seed(int(rng.integers(2**31 - 1)))
-        z = rng.integers(0, K, size=words.size).astype(np.int64)
-        ndk = np.zeros((X.shape[0], K), np.int64)
-        np.add.at(ndk, (docs, z), 1)
-        mean = _fold_in(words, docs, z, ndk, self.components_, float(self.alpha),
-                        int(self.n_predict_burn), int(self.n_predict_samples))
+        mean = fold_in_per_document(words, offsets, self.components_, np.full(K, float(self.alpha)),
+                                    int(self.n_predict_burn), int(self.n_predict_samples),
+                                    self._transform_seed())
         return self._zbar(mean, nd)
 
 
@@ -505,15 +557,16 @@ class ImportanceMedLDA(_MedLDABase):
         return self
 
     def transform(self, X):
-        """``E[z-bar_d]`` from importance weights with no label term and ``Phi`` fixed."""
-        X, words, docs, nd = self._test_tokens(X)
+        """``E[z-bar_d]`` from importance weights with no label term and ``Phi`` fixed; each
+        document's proposals are a hash of ``random_state`` and its own tokens
+        (:func:`importance_step_per_document`), so they do not depend on the other documents."""
+        X, words, offsets, nd = self._test_tokens(X)
         D, K = X.shape[0], int(self.n_topics)
         theta = np.full((D, K), 1.0 / K)
-        no_bias, ones = np.full(D, -1, np.int64), np.ones((1, K))
-        seed = self._seed_for(1)
+        seed = self._transform_seed()
         ndk = np.zeros((D, K))
         for _ in range(max(int(self.n_predict_iter), 1)):
-            ndk, _, _ = importance_step(words, docs, theta, self.components_, no_bias, ones,
-                                        self.n_samples_, seed, False)
+            ndk = importance_step_per_document(words, offsets, theta, self.components_,
+                                               self.n_samples_, seed)
             theta = self._theta(ndk)
         return self._zbar(ndk, nd)

@@ -306,7 +306,14 @@ class _SdemMixin(CountClassifierTags):
 
         ``classes`` must be given on the first call; ``n`` is the size of the whole
         stream, which scales the prior (``gamma += alpha rho / n``); default: the size of
-        the first batch.  Later batches with labels outside ``classes`` raise.
+        the first batch.  Later batches with labels outside ``classes`` raise.  The batch is
+        visited in a random order when ``shuffle`` is true, in the given order otherwise.
+
+        The state (statistics, the step counter ``t`` of ``rho_t``, ``gamma``, and the random
+        streams, which are indexed by ``t``) carries over from call to call, so with
+        ``shuffle=False`` consecutive chunks of a stream give the same model as one
+        :meth:`fit` pass (``n_epochs=1``) over their concatenation with ``n`` its length; and
+        ``partial_fit`` on the whole data ``E`` times equals ``fit`` with ``n_epochs=E``.
         """
         first = not hasattr(self, self._fitted_attr)
         if first and classes is None:
@@ -319,6 +326,12 @@ class _SdemMixin(CountClassifierTags):
                 raise ValueError(f"n must be >= 1, got {n}")
         self._epoch(X, self._label_index(y, X.shape[0]), self.n_stream_)
         return self
+
+    def _order(self, n_docs):
+        """The visiting order of a pass: a fresh permutation (``shuffle``) or as given."""
+        if self.shuffle:
+            return self._rng.permutation(n_docs).astype(np.int64)
+        return np.arange(n_docs, dtype=np.int64)
 
     def _set_classes(self, classes):
         self._check_loss()
@@ -363,10 +376,13 @@ class SdemNaiveBayes(_SdemMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
     learning_decay : float
         ``lambda`` of ``rho_t = 1 / (1 + lambda t)``.
     n_epochs : int
-        Passes over the data in :meth:`fit`, each in a fresh random order.
+        Passes over the data in :meth:`fit`.
     vocabulary : Vocabulary or None
         Used when ``fit`` receives raw texts or token lists.
     random_state : int
+    shuffle : bool
+        Visit the documents of each pass (and of each :meth:`partial_fit` batch) in a fresh
+        random order; ``False`` keeps the given order (a stream).
 
     Attributes
     ----------
@@ -378,7 +394,8 @@ class SdemNaiveBayes(_SdemMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, loss="ncll", prior="laplace", learning_decay=1e-3, n_epochs=5,
-                 vocabulary=None, random_state=0, hinge_weights="pm1"):
+                 vocabulary=None, random_state=0, hinge_weights="pm1", shuffle=True):
+        self.shuffle = shuffle
         self.loss = loss
         self.hinge_weights = hinge_weights
         self.prior = prior
@@ -398,9 +415,9 @@ class SdemNaiveBayes(_SdemMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     def _epoch(self, X, y_idx, n):
-        order = self._rng.permutation(X.shape[0]).astype(np.int64)
         total = sdem_nb_epoch(X.indptr.astype(np.int64), X.indices.astype(np.int64),
-                              X.data.astype(np.float64), y_idx, order, self.word_counts_,
+                              X.data.astype(np.float64), y_idx, self._order(X.shape[0]),
+                              self.word_counts_,
                               self.word_totals_, self.class_counts_, self._state,
                               self.alpha_, float(self.learning_decay), float(n),
                               self._loss_code())

@@ -30,7 +30,10 @@ document's words renumbered locally so ``beta`` is only read for them) and the c
 :func:`topics.sdem._add` on the ``(K Z) x |W|`` view of ``N``.  Unlike the paper's code
 (which followed sLDA's shortcut of one topic per distinct word) every token has its own
 topic, as in plain LDA.  The chains start from a uniform random assignment (the paper's
-sequential initialisation would need a separate kernel; the burn-in replaces it).
+sequential initialisation would need a separate kernel; the burn-in replaces it).  The
+chains of the ``t``-th document of the stream are seeded from ``random_state`` and ``t``
+(:func:`topics.lda.counter_seed`), so a stream cut into :meth:`partial_fit` calls gives the
+same model as one pass over it.
 
 **The class posterior** ``p(y | d)`` (the paper does not say how it is estimated).  We use
 the fixed-``beta`` mean-field variational bound of Blei et al. (2003): per class,
@@ -70,7 +73,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from structpred import ParamsMixin
 
-from .lda import _seed, fold_in_sweep_grouped
+from .lda import counter_seed, derive_seed, fold_in_sweep_grouped
 from .sdem import _add, _SdemMixin, loss_weights, normalize_log
 
 __all__ = ["SdemLDAClassifier", "sdem_lda_epoch", "chain_statistics", "class_log_posterior_vb",
@@ -234,12 +237,15 @@ def chain_statistics(indptr, indices, data, d, N, M, gamma, chains, a, n_burn, n
 
 @nb.njit(cache=True)
 def sdem_lda_epoch(indptr, indices, data, labels, order, N, M, C, state, eta0, lam, n, loss,
-                   a, n_burn, n_samples, vb_max_iter, vb_tol):
+                   a, n_burn, n_samples, vb_max_iter, vb_tol, seed=-1):
     """One pass of sdEM over the documents in ``order`` (in place; Algorithms 5-7).
 
     ``N`` is K x Z x |W|, ``M`` K x Z, ``C`` K; ``state = [t, gamma]`` is carried across
     epochs and calls; ``eta0 = eta / |Z|`` is the per-count prior; ``loss`` as in
-    :func:`topics.sdem.loss_weights`.  Returns the summed loss (each term before its update).
+    :func:`topics.sdem.loss_weights`.  With ``seed >= 0`` the chains of the ``t``-th document
+    of the stream are seeded with :func:`topics.lda.counter_seed` ``(seed, t)``, so they do not
+    depend on how the stream was cut into calls; with ``seed < 0`` they continue numba's
+    current random state.  Returns the summed loss (each term before its update).
     """
     K, Z, V = N.shape
     N2 = N.reshape((K * Z, V))           # views: row k Z + z is N[k][z]
@@ -268,6 +274,8 @@ def sdem_lda_epoch(indptr, indices, data, labels, order, N, M, C, state, eta0, l
             if w[k] != 0.0:
                 chains[G] = k
                 G += 1
+        if seed >= 0:
+            np.random.seed(counter_seed(seed, np.int64(state[0])))
         s = chain_statistics(indptr, indices, data, d, N, M, gamma, chains, a, n_burn,
                              n_samples)
         lo, hi = indptr[d], indptr[d + 1]
@@ -307,7 +315,10 @@ class SdemLDAClassifier(_SdemMixin, ParamsMixin, ClassifierMixin, BaseEstimator)
     learning_decay : float
         ``lambda`` of ``rho_t = 1 / (1 + lambda t)``.
     n_epochs : int
-        Passes in :meth:`fit`, each in a fresh random order.
+        Passes in :meth:`fit`.
+    shuffle : bool
+        Visit the documents of each pass (and of each :meth:`partial_fit` batch) in a fresh
+        random order; ``False`` keeps the given order (a stream).
     n_burn, n_samples : int
         Gibbs sweeps per chain discarded / averaged for the expected statistics.
     vb_max_iter, vb_tol : int, float
@@ -328,7 +339,8 @@ class SdemLDAClassifier(_SdemMixin, ParamsMixin, ClassifierMixin, BaseEstimator)
 
     def __init__(self, n_topics=2, loss="ncll", hinge_weights="pm1", eta=0.1, doc_alpha=None,
                  learning_decay=1e-3, n_epochs=5, n_burn=5, n_samples=10, vb_max_iter=100,
-                 vb_tol=1e-6, vocabulary=None, random_state=0):
+                 vb_tol=1e-6, vocabulary=None, random_state=0, shuffle=True):
+        self.shuffle = shuffle
         self.n_topics = n_topics
         self.loss = loss
         self.hinge_weights = hinge_weights
@@ -362,18 +374,16 @@ class SdemLDAClassifier(_SdemMixin, ParamsMixin, ClassifierMixin, BaseEstimator)
         self.topic_totals_ = np.full((K, Z), self.eta0_ * V)
         self.class_counts_ = np.ones(K)
         rs = 0 if self.random_state is None else int(self.random_state)
-        self._seed_rng = np.random.default_rng([rs, 1])             # numba's chains
+        self._chain_seed = derive_seed(rs, 1)        # the t-th document's chains: (seed, t)
 
     # ------------------------------------------------------------------ fit
     def _epoch(self, X, yi, n):
-        order = self._rng.permutation(X.shape[0]).astype(np.int64)
-        _seed(int(self._seed_rng.integers(2**31 - 1)))
         total = sdem_lda_epoch(X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data,
-                               yi, order, self.topic_word_counts_, self.topic_totals_,
-                               self.class_counts_, self._state, self.eta0_,
+                               yi, self._order(X.shape[0]), self.topic_word_counts_,
+                               self.topic_totals_, self.class_counts_, self._state, self.eta0_,
                                float(self.learning_decay), float(n), self._loss_code(),
                                self.doc_alpha_, int(self.n_burn), int(self.n_samples),
-                               int(self.vb_max_iter), float(self.vb_tol))
+                               int(self.vb_max_iter), float(self.vb_tol), self._chain_seed)
         self.loss_history_.append(total / max(X.shape[0], 1))
 
     # -------------------------------------------------------------- predict

@@ -53,16 +53,6 @@ def test_unseen_labels_and_unfitted():
         LDASVM().predict(X)
 
 
-# Expected failure, and why: LDA's fold-in (topics.lda.LDA.transform) draws all documents of a
-# call from one random stream, so a document's features depend on the other documents in the
-# batch; predictions on a subset can differ from the same rows predicted in a larger batch.
-LDASVM_XFAIL = {
-    "check_methods_subset_invariance": "LDA fold-in shares one RNG stream across the batch",
-    "check_methods_sample_order_invariance": "LDA fold-in shares one RNG stream across the batch",
-}
-
-
-@parametrize_with_checks([LDASVM(n_topics=3, n_iter=5, n_transform_burn=2, n_transform_samples=3)],
-                         expected_failed_checks=lambda est: LDASVM_XFAIL)
+@parametrize_with_checks([LDASVM(n_topics=3, n_iter=5, n_transform_burn=2, n_transform_samples=3)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

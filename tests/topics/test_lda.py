@@ -86,3 +86,22 @@ def test_determinism_and_texts_with_unknown_and_empty_docs():
 def test_bad_input(X, msg):
     with pytest.raises(ValueError, match=msg):
         LDA(n_topics=2, n_iter=2).fit(X)
+
+
+def test_streams_do_not_depend_on_call_history_or_the_other_documents():
+    rng = np.random.default_rng(3)
+    X = sp.csr_matrix(rng.poisson(1.0, size=(30, 12)))
+    a = LDA(n_topics=3, n_iter=15, evaluate_every=5, random_state=2).fit(X)
+    F = a.transform(X)
+    _seed(999)                       # numba's process-wide generator left in another state
+    LDA(n_topics=4, n_iter=3, random_state=7).fit(X[:10]).transform(X[:5])
+    b = LDA(n_topics=3, n_iter=15, evaluate_every=5, random_state=2).fit(X)
+    np.testing.assert_array_equal(a.components_, b.components_)
+    np.testing.assert_array_equal(b.transform(X), F)
+    # one chain per document: subsets and permutations give the same rows
+    order = rng.permutation(30)
+    np.testing.assert_array_equal(a.transform(X[order]), F[order])
+    np.testing.assert_array_equal(a.transform(X[7:9]), F[7:9])
+    # another random_state gives other chains
+    c = LDA(n_topics=3, n_iter=15, evaluate_every=5, random_state=3).fit(X)
+    assert not np.array_equal(c.components_, a.components_)

@@ -233,13 +233,8 @@ def test_bad_input(cls, slice20):
         m.score(X, np.full(40, 99))
 
 
-XFAIL = {"check_methods_subset_invariance": "fold-in shares one RNG stream across the batch",
-         "check_methods_sample_order_invariance": "fold-in shares one RNG stream across the batch"}
-
-
 @parametrize_with_checks([GibbsMedLDA(n_topics=3, n_iter=3, n_burn_in=2, n_predict_burn=2,
                                       n_predict_samples=3, C=10.0),
-                          ImportanceMedLDA(n_topics=3, n_iter=3, n_predict_iter=3, C=10.0)],
-                         expected_failed_checks=lambda est: XFAIL)
+                          ImportanceMedLDA(n_topics=3, n_iter=3, n_predict_iter=3, C=10.0)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

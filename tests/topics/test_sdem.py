@@ -94,6 +94,30 @@ def test_partial_fit_streams_and_rejects_unseen_labels():
         m.partial_fit(X[:2], np.array([0, 7]))
 
 
+@pytest.mark.parametrize("loss", ["ncll", "hinge", "nll"])
+def test_partial_fit_over_chunks_equals_one_fit_pass(loss):
+    rng = np.random.default_rng(6)
+    X = sp.csr_matrix(rng.poisson(1.0, size=(45, 7)))
+    y = rng.integers(0, 3, size=45)
+    kw = dict(loss=loss, learning_decay=0.1, random_state=3)
+    a = SdemNaiveBayes(n_epochs=1, shuffle=False, **kw).fit(X, y)
+    b = SdemNaiveBayes(shuffle=False, **kw)
+    for s, e in ((0, 7), (7, 20), (20, 21), (21, 45)):          # uneven chunks
+        b.partial_fit(X[s:e], y[s:e], classes=[0, 1, 2], n=45)
+    np.testing.assert_allclose(b.word_counts_, a.word_counts_, rtol=1e-12)
+    np.testing.assert_allclose(b.class_counts_, a.class_counts_, rtol=1e-12)
+    assert b.gamma_ == pytest.approx(a.gamma_, rel=1e-12)
+    np.testing.assert_array_equal(b.predict(X), a.predict(X))
+    # shuffling: E partial_fit calls on the whole data are fit's E epochs
+    c = SdemNaiveBayes(n_epochs=3, **kw).fit(X, y)
+    d = SdemNaiveBayes(**kw)
+    for _ in range(3):
+        d.partial_fit(X, y, classes=[0, 1, 2])
+    np.testing.assert_array_equal(d.word_counts_, c.word_counts_)
+    assert not np.allclose(c.word_counts_, SdemNaiveBayes(n_epochs=3, shuffle=False, **kw)
+                           .fit(X, y).word_counts_)
+
+
 @pytest.mark.parametrize("X,msg", [(np.array([[1.0, np.nan]]), "NaN"),
                                    (np.zeros((0, 3)), "0 sample")])
 def test_bad_input(X, msg):

@@ -196,6 +196,28 @@ def test_partial_fit_streams_and_rejects_bad_input():
         SdemLDAClassifier().predict(X)
 
 
+@pytest.mark.parametrize("loss", ["ncll", "hinge"])
+def test_partial_fit_over_chunks_equals_one_fit_pass(loss):
+    X, y = _counts(8, n=36)
+    kw = dict(n_topics=2, loss=loss, learning_decay=0.1, n_burn=2, n_samples=3, random_state=5)
+    a = SdemLDAClassifier(n_epochs=1, shuffle=False, **kw).fit(X, y)
+    b = SdemLDAClassifier(shuffle=False, **kw)
+    for s, e in ((0, 5), (5, 17), (17, 36)):                     # uneven chunks
+        b.partial_fit(X[s:e], y[s:e], classes=[0, 1, 2], n=36)
+    np.testing.assert_allclose(b.topic_word_counts_, a.topic_word_counts_, rtol=1e-12)
+    np.testing.assert_allclose(b.class_counts_, a.class_counts_, rtol=1e-12)
+    np.testing.assert_array_equal(b.predict(X), a.predict(X))
+    # the Gibbs chains are seeded per document of the stream, not per call
+    c = SdemLDAClassifier(n_epochs=1, shuffle=False, **{**kw, "random_state": 6}).fit(X, y)
+    assert not np.allclose(c.topic_word_counts_, a.topic_word_counts_)
+    # shuffling: E partial_fit calls on the whole data are fit's E epochs
+    d = SdemLDAClassifier(n_epochs=2, **kw).fit(X, y)
+    e = SdemLDAClassifier(**kw)
+    for _ in range(2):
+        e.partial_fit(X, y, classes=[0, 1, 2])
+    np.testing.assert_array_equal(e.topic_word_counts_, d.topic_word_counts_)
+
+
 @parametrize_with_checks([SdemLDAClassifier(n_epochs=2, n_burn=1, n_samples=2)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
