@@ -164,10 +164,10 @@ def paired_bootstrap(counts_a, counts_b, n_boot=10000, level=0.95, random_state=
 
 
 def format_scores(score):
-    """The three measures as ``score-alignments`` prints them."""
-    return (f"Precision = {score.precision:.4f}\n"
-            f"Recall = {score.recall:.4f}\n"
-            f"AER = {score.aer:.4f}")
+    """The three measures on one line, in percent as in the result tables:
+    ``"precision 93.41%  recall 89.73%  AER 8.21%"``."""
+    return (f"precision {100 * score.precision:.2f}%  recall {100 * score.recall:.2f}%  "
+            f"AER {100 * score.aer:.2f}%")
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,19 @@
 Registered in the ``structpred.commands`` entry-point group (pyproject.toml).
 Conventions follow fast_align and eflomal: plain whitespace-tokenised text
 in, Pharaoh ``i-j`` (0-based, source-target) out, one line per sentence.
+
+Every user error is one line ``structpred: error: FILE[:LINE]: reason`` (or naming
+the option) and exit status 2, found before any computing where possible: numbers
+are checked when the options are parsed, outputs (their folder exists and is
+writable, they are not one of the inputs) before anything is read.  Caches are
+used only when made from the same inputs and options (:mod:`alignment._cache`).
+The result summary (best validation AER, training time, files written) is printed
+to stderr even with ``-q``.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -15,6 +24,8 @@ from structpred import LEARNERS
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
+from structpred.cli import (check_output, check_stdin, int_list, nonneg_float, nonneg_int,
+                            positive_int)
 
 __all__ = ["add_align_parser", "add_aer_parser", "align_train", "align_predict", "align_demo",
            "aer"]
@@ -22,7 +33,8 @@ __all__ = ["add_align_parser", "add_aer_parser", "align_train", "align_predict",
 
 def _add_text_inputs(p, prefix="", required=False, what="sentences"):
     p.add_argument(f"--{prefix}src", required=required, metavar="FILE",
-                   help=f"source-side {what}, one tokenised sentence per line (.gz ok)")
+                   help=f"source-side {what}, one tokenised sentence per line (.gz ok; "
+                        "- reads standard input)")
     p.add_argument(f"--{prefix}tgt", required=required, metavar="FILE",
                    help=f"target-side {what}, one tokenised sentence per line (.gz ok)")
 
@@ -31,13 +43,20 @@ def _add_stats_options(p):
     g = p.add_argument_group("unsupervised statistics (Dice, IBM Model 2 both ways)")
     g.add_argument("--bitext-src", metavar="FILE", help="unlabeled parallel text, source side")
     g.add_argument("--bitext-tgt", metavar="FILE", help="unlabeled parallel text, target side")
-    g.add_argument("--bitext-pairs", type=int, default=None, metavar="N",
+    g.add_argument("--bitext-pairs", type=positive_int, default=None, metavar="N",
                    help="use only the first N pairs of the bitext (default: all)")
-    g.add_argument("--stats", metavar="NPZ",
-                   help="statistics cache: read if it exists, else computed and written there")
-    g.add_argument("--hmm", type=int, default=0, metavar="ITER",
+    g.add_argument("--max-length", type=positive_int, default=80, metavar="N",
+                   help="leave bitext pairs with more than N tokens on a side out of the "
+                        "statistics (counted in the summary)")
+    g.add_argument("--stats", metavar="NPZ|DIR",
+                   help="statistics cache.  A file: used if it was made from the same bitext "
+                        "and options (else refused, naming what differs; never rewritten), "
+                        "computed and written if missing.  A folder (or a path ending in /): "
+                        "one file per bitext and settings, named by their fingerprint")
+    g.add_argument("--hmm", type=nonneg_int, default=0, metavar="ITER",
                    help="also train the HMM aligner (ITER EM iterations per direction, e.g. 5) "
-                        "and add its posteriors as edge features; kept in the --stats cache")
+                        "and add its posteriors as edge features; kept in the --stats cache "
+                        "(a file made without --hmm ITER is refused, not extended)")
     g.add_argument("--hmm-agreement", action="store_true",
                    help="train the two HMM directions by agreement (Liang et al. 2006)")
     g.add_argument("--hmm-lexicon", action="store_true",
@@ -54,14 +73,14 @@ def _add_model_options(p):
     g.add_argument("--model", default="M", choices=["M", "M+F", "M+Q", "M+F+Q"],
                    help="M: matching; +F: fertility up to 2 (eq. 3.2); +Q: pairs of adjacent "
                         "edges, a quadratic assignment decoded by integer programming (eq. 3.3)")
-    g.add_argument("--max-fertility", type=int, default=None, metavar="D",
+    g.add_argument("--max-fertility", type=positive_int, default=None, metavar="D",
                    help="fertility limit D of the +F models (default 2)")
     g.add_argument("--decoder", default="ortools", choices=["ortools", "pulp", "lp"],
                    help="+Q models: exact ILP through OR-Tools (SCIP) or PuLP (CBC), or the "
                         "LP relaxation rounded at 1/2")
-    g.add_argument("--interaction-stats", metavar="NPZ",
+    g.add_argument("--interaction-stats", metavar="NPZ|DIR",
                    help="+F/+Q models: cache of the IBM Model 2 fertility and pattern shares "
-                        "(read if it exists, else computed from the bitext and written)")
+                        "(a file or a folder, as --stats)")
     g.add_argument("--external", action="append", default=[], metavar="NAME=FILE",
                    help="other aligners' Pharaoh links for the training sentences, e.g. "
                         "eflomal_fwd=train.fwd (repeat; use the same names at predict time)")
@@ -87,22 +106,23 @@ def add_align_parser(subparsers, name):
                     help="gold alignments (NAACL 'sent src tgt S|P', 1-based; or Pharaoh)")
     tr.add_argument("--gold-format", choices=["naacl", "pharaoh"], default=None,
                     help="default: guessed from the file name (*.naacl[.gz] is NAACL)")
-    tr.add_argument("--first", type=int, default=None, metavar="N",
+    tr.add_argument("--first", type=positive_int, default=None, metavar="N",
                     help="train on the first N sentences only")
     _add_text_inputs(tr, prefix="valid-", what="validation sentences")
     tr.add_argument("--valid-gold", metavar="FILE", help="validation gold alignments")
     _add_stats_options(tr)
     tr.add_argument("-o", "--output", required=True, metavar="NPZ", help="model file to write")
     _add_model_options(tr)
-    tr.add_argument("--c-pos", type=float, default=1.0, help="cost of a false positive c+")
-    tr.add_argument("--c-neg", type=float, default=3.0, help="cost of a false negative c-")
-    tr.add_argument("--possible-cost", type=float, default=None,
+    tr.add_argument("--c-pos", type=nonneg_float, default=1.0, help="cost of a false positive c+")
+    tr.add_argument("--c-neg", type=nonneg_float, default=3.0, help="cost of a false negative c-")
+    tr.add_argument("--possible-cost", type=nonneg_float, default=None,
                     help="cost of predicting a possible-only gold link (default: c+)")
     tr.add_argument("--learner", default="dual-extragradient",
                     choices=LEARNERS,
                     help="optimiser: the memory-efficient dual extragradient or a reference learner")
-    tr.add_argument("--iterations", type=int, default=200, help="iterations (perceptron: epochs)")
-    tr.add_argument("--validate-every", type=int, default=10,
+    tr.add_argument("--iterations", type=positive_int, default=200,
+                    help="iterations (perceptron: epochs)")
+    tr.add_argument("--validate-every", type=positive_int, default=10,
                     help="compute validation AER every so many iterations; the best is kept")
     tr.add_argument("--exclude-features", default="", metavar="NAMES",
                     help="comma-separated dense edge features to leave out (ablations), "
@@ -110,10 +130,11 @@ def add_align_parser(subparsers, name):
     tr.add_argument("--include-features", default="", metavar="NAMES",
                     help="comma-separated optional edge features to add: farther_src_occ, "
                          "farther_tgt_occ")
-    tr.add_argument("--n-frequent", type=int, default=10, metavar="N",
+    tr.add_argument("--n-frequent", type=nonneg_int, default=10, metavar="N",
                     help="identity features for the N most frequent words of each side and "
                          "their N*N pairs")
-    tr.add_argument("--seed", type=int, default=0, help="random_state (example order, power iteration)")
+    tr.add_argument("--seed", type=nonneg_int, default=0,
+                    help="random_state (example order, power iteration)")
     _add_quiet(tr)
     tr.set_defaults(handler=align_train)
 
@@ -124,9 +145,12 @@ def add_align_parser(subparsers, name):
                     help="model written by structpred align train")
     _add_text_inputs(pr)
     pr.add_argument("-i", "--input", metavar="FILE",
-                    help="fast_align-style 'src ||| tgt' file instead of --src/--tgt")
-    pr.add_argument("-o", "--output", default="-", metavar="FILE", help="output file (- is stdout)")
-    pr.add_argument("--show-weights", type=int, default=0, metavar="K",
+                    help="fast_align-style 'src ||| tgt' file instead of --src/--tgt "
+                         "(- reads standard input, aligned line by line as it arrives)")
+    pr.add_argument("-o", "--output", default="-", metavar="FILE",
+                    help="output file, written atomically at the end (- is stdout, written "
+                         "and flushed one sentence at a time)")
+    pr.add_argument("--show-weights", type=nonneg_int, default=0, metavar="K",
                     help="print the K largest feature weights to stderr")
     pr.add_argument("--decoder", default=None, choices=["ortools", "pulp", "lp"],
                     help="+Q models: override the decoder stored in the model")
@@ -137,24 +161,26 @@ def add_align_parser(subparsers, name):
 
     dm = asub.add_parser("demo", formatter_class=_Formatter, help="the Hansards protocol end to end: train, align, AER table",
                          description="Train on the first 100 and 200 Hansards test sentences, "
-                                     "validate on the 37 trial sentences, test on the rest, and "
+                                     "validate on the trial sentences, test on the rest, and "
                                      "print precision, recall and AER.")
     dm.add_argument("--data-dir", default=None, help="folder with the Hansards files "
                     "(the bundled data/hansards when not given)")
-    dm.add_argument("--bitext-pairs", type=int, default=None, metavar="N",
+    dm.add_argument("--bitext-pairs", type=positive_int, default=None, metavar="N",
                     help="use only the first N bitext pairs for the Dice/IBM statistics "
-                         "(default: all 231,648)")
-    dm.add_argument("--possible-cost", type=float, default=None,
+                         "(default: all of them)")
+    dm.add_argument("--possible-cost", type=nonneg_float, default=None,
                     help="cost of predicting a possible-only gold link (default: c+)")
     dm.add_argument("--learners", default="all",
                     help="comma-separated learners, or 'all'")
     dm.add_argument("--models", default="M",
                     help="comma-separated models among M, M+F, M+Q, M+F+Q, or 'all'")
-    dm.add_argument("--iterations", type=int, default=200)
-    dm.add_argument("--c-pos", type=float, default=1.0)
-    dm.add_argument("--c-neg", type=float, default=3.0)
-    dm.add_argument("--cache-dir", default=".cache", help="where statistics are cached")
-    dm.add_argument("--hmm", type=int, default=0, metavar="ITER",
+    dm.add_argument("--iterations", type=positive_int, default=200)
+    dm.add_argument("--c-pos", type=nonneg_float, default=1.0)
+    dm.add_argument("--c-neg", type=nonneg_float, default=3.0)
+    dm.add_argument("--cache-dir", default=".cache",
+                    help="where statistics are cached (one file per bitext and settings, named "
+                         "by their fingerprint)")
+    dm.add_argument("--hmm", type=nonneg_int, default=0, metavar="ITER",
                     help="add the HMM aligner's posteriors as edge features (HMM trained with "
                          "ITER EM iterations per direction on the bitext, cached; e.g. 5)")
     dm.add_argument("--hmm-agreement", action="store_true",
@@ -167,6 +193,9 @@ def add_align_parser(subparsers, name):
     dm.add_argument("--plot", metavar="PNG", help="save the validation-AER curves here")
     _add_quiet(dm)
     dm.set_defaults(handler=align_demo)
+    from alignment.cli_unsupervised import add_unsupervised_parser
+
+    add_unsupervised_parser(asub)
     return align
 
 
@@ -175,57 +204,152 @@ def add_aer_parser(subparsers, name):
     p = subparsers.add_parser(name, formatter_class=_Formatter, help="precision, recall and AER of alignments against gold",
                          description="Scores Pharaoh alignments against gold (NAACL or "
                                      "Pharaoh with i?j possible links), micro-averaged over "
-                                     "the corpus, like score-alignments.")
+                                     "the corpus, like score-alignments; prints precision, "
+                                     "recall and AER in percent on one line.")
     p.add_argument("--gold", required=True, metavar="FILE",
                      help="gold alignments: NAACL (*.naacl) or Pharaoh with i?j possible links")
     p.add_argument("--gold-format", choices=["naacl", "pharaoh"], default=None)
     p.add_argument("--test", required=True, metavar="FILE", help="predicted Pharaoh alignments")
-    _add_text_inputs(p, what="sentences (needed for NAACL gold and for --plot)")
-    p.add_argument("--errors", type=int, default=0, metavar="N",
+    _add_text_inputs(p, what="sentences (optional: with them, link positions are checked "
+                                "and --errors and --plot are possible)")
+    p.add_argument("--errors", type=nonneg_int, default=0, metavar="N",
                      help="also list the N word pairs with the most false and missed links "
                           "(needs --src and --tgt)")
-    p.add_argument("--plot", metavar="PNG", help="draw alignment grids to this file")
-    p.add_argument("--sentences", default="1", metavar="LIST",
+    p.add_argument("--plot", metavar="PNG", help="draw alignment grids to this file "
+                                                 "(needs --src and --tgt)")
+    p.add_argument("--sentences", type=int_list, default=[1], metavar="LIST",
                      help="1-based sentence numbers to draw, e.g. 1,5,9")
     p.set_defaults(handler=aer)
     return p
 
 
+# ------------------------------------------------------------------------------ helpers
+def _summary(msg):
+    """A line of the result summary: on stderr, even with ``-q``."""
+    print(msg, file=sys.stderr, flush=True)
+
+
 def _gold_format(path, fmt):
     """``fmt``, or guessed from the file name: ``*.naacl[.gz]`` is NAACL, anything else Pharaoh."""
-    return fmt or ("naacl" if ".naacl" in Path(path).name else "pharaoh")
+    return fmt or ("naacl" if ".naacl" in Path(str(path)).name else "pharaoh")
 
 
-def _read_gold(path, fmt, pairs):
+def _read_gold(path, fmt, pairs, n_sentences=None):
     from alignment.formats import read_naacl, read_pharaoh
 
     fmt = _gold_format(path, fmt)
-    return read_naacl(path, pairs) if fmt == "naacl" else read_pharaoh(path, pairs)
+    if fmt == "naacl":
+        return read_naacl(path, pairs, n_sentences=n_sentences if pairs is None else None)
+    return read_pharaoh(path, pairs)
 
 
-def _statistics(args):
+def _read_pairs(src, tgt, src_opt="--src", tgt_opt="--tgt"):
+    """Sentence pairs of two files; none at all is an error."""
+    from alignment.formats import read_parallel
+
+    if bool(src) != bool(tgt):
+        raise UserError(f"{src_opt} and {tgt_opt} go together: give both")
+    pairs = read_parallel(src, tgt)
+    if not pairs:
+        raise UserError(f"{src}: no sentences (the file is empty)")
+    return pairs
+
+
+def _is_file(path):
+    return path is not None and str(path) != "-" and Path(path).is_file()
+
+
+def _inputs(args, *names):
+    """``(option, path)`` of the given argparse attributes (for :func:`check_output`)."""
+    out = []
+    for name in names:
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        for v in (value if isinstance(value, list) else [value]):
+            if isinstance(v, str) and "=" in v and name.endswith("external"):
+                v = v.partition("=")[2]
+            out.append(("--" + name.replace("_", "-"), v))
+    return out
+
+
+def _check_inputs(inputs):
+    """Every input file exists and is a file, before anything is read or computed."""
+    for option, path in inputs:
+        if path is None or str(path) == "-":
+            continue
+        if Path(path).is_dir():
+            raise UserError(f"{path}: is a folder, not a file ({option})")
+        if not Path(path).exists():
+            raise UserError(f"{path}: no such file ({option})")
+
+
+def _check_cache_path(path, option, inputs):
+    """A cache given as a file that does not exist yet will be written: check it now."""
+    if path is None:
+        return
+    from alignment._cache import is_cache_folder
+
+    if str(path) == "-":
+        raise UserError(f"{option}: a cache cannot be standard input or output")
+    if is_cache_folder(path):
+        folder = Path(path)
+        if folder.exists() and not os.access(folder, os.W_OK | os.X_OK):
+            raise UserError(f"{path}: cannot write {option}: folder is not writable")
+        if not folder.exists():
+            probe = folder.resolve()
+            while not probe.exists():
+                probe = probe.parent
+            if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+                raise UserError(f"{path}: cannot create the {option} folder ({probe} is not "
+                                "a writable folder)")
+        return
+    if Path(path).exists():
+        for name, other in inputs:
+            if other is not None and _same(path, other):
+                raise UserError(f"{path}: {option} is also given as {name}")
+        return
+    check_output(path, option, inputs)
+
+
+def _same(a, b):
+    from structpred.cli import same_file
+
+    return same_file(a, b)
+
+
+def _bitext(args):
+    """Check the bitext options (both or neither; files, not stdin; --bitext-pairs in range)."""
+    src, tgt = args.bitext_src, args.bitext_tgt
+    if bool(src) != bool(tgt):
+        raise UserError("--bitext-src and --bitext-tgt go together: give both")
+    if not src:
+        if args.bitext_pairs is not None:
+            raise UserError("--bitext-pairs needs --bitext-src and --bitext-tgt")
+        return False
+    for opt, path in (("--bitext-src", src), ("--bitext-tgt", tgt)):
+        if str(path) == "-":
+            raise UserError(f"{opt}: the bitext cannot be read from standard input "
+                            "(it is read more than once)")
+    if args.bitext_pairs is not None:
+        from structpred.io._files import file_fingerprint
+
+        n = min(file_fingerprint(src)["lines"], file_fingerprint(tgt)["lines"])
+        if args.bitext_pairs > n:
+            raise UserError(f"--bitext-pairs {args.bitext_pairs}: out of range, the bitext "
+                            f"{src} has {n} pairs")
+    return True
+
+
+def _statistics(args, have_bitext):
     from alignment.statistics import AlignmentStatistics
 
-    if not (args.stats and Path(args.stats).exists()) and not (args.bitext_src and args.bitext_tgt):
-        raise UserError("need --bitext-src and --bitext-tgt (or an existing --stats file)")
-    stats = AlignmentStatistics.load_or_fit(args.stats, args.bitext_src, args.bitext_tgt,
-                                            max_pairs=args.bitext_pairs, verbose=not args.quiet,
-                                            agreement=getattr(args, "ibm_agreement", False))
-    if getattr(args, "hmm", 0) and stats.hmm is None:
-        from alignment.hmm import train_hmm_files
-
-        if not (args.bitext_src and args.bitext_tgt):
-            raise UserError("--hmm needs --bitext-src and --bitext-tgt (or a --stats file "
-                            "that already holds the HMM)")
-        stats.with_hmm(train_hmm_files(stats, args.bitext_src, args.bitext_tgt,
-                                       max_pairs=args.bitext_pairs, n_iter=args.hmm,
-                                       agreement=getattr(args, "hmm_agreement", False),
-                                       verbose=not args.quiet))
-        if args.stats:
-            stats.save(args.stats)
-    if getattr(args, "hmm_lexicon", False):
-        if stats.hmm is None:
-            raise UserError("--hmm-lexicon needs --hmm ITER (or a --stats file that holds the HMM)")
+    stats = AlignmentStatistics.load_or_fit(
+        args.stats, args.bitext_src if have_bitext else None,
+        args.bitext_tgt if have_bitext else None, max_pairs=args.bitext_pairs,
+        verbose=not args.quiet, max_len=args.max_length, agreement=args.ibm_agreement,
+        hmm=args.hmm, hmm_agreement=args.hmm_agreement)
+    if args.hmm_lexicon:
         stats = stats.with_lexicon(stats.hmm)
     return stats
 
@@ -240,152 +364,259 @@ def _feature_list(text, option, known):
     return names
 
 
-def _interaction_statistics(args, stats):
+def _interaction_statistics(args, stats, have_bitext):
     from alignment.interactions import InteractionStatistics
 
     cache = args.interaction_stats
-    if not (cache and Path(cache).exists()) and not (args.bitext_src and args.bitext_tgt):
-        raise UserError("+F/+Q models need --bitext-src and --bitext-tgt "
-                        "(or an existing --interaction-stats file)")
-    try:
-        return InteractionStatistics.load_or_fit(cache, stats, args.bitext_src, args.bitext_tgt,
-                                                 max_pairs=args.bitext_pairs,
-                                                 verbose=not args.quiet)
-    except ValueError as exc:
-        raise UserError(str(exc)) from exc
+    return InteractionStatistics.load_or_fit(cache, stats, args.bitext_src if have_bitext else None,
+                                             args.bitext_tgt if have_bitext else None,
+                                             max_pairs=args.bitext_pairs, verbose=not args.quiet,
+                                             max_len=args.max_length)
 
 
-def _external(specs, pairs, into=None):
-    """``NAME=FILE`` options -> :class:`~alignment.external.ExternalAlignments` for ``pairs``."""
-    from alignment.external import ExternalAlignments
-
+def _external_specs(specs, option="--external"):
+    """``NAME=FILE`` options -> ``{name: file}``."""
     files = {}
     for spec in specs:
         name, sep, path = spec.partition("=")
         if not sep or not name or not path:
-            raise UserError(f"--external expects NAME=FILE, got {spec!r}")
+            raise UserError(f"{option} expects NAME=FILE, got {spec!r}")
         if name in files:
-            raise UserError(f"--external: {name} given twice")
+            raise UserError(f"{option}: {name} given twice")
         files[name] = path
+    return files
+
+
+def _external(specs, pairs, into=None, option="--external"):
+    """``NAME=FILE`` options -> :class:`~alignment.external.ExternalAlignments` for ``pairs``."""
+    from alignment.external import ExternalAlignments
+
+    files = _external_specs(specs, option)
     ext = ExternalAlignments.from_files([s for s, _ in pairs], [t for _, t in pairs], files)
     if into is None:
         return ext
     if ext.names != into.names:
-        raise UserError(f"validation link sets {ext.names} differ from the training ones {into.names}")
+        raise UserError(f"{option}: link sets {', '.join(ext.names)} differ from the training "
+                        f"ones ({', '.join(into.names)})")
     into._table.update(ext._table)
     return into
 
 
+# ----------------------------------------------------------------------------- commands
 @_wrap_format_errors
 def align_train(args):
     """``structpred align train``."""
-    from alignment.formats import read_parallel
-    from alignment.model import MatchingAligner
-
-    pairs = read_parallel(args.src, args.tgt)
-    all_pairs = pairs   # --external files are line-aligned with the whole --src/--tgt
-    gold = _read_gold(args.gold, args.gold_format, pairs)
-    if args.first is not None:
-        pairs, gold = pairs[:args.first], gold[:args.first]
-    valid_pairs = valid_gold = None
-    if args.valid_gold:
-        if not (args.valid_src and args.valid_tgt):
-            raise UserError("--valid-gold needs --valid-src and --valid-tgt")
-        valid_pairs = read_parallel(args.valid_src, args.valid_tgt)
-        valid_gold = _read_gold(args.valid_gold, args.gold_format, valid_pairs)
-    stats = _statistics(args)
     from alignment.features import DENSE_FEATURES, HMM_FEATURES, OPTIONAL_FEATURES
-    from alignment.model import MODELS
+    from alignment.model import MODELS, MatchingAligner
 
+    # ---- everything that needs no file: options that do not go together
+    check_stdin(**{"--src": args.src, "--tgt": args.tgt, "--gold": args.gold,
+                   "--valid-src": args.valid_src, "--valid-tgt": args.valid_tgt,
+                   "--valid-gold": args.valid_gold})
+    if str(args.output) == "-":
+        raise UserError("-o: a model cannot be written to standard output; give a file name")
+    if args.hmm_lexicon and not args.hmm:
+        raise UserError("--hmm-lexicon needs --hmm ITER")
+    if args.hmm_agreement and not args.hmm:
+        raise UserError("--hmm-agreement needs --hmm ITER")
+    valid = [args.valid_src, args.valid_tgt, args.valid_gold]
+    if any(valid) and not all(valid):
+        raise UserError("validation needs all of --valid-src, --valid-tgt and --valid-gold")
     D, Q = MODELS[args.model]
     if args.max_fertility is not None:
         if D == 1:
             raise UserError(f"--max-fertility needs a +F model, not {args.model}")
         D = args.max_fertility
-    inter = _interaction_statistics(args, stats) if (D > 1 or Q) else None
+    exclude = _feature_list(args.exclude_features, "--exclude-features",
+                            DENSE_FEATURES + HMM_FEATURES)
+    include = _feature_list(args.include_features, "--include-features", OPTIONAL_FEATURES)
+    _external_specs(args.external)
+    _external_specs(args.valid_external, "--valid-external")
+    if args.external and all(valid) and not args.valid_external:
+        raise UserError("--external with validation sentences needs --valid-external")
+    if args.valid_external and not args.external:
+        raise UserError("--valid-external needs --external")
+    if args.valid_external and not all(valid):
+        raise UserError("--valid-external needs the validation sentences (--valid-src, "
+                        "--valid-tgt, --valid-gold)")
+    if args.interaction_stats and not (D > 1 or Q):
+        raise UserError(f"--interaction-stats is for +F/+Q models, not {args.model}")
+    # ---- the outputs, before any reading or computing
+    inputs = _inputs(args, "src", "tgt", "gold", "valid_src", "valid_tgt", "valid_gold",
+                     "bitext_src", "bitext_tgt", "external", "valid_external")
+    _check_inputs(inputs)
+    check_output(args.output, "-o", inputs + _inputs(args, "stats", "interaction_stats"))
+    _check_cache_path(args.stats, "--stats", inputs + [("-o", args.output)])
+    _check_cache_path(args.interaction_stats, "--interaction-stats",
+                      inputs + [("-o", args.output), ("--stats", args.stats)])
+    have_bitext = _bitext(args)
+    if not have_bitext and not _is_file(args.stats):
+        if args.stats and Path(args.stats).is_dir():
+            raise UserError(f"--stats {args.stats} is a folder: the statistics are computed "
+                            "there from --bitext-src and --bitext-tgt, which are missing")
+        raise UserError("need --bitext-src and --bitext-tgt (or an existing --stats file)")
+    if (D > 1 or Q) and not have_bitext and not _is_file(args.interaction_stats):
+        raise UserError("+F/+Q models need --bitext-src and --bitext-tgt "
+                        "(or an existing --interaction-stats file)")
+    # ---- the data
+    pairs = _read_pairs(args.src, args.tgt)
+    all_pairs = pairs   # --external files are line-aligned with the whole --src/--tgt
+    gold = _read_gold(args.gold, args.gold_format, pairs)
+    if args.first is not None:
+        if args.first > len(pairs):
+            raise UserError(f"--first {args.first}: out of range, {args.src} has "
+                            f"{len(pairs)} sentences")
+        pairs, gold = pairs[:args.first], gold[:args.first]
+    valid_pairs = valid_gold = None
+    if args.valid_gold:
+        valid_pairs = _read_pairs(args.valid_src, args.valid_tgt, "--valid-src", "--valid-tgt")
+        valid_gold = _read_gold(args.valid_gold, args.gold_format, valid_pairs)
     external = None
     if args.external:
         external = _external(args.external, all_pairs)
         if valid_pairs is not None:
-            if not args.valid_external:
-                raise UserError("--external with validation sentences needs --valid-external")
-            _external(args.valid_external, valid_pairs, into=external)
+            _external(args.valid_external, valid_pairs, into=external, option="--valid-external")
+    # ---- statistics (cached) and training
+    stats = _statistics(args, have_bitext)
+    inter = None
+    if D > 1 or Q:
+        inter = _interaction_statistics(args, stats, have_bitext)
+        inter.check_statistics(stats, args.interaction_stats or "--interaction-stats")
     model = MatchingAligner(max_fertility=D, interactions=Q, decoder=args.decoder,
                             use_external=bool(args.external),
                             cost_pos=args.c_pos, cost_neg=args.c_neg,
                             possible_cost=args.possible_cost, learner=args.learner,
                             n_iter=args.iterations, validate_every=args.validate_every,
-                            exclude_features=_feature_list(
-                                args.exclude_features, "--exclude-features",
-                                DENSE_FEATURES + HMM_FEATURES),
-                            include_features=_feature_list(
-                                args.include_features, "--include-features", OPTIONAL_FEATURES),
+                            exclude_features=exclude, include_features=include,
                             n_frequent=args.n_frequent,
                             random_state=args.seed, verbose=not args.quiet)
+    _log(args, f"training model {model.model_name} with {args.learner} on {len(pairs)} "
+               f"sentences ({args.iterations} iterations)")
     t0 = time.perf_counter()
     model.fit(pairs, gold, stats, valid_pairs, valid_gold, interaction_stats=inter,
               external=external)
     res = model.result_
-    msg = f"trained on {len(pairs)} sentences in {time.perf_counter() - t0:.1f}s ({res.message})"
-    if res.best_iter is not None:
-        msg += f"; best validation AER {100 * res.best_score:.2f} at iteration {res.best_iter}"
-    _log(args, msg)
+    msg = (f"trained model {model.model_name} on {len(pairs)} sentences in "
+           f"{time.perf_counter() - t0:.1f}s ({res.message})")
+    if res.best_iter is not None and valid_pairs is not None:
+        msg += f"; best validation AER {100 * res.best_score:.2f}% at iteration {res.best_iter}"
+    _summary(msg)
+    _summary(stats.summary())
     model.save(args.output)
-    _log(args, f"model written to {args.output}")
+    _summary(f"model written to {args.output}")
     return 0
+
+
+def _input_pairs(args):
+    """The sentence pairs to align, one at a time (read as they are needed)."""
+    from alignment.formats import iter_fast_align, iter_parallel
+
+    if args.input:
+        return args.input, iter_fast_align(args.input)
+    return args.src, iter_parallel(args.src, args.tgt)
 
 
 @_wrap_format_errors
 def align_predict(args):
-    """``structpred align predict``."""
-    from alignment.formats import read_fast_align, read_parallel, write_pharaoh
+    """``structpred align predict``: streams, one Pharaoh line per sentence pair."""
+    from alignment.formats import format_pharaoh
     from alignment.model import MatchingAligner
+    from structpred import open_output
 
-    if args.input:
-        pairs = read_fast_align(args.input)
-    elif args.src and args.tgt:
-        pairs = read_parallel(args.src, args.tgt)
-    else:
+    check_stdin(**{"-i": args.input, "--src": args.src, "--tgt": args.tgt, "-m": args.model})
+    if args.input and (args.src or args.tgt):
+        raise UserError("give -i FILE or --src and --tgt, not both")
+    if not args.input and not (args.src and args.tgt):
         raise UserError("give --src and --tgt, or -i FILE in 'src ||| tgt' form")
+    specs = _external_specs(args.external)
+    inputs = _inputs(args, "model", "input", "src", "tgt", "external")
+    _check_inputs(inputs)
+    check_output(args.output, "-o", inputs)
     model = MatchingAligner.load(args.model)
     if args.decoder:
         model.decoder = args.decoder
+    name, pairs = _input_pairs(args)
     if model.use_external:
-        if not args.external:
+        if not specs:
             raise UserError(f"{args.model} was trained with external alignments: give --external "
                             "NAME=FILE for the input")
-        try:
-            model.set_external(_external(args.external, pairs))
-        except ValueError as exc:
-            raise UserError(str(exc)) from exc
+        pairs = list(pairs)
+        ext = _external(args.external, pairs)
+        if list(ext.names) != model.external_featurizer_.names:
+            raise UserError(f"--external: link sets {', '.join(ext.names)} differ from those "
+                            f"the model was trained with "
+                            f"({', '.join(model.external_featurizer_.names)})")
+        model.set_external(ext)
+    elif specs:
+        raise UserError(f"--external: {args.model} was trained without external alignments")
     if args.show_weights:
-        for name, value in model.top_features(args.show_weights):
-            print(f"{value:+.4f}  {name}", file=sys.stderr)
+        for fname, value in model.top_features(args.show_weights):
+            print(f"{value:+.4f}  {fname}", file=sys.stderr)
     from tqdm.auto import tqdm
 
-    alignments = [model.predict([p])[0] for p in tqdm(pairs, disable=args.quiet, desc="aligning")]
-    write_pharaoh(alignments, args.output)
+    from alignment._runtime import progress_enabled
+
+    to_stdout = str(args.output) == "-"
+    n = 0
+    with open_output(args.output) as fh:
+        for src, tgt in tqdm(pairs, disable=not progress_enabled(not args.quiet),
+                             desc="aligning", unit="pair"):
+            fh.write(format_pharaoh(model.predict([(src, tgt)])[0]) + "\n")
+            if to_stdout:
+                fh.flush()
+            n += 1
+        if n == 0:
+            raise UserError(f"{name}: no sentences to align (the input is empty)")
+    if to_stdout:
+        _log(args, f"aligned {n} sentence pairs")
+    else:
+        _summary(f"aligned {n} sentence pairs; links written to {args.output}")
     return 0
 
 
+@_wrap_format_errors
 def align_demo(args):
     """``structpred align demo``: the ch. 3 protocol on the bundled Hansards."""
     from alignment.experiment import format_table, hansards_setup, load_hansards, run_protocol
-    from alignment.model import LEARNERS
+    from alignment.model import LEARNERS, MODELS
 
-    from alignment.model import MODELS
-
-    learners = LEARNERS if args.learners == "all" else tuple(args.learners.split(","))
+    learners = LEARNERS if args.learners == "all" else tuple(
+        x.strip() for x in args.learners.split(",") if x.strip())
     for learner in learners:
         if learner not in LEARNERS:
-            raise UserError(f"unknown learner {learner!r}; choose from {', '.join(LEARNERS)}")
-    models = tuple(MODELS) if args.models == "all" else tuple(args.models.split(","))
+            raise UserError(f"--learners: unknown learner {learner!r}; choose from "
+                            f"{', '.join(LEARNERS)}")
+    models = tuple(MODELS) if args.models == "all" else tuple(
+        x.strip() for x in args.models.split(",") if x.strip())
     for name in models:
         if name not in MODELS:
-            raise UserError(f"unknown model {name!r}; choose from {', '.join(MODELS)}")
+            raise UserError(f"--models: unknown model {name!r}; choose from {', '.join(MODELS)}")
+    if not learners or not models:
+        raise UserError("--learners and --models need at least one name each")
     if args.hmm_lexicon and not args.hmm:
         raise UserError("--hmm-lexicon needs --hmm ITER")
+    if args.hmm_agreement and not args.hmm:
+        raise UserError("--hmm-agreement needs --hmm ITER")
+    if args.data_dir is not None and not Path(args.data_dir).is_dir():
+        raise UserError(f"{args.data_dir}: --data-dir is not a folder")
+    if args.plot:
+        check_output(args.plot, "--plot", create_parent=True)
+    if args.cache_dir:
+        if Path(args.cache_dir).exists() and not Path(args.cache_dir).is_dir():
+            raise UserError(f"{args.cache_dir}: --cache-dir is not a folder")
+        _check_cache_path(str(args.cache_dir) + os.sep, "--cache-dir", [])
     data = load_hansards(args.data_dir)
+    if args.bitext_pairs is not None:
+        from structpred.io._files import file_fingerprint
+
+        n = file_fingerprint(data.bitext_src)["lines"]
+        if args.bitext_pairs > n:
+            raise UserError(f"--bitext-pairs {args.bitext_pairs}: out of range, the bitext "
+                            f"{data.bitext_src} has {n} pairs")
+    if len(data.test_pairs) <= 200 or not data.trial_pairs:
+        raise UserError(f"{args.data_dir or 'data/hansards'}: the protocol needs trial "
+                        f"sentences and more than 200 test sentences "
+                        f"(found {len(data.trial_pairs)} and {len(data.test_pairs)})")
     t0 = time.perf_counter()
     stats, inter = hansards_setup(data, args.bitext_pairs, cache_dir=args.cache_dir,
                                   verbose=not args.quiet, ibm_agreement=args.ibm_agreement,
@@ -397,19 +628,19 @@ def align_demo(args):
                                 interaction_stats=inter, n_iter=args.iterations,
                                 cost_pos=args.c_pos, cost_neg=args.c_neg,
                                 possible_cost=args.possible_cost, verbose=not args.quiet)
-    print(f"Models {', '.join(models)} on the Hansards (statistics from {stats.n_pairs} bitext pairs; "
-          f"c+={args.c_pos}, c-={args.c_neg}, possible-only links cost "
+    print(f"Models {', '.join(models)} on the Hansards (statistics from {stats.n_pairs} bitext "
+          f"pairs; c+={args.c_pos}, c-={args.c_neg}, possible-only links cost "
           f"{args.c_pos if args.possible_cost is None else args.possible_cost}; "
-          f"validation on the 37 trial sentences)\n")
-    print(format_table(rows))
+          f"validation on the {len(data.trial_pairs)} trial sentences; scores in %)\n")
+    print(format_table(rows), flush=True)
+    _summary(stats.summary())
     if args.plot:
         from structpred.io import plot_histories
 
-        Path(args.plot).parent.mkdir(parents=True, exist_ok=True)
         plot_histories({f"{name} {lr}, {n} sent.": m.result_.history
                         for (name, lr, n), m in fitted.items()},
                        args.plot, title="Validation AER on the Hansards")
-        _log(args, f"validation curves written to {args.plot}")
+        _summary(f"validation curves written to {args.plot}")
     return 0
 
 
@@ -417,31 +648,53 @@ def align_demo(args):
 def aer(args):
     """``structpred aer``."""
     from alignment.aer import format_scores, score_alignments
-    from alignment.formats import read_parallel, read_pharaoh
+    from alignment.formats import read_pharaoh
+    from structpred import FormatError
 
-    pairs = read_parallel(args.src, args.tgt) if (args.src and args.tgt) else None
-    fmt = _gold_format(args.gold, args.gold_format)
-    if fmt == "naacl" and pairs is None:
-        raise UserError("NAACL gold needs --src and --tgt (to check positions)")
-    gold = _read_gold(args.gold, fmt, pairs)
+    check_stdin(**{"--gold": args.gold, "--test": args.test, "--src": args.src,
+                   "--tgt": args.tgt})
+    if bool(args.src) != bool(args.tgt):
+        raise UserError("--src and --tgt go together: give both")
+    have_text = bool(args.src)
+    _check_inputs(_inputs(args, "gold", "test", "src", "tgt"))
+    if args.errors and not have_text:
+        raise UserError("--errors needs --src and --tgt")
+    if args.plot:
+        if not have_text:
+            raise UserError("--plot needs --src and --tgt")
+        check_output(args.plot, "--plot", _inputs(args, "gold", "test", "src", "tgt"))
+    pairs = _read_pairs(args.src, args.tgt) if have_text else None
     test = read_pharaoh(args.test, pairs)
+    if not test:
+        raise UserError(f"{args.test}: no alignment lines (the file is empty)")
+    try:
+        gold = _read_gold(args.gold, args.gold_format, pairs, n_sentences=len(test))
+    except FormatError as exc:
+        if pairs is None and "sentence number" in exc.reason:
+            raise FormatError(exc.path, exc.line, f"{exc.reason} ({args.test} has "
+                              f"{len(test)} lines)") from None
+        raise
+    if not gold:
+        raise UserError(f"{args.gold}: no gold alignments (the file is empty)")
     if len(test) != len(gold):
-        raise UserError(f"{args.test}: {len(test)} lines but the gold has {len(gold)} sentences")
-    print(format_scores(score_alignments(test, gold)))
+        raise UserError(f"{args.test}: {len(test)} lines but the gold {args.gold} has "
+                        f"{len(gold)} sentences")
+    if not any(g.possible for g in gold):
+        raise UserError(f"{args.gold}: no gold links at all: AER is undefined")
+    if args.plot:
+        bad = [i for i in args.sentences if i > len(pairs)]
+        if bad:
+            raise UserError(f"--sentences: {', '.join(map(str, bad))} out of range "
+                            f"(there are {len(pairs)} sentences)")
+    score = score_alignments(test, gold)
+    print(f"{format_scores(score)}  ({len(gold)} sentences)", flush=True)
     if args.errors:
-        if pairs is None:
-            raise UserError("--errors needs --src and --tgt")
         from alignment.aer import error_breakdown, format_errors
 
         print(format_errors(error_breakdown(test, gold, pairs), top=args.errors))
     if args.plot:
-        if pairs is None:
-            raise UserError("--plot needs --src and --tgt")
         from alignment.plot import save_alignment_grids
 
-        idx = [int(s) - 1 for s in args.sentences.split(",") if s.strip()]
-        bad = [i + 1 for i in idx if not 0 <= i < len(pairs)]
-        if bad:
-            raise UserError(f"--sentences out of range: {bad} (there are {len(pairs)})")
-        save_alignment_grids(pairs, gold, test, idx, args.plot)
+        save_alignment_grids(pairs, gold, test, [i - 1 for i in args.sentences], args.plot)
+        _summary(f"alignment grids written to {args.plot}")
     return 0

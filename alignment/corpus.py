@@ -17,10 +17,10 @@ Conventions
 * "Source" is English (index ``j``, length ``m``), "target" is French (index ``k``,
   length ``n``), as in the Hansards gold files (``src_pos tgt_pos``).
 * :func:`load_bitext` reads the two gzipped, whitespace-tokenised files of a bitext and
-  can drop long or badly aligned pairs for training, but never the first
-  ``protect_first`` lines (by default the 484 Hansards trial + test gold sentences,
-  which are the first lines of ``bitext.36-2.*.gz``), so the gold sentences are always
-  present and encodable; it reports how many pairs it dropped and why.
+  can drop long or badly aligned pairs for training, except the first ``protect_first``
+  lines (none by default; the Hansards experiment, :mod:`alignment.experiment`, protects
+  its gold sentences, the first lines of ``bitext.36-2.*.gz``, so that they are always
+  present and encodable); it reports how many pairs it dropped and why.
 """
 
 from __future__ import annotations
@@ -32,14 +32,13 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-from structpred import FormatError, open_text
+from structpred import FormatError, read_lines
 
 __all__ = [
     "NULL_ID",
     "UNK_ID",
     "NULL_TOKEN",
     "UNK_TOKEN",
-    "HANSARDS_GOLD_LINES",
     "Vocabulary",
     "EncodedCorpus",
     "Bitext",
@@ -54,8 +53,6 @@ NULL_ID = 0
 UNK_ID = 1
 NULL_TOKEN = "<NULL>"
 UNK_TOKEN = "<UNK>"
-#: lines 1-37 of ``bitext.36-2.*.gz`` are the trial and 38-484 the test gold sentences
-HANSARDS_GOLD_LINES = 484
 
 
 def read_tokenized(path, max_lines=None):
@@ -72,9 +69,20 @@ def read_tokenized(path, max_lines=None):
     -------
     list of list of str
     """
-    with open_text(path) as fh:
-        lines = fh if max_lines is None else itertools.islice(fh, max_lines)
-        return [line.split() for line in lines]
+    return [line.split() for line in _read_texts(path, 0, max_lines)]
+
+
+def _read_texts(path, skip, stop):
+    """Lines ``skip + 1 .. stop`` (1-based, ``stop=None``: to the end) of a text file, read
+    with :func:`structpred.read_lines` (bad bytes or truncated gzip: a :class:`FormatError`
+    naming the line)."""
+    out = []
+    for lineno, text in read_lines(path):
+        if stop is not None and lineno > stop:
+            break
+        if lineno > skip:
+            out.append(text)
+    return out
 
 
 class Vocabulary:
@@ -384,11 +392,10 @@ class Bitext:
     def __len__(self):
         return len(self.src)
 
-    def report(self):
-        """One-line summary of what was read and dropped."""
-        parts = ", ".join(f"{k}={v}" for k, v in self.dropped.items())
-        return (f"read {self.n_read} pairs, kept {len(self)}, dropped {self.n_dropped}"
-                + (f" ({parts})" if parts else ""))
+    def report(self, max_len=None):
+        """One-line summary of what was read and dropped (``max_len``: the length limit,
+        named in the summary)."""
+        return report_line(self.n_read, len(self), self.dropped, max_len)
 
     def encode(self, src_vocab=None, tgt_vocab=None, min_count=1, lowercase=False):
         """Encode into an :class:`EncodedCorpus`, building missing vocabularies here."""
@@ -400,8 +407,18 @@ class Bitext:
                                             line_ids=self.line_ids)
 
 
+def report_line(n_read, n_kept, dropped, max_len=None):
+    """``"read 231648 pairs, kept 230401 (left out: 1247 longer than 80 tokens)"``."""
+    what = {"empty": "with an empty side",
+            "too_long": f"longer than {max_len} tokens" if max_len else "too long",
+            "ratio": "with a bad length ratio"}
+    parts = [f"{v} {what.get(k, k)}" for k, v in dropped.items() if v]
+    return (f"read {n_read} pairs, kept {n_kept}"
+            + (f" (left out: {', '.join(parts)})" if parts else ""))
+
+
 def load_bitext(src_path, tgt_path, max_pairs=None, max_len=None, max_ratio=None,
-                protect_first=HANSARDS_GOLD_LINES, skip_first=0):
+                protect_first=0, skip_first=0):
     """Read a sentence-aligned bitext from two (gzipped) tokenised files.
 
     Parameters
@@ -415,8 +432,9 @@ def load_bitext(src_path, tgt_path, max_pairs=None, max_len=None, max_ratio=None
     max_ratio : float, optional
         Drop pairs with ``max(m, n) > max_ratio * min(m, n)`` (badly aligned).
     protect_first : int
-        Lines ``0 .. protect_first - 1`` of the files are never dropped (default: the
-        484 Hansards trial + test gold sentences, lines 1-484 of ``bitext.36-2``).
+        Lines ``0 .. protect_first - 1`` of the files are never dropped (default: none;
+        the Hansards experiment protects its 484 trial + test gold sentences, lines
+        1-484 of ``bitext.36-2``).
     skip_first : int
         Skip this many lines first (e.g. 484 to train on non-gold text only).
 
@@ -426,11 +444,15 @@ def load_bitext(src_path, tgt_path, max_pairs=None, max_len=None, max_ratio=None
         Kept pairs, their 0-based line numbers and a count of the dropped ones per
         reason (``Bitext.report()``).  Empty pairs (one side without tokens) are
         dropped unless protected.
+
+    Raises
+    ------
+    FormatError
+        Invalid UTF-8, corrupt gzip data, or files of different lengths.
     """
     stop = None if max_pairs is None else skip_first + max_pairs
-    with open_text(src_path) as fs, open_text(tgt_path) as ft:
-        src_lines = list(itertools.islice(fs, skip_first, stop))
-        tgt_lines = list(itertools.islice(ft, skip_first, stop))
+    src_lines = _read_texts(src_path, skip_first, stop)
+    tgt_lines = _read_texts(tgt_path, skip_first, stop)
     if len(src_lines) != len(tgt_lines):
         longer, short_n = ((src_path, len(tgt_lines)) if len(src_lines) > len(tgt_lines)
                            else (tgt_path, len(src_lines)))
@@ -517,13 +539,13 @@ def _sentence_buffers(src_off, tgt_off):
 
 
 @numba.njit(cache=True)
-def row_bucket_sizes(src_ids, src_off, tgt_ids, tgt_off, n_src, n_tgt, with_null,
-                     src_mask, tgt_mask):
-    """Per source word: sum over sentences containing it of the number of distinct
+def _row_bucket_sizes(src_ids, src_off, tgt_ids, tgt_off, n_src, n_tgt, with_null,
+                      src_mask, tgt_mask, sizes):
+    """Add to ``sizes``, per source word, the sum over the sentences of ``src_off`` /
+    ``tgt_off`` (a slice of the corpus's offsets) containing it of the number of distinct
     (allowed) target words of the sentence.  Row 0 (NULL) counts every sentence when
     ``with_null``."""
     n_sent = len(src_off) - 1
-    sizes = np.zeros(n_src, dtype=np.int64)
     stamp_e = np.full(n_src, -1, dtype=np.int64)
     stamp_f = np.full(n_tgt, -1, dtype=np.int64)
     ue, uf = _sentence_buffers(src_off, tgt_off)
@@ -536,25 +558,35 @@ def row_bucket_sizes(src_ids, src_off, tgt_ids, tgt_off, n_src, n_tgt, with_null
             sizes[ue[i]] += nf
         if with_null:
             sizes[0] += nf
+
+
+def row_bucket_sizes(src_ids, src_off, tgt_ids, tgt_off, n_src, n_tgt, with_null,
+                     src_mask, tgt_mask):
+    """Per source word: sum over sentences containing it of the number of distinct
+    (allowed) target words of the sentence.  Row 0 (NULL) counts every sentence when
+    ``with_null``.  (Computed in chunks of sentences: Ctrl-C is noticed between them.)"""
+    sizes = np.zeros(n_src, dtype=np.int64)
+    for lo, hi in _token_chunks(src_off, tgt_off):
+        _row_bucket_sizes(src_ids, src_off[lo:hi + 1], tgt_ids, tgt_off[lo:hi + 1], n_src,
+                          n_tgt, with_null, src_mask, tgt_mask, sizes)
     return sizes
 
 
-@numba.njit(cache=True)
-def cooc_block(src_ids, src_off, tgt_ids, tgt_off, n_src, n_tgt, e_lo, e_hi, with_null,
-               src_mask, tgt_mask, sizes):
-    """Co-occurrence table restricted to source rows ``e_lo <= e < e_hi``.
+def _token_chunks(src_off, tgt_off, per_chunk=2_000_000):
+    """Sentence ranges of about ``per_chunk`` tokens (both sides)."""
+    from ._runtime import chunk_ranges
 
-    Returns ``(row_ptr, cols, counts)`` with ``row_ptr`` local to the block (length
-    ``e_hi - e_lo + 1``), ``cols`` sorted within each row and ``counts[i]`` the number
-    of sentence pairs in which the pair occurs.
-    """
+    return chunk_ranges(np.asarray(src_off, np.int64) + np.asarray(tgt_off, np.int64),
+                        per_chunk)
+
+
+@numba.njit(cache=True)
+def _cooc_fill(src_ids, src_off, tgt_ids, tgt_off, n_src, n_tgt, e_lo, e_hi, with_null,
+               src_mask, tgt_mask, bucket, pos):
+    """Append the distinct target words of each sentence of ``src_off`` / ``tgt_off`` (a
+    slice) to the buckets of its source words ``e_lo <= e < e_hi`` (``pos``: next free slot
+    of each row)."""
     n_sent = len(src_off) - 1
-    n_rows = e_hi - e_lo
-    start = np.zeros(n_rows + 1, dtype=np.int64)
-    for r in range(n_rows):
-        start[r + 1] = start[r] + sizes[e_lo + r]
-    bucket = np.empty(start[n_rows], dtype=np.int32)
-    pos = start[:n_rows].copy()
     stamp_e = np.full(n_src, -1, dtype=np.int64)
     stamp_f = np.full(n_tgt, -1, dtype=np.int64)
     ue, uf = _sentence_buffers(src_off, tgt_off)
@@ -572,13 +604,15 @@ def cooc_block(src_ids, src_off, tgt_ids, tgt_off, n_src, n_tgt, e_lo, e_hi, wit
             for q in range(nf):
                 bucket[p + q] = uf[q]
             pos[r] = p + nf
-    # per row: count, keep the distinct values sorted (compacted to the left in place)
+
+
+@numba.njit(cache=True)
+def _cooc_compact(bucket, start, r_lo, r_hi, n_tgt, counts, row_ptr, w):
+    """Rows ``r_lo .. r_hi - 1`` of the filled buckets: count each target word, keep the
+    distinct ones sorted, compacted to the left from position ``w``; returns the new ``w``."""
     cnt = np.zeros(n_tgt, dtype=np.int32)
     tmp = np.empty(n_tgt, dtype=np.int32)
-    counts = np.empty(start[n_rows], dtype=np.int32)
-    row_ptr = np.zeros(n_rows + 1, dtype=np.int64)
-    w = 0
-    for r in range(n_rows):
+    for r in range(r_lo, r_hi):
         u = 0
         for p in range(start[r], start[r + 1]):
             f = bucket[p]
@@ -594,6 +628,33 @@ def cooc_block(src_ids, src_off, tgt_ids, tgt_off, n_src, n_tgt, e_lo, e_hi, wit
             cnt[f] = 0
         w += u
         row_ptr[r + 1] = w
+    return w
+
+
+def cooc_block(src_ids, src_off, tgt_ids, tgt_off, n_src, n_tgt, e_lo, e_hi, with_null,
+               src_mask, tgt_mask, sizes):
+    """Co-occurrence table restricted to source rows ``e_lo <= e < e_hi``.
+
+    Returns ``(row_ptr, cols, counts)`` with ``row_ptr`` local to the block (length
+    ``e_hi - e_lo + 1``), ``cols`` sorted within each row and ``counts[i]`` the number
+    of sentence pairs in which the pair occurs.  (The kernels run on chunks of sentences,
+    then of rows, so that Ctrl-C is noticed between them.)
+    """
+    n_rows = e_hi - e_lo
+    start = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(sizes[e_lo:e_hi], out=start[1:])
+    bucket = np.empty(start[n_rows], dtype=np.int32)
+    pos = start[:n_rows].copy()
+    for lo, hi in _token_chunks(src_off, tgt_off):
+        _cooc_fill(src_ids, src_off[lo:hi + 1], tgt_ids, tgt_off[lo:hi + 1], n_src, n_tgt,
+                   e_lo, e_hi, with_null, src_mask, tgt_mask, bucket, pos)
+    counts = np.empty(start[n_rows], dtype=np.int32)
+    row_ptr = np.zeros(n_rows + 1, dtype=np.int64)
+    from ._runtime import chunk_ranges
+
+    w = 0
+    for r_lo, r_hi in chunk_ranges(start, 4_000_000):
+        w = _cooc_compact(bucket, start, r_lo, r_hi, n_tgt, counts, row_ptr, w)
     return row_ptr, bucket[:w].copy(), counts[:w].copy()
 
 

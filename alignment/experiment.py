@@ -1,12 +1,19 @@
 """The Hansards protocol of thesis ch. 3, shared by the CLI demo and the scripts.
 
-Train on the first 100 (and 200) of the 447 NAACL 2003 test sentences,
-validate on the 37 trial sentences, test on the remaining 247 (and on the
-last 347 when training on 100).
+Train on the first 100 (and 200) of the NAACL 2003 test sentences (447 in the
+bundled data), validate on the trial sentences (37), test on the ones after the
+first 200 (247; and after the first 100 when training on 100).  Counts and labels
+follow the data read (``--data-dir``); the thesis's figures are in the scripts
+that compare with them (``scripts/reproduce_table_3_1.py``).
+
+Everything computed from the bitext is cached in ``cache_dir`` under names made
+from what computed it (:mod:`alignment._cache`), so caches of another bitext,
+another number of pairs or other options never mix.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,21 +24,15 @@ from .model import MODELS, MatchingAligner
 
 __all__ = ["default_data_dir", "shared_hansards_dir", "load_hansards", "hansards_statistics",
            "hansards_interaction_statistics", "hansards_hmm", "hansards_hmm_lexicon", "hansards_setup",
-           "external_cache_path", "run_protocol", "format_table", "THESIS_AER",
-           "BITEXTS"]
+           "external_cache_path", "run_protocol", "format_table", "BITEXTS", "MAX_LENGTH"]
 
 #: Named Hansards bitexts: ``"36-2"`` (231,648 pairs, bundled in ``data/hansards``) and
 #: ``"full"`` (1,130,588 pairs, read from ``../shared/data/alignment/hansards_en-fr``; too
 #: large to bundle).  Both start with the 484 trial + test gold sentences.
 BITEXTS = ("36-2", "full")
 
-#: Thesis figures for model M (Table 3.1 and sec. 2.6.2), AER in percent.
-THESIS_AER = {
-    ("M", "dual-extragradient", 100): 8.5, ("M", "dual-extragradient", 200): 8.2,
-    ("M+F", "dual-extragradient", 100): 8.1, ("M+F", "dual-extragradient", 200): 8.0,
-    ("M+Q", "dual-extragradient", 100): 6.7, ("M+Q", "dual-extragradient", 200): 6.8,
-    ("M+F+Q", "dual-extragradient", 100): 6.2, ("M+F+Q", "dual-extragradient", 200): 6.1,
-}
+#: bitext pairs longer than this (on either side) are left out of the statistics
+MAX_LENGTH = 80
 
 
 def default_data_dir():
@@ -55,9 +56,15 @@ class HansardsData:
     bitext: str = "36-2"
 
     @property
+    def n_gold(self):
+        """Gold sentences (trial + test): the first lines of the bitext, never left out of
+        the statistics."""
+        return len(self.trial_pairs) + len(self.test_pairs)
+
+    @property
     def cache_tag(self):
-        """Suffix of cache file names: empty for the bundled bitext (the historical names),
-        ``"-full"`` etc. otherwise, so caches of different bitexts never mix."""
+        """Suffix of the external links' cache name: empty for the bundled bitext,
+        ``"-full"`` etc. otherwise (the other caches are named by their fingerprints)."""
         return "" if self.bitext == "36-2" else f"-{self.bitext}"
 
 
@@ -92,55 +99,65 @@ def load_hansards(data_dir=None, bitext="36-2"):
                         bitext)
 
 
-def _ibm_tag(n_pairs, ibm_agreement, lexicon=""):
-    return (f"{'all' if n_pairs is None else n_pairs}{'-ibmagree' if ibm_agreement else ''}"
-            f"{'-lex' + lexicon if lexicon else ''}")
+def _folder(cache_dir):
+    """The cache folder (created), or None for no caching."""
+    if not cache_dir:
+        return None
+    Path(cache_dir).mkdir(parents=True, exist_ok=True)
+    return str(Path(cache_dir)) + os.sep
 
 
 def hansards_statistics(data, n_pairs, cache_dir=".cache", verbose=True, ibm_agreement=False):
     """Dice and IBM Model 1/2 statistics on the first ``n_pairs`` bitext lines
-    (``None``: all of them), cached in ``cache_dir``; ``ibm_agreement`` trains the two
-    IBM directions jointly by agreement (:func:`alignment.ibm.train_agreement`)."""
+    (``None``: all of them), cached in ``cache_dir`` under a name made from everything
+    that fixes them (``stats-<hash>.npz``, :mod:`alignment._cache`); ``ibm_agreement``
+    trains the two IBM directions jointly by agreement (:func:`alignment.ibm.train_agreement`).
+    Pairs longer than 80 tokens are left out, except the gold sentences (the first
+    :attr:`HansardsData.n_gold` lines)."""
     from .statistics import AlignmentStatistics
 
-    name = f"hansards-stats{data.cache_tag}-{_ibm_tag(n_pairs, ibm_agreement)}.npz"
-    return AlignmentStatistics.load_or_fit(Path(cache_dir) / name if cache_dir else None,
-                                           data.bitext_src, data.bitext_tgt, max_pairs=n_pairs,
-                                           verbose=verbose, agreement=ibm_agreement)
+    return AlignmentStatistics.load_or_fit(_folder(cache_dir), data.bitext_src, data.bitext_tgt,
+                                           max_pairs=n_pairs, verbose=verbose,
+                                           max_len=MAX_LENGTH, protect_first=data.n_gold,
+                                           agreement=ibm_agreement)
 
 
 def hansards_interaction_statistics(data, stats, n_pairs, cache_dir=".cache", verbose=True,
                                     ibm_agreement=False, lexicon=""):
     """IBM Model 2 fertility and pattern shares (:mod:`alignment.interactions`) of the
-    first ``n_pairs`` bitext lines, cached next to the statistics (``ibm_agreement``:
-    the tag of statistics trained by agreement, as in :func:`hansards_statistics`;
-    ``lexicon``: a tag for statistics whose translation tables were replaced, see
-    :func:`hansards_hmm_lexicon`)."""
+    first ``n_pairs`` bitext lines, cached next to the statistics
+    (``interactions-<hash>.npz``: the name follows the bitext and the fingerprint of
+    ``stats``' Model 2 tables, so statistics trained by agreement or with the HMM lexicon
+    get their own file; ``ibm_agreement`` and ``lexicon`` are kept for compatibility and
+    not needed)."""
     from .interactions import InteractionStatistics
 
-    name = (f"hansards-interactions{data.cache_tag}-"
-            f"{_ibm_tag(n_pairs, ibm_agreement, lexicon)}.npz")
-    return InteractionStatistics.load_or_fit(Path(cache_dir) / name if cache_dir else None,
-                                             stats, data.bitext_src, data.bitext_tgt,
-                                             max_pairs=n_pairs, verbose=verbose)
+    return InteractionStatistics.load_or_fit(_folder(cache_dir), stats, data.bitext_src,
+                                             data.bitext_tgt, max_pairs=n_pairs,
+                                             verbose=verbose, max_len=MAX_LENGTH,
+                                             protect_first=data.n_gold)
 
 
 def _hansards_hmm_tables(data, stats, n_pairs, cache_dir, n_iter, verbose, agreement,
-                         ibm_agreement):
+                         ibm_agreement=False):
     """The HMM of :mod:`alignment.hmm` trained on the first ``n_pairs`` bitext lines from
-    ``stats``' Model 2 tables, read from / written to the cache."""
-    from .hmm import HMMTables, train_hmm_files
+    ``stats``' Model 2 tables, read from / written to the cache (``hmm-<hash>.npz``)."""
+    from ._cache import cache_file, cached
+    from .hmm import HMMTables, hmm_key, train_hmm_files
 
-    name = (f"hansards-hmm{data.cache_tag}-{_ibm_tag(n_pairs, ibm_agreement)}"
-            f"-{n_iter}{'-agree' if agreement else ''}.npz")
-    path = Path(cache_dir) / name if cache_dir else None
-    if path is not None and path.exists():
-        return HMMTables.load(path)
-    hmm = train_hmm_files(stats, data.bitext_src, data.bitext_tgt, max_pairs=n_pairs,
-                          n_iter=n_iter, verbose=verbose, agreement=agreement)
-    if path is not None:
-        hmm.save(path)
-    return hmm
+    kw = dict(max_pairs=n_pairs, max_len=MAX_LENGTH, protect_first=data.n_gold)
+
+    def train():
+        return train_hmm_files(stats, data.bitext_src, data.bitext_tgt, n_iter=n_iter,
+                               verbose=verbose, agreement=agreement, **kw)
+
+    folder = _folder(cache_dir)
+    if folder is None:
+        return train()
+    key = hmm_key(stats, data.bitext_src, data.bitext_tgt, kw["max_pairs"], kw["max_len"],
+                  kw["protect_first"], n_iter, agreement)
+    return cached(cache_file(folder, "hmm", key), key, HMMTables.load, train,
+                  lambda obj, path: obj.save(path), verbose, "HMM")
 
 
 def hansards_hmm(data, stats, n_pairs, cache_dir=".cache", n_iter=5, verbose=True,
@@ -204,9 +221,18 @@ def external_cache_path(data, cache_dir=".cache"):
 
 def run_protocol(data, stats, learners=("dual-extragradient",), train_sizes=(100, 200),
                  n_iter=200, cost_pos=1.0, cost_neg=3.0, verbose=True, models=("M",),
-                 interaction_stats=None, **model_params):
+                 interaction_stats=None, test_from=200, reference=None, **model_params):
     """Train/validate/test as in ch. 3; returns result rows and the fitted models,
-    keyed by ``(model name, learner, n_train)``."""
+    keyed by ``(model name, learner, n_train)``.
+
+    Each model is tested on the test sentences after the first ``test_from`` (and,
+    when trained on fewer, after its training sentences too); the rows' ``"test"``
+    labels count them (``"247 (last)"`` on the bundled data).  ``reference``: figures
+    to show next to the AER, ``{(model, learner, n_train): AER in %}`` (e.g. the
+    thesis's, in ``scripts/reproduce_table_3_1.py``), for the ``test_from`` rows."""
+    if len(data.test_pairs) <= max(train_sizes):
+        raise ValueError(f"{len(data.test_pairs)} test sentences: none left to test on after "
+                         f"training on {max(train_sizes)}")
     rows, fitted = [], {}
     for name, learner, n_train in ((m, lr, n) for m in models for lr in learners
                                    for n in train_sizes):
@@ -220,29 +246,37 @@ def run_protocol(data, stats, learners=("dual-extragradient",), train_sizes=(100
                   interaction_stats=interaction_stats)
         seconds = time.perf_counter() - t0
         fitted[(name, learner, n_train)] = model
-        test_sets = [(200, "247 (last)")] if n_train <= 200 else []
-        if n_train == 100:
-            test_sets.append((100, "347 (last)"))
-        for start, label in test_sets:
+        n_test = len(data.test_pairs)
+        starts = [test_from] if n_train <= test_from < n_test else []
+        if n_train < test_from:
+            starts.append(n_train)
+        for start in starts:
+            label = f"{n_test - start} (last)"
             pred = model.predict(data.test_pairs[start:])
             score = score_alignments(pred, data.test_gold[start:])
             rows.append({"model": name, "learner": learner, "train": n_train, "test": label,
                          "precision": 100 * score.precision, "recall": 100 * score.recall,
                          "aer": 100 * score.aer, "best_iter": model.result_.best_iter,
                          "valid_aer": 100 * model.result_.best_score, "seconds": seconds,
-                         "thesis": (THESIS_AER.get((name, learner, n_train))
-                                    if start == 200 else None)})
+                         "thesis": ((reference or {}).get((name, learner, n_train))
+                                    if start == test_from else None)})
     return rows, fitted
 
 
-def format_table(rows):
-    head = ("| model | learner | train | test | precision | recall | AER | thesis AER | "
-            "valid AER | best iter | train time (s) |")
-    lines = [head, "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+def format_table(rows, reference_name="thesis AER"):
+    """The rows of :func:`run_protocol` as a Markdown table (percentages); the reference
+    column appears when some row has a reference figure."""
+    ref = any(r.get("thesis") is not None for r in rows)
+    head = ("| model | learner | train | test | precision | recall | AER | "
+            + (f"{reference_name} | " if ref else "") + "valid AER | best iter | train time (s) |")
+    lines = [head, "|---|---|---:|---|---:|---:|---:|" + ("---:|" if ref else "")
+             + "---:|---:|---:|"]
     for r in rows:
-        thesis = f"{r['thesis']:.1f}" if r.get("thesis") is not None else "–"
+        thesis = ""
+        if ref:
+            thesis = (f"{r['thesis']:.1f} | " if r.get("thesis") is not None else "– | ")
         lines.append(f"| {r.get('model', 'M')} | {r['learner']} | {r['train']} | {r['test']} | "
                      f"{r['precision']:.1f} | "
-                     f"{r['recall']:.1f} | {r['aer']:.1f} | {thesis} | {r['valid_aer']:.1f} | "
+                     f"{r['recall']:.1f} | {r['aer']:.1f} | {thesis}{r['valid_aer']:.1f} | "
                      f"{r['best_iter']} | {r['seconds']:.0f} |")
     return "\n".join(lines)

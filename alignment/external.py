@@ -29,7 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
-from structpred import FormatError, atomic_write, open_text
+import json
+import re
+
+from structpred import FormatError, atomic_write, read_lines
 
 __all__ = ["ExternalAlignments", "symmetrize", "run_eflomal", "run_fast_align",
            "SYMMETRIZATIONS", "links_matrix"]
@@ -100,13 +103,21 @@ def _key(src, tgt):
                            digest_size=12).digest()
 
 
+_LINK = re.compile(r"^([0-9]{1,9})-([0-9]{1,9})$")
+
+#: first line of the cache files written by :meth:`ExternalAlignments.save`
+CACHE_MAGIC = "#structpred-external-links"
+#: 2: a first line with the magic, the version and the provenance (JSON)
+CACHE_VERSION = 2
+
+
 def _parse_pharaoh(line, path, lineno, shape):
     links = set()
     for tok in line.split():
-        j, sep, k = tok.partition("-")
-        if not sep or not j.isdigit() or not k.isdigit():
-            raise FormatError(path, lineno, f"bad link {tok!r}")
-        j, k = int(j), int(k)
+        match = _LINK.match(tok)
+        if match is None:
+            raise FormatError(path, lineno, f"bad link {tok[:40]!r} (expected 'i-j')")
+        j, k = int(match.group(1)), int(match.group(2))
         if j >= shape[0] or k >= shape[1]:
             raise FormatError(path, lineno, f"link {tok} outside a {shape[0]}x{shape[1]} pair")
         links.add((j, k))
@@ -126,6 +137,8 @@ class ExternalAlignments:
     def __init__(self, names):
         self.names = list(names)
         self._table = {}
+        #: what made the links (bitext fingerprints, aligner settings), when known
+        self.cache_key = None
 
     def add(self, src, tgt, links_by_name):
         missing = set(self.names) - set(links_by_name)
@@ -156,8 +169,7 @@ class ExternalAlignments:
         ext = cls(list(files))
         per_name = {}
         for name, path in files.items():
-            with open_text(path) as fh:
-                lines = [ln.rstrip("\n") for ln in fh]
+            lines = [text for _, text in read_lines(path)]
             if len(lines) != len(src_sentences):
                 raise FormatError(path, min(len(lines), len(src_sentences)) + 1,
                                   f"{len(lines)} alignment lines for {len(src_sentences)} "
@@ -170,27 +182,100 @@ class ExternalAlignments:
         return ext
 
     def save(self, path, src_sentences, tgt_sentences):
-        """Write as one text file (gzipped if ``path`` ends in ``.gz``): a header of the
-        names, then one line per sentence with a tab-separated Pharaoh field per name."""
+        """Write as one text file (gzipped if ``path`` ends in ``.gz``), atomically: a first
+        line with the format version and ``cache_key`` (JSON), a line of the names, then
+        one line per sentence with a tab-separated Pharaoh field per name."""
         with atomic_write(path) as fh:
+            fh.write(f"{CACHE_MAGIC} {CACHE_VERSION} "
+                     f"{json.dumps(self.cache_key, sort_keys=True)}\n")
             fh.write("\t".join(self.names) + "\n")
             for s, t in zip(src_sentences, tgt_sentences):
                 e = self._table[_key(s, t)]
                 fh.write("\t".join(" ".join(f"{j}-{k}" for j, k in sorted(e[n]))
                                    for n in self.names) + "\n")
 
+    @staticmethod
+    def read_key(path):
+        """The ``cache_key`` recorded in a cache file (None for files from before version 2,
+        which record none)."""
+        for _, text in read_lines(path):
+            return _header(path, text)[1]
+        raise FormatError(path, None, "empty file, not an external-links cache")
+
+    @staticmethod
+    def bitext_key(src_path, tgt_path, n_pairs=None, **settings):
+        """A cache key for links computed on a bitext: its files' fingerprints and the
+        number of pairs (:func:`alignment._cache.bitext_key`) and the aligners' settings."""
+        from ._cache import bitext_key
+
+        key = bitext_key(src_path, tgt_path, n_pairs)
+        key.pop("max_length")
+        key.pop("protect_first")
+        key["aligners"] = dict(sorted(settings.items()))
+        return key
+
+    @classmethod
+    def check_cache(cls, path, src_path, tgt_path):
+        """Refuse a cache file made from another bitext than ``src_path``/``tgt_path``
+        (:class:`~alignment._cache.CacheMismatch`).  Returns False for a file from before
+        version 2, which records no bitext (the caller may warn), True otherwise."""
+        from ._cache import CacheMismatch, compare_keys
+        from structpred.io._files import file_fingerprint
+
+        key = cls.read_key(path)
+        if key is None:
+            return False
+        wanted = {"bitext_src": file_fingerprint(src_path), "bitext_tgt": file_fingerprint(tgt_path)}
+        diffs = compare_keys({k: key.get(k) for k in wanted}, wanted)
+        if diffs:
+            raise CacheMismatch(path, diffs, "its links were computed on another bitext")
+        return True
+
     @classmethod
     def load(cls, path, src_sentences, tgt_sentences):
-        with open_text(path) as fh:
-            names = fh.readline().rstrip("\n").split("\t")
-            ext = cls(names)
-            for i, (line, s, t) in enumerate(zip(fh, src_sentences, tgt_sentences)):
-                fields = line.rstrip("\n").split("\t")
-                if len(fields) != len(names):
-                    raise FormatError(path, i + 2, f"{len(fields)} fields, expected {len(names)}")
-                ext.add(s, t, {n: _parse_pharaoh(f, path, i + 2, (len(s), len(t)))
-                               for n, f in zip(names, fields)})
+        """Read a file written by :meth:`save` for these sentences (line ``i`` of the links
+        belongs to sentence ``i``).  Files from before the format version (no first line)
+        are read too, with ``cache_key`` None."""
+        lines = iter(read_lines(path))
+        first = next(lines, None)
+        if first is None:
+            raise FormatError(path, None, "empty file, not an external-links cache")
+        version, key = _header(path, first[1])
+        if version >= 2:
+            first = next(lines, None)
+            if first is None:
+                raise FormatError(path, 2, "missing the line of link-set names")
+        names = first[1].split("\t")
+        if not all(names) or len(set(names)) != len(names):
+            raise FormatError(path, first[0], "bad link-set names (expected distinct, "
+                              "tab-separated names)")
+        ext = cls(names)
+        ext.cache_key = key
+        for (lineno, line), s, t in zip(lines, src_sentences, tgt_sentences):
+            fields = line.split("\t")
+            if len(fields) != len(names):
+                raise FormatError(path, lineno, f"{len(fields)} fields, expected {len(names)}")
+            ext.add(s, t, {n: _parse_pharaoh(f, path, lineno, (len(s), len(t)))
+                           for n, f in zip(names, fields)})
         return ext
+
+
+def _header(path, text):
+    """``(version, cache key)`` of a cache file's first line (version 1: no such line)."""
+    if not text.startswith(CACHE_MAGIC):
+        return 1, None
+    parts = text.split(" ", 2)
+    try:
+        version = int(parts[1])
+        key = json.loads(parts[2]) if len(parts) > 2 else None
+    except (IndexError, ValueError):
+        raise FormatError(path, 1, "corrupt external-links cache header") from None
+    if version != CACHE_VERSION:
+        raise FormatError(path, 1, f"external-links cache of format version {version}, which "
+                          f"this structpred cannot read (it reads 1, {CACHE_VERSION})")
+    if key is not None and not isinstance(key, dict):
+        raise FormatError(path, 1, "corrupt external-links cache header")
+    return version, key
 
 
 # ------------------------------------------------------------------------ runners

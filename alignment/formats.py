@@ -31,7 +31,9 @@ __all__ = [
     "FormatError",
     "Alignment",
     "read_parallel",
+    "iter_parallel",
     "read_fast_align",
+    "iter_fast_align",
     "write_parallel",
     "write_fast_align",
     "read_pharaoh",
@@ -104,24 +106,34 @@ def read_parallel(src_path, tgt_path):
         Empty sentence, invalid UTF-8, or different numbers of lines (reported
         at the first line that exists in only one file).
     """
+    return list(iter_parallel(src_path, tgt_path))
+
+
+def iter_parallel(src_path, tgt_path):
+    """:func:`read_parallel` one pair at a time (a pair is yielded as soon as both of its
+    lines are read, so standard input can be aligned as it arrives)."""
     src_iter, tgt_iter = iter(read_lines(src_path)), iter(read_lines(tgt_path))
-    pairs = []
     while True:
         s = next(src_iter, None)
         t = next(tgt_iter, None)
         if s is None and t is None:
-            return pairs
+            return
         if s is None or t is None:
             longer, shorter = (tgt_path, src_path) if s is None else (src_path, tgt_path)
             lineno = (t or s)[0]
             raise FormatError(_name(longer), lineno,
                               f"line counts differ: {_name(shorter)} has only {lineno - 1} lines")
-        pairs.append((_tokens(src_path, s[0], s[1]), _tokens(tgt_path, t[0], t[1])))
+        yield _tokens(src_path, s[0], s[1]), _tokens(tgt_path, t[0], t[1])
 
 
 def read_fast_align(path):
-    """Read fast_align's one-file bitext: ``source tokens ||| target tokens`` per line."""
-    pairs = []
+    """Read fast_align's one-file bitext: ``source tokens ||| target tokens`` per line
+    (``"-"``: standard input)."""
+    return list(iter_fast_align(path))
+
+
+def iter_fast_align(path):
+    """:func:`read_fast_align` one pair at a time."""
     for lineno, text in read_lines(path):
         parts = text.split(" ||| ")
         if len(parts) != 2:
@@ -129,9 +141,8 @@ def read_fast_align(path):
                 parts = text.split("|||")
             else:
                 raise FormatError(_name(path), lineno, "expected 'source ||| target'")
-        pairs.append((_tokens(path, lineno, parts[0], "source"),
-                      _tokens(path, lineno, parts[1], "target")))
-    return pairs
+        yield (_tokens(path, lineno, parts[0], "source"),
+               _tokens(path, lineno, parts[1], "target"))
 
 
 def write_parallel(pairs, src_path, tgt_path):
@@ -152,7 +163,7 @@ def write_fast_align(pairs, path):
             fh.write(f"{' '.join(src)} ||| {' '.join(tgt)}\n")
 
 
-_PHARAOH_LINK = re.compile(r"^(\d+)([-?])(\d+)$")
+_PHARAOH_LINK = re.compile(r"^([0-9]{1,9})([-?])([0-9]{1,9})$")
 
 
 def _check_range(path, lineno, j, k, shape, base):
@@ -193,7 +204,8 @@ def read_pharaoh(path, pairs=None):
             match = _PHARAOH_LINK.match(tok)
             if match is None:
                 raise FormatError(_name(path), lineno,
-                                  f"malformed link {tok!r} (expected 'i-j' or 'i?j')")
+                                  f"malformed link {tok[:40]!r} (expected 'i-j' or 'i?j', "
+                                  "0-based positions)")
             j, kind, k = int(match.group(1)), match.group(2), int(match.group(3))
             if pairs is not None:
                 src, tgt = pairs[lineno - 1]
@@ -218,6 +230,9 @@ def write_pharaoh(alignments, path="-"):
     with open_output(path) as fh:
         for a in alignments:
             fh.write(format_pharaoh(a) + "\n")
+
+
+_INT = re.compile(r"^[+-]?[0-9]{1,9}$")
 
 
 def read_naacl(path, pairs=None, n_sentences=None):
@@ -252,22 +267,28 @@ def read_naacl(path, pairs=None, n_sentences=None):
         if not 3 <= len(fields) <= 5:
             raise FormatError(name, lineno, "expected 'sent src tgt [S|P] [p]'")
         try:
+            if not all(_INT.match(x) for x in fields[:3]):
+                raise ValueError
             sent, j, k = (int(x) for x in fields[:3])
         except ValueError:
             raise FormatError(name, lineno,
-                              f"sentence and positions must be integers, got {' '.join(fields[:3])!r}"
+                              f"sentence and positions must be integers, got {' '.join(fields[:3])[:60]!r}"
                               ) from None
         label = fields[3] if len(fields) >= 4 else "S"
         if label not in ("S", "P"):
             raise FormatError(name, lineno, f"label must be S or P, got {label!r}")
         if len(fields) == 5:
             try:
+                if len(fields[4]) > 40:
+                    raise ValueError
                 float(fields[4])
             except ValueError:
                 raise FormatError(name, lineno, f"confidence must be a number, got {fields[4]!r}"
                                   ) from None
         if sent < 1 or (n_sentences is not None and sent > n_sentences):
-            raise FormatError(name, lineno, f"sentence number {sent} out of range 1..{n_sentences}")
+            raise FormatError(name, lineno, f"sentence number {sent} out of range: there are "
+                              f"{n_sentences} sentences" if n_sentences is not None else
+                              f"sentence number {sent} out of range (numbers start at 1)")
         if j < 0 or k < 0:
             raise FormatError(name, lineno, "negative position")
         if j == 0 or k == 0:  # NULL link

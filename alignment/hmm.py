@@ -56,12 +56,19 @@ import numba
 import numpy as np
 from tqdm.auto import tqdm
 
-from structpred import atomic_write
+from structpred import FormatError, atomic_write
 
+from ._cache import bitext_key, check_format, fit_options, load_arrays, pack_json, unpack_json
+
+from ._runtime import check_stop, chunk_ranges, progress_enabled, run_threads
 from .corpus import EncodedCorpus, find_in_row
 from .ibm import m_step, pair_index
 
-__all__ = ["HMMTables", "train_hmm", "train_hmm_files", "hmm_posteriors", "hmm_forward_backward"]
+__all__ = ["HMMTables", "train_hmm", "train_hmm_files", "hmm_posteriors", "hmm_forward_backward",
+           "hmm_key"]
+
+FORMAT_NAME = "structpred-hmm-tables"
+FORMAT_VERSION = 1
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -356,6 +363,8 @@ class HMMTables:
         Corpus log-likelihood per EM iteration (``"fwd"``, ``"bwd"``).
     seconds : float
         Training wall time.
+    cache_key : dict or None
+        What the tables were trained from (:func:`hmm_key`), when known.
     """
 
     t_fwd: np.ndarray
@@ -370,6 +379,7 @@ class HMMTables:
     floor: float
     history: dict = field(default_factory=dict)
     seconds: float = 0.0
+    cache_key: dict = None
 
     def posteriors(self, stats, src_tokens, tgt_tokens):
         """Link posteriors of one sentence pair in both directions.
@@ -398,23 +408,43 @@ class HMMTables:
         """Plain arrays for ``np.savez`` (names prefixed with ``prefix``)."""
         out = {prefix + k: np.asarray(getattr(self, k)) for k in self._ARRAYS}
         out[prefix + "scalars"] = np.array([self.p0_fwd, self.p0_bwd, self.max_jump, self.floor])
+        if self.cache_key is not None:
+            out[prefix + "provenance"] = pack_json(self.cache_key)
         return out
 
     @classmethod
-    def from_arrays(cls, a, prefix=""):
-        p0f, p0b, mj, floor = np.asarray(a[prefix + "scalars"], dtype=np.float64)
-        return cls(*(np.asarray(a[prefix + k]) for k in cls._ARRAYS), float(p0f), float(p0b),
-                   int(mj), float(floor))
+    def from_arrays(cls, a, prefix="", path="<arrays>"):
+        """Inverse of :meth:`to_arrays`; missing or inconsistent arrays are a
+        :class:`~structpred.FormatError` on ``path``."""
+        try:
+            p0f, p0b, mj, floor = np.asarray(a[prefix + "scalars"], dtype=np.float64)
+            out = cls(*(np.asarray(a[prefix + k]) for k in cls._ARRAYS), float(p0f), float(p0b),
+                      int(mj), float(floor))
+        except Exception as exc:  # noqa: BLE001 - any inconsistency is a damaged file
+            raise FormatError(path, None, f"corrupt HMM tables ({type(exc).__name__}: {exc})"
+                              ) from None
+        if not (len(out.t_fwd) == len(out.t_bwd) and len(out.jump_fwd) == len(out.jump_bwd)
+                == 2 * out.max_jump + 1):
+            raise FormatError(path, None, "corrupt HMM tables (inconsistent sizes)")
+        if prefix + "provenance" in a:
+            out.cache_key = unpack_json(a[prefix + "provenance"], path, "HMM tables")
+            if not isinstance(out.cache_key, (dict, type(None))):
+                raise FormatError(path, None, "corrupt HMM tables (bad provenance)")
+        return out
 
     def save(self, path):
-        """Write the tables to ``path`` (``.npz``, atomically)."""
+        """Write the tables to ``path`` (``.npz``, atomically, with format and version)."""
         with atomic_write(path, mode="wb") as fh:
-            np.savez_compressed(fh, **self.to_arrays())
+            np.savez_compressed(fh, format=np.array(FORMAT_NAME),
+                                version=np.array(FORMAT_VERSION), **self.to_arrays())
 
     @classmethod
     def load(cls, path):
-        with np.load(path, allow_pickle=False) as z:
-            return cls.from_arrays({k: z[k] for k in z.files})
+        """Read a file written by :meth:`save` (never unpickling); a file that is not one
+        is a :class:`~structpred.FormatError`."""
+        a = load_arrays(path, "HMM tables")
+        check_format(a, path, FORMAT_NAME, (FORMAT_VERSION,), "HMM tables")
+        return cls.from_arrays(a, "", path)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -507,26 +537,44 @@ class _Direction:
                 self.history)
 
 
-def _train_direction(corpus, stats, pidx, pair_off, direction, n_iter, p0, n_gis, verbose):
+#: token pairs per HMM kernel call (forward-backward costs a sentence length more per
+#: pair than an IBM E-step)
+_HMM_CHUNK_PAIRS = 250_000
+
+
+def _train_direction(corpus, stats, pidx, pair_off, direction, n_iter, p0, n_gis, verbose,
+                     stop=None):
     d = _Direction(corpus, stats, direction, p0)
-    for _ in tqdm(range(int(n_iter)), disable=not verbose, desc=f"HMM EM {direction}",
-                  unit="iter", position=0 if direction == "fwd" else 1):
+    chunks = chunk_ranges(pair_off, _HMM_CHUNK_PAIRS)
+    for _ in tqdm(range(int(n_iter)), disable=not progress_enabled(verbose),
+                  desc=f"HMM EM {direction}", unit="iter",
+                  position=0 if direction == "fwd" else 1):
         acc = d.accumulators()
-        ll, n_null, n_trans = _e_step(d.gen_ids, d.gen_off, d.cond_off, pidx, pair_off,
-                                      d.transposed, d.t, d.t_null, d.w, d.p0, d.max_jump,
-                                      stats.floor, *acc)
+        ll = n_null = n_trans = 0.0
+        for lo, hi in chunks:
+            check_stop(stop)
+            a, b, c = _e_step(d.gen_ids, d.gen_off[lo:hi + 1], d.cond_off[lo:hi + 1], pidx,
+                              pair_off[lo:hi + 1], d.transposed, d.t, d.t_null, d.w, d.p0,
+                              d.max_jump, stats.floor, *acc)
+            ll, n_null, n_trans = ll + a, n_null + b, n_trans + c
         d.m_step(acc, ll, n_null, n_trans, n_gis)
     return d.result()
 
 
 def _train_agreement(corpus, stats, pidx, pair_off, n_iter, p0, n_gis, verbose):
     f, b = _Direction(corpus, stats, "fwd", p0), _Direction(corpus, stats, "bwd", p0)
-    for _ in tqdm(range(int(n_iter)), disable=not verbose, desc="HMM EM (agreement)", unit="iter"):
+    chunks = chunk_ranges(pair_off, _HMM_CHUNK_PAIRS // 2)
+    for _ in tqdm(range(int(n_iter)), disable=not progress_enabled(verbose),
+                  desc="HMM EM (agreement)", unit="iter"):
         af, ab = f.accumulators(), b.accumulators()
-        lf, lb, nf, nb, tf, tb = _e_step_agree(
-            corpus.src_ids, corpus.src_offsets, corpus.tgt_ids, corpus.tgt_offsets, pidx, pair_off,
-            f.t, b.t, f.t_null, b.t_null, f.w, b.w, f.p0, b.p0, f.max_jump, stats.floor,
-            af[0], ab[0], af[1], ab[1], af[2], ab[2], af[3], ab[3])
+        tot = np.zeros(6)
+        for lo, hi in chunks:
+            tot += np.array(_e_step_agree(
+                corpus.src_ids, corpus.src_offsets[lo:hi + 1], corpus.tgt_ids,
+                corpus.tgt_offsets[lo:hi + 1], pidx, pair_off[lo:hi + 1],
+                f.t, b.t, f.t_null, b.t_null, f.w, b.w, f.p0, b.p0, f.max_jump, stats.floor,
+                af[0], ab[0], af[1], ab[1], af[2], ab[2], af[3], ab[3]))
+        lf, lb, nf, nb, tf, tb = (float(x) for x in tot)
         f.m_step(af, lf, nf, tf, n_gis)
         b.m_step(ab, lb, nb, tb, n_gis)
     return f.result(), b.result()
@@ -570,10 +618,8 @@ def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n
     if agreement:
         fwd, bwd = _train_agreement(corpus, stats, pidx, pair_off, n_iter, p0, n_gis, verbose)
     elif n_jobs >= 2:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(2) as ex:
-            fwd, bwd = ex.map(lambda a: _train_direction(*a), args)
+        fwd, bwd = run_threads(*(lambda stop, a=a: _train_direction(*a, stop=stop)
+                                 for a in args))
     else:
         fwd, bwd = (_train_direction(*a) for a in args)
     secs = time.perf_counter() - t0
@@ -584,11 +630,33 @@ def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n
                      stats.max_jump, stats.floor, {"fwd": fwd[4], "bwd": bwd[4]}, secs)
 
 
-def train_hmm_files(stats, src_path, tgt_path, max_pairs=None, max_len=80, **kw):
+def train_hmm_files(stats, src_path, tgt_path, max_pairs=None, max_len=80, protect_first=0,
+                    **kw):
     """:func:`train_hmm` on the first ``max_pairs`` lines of a (gzipped) tokenised
-    bitext, leaving out pairs longer than ``max_len`` as the statistics do
-    (:func:`alignment.corpus.load_bitext`)."""
+    bitext, leaving out pairs longer than ``max_len`` (except the first
+    ``protect_first`` lines) as the statistics do (:func:`alignment.corpus.load_bitext`).
+    The tables record their :func:`hmm_key`."""
     from .corpus import load_bitext
 
-    bt = load_bitext(src_path, tgt_path, max_pairs=max_pairs, max_len=max_len)
-    return train_hmm(stats, bt.src, bt.tgt, **kw)
+    key = hmm_key(stats, src_path, tgt_path, max_pairs, max_len, protect_first,
+                  kw.get("n_iter", 5), kw.get("agreement", False),
+                  **{k: v for k, v in kw.items() if k not in ("n_iter", "agreement")})
+    bt = load_bitext(src_path, tgt_path, max_pairs=max_pairs, max_len=max_len,
+                     protect_first=protect_first)
+    hmm = train_hmm(stats, bt.src, bt.tgt, **kw)
+    hmm.cache_key = key
+    return hmm
+
+
+def hmm_key(stats, src_path, tgt_path, max_pairs=None, max_len=80, protect_first=0, n_iter=5,
+            agreement=False, **kw):
+    """The cache key of :func:`train_hmm_files`: the bitext
+    (:func:`alignment._cache.bitext_key`), the Model 2 tables it starts from
+    (:meth:`AlignmentStatistics.fingerprint`, and whether they were trained by agreement),
+    the EM iterations, agreement and the other training options."""
+    return {**bitext_key(src_path, tgt_path, max_pairs, max_len, protect_first),
+            "statistics": stats.fingerprint(),
+            "ibm_agreement": bool((stats.cache_key or {}).get("ibm_agreement", False)),
+            "hmm_iterations": int(n_iter), "hmm_agreement": bool(agreement),
+            "hmm_options": fit_options(train_hmm, kw,
+                                       drop=("verbose", "n_jobs", "n_iter", "agreement"))}

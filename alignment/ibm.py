@@ -91,13 +91,13 @@ from __future__ import annotations
 import math
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numba
 import numpy as np
 from tqdm.auto import tqdm
 
+from ._runtime import check_stop, chunk_ranges, progress_enabled, run_threads
 from .corpus import build_cooc, find_in_row
 
 __all__ = [
@@ -151,6 +151,20 @@ def jump_bucket(j, k, C, G, max_jump):
 
 
 @numba.njit(cache=True, nogil=True)
+def _pair_index_fill(src_ids, src_off, tgt_ids, tgt_off, row_ptr, cols, pair_off, pidx, lo, hi):
+    """Fill ``pidx`` for the sentences ``lo .. hi - 1`` (see :func:`pair_index`)."""
+    for s in range(lo, hi):
+        m = src_off[s + 1] - src_off[s]
+        n = tgt_off[s + 1] - tgt_off[s]
+        base = pair_off[s]
+        for j in range(m):
+            e = src_ids[src_off[s] + j]
+            lo_e = row_ptr[e]
+            hi_e = row_ptr[e + 1]
+            for k in range(n):
+                pidx[base + j * n + k] = find_in_row(cols, lo_e, hi_e, tgt_ids[tgt_off[s] + k])
+
+
 def pair_index(src_ids, src_off, tgt_ids, tgt_off, row_ptr, cols):
     """Table index of every token pair of every sentence.
 
@@ -161,22 +175,20 @@ def pair_index(src_ids, src_off, tgt_ids, tgt_off, row_ptr, cols):
         ``(e_j, f_k)`` of sentence ``s`` (0-based ``j < m``, ``k < n``), or -1 if the
         table lacks it (never for the table built from the same corpus).
     pair_off : ndarray of int64, shape (n_sent + 1,)
+
+    Notes
+    -----
+    Computed in chunks of sentences (:func:`alignment._runtime.chunk_ranges`), so that
+    Ctrl-C is noticed between them.
     """
-    n_sent = len(src_off) - 1
-    pair_off = np.zeros(n_sent + 1, dtype=np.int64)
-    for s in range(n_sent):
-        pair_off[s + 1] = pair_off[s] + (src_off[s + 1] - src_off[s]) * (tgt_off[s + 1] - tgt_off[s])
-    pidx = np.empty(pair_off[n_sent], dtype=np.int32)
-    for s in range(n_sent):
-        m = src_off[s + 1] - src_off[s]
-        n = tgt_off[s + 1] - tgt_off[s]
-        base = pair_off[s]
-        for j in range(m):
-            e = src_ids[src_off[s] + j]
-            lo = row_ptr[e]
-            hi = row_ptr[e + 1]
-            for k in range(n):
-                pidx[base + j * n + k] = find_in_row(cols, lo, hi, tgt_ids[tgt_off[s] + k])
+    src_off = np.asarray(src_off, dtype=np.int64)
+    tgt_off = np.asarray(tgt_off, dtype=np.int64)
+    pair_off = np.zeros(len(src_off), dtype=np.int64)
+    np.cumsum(np.diff(src_off) * np.diff(tgt_off), out=pair_off[1:])
+    pidx = np.empty(pair_off[-1], dtype=np.int32)
+    for lo, hi in chunk_ranges(pair_off):
+        _pair_index_fill(src_ids, src_off, tgt_ids, tgt_off, row_ptr, cols, pair_off, pidx,
+                         lo, hi)
     return pidx, pair_off
 
 
@@ -598,7 +610,7 @@ def _schedule(n_iter_model1, n_iter_model2):
 
 def train_direction(corpus, row_ptr, cols, pidx, pair_off, direction, n_iter_model1=5,
                     n_iter_model2=5, max_jump=DEFAULT_MAX_JUMP, n_gis=DEFAULT_N_GIS,
-                    verbose=False):
+                    verbose=False, stop=None):
     """EM for Model 1 then Model 2 in one direction.
 
     Parameters
@@ -612,20 +624,28 @@ def train_direction(corpus, row_ptr, cols, pidx, pair_off, direction, n_iter_mod
         ``D`` of the jump buckets.
     n_gis : int
         GIS steps per distortion M-step.
+    stop : threading.Event, optional
+        Checked between chunks of the E-step: when set, :class:`alignment._runtime.Cancelled`
+        is raised (see :func:`alignment._runtime.run_threads`).
 
     Returns
     -------
     DirectionModel
     """
     d = _DirectionEM(corpus, row_ptr, cols, direction, max_jump, n_iter_model2 > 0)
-    bar = tqdm(_schedule(n_iter_model1, n_iter_model2), disable=not verbose,
+    bar = tqdm(_schedule(n_iter_model1, n_iter_model2), disable=not progress_enabled(verbose),
                desc=f"IBM EM {direction}", unit="iter",
                position=0 if direction == "fwd" else 1, leave=True)
+    chunks = chunk_ranges(pair_off)
     for name in bar:
         t0 = time.perf_counter()
         d.reset()
-        ll = e_step(d.gen_ids, d.gen_off, d.cond_off, pidx, pair_off, d.transposed, d.t,
-                    d.t_null, name == "ibm2", d.w, d.max_jump, d.counts, d.null_counts, d.obs)
+        ll = 0.0
+        for lo, hi in chunks:
+            check_stop(stop)
+            ll += e_step(d.gen_ids, d.gen_off[lo:hi + 1], d.cond_off[lo:hi + 1], pidx,
+                         pair_off[lo:hi + 1], d.transposed, d.t, d.t_null, name == "ibm2", d.w,
+                         d.max_jump, d.counts, d.null_counts, d.obs)
         d.m_step(name, ll, n_gis, time.perf_counter() - t0)
         bar.set_postfix_str(f"{name} log-likelihood {ll:.5e}")
     return d.result()
@@ -640,16 +660,22 @@ def train_agreement(corpus, row_ptr, cols, pidx, pair_off, n_iter_model1=5, n_it
     promise that they rise."""
     f = _DirectionEM(corpus, row_ptr, cols, "fwd", max_jump, n_iter_model2 > 0)
     b = _DirectionEM(corpus, row_ptr, cols, "bwd", max_jump, n_iter_model2 > 0)
-    bar = tqdm(_schedule(n_iter_model1, n_iter_model2), disable=not verbose,
+    bar = tqdm(_schedule(n_iter_model1, n_iter_model2), disable=not progress_enabled(verbose),
                desc="IBM EM (agreement)", unit="iter")
+    chunks = chunk_ranges(pair_off)
     for name in bar:
         t0 = time.perf_counter()
         f.reset()
         b.reset()
-        ll_f, ll_b = e_step_agree(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
-                                  corpus.tgt_offsets, pidx, pair_off, f.t, b.t, f.t_null,
-                                  b.t_null, name == "ibm2", f.w, b.w, int(max_jump), f.counts,
-                                  b.counts, f.null_counts, b.null_counts, f.obs, b.obs)
+        ll_f = ll_b = 0.0
+        for lo, hi in chunks:
+            a, b_ = e_step_agree(corpus.src_ids, corpus.src_offsets[lo:hi + 1], corpus.tgt_ids,
+                                 corpus.tgt_offsets[lo:hi + 1], pidx, pair_off[lo:hi + 1], f.t,
+                                 b.t, f.t_null, b.t_null, name == "ibm2", f.w, b.w,
+                                 int(max_jump), f.counts, b.counts, f.null_counts,
+                                 b.null_counts, f.obs, b.obs)
+            ll_f += a
+            ll_b += b_
         sec = time.perf_counter() - t0
         f.m_step(name, ll_f, n_gis, sec / 2)
         b.m_step(name, ll_b, n_gis, sec / 2)
@@ -703,10 +729,10 @@ def train_ibm(corpus, n_iter_model1=5, n_iter_model2=5, max_jump=DEFAULT_MAX_JUM
     if agreement:
         fwd, bwd = train_agreement(corpus, row_ptr, cols, pidx, pair_off, **kw)
     elif n_jobs >= 2:
-        with ThreadPoolExecutor(2) as ex:
-            futs = [ex.submit(train_direction, corpus, row_ptr, cols, pidx, pair_off, d, **kw)
-                    for d in ("fwd", "bwd")]
-            fwd, bwd = (f.result() for f in futs)
+        fwd, bwd = run_threads(
+            *(lambda stop, d=d: train_direction(corpus, row_ptr, cols, pidx, pair_off, d,
+                                                stop=stop, **kw)
+              for d in ("fwd", "bwd")))
     else:
         fwd = train_direction(corpus, row_ptr, cols, pidx, pair_off, "fwd", **kw)
         bwd = train_direction(corpus, row_ptr, cols, pidx, pair_off, "bwd", **kw)

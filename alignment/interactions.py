@@ -30,13 +30,21 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from structpred import atomic_write
+from structpred import FormatError, atomic_write
 
+from ._cache import (CacheMismatch, bitext_key, cache_file, cached, check_format, compare_keys,
+                     is_cache_folder, load_arrays, pack_json, unpack_json)
+from ._runtime import chunk_ranges
 from .corpus import find_in_row, load_bitext
 from .ibm import _pair_posteriors
 
 __all__ = ["InteractionStatistics", "NodeFeaturizer", "PairFeaturizer", "NODE_FEATURES",
-           "PAIR_FEATURES", "VERSIONS"]
+           "PAIR_FEATURES", "VERSIONS", "interaction_key"]
+
+FORMAT_NAME = "structpred-interaction-statistics"
+#: 2: ``format``, ``version`` and ``provenance`` (the cache key) added
+FORMAT_VERSION = 2
+_WHAT = "interaction statistics"
 
 VERSIONS = ("fwd", "bwd", "inter")
 _PATTERN_NAMES = ("monotone", "inverted", "src-one-to-two", "tgt-one-to-two")
@@ -70,14 +78,10 @@ def _viterbi(post_f, null_f, post_b, null_b, vf, vb):
 
 @numba.njit(cache=True)
 def _corpus_pass(src_ids, src_off, tgt_ids, tgt_off, row_ptr, cols, t_fwd, t_bwd, t_null_fwd,
-                 t_null_bwd, w_fwd, w_bwd, max_jump, floor, n_src, n_tgt, offsets):
-    nnz = cols.size
-    src_occ = np.zeros(n_src, np.int64)
-    src_multi = np.zeros(n_src, np.int64)
-    tgt_occ = np.zeros(n_tgt, np.int64)
-    tgt_multi = np.zeros(n_tgt, np.int64)
-    links = np.zeros((nnz, 3), np.int32)
-    pat = np.zeros((nnz, 3, 4), np.int32)
+                 t_null_bwd, w_fwd, w_bwd, max_jump, floor, n_src, n_tgt, offsets, src_occ,
+                 src_multi, tgt_occ, tgt_multi, links, pat):
+    """Viterbi-align the sentences of ``src_off``/``tgt_off`` (a slice of the corpus's
+    offsets) and add their counts to the accumulators (the last six arguments)."""
     nrows = row_ptr.size - 1
     for s in range(src_off.size - 1):
         e = src_ids[src_off[s]:src_off[s + 1]]
@@ -129,7 +133,6 @@ def _corpus_pass(src_ids, src_off, tgt_ids, tgt_off, row_ptr, cols, t_fwd, t_bwd
                             if 0 <= jj < m and 0 <= kk < n and v[ver, jj, kk]:
                                 hit = 1
                         pat[p, ver, q] += hit
-    return src_occ, src_multi, tgt_occ, tgt_multi, links, pat
 
 
 class InteractionStatistics:
@@ -151,6 +154,8 @@ class InteractionStatistics:
     stats_fingerprint : str
         :meth:`AlignmentStatistics.fingerprint` of the statistics they were computed
         from ("" for files written before it was recorded).
+    cache_key : dict or None
+        What they were computed from (:func:`interaction_key`), when known.
     """
 
     def __init__(self, src_fert_share, tgt_fert_share, src_count, tgt_count, pair_keys,
@@ -163,15 +168,18 @@ class InteractionStatistics:
         self.pattern_share = np.asarray(pattern_share, np.float32).reshape(-1, 3, 4)
         self.n_pairs = int(n_pairs)
         self.stats_fingerprint = str(stats_fingerprint)
+        self.cache_key = None
 
     def check_statistics(self, stats, source=None):
         """Raise ``ValueError`` if these were computed from other Model 2 statistics
         than ``stats`` (unknown provenance passes)."""
         if self.stats_fingerprint and self.stats_fingerprint != stats.fingerprint():
-            where = f"{source}: " if source else ""
-            raise ValueError(f"{where}interaction statistics were computed from other IBM Model 2 "
-                             "statistics (another bitext, --ibm-agreement or --hmm-lexicon); "
-                             "recompute them (delete the cached file)")
+            msg = ("interaction statistics were computed from other IBM Model 2 statistics "
+                   "(another bitext, --ibm-agreement or --hmm-lexicon); recompute them "
+                   "(another cache file, or a cache folder)")
+            if source:
+                raise FormatError(source, None, msg)
+            raise ValueError(msg)
         return self
 
     @classmethod
@@ -186,13 +194,21 @@ class InteractionStatistics:
             src_off.append(src_off[-1] + len(e))
             tgt_off.append(tgt_off[-1] + len(f))
         cat = lambda a: np.concatenate(a).astype(np.int32) if a else np.zeros(0, np.int32)  # noqa: E731
-        out = _corpus_pass(cat(src_ids), np.array(src_off, np.int64), cat(tgt_ids),
-                           np.array(tgt_off, np.int64), stats.t_row_ptr, stats.t_cols, stats.t_fwd,
-                           stats.t_bwd, stats.t_null_fwd, stats.t_null_bwd,
-                           np.ascontiguousarray(stats.dist_fwd), np.ascontiguousarray(stats.dist_bwd),
-                           stats.max_jump, stats.floor, len(stats.src_vocab), len(stats.tgt_vocab),
-                           _OFFSETS)
-        src_occ, src_multi, tgt_occ, tgt_multi, links, pat = out
+        n_src, n_tgt, nnz = len(stats.src_vocab), len(stats.tgt_vocab), stats.t_cols.size
+        src_occ, src_multi = np.zeros(n_src, np.int64), np.zeros(n_src, np.int64)
+        tgt_occ, tgt_multi = np.zeros(n_tgt, np.int64), np.zeros(n_tgt, np.int64)
+        links, pat = np.zeros((nnz, 3), np.int32), np.zeros((nnz, 3, 4), np.int32)
+        e_ids, f_ids = cat(src_ids), cat(tgt_ids)
+        src_off, tgt_off = np.array(src_off, np.int64), np.array(tgt_off, np.int64)
+        work = np.zeros(len(src_off), np.int64)
+        np.cumsum(np.diff(src_off) * np.diff(tgt_off), out=work[1:])
+        for lo, hi in chunk_ranges(work, 1_000_000):   # Ctrl-C is noticed between chunks
+            _corpus_pass(e_ids, src_off[lo:hi + 1], f_ids, tgt_off[lo:hi + 1], stats.t_row_ptr,
+                         stats.t_cols, stats.t_fwd, stats.t_bwd, stats.t_null_fwd,
+                         stats.t_null_bwd, np.ascontiguousarray(stats.dist_fwd),
+                         np.ascontiguousarray(stats.dist_bwd), stats.max_jump, stats.floor,
+                         n_src, n_tgt, _OFFSETS, src_occ, src_multi, tgt_occ, tgt_multi,
+                         links, pat)
         keys = np.flatnonzero(links.sum(1) > 0)
         share = pat[keys] / np.maximum(links[keys], 1)[:, :, None]
         res = cls(src_multi / np.maximum(src_occ, 1), tgt_multi / np.maximum(tgt_occ, 1),
@@ -204,32 +220,94 @@ class InteractionStatistics:
         return res
 
     @classmethod
-    def fit_files(cls, stats, src_path, tgt_path, max_pairs=None, verbose=False, max_len=80):
-        bitext = load_bitext(src_path, tgt_path, max_pairs=max_pairs, max_len=max_len)
-        return cls.fit(stats, bitext.src, bitext.tgt, verbose=verbose)
+    def fit_files(cls, stats, src_path, tgt_path, max_pairs=None, verbose=False, max_len=80,
+                  protect_first=0):
+        """:meth:`fit` on the first ``max_pairs`` lines of a bitext, leaving out pairs
+        longer than ``max_len`` (except the first ``protect_first`` lines) as the
+        statistics do.  The result records its :func:`interaction_key`."""
+        key = interaction_key(stats, src_path, tgt_path, max_pairs, max_len, protect_first)
+        bitext = load_bitext(src_path, tgt_path, max_pairs=max_pairs, max_len=max_len,
+                             protect_first=protect_first)
+        res = cls.fit(stats, bitext.src, bitext.tgt, verbose=verbose)
+        res.cache_key = key
+        return res
 
     @classmethod
-    def load_or_fit(cls, cache, stats, src_path, tgt_path, max_pairs=None, verbose=False):
-        if cache is not None and Path(cache).exists():
-            return cls.load(cache).check_statistics(stats, cache)
-        res = cls.fit_files(stats, src_path, tgt_path, max_pairs=max_pairs, verbose=verbose)
-        if cache is not None:
-            Path(cache).parent.mkdir(parents=True, exist_ok=True)
-            res.save(cache)
+    def load_or_fit(cls, cache, stats, src_path, tgt_path, max_pairs=None, verbose=False,
+                    max_len=80, protect_first=0):
+        """The interaction statistics of ``stats`` on a bitext, from a cache made from
+        exactly these statistics and bitext, else computed (and cached).
+
+        ``cache``: ``None`` (no cache), a folder (``interactions-<hash>.npz`` in it, one
+        file per setting) or one file (used only if it was made from the same statistics
+        and bitext, else :class:`~alignment._cache.CacheMismatch` naming what differs;
+        written if missing).  Without the bitext an existing file is only checked against
+        the fingerprint of ``stats``' Model 2 tables.
+        """
+        have_bitext = src_path is not None and tgt_path is not None
+        key = (interaction_key(stats, src_path, tgt_path, max_pairs, max_len, protect_first)
+               if have_bitext else None)
+
+        def fit():
+            if not have_bitext:
+                raise ValueError("no interaction-statistics cache and no bitext to compute "
+                                 "them from")
+            return cls.fit_files(stats, src_path, tgt_path, max_pairs=max_pairs,
+                                 verbose=verbose, max_len=max_len, protect_first=protect_first)
+
+        if cache is None:
+            return fit()
+        if is_cache_folder(cache):
+            if key is None:
+                raise ValueError(f"{cache}: a cache folder needs the bitext (to name the files)")
+            return cached(cache_file(cache, "interactions", key), key, cls.load, fit,
+                          lambda obj, path: obj.save(path), verbose, "interaction statistics")
+        path = Path(cache)
+        if not path.exists():
+            res = fit()
+            res.save(path)
+            return res
+        res = cls.load(path).check_statistics(stats, path)
+        if key is not None:
+            diffs = (compare_keys(res.cache_key, key) if res.cache_key is not None
+                     else ["it records no fingerprint of its bitext (an older file)"])
+            if diffs:
+                raise CacheMismatch(path, diffs, "use another cache file, or a cache folder, "
+                                    "which keeps one file per setting")
         return res
 
     def to_arrays(self):
-        return {"src_fert_share": self.src_fert_share, "tgt_fert_share": self.tgt_fert_share,
-                "src_count": self.src_count, "tgt_count": self.tgt_count,
-                "pair_keys": self.pair_keys, "pattern_share": self.pattern_share.astype(np.float16),
-                "n_pairs": np.array(self.n_pairs),
-                "stats_fingerprint": np.array(self.stats_fingerprint)}
+        out = {"format": np.array(FORMAT_NAME), "version": np.array(FORMAT_VERSION),
+               "src_fert_share": self.src_fert_share, "tgt_fert_share": self.tgt_fert_share,
+               "src_count": self.src_count, "tgt_count": self.tgt_count,
+               "pair_keys": self.pair_keys, "pattern_share": self.pattern_share.astype(np.float16),
+               "n_pairs": np.array(self.n_pairs),
+               "stats_fingerprint": np.array(self.stats_fingerprint)}
+        if self.cache_key is not None:
+            out["provenance"] = pack_json(self.cache_key)
+        return out
 
     @classmethod
-    def from_arrays(cls, a):
-        return cls(a["src_fert_share"], a["tgt_fert_share"], a["src_count"], a["tgt_count"],
-                   a["pair_keys"], np.asarray(a["pattern_share"], np.float32), int(a["n_pairs"]),
-                   str(a["stats_fingerprint"]) if "stats_fingerprint" in a else "")
+    def from_arrays(cls, a, path="<arrays>"):
+        """Inverse of :meth:`to_arrays` (files from before the format version pass);
+        missing or inconsistent arrays are a :class:`~structpred.FormatError` on ``path``."""
+        if "format" in a or "version" in a:
+            check_format(a, path, FORMAT_NAME, (FORMAT_VERSION,), _WHAT)
+        try:
+            out = cls(a["src_fert_share"], a["tgt_fert_share"], a["src_count"], a["tgt_count"],
+                      a["pair_keys"], np.asarray(a["pattern_share"], np.float32),
+                      int(a["n_pairs"]),
+                      str(a["stats_fingerprint"]) if "stats_fingerprint" in a else "")
+        except Exception as exc:  # noqa: BLE001 - any inconsistency is a damaged file
+            raise FormatError(path, None, f"corrupt {_WHAT} ({type(exc).__name__}: {exc})"
+                              ) from None
+        if len(out.pattern_share) != len(out.pair_keys):
+            raise FormatError(path, None, f"corrupt {_WHAT} (inconsistent sizes)")
+        if "provenance" in a:
+            out.cache_key = unpack_json(a["provenance"], path, _WHAT)
+            if not isinstance(out.cache_key, (dict, type(None))):
+                raise FormatError(path, None, f"corrupt {_WHAT} (bad provenance)")
+        return out
 
     def save(self, path):
         with atomic_write(path, mode="wb") as fh:
@@ -237,8 +315,12 @@ class InteractionStatistics:
 
     @classmethod
     def load(cls, path):
-        with np.load(path, allow_pickle=False) as a:
-            return cls.from_arrays({k: a[k] for k in a.files})
+        """Read a file written by :meth:`save` (never unpickling); a file that is not one
+        is a :class:`~structpred.FormatError`."""
+        a = load_arrays(path, _WHAT)
+        if "format" not in a and "src_fert_share" not in a:
+            raise FormatError(path, None, f"not {_WHAT}")
+        return cls.from_arrays(a, path)
 
     def pattern_shares(self, stats, e_ids, f_ids):
         """``(m, n, 3, 4)`` pattern shares of each edge's word pair (0 if never linked)."""
@@ -422,3 +504,15 @@ class PairFeaturizer:
         rows = (pattern[:, None] * k + np.arange(k)[None, :]).ravel()
         cols = np.repeat(np.arange(P), k)
         return sp.csr_matrix((vals.ravel(), (rows, cols)), shape=(self.n_features, P))
+
+
+def interaction_key(stats, src_path, tgt_path, max_pairs=None, max_len=80, protect_first=0):
+    """The cache key of :meth:`InteractionStatistics.fit_files`: the bitext
+    (:func:`alignment._cache.bitext_key`) and the Model 2 tables used
+    (:meth:`AlignmentStatistics.fingerprint`, with the options that made them:
+    IBM agreement, the HMM lexicon)."""
+    made = stats.cache_key or {}
+    return {**bitext_key(src_path, tgt_path, max_pairs, max_len, protect_first),
+            "statistics": stats.fingerprint(),
+            "ibm_agreement": bool(made.get("ibm_agreement", False)),
+            "lexicon": made.get("lexicon", "ibm2")}

@@ -19,7 +19,7 @@ from collections import Counter
 import numpy as np
 import scipy.sparse as sp
 
-from structpred import ParamsMixin
+from structpred import FormatError, ParamsMixin
 from structpred import atomic_write
 from structpred import LEARNERS, check_learner, run_learner
 from structpred import decode_matching
@@ -36,6 +36,8 @@ from .interactions import InteractionStatistics, NodeFeaturizer, PairFeaturizer
 
 __all__ = ["MatchingAligner", "gold_matching", "gold_fertility_matching", "LEARNERS",
            "MODELS", "model_name"]
+
+_MODEL_FORMAT = "structpred-matching-aligner"
 
 #: model name -> (max_fertility, interactions)
 MODELS = {"M": (1, False), "M+F": (2, False), "M+Q": (1, True), "M+F+Q": (2, True)}
@@ -430,52 +432,111 @@ class MatchingAligner(ParamsMixin):
         return [(self.feature_names_[i], float(self.coef_[i])) for i in order]
 
     # ------------------------------------------------------------ persist
+    #: 3: records the fingerprint and key of the statistics it was trained with
+    FORMAT_VERSION = 3
+
     def save(self, path):
-        """Write weights, feature names, hyperparameters and statistics to one ``.npz``."""
+        """Write weights, feature names, hyperparameters and statistics to one ``.npz``
+        (atomically).  The file records the fingerprint of the statistics the model was
+        trained with, which :meth:`load` checks."""
         self._check_fitted()
         arrays = {f"stats/{k}": v for k, v in self.stats_.to_arrays().items()}
         if self.interaction_stats_ is not None:
             arrays.update({f"inter/{k}": v for k, v in self.interaction_stats_.to_arrays().items()})
         params = self.get_params()
         params["radius"] = None if not np.isfinite(self.radius) else float(self.radius)
-        meta = {"format": "structpred-matching-aligner", "version": 2, "params": params,
+        meta = {"format": _MODEL_FORMAT, "version": self.FORMAT_VERSION, "params": params,
                 "feature_names": self.feature_names_,
                 "fertility_lexicon": getattr(self, "fertility_lexicon_", None),
                 "external_names": (self.external_featurizer_.names if self.use_external else None),
                 "history": {k: list(map(float, v)) for k, v in self.result_.history.items()},
-                "best_iter": self.result_.best_iter}
+                "best_iter": self.result_.best_iter,
+                "statistics": {"fingerprint": self.stats_.fingerprint(),
+                               "key": self.stats_.cache_key}}
         with atomic_write(path, mode="wb") as fh:
             np.savez_compressed(fh, coef=self.coef_, meta=np.frombuffer(
                 json.dumps(meta).encode("utf-8"), dtype=np.uint8), **arrays)
 
     @classmethod
     def load(cls, path):
+        """Read a model written by :meth:`save` (never unpickling).
+
+        Raises
+        ------
+        FormatError
+            The file is not a word-alignment model (empty, a folder, truncated, another
+            kind of file), is of an unknown format version, or is inconsistent: its
+            statistics are not those it was trained with, or its weights do not fit its
+            features.
+        """
+        try:
+            return cls._load(path)
+        except FormatError:
+            raise
+        except (TypeError, AttributeError, KeyError, ValueError, IndexError) as exc:
+            raise FormatError(path, None, f"corrupt model ({type(exc).__name__}: {exc})"
+                              ) from None
+
+    @classmethod
+    def _load(cls, path):
+        from ._cache import load_arrays
         from .statistics import AlignmentStatistics
 
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(bytes(data["meta"]).decode("utf-8"))
-            if meta.get("format") != "structpred-matching-aligner":
-                raise ValueError(f"{path}: not a structpred matching-aligner model")
-            stats = AlignmentStatistics.from_arrays(
-                {k[len("stats/"):]: data[k] for k in data.files if k.startswith("stats/")})
-            inter_arrays = {k[len("inter/"):]: data[k] for k in data.files if k.startswith("inter/")}
-            coef = np.array(data["coef"])
-        params = meta["params"]
-        if params["radius"] is None:
-            params["radius"] = np.inf
-        # JSON has no tuples: give back the hyperparameter as it was passed by default
-        params["exclude_features"] = tuple(params.get("exclude_features", ()))
-        params["include_features"] = tuple(params.get("include_features", ()))
-        model = cls(**params)
+        what = "a word-alignment model"
+        data = load_arrays(path, what)
+        if "meta" not in data or "coef" not in data:
+            kind = ""
+            if "format" in data and np.asarray(data["format"]).dtype.kind == "U":
+                kind = f" (a {data['format']} file)"
+            raise FormatError(path, None, f"not {what}{kind}")
+        try:
+            meta = json.loads(bytes(np.asarray(data["meta"], dtype=np.uint8)).decode("utf-8"))
+            if not isinstance(meta, dict):
+                raise ValueError("metadata is not a JSON object")
+        except (ValueError, TypeError, UnicodeDecodeError):
+            raise FormatError(path, None, "corrupt model (unreadable metadata)") from None
+        if meta.get("format") != _MODEL_FORMAT:
+            raise FormatError(path, None, f"not {what}")
+        version = meta.get("version")
+        if version not in (2, cls.FORMAT_VERSION):
+            raise FormatError(path, None, f"model of format version {version}, which this "
+                              f"structpred cannot read (it reads 2, {cls.FORMAT_VERSION})")
+        stats = AlignmentStatistics.from_arrays(
+            {k[len("stats/"):]: v for k, v in data.items() if k.startswith("stats/")}, path)
+        inter_arrays = {k[len("inter/"):]: v for k, v in data.items() if k.startswith("inter/")}
+        coef = np.asarray(data["coef"], dtype=np.float64)
+        recorded = (meta.get("statistics") or {}).get("fingerprint")
+        if version >= 3 and recorded != stats.fingerprint():
+            raise FormatError(path, None, "the statistics in the model are not those it was "
+                              "trained with (a damaged or edited file)")
+        try:
+            params = dict(meta["params"])
+            if params.get("radius") is None:
+                params["radius"] = np.inf
+            # JSON has no tuples: give back the hyperparameter as it was passed by default
+            params["exclude_features"] = tuple(params.get("exclude_features", ()))
+            params["include_features"] = tuple(params.get("include_features", ()))
+            model = cls(**params)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise FormatError(path, None, f"corrupt model (bad parameters: {exc})") from None
         model.stats_ = stats
-        inter = InteractionStatistics.from_arrays(inter_arrays) if inter_arrays else None
+        inter = InteractionStatistics.from_arrays(inter_arrays, path) if inter_arrays else None
         if meta.get("fertility_lexicon") is not None:
             model.fertility_lexicon_ = meta["fertility_lexicon"]
         model.external_ = None
-        names = model._featurizers(stats, inter, None, None, meta.get("external_names"))
-        if names != meta["feature_names"]:
-            raise ValueError(f"{path}: feature names do not match the statistics")
+        try:
+            names = model._featurizers(stats, inter, None, None, meta.get("external_names"))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise FormatError(path, None, f"the model's features do not fit its statistics "
+                              f"({exc})") from None
+        if names != meta.get("feature_names"):
+            raise FormatError(path, None, "the model's feature names do not match its "
+                              "statistics (a damaged or edited file)")
+        if coef.shape != (len(names),) or not np.all(np.isfinite(coef)):
+            raise FormatError(path, None, f"the model has {coef.size} weights for "
+                              f"{len(names)} features (a damaged or edited file)")
         model.feature_names_ = names
         model.coef_ = coef
-        model.history_ = meta["history"]
+        model.history_ = meta.get("history", {})
+        model.stats_key_ = (meta.get("statistics") or {}).get("key")
         return model

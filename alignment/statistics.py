@@ -40,16 +40,21 @@ from pathlib import Path
 
 import numpy as np
 
-from structpred import atomic_write
+from structpred import FormatError, atomic_write
 
-from .corpus import UNK_ID, EncodedCorpus, Vocabulary, load_bitext
+from ._cache import (CacheMismatch, bitext_key, cache_file, check_format, compare_keys,
+                     fit_options, is_cache_folder, load_arrays, pack_json, unpack_json)
+from .corpus import UNK_ID, EncodedCorpus, Vocabulary, load_bitext, report_line
 from .dice import DEFAULT_DICE_PRUNE_TOTAL, cooc_table, dice_matrix, prune_cooc
-from .hmm import HMMTables
+from .hmm import HMMTables, hmm_key, train_hmm_files
 from .ibm import DEFAULT_MAX_JUMP, DEFAULT_N_GIS, pair_posteriors, train_ibm
 
-__all__ = ["AlignmentStatistics", "FORMAT_VERSION"]
+__all__ = ["AlignmentStatistics", "FORMAT_VERSION", "statistics_key"]
 
-FORMAT_VERSION = 1
+#: 2: ``format`` name and ``provenance`` (cache key and bitext report) added
+FORMAT_VERSION = 2
+FORMAT_NAME = "structpred-alignment-statistics"
+_WHAT = "alignment statistics"
 _LL_KEYS = ("ibm1_fwd", "ibm1_bwd", "ibm2_fwd", "ibm2_bwd")
 
 
@@ -152,6 +157,10 @@ class AlignmentStatistics:
                                 for k in _LL_KEYS}
         self.n_pairs = int(n_pairs)
         self.timings_ = {}
+        #: what made these statistics (:func:`statistics_key`; None: unknown), and what
+        #: was read and left out of the bitext (``{"read", "kept", "dropped", "max_length"}``)
+        self.cache_key = None
+        self.bitext_report = None
         #: optional :class:`alignment.hmm.HMMTables` on the same pattern (see :meth:`with_hmm`)
         self.hmm = None
         self._check()
@@ -206,13 +215,28 @@ class AlignmentStatistics:
         if (len(hmm.t_fwd) != len(self.t_cols) or len(hmm.t_null_fwd) != len(self.tgt_vocab)
                 or len(hmm.t_null_bwd) != len(self.src_vocab)):
             raise ValueError("the HMM tables were trained on other statistics")
-        return type(self)(self.src_vocab, self.tgt_vocab, self.src_df, self.tgt_df,
-                          self.t_row_ptr, self.t_cols, hmm.t_fwd, hmm.t_bwd, hmm.t_null_fwd,
-                          hmm.t_null_bwd, self.dist_fwd, self.dist_bwd, self.max_jump,
-                          self.dice_row_ptr, self.dice_cols, self.dice_counts, floor=self.floor,
-                          prune_threshold=self.prune_threshold,
-                          dice_prune_total=self.dice_prune_total,
-                          log_likelihood=self.log_likelihood_, n_pairs=self.n_pairs)
+        out = type(self)(self.src_vocab, self.tgt_vocab, self.src_df, self.tgt_df,
+                         self.t_row_ptr, self.t_cols, hmm.t_fwd, hmm.t_bwd, hmm.t_null_fwd,
+                         hmm.t_null_bwd, self.dist_fwd, self.dist_bwd, self.max_jump,
+                         self.dice_row_ptr, self.dice_cols, self.dice_counts, floor=self.floor,
+                         prune_threshold=self.prune_threshold,
+                         dice_prune_total=self.dice_prune_total,
+                         log_likelihood=self.log_likelihood_, n_pairs=self.n_pairs)
+        hk = hmm.cache_key or {}
+        lexicon = (f"hmm{hk.get('hmm_iterations', '?')}"
+                   f"{'-agreement' if hk.get('hmm_agreement') else ''}")
+        out.cache_key = None if self.cache_key is None else {**self.cache_key,
+                                                             "lexicon": lexicon}
+        out.bitext_report = self.bitext_report
+        return out
+
+    def summary(self):
+        """One line: how many bitext pairs the statistics come from, and what was left out."""
+        r = self.bitext_report
+        if not r:
+            return f"statistics from {self.n_pairs} bitext pairs"
+        return "statistics: bitext " + report_line(r["read"], r["kept"], r.get("dropped", {}),
+                                                   r.get("max_length"))
 
     def fingerprint(self):
         """A short hash of everything that fixes Model 2's alignments (vocabulary sizes,
@@ -345,34 +369,145 @@ class AlignmentStatistics:
 
     @classmethod
     def fit_files(cls, src_path, tgt_path, max_pairs=None, verbose=True, max_len=80,
-                  max_ratio=None, **kw):
+                  max_ratio=None, protect_first=0, **kw):
         """Train on the first ``max_pairs`` lines of a (gzipped) tokenised bitext.
 
         Pairs with more than ``max_len`` tokens on a side (or a length ratio above
-        ``max_ratio``) are left out of training, except the first 484 lines (the
-        Hansards gold sentences), which are always kept; see
-        :func:`alignment.corpus.load_bitext`.  Other keywords go to :meth:`fit`.
+        ``max_ratio``) are left out of training, except the first ``protect_first``
+        lines (none by default); see :func:`alignment.corpus.load_bitext`.  Other
+        keywords go to :meth:`fit`.  The result records its :func:`statistics_key`
+        (``cache_key``) and what was read and left out (``bitext_report``).
+
+        Raises
+        ------
+        FormatError
+            An unreadable or empty bitext, or one left empty by the length filter.
         """
+        key = statistics_key(src_path, tgt_path, max_pairs, max_len, protect_first, max_ratio,
+                             **kw)
         t0 = time.perf_counter()
         bitext = load_bitext(src_path, tgt_path, max_pairs=max_pairs, max_len=max_len,
-                             max_ratio=max_ratio)
+                             max_ratio=max_ratio, protect_first=protect_first)
         t_load = time.perf_counter() - t0
-        _log(verbose, f"statistics: {bitext.report()} ({t_load:.1f}s)")
+        _log(verbose, f"statistics: {bitext.report(max_len)} ({t_load:.1f}s)")
+        if len(bitext) == 0:
+            raise FormatError(src_path, None, f"no sentence pairs left of {bitext.n_read} "
+                              f"after leaving out those longer than {max_len} tokens")
         stats = cls.fit(bitext.src, bitext.tgt, verbose=verbose, **kw)
         stats.timings_ = {"load": t_load, **stats.timings_}
+        stats.cache_key = key
+        stats.bitext_report = {"read": bitext.n_read, "kept": len(bitext),
+                               "dropped": dict(bitext.dropped), "max_length": max_len}
         return stats
 
     @classmethod
-    def load_or_fit(cls, cache, src_path, tgt_path, max_pairs=None, verbose=True, **kw):
-        """Read the statistics cached in ``cache`` if it exists; otherwise
-        :meth:`fit_files` and write them there (``cache=None``: no caching)."""
-        if cache is not None and Path(cache).exists():
-            _log(verbose, f"statistics: reading {cache}")
-            return cls.load(cache)
-        stats = cls.fit_files(src_path, tgt_path, max_pairs=max_pairs, verbose=verbose, **kw)
-        if cache is not None:
-            Path(cache).parent.mkdir(parents=True, exist_ok=True)
-            stats.save(cache)
+    def load_or_fit(cls, cache, src_path, tgt_path, max_pairs=None, verbose=True, max_len=80,
+                    protect_first=0, hmm=0, hmm_agreement=False, hmm_options=None, **kw):
+        """The statistics of a bitext (and optionally its HMM), from a cache if one was
+        made from exactly these inputs and options, else computed (and cached).
+
+        Parameters
+        ----------
+        cache : path, optional
+            ``None``: no cache.  A folder (existing, or a path ending in ``/``): the
+            statistics are ``stats-<hash>.npz`` and the HMM ``hmm-<hash>.npz`` in it,
+            named by their keys, so every setting gets its own files.  Otherwise one file
+            holding the statistics (and the HMM): used only if it was made from the same
+            bitext and options (else :class:`~alignment._cache.CacheMismatch`, which
+            names what differs: the file is never rewritten), written if missing.
+        src_path, tgt_path : path, optional
+            The bitext.  Without it, an existing cache file is used as it is (with the
+            HMM it holds, which must match ``hmm``).
+        max_pairs, max_len, protect_first, **kw
+            As in :meth:`fit_files`.
+        hmm : int
+            EM iterations of the HMM (:func:`alignment.hmm.train_hmm`) to attach; 0: none.
+        hmm_agreement : bool
+            Train the HMM's two directions by agreement.
+        hmm_options : dict, optional
+            Further keywords of :func:`alignment.hmm.train_hmm`.
+
+        Raises
+        ------
+        CacheMismatch
+            The cache file was made from other inputs or options.
+        FormatError
+            A cache file that is not statistics, or an unreadable bitext.
+        """
+        have_bitext = src_path is not None and tgt_path is not None
+        key = (statistics_key(src_path, tgt_path, max_pairs, max_len, protect_first, **kw)
+               if have_bitext else None)
+        hmm_options = dict(hmm_options or {})
+        agree = bool(hmm_agreement) if hmm else False
+
+        def fit():
+            if not have_bitext:
+                raise ValueError("no statistics cache and no bitext to compute them from")
+            return cls.fit_files(src_path, tgt_path, max_pairs=max_pairs, verbose=verbose,
+                                 max_len=max_len, protect_first=protect_first, **kw)
+
+        def train(stats):
+            if not have_bitext:
+                raise ValueError("the HMM needs the bitext")
+            return train_hmm_files(stats, src_path, tgt_path, max_pairs=max_pairs,
+                                   max_len=max_len, protect_first=protect_first, n_iter=hmm,
+                                   agreement=agree, verbose=verbose, **hmm_options)
+
+        if cache is None:
+            stats = fit()
+            return stats.with_hmm(train(stats)) if hmm else stats
+        if is_cache_folder(cache):
+            if key is None:
+                raise ValueError(f"{cache}: a cache folder needs the bitext (to name the files)")
+            from ._cache import cached
+
+            stats = cached(cache_file(cache, "stats", key), key, cls.load, fit,
+                           lambda obj, path: obj.save(path), verbose, "statistics")
+            if hmm:
+                hkey = hmm_key(stats, src_path, tgt_path, max_pairs, max_len, protect_first,
+                               hmm, agree, **hmm_options)
+                stats.with_hmm(cached(cache_file(cache, "hmm", hkey), hkey, HMMTables.load,
+                                      lambda: train(stats), lambda obj, path: obj.save(path),
+                                      verbose, "HMM"))
+            return stats
+        path = Path(cache)
+        if not path.exists():
+            stats = fit()
+            if hmm:
+                stats.with_hmm(train(stats))
+            stats.save(path)
+            _log(verbose, f"statistics written to {path}")
+            return stats
+        stats = cls.load(path)
+        diffs = []
+        if key is not None:
+            diffs = (compare_keys(stats.cache_key, key) if stats.cache_key is not None
+                     else ["it records no fingerprint of its bitext (an older file)"])
+        elif stats.cache_key is not None:
+            # no bitext to compare with: the options that can be checked still must agree
+            asked = {"ibm_agreement": bool(kw.get("agreement", False)), "max_length": max_len}
+            diffs = compare_keys({k: stats.cache_key.get(k) for k in asked}, asked)
+        have = stats.hmm
+        if have is None and hmm:
+            diffs.append(f"--hmm: none in the cache, {hmm} asked")
+        elif have is not None and not hmm:
+            n = (have.cache_key or {}).get("hmm_iterations", "an HMM")
+            diffs.append(f"--hmm: {n} in the cache, none asked")
+        elif have is not None and hmm and not diffs:
+            if have.cache_key is None:
+                diffs.append("the HMM records no settings (an older file)")
+            elif key is not None:
+                diffs += compare_keys(have.cache_key,
+                                      hmm_key(stats, src_path, tgt_path, max_pairs, max_len,
+                                              protect_first, hmm, agree, **hmm_options))
+            else:
+                diffs += compare_keys({k: have.cache_key.get(k) for k in
+                                       ("hmm_iterations", "hmm_agreement")},
+                                      {"hmm_iterations": hmm, "hmm_agreement": agree})
+        if diffs:
+            raise CacheMismatch(path, diffs, "use another cache file, or a cache folder, "
+                                "which keeps one file per setting")
+        _log(verbose, f"statistics: read {path}")
         return stats
 
     # ------------------------------------------------------------------ queries
@@ -456,7 +591,9 @@ class AlignmentStatistics:
         -------
         dict of str to ndarray
         """
-        out = {"version": np.array(FORMAT_VERSION, dtype=np.int64)}
+        out = {"format": np.array(FORMAT_NAME), "version": np.array(FORMAT_VERSION, dtype=np.int64)}
+        if self.cache_key is not None or self.bitext_report is not None:
+            out["provenance"] = pack_json({"key": self.cache_key, "report": self.bitext_report})
         out.update(self.src_vocab.to_arrays("src_"))
         out.update(self.tgt_vocab.to_arrays("tgt_"))
         t_len, t_delta = _csr_pack(self.t_row_ptr, self.t_cols)
@@ -481,24 +618,40 @@ class AlignmentStatistics:
         return out
 
     @classmethod
-    def from_arrays(cls, arrays):
-        """Inverse of :meth:`to_arrays`."""
+    def from_arrays(cls, arrays, path="<arrays>"):
+        """Inverse of :meth:`to_arrays`; anything missing, inconsistent or of another
+        format is a :class:`~structpred.FormatError` on ``path``."""
         a = arrays
-        version = int(a["version"])
-        if version != FORMAT_VERSION:
-            raise ValueError(f"unsupported AlignmentStatistics format version {version}")
-        t_ptr, t_cols = _csr_unpack(a["t_row_len"], a["t_col_delta"])
-        d_ptr, d_cols = _csr_unpack(a["dice_row_len"], a["dice_col_delta"])
-        dpt = int(a["dice_prune_total"])
-        return cls(Vocabulary.from_arrays(a, "src_"), Vocabulary.from_arrays(a, "tgt_"),
-                   a["src_df"], a["tgt_df"], t_ptr, t_cols, a["t_fwd"], a["t_bwd"],
-                   a["t_null_fwd"], a["t_null_bwd"], a["dist_fwd"], a["dist_bwd"],
-                   int(a["max_jump"]), d_ptr, d_cols, a["dice_counts"], floor=float(a["floor"]),
-                   prune_threshold=float(a["prune_threshold"]),
-                   dice_prune_total=None if dpt < 0 else dpt,
-                   log_likelihood={k: np.asarray(a[f"ll_{k}"]).tolist() for k in _LL_KEYS},
-                   n_pairs=int(a["n_pairs"])).with_hmm(
-            HMMTables.from_arrays(a, "hmm_") if "hmm_t_fwd" in a else None)
+        check_format(a, path, FORMAT_NAME, (1, FORMAT_VERSION), _WHAT, legacy_ok=True)
+        try:
+            t_ptr, t_cols = _csr_unpack(a["t_row_len"], a["t_col_delta"])
+            d_ptr, d_cols = _csr_unpack(a["dice_row_len"], a["dice_col_delta"])
+            dpt = int(a["dice_prune_total"])
+            stats = cls(Vocabulary.from_arrays(a, "src_"), Vocabulary.from_arrays(a, "tgt_"),
+                        a["src_df"], a["tgt_df"], t_ptr, t_cols, a["t_fwd"], a["t_bwd"],
+                        a["t_null_fwd"], a["t_null_bwd"], a["dist_fwd"], a["dist_bwd"],
+                        int(a["max_jump"]), d_ptr, d_cols, a["dice_counts"],
+                        floor=float(a["floor"]), prune_threshold=float(a["prune_threshold"]),
+                        dice_prune_total=None if dpt < 0 else dpt,
+                        log_likelihood={k: np.asarray(a[f"ll_{k}"]).tolist() for k in _LL_KEYS},
+                        n_pairs=int(a["n_pairs"]))
+            stats.with_hmm(HMMTables.from_arrays(a, "hmm_", path) if "hmm_t_fwd" in a else None)
+        except FormatError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any inconsistency is a damaged file
+            raise FormatError(path, None, f"corrupt {_WHAT} ({type(exc).__name__}: "
+                              f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
+        if "provenance" in a:
+            prov = unpack_json(a["provenance"], path, _WHAT)
+            key, report = (prov.get("key"), prov.get("report")) if isinstance(prov, dict) \
+                else (0, 0)
+            if not (isinstance(key, (dict, type(None))) and (report is None or (
+                    isinstance(report, dict) and isinstance(report.get("read"), int)
+                    and isinstance(report.get("kept"), int)
+                    and isinstance(report.get("dropped", {}), dict)))):
+                raise FormatError(path, None, f"corrupt {_WHAT} (bad provenance)")
+            stats.cache_key, stats.bitext_report = key, report
+        return stats
 
     def save(self, path):
         """Write :meth:`to_arrays` to ``path`` with ``np.savez_compressed`` (atomically)."""
@@ -507,11 +660,24 @@ class AlignmentStatistics:
 
     @classmethod
     def load(cls, path):
-        """Read a file written by :meth:`save`."""
-        with np.load(path, allow_pickle=False) as data:
-            return cls.from_arrays({k: data[k] for k in data.files})
+        """Read a file written by :meth:`save` (never unpickling); a file that is not one
+        is a :class:`~structpred.FormatError`."""
+        return cls.from_arrays(load_arrays(path, _WHAT), path)
 
     def __repr__(self):
         return (f"AlignmentStatistics({self.n_pairs} pairs, {len(self.src_vocab)} / "
                 f"{len(self.tgt_vocab)} types, {len(self.t_cols)} translation pairs, "
                 f"{len(self.dice_cols)} Dice counts)")
+
+
+def statistics_key(src_path, tgt_path, max_pairs=None, max_len=80, protect_first=0,
+                   max_ratio=None, **kw):
+    """The cache key of :meth:`AlignmentStatistics.fit_files` with these arguments:
+    :func:`alignment._cache.bitext_key` plus IBM agreement and the other fitting options."""
+    kw = dict(kw)
+    agreement = bool(kw.pop("agreement", False))
+    return {**bitext_key(src_path, tgt_path, max_pairs, max_len, protect_first),
+            "max_ratio": None if max_ratio is None else float(max_ratio),
+            "ibm_agreement": agreement,
+            "ibm_options": fit_options(AlignmentStatistics.fit, kw,
+                                       drop=("verbose", "n_jobs", "agreement"))}

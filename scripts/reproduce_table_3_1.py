@@ -152,12 +152,22 @@ def main(argv=None):
         cache = Path(args.external_cache or external_cache_path(data, args.cache_dir))
         if not cache.exists():
             sys.exit(f"{cache} is missing: run scripts/run_external_aligners.py first")
+        from structpred import FormatError
+
+        try:
+            if not ExternalAlignments.check_cache(cache, data.bitext_src, data.bitext_tgt):
+                print(f"warning: {cache} records no bitext fingerprint (written before "
+                      "format version 2); its links are matched by sentence text",
+                      file=sys.stderr)
+        except FormatError as exc:
+            sys.exit(str(exc))
         src = [s for s, _ in data.trial_pairs + data.test_pairs]
         tgt = [t for _, t in data.trial_pairs + data.test_pairs]
         from structpred import open_text
 
+        header = 2 if ExternalAlignments.read_key(cache) is not None else 1
         with open_text(cache) as fh:
-            n_lines = sum(1 for _ in fh) - 1
+            n_lines = sum(1 for _ in fh) - header
         from alignment.corpus import load_bitext
 
         bt = load_bitext(data.bitext_src, data.bitext_tgt, max_pairs=n_lines, max_len=None)

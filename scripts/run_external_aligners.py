@@ -59,6 +59,10 @@ def main(argv=None):
     names = ["eflomal_fwd", "eflomal_bwd", "fast_align"]
     names += [f"eflomal{r}_{d}" for r in range(2, len(runs) + 1) for d in ("fwd", "bwd")]
     ext = ExternalAlignments(names)
+    # what made the links, checked by the scripts that read the cache
+    ext.cache_key = ExternalAlignments.bitext_key(
+        data.bitext_src, data.bitext_tgt, args.max_pairs, keep=keep, samplers=args.samplers,
+        eflomal_runs=args.eflomal_runs, fast_align_from=bool(args.fast_align_from))
     for i in range(keep):
         links = {"fast_align": fa[i]}
         for r, (fwd, bwd) in enumerate(runs, start=1):

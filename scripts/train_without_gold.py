@@ -24,11 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from alignment.aer import score_alignments  # noqa: E402
 from alignment.corpus import load_bitext  # noqa: E402
-from alignment.experiment import hansards_statistics, load_hansards  # noqa: E402
+from alignment.experiment import (hansards_interaction_statistics,  # noqa: E402
+                                  hansards_statistics, load_hansards)
 from alignment.formats import Alignment  # noqa: E402
 from alignment.model import MODELS, MatchingAligner  # noqa: E402
 
-N_GOLD_LINES = 484
 
 
 def ibm2_labels(stats, pairs):
@@ -66,11 +66,12 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     data = load_hansards(args.data_dir)
+    n_gold_lines = data.n_gold   # the bitext starts with the trial and test gold sentences
     stats = hansards_statistics(data, None, cache_dir=args.cache_dir)
     sizes = [int(x) for x in args.sizes.split(",")]
     need = max(sizes)
     bt = load_bitext(data.bitext_src, data.bitext_tgt, max_pairs=need * 2 + 10000,
-                     skip_first=N_GOLD_LINES, protect_first=0, max_len=args.max_len,
+                     skip_first=n_gold_lines, protect_first=0, max_len=args.max_len,
                      max_ratio=3.0)
     pool = [(s, t) for s, t in zip(bt.src, bt.tgt) if s and t]
     external = None
@@ -78,8 +79,18 @@ def main(argv=None):
         from alignment.external import ExternalAlignments
         from structpred import open_text
 
+        from structpred import FormatError
+
+        try:
+            if not ExternalAlignments.check_cache(args.external_cache, data.bitext_src,
+                                                  data.bitext_tgt):
+                print(f"warning: {args.external_cache} records no bitext fingerprint",
+                      file=sys.stderr)
+        except FormatError as exc:
+            sys.exit(str(exc))
+        header = 2 if ExternalAlignments.read_key(args.external_cache) is not None else 1
         with open_text(args.external_cache) as fh:
-            n_lines = sum(1 for _ in fh) - 1
+            n_lines = sum(1 for _ in fh) - header
         full = load_bitext(data.bitext_src, data.bitext_tgt, max_pairs=n_lines, max_len=None)
         external = ExternalAlignments.load(args.external_cache, full.src, full.tgt)
         pool = [p for p in pool if p in external]
@@ -91,11 +102,7 @@ def main(argv=None):
     inter = None
     D, Q = MODELS[args.model]
     if D > 1 or Q:
-        from alignment.interactions import InteractionStatistics
-
-        inter = InteractionStatistics.load_or_fit(
-            Path(args.cache_dir) / "hansards-interactions-all.npz", stats, data.bitext_src,
-            data.bitext_tgt)
+        inter = hansards_interaction_statistics(data, stats, None, cache_dir=args.cache_dir)
     if args.labels == "eflomal":
         ref = score_alignments(eflomal_labels(external, test_pairs), test_gold)
     else:

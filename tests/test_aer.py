@@ -42,9 +42,9 @@ def test_sets_accepted_and_length_mismatch():
         score_alignments([], gold)
 
 
-def test_format_matches_score_alignments_tool():
+def test_format_is_one_line_of_percentages():
     out = format_scores(AERScore(4, 2, 4, 1, 3))
-    assert out.splitlines() == ["Precision = 0.7500", "Recall = 0.5000", "AER = 0.3333"]
+    assert out == "precision 75.00%  recall 50.00%  AER 33.33%"
 
 
 def test_error_breakdown_counts_what_aer_counts():

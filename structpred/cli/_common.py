@@ -1,14 +1,19 @@
-"""What every subcommand shares: the error type, the help formatter, logging."""
+"""What every subcommand shares: the error type, the help formatter, logging, option
+validators and the checks made on output files before any work starts."""
 
 from __future__ import annotations
 
 import argparse
 import functools
+import math
+import os
 import sys
 
 from ..io import FormatError
 
-__all__ = ["UserError", "HelpFormatter", "add_quiet", "log", "wrap_format_errors"]
+__all__ = ["UserError", "HelpFormatter", "ArgumentParser", "add_quiet", "log",
+           "wrap_format_errors", "positive_int", "nonneg_int", "positive_float",
+           "nonneg_float", "int_list", "check_output", "check_stdin", "same_file"]
 
 
 class UserError(Exception):
@@ -24,9 +29,18 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
         return super()._get_help_string(action) if action.help else "(default: %(default)s)"
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, ``structpred: error: ...`` (exit 2),
+    like every other user error; ``--help`` shows the usage."""
+
+    def error(self, message):
+        self.exit(2, f"structpred: error: {message} (see '{self.prog} --help')\n")
+
+
 def add_quiet(p):
     """``-q/--quiet``: no progress bars or chatter (never hides the result summary)."""
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars or chatter")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress bars or chatter (the result summary is still printed)")
 
 
 def log(args, msg):
@@ -35,14 +49,128 @@ def log(args, msg):
         print(msg, file=sys.stderr, flush=True)
 
 
+def _os_error_line(exc):
+    """``FILE: reason`` of an :class:`OSError` (``[Errno 2] ...`` is not for users)."""
+    reason = (exc.strerror or str(exc)).strip()
+    reason = reason[:1].lower() + reason[1:]
+    if isinstance(exc, IsADirectoryError):
+        reason = "is a folder, not a file"
+    return f"{exc.filename}: {reason}" if exc.filename else reason
+
+
 def wrap_format_errors(func):
-    """Turn file-format and missing-file errors raised by ``func(args)`` into :class:`UserError`."""
+    """Turn file-format errors and the operating system's file errors (missing file,
+    folder given for a file, permission denied) raised by ``func(args)`` into
+    :class:`UserError` (one line, ``FILE[:LINE]: reason``)."""
 
     @functools.wraps(func)
     def inner(args):
         try:
             return func(args)
-        except (FormatError, FileNotFoundError, IsADirectoryError) as exc:
+        except FormatError as exc:
             raise UserError(str(exc)) from exc
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError,
+                PermissionError) as exc:
+            raise UserError(_os_error_line(exc)) from exc
 
     return inner
+
+
+# ----------------------------------------------------------------------- option types
+def _number(kind, text, lo, strict):
+    try:
+        value = kind(text)
+    except (TypeError, ValueError):
+        what = "an integer" if kind is int else "a number"
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
+    if kind is float and not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    if value < lo or (strict and value == lo):
+        what = "an integer" if kind is int else "a number"
+        raise argparse.ArgumentTypeError(f"must be {what} {'>' if strict else '>='} {lo:g}, "
+                                         f"got {text!r}")
+    return value
+
+
+def positive_int(text):
+    """argparse ``type=``: an integer >= 1 (iterations, counts, sizes)."""
+    return _number(int, text, 1, False)
+
+
+def nonneg_int(text):
+    """argparse ``type=``: an integer >= 0 (0 often meaning "none")."""
+    return _number(int, text, 0, False)
+
+
+def positive_float(text):
+    """argparse ``type=``: a finite number > 0."""
+    return _number(float, text, 0.0, True)
+
+
+def nonneg_float(text):
+    """argparse ``type=``: a finite number >= 0 (costs)."""
+    return _number(float, text, 0.0, False)
+
+
+def int_list(text):
+    """argparse ``type=``: comma-separated integers >= 1, e.g. ``1,5,9`` (1-based numbers;
+    the caller checks the upper end against its data)."""
+    items = [t.strip() for t in str(text).split(",") if t.strip()]
+    if not items:
+        raise argparse.ArgumentTypeError(f"must be comma-separated numbers, got {text!r}")
+    return [_number(int, t, 1, False) for t in items]
+
+
+# ------------------------------------------------------------------------ file checks
+def same_file(a, b):
+    """Whether paths ``a`` and ``b`` name the same file (existing or not)."""
+    if a is None or b is None or "-" in (str(a), str(b)):
+        return False
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check_output(path, option="-o", inputs=(), create_parent=False):
+    """Refuse, before any work, an output that cannot be written.
+
+    The output may be ``"-"`` (stdout).  Otherwise it must not be a folder, its folder
+    must exist (or, with ``create_parent``, be creatable) and be writable, and it must
+    not be one of ``inputs`` (pairs ``(option, path)``; ``None`` paths are skipped).
+    Raises :class:`UserError`.
+    """
+    if path is None or str(path) == "-":
+        return
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise UserError(f"{path}: is a folder ({option} needs a file name)")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        if create_parent:
+            probe = parent
+            while not os.path.exists(probe):
+                probe = os.path.dirname(probe)
+            if os.path.isdir(probe) and os.access(probe, os.W_OK | os.X_OK):
+                return _not_an_input(path, option, inputs)
+        reason = "is not a folder" if os.path.exists(parent) else "does not exist"
+        raise UserError(f"{path}: cannot write {option}: folder {parent} {reason}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UserError(f"{path}: cannot write {option}: folder {parent} is not writable")
+    if os.path.exists(path) and not os.access(path, os.W_OK) and not os.access(parent, os.W_OK):
+        raise UserError(f"{path}: cannot write {option}: permission denied")
+    _not_an_input(path, option, inputs)
+
+
+def _not_an_input(path, option, inputs):
+    for name, other in inputs:
+        if other is not None and same_file(path, other):
+            raise UserError(f"{path}: {option} would overwrite the input {name}")
+
+
+def check_stdin(**options):
+    """At most one input may be ``-`` (standard input): ``check_stdin(**{"--src": a, ...})``."""
+    named = [name for name, value in options.items() if value is not None and str(value) == "-"]
+    if len(named) > 1:
+        raise UserError(f"only one input can be read from standard input ('-'), "
+                        f"not {' and '.join(named)}")

@@ -16,19 +16,19 @@ and import no problem package.
 Conventions follow fast_align and eflomal: plain whitespace-tokenised text
 in, Pharaoh ``i-j`` (0-based, source-target) out, one line per sentence.
 User errors print one line ``structpred: error: ...`` and exit with status 2
-(a traceback only with ``--debug``); Ctrl-C exits with status 130; a closed
-output pipe ends quietly.
+(a traceback only with ``--debug``), argparse's own errors included; Ctrl-C
+exits with status 130 and one line (run as a program, without waiting for the
+interpreter's teardown); a closed output pipe ends quietly.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from importlib.metadata import entry_points
 
 from .._version import __version__
-from ._common import HelpFormatter, UserError
+from ._common import ArgumentParser, HelpFormatter, UserError
 
 __all__ = ["main", "build_parser", "subcommands"]
 
@@ -62,7 +62,7 @@ def build_parser(argv=None, load=None):
         imports every problem package).  Subcommands not loaded are listed in
         ``--help`` from their entry points alone.
     """
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="structpred", formatter_class=HelpFormatter,
         description="Discriminative structured prediction: max-margin word alignment, "
                     "min-cut segmentation and topic-model classifiers, trained by "
@@ -85,8 +85,31 @@ def build_parser(argv=None, load=None):
     return parser
 
 
+def _exit_now(status):
+    """Exit at once, skipping the interpreter's teardown (a second or more with numba and
+    scipy loaded): after Ctrl-C the user is waiting.  The command's own clean-up (partial
+    files removed by :func:`structpred.atomic_write`) has already run as the
+    ``KeyboardInterrupt`` went up the stack."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)
+
+
+def _has_child_processes():
+    """Whether multiprocessing workers are alive (the normal exit then stops them)."""
+    mp = sys.modules.get("multiprocessing")
+    try:
+        return bool(mp is not None and mp.active_children())
+    except Exception:  # noqa: BLE001 - when in doubt, take the normal, slower exit
+        return True
+
+
 def main(argv=None):
     """Run ``structpred`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    as_program = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
     if not subcommands():
@@ -106,6 +129,8 @@ def main(argv=None):
         if args.debug:
             raise
         print("structpred: interrupted", file=sys.stderr)
+        if as_program and not _has_child_processes():
+            _exit_now(130)
         return 130
     except BrokenPipeError:
         # the reader went away (| head): end quietly, as Unix tools do

@@ -9,19 +9,30 @@
   complete new one, never a half-written file, even if the writer crashes.
 * :func:`open_output` chooses between ``stdout`` (``"-"``), an already open
   stream and :func:`atomic_write`.
+* :func:`read_npz` reads every array of an ``.npz`` file without ever unpickling,
+  turning every way a file can be wrong (empty, a folder, truncated, not an
+  archive) into one :class:`FormatError`.
+* :func:`file_fingerprint` identifies a file's content cheaply (size, hash of the
+  first and last MB, line count) for keying caches.
+
+A file named ``*.gz`` must hold gzip data; a file that does not end in ``.gz`` may
+still be gzipped (detected by its magic bytes).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
+import hashlib
 import io
 import os
 import secrets
 import sys
 import zlib
 
-__all__ = ["FormatError", "open_text", "read_lines", "atomic_write", "open_output"]
+__all__ = ["FormatError", "open_text", "read_lines", "atomic_write", "open_output", "read_npz",
+           "file_fingerprint"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -64,9 +75,28 @@ def _is_gzip(path):
         return fh.read(2) == _GZIP_MAGIC
 
 
+def _check_readable_file(path):
+    """A folder, or a missing file, as a clear error before opening."""
+    name = os.fspath(path)
+    if os.path.isdir(name):
+        raise FormatError(name, None, "is a folder, not a file")
+    if not os.path.exists(name):
+        raise FileNotFoundError(errno.ENOENT, "no such file", name)
+
+
 def _open_file_binary(path):
-    """Open a file for binary reading, decompressing gzip data (detected by its magic bytes)."""
-    return gzip.open(path, "rb") if _is_gzip(path) else open(path, "rb")
+    """Open a file for binary reading, decompressing gzip data (detected by its magic bytes).
+
+    A non-empty file whose name ends in ``.gz`` but that is not gzip data is a
+    :class:`FormatError` (a renamed or half-written file would otherwise be read as text).
+    """
+    _check_readable_file(path)
+    if _is_gzip(path):
+        return gzip.open(path, "rb")
+    name = os.fspath(path)
+    if str(name).endswith(".gz") and os.path.getsize(name) > 0:
+        raise FormatError(name, None, "not gzip data, although the name ends in .gz")
+    return open(path, "rb")
 
 
 def _open_binary(path):
@@ -154,6 +184,94 @@ def read_lines(path):
                 yield lineno, text
         except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
             raise FormatError(name, lineno + 1, f"corrupt or truncated gzip data ({exc})") from None
+
+
+def read_npz(path, what="an .npz file"):
+    """Every array of an ``.npz`` file, as a dict, read with ``allow_pickle=False``.
+
+    Parameters
+    ----------
+    path : str or path-like
+    what : str
+        What the file should be (``"a model"``), for the error messages.
+
+    Raises
+    ------
+    FormatError
+        The file is empty, a folder, not a zip archive, truncated or corrupt, or holds
+        an object (pickled) array.
+    FileNotFoundError
+        It does not exist.
+    """
+    import numpy as np
+
+    name = os.fspath(path)
+    _check_readable_file(name)
+    with open(name, "rb") as fh:
+        magic = fh.read(4)
+    if not magic:
+        raise FormatError(name, None, f"empty file, not {what}")
+    if magic[:2] == _GZIP_MAGIC:
+        raise FormatError(name, None, f"gzip data, not {what}")
+    if magic != b"PK\x03\x04":
+        raise FormatError(name, None, f"not {what} (not an .npz archive)")
+    try:
+        with np.load(name, allow_pickle=False) as z:
+            if not hasattr(z, "files"):
+                raise FormatError(name, None, f"not {what} (a single .npy array)")
+            return {k: z[k] for k in z.files}
+    except FormatError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - zipfile, zlib, numpy's header parser (even
+        # tokenize errors), absurd shapes (MemoryError): all mean a damaged file
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise FormatError(name, None, f"corrupt or truncated, not {what} ({reason})") from None
+
+
+_FINGERPRINTS = {}
+
+
+def file_fingerprint(path, block=1 << 20):
+    """A cheap identity of a file's content, for keying caches.
+
+    Returns
+    -------
+    dict
+        ``{"size": bytes on disk, "lines": lines of the (decompressed) text,
+        "hash": hex BLAKE2b of the size and the first and last ``block`` bytes}``.
+        Results are remembered per (path, size, mtime) within the process.
+
+    Raises
+    ------
+    FormatError
+        Corrupt or truncated gzip data, or a folder.
+    """
+    name = os.fspath(path)
+    _check_readable_file(name)
+    st = os.stat(name)
+    memo = (os.path.realpath(name), st.st_size, st.st_mtime_ns, st.st_ino)
+    if memo in _FINGERPRINTS:
+        return dict(_FINGERPRINTS[memo])
+    h = hashlib.blake2b(digest_size=16)
+    h.update(str(st.st_size).encode())
+    with open(name, "rb") as fh:
+        h.update(fh.read(block))
+        if st.st_size > block:
+            fh.seek(max(block, st.st_size - block))
+            h.update(fh.read(block))
+    lines, last = 0, b"\n"
+    with _open_file_binary(name) as fh:
+        try:
+            while chunk := fh.read(block):
+                lines += chunk.count(b"\n")
+                last = chunk[-1:]
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise FormatError(name, None, f"corrupt or truncated gzip data ({exc})") from None
+    if last != b"\n":
+        lines += 1
+    out = {"size": int(st.st_size), "lines": int(lines), "hash": h.hexdigest()}
+    _FINGERPRINTS[memo] = out
+    return dict(out)
 
 
 @contextlib.contextmanager

@@ -31,6 +31,8 @@ FAST = {
     "medlda-is": dict(n_topics=4, iterations=3, params={"n_predict_iter": 2}),
     "pamedlda": dict(n_topics=4, iterations=1, params={"n_transform_burn": 2,
                                                        "n_transform_samples": 2}),
+    "pamedhdp": dict(iterations=1, params={"n_transform_burn": 2, "n_transform_samples": 2,
+                                           "batch_size": 64}),
 }
 
 

@@ -1,0 +1,94 @@
+"""Long computations that stay responsive: progress bars only on a terminal, numba
+kernels called on chunks of the corpus, and two threads that both stop on Ctrl-C.
+
+A numba kernel cannot be interrupted: Python notices Ctrl-C only when it returns.
+The corpus-wide kernels (E-steps of IBM Models 1/2 and of the HMM, the token-pair
+index, the interaction statistics) are therefore called on slices of sentences of
+about :data:`CHUNK_PAIRS` token pairs each, well under a second of work.  When the
+two directions run in two threads, :func:`run_threads` tells both to stop at their
+next chunk and re-raises the ``KeyboardInterrupt`` in the main thread.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import numpy as np
+
+__all__ = ["progress_enabled", "chunk_ranges", "Cancelled", "check_stop", "run_threads",
+           "CHUNK_PAIRS"]
+
+#: token pairs (source word x target word) per kernel call
+CHUNK_PAIRS = 1_000_000
+
+
+def progress_enabled(verbose):
+    """Progress bars only when asked for and stderr is a terminal (never in logs or pipes)."""
+    if not verbose:
+        return False
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def chunk_ranges(work_offsets, per_chunk=CHUNK_PAIRS):
+    """Sentence ranges ``[(lo, hi), ...]`` covering ``0 .. n`` in order, each with about
+    ``per_chunk`` units of work, where sentence ``s`` costs
+    ``work_offsets[s + 1] - work_offsets[s]`` (a CSR offset array of length ``n + 1``)."""
+    off = np.asarray(work_offsets, dtype=np.int64)
+    n = len(off) - 1
+    if n <= 0:
+        return []
+    total = int(off[-1])
+    cuts = np.searchsorted(off, np.arange(per_chunk, total, per_chunk, dtype=np.int64),
+                           side="left") if total > per_chunk else np.zeros(0, np.int64)
+    bounds = np.unique(np.concatenate(([0], np.clip(cuts, 1, n - 1) if n > 1 else [], [n])))
+    bounds = bounds.astype(np.int64)
+    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
+class Cancelled(Exception):
+    """Raised in a worker thread told to stop (the main thread was interrupted)."""
+
+
+def check_stop(stop):
+    """Raise :class:`Cancelled` if the event ``stop`` is set (``None``: never)."""
+    if stop is not None and stop.is_set():
+        raise Cancelled()
+
+
+def run_threads(*calls):
+    """Run ``call(stop)`` for each call in its own thread and return their results.
+
+    ``stop`` is a :class:`threading.Event` each call checks between chunks of work
+    (:func:`check_stop`).  If the main thread is interrupted (Ctrl-C) or a call fails,
+    ``stop`` is set, the threads are waited for (each stops at its next check) and the
+    exception is raised here.
+    """
+    stop = threading.Event()
+    results = [None] * len(calls)
+    errors = [None] * len(calls)
+
+    def work(i):
+        try:
+            results[i] = calls[i](stop)
+        except BaseException as exc:  # noqa: B902 - handed to the main thread
+            errors[i] = exc
+            stop.set()
+
+    threads = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(len(calls))]
+    for t in threads:
+        t.start()
+    try:
+        for t in threads:
+            while t.is_alive():
+                t.join(0.1)
+    except BaseException:
+        stop.set()
+        for t in threads:
+            t.join()
+        raise
+    for exc in errors:
+        if exc is not None and not isinstance(exc, Cancelled):
+            raise exc
+    return results

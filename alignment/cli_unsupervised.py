@@ -1,0 +1,203 @@
+"""``structpred align unsupervised``: word alignment without gold, fast_align-style.
+
+Reads tokenised parallel text (two files, or ``src ||| tgt`` lines from a file or
+stdin), trains the HMM by agreement (:mod:`alignment.unsupervised`) on it plus any
+extra unlabeled bitext, and writes Pharaoh ``i-j`` links (0-based, source-target), one
+line per input pair, streamed to stdout or a file::
+
+    structpred align unsupervised --src text.en --tgt text.fr > links.txt
+    paste -d '|' a b | ... ; structpred align unsupervised -i corpus.src-tgt -o links.txt
+    structpred align unsupervised -i - --symmetrize grow-diag-final-and < corpus.src-tgt
+    structpred align unsupervised --src t.en --tgt t.fr --soft --threshold 0.1   # i-j:p
+
+Registered from :func:`alignment.cli.add_align_parser` by :func:`add_unsupervised_parser`.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from structpred.cli import HelpFormatter as _Formatter
+from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
+from structpred.cli import wrap_format_errors as _wrap_format_errors
+
+__all__ = ["add_unsupervised_parser", "align_unsupervised"]
+
+
+def add_unsupervised_parser(asub):
+    """Add ``unsupervised`` to the ``structpred align`` subparsers ``asub``."""
+    from alignment.unsupervised import DEFAULTS, SYMMETRIZE
+
+    p = asub.add_parser(
+        "unsupervised", formatter_class=_Formatter,
+        help="align without gold (HMM trained by agreement; optionally with eflomal)",
+        description="Train the HMM alignment model in both directions by agreement (Liang "
+                    "et al. 2006) on the input (plus --bitext-src/--bitext-tgt), then write "
+                    "posterior-decoded Pharaoh links 'i-j' (0-based, source-target), one "
+                    "line per input pair, as fast_align and eflomal do. Examples:\n"
+                    "  structpred align unsupervised --src text.en --tgt text.fr > links\n"
+                    "  structpred align unsupervised -i - < corpus.en-fr   # 'src ||| tgt'\n"
+                    "  structpred align unsupervised --src a.en --tgt a.fr --soft --threshold 0.1")
+    g = p.add_argument_group("input and output")
+    g.add_argument("--src", metavar="FILE", help="source sentences, one tokenised sentence per "
+                                                 "line (.gz ok)")
+    g.add_argument("--tgt", metavar="FILE", help="target sentences (same number of lines)")
+    g.add_argument("-i", "--input", metavar="FILE",
+                   help="fast_align-style 'src ||| tgt' lines instead of --src/--tgt "
+                        "(- reads stdin)")
+    g.add_argument("-o", "--output", default="-", metavar="FILE",
+                   help="where the links go (- is stdout, written as they are decoded)")
+    d = p.add_argument_group("decoding")
+    d.add_argument("--direction", choices=["fwd", "bwd"], default=None,
+                   help="one direction's links only (fwd: each target word's source, "
+                        "bwd: each source word's target) instead of --symmetrize")
+    d.add_argument("--symmetrize", choices=list(SYMMETRIZE), default=None,
+                   help="how the two directions' thresholded links are combined "
+                        f"(default: {DEFAULTS['symmetrize']}); intersect/union threshold the "
+                        "minimum/maximum posterior")
+    d.add_argument("--threshold", type=float, default=None, metavar="T",
+                   help="link posterior threshold in (0, 1] (default: "
+                        f"{DEFAULTS['threshold']}, or {DEFAULTS['eflomal_threshold']} when "
+                        "combined with eflomal)")
+    d.add_argument("--soft", action="store_true",
+                   help="write 'i-j:p' with each link's posterior p (the score it was chosen "
+                        "by: the direction's, the minimum for intersect, the maximum for "
+                        "union, the mean for grow-diag*)")
+    m = p.add_argument_group("model")
+    m.add_argument("--hmm-iterations", type=int, default=DEFAULTS["hmm_iterations"],
+                   metavar="N", help="EM iterations of the agreement-trained HMM")
+    m.add_argument("--no-lowercase", action="store_true",
+                   help="keep case (by default words are lower-cased for the model)")
+    m.add_argument("--prefix", type=int, default=DEFAULTS["prefix"], metavar="N",
+                   help="model only the first N characters of each word (0: whole words; "
+                        "a crude stemmer for inflected languages)")
+    m.add_argument("--max-len", type=int, default=80, metavar="N",
+                   help="leave pairs with a side longer than N out of HMM training (they "
+                        "are still aligned)")
+    m.add_argument("--with", dest="with_", choices=["auto", "none", "eflomal"], default="none",
+                   help="combine with eflomal's links (eflomal: required; auto: when it is "
+                        "installed); each direction's posterior becomes (1-W)*posterior + "
+                        "W*[eflomal link]")
+    m.add_argument("--eflomal-weight", type=float, default=DEFAULTS["eflomal_weight"],
+                   metavar="W", help="W of --with eflomal")
+    b = p.add_argument_group("extra unlabeled text (the input is always included)")
+    b.add_argument("--bitext-src", metavar="FILE", help="more source sentences to train on")
+    b.add_argument("--bitext-tgt", metavar="FILE", help="their translations")
+    b.add_argument("--bitext-pairs", type=int, default=None, metavar="N",
+                   help="use only the first N pairs of the extra bitext")
+    p.add_argument("--cache-dir", metavar="DIR", default=None,
+                   help="keep the trained model and eflomal's links here, keyed by a "
+                        "fingerprint of the training text and options (reused when they "
+                        "match)")
+    _add_quiet(p)
+    p.set_defaults(handler=align_unsupervised)
+    return p
+
+
+def _read_input(args):
+    from alignment.formats import read_fast_align, read_parallel
+
+    if args.input and (args.src or args.tgt):
+        raise UserError("give either -i FILE or --src/--tgt, not both")
+    if args.input:
+        pairs = read_fast_align(args.input)
+    elif args.src and args.tgt:
+        pairs = read_parallel(args.src, args.tgt)
+    else:
+        raise UserError("give --src and --tgt, or -i FILE ('src ||| tgt' lines; - for stdin)")
+    if not pairs:
+        raise UserError(f"{args.input or args.src}: no sentence pairs")
+    return pairs
+
+
+def _check_args(args):
+    from alignment.unsupervised import DEFAULTS
+
+    if args.direction and args.symmetrize:
+        raise UserError("give --direction or --symmetrize, not both")
+    if args.threshold is not None and not 0.0 < args.threshold <= 1.0:
+        raise UserError(f"--threshold must lie in (0, 1], not {args.threshold}")
+    if not 0.0 <= args.eflomal_weight <= 1.0:
+        raise UserError(f"--eflomal-weight must lie in [0, 1], not {args.eflomal_weight}")
+    if args.hmm_iterations < 1:
+        raise UserError("--hmm-iterations must be at least 1")
+    if args.prefix < 0 or args.max_len < 1:
+        raise UserError("--prefix must be >= 0 and --max-len >= 1")
+    if bool(args.bitext_src) != bool(args.bitext_tgt):
+        raise UserError("give both --bitext-src and --bitext-tgt")
+    if args.bitext_pairs is not None and args.bitext_pairs < 1:
+        raise UserError("--bitext-pairs must be at least 1")
+    use_eflomal = False
+    if args.with_ != "none":
+        from alignment.aligners import available_aligners
+
+        installed = "eflomal" in available_aligners()
+        if args.with_ == "eflomal" and not installed:
+            raise UserError("--with eflomal: eflomal is not installed "
+                            "(pip install 'structpred[aligners]')")
+        use_eflomal = installed
+    threshold = args.threshold
+    if threshold is None:
+        threshold = DEFAULTS["eflomal_threshold"] if use_eflomal else DEFAULTS["threshold"]
+    sym = args.symmetrize or DEFAULTS["symmetrize"]
+    return use_eflomal, threshold, sym
+
+
+def _format(links, score, soft):
+    if soft:
+        return " ".join(f"{j}-{k}:{score[j, k]:.4f}" for j, k in sorted(links))
+    return " ".join(f"{j}-{k}" for j, k in sorted(links))
+
+
+@_wrap_format_errors
+def align_unsupervised(args):
+    """``structpred align unsupervised``."""
+    from structpred import open_output
+
+    from alignment.unsupervised import UnsupervisedAligner, training_text
+
+    use_eflomal, threshold, sym = _check_args(args)
+    pairs = _read_input(args)
+    extra_src = extra_tgt = None
+    if args.bitext_src:
+        from alignment.corpus import load_bitext
+
+        bt = load_bitext(args.bitext_src, args.bitext_tgt, max_pairs=args.bitext_pairs,
+                         protect_first=0)
+        extra_src, extra_tgt = bt.src, bt.tgt
+        _log(args, f"extra bitext: {bt.report()}")
+    src, tgt, index = training_text(pairs, extra_src, extra_tgt)
+    del extra_src, extra_tgt
+    cache = Path(args.cache_dir) if args.cache_dir else None
+    model = UnsupervisedAligner(hmm_iterations=args.hmm_iterations,
+                                lowercase=not args.no_lowercase, prefix=args.prefix,
+                                max_len=args.max_len, verbose=not args.quiet)
+    t0 = time.perf_counter()
+    try:
+        model.fit(src, tgt, cache_dir=cache)
+    except ValueError as exc:
+        raise UserError(str(exc)) from exc
+    _log(args, f"unsupervised: model ready for {len(pairs)} input pairs "
+               f"({len(src)} training pairs, {time.perf_counter() - t0:.0f}s)")
+    ef = None
+    if use_eflomal:
+        from alignment.aligners import run_aligner
+
+        run = run_aligner("eflomal", src, tgt,
+                          cache_dir=(cache / "aligners") if cache is not None else None,
+                          verbose=not args.quiet)
+        ef = (run.links("fwd", index), run.links("bwd", index))
+        _log(args, f"unsupervised: eflomal links ready ({run.seconds:.0f}s"
+                   f"{', cached' if run.from_cache else ''})")
+    del src, tgt
+    with open_output(args.output) as out:
+        for i, (s, t) in enumerate(pairs):
+            links, score = model.align_pair(
+                s, t, threshold=threshold, symmetrize=sym, direction=args.direction,
+                eflomal_links=None if ef is None else (ef[0][i], ef[1][i]),
+                eflomal_weight=args.eflomal_weight)
+            out.write(_format(links, score, args.soft) + "\n")
+            if args.output == "-" and i % 256 == 255:
+                out.flush()
+    return 0

@@ -1,0 +1,287 @@
+"""Word alignment without gold: the HMM trained by agreement, posterior-decoded.
+
+:class:`UnsupervisedAligner` trains the HMM of :mod:`alignment.hmm` in both
+directions *by agreement* (Liang, Taskar & Klein 2006; ``train_hmm(...,
+agreement=True)``), starting from IBM Model 1/2 tables
+(:class:`alignment.statistics.AlignmentStatistics`), on the sentences to align plus
+any extra unlabeled bitext, and links ``(j, k)`` by posterior decoding: the link
+posteriors of the two directions, :math:`P_{fwd}(a_k = j)` and
+:math:`P_{bwd}(b_j = k)`, are thresholded and the two directions combined
+(:func:`decode`):
+
+* ``direction="fwd"`` / ``"bwd"``: one direction's links, posterior ``>= threshold``;
+* ``symmetrize="intersect"``: both posteriors ``>= threshold`` (the minimum);
+* ``"union"``: either one (the maximum);
+* ``"grow-diag"``, ``"grow-diag-final-and"``: Koehn et al.'s heuristics
+  (:func:`alignment.external.symmetrize`) on the two thresholded directions.
+
+The first four are monotone in the threshold (a higher threshold gives a subset of the
+links); the grow-diag heuristics are not (a smaller intersection can free words that
+then take a neighbour's link).
+
+**Combined with eflomal** (``with_eflomal``): eflomal (:mod:`alignment.aligners`,
+cached) runs on the same training text, and each direction's posterior becomes a
+weighted vote ``(1 - w) P_hmm + w * [eflomal links it]`` with ``w = eflomal_weight``
+before thresholding; with ``w = 1/2`` and the intersection, a threshold above ``1/2``
+keeps eflomal's links that the HMM also supports, and one below ``1/2`` adds either
+aligner's confident links.
+
+The model is not a sampler: training and decoding are deterministic (eflomal's links
+are not, but they are cached by :mod:`alignment.aligners`).  Tokens can be normalised
+for training (``lowercase``, ``prefix``: keep the first N characters of each word, a
+crude stemmer for morphologically rich languages); positions are unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from structpred import atomic_write
+
+__all__ = ["UnsupervisedAligner", "decode", "combine_votes", "training_text",
+           "SYMMETRIZE", "DIRECTIONS", "DEFAULTS"]
+
+SYMMETRIZE = ("intersect", "union", "grow-diag", "grow-diag-final-and")
+DIRECTIONS = ("fwd", "bwd")
+_SYM_TO_EXTERNAL = {"grow-diag": "grow-diag", "grow-diag-final-and": "grow-diag-final-and"}
+
+#: defaults of the subcommand, chosen by the mean AER on the Hansards trial set and
+#: Czech dev sentences 1-400 (``scripts/tune_unsupervised.py --select``; the figures are
+#: in docs/results/alignment_new.md): lower-cased 4-character prefixes, the intersection
+#: of the two directions at posterior 0.4; with eflomal, weight 1/4 and threshold 0.3
+DEFAULTS = {"threshold": 0.4, "symmetrize": "intersect", "hmm_iterations": 5,
+            "lowercase": True, "prefix": 4, "eflomal_weight": 0.25,
+            "eflomal_threshold": 0.3}
+
+_MODEL_FORMAT = 1
+
+
+def _log(verbose, msg):
+    if verbose:
+        print(msg, file=sys.stderr, flush=True)
+
+
+def combine_votes(post, links, weight):
+    """``(1 - weight) * post + weight * L`` with ``L`` the 0/1 matrix of ``links``
+    (``post``'s shape)."""
+    if weight == 0.0 or links is None:
+        return post
+    L = np.zeros_like(post)
+    for j, k in links:
+        L[j, k] = 1.0
+    return (1.0 - weight) * post + weight * L
+
+
+def decode(post_fwd, post_bwd, threshold=0.5, symmetrize="intersect", direction=None):
+    """Links of one pair from the two directions' link posteriors (``(m, n)`` arrays).
+
+    Returns ``(links, score)``: the set of 0-based ``(j, k)`` and the ``(m, n)`` score
+    matrix the links were chosen by (the direction's posterior; the minimum for the
+    intersection, the maximum for the union, the mean for the grow-diag heuristics), for
+    ``--soft`` output.
+    """
+    if direction is not None:
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {DIRECTIONS}, not {direction!r}")
+        score = post_fwd if direction == "fwd" else post_bwd
+        return _where(score >= threshold), score
+    if symmetrize == "intersect":
+        score = np.minimum(post_fwd, post_bwd)
+        return _where(score >= threshold), score
+    if symmetrize == "union":
+        score = np.maximum(post_fwd, post_bwd)
+        return _where(score >= threshold), score
+    if symmetrize not in _SYM_TO_EXTERNAL:
+        raise ValueError(f"symmetrize must be one of {SYMMETRIZE}, not {symmetrize!r}")
+    from .external import symmetrize as _sym
+
+    links = _sym(_where(post_fwd >= threshold), _where(post_bwd >= threshold),
+                 _SYM_TO_EXTERNAL[symmetrize])
+    return links, 0.5 * (post_fwd + post_bwd)
+
+
+def _where(mask):
+    return {(int(j), int(k)) for j, k in zip(*np.nonzero(mask))}
+
+
+def _pair_key(s, t):
+    return hashlib.blake2b((" ".join(s) + " ||| " + " ".join(t)).encode("utf-8"),
+                           digest_size=16).digest()
+
+
+def training_text(pairs, extra_src=None, extra_tgt=None):
+    """The training bitext: the extra unlabeled pairs, then every input pair that is not
+    already among them (so the input is always included, and an input drawn from the
+    bitext adds nothing).  Returns ``(src, tgt, index)`` with ``index[i]`` the position of
+    input pair ``i`` in the training text."""
+    src = list(extra_src or [])
+    tgt = list(extra_tgt or [])
+    if len(src) != len(tgt):
+        raise ValueError(f"extra bitext: {len(src)} source but {len(tgt)} target sentences")
+    where = {}
+    for i, (s, t) in enumerate(zip(src, tgt)):
+        where.setdefault(_pair_key(s, t), i)
+    index = np.empty(len(pairs), dtype=np.int64)
+    for i, (s, t) in enumerate(pairs):
+        key = _pair_key(s, t)
+        if key not in where:
+            where[key] = len(src)
+            src.append(list(s))
+            tgt.append(list(t))
+        index[i] = where[key]
+    return src, tgt, index
+
+
+class UnsupervisedAligner:
+    """HMM trained by agreement, decoded by posterior thresholds (module docstring).
+
+    Parameters
+    ----------
+    hmm_iterations : int
+        EM iterations of the agreement-trained HMM.
+    ibm1_iterations, ibm2_iterations : int
+        EM iterations of IBM Model 1, then Model 2 (each direction), the HMM's start.
+    lowercase : bool
+        Lower-case tokens for training and look-up.
+    prefix : int
+        Keep only the first ``prefix`` characters of each token (0: whole words).
+    max_len : int
+        Leave pairs with a longer side out of *training* (they are still aligned).
+    verbose : bool
+    """
+
+    def __init__(self, hmm_iterations=DEFAULTS["hmm_iterations"], ibm1_iterations=5,
+                 ibm2_iterations=5, lowercase=DEFAULTS["lowercase"], prefix=DEFAULTS["prefix"],
+                 max_len=80, verbose=False):
+        self.hmm_iterations = int(hmm_iterations)
+        self.ibm1_iterations = int(ibm1_iterations)
+        self.ibm2_iterations = int(ibm2_iterations)
+        self.lowercase = bool(lowercase)
+        self.prefix = int(prefix)
+        self.max_len = int(max_len)
+        self.verbose = verbose
+        self.stats_ = None
+        self.seconds_ = {}
+
+    # ------------------------------------------------------------------ options
+    def options(self):
+        return {"hmm_iterations": self.hmm_iterations, "ibm1_iterations": self.ibm1_iterations,
+                "ibm2_iterations": self.ibm2_iterations, "lowercase": self.lowercase,
+                "prefix": self.prefix, "max_len": self.max_len, "format": _MODEL_FORMAT}
+
+    def normalize(self, tokens):
+        """The tokens as the model sees them (lower-cased, truncated)."""
+        out = tokens
+        if self.lowercase:
+            out = [w.lower() for w in out]
+        if self.prefix > 0:
+            out = [w[:self.prefix] for w in out]
+        return list(out)
+
+    def fingerprint(self, src, tgt):
+        """Hash of the training text and the options (the model cache key)."""
+        h = hashlib.blake2b(digest_size=12)
+        h.update(json.dumps(self.options(), sort_keys=True).encode())
+        h.update(f"{len(src)}".encode())
+        for s, t in zip(src, tgt):
+            h.update((" ".join(s) + "\t" + " ".join(t) + "\n").encode("utf-8"))
+        return h.hexdigest()
+
+    # ------------------------------------------------------------------ training
+    def fit(self, src, tgt, cache_dir=None):
+        """Train on tokenised sentences (lists of token lists).  With ``cache_dir`` the
+        trained tables are read from / written to ``<cache_dir>/hmm-<fingerprint>.npz``."""
+        from .hmm import train_hmm
+        from .statistics import AlignmentStatistics
+
+        if len(src) != len(tgt):
+            raise ValueError(f"{len(src)} source but {len(tgt)} target sentences")
+        if not src:
+            raise ValueError("nothing to train on")
+        path = None
+        if cache_dir is not None:
+            path = Path(cache_dir) / f"hmm-{self.fingerprint(src, tgt)}.npz"
+            if path.exists():
+                _log(self.verbose, f"unsupervised: reading the cached model {path}")
+                self.stats_ = AlignmentStatistics.load(path)
+                meta = Path(str(path) + ".json")
+                self.seconds_ = {"cached": True}
+                if meta.exists():   # the training times of the run that made it
+                    with open(meta, encoding="utf-8") as fh:
+                        self.seconds_.update(json.load(fh).get("seconds", {}))
+                return self
+        t0, c0 = time.perf_counter(), time.process_time()
+        ns = [self.normalize(s) for s in src]
+        nt = [self.normalize(t) for t in tgt]
+        if any(not s or not t for s, t in zip(ns, nt)):
+            raise ValueError("every sentence pair needs tokens on both sides")
+        # IBM 1/2 on every pair (cheap, and the vocabulary then covers every pair to be
+        # aligned); the HMM's EM, cubic in the length, leaves the longest pairs out
+        keep = [i for i, (s, t) in enumerate(zip(ns, nt))
+                if len(s) <= self.max_len and len(t) <= self.max_len]
+        if not keep:
+            raise ValueError(f"no sentence pair with both sides of at most {self.max_len} tokens")
+        ns_train = ns if len(keep) == len(ns) else [ns[i] for i in keep]
+        nt_train = nt if len(keep) == len(nt) else [nt[i] for i in keep]
+        stats = AlignmentStatistics.fit(ns, nt, n_iter_model1=self.ibm1_iterations,
+                                        n_iter_model2=self.ibm2_iterations, verbose=self.verbose)
+        t1 = time.perf_counter()
+        hmm = train_hmm(stats, ns_train, nt_train, n_iter=self.hmm_iterations,
+                        agreement=True, verbose=self.verbose)
+        stats.with_hmm(hmm)
+        self.stats_ = stats
+        self.seconds_ = {"ibm": t1 - t0, "hmm": time.perf_counter() - t1,
+                         "cpu": time.process_time() - c0}
+        _log(self.verbose, f"unsupervised: {len(ns_train)} training pairs, IBM 1/2 in "
+                           f"{self.seconds_['ibm']:.0f}s, HMM (agreement, "
+                           f"{self.hmm_iterations} it.) in {self.seconds_['hmm']:.0f}s")
+        if path is not None:
+            stats.save(path)
+            with atomic_write(str(path) + ".json") as fh:
+                json.dump({"options": self.options(), "seconds": self.seconds_,
+                           "n_pairs": len(ns), "n_train": len(ns_train)}, fh, sort_keys=True)
+        return self
+
+    # ------------------------------------------------------------------ decoding
+    def posteriors(self, src_tokens, tgt_tokens):
+        """``(post_fwd, post_bwd)`` link posteriors, ``(m, n)`` each."""
+        if self.stats_ is None:
+            raise ValueError("the aligner is not trained: call fit first")
+        return self.stats_.hmm.posteriors(self.stats_, self.normalize(src_tokens),
+                                          self.normalize(tgt_tokens))
+
+    def align_pair(self, src_tokens, tgt_tokens, threshold=DEFAULTS["threshold"],
+                   symmetrize=DEFAULTS["symmetrize"], direction=None, eflomal_links=None,
+                   eflomal_weight=DEFAULTS["eflomal_weight"]):
+        """``(links, score)`` of one pair (see :func:`decode`); ``eflomal_links`` =
+        ``(fwd, bwd)`` link sets mixed into the posteriors with ``eflomal_weight``."""
+        pf, pb = self.posteriors(src_tokens, tgt_tokens)
+        if eflomal_links is not None:
+            pf = combine_votes(pf, eflomal_links[0], eflomal_weight)
+            pb = combine_votes(pb, eflomal_links[1], eflomal_weight)
+        return decode(pf, pb, threshold, symmetrize, direction)
+
+    def save(self, path):
+        """Write the trained tables (statistics with the HMM attached) as ``.npz``."""
+        self.stats_.save(path)
+        with atomic_write(str(path) + ".json") as fh:
+            json.dump({"options": self.options(), "seconds": self.seconds_}, fh,
+                      sort_keys=True)
+
+    @classmethod
+    def load(cls, path):
+        from .statistics import AlignmentStatistics
+
+        with open(str(path) + ".json", encoding="utf-8") as fh:
+            opts = dict(json.load(fh)["options"])
+        if opts.pop("format", _MODEL_FORMAT) != _MODEL_FORMAT:
+            raise ValueError(f"{path}: unsupported model format")
+        model = cls(**opts)
+        model.stats_ = AlignmentStatistics.load(path)
+        return model

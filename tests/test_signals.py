@@ -1,0 +1,260 @@
+"""Ctrl-C, closed pipes and streams (issue 17): Ctrl-C exits with status 130, one line
+and no partial output file, noticed within about a second even inside the IBM EM; a
+closed pipe ends quietly; ``align predict`` writes each sentence's links as soon as they
+are known; the kernels' chunks and the two EM threads behave."""
+
+import queue
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from structpred.cli import main
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "hansards"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _start(argv, **kw):
+    return subprocess.Popen([sys.executable, "-m", "structpred", *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT, **kw)
+
+
+class _Lines:
+    """The lines of a text stream, read by a thread (``select`` cannot see the lines a
+    text stream has already buffered)."""
+
+    def __init__(self, stream):
+        self.queue = queue.Queue()
+        self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self.thread.start()
+
+    def _read(self, stream):
+        for line in stream:
+            self.queue.put(line)
+        self.queue.put(None)
+
+    def wait_for(self, marker, timeout=300):
+        seen = []
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                line = self.queue.get(timeout=1.0)
+            except queue.Empty:
+                continue
+            if line is None:
+                break
+            seen.append(line)
+            if marker in line:
+                return seen
+        raise AssertionError(f"no {marker!r} in {seen}")
+
+    def rest(self, timeout=60):
+        self.thread.join(timeout)
+        out = []
+        while not self.queue.empty():
+            line = self.queue.get()
+            if line is not None:
+                out.append(line)
+        return "".join(out)
+
+
+@pytest.fixture(scope="module")
+def model_file(small_stats_file, tmp_path_factory):
+    out = tmp_path_factory.mktemp("sig") / "model.npz"
+    assert main(["align", "train", "--src", str(DATA / "test.en.gz"), "--tgt",
+                 str(DATA / "test.fr.gz"), "--gold", str(DATA / "test.naacl.gz"), "--first",
+                 "20", "--stats", str(small_stats_file), "--iterations", "5", "-q", "-o",
+                 str(out)]) == 0
+    return out
+
+
+def _interrupt(proc, marker, settle=0.5):
+    """Wait for ``marker`` on stderr, then Ctrl-C; returns (status, seconds to exit, rest
+    of stderr)."""
+    lines = _Lines(proc.stderr)
+    lines.wait_for(marker)
+    time.sleep(settle)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    rc = proc.wait(timeout=60)
+    seconds = time.monotonic() - t0
+    return rc, seconds, lines.rest()
+
+
+def test_ctrl_c_while_training(small_stats_file, tmp_path):
+    out = tmp_path / "model.npz"
+    proc = _start(["align", "train", "--src", str(DATA / "test.en.gz"), "--tgt",
+                   str(DATA / "test.fr.gz"), "--gold", str(DATA / "test.naacl.gz"), "--first",
+                   "60", "--stats", str(small_stats_file), "--iterations", "1000000",
+                   "-o", str(out)])
+    rc, seconds, rest = _interrupt(proc, "training model")
+    assert rc == 130 and rest.strip().splitlines() == ["structpred: interrupted"], rest
+    assert "Traceback" not in rest and seconds < 2.0, seconds
+    assert not out.exists() and not list(tmp_path.iterdir())
+
+
+def test_ctrl_c_while_predicting_to_a_file(model_file, tmp_path):
+    out = tmp_path / "links.txt"
+    proc = _start(["align", "predict", "-m", str(model_file), "--src", str(DATA / "test.en.gz"),
+                   "--tgt", str(DATA / "test.fr.gz"), "--show-weights", "1", "-o", str(out)])
+    rc, seconds, rest = _interrupt(proc, " ", settle=0.3)
+    assert rc in (130, 0), rest          # 0 if all 447 sentences were aligned already
+    if rc == 130:
+        assert rest.strip().splitlines()[-1] == "structpred: interrupted" and seconds < 2.0
+        assert not out.exists() and not list(tmp_path.iterdir())   # no partial file
+    else:
+        assert len(out.read_text().splitlines()) == 447
+
+
+def test_ctrl_c_inside_the_ibm_em_is_noticed_within_a_second():
+    """The E-step kernels run in chunks and in two threads; Ctrl-C stops both."""
+    code = (
+        "import os, signal, threading, time\n"
+        "from alignment.corpus import load_bitext\n"
+        "from alignment.ibm import train_ibm\n"
+        f"bt = load_bitext({str(DATA / 'bitext.36-2.en.gz')!r}, "
+        f"{str(DATA / 'bitext.36-2.fr.gz')!r}, max_pairs=12000, max_len=80)\n"
+        "c = bt.encode()\n"
+        "sent = []\n"
+        "def kill():\n"
+        "    sent.append(time.monotonic()); os.kill(os.getpid(), signal.SIGINT)\n"
+        "from alignment import ibm\n"
+        "orig = ibm.e_step\n"
+        "def e_step(*a):\n"
+        "    if not sent and threading.active_count() >= 3:\n"
+        "        threading.Timer(0.5, kill).start(); sent.append(None)\n"
+        "    return orig(*a)\n"
+        "ibm.e_step = e_step\n"
+        "try:\n"
+        "    train_ibm(c, n_iter_model1=200, n_iter_model2=0)\n"
+        "    print('finished')\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', time.monotonic() - sent[-1])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=600, cwd=ROOT)
+    words = out.stdout.split()
+    assert words and words[0] == "interrupted", out.stdout + out.stderr[-2000:]
+    assert float(words[1]) < 1.5, words
+
+
+def test_closed_pipe_ends_quietly(model_file):
+    proc = _start(["align", "predict", "-m", str(model_file), "--src", str(DATA / "test.en.gz"),
+                   "--tgt", str(DATA / "test.fr.gz"), "-q"])
+    first = proc.stdout.readline()
+    proc.stdout.close()                  # like `| head -1`
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0
+    assert first.strip() and "Traceback" not in err and "Exception" not in err, err
+
+
+def test_predict_streams_one_line_per_sentence(model_file):
+    """Each line of ``-i -`` is aligned and written before the next one arrives."""
+    proc = subprocess.Popen([sys.executable, "-m", "structpred", "align", "predict", "-m",
+                             str(model_file), "-i", "-", "-q"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        for src, tgt in (("the house", "la chambre"), ("yes .", "oui .")):
+            proc.stdin.write(f"{src} ||| {tgt}\n")
+            proc.stdin.flush()
+            ready, _, _ = select.select([proc.stdout], [], [], 120)
+            assert ready, "no output before the next input line"
+            assert proc.stdout.readline().strip()
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+    finally:
+        proc.kill()
+
+
+def test_quiet_keeps_the_result_summary(small_stats_file, tmp_path, capsys):
+    out = tmp_path / "m.npz"
+    assert main(["align", "train", "--src", str(DATA / "test.en.gz"), "--tgt",
+                 str(DATA / "test.fr.gz"), "--gold", str(DATA / "test.naacl.gz"), "--first", "10",
+                 "--valid-src", str(DATA / "trial.en.gz"), "--valid-tgt", str(DATA / "trial.fr.gz"),
+                 "--valid-gold", str(DATA / "trial.naacl.gz"), "--stats", str(small_stats_file),
+                 "--iterations", "4", "--validate-every", "2", "-q", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "best validation AER" in err and "% at iteration" in err
+    assert f"model written to {out}" in err and "trained model M on 10 sentences in" in err
+    assert "bitext read 4000 pairs, kept" in err       # pairs left out for length are counted
+    assert "training model" not in err                   # chatter is hidden
+
+
+# ----------------------------------------------------------------- chunks and threads
+def test_chunk_ranges_cover_every_sentence_once():
+    from alignment._runtime import chunk_ranges
+
+    off = np.concatenate(([0], np.cumsum(np.random.default_rng(0).integers(0, 50, 1000))))
+    for per in (1, 7, 100, 10 ** 9):
+        ranges = chunk_ranges(off, per)
+        assert ranges[0][0] == 0 and ranges[-1][1] == 1000
+        assert all(a < b for a, b in ranges)
+        assert all(b == c for (_, b), (c, _) in zip(ranges, ranges[1:]))
+    assert chunk_ranges(np.zeros(1, np.int64)) == []
+
+
+def test_chunked_e_step_equals_one_call(hansards):
+    from alignment._runtime import chunk_ranges
+    from alignment.corpus import EncodedCorpus, Vocabulary, build_cooc
+    from alignment.ibm import _DirectionEM, e_step, pair_index
+
+    pairs = hansards.test_pairs[:80]
+    sv, tv = Vocabulary.from_pairs(pairs, 0), Vocabulary.from_pairs(pairs, 1)
+    c = EncodedCorpus.from_sentences([s for s, _ in pairs], [t for _, t in pairs], sv, tv)
+    rp, cols, _ = build_cooc(c.src_ids, c.src_offsets, c.tgt_ids, c.tgt_offsets, c.n_src_types,
+                             c.n_tgt_types)
+    pidx, off = pair_index(c.src_ids, c.src_offsets, c.tgt_ids, c.tgt_offsets, rp, cols)
+    results = []
+    for per in (10 ** 9, 500):
+        d = _DirectionEM(c, rp, cols, "fwd", 5, True)
+        ll = 0.0
+        for lo, hi in chunk_ranges(off, per):
+            ll += e_step(d.gen_ids, d.gen_off[lo:hi + 1], d.cond_off[lo:hi + 1], pidx,
+                         off[lo:hi + 1], d.transposed, d.t, d.t_null, True, d.w, d.max_jump,
+                         d.counts, d.null_counts, d.obs)
+        results.append((ll, d.counts.copy(), d.null_counts.copy(), d.obs.copy()))
+    (a, *ra), (b, *rb) = results
+    assert a == pytest.approx(b, rel=1e-12)
+    for x, y in zip(ra, rb):
+        np.testing.assert_allclose(x, y, rtol=1e-12)
+
+
+def test_run_threads_stops_the_other_thread_on_an_error():
+    from alignment._runtime import check_stop, run_threads
+
+    stopped = []
+
+    def slow(stop):
+        for _ in range(600):
+            check_stop(stop)
+            time.sleep(0.01)
+        return "done"
+
+    def failing(stop):
+        time.sleep(0.05)
+        raise ValueError("boom")
+
+    def watch(stop):
+        try:
+            return slow(stop)
+        finally:
+            stopped.append(stop.is_set())
+
+    t0 = time.monotonic()
+    with pytest.raises(ValueError, match="boom"):
+        run_threads(watch, failing)
+    assert stopped == [True] and time.monotonic() - t0 < 3
+    assert run_threads(lambda s: 1, lambda s: 2) == [1, 2]
+
+
+def test_no_progress_bars_off_a_terminal(capsys):
+    from alignment._runtime import progress_enabled
+
+    assert not progress_enabled(False)
+    assert not progress_enabled(True)          # pytest's stderr is not a terminal
