@@ -118,8 +118,9 @@ def _pair_key(s, t):
 def training_text(pairs, extra_src=None, extra_tgt=None):
     """The training bitext: the extra unlabeled pairs, then every input pair that is not
     already among them (so the input is always included, and an input drawn from the
-    bitext adds nothing).  Returns ``(src, tgt, index)`` with ``index[i]`` the position of
-    input pair ``i`` in the training text."""
+    bitext adds nothing; repeated input pairs stay repeated, as in any bitext).  Returns
+    ``(src, tgt, index)`` with ``index[i]`` the position of input pair ``i`` in the
+    training text."""
     src = list(extra_src or [])
     tgt = list(extra_tgt or [])
     if len(src) != len(tgt):
@@ -129,12 +130,12 @@ def training_text(pairs, extra_src=None, extra_tgt=None):
         where.setdefault(_pair_key(s, t), i)
     index = np.empty(len(pairs), dtype=np.int64)
     for i, (s, t) in enumerate(pairs):
-        key = _pair_key(s, t)
-        if key not in where:
-            where[key] = len(src)
+        j = where.get(_pair_key(s, t))
+        if j is None:
+            j = len(src)
             src.append(list(s))
             tgt.append(list(t))
-        index[i] = where[key]
+        index[i] = j
     return src, tgt, index
 
 

@@ -119,6 +119,25 @@ def bench_priors(corpus, args, rows, extra, full_run):
             res[-1][1].setdefault("other", {})[view] = 100 * score(
                 corpus, dict(zip(gold, new.links(view))), "test").aer
     rows.extend(r for _, r in res)
+    # the same sentences aligned by eflomal alone, without priors (what the priors add)
+    alone = run_aligner("eflomal", [corpus.src[i] for i in gold], [corpus.tgt[i] for i in gold],
+                        cache_dir=cache, verbose=args.verbose)
+    rows.append(_row("eflomal intersection, new sentences alone (no priors)", corpus,
+                     dict(zip(gold, alone.links("intersection"))), alone.seconds,
+                     alone.meta.get("cpu_seconds"), f"{len(gold)} sentences"))
+    # ours: trained on the same lines as the priors' run, then applied to the new sentences
+    model = UnsupervisedAligner(hmm_iterations=args.hmm_iterations, prefix=args.prefix,
+                                lowercase=not args.no_lowercase, verbose=args.verbose)
+    model.fit([s.split() for s in corpus.src[h:]], [t.split() for t in corpus.tgt[h:]],
+              cache_dir=ROOT / ".cache" / "unsupervised")
+    t1, c1 = time.perf_counter(), time.process_time()
+    links = {i: decode(*model.posteriors(corpus.src[i].split(), corpus.tgt[i].split()),
+                       threshold=args.threshold, symmetrize=args.symmetrize)[0] for i in gold}
+    sec = model.seconds_
+    rows.append(_row(f"ours, new sentences with the model trained on lines {h + 1}+", corpus,
+                     links, time.perf_counter() - t1, time.process_time() - c1,
+                     f"{args.symmetrize} at {args.threshold}; training on lines {h + 1}+ took "
+                     f"{sec.get('ibm', 0) + sec.get('hmm', 0):.0f}s; time: decoding only"))
     a = [r["aer"] for _, r in res]
     extra["priors"] = {"train_seconds": train.seconds, "new_aer": a,
                        "new_seconds": [n.seconds for n, _ in res],

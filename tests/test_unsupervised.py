@@ -203,3 +203,32 @@ def test_model_save_load(files, tmp_path):
         np.testing.assert_allclose(a, b)
     with pytest.raises(ValueError, match="not trained"):
         UnsupervisedAligner().posteriors(src[0], tgt[0])
+
+
+def test_with_eflomal(files, cache, capsys):
+    pytest.importorskip("eflomal", reason="eflomal is not installed (the 'aligners' extra)")
+    base = _base(files, cache)
+    rc, out, _ = _run(capsys, base + ["--with", "eflomal"])
+    assert rc == 0
+    rows = _parse(out)
+    assert len(rows) == N and sum(map(len, rows)) > 3 * N
+    # eflomal's links are cached with the model: a second run gives the same output
+    assert _run(capsys, base + ["--with", "eflomal"])[1] == out
+    # weight 1: eflomal's own intersection (threshold 1: both directions have the link)
+    rc, ef_only, _ = _run(capsys, base + ["--with", "auto", "--eflomal-weight", "1",
+                                          "--threshold", "1"])
+    from alignment.aligners import run_aligner
+
+    src = (files / "text.src").read_text(encoding="utf-8").splitlines()
+    tgt = (files / "text.tgt").read_text(encoding="utf-8").splitlines()
+    run = run_aligner("eflomal", src, tgt, cache_dir=Path(cache) / "aligners")
+    assert run.from_cache
+    assert _parse(ef_only) == run.links("intersection")
+
+
+def test_training_text_keeps_repeated_input_pairs():
+    a, b = (["a", "b"], ["x"]), (["c"], ["y", "z"])
+    src, tgt, index = training_text([a, b, a])
+    assert src == [["a", "b"], ["c"], ["a", "b"]] and list(index) == [0, 1, 2]
+    src, tgt, index = training_text([b, a, b], [["c"], ["d"]], [["y", "z"], ["w"]])
+    assert src == [["c"], ["d"], ["a", "b"]] and list(index) == [0, 2, 0]
