@@ -39,21 +39,27 @@ def validate_labels(estimator, y, n_docs):
     return y
 
 
-def count_matrix(estimator, X, *, fitting, integer=True):
+def count_matrix(estimator, X, *, fitting, integer=True, round_counts=None):
     """CSR counts of ``X`` (texts, token lists or a matrix) for a topic model.
 
     When ``fitting``, text input fits ``estimator.vocabulary_`` (a copy of the
     ``vocabulary`` hyperparameter's settings, or ``Vocabulary()``) and
     ``n_features_in_`` is set; otherwise the fitted vocabulary is used and the number of
-    columns must equal ``n_features_in_``.  ``integer``: require whole counts.
+    columns must equal ``n_features_in_``.  ``integer``: require whole counts -- a
+    non-integer value (e.g. TF-IDF) raises ``ValueError`` unless ``round_counts``
+    (default: the estimator's ``round_counts`` hyperparameter, else False) asks to round
+    them; absurd counts are refused too (:func:`topics.corpus.check_counts`).
     """
+    if round_counts is None:
+        round_counts = getattr(estimator, "round_counts", False)
     X = validate_count_input(estimator, X, reset=fitting)
     if fitting:
         estimator.vocabulary_ = None
         if is_text_input(X):
             vocab = getattr(estimator, "vocabulary", None)
             estimator.vocabulary_ = (vocab if vocab is not None else Vocabulary()).fit(list(X))
-    X = as_count_matrix(X, getattr(estimator, "vocabulary_", None), integer=integer)
+    X = as_count_matrix(X, getattr(estimator, "vocabulary_", None), integer=integer,
+                        round_counts=round_counts)
     if fitting:
         estimator.n_features_in_ = X.shape[1]
     elif X.shape[1] != estimator.n_features_in_:

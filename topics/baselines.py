@@ -91,6 +91,12 @@ class LDASVM(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMixin
     vocabulary : Vocabulary or None
         For text input (see :class:`topics.lda.LDA`).
     random_state : int
+    round_counts : bool, default False
+        Round non-integer counts (e.g. TF-IDF weights) to the nearest integer.  By
+        default such a matrix raises ``ValueError``: the LDA Gibbs sampler needs whole
+        word counts.  Values within ``1e-8`` of an integer (e.g. ``2.0``) are always
+        accepted; absurd counts (a cell above ``2**31 - 1``, or more tokens than this
+        machine's memory can hold) are always refused.
 
     Attributes
     ----------
@@ -102,7 +108,7 @@ class LDASVM(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMixin
 
     def __init__(self, n_topics=110, alpha=None, beta=0.01, n_iter=200, n_transform_burn=20,
                  n_transform_samples=30, C=None, C_grid=DEFAULT_C_GRID, validation_fraction=0.2,
-                 vocabulary=None, random_state=0):
+                 vocabulary=None, random_state=0, round_counts=False):
         self.n_topics = n_topics
         self.alpha = alpha
         self.beta = beta
@@ -114,6 +120,7 @@ class LDASVM(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMixin
         self.validation_fraction = validation_fraction
         self.vocabulary = vocabulary
         self.random_state = random_state
+        self.round_counts = round_counts
 
     def fit(self, X, y):
         """Fit LDA on ``X`` (texts, token lists or counts), then the SVM on ``E[theta_d]``."""
@@ -122,7 +129,8 @@ class LDASVM(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMixin
         self.lda_ = LDA(n_topics=self.n_topics, alpha=alpha, beta=self.beta, n_iter=self.n_iter,
                         n_transform_burn=self.n_transform_burn,
                         n_transform_samples=self.n_transform_samples, evaluate_every=0,
-                        vocabulary=self.vocabulary, random_state=self.random_state)
+                        vocabulary=self.vocabulary, random_state=self.random_state,
+                        round_counts=self.round_counts)
         n_docs = len(X) if isinstance(X, (list, tuple)) else X.shape[0]
         y = validate_labels(self, y, n_docs)
         self.classes_ = np.unique(y)

@@ -377,7 +377,7 @@ class _BayesPAClassifier(CountClassifierTags, ParamsMixin, ClassifierMixin, Tran
                 raise ValueError("text input to partial_fit needs a fitted vocabulary "
                                  "(pass vocabulary=Vocabulary().fit(texts), or use fit)")
             vocab = self.vocabulary_ = self.vocabulary
-        X = as_count_matrix(X, vocab, integer=True)
+        X = as_count_matrix(X, vocab, integer=True, round_counts=self.round_counts)
         if hasattr(self, "n_features_in_") and not reset and X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                              f"expecting {self.n_features_in_} features as input")
@@ -555,6 +555,12 @@ class PaMedLDA(_BayesPAClassifier):
     vocabulary : Vocabulary or None
         For text input (fitted in :meth:`fit`; :meth:`partial_fit` needs it fitted).
     random_state : int or None
+    round_counts : bool, default False
+        Round non-integer counts (e.g. TF-IDF weights) to the nearest integer.  By
+        default such a matrix raises ``ValueError``: the Gibbs samplers need whole
+        word counts.  Values within ``1e-8`` of an integer (e.g. ``2.0``) are always
+        accepted; absurd counts (a cell above ``2**31 - 1``, or more tokens than this
+        machine's memory can hold) are always refused.
 
     Attributes
     ----------
@@ -579,7 +585,7 @@ class PaMedLDA(_BayesPAClassifier):
     def __init__(self, n_topics=40, alpha=None, gamma=0.5, epsilon=164.0, c=1.0, v=10.0,
                  batch_size=512, n_samples=2, burn_in=0, n_gibbs=1, n_passes=1, shuffle=True,
                  prediction="gibbs", n_transform_burn=100, n_transform_samples=100,
-                 vocabulary=None, random_state=0):
+                 vocabulary=None, random_state=0, round_counts=False):
         self.n_topics = n_topics
         self.alpha = alpha
         self.gamma = gamma
@@ -597,6 +603,7 @@ class PaMedLDA(_BayesPAClassifier):
         self.n_transform_samples = n_transform_samples
         self.vocabulary = vocabulary
         self.random_state = random_state
+        self.round_counts = round_counts
 
     # ------------------------------------------------------------------ checks
     def _check_model_params(self):

@@ -8,7 +8,10 @@
   (``min_count``, ``min_df``, ``max_df``, ``max_features``).  Words that are
   not in the vocabulary are *dropped* at transform time.
 * :func:`check_counts` -- validates a document-term matrix (sparse or dense):
-  no NaN/inf, no negative counts, 2-D; returns CSR.
+  no NaN/inf, no negative counts, 2-D; returns CSR.  Where whole counts are needed
+  (the Gibbs samplers), non-integer values (e.g. TF-IDF) are refused unless
+  ``round_counts=True``, and so are absurd counts (a cell above ``2**31 - 1``, or
+  more tokens than the machine's memory can hold).
 * :func:`token_arrays` -- expands a CSR count matrix into the flat token
   arrays used by the numba samplers: ``words`` (int32), ``docs`` (int32) and
   ``offsets`` (int64, length ``n_docs + 1``; tokens of document ``d`` are
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -33,7 +37,8 @@ import scipy.sparse as sp
 
 __all__ = [
     "ENGLISH_STOP_WORDS", "tokenize", "Vocabulary", "check_counts", "token_arrays",
-    "as_count_matrix", "load_jsonl", "load_20newsgroups", "load_reuters_r8",
+    "as_count_matrix", "check_token_budget", "physical_memory", "load_jsonl",
+    "load_20newsgroups", "load_reuters_r8",
     "load_movie_reviews", "load_bundled_20ng", "strip_newsgroup_headers",
     "BUNDLED_DATA_DIR", "DEFAULT_SHARED_DATA_DIR",
 ]
@@ -207,14 +212,73 @@ def is_text_input(X) -> bool:
     return False
 
 
-def check_counts(X, *, integer=False, allow_empty_rows=True, name="X") -> sp.csr_matrix:
+#: values within this distance of an integer count as whole counts (``2.0``, ``3 - 1e-12``)
+INTEGER_TOLERANCE = 1e-8
+#: the largest single count the token arrays accept (their indices are 32-bit)
+MAX_COUNT = 2**31 - 1
+#: bytes the samplers keep per token: the flat word (int32) and document (int32) ids and
+#: the topic assignment (int64), plus the temporary copies made while building them
+BYTES_PER_TOKEN = 24
+
+
+def physical_memory() -> int | None:
+    """This machine's physical memory in bytes (``None`` where ``os.sysconf`` cannot say)."""
+    try:
+        n = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+    return int(n) if n > 0 else None
+
+
+def _format_bytes(n: float) -> str:
+    for unit in ("B", "kB", "MB", "GB", "TB", "PB"):
+        if n < 1000 or unit == "PB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.3g} {unit}"
+        n /= 1000.0
+    return f"{n:.3g} PB"  # pragma: no cover
+
+
+def check_token_budget(total, *, name="X") -> None:
+    """``ValueError`` if ``total`` word tokens would not fit in this machine's memory.
+
+    The Gibbs samplers keep one entry per token (:data:`BYTES_PER_TOKEN` bytes), so a
+    matrix of absurd counts (e.g. ``1e15`` in a cell) is refused here, before any
+    allocation, rather than failing with a petabyte-sized ``MemoryError``.
+    """
+    total = float(total)
+    need = total * BYTES_PER_TOKEN
+    mem = physical_memory()
+    if mem is not None and need > mem:
+        raise ValueError(f"{name} holds {total:.1e} word tokens; the samplers keep one entry per "
+                         f"token, which needs ~{_format_bytes(need)}, more than this machine's "
+                         f"{_format_bytes(mem)} of memory: are these counts? (give raw word "
+                         f"counts, e.g. from CountVectorizer)")
+
+
+def _cell(X: sp.csr_matrix, k: int) -> tuple[int, int]:
+    """Row and column of the ``k``-th stored entry of the CSR matrix ``X``."""
+    row = int(np.searchsorted(X.indptr, k, side="right") - 1)
+    return row, int(X.indices[k])
+
+
+def check_counts(X, *, integer=False, round_counts=False, allow_empty_rows=True,
+                 name="X") -> sp.csr_matrix:
     """Validate a document-term matrix and return it as CSR float64 (or int64).
 
     Raises ``ValueError`` on an empty corpus (no rows or no columns), NaN or
-    infinite entries, negative counts, or a non-2-D input.  With
-    ``integer=True`` the counts are rounded to the nearest integer (the Gibbs
-    samplers need whole tokens).
+    infinite entries, negative counts, or a non-2-D input.
+
+    With ``integer=True`` (the Gibbs samplers need whole word tokens) the result is
+    int64 and also ``ValueError`` is raised when
+
+    * a value is not a whole number (farther than :data:`INTEGER_TOLERANCE` from an
+      integer, e.g. TF-IDF weights) -- unless ``round_counts=True``, which rounds
+      every value to the nearest integer instead; ``2.0`` is accepted either way;
+    * a single count exceeds :data:`MAX_COUNT` (``2**31 - 1``), or the total number of
+      tokens would not fit in this machine's memory (:func:`check_token_budget`).
     """
+    if not isinstance(round_counts, (bool, np.bool_)):
+        raise ValueError(f"round_counts must be True or False, got {round_counts!r}")
     if sp.issparse(X):
         X = sp.csr_matrix(X)
         data = X.data
@@ -239,18 +303,40 @@ def check_counts(X, *, integer=False, allow_empty_rows=True, name="X") -> sp.csr
         raise ValueError(f"{name} contains negative counts")
     X = sp.csr_matrix(X, dtype=np.float64)
     if integer:
-        X.data = np.rint(X.data)
+        whole = np.rint(X.data)
+        if not round_counts:
+            off = np.flatnonzero(np.abs(X.data - whole) > INTEGER_TOLERANCE)
+            if off.size:
+                r, c = _cell(X, int(off[0]))
+                raise ValueError(
+                    f"{name} holds non-integer counts (e.g. {X.data[off[0]]:.6g} in row {r}, "
+                    f"column {c}): the Gibbs samplers need whole word counts; pass "
+                    f"round_counts=True to round them, or give raw counts (CountVectorizer, "
+                    f"not TfidfVectorizer)")
+        check_token_budget(whole.sum(), name=name)
+        big = np.flatnonzero(whole > MAX_COUNT)
+        if big.size:
+            r, c = _cell(X, int(big[0]))
+            raise ValueError(f"{name} holds a count of {whole[big[0]]:.1e} (row {r}, column {c}), "
+                             f"more than the largest supported count 2**31 - 1: are these "
+                             f"counts?")
+        X.data = whole
         X = sp.csr_matrix(X, dtype=np.int64)
     X.eliminate_zeros()
     X.sort_indices()
     return X
 
 
-def token_arrays(X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Flat token arrays ``(words, docs, offsets)`` from an integer CSR count matrix."""
+def token_arrays(X, *, name="X") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Flat token arrays ``(words, docs, offsets)`` from an integer CSR count matrix.
+
+    ``ValueError`` (:func:`check_token_budget`) before allocating them if the tokens
+    would not fit in this machine's memory.
+    """
     X = sp.csr_matrix(X)
     counts = np.rint(X.data).astype(np.int64)
     cum = np.concatenate([[0], np.cumsum(counts)])
+    check_token_budget(cum[-1], name=name)
     row_tokens = cum[X.indptr[1:]] - cum[X.indptr[:-1]]   # empty rows (even trailing) give 0
     offsets = np.zeros(X.shape[0] + 1, dtype=np.int64)
     np.cumsum(row_tokens, out=offsets[1:])
@@ -259,16 +345,19 @@ def token_arrays(X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return words, docs, offsets
 
 
-def as_count_matrix(X, vocabulary: Vocabulary | None, *, integer=False):
-    """Turn token lists / texts (with ``vocabulary``) or a matrix into validated CSR counts."""
+def as_count_matrix(X, vocabulary: Vocabulary | None, *, integer=False, round_counts=False):
+    """Turn token lists / texts (with ``vocabulary``) or a matrix into validated CSR counts.
+
+    ``integer`` / ``round_counts``: require whole counts / round them (:func:`check_counts`).
+    """
     if is_text_input(X):
         if vocabulary is None:
             raise ValueError("text input needs a fitted vocabulary")
         X = vocabulary.transform(list(X))
         if X.shape[0] == 0:
             raise ValueError("empty corpus")
-        return check_counts(X, integer=integer)
-    return check_counts(X, integer=integer)
+        return check_counts(X, integer=integer, round_counts=round_counts)
+    return check_counts(X, integer=integer, round_counts=round_counts)
 
 
 # --------------------------------------------------------------------------- loaders

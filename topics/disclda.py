@@ -508,6 +508,12 @@ class DiscLDA(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMixi
     vocabulary : Vocabulary or None
         Used when ``fit`` gets texts or token lists (default ``Vocabulary()``).
     random_state : int
+    round_counts : bool, default False
+        Round non-integer counts (e.g. TF-IDF weights) to the nearest integer.  By
+        default such a matrix raises ``ValueError``: the Gibbs samplers need whole
+        word counts.  Values within ``1e-8`` of an integer (e.g. ``2.0``) are always
+        accepted; absurd counts (a cell above ``2**31 - 1``, or more tokens than this
+        machine's memory can hold) are always refused.
 
     Attributes
     ----------
@@ -526,7 +532,7 @@ class DiscLDA(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMixi
                  beta=0.01, n_iter=200, n_burn=50, n_samples=100, label_estimator="bridge",
                  reference="mean", n_outer=5, n_grad=10, step_size=1.0, n_z_sweeps=20,
                  grad_burn=5, grad_samples=20, validation_fraction=0.2, init_gap=3.0,
-                 vocabulary=None, random_state=0):
+                 vocabulary=None, random_state=0, round_counts=False):
         self.n_class_topics = n_class_topics
         self.n_shared_topics = n_shared_topics
         self.learn_transform = learn_transform
@@ -547,6 +553,7 @@ class DiscLDA(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMixi
         self.init_gap = init_gap
         self.vocabulary = vocabulary
         self.random_state = random_state
+        self.round_counts = round_counts
 
     # ------------------------------------------------------------------ helpers
     def _check_params(self):

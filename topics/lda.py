@@ -276,6 +276,12 @@ class LDA(ParamsMixin):
     vocabulary : :class:`~topics.corpus.Vocabulary` or None
         Used when ``fit`` gets raw texts or token lists (default: ``Vocabulary()``).
     random_state : int
+    round_counts : bool, default False
+        Round non-integer counts (e.g. TF-IDF weights) to the nearest integer.  By
+        default such a matrix raises ``ValueError``: the Gibbs sampler needs whole
+        word counts.  Values within ``1e-8`` of an integer (e.g. ``2.0``) are always
+        accepted; absurd counts (a cell above ``2**31 - 1``, or more tokens than this
+        machine's memory can hold) are always refused.
 
     Attributes
     ----------
@@ -289,7 +295,8 @@ class LDA(ParamsMixin):
     """
 
     def __init__(self, n_topics=20, alpha=None, beta=0.01, n_iter=200, n_transform_burn=20,
-                 n_transform_samples=30, evaluate_every=10, vocabulary=None, random_state=0):
+                 n_transform_samples=30, evaluate_every=10, vocabulary=None, random_state=0,
+                 round_counts=False):
         self.n_topics = n_topics
         self.alpha = alpha
         self.beta = beta
@@ -299,6 +306,7 @@ class LDA(ParamsMixin):
         self.evaluate_every = evaluate_every
         self.vocabulary = vocabulary
         self.random_state = random_state
+        self.round_counts = round_counts
 
 
     @property
@@ -317,7 +325,8 @@ class LDA(ParamsMixin):
             if is_text_input(X):
                 self.vocabulary_ = (self.vocabulary if self.vocabulary is not None
                                     else Vocabulary()).fit(list(X))
-        return as_count_matrix(X, getattr(self, "vocabulary_", None), integer=True)
+        return as_count_matrix(X, getattr(self, "vocabulary_", None), integer=True,
+                               round_counts=self.round_counts)
 
     def fit(self, X, y=None):
         """Run ``n_iter`` sweeps on the corpus ``X`` (texts, token lists or counts)."""

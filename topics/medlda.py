@@ -343,6 +343,12 @@ class GibbsMedLDA(_MedLDABase):
     vocabulary : Vocabulary or None
         For text input.
     random_state : int
+    round_counts : bool, default False
+        Round non-integer counts (e.g. TF-IDF weights) to the nearest integer.  By
+        default such a matrix raises ``ValueError``: the Gibbs samplers need whole
+        word counts.  Values within ``1e-8`` of an integer (e.g. ``2.0``) are always
+        accepted; absurd counts (a cell above ``2**31 - 1``, or more tokens than this
+        machine's memory can hold) are always refused.
 
     Attributes
     ----------
@@ -362,7 +368,7 @@ class GibbsMedLDA(_MedLDABase):
 
     def __init__(self, n_topics=20, alpha=0.1, beta=0.01, C=1e5, cost=16.0, n_iter=100, tol=1e-5,
                  n_sweeps=1, n_burn_in=50, n_predict_samples=20, n_predict_burn=30, svm_tol=1e-3,
-                 svm_max_epochs=10, vocabulary=None, random_state=0):
+                 svm_max_epochs=10, vocabulary=None, random_state=0, round_counts=False):
         self.n_topics = n_topics
         self.alpha = alpha
         self.beta = beta
@@ -378,6 +384,7 @@ class GibbsMedLDA(_MedLDABase):
         self.svm_max_epochs = svm_max_epochs
         self.vocabulary = vocabulary
         self.random_state = random_state
+        self.round_counts = round_counts
 
     def fit(self, X, y):
         """Alternate Gibbs sweeps (eq. 21) and the SVM dual (eq. 12) on ``(X, y)``."""
@@ -455,7 +462,7 @@ class ImportanceMedLDA(_MedLDABase):
     n_topics : int
     alpha, beta : float
         The paper: iMedLDA prefers ``alpha <= 0.01`` and degrades for ``beta > 1e-3``.
-    C, cost, n_iter, tol, svm_tol, svm_max_epochs, vocabulary, random_state
+    C, cost, n_iter, tol, svm_tol, svm_max_epochs, vocabulary, random_state, round_counts
         As in :class:`GibbsMedLDA`.
     n_samples : int or None
         ``J``; ``None`` means ``3 K`` (the paper).
@@ -484,7 +491,7 @@ class ImportanceMedLDA(_MedLDABase):
 
     def __init__(self, n_topics=20, alpha=0.01, beta=1e-5, C=1e5, cost=16.0, n_iter=100, tol=1e-5,
                  n_samples=None, paper_1_over_J=True, init="random", n_predict_iter=20, svm_tol=1e-3,
-                 svm_max_epochs=10, vocabulary=None, random_state=0):
+                 svm_max_epochs=10, vocabulary=None, random_state=0, round_counts=False):
         self.n_topics = n_topics
         self.alpha = alpha
         self.beta = beta
@@ -500,6 +507,7 @@ class ImportanceMedLDA(_MedLDABase):
         self.svm_max_epochs = svm_max_epochs
         self.vocabulary = vocabulary
         self.random_state = random_state
+        self.round_counts = round_counts
 
     @property
     def n_samples_(self):

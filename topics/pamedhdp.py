@@ -514,6 +514,12 @@ class PaMedHDPClassifier(_BayesPAClassifier):
         For text input (fitted in :meth:`fit`; :meth:`partial_fit` needs it fitted).
     random_state : int or None
         Seeds every random stream of the estimator (``None`` means 0, as in PaMedLDA).
+    round_counts : bool, default False
+        Round non-integer counts (e.g. TF-IDF weights) to the nearest integer.  By
+        default such a matrix raises ``ValueError``: the Gibbs samplers need whole
+        word counts.  Values within ``1e-8`` of an integer (e.g. ``2.0``) are always
+        accepted; absurd counts (a cell above ``2**31 - 1``, or more tokens than this
+        machine's memory can hold) are always refused.
 
     Attributes
     ----------
@@ -546,7 +552,7 @@ class PaMedHDPClassifier(_BayesPAClassifier):
     def __init__(self, alpha=5.0, gamma=10.0, eta=0.01, epsilon=164.0, c=1.0, v=10.0,
                  batch_size=512, n_samples=2, burn_in=0, n_gibbs=1, n_passes=1, shuffle=True,
                  prediction="gibbs", n_transform_burn=100, n_transform_samples=100,
-                 vocabulary=None, random_state=0):
+                 vocabulary=None, random_state=0, round_counts=False):
         self.alpha = alpha
         self.gamma = gamma
         self.eta = eta
@@ -564,6 +570,7 @@ class PaMedHDPClassifier(_BayesPAClassifier):
         self.n_transform_samples = n_transform_samples
         self.vocabulary = vocabulary
         self.random_state = random_state
+        self.round_counts = round_counts
 
     # ------------------------------------------------------------------ checks
     def _check_model_params(self):

@@ -326,6 +326,12 @@ class SdemLDAClassifier(_SdemMixin, ParamsMixin, ClassifierMixin, BaseEstimator)
     vocabulary : Vocabulary or None
         Used when ``fit`` receives raw texts or token lists.
     random_state : int
+    round_counts : bool, default False
+        Round non-integer counts (e.g. TF-IDF weights) to the nearest integer.  By
+        default such a matrix raises ``ValueError``: the Gibbs samplers need whole
+        word counts.  Values within ``1e-8`` of an integer (e.g. ``2.0``) are always
+        accepted; absurd counts (a cell above ``2**31 - 1``, or more tokens than this
+        machine's memory can hold) are always refused.
 
     Attributes
     ----------
@@ -339,7 +345,7 @@ class SdemLDAClassifier(_SdemMixin, ParamsMixin, ClassifierMixin, BaseEstimator)
 
     def __init__(self, n_topics=2, loss="ncll", hinge_weights="pm1", eta=0.1, doc_alpha=None,
                  learning_decay=1e-3, n_epochs=5, n_burn=5, n_samples=10, vb_max_iter=100,
-                 vb_tol=1e-6, vocabulary=None, random_state=0, shuffle=True):
+                 vb_tol=1e-6, vocabulary=None, random_state=0, shuffle=True, round_counts=False):
         self.shuffle = shuffle
         self.n_topics = n_topics
         self.loss = loss
@@ -354,6 +360,7 @@ class SdemLDAClassifier(_SdemMixin, ParamsMixin, ClassifierMixin, BaseEstimator)
         self.vb_tol = vb_tol
         self.vocabulary = vocabulary
         self.random_state = random_state
+        self.round_counts = round_counts
 
     _losses = _LOSSES
     _fitted_attr = "topic_word_counts_"

@@ -53,6 +53,7 @@ def test_unseen_labels_and_unfitted():
         LDASVM().predict(X)
 
 
-@parametrize_with_checks([LDASVM(n_topics=3, n_iter=5, n_transform_burn=2, n_transform_samples=3)])
+@parametrize_with_checks([LDASVM(n_topics=3, n_iter=5, n_transform_burn=2, n_transform_samples=3,
+                                 round_counts=True)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

@@ -268,6 +268,7 @@ def test_bad_input(slice20):
     assert m.n_docs_seen_ == 20          # rejected batches left the state untouched
 
 
-@parametrize_with_checks([PaMedLDA(n_topics=3, batch_size=50, n_transform_burn=5, n_transform_samples=5)])
+@parametrize_with_checks([PaMedLDA(n_topics=3, batch_size=50, n_transform_burn=5, n_transform_samples=5,
+                                   round_counts=True)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

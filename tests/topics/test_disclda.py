@@ -271,6 +271,6 @@ def test_bad_input_after_fit():
 # scikit-learn's estimator checks: all of them pass (per-document seeds make the label
 # posterior independent of the batch, so the subset/sample-order invariance checks hold).
 @parametrize_with_checks([DiscLDA(n_class_topics=1, n_shared_topics=2, n_iter=5, n_burn=2,
-                                  n_samples=5)])
+                                  n_samples=5, round_counts=True)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

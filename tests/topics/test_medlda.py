@@ -234,7 +234,8 @@ def test_bad_input(cls, slice20):
 
 
 @parametrize_with_checks([GibbsMedLDA(n_topics=3, n_iter=3, n_burn_in=2, n_predict_burn=2,
-                                      n_predict_samples=3, C=10.0),
-                          ImportanceMedLDA(n_topics=3, n_iter=3, n_predict_iter=3, C=10.0)])
+                                      n_predict_samples=3, C=10.0, round_counts=True),
+                          ImportanceMedLDA(n_topics=3, n_iter=3, n_predict_iter=3, C=10.0,
+                                           round_counts=True)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

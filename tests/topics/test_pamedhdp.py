@@ -319,6 +319,6 @@ def test_bad_input(slice20):
 
 
 @parametrize_with_checks([PaMedHDPClassifier(batch_size=50, n_transform_burn=5,
-                                             n_transform_samples=5)])
+                                             n_transform_samples=5, round_counts=True)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

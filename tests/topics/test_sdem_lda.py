@@ -218,6 +218,7 @@ def test_partial_fit_over_chunks_equals_one_fit_pass(loss):
     np.testing.assert_array_equal(e.topic_word_counts_, d.topic_word_counts_)
 
 
-@parametrize_with_checks([SdemLDAClassifier(n_epochs=2, n_burn=1, n_samples=2)])
+@parametrize_with_checks([SdemLDAClassifier(n_epochs=2, n_burn=1, n_samples=2,
+                                            round_counts=True)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
