@@ -26,6 +26,7 @@ from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import (check_output, check_stdin, int_list, nonneg_float, nonneg_int,
                             positive_int)
+from structpred.cli import add_cluster_options, open_cluster, with_cluster
 
 __all__ = ["add_align_parser", "add_aer_parser", "align_train", "align_predict", "align_demo",
            "aer"]
@@ -81,9 +82,24 @@ def _add_model_options(p):
     g.add_argument("--interaction-stats", metavar="NPZ|DIR",
                    help="+F/+Q models: cache of the IBM Model 2 fertility and pattern shares "
                         "(a file or a folder, as --stats)")
+    g.add_argument("--aligners", default="auto", metavar="LIST",
+                   help="other aligners whose links become features: eflomal, fast_align "
+                        "(comma-separated), 'auto' (default: those installed) or 'none'.  "
+                        "They run once on the bitext plus the training and validation "
+                        "sentences, cached in --cache-dir.  Our own HMM trained by "
+                        "agreement (as in 'align unsupervised') is always a feature, "
+                        "except with --preset thesis")
+    g.add_argument("--preset", choices=["default", "thesis"], default="default",
+                   help="thesis: the feature set of thesis ch. 3 (Dice, IBM Model 2, ...: no "
+                        "HMM, no other aligners), 200 iterations, no early stopping")
+    g.add_argument("--cache-dir", default=os.environ.get("STRUCTPRED_CACHE", ".cache"),
+                   metavar="DIR",
+                   help="where the aligners' models and links are kept, keyed by a "
+                        "fingerprint of their input text and options (default: "
+                        "$STRUCTPRED_CACHE or .cache)")
     g.add_argument("--external", action="append", default=[], metavar="NAME=FILE",
-                   help="other aligners' Pharaoh links for the training sentences, e.g. "
-                        "eflomal_fwd=train.fwd (repeat; use the same names at predict time)")
+                   help="any other aligner's Pharaoh links for the training sentences, "
+                        "line by line with --src (repeat; use the same names at predict time)")
     g.add_argument("--valid-external", action="append", default=[], metavar="NAME=FILE",
                    help="the same link sets for the validation sentences")
 
@@ -120,10 +136,13 @@ def add_align_parser(subparsers, name):
     tr.add_argument("--learner", default="dual-extragradient",
                     choices=LEARNERS,
                     help="optimiser: the memory-efficient dual extragradient or a reference learner")
-    tr.add_argument("--iterations", type=positive_int, default=200,
-                    help="iterations (perceptron: epochs)")
+    tr.add_argument("--iterations", type=positive_int, default=None,
+                    help="at most this many iterations (perceptron: epochs); default 1000 "
+                         "with a validation set (stopped early, see --patience), else 200")
     tr.add_argument("--validate-every", type=positive_int, default=10,
                     help="compute validation AER every so many iterations; the best is kept")
+    tr.add_argument("--patience", type=positive_int, default=10, metavar="N",
+                    help="stop when validation AER has not improved for N validations")
     tr.add_argument("--exclude-features", default="", metavar="NAMES",
                     help="comma-separated dense edge features to leave out (ablations), "
                          "e.g. nbr_diag,nbr_anti,nbr_vit_diag")
@@ -135,6 +154,7 @@ def add_align_parser(subparsers, name):
                          "their N*N pairs")
     tr.add_argument("--seed", type=nonneg_int, default=0,
                     help="random_state (example order, power iteration)")
+    add_cluster_options(tr, "the IBM/HMM statistics and the learner's passes over the examples")
     _add_quiet(tr)
     tr.set_defaults(handler=align_train)
 
@@ -156,6 +176,7 @@ def add_align_parser(subparsers, name):
                     help="+Q models: override the decoder stored in the model")
     pr.add_argument("--external", action="append", default=[], metavar="NAME=FILE",
                     help="models trained with --external: the same link sets for the input")
+    add_cluster_options(pr, "the alignment of chunks of sentence pairs")
     _add_quiet(pr)
     pr.set_defaults(handler=align_predict)
 
@@ -341,14 +362,14 @@ def _bitext(args):
     return True
 
 
-def _statistics(args, have_bitext):
+def _statistics(args, have_bitext, executor=None):
     from alignment.statistics import AlignmentStatistics
 
     stats = AlignmentStatistics.load_or_fit(
         args.stats, args.bitext_src if have_bitext else None,
         args.bitext_tgt if have_bitext else None, max_pairs=args.bitext_pairs,
         verbose=not args.quiet, max_len=args.max_length, agreement=args.ibm_agreement,
-        hmm=args.hmm, hmm_agreement=args.hmm_agreement)
+        hmm=args.hmm, hmm_agreement=args.hmm_agreement, executor=executor)
     if args.hmm_lexicon:
         stats = stats.with_lexicon(stats.hmm)
     return stats
@@ -404,6 +425,7 @@ def _external(specs, pairs, into=None, option="--external"):
 
 # ----------------------------------------------------------------------------- commands
 @_wrap_format_errors
+@with_cluster
 def align_train(args):
     """``structpred align train``."""
     from alignment.features import DENSE_FEATURES, HMM_FEATURES, OPTIONAL_FEATURES
@@ -439,6 +461,22 @@ def align_train(args):
     if args.valid_external and not all(valid):
         raise UserError("--valid-external needs the validation sentences (--valid-src, "
                         "--valid-tgt, --valid-gold)")
+    from alignment.link_features import resolve_sources
+
+    thesis = args.preset == "thesis"
+    if thesis and args.aligners.strip() not in ("auto", "none"):
+        raise UserError("--preset thesis uses no other aligners: leave out --aligners")
+    try:
+        sources = resolve_sources("none" if thesis else args.aligners, own_hmm=not thesis)
+    except (ValueError, ImportError) as exc:
+        raise UserError(f"--aligners: {exc}") from None
+    if sources and not (args.bitext_src and args.bitext_tgt):
+        if args.aligners.strip() not in ("auto", "none"):
+            raise UserError("--aligners needs the unlabeled bitext (--bitext-src and "
+                            "--bitext-tgt) to run on")
+        _log(args, "no --bitext-src/--bitext-tgt: no aligner features (our HMM and the "
+                   "other aligners need the bitext)")
+        sources = ()
     if args.interaction_stats and not (D > 1 or Q):
         raise UserError(f"--interaction-stats is for +F/+Q models, not {args.model}")
     # ---- the outputs, before any reading or computing
@@ -449,6 +487,10 @@ def align_train(args):
     _check_cache_path(args.stats, "--stats", inputs + [("-o", args.output)])
     _check_cache_path(args.interaction_stats, "--interaction-stats",
                       inputs + [("-o", args.output), ("--stats", args.stats)])
+    if sources:
+        if Path(args.cache_dir).exists() and not Path(args.cache_dir).is_dir():
+            raise UserError(f"{args.cache_dir}: --cache-dir is not a folder")
+        _check_cache_path(str(args.cache_dir) + os.sep, "--cache-dir", [])
     have_bitext = _bitext(args)
     if not have_bitext and not _is_file(args.stats):
         if args.stats and Path(args.stats).is_dir():
@@ -476,25 +518,31 @@ def align_train(args):
         external = _external(args.external, all_pairs)
         if valid_pairs is not None:
             _external(args.valid_external, valid_pairs, into=external, option="--valid-external")
-    # ---- statistics (cached) and training
-    stats = _statistics(args, have_bitext)
+    # ---- statistics and the other aligners (cached) and training
+    executor = open_cluster(args)   # --workers/--scheduler: None without them
+    stats = _statistics(args, have_bitext, executor)
+    links = None
+    if sources:
+        links = _aligner_links(args, sources, pairs + (valid_pairs or []))
     inter = None
     if D > 1 or Q:
         inter = _interaction_statistics(args, stats, have_bitext)
         inter.check_statistics(stats, args.interaction_stats or "--interaction-stats")
+    n_iter = args.iterations or (1000 if valid_pairs is not None and not thesis else 200)
     model = MatchingAligner(max_fertility=D, interactions=Q, decoder=args.decoder,
-                            use_external=bool(args.external),
+                            use_external=bool(args.external), aligners=sources,
+                            patience=None if thesis else args.patience,
                             cost_pos=args.c_pos, cost_neg=args.c_neg,
                             possible_cost=args.possible_cost, learner=args.learner,
-                            n_iter=args.iterations, validate_every=args.validate_every,
+                            n_iter=n_iter, validate_every=args.validate_every,
                             exclude_features=exclude, include_features=include,
                             n_frequent=args.n_frequent,
                             random_state=args.seed, verbose=not args.quiet)
     _log(args, f"training model {model.model_name} with {args.learner} on {len(pairs)} "
-               f"sentences ({args.iterations} iterations)")
+               f"sentences (at most {n_iter} iterations)")
     t0 = time.perf_counter()
     model.fit(pairs, gold, stats, valid_pairs, valid_gold, interaction_stats=inter,
-              external=external)
+              external=external, aligner_links=links, executor=executor)
     res = model.result_
     msg = (f"trained model {model.model_name} on {len(pairs)} sentences in "
            f"{time.perf_counter() - t0:.1f}s ({res.message})")
@@ -502,9 +550,39 @@ def align_train(args):
         msg += f"; best validation AER {100 * res.best_score:.2f}% at iteration {res.best_iter}"
     _summary(msg)
     _summary(stats.summary())
+    _summary("aligners as features: " + (_describe_sources(links) if links else "none"))
     model.save(args.output)
     _summary(f"model written to {args.output}")
     return 0
+
+
+def _describe_sources(links):
+    parts = []
+    for name in links.sources:
+        if name == "hmm":
+            parts.append("hmm (ours, trained by agreement)")
+        else:
+            run = links.runs[name]
+            parts.append(f"{name} {run.version} ({'cached run' if run.from_cache else 'ran'}"
+                         f" on {run.n_pairs} pairs)")
+    return ", ".join(parts)
+
+
+def _aligner_links(args, sources, pairs):
+    """The other aligners' outputs on the bitext plus ``pairs`` (cached in --cache-dir)."""
+    from alignment.formats import read_parallel
+    from alignment.link_features import AlignerLinks
+
+    bt = read_parallel(args.bitext_src, args.bitext_tgt)
+    if args.bitext_pairs is not None:
+        bt = bt[:args.bitext_pairs]
+    bt = [(s, t) for s, t in bt if s and t]
+    bsrc, btgt = [s for s, _ in bt], [t for _, t in bt]
+    try:
+        return AlignerLinks.fit(sources, pairs, bsrc, btgt, cache_dir=args.cache_dir,
+                                max_len=args.max_length, verbose=not args.quiet)
+    except ImportError as exc:
+        raise UserError(f"--aligners: {exc}") from None
 
 
 def _input_pairs(args):
@@ -516,9 +594,23 @@ def _input_pairs(args):
     return args.src, iter_parallel(args.src, args.tgt)
 
 
+def _chunks(items, size):
+    """Lists of up to ``size`` consecutive items of an iterable (read lazily)."""
+    chunk = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
 @_wrap_format_errors
+@with_cluster
 def align_predict(args):
     """``structpred align predict``: streams, one Pharaoh line per sentence pair."""
+    from alignment._parallel_predict import CLUSTER_CHUNK, predict_chunks
     from alignment.formats import format_pharaoh
     from alignment.model import MatchingAligner
     from structpred import open_output
@@ -549,6 +641,11 @@ def align_predict(args):
         model.set_external(ext)
     elif specs:
         raise UserError(f"--external: {args.model} was trained without external alignments")
+    if model.aligners:
+        try:
+            model.aligner_links_.check()
+        except RuntimeError as exc:
+            raise UserError(f"{args.model}: {exc}") from None
     if args.show_weights:
         for fname, value in model.top_features(args.show_weights):
             print(f"{value:+.4f}  {fname}", file=sys.stderr)
@@ -557,14 +654,22 @@ def align_predict(args):
     from alignment._runtime import progress_enabled
 
     to_stdout = str(args.output) == "-"
+    # eflomal/fast_align align new pairs in batches: read that many pairs at a time
+    batch = 2000 if model.aligner_links_ is not None and model.aligner_links_.runs else 1
     n = 0
     with open_output(args.output) as fh:
-        for src, tgt in tqdm(pairs, disable=not progress_enabled(not args.quiet),
-                             desc="aligning", unit="pair"):
-            fh.write(format_pharaoh(model.predict([(src, tgt)])[0]) + "\n")
+        bar = tqdm(disable=not progress_enabled(not args.quiet), desc="aligning", unit="pair")
+        executor = open_cluster(args)   # --workers/--scheduler: None without them
+        if executor is not None:
+            batch = max(batch, CLUSTER_CHUNK)
+        for chunk, predicted in predict_chunks(model, _chunks(pairs, batch), executor):
+            for links in predicted:
+                fh.write(format_pharaoh(links) + "\n")
             if to_stdout:
                 fh.flush()
-            n += 1
+            n += len(chunk)
+            bar.update(len(chunk))
+        bar.close()
         if n == 0:
             raise UserError(f"{name}: no sentences to align (the input is empty)")
     if to_stdout:

@@ -119,8 +119,13 @@ class MatchingAligner(ParamsMixin):
         an IBM Model 2 Viterbi link or posterior >= 0.1, an external link);
         a much smaller QP and ILP, at the price of exactness on other pairs.
     use_external : bool
-        Add other aligners' links (eflomal, fast_align) as edge and pair
-        features (:mod:`alignment.external`).
+        Add other aligners' links read from files (``--external NAME=FILE``) as edge
+        and pair features (:mod:`alignment.external`).
+    aligners : tuple of str
+        Other aligners whose output becomes edge (and pair) features, from
+        :data:`alignment.link_features.SOURCES`: ``"hmm"`` (our unsupervised HMM trained
+        by agreement), ``"eflomal"``, ``"fast_align"``.  :meth:`fit` then needs an
+        :class:`alignment.link_features.AlignerLinks` built for them.
     cost_pos, cost_neg : float
         Weighted Hamming loss: cost of a false positive (``c+``) and of a
         false negative (``c-``), eq. 2.10.
@@ -143,6 +148,9 @@ class MatchingAligner(ParamsMixin):
         ``lambda`` of the subgradient method.
     validate_every : int
         Evaluate validation AER every so many iterations and keep the best.
+    patience : int or None
+        Stop when the validation AER has not improved for this many validations
+        (``None``: run all ``n_iter`` iterations).
     n_frequent : int
         Lexical identity indicators for this many frequent words per side.
     exclude_features : tuple of str
@@ -156,15 +164,17 @@ class MatchingAligner(ParamsMixin):
     """
 
     def __init__(self, max_fertility=1, interactions=False, decoder="ortools", use_external=False,
-                 pair_candidates="all", cost_pos=1.0,
+                 aligners=(), pair_candidates="all", cost_pos=1.0,
                  cost_neg=3.0, possible_cost=None, target="sure",
                  learner="dual-extragradient", n_iter=200, radius=np.inf, learning_rate=None,
-                 regularization=1e-3, validate_every=10, n_frequent=10, exclude_features=(),
+                 regularization=1e-3, validate_every=10, patience=None, n_frequent=10,
+                 exclude_features=(),
                  include_features=(), random_state=0, verbose=False):
         self.max_fertility = max_fertility
         self.interactions = interactions
         self.decoder = decoder
         self.use_external = use_external
+        self.aligners = aligners
         self.pair_candidates = pair_candidates
         self.cost_pos = cost_pos
         self.cost_neg = cost_neg
@@ -176,6 +186,7 @@ class MatchingAligner(ParamsMixin):
         self.learning_rate = learning_rate
         self.regularization = regularization
         self.validate_every = validate_every
+        self.patience = patience
         self.n_frequent = n_frequent
         self.exclude_features = exclude_features
         self.include_features = include_features
@@ -204,6 +215,11 @@ class MatchingAligner(ParamsMixin):
         if self.use_external:
             F_edge = sp.vstack([F_edge, sp.csr_matrix(
                 self.external_featurizer_.edge_block(self.external_, src, tgt))], format="csr")
+        outputs = None
+        if self.aligners:
+            outputs = self.aligner_links_.outputs(src, tgt)
+            F_edge = sp.vstack([F_edge, sp.csr_matrix(self.aligner_featurizer_.edge_block(
+                self.aligner_links_, src, tgt, outputs))], format="csr")
         if not self._extended:
             return F_edge, None, None
         m, n = len(src), len(tgt)
@@ -227,6 +243,9 @@ class MatchingAligner(ParamsMixin):
             if self.use_external:
                 Fp = sp.vstack([Fp, sp.csr_matrix(self.external_featurizer_.pair_block(
                     self.external_, src, tgt, pairs, pattern))])
+            if self.aligners:
+                Fp = sp.vstack([Fp, sp.csr_matrix(self.aligner_featurizer_.pair_block(
+                    self.aligner_links_, src, tgt, pairs, pattern, outputs))])
             blocks.append([sp.csr_matrix((Fp.shape[0], m * n + n_fert)), Fp])
         F = sp.vstack([sp.hstack(b) for b in blocks], format="csr")
         return F, pairs, pattern
@@ -245,10 +264,19 @@ class MatchingAligner(ParamsMixin):
         for f in ("post_fwd", "post_bwd", "hmm_fwd", "hmm_bwd"):
             if f in names:
                 keep |= np.asarray(F_edge[names.index(f)].todense()).ravel()[:n_edges] >= 0.1
+        i0 = len(names)
         if self.use_external:
             ext = self.external_featurizer_.edge_names
-            i0 = len(names)
             keep |= np.asarray(F_edge[i0 + ext.index("ext:vote_share")].todense()).ravel() > 0
+            i0 += len(ext)
+        if self.aligners:
+            al = self.aligner_featurizer_.edge_names
+            for f in ("hmm:fwd", "hmm:bwd"):
+                if f in al:
+                    keep |= np.asarray(F_edge[i0 + al.index(f)].todense()).ravel() >= 0.1
+            for f in ("eflomal:union", "fast_align:sym"):
+                if f in al:
+                    keep |= np.asarray(F_edge[i0 + al.index(f)].todense()).ravel() > 0
         return keep
 
     def _make_example(self, F, pairs, shape, y, cost_pos, decoder):
@@ -293,6 +321,11 @@ class MatchingAligner(ParamsMixin):
                                  "(alignment.external.ExternalAlignments)")
             self.external_featurizer_ = ExternalFeaturizer(external_names)
             names += self.external_featurizer_.edge_names
+        if self.aligners:
+            from .link_features import AlignerFeaturizer
+
+            self.aligner_featurizer_ = AlignerFeaturizer(tuple(self.aligners))
+            names += self.aligner_featurizer_.edge_names
         n_edge = len(names)
         if self._extended and interaction_stats is None:
             raise ValueError(f"model {self.model_name} needs interaction_stats "
@@ -322,11 +355,13 @@ class MatchingAligner(ParamsMixin):
             names += self.pair_featurizer_.feature_names
             if self.use_external:
                 names += self.external_featurizer_.pair_names
+            if self.aligners:
+                names += self.aligner_featurizer_.pair_names
         self.n_edge_features_ = n_edge
         return names
 
     def fit(self, pairs, gold, stats, valid_pairs=None, valid_gold=None, interaction_stats=None,
-            external=None):
+            external=None, aligner_links=None, executor=None):
         """Train on sentence pairs with gold alignments.
 
         Parameters
@@ -341,6 +376,12 @@ class MatchingAligner(ParamsMixin):
         external : :class:`~alignment.external.ExternalAlignments`
             Other aligners' links (``use_external=True``); they must cover the
             training, validation and, at :meth:`predict`, the test pairs.
+        aligner_links : :class:`~alignment.link_features.AlignerLinks`
+            The other aligners' outputs (``aligners``), built on the bitext plus the
+            training and validation pairs (:meth:`AlignerLinks.fit`).
+        executor : dask.distributed.Client or concurrent.futures.Executor, optional
+            Where the learner's passes over the examples run (the dual extragradient
+            and the subgradient method; :func:`structpred.run_learner`).
         """
         if len(pairs) != len(gold):
             raise ValueError(f"{len(pairs)} sentence pairs but {len(gold)} gold alignments")
@@ -355,6 +396,11 @@ class MatchingAligner(ParamsMixin):
             raise ValueError("max_fertility must be >= 1")
         self.stats_ = stats
         self.external_ = external
+        if self.aligners:
+            if aligner_links is None or tuple(aligner_links.sources) != tuple(self.aligners):
+                raise ValueError(f"aligners={tuple(self.aligners)} needs aligner_links built "
+                                 "for them (alignment.link_features.AlignerLinks.fit)")
+        self.aligner_links_ = aligner_links if self.aligners else None
         self.feature_names_ = self._featurizers(stats, interaction_stats, pairs, gold,
                                                 None if external is None else external.names)
         examples = [self._example(s, t, g) for (s, t), g in zip(pairs, gold)]
@@ -371,12 +417,14 @@ class MatchingAligner(ParamsMixin):
 
         # the hinge of a QAP model needs an LP per example: not tracked for them
         monitor = Monitor(every=self.validate_every, hinge=not self.interactions,
-                          validation=validation)
+                          validation=validation,
+                          patience=self.patience if validation is not None else None)
         nonneg = np.arange(self.n_edge_features_, len(self.feature_names_))
         W = L2Ball(radius=self.radius, nonneg=nonneg)
         res = run_learner(self.learner, examples, W, n_iter=self.n_iter, eta=self.learning_rate,
                           regularization=self.regularization, monitor=monitor,
-                          verbose=self.verbose, random_state=self.random_state)
+                          verbose=self.verbose, random_state=self.random_state,
+                          executor=executor)
         self.result_ = res
         self.coef_ = W.project(res.w)
         return self
@@ -419,6 +467,9 @@ class MatchingAligner(ParamsMixin):
     def predict(self, pairs, decoder=None):
         """Predicted alignment of each pair (list of Alignments); ``decoder``
         overrides the QAP back end for this call."""
+        if self.aligners:
+            pairs = list(pairs)
+            self.aligner_links_.prepare(pairs)   # new pairs through eflomal/fast_align at once
         return [_matrix_to_alignment(self.predict_matrix(s, t, decoder)) for s, t in pairs]
 
     def score(self, pairs, gold):
@@ -432,8 +483,9 @@ class MatchingAligner(ParamsMixin):
         return [(self.feature_names_[i], float(self.coef_[i])) for i in order]
 
     # ------------------------------------------------------------ persist
-    #: 3: records the fingerprint and key of the statistics it was trained with
-    FORMAT_VERSION = 3
+    #: 3: records the fingerprint and key of the statistics it was trained with;
+    #: 4: other aligners as features (``aligners``)
+    FORMAT_VERSION = 4
 
     def save(self, path):
         """Write weights, feature names, hyperparameters and statistics to one ``.npz``
@@ -445,10 +497,16 @@ class MatchingAligner(ParamsMixin):
             arrays.update({f"inter/{k}": v for k, v in self.interaction_stats_.to_arrays().items()})
         params = self.get_params()
         params["radius"] = None if not np.isfinite(self.radius) else float(self.radius)
+        params["aligners"] = list(self.aligners)
+        aligners_state = None
+        if self.aligners:
+            aligners_state, al_arrays = self.aligner_links_.state()
+            arrays.update(al_arrays)
         meta = {"format": _MODEL_FORMAT, "version": self.FORMAT_VERSION, "params": params,
                 "feature_names": self.feature_names_,
                 "fertility_lexicon": getattr(self, "fertility_lexicon_", None),
                 "external_names": (self.external_featurizer_.names if self.use_external else None),
+                "aligners": aligners_state,
                 "history": {k: list(map(float, v)) for k, v in self.result_.history.items()},
                 "best_iter": self.result_.best_iter,
                 "statistics": {"fingerprint": self.stats_.fingerprint(),
@@ -498,9 +556,9 @@ class MatchingAligner(ParamsMixin):
         if meta.get("format") != _MODEL_FORMAT:
             raise FormatError(path, None, f"not {what}")
         version = meta.get("version")
-        if version not in (2, cls.FORMAT_VERSION):
+        if version not in (2, 3, cls.FORMAT_VERSION):
             raise FormatError(path, None, f"model of format version {version}, which this "
-                              f"structpred cannot read (it reads 2, {cls.FORMAT_VERSION})")
+                              f"structpred cannot read (it reads 2 to {cls.FORMAT_VERSION})")
         stats = AlignmentStatistics.from_arrays(
             {k[len("stats/"):]: v for k, v in data.items() if k.startswith("stats/")}, path)
         inter_arrays = {k[len("inter/"):]: v for k, v in data.items() if k.startswith("inter/")}
@@ -516,6 +574,7 @@ class MatchingAligner(ParamsMixin):
             # JSON has no tuples: give back the hyperparameter as it was passed by default
             params["exclude_features"] = tuple(params.get("exclude_features", ()))
             params["include_features"] = tuple(params.get("include_features", ()))
+            params["aligners"] = tuple(params.get("aligners", ()))
             model = cls(**params)
         except (KeyError, TypeError, ValueError) as exc:
             raise FormatError(path, None, f"corrupt model (bad parameters: {exc})") from None
@@ -524,6 +583,14 @@ class MatchingAligner(ParamsMixin):
         if meta.get("fertility_lexicon") is not None:
             model.fertility_lexicon_ = meta["fertility_lexicon"]
         model.external_ = None
+        model.aligner_links_ = None
+        if model.aligners:
+            from .link_features import AlignerLinks
+
+            state = meta.get("aligners")
+            if not state or tuple(state.get("sources", ())) != model.aligners:
+                raise FormatError(path, None, "corrupt model (its aligners are not recorded)")
+            model.aligner_links_ = AlignerLinks.from_state(state, data, path)
         try:
             names = model._featurizers(stats, inter, None, None, meta.get("external_names"))
         except (ValueError, KeyError, TypeError) as exc:

@@ -11,6 +11,21 @@ SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 TEST_BITEXT_PAIRS = 4000
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _aligner_cache(tmp_path_factory):
+    """Commands that cache other aligners' runs (``align train --aligners``) write them to
+    a folder of this test session, not to the repository's ``.cache``."""
+    import os
+
+    old = os.environ.get("STRUCTPRED_CACHE")
+    os.environ["STRUCTPRED_CACHE"] = str(tmp_path_factory.mktemp("aligner-cache"))
+    yield
+    if old is None:
+        os.environ.pop("STRUCTPRED_CACHE", None)
+    else:
+        os.environ["STRUCTPRED_CACHE"] = old
+
+
 @pytest.fixture(scope="session")
 def hansards():
     from alignment.experiment import load_hansards
@@ -44,3 +59,16 @@ def load_script():
         spec.loader.exec_module(mod)
         return mod
     return load
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """A local Dask cluster of 2 single-threaded worker processes, shared by the tests of
+    statistics, training and prediction on a cluster (skipped without distributed)."""
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", silence_logs=40)
+    client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()

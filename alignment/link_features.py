@@ -1,0 +1,388 @@
+"""Other aligners as features of the discriminative aligner (``align train --aligners``).
+
+The thesis went from 6.2 to 3.8 AER on the Hansards by adding the predictions of other
+aligners as edge features (sec. 3.4.1, "beyond Model 2").  This module makes that the
+default, with no link files made by hand and no magic names:
+
+* **``hmm``** -- our own unsupervised aligner (:class:`alignment.unsupervised.UnsupervisedAligner`:
+  the HMM trained by agreement on lower-cased 4-character prefixes).  It is trained on the
+  unlabeled bitext plus the training and validation sentences, is deterministic, and
+  gives link *posteriors* for any sentence pair, new ones included, without retraining.
+* **``eflomal``** and **``fast_align``** -- the strong unsupervised aligners of
+  :mod:`alignment.aligners`, run once on the same text and cached by fingerprint.  A
+  sentence pair that was part of that text gets the run's links; a new pair is aligned
+  with what the run learnt (eflomal's priors, fast_align's parameter files), in batches.
+
+:class:`AlignerLinks` is the source of those outputs for any sentence pair (it is fitted
+data, like the statistics, and is passed to ``MatchingAligner.fit``);
+:class:`AlignerFeaturizer` turns them into edge features (and pair features for the +Q
+models).  ``align train`` uses ``hmm`` plus, with ``--aligners auto`` (the default),
+every installed external aligner (:func:`resolve_sources`).
+
+Feature names (edge features, one row each):
+
+* ``hmm``: ``hmm:fwd``, ``hmm:bwd`` (the two directions' posteriors), ``hmm:min`` (their
+  minimum: the intersection's score), ``hmm:inter`` (``hmm:min >= 0.4``, the unsupervised
+  subcommand's default links), and the support of ``hmm:min`` from the two diagonal
+  neighbours, ``hmm:nbr_diag`` and ``hmm:nbr_anti``;
+* ``eflomal``: ``eflomal:fwd``, ``eflomal:bwd``, ``eflomal:intersection``,
+  ``eflomal:grow-diag-final-and``, ``eflomal:union`` (0/1), ``eflomal:nbr_diag``,
+  ``eflomal:nbr_anti`` (diagonal support of the intersection);
+* ``fast_align``: ``fast_align:sym`` (0/1);
+* with two sources or more, ``aligners:vote_share``: the share of the sources whose
+  default links (``hmm:inter``, ``eflomal:intersection``, ``fast_align:sym``) hold the edge.
+
+Pair features (+Q models): for each pattern of :mod:`alignment.interactions` and each of
+``hmm:min``, ``eflomal:intersection``, ``eflomal:grow-diag-final-and`` and
+``fast_align:sym``, the product of the two edges' values.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["AlignerLinks", "AlignerFeaturizer", "resolve_sources", "SOURCES",
+           "HMM_THRESHOLD"]
+
+#: every source this module knows, in feature order
+SOURCES = ("hmm", "eflomal", "fast_align")
+#: the threshold of ``hmm:inter`` (the unsupervised subcommand's default)
+HMM_THRESHOLD = 0.4
+#: how many new pairs are sent to eflomal/fast_align at once when predicting
+BATCH = 2000
+
+
+def _log(verbose, msg):
+    if verbose:
+        print(msg, file=sys.stderr, flush=True)
+
+
+def resolve_sources(spec, own_hmm=True):
+    """Source names from a user's ``--aligners`` value (the external aligners).
+
+    ``"auto"``: every installed external aligner; ``"none"`` (or ``""``): none; otherwise a
+    comma-separated list of ``eflomal`` and ``fast_align`` (one that is not installed is
+    an ``ImportError`` with the install hint; an unknown name a ``ValueError``).  With
+    ``own_hmm``, ``hmm`` (our unsupervised HMM, which needs no other package) comes
+    first; naming ``hmm`` in the list is allowed and changes nothing.  Returned in
+    :data:`SOURCES` order.
+    """
+    from .aligners import available_aligners, resolve_aligners
+
+    names = []
+    if isinstance(spec, str):
+        spec = spec.strip()
+        if spec == "auto":
+            names = [a for a in SOURCES[1:] if a in available_aligners()]
+        elif spec not in ("", "none"):
+            names = [s.strip() for s in spec.split(",") if s.strip()]
+    elif spec is not None:
+        names = list(spec)
+    unknown = [n for n in names if n not in SOURCES]
+    if unknown:
+        raise ValueError(f"unknown aligner {unknown[0]!r}; known: {', '.join(SOURCES[1:])}")
+    resolve_aligners([n for n in names if n != "hmm"])   # ImportError when not installed
+    if own_hmm:
+        names = ["hmm"] + names
+    return tuple(n for n in SOURCES if n in names)
+
+
+def _key(src, tgt):
+    return hashlib.blake2b((" ".join(src) + " ||| " + " ".join(tgt)).encode("utf-8"),
+                           digest_size=12).digest()
+
+
+def _links_matrix(links, shape):
+    y = np.zeros(shape)
+    for j, k in links:
+        if j < shape[0] and k < shape[1]:
+            y[j, k] = 1.0
+    return y
+
+
+def _diag_support(x):
+    """Mean of the two diagonal neighbours (monotone, inverted) of each cell of ``x``."""
+    pad = np.pad(x, 1)
+    return 0.5 * (pad[:-2, :-2] + pad[2:, 2:]), 0.5 * (pad[:-2, 2:] + pad[2:, :-2])
+
+
+class AlignerLinks:
+    """The outputs of other aligners for any sentence pair.
+
+    Build it with :meth:`fit` (runs or reads from the caches every source on the
+    unlabeled bitext plus the given sentences), or :meth:`from_state` (a saved model).
+
+    Attributes
+    ----------
+    sources : tuple of str
+    unsupervised : UnsupervisedAligner or None
+        The ``hmm`` source.
+    runs : dict of str to AlignerRun
+        The external aligners' runs on the training text.
+    """
+
+    def __init__(self, sources=(), unsupervised=None, runs=None, cache_dir=None, verbose=False):
+        self.sources = tuple(sources)
+        self.unsupervised = unsupervised
+        self.runs = dict(runs or {})
+        self.cache_dir = cache_dir
+        self.verbose = verbose
+        self._index = {}      # key -> position in the runs' text
+        self._extra = {}      # aligner -> {key: {view: links}} for pairs aligned later
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def fit(cls, sources, pairs, bitext_src=None, bitext_tgt=None, cache_dir=".cache",
+            max_len=80, verbose=False):
+        """Run (or read back) every source on the bitext plus ``pairs``.
+
+        Parameters
+        ----------
+        sources : iterable of str
+            Names from :data:`SOURCES` (see :func:`resolve_sources`).
+        pairs : list of (src_tokens, tgt_tokens)
+            The sentences the model is trained and validated on; those not in the bitext
+            are appended to it (:func:`alignment.unsupervised.training_text`).
+        bitext_src, bitext_tgt : list of token lists, optional
+            The unlabeled bitext.
+        cache_dir : path
+            ``<cache_dir>/unsupervised`` holds the ``hmm`` model and
+            ``<cache_dir>/aligners`` the external runs, each keyed by a fingerprint of
+            the text and the options.
+        """
+        from .aligners import run_aligner
+        from .unsupervised import UnsupervisedAligner, training_text
+
+        sources = tuple(sources)
+        src, tgt, _ = training_text(pairs, bitext_src, bitext_tgt)
+        keep = [i for i, (s, t) in enumerate(zip(src, tgt)) if s and t]
+        if len(keep) != len(src):
+            src, tgt = [src[i] for i in keep], [tgt[i] for i in keep]
+        cache = Path(cache_dir) if cache_dir is not None else None
+        un = None
+        if "hmm" in sources:
+            un = UnsupervisedAligner(max_len=max_len, verbose=verbose)
+            un.fit(src, tgt, cache_dir=None if cache is None else cache / "unsupervised")
+        runs = {}
+        for name in sources:
+            if name == "hmm":
+                continue
+            _log(verbose, f"{name}: aligning {len(src)} pairs (cached by fingerprint)")
+            run = run_aligner(name, src, tgt, cache_dir=None if cache is None
+                              else cache / "aligners", verbose=False)
+            if name == "eflomal" and run.path is not None:
+                run.priors_file(src, tgt, verbose=verbose)   # for new sentences later
+            runs[name] = run
+        out = cls(sources, un, runs, cache, verbose)
+        out._set_index(src, tgt)
+        return out
+
+    def _set_index(self, src, tgt):
+        self._index = {}
+        for i, (s, t) in enumerate(zip(src, tgt)):
+            self._index.setdefault(_key(s, t), i)
+        if self.runs:
+            keys = np.frombuffer(b"".join(_key(s, t) for s, t in zip(src, tgt)),
+                                 dtype=np.uint8).reshape(-1, 12)
+            for run in self.runs.values():
+                if run.path is not None and not (run.path / "keys.npy").exists():
+                    from structpred import atomic_write
+
+                    with atomic_write(run.path / "keys.npy", mode="wb") as fh:
+                        np.save(fh, keys)
+
+    # ------------------------------------------------------------------ persistence
+    def state(self):
+        """``(meta, arrays)`` to save with a model: the ``hmm`` tables are embedded; the
+        external runs are recorded by their cache folder and fingerprint."""
+        meta = {"sources": list(self.sources), "runs": {}}
+        arrays = {}
+        if self.unsupervised is not None:
+            meta["hmm_options"] = self.unsupervised.options()
+            arrays.update({f"uhmm/{k}": v for k, v in self.unsupervised.stats_.to_arrays().items()})
+        for name, run in self.runs.items():
+            meta["runs"][name] = {"path": None if run.path is None else str(Path(run.path).resolve()),
+                                  "fingerprint": run.fingerprint, "version": run.version,
+                                  "n_pairs": run.n_pairs}
+        return meta, arrays
+
+    @classmethod
+    def from_state(cls, meta, arrays, path="<model>"):
+        """Inverse of :meth:`state`.  The external runs are read from their cache
+        folders lazily (:meth:`check`), so a model loads without them."""
+        from .statistics import AlignmentStatistics
+        from .unsupervised import UnsupervisedAligner
+
+        un = None
+        if "hmm" in meta["sources"]:
+            opts = dict(meta["hmm_options"])
+            opts.pop("format", None)
+            un = UnsupervisedAligner(**opts)
+            un.stats_ = AlignmentStatistics.from_arrays(
+                {k[len("uhmm/"):]: v for k, v in arrays.items() if k.startswith("uhmm/")}, path)
+        out = cls(meta["sources"], un)
+        out._recorded_runs = dict(meta.get("runs", {}))
+        return out
+
+    def check(self):
+        """Make sure every external run the model needs is at hand: the aligner is
+        installed and its cache entry exists and is the recorded one.  Raises
+        ``RuntimeError`` with one line saying what is missing."""
+        from .aligners import _install_hint, _version, load_run
+
+        for name, rec in getattr(self, "_recorded_runs", {}).items():
+            if name in self.runs:
+                continue
+            if _version(name) is None:
+                raise RuntimeError(f"the model uses {name}, which is not installed: "
+                                   + _install_hint(name))
+            p = rec.get("path")
+            if not p or not (Path(p) / "meta.json").exists():
+                raise RuntimeError(f"the model uses the {name} run {rec.get('fingerprint')} "
+                                   f"kept in {p}, which is missing (train the model again "
+                                   "on this machine, or copy that folder)")
+            run = load_run(p)
+            if run.fingerprint != rec.get("fingerprint"):
+                raise RuntimeError(f"{p}: the {name} run there is not the one the model was "
+                                   "trained with")
+            if not (Path(p) / "keys.npy").exists():
+                raise RuntimeError(f"{p}: the {name} run has no index of its sentence pairs "
+                                   "(keys.npy)")
+            self.runs[name] = run
+        if self.runs and not self._index:
+            run = next(iter(self.runs.values()))
+            keys = np.load(Path(run.path) / "keys.npy", allow_pickle=False)
+            self._index = {}
+            for i, row in enumerate(keys):
+                self._index.setdefault(row.tobytes(), i)
+        return self
+
+    # ------------------------------------------------------------------ look-up
+    def prepare(self, pairs):
+        """Align, in batches, the pairs of ``pairs`` that the external runs have not seen
+        (eflomal with its priors, fast_align with its parameters).  Call it before
+        :meth:`outputs` on new sentences; :meth:`outputs` does it one pair at a time
+        otherwise (correct, but slow for eflomal)."""
+        if not self.runs:
+            return
+        self.check()
+        from .aligners import align_new
+
+        for name, run in self.runs.items():
+            done = self._extra.setdefault(name, {})
+            todo, seen = [], set()
+            for s, t in pairs:
+                k = _key(s, t)
+                if k in self._index or k in done or k in seen or not s or not t:
+                    continue
+                seen.add(k)
+                todo.append((s, t))
+            for a in range(0, len(todo), BATCH):
+                chunk = todo[a:a + BATCH]
+                _log(self.verbose, f"{name}: aligning {len(chunk)} new pairs with what its "
+                                   "run learnt")
+                new = align_new(run, [" ".join(s) for s, _ in chunk],
+                                [" ".join(t) for _, t in chunk])
+                for i, (s, t) in enumerate(chunk):
+                    done[_key(s, t)] = {v: new.directions[v][i] for v in new.directions}
+
+    def _external(self, name, src, tgt):
+        """``{direction: links}`` of the external aligner ``name`` for one pair."""
+        k = _key(src, tgt)
+        i = self._index.get(k)
+        run = self.runs[name]
+        if i is not None:
+            return {v: run.directions[v][i] for v in run.directions}
+        extra = self._extra.get(name, {})
+        if k not in extra:
+            self.prepare([(src, tgt)])
+        return self._extra[name][k]
+
+    def outputs(self, src, tgt):
+        """``{feature name: (m, n) array}`` of every source for one pair (the raw
+        matrices of :class:`AlignerFeaturizer`)."""
+        from .external import symmetrize
+
+        shape = (len(src), len(tgt))
+        out = {}
+        if "hmm" in self.sources:
+            pf, pb = self.unsupervised.posteriors(src, tgt)
+            mn = np.minimum(pf, pb)
+            out["hmm:fwd"], out["hmm:bwd"], out["hmm:min"] = pf, pb, mn
+            out["hmm:inter"] = (mn >= HMM_THRESHOLD).astype(float)
+            out["hmm:nbr_diag"], out["hmm:nbr_anti"] = _diag_support(mn)
+        if "eflomal" in self.sources:
+            if not self.runs:
+                self.check()
+            d = self._external("eflomal", src, tgt)
+            f, b = d["fwd"], d["bwd"]
+            out["eflomal:fwd"] = _links_matrix(f, shape)
+            out["eflomal:bwd"] = _links_matrix(b, shape)
+            for view in ("intersection", "grow-diag-final-and", "union"):
+                out[f"eflomal:{view}"] = _links_matrix(symmetrize(f, b, view), shape)
+            out["eflomal:nbr_diag"], out["eflomal:nbr_anti"] = _diag_support(
+                out["eflomal:intersection"])
+        if "fast_align" in self.sources:
+            if not self.runs:
+                self.check()
+            out["fast_align:sym"] = _links_matrix(self._external("fast_align", src, tgt)["sym"],
+                                                  shape)
+        return out
+
+
+_EDGE = {"hmm": ("hmm:fwd", "hmm:bwd", "hmm:min", "hmm:inter", "hmm:nbr_diag", "hmm:nbr_anti"),
+         "eflomal": ("eflomal:fwd", "eflomal:bwd", "eflomal:intersection",
+                     "eflomal:grow-diag-final-and", "eflomal:union", "eflomal:nbr_diag",
+                     "eflomal:nbr_anti"),
+         "fast_align": ("fast_align:sym",)}
+_VOTE = {"hmm": "hmm:inter", "eflomal": "eflomal:intersection", "fast_align": "fast_align:sym"}
+_PAIR = {"hmm": ("hmm:min",), "eflomal": ("eflomal:intersection", "eflomal:grow-diag-final-and"),
+         "fast_align": ("fast_align:sym",)}
+
+
+class AlignerFeaturizer:
+    """Edge and pair features of :class:`AlignerLinks` (names in the module docstring).
+
+    Parameters
+    ----------
+    sources : tuple of str
+        Names from :data:`SOURCES`.
+    """
+
+    def __init__(self, sources):
+        from .interactions import _PATTERN_NAMES
+
+        self.sources = tuple(sources)
+        unknown = [s for s in self.sources if s not in SOURCES]
+        if unknown:
+            raise ValueError(f"unknown aligner {unknown[0]!r}; known: {', '.join(SOURCES)}")
+        self._raw = [n for s in self.sources for n in _EDGE[s]]
+        self.edge_names = self._raw + (["aligners:vote_share"] if len(self.sources) > 1 else [])
+        self._pair_sets = [n for s in self.sources for n in _PAIR[s]]
+        self.pair_names = [f"{p}:{n}" for p in _PATTERN_NAMES for n in self._pair_sets]
+
+    def edge_block(self, links, src, tgt, outputs=None):
+        """``(n_edge_features, m*n)`` dense block for one pair."""
+        out = links.outputs(src, tgt) if outputs is None else outputs
+        m, n = len(src), len(tgt)
+        rows = [out[name] for name in self._raw]
+        if len(self.sources) > 1:
+            rows.append(np.mean([out[_VOTE[s]] for s in self.sources], axis=0))
+        return np.stack(rows).reshape(len(rows), m * n)
+
+    def pair_block(self, links, src, tgt, pairs, pattern, outputs=None):
+        """``(n_pair_features, P)`` dense block: for each pattern and pair link set, the
+        product of the pair's two edges' values."""
+        out = links.outputs(src, tgt) if outputs is None else outputs
+        S = len(self._pair_sets)
+        flat = np.stack([out[name].ravel() for name in self._pair_sets])
+        both = flat[:, pairs[:, 0]] * flat[:, pairs[:, 1]]
+        res = np.zeros((len(self.pair_names), len(pairs)))
+        for p in range(4):
+            sel = pattern == p
+            res[p * S:(p + 1) * S, sel] = both[:, sel]
+        return res
