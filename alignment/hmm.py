@@ -543,14 +543,21 @@ _HMM_CHUNK_PAIRS = 250_000
 
 
 def _train_direction(corpus, stats, pidx, pair_off, direction, n_iter, p0, n_gis, verbose,
-                     stop=None):
+                     stop=None, shards=None):
     d = _Direction(corpus, stats, direction, p0)
-    chunks = chunk_ranges(pair_off, _HMM_CHUNK_PAIRS)
+    # with shards (alignment._sharded) the E-step runs on an executor: no local chunks
+    chunks = chunk_ranges(pair_off, _HMM_CHUNK_PAIRS) if shards is None else ()
     for _ in tqdm(range(int(n_iter)), disable=not progress_enabled(verbose),
                   desc=f"HMM EM {direction}", unit="iter",
                   position=0 if direction == "fwd" else 1):
         acc = d.accumulators()
         ll = n_null = n_trans = 0.0
+        if shards is not None:
+            from ._sharded import hmm_shard
+
+            ll, n_null, n_trans, *acc = shards.map_reduce(
+                hmm_shard, direction, d.t, d.t_null, d.w, d.p0, d.max_jump, stats.floor,
+                d.max_c, stop=stop)
         for lo, hi in chunks:
             check_stop(stop)
             a, b, c = _e_step(d.gen_ids, d.gen_off[lo:hi + 1], d.cond_off[lo:hi + 1], pidx,
@@ -561,13 +568,19 @@ def _train_direction(corpus, stats, pidx, pair_off, direction, n_iter, p0, n_gis
     return d.result()
 
 
-def _train_agreement(corpus, stats, pidx, pair_off, n_iter, p0, n_gis, verbose):
+def _train_agreement(corpus, stats, pidx, pair_off, n_iter, p0, n_gis, verbose, shards=None):
     f, b = _Direction(corpus, stats, "fwd", p0), _Direction(corpus, stats, "bwd", p0)
-    chunks = chunk_ranges(pair_off, _HMM_CHUNK_PAIRS // 2)
+    chunks = chunk_ranges(pair_off, _HMM_CHUNK_PAIRS // 2) if shards is None else ()
     for _ in tqdm(range(int(n_iter)), disable=not progress_enabled(verbose),
                   desc="HMM EM (agreement)", unit="iter"):
         af, ab = f.accumulators(), b.accumulators()
         tot = np.zeros(6)
+        if shards is not None:
+            from ._sharded import hmm_agree_shard
+
+            out = shards.map_reduce(hmm_agree_shard, f.t, b.t, f.t_null, b.t_null, f.w, b.w,
+                                    f.p0, b.p0, f.max_jump, stats.floor, f.max_c, b.max_c)
+            tot, af, ab = np.array(out[:6]), list(out[6:10]), list(out[10:14])
         for lo, hi in chunks:
             tot += np.array(_e_step_agree(
                 corpus.src_ids, corpus.src_offsets[lo:hi + 1], corpus.tgt_ids,
@@ -581,7 +594,7 @@ def _train_agreement(corpus, stats, pidx, pair_off, n_iter, p0, n_gis, verbose):
 
 
 def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n_jobs=2,
-              agreement=False, verbose=False):
+              agreement=False, verbose=False, executor=None):
     """Train the HMM in both directions, starting from ``stats``' Model 2 tables.
 
     Parameters
@@ -600,6 +613,12 @@ def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n
         the two directions then run in one thread.
     n_jobs : int
         2: the two directions in two threads (the kernels release the GIL).
+    executor : dask.distributed.Client or concurrent.futures.Executor, optional
+        Run the E-steps on shards of the bitext there: the shards are placed once, each
+        iteration sends the current tables and adds the shards' expected counts in a
+        fixed order; the M-steps stay here (:mod:`alignment._sharded`).  The result
+        equals the in-process one up to the order of floating-point additions.
+        ``None``: in this process.
 
     Returns
     -------
@@ -615,13 +634,25 @@ def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n
     pidx, pair_off = pair_index(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
                                 corpus.tgt_offsets, stats.t_row_ptr, stats.t_cols)
     args = [(corpus, stats, pidx, pair_off, d, n_iter, p0, n_gis, verbose) for d in ("fwd", "bwd")]
-    if agreement:
-        fwd, bwd = _train_agreement(corpus, stats, pidx, pair_off, n_iter, p0, n_gis, verbose)
-    elif n_jobs >= 2:
-        fwd, bwd = run_threads(*(lambda stop, a=a: _train_direction(*a, stop=stop)
-                                 for a in args))
-    else:
-        fwd, bwd = (_train_direction(*a) for a in args)
+    shards = None
+    if executor is not None:
+        from ._sharded import BitextShards
+
+        shards = BitextShards(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
+                              corpus.tgt_offsets, pidx, pair_off, executor)
+    try:
+        if agreement:
+            fwd, bwd = _train_agreement(corpus, stats, pidx, pair_off, n_iter, p0, n_gis, verbose,
+                                        shards=shards)
+        elif n_jobs >= 2:
+            fwd, bwd = run_threads(*(lambda stop, a=a: _train_direction(*a, stop=stop,
+                                                                        shards=shards)
+                                     for a in args))
+        else:
+            fwd, bwd = (_train_direction(*a, shards=shards) for a in args)
+    finally:
+        if shards is not None:
+            shards.close()
     secs = time.perf_counter() - t0
     if verbose:
         print(f"HMM: {len(corpus)} pairs, {n_iter} iterations per direction in {secs:.0f}s "
@@ -659,4 +690,5 @@ def hmm_key(stats, src_path, tgt_path, max_pairs=None, max_len=80, protect_first
             "ibm_agreement": bool((stats.cache_key or {}).get("ibm_agreement", False)),
             "hmm_iterations": int(n_iter), "hmm_agreement": bool(agreement),
             "hmm_options": fit_options(train_hmm, kw,
-                                       drop=("verbose", "n_jobs", "n_iter", "agreement"))}
+                                       drop=("verbose", "n_jobs", "n_iter", "agreement",
+                                             "executor"))}

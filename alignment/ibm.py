@@ -610,7 +610,7 @@ def _schedule(n_iter_model1, n_iter_model2):
 
 def train_direction(corpus, row_ptr, cols, pidx, pair_off, direction, n_iter_model1=5,
                     n_iter_model2=5, max_jump=DEFAULT_MAX_JUMP, n_gis=DEFAULT_N_GIS,
-                    verbose=False, stop=None):
+                    verbose=False, stop=None, executor=None, shards=None):
     """EM for Model 1 then Model 2 in one direction.
 
     Parameters
@@ -627,20 +627,50 @@ def train_direction(corpus, row_ptr, cols, pidx, pair_off, direction, n_iter_mod
     stop : threading.Event, optional
         Checked between chunks of the E-step: when set, :class:`alignment._runtime.Cancelled`
         is raised (see :func:`alignment._runtime.run_threads`).
+    executor : dask.distributed.Client or concurrent.futures.Executor, optional
+        Run the E-steps on shards of the corpus there (:mod:`alignment._sharded`; the
+        M-step stays here).  ``None``: in this process.
+    shards : :class:`alignment._sharded.BitextShards`, optional
+        Shards already placed on ``executor`` (by :func:`train_ibm`, for both directions).
 
     Returns
     -------
     DirectionModel
     """
+    own = shards is None and executor is not None
+    if own:
+        shards = _shards(corpus, pidx, pair_off, executor)
+    try:
+        return _train_direction(corpus, row_ptr, cols, pidx, pair_off, direction, n_iter_model1,
+                                n_iter_model2, max_jump, n_gis, verbose, stop, shards)
+    finally:
+        if own:
+            shards.close()
+
+
+def _shards(corpus, pidx, pair_off, executor):
+    from ._sharded import BitextShards
+
+    return BitextShards(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids, corpus.tgt_offsets,
+                        pidx, pair_off, executor)
+
+
+def _train_direction(corpus, row_ptr, cols, pidx, pair_off, direction, n_iter_model1,
+                     n_iter_model2, max_jump, n_gis, verbose, stop, shards):
     d = _DirectionEM(corpus, row_ptr, cols, direction, max_jump, n_iter_model2 > 0)
     bar = tqdm(_schedule(n_iter_model1, n_iter_model2), disable=not progress_enabled(verbose),
                desc=f"IBM EM {direction}", unit="iter",
                position=0 if direction == "fwd" else 1, leave=True)
-    chunks = chunk_ranges(pair_off)
+    chunks = chunk_ranges(pair_off) if shards is None else ()   # sharded: no local chunks
     for name in bar:
         t0 = time.perf_counter()
         d.reset()
         ll = 0.0
+        if shards is not None:
+            from ._sharded import ibm_shard
+
+            ll, d.counts[:], d.null_counts[:], d.obs[:] = shards.map_reduce(
+                ibm_shard, direction, d.t, d.t_null, name == "ibm2", d.w, d.max_jump, stop=stop)
         for lo, hi in chunks:
             check_stop(stop)
             ll += e_step(d.gen_ids, d.gen_off[lo:hi + 1], d.cond_off[lo:hi + 1], pidx,
@@ -652,22 +682,43 @@ def train_direction(corpus, row_ptr, cols, pidx, pair_off, direction, n_iter_mod
 
 
 def train_agreement(corpus, row_ptr, cols, pidx, pair_off, n_iter_model1=5, n_iter_model2=5,
-                    max_jump=DEFAULT_MAX_JUMP, n_gis=DEFAULT_N_GIS, verbose=False):
+                    max_jump=DEFAULT_MAX_JUMP, n_gis=DEFAULT_N_GIS, verbose=False,
+                    executor=None, shards=None):
     """EM for Models 1 then 2 with the two directions trained jointly by agreement
     (:func:`e_step_agree`; Liang, Taskar & Klein 2006).  Parameters as in
     :func:`train_direction`; returns the two :class:`DirectionModel` ``(fwd, bwd)``.
     The recorded log-likelihoods are each direction's own; agreement EM does not
-    promise that they rise."""
+    promise that they rise.  ``executor``, ``shards``: the E-steps on shards of the corpus,
+    as in :func:`train_direction`."""
+    own = shards is None and executor is not None
+    if own:
+        shards = _shards(corpus, pidx, pair_off, executor)
+    try:
+        return _train_agreement(corpus, row_ptr, cols, pidx, pair_off, n_iter_model1,
+                                n_iter_model2, max_jump, n_gis, verbose, shards)
+    finally:
+        if own:
+            shards.close()
+
+
+def _train_agreement(corpus, row_ptr, cols, pidx, pair_off, n_iter_model1, n_iter_model2,
+                     max_jump, n_gis, verbose, shards):
     f = _DirectionEM(corpus, row_ptr, cols, "fwd", max_jump, n_iter_model2 > 0)
     b = _DirectionEM(corpus, row_ptr, cols, "bwd", max_jump, n_iter_model2 > 0)
     bar = tqdm(_schedule(n_iter_model1, n_iter_model2), disable=not progress_enabled(verbose),
                desc="IBM EM (agreement)", unit="iter")
-    chunks = chunk_ranges(pair_off)
+    chunks = chunk_ranges(pair_off) if shards is None else ()   # sharded: no local chunks
     for name in bar:
         t0 = time.perf_counter()
         f.reset()
         b.reset()
         ll_f = ll_b = 0.0
+        if shards is not None:
+            from ._sharded import ibm_agree_shard
+
+            (ll_f, ll_b, f.counts[:], b.counts[:], f.null_counts[:], b.null_counts[:], f.obs[:],
+             b.obs[:]) = shards.map_reduce(ibm_agree_shard, f.t, b.t, f.t_null, b.t_null,
+                                           name == "ibm2", f.w, b.w, int(max_jump))
         for lo, hi in chunks:
             a, b_ = e_step_agree(corpus.src_ids, corpus.src_offsets[lo:hi + 1], corpus.tgt_ids,
                                  corpus.tgt_offsets[lo:hi + 1], pidx, pair_off[lo:hi + 1], f.t,
@@ -684,7 +735,8 @@ def train_agreement(corpus, row_ptr, cols, pidx, pair_off, n_iter_model1=5, n_it
 
 
 def train_ibm(corpus, n_iter_model1=5, n_iter_model2=5, max_jump=DEFAULT_MAX_JUMP,
-              n_gis=DEFAULT_N_GIS, n_jobs=2, cooc=None, agreement=False, verbose=False):
+              n_gis=DEFAULT_N_GIS, n_jobs=2, cooc=None, agreement=False, verbose=False,
+              executor=None):
     """Train Models 1 and 2 in both directions on an encoded corpus.
 
     Parameters
@@ -703,6 +755,12 @@ def train_ibm(corpus, n_iter_model1=5, n_iter_model2=5, max_jump=DEFAULT_MAX_JUM
     agreement : bool
         Train the two directions jointly by agreement (:func:`train_agreement`)
         instead of independently.
+    executor : dask.distributed.Client or concurrent.futures.Executor, optional
+        Run the E-steps on shards of the corpus there: the shards are placed once (for
+        both directions and both models), each iteration sends the current tables and
+        adds the shards' expected counts in a fixed order (:mod:`alignment._sharded`).
+        The result equals the in-process one up to the order of floating-point
+        additions.  ``None``: in this process.
 
     Returns
     -------
@@ -726,15 +784,22 @@ def train_ibm(corpus, n_iter_model1=5, n_iter_model2=5, max_jump=DEFAULT_MAX_JUM
     t0 = time.perf_counter()
     kw = dict(n_iter_model1=n_iter_model1, n_iter_model2=n_iter_model2, max_jump=max_jump,
               n_gis=n_gis, verbose=verbose)
-    if agreement:
-        fwd, bwd = train_agreement(corpus, row_ptr, cols, pidx, pair_off, **kw)
-    elif n_jobs >= 2:
-        fwd, bwd = run_threads(
-            *(lambda stop, d=d: train_direction(corpus, row_ptr, cols, pidx, pair_off, d,
-                                                stop=stop, **kw)
-              for d in ("fwd", "bwd")))
-    else:
-        fwd = train_direction(corpus, row_ptr, cols, pidx, pair_off, "fwd", **kw)
-        bwd = train_direction(corpus, row_ptr, cols, pidx, pair_off, "bwd", **kw)
+    # with an executor: the shards are placed once, for both directions and both models
+    kw["shards"] = _shards(corpus, pidx, pair_off, executor) if executor is not None else None
+    try:
+        if agreement:
+            fwd, bwd = train_agreement(corpus, row_ptr, cols, pidx, pair_off, **kw)
+        elif n_jobs >= 2:
+            fwd, bwd = run_threads(
+                *(lambda stop, d=d: train_direction(corpus, row_ptr, cols, pidx, pair_off, d,
+                                                    stop=stop, **kw)
+                  for d in ("fwd", "bwd")))
+        else:
+            fwd = train_direction(corpus, row_ptr, cols, pidx, pair_off, "fwd", **kw)
+            bwd = train_direction(corpus, row_ptr, cols, pidx, pair_off, "bwd", **kw)
+    finally:
+        if kw["shards"] is not None:
+            kw["shards"].close()
     seconds["em"] = time.perf_counter() - t0
     return IBMTables(row_ptr, cols, counts, fwd, bwd, int(max_jump), seconds)
+

@@ -265,7 +265,7 @@ class AlignmentStatistics:
     def fit(cls, src_sentences, tgt_sentences, n_iter_model1=5, n_iter_model2=5, min_count=1,
             verbose=True, max_jump=DEFAULT_MAX_JUMP, n_gis=DEFAULT_N_GIS,
             prune_threshold=1e-6, floor=1e-7, dice_prune_total=DEFAULT_DICE_PRUNE_TOTAL,
-            n_jobs=2, agreement=False):
+            n_jobs=2, agreement=False, executor=None):
         """Train on tokenised sentence pairs.
 
         Parameters
@@ -294,6 +294,9 @@ class AlignmentStatistics:
         agreement : bool
             Train the two directions jointly by agreement (Liang, Taskar & Klein 2006;
             :func:`alignment.ibm.train_agreement`).
+        executor : dask.distributed.Client or concurrent.futures.Executor, optional
+            Run the EM E-steps on shards of the bitext there (:func:`alignment.ibm.train_ibm`);
+            the same tables as in process up to the order of floating-point additions.
 
         Returns
         -------
@@ -313,7 +316,7 @@ class AlignmentStatistics:
                                verbose=verbose, max_jump=max_jump, n_gis=n_gis,
                                prune_threshold=prune_threshold, floor=floor,
                                dice_prune_total=dice_prune_total, n_jobs=n_jobs,
-                               agreement=agreement)
+                               agreement=agreement, executor=executor)
         stats.timings_ = {**timings, **stats.timings_}
         return stats
 
@@ -321,7 +324,7 @@ class AlignmentStatistics:
     def fit_corpus(cls, corpus, n_iter_model1=5, n_iter_model2=5, verbose=True,
                    max_jump=DEFAULT_MAX_JUMP, n_gis=DEFAULT_N_GIS, prune_threshold=1e-6,
                    floor=1e-7, dice_prune_total=DEFAULT_DICE_PRUNE_TOTAL, n_jobs=2,
-                   agreement=False):
+                   agreement=False, executor=None):
         """Train on an :class:`~alignment.corpus.EncodedCorpus` with vocabularies.
 
         See :meth:`fit` for the parameters.
@@ -337,7 +340,7 @@ class AlignmentStatistics:
         tables = train_ibm(corpus, n_iter_model1=n_iter_model1, n_iter_model2=n_iter_model2,
                            max_jump=max_jump, n_gis=n_gis, n_jobs=n_jobs,
                            cooc=(row_ptr, cols, counts), agreement=agreement,
-                           verbose=verbose)
+                           verbose=verbose, executor=executor)
         timings["pair_index"] = tables.seconds["pair_index"]
         timings["em"] = tables.seconds["em"]
         for d in (tables.fwd, tables.bwd):
@@ -402,7 +405,8 @@ class AlignmentStatistics:
 
     @classmethod
     def load_or_fit(cls, cache, src_path, tgt_path, max_pairs=None, verbose=True, max_len=80,
-                    protect_first=0, hmm=0, hmm_agreement=False, hmm_options=None, **kw):
+                    protect_first=0, hmm=0, hmm_agreement=False, hmm_options=None,
+                    executor=None, **kw):
         """The statistics of a bitext (and optionally its HMM), from a cache if one was
         made from exactly these inputs and options, else computed (and cached).
 
@@ -426,6 +430,9 @@ class AlignmentStatistics:
             Train the HMM's two directions by agreement.
         hmm_options : dict, optional
             Further keywords of :func:`alignment.hmm.train_hmm`.
+        executor : dask.distributed.Client or concurrent.futures.Executor, optional
+            Where the E-steps of IBM Models 1/2 and of the HMM run when they are computed
+            (not part of the cache key: the result is the same).
 
         Raises
         ------
@@ -444,14 +451,16 @@ class AlignmentStatistics:
             if not have_bitext:
                 raise ValueError("no statistics cache and no bitext to compute them from")
             return cls.fit_files(src_path, tgt_path, max_pairs=max_pairs, verbose=verbose,
-                                 max_len=max_len, protect_first=protect_first, **kw)
+                                 max_len=max_len, protect_first=protect_first,
+                                 executor=executor, **kw)
 
         def train(stats):
             if not have_bitext:
                 raise ValueError("the HMM needs the bitext")
             return train_hmm_files(stats, src_path, tgt_path, max_pairs=max_pairs,
                                    max_len=max_len, protect_first=protect_first, n_iter=hmm,
-                                   agreement=agree, verbose=verbose, **hmm_options)
+                                   agreement=agree, verbose=verbose, executor=executor,
+                                   **hmm_options)
 
         if cache is None:
             stats = fit()
@@ -680,4 +689,4 @@ def statistics_key(src_path, tgt_path, max_pairs=None, max_len=80, protect_first
             "max_ratio": None if max_ratio is None else float(max_ratio),
             "ibm_agreement": agreement,
             "ibm_options": fit_options(AlignmentStatistics.fit, kw,
-                                       drop=("verbose", "n_jobs", "agreement"))}
+                                       drop=("verbose", "n_jobs", "agreement", "executor"))}

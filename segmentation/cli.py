@@ -25,6 +25,7 @@ from structpred import LEARNERS
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
+from structpred.cli import add_cluster_options, open_cluster, with_cluster
 
 __all__ = ["add_parser", "segment_train", "segment_predict", "segment_eval"]
 
@@ -195,6 +196,7 @@ def add_parser(subparsers, name):
     tr.add_argument("--k-graph", type=_at_least(1, "--k-graph"), default=6,
                     help="neighbours per point in the kNN graph")
     tr.add_argument("--seed", type=int, default=0)
+    add_cluster_options(tr, "the learner's passes over the training graphs")
     _add_quiet(tr)
     tr.set_defaults(handler=segment_train)
 
@@ -206,6 +208,7 @@ def add_parser(subparsers, name):
     pr.add_argument("-o", "--output", required=True, metavar="DIR", help="output folder")
     pr.add_argument("--side-by-side", metavar="DIR",
                     help="also write input | prediction images to this folder")
+    add_cluster_options(pr, "the predictions (inputs are read here and sent to the workers)")
     _add_quiet(pr)
     pr.set_defaults(handler=segment_predict)
 
@@ -486,6 +489,7 @@ def _valid_items(args):
 
 
 @_wrap
+@with_cluster
 def segment_train(args):
     """``structpred segment train``."""
     from segmentation.model import describe_choice
@@ -521,7 +525,8 @@ def segment_train(args):
         valid_src = _point_source(model, vpoints, args.foreground_labels) if vpoints else None
     t0 = time.perf_counter()
     try:
-        model.fit_sources(train_src, valid_src, kind=kind, log=lambda m: _log(args, m))
+        model.fit_sources(train_src, valid_src, kind=kind, log=lambda m: _log(args, m),
+                          executor=open_cluster(args))
     except ValueError as exc:
         from structpred import FormatError
 
@@ -593,17 +598,27 @@ def _predict_or_fail(model, fn, where):
         raise UserError(f"{where}: {exc}") from exc
 
 
-def _run_images(args, model, items, need_masks, outs):
-    """Predict every image; write masks / side-by-sides; return (preds, truths, ignores)."""
+def _run_images(args, model, items, need_masks, outs, executor=None):
+    """Predict every image; write masks / side-by-sides; return (preds, truths, ignores).
+    With ``executor`` the images are read here and predicted there, in order."""
     from segmentation.data import load_example
 
     out_dir = outs.folder(args.output) if getattr(args, "output", None) else None
     sbs = outs.folder(args.side_by_side) if args.side_by_side else None
     ignore_value = getattr(args, "ignore_value", None)
     preds, truths, ignores = [], [], []
+    if executor is not None:
+        from segmentation._parallel_predict import predict_images
+
+        done = predict_images(model, items, need_masks, ignore_value, executor,
+                              lambda fn: _predict_or_fail(model, fn, args.model))
     for ident, img_path, mask_path, _ in items:
-        img, mask, ign = load_example(img_path, mask_path if need_masks else None, ignore_value)
-        pred = _predict_or_fail(model, lambda: model.predict([img])[0], args.model)
+        if executor is not None:
+            img, mask, ign, pred = next(done)
+        else:
+            img, mask, ign = load_example(img_path, mask_path if need_masks else None,
+                                          ignore_value)
+            pred = _predict_or_fail(model, lambda: model.predict([img])[0], args.model)
         if out_dir is not None:
             _write_mask(pred, outs.add(out_dir / f"{ident}.png"))
         if sbs is not None:
@@ -614,16 +629,24 @@ def _run_images(args, model, items, need_masks, outs):
     return preds, truths, ignores
 
 
-def _run_points(args, model, files, ranges, outs):
+def _run_points(args, model, files, ranges, outs, executor=None):
     import numpy as np
 
     from structpred import atomic_write
 
     out_dir = outs.folder(args.output) if getattr(args, "output", None) else None
     preds, truths = [], []
+    if executor is not None:
+        from segmentation._parallel_predict import predict_points
+
+        done = predict_points(model, (_read_points(f, ranges) for f in files), executor,
+                              lambda fn: _predict_or_fail(model, fn, args.model))
     for f in files:
-        xyz, lab = _read_points(f, ranges)
-        pred = _predict_or_fail(model, lambda: model.predict_points(xyz), args.model)
+        if executor is not None:
+            xyz, lab, pred = next(done)
+        else:
+            xyz, lab = _read_points(f, ranges)
+            pred = _predict_or_fail(model, lambda: model.predict_points(xyz), args.model)
         if out_dir is not None:
             name = f.name[:-3] if f.name.endswith(".gz") else f.name
             with atomic_write(outs.add(out_dir / f"{name}.pred.txt")) as fh:
@@ -666,6 +689,7 @@ def _guarded(outs, func):
 
 
 @_wrap
+@with_cluster
 def segment_predict(args):
     """``structpred segment predict``."""
     model = _load_model(args.model)
@@ -678,10 +702,11 @@ def segment_predict(args):
     if args.side_by_side:
         _check_output_dir(args.side_by_side, ins, "--side-by-side")
     outs = _Outputs()
+    executor = open_cluster(args)   # --workers/--scheduler: None without them
     if kind == "image":
-        _guarded(outs, lambda: _run_images(args, model, inputs, False, outs))
+        _guarded(outs, lambda: _run_images(args, model, inputs, False, outs, executor))
     else:
-        _guarded(outs, lambda: _run_points(args, model, inputs, None, outs))
+        _guarded(outs, lambda: _run_points(args, model, inputs, None, outs, executor))
     print(f"predictions for {_count(len(inputs), kind)} written to {args.output}", flush=True)
     return 0
 

@@ -359,12 +359,20 @@ class MRFSegmenter(ParamsMixin):
                          None if valid_graphs is None else (lambda ns: valid_graphs),
                          kind, segs, track_graphs, log)
 
-    def fit_sources(self, make_train, make_valid=None, kind="image", track=None, log=None):
+    def fit_sources(self, make_train, make_valid=None, kind="image", track=None, log=None,
+                    executor=None):
         """Train from graph factories: ``make_train(n_segments)`` returns an
         iterable of training graphs built with that many superpixels (called
-        once per ``n_segments`` candidate), ``make_valid`` likewise (or None)."""
+        once per ``n_segments`` candidate), ``make_valid`` likewise (or None).
+        ``executor`` (a ``dask.distributed.Client`` or a
+        :class:`concurrent.futures.Executor`) runs the learner's passes over the
+        examples there (:func:`structpred.run_learner`)."""
         segs = _candidates(self.n_segments, (1000,), "n_segments") if kind == "image" else [None]
-        return self._fit(make_train, make_valid, kind, segs, track, log)
+        self._executor = executor
+        try:
+            return self._fit(make_train, make_valid, kind, segs, track, log)
+        finally:
+            self._executor = None
 
     def _check_params(self):
         check_learner(self.learner)
@@ -595,7 +603,8 @@ class MRFSegmenter(ParamsMixin):
             self.lipschitz_ = prep.lipschitz["F"]
             eta = float(eta_scale) / self.lipschitz_
         res = run_learner(self.learner, examples, W, n_iter=self.n_iter, eta=eta, monitor=monitor,
-                          verbose=self.verbose, random_state=self.random_state)
+                          verbose=self.verbose, random_state=self.random_state,
+                          executor=getattr(self, "_executor", None))
         hist = dict(res.history)
         if track_graphs:
             hist.update(track)

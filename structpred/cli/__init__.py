@@ -5,15 +5,19 @@ the ``structpred.commands`` entry-point group; :class:`UserError`,
 :class:`HelpFormatter`, :func:`add_quiet`, :func:`log`, :func:`wrap_format_errors`,
 the option types (:func:`positive_int`, :func:`nonneg_int`, :func:`positive_float`,
 :func:`nonneg_float`, :func:`int_list`) and the output checks (:func:`check_output`,
-:func:`check_stdin`) are what their implementations share.
+:func:`check_stdin`) and the cluster options (:func:`add_cluster_options`,
+:func:`cluster_from_args`, :func:`with_cluster`, :func:`open_cluster`) are what their
+implementations share.
 """
 
 from ._common import (ArgumentParser, HelpFormatter, UserError, add_quiet, check_output,
                       check_stdin, int_list, log, nonneg_float, nonneg_int, positive_float,
                       positive_int, same_file, wrap_format_errors)
+from ._cluster import add_cluster_options, cluster_from_args, open_cluster, with_cluster
 from ._main import build_parser, main, subcommands
 
 __all__ = ["main", "build_parser", "subcommands", "UserError", "HelpFormatter", "add_quiet",
            "log", "wrap_format_errors", "ArgumentParser", "positive_int", "nonneg_int",
            "positive_float", "nonneg_float", "int_list", "check_output", "check_stdin",
-           "same_file"]
+           "same_file", "add_cluster_options", "cluster_from_args", "open_cluster",
+           "with_cluster"]

@@ -24,13 +24,18 @@ def check_learner(learner):
 
 
 def run_learner(learner, examples, W, *, n_iter, eta=None, regularization=1e-3, monitor=None,
-                verbose=False, random_state=0):
+                verbose=False, random_state=0, executor=None):
     """Run the learner named ``learner`` and return its :class:`~structpred.monitor.SolverResult`.
 
     ``eta`` is the step size of the dual extragradient and projected gradient (default
     ``1/||F||_2``), the perceptron's learning rate (default 1) and the subgradient
     method's initial step (default ``1/||F||_2``); ``regularization`` is the subgradient
     method's ``lambda``.
+
+    ``executor`` (a ``dask.distributed.Client`` or a :class:`concurrent.futures.Executor`)
+    runs the passes over the examples of the dual extragradient and of the subgradient
+    method there (:mod:`structpred.learners._executor`); the projected gradient and the
+    perceptron take no executor and always run in this process.
     """
     # imported here so that the command line can list LEARNERS without loading the solvers
     from ._dual_extragradient import dual_extragradient_streaming
@@ -39,10 +44,11 @@ def run_learner(learner, examples, W, *, n_iter, eta=None, regularization=1e-3, 
     check_learner(learner)
     common = dict(W=W, monitor=monitor, verbose=verbose, random_state=random_state)
     if learner == "dual-extragradient":
-        return dual_extragradient_streaming(examples, n_iter=n_iter, eta=eta, **common)
+        return dual_extragradient_streaming(examples, n_iter=n_iter, eta=eta, executor=executor,
+                                            **common)
     if learner == "projected-gradient":
         return averaged_projected_gradient(examples, n_iter=n_iter, eta=eta, **common)
     if learner == "perceptron":
         return averaged_perceptron(examples, n_epochs=n_iter, learning_rate=eta or 1.0, **common)
     return subgradient_method(examples, regularization=regularization, n_iter=n_iter, step0=eta,
-                              **common)
+                              executor=executor, **common)

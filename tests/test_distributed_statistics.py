@@ -1,0 +1,140 @@
+"""IBM Models 1/2 and HMM statistics with the E-steps on Dask (and concurrent.futures):
+the same tables as in process, to 1e-12 relative, on the first 300 Hansards bitext pairs.
+
+The shards add their expected counts in a fixed order, but not in the single running sum
+of the in-process loop, so the last bits differ.  Every entry agrees to 1e-12 relative to
+itself except a few tiny ones (probabilities of ~1e-12) that come from a cancellation in
+the agreement E-steps' NULL counts (``1 - sum q``), which magnifies any rounding; they are
+held to 1e-12 relative to the largest entry of their table."""
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from alignment._sharded import BitextShards
+from alignment.corpus import load_bitext
+from alignment.hmm import train_hmm
+from alignment.statistics import AlignmentStatistics
+
+distributed = pytest.importorskip("distributed")
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "hansards"
+RTOL = 1e-12
+
+
+@pytest.fixture(scope="module")
+def client(dask_client):
+    return dask_client   # one local cluster of 2 workers for the session (conftest.py)
+
+
+@pytest.fixture(scope="module")
+def bitext():
+    bt = load_bitext(DATA / "bitext.36-2.en.gz", DATA / "bitext.36-2.fr.gz", max_pairs=300)
+    return bt.src, bt.tgt
+
+
+_KW = dict(n_iter_model1=3, n_iter_model2=3, verbose=False)
+
+
+def _close(a, b):
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    assert a.shape == b.shape
+    scale = float(np.abs(b).max(initial=0.0))
+    np.testing.assert_allclose(a, b, rtol=RTOL, atol=RTOL * scale)
+
+
+def _same_stats(a, b):
+    np.testing.assert_array_equal(a.t_row_ptr, b.t_row_ptr)
+    np.testing.assert_array_equal(a.t_cols, b.t_cols)
+    for name in ("t_fwd", "t_bwd", "t_null_fwd", "t_null_bwd", "dist_fwd", "dist_bwd"):
+        _close(getattr(a, name), getattr(b, name))
+    assert a.log_likelihood_.keys() == b.log_likelihood_.keys()
+    for k in a.log_likelihood_:
+        _close(a.log_likelihood_[k], b.log_likelihood_[k])
+
+
+def _same_hmm(a, b):
+    for name in ("t_fwd", "t_bwd", "t_null_fwd", "t_null_bwd", "jump_fwd", "jump_bwd"):
+        _close(getattr(a, name), getattr(b, name))
+    assert a.p0_fwd == pytest.approx(b.p0_fwd, rel=RTOL)
+    assert a.p0_bwd == pytest.approx(b.p0_bwd, rel=RTOL)
+    for k in ("fwd", "bwd"):
+        _close(a.history[k], b.history[k])
+
+
+@pytest.fixture(scope="module")
+def reference(bitext):
+    """In-process statistics and HMMs (plain and agreement)."""
+    src, tgt = bitext
+    out = {}
+    for agree in (False, True):
+        stats = AlignmentStatistics.fit(src, tgt, agreement=agree, **_KW)
+        out[agree] = (stats, train_hmm(stats, src, tgt, n_iter=3, agreement=agree))
+    return out
+
+
+@pytest.mark.parametrize("agreement", [False, True], ids=["plain", "agreement"])
+def test_ibm_and_hmm_on_dask_match_in_process(client, bitext, reference, agreement):
+    src, tgt = bitext
+    ref_stats, ref_hmm = reference[agreement]
+    stats = AlignmentStatistics.fit(src, tgt, agreement=agreement, executor=client, **_KW)
+    _same_stats(stats, ref_stats)
+    # the HMM starts from the reference statistics, so it is compared on its own
+    hmm = train_hmm(ref_stats, src, tgt, n_iter=3, agreement=agreement, executor=client)
+    _same_hmm(hmm, ref_hmm)
+
+
+def test_one_direction_at_a_time_and_a_thread_pool(bitext, reference):
+    src, tgt = bitext
+    ref_stats, ref_hmm = reference[False]
+    with ThreadPoolExecutor(2) as pool:
+        stats = AlignmentStatistics.fit(src, tgt, n_jobs=1, executor=pool, **_KW)
+        hmm = train_hmm(ref_stats, src, tgt, n_iter=3, n_jobs=1, executor=pool)
+    _same_stats(stats, ref_stats)
+    _same_hmm(hmm, ref_hmm)
+
+
+def test_shards_cut_at_pair_boundaries(bitext):
+    from alignment.corpus import EncodedCorpus, Vocabulary, build_cooc
+    from alignment.ibm import pair_index, train_direction
+
+    src, tgt = bitext
+    corpus = EncodedCorpus.from_sentences(src, tgt, Vocabulary.build(src), Vocabulary.build(tgt))
+    row_ptr, cols, _ = build_cooc(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
+                                  corpus.tgt_offsets, corpus.n_src_types, corpus.n_tgt_types)
+    pidx, pair_off = pair_index(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
+                                corpus.tgt_offsets, row_ptr, cols)
+    with ThreadPoolExecutor(2) as pool:
+        shards = BitextShards(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
+                              corpus.tgt_offsets, pidx, pair_off, pool, n_shards=7)
+        # train_direction places its own shards when given only the executor
+        kw = dict(n_iter_model1=2, n_iter_model2=2)
+        ref = train_direction(corpus, row_ptr, cols, pidx, pair_off, "bwd", **kw)
+        out = train_direction(corpus, row_ptr, cols, pidx, pair_off, "bwd", executor=pool, **kw)
+    for name in ("t", "t_null", "dist"):
+        _close(getattr(out, name), getattr(ref, name))
+    _close(out.history["ibm2"], ref.history["ibm2"])
+    assert len(shards) >= 2
+    assert shards.bounds[0][0] == 0 and shards.bounds[-1][1] == len(src)
+    assert all(a[1] == b[0] for a, b in zip(shards.bounds, shards.bounds[1:]))
+    # the shards hold exactly the corpus, in order
+    np.testing.assert_array_equal(np.concatenate([s[0] for s in shards.shards]), corpus.src_ids)
+    np.testing.assert_array_equal(np.concatenate([s[4] for s in shards.shards]), pidx)
+    for s in shards.shards:
+        assert s[1][0] == 0 and s[5][-1] == len(s[4])
+        assert s[5][-1] == int(np.sum(np.diff(s[1]) * np.diff(s[3])))
+
+
+def test_load_or_fit_passes_the_executor_and_keeps_the_cache_key(client, tmp_path):
+    src, tgt = DATA / "bitext.36-2.en.gz", DATA / "bitext.36-2.fr.gz"
+    kw = dict(max_pairs=150, verbose=False, n_iter_model1=2, n_iter_model2=1, hmm=1)
+    ref = AlignmentStatistics.load_or_fit(None, src, tgt, **kw)
+    out = AlignmentStatistics.load_or_fit(tmp_path / "stats.npz", src, tgt, executor=client,
+                                          **kw)
+    _same_stats(out, ref)
+    _same_hmm(out.hmm, ref.hmm)
+    # the executor is not part of the key: the in-process run reads the same file back
+    again = AlignmentStatistics.load_or_fit(tmp_path / "stats.npz", src, tgt, **kw)
+    assert again.cache_key == out.cache_key
