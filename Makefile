@@ -14,7 +14,7 @@ $(VENV)/.installed: pyproject.toml
 venv: $(VENV)/.installed
 
 demo: venv
-	$(VENV)/bin/structpred align demo
+	$(VENV)/bin/structpred align compare
 
 test: venv
 	$(PY) -m pytest -q tests

@@ -32,7 +32,7 @@ the same inputs reuse the stored links.  The files are written atomically and
 ``meta.json`` last, so an interrupted run leaves no entry that looks complete.
 
 **eflomal cannot be seeded**: two runs on the same text differ a little (measured in
-``docs/results/alignment_new.md``: AER spread over three runs on the Hansards).  The
+``docs/results/alignment.md``: AER spread over three runs on the Hansards).  The
 cache makes everything downstream deterministic; ``replicate=k`` (part of the
 fingerprint) asks for the k-th independent run when the spread itself is wanted.
 

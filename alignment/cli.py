@@ -79,6 +79,10 @@ def _add_model_options(p):
     g.add_argument("--decoder", default="ortools", choices=["ortools", "pulp", "lp"],
                    help="+Q models: exact ILP through OR-Tools (SCIP) or PuLP (CBC), or the "
                         "LP relaxation rounded at 1/2")
+    g.add_argument("--pair-candidates", choices=["all", "likely"], default="all",
+                   help="+Q models: 'likely' keeps only the pairs of edges that a cheap cue "
+                        "proposes (Dice first/second choice, an IBM/HMM link or posterior "
+                        ">= 0.1, another aligner's link): a much smaller QP and ILP")
     g.add_argument("--interaction-stats", metavar="NPZ|DIR",
                    help="+F/+Q models: cache of the IBM Model 2 fertility and pattern shares "
                         "(a file or a folder, as --stats)")
@@ -118,8 +122,13 @@ def add_align_parser(subparsers, name):
                     "--first 100 --bitext-src data/hansards/bitext.36-2.en.gz "
                     "--bitext-tgt data/hansards/bitext.36-2.fr.gz -o model.npz")
     _add_text_inputs(tr, required=True, what="training sentences")
-    tr.add_argument("--gold", required=True, metavar="FILE",
+    tr.add_argument("--gold", metavar="FILE",
                     help="gold alignments (NAACL 'sent src tgt S|P', 1-based; or Pharaoh)")
+    tr.add_argument("--labels", choices=["hmm", "eflomal"], default=None,
+                    help="train without gold (thesis sec. 2.6.2): label the --src/--tgt "
+                         "sentences with our unsupervised aligner (hmm: intersect at 0.4) or "
+                         "eflomal's intersection, run on the bitext, and leave that aligner "
+                         "out of the features")
     tr.add_argument("--gold-format", choices=["naacl", "pharaoh"], default=None,
                     help="default: guessed from the file name (*.naacl[.gz] is NAACL)")
     tr.add_argument("--first", type=positive_int, default=None, metavar="N",
@@ -214,9 +223,11 @@ def add_align_parser(subparsers, name):
     dm.add_argument("--plot", metavar="PNG", help="save the validation-AER curves here")
     _add_quiet(dm)
     dm.set_defaults(handler=align_demo)
+    from alignment.cli_compare import add_compare_parser
     from alignment.cli_unsupervised import add_unsupervised_parser
 
     add_unsupervised_parser(asub)
+    add_compare_parser(asub)
     return align
 
 
@@ -437,6 +448,14 @@ def align_train(args):
                    "--valid-gold": args.valid_gold})
     if str(args.output) == "-":
         raise UserError("-o: a model cannot be written to standard output; give a file name")
+    if bool(args.gold) == bool(args.labels):
+        raise UserError("give --gold FILE (gold alignments) or --labels hmm|eflomal (train "
+                        "without gold), one of them")
+    if args.labels and not (args.bitext_src and args.bitext_tgt):
+        raise UserError(f"--labels {args.labels} needs the bitext (--bitext-src and "
+                        "--bitext-tgt) to run the labeller on")
+    if args.labels and args.preset == "thesis":
+        raise UserError("--labels needs our HMM or eflomal: not with --preset thesis")
     if args.hmm_lexicon and not args.hmm:
         raise UserError("--hmm-lexicon needs --hmm ITER")
     if args.hmm_agreement and not args.hmm:
@@ -503,7 +522,7 @@ def align_train(args):
     # ---- the data
     pairs = _read_pairs(args.src, args.tgt)
     all_pairs = pairs   # --external files are line-aligned with the whole --src/--tgt
-    gold = _read_gold(args.gold, args.gold_format, pairs)
+    gold = _read_gold(args.gold, args.gold_format, pairs) if args.gold else [None] * len(pairs)
     if args.first is not None:
         if args.first > len(pairs):
             raise UserError(f"--first {args.first}: out of range, {args.src} has "
@@ -522,7 +541,18 @@ def align_train(args):
     executor = open_cluster(args)   # --workers/--scheduler: None without them
     stats = _statistics(args, have_bitext, executor)
     links = None
-    if sources:
+    if args.labels:
+        from alignment.link_features import SOURCES
+
+        feature_sources = tuple(x for x in sources if x != args.labels)
+        sources = tuple(x for x in SOURCES if x in set(sources) | {args.labels})
+        links = _aligner_links(args, sources, pairs + (valid_pairs or []))
+        gold = _auto_labels(links, args.labels, pairs)
+        _log(args, f"labelled {len(pairs)} sentences with {args.labels} "
+                   f"({sum(len(g.sure) for g in gold)} links); it is left out of the features")
+        sources = feature_sources
+        links = links.subset(sources) if sources else None
+    elif sources:
         links = _aligner_links(args, sources, pairs + (valid_pairs or []))
     inter = None
     if D > 1 or Q:
@@ -531,6 +561,7 @@ def align_train(args):
     n_iter = args.iterations or (1000 if valid_pairs is not None and not thesis else 200)
     model = MatchingAligner(max_fertility=D, interactions=Q, decoder=args.decoder,
                             use_external=bool(args.external), aligners=sources,
+                            pair_candidates=args.pair_candidates,
                             patience=None if thesis else args.patience,
                             cost_pos=args.c_pos, cost_neg=args.c_neg,
                             possible_cost=args.possible_cost, learner=args.learner,
@@ -544,6 +575,8 @@ def align_train(args):
     model.fit(pairs, gold, stats, valid_pairs, valid_gold, interaction_stats=inter,
               external=external, aligner_links=links, executor=executor)
     res = model.result_
+    if args.labels:
+        _summary(f"labels: {args.labels} on the {len(pairs)} training sentences (no gold)")
     msg = (f"trained model {model.model_name} on {len(pairs)} sentences in "
            f"{time.perf_counter() - t0:.1f}s ({res.message})")
     if res.best_iter is not None and valid_pairs is not None:
@@ -554,6 +587,25 @@ def align_train(args):
     model.save(args.output)
     _summary(f"model written to {args.output}")
     return 0
+
+
+def _auto_labels(links, labeller, pairs):
+    """Links of ``labeller`` for ``pairs``, as gold :class:`~alignment.formats.Alignment`."""
+    import numpy as np
+
+    from alignment.formats import Alignment
+
+    out = []
+    if labeller == "eflomal":
+        links.prepare(pairs)
+    for s, t in pairs:
+        if labeller == "hmm":
+            L = links.unsupervised.align_pair(s, t)[0]
+        else:
+            M = links.outputs(s, t)["eflomal:intersection"]
+            L = {(int(j), int(k)) for j, k in np.argwhere(M > 0)}
+        out.append(Alignment(frozenset(L), frozenset(L)))
+    return out
 
 
 def _describe_sources(links):

@@ -195,6 +195,16 @@ class AlignerLinks:
                     with atomic_write(run.path / "keys.npy", mode="wb") as fh:
                         np.save(fh, keys)
 
+    def subset(self, sources):
+        """The same outputs restricted to ``sources`` (e.g. without a labeller)."""
+        sources = tuple(x for x in SOURCES if x in set(sources))
+        out = AlignerLinks(sources, self.unsupervised if "hmm" in sources else None,
+                           {k: v for k, v in self.runs.items() if k in sources},
+                           self.cache_dir, self.verbose)
+        out._index = self._index
+        out._extra = {k: v for k, v in self._extra.items() if k in sources}
+        return out
+
     # ------------------------------------------------------------------ persistence
     def state(self):
         """``(meta, arrays)`` to save with a model: the ``hmm`` tables are embedded; the

@@ -53,7 +53,7 @@ _SYM_TO_EXTERNAL = {"grow-diag": "grow-diag", "grow-diag-final-and": "grow-diag-
 
 #: defaults of the subcommand, chosen by the mean AER on the Hansards trial set and
 #: Czech dev sentences 1-400 (``scripts/tune_unsupervised.py --select``; the figures are
-#: in docs/results/alignment_new.md): lower-cased 4-character prefixes, the intersection
+#: in docs/results/alignment.md): lower-cased 4-character prefixes, the intersection
 #: of the two directions at posterior 0.4; with eflomal, weight 1/4 and threshold 0.3
 DEFAULTS = {"threshold": 0.4, "symmetrize": "intersect", "hmm_iterations": 5,
             "lowercase": True, "prefix": 4, "eflomal_weight": 0.25,

@@ -1,7 +1,8 @@
 """The default ``structpred align train`` on the two gold-aligned language pairs.
 
 Runs the commands a user runs, with data arguments only (plus any ``--train-args``),
-and scores the test sentences with ``structpred aer``:
+and scores the test sentences with ``structpred aer`` (the statistics are cached in
+``.cache/stats/``, one file per bitext and settings):
 
 * Hansards English-French (bundled): train on test sentences 1-100, validate on the 37
   trial sentences, test on the last 247 test sentences; unlabeled bitext
@@ -15,6 +16,8 @@ Usage::
     python scripts/eval_align_default.py --corpus czech
     python scripts/eval_align_default.py --corpus hansards --name none --train-args "--aligners none"
     python scripts/eval_align_default.py --corpus both --json runs/align_default/results.json
+    python scripts/eval_align_default.py --corpus czech --name labels-hmm --auto 1000 \
+        --train-args "--labels hmm"        # train without gold (thesis sec. 2.6.2)
 
 The split files (Pharaoh gold with ``i?j`` possible links) are written to
 ``runs/align_default/<corpus>/``; models and outputs go there too, named by ``--name``.
@@ -70,10 +73,26 @@ def run(cmd, log):
     return proc.stdout, time.perf_counter() - t0
 
 
-def evaluate(name, train_args, label, python):
+def write_auto_split(corpus, out, n):
+    """``n`` bitext pairs after the gold lines, as training text without gold."""
+    first = max(corpus.gold) + 1
+    paths = {side: out / f"auto{n}.{side}" for side in ("src", "tgt")}
+    if not all(p.exists() for p in paths.values()):
+        with open(paths["src"], "w", encoding="utf-8") as s, \
+                open(paths["tgt"], "w", encoding="utf-8") as t:
+            for i in range(first, first + n):
+                s.write(corpus.src[i] + "\n")
+                t.write(corpus.tgt[i] + "\n")
+    return paths
+
+
+def evaluate(name, train_args, label, python, auto=None):
     corpus = load_corpus(name)
     out = ROOT / "runs" / "align_default" / name
     files = write_splits(corpus, out)
+    if auto:
+        # train without gold: auto-labelled bitext sentences after the gold lines
+        files["train"] = dict(write_auto_split(corpus, out, auto), gold=None)
     model = out / f"{label}.npz"
     links = out / f"{label}.test.links"
     log = out / f"{label}.log"
@@ -81,10 +100,12 @@ def evaluate(name, train_args, label, python):
     sp = [python, "-m", "structpred"]
     tr = files["train"]
     va = files["valid"]
+    gold = ["--gold", str(tr["gold"])] if tr.get("gold") else []
     cmd = sp + ["align", "train", "--src", str(tr["src"]), "--tgt", str(tr["tgt"]),
-                "--gold", str(tr["gold"]), "--valid-src", str(va["src"]),
+                *gold, "--valid-src", str(va["src"]),
                 "--valid-tgt", str(va["tgt"]), "--valid-gold", str(va["gold"]),
                 "--bitext-src", str(corpus.src_path), "--bitext-tgt", str(corpus.tgt_path),
+                "--stats", str(ROOT / ".cache" / "stats") + "/",
                 "-o", str(model)] + shlex.split(train_args)
     _, t_train = run(cmd, log)
     te = files["test"]
@@ -92,7 +113,7 @@ def evaluate(name, train_args, label, python):
                           "--tgt", str(te["tgt"]), "-o", str(links)], log)
     score, _ = run(sp + ["aer", "--gold", str(te["gold"]), "--test", str(links)], log)
     summary = [ln for ln in log.read_text().splitlines() if "best validation" in ln
-               or "other aligners" in ln]
+               or "aligners as features" in ln or ln.startswith("labels:")]
     row = {"corpus": name, "label": label, "train_args": train_args, "aer_line": score.strip(),
            "train_seconds": round(t_train, 1), "predict_seconds": round(t_pred, 1),
            "summary": summary}
@@ -106,10 +127,13 @@ def main():
     ap.add_argument("--name", default="default", help="label of this configuration")
     ap.add_argument("--train-args", default="", help="extra options of align train")
     ap.add_argument("--json", help="append the rows to this JSON-lines file")
+    ap.add_argument("--auto", type=int, default=None, metavar="N",
+                    help="train on N bitext pairs after the gold lines, without gold "
+                         "(give --train-args '--labels hmm' or '--labels eflomal')")
     args = ap.parse_args()
     corpora = ["hansards", "czech"] if args.corpus == "both" else [args.corpus]
     for c in corpora:
-        row = evaluate(c, args.train_args, args.name, sys.executable)
+        row = evaluate(c, args.train_args, args.name, sys.executable, args.auto)
         if args.json:
             Path(args.json).parent.mkdir(parents=True, exist_ok=True)
             with open(args.json, "a", encoding="utf-8") as fh:

@@ -192,3 +192,26 @@ def test_cli_aligner_option_errors(tmp_path, capsys, small_stats_file):
     rc = main(args + ["--preset", "thesis", "--aligners", "eflomal"])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "--preset thesis" in err[0]
+
+
+def test_cli_train_without_gold(tmp_path, capsys):
+    """--labels hmm: the training sentences are labelled by our unsupervised aligner, which
+    is then left out of the features."""
+    from alignment.model import MatchingAligner
+
+    out = tmp_path / "m.npz"
+    args = _train_args(out, "--cache-dir", str(tmp_path / "cache"), "--labels", "hmm",
+                       "--aligners", "none")
+    i = args.index("--gold")
+    del args[i:i + 2]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "labels: hmm on the 15 training sentences" in err
+    assert "aligners as features: none" in err
+    model = MatchingAligner.load(out)
+    assert model.aligners == () and not any(n.startswith("hmm:") for n in model.feature_names_)
+    # --gold and --labels: one of them
+    rc = main(_train_args(tmp_path / "x.npz", "--labels", "hmm"))
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "--labels" in err[0]
+    assert not (tmp_path / "x.npz").exists()
