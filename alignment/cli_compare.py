@@ -126,7 +126,7 @@ def align_compare(args):
                               ("fast_align", "fast_align alone (symmetrised)", "sym")):
         if name in links.runs:
             run = links.runs[name]
-            idx = [links._index[_k(s, t)] for s, t in test]
+            idx = [links.position(s, t) for s, t in test]
             rows.append(_row(label, run.links(view, idx), test_gold,
                              run.seconds, "(run once, cached)" if run.from_cache else ""))
         else:
@@ -162,8 +162,3 @@ def align_compare(args):
                "cached steps show the time of the run that made them)")
     return 0
 
-
-def _k(s, t):
-    from alignment.link_features import _key
-
-    return _key(s, t)

@@ -39,11 +39,12 @@ Pair features (+Q models): for each pattern of :mod:`alignment.interactions` and
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from pathlib import Path
 
 import numpy as np
+
+from .external import _key, links_matrix, symmetrize
 
 __all__ = ["AlignerLinks", "AlignerFeaturizer", "resolve_sources", "SOURCES",
            "HMM_THRESHOLD"]
@@ -89,19 +90,6 @@ def resolve_sources(spec, own_hmm=True):
     if own_hmm:
         names = ["hmm"] + names
     return tuple(n for n in SOURCES if n in names)
-
-
-def _key(src, tgt):
-    return hashlib.blake2b((" ".join(src) + " ||| " + " ".join(tgt)).encode("utf-8"),
-                           digest_size=12).digest()
-
-
-def _links_matrix(links, shape):
-    y = np.zeros(shape)
-    for j, k in links:
-        if j < shape[0] and k < shape[1]:
-            y[j, k] = 1.0
-    return y
 
 
 def _diag_support(x):
@@ -300,6 +288,10 @@ class AlignerLinks:
                 for i, (s, t) in enumerate(chunk):
                     done[_key(s, t)] = {v: new.directions[v][i] for v in new.directions}
 
+    def position(self, src, tgt):
+        """Position of a pair in the text the external runs were made on (None if absent)."""
+        return self._index.get(_key(src, tgt))
+
     def _external(self, name, src, tgt):
         """``{direction: links}`` of the external aligner ``name`` for one pair."""
         k = _key(src, tgt)
@@ -315,8 +307,6 @@ class AlignerLinks:
     def outputs(self, src, tgt):
         """``{feature name: (m, n) array}`` of every source for one pair (the raw
         matrices of :class:`AlignerFeaturizer`)."""
-        from .external import symmetrize
-
         shape = (len(src), len(tgt))
         out = {}
         if "hmm" in self.sources:
@@ -330,16 +320,16 @@ class AlignerLinks:
                 self.check()
             d = self._external("eflomal", src, tgt)
             f, b = d["fwd"], d["bwd"]
-            out["eflomal:fwd"] = _links_matrix(f, shape)
-            out["eflomal:bwd"] = _links_matrix(b, shape)
+            out["eflomal:fwd"] = links_matrix(f, shape)
+            out["eflomal:bwd"] = links_matrix(b, shape)
             for view in ("intersection", "grow-diag-final-and", "union"):
-                out[f"eflomal:{view}"] = _links_matrix(symmetrize(f, b, view), shape)
+                out[f"eflomal:{view}"] = links_matrix(symmetrize(f, b, view), shape)
             out["eflomal:nbr_diag"], out["eflomal:nbr_anti"] = _diag_support(
                 out["eflomal:intersection"])
         if "fast_align" in self.sources:
             if not self.runs:
                 self.check()
-            out["fast_align:sym"] = _links_matrix(self._external("fast_align", src, tgt)["sym"],
+            out["fast_align:sym"] = links_matrix(self._external("fast_align", src, tgt)["sym"],
                                                   shape)
         return out
 
