@@ -1,11 +1,16 @@
-"""Run eflomal (both directions) and fast_align on a Hansards bitext and cache
-their links for the gold sentences and the first unlabeled ones.
+"""Run eflomal (both directions) and fast_align on a bitext and cache their links for
+its first lines, in the ``--external`` file format of :mod:`alignment.external`.
 
     python scripts/run_external_aligners.py [--keep 20484] [--out .cache/external-hansards.tsv.gz]
     python scripts/run_external_aligners.py --bitext full   # 1.13M pairs from ../shared/data,
                                                             # cached in .cache/external-hansards-full.tsv.gz
+    python scripts/run_external_aligners.py --src bitext.en --tgt bitext.cs --keep 800 \
+        --out .cache/external-czech.tsv.gz                  # any bitext
 
-The bitext's first 484 lines are the 37 trial and 447 test sentences (unlabeled
+``align train`` runs and caches these aligners itself (``--aligners``); this script
+makes the thesis-style external link file that ``scripts/reproduce_table_3_1.py`` reads.
+
+The Hansards bitext's first 484 lines are the 37 trial and 447 test sentences (unlabeled
 here: the aligners never see the gold).  The cache holds, for the first ``--keep``
 lines, the links ``eflomal_fwd``, ``eflomal_bwd`` and ``fast_align`` (systran-align's
 symmetrised output); :mod:`alignment.external` turns them into features.
@@ -28,6 +33,8 @@ def main(argv=None):
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--bitext", default="36-2", choices=BITEXTS,
                     help="the bundled 231k-pair bitext, or the full 1.13M pairs in ../shared/data")
+    ap.add_argument("--src", help="source side of any bitext (instead of the Hansards)")
+    ap.add_argument("--tgt", help="its target side (same number of lines)")
     ap.add_argument("--max-pairs", type=int, default=None, help="bitext pairs to train on (all)")
     ap.add_argument("--keep", type=int, default=20484, help="cache the links of this many lines")
     ap.add_argument("--out", default=None,
@@ -39,9 +46,17 @@ def main(argv=None):
     ap.add_argument("--fast-align-from", metavar="CACHE",
                     help="reuse the fast_align links of an earlier cache instead of rerunning it")
     args = ap.parse_args(argv)
-    data = load_hansards(args.data_dir, bitext=args.bitext)
-    out = args.out or external_cache_path(data)
-    bt = load_bitext(data.bitext_src, data.bitext_tgt, max_pairs=args.max_pairs, max_len=None)
+    if bool(args.src) != bool(args.tgt):
+        ap.error("--src and --tgt go together")
+    if args.src:
+        bitext_src, bitext_tgt = Path(args.src), Path(args.tgt)
+        stem = bitext_src.name.split(".")[0]
+        out = args.out or str(Path(".cache") / f"external-{stem}.tsv.gz")
+    else:
+        data = load_hansards(args.data_dir, bitext=args.bitext)
+        bitext_src, bitext_tgt = data.bitext_src, data.bitext_tgt
+        out = args.out or external_cache_path(data)
+    bt = load_bitext(bitext_src, bitext_tgt, max_pairs=args.max_pairs, max_len=None)
     src, tgt = bt.src, bt.tgt
     keep = min(args.keep, len(src))
     t0 = time.perf_counter()
@@ -61,7 +76,7 @@ def main(argv=None):
     ext = ExternalAlignments(names)
     # what made the links, checked by the scripts that read the cache
     ext.cache_key = ExternalAlignments.bitext_key(
-        data.bitext_src, data.bitext_tgt, args.max_pairs, keep=keep, samplers=args.samplers,
+        bitext_src, bitext_tgt, args.max_pairs, keep=keep, samplers=args.samplers,
         eflomal_runs=args.eflomal_runs, fast_align_from=bool(args.fast_align_from))
     for i in range(keep):
         links = {"fast_align": fa[i]}
@@ -71,7 +86,7 @@ def main(argv=None):
         ext.add(src[i], tgt[i], links)
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     ext.save(out, src[:keep], tgt[:keep])
-    print(f"{len(src)} pairs ({data.bitext_src}): eflomal {t_ef:.0f}s, fast_align {t_fa:.0f}s; "
+    print(f"{len(src)} pairs ({bitext_src}): eflomal {t_ef:.0f}s, fast_align {t_fa:.0f}s; "
           f"links of the first {keep} lines in {out}")
 
 

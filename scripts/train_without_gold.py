@@ -1,129 +1,149 @@
-"""Train the aligner on automatic labels instead of gold (thesis sec. 2.6.2).
+"""Train the aligner on automatic labels instead of gold (thesis sec. 2.6.2), any corpus.
 
-    python scripts/train_without_gold.py --labels ibm2 --sizes 500,1000,5000
-    python scripts/train_without_gold.py --labels eflomal --sizes 500,1000,5000,20000
+A thin caller of ``structpred align train --labels hmm|eflomal``: for each N it takes
+the first N usable sentence pairs of the unlabeled bitext (after ``--skip`` lines),
+trains the default model on their labels (the labeller is left out of the features),
+aligns the test sentences with ``structpred align predict`` and scores them with
+``structpred aer``.  The labeller alone on the same test sentences is the reference.
 
-The thesis trained on GIZA++ intersected alignments of unlabeled sentences.
-Here the labels of N unlabeled bitext sentences (lines after the 484 gold
-ones) are the intersection of IBM Model 2's two Viterbi directions, or of
-eflomal's two directions (from ``scripts/run_external_aligners.py``'s cache).
-No gold alignment is used in training or model selection: the last iterate is
-kept.  The model is then tested on the 447 gold test sentences (none of them
-was used), and the script prints precision, recall and AER for each N,
-with the labeller alone (its intersection on the same test set) as reference.
+    # the bundled Hansards (the defaults): the bitext's first 484 lines are the gold ones
+    python scripts/train_without_gold.py --labels eflomal --sizes 1000,5000
+
+    # any corpus: a bitext, and gold test sentences (Pharaoh with i?j possible links,
+    # or NAACL with --gold-format naacl)
+    python scripts/train_without_gold.py --labels hmm --sizes 1000 \\
+        --bitext-src bitext.en --bitext-tgt bitext.cs --skip 800 \\
+        --test-src test.en --test-tgt test.cs --test-gold test.pharaoh \\
+        --valid-src valid.en --valid-tgt valid.cs --valid-gold valid.pharaoh
+
+With validation sentences the iteration is chosen on their gold (as ``align train``
+does); without them no gold is used in training at all and the model runs 200
+iterations.  Files, models and logs go to ``--out`` (default ``runs/without_gold/``).
 """
 
+from __future__ import annotations
+
 import argparse
+import shlex
+import subprocess
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from alignment.aer import score_alignments  # noqa: E402
-from alignment.corpus import load_bitext  # noqa: E402
-from alignment.experiment import (hansards_interaction_statistics,  # noqa: E402
-                                  hansards_statistics, load_hansards)
-from alignment.formats import Alignment  # noqa: E402
-from alignment.model import MODELS, MatchingAligner  # noqa: E402
+from alignment.formats import read_naacl, read_parallel, read_pharaoh  # noqa: E402
+
+HANSARDS = ROOT / "data" / "hansards"
 
 
-
-def ibm2_labels(stats, pairs):
+def _usable(path_src, path_tgt, skip, n, max_len=80):
+    """The first ``n`` pairs after line ``skip`` with both sides non-empty and at most
+    ``max_len`` tokens."""
     out = []
-    for s, t in pairs:
-        st = stats.pair_statistics(s, t)
-        out.append(Alignment.from_links(zip(*np.nonzero(st["vit_fwd"] * st["vit_bwd"]))))
-    return out
+    for i, (s, t) in enumerate(read_parallel(path_src, path_tgt)):
+        if i < skip or not s or not t or len(s) > max_len or len(t) > max_len:
+            continue
+        out.append((s, t))
+        if len(out) == n:
+            return out
+    raise SystemExit(f"{path_src}: only {len(out)} usable pairs after line {skip}, "
+                     f"asked for {n}")
 
 
-def eflomal_labels(external, pairs):
-    from alignment.external import symmetrize
+def _write(pairs, stem):
+    for side, k in (("src", 0), ("tgt", 1)):
+        Path(f"{stem}.{side}").write_text("".join(" ".join(p[k]) + "\n" for p in pairs),
+                                          encoding="utf-8")
+    return f"{stem}.src", f"{stem}.tgt"
 
-    out = []
-    for s, t in pairs:
-        mats = external.matrices(s, t)
-        f = set(zip(*np.nonzero(mats[external.names.index("eflomal_fwd")])))
-        b = set(zip(*np.nonzero(mats[external.names.index("eflomal_bwd")])))
-        out.append(Alignment.from_links(symmetrize(f, b, "intersection")))
-    return out
+
+def _run(cmd, log):
+    with open(log, "a") as fh:
+        fh.write("$ " + shlex.join(cmd) + "\n")
+        fh.flush()
+        t0 = time.perf_counter()
+        out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=fh, text=True)
+        fh.write(out.stdout)
+    if out.returncode:
+        raise SystemExit(f"{shlex.join(cmd)} failed (exit {out.returncode}); see {log}")
+    return out.stdout, time.perf_counter() - t0
+
+
+def labeller_alone(labeller, test_pairs, bitext_src, bitext_tgt, cache_dir):
+    """The labeller's own links on the test sentences (trained on the bitext + test)."""
+    from alignment.link_features import AlignerLinks
+
+    bt = [(s, t) for s, t in read_parallel(bitext_src, bitext_tgt) if s and t]
+    links = AlignerLinks.fit((labeller,), test_pairs, [s for s, _ in bt],
+                             [t for _, t in bt], cache_dir=cache_dir)
+    if labeller == "hmm":
+        return [links.unsupervised.align_pair(s, t)[0] for s, t in test_pairs]
+    idx = [links.position(s, t) for s, t in test_pairs]
+    return links.runs[labeller].links("intersection", idx)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--labels", choices=["ibm2", "eflomal"], default="ibm2")
-    ap.add_argument("--sizes", default="500,1000,5000")
-    ap.add_argument("--model", default="M", choices=list(MODELS))
-    ap.add_argument("--iterations", type=int, default=100)
-    ap.add_argument("--c-neg", type=float, default=3.0)
-    ap.add_argument("--max-len", type=int, default=40, help="skip longer unlabeled sentences")
-    ap.add_argument("--external-cache", default=".cache/external-hansards.tsv.gz")
-    ap.add_argument("--cache-dir", default=".cache")
+    ap.add_argument("--labels", choices=["hmm", "eflomal"], default="eflomal")
+    ap.add_argument("--sizes", default="1000")
+    ap.add_argument("--bitext-src", default=str(HANSARDS / "bitext.36-2.en.gz"))
+    ap.add_argument("--bitext-tgt", default=str(HANSARDS / "bitext.36-2.fr.gz"))
+    ap.add_argument("--skip", type=int, default=484,
+                    help="bitext lines to leave out of the training pool (the gold ones)")
+    ap.add_argument("--test-src", default=str(HANSARDS / "test.en.gz"))
+    ap.add_argument("--test-tgt", default=str(HANSARDS / "test.fr.gz"))
+    ap.add_argument("--test-gold", default=str(HANSARDS / "test.naacl.gz"))
+    ap.add_argument("--valid-src", default=str(HANSARDS / "trial.en.gz"))
+    ap.add_argument("--valid-tgt", default=str(HANSARDS / "trial.fr.gz"))
+    ap.add_argument("--valid-gold", default=str(HANSARDS / "trial.naacl.gz"))
+    ap.add_argument("--no-valid", action="store_true", help="use no gold at all")
+    ap.add_argument("--gold-format", choices=["naacl", "pharaoh"], default=None,
+                    help="default: naacl for *.naacl[.gz], else pharaoh")
+    ap.add_argument("--train-args", default="", help="more options of align train")
+    ap.add_argument("--cache-dir", default=str(ROOT / ".cache"))
+    ap.add_argument("--out", default=str(ROOT / "runs" / "without_gold"))
     args = ap.parse_args(argv)
-
-    data = load_hansards(args.data_dir)
-    n_gold_lines = data.n_gold   # the bitext starts with the trial and test gold sentences
-    stats = hansards_statistics(data, None, cache_dir=args.cache_dir)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    fmt = args.gold_format or ("naacl" if ".naacl" in Path(args.test_gold).name else "pharaoh")
+    test_pairs = read_parallel(args.test_src, args.test_tgt)
+    read_gold = read_naacl if fmt == "naacl" else read_pharaoh
+    test_gold = read_gold(args.test_gold, test_pairs)
     sizes = [int(x) for x in args.sizes.split(",")]
-    need = max(sizes)
-    bt = load_bitext(data.bitext_src, data.bitext_tgt, max_pairs=need * 2 + 10000,
-                     skip_first=n_gold_lines, protect_first=0, max_len=args.max_len,
-                     max_ratio=3.0)
-    pool = [(s, t) for s, t in zip(bt.src, bt.tgt) if s and t]
-    external = None
-    if args.labels == "eflomal":
-        from alignment.external import ExternalAlignments
-        from structpred import open_text
-
-        from structpred import FormatError
-
-        try:
-            if not ExternalAlignments.check_cache(args.external_cache, data.bitext_src,
-                                                  data.bitext_tgt):
-                print(f"warning: {args.external_cache} records no bitext fingerprint",
-                      file=sys.stderr)
-        except FormatError as exc:
-            sys.exit(str(exc))
-        header = 2 if ExternalAlignments.read_key(args.external_cache) is not None else 1
-        with open_text(args.external_cache) as fh:
-            n_lines = sum(1 for _ in fh) - header
-        full = load_bitext(data.bitext_src, data.bitext_tgt, max_pairs=n_lines, max_len=None)
-        external = ExternalAlignments.load(args.external_cache, full.src, full.tgt)
-        pool = [p for p in pool if p in external]
-    if len(pool) < need:
-        sys.exit(f"only {len(pool)} usable unlabeled pairs for N = {need}")
-    label = (lambda ps: ibm2_labels(stats, ps)) if args.labels == "ibm2" else \
-        (lambda ps: eflomal_labels(external, ps))
-    test_pairs, test_gold = data.test_pairs, data.test_gold
-    inter = None
-    D, Q = MODELS[args.model]
-    if D > 1 or Q:
-        inter = hansards_interaction_statistics(data, stats, None, cache_dir=args.cache_dir)
-    if args.labels == "eflomal":
-        ref = score_alignments(eflomal_labels(external, test_pairs), test_gold)
-    else:
-        ref = score_alignments(ibm2_labels(stats, test_pairs), test_gold)
-    print(f"| labels | N | precision | recall | AER | train time (s) |")
+    pool = _usable(args.bitext_src, args.bitext_tgt, args.skip, max(sizes))
+    ref = score_alignments(labeller_alone(args.labels, test_pairs, args.bitext_src,
+                                          args.bitext_tgt, args.cache_dir), test_gold)
+    print("| training | N | precision | recall | AER | train time (s) |")
     print("|---|---:|---:|---:|---:|---:|")
-    print(f"| {args.labels} intersection alone | – | {100 * ref.precision:.1f} | "
-          f"{100 * ref.recall:.1f} | {100 * ref.aer:.1f} | – |", flush=True)
+    print(f"| {args.labels} alone (the labeller) | – | {100 * ref.precision:.2f} | "
+          f"{100 * ref.recall:.2f} | {100 * ref.aer:.2f} | – |", flush=True)
+    sp = [sys.executable, "-m", "structpred"]
+    valid = [] if args.no_valid else [
+        "--valid-src", args.valid_src, "--valid-tgt", args.valid_tgt,
+        "--valid-gold", args.valid_gold]
     for n in sizes:
-        pairs = pool[:n]
-        labels = label(pairs)
-        t0 = time.perf_counter()
-        model = MatchingAligner(max_fertility=D, interactions=Q, n_iter=args.iterations,
-                                cost_neg=args.c_neg, validate_every=args.iterations,
-                                random_state=0)
-        model.fit(pairs, labels, stats, interaction_stats=inter)
-        secs = time.perf_counter() - t0
-        sc = score_alignments(model.predict(test_pairs), test_gold)
-        print(f"| {args.model} on {args.labels} labels | {n} | {100 * sc.precision:.1f} | "
-              f"{100 * sc.recall:.1f} | {100 * sc.aer:.1f} | {secs:.0f} |", flush=True)
+        stem = out / f"{args.labels}-{n}"
+        src, tgt = _write(pool[:n], stem)
+        log = Path(f"{stem}.log")
+        log.unlink(missing_ok=True)
+        _, secs = _run(sp + ["align", "train", "--labels", args.labels, "--src", src,
+                             "--tgt", tgt, *valid, "--gold-format", fmt,
+                             "--bitext-src", args.bitext_src, "--bitext-tgt", args.bitext_tgt,
+                             "--stats", str(Path(args.cache_dir) / "stats") + "/",
+                             "--cache-dir", args.cache_dir, "-o", f"{stem}.npz"]
+                       + shlex.split(args.train_args), log)
+        _run(sp + ["align", "predict", "-m", f"{stem}.npz", "--src", args.test_src,
+                   "--tgt", args.test_tgt, "-o", f"{stem}.test.links"], log)
+        pred = read_pharaoh(f"{stem}.test.links", test_pairs)
+        sc = score_alignments(pred, test_gold)
+        print(f"| align train --labels {args.labels} | {n} | {100 * sc.precision:.2f} | "
+              f"{100 * sc.recall:.2f} | {100 * sc.aer:.2f} | {secs:.0f} |", flush=True)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -157,3 +157,47 @@ def test_a_lost_worker_stops_the_run(tmp_path):
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                          timeout=300, start_new_session=True)
     assert "WorkerLost:" in out.stdout, out.stdout + out.stderr[-2000:]
+
+
+def _build_matching(offset, seeds):
+    """A RemoteExamples build: the examples of ``seeds`` (``offset`` is the shared object)."""
+    return [_matching(offset + s) for s in seeds]
+
+
+def _seed_parts():
+    return iter([[0, 1, 2], [3, 4], [5, 6, 7, 8]])
+
+
+def test_remote_examples_are_built_on_the_workers(client):
+    from structpred import RemoteExamples
+
+    examples = [_matching(s) for s in range(9)]
+    remote = RemoteExamples(_build_matching, _seed_parts, shared=0, length=9)
+    assert len(remote) == 9
+    # in process, iterating builds the parts in order
+    for a, b in zip(remote, examples):
+        np.testing.assert_array_equal(a.F.toarray(), b.F.toarray())
+    kw = dict(n_iter=10, random_state=0)
+    ref = dual_extragradient_streaming(examples, monitor=Monitor(every=2, hinge=True), **kw)
+    out = dual_extragradient_streaming(remote, monitor=Monitor(every=2, hinge=True),
+                                       executor=client, **kw)
+    np.testing.assert_allclose(out.w, ref.w, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(out.history["hinge"], ref.history["hinge"], rtol=1e-10)
+    backend = DaskBackend(remote, client)
+    try:
+        assert backend.n_examples == 9
+        assert sum(len(v) for v in backend.shards.values()) == 3   # one future per part
+    finally:
+        backend.close()
+
+
+def _failing_build(shared, part):
+    raise ValueError(f"cannot build part {part}")
+
+
+def test_remote_examples_build_error_is_raised(client):
+    from structpred import RemoteExamples
+
+    remote = RemoteExamples(_failing_build, _seed_parts)
+    with pytest.raises(ValueError, match="cannot build part"):
+        DaskBackend(remote, client)

@@ -9,7 +9,7 @@ from ._parameter_set import L2Ball
 from ._qp import solve_saddle_qp, regularization_path
 from ._reference import averaged_perceptron, averaged_projected_gradient, subgradient_method
 from ._registry import LEARNERS, check_learner, run_learner
-from ._stream import ExampleStream, iterate_examples, n_features_of, power_iteration_norm, first_example
+from ._stream import ExampleStream, RemoteExamples, iterate_examples, n_features_of, power_iteration_norm, first_example
 
 __all__ = [
     "dual_extragradient",
@@ -29,6 +29,7 @@ __all__ = [
     "structured_hinge_loss",
     "L2Ball",
     "ExampleStream",
+    "RemoteExamples",
     "iterate_examples",
     "n_features_of",
     "power_iteration_norm",

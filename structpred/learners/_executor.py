@@ -28,7 +28,7 @@ import pickle
 
 import numpy as np
 
-from ._stream import iterate_examples
+from ._stream import RemoteExamples, iterate_examples
 
 __all__ = ["InProcess", "FuturesBackend", "DaskBackend", "make_backend", "WorkerLost"]
 
@@ -156,6 +156,11 @@ class DaskBackend:
         self.workers = workers
         self.shards = {}
         self.n_examples = 0
+        if isinstance(examples, RemoteExamples):
+            self._build_remote(examples)
+            self.stats = {"calls": 0, "bytes_out": 0, "bytes_between_workers": 0,
+                          "bytes_back": 0}
+            return
         for i, block in enumerate(_partitions(examples, n_partitions, max_partition_size)):
             self.n_examples += len(block)
             worker = workers[i % len(workers)]
@@ -165,6 +170,33 @@ class DaskBackend:
         if not self.shards:
             raise ValueError("no training examples")
         self.stats = {"calls": 0, "bytes_out": 0, "bytes_between_workers": 0, "bytes_back": 0}
+
+    def _build_remote(self, examples):
+        """Build the parts of a :class:`RemoteExamples` on the workers, round robin:
+        ``shared`` goes to every worker once, each part to one worker."""
+        from distributed import wait
+
+        client = self.client
+        shared = client.scatter(examples.shared, broadcast=True, hash=False)
+        for i, part in enumerate(examples.parts()):
+            worker = self.workers[i % len(self.workers)]
+            raw = client.scatter([part], workers=[worker], hash=False)[0]
+            fut = client.submit(examples.build, shared, raw, workers=[worker],
+                                allow_other_workers=True, pure=False)
+            self.shards.setdefault(worker, []).append(fut)
+            del raw   # released on the worker once its block is built
+        futures = [f for fs in self.shards.values() for f in fs]
+        if not futures:
+            raise ValueError("no training examples")
+        wait(futures)
+        for f in futures:
+            if f.status == "error":
+                f.result()   # re-raises the build's exception
+        sizes = client.gather([client.submit(len, f, pure=False) for f in futures])
+        self.n_examples = int(sum(sizes))
+        if not self.n_examples:
+            raise ValueError("no training examples")
+        del shared
 
     def _tree(self, parts, worker=None):
         """Add futures pairwise until one is left (on ``worker`` when given)."""
@@ -224,7 +256,9 @@ class DaskBackend:
         return any(f.status != "finished" for fs in self.shards.values() for f in fs)
 
     def close(self):
-        self.client.cancel([f for fs in self.shards.values() for f in fs])
+        for fs in self.shards.values():
+            for f in fs:
+                f.release()   # the workers drop the partitions (no cancel: they are done)
         self.shards = {}
 
 

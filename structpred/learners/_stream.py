@@ -12,7 +12,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-__all__ = ["ExampleStream", "iterate_examples", "first_example"]
+__all__ = ["ExampleStream", "RemoteExamples", "iterate_examples", "first_example"]
 
 
 class ExampleStream:
@@ -38,6 +38,48 @@ class ExampleStream:
     def __len__(self):
         if self.length is None:
             raise TypeError("stream length unknown")
+        return self.length
+
+
+class RemoteExamples:
+    """Examples built where they are used: by the workers of a cluster.
+
+    The examples are described by small *parts* (for example, 256 raw
+    sentence pairs each) and a *build* function that turns one part into a
+    list of examples, given a large *shared* object (a featurizer holding the
+    bitext statistics).  In process, iterating gives
+    ``build(shared, part)`` for each part in turn.  On a Dask cluster
+    (:class:`~structpred.learners._executor.DaskBackend`) ``shared`` is sent
+    to every worker once, each part is sent to one worker and built there, and
+    the examples never pass through the driver: the driver's memory stays that
+    of one part, whatever the number of examples.
+
+    Parameters
+    ----------
+    build : callable ``(shared, part) -> list of examples``
+        Module-level (it pickles).
+    parts : callable returning an iterable of parts
+        Called once per pass in process, once in all on a cluster; a generator
+        that reads the parts from disk keeps the driver's memory flat.
+    shared : object, optional
+        Passed to every ``build`` call.
+    length : int, optional
+        Number of examples, for progress bars.
+    """
+
+    def __init__(self, build: Callable, parts: Callable[[], Iterable], shared=None, length=None):
+        self.build = build
+        self.parts = parts
+        self.shared = shared
+        self.length = length
+
+    def __iter__(self):
+        for part in self.parts():
+            yield from self.build(self.shared, part)
+
+    def __len__(self):
+        if self.length is None:
+            raise TypeError("number of examples unknown")
         return self.length
 
 
