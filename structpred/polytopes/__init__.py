@@ -3,6 +3,7 @@ fertility-constrained matchings, the relaxed QAP, min-cut and the simplex.
 """
 
 from ._fertility import project_fertility_matching, project_fertility_matching_cvxpy, decode_fertility_matching, fertility_constraints, fertility_indicators, split_fertility_vector
+from ._qap_dual import DualQAPProjector, project_relaxed_qap
 from ._qap import ExtendedMatchingExample, RelaxedQAPProjector, QAPSolution, decode_qap, brute_force_qap, qap_objective, qap_constraints, adjacent_pairs, PATTERNS, DECODERS
 from ._simplex import SimplexExample, project_simplex
 from .matching._common import matching_violation
@@ -42,6 +43,8 @@ __all__ = [
     "split_fertility_vector",
     "ExtendedMatchingExample",
     "RelaxedQAPProjector",
+    "DualQAPProjector",
+    "project_relaxed_qap",
     "QAPSolution",
     "decode_qap",
     "brute_force_qap",

@@ -21,6 +21,8 @@ This module holds
   (SCIP) or PuLP (CBC), or the LP relaxation with rounding;
 * :class:`RelaxedQAPProjector`, the Euclidean projection onto the relaxed
   polytope with OSQP (factorisation cached per sentence shape, warm-started);
+  the examples use the faster dual block-coordinate ascent of
+  :mod:`structpred.polytopes._qap_dual` by default;
 * :func:`brute_force_qap`, exhaustive search for tests;
 * :class:`ExtendedMatchingExample`, the structpred problem for models M, M+F,
   M+Q and M+F+Q.
@@ -36,6 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._fertility import decode_fertility_matching, fertility_constraints, fertility_indicators, project_fertility_matching, split_fertility_vector
+from ._qap_dual import DualQAPProjector
 from .._example import StructuredExample
 
 __all__ = ["PATTERNS", "adjacent_pairs", "qap_constraints", "decode_qap", "QAPSolution",
@@ -496,17 +499,19 @@ class ExtendedMatchingExample(StructuredExample):
         Pair set (:func:`adjacent_pairs`); ``None`` for no interactions.
     decoder : {"ortools", "pulp", "lp"}
         How :meth:`decode_scores` solves the QAP (unused without pairs).
-    projector : RelaxedQAPProjector, optional
-        The projection's OSQP workspaces (pass one to share them between
-        examples of one model); by default each example makes its own on
-        first use.
+    projector : DualQAPProjector or RelaxedQAPProjector, optional
+        The relaxed-QAP projection.  By default each example makes its own
+        :class:`~structpred.polytopes._qap_dual.DualQAPProjector` (dual
+        block-coordinate ascent, warm-started from this example's earlier
+        multipliers) on first use; a :class:`RelaxedQAPProjector` projects with
+        OSQP instead (pass one to share its workspaces between examples).
     """
 
     shape: tuple = (0, 0)
     max_fertility: int = 1
     pairs: np.ndarray | None = None
     decoder: str = "ortools"
-    projector: RelaxedQAPProjector | None = field(default=None, repr=False)
+    projector: DualQAPProjector | RelaxedQAPProjector | None = field(default=None, repr=False)
     _warm: dict = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self):
@@ -543,11 +548,14 @@ class ExtendedMatchingExample(StructuredExample):
             pe, ps, pt = project_fertility_matching(e, s, t, warm=self._warm)
             return np.concatenate([pe.ravel(), ps.ravel(), pt.ravel()])
         if self.projector is None:
-            # the example owns its OSQP workspace: no state shared between examples or models
-            self.projector = RelaxedQAPProjector(max_cache=1)
+            # the example owns its projector and warm start: no state shared between
+            # examples or models
+            self.projector = DualQAPProjector()
         proj = self.projector
-        key = (self.shape, self.max_fertility, len(self.pairs), hash(self.pairs.tobytes()))
-        return proj.project(z, key, self.constraints, warm=self._warm)
+        if isinstance(proj, RelaxedQAPProjector):
+            key = (self.shape, self.max_fertility, len(self.pairs), hash(self.pairs.tobytes()))
+            return proj.project(z, key, self.constraints, warm=self._warm)
+        return proj.project(z, self.shape, self.max_fertility, self.pairs, warm=self._warm)
 
     def decode_scores(self, s):
         """Argmax of ``s'z``: over the integer points (exact ILP), or, with
