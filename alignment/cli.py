@@ -15,6 +15,8 @@ to stderr even with ``-q``.
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import os
 import sys
 import time
@@ -69,20 +71,24 @@ def _add_stats_options(p):
                         "2006) when the statistics are computed")
 
 
-def _add_model_options(p):
+def _add_model_options(p, auto=False):
     g = p.add_argument_group("model (thesis ch. 3)")
-    g.add_argument("--model", default="M", choices=["M", "M+F", "M+Q", "M+F+Q"],
+    g.add_argument("--model", default="auto" if auto else "M",
+                   choices=(["auto"] if auto else []) + ["M", "M+F", "M+Q", "M+F+Q"],
                    help="M: matching; +F: fertility up to 2 (eq. 3.2); +Q: pairs of adjacent "
-                        "edges, a quadratic assignment decoded by integer programming (eq. 3.3)")
+                        "edges, a quadratic assignment decoded by integer programming (eq. 3.3)"
+                        + ("; auto: M, and M+F+Q kept only if clearly better on the "
+                           "validation sentences (M without them)" if auto else ""))
     g.add_argument("--max-fertility", type=positive_int, default=None, metavar="D",
                    help="fertility limit D of the +F models (default 2)")
     g.add_argument("--decoder", default="ortools", choices=["ortools", "pulp", "lp"],
                    help="+Q models: exact ILP through OR-Tools (SCIP) or PuLP (CBC), or the "
                         "LP relaxation rounded at 1/2")
-    g.add_argument("--pair-candidates", choices=["all", "likely"], default="all",
+    g.add_argument("--pair-candidates", choices=["all", "likely"], default=None,
                    help="+Q models: 'likely' keeps only the pairs of edges that a cheap cue "
                         "proposes (Dice first/second choice, an IBM/HMM link or posterior "
-                        ">= 0.1, another aligner's link): a much smaller QP and ILP")
+                        ">= 0.1, another aligner's link): a much smaller QP and ILP (default: "
+                        "all for an explicit +Q model, likely for the one --model auto tries)")
     g.add_argument("--interaction-stats", metavar="NPZ|DIR",
                    help="+F/+Q models: cache of the IBM Model 2 fertility and pattern shares "
                         "(a file or a folder, as --stats)")
@@ -137,9 +143,15 @@ def add_align_parser(subparsers, name):
     tr.add_argument("--valid-gold", metavar="FILE", help="validation gold alignments")
     _add_stats_options(tr)
     tr.add_argument("-o", "--output", required=True, metavar="NPZ", help="model file to write")
-    _add_model_options(tr)
+    _add_model_options(tr, auto=True)
     tr.add_argument("--c-pos", type=nonneg_float, default=1.0, help="cost of a false positive c+")
-    tr.add_argument("--c-neg", type=nonneg_float, default=3.0, help="cost of a false negative c-")
+    tr.add_argument("--c-neg", type=_c_neg_values, default="auto", metavar="C|C1,C2,..|auto",
+                    help="cost of a false negative c-; several values (or auto = "
+                         f"{','.join(f'{c:g}' for c in C_NEG_GRID)}) are each trained and the best on "
+                         "the validation sentences kept (without them, or with --preset "
+                         "thesis: 3)")
+    tr.add_argument("--jobs", type=positive_int, default=2, metavar="N",
+                    help="train this many c- candidates at once (processes)")
     tr.add_argument("--possible-cost", type=nonneg_float, default=None,
                     help="cost of predicting a possible-only gold link (default: c+)")
     tr.add_argument("--learner", default="dual-extragradient",
@@ -185,6 +197,11 @@ def add_align_parser(subparsers, name):
                     help="+Q models: override the decoder stored in the model")
     pr.add_argument("--external", action="append", default=[], metavar="NAME=FILE",
                     help="models trained with --external: the same link sets for the input")
+    pr.add_argument("-j", "--jobs", type=positive_int, default=None, metavar="N",
+                    help="align chunks of sentence pairs in N processes on this machine, "
+                         "written in input order as they are done (default: every CPU this "
+                         "process may use, once the input has more than one chunk; 1 for "
+                         "standard input)")
     add_cluster_options(pr, "the alignment of chunks of sentence pairs")
     _add_quiet(pr)
     pr.set_defaults(handler=align_predict)
@@ -463,7 +480,8 @@ def align_train(args):
     valid = [args.valid_src, args.valid_tgt, args.valid_gold]
     if any(valid) and not all(valid):
         raise UserError("validation needs all of --valid-src, --valid-tgt and --valid-gold")
-    D, Q = MODELS[args.model]
+    auto_model = args.model == "auto"
+    D, Q = MODELS["M" if auto_model else args.model]
     if args.max_fertility is not None:
         if D == 1:
             raise UserError(f"--max-fertility needs a +F model, not {args.model}")
@@ -483,6 +501,9 @@ def align_train(args):
     from alignment.link_features import resolve_sources
 
     thesis = args.preset == "thesis"
+    if args.c_neg != "auto" and len(args.c_neg) > 1 and not all(valid):
+        raise UserError("several --c-neg values need validation sentences to choose from "
+                        "(--valid-src, --valid-tgt, --valid-gold)")
     if thesis and args.aligners.strip() not in ("auto", "none"):
         raise UserError("--preset thesis uses no other aligners: leave out --aligners")
     try:
@@ -496,7 +517,7 @@ def align_train(args):
         _log(args, "no --bitext-src/--bitext-tgt: no aligner features (our HMM and the "
                    "other aligners need the bitext)")
         sources = ()
-    if args.interaction_stats and not (D > 1 or Q):
+    if args.interaction_stats and not (D > 1 or Q or auto_model):
         raise UserError(f"--interaction-stats is for +F/+Q models, not {args.model}")
     # ---- the outputs, before any reading or computing
     inputs = _inputs(args, "src", "tgt", "gold", "valid_src", "valid_tgt", "valid_gold",
@@ -559,24 +580,61 @@ def align_train(args):
         inter = _interaction_statistics(args, stats, have_bitext)
         inter.check_statistics(stats, args.interaction_stats or "--interaction-stats")
     n_iter = args.iterations or (1000 if valid_pairs is not None and not thesis else 200)
-    model = MatchingAligner(max_fertility=D, interactions=Q, decoder=args.decoder,
-                            use_external=bool(args.external), aligners=sources,
-                            pair_candidates=args.pair_candidates,
-                            patience=None if thesis else args.patience,
-                            cost_pos=args.c_pos, cost_neg=args.c_neg,
-                            possible_cost=args.possible_cost, learner=args.learner,
-                            n_iter=n_iter, validate_every=args.validate_every,
-                            exclude_features=exclude, include_features=include,
-                            n_frequent=args.n_frequent,
-                            random_state=args.seed, verbose=not args.quiet)
-    _log(args, f"training model {model.model_name} with {args.learner} on {len(pairs)} "
-               f"sentences (at most {n_iter} iterations)")
+    choose = valid_pairs is not None and not thesis
+    c_negs = args.c_neg
+    if c_negs == "auto":
+        c_negs = C_NEG_GRID if choose else (3.0,)
+    extended = None
+    if auto_model and choose:
+        if have_bitext or _is_file(args.interaction_stats):
+            extended = "M+F+Q"
+        else:
+            _log(args, "--model auto: M only (M+F+Q needs the bitext or --interaction-stats)")
+    jobs = 1 if executor is not None else args.jobs
+    quiet_fits = len(c_negs) > 1 and jobs > 1
+
+    def make(c_neg, variant):
+        d, q = (D, Q) if variant is None else MODELS[variant]
+        # M+F+Q tried by --model auto: the pair candidates cheap cues propose (a 20x
+        # smaller QP) unless --pair-candidates says otherwise
+        pc = args.pair_candidates or ("likely" if variant is not None else "all")
+        return MatchingAligner(max_fertility=d if variant is None else max(d, 2),
+                               interactions=q, decoder=args.decoder,
+                               use_external=bool(args.external), aligners=sources,
+                               pair_candidates=pc,
+                               patience=None if thesis else args.patience,
+                               cost_pos=args.c_pos, cost_neg=c_neg,
+                               possible_cost=args.possible_cost, learner=args.learner,
+                               n_iter=n_iter, validate_every=args.validate_every,
+                               exclude_features=exclude, include_features=include,
+                               n_frequent=args.n_frequent, random_state=args.seed,
+                               verbose=not args.quiet and not (quiet_fits and variant is None))
+
+    def fit(model):
+        nonlocal inter
+        if (model.max_fertility > 1 or model.interactions) and inter is None:
+            inter = _interaction_statistics(args, stats, have_bitext)
+            inter.check_statistics(stats, args.interaction_stats or "--interaction-stats")
+        model.fit(pairs, gold, stats, valid_pairs, valid_gold, interaction_stats=inter,
+                  external=external, aligner_links=links, executor=executor)
+
+    _log(args, f"training model {make(c_negs[0], None).model_name} with {args.learner} on "
+               f"{len(pairs)} sentences (at most {n_iter} iterations"
+               + (f"; c- in {', '.join(f'{c:g}' for c in c_negs)}, {min(jobs, len(c_negs))} "
+                  "at once" if len(c_negs) > 1 else "")
+               + (f"; then {extended} at the chosen c-" if extended else "") + ")")
     t0 = time.perf_counter()
-    model.fit(pairs, gold, stats, valid_pairs, valid_gold, interaction_stats=inter,
-              external=external, aligner_links=links, executor=executor)
+    from alignment._selection import choose_aligner
+    from alignment.aer import sentence_counts
+
+    model, choices = choose_aligner(
+        make, fit, c_negs, lambda m: sentence_counts(m.predict(valid_pairs), valid_gold),
+        jobs=jobs, extended=extended)
     res = model.result_
     if args.labels:
         _summary(f"labels: {args.labels} on the {len(pairs)} training sentences (no gold)")
+    for line in choices:
+        _summary(line)
     msg = (f"trained model {model.model_name} on {len(pairs)} sentences in "
            f"{time.perf_counter() - t0:.1f}s ({res.message})")
     if res.best_iter is not None and valid_pairs is not None:
@@ -587,6 +645,21 @@ def align_train(args):
     model.save(args.output)
     _summary(f"model written to {args.output}")
     return 0
+
+
+#: the false-negative costs ``align train`` tries by default (the thesis's 3 first)
+C_NEG_GRID = (3.0, 2.0, 5.0)
+
+
+def _c_neg_values(text):
+    """argparse ``type=`` of --c-neg: ``auto`` or comma-separated costs >= 0."""
+    if str(text).strip() == "auto":
+        return "auto"
+    items = [t for t in str(text).split(",") if t.strip()]
+    if not items:
+        raise argparse.ArgumentTypeError(f"expected a cost, a comma-separated list or auto, "
+                                         f"got {text!r}")
+    return tuple(dict.fromkeys(nonneg_float(t.strip()) for t in items))
 
 
 def _auto_labels(links, labeller, pairs):
@@ -646,23 +719,12 @@ def _input_pairs(args):
     return args.src, iter_parallel(args.src, args.tgt)
 
 
-def _chunks(items, size):
-    """Lists of up to ``size`` consecutive items of an iterable (read lazily)."""
-    chunk = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) >= size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
-
-
 @_wrap_format_errors
 @with_cluster
 def align_predict(args):
     """``structpred align predict``: streams, one Pharaoh line per sentence pair."""
-    from alignment._parallel_predict import CLUSTER_CHUNK, predict_chunks
+    from alignment._parallel_predict import (CLUSTER_CHUNK, LOCAL_CHUNK, default_jobs,
+                                             predict_stream, stdin_waiting)
     from alignment.formats import format_pharaoh
     from alignment.model import MatchingAligner
     from structpred import open_output
@@ -706,21 +768,27 @@ def align_predict(args):
     from alignment._runtime import progress_enabled
 
     to_stdout = str(args.output) == "-"
-    # eflomal/fast_align align new pairs in batches: read that many pairs at a time
-    batch = 2000 if model.aligner_links_ is not None and model.aligner_links_.runs else 1
+    interactive = args.input == "-" or "-" in (args.src, args.tgt)
+    jobs = args.jobs or (1 if interactive else default_jobs())
+    # eflomal/fast_align align new pairs in batches: read that many pairs at a time; the
+    # others a batch of the fast path at a time; from standard input, the lines waiting
+    # (each line as it arrives when they come one by one)
+    batch = 2000 if model.aligner_links_ is not None and model.aligner_links_.runs else LOCAL_CHUNK
+    waiting = stdin_waiting if interactive else None
     n = 0
     with open_output(args.output) as fh:
         bar = tqdm(disable=not progress_enabled(not args.quiet), desc="aligning", unit="pair")
         executor = open_cluster(args)   # --workers/--scheduler: None without them
         if executor is not None:
             batch = max(batch, CLUSTER_CHUNK)
-        for chunk, predicted in predict_chunks(model, _chunks(pairs, batch), executor):
-            for links in predicted:
-                fh.write(format_pharaoh(links) + "\n")
-            if to_stdout:
-                fh.flush()
-            n += len(chunk)
-            bar.update(len(chunk))
+        stream = predict_stream(model, pairs, batch, jobs, executor, waiting)
+        with contextlib.closing(stream):
+            for predicted in stream:
+                fh.write("".join(format_pharaoh(links) + "\n" for links in predicted))
+                if to_stdout:
+                    fh.flush()
+                n += len(predicted)
+                bar.update(len(predicted))
         bar.close()
         if n == 0:
             raise UserError(f"{name}: no sentences to align (the input is empty)")

@@ -108,11 +108,13 @@ class MatchingAligner(ParamsMixin):
         ``D`` of eq. 3.2: 1 is model M, 2 adds fertility-2 arcs (M+F).
     interactions : bool
         Add the first-order pair variables of eq. 3.3 (M+Q, M+F+Q).  Training
-        then uses the LP relaxation (eq. 3.6), projected with OSQP.
+        then uses the LP relaxation (eq. 3.6), projected by dual block-coordinate
+        ascent (:class:`structpred.polytopes.DualQAPProjector`).
     decoder : {"ortools", "pulp", "lp"}
         How QAP models decode: exact ILP with OR-Tools (SCIP) or PuLP (CBC),
         or the LP relaxation rounded at 1/2.  Models without interactions
-        always decode with the min-cost flow.
+        decode the matching exactly (min-cost flow, or the Hungarian method on
+        the batch prediction path).
     pair_candidates : {"all", "likely"}
         ``"all"``: the whole pair set Q of eq. 3.3.  ``"likely"``: only pairs
         whose two edges are proposed by a cheap cue (Dice first/second choice,
@@ -466,11 +468,38 @@ class MatchingAligner(ParamsMixin):
 
     def predict(self, pairs, decoder=None):
         """Predicted alignment of each pair (list of Alignments); ``decoder``
-        overrides the QAP back end for this call."""
+        overrides the QAP back end for this call.
+
+        Model M with at most our HMM as other aligner is featurized and decoded a batch
+        at a time (:class:`alignment._batch_predict.BatchPredictor`: the same links, many
+        times faster); the other models one pair at a time (:meth:`predict_pairwise`).
+        """
+        from ._batch_predict import supports
+
+        pairs = list(pairs)
+        if supports(self) and all(len(s) and len(t) for s, t in pairs):
+            self._check_fitted()
+            bp = getattr(self, "_batch_predictor", None)
+            if bp is None or bp.coef is not self.coef_:   # (re)fitted since
+                from ._batch_predict import BatchPredictor
+
+                self._batch_predictor = BatchPredictor(self)
+            return self._batch_predictor.predict(pairs)
+        return self.predict_pairwise(pairs, decoder)
+
+    def predict_pairwise(self, pairs, decoder=None):
+        """:meth:`predict` one pair at a time through the feature matrices ``F`` of
+        :meth:`predict_matrix` (the reference of the batch path)."""
         if self.aligners:
             pairs = list(pairs)
             self.aligner_links_.prepare(pairs)   # new pairs through eflomal/fast_align at once
         return [_matrix_to_alignment(self.predict_matrix(s, t, decoder)) for s, t in pairs]
+
+    def __getstate__(self):
+        # the batch predictor's word caches are rebuilt where the model is unpickled
+        state = self.__dict__.copy()
+        state.pop("_batch_predictor", None)
+        return state
 
     def score(self, pairs, gold):
         """``1 - AER`` (greater is better, as scikit-learn expects)."""

@@ -15,6 +15,12 @@ every bitext pair (what ``structpred align unsupervised`` does on the same input
 
 * ``--eflomal-runs K``: K independent eflomal runs (eflomal has no seed); the table gets
   the spread of their intersection AER, and our ``--with eflomal`` rows use run 1.
+* ``--pipeline``: the whole supervised pipeline from an empty cache, with the commands a
+  user runs: ``structpred align train`` with data arguments only (statistics, our HMM,
+  eflomal and fast_align on the bitext, training on the gold training split with
+  validation) and ``structpred align predict`` on *every* bitext pair; the eflomal and
+  fast_align rows are then the same runs, timed on their own.  Files go to
+  ``runs/bench_pipeline/<corpus>/``.
 * ``--priors``: eflomal trained on the bitext *without* the gold sentences, its priors
   (``eflomal-makepriors``) then used to align only the gold sentences
   (:func:`alignment.aligners.align_with_priors`), against the full run.
@@ -55,9 +61,70 @@ def _fmt(x, nd=1):
     return "" if x is None else f"{x:.{nd}f}"
 
 
-def bench_external(corpus, args, rows, extra):
+def bench_pipeline(corpus, args, rows, extra):
+    """``align train`` (default) + ``align predict`` on all bitext pairs, from an empty
+    cache; returns the cache folder of the aligners it ran."""
+    import resource
+    import shutil
+
+    from eval_align_default import SPLITS, run, write_splits
+
+    out = ROOT / "runs" / "bench_pipeline" / corpus.name
+    cache = out / "cache"
+    if cache.exists():
+        shutil.rmtree(cache)
+    files = write_splits(corpus, out)
+    log = out / "pipeline.log"
+    log.unlink(missing_ok=True)
+    sp = [sys.executable, "-m", "structpred"]
+    tr, va = files["train"], files["valid"]
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    _, t_train = run(sp + ["align", "train", "--src", str(tr["src"]), "--tgt", str(tr["tgt"]),
+                           "--gold", str(tr["gold"]), "--valid-src", str(va["src"]),
+                           "--valid-tgt", str(va["tgt"]), "--valid-gold", str(va["gold"]),
+                           "--bitext-src", str(corpus.src_path),
+                           "--bitext-tgt", str(corpus.tgt_path),
+                           "--stats", str(cache / "stats") + "/", "--cache-dir", str(cache),
+                           "-o", str(out / "model.npz")], log)
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    links_path = out / "all.links"
+    _, t_pred = run(sp + ["align", "predict", "-m", str(out / "model.npz"),
+                          "--src", str(corpus.src_path), "--tgt", str(corpus.tgt_path),
+                          "-o", str(links_path)], log)
+    cpu2 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    from alignment.formats import Alignment
+
+    lines = links_path.read_text().splitlines()
+    if len(lines) != len(corpus.src):
+        raise SystemExit(f"{links_path}: {len(lines)} lines for {len(corpus.src)} pairs")
     gold = sorted(corpus.gold)
-    cache = None if args.fresh else ROOT / ".cache" / "aligners"
+    links = {}
+    for i in gold:
+        pairs = [tuple(map(int, x.split("-"))) for x in lines[i].split()]
+        links[i] = Alignment(frozenset(pairs), frozenset(pairs))
+    cpu = lambda a, b: (b.ru_utime + b.ru_stime) - (a.ru_utime + a.ru_stime)  # noqa: E731
+    text = log.read_text()
+    trained = [ln for ln in text.splitlines() if ln.startswith("trained model")]
+    n_train = len(SPLITS[corpus.name]["train"])
+    rows.append(_row(f"**ours: align train default ({n_train} gold sentences) + align "
+                     f"predict on all {len(corpus.src):,} pairs**", corpus, links,
+                     t_train + t_pred, cpu(cpu0, cpu2),
+                     f"train {t_train:.0f}s (statistics, our HMM, eflomal, fast_align and "
+                     f"{trained[0].split(' in ')[1].split('s ')[0] if trained else '?'}s of "
+                     f"training), predict {t_pred:.0f}s = "
+                     f"{len(corpus.src) / t_pred:.0f} pairs/s (model loading included)"))
+    extra["pipeline"] = {"train_seconds": t_train, "predict_seconds": t_pred,
+                         "train_cpu": cpu(cpu0, cpu1), "predict_cpu": cpu(cpu1, cpu2),
+                         "summary": [ln for ln in text.splitlines()
+                                     if ln.startswith(("trained model", "c-:", "aligners as",
+                                                       "statistics:"))]}
+    return cache / "aligners"
+
+
+def bench_external(corpus, args, rows, extra, cache=None):
+    gold = sorted(corpus.gold)
+    if cache is None:
+        cache = None if args.fresh else ROOT / ".cache" / "aligners"
     have = available_aligners()
     ef_runs = []
     if "eflomal" in have:
@@ -197,6 +264,8 @@ def main(argv=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", choices=["hansards", "czech"], default="hansards")
     ap.add_argument("--eflomal-runs", type=int, default=1)
+    ap.add_argument("--pipeline", action="store_true",
+                    help="time the whole supervised pipeline from an empty cache (see above)")
     ap.add_argument("--priors", action="store_true")
     ap.add_argument("--priors-runs", type=int, default=1)
     ap.add_argument("--fresh", action="store_true", help="ignore the caches (rerun and time)")
@@ -224,7 +293,9 @@ def main(argv=None):
     t0 = time.perf_counter()
     corpus = load_corpus(args.corpus)
     rows, extra = [], {}
-    ef_runs = bench_external(corpus, args, rows, extra) if "external" not in skip else []
+    ef_cache = bench_pipeline(corpus, args, rows, extra) if args.pipeline else None
+    ef_runs = (bench_external(corpus, args, rows, extra, ef_cache)
+               if "external" not in skip else [])
     if args.priors and "eflomal" in available_aligners():
         bench_priors(corpus, args, rows, extra, ef_runs[0] if ef_runs else None)
     if "ours" not in skip:
@@ -255,6 +326,11 @@ def main(argv=None):
               + ", ".join(f"{a:.2f}" for a in p["new_aer"])
               + f" ({', '.join(f'{s:.0f}s' for s in p['new_seconds'])}); full re-run "
               f"{_fmt(p['full_run_aer'], 2)}")
+    if "pipeline" in extra:
+        p = extra["pipeline"]
+        print(f"\npipeline: align train {p['train_seconds']:.0f}s wall / {p['train_cpu']:.0f}s "
+              f"CPU, align predict {p['predict_seconds']:.0f}s wall / {p['predict_cpu']:.0f}s "
+              "CPU; " + "; ".join(p["summary"]))
     print(f"\n(bench wall time {time.perf_counter() - t0:.0f}s)")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)

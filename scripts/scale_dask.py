@@ -239,6 +239,17 @@ def report():
               f"| {r['bytes_out_per_call']:.0f} "
               f"| {r['bytes_back_per_call'] + r['bytes_between_workers_per_call']:.0f} "
               f"| {r['aer']:.2f} | {r['labeller_aer']:.2f} |")
+    proj = projection(rows)
+    if proj:
+        print(f"\nprojection: {1e3 * proj['c_per_example']:.3f} ms per example, "
+              f"{proj['fixed']:.2f} s fixed per iteration, {proj['vector_bytes']:.0f} bytes per "
+              "partial sum")
+        print("| N | machines (2 workers each) | compute s | communication s | scheduling s "
+              "| fixed s | s per iteration |")
+        print("|---:|---:|---:|---:|---:|---:|---:|")
+        for p in proj["rows"]:
+            print(f"| {p['n']:,} | {p['machines']} | {p['compute']:.3f} | {p['comm']:.4f} "
+                  f"| {p['sched']:.3f} | {p['fixed']:.2f} | {p['total']:.2f} |")
     by = {(r["n"], r["workers"]): r for r in rows}
     for n in sorted({r["n"] for r in rows}):
         a, b = by.get((n, 1)), by.get((n, 2))
@@ -248,6 +259,39 @@ def report():
                 wa, wb = np.load(OUT / a["w_file"]), np.load(OUT / b["w_file"])
                 line += f"; max |w1 - w2| after the same iterations {np.abs(wa - wb).max():.1e}"
             print(line)
+
+
+#: assumptions of the projection to more machines (stated in the results page)
+TASK_OVERHEAD_S = 1e-3      # scheduler + worker cost of one Dask task
+LATENCY_S = 0.5e-3          # one network hop between machines
+BANDWIDTH_BPS = 125e6       # 1 Gbit/s
+WORKERS_PER_MACHINE = 2     # machines like this one: 2 cores, one worker per core
+
+
+def projection(rows, machines=(8, 32, 128), sizes=(100_000, 1_000_000)):
+    """Seconds per iteration on more machines, from the measured compute per example and
+    bytes per iteration (see the module's doc and the results page for the model)."""
+    one = sorted((r for r in rows if r["workers"] == 1 and r.get("sec_per_iter")),
+                 key=lambda r: r["n"])
+    if len(one) < 2:
+        return None
+    a, b = one[0], one[-1]
+    c = (b["sec_per_iter"] - a["sec_per_iter"]) / (b["n"] - a["n"])   # s per example
+    fixed = max(a["sec_per_iter"] - c * a["n"], 0.0)                 # s per iteration
+    vec = max(r["bytes_back_per_call"] for r in rows)                # one |w|-sized sum
+    out = []
+    for n in sizes:
+        for m in machines:
+            w = m * WORKERS_PER_MACHINE
+            parts = max(w, -(-n // PART))
+            hops = int(np.ceil(np.log2(w)))
+            compute = c * n / w
+            comm = 2 * hops * (LATENCY_S + vec / BANDWIDTH_BPS)       # broadcast + tree reduce
+            sched = TASK_OVERHEAD_S * (2 * parts + w) / w + hops * TASK_OVERHEAD_S
+            out.append({"n": n, "machines": m, "compute": compute, "comm": comm,
+                        "sched": sched, "fixed": fixed,
+                        "total": compute + comm + sched + fixed})
+    return {"c_per_example": c, "fixed": fixed, "vector_bytes": vec, "rows": out}
 
 
 def main(argv=None):

@@ -28,9 +28,12 @@ def is_dask_client(executor):
 
 
 def _run_chunk(func, shared, chunk):
-    if shared is _NOTHING:
-        return [func(x) for x in chunk]
     return [func(shared, x) for x in chunk]
+
+
+def _run_plain(func, chunk):
+    # (not _run_chunk with the _NOTHING marker: in another process it is another object)
+    return [func(x) for x in chunk]
 
 
 def map_ordered(func, items, executor=None, chunk_size=16, max_in_flight=None,
@@ -89,10 +92,12 @@ def map_ordered(func, items, executor=None, chunk_size=16, max_in_flight=None,
         chunk = list(itertools.islice(it, int(chunk_size)))
         if not chunk:
             return False
+        args = (_run_plain, func, chunk) if shared is _NOTHING else (_run_chunk, func,
+                                                                     shared_ref, chunk)
         if dask:
-            pending.append(executor.submit(_run_chunk, func, shared_ref, chunk, pure=False))
+            pending.append(executor.submit(*args, pure=False))
         else:
-            pending.append(executor.submit(_run_chunk, func, shared_ref, chunk))
+            pending.append(executor.submit(*args))
         return True
 
     try:

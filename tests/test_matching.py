@@ -400,3 +400,31 @@ def test_nan_message_is_specific():
         project_matching(np.array([[np.nan, 1.0]]))
     with pytest.raises(ValueError, match="infinite"):
         project_matching(np.array([[1.0, -np.inf]]))
+
+
+@settings(deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(s=arrays(np.float64, _tiny_shapes, elements=_tiny_values))
+def test_hungarian_decoder_matches_brute_force(s):
+    from structpred.polytopes.matching import decode_matching_hungarian
+
+    y = decode_matching_hungarian(s)
+    assert_valid_decoding(s, y)
+    tol = 1e-12 * (1.0 + np.abs(s).max()) * s.size
+    assert abs(float((s * y).sum()) - brute_force_value(s)) <= tol
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 9), (9, 1), (5, 5), (7, 12), (12, 7), (20, 20),
+                                   (30, 17), (30, 30), (0, 4)])
+def test_hungarian_decoder_agrees_with_flow_decoder(shape):
+    from structpred.polytopes.matching import decode_matching_hungarian
+
+    rng = np.random.default_rng(shape[0] * 100 + shape[1] + 7)
+    for trial in range(4):
+        s = rng.normal(0.0, 1.0, size=shape)
+        if trial == 2:
+            s = np.round(s, 1)  # many ties: the same value, maybe another matching
+        y, ref = decode_matching_hungarian(s), decode_matching(s)
+        assert_valid_decoding(s, y)
+        assert float((s * y).sum()) == pytest.approx(float((s * ref).sum()), abs=1e-9)
+        if trial != 2:  # a unique optimum (continuous scores): the same links
+            np.testing.assert_array_equal(y, ref)

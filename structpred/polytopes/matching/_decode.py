@@ -8,7 +8,8 @@ import numpy as np
 
 from ._common import _as_matrix
 
-__all__ = ['decode_matching', 'matching_lp_value']
+__all__ = ['decode_matching', 'decode_matching_hungarian', 'hungarian_matching',
+           'matching_lp_value']
 
 
 # ---------------------------------------------------------------------------
@@ -129,6 +130,120 @@ def _improve_matching(s, y, eps):
                 break
         cancelled += 1
     return cancelled
+
+
+@nb.njit(cache=True, nogil=True)
+def hungarian_matching(s):
+    """Maximum-weight partial matching by shortest augmenting paths (numba, no OR-Tools).
+
+    The Hungarian method (Kuhn-Munkres with potentials, O(r^2 c) for ``r <= c``) on
+    the costs ``-max(s, 0)``: every row of the smaller side is assigned, and an
+    assignment to an edge with ``s <= 0`` means the word stays unaligned.  Rows whose
+    scores are all ``<= 0`` are left out.  Callable from other numba kernels (the
+    batch decoders of :mod:`alignment._batch_predict`); :func:`decode_matching_hungarian`
+    is the checked entry point from Python.
+
+    Parameters
+    ----------
+    s : ndarray of float64, shape (m, n)
+        Finite edge scores.
+
+    Returns
+    -------
+    y : ndarray of int64, shape (m, n)
+        0/1 matrix of the chosen edges (only edges with ``s > 0``).
+    """
+    m, n = s.shape
+    y = np.zeros((m, n), np.int64)
+    if m == 0 or n == 0:
+        return y
+    tr = m > n                     # rows: the smaller side
+    R, C = (n, m) if tr else (m, n)
+    rows = np.empty(R, np.int64)
+    nr = 0
+    for i in range(R):
+        for j in range(C):
+            v = s[j, i] if tr else s[i, j]
+            if v > 0.0:
+                rows[nr] = i
+                nr += 1
+                break
+    if nr == 0:
+        return y
+    # 1-based potentials and matching of the e-maxx formulation; column 0 is virtual
+    u = np.zeros(nr + 1)
+    v = np.zeros(C + 1)
+    p = np.zeros(C + 1, np.int64)      # p[j]: row (1-based, into rows) matched to column j
+    way = np.zeros(C + 1, np.int64)
+    minv = np.empty(C + 1)
+    used = np.empty(C + 1, np.bool_)
+    for i in range(1, nr + 1):
+        p[0] = i
+        j0 = 0
+        minv[:] = np.inf
+        used[:] = False
+        while True:
+            used[j0] = True
+            i0 = p[j0]
+            r0 = rows[i0 - 1]
+            delta = np.inf
+            j1 = 0
+            for j in range(1, C + 1):
+                if not used[j]:
+                    sv = s[j - 1, r0] if tr else s[r0, j - 1]
+                    cur = -(sv if sv > 0.0 else 0.0) - u[i0] - v[j]
+                    if cur < minv[j]:
+                        minv[j] = cur
+                        way[j] = j0
+                    if minv[j] < delta:
+                        delta = minv[j]
+                        j1 = j
+            for j in range(C + 1):
+                if used[j]:
+                    u[p[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while True:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+            if j0 == 0:
+                break
+    for j in range(1, C + 1):
+        if p[j] > 0:
+            r = rows[p[j] - 1]
+            a, b = (j - 1, r) if tr else (r, j - 1)
+            if s[a, b] > 0.0:
+                y[a, b] = 1
+    return y
+
+
+def decode_matching_hungarian(scores):
+    """:func:`decode_matching` by the numba Hungarian method (:func:`hungarian_matching`).
+
+    The same maximum-weight partial matching problem, solved in floating point without
+    OR-Tools (fast on the small matrices of word alignment).  When several matchings
+    are optimal the two decoders may return different ones.
+
+    Parameters
+    ----------
+    scores : array_like, shape (m, n)
+        Finite edge scores.
+
+    Returns
+    -------
+    y : ndarray of int64, shape (m, n)
+
+    Raises
+    ------
+    ValueError
+        If ``scores`` is not 2-D or contains NaN/inf.
+    """
+    return hungarian_matching(np.ascontiguousarray(_as_matrix(scores, "scores"), np.float64))
 
 
 _DECODE_COST_BITS = 40
