@@ -517,8 +517,10 @@ def align_train(args):
         _log(args, "no --bitext-src/--bitext-tgt: no aligner features (our HMM and the "
                    "other aligners need the bitext)")
         sources = ()
-    if args.interaction_stats and not (D > 1 or Q or auto_model):
-        raise UserError(f"--interaction-stats is for +F/+Q models, not {args.model}")
+    if args.interaction_stats and not (D > 1 or Q or (auto_model and all(valid))):
+        raise UserError("--interaction-stats is for +F/+Q models, not "
+                        + ("M (--model auto tries M+F+Q only with validation sentences)"
+                           if auto_model else args.model))
     # ---- the outputs, before any reading or computing
     inputs = _inputs(args, "src", "tgt", "gold", "valid_src", "valid_tgt", "valid_gold",
                      "bitext_src", "bitext_tgt", "external", "valid_external")
