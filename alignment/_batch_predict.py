@@ -327,6 +327,14 @@ def _at(x, e0, n, m, j, k):
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
+def _nbr(a, b, e0, n, m, j, k, s):
+    """Neighbour support ``max(a b at (j-1, k-s), a b at (j+1, k+s))``: the diagonal
+    (``s = 1``) or anti-diagonal (``s = -1``) neighbours of edge ``(j, k)``."""
+    return max(_at(a, e0, n, m, j - 1, k - s) * _at(b, e0, n, m, j - 1, k - s),
+               _at(a, e0, n, m, j + 1, k + s) * _at(b, e0, n, m, j + 1, k + s))
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
 def _top2(x, start, step, count):
     """Largest and second largest of ``count`` values (duplicates counted twice)."""
     t1, t2 = -np.inf, -np.inf
@@ -425,12 +433,9 @@ def _score_and_decode(soff, toff, sint, tint, sflt, tflt, mats, nulls, hmms, log
                 v[24] = lpf[i]
                 v[25] = lpb[i]
                 v[26] = ldice[i]
-                v[27] = max(_at(pf, e0, n, m, j - 1, k - 1) * _at(pb, e0, n, m, j - 1, k - 1),
-                            _at(pf, e0, n, m, j + 1, k + 1) * _at(pb, e0, n, m, j + 1, k + 1))
-                v[28] = max(_at(pf, e0, n, m, j - 1, k + 1) * _at(pb, e0, n, m, j - 1, k + 1),
-                            _at(pf, e0, n, m, j + 1, k - 1) * _at(pb, e0, n, m, j + 1, k - 1))
-                v[29] = max(_at(vf, e0, n, m, j - 1, k - 1) * _at(vb, e0, n, m, j - 1, k - 1),
-                            _at(vf, e0, n, m, j + 1, k + 1) * _at(vb, e0, n, m, j + 1, k + 1))
+                v[27] = _nbr(pf, pb, e0, n, m, j, k, 1)
+                v[28] = _nbr(pf, pb, e0, n, m, j, k, -1)
+                v[29] = _nbr(vf, vb, e0, n, m, j, k, 1)
                 v[30] = nf[tk]
                 v[31] = nbk[sj]
                 v[32] = dist < 0.05
@@ -449,10 +454,8 @@ def _score_and_decode(soff, toff, sint, tint, sflt, tflt, mats, nulls, hmms, log
                     v[43] = x >= 0.5 or y >= 0.5
                     v[44] = lhf[i]
                     v[45] = lhb[i]
-                    v[46] = max(_at(hf, e0, n, m, j - 1, k - 1) * _at(hb, e0, n, m, j - 1, k - 1),
-                                _at(hf, e0, n, m, j + 1, k + 1) * _at(hb, e0, n, m, j + 1, k + 1))
-                    v[47] = max(_at(hf, e0, n, m, j - 1, k + 1) * _at(hb, e0, n, m, j - 1, k + 1),
-                                _at(hf, e0, n, m, j + 1, k - 1) * _at(hb, e0, n, m, j + 1, k - 1))
+                    v[46] = _nbr(hf, hb, e0, n, m, j, k, 1)
+                    v[47] = _nbr(hf, hb, e0, n, m, j, k, -1)
                 if far_s:
                     # another occurrence of the source word nearer the diagonal
                     other = np.inf

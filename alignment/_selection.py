@@ -71,20 +71,15 @@ def fit_candidates(make, values, fit, jobs=1):
     if not values:
         raise ValueError("no candidate settings")
     jobs = max(1, min(int(jobs), len(values)))
-    if jobs == 1 or "fork" not in multiprocessing.get_all_start_methods():
-        out = []
-        _JOB = (make, values, fit)
-        try:
+    _JOB = (make, values, fit)
+    try:
+        if jobs == 1 or "fork" not in multiprocessing.get_all_start_methods():
             out = [_fit_one(i) for i in range(len(values))]
-        finally:
-            _JOB = None
-    else:
-        _JOB = (make, values, fit)
-        try:
+        else:
             with multiprocessing.get_context("fork").Pool(jobs) as pool:
                 out = pool.map(_fit_one, range(len(values)), chunksize=1)
-        finally:
-            _JOB = None
+    finally:
+        _JOB = None
     order = sorted(range(len(out)), key=lambda i: (out[i].score, i))
     return [out[i] for i in order]
 

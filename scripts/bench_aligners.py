@@ -92,16 +92,12 @@ def bench_pipeline(corpus, args, rows, extra):
                           "--src", str(corpus.src_path), "--tgt", str(corpus.tgt_path),
                           "-o", str(links_path)], log)
     cpu2 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    from alignment.formats import Alignment
+    from alignment.formats import read_pharaoh
 
-    lines = links_path.read_text().splitlines()
-    if len(lines) != len(corpus.src):
-        raise SystemExit(f"{links_path}: {len(lines)} lines for {len(corpus.src)} pairs")
-    gold = sorted(corpus.gold)
-    links = {}
-    for i in gold:
-        pairs = [tuple(map(int, x.split("-"))) for x in lines[i].split()]
-        links[i] = Alignment(frozenset(pairs), frozenset(pairs))
+    pred = read_pharaoh(links_path)
+    if len(pred) != len(corpus.src):
+        raise SystemExit(f"{links_path}: {len(pred)} lines for {len(corpus.src)} pairs")
+    links = {i: pred[i] for i in sorted(corpus.gold)}
     cpu = lambda a, b: (b.ru_utime + b.ru_stime) - (a.ru_utime + a.ru_stime)  # noqa: E731
     text = log.read_text()
     trained = [ln for ln in text.splitlines() if ln.startswith("trained model")]

@@ -184,7 +184,6 @@ class DaskBackend:
             fut = client.submit(examples.build, shared, raw, workers=[worker],
                                 allow_other_workers=True, pure=False)
             self.shards.setdefault(worker, []).append(fut)
-            del raw   # released on the worker once its block is built
         futures = [f for fs in self.shards.values() for f in fs]
         if not futures:
             raise ValueError("no training examples")
@@ -196,7 +195,6 @@ class DaskBackend:
         self.n_examples = int(sum(sizes))
         if not self.n_examples:
             raise ValueError("no training examples")
-        del shared
 
     def _tree(self, parts, worker=None):
         """Add futures pairwise until one is left (on ``worker`` when given)."""
