@@ -18,9 +18,12 @@ Here the same scores are computed for a whole batch without building ``F``:
    numbers) and decodes each pair with the Hungarian method
    (:func:`structpred.polytopes.matching.hungarian_matching`).
 
-Models M whose only other aligner is our HMM (``--aligners none``, ``--preset thesis``)
-take this path; the others (fertility, interactions, external links, eflomal or
-fast_align features) keep the per-pair one (:func:`supports`).
+Model M takes this path with any of the other aligners of
+:mod:`alignment.link_features` as features (our HMM, eflomal, fast_align: the default
+model, ``--aligners none``, ``--preset thesis``).  The external aligners' links are looked
+up (or computed for new pairs, a batch at a time, by :meth:`AlignerLinks.prepare`) and
+laid out as flat 0/1 arrays beside the statistics'.  The other models (fertility,
+interactions, ``--external`` link files) keep the per-pair path (:func:`supports`).
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ from .formats import Alignment
 from .hmm import hmm_posteriors
 from .ibm import _pair_posteriors
 from .interactions import _viterbi
-from .link_features import HMM_THRESHOLD
+from .external import _key, symmetrize
+from .link_features import HMM_THRESHOLD, SOURCES
 
 __all__ = ["BatchPredictor", "supports", "BATCH"]
 
@@ -68,8 +72,14 @@ _KERNEL_FEATURES = (
     "farther_src_occ", "farther_tgt_occ")
 #: values per edge in the kernel (all of them, whether or not the model has them)
 _N_ALL = len(_KERNEL_FEATURES)
-_KERNEL_HMM_SOURCE = ("hmm:fwd", "hmm:bwd", "hmm:min", "hmm:inter", "hmm:nbr_diag",
-                      "hmm:nbr_anti")
+#: the aligner features the kernel computes (all sources), in their order
+_KERNEL_ALIGNER_FEATURES = (
+    "hmm:fwd", "hmm:bwd", "hmm:min", "hmm:inter", "hmm:nbr_diag", "hmm:nbr_anti",
+    "eflomal:fwd", "eflomal:bwd", "eflomal:intersection", "eflomal:grow-diag-final-and",
+    "eflomal:union", "eflomal:nbr_diag", "eflomal:nbr_anti",
+    "fast_align:sym", "aligners:vote_share")
+#: the eflomal link sets, in the order of their rows in the kernel's ``ef`` argument
+_EFLOMAL_VIEWS = ("fwd", "bwd", "intersection", "grow-diag-final-and", "union")
 
 
 @functools.lru_cache(maxsize=1)
@@ -77,14 +87,27 @@ def _kernel_is_current():
     from .link_features import AlignerFeaturizer
 
     return (DENSE_FEATURES + HMM_FEATURES + OPTIONAL_FEATURES == _KERNEL_FEATURES
-            and tuple(AlignerFeaturizer(("hmm",)).edge_names) == _KERNEL_HMM_SOURCE)
+            and tuple(AlignerFeaturizer(SOURCES).edge_names) == _KERNEL_ALIGNER_FEATURES)
 
 
 def supports(model):
-    """Whether :class:`BatchPredictor` computes ``model``'s predictions (model M, with at
-    most our HMM as other aligner, no external links)."""
+    """Whether :class:`BatchPredictor` computes ``model``'s predictions (model M, with any
+    of the other aligners of :data:`~alignment.link_features.SOURCES`, no ``--external``
+    link files)."""
     return (not model._extended and not model.use_external
-            and tuple(model.aligners) in ((), ("hmm",)) and _kernel_is_current())
+            and set(model.aligners) <= set(SOURCES) and _kernel_is_current())
+
+
+def _aligner_offsets(aligners):
+    """Positions, in the model's aligner features, of the first feature of ``hmm``,
+    ``eflomal`` and ``fast_align`` and of ``aligners:vote_share`` (-1: absent), and the
+    number of sources."""
+    from .link_features import AlignerFeaturizer
+
+    names = AlignerFeaturizer(tuple(aligners)).edge_names if aligners else []
+    pos = [names.index(n) if n in names else -1
+           for n in ("hmm:fwd", "eflomal:fwd", "fast_align:sym", "aligners:vote_share")]
+    return np.array(pos + [max(1, len(aligners))], np.int64)
 
 
 class _Side:
@@ -142,13 +165,14 @@ class BatchPredictor:
 
     def __init__(self, model):
         if not supports(model):
-            raise ValueError(f"the batch predictor covers model M with at most the 'hmm' "
-                             f"aligner, not {model.model_name} with {tuple(model.aligners)}")
+            raise ValueError(f"the batch predictor covers model M without --external links, "
+                             f"not {model.model_name} (external links: {model.use_external})")
         model._check_fitted()
         fz = model.featurizer_
         self.model = model
         self.stats = fz.stats
-        un = model.aligner_links_.unsupervised if model.aligners else None
+        self.links = model.aligner_links_ if model.aligners else None
+        un = self.links.unsupervised if "hmm" in model.aligners else None
         self.unsupervised = un
         lowered = {}
         self._sides = (_Side("src", fz, un, lowered, -1), _Side("tgt", fz, un, lowered, -2))
@@ -162,6 +186,9 @@ class BatchPredictor:
         self._flags = np.array([fz._use_hmm, "farther_src_occ" in fz._include,
                                 "farther_tgt_occ" in fz._include, un is not None], np.bool_)
         self._n_top = np.array([len(fz._src_top), len(fz._tgt_top)], np.int64)
+        self._offsets = _aligner_offsets(model.aligners)
+        self._eflomal = "eflomal" in model.aligners
+        self._fast_align = "fast_align" in model.aligners
         self.coef = model.coef_        # the weights it was built for
         self._coef = np.ascontiguousarray(model.coef_, np.float64)
 
@@ -218,9 +245,41 @@ class BatchPredictor:
         dice, pf, pb, nf, nb_, vf, vb, hf, hb, uf, ub = tables
         # the log scale with numpy's log on the flat arrays, as the per-pair featurizer
         logs = tuple(_log_scaled(x) for x in (pf, pb, dice, hf, hb))
+        ef, fa = self._external_links(pairs, len(dice))
         return _score_and_decode(soff, toff, sint, tint, sflt, tflt, (dice, pf, pb, vf, vb),
-                                 (nf, nb_), (hf, hb, uf, ub), logs, self._keep, self._flags,
-                                 self._n_top, self._coef, HMM_THRESHOLD)
+                                 (nf, nb_), (hf, hb, uf, ub), (ef, fa), logs, self._keep,
+                                 self._flags, self._n_top, self._offsets, self._coef,
+                                 HMM_THRESHOLD)
+
+    def _external_links(self, pairs, n_edges):
+        """The eflomal link sets (rows of ``ef``, :data:`_EFLOMAL_VIEWS`) and fast_align's
+        symmetrised links of every pair as flat 0/1 arrays (each pair's ``m x n`` block
+        row-major, as the statistics'); empty for an aligner the model does not use.
+        Pairs the aligners' runs never saw are aligned first, a batch at a time."""
+        ef = np.zeros((len(_EFLOMAL_VIEWS), n_edges if self._eflomal else 0))
+        fa = np.zeros(n_edges if self._fast_align else 0)
+        if not (self._eflomal or self._fast_align):
+            return ef, fa
+        links = self.links
+        links.prepare(pairs)
+        e0 = 0
+        for s, t in pairs:
+            m, n = len(s), len(t)
+            sets = []
+            if self._eflomal:
+                d = links._external("eflomal", s, t)
+                f, b = d["fwd"], d["bwd"]
+                sets += [(ef[r], x) for r, x in enumerate(
+                    (f, b, *(symmetrize(f, b, v) for v in _EFLOMAL_VIEWS[2:])))]
+            if self._fast_align:
+                sets.append((fa, links._external("fast_align", s, t)["sym"]))
+            for row, ls in sets:
+                for j, k in ls:
+                    if not (0 <= j < m and 0 <= k < n):
+                        raise ValueError(f"link {j}-{k} outside a {m}x{n} sentence pair")
+                    row[e0 + j * n + k] = 1.0
+            e0 += m * n
+        return ef, fa
 
     def predict(self, pairs):
         """Predicted :class:`~alignment.formats.Alignment` of each pair (as
@@ -348,20 +407,24 @@ def _top2(x, start, step, count):
 
 
 @nb.njit(cache=True, nogil=True)
-def _score_and_decode(soff, toff, sint, tint, sflt, tflt, mats, nulls, hmms, logs, keep,
-                      flags, n_top, w, hmm_threshold):
+def _score_and_decode(soff, toff, sint, tint, sflt, tflt, mats, nulls, hmms, exts, logs, keep,
+                      flags, n_top, offsets, w, hmm_threshold):
     """Edge scores ``F' w`` of every pair, summed feature by feature in the order of the
     model's features, and the maximum-weight matching of each pair.
 
     ``sint``/``tint`` and ``sflt``/``tflt`` are the per-token attributes of
-    :meth:`_Side.attributes`; ``keep`` the kernel positions of the model's dense
-    features; ``flags`` = (statistics' HMM, farther_src_occ, farther_tgt_occ, the
-    ``hmm`` aligner); ``n_top`` the numbers of frequent source and target words.
+    :meth:`_Side.attributes`; ``exts`` the external aligners' flat link arrays
+    (:meth:`BatchPredictor._external_links`); ``keep`` the kernel positions of the model's
+    dense features; ``flags`` = (statistics' HMM, farther_src_occ, farther_tgt_occ, the
+    ``hmm`` aligner); ``n_top`` the numbers of frequent source and target words;
+    ``offsets`` those of :func:`_aligner_offsets`.
     Returns ``(link_off, link_src, link_tgt)`` (see :meth:`BatchPredictor.predict_links`).
     """
     dice, pf, pb, vf, vb = mats
     nf, nbk = nulls
     hf, hb, uf, ub = hmms
+    ef, fa = exts
+    o_ef, o_fa, o_vote, n_src = offsets[1], offsets[2], offsets[3], offsets[4]
     lpf, lpb, ldice, lhf, lhb = logs
     use_hmm, far_s, far_t, use_uhmm = flags[0], flags[1], flags[2], flags[3]
     P = len(soff) - 1
@@ -480,17 +543,36 @@ def _score_and_decode(soff, toff, sint, tint, sflt, tflt, mats, nulls, hmms, log
                     acc += w[K + nS + ti]
                 if si >= 0 and ti >= 0:
                     acc += w[K + nS + nT + si * nT + ti]
+                # the aligners' features (alignment.link_features, in its order)
+                vote = 0.0
                 if use_uhmm:
                     x, y = uf[i], ub[i]
                     mn = min(x, y)
+                    inter = 1.0 if mn >= hmm_threshold else 0.0
                     acc += x * w[lex]
                     acc += y * w[lex + 1]
                     acc += mn * w[lex + 2]
-                    acc += (1.0 if mn >= hmm_threshold else 0.0) * w[lex + 3]
+                    acc += inter * w[lex + 3]
                     acc += 0.5 * (_min_at(uf, ub, e0, n, m, j - 1, k - 1)
                                   + _min_at(uf, ub, e0, n, m, j + 1, k + 1)) * w[lex + 4]
                     acc += 0.5 * (_min_at(uf, ub, e0, n, m, j - 1, k + 1)
                                   + _min_at(uf, ub, e0, n, m, j + 1, k - 1)) * w[lex + 5]
+                    vote += inter
+                if o_ef >= 0:
+                    b = lex + o_ef
+                    for r in range(5):
+                        acc += ef[r, i] * w[b + r]
+                    x = ef[2]
+                    acc += 0.5 * (_at(x, e0, n, m, j - 1, k - 1)
+                                  + _at(x, e0, n, m, j + 1, k + 1)) * w[b + 5]
+                    acc += 0.5 * (_at(x, e0, n, m, j - 1, k + 1)
+                                  + _at(x, e0, n, m, j + 1, k - 1)) * w[b + 6]
+                    vote += x[i]
+                if o_fa >= 0:
+                    acc += fa[i] * w[lex + o_fa]
+                    vote += fa[i]
+                if o_vote >= 0:
+                    acc += vote / n_src * w[lex + o_vote]
                 s[j, k] = acc
         y = hungarian_matching(s)
         for j in range(m):

@@ -18,7 +18,7 @@ every bitext pair (what ``structpred align unsupervised`` does on the same input
 * ``--pipeline``: the whole supervised pipeline from an empty cache, with the commands a
   user runs: ``structpred align train`` with data arguments only (statistics, our HMM,
   eflomal and fast_align on the bitext, training on the gold training split with
-  validation) and ``structpred align predict`` on *every* bitext pair; the eflomal and
+  validation) and ``structpred align predict --jobs 2`` on *every* bitext pair; the eflomal and
   fast_align rows are then the same runs, timed on their own.  Files go to
   ``runs/bench_pipeline/<corpus>/``.
 * ``--priors``: eflomal trained on the bitext *without* the gold sentences, its priors
@@ -90,7 +90,7 @@ def bench_pipeline(corpus, args, rows, extra):
     links_path = out / "all.links"
     _, t_pred = run(sp + ["align", "predict", "-m", str(out / "model.npz"),
                           "--src", str(corpus.src_path), "--tgt", str(corpus.tgt_path),
-                          "-o", str(links_path)], log)
+                          "--jobs", "2", "-o", str(links_path)], log)
     cpu2 = resource.getrusage(resource.RUSAGE_CHILDREN)
     from alignment.formats import read_pharaoh
 

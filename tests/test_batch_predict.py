@@ -60,8 +60,22 @@ def stats_with_hmm(small_stats, bitext):
     return stats.with_hmm(hmm)
 
 
+@pytest.fixture(scope="module")
+def external_links(bitext, train_set, tmp_path_factory):
+    """Our HMM, eflomal and fast_align as features (the default model's aligners)."""
+    from alignment.aligners import available_aligners
+    from alignment.link_features import AlignerLinks
+
+    missing = {"eflomal", "fast_align"} - set(available_aligners())
+    if missing:
+        pytest.skip(f"{sorted(missing)} not installed (the aligners extra)")
+    src, tgt = [s for s, _ in bitext], [t for _, t in bitext]
+    return AlignerLinks.fit(("hmm", "eflomal", "fast_align"), train_set[0], src, tgt,
+                            cache_dir=tmp_path_factory.mktemp("ext-links"))
+
+
 def _fit(stats, train_set, links=None, **params):
-    aligners = ("hmm",) if links is not None else ()
+    aligners = links.sources if links is not None else ()
     model = MatchingAligner(n_iter=3, aligners=aligners, **params)
     return model.fit(*train_set, stats, aligner_links=links)
 
@@ -85,6 +99,10 @@ def test_batch_path_gives_the_per_pair_links(variant, small_stats, stats_with_hm
         model = _fit(stats_with_hmm, train_set, hmm_links,
                      exclude_features=("dist_sq", "dice_col_best", "hmm_min"),
                      include_features=("farther_src_occ", "farther_tgt_occ"))
+    _check_variant(model, test_pairs)
+
+
+def _check_variant(model, test_pairs):
     assert supports(model)
     pred = _assert_same_links(model, test_pairs)
     assert sum(len(a.sure) for a in pred) > len(test_pairs)   # real links, not empty ones
@@ -92,6 +110,17 @@ def test_batch_path_gives_the_per_pair_links(variant, small_stats, stats_with_hm
     rng = np.random.default_rng(0)
     model.coef_ = rng.normal(0.0, 1.0, model.coef_.shape)
     _assert_same_links(model, test_pairs[:150])
+
+
+@pytest.mark.parametrize("sources", [("hmm", "eflomal", "fast_align"), ("eflomal",),
+                                     ("hmm", "fast_align")])
+def test_batch_path_with_eflomal_and_fast_align(sources, small_stats, external_links, train_set,
+                                                test_pairs):
+    """The default model's aligners: links the runs saw (gold sentences are bitext lines)
+    and new pairs (aligned with the runs' priors and parameters)."""
+    model = _fit(small_stats, train_set, external_links.subset(sources))
+    assert model.aligners == sources
+    _check_variant(model, test_pairs)
 
 
 def test_batch_predictor_checks_the_model(small_stats, train_set):
