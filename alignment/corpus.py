@@ -43,6 +43,7 @@ __all__ = [
     "EncodedCorpus",
     "Bitext",
     "load_bitext",
+    "iter_bitext",
     "read_tokenized",
     "build_cooc",
     "doc_frequencies",
@@ -488,6 +489,40 @@ def load_bitext(src_path, tgt_path, max_pairs=None, max_len=None, max_ratio=None
         return Bitext(src, tgt, line_ids, n, dropped)
     kept = np.flatnonzero(keep)
     return Bitext([src[i] for i in kept], [tgt[i] for i in kept], line_ids[kept], n, dropped)
+
+
+def iter_bitext(src_path, tgt_path, skip_first=0, max_len=None, max_ratio=None):
+    """:func:`load_bitext` read lazily, one pair at a time (for bitexts that should not be
+    held in memory at once).
+
+    Yields ``(line, src_tokens, tgt_tokens)`` for each pair from line ``skip_first`` on
+    (0-based line numbers, as ``Bitext.line_ids``) that :func:`load_bitext` keeps with the
+    same ``max_len`` and ``max_ratio`` and no protected lines: pairs with an empty side,
+    more than ``max_len`` tokens on a side or ``max(m, n) > max_ratio * min(m, n)`` are
+    skipped.
+
+    Raises
+    ------
+    FormatError
+        Invalid UTF-8, corrupt gzip data, or files of different lengths (raised when the
+        shorter file ends).
+    """
+    end = object()
+    pairs = itertools.zip_longest(read_lines(src_path), read_lines(tgt_path), fillvalue=end)
+    for a, b in pairs:
+        if a is end or b is end:
+            longer, line = (src_path, a[0]) if b is end else (tgt_path, b[0])
+            raise FormatError(longer, line, "line counts differ: the other file ends at "
+                                            f"line {line - 1}")
+        i = a[0] - 1
+        if i < skip_first:
+            continue
+        s, t = a[1].split(), b[1].split()
+        m, n = len(s), len(t)
+        if not m or not n or (max_len is not None and max(m, n) > max_len) \
+                or (max_ratio is not None and max(m, n) > max_ratio * min(m, n)):
+            continue
+        yield i, s, t
 
 
 # ---------------------------------------------------------------------------------------

@@ -33,7 +33,6 @@ the same settings is skipped, so an interrupted experiment resumes).
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import resource
@@ -53,30 +52,22 @@ MAX_LEN = 40
 N_TEST = 247         # the last 247 Hansards test sentences
 
 
-def _open(path):
-    return gzip.open(path, "rt", encoding="utf-8") if str(path).endswith(".gz") else \
-        open(path, encoding="utf-8")
-
-
 def pair_parts(src_path, tgt_path, skip, n, part=PART, max_len=MAX_LEN):
-    """The first ``n`` usable pairs after line ``skip``, in lists of ``part`` pairs,
-    read lazily (the driver holds one part)."""
+    """The first ``n`` usable pairs after line ``skip`` (at most ``max_len`` tokens a side,
+    length ratio at most 3), in lists of ``part`` pairs, read lazily (the driver holds
+    one part)."""
+    from alignment.corpus import iter_bitext
+
     block, seen = [], 0
-    with _open(src_path) as fs, _open(tgt_path) as ft:
-        for i, (a, b) in enumerate(zip(fs, ft)):
-            if i < skip:
-                continue
-            s, t = a.split(), b.split()
-            if not s or not t or len(s) > max_len or len(t) > max_len \
-                    or max(len(s), len(t)) > 3 * min(len(s), len(t)):
-                continue
-            block.append((s, t))
-            seen += 1
-            if len(block) == part or seen == n:
-                yield block
-                block = []
-            if seen == n:
-                return
+    for _, s, t in iter_bitext(src_path, tgt_path, skip_first=skip, max_len=max_len,
+                               max_ratio=3):
+        block.append((s, t))
+        seen += 1
+        if len(block) == part or seen == n:
+            yield block
+            block = []
+        if seen == n:
+            return
     if block:
         yield block
     if seen < n:

@@ -24,6 +24,7 @@ iterations.  Files, models and logs go to ``--out`` (default ``runs/without_gold
 from __future__ import annotations
 
 import argparse
+import itertools
 import shlex
 import subprocess
 import sys
@@ -34,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from alignment.aer import score_alignments  # noqa: E402
+from alignment.corpus import iter_bitext  # noqa: E402
 from alignment.formats import read_naacl, read_parallel, read_pharaoh  # noqa: E402
 
 HANSARDS = ROOT / "data" / "hansards"
@@ -42,15 +44,12 @@ HANSARDS = ROOT / "data" / "hansards"
 def _usable(path_src, path_tgt, skip, n, max_len=80):
     """The first ``n`` pairs after line ``skip`` with both sides non-empty and at most
     ``max_len`` tokens."""
-    out = []
-    for i, (s, t) in enumerate(read_parallel(path_src, path_tgt)):
-        if i < skip or not s or not t or len(s) > max_len or len(t) > max_len:
-            continue
-        out.append((s, t))
-        if len(out) == n:
-            return out
-    raise SystemExit(f"{path_src}: only {len(out)} usable pairs after line {skip}, "
-                     f"asked for {n}")
+    out = [(s, t) for _, s, t in itertools.islice(
+        iter_bitext(path_src, path_tgt, skip_first=skip, max_len=max_len), n)]
+    if len(out) < n:
+        raise SystemExit(f"{path_src}: only {len(out)} usable pairs after line {skip}, "
+                         f"asked for {n}")
+    return out
 
 
 def _write(pairs, stem):

@@ -3,11 +3,13 @@
 import itertools
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from alignment.corpus import load_bitext
+from alignment.corpus import iter_bitext, load_bitext
 from alignment.experiment import (external_cache_path, hansards_statistics, load_hansards,
                                   shared_hansards_dir)
-from structpred import open_text
+from structpred import FormatError, open_text
 
 from conftest import DATA
 
@@ -65,3 +67,33 @@ def test_run_eflomal_reads_back_only_the_first_pairs(hansards):
     assert len(fwd) == len(bwd) == 20
     for links, s, t in itertools.chain(zip(fwd, bt.src, bt.tgt), zip(bwd, bt.src, bt.tgt)):
         assert links and all(0 <= j < len(s) and 0 <= k < len(t) for j, k in links)
+
+
+_WORDS = st.lists(st.sampled_from(["a", "b", "c"]), max_size=7).map(" ".join)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pairs=st.lists(st.tuples(_WORDS, _WORDS), min_size=1, max_size=12),
+       skip=st.integers(0, 4), max_len=st.one_of(st.none(), st.integers(1, 6)),
+       max_ratio=st.one_of(st.none(), st.sampled_from([1.0, 1.5, 3.0])))
+def test_iter_bitext_keeps_what_load_bitext_keeps(tmp_path, pairs, skip, max_len, max_ratio):
+    """The lazy reader (scale_dask, train_without_gold) and load_bitext agree pair by pair."""
+    src, tgt = tmp_path / "s.txt", tmp_path / "t.txt"
+    src.write_text("".join(s + "\n" for s, _ in pairs), encoding="utf-8")
+    tgt.write_text("".join(t + "\n" for _, t in pairs), encoding="utf-8")
+    lazy = list(iter_bitext(src, tgt, skip_first=skip, max_len=max_len, max_ratio=max_ratio))
+    if skip >= len(pairs):
+        assert lazy == []
+        return
+    ref = load_bitext(src, tgt, max_len=max_len, max_ratio=max_ratio, skip_first=skip)
+    assert [i for i, _, _ in lazy] == list(ref.line_ids)
+    assert [(s, t) for _, s, t in lazy] == list(zip(ref.src, ref.tgt))
+
+
+def test_iter_bitext_names_the_longer_file(tmp_path):
+    src, tgt = tmp_path / "s.txt", tmp_path / "t.txt"
+    src.write_text("a\nb\nc\n", encoding="utf-8")
+    tgt.write_text("x\ny\n", encoding="utf-8")
+    with pytest.raises(FormatError, match=r"s\.txt:3: line counts differ"):
+        list(iter_bitext(src, tgt))
