@@ -11,24 +11,17 @@ next chunk and re-raises the ``KeyboardInterrupt`` in the main thread.
 
 from __future__ import annotations
 
-import sys
 import threading
 
 import numpy as np
+
+from structpred.io import progress_enabled
 
 __all__ = ["progress_enabled", "chunk_ranges", "Cancelled", "check_stop", "run_threads",
            "CHUNK_PAIRS"]
 
 #: token pairs (source word x target word) per kernel call
 CHUNK_PAIRS = 1_000_000
-
-
-def progress_enabled(verbose):
-    """Progress bars only when asked for and stderr is a terminal (never in logs or pipes)."""
-    if not verbose:
-        return False
-    isatty = getattr(sys.stderr, "isatty", None)
-    return bool(isatty and isatty())
 
 
 def chunk_ranges(work_offsets, per_chunk=CHUNK_PAIRS):

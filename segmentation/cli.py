@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from structpred import LEARNERS
+from structpred.io import progress_enabled
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
@@ -434,7 +435,7 @@ def _count(n, kind):
 
 def _progress(args):
     """Progress bars only on a terminal, never with --quiet."""
-    return not args.quiet and sys.stderr.isatty()
+    return progress_enabled(not args.quiet)
 
 
 def _model_from_args(args):

@@ -388,3 +388,12 @@ def open_output(target, mode="w", encoding="utf-8"):
     else:
         with atomic_write(target, mode=mode, encoding=encoding) as fh:
             yield fh
+
+
+def progress_enabled(verbose=True):
+    """Whether to draw progress bars: only when asked for (``verbose``) and standard error
+    is a terminal, never into a log file or a pipe."""
+    if not verbose:
+        return False
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty and isatty())

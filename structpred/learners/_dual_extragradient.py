@@ -25,19 +25,13 @@ import functools
 import numpy as np
 from tqdm.auto import tqdm
 
+from ..io import progress_enabled
 from ._monitor import Monitor
 from ._parameter_set import L2Ball
 from ._executor import make_backend
 from ._stream import iterate_examples, n_features_of, power_iteration_norm
 
 __all__ = ["dual_extragradient", "dual_extragradient_streaming", "example_step", "step_size"]
-
-
-def _progress_bars():
-    """Progress bars only on a terminal: a log file or a pipe gets none."""
-    import sys
-
-    return bool(getattr(sys.stderr, "isatty", None)) and sys.stderr.isatty()
 
 
 def step_size(examples, eta=None, random_state=0, backend=None):
@@ -103,7 +97,7 @@ def dual_extragradient(examples, W=None, n_iter=100, eta=None, monitor=None,
     ubar_w = np.zeros(d)
     ubar_z = [np.zeros(ex.n_vars) for ex in examples]
     status, t = 0, -1
-    for t in tqdm(range(n_iter), disable=not (verbose and _progress_bars()), desc="dual-ex"):
+    for t in tqdm(range(n_iter), disable=not progress_enabled(verbose), desc="dual-ex"):
         v_w = W.prox(hat_w, s_w, eta)
         v_z = [examples[i].prox(hat_z[i], s_z[i], eta) for i in range(m)]
         grad_w = sum(ex.features_of(v) - ex.target_features for ex, v in zip(examples, v_z))
@@ -196,7 +190,7 @@ def dual_extragradient_streaming(examples, W=None, n_iter=100, eta=None, monitor
     s_w = np.zeros(d)
     ubar_w = np.zeros(d)
     status, t = 0, -1
-    for t in tqdm(range(n_iter), disable=not (verbose and _progress_bars()),
+    for t in tqdm(range(n_iter), disable=not progress_enabled(verbose),
                   desc="dual-ex (streaming)"):
         v_w = W.prox(hat_w, s_w, eta)
         step = functools.partial(example_step, ubar_w=ubar_w, v_w=v_w, t=t, eta=eta)
@@ -222,7 +216,7 @@ def _dual_extragradient_distributed(examples, W, n_iter, eta, monitor, verbose, 
         s_w = np.zeros(d)
         ubar_w = np.zeros(d)
         status, t = 0, -1
-        for t in tqdm(range(n_iter), disable=not (verbose and _progress_bars()),
+        for t in tqdm(range(n_iter), disable=not progress_enabled(verbose),
                       desc="dual-ex (distributed)"):
             v_w = W.prox(hat_w, s_w, eta)
             r_w, q_w = backend.map_reduce(example_step, ubar_w, v_w, t, eta)

@@ -16,18 +16,12 @@ from __future__ import annotations
 import numpy as np
 from tqdm.auto import tqdm
 
+from ..io import progress_enabled
 from ._dual_extragradient import _prepare, step_size
 from ._executor import make_backend
 from ._stream import iterate_examples
 
 __all__ = ["averaged_projected_gradient", "averaged_perceptron", "subgradient_method"]
-
-
-def _progress_bars():
-    """Progress bars only on a terminal: a log file or a pipe gets none."""
-    import sys
-
-    return bool(getattr(sys.stderr, "isatty", None)) and sys.stderr.isatty()
 
 
 def averaged_projected_gradient(examples, W=None, n_iter=100, eta=None, monitor=None,
@@ -48,7 +42,7 @@ def averaged_projected_gradient(examples, W=None, n_iter=100, eta=None, monitor=
     z = [ex.center().copy() for ex in examples]
     wbar = np.zeros(d)
     status, t = 0, -1
-    for t in tqdm(range(n_iter), disable=not (verbose and _progress_bars()), desc="proj-grad"):
+    for t in tqdm(range(n_iter), disable=not progress_enabled(verbose), desc="proj-grad"):
         grad_w = sum(ex.features_of(zi) - ex.target_features for ex, zi in zip(examples, z))
         z = [ex.project(zi + eta * ex.loss_augmented_scores(w)) for ex, zi in zip(examples, z)]
         w = W.project(w - eta * grad_w)
@@ -78,7 +72,7 @@ def averaged_perceptron(examples, n_epochs=10, learning_rate=1.0, W=None, monito
     wsum = np.zeros(d)
     steps = 0
     status, t = 0, -1
-    for t in tqdm(range(n_epochs), disable=not (verbose and _progress_bars()), desc="ave-perc"):
+    for t in tqdm(range(n_epochs), disable=not progress_enabled(verbose), desc="ave-perc"):
         for i in rng.permutation(len(examples)):
             ex = examples[i]
             z_hat = ex.decode(w)
@@ -119,7 +113,7 @@ def subgradient_method(examples, regularization=1e-3, n_iter=100, step0=None, W=
     best_w, best_obj = w.copy(), np.inf
     objective = []
     status, t = 0, -1
-    for t in tqdm(range(n_iter), disable=not (verbose and _progress_bars()), desc="subgradient"):
+    for t in tqdm(range(n_iter), disable=not progress_enabled(verbose), desc="subgradient"):
         g = regularization * w
         obj = 0.5 * regularization * float(w @ w)
         for ex in examples:
@@ -155,7 +149,7 @@ def _subgradient_distributed(examples, regularization, n_iter, step0, W, monitor
         best_w, best_obj = w.copy(), np.inf
         objective = []
         status, t = 0, -1
-        for t in tqdm(range(n_iter), disable=not (verbose and _progress_bars()),
+        for t in tqdm(range(n_iter), disable=not progress_enabled(verbose),
                       desc="subgradient (distributed)"):
             hinge, grad = backend.map_reduce(_subgradient_term, w)
             obj = 0.5 * regularization * float(w @ w) + float(hinge)
