@@ -23,7 +23,8 @@ from pathlib import Path
 
 from structpred import LEARNERS
 from structpred.io import progress_enabled
-from structpred.cli import HelpFormatter as _Formatter
+from structpred.cli import ArgumentParser, HelpFormatter as _Formatter
+from structpred.cli import int_at_least, nonneg_float, nonneg_int, positive_float, positive_int
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import add_cluster_options, open_cluster, with_cluster
@@ -32,41 +33,15 @@ __all__ = ["add_parser", "segment_train", "segment_predict", "segment_eval"]
 
 
 # ------------------------------------------------------------ option types
-def _number(text, kind, lo, strict, what):
-    try:
-        v = kind(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected {'a whole number' if kind is int else 'a number'}, got {text!r}") from None
-    if kind is float and v != v:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}")
-    if (v <= lo) if strict else (v < lo):
-        raise argparse.ArgumentTypeError(f"must be {'>' if strict else '>='} {lo:g}, got {text}")
-    if kind is float and v == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be finite, got {text}")
-    return v
-
-
-def _at_least(lo, what="the value"):
-    def parse(text):
-        return _number(text, int, lo, False, what)
-    parse.__name__ = f"integer >= {lo}"
-    return parse
-
-
-def _positive_float(text):
-    return _number(text, float, 0.0, True, "the value")
-
-
 def _fraction(text):
-    v = _number(text, float, 0.0, False, "the fraction")
+    v = nonneg_float(text)
     if v >= 1:
         raise argparse.ArgumentTypeError(f"must be below 1, got {text}")
     return v
 
 
 def _ignore_value(text):
-    v = _number(text, int, 1, False, "the ignore value")
+    v = positive_int(text)
     if v > 65535:
         raise argparse.ArgumentTypeError(f"must be <= 65535, got {text}")
     return v
@@ -107,13 +82,6 @@ def _label_ranges(text):
 
 
 # ------------------------------------------------------------ the parsers
-class _OneLineParser(argparse.ArgumentParser):
-    """Option errors as one line, ``structpred: error: argument --x: reason``, exit 2."""
-
-    def error(self, message):
-        self.exit(2, f"structpred: error: {message} (see '{self.prog} --help')\n")
-
-
 def _add_segment_inputs(p, masks=True, labels=True):
     g = p.add_argument_group("inputs: images (a manifest, or files/folders) or labelled point files")
     g.add_argument("--manifest", metavar="CSV",
@@ -137,7 +105,7 @@ def _add_segment_inputs(p, masks=True, labels=True):
                    help="point labels of the foreground, e.g. 1300-1306 (Oakland vegetation) "
                         "or 1200-1207,1400; default for eval: the model's"
                    if labels else argparse.SUPPRESS)
-    g.add_argument("--limit", type=_at_least(1, "--limit"), default=None, metavar="N",
+    g.add_argument("--limit", type=positive_int, default=None, metavar="N",
                    help="first N inputs only")
 
 
@@ -147,7 +115,7 @@ def add_parser(subparsers, name):
                          help="binary segmentation with max-margin min-cut MRFs",
                          description="Train and apply associative MRFs (thesis sec. 2.2.2) on "
                                      "images (SLIC superpixels) or 3-D point clouds (kNN graphs).")
-    ssub = seg.add_subparsers(dest="segment_command", required=True, parser_class=_OneLineParser)
+    ssub = seg.add_subparsers(dest="segment_command", required=True, parser_class=ArgumentParser)
 
     tr = ssub.add_parser(
         "train", formatter_class=_Formatter, help="train a segmentation MRF",
@@ -174,27 +142,27 @@ def add_parser(subparsers, name):
                         "(every 1/F-th; 0: none, no choices are made)")
     tr.add_argument("-o", "--output", required=True, metavar="NPZ", help="model file to write")
     tr.add_argument("--learner", default="dual-extragradient", choices=LEARNERS)
-    tr.add_argument("--iterations", type=_at_least(1, "--iterations"), default=60, metavar="N",
+    tr.add_argument("--iterations", type=positive_int, default=60, metavar="N",
                     help="most iterations per candidate (perceptron: epochs)")
-    tr.add_argument("--patience", type=_at_least(0, "--patience"), default=4,
+    tr.add_argument("--patience", type=nonneg_int, default=4,
                     help="stop a candidate after this many validations without a better IoU "
                          "(0: never stop early)")
-    tr.add_argument("--eta-scale", type=_list_or_auto(_positive_float), default="auto",
+    tr.add_argument("--eta-scale", type=_list_or_auto(positive_float), default="auto",
                     help="step eta = ETA_SCALE / ||F||_2; 'auto' tries 3 and 10, a comma-separated "
                          "list tries each")
     tr.add_argument("--class-weight", type=_list_or_auto(_class_weight_item), default="auto",
                     help="Hamming loss class weight: 'none', 'balanced' or the foreground weight; "
                          "'auto' tries none and balanced, a comma-separated list tries each")
-    tr.add_argument("--feature-scale", type=_positive_float, default=0.02,
+    tr.add_argument("--feature-scale", type=positive_float, default=0.02,
                     help="multiplies all features: balances the w- and z-steps of the extragradient")
-    tr.add_argument("--validate-every", type=_at_least(1, "--validate-every"), default=5)
+    tr.add_argument("--validate-every", type=positive_int, default=5)
     tr.add_argument("--no-edges", action="store_true", help="unary-only linear model (no MRF edges)")
     tr.add_argument("--memory-efficient", action="store_true",
                     help="stream training graphs from a disk cache (memory independent of their number)")
-    tr.add_argument("--n-segments", type=_list_or_auto(_at_least(2, "--n-segments")), default=1000,
+    tr.add_argument("--n-segments", type=_list_or_auto(int_at_least(2)), default=1000,
                     help="SLIC superpixels per image; a comma-separated list is chosen on validation")
-    tr.add_argument("--voxel", type=_positive_float, default=0.25, help="point thinning voxel size (m)")
-    tr.add_argument("--k-graph", type=_at_least(1, "--k-graph"), default=6,
+    tr.add_argument("--voxel", type=positive_float, default=0.25, help="point thinning voxel size (m)")
+    tr.add_argument("--k-graph", type=positive_int, default=6,
                     help="neighbours per point in the kNN graph")
     tr.add_argument("--seed", type=int, default=0)
     add_cluster_options(tr, "the learner's passes over the training graphs")

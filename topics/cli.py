@@ -27,6 +27,7 @@ import numpy as np
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
+from structpred.cli import positive_int
 
 __all__ = ["add_parser", "topics_train", "topics_predict", "topics_eval", "MODELS",
            "DEFAULT_MODEL", "make_estimator", "confusion_matrix", "format_confusion"]
@@ -88,16 +89,6 @@ DEFAULT_N_TOPICS = 20
 
 # ----------------------------------------------------------------------- parser
 
-def _positive_int(text):
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
-    return v
-
-
 def _df(text):
     """``--min-df``: a document count (whole number) or a fraction of the documents."""
     try:
@@ -110,9 +101,7 @@ def _df(text):
         if not 0.0 <= v <= 1.0:
             raise argparse.ArgumentTypeError(f"a fraction must lie in [0, 1], got {v}")
         return v
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
-    return v
+    return positive_int(text)
 
 
 def _add_data(p, what):
@@ -150,11 +139,11 @@ def add_parser(subparsers, name):
     g = tr.add_argument_group("model")
     g.add_argument("--model", default=DEFAULT_MODEL, choices=list(MODELS),
                    help="the classifier (see above)")
-    g.add_argument("--n-topics", type=_positive_int, metavar="K",
+    g.add_argument("--n-topics", type=positive_int, metavar="K",
                    help=f"number of topics (default {DEFAULT_N_TOPICS}; sdem-lda: per class, "
                         "default 2; disclda: in all, default 5 per class + 10 shared; "
                         "sdem-nb has none)")
-    g.add_argument("--iterations", type=_positive_int, metavar="N",
+    g.add_argument("--iterations", type=positive_int, metavar="N",
                    help="iterations: Gibbs sweeps, alternations, epochs or passes, as the model "
                         "counts them (default: the model's own)")
     g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -165,7 +154,7 @@ def add_parser(subparsers, name):
     v.add_argument("--min-df", type=_df, default=2, metavar="N",
                    help="keep words found in at least N training documents (a fraction if "
                         "N < 1, e.g. 0.001)")
-    v.add_argument("--max-features", type=_positive_int, metavar="N",
+    v.add_argument("--max-features", type=positive_int, metavar="N",
                    help="keep only the N most frequent words")
     _add_quiet(tr)
     tr.set_defaults(handler=topics_train)

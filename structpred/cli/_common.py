@@ -12,8 +12,8 @@ import sys
 from ..io import FormatError
 
 __all__ = ["UserError", "HelpFormatter", "ArgumentParser", "add_quiet", "log",
-           "wrap_format_errors", "positive_int", "nonneg_int", "positive_float",
-           "nonneg_float", "int_list", "check_output", "check_stdin", "same_file"]
+           "wrap_format_errors", "positive_int", "nonneg_int", "int_at_least",
+           "positive_float", "nonneg_float", "int_list", "check_output", "check_stdin", "same_file"]
 
 
 class UserError(Exception):
@@ -100,6 +100,14 @@ def positive_int(text):
 def nonneg_int(text):
     """argparse ``type=``: an integer >= 0 (0 often meaning "none")."""
     return _number(int, text, 0, False)
+
+
+def int_at_least(lo):
+    """argparse ``type=`` factory: an integer >= ``lo``."""
+    def parse(text):
+        return _number(int, text, lo, False)
+    parse.__name__ = f"integer >= {lo}"
+    return parse
 
 
 def positive_float(text):

@@ -424,19 +424,19 @@ def test_bad_input_gives_one_line_and_exit_2(case, models, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, pattern", [
-    (["segment", "train", "--iterations", "0"], r"argument --iterations: must be >= 1, got 0"),
-    (["segment", "train", "--n-segments", "1"], r"argument --n-segments: must be >= 2"),
-    (["segment", "train", "--k-graph", "0"], r"argument --k-graph: must be >= 1"),
-    (["segment", "train", "--voxel", "0"], r"argument --voxel: must be > 0"),
-    (["segment", "train", "--voxel", "nan"], r"argument --voxel: expected a number"),
-    (["segment", "train", "--eta-scale", "1,-3"], r"argument --eta-scale: must be > 0"),
-    (["segment", "train", "--feature-scale", "0"], r"argument --feature-scale: must be > 0"),
+    (["segment", "train", "--iterations", "0"], r"argument --iterations: must be an integer >= 1, got '0'"),
+    (["segment", "train", "--n-segments", "1"], r"argument --n-segments: must be an integer >= 2"),
+    (["segment", "train", "--k-graph", "0"], r"argument --k-graph: must be an integer >= 1"),
+    (["segment", "train", "--voxel", "0"], r"argument --voxel: must be a number > 0"),
+    (["segment", "train", "--voxel", "nan"], r"argument --voxel: must be a finite number"),
+    (["segment", "train", "--eta-scale", "1,-3"], r"argument --eta-scale: must be a number > 0"),
+    (["segment", "train", "--feature-scale", "0"], r"argument --feature-scale: must be a number > 0"),
     (["segment", "train", "--class-weight", "-1"], r"argument --class-weight: .*positive"),
     (["segment", "train", "--valid-fraction", "1.5"], r"argument --valid-fraction: must be below 1"),
     (["segment", "train", "--foreground-labels", "veg"], r"argument --foreground-labels: expected labels"),
-    (["segment", "eval", "--limit", "0"], r"argument --limit: must be >= 1"),
-    (["segment", "eval", "--ignore-value", "0"], r"argument --ignore-value: must be >= 1"),
-    (["segment", "predict", "--limit", "x"], r"argument --limit: expected a whole number"),
+    (["segment", "eval", "--limit", "0"], r"argument --limit: must be an integer >= 1"),
+    (["segment", "eval", "--ignore-value", "0"], r"argument --ignore-value: must be an integer >= 1"),
+    (["segment", "predict", "--limit", "x"], r"argument --limit: must be an integer, got 'x'"),
 ])
 def test_bad_numbers_are_refused_at_parse_time(argv, pattern, capsys):
     with pytest.raises(SystemExit) as exc:
