@@ -251,6 +251,13 @@ class BatchPredictor:
                                  self._flags, self._n_top, self._offsets, self._coef,
                                  HMM_THRESHOLD)
 
+    def _prepare(self, pairs):
+        """Load the external aligners' runs (a saved model finds them lazily) and align
+        the pairs they never saw."""
+        if self._eflomal or self._fast_align:
+            self.links.check()
+            self.links.prepare(pairs)
+
     def _external_links(self, pairs, n_edges):
         """The eflomal link sets (rows of ``ef``, :data:`_EFLOMAL_VIEWS`) and fast_align's
         symmetrised links of every pair as flat 0/1 arrays (each pair's ``m x n`` block
@@ -261,7 +268,7 @@ class BatchPredictor:
         if not (self._eflomal or self._fast_align):
             return ef, fa
         links = self.links
-        links.prepare(pairs)
+        self._prepare(pairs)
         e0 = 0
         for s, t in pairs:
             m, n = len(s), len(t)
@@ -285,6 +292,7 @@ class BatchPredictor:
         """Predicted :class:`~alignment.formats.Alignment` of each pair (as
         :meth:`MatchingAligner.predict`)."""
         pairs = list(pairs)
+        self._prepare(pairs)      # the new pairs through eflomal/fast_align at once
         out = []
         for a in range(0, len(pairs), BATCH):
             off, ls, lt = self.predict_links(pairs[a:a + BATCH])

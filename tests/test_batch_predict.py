@@ -115,12 +115,19 @@ def _check_variant(model, test_pairs):
 @pytest.mark.parametrize("sources", [("hmm", "eflomal", "fast_align"), ("eflomal",),
                                      ("hmm", "fast_align")])
 def test_batch_path_with_eflomal_and_fast_align(sources, small_stats, external_links, train_set,
-                                                test_pairs):
+                                                test_pairs, tmp_path):
     """The default model's aligners: links the runs saw (gold sentences are bitext lines)
     and new pairs (aligned with the runs' priors and parameters)."""
     model = _fit(small_stats, train_set, external_links.subset(sources))
     assert model.aligners == sources
     _check_variant(model, test_pairs)
+    if len(sources) == 3:
+        # a saved model finds the aligners' runs again (lazily) on the batch path
+        path = tmp_path / "m.npz"
+        model.save(path)
+        back = MatchingAligner.load(path)
+        assert supports(back)
+        assert back.predict(test_pairs[:80]) == model.predict_pairwise(test_pairs[:80])
 
 
 def test_batch_predictor_checks_the_model(small_stats, train_set):
