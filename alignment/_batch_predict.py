@@ -217,13 +217,16 @@ class BatchPredictor:
                 side.cache.clear()
         return out
 
-    def predict_links(self, pairs):
+    def predict_links(self, pairs, prepared=False):
         """Links of each pair of a batch as flat arrays.
 
         Parameters
         ----------
         pairs : list of (src_tokens, tgt_tokens)
             Non-empty sentences.
+        prepared : bool
+            The pairs went through :meth:`_prepare` already (the aligners' runs are
+            loaded and know every pair).
 
         Returns
         -------
@@ -232,6 +235,8 @@ class BatchPredictor:
             The links ``(link_src[i], link_tgt[i])`` of pair ``p`` are those with
             ``link_off[p] <= i < link_off[p + 1]``, by source then target position.
         """
+        if not prepared:
+            self._prepare(pairs)
         enc = self._encode(pairs)
         soff, sint, sflt = enc["src"]
         toff, tint, tflt = enc["tgt"]
@@ -262,13 +267,12 @@ class BatchPredictor:
         """The eflomal link sets (rows of ``ef``, :data:`_EFLOMAL_VIEWS`) and fast_align's
         symmetrised links of every pair as flat 0/1 arrays (each pair's ``m x n`` block
         row-major, as the statistics'); empty for an aligner the model does not use.
-        Pairs the aligners' runs never saw are aligned first, a batch at a time."""
+        The pairs have been through :meth:`_prepare`."""
         ef = np.zeros((len(_EFLOMAL_VIEWS), n_edges if self._eflomal else 0))
         fa = np.zeros(n_edges if self._fast_align else 0)
         if not (self._eflomal or self._fast_align):
             return ef, fa
         links = self.links
-        self._prepare(pairs)
         e0 = 0
         for s, t in pairs:
             m, n = len(s), len(t)
@@ -295,7 +299,7 @@ class BatchPredictor:
         self._prepare(pairs)      # the new pairs through eflomal/fast_align at once
         out = []
         for a in range(0, len(pairs), BATCH):
-            off, ls, lt = self.predict_links(pairs[a:a + BATCH])
+            off, ls, lt = self.predict_links(pairs[a:a + BATCH], prepared=True)
             ls, lt, off = ls.tolist(), lt.tolist(), off.tolist()
             for p in range(len(off) - 1):
                 links = frozenset(zip(ls[off[p]:off[p + 1]], lt[off[p]:off[p + 1]]))
