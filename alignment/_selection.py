@@ -13,123 +13,35 @@ the other aligners' links with the parent instead of copying them.
 
 from __future__ import annotations
 
-import multiprocessing
-import time
-from dataclasses import dataclass
+from structpred.selection import Candidate, describe_choice
+from structpred.selection import fit_candidates as _fit_candidates
+from structpred.selection import prefer_default as _prefer_default
 
 __all__ = ["Candidate", "choose_aligner", "fit_candidates", "prefer_default"]
 
 
-@dataclass
-class Candidate:
-    """One fitted setting: its value, the model, its best validation score (AER, a
-    fraction), the iteration of that score and the seconds its fit took."""
-
-    value: object
-    model: object
-    score: float
-    best_iter: int | None
-    seconds: float
-
-
-_JOB = None   # (make, values, fit) for the forked workers
-
-
-def _fit_one(i):
-    make, values, fit = _JOB
-    model = make(values[i])
-    t0 = time.perf_counter()
-    fit(model)
-    res = model.result_
-    score = res.best_score if res.best_score is not None else float("inf")
-    return Candidate(values[i], model, float(score), res.best_iter, time.perf_counter() - t0)
-
-
 def fit_candidates(make, values, fit, jobs=1):
-    """Fit ``make(v)`` for each ``v`` in ``values`` and return them best first.
-
-    Parameters
-    ----------
-    make : callable ``value -> unfitted model``
-    values : sequence
-        Candidate settings; on equal validation scores the earlier one wins, so
-        put the preferred default first.
-    fit : callable ``model -> None``
-        Fits the model in place with validation sentences (its ``result_`` must
-        carry ``best_score``, the validation AER of its kept iteration).
-    jobs : int
-        Fit this many candidates at once in forked processes (1: one after the
-        other in this process).
-
-    Returns
-    -------
-    list of Candidate
-        Sorted by validation score, ties in the order of ``values``.
-    """
-    global _JOB
-    values = list(values)
-    if not values:
-        raise ValueError("no candidate settings")
-    jobs = max(1, min(int(jobs), len(values)))
-    _JOB = (make, values, fit)
-    try:
-        if jobs == 1 or "fork" not in multiprocessing.get_all_start_methods():
-            out = [_fit_one(i) for i in range(len(values))]
-        else:
-            with multiprocessing.get_context("fork").Pool(jobs) as pool:
-                out = pool.map(_fit_one, range(len(values)), chunksize=1)
-    finally:
-        _JOB = None
-    order = sorted(range(len(out)), key=lambda i: (out[i].score, i))
-    return [out[i] for i in order]
+    """:func:`structpred.selection.fit_candidates` scored by validation AER (lower is
+    better), read from ``model.result_.best_score``."""
+    return _fit_candidates(make, values, fit, jobs=jobs, greater_is_better=False)
 
 
 def prefer_default(ranked, default, counts_of, alpha=0.05, n_boot=2000, random_state=0):
-    """The candidate to keep: the best, unless it is not significantly better than the
-    default.
+    """:func:`structpred.selection.prefer_default` on the validation AER.
 
-    Parameters
-    ----------
-    ranked : list of Candidate
-        From :func:`fit_candidates`, best first.
-    default : object
-        The value of the default setting (one of the candidates).
-    counts_of : callable ``model -> (N, 5) array``
-        :func:`alignment.aer.sentence_counts` of the model on the validation sentences.
-    alpha : float
-        The best candidate replaces the default only if, in the paired bootstrap over
-        the validation sentences (:func:`alignment.aer.paired_bootstrap`), it is not
-        better than the default in fewer than ``alpha`` of the resamples.
-
-    Returns
-    -------
-    (Candidate, float or None)
-        The kept candidate and the bootstrap's share of resamples in which the best was
-        not better than the default (None when the best is the default).
+    ``counts_of(model)`` gives the model's :func:`alignment.aer.sentence_counts` on the
+    validation sentences; the bootstrap resamples sentences and recomputes the
+    micro-averaged AER (:func:`alignment.aer.paired_bootstrap`).
     """
-    from .aer import paired_bootstrap
+    from .aer import _aer_of_counts
 
-    best = ranked[0]
-    if best.value == default:
-        return best, None
-    base = next(c for c in ranked if c.value == default)
-    bs = paired_bootstrap(counts_of(base.model), counts_of(best.model), n_boot=n_boot,
-                          random_state=random_state)
-    return (best if bs.p_not_better < alpha else base), bs.p_not_better
+    return _prefer_default(ranked, default, counts_of, _aer_of_counts, greater_is_better=False,
+                           alpha=alpha, n_boot=n_boot, random_state=random_state)
 
 
 def _choice_line(what, ranked, kept, p_chance, default, fmt):
-    scores = ", ".join(f"{100 * c.score:.2f}% with {what}={fmt(c.value)}"
-                       for c in sorted(ranked, key=lambda c: str(c.value)))
-    if p_chance is None:
-        why = "the default is best"
-    elif kept is ranked[0]:
-        why = (f"better than {what}={fmt(default)} in {100 * (1 - p_chance):.0f}% of "
-               "bootstraps of the validation sentences")
-    else:
-        why = (f"{what}={fmt(ranked[0].value)} was better than the default in only "
-               f"{100 * (1 - p_chance):.0f}% of bootstraps of the validation sentences")
-    return f"{what}: chose {fmt(kept.value)} on validation (AER {scores}; {why})"
+    return describe_choice(what, ranked, kept, p_chance, default, fmt, metric="AER",
+                           items="sentences")
 
 
 def choose_aligner(make, fit, c_negs, counts_of, jobs=1, extended=None):

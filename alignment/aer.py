@@ -18,6 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from structpred.selection import BootstrapResult
+from structpred.selection import paired_bootstrap as _bootstrap
+
 __all__ = ["AERScore", "score_alignments", "sentence_counts", "format_scores",
            "AlignmentErrors", "error_breakdown", "format_errors", "BootstrapResult",
            "paired_bootstrap"]
@@ -97,30 +100,6 @@ def _aer_of_counts(c):
     return np.where(denom > 0, 1.0 - (c[..., 3] + c[..., 4]) / np.maximum(denom, 1), 0.0)
 
 
-@dataclass(frozen=True)
-class BootstrapResult:
-    """Paired bootstrap of the AER difference ``AER(a) - AER(b)`` over sentences.
-
-    Attributes
-    ----------
-    difference : float
-        On the whole test set.
-    interval : tuple of float
-        The central ``level`` interval of the resampled differences (percentile method).
-    p_not_better : float
-        Share of resamples in which ``b`` is not better than ``a`` (``AER(a) <= AER(b)``):
-        a one-sided p-value for "``b`` has the lower AER".
-    level : float
-    n_boot : int
-    """
-
-    difference: float
-    interval: tuple
-    p_not_better: float
-    level: float
-    n_boot: int
-
-
 def paired_bootstrap(counts_a, counts_b, n_boot=10000, level=0.95, random_state=0):
     r"""Paired bootstrap over test sentences for the AER difference of two aligners.
 
@@ -149,18 +128,8 @@ def paired_bootstrap(counts_a, counts_b, n_boot=10000, level=0.95, random_state=
                          f"and {b.shape}")
     if not np.array_equal(a[:, 1:3], b[:, 1:3]):
         raise ValueError("the two count arrays are not on the same gold sentences")
-    rng = np.random.default_rng(random_state)
-    n = len(a)
-    diffs = np.empty(int(n_boot))
-    for start in range(0, int(n_boot), 1000):          # bounded memory: 1000 resamples at a time
-        stop = min(start + 1000, int(n_boot))
-        idx = rng.integers(0, n, (stop - start, n))    # (B, N) resampled sentence indices
-        diffs[start:stop] = _aer_of_counts(a[idx].sum(1)) - _aer_of_counts(b[idx].sum(1))
-    alpha = (1.0 - level) / 2
-    lo, hi = np.quantile(diffs, [alpha, 1.0 - alpha])
-    return BootstrapResult(float(_aer_of_counts(a.sum(0)) - _aer_of_counts(b.sum(0))),
-                           (float(lo), float(hi)), float(np.mean(diffs <= 0.0)), float(level),
-                           int(n_boot))
+    return _bootstrap(a, b, _aer_of_counts, greater_is_better=False, n_boot=n_boot,
+                      level=level, random_state=random_state)
 
 
 def format_scores(score):
