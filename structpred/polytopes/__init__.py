@@ -1,11 +1,15 @@
 """The polytopes, each with its Euclidean projection and its decoder: matchings,
-fertility-constrained matchings, the relaxed QAP, min-cut and the simplex.
+fertility-constrained matchings, the relaxed QAP, min-cut, the simplex, and the chain
+and tree marginal polytopes (sum-product, KL step, Viterbi).
 """
 
 from ._fertility import project_fertility_matching, project_fertility_matching_cvxpy, decode_fertility_matching, fertility_constraints, fertility_indicators, split_fertility_vector
 from ._qap_dual import DualQAPProjector, project_relaxed_qap
 from ._qap import ExtendedMatchingExample, RelaxedQAPProjector, QAPSolution, decode_qap, brute_force_qap, qap_objective, qap_constraints, adjacent_pairs, PATTERNS, DECODERS
 from ._simplex import SimplexExample, project_simplex
+from .chain import (ChainExample, chain_kl_prox, chain_kl_prox_cvxpy, chain_marginals, chain_viterbi,
+                    n_chain_weights, operator_norm, project_chain, project_chain_cvxpy,
+                    tree_marginals, tree_map, tree_potentials_of)
 from .matching._common import matching_violation
 from .matching._cvxpy import project_matching_cvxpy
 from .matching._decode import decode_matching, matching_lp_value
@@ -55,4 +59,16 @@ __all__ = [
     "DECODERS",
     "SimplexExample",
     "project_simplex",
+    "ChainExample",
+    "chain_marginals",
+    "chain_viterbi",
+    "chain_kl_prox",
+    "chain_kl_prox_cvxpy",
+    "project_chain",
+    "project_chain_cvxpy",
+    "tree_marginals",
+    "tree_map",
+    "tree_potentials_of",
+    "n_chain_weights",
+    "operator_norm",
 ]

@@ -1,0 +1,384 @@
+"""Label sequences as a structured problem: the chain marginal polytope with
+label-conjoined features (a linear-chain Markov network, thesis sec. 2.2).
+
+One :class:`ChainExample` holds a *batch* of chains (one sentence or
+several hundred): its polytope is the product of the chains' marginal
+polytopes, so a batch is a valid example of the saddle-point problem
+(eq. 2.13) whose sum splits over examples in any grouping.  Batching keeps the
+per-example vectors of size |w| few when |w| is large (millions of
+label-conjoined features).
+
+The encoding ``z`` of a batch is ``[node marginals (N*K), edge marginals
+(E*K*K)]`` (eqs. 2.2-2.3).  The weights are ``[emission (n_obs*K), transition
+(K*K), start (K), end (K)]``, so the part scores are::
+
+    s_t(k)     = sum_f x_t(f) W_e(f, k)  (+ W_start(k) at t = 0, + W_end(k) at the end)
+    s_t,t+1(a, b) = W_trans(a, b)
+
+The loss is the Hamming loss: ``l(z) = sum_t sum_{k != y_t} z_t(k)``
+(``c`` = 1 on the wrong labels of every node, ``d = 0``; eq. 2.12).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..._example import StructuredExample
+from . import _kernels as kern
+
+__all__ = ["ChainExample", "chain_marginals", "chain_viterbi", "project_chain",
+           "chain_kl_prox", "n_chain_weights"]
+
+
+def n_chain_weights(n_obs, n_labels):
+    """|w| of the linear-chain model: emission, transition, start and end weights."""
+    return n_obs * n_labels + n_labels * n_labels + 2 * n_labels
+
+
+def _starts_of(lengths):
+    starts = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(np.asarray(lengths, dtype=np.int64), out=starts[1:])
+    return starts
+
+
+def chain_marginals(node, edge, starts):
+    """Node and edge marginals and ``log Z`` of a batch of chains (sum-product).
+
+    Parameters
+    ----------
+    node : ndarray (N, K)
+        Node log-potentials.
+    edge : ndarray (E, K, K)
+        Edge log-potentials, ``E = N - n_chains``.
+    starts : ndarray (n_chains + 1,)
+        Token offsets of the chains.
+
+    Returns
+    -------
+    node_marg (N, K), edge_marg (E, K, K), log_z (n_chains,)
+    """
+    node = np.ascontiguousarray(node, dtype=np.float64)
+    edge = np.ascontiguousarray(edge, dtype=np.float64)
+    starts = np.asarray(starts, dtype=np.int64)
+    nm = np.empty_like(node)
+    em = np.empty_like(edge)
+    logz = kern.chain_sum_product(node, edge, starts, nm, em)
+    return nm, em, logz
+
+
+def chain_viterbi(node, edge, starts):
+    """MAP labels (N,) and best scores (n_chains,); ``edge`` may be (E, K, K) or (K, K)."""
+    node = np.ascontiguousarray(node, dtype=np.float64)
+    edge = np.asarray(edge, dtype=np.float64)
+    shared = edge.ndim == 2
+    edge = np.ascontiguousarray(edge[None] if shared else edge)
+    labels = np.empty(node.shape[0], dtype=np.int64)
+    best = kern.chain_viterbi(node, edge, np.asarray(starts, dtype=np.int64), shared, labels)
+    return labels, best
+
+
+def project_chain(node, edge, starts, tol=1e-9, max_iter=20000, warm=None):
+    """Euclidean projection of ``(node, edge)`` onto the chain marginal polytope.
+
+    Accelerated dual ascent on the marginalisation constraints
+    (:func:`~structpred.polytopes.chain._kernels.chain_project_euclidean`).
+    ``warm`` is an optional ``(lam, nu)`` pair of (E, K) multipliers, updated
+    in place.  Returns ``(node_proj, edge_proj, info)``.
+    """
+    node = np.ascontiguousarray(node, dtype=np.float64)
+    edge = np.ascontiguousarray(edge, dtype=np.float64)
+    E, K = edge.shape[0], node.shape[1]
+    lam, nu = warm if warm is not None else (np.zeros((E, K)), np.zeros((E, K)))
+    mn = np.empty_like(node)
+    me = np.empty_like(edge)
+    it, viol = kern.chain_project_euclidean(node, edge, np.asarray(starts, dtype=np.int64),
+                                            lam, nu, int(max_iter), float(tol), mn, me)
+    return mn, me, {"iterations": int(it), "violation": float(viol)}
+
+
+def chain_kl_prox(log_potentials, s, eta, starts, n_tokens, n_labels):
+    """Bregman (KL) proximal step on the chain polytope (thesis sec. 2.4.2).
+
+    If the current point ``z`` is the marginal vector of the Gibbs distribution
+    with log-potentials ``theta`` (node then edge, in the layout of ``z``),
+    ``T_eta(z, s) = argmax_{z'} s'z' - KL(P_z' || P_z) / eta`` is the marginal
+    vector of the distribution with log-potentials ``theta + eta s``: the
+    multiplicative update ``P(y) ∝ P_z(y) exp(eta s'z(y))``, whose marginals
+    sum-product computes.  Returns ``(z', theta + eta s)``.
+    """
+    theta = log_potentials + eta * np.asarray(s, dtype=np.float64)
+    N, K = n_tokens, n_labels
+    node = theta[:N * K].reshape(N, K)
+    edge = theta[N * K:].reshape(-1, K, K)
+    z = np.empty_like(theta)
+    zn = z[:N * K].reshape(N, K)
+    ze = z[N * K:].reshape(-1, K, K)
+    kern.chain_sum_product(node, edge, starts, zn, ze)
+    return z, theta
+
+
+def tree_potentials_of(node_marg, edge_marg, starts):
+    """Log-potentials whose Gibbs distribution has the given chain marginals.
+
+    ``P_z(y) = prod_e z_e(y_e) prod_j z_j(y_j)^(1 - q_j)`` (thesis sec. 2.4.2):
+    edge potentials ``log z_e``, node potentials ``(1 - q_j) log z_j``.
+    """
+    with np.errstate(divide="ignore"):
+        log_node = np.log(node_marg)
+        edge = np.log(edge_marg)
+    q = np.full(node_marg.shape[0], 2.0)
+    q[starts[:-1]] -= 1.0
+    q[starts[1:] - 1] -= 1.0
+    coef = (1.0 - q)[:, None]
+    # a zero node marginal is carried by its -inf edge potentials (or is -inf when alone)
+    safe = np.where(node_marg > 0, log_node, 0.0)
+    node = np.where(node_marg > 0, coef * safe, np.where(q[:, None] == 0, -np.inf, 0.0))
+    return node, edge
+
+
+class _Marginals(np.ndarray):
+    """Marginals returned by the KL step, carrying their log-potentials so that the
+    next KL step from this point needs no logarithms.  Arithmetic on them gives
+    plain arrays (the potentials are not inherited)."""
+
+    def __new__(cls, values, log_potentials):
+        obj = np.asarray(values).view(cls)
+        obj.log_potentials = log_potentials
+        return obj
+
+    def __array_finalize__(self, obj):
+        self.log_potentials = None
+
+    def __reduce__(self):
+        return (np.array, (np.asarray(self),))
+
+
+class ChainExample(StructuredExample):
+    """A batch of label sequences on the chain marginal polytope.
+
+    Parameters
+    ----------
+    x : scipy.sparse matrix (N, n_obs)
+        Observation features of every token of the batch, the chains' tokens
+        one after another.
+    lengths : array_like of int
+        Length of each chain (sentence).
+    y : array_like of int (N,), optional
+        Gold labels in ``0..n_labels-1``; without them the example can only
+        decode.
+    n_labels : int
+    geometry : {"euclidean", "entropy"}
+        ``"euclidean"``: the proximal step is the Euclidean projection onto
+        the marginal polytope (fig. 2.2; a QP, solved by accelerated dual
+        ascent with warm starts).  ``"entropy"``: the Bregman step of
+        sec. 2.4.2 (fig. 2.4), one sum-product per step.
+    smoothing : float
+        With ``"entropy"``, the centre ``u_hat_z`` is the product distribution
+        with node marginals ``(1 - smoothing) z(y_t) + smoothing / K``: near
+        the gold structure and in the interior, as sec. 2.4.2 requires.
+    tol : float
+        Tolerance of the Euclidean projection (largest marginalisation
+        violation).
+    """
+
+    def __init__(self, x, lengths, y=None, n_labels=None, geometry="entropy", smoothing=0.1,
+                 tol=1e-6):
+        if geometry not in ("euclidean", "entropy"):
+            raise ValueError(f"unknown geometry {geometry!r}")
+        if not 0.0 < smoothing < 1.0:
+            raise ValueError(f"smoothing must be in (0, 1), got {smoothing}")
+        x = sp.csr_matrix(x, dtype=np.float64)
+        x.sort_indices()
+        self.lengths = np.asarray(lengths, dtype=np.int64)
+        if np.any(self.lengths < 1):
+            raise ValueError("every chain needs at least one token")
+        self.starts = _starts_of(self.lengths)
+        if x.shape[0] != self.starts[-1]:
+            raise ValueError(f"x has {x.shape[0]} rows, lengths sum to {self.starts[-1]}")
+        self.x = x
+        if n_labels is None:
+            if y is None:
+                raise ValueError("n_labels is needed without y")
+            n_labels = int(np.max(y)) + 1
+        self.n_labels = K = int(n_labels)
+        self.n_obs = x.shape[1]
+        self.geometry = geometry
+        self.smoothing = float(smoothing)
+        self.tol = float(tol)
+        self.n_tokens = N = int(self.starts[-1])
+        self.n_edges = E = N - self.lengths.size
+        self._nk = N * K
+        self._dual = None
+        self.y = None if y is None else np.asarray(y, dtype=np.int64)
+        if self.y is not None:
+            if self.y.shape != (N,) or self.y.min() < 0 or self.y.max() >= K:
+                raise ValueError("y must hold one label in 0..n_labels-1 per token")
+            self.z_gold = self.encode(self.y)
+            c = np.ones((N, K))
+            c[np.arange(N), self.y] = 0.0
+            self.c = np.concatenate([c.ravel(), np.zeros(E * K * K)])
+            self.d = 0.0
+            self.target_features = self.features_of(self.z_gold)
+        else:
+            self.z_gold = None
+            self.c = np.zeros(N * K + E * K * K)
+            self.d = 0.0
+            self.target_features = None
+        self._center = None
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_center"] = None
+        state["_dual"] = None
+        return state
+
+    # --------------------------------------------------------------- sizes
+    @property
+    def n_features(self):
+        return n_chain_weights(self.n_obs, self.n_labels)
+
+    @property
+    def n_vars(self):
+        return self._nk + self.n_edges * self.n_labels ** 2
+
+    @property
+    def F(self):
+        raise AttributeError("ChainExample never forms F; use scores() and features_of()")
+
+    # ------------------------------------------------------------ encoding
+    def encode(self, labels):
+        """``z(y)``: one-hot node and edge indicators of a labelling (N,)."""
+        N, K, E = self.n_tokens, self.n_labels, self.n_edges
+        labels = np.asarray(labels, dtype=np.int64)
+        z = np.zeros(self._nk + E * K * K)
+        z[np.arange(N) * K + labels] = 1.0
+        left = np.ones(N, dtype=bool)
+        left[self.starts[1:] - 1] = False
+        t = np.flatnonzero(left)
+        z[self._nk + np.arange(E) * K * K + labels[t] * K + labels[t + 1]] = 1.0
+        return z
+
+    def split(self, z):
+        """Views ``(node (N, K), edge (E, K, K))`` of an encoding or score vector."""
+        K = self.n_labels
+        return z[:self._nk].reshape(-1, K), z[self._nk:].reshape(-1, K, K)
+
+    def _split_w(self, w):
+        K, n = self.n_labels, self.n_obs * self.n_labels
+        w = np.asarray(w, dtype=np.float64)
+        return (w[:n].reshape(-1, K), w[n:n + K * K].reshape(K, K),
+                w[n + K * K:n + K * K + K], w[n + K * K + K:])
+
+    # ------------------------------------------------------------ operators
+    def node_scores(self, w):
+        """``(N, K)`` node scores and the ``(K, K)`` transition scores for weights ``w``."""
+        We, Wt, Ws, Wend = self._split_w(w)
+        node = np.empty((self.n_tokens, self.n_labels))
+        kern.emission_scores(self.x.indptr, self.x.indices, self.x.data,
+                             np.ascontiguousarray(We), node)
+        node[self.starts[:-1]] += Ws
+        node[self.starts[1:] - 1] += Wend
+        return node, Wt
+
+    def scores(self, w):
+        node, Wt = self.node_scores(w)
+        edge = np.broadcast_to(Wt, (self.n_edges, self.n_labels, self.n_labels))
+        return np.concatenate([node.ravel(), edge.ravel()])
+
+    def features_of(self, z):
+        K = self.n_labels
+        zn, ze = self.split(np.asarray(z, dtype=np.float64))
+        g = np.zeros(self.n_features)
+        n = self.n_obs * K
+        kern.emission_gradient(self.x.indptr, self.x.indices, self.x.data,
+                               np.ascontiguousarray(zn), g[:n].reshape(-1, K))
+        g[n:n + K * K] = ze.sum(axis=0).ravel()
+        g[n + K * K:n + K * K + K] = zn[self.starts[:-1]].sum(axis=0)
+        g[n + K * K + K:] = zn[self.starts[1:] - 1].sum(axis=0)
+        return g
+
+    # --------------------------------------------------------- the polytope
+    def project(self, z):
+        node, edge = self.split(np.asarray(z, dtype=np.float64))
+        if self._dual is None:
+            self._dual = (np.zeros((self.n_edges, self.n_labels)),
+                          np.zeros((self.n_edges, self.n_labels)))
+        mn, me, _ = project_chain(node, edge, self.starts, tol=self.tol, warm=self._dual)
+        return np.concatenate([mn.ravel(), me.ravel()])
+
+    def decode_scores(self, s):
+        node, edge = self.split(np.asarray(s, dtype=np.float64))
+        labels, _ = chain_viterbi(node, edge, self.starts)
+        return self.encode(labels)
+
+    def predict_labels(self, w):
+        """MAP labelling ``argmax_y w'f(y)`` of every token (N,), by Viterbi."""
+        node, Wt = self.node_scores(w)
+        return chain_viterbi(node, Wt, self.starts)[0]
+
+    def constraints(self):
+        """``(A, b)`` of eqs. 2.2-2.3 as inequalities (for the reference QP)."""
+        N, K, E = self.n_tokens, self.n_labels, self.n_edges
+        rows, cols, vals, b = [], [], [], []
+        r = 0
+        for t in range(N):          # sum_k z_t(k) = 1
+            for sign in (1, -1):
+                rows += [r] * K
+                cols += list(t * K + np.arange(K))
+                vals += [sign] * K
+                b.append(sign)
+                r += 1
+        c = 0
+        for t in range(N - 1):
+            if t + 1 == self.starts[c + 1]:
+                c += 1
+                continue
+            j = t - c
+            base = self._nk + j * K * K
+            for a in range(K):      # sum_b z_e(a, b) = z_t(a); sum_a z_e(a, b) = z_{t+1}(b)
+                for sign in (1, -1):
+                    rows += [r] * (K + 1)
+                    cols += list(base + a * K + np.arange(K)) + [t * K + a]
+                    vals += [sign] * K + [-sign]
+                    b.append(0)
+                    r += 1
+                    rows += [r] * (K + 1)
+                    cols += list(base + np.arange(K) * K + a) + [(t + 1) * K + a]
+                    vals += [sign] * K + [-sign]
+                    b.append(0)
+                    r += 1
+        A = sp.csr_matrix((vals, (rows, cols)), shape=(r, self.n_vars))
+        return A, np.asarray(b, dtype=np.float64)
+
+    # ------------------------------------------------------------ geometry
+    def center(self):
+        if self.geometry == "euclidean":
+            return self.z_gold
+        if self._center is None:
+            N, K = self.n_tokens, self.n_labels
+            node = np.full((N, K), self.smoothing / K)
+            node[np.arange(N), self.y] += 1.0 - self.smoothing
+            theta = np.concatenate([np.log(node).ravel(), np.zeros(self.n_edges * K * K)])
+            # a product distribution: edge marginals are outer products
+            left = np.ones(N, dtype=bool)
+            left[self.starts[1:] - 1] = False
+            t = np.flatnonzero(left)
+            edge = node[t][:, :, None] * node[t + 1][:, None, :]
+            self._center = _Marginals(np.concatenate([node.ravel(), edge.ravel()]), theta)
+        return self._center
+
+    def prox(self, z, s, eta):
+        if self.geometry == "euclidean":
+            return self.project(z + eta * np.asarray(s))
+        theta = getattr(z, "log_potentials", None)
+        if theta is None:
+            node, edge = tree_potentials_of(*self.split(np.asarray(z, dtype=np.float64)),
+                                            self.starts)
+            theta = np.concatenate([node.ravel(), edge.ravel()])
+        z_new, theta_new = chain_kl_prox(theta, s, eta, self.starts, self.n_tokens,
+                                         self.n_labels)
+        return _Marginals(z_new, theta_new)
+
+    def loss(self, z):
+        return self.d + float(self.c @ np.asarray(z, dtype=np.float64).ravel())
