@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: venv demo test clean
+.PHONY: venv demo test test-slow test-all clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,8 +16,19 @@ venv: $(VENV)/.installed
 demo: venv
 	$(VENV)/bin/structpred align compare
 
+# The fast tier (at most 5 minutes on 2 cores): everything but the tests that
+# tests/conftest.py marks slow or cluster.  `make test-slow` runs exactly those,
+# `make test-all` both; CI runs the fast tier, then the slow one.
+PYTEST := $(PY) -m pytest -q --durations=15
+
 test: venv
-	$(PY) -m pytest -q tests
+	$(PYTEST) -m "not slow and not cluster" tests
+
+test-slow: venv
+	$(PYTEST) -m "slow or cluster" tests
+
+test-all: venv
+	$(PYTEST) tests
 
 clean:
 	rm -rf $(VENV) runs .cache
