@@ -119,7 +119,8 @@ def test_kl_prox_matches_cvxpy(seed):
     rng = np.random.default_rng(seed)
     n, K, eta = 4, 3, 0.7
     x = sp.identity(n, format="csr")
-    ex = ChainExample(x, [n], y=rng.integers(0, K, n), n_labels=K, geometry="entropy")
+    ex = ChainExample(x, [n], y=rng.integers(0, K, n), n_labels=K, geometry="entropy",
+                      compact=False)
     z = ex.center()
     s = rng.standard_normal(ex.n_vars)
     z_new = np.asarray(ex.prox(z, s, eta))
@@ -136,13 +137,43 @@ def test_kl_prox_matches_cvxpy(seed):
     assert np.allclose(z2, np.asarray(ex.prox(z, 2 * s, eta)), atol=1e-10)
 
 
+@pytest.mark.parametrize("scale", [1.0, 300.0])
+def test_compact_kl_steps_are_the_full_steps_summed_over_edges(scale):
+    """With shared edge scores (the learners' case) the compact encoding's KL steps give
+    the full encoding's node marginals and its edge marginals summed over the edges."""
+    rng = np.random.default_rng(4)
+    lengths, K, n_obs = [5, 1, 7, 2], 4, 6
+    N = sum(lengths)
+    x = sp.random(N, n_obs, density=0.6, random_state=2, format="csr")
+    y = rng.integers(0, K, N)
+    full = ChainExample(x, lengths, y=y, n_labels=K, compact=False)
+    comp = ChainExample(x, lengths, y=y, n_labels=K)
+    w1, w2 = scale * rng.standard_normal((2, full.n_features))
+    zf = full.prox(full.prox(full.center(), full.loss_augmented_scores(w1), 0.3),
+                   full.scores(w2), 0.3)
+    zc = comp.prox(comp.prox(comp.center(), comp.loss_augmented_scores(w1), 0.3),
+                   comp.scores(w2), 0.3)
+    nf, ef = full.split(np.asarray(zf))
+    nc, ec = comp.split(np.asarray(zc))
+    assert np.all(np.isfinite(nc)) and np.allclose(nc, nf, atol=1e-9)
+    assert np.allclose(ec, ef.sum(0), atol=1e-8)
+    assert np.allclose(full.features_of(zf), comp.features_of(zc), atol=1e-8)
+    assert full.loss(zf) == pytest.approx(comp.loss(zc))
+    # decoding agrees too
+    assert np.array_equal(full.predict_labels(w1), comp.predict_labels(w1))
+    assert np.allclose(full.features_of(full.loss_augmented_inference(w1)),
+                       comp.features_of(comp.loss_augmented_inference(w1)))
+    with pytest.raises(ValueError):
+        comp.prox(np.asarray(zc), comp.scores(w2), 0.3)
+
+
 def test_chain_example_operators_are_adjoint_and_decode_is_loss_augmented_viterbi():
     rng = np.random.default_rng(3)
     lengths = [3, 1, 4]
     N, K, n_obs = sum(lengths), 3, 5
     x = sp.random(N, n_obs, density=0.5, random_state=1, format="csr")
     y = rng.integers(0, K, N)
-    ex = ChainExample(x, lengths, y=y, n_labels=K)
+    ex = ChainExample(x, lengths, y=y, n_labels=K, geometry="euclidean")
     w = rng.standard_normal(ex.n_features)
     z = rng.standard_normal(ex.n_vars)
     assert float(ex.scores(w) @ z) == pytest.approx(float(w @ ex.features_of(z)))
@@ -158,7 +189,9 @@ def test_chain_example_operators_are_adjoint_and_decode_is_loss_augmented_viterb
     assert ex.hinge_loss(w) >= -1e-12
     A, b = ex.constraints()
     assert np.all(A @ ex.z_gold <= b + 1e-12)
-    assert np.all(A @ np.asarray(ex.center()) <= b + 1e-9)
+    assert np.all(A @ ex.project(rng.standard_normal(ex.n_vars)) <= b + 1e-5)
+    comp = ChainExample(x, lengths, y=y, n_labels=K)
+    assert float(comp.scores(w) @ comp.encode(y)) == pytest.approx(float(ex.scores(w) @ ex.z_gold))
 
 
 def test_operator_norm_matches_the_dense_operator():

@@ -9,7 +9,14 @@ per-example vectors of size |w| few when |w| is large (millions of
 label-conjoined features).
 
 The encoding ``z`` of a batch is ``[node marginals (N*K), edge marginals
-(E*K*K)]`` (eqs. 2.2-2.3).  The weights are ``[emission (n_obs*K), transition
+(E*K*K)]`` (eqs. 2.2-2.3), or, with ``compact=True`` (the default of the
+entropy geometry), ``[node marginals (N*K), edge marginals summed over the
+batch's edges (K*K)]``.  The compact encoding is the image of the marginal
+polytope under a linear map through which the features and the loss factor
+(the transition weights are shared by all positions), so the saddle-point
+problem is the same; the KL step needs only node potentials and one shared
+``K x K`` edge potential, because the centre has no edge potentials and the
+scores of every edge are the same (see :meth:`ChainExample.prox`).  The weights are ``[emission (n_obs*K), transition
 (K*K), start (K), end (K)]``, so the part scores are::
 
     s_t(k)     = sum_f x_t(f) W_e(f, k)  (+ W_start(k) at t = 0, + W_end(k) at the end)
@@ -28,7 +35,7 @@ from ..._example import StructuredExample
 from . import _kernels as kern
 
 __all__ = ["ChainExample", "chain_marginals", "chain_viterbi", "project_chain",
-           "chain_kl_prox", "n_chain_weights"]
+           "chain_kl_prox", "n_chain_weights", "tree_potentials_of"]
 
 
 def n_chain_weights(n_obs, n_labels):
@@ -105,16 +112,22 @@ def chain_kl_prox(log_potentials, s, eta, starts, n_tokens, n_labels):
     ``T_eta(z, s) = argmax_{z'} s'z' - KL(P_z' || P_z) / eta`` is the marginal
     vector of the distribution with log-potentials ``theta + eta s``: the
     multiplicative update ``P(y) ∝ P_z(y) exp(eta s'z(y))``, whose marginals
-    sum-product computes.  Returns ``(z', theta + eta s)``.
+    sum-product computes.  The edge part is ``(E, K, K)`` (one potential per
+    edge) or ``(K, K)`` (shared by all edges; the edge marginals are then
+    returned summed over the edges).  Returns ``(z', theta + eta s)``.
     """
     theta = log_potentials + eta * np.asarray(s, dtype=np.float64)
     N, K = n_tokens, n_labels
     node = theta[:N * K].reshape(N, K)
-    edge = theta[N * K:].reshape(-1, K, K)
     z = np.empty_like(theta)
     zn = z[:N * K].reshape(N, K)
-    ze = z[N * K:].reshape(-1, K, K)
-    kern.chain_sum_product(node, edge, starts, zn, ze)
+    if theta.size == N * K + K * K:
+        ze = z[N * K:].reshape(K, K)
+        ze[:] = 0.0
+        kern.chain_sum_product_shared(node, theta[N * K:].reshape(K, K), starts, zn, ze)
+    else:
+        kern.chain_sum_product(node, theta[N * K:].reshape(-1, K, K), starts, zn,
+                               z[N * K:].reshape(-1, K, K))
     return z, theta
 
 
@@ -177,17 +190,24 @@ class ChainExample(StructuredExample):
         With ``"entropy"``, the centre ``u_hat_z`` is the product distribution
         with node marginals ``(1 - smoothing) z(y_t) + smoothing / K``: near
         the gold structure and in the interior, as sec. 2.4.2 requires.
+    compact : bool, optional
+        Encode the edge marginals summed over the batch (default: with the
+        entropy geometry).  The Euclidean projection needs every edge's
+        marginals, so ``compact`` requires ``geometry="entropy"``.
     tol : float
         Tolerance of the Euclidean projection (largest marginalisation
         violation).
     """
 
     def __init__(self, x, lengths, y=None, n_labels=None, geometry="entropy", smoothing=0.1,
-                 tol=1e-6):
+                 compact=None, tol=1e-6):
         if geometry not in ("euclidean", "entropy"):
             raise ValueError(f"unknown geometry {geometry!r}")
         if not 0.0 < smoothing < 1.0:
             raise ValueError(f"smoothing must be in (0, 1), got {smoothing}")
+        compact = geometry == "entropy" if compact is None else bool(compact)
+        if compact and geometry != "entropy":
+            raise ValueError("the compact encoding needs geometry='entropy'")
         x = sp.csr_matrix(x, dtype=np.float64)
         x.sort_indices()
         self.lengths = np.asarray(lengths, dtype=np.int64)
@@ -204,28 +224,31 @@ class ChainExample(StructuredExample):
         self.n_labels = K = int(n_labels)
         self.n_obs = x.shape[1]
         self.geometry = geometry
+        self.compact = compact
         self.smoothing = float(smoothing)
         self.tol = float(tol)
         self.n_tokens = N = int(self.starts[-1])
-        self.n_edges = E = N - self.lengths.size
+        self.n_edges = N - self.lengths.size
         self._nk = N * K
+        self._left = np.ones(N, dtype=bool)          # tokens with a right neighbour
+        self._left[self.starts[1:] - 1] = False
         self._dual = None
+        self._center = None
         self.y = None if y is None else np.asarray(y, dtype=np.int64)
+        self.d = 0.0
         if self.y is not None:
             if self.y.shape != (N,) or self.y.min() < 0 or self.y.max() >= K:
                 raise ValueError("y must hold one label in 0..n_labels-1 per token")
             self.z_gold = self.encode(self.y)
-            c = np.ones((N, K))
+            self.c = np.zeros(self.n_vars)
+            c = self.c[:self._nk].reshape(N, K)
+            c[:] = 1.0
             c[np.arange(N), self.y] = 0.0
-            self.c = np.concatenate([c.ravel(), np.zeros(E * K * K)])
-            self.d = 0.0
             self.target_features = self.features_of(self.z_gold)
         else:
             self.z_gold = None
-            self.c = np.zeros(N * K + E * K * K)
-            self.d = 0.0
+            self.c = np.zeros(self.n_vars)
             self.target_features = None
-        self._center = None
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -240,7 +263,8 @@ class ChainExample(StructuredExample):
 
     @property
     def n_vars(self):
-        return self._nk + self.n_edges * self.n_labels ** 2
+        K = self.n_labels
+        return self._nk + (K * K if self.compact else self.n_edges * K * K)
 
     @property
     def F(self):
@@ -248,21 +272,26 @@ class ChainExample(StructuredExample):
 
     # ------------------------------------------------------------ encoding
     def encode(self, labels):
-        """``z(y)``: one-hot node and edge indicators of a labelling (N,)."""
-        N, K, E = self.n_tokens, self.n_labels, self.n_edges
+        """``z(y)``: node indicators and edge indicators (or transition counts) of a labelling."""
+        N, K = self.n_tokens, self.n_labels
         labels = np.asarray(labels, dtype=np.int64)
-        z = np.zeros(self._nk + E * K * K)
+        z = np.zeros(self.n_vars)
         z[np.arange(N) * K + labels] = 1.0
-        left = np.ones(N, dtype=bool)
-        left[self.starts[1:] - 1] = False
-        t = np.flatnonzero(left)
-        z[self._nk + np.arange(E) * K * K + labels[t] * K + labels[t + 1]] = 1.0
+        t = np.flatnonzero(self._left)
+        pair = labels[t] * K + labels[t + 1]
+        if self.compact:
+            np.add.at(z, self._nk + pair, 1.0)
+        else:
+            z[self._nk + np.arange(self.n_edges) * K * K + pair] = 1.0
         return z
 
     def split(self, z):
-        """Views ``(node (N, K), edge (E, K, K))`` of an encoding or score vector."""
+        """Views ``(node (N, K), edge)`` of an encoding or score vector; ``edge`` is
+        (E, K, K), or (K, K) in the compact encoding."""
         K = self.n_labels
-        return z[:self._nk].reshape(-1, K), z[self._nk:].reshape(-1, K, K)
+        edge = z[self._nk:]
+        return z[:self._nk].reshape(-1, K), (edge.reshape(K, K) if self.compact
+                                             else edge.reshape(-1, K, K))
 
     def _split_w(self, w):
         K, n = self.n_labels, self.n_obs * self.n_labels
@@ -283,6 +312,8 @@ class ChainExample(StructuredExample):
 
     def scores(self, w):
         node, Wt = self.node_scores(w)
+        if self.compact:
+            return np.concatenate([node.ravel(), Wt.ravel()])
         edge = np.broadcast_to(Wt, (self.n_edges, self.n_labels, self.n_labels))
         return np.concatenate([node.ravel(), edge.ravel()])
 
@@ -293,13 +324,15 @@ class ChainExample(StructuredExample):
         n = self.n_obs * K
         kern.emission_gradient(self.x.indptr, self.x.indices, self.x.data,
                                np.ascontiguousarray(zn), g[:n].reshape(-1, K))
-        g[n:n + K * K] = ze.sum(axis=0).ravel()
+        g[n:n + K * K] = (ze if self.compact else ze.sum(axis=0)).ravel()
         g[n + K * K:n + K * K + K] = zn[self.starts[:-1]].sum(axis=0)
         g[n + K * K + K:] = zn[self.starts[1:] - 1].sum(axis=0)
         return g
 
     # --------------------------------------------------------- the polytope
     def project(self, z):
+        if self.compact:
+            raise NotImplementedError("the Euclidean projection needs compact=False")
         node, edge = self.split(np.asarray(z, dtype=np.float64))
         if self._dual is None:
             self._dual = (np.zeros((self.n_edges, self.n_labels)),
@@ -319,35 +352,29 @@ class ChainExample(StructuredExample):
 
     def constraints(self):
         """``(A, b)`` of eqs. 2.2-2.3 as inequalities (for the reference QP)."""
-        N, K, E = self.n_tokens, self.n_labels, self.n_edges
+        if self.compact:
+            raise NotImplementedError("constraints need compact=False")
+        N, K = self.n_tokens, self.n_labels
         rows, cols, vals, b = [], [], [], []
         r = 0
-        for t in range(N):          # sum_k z_t(k) = 1
+
+        def add(idx, coef, rhs):
+            nonlocal r
             for sign in (1, -1):
-                rows += [r] * K
-                cols += list(t * K + np.arange(K))
-                vals += [sign] * K
-                b.append(sign)
+                rows.extend([r] * len(idx))
+                cols.extend(idx)
+                vals.extend(sign * np.asarray(coef, dtype=np.float64))
+                b.append(sign * rhs)
                 r += 1
-        c = 0
-        for t in range(N - 1):
-            if t + 1 == self.starts[c + 1]:
-                c += 1
-                continue
-            j = t - c
+
+        for t in range(N):                       # sum_k z_t(k) = 1
+            add(list(t * K + np.arange(K)), np.ones(K), 1.0)
+        coef = np.r_[np.ones(K), -1.0]
+        for j, t in enumerate(np.flatnonzero(self._left)):
             base = self._nk + j * K * K
-            for a in range(K):      # sum_b z_e(a, b) = z_t(a); sum_a z_e(a, b) = z_{t+1}(b)
-                for sign in (1, -1):
-                    rows += [r] * (K + 1)
-                    cols += list(base + a * K + np.arange(K)) + [t * K + a]
-                    vals += [sign] * K + [-sign]
-                    b.append(0)
-                    r += 1
-                    rows += [r] * (K + 1)
-                    cols += list(base + np.arange(K) * K + a) + [(t + 1) * K + a]
-                    vals += [sign] * K + [-sign]
-                    b.append(0)
-                    r += 1
+            for a in range(K):   # sum_b z_e(a, b) = z_t(a);  sum_b z_e(b, a) = z_{t+1}(a)
+                add(list(base + a * K + np.arange(K)) + [t * K + a], coef, 0.0)
+                add(list(base + np.arange(K) * K + a) + [(t + 1) * K + a], coef, 0.0)
         A = sp.csr_matrix((vals, (rows, cols)), shape=(r, self.n_vars))
         return A, np.asarray(b, dtype=np.float64)
 
@@ -359,20 +386,32 @@ class ChainExample(StructuredExample):
             N, K = self.n_tokens, self.n_labels
             node = np.full((N, K), self.smoothing / K)
             node[np.arange(N), self.y] += 1.0 - self.smoothing
-            theta = np.concatenate([np.log(node).ravel(), np.zeros(self.n_edges * K * K)])
-            # a product distribution: edge marginals are outer products
-            left = np.ones(N, dtype=bool)
-            left[self.starts[1:] - 1] = False
-            t = np.flatnonzero(left)
+            # a product distribution: no edge potentials, edge marginals are outer products
+            t = np.flatnonzero(self._left)
             edge = node[t][:, :, None] * node[t + 1][:, None, :]
+            if self.compact:
+                edge = edge.sum(axis=0)
+            theta = np.concatenate([np.log(node).ravel(), np.zeros(edge.size)])
             self._center = _Marginals(np.concatenate([node.ravel(), edge.ravel()]), theta)
         return self._center
 
     def prox(self, z, s, eta):
+        """The proximal step ``T_eta(z, s)``: Euclidean projection of ``z + eta s``, or the
+        KL step of sec. 2.4.2 (:func:`chain_kl_prox`).
+
+        The KL step uses the log-potentials that the centre and earlier KL steps
+        carry (``z.log_potentials``): the learners only take KL steps from the
+        centre and from points that KL steps returned.  In the full encoding a
+        point without them is reparametrised from its marginals
+        (:func:`tree_potentials_of`); the compact encoding cannot be, and refuses.
+        """
         if self.geometry == "euclidean":
             return self.project(z + eta * np.asarray(s))
         theta = getattr(z, "log_potentials", None)
         if theta is None:
+            if self.compact:
+                raise ValueError("a KL step in the compact encoding starts from the centre "
+                                 "or from the result of another KL step")
             node, edge = tree_potentials_of(*self.split(np.asarray(z, dtype=np.float64)),
                                             self.starts)
             theta = np.concatenate([node.ravel(), edge.ravel()])

@@ -417,3 +417,110 @@ def emission_gradient(indptr, indices, values, Z, G):
             x = values[p]
             for k in range(K):
                 G[f, k] += x * Z[t, k]
+
+
+@njit(cache=True)
+def chain_sum_product_shared(node, edge, starts, node_marg, edge_sum):
+    """:func:`chain_sum_product` when every edge has the same potentials ``edge`` (K, K).
+
+    The ``K^2`` exponentials are computed once per call; each position costs
+    ``O(K^2)`` multiply-adds and ``O(K)`` exponentials.  Fills the node
+    marginals and adds the edge marginals of all edges into ``edge_sum``
+    (K, K); returns ``log Z`` per chain.
+    """
+    N, K = node.shape
+    n_chains = starts.size - 1
+    logz = np.empty(n_chains)
+    alpha = np.empty((N, K))
+    beta = np.empty((N, K))
+    rowmax = np.empty(K)
+    expE = np.zeros((K, K))
+    for a in range(K):
+        m = -np.inf
+        for b in range(K):
+            if edge[a, b] > m:
+                m = edge[a, b]
+        rowmax[a] = m
+        if m > -np.inf:
+            for b in range(K):
+                expE[a, b] = np.exp(edge[a, b] - m)
+    p = np.empty(K)
+    tmp = np.empty(K)
+    for c in range(n_chains):
+        s, e = starts[c], starts[c + 1]
+        n = e - s
+        if n == 0:
+            logz[c] = 0.0
+            continue
+        for k in range(K):
+            alpha[s, k] = node[s, k]
+        for t in range(s + 1, e):
+            G = -np.inf
+            for a in range(K):
+                tmp[a] = alpha[t - 1, a] + rowmax[a]
+                if tmp[a] > G:
+                    G = tmp[a]
+            for a in range(K):
+                p[a] = np.exp(tmp[a] - G) if G > -np.inf else 0.0
+            for b in range(K):
+                acc = 0.0
+                for a in range(K):
+                    acc += p[a] * expE[a, b]
+                if acc > _TINY:
+                    alpha[t, b] = node[t, b] + G + np.log(acc)
+                else:
+                    for a in range(K):
+                        tmp[a] = alpha[t - 1, a] + edge[a, b]
+                    alpha[t, b] = node[t, b] + _logsumexp(tmp)
+        lz = _logsumexp(alpha[e - 1])
+        logz[c] = lz
+        for k in range(K):
+            beta[e - 1, k] = 0.0
+        for t in range(e - 2, s - 1, -1):
+            H = -np.inf
+            for b in range(K):
+                tmp[b] = node[t + 1, b] + beta[t + 1, b]
+                if tmp[b] > H:
+                    H = tmp[b]
+            for b in range(K):
+                p[b] = np.exp(tmp[b] - H) if H > -np.inf else 0.0
+            for a in range(K):
+                acc = 0.0
+                for b in range(K):
+                    acc += expE[a, b] * p[b]
+                if acc > _TINY:
+                    beta[t, a] = rowmax[a] + H + np.log(acc)
+                else:
+                    m = -np.inf
+                    for b in range(K):
+                        v = edge[a, b] + tmp[b]
+                        if v > m:
+                            m = v
+                    if m == -np.inf:
+                        beta[t, a] = m
+                    else:
+                        acc2 = 0.0
+                        for b in range(K):
+                            acc2 += np.exp(edge[a, b] + tmp[b] - m)
+                        beta[t, a] = m + np.log(acc2)
+            G = -np.inf
+            for a in range(K):
+                tmp[a] = alpha[t, a] + rowmax[a]
+                if tmp[a] > G:
+                    G = tmp[a]
+            const = G + H - lz
+            if const < _BIG and G > -np.inf:
+                scale = np.exp(const)
+                for a in range(K):
+                    pa = np.exp(tmp[a] - G) * scale
+                    for b in range(K):
+                        edge_sum[a, b] += pa * expE[a, b] * p[b]
+            else:
+                for a in range(K):
+                    for b in range(K):
+                        edge_sum[a, b] += np.exp(alpha[t, a] + edge[a, b] + node[t + 1, b]
+                                                 + beta[t + 1, b] - lz)
+        for t in range(s, e):
+            for k in range(K):
+                node_marg[t, k] = np.exp(alpha[t, k] + beta[t, k] - lz)
+    return logz
