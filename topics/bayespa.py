@@ -37,36 +37,8 @@ drawing each token from ``exp(Lambda_{k, x_di})`` (the current topics without th
 term; uniform for the first batch), then ``lambda`` is drawn given that ``Z``.  Each sample is
 one sweep of ``Z | lambda`` followed by one draw of ``lambda | Z``.
 
-Derivation of the conditionals (eqs. 14-16, minus signs restored)
-------------------------------------------------------------------
-The mean-field local update is ``q(Z, lambda) ∝ p0(Z) prod_d (2 pi lambda_d)^{-1/2}
-exp(sum_i Lambda_{z_di, x_di} - E_q(w)[(lambda_d + c zeta_d)^2 / (2 lambda_d)])`` with
-``Lambda_kw = E[log phi_kw] = digamma(gamma_kw) - digamma(sum_w gamma_kw)``.  Expanding,
-``(lambda + c zeta)^2 / (2 lambda) = lambda/2 + c zeta + c^2 zeta^2 / (2 lambda)``, and under
-``w ~ N(mu, Sigma)``: ``E[zeta] = zeta~ = epsilon - y mu' zbar``,
-``E[zeta^2] = zeta~^2 + zbar' Sigma zbar``.
-
-* ``lambda_d | Z``: ``∝ lambda^{-1/2} exp(-lambda/2 - c^2 (zeta~^2 + zbar'Sigma zbar) / (2 lambda))``,
-  i.e. ``GIG(1/2, 1, c^2(zeta~^2 + zbar'Sigma zbar))`` (eq. 16), and ``1/lambda`` is inverse
-  Gaussian with mean ``1 / (c sqrt(zeta~^2 + zbar'Sigma zbar))`` and shape 1
-  (:func:`sample_lambda`, ``numpy.random.Generator.wald``).
-* ``z_di | rest``: with ``C`` the topic counts of document ``d`` without token ``i``,
-  ``zbar = (C + e_k) / n_d`` and ``M = mu mu' + Sigma``, the terms of
-  ``-c zeta~ - c^2 (zeta~^2 + zbar' Sigma zbar) / (2 lambda)`` that depend on ``k`` are
-  ``c y mu_k / n_d + c^2 epsilon y mu_k / (lambda n_d) - c^2 (M_kk + 2 (M C)_k) / (2 n_d^2 lambda)``,
-  so (eq. 15 with its signs)
-
-  .. math::
-      q(z_{di} = k) \\propto (\\alpha + C_{dk}) \\exp\\Big(\\Lambda_{k x_{di}}
-      + \\sum_\\tau \\Big[\\frac{c y_d^\\tau (c\\epsilon + \\lambda_d^\\tau)\\mu_{\\tau k}}{n_d \\lambda_d^\\tau}
-      - \\frac{c^2 (\\mu_{\\tau k}^2 + \\Sigma_{\\tau kk} + 2 \\sum_j (\\mu_{\\tau k}\\mu_{\\tau j}
-      + \\Sigma_{\\tau jk}) C_{dj})}{2 n_d^2 \\lambda_d^\\tau}\\Big]\\Big),
-
-  the tasks' factors multiplying.  :func:`pa_sweep` forms ``N_d = sum_tau b_tau M_tau``
-  (``b_tau = c^2 / (2 n_d^2 lambda_tau)``) once per document and keeps ``h = N_d C`` up to date
-  as tokens move, so a token costs O(K) whatever ``T``.
-* Global: ``q(w) ∝ q_t(w) exp(E[-c zeta - c^2 zeta^2 / (2 lambda)])``; the terms in ``w`` are
-  ``c y (1 + c epsilon / lambda) w' zbar - (c^2 / (2 lambda)) (w' zbar)^2``, which is eq. 13.
+The conditionals of the local sampler and the global update (eqs. 13-16, with the
+signs the extraction lost restored) are derived in ``docs/derivations/pamedlda.md``.
 
 Prediction
 ----------
@@ -82,15 +54,8 @@ concentrated that both give the same accuracy (see ``scripts/reproduce_bayespa.p
 
 Prior scale ``v``
 -----------------
-The paper uses ``v = 1``; the default here is ``v = 10``.  On 20 Newsgroups (K = 40, |B| = 512,
-one pass) the paper's value makes the topics collapse: each one-vs-all task sees about 19
-negative documents for one positive, the prior ``N(0, I)`` keeps the few positive signals from moving ``mu`` while the negatives
-drive every task's weights to the same most negative topic, and the label term of eq. 15
-(summed over 19 negative tasks) then pulls nearly all tokens into that topic.  Validation
-accuracy on a held-out 2,000 training documents (trained on the other 9,314; J = 2;
-20 + 20 fold-in sweeps; seeds 0-2 where a range is given):
-0.06 (v = 1), 0.24 (v = 3), 0.81-0.85 (v = 5), 0.82-0.83 (v = 10), 0.76-0.79 (v = 30).
-The default and ``scripts/reproduce_bayespa.py`` therefore use ``v = 10``.
+The paper uses ``v = 1``; the default is ``v = 10``, because ``v = 1`` collapses the
+topics on many-class one-vs-all tasks (``docs/results/topic-model-defaults.md``).
 
 Code shared with paMedHDP
 -------------------------
@@ -529,11 +494,8 @@ class PaMedLDA(_BayesPAClassifier):
     c : float
         Regularisation constant (pseudo-likelihood ``exp(-2c (zeta)_+)``; paper: 1).
     v : float
-        Prior ``q_0(w) = N(0, v^2 I)``.  The default is 10, not the paper's 1: on
-        20 Newsgroups ``v = 1`` collapses the topics (each one-vs-all task sees about 19
-        negatives per positive, the prior keeps the positives from moving ``mu``, and the
-        label term of eq. 15 pulls nearly every token into one topic; held-out accuracy
-        0.06).  ``v`` in 5..10 gave 0.81-0.85 on a held-out part of the training set.
+        Prior ``q_0(w) = N(0, v^2 I)``.  The default is 10, not the paper's 1, which
+        collapses the topics on many-class one-vs-all tasks (module doc).
     batch_size : int
         ``|B|`` (paper: 64 to 512).
     n_samples : int
@@ -550,8 +512,8 @@ class PaMedLDA(_BayesPAClassifier):
         One draw ``w^ ~ N(mu, Sigma)`` (default, the paper) or the posterior mean ``mu``.
     n_transform_burn, n_transform_samples : int
         Fold-in sweeps discarded / averaged for ``E[zbar]`` of test documents.  With
-        ``alpha = 1/K`` the fold-in chain mixes slowly: on held-out 20NG training documents
-        20 + 20 sweeps gave 0.818, 50 + 50 0.842, 100 + 100 0.853, 200 + 100 0.852.
+        ``alpha = 1/K`` the fold-in chain mixes slowly, so the defaults are long
+        (``docs/results/topic-model-defaults.md``).
     vocabulary : Vocabulary or None
         For text input (fitted in :meth:`fit`; :meth:`partial_fit` needs it fitted).
     random_state : int or None

@@ -315,14 +315,10 @@ class GibbsMedLDA(_MedLDABase):
         Symmetric Dirichlet priors (the paper: gMedLDA prefers ``alpha >~ 0.1``; ``beta = 0.01``).
     C : float
         SVM regularisation; the constraint is ``sum_y lambda_d^y <= C / D``.  ``C`` also sets
-        the size of the topic bias ``B``.  The paper's grid ``{1, 4, ..., 64}`` gives
-        ``|B| ~ 1e-3``, no effect on the sampler, and an SVM so regularised that nearly every
-        multiplier sits at its bound; the default ``1e5`` (``C / D`` about 9 on the 11,314
-        20 Newsgroups training documents) was chosen on a 4,000-document training subset
-        (``scripts/reproduce_medlda.py``; 1e3, 1e4, 1e5, 1e6 gave 0.46, 0.62, 0.69, 0.42
-        at K = 20) and confirmed on a 20% held-out part of the full training set
-        (``--heldout 0.2``; 1e4, 1e5, 1e6 gave 0.633, 0.791, 0.646 at K = 20 and 0.811,
-        0.887, 0.875 at K = 60).
+        the size of the topic bias ``B``.  The default ``1e5`` (``C / D`` about 9 on the
+        20 Newsgroups training documents) was chosen on held-out training documents; the
+        paper's grid ``{1, 4, ..., 64}`` leaves ``B`` without effect
+        (``docs/results/topic-model-defaults.md``).
     cost : float
         ``l`` of ``l_d(y) = l I(y != y_d)`` (16 in the paper).
     n_iter : int
@@ -467,11 +463,9 @@ class ImportanceMedLDA(_MedLDABase):
     n_samples : int or None
         ``J``; ``None`` means ``3 K`` (the paper).
     paper_1_over_J : bool
-        Keep eq. 19's ``1/J`` factor (default ``True``: on a 4,000-document subset at
-        K = 20, C = 1e5 it gave 0.683 against 0.637 without it; on a 20% held-out part of
-        the full training set 0.795 / 0.883 against 0.779 / 0.876 at K = 20 / 60; with
-        ``alpha = 0.01`` and ``beta = 1e-5`` the factor acts as the stronger smoothing
-        ``J alpha``, ``J beta``).
+        Keep eq. 19's ``1/J`` factor (default ``True``, better on held-out training
+        documents: ``docs/results/topic-model-defaults.md``; the factor acts as the
+        stronger smoothing ``J alpha``, ``J beta``).
     init : {"random", "uniform"}
         Starting ``Phi``: ``"uniform"`` is the paper's; it is a fixed point up to the
         proposal's sampling noise, from which the relative-change rule stops after a few

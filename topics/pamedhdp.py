@@ -3,7 +3,7 @@
 The nonparametric counterpart of :mod:`topics.bayespa` (paMedLDA): the number of topics is
 not fixed but grows when the sampler assigns a token to a topic no document has used yet.
 The middle of the paper's section 4 (eqs. 17-20) was lost in the text extraction; it is
-reconstructed below from the HDP of Teh et al. (2006, the stick-breaking construction and the
+reconstructed (in ``docs/derivations/pamedhdp.md``) from the HDP of Teh et al. (2006, the stick-breaking construction and the
 table counts of Antoniak 1974) and the truncation-free inference of Wang & Blei (2012), and
 checked against what survives of section 4 (the Gibbs conditionals after eq. 21, eq. 23, and
 the fragment ``... sum_{j>k} s_dj] for k = {1, 2, ...}`` of eq. 20).  Numbers (17)-(20) are
@@ -12,158 +12,9 @@ label displays the paper leaves unnumbered; (P1), (P2) are the prediction rule. 
 passive-aggressive part (the label factor of eq. 15, ``lambda`` by eq. 16, ``q(w)`` by eq. 13)
 is paMedLDA's, and so is its code (:mod:`topics.bayespa`).
 
-Notation: ``alpha`` the document concentration, ``gamma`` the stick concentration, ``eta``
-the topic Dirichlet (the paper's HDP settings: ``alpha = 5``, ``gamma = 1``, ``eta = 0.45``;
-the defaults are 5, 10 and 0.01, chosen on held-out data: see :class:`PaMedHDPClassifier`);
-``W`` the vocabulary size; ``T`` one-vs-all tasks ``tau`` with ``y_d^tau in {-1, +1}``;
-``c``, ``epsilon``, ``v`` as in paMedLDA.
-
-Model (batch MedHDP)
---------------------
-Stick-breaking construction of the HDP (Teh et al. 2006, Wang & Blei 2012)::
-
-    pi'_k ~ Beta(1, gamma),   pi_k = pi'_k prod_{j<k} (1 - pi'_j),   phi_k ~ Dir(eta),
-    k = 1, 2, ...
-    theta_d | pi ~ DP(alpha, pi),   z_di ~ Mult(theta_d),   x_di ~ Mult(phi_{z_di}).
-
-Integrating ``theta_d`` out and introducing the number of tables ``s_dk`` of each topic in
-document ``d`` (Antoniak 1974; Teh et al. 2006, sec. 5.3):
-
-.. math::
-    p(z_d, s_d \\mid \\pi) = \\frac{\\Gamma(\\alpha)}{\\Gamma(\\alpha + n_d)}
-    \\prod_k S(n_{dk}, s_{dk}) (\\alpha\\pi_k)^{s_{dk}}                          \\qquad (17)
-
-with ``S(n, s)`` the unsigned Stirling numbers of the first kind (``S(0, 0) = 1``; ``s_dk``
-ranges over ``1..n_dk`` when ``n_dk > 0`` and is 0 otherwise).  Since
-``sum_s S(n, s) x^s = Gamma(x + n) / Gamma(x)``, summing ``s_d`` out gives the
-Dirichlet-multinomial ``prod_k Gamma(alpha pi_k + n_dk) / Gamma(alpha pi_k)``.  The Gibbs
-classifier ``f = w_tau' zbar_d`` (``zbar_dk = n_dk / n_d``, ``w_tau ~ N(0, v^2 I)`` over the
-unbounded topics) gives batch MedHDP (the paper's eq. 9 loss on the HDP):
-
-.. math::
-    \\min_q \\mathrm{KL}[q(w, \\pi', \\Phi, Z, S) \\| p(w, \\pi', \\Phi, Z, S \\mid X)]
-    + 2c \\sum_{d,\\tau} E_q[(\\zeta_d^\\tau)_+],
-    \\quad \\zeta_d^\\tau = \\epsilon - y_d^\\tau w_\\tau' \\bar z_d.             \\qquad (18)
-
-Online update
--------------
-The global variables are ``M = (pi', Phi)`` and ``w``; the local ones ``(Z_t, S_t)`` (``theta``
-integrated) and the augmentation ``lambda_t`` (eq. 10).  By Lemma 2.3 and eq. 10 the Bayes PA
-update of a mini-batch is the augmented posterior
-
-.. math::
-    q_{t+1}(w, \\pi', \\Phi, Z_t, S_t, \\lambda_t) \\propto q_t(w, \\pi', \\Phi)\\,
-    p(Z_t, S_t \\mid \\pi)\\, p(X_t \\mid Z_t, \\Phi) \\prod_{d, \\tau}
-    \\psi(y_d^\\tau, \\lambda_d^\\tau \\mid z_d, w_\\tau),                          \\qquad (19)
-
-solved under the mean-field ``q(w) q(pi') q(Phi) q(Z_t, S_t, lambda_t)``.  Global updates,
-given the local distribution (expectations estimated from the kept Gibbs samples):
-
-* ``q(Phi_k) = Dir(omega_k)``, ``omega_kw = omega^t_kw + sum_{d,i} E[I(z_di = k, x_di = w)]``
-  (20a; eq. 12, :func:`topics.bayespa.topic_dirichlet_update`), ``omega^0 = eta``;
-* ``log p(Z, S | pi) = sum_{d,k} s_dk (log pi'_k + sum_{j<k} log(1 - pi'_j)) + const``, so
-  ``q(pi'_k) ∝ q_t(pi'_k) exp(E[log p(Z, S | pi)])`` stays a Beta, ``Beta(u_k, v_k)``:
-
-  .. math::
-      u_k = u^t_k + \\sum_d E[s_{dk}],\\qquad v_k = v^t_k + \\sum_d \\sum_{j>k} E[s_{dj}],
-      \\qquad k = 1, 2, \\ldots                                                     \\qquad (20b)
-
-  with ``(u^0_k, v^0_k) = (1, gamma)`` (:func:`stick_posterior`).  Topics that no table uses
-  keep the prior, so only the ``K`` instantiated topics are stored; the rest of the stick is
-  the prior GEM(gamma) remainder (truncation-free: there is no truncation level);
-* ``q(w_tau) = N(mu_tau, Sigma_tau)`` by eq. 13 (20c; :func:`topics.bayespa.gaussian_update`),
-  over the ``K`` topics.  A topic never used before has ``mu_k = 0``, ``Sigma_kk = v^2`` and
-  no correlation: the prior.
-
-Local update (the paper's eqs. 21-23)
--------------------------------------
-``q(Z_t, S_t, lambda_t) ∝ q(Z_t, S_t) q(Z_t, lambda_t)`` (21), with
-``q(Z_t, lambda_t) = exp(E_q(w)[log psi(Y_t, lambda_t | w, Z_t)])`` -- the label factor of
-paMedLDA's eq. 14 -- and, following Wang & Blei (2012),
-``q(Z_t, S_t) ≈ E_{q(Phi) q(pi')}[p(X_t | Phi, Z_t) p(Z_t, S_t | pi)]`` (22), where ``pi'`` is
-sampled jointly with ``(Z_t, S_t, lambda_t)`` instead of integrated out.  ``Phi`` is integrated
-against its Dirichlet ``q(Phi)``: ``E[p(X_t | Phi, Z_t)] = prod_k B(omega_k + C_k) / B(omega_k)``
-with ``C_kw`` the batch's topic-word counts, so the topic-word factor is collapsed within the
-batch.  The Gibbs sampler of this local target has the conditionals:
-
-* ``z_di`` (``s_d`` summed out; ``C^{-di}`` counts without the token): for an instantiated topic
-
-  .. math::
-      q(z_{di} = k \\mid \\cdot) \\propto (\\alpha\\pi_k + C^{-di}_{dk})
-      \\frac{C^{-di}_{k x_{di}} + \\omega_{k x_{di}}}{C^{-di}_k + \\sum_w \\omega_{kw}}
-      \\exp(L_{dk}),                                                              \\qquad (22a)
-
-  with ``L_dk`` eq. 15's label exponent (:func:`topics.bayespa.label_terms`); for the
-  infinitely many unused topics ``omega_kw = eta``, ``C = 0`` and ``L`` is that of the prior
-  ``w_k ~ N(0, v^2)``, the same for all of them, so together
-
-  .. math::
-      q(z_{di} > K \\mid \\cdot) \\propto \\alpha\\, \\pi_{>K} \\frac{1}{W}
-      \\exp(L_{d,\\mathrm{new}}),\\qquad
-      \\pi_{>K} = \\prod_{k \\le K} (1 - \\pi'_k) = 1 - \\sum_{k \\le K} \\pi_k. \\qquad (22b)
-
-  When (22b) is drawn, the token opens topic ``K + 1``.  Following the direct-assignment
-  sampler of Teh et al. (2006, sec. 5.3), the topics born in the batch are kept as unordered
-  atoms of the remainder: the new topic's weight is a size-biased pick from the remaining
-  GEM(gamma) sticks, ``pi_{K+1} = b pi_{>K}`` with ``b ~ Beta(1, gamma)``, and
-  ``pi_{>K+1} = (1 - b) pi_{>K}``.  A topic born in the batch that loses its last token is
-  deleted and its weight returned to the remainder.  New topics are created in this way
-  only, when sampled (:func:`hdp_sweep`).
-* ``lambda_d^tau | Z``: eq. 16, unchanged (:func:`topics.bayespa.draw_lambda`).
-* ``s_dk | Z, pi``: ``q(s_dk) ∝ S(n_dk, s_dk) (alpha pi_k)^{s_dk}`` (23), the number of tables
-  of a Chinese restaurant with concentration ``alpha pi_k`` and ``n_dk`` customers:
-  ``s_dk = sum_{i=1}^{n_dk} Bernoulli(alpha pi_k / (alpha pi_k + i - 1))`` (:func:`sample_tables`).
-* ``pi | S``, with ``m_k = sum_d s_dk`` and the ``K_t`` topics of ``q_t`` first: by (17) and
-  ``q_t(pi')``, the sticks of the old topics are independent Betas in which the tables of every
-  later topic, the new ones included, count as "beyond",
-
-  .. math::
-      \\pi'_k \\mid S \\sim \\mathrm{Beta}\\Big(u^t_k + m_k,\\; v^t_k + \\sum_{j>k} m_j\\Big),
-      \\qquad k \\le K_t,                                                             \\qquad (24a)
-
-  the form of (20b) with one sample of ``S`` (:func:`stick_posterior`); and the remainder
-  ``pi_{>K_t} = prod_{k <= K_t} (1 - pi'_k)`` is shared out by GEM(gamma) weights, whose
-  occupied atoms given their table counts have the Dirichlet-process posterior
-
-  .. math::
-      (\\pi_{K_t+1}, \\ldots, \\pi_K, \\pi_{>K}) / \\pi_{>K_t} \\sim
-      \\mathrm{Dir}(m_{K_t+1}, \\ldots, m_K, \\gamma)                                \\qquad (24b)
-
-  (:func:`sample_weights`).
-
-A sample is one sweep of ``Z`` (22a, 22b) followed by draws of ``lambda`` (16), ``S`` (23) and
-``pi`` (24a, 24b).  The batch starts with ``pi' ~ q_t(pi')`` and one sequential sweep without the
-label term in which every token, in turn, is drawn from (22a, 22b) given the tokens before
-it (for the first batch, with no topic at all, the Chinese-restaurant-franchise
-initialisation); then ``lambda``, ``S`` and ``pi`` are drawn.  These conditionals leave
-(22) invariant exactly; ``tests/topics/test_pamedhdp.py`` checks the chain against the
-enumerated distribution of a tiny corpus.
-
-Algorithm 1 is otherwise paMedLDA's: ``J`` samples, the first ``burn_in`` discarded, the
-expectations of (20a)-(20c) estimated by averages over the ``S = J - burn_in`` kept samples,
-``I`` (``n_gibbs``) repetitions in which ``q(w)`` is updated and the chain continues, no
-learning rate, and statistics that accumulate pass after pass.  The collapsed ``Phi`` and the
-sampled ``pi`` always start from ``q_t`` within a batch (the batch's own counts enter through
-``C`` and ``S``; starting from a ``q(Phi)`` that already holds them would count them twice),
-while ``q(w)`` is the current mean-field factor.  The global ``q(pi')`` is an ordered
-stick-breaking: after the batch, the new topics (those with a token in some kept sample) are
-appended after the old ones in decreasing order of their expected number of tables (the
-likeliest size-biased order) before (20b) is applied.  ``n_topics_`` is the number of topics
-kept.
-
-Prediction
-----------
-Test documents are folded in with the topics fixed at ``E[phi_k] = omega_k / sum_w omega_kw``
-and the document prior ``alpha E[pi_k]`` over the ``K`` topics,
-
-.. math::
-    E[\\pi_k] = \\frac{u_k}{u_k + v_k} \\prod_{j<k} \\frac{v_j}{u_j + v_j},            \\qquad (P1)
-
-    p(z_{di} = k) \\propto (\\alpha E[\\pi_k] + C^{-di}_{dk})\\, E[\\phi_{k x_{di}}],  \\qquad (P2)
-
-one chain per document seeded from ``random_state`` and the document's tokens
-(:func:`topics.bayespa.fold_in_documents`), and ``y = argmax_tau w_tau' E[zbar_d]`` with one
-draw ``w ~ q(w)`` (the Gibbs classifier) or ``mu`` -- as in paMedLDA.
+The derivation (the batch model, eqs. 17-18, the online update, eqs. 19-20, the Gibbs
+conditionals, eqs. 21-24, and the prediction rule, P1-P2) is written out in
+``docs/derivations/pamedhdp.md``; the code cites its equation numbers.
 """
 
 from __future__ import annotations
