@@ -1,7 +1,7 @@
 r"""Matchings with fertility and first-order interactions (thesis sec. 3.2.2).
 
 The quadratic assignment model adds, to the edges ``z_jk`` (and the fertility
-indicators of :mod:`structpred.fertility`), one variable ``z_jklm`` for each
+indicators of :mod:`structpred.polytopes`), one variable ``z_jklm`` for each
 pair of edges in
 
 .. math::
@@ -90,7 +90,7 @@ def qap_constraints(shape, max_fertility, pairs):
     """``(A, b)``: the relaxed polytope of eq. 3.3 (with fertility, eq. 3.2) as ``A z <= b``.
 
     Variable order ``[edges, src fertility, tgt fertility, pairs]``; rows are
-    those of :func:`~structpred.fertility.fertility_constraints` followed by
+    those of :func:`~structpred.fertility_constraints` followed by
     ``z_p - z_a <= 0`` and ``z_p - z_b <= 0`` for each pair ``p = (a, b)``.
     """
     m, n = shape
@@ -169,6 +169,112 @@ def _prune(scores, pairs, pair_scores):
     return keep, pk
 
 
+def _solve_pulp(lp, integer):
+    """Solve eq. 3.3 (the LP of :func:`_build_lp`) with PuLP/CBC; returns the values of
+    the edge, fertility and pair variables."""
+    import pulp
+
+    E, P, rows_of, cols_of, pos_in_E, flat, sp, tp, pairs, pair_scores = lp
+    e, m, n = sp.shape[0], len(rows_of), len(cols_of)
+    prob = pulp.LpProblem("qap", pulp.LpMaximize)
+    cat = "Binary" if integer else "Continuous"
+    ys = [pulp.LpVariable(f"y{i}", 0, 1, cat) for i in range(E.size)]
+    fsv = {(d, j): pulp.LpVariable(f"fs{d}_{j}", 0, 1, cat) for d in range(e) for j in range(m)
+           if rows_of[j]}
+    ftv = {(d, k): pulp.LpVariable(f"ft{d}_{k}", 0, 1, cat) for d in range(e) for k in range(n)
+           if cols_of[k]}
+    zp = [pulp.LpVariable(f"p{i}", 0, 1) for i in range(P.size)]
+    obj = [(ys[i], float(flat[E[i]])) for i in range(E.size)]
+    obj += [(v, -float(sp[d, j])) for (d, j), v in fsv.items()]
+    obj += [(v, -float(tp[d, k])) for (d, k), v in ftv.items()]
+    obj += [(zp[i], float(pair_scores[p])) for i, p in enumerate(P)]
+    prob += pulp.LpAffineExpression(obj)
+    for j in range(m):
+        if rows_of[j]:
+            prob += (pulp.lpSum(ys[i] for i in rows_of[j])
+                     <= 1 + pulp.lpSum(fsv[d, j] for d in range(e)))
+    for k in range(n):
+        if cols_of[k]:
+            prob += (pulp.lpSum(ys[i] for i in cols_of[k])
+                     <= 1 + pulp.lpSum(ftv[d, k] for d in range(e)))
+    for i, p in enumerate(P):
+        a, b = pos_in_E[pairs[p, 0]], pos_in_E[pairs[p, 1]]
+        prob += zp[i] <= ys[a]
+        prob += zp[i] <= ys[b]
+        if pair_scores[p] < 0:
+            prob += zp[i] >= ys[a] + ys[b] - 1
+    status = prob.solve(pulp.PULP_CBC_CMD(msg=False))
+    if pulp.LpStatus[status] != "Optimal":
+        raise RuntimeError(f"CBC status {pulp.LpStatus[status]}")
+    return (np.array([v.value() for v in ys], dtype=np.float64),
+            {key: v.value() for key, v in fsv.items()},
+            {key: v.value() for key, v in ftv.items()},
+            np.array([v.value() for v in zp], dtype=np.float64))
+
+
+def _row_constraint(solver, ys, members, slack):
+    """``sum_{i in members} y_i - sum_d slack_d <= 1`` (a node's degree, eq. 3.3)."""
+    c = solver.Constraint(-solver.infinity(), 1.0)
+    for i in members:
+        c.SetCoefficient(ys[i], 1.0)
+    for v in slack:
+        c.SetCoefficient(v, -1.0)
+
+
+def _solve_ortools(lp, integer):
+    """Solve eq. 3.3 (the LP of :func:`_build_lp`) with OR-Tools (GLOP, or SCIP for the
+    ILP); returns the values of the edge, fertility and pair variables."""
+    from ortools.linear_solver import pywraplp
+
+    E, P, rows_of, cols_of, pos_in_E, flat, sp, tp, pairs, pair_scores = lp
+    e, m, n = sp.shape[0], len(rows_of), len(cols_of)
+    solver = pywraplp.Solver.CreateSolver("SCIP" if integer else "GLOP")
+    if solver is None:
+        raise RuntimeError("OR-Tools was built without SCIP/GLOP")
+    inf = solver.infinity()
+    mk = solver.BoolVar if integer else (lambda name: solver.NumVar(0.0, 1.0, name))
+    ys = [mk(f"y{i}") for i in range(E.size)]
+    fsv = {(d, j): mk(f"fs{d}_{j}") for d in range(e) for j in range(m) if rows_of[j]}
+    ftv = {(d, k): mk(f"ft{d}_{k}") for d in range(e) for k in range(n) if cols_of[k]}
+    zp = [solver.NumVar(0.0, 1.0, f"p{i}") for i in range(P.size)]
+    obj = solver.Objective()
+    for i in range(E.size):
+        obj.SetCoefficient(ys[i], float(flat[E[i]]))
+    for (d, j), v in fsv.items():
+        obj.SetCoefficient(v, -float(sp[d, j]))
+    for (d, k), v in ftv.items():
+        obj.SetCoefficient(v, -float(tp[d, k]))
+    for i, p in enumerate(P):
+        obj.SetCoefficient(zp[i], float(pair_scores[p]))
+    obj.SetMaximization()
+    for j in range(m):
+        if rows_of[j]:
+            _row_constraint(solver, ys, rows_of[j], [fsv[d, j] for d in range(e)])
+    for k in range(n):
+        if cols_of[k]:
+            _row_constraint(solver, ys, cols_of[k], [ftv[d, k] for d in range(e)])
+    for i, p in enumerate(P):
+        a, b = pos_in_E[pairs[p, 0]], pos_in_E[pairs[p, 1]]
+        for x in (a, b):
+            c = solver.Constraint(-inf, 0.0)
+            c.SetCoefficient(zp[i], 1.0)
+            c.SetCoefficient(ys[x], -1.0)
+        if pair_scores[p] < 0:
+            c = solver.Constraint(-1.0, inf)
+            c.SetCoefficient(zp[i], 1.0)
+            c.SetCoefficient(ys[a], -1.0)
+            c.SetCoefficient(ys[b], -1.0)
+    if integer:
+        solver.SetSolverSpecificParametersAsString("limits/gap = 0\n")
+    status = solver.Solve()
+    if status != pywraplp.Solver.OPTIMAL:
+        raise RuntimeError(f"OR-Tools {'SCIP' if integer else 'GLOP'} status {status}")
+    return (np.array([v.solution_value() for v in ys], dtype=np.float64),
+            {key: v.solution_value() for key, v in fsv.items()},
+            {key: v.solution_value() for key, v in ftv.items()},
+            np.array([v.solution_value() for v in zp], dtype=np.float64))
+
+
 def _build_lp(backend, scores, src_penalty, tgt_penalty, pairs, pair_scores, integer):
     """Build and solve eq. 3.3 over the kept edges; returns (edge values, fert values, pair values, value)."""
     m, n = scores.shape
@@ -186,99 +292,9 @@ def _build_lp(backend, scores, src_penalty, tgt_penalty, pairs, pair_scores, int
         cols_of[eid % n].append(i)
     pos_in_E = -np.ones(m * n, np.int64)
     pos_in_E[E] = np.arange(E.size)
-    if backend == "pulp":
-        import pulp
-
-        prob = pulp.LpProblem("qap", pulp.LpMaximize)
-        cat = "Binary" if integer else "Continuous"
-        ys = [pulp.LpVariable(f"y{i}", 0, 1, cat) for i in range(E.size)]
-        fsv = {(d, j): pulp.LpVariable(f"fs{d}_{j}", 0, 1, cat) for d in range(e) for j in range(m)
-               if rows_of[j]}
-        ftv = {(d, k): pulp.LpVariable(f"ft{d}_{k}", 0, 1, cat) for d in range(e) for k in range(n)
-               if cols_of[k]}
-        zp = [pulp.LpVariable(f"p{i}", 0, 1) for i in range(P.size)]
-        obj = [(ys[i], float(flat[E[i]])) for i in range(E.size)]
-        obj += [(v, -float(src_penalty[d, j])) for (d, j), v in fsv.items()]
-        obj += [(v, -float(tgt_penalty[d, k])) for (d, k), v in ftv.items()]
-        obj += [(zp[i], float(pair_scores[p])) for i, p in enumerate(P)]
-        prob += pulp.LpAffineExpression(obj)
-        for j in range(m):
-            if rows_of[j]:
-                prob += (pulp.lpSum(ys[i] for i in rows_of[j])
-                         <= 1 + pulp.lpSum(fsv[d, j] for d in range(e)))
-        for k in range(n):
-            if cols_of[k]:
-                prob += (pulp.lpSum(ys[i] for i in cols_of[k])
-                         <= 1 + pulp.lpSum(ftv[d, k] for d in range(e)))
-        for i, p in enumerate(P):
-            a, b = pos_in_E[pairs[p, 0]], pos_in_E[pairs[p, 1]]
-            prob += zp[i] <= ys[a]
-            prob += zp[i] <= ys[b]
-            if pair_scores[p] < 0:
-                prob += zp[i] >= ys[a] + ys[b] - 1
-        status = prob.solve(pulp.PULP_CBC_CMD(msg=False))
-        if pulp.LpStatus[status] != "Optimal":
-            raise RuntimeError(f"CBC status {pulp.LpStatus[status]}")
-        yv = np.array([v.value() for v in ys], dtype=np.float64)
-        fsd = {key: v.value() for key, v in fsv.items()}
-        ftd = {key: v.value() for key, v in ftv.items()}
-        pv = np.array([v.value() for v in zp], dtype=np.float64)
-    else:
-        from ortools.linear_solver import pywraplp
-
-        solver = pywraplp.Solver.CreateSolver("SCIP" if integer else "GLOP")
-        if solver is None:
-            raise RuntimeError("OR-Tools was built without SCIP/GLOP")
-        inf = solver.infinity()
-        mk = solver.BoolVar if integer else (lambda name: solver.NumVar(0.0, 1.0, name))
-        ys = [mk(f"y{i}") for i in range(E.size)]
-        fsv = {(d, j): mk(f"fs{d}_{j}") for d in range(e) for j in range(m) if rows_of[j]}
-        ftv = {(d, k): mk(f"ft{d}_{k}") for d in range(e) for k in range(n) if cols_of[k]}
-        zp = [solver.NumVar(0.0, 1.0, f"p{i}") for i in range(P.size)]
-        obj = solver.Objective()
-        for i in range(E.size):
-            obj.SetCoefficient(ys[i], float(flat[E[i]]))
-        for (d, j), v in fsv.items():
-            obj.SetCoefficient(v, -float(src_penalty[d, j]))
-        for (d, k), v in ftv.items():
-            obj.SetCoefficient(v, -float(tgt_penalty[d, k]))
-        for i, p in enumerate(P):
-            obj.SetCoefficient(zp[i], float(pair_scores[p]))
-        obj.SetMaximization()
-        for j in range(m):
-            if rows_of[j]:
-                c = solver.Constraint(-inf, 1.0)
-                for i in rows_of[j]:
-                    c.SetCoefficient(ys[i], 1.0)
-                for d in range(e):
-                    c.SetCoefficient(fsv[d, j], -1.0)
-        for k in range(n):
-            if cols_of[k]:
-                c = solver.Constraint(-inf, 1.0)
-                for i in cols_of[k]:
-                    c.SetCoefficient(ys[i], 1.0)
-                for d in range(e):
-                    c.SetCoefficient(ftv[d, k], -1.0)
-        for i, p in enumerate(P):
-            a, b = pos_in_E[pairs[p, 0]], pos_in_E[pairs[p, 1]]
-            for x in (a, b):
-                c = solver.Constraint(-inf, 0.0)
-                c.SetCoefficient(zp[i], 1.0)
-                c.SetCoefficient(ys[x], -1.0)
-            if pair_scores[p] < 0:
-                c = solver.Constraint(-1.0, inf)
-                c.SetCoefficient(zp[i], 1.0)
-                c.SetCoefficient(ys[a], -1.0)
-                c.SetCoefficient(ys[b], -1.0)
-        if integer:
-            solver.SetSolverSpecificParametersAsString("limits/gap = 0\n")
-        status = solver.Solve()
-        if status != pywraplp.Solver.OPTIMAL:
-            raise RuntimeError(f"OR-Tools {'SCIP' if integer else 'GLOP'} status {status}")
-        yv = np.array([v.solution_value() for v in ys], dtype=np.float64)
-        fsd = {key: v.solution_value() for key, v in fsv.items()}
-        ftd = {key: v.solution_value() for key, v in ftv.items()}
-        pv = np.array([v.solution_value() for v in zp], dtype=np.float64)
+    lp = (E, P, rows_of, cols_of, pos_in_E, flat, src_penalty, tgt_penalty, pairs, pair_scores)
+    solve = _solve_pulp if backend == "pulp" else _solve_ortools
+    yv, fsd, ftd, pv = solve(lp, integer)
     edges = np.zeros(m * n)
     edges[E] = yv
     fs = np.zeros((e, m))
