@@ -330,6 +330,83 @@ def _fill_from_neighbours(values, known, edges, weights):
     return values
 
 
+def _unary_statistics(lab, seg, lf, n, sizes):
+    """Per-superpixel statistics of one image: Lab mean and spread, colour histograms,
+    texture, border likelihood ratio, position, position bumps, LBP, shape."""
+    H, W = seg.shape
+    P = H * W
+    labf = lab.reshape(P, 3)
+    mean = _means(lf, n, labf)
+    sq = _means(lf, n, labf ** 2)
+    std = np.sqrt(np.maximum(sq - mean ** 2, 0.0))
+    q = _lab_bins(labf, _HIST_BINS)
+    hists = [_histograms(lf, n, q[:, c], _HIST_BINS) for c in range(3)]
+    L = lab[..., 0]
+    tex = []
+    for s in _SIGMAS:
+        tex.append(np.abs(ndimage.gaussian_gradient_magnitude(L, s)).ravel())
+    for s in _SIGMAS:
+        tex.append(np.abs(ndimage.gaussian_laplace(L, s)).ravel())
+    tex = _means(lf, n, np.stack(tex, axis=1))
+    llr = _means(lf, n, _border_llr(lab).reshape(P, 1))
+    yy, xx = np.mgrid[0:H, 0:W]
+    pos = _means(lf, n, np.stack([(xx.ravel() + 0.5) / W, (yy.ravel() + 0.5) / H], axis=1))
+    centres = (np.arange(_GRID) + 0.5) / _GRID
+    bumps = np.exp(-((pos[:, 1, None, None] - centres[None, :, None]) ** 2
+                     + (pos[:, 0, None, None] - centres[None, None, :]) ** 2) / (2 * (0.5 / _GRID) ** 2 * 2))
+    lbp = _lbp_histograms(lab[..., 0], lf, n)
+    shape = _shape_features(seg, lf, n, sizes, xx, yy)
+    rel = (mean - labf.mean(axis=0)) / 100.0
+    return dict(mean=mean, std=std, hists=hists, tex=tex, llr=llr, pos=pos, bumps=bumps,
+                lbp=lbp, shape=shape, rel=rel)
+
+
+def _edge_statistics(lab, lf, n, mean, lbp, hists):
+    """The superpixel adjacency graph and its edge features: boundary length,
+    contrast-sensitive Potts terms at several ``beta`` factors, region similarity, boundary
+    gradients, texture and colour similarity."""
+    H, W = lab.shape[:2]
+    labf = lab.reshape(H * W, 3)
+    # edges: 4-neighbour pixel pairs that cross a superpixel boundary
+    e = grid_edges(H, W)
+    diff2 = np.sum((labf[e[:, 0]] - labf[e[:, 1]]) ** 2, axis=1)
+    beta = 1.0 / (2.0 * max(float(diff2.mean()), 1e-12))
+    a, b = lf[e[:, 0]], lf[e[:, 1]]
+    cross = a != b
+    a, b = a[cross], b[cross]
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    key = lo * n + hi
+    uniq, inv = np.unique(key, return_inverse=True)
+    edges = np.stack([uniq // n, uniq % n], axis=1).astype(np.int64)
+    length = np.bincount(inv, minlength=uniq.size).astype(np.float64)
+    contrast = [np.bincount(inv, weights=np.exp(-f * beta * diff2[cross]), minlength=uniq.size)
+                for f in _BETA_FACTORS]
+    dmean = np.sum((mean[edges[:, 0]] - mean[edges[:, 1]]) ** 2, axis=1)
+    region = length * np.exp(-dmean / (2.0 * max(float(dmean.mean()), 1e-12))) if dmean.size else length
+    gradient = _boundary_gradient_features(lab, e[cross], inv, uniq.size, length)
+    hist_all = np.concatenate(hists, axis=1)
+    tex_sim = length * np.exp(-_chi2(lbp[edges[:, 0]], lbp[edges[:, 1]]))
+    col_sim = length * np.exp(-_chi2(hist_all[edges[:, 0]], hist_all[edges[:, 1]]) / 3.0)
+    edge_features = np.concatenate([np.stack([length, *contrast, region], axis=1) / 10.0, gradient,
+                                    np.stack([tex_sim, col_sim], axis=1) / 10.0], axis=1)
+    return edges, length, edge_features
+
+
+def _node_feature_matrix(lab, lf, n, u, edges, length):
+    """The node feature matrix: the unary statistics, their neighbourhood context and a
+    bias column."""
+    P = lf.size
+    mean, llr, lbp = u["mean"], u["llr"], u["lbp"]
+    context = _neighbour_mean(np.concatenate([mean / 100.0, llr, lbp[:, -2:-1]], axis=1),
+                              edges, length)
+    cllr = _means(lf, n, _border_llr(lab, centre=True).reshape(P, 1))
+    ring1 = _neighbour_mean(np.concatenate([llr, cllr], axis=1), edges, length)
+    ring2 = _neighbour_mean(ring1, edges, length)
+    return np.concatenate([mean / 100.0, u["std"] / 100.0, *u["hists"], u["tex"] / 10.0, llr,
+                           u["pos"], u["bumps"].reshape(n, -1), lbp, u["shape"], u["rel"],
+                           context, cllr, ring1[:, 1:], ring2, np.ones((n, 1))], axis=1)
+
+
 def superpixel_graph(image, mask=None, n_segments=1000, compactness=10.0, ignore=None):
     """Superpixels, their features and their adjacency graph for one image.
 
@@ -362,62 +439,11 @@ def superpixel_graph(image, mask=None, n_segments=1000, compactness=10.0, ignore
     seg = seg.reshape(H, W).astype(np.int32)
     n = int(seg.max()) + 1
     lf = seg.ravel().astype(np.int64)
-    P = H * W
     sizes = np.bincount(lf, minlength=n).astype(np.float64)
-
-    labf = lab.reshape(P, 3)
-    mean = _means(lf, n, labf)
-    sq = _means(lf, n, labf ** 2)
-    std = np.sqrt(np.maximum(sq - mean ** 2, 0.0))
-    q = _lab_bins(labf, _HIST_BINS)
-    hists = [_histograms(lf, n, q[:, c], _HIST_BINS) for c in range(3)]
-    L = lab[..., 0]
-    tex = []
-    for s in _SIGMAS:
-        tex.append(np.abs(ndimage.gaussian_gradient_magnitude(L, s)).ravel())
-    for s in _SIGMAS:
-        tex.append(np.abs(ndimage.gaussian_laplace(L, s)).ravel())
-    tex = _means(lf, n, np.stack(tex, axis=1))
-    llr = _means(lf, n, _border_llr(lab).reshape(P, 1))
-    yy, xx = np.mgrid[0:H, 0:W]
-    pos = _means(lf, n, np.stack([(xx.ravel() + 0.5) / W, (yy.ravel() + 0.5) / H], axis=1))
-    centres = (np.arange(_GRID) + 0.5) / _GRID
-    bumps = np.exp(-((pos[:, 1, None, None] - centres[None, :, None]) ** 2
-                     + (pos[:, 0, None, None] - centres[None, None, :]) ** 2) / (2 * (0.5 / _GRID) ** 2 * 2))
-    lbp = _lbp_histograms(lab[..., 0], lf, n)
-    shape = _shape_features(seg, lf, n, sizes, xx, yy)
-    rel = (mean - labf.mean(axis=0)) / 100.0
-
-    # edges: 4-neighbour pixel pairs that cross a superpixel boundary
-    e = grid_edges(H, W)
-    diff2 = np.sum((labf[e[:, 0]] - labf[e[:, 1]]) ** 2, axis=1)
-    beta = 1.0 / (2.0 * max(float(diff2.mean()), 1e-12))
-    a, b = lf[e[:, 0]], lf[e[:, 1]]
-    cross = a != b
-    a, b = a[cross], b[cross]
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    key = lo * n + hi
-    uniq, inv = np.unique(key, return_inverse=True)
-    edges = np.stack([uniq // n, uniq % n], axis=1).astype(np.int64)
-    length = np.bincount(inv, minlength=uniq.size).astype(np.float64)
-    contrast = [np.bincount(inv, weights=np.exp(-f * beta * diff2[cross]), minlength=uniq.size)
-                for f in _BETA_FACTORS]
-    dmean = np.sum((mean[edges[:, 0]] - mean[edges[:, 1]]) ** 2, axis=1)
-    region = length * np.exp(-dmean / (2.0 * max(float(dmean.mean()), 1e-12))) if dmean.size else length
-    gradient = _boundary_gradient_features(lab, e[cross], inv, uniq.size, length)
-    hist_all = np.concatenate(hists, axis=1)
-    tex_sim = length * np.exp(-_chi2(lbp[edges[:, 0]], lbp[edges[:, 1]]))
-    col_sim = length * np.exp(-_chi2(hist_all[edges[:, 0]], hist_all[edges[:, 1]]) / 3.0)
-    edge_features = np.concatenate([np.stack([length, *contrast, region], axis=1) / 10.0, gradient,
-                                    np.stack([tex_sim, col_sim], axis=1) / 10.0], axis=1)
-    context = _neighbour_mean(np.concatenate([mean / 100.0, llr, lbp[:, -2:-1]], axis=1),
-                              edges, length)
-    cllr = _means(lf, n, _border_llr(lab, centre=True).reshape(P, 1))
-    ring1 = _neighbour_mean(np.concatenate([llr, cllr], axis=1), edges, length)
-    ring2 = _neighbour_mean(ring1, edges, length)
-    feats = np.concatenate([mean / 100.0, std / 100.0, *hists, tex / 10.0, llr, pos,
-                            bumps.reshape(n, -1), lbp, shape, rel, context, cllr, ring1[:, 1:],
-                            ring2, np.ones((n, 1))], axis=1)
+    unary = _unary_statistics(lab, seg, lf, n, sizes)
+    edges, length, edge_features = _edge_statistics(lab, lf, n, unary["mean"], unary["lbp"],
+                                                    unary["hists"])
+    feats = _node_feature_matrix(lab, lf, n, unary, edges, length)
 
     fg = None
     if ignore is not None:
