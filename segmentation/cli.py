@@ -117,6 +117,14 @@ def add_parser(subparsers, name):
                                      "images (SLIC superpixels) or 3-D point clouds (kNN graphs).")
     ssub = seg.add_subparsers(dest="segment_command", required=True, parser_class=ArgumentParser)
 
+    _add_train_parser(ssub)
+    _add_predict_parser(ssub)
+    _add_eval_parser(ssub)
+    return seg
+
+
+def _add_train_parser(ssub):
+    """``structpred segment train``."""
     tr = ssub.add_parser(
         "train", formatter_class=_Formatter, help="train a segmentation MRF",
         description="Train with the memory-efficient dual extragradient (or a reference learner).\n"
@@ -169,6 +177,9 @@ def add_parser(subparsers, name):
     _add_quiet(tr)
     tr.set_defaults(handler=segment_train)
 
+
+def _add_predict_parser(ssub):
+    """``structpred segment predict``."""
     pr = ssub.add_parser("predict", formatter_class=_Formatter, help="write predicted masks or point labels",
                          description="Writes <id>.png masks (0/255) for images, or "
                                      "'x y z label' files (<name>.pred.txt) for point clouds.")
@@ -181,6 +192,9 @@ def add_parser(subparsers, name):
     _add_quiet(pr)
     pr.set_defaults(handler=segment_predict)
 
+
+def _add_eval_parser(ssub):
+    """``structpred segment eval``."""
     ev = ssub.add_parser(
         "eval", formatter_class=_Formatter, help="accuracy and foreground IoU",
         description="Pixel (or point) accuracy and foreground IoU in percent, pooled over all\n"
@@ -197,7 +211,6 @@ def add_parser(subparsers, name):
                     help="also write input | truth | prediction images to this folder")
     _add_quiet(ev)
     ev.set_defaults(handler=segment_eval)
-    return seg
 
 
 _wrap = _wrap_format_errors
