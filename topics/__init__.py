@@ -5,7 +5,10 @@
 * :class:`SdemNaiveBayes` and :class:`SdemLDAClassifier` (stochastic discriminative EM);
 * :class:`GibbsMedLDA` and :class:`ImportanceMedLDA` (Monte Carlo MedLDA);
 * :class:`PaMedLDA` (online Bayesian passive-aggressive MedLDA);
-* corpus handling: :func:`tokenize`, :class:`Vocabulary` and the data loaders;
+* :class:`NBSVM` (naive Bayes log-count-ratio features + SVM, Wang & Manning 2012);
+* corpus handling: :class:`Tokenizer` (letters of every script), :func:`tokenize`,
+  :class:`Vocabulary` (n-grams, binary / tf-idf weights) and the data loaders;
+* :mod:`topics.auto`: the validation choice of ``structpred topics train``;
 * :func:`read_documents` (folder / TSV / JSON-lines input), :func:`save_model` and
   :func:`load_model` (``.npz`` model files without pickle), as used by
   ``structpred topics``.
@@ -28,6 +31,8 @@ _EXPORTS = {
     "ImportanceMedLDA": "medlda",
     "PaMedLDA": "bayespa",
     "PaMedHDPClassifier": "pamedhdp",
+    "NBSVM": "nbsvm",
+    "Tokenizer": "tokens",
     # corpus handling and loaders
     "tokenize": "corpus",
     "Vocabulary": "corpus",

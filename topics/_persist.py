@@ -5,7 +5,8 @@
 * ``__meta__``: one JSON string -- the format name and version, the model name, the
   estimator's class and ``get_params()`` (as JSON), the description of its fitted state,
   the vocabulary settings and free-form ``info``;
-* ``vocabulary``: the words (column ``j`` of the count matrix is word ``j``);
+* ``vocabulary``: the words (column ``j`` of the count matrix is word ``j``) and, for a
+  tf-idf vocabulary, ``vocabulary_idf``: their inverse document frequencies;
 * ``labels``: the class labels as strings (the estimator's ``classes_``);
 * ``state/...``: one array per fitted array.
 
@@ -114,8 +115,11 @@ class _Encoder:
             return {_TAG: "generator", "bit_generator": type(bg).__name__,
                     "state": self.encode(bg.state, key + ".state")}
         if isinstance(v, Vocabulary):
-            return {_TAG: "vocabulary", "params": vocabulary_params(v),
-                    "words": self.array(key + ".words", np.asarray(v.words_, dtype=str))["key"]}
+            d = {_TAG: "vocabulary", "params": vocabulary_params(v),
+                 "words": self.array(key + ".words", np.asarray(v.words_, dtype=str))["key"]}
+            if v.idf_ is not None:
+                d["idf"] = self.array(key + ".idf", v.idf_)["key"]
+            return d
         cls = type(v)
         if dataclasses.is_dataclass(v) and _allowed(cls):
             return {_TAG: "dataclass", "class": _class_path(cls),
@@ -187,7 +191,8 @@ class _Decoder:
             bg.state = self.decode(d["state"])
             return np.random.Generator(bg)
         if t == "vocabulary":
-            return rebuild_vocabulary(d["params"], self.array(d["words"]))
+            return rebuild_vocabulary(d["params"], self.array(d["words"]),
+                                      self.array(d["idf"]) if "idf" in d else None)
         if t == "dataclass":
             cls = self.cls(d["class"])
             if not dataclasses.is_dataclass(cls):
@@ -224,18 +229,25 @@ def vocabulary_params(vocab):
     stop = vocab.stop_words
     if stop is None:
         stop_desc = None
-    elif frozenset(stop) == ENGLISH_STOP_WORDS:
+    elif isinstance(stop, str) or frozenset(stop) == ENGLISH_STOP_WORDS:
         stop_desc = "english"
     else:
         stop_desc = sorted(stop)
     return {"min_count": vocab.min_count, "min_df": vocab.min_df, "max_df": vocab.max_df,
             "max_features": vocab.max_features, "stop_words": stop_desc,
-            "min_length": vocab.min_length, "ngram_range": list(vocab.ngram_range)}
+            "min_length": vocab.min_length, "ngram_range": list(vocab.ngram_range),
+            "lowercase": bool(vocab.lowercase), "digits": bool(vocab.digits),
+            "alphabet": vocab.alphabet, "weighting": vocab.weighting,
+            "sublinear_tf": bool(vocab.sublinear_tf),
+            "norm": None if vocab.norm is None else float(vocab.norm)}
 
 
-def rebuild_vocabulary(params, words):
-    """A fitted :class:`Vocabulary` from :func:`vocabulary_params` and its word list."""
+def rebuild_vocabulary(params, words, idf=None):
+    """A fitted :class:`Vocabulary` from :func:`vocabulary_params`, its word list and (tf-idf)
+    its ``idf_``.  Files written before the Unicode tokens (no ``alphabet`` entry) keep the
+    ASCII tokens they were fitted with."""
     p = dict(params)
+    p.setdefault("alphabet", "ascii")
     stop = p.pop("stop_words", "english")
     p["stop_words"] = ENGLISH_STOP_WORDS if stop == "english" else (
         None if stop is None else frozenset(stop))
@@ -244,6 +256,10 @@ def rebuild_vocabulary(params, words):
     vocab = Vocabulary(**p)
     vocab.words_ = [str(w) for w in words]
     vocab.index_ = {w: i for i, w in enumerate(vocab.words_)}
+    if vocab.weighting == "tfidf":
+        if idf is None or len(idf) != len(vocab.words_):
+            raise ValueError("a tf-idf vocabulary needs one idf value per word")
+        vocab.idf_ = np.asarray(idf, dtype=np.float64)
     return vocab
 
 
@@ -280,6 +296,8 @@ def save_model(path, estimator, *, model, vocabulary, info=None):
     arrays = dict(enc.arrays)
     arrays["__meta__"] = np.array(json.dumps(meta, sort_keys=True))
     arrays["vocabulary"] = np.asarray(vocabulary.words_, dtype=str)
+    if vocabulary.idf_ is not None:
+        arrays["vocabulary_idf"] = np.asarray(vocabulary.idf_, dtype=np.float64)
     arrays["labels"] = np.asarray(labels, dtype=str)
     with atomic_write(path, mode="wb", compress=False) as fh:
         _write_npz(fh, arrays)
@@ -328,7 +346,8 @@ def load_model(path):
     try:
         est = dec.decode({_TAG: "estimator", "class": meta["class"], "params": meta["params"],
                           "state": meta["state"]})
-        vocab = rebuild_vocabulary(meta["vocabulary_params"], dec.array("vocabulary"))
+        vocab = rebuild_vocabulary(meta["vocabulary_params"], dec.array("vocabulary"),
+                                   arrays.get("vocabulary_idf"))
         labels = [str(x) for x in dec.array("labels")]
     except FormatError:
         raise

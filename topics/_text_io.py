@@ -14,7 +14,9 @@ Three layouts, chosen by :func:`detect_format` or by name:
   evaluation) a ``label`` field; other fields are ignored (.gz ok).
 
 Blank lines are skipped.  Malformed input raises :class:`structpred.io.FormatError`
-(``FILE:LINE: reason``).
+(``FILE:LINE: reason``); so does a file that is not text (:func:`binary_kind`: a NUL byte
+or the signature of an image, PDF, archive or executable in its first bytes), whatever its
+name or layout.
 """
 
 from __future__ import annotations
@@ -28,7 +30,14 @@ from pathlib import Path
 
 from structpred.io import FormatError, read_lines
 
-__all__ = ["FORMATS", "Documents", "detect_format", "read_documents"]
+__all__ = ["FORMATS", "Documents", "detect_format", "read_documents", "binary_kind"]
+
+#: leading bytes of common binary files, and what they are
+_MAGIC = ((b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"),
+          (b"GIF87a", "a GIF image"), (b"GIF89a", "a GIF image"), (b"%PDF-", "a PDF document"),
+          (b"PK\x03\x04", "a zip archive (or an office document)"), (b"\x7fELF", "a program"),
+          (b"BZh", "bzip2 data"), (b"\xfd7zXZ\x00", "xz data"), (b"RIFF", "a RIFF file (audio "
+          "or image)"), (b"\x93NUMPY", "a NumPy array"))
 
 FORMATS = ("auto", "folder", "tsv", "jsonl")
 
@@ -92,6 +101,33 @@ def detect_format(path, fmt="auto"):
                                    "tsv, jsonl or folder")
 
 
+def binary_kind(head):
+    """What the leading bytes ``head`` of a file show it is, if not text (else ``None``)."""
+    for magic, what in _MAGIC:
+        if head.startswith(magic):
+            return what
+    if b"\x00" in head:
+        return "binary data (it holds NUL bytes)"
+    return None
+
+
+def _refuse_binary(spath, name):
+    """:class:`FormatError` if the file ``spath`` (gzipped or not) is not text."""
+    if spath == "-":
+        return
+    with open(spath, "rb") as fh:
+        head = fh.read(8192)
+    if head[:2] == b"\x1f\x8b":
+        try:
+            with gzip.open(spath, "rb") as fh:
+                head = fh.read(8192)
+        except (OSError, EOFError, zlib.error):
+            return                                  # read_lines reports the corrupt stream
+    kind = binary_kind(head)
+    if kind is not None:
+        raise FormatError(name, None, f"not a text file: {kind}")
+
+
 def read_documents(path, fmt="auto", *, labels="required"):
     """Read the documents of ``path``.
 
@@ -125,8 +161,10 @@ def read_documents(path, fmt="auto", *, labels="required"):
     if fmt == "folder":
         _read_folder(Path(spath), need, docs)
     elif fmt == "tsv":
+        _refuse_binary(spath, name)
         _read_tsv(spath, name, need, docs)
     else:
+        _refuse_binary(spath, name)
         _read_jsonl(spath, name, need, docs)
     if not docs.texts:
         raise FormatError(name, 1 if fmt != "folder" else None,
@@ -239,6 +277,9 @@ def _add_file(f, label, docs):
             raw = gzip.decompress(raw)
     except (OSError, EOFError, zlib.error) as exc:
         raise FormatError(str(f), None, f"cannot read ({exc})") from None
+    kind = binary_kind(raw[:8192])
+    if kind is not None:
+        raise FormatError(str(f), None, f"not a text file: {kind}")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -1,11 +1,12 @@
 """Corpus handling for the topic-model classifiers.
 
-* :func:`tokenize` -- lowercase, alphabetic tokens (``[a-z]+``), the standard
-  English stop list (the 318-word list that scikit-learn ships as
-  ``ENGLISH_STOP_WORDS``, copied here so that this module needs no
+* :func:`tokenize` -- lower-cased word tokens, letters of every script
+  (:class:`topics.tokens.Tokenizer`), the standard English stop list (the 318-word list
+  that scikit-learn ships as ``ENGLISH_STOP_WORDS``, copied so that this module needs no
   scikit-learn), a minimum token length.
-* :class:`Vocabulary` -- word <-> id map with frequency cut-offs
-  (``min_count``, ``min_df``, ``max_df``, ``max_features``).  Words that are
+* :class:`Vocabulary` -- word (or n-gram) <-> id map with frequency cut-offs
+  (``min_count``, ``min_df``, ``max_df``, ``max_features``) and optional binary or
+  tf-idf weighting.  Words that are
   not in the vocabulary are *dropped* at transform time.
 * :func:`check_counts` -- validates a document-term matrix (sparse or dense):
   no NaN/inf, no negative counts, 2-D; returns CSR.  Where whole counts are needed
@@ -27,8 +28,8 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import re
 from collections import Counter
+from itertools import chain
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -39,62 +40,31 @@ __all__ = [
     "ENGLISH_STOP_WORDS", "tokenize", "Vocabulary", "check_counts", "token_arrays",
     "as_count_matrix", "check_token_budget", "physical_memory", "load_jsonl",
     "load_20newsgroups", "load_reuters_r8",
-    "load_movie_reviews", "load_bundled_20ng", "strip_newsgroup_headers",
+    "load_movie_reviews", "load_bundled_20ng", "strip_newsgroup_headers", "load_brown_genres",
+    "load_text_corpus", "TEXT_CORPORA",
     "BUNDLED_DATA_DIR", "DEFAULT_SHARED_DATA_DIR",
 ]
 
-#: scikit-learn's English stop list (Glasgow IR group list), 318 words.
-ENGLISH_STOP_WORDS = frozenset("""
-    a about above across after afterwards again against all almost alone along already also
-    although always am among amongst amoungst amount an and another any anyhow anyone
-    anything anyway anywhere are around as at back be became because become becomes becoming
-    been before beforehand behind being below beside besides between beyond bill both bottom
-    but by call can cannot cant co con could couldnt cry de describe detail do done down due
-    during each eg eight either eleven else elsewhere empty enough etc even ever every
-    everyone everything everywhere except few fifteen fifty fill find fire first five for
-    former formerly forty found four from front full further get give go had has hasnt have
-    he hence her here hereafter hereby herein hereupon hers herself him himself his how
-    however hundred i ie if in inc indeed interest into is it its itself keep last latter
-    latterly least less ltd made many may me meanwhile might mill mine more moreover most
-    mostly move much must my myself name namely neither never nevertheless next nine no
-    nobody none noone nor not nothing now nowhere of off often on once one only onto or
-    other others otherwise our ours ourselves out over own part per perhaps please put
-    rather re same see seem seemed seeming seems serious several she should show side since
-    sincere six sixty so some somehow someone something sometime sometimes somewhere still
-    such system take ten than that the their them themselves then thence there thereafter
-    thereby therefore therein thereupon these they thick thin third this those though three
-    through throughout thru thus to together too top toward towards twelve twenty two un
-    under until up upon us very via was we well were what whatever when whence whenever
-    where whereafter whereas whereby wherein whereupon wherever whether which while whither
-    who whoever whole whom whose why will with within without would yet you your yours
-    yourself yourselves
-""".split())
+from .tokens import ENGLISH_STOP_WORDS, Tokenizer  # noqa: E402  (re-exported)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 BUNDLED_DATA_DIR = REPO_ROOT / "data" / "text"
 DEFAULT_SHARED_DATA_DIR = REPO_ROOT.parent / "shared" / "data" / "text"
 
-_TOKEN_RE = re.compile(r"[a-z]+")
+_WEIGHTINGS = ("counts", "binary", "tfidf")
 
 
-def tokenize(text: str, stop_words=ENGLISH_STOP_WORDS, min_length: int = 2) -> list[str]:
-    """Lowercase ``text`` and return its alphabetic tokens, stop words removed."""
-    if not isinstance(text, str):
-        raise TypeError(f"expected a string, got {type(text).__name__}")
-    stop = stop_words if stop_words is not None else ()
-    return [t for t in _TOKEN_RE.findall(text.lower()) if len(t) >= min_length and t not in stop]
-
-
-def _as_token_list(doc, stop_words, min_length) -> list[str]:
-    if isinstance(doc, str):
-        return tokenize(doc, stop_words, min_length)
-    if isinstance(doc, (list, tuple)):
-        return [str(t).lower() for t in doc]
-    raise TypeError(f"a document must be a string or a list of tokens, got {type(doc).__name__}")
+def tokenize(text: str, stop_words=ENGLISH_STOP_WORDS, min_length: int = 2, *, digits=False,
+             lowercase=True, alphabet="unicode") -> list[str]:
+    """The word tokens of ``text`` (:class:`topics.tokens.Tokenizer`): letters of every
+    script, lower-cased, stop words and tokens shorter than ``min_length`` removed."""
+    return Tokenizer(lowercase=lowercase, digits=digits, stop_words=stop_words,
+                     min_length=min_length, alphabet=alphabet)(text)
 
 
 class Vocabulary:
-    """Word <-> id map built from raw texts or token lists, with frequency cut-offs.
+    """Word <-> id map built from raw texts or token lists, with frequency cut-offs and an
+    optional weighting of the counts.
 
     Parameters
     ----------
@@ -106,7 +76,7 @@ class Vocabulary:
         Maximum document frequency (absolute if int, fraction if float).
     max_features : int or None
         Keep only the most frequent words (ties broken alphabetically).
-    stop_words : set or None
+    stop_words : "english", set or None
         Stop list applied when the documents are raw strings (token lists are
         taken as already tokenised; stop words are still removed from them).
     min_length : int
@@ -116,10 +86,32 @@ class Vocabulary:
         stop-word removal), an n-gram spelled as its tokens joined by single spaces.  The
         default ``(1, 1)`` keeps single words; ``(1, 2)`` adds bigrams.  The frequency
         cut-offs apply to every term alike.
+    lowercase, digits, alphabet :
+        How raw strings are split into tokens (:class:`topics.tokens.Tokenizer`): letters of
+        every script by default, digits as an option.
+    weighting : {"counts", "binary", "tfidf"}
+        What :meth:`transform` returns for term ``w`` of document ``d`` with count
+        ``c_dw``: the count; ``1`` if ``c_dw > 0``; or ``tf(c_dw) * idf_w`` with
+        ``idf_w = ln((1 + n) / (1 + df_w)) + 1`` (eq. 1) over the ``n`` fitting documents.
+    sublinear_tf : bool
+        ``tf(c) = ln(1 + c)`` instead of ``c`` (counts and tfidf).
+    norm : float or None
+        Rescale each document's row to this Euclidean norm (eq. 2: ``x_d <- norm x_d /
+        ||x_d||``; empty rows stay 0).  A norm of a few units keeps the row count-like, which
+        the naive Bayes models need (their likelihood multiplies ``x_dw`` into ``ln theta``).
+
+    Attributes
+    ----------
+    words_ : list of str
+    index_ : dict  word -> column
+    idf_ : ndarray or None
+        Eq. 1 (``weighting="tfidf"`` only).
     """
 
     def __init__(self, min_count=1, min_df=1, max_df=1.0, max_features=None,
-                 stop_words=ENGLISH_STOP_WORDS, min_length=2, ngram_range=(1, 1)):
+                 stop_words=ENGLISH_STOP_WORDS, min_length=2, ngram_range=(1, 1),
+                 lowercase=True, digits=False, alphabet="unicode", weighting="counts",
+                 sublinear_tf=False, norm=None):
         self.min_count = min_count
         self.min_df = min_df
         self.max_df = max_df
@@ -127,20 +119,54 @@ class Vocabulary:
         self.stop_words = stop_words
         self.min_length = min_length
         self.ngram_range = ngram_range
+        self.lowercase = lowercase
+        self.digits = digits
+        self.alphabet = alphabet
+        self.weighting = weighting
+        self.sublinear_tf = sublinear_tf
+        self.norm = norm
         self.words_: list[str] = []
         self.index_: dict[str, int] = {}
+        self.idf_ = None
 
-    def _tokens(self, docs):
-        stop = self.stop_words if self.stop_words is not None else ()
+    @property
+    def counts_only(self) -> bool:
+        """True if :meth:`transform` returns raw counts (what the Gibbs samplers need)."""
+        return self.weighting == "counts" and not self.sublinear_tf and self.norm is None
+
+    def tokenizer(self) -> Tokenizer:
+        """The :class:`topics.tokens.Tokenizer` that raw strings go through."""
+        return Tokenizer(lowercase=self.lowercase, digits=self.digits,
+                         stop_words=self.stop_words, min_length=self.min_length,
+                         alphabet=self.alphabet)
+
+    def analyze(self, docs: Iterable):
+        """The terms (words or n-grams) of each document, one list per document."""
+        stop = self.tokenizer()._stop
+        tok = self.tokenizer()
         lo, hi = self._ngram_bounds()
         for doc in docs:
-            toks = _as_token_list(doc, self.stop_words, self.min_length)
-            if not isinstance(doc, str) and stop:
-                toks = [t for t in toks if t not in stop]
+            if isinstance(doc, str):
+                toks = tok(doc)
+            elif isinstance(doc, (list, tuple)):
+                toks = [str(t).lower() for t in doc]
+                if stop:
+                    toks = [t for t in toks if t not in stop]
+            else:
+                raise TypeError(f"a document must be a string or a list of tokens, "
+                                f"got {type(doc).__name__}")
             if (lo, hi) != (1, 1):
-                toks = [" ".join(toks[i:i + n]) for n in range(lo, hi + 1)
-                        for i in range(len(toks) - n + 1)]
+                grams = toks if lo == 1 else []
+                for n in range(max(lo, 2), hi + 1):
+                    if n == 2:
+                        grams = grams + [a + " " + b for a, b in zip(toks, toks[1:])]
+                    else:
+                        grams = grams + [" ".join(toks[i:i + n])
+                                         for i in range(len(toks) - n + 1)]
+                toks = grams
             yield toks
+
+    _tokens = analyze
 
     def _ngram_bounds(self):
         try:
@@ -151,20 +177,31 @@ class Vocabulary:
             raise ValueError(f"ngram_range must satisfy 1 <= lo <= hi, got {self.ngram_range!r}")
         return lo, hi
 
+    def _check_weighting(self):
+        if self.weighting not in _WEIGHTINGS:
+            raise ValueError(f"weighting must be one of {_WEIGHTINGS}, got {self.weighting!r}")
+        if self.norm is not None and not float(self.norm) > 0:
+            raise ValueError(f"norm must be None or > 0, got {self.norm!r}")
+
     def fit(self, docs: Iterable) -> "Vocabulary":
-        docs = list(docs)
-        if len(docs) == 0:
+        """Fit on raw texts or token lists."""
+        return self.fit_terms(list(self.analyze(list(docs))))
+
+    def fit_terms(self, terms: Sequence[list]) -> "Vocabulary":
+        """Fit on the output of :meth:`analyze` (lets a caller analyse a corpus once)."""
+        self._check_weighting()
+        if len(terms) == 0:
             raise ValueError("cannot build a vocabulary from an empty corpus")
-        tf: Counter = Counter()
-        df: Counter = Counter()
-        for toks in self._tokens(docs):
-            tf.update(toks)
-            df.update(set(toks))
-        n = len(docs)
+        tf = Counter(chain.from_iterable(terms))
+        df = Counter(chain.from_iterable(map(set, terms)))
+        n = len(terms)
         min_df = self.min_df if isinstance(self.min_df, (int, np.integer)) else int(np.ceil(self.min_df * n))
         max_df = self.max_df if isinstance(self.max_df, (int, np.integer)) else int(np.floor(self.max_df * n))
-        words = [w for w, c in tf.items()
-                 if c >= self.min_count and min_df <= df[w] <= max_df]
+        if min_df > 1 or max_df < n:
+            tf = {w: c for w, c in tf.items() if min_df <= df[w] <= max_df}
+        if self.min_count > 1:
+            tf = {w: c for w, c in tf.items() if c >= self.min_count}
+        words = list(tf)
         words.sort(key=lambda w: (-tf[w], w))
         if self.max_features is not None:
             words = words[: int(self.max_features)]
@@ -173,32 +210,63 @@ class Vocabulary:
             raise ValueError("the vocabulary is empty after applying the frequency cut-offs")
         self.words_ = words
         self.index_ = {w: i for i, w in enumerate(words)}
+        self.idf_ = None
+        if self.weighting == "tfidf":
+            dfs = np.array([df[w] for w in words], dtype=np.float64)
+            self.idf_ = np.log((1.0 + n) / (1.0 + dfs)) + 1.0                       # eq. 1
         return self
 
     def __len__(self) -> int:
         return len(self.words_)
 
     def transform(self, docs: Iterable) -> sp.csr_matrix:
-        """Document-term count matrix (CSR, int64).  Unknown words are dropped."""
+        """Document-term matrix (CSR): int64 counts, or float64 weights (``weighting``,
+        ``sublinear_tf``, ``norm``).  Unknown words are dropped."""
+        return self.transform_terms(self.analyze(docs))
+
+    def transform_terms(self, terms: Iterable[list]) -> sp.csr_matrix:
+        """:meth:`transform` of the output of :meth:`analyze`."""
         if not self.index_:
             raise ValueError("the vocabulary is not fitted")
         index = self.index_
         indptr = [0]
         indices: list[int] = []
-        data: list[int] = []
-        for toks in self._tokens(docs):
-            c = Counter(index[t] for t in toks if t in index)
-            for j in sorted(c):
-                indices.append(j)
-                data.append(c[j])
+        for toks in terms:
+            indices.extend(j for j in map(index.get, toks) if j is not None)
             indptr.append(len(indices))
-        X = sp.csr_matrix((np.asarray(data, dtype=np.int64), np.asarray(indices, dtype=np.int32),
-                           np.asarray(indptr, dtype=np.int64)), shape=(len(indptr) - 1, len(self.words_)))
+        ind = np.asarray(indices, dtype=np.int32)
+        X = sp.csr_matrix((np.ones(ind.size, dtype=np.int64), ind,
+                           np.asarray(indptr, dtype=np.int64)),
+                          shape=(len(indptr) - 1, len(self.words_)))
+        X.sum_duplicates()                              # sorts the indices, adds the counts
+        return self.weigh(X)
+
+    def weigh(self, X) -> sp.csr_matrix:
+        """Apply ``weighting``, ``sublinear_tf`` and ``norm`` to a CSR count matrix."""
+        self._check_weighting()
+        if self.counts_only:
+            return X
+        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        if self.weighting == "binary":
+            X.data[:] = 1.0
+        elif self.sublinear_tf:
+            np.log1p(X.data, out=X.data)
+        if self.weighting == "tfidf":
+            if self.idf_ is None:
+                raise ValueError("the vocabulary has no idf_: fit it with weighting='tfidf'")
+            X.data *= self.idf_[X.indices]
+        if self.norm is not None:
+            lengths = np.diff(X.indptr)
+            rows = np.repeat(np.arange(X.shape[0]), lengths)
+            norms = np.sqrt(np.bincount(rows, weights=X.data ** 2, minlength=X.shape[0]))
+            scale = np.zeros(X.shape[0])
+            scale[norms > 0] = float(self.norm) / norms[norms > 0]                 # eq. 2
+            X.data *= scale[rows]
         return X
 
     def fit_transform(self, docs: Iterable) -> sp.csr_matrix:
-        docs = list(docs)
-        return self.fit(docs).transform(docs)
+        terms = list(self.analyze(list(docs)))
+        return self.fit_terms(terms).transform_terms(terms)
 
 
 def is_text_input(X) -> bool:
@@ -440,3 +508,61 @@ def load_bundled_20ng(subset="train", headers="subject"):
     names = sorted({r["label"] for r in rows})
     idx = {n: i for i, n in enumerate(names)}
     return _prep_20ng(rows, headers), np.array([idx[r["label"]] for r in rows]), names
+
+
+def _brown_is_test(ids_of_genre):
+    """The test documents of one Brown genre: every 4th by file id (positions 3, 7, ...)."""
+    return {i for k, i in enumerate(sorted(ids_of_genre)) if k % 4 == 3}
+
+
+def load_brown_genres(data_dir=None, subset="train"):
+    """Brown corpus genres (500 documents, 15 genres): ``(texts, labels, label_names)``.
+
+    The corpus has no split; this one is deterministic and stratified: within each genre
+    the documents are sorted by their Brown file id (``ca01``, ``ca02``, ...) and every
+    fourth one (positions 3, 7, 11, ...) is a test document -- 376 training and 124 test
+    documents, every genre in both parts.
+    """
+    data_dir = Path(data_dir) if data_dir is not None else DEFAULT_SHARED_DATA_DIR
+    if subset not in ("train", "test"):
+        raise ValueError("subset must be 'train' or 'test'")
+    rows = load_jsonl(data_dir / "brown_genres.jsonl.gz")
+    by_genre: dict = {}
+    for r in rows:
+        by_genre.setdefault(r["label"], []).append(r["id"])
+    test = set().union(*(_brown_is_test(v) for v in by_genre.values()))
+    rows = [r for r in rows if (r["id"] in test) == (subset == "test")]
+    names = sorted(by_genre)
+    idx = {n: i for i, n in enumerate(names)}
+    return [r["text"] for r in rows], np.array([idx[r["label"]] for r in rows]), names
+
+
+#: the corpora of :func:`load_text_corpus` and how each is split
+TEXT_CORPORA = {
+    "20ng": "20 Newsgroups bydate, raw posts with their headers: 11,314 train / 7,532 test",
+    "r8": "Reuters-21578 R8 (ModApte): 5,485 train / 2,189 test",
+    "movies": "movie-review polarity v2.0: folds 0-6 train (1,400) / folds 7-9 test (600)",
+    "brown": "Brown genres: every 4th document of each genre by file id is test (376 / 124)",
+}
+
+
+def load_text_corpus(name, subset="train", data_dir=None):
+    """One of :data:`TEXT_CORPORA` as ``(texts, labels)``, the labels as class-name strings.
+
+    The texts are what a user would hand to ``structpred topics train`` (20 Newsgroups:
+    the raw post, headers included).
+    """
+    if subset not in ("train", "test"):
+        raise ValueError("subset must be 'train' or 'test'")
+    if name == "20ng":
+        texts, y, names = load_20newsgroups(data_dir, subset, headers="keep")
+    elif name == "r8":
+        texts, y, names = load_reuters_r8(data_dir, subset)
+    elif name == "movies":
+        tr, ytr, te, yte, names = load_movie_reviews(data_dir, test_folds=(7, 8, 9))
+        texts, y = (tr, ytr) if subset == "train" else (te, yte)
+    elif name == "brown":
+        texts, y, names = load_brown_genres(data_dir, subset)
+    else:
+        raise ValueError(f"unknown corpus {name!r}; choose one of {', '.join(TEXT_CORPORA)}")
+    return list(texts), np.asarray(names)[y].astype(str)

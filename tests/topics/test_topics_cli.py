@@ -13,6 +13,7 @@ import pytest
 from structpred.cli import main
 from topics._persist import load_model, save_model
 from topics._text_io import read_documents
+from topics.auto import CANDIDATES
 from topics.cli import DEFAULT_MODEL, MODELS, make_estimator
 from topics.corpus import BUNDLED_DATA_DIR, Vocabulary, load_jsonl
 
@@ -21,6 +22,7 @@ STRUCTPRED = Path(sys.executable).parent / "structpred"
 
 #: per model: the fewest iterations / samples that still exercise every code path
 FAST = {
+    "nbsvm": dict(iterations=5),
     "sdem-nb": dict(iterations=2),
     "sdem-lda": dict(n_topics=2, iterations=1, params={"n_burn": 1, "n_samples": 2}),
     "lda-svm": dict(n_topics=4, iterations=5, params={"n_transform_burn": 2,
@@ -83,12 +85,14 @@ def _train(data, tmp_path, capsys, model="sdem-nb", data_file="train.jsonl.gz", 
 
 def test_train_eval_predict_jsonl(data, tmp_path, capsys):
     model = tmp_path / "m.npz"
-    rc, _, err = _run(["topics", "train", "--data", str(data / "train.jsonl.gz"), "-o", str(model),
-                       "--iterations", "1", "--n-topics", "8"], capsys)
+    rc, out, err = _run(["topics", "train", "--data", str(data / "train.jsonl.gz"), "-o",
+                         str(model)], capsys)
     assert rc == 0, err
     assert "vocabulary of" in err and "model written to" in err
+    assert DEFAULT_MODEL == "auto" and "chose " in out
     saved = load_model(model)
-    assert saved.model == DEFAULT_MODEL
+    assert saved.model in [c.name for c in CANDIDATES]
+    assert saved.info["validation"]["chosen"] == saved.model
     assert saved.labels == ["alt.atheism", "comp.graphics", "sci.space", "talk.religion.misc"]
 
     rc, out, _ = _run(["topics", "eval", "-m", str(model), "--data", str(data / "test.jsonl.gz"),

@@ -1,0 +1,373 @@
+"""The default of ``structpred topics train``: a model chosen on validation documents.
+
+With data arguments only, ``topics train`` does not fit one fixed model.  It
+
+1. holds out a deterministic, stratified validation fraction of the training documents
+   (:func:`validation_split`; or takes the user's ``--valid-data``);
+2. fits the candidates of :data:`CANDIDATES` on the rest -- the fast discriminative models
+   first (sdEM naive Bayes with the hinge and NCLL losses, NBSVM, plain naive Bayes), then
+   sdEM-LDA and a paMedLDA topic model only where the corpus is large enough for topics to
+   help and their estimated time fits the budget (:func:`plan`);
+3. keeps the documented default :data:`DEFAULT_CANDIDATE` unless the most accurate candidate
+   is better in at least 95% of paired bootstraps of the validation documents
+   (:func:`structpred.selection.prefer_default`, the rule the aligners use);
+4. refits the kept candidate on all training documents (:func:`fit_spec`).
+
+Every candidate is a :class:`CandidateSpec`: a ``--model`` name of :mod:`topics.cli`, the
+settings of its :class:`topics.corpus.Vocabulary` (tokens, n-grams, weighting) and of its
+estimator.  ``--model X`` fits :data:`MODEL_DEFAULTS` ``[X]``, the same settings, without a
+choice.  How the defaults were chosen (validation splits of the training parts of 20
+Newsgroups, Reuters R8, movie-review polarity and Brown genres): ``docs/results/topics.md``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .corpus import Vocabulary
+
+__all__ = ["CandidateSpec", "CANDIDATES", "DEFAULT_CANDIDATE", "MODEL_DEFAULTS", "Choice",
+           "validation_split", "plan", "choose", "fit_spec", "analyze_once"]
+
+#: the models that take weighted (non-integer) features; the others need whole counts
+WEIGHTED_MODELS = ("nbsvm", "sdem-nb")
+#: vocabulary of the linear models: words and word pairs in at least 2 training documents
+_BIGRAMS = {"ngram_range": (1, 2), "min_df": 2}
+#: counts of single words, what the Gibbs-sampled topic models need
+_WORD_COUNTS = {"ngram_range": (1, 1), "min_df": 2}
+#: sdEM naive Bayes: every training word, ln(1 + count) x idf, each document rescaled to
+#: Euclidean norm 3 (count-like, as naive Bayes needs; eqs. 1-2 of topics.corpus.Vocabulary)
+_TFIDF_WORDS = {"ngram_range": (1, 1), "min_df": 1, "weighting": "tfidf", "sublinear_tf": True,
+                "norm": 3.0}
+
+
+@dataclass(frozen=True)
+class CandidateSpec:
+    """One candidate of the validation choice.
+
+    Attributes
+    ----------
+    name : str
+        How it is printed (and ``--model`` where it is a model's default).
+    model : str
+        A key of :data:`topics.cli.MODELS`.
+    vocabulary : dict
+        :class:`topics.corpus.Vocabulary` settings.
+    params : dict
+        Estimator settings (over the estimator's own defaults).
+    cost : float
+        Rough seconds per million document-term entries (times the number of classes when
+        ``per_class``) on a 2-core machine, to estimate whether the candidate fits the time
+        budget (0: always tried).
+    min_documents : int
+        Only tried on corpora with at least this many training documents.
+    """
+
+    name: str
+    model: str
+    vocabulary: dict = field(default_factory=dict)
+    params: dict = field(default_factory=dict)
+    cost: float = 0.0
+    per_class: bool = False
+    min_documents: int = 0
+    help: str = ""
+
+    def make_vocabulary(self, overrides=None):
+        """The candidate's vocabulary with ``overrides`` (weighting ones only where the model
+        takes weights: the topic models count whole words)."""
+        over = dict(overrides or {})
+        if self.model not in WEIGHTED_MODELS:
+            for k in ("weighting", "sublinear_tf", "norm"):
+                over.pop(k, None)
+        return Vocabulary(**{**self.vocabulary, **over})
+
+    def make_estimator(self, seed=0, overrides=None):
+        from .cli import make_estimator
+
+        return make_estimator(self.model, seed=seed, params={**self.params, **(overrides or {})})
+
+
+CANDIDATES = (
+    CandidateSpec(
+        "sdem-nb-hinge", "sdem-nb", _TFIDF_WORDS,
+        {"loss": "hinge", "prior": "log", "learning_decay": 1e-5, "n_epochs": 6},
+        help="sdEM naive Bayes, hinge loss, log prior, tf-idf words (the default)"),
+    CandidateSpec(
+        "nbsvm", "nbsvm", {**_BIGRAMS, "weighting": "binary"}, {"C": 0.1, "beta": 1.0},
+        help="NBSVM (naive Bayes log-count ratios + squared-hinge SVM), binary words + pairs"),
+    CandidateSpec(
+        "sdem-nb-ncll", "sdem-nb", _TFIDF_WORDS,
+        {"loss": "ncll", "prior": "laplace", "learning_decay": 1e-5, "n_epochs": 4},
+        help="sdEM naive Bayes, NCLL loss, tf-idf words"),
+    CandidateSpec(
+        "naive-bayes", "sdem-nb", _WORD_COUNTS,
+        {"loss": "nll", "prior": "laplace", "learning_decay": 1.0, "n_epochs": 1},
+        help="multinomial naive Bayes (sdEM with the NLL loss: the Laplace MAP), word counts"),
+    CandidateSpec(
+        "sdem-lda", "sdem-lda", _WORD_COUNTS,
+        {"n_topics": 2, "loss": "hinge", "learning_decay": 1e-3, "n_epochs": 3},
+        cost=20.0, per_class=True, min_documents=200,
+        help="sdEM LDA classifier, 2 topics per class, hinge loss, word counts"),
+    CandidateSpec(
+        "pamedlda", "pamedlda", _WORD_COUNTS,
+        {"n_topics": 40, "batch_size": 64, "n_passes": 3},
+        cost=40.0, min_documents=2000,
+        help="online passive-aggressive MedLDA, 40 topics, word counts"),
+)
+
+#: the documented default: kept unless a candidate is better in >= 95% of bootstraps
+DEFAULT_CANDIDATE = "sdem-nb-hinge"
+
+#: ``--model X``: the settings it trains with (the validated ones where X is a candidate)
+MODEL_DEFAULTS = {c.model: c for c in reversed(CANDIDATES)}      # the first of each model
+
+
+def spec_of(name):
+    """The :class:`CandidateSpec` called ``name`` (a candidate or a ``--model`` name)."""
+    for c in CANDIDATES:
+        if c.name == name:
+            return c
+    if name in MODEL_DEFAULTS:
+        return MODEL_DEFAULTS[name]
+    return CandidateSpec(name, name, _WORD_COUNTS)
+
+
+def validation_split(labels, fraction=0.2, seed=0):
+    """Deterministic stratified split: ``(fit_idx, valid_idx)`` (sorted index arrays).
+
+    Within each class the documents are shuffled by ``seed`` and the first
+    ``round(fraction * n_class)`` go to validation -- none from a class of one document, so
+    every class is trained on.
+    """
+    if not 0.0 < float(fraction) < 1.0:
+        raise ValueError(f"the validation fraction must lie in (0, 1), got {fraction!r}")
+    y = np.asarray(labels)
+    rng = np.random.default_rng(seed)
+    valid = []
+    for c in np.unique(y):
+        idx = np.flatnonzero(y == c)
+        k = int(round(float(fraction) * idx.size))
+        k = min(k, idx.size - 1)
+        if k > 0:
+            valid.extend(rng.permutation(idx)[:k].tolist())
+    valid = np.sort(np.asarray(valid, dtype=np.int64))
+    fit = np.setdiff1d(np.arange(y.size), valid)
+    return fit, valid
+
+
+def analyze_once(texts, specs, overrides=None):
+    """Tokenise ``texts`` once for all ``specs``: ``{tokenizer key: term lists}``.
+
+    Candidates that differ only in n-grams share one analysis: the word-only terms are the
+    word + pair terms without a space.
+    """
+    out = {}
+    for s in specs:
+        v = s.make_vocabulary(overrides)
+        key = _analysis_key(v)
+        if key not in out:
+            widest = Vocabulary(**{**s.vocabulary, **(overrides or {}),
+                                   "ngram_range": (1, max(_hi(o.make_vocabulary(overrides))
+                                                          for o in specs
+                                                          if _analysis_key(o.make_vocabulary(overrides)) == key))})
+            out[key] = (widest.ngram_range, list(widest.analyze(texts)))
+    return out
+
+
+def _hi(v):
+    return int(v.ngram_range[1])
+
+
+def _analysis_key(v):
+    stop = v.stop_words if v.stop_words is None or isinstance(v.stop_words, str) \
+        else tuple(sorted(v.stop_words))
+    return (v.lowercase, v.digits, v.alphabet, stop, v.min_length, int(v.ngram_range[0]))
+
+
+def terms_for(vocab, analyses, rows=None):
+    """The term lists of ``vocab``'s n-gram range from :func:`analyze_once`'s output."""
+    rng, terms = analyses[_analysis_key(vocab)]
+    if rows is not None:
+        terms = [terms[i] for i in rows]
+    lo, hi = (int(x) for x in vocab.ngram_range)
+    if (lo, hi) == tuple(rng):
+        return terms
+    if lo == hi == 1:
+        return [[t for t in ts if " " not in t] for ts in terms]
+    return [[t for t in ts if lo - 1 <= t.count(" ") <= hi - 1] for ts in terms]
+
+
+@dataclass
+class _Trial:
+    """A candidate being tried: its spec, fitted vocabulary and estimator, and its 0/1
+    correctness on the validation documents."""
+
+    spec: CandidateSpec
+    vocabulary: Vocabulary | None = None
+    estimator: object = None
+    correct: np.ndarray | None = None
+    seconds: float = 0.0
+
+
+@dataclass
+class Choice:
+    """What :func:`choose` found.
+
+    Attributes
+    ----------
+    spec : CandidateSpec
+        The kept candidate.
+    ranked : list of structpred.selection.Candidate
+        Every tried candidate, best validation accuracy first (``value``: its name).
+    skipped : list of (str, str)
+        Candidates not tried and why.
+    p_not_better : float or None
+        Share of bootstraps in which the best was not better than the default.
+    reason : str
+    n_fit, n_valid : int
+    """
+
+    spec: CandidateSpec
+    ranked: list
+    skipped: list
+    p_not_better: float | None
+    reason: str
+    n_fit: int
+    n_valid: int
+
+    def lines(self):
+        """The summary printed by ``topics train``."""
+        out = [f"validation: {self.n_valid} documents held out, candidates fitted on "
+               f"{self.n_fit}"]
+        for c in sorted(self.ranked, key=lambda c: -c.score):
+            tag = " (default)" if c.value == DEFAULT_CANDIDATE else ""
+            out.append(f"  {c.value:<15} {100 * c.score:6.2f}%  fit {c.seconds:6.1f}s{tag}")
+        for name, why in self.skipped:
+            out.append(f"  {name:<15}      -   not tried: {why}")
+        out.append(f"chose {self.spec.name}: {self.reason}")
+        return out
+
+
+def _corpus_size(terms):
+    return sum(len(set(t)) for t in terms)
+
+
+def plan(n_docs, n_entries, n_classes, budget, specs=CANDIDATES):
+    """The candidates to try on a corpus, and ``(name, reason)`` for those left out.
+
+    A candidate is tried only on corpora of at least ``min_documents`` documents, and one
+    with a ``cost`` only when ``cost * n_entries (* n_classes) / 1e6`` seconds (its
+    estimated fit) fits in what is left of ``budget`` after the ones before it.
+    """
+    take, skipped, left = [], [], float(budget)
+    for s in specs:
+        if n_docs < s.min_documents:
+            skipped.append((s.name, f"fewer than {s.min_documents} training documents"))
+            continue
+        est = s.cost * n_entries * (n_classes if s.per_class else 1) / 1e6
+        if s.cost and est > left:
+            skipped.append((s.name, f"about {est:.0f}s estimated, over the time budget "
+                                    f"({left:.0f}s left of {float(budget):.0f}s)"))
+            continue
+        left -= est
+        take.append(s)
+    return take, skipped
+
+
+def _fit_trial(trial, terms_fit, y_fit, terms_valid, y_valid, seed, overrides):
+    t0 = time.perf_counter()
+    vocab = trial.spec.make_vocabulary(overrides)
+    X = vocab.fit_terms(terms_fit).transform_terms(terms_fit)
+    est = trial.spec.make_estimator(seed)
+    est.fit(X, y_fit)
+    trial.vocabulary, trial.estimator = vocab, est
+    trial.correct = (est.predict(vocab.transform_terms(terms_valid)) == y_valid).astype(np.int64)
+    trial.seconds = time.perf_counter() - t0
+
+
+def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction=0.2, seed=0,
+           time_budget=30.0, specs=CANDIDATES, default=DEFAULT_CANDIDATE, overrides=None,
+           log=None):
+    """Choose a candidate on validation documents (see the module docstring).
+
+    Parameters
+    ----------
+    texts, labels : sequences
+        The training documents (raw strings) and their labels.
+    valid_texts, valid_labels : sequences, optional
+        Validation documents; by default ``valid_fraction`` of the training documents
+        (:func:`validation_split` with ``seed``).
+    time_budget : float
+        Seconds for the candidates that have a cost estimate (the topic models).
+    overrides : dict, optional
+        Vocabulary settings applied to every candidate (the command line's).
+    log : callable, optional
+        Called with one line as each candidate is fitted.
+
+    Returns
+    -------
+    Choice
+    """
+    from structpred.selection import fit_candidates, prefer_default
+
+    y = np.asarray(labels).astype(str)
+    specs = list(specs)
+    if valid_texts is None:
+        fit_idx, val_idx = validation_split(y, valid_fraction, seed)
+        if val_idx.size == 0:
+            raise ValueError("too few documents to hold out a validation set")
+        all_texts = list(texts)
+        analyses = analyze_once(all_texts, specs, overrides)
+        y_fit, y_val = y[fit_idx], y[val_idx]
+    else:
+        fit_idx = np.arange(len(texts))
+        all_texts = list(texts) + list(valid_texts)
+        val_idx = np.arange(len(texts), len(all_texts))
+        analyses = analyze_once(all_texts, specs, overrides)
+        y_fit, y_val = y, np.asarray(valid_labels).astype(str)
+    words = terms_for(Vocabulary(**{**_WORD_COUNTS, **(overrides or {})}), analyses, fit_idx)
+    n_entries = _corpus_size(words)
+    n_classes = np.unique(y_fit).size
+    take, skipped = plan(len(fit_idx), n_entries, n_classes, time_budget, specs)
+    if default not in [s.name for s in take]:
+        raise ValueError(f"the default candidate {default!r} is not among those tried")
+
+    def make(name):
+        return _Trial(next(s for s in take if s.name == name))
+
+    def fit(trial):
+        v = trial.spec.make_vocabulary(overrides)
+        _fit_trial(trial, terms_for(v, analyses, fit_idx), y_fit,
+                   terms_for(v, analyses, val_idx), y_val, seed, overrides)
+        if log is not None:
+            log(f"  {trial.spec.name:<15} {100 * trial.correct.mean():6.2f}% on validation "
+                f"({trial.seconds:.1f}s)")
+
+    ranked = fit_candidates(make, [s.name for s in take], fit, jobs=1,
+                            score_of=lambda t: float(t.correct.mean()))
+    kept, p = prefer_default(ranked, default, lambda t: t.correct, random_state=seed)
+    best = ranked[0]
+    if p is None:
+        reason = "the default is the most accurate on validation"
+    elif kept is best:
+        reason = (f"better than the default {default} in {100 * (1 - p):.1f}% of 2000 paired "
+                  f"bootstraps of the validation documents (>= 95% needed)")
+    else:
+        reason = (f"kept the default; the most accurate, {best.value}, was better than it in "
+                  f"only {100 * (1 - p):.1f}% of 2000 paired bootstraps of the validation "
+                  f"documents (95% needed)")
+    return Choice(kept.model.spec, ranked, skipped, p, reason, len(fit_idx), len(val_idx))
+
+
+def fit_spec(spec, texts, labels, *, seed=0, overrides=None):
+    """Fit ``spec`` on all of ``texts``: ``(vocabulary, estimator)``."""
+    vocab = spec.make_vocabulary(overrides)
+    X = vocab.fit_transform(list(texts))
+    if X.sum() == 0:
+        raise ValueError("no document has a word of the vocabulary")
+    est = spec.make_estimator(seed)
+    est.fit(X, np.asarray(labels).astype(str))
+    return vocab, est

@@ -1,0 +1,193 @@
+"""Unicode-aware word tokens for the topic-model classifiers.
+
+:class:`Tokenizer` turns a text into a list of lower-cased word tokens:
+
+1. the text is put in Unicode normal form NFKC (so ``"ﬁ"`` becomes ``"fi"``, full-width
+   ``"ＡＢＣ"`` becomes ``"ABC"`` and a letter with a combining accent becomes one code point)
+   and lower-cased (:meth:`str.lower`);
+2. a token is a maximal run of *letters of any script* -- code points of the Unicode
+   categories ``L*`` (letters) and ``M*`` (combining marks, which Devanagari, Thai or Hebrew
+   words need inside them) -- and, with ``digits=True``, decimal digits (``Nd``) too.  So
+   ``"économie"``, ``"Москва"``, ``"λόγος"`` and ``"हिन्दी"`` stay whole, and ``"x11"`` is one token
+   with ``digits=True`` and ``"x"`` (then dropped as too short) without;
+3. Chinese characters (Han ideographs) and Japanese kana are written without spaces: each
+   one is a token of its own (the usual choice of search engines, e.g. Lucene's standard
+   analyzer), kept whatever ``min_length``; word pairs then come from the n-grams of
+   :class:`topics.corpus.Vocabulary`;
+4. tokens shorter than ``min_length`` characters and those in the stop list are dropped.
+
+``alphabet="ascii"`` is the toolkit's former rule (runs of ``a-z`` after lower-casing, no
+normalisation; on non-ASCII text, "économie" gives "conomie"), kept so that model files written before keep their meaning.
+
+NLTK's tokenizers were measured against this regular expression on the validation splits of
+the benchmark corpora (``docs/results/topics.md``, "Tokens"); they are not used.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import unicodedata
+from functools import lru_cache
+
+__all__ = ["Tokenizer", "ENGLISH_STOP_WORDS", "resolve_stop_words"]
+
+#: scikit-learn's English stop list (Glasgow IR group list), 318 words.
+ENGLISH_STOP_WORDS = frozenset("""
+    a about above across after afterwards again against all almost alone along already also
+    although always am among amongst amoungst amount an and another any anyhow anyone
+    anything anyway anywhere are around as at back be became because become becomes becoming
+    been before beforehand behind being below beside besides between beyond bill both bottom
+    but by call can cannot cant co con could couldnt cry de describe detail do done down due
+    during each eg eight either eleven else elsewhere empty enough etc even ever every
+    everyone everything everywhere except few fifteen fifty fill find fire first five for
+    former formerly forty found four from front full further get give go had has hasnt have
+    he hence her here hereafter hereby herein hereupon hers herself him himself his how
+    however hundred i ie if in inc indeed interest into is it its itself keep last latter
+    latterly least less ltd made many may me meanwhile might mill mine more moreover most
+    mostly move much must my myself name namely neither never nevertheless next nine no
+    nobody none noone nor not nothing now nowhere of off often on once one only onto or
+    other others otherwise our ours ourselves out over own part per perhaps please put
+    rather re same see seem seemed seeming seems serious several she should show side since
+    sincere six sixty so some somehow someone something sometime sometimes somewhere still
+    such system take ten than that the their them themselves then thence there thereafter
+    thereby therefore therein thereupon these they thick thin third this those though three
+    through throughout thru thus to together too top toward towards twelve twenty two un
+    under until up upon us very via was we well were what whatever when whence whenever
+    where whereafter whereas whereby wherein whereupon wherever whether which while whither
+    who whoever whole whom whose why will with within without would yet you your yours
+    yourself yourselves
+""".split())
+
+#: Han ideographs (CJK unified, extension A, compatibility, extensions B+) and kana
+_CJK_RANGES = ((0x3040, 0x30FF), (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF),
+               (0xF900, 0xFAFF), (0xFF66, 0xFF9F), (0x20000, 0x3134F))
+
+
+def resolve_stop_words(stop_words):
+    """``"english"`` -> :data:`ENGLISH_STOP_WORDS`; ``None`` -> no list; else a frozenset."""
+    if stop_words is None:
+        return frozenset()
+    if isinstance(stop_words, str):
+        if stop_words != "english":
+            raise ValueError(f"stop_words must be 'english', None or a collection of words, "
+                             f"got {stop_words!r}")
+        return ENGLISH_STOP_WORDS
+    return frozenset(str(w).lower() for w in stop_words)
+
+
+#: code points that may be letters or marks: planes 0-3 and the variation selectors of plane 14
+_SCAN = (range(0x0, 0x40000), range(0xE0100, 0xE01F0))
+
+
+def _ranges(pred):
+    """``[(lo, hi), ...]``: the maximal code-point runs (outside :data:`_CJK_RANGES`) whose
+    Unicode category satisfies ``pred``."""
+    cjk = set()
+    for a, b in _CJK_RANGES:
+        cjk.update(range(a, b + 1))
+    out = []
+    for span in _SCAN:
+        lo = prev = None
+        for cp in span:
+            if cp not in cjk and pred(unicodedata.category(chr(cp))):
+                if lo is None:
+                    lo = cp
+                prev = cp
+            elif lo is not None:
+                out.append((lo, prev))
+                lo = None
+        if lo is not None:
+            out.append((lo, prev))
+    return out
+
+
+def _char_class(ranges):
+    def esc(cp):
+        return "\\U%08x" % cp
+    return "".join(esc(a) if a == b else f"{esc(a)}-{esc(b)}" for a, b in ranges)
+
+
+@lru_cache(maxsize=None)
+def _letter_ranges(digits):
+    cats = ("L", "M", "Nd") if digits else ("L", "M")
+    return tuple(_ranges(lambda c: c.startswith(cats[:2]) or c in cats[2:]))
+
+
+@lru_cache(maxsize=None)
+def _pattern(alphabet, digits):
+    """The token pattern.  ``"ascii"`` is also what ``"unicode"`` amounts to on pure-ASCII
+    text (the only letters there are ``A-Z a-z``, and there are no marks), and it is ten
+    times faster than the full class, so :class:`Tokenizer` uses it for ASCII texts."""
+    if alphabet == "ascii":
+        return re.compile(r"[A-Za-z0-9]+" if digits else r"[A-Za-z]+")
+    cjk = _char_class(_CJK_RANGES)
+    return re.compile(f"[{cjk}]|[{_char_class(_letter_ranges(digits))}]+")
+
+
+_CJK_CHAR = re.compile(f"[{_char_class(_CJK_RANGES)}]")
+
+
+class Tokenizer:
+    """Lower-cased word tokens of a text, letters of every script (see the module docstring).
+
+    Parameters
+    ----------
+    lowercase : bool
+        Lower-case the text (after NFKC normalisation).
+    digits : bool
+        Count decimal digits as word characters (``"x11"``, ``"2024"``); default: letters only.
+    stop_words : "english", None or collection of str
+        Tokens to drop: scikit-learn's 318-word English list (shipped here as
+        :data:`ENGLISH_STOP_WORDS`), none, or the given words (compared lower-cased).
+    min_length : int
+        Drop tokens shorter than this (single Han ideographs and kana are always kept).
+    alphabet : {"unicode", "ascii"}
+        ``"unicode"``: the rules above; ``"ascii"``: runs of ``a-z`` only (the former rule).
+
+    Examples
+    --------
+    >>> Tokenizer()("L'économie de Москва, 2024!")
+    ['économie', 'москва']
+    >>> Tokenizer(digits=True, stop_words=None)("Windows 3.1 and X11")
+    ['windows', 'and', 'x11']
+    """
+
+    def __init__(self, lowercase=True, digits=False, stop_words="english", min_length=2,
+                 alphabet="unicode"):
+        if alphabet not in ("unicode", "ascii"):
+            raise ValueError(f"alphabet must be 'unicode' or 'ascii', got {alphabet!r}")
+        if int(min_length) < 1:
+            raise ValueError(f"min_length must be >= 1, got {min_length!r}")
+        self.lowercase = bool(lowercase)
+        self.digits = bool(digits)
+        self.stop_words = stop_words
+        self.min_length = int(min_length)
+        self.alphabet = alphabet
+        self._stop = resolve_stop_words(stop_words)
+        self._re = _pattern(alphabet, self.digits)
+        self._ascii_re = _pattern("ascii", self.digits)
+
+    def __repr__(self):
+        return (f"Tokenizer(lowercase={self.lowercase}, digits={self.digits}, "
+                f"stop_words={'english' if self._stop is ENGLISH_STOP_WORDS else self.stop_words!r}, "
+                f"min_length={self.min_length}, alphabet={self.alphabet!r})")
+
+    def normalize(self, text):
+        """NFKC (``"unicode"``) and lower-casing, as the tokens see the text."""
+        if not isinstance(text, str):
+            raise TypeError(f"expected a string, got {type(text).__name__}")
+        if self.alphabet == "unicode" and not text.isascii():
+            text = unicodedata.normalize("NFKC", text)
+        return text.lower() if self.lowercase else text
+
+    def __call__(self, text):
+        """The tokens of ``text`` (a list of str)."""
+        text = self.normalize(text)
+        toks = (self._ascii_re if text.isascii() else self._re).findall(text)
+        stop, n = self._stop, self.min_length
+        if n > 1:
+            toks = [t for t in toks if (len(t) >= n or _CJK_CHAR.match(t)) and t not in stop]
+        elif stop:
+            toks = [t for t in toks if t not in stop]
+        return toks
