@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from structpred import FormatError
-from structpred.io._files import file_fingerprint, read_npz
+from structpred.io import file_fingerprint, read_npz
 
 __all__ = ["CacheMismatch", "pack_json", "unpack_json", "check_format", "key_hash",
            "bitext_key", "compare_keys", "cache_file", "is_cache_folder", "fit_options",

@@ -28,11 +28,12 @@ from structpred import L2Ball
 from structpred import MatchingExample
 from structpred import DECODERS, ExtendedMatchingExample, adjacent_pairs
 
-from .aer import score_alignments
-from .features import EdgeFeaturizer
-from .formats import Alignment
-from .external import ExternalFeaturizer
-from .interactions import InteractionStatistics, NodeFeaturizer, PairFeaturizer
+from .evaluate.aer import score_alignments
+from .features.edges import EdgeFeaturizer
+from .data.formats import Alignment
+from .features.external import ExternalFeaturizer
+from .stats.interactions import InteractionStatistics
+from .features.interactions import NodeFeaturizer, PairFeaturizer
 
 __all__ = ["MatchingAligner", "gold_matching", "gold_fertility_matching", "LEARNERS",
            "MODELS", "model_name"]
@@ -122,12 +123,12 @@ class MatchingAligner(ParamsMixin):
         a much smaller QP and ILP, at the price of exactness on other pairs.
     use_external : bool
         Add other aligners' links read from files (``--external NAME=FILE``) as edge
-        and pair features (:mod:`alignment.external`).
+        and pair features (:mod:`alignment.aligners.linkfiles`).
     aligners : tuple of str
         Other aligners whose output becomes edge (and pair) features, from
-        :data:`alignment.link_features.SOURCES`: ``"hmm"`` (our unsupervised HMM trained
+        :data:`alignment.features.links.SOURCES`: ``"hmm"`` (our unsupervised HMM trained
         by agreement), ``"eflomal"``, ``"fast_align"``.  :meth:`fit` then needs an
-        :class:`alignment.link_features.AlignerLinks` built for them.
+        :class:`alignment.features.links.AlignerLinks` built for them.
     cost_pos, cost_neg : float
         Weighted Hamming loss: cost of a false positive (``c+``) and of a
         false negative (``c-``), eq. 2.10.
@@ -157,10 +158,10 @@ class MatchingAligner(ParamsMixin):
         Lexical identity indicators for this many frequent words per side.
     exclude_features : tuple of str
         Dense edge features to leave out (names from
-        :data:`alignment.features.DENSE_FEATURES` / ``HMM_FEATURES``), for ablations.
+        :data:`alignment.features.edges.DENSE_FEATURES` / ``HMM_FEATURES``), for ablations.
     include_features : tuple of str
         Optional edge features to add (names from
-        :data:`alignment.features.OPTIONAL_FEATURES`).
+        :data:`alignment.features.edges.OPTIONAL_FEATURES`).
     random_state : int
     verbose : bool
     """
@@ -320,18 +321,18 @@ class MatchingAligner(ParamsMixin):
         if self.use_external:
             if external_names is None:
                 raise ValueError("use_external=True needs external alignments "
-                                 "(alignment.external.ExternalAlignments)")
+                                 "(alignment.aligners.linkfiles.ExternalAlignments)")
             self.external_featurizer_ = ExternalFeaturizer(external_names)
             names += self.external_featurizer_.edge_names
         if self.aligners:
-            from .link_features import AlignerFeaturizer
+            from .features.links import AlignerFeaturizer
 
             self.aligner_featurizer_ = AlignerFeaturizer(tuple(self.aligners))
             names += self.aligner_featurizer_.edge_names
         n_edge = len(names)
         if self._extended and interaction_stats is None:
             raise ValueError(f"model {self.model_name} needs interaction_stats "
-                             "(alignment.interactions.InteractionStatistics of the bitext)")
+                             "(alignment.stats.interactions.InteractionStatistics of the bitext)")
         if self._extended:
             interaction_stats.check_statistics(stats)
         self.interaction_stats_ = interaction_stats if self._extended else None
@@ -369,16 +370,16 @@ class MatchingAligner(ParamsMixin):
         Parameters
         ----------
         pairs : list of (src_tokens, tgt_tokens)
-        gold : list of :class:`~alignment.formats.Alignment`
-        stats : :class:`~alignment.statistics.AlignmentStatistics`
+        gold : list of :class:`~alignment.data.formats.Alignment`
+        stats : :class:`~alignment.stats.statistics.AlignmentStatistics`
         valid_pairs, valid_gold : optional validation set; the parameters with
             the best validation AER along the path are kept (sec. 2.6).
-        interaction_stats : :class:`~alignment.interactions.InteractionStatistics`
+        interaction_stats : :class:`~alignment.stats.interactions.InteractionStatistics`
             Needed by the fertility and interaction models.
-        external : :class:`~alignment.external.ExternalAlignments`
+        external : :class:`~alignment.aligners.linkfiles.ExternalAlignments`
             Other aligners' links (``use_external=True``); they must cover the
             training, validation and, at :meth:`predict`, the test pairs.
-        aligner_links : :class:`~alignment.link_features.AlignerLinks`
+        aligner_links : :class:`~alignment.features.links.AlignerLinks`
             The other aligners' outputs (``aligners``), built on the bitext plus the
             training and validation pairs (:meth:`AlignerLinks.fit`).
         executor : dask.distributed.Client or concurrent.futures.Executor, optional
@@ -401,7 +402,7 @@ class MatchingAligner(ParamsMixin):
         if self.aligners:
             if aligner_links is None or tuple(aligner_links.sources) != tuple(self.aligners):
                 raise ValueError(f"aligners={tuple(self.aligners)} needs aligner_links built "
-                                 "for them (alignment.link_features.AlignerLinks.fit)")
+                                 "for them (alignment.features.links.AlignerLinks.fit)")
         self.aligner_links_ = aligner_links if self.aligners else None
         self.feature_names_ = self._featurizers(stats, interaction_stats, pairs, gold,
                                                 None if external is None else external.names)
@@ -410,12 +411,14 @@ class MatchingAligner(ParamsMixin):
         if valid_pairs is not None:
             valid = [(self._structure(s, t)[:2], (len(s), len(t))) for s, t in valid_pairs]
 
-            def validation(w):
+            def validate(w):
                 # QAP models validate with the LP relaxation + rounding (sec. 3.4:
                 # same AER as the ILP at a fraction of the time)
                 pred = [_matrix_to_alignment(self._decode(F, pr, sh, w, "lp"))
                         for (F, pr), sh in valid]
                 return score_alignments(pred, valid_gold).aer
+
+            validation = validate
 
         # the hinge of a QAP model needs an LP per example: not tracked for them
         monitor = Monitor(every=self.validate_every, hinge=not self.interactions,
@@ -471,17 +474,17 @@ class MatchingAligner(ParamsMixin):
         overrides the QAP back end for this call.
 
         Model M with at most our HMM as other aligner is featurized and decoded a batch
-        at a time (:class:`alignment._batch_predict.BatchPredictor`: the same links, many
+        at a time (:class:`alignment.predict.batch.BatchPredictor`: the same links, many
         times faster); the other models one pair at a time (:meth:`predict_pairwise`).
         """
-        from ._batch_predict import supports
+        from .predict.batch import supports
 
         pairs = list(pairs)
         if supports(self) and all(len(s) and len(t) for s, t in pairs):
             self._check_fitted()
             bp = getattr(self, "_batch_predictor", None)
             if bp is None or bp.coef is not self.coef_:   # (re)fitted since
-                from ._batch_predict import BatchPredictor
+                from .predict.batch import BatchPredictor
 
                 self._batch_predictor = BatchPredictor(self)
             return self._batch_predictor.predict(pairs)
@@ -567,7 +570,7 @@ class MatchingAligner(ParamsMixin):
     @classmethod
     def _load(cls, path):
         from ._cache import load_arrays
-        from .statistics import AlignmentStatistics
+        from .stats.statistics import AlignmentStatistics
 
         what = "a word-alignment model"
         data = load_arrays(path, what)
@@ -614,7 +617,7 @@ class MatchingAligner(ParamsMixin):
         model.external_ = None
         model.aligner_links_ = None
         if model.aligners:
-            from .link_features import AlignerLinks
+            from .features.links import AlignerLinks
 
             state = meta.get("aligners")
             if not state or tuple(state.get("sources", ())) != model.aligners:

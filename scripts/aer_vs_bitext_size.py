@@ -12,9 +12,10 @@ Also reported: the AER of the intersected IBM Model 2 Viterbi alignments alone.
 import argparse
 import time
 
-from alignment.aer import score_alignments
-from alignment.experiment import hansards_statistics, load_hansards
-from alignment.formats import Alignment
+from alignment.evaluate.aer import score_alignments
+from alignment.evaluate.protocol import hansards_statistics
+from alignment.data.hansards import load_hansards
+from alignment.data.formats import Alignment
 from alignment.model import MatchingAligner
 
 

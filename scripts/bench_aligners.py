@@ -23,7 +23,7 @@ every bitext pair (what ``structpred align unsupervised`` does on the same input
   ``runs/bench_pipeline/<corpus>/``.
 * ``--priors``: eflomal trained on the bitext *without* the gold sentences, its priors
   (``eflomal-makepriors``) then used to align only the gold sentences
-  (:func:`alignment.aligners.align_with_priors`), against the full run.
+  (:func:`alignment.aligners.runs.align_with_priors`), against the full run.
 
 Prints a markdown table (and ``--json FILE`` keeps the figures).
 """
@@ -42,8 +42,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from czech_protocol import ROOT, load_corpus, score  # noqa: E402
 
-from alignment.aligners import align_with_priors, available_aligners, run_aligner  # noqa: E402
-from alignment.unsupervised import DEFAULTS, UnsupervisedAligner, combine_votes, decode  # noqa: E402
+from alignment.aligners.runs import align_with_priors, available_aligners, run_aligner  # noqa: E402
+from alignment.aligners.unsupervised import DEFAULTS, UnsupervisedAligner, combine_votes, decode  # noqa: E402
 
 #: gold lines the "new sentences" of --priors are; the priors' run leaves them out
 PRIORS_HOLDOUT = {"hansards": 484, "czech": 800}
@@ -92,7 +92,7 @@ def bench_pipeline(corpus, args, rows, extra):
                           "--src", str(corpus.src_path), "--tgt", str(corpus.tgt_path),
                           "--jobs", "2", "-o", str(links_path)], log)
     cpu2 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    from alignment.formats import read_pharaoh
+    from alignment.data.formats import read_pharaoh
 
     pred = read_pharaoh(links_path)
     if len(pred) != len(corpus.src):

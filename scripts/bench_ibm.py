@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Time the unsupervised alignment statistics on the Hansards and sanity-check them.
 
-Trains :class:`alignment.statistics.AlignmentStatistics` (Dice, IBM Model 1 then
+Trains :class:`alignment.stats.statistics.AlignmentStatistics` (Dice, IBM Model 1 then
 Model 2 in both directions) on the first ``--pairs`` lines of
 ``bitext.36-2.{en,fr}.gz``, prints the wall time of every stage and the total, the
 size of the ``np.savez_compressed`` file, and the AER of the Model 2 Viterbi
@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from alignment.aer import score_alignments  # noqa: E402
-from alignment.formats import read_naacl, read_parallel  # noqa: E402
-from alignment.statistics import AlignmentStatistics  # noqa: E402
+from alignment.evaluate.aer import score_alignments  # noqa: E402
+from alignment.data.formats import read_naacl, read_parallel  # noqa: E402
+from alignment.stats.statistics import AlignmentStatistics  # noqa: E402
 
 
 def links(mat):

@@ -7,8 +7,8 @@ with 1 and 2 processes, and the per-pair reference path.
 
 The input is ``--pairs`` Hansards bitext pairs from line ``--offset`` on (not in the
 statistics of the quick model).  For each number of processes the pairs are aligned as
-``align predict`` does (:func:`alignment._parallel_predict.predict_stream`, chunks of
-:data:`~alignment._parallel_predict.LOCAL_CHUNK` pairs, Pharaoh lines formatted), after
+``align predict`` does (:func:`alignment.predict.parallel.predict_stream`, chunks of
+:data:`~alignment.predict.parallel.LOCAL_CHUNK` pairs, Pharaoh lines formatted), after
 the kernels are loaded; ``--cli`` times the whole command instead (start-up, reading and
 writing included).  The reference, :meth:`MatchingAligner.predict_pairwise` (one feature
 matrix and one OR-Tools decoding per pair), is timed on ``--reference`` pairs, and the
@@ -34,8 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from alignment._parallel_predict import LOCAL_CHUNK, predict_stream  # noqa: E402
-from alignment.formats import format_pharaoh, read_parallel  # noqa: E402
+from alignment.predict.parallel import LOCAL_CHUNK, predict_stream  # noqa: E402
+from alignment.data.formats import format_pharaoh, read_parallel  # noqa: E402
 from alignment.model import MatchingAligner  # noqa: E402
 
 DATA = ROOT / "data" / "hansards"

@@ -33,9 +33,9 @@ from czech_protocol import load_corpus  # noqa: E402
 
 
 def build(candidates, n_sentences, projector):
-    from alignment.interactions import InteractionStatistics
+    from alignment.stats.interactions import InteractionStatistics
     from alignment.model import MatchingAligner
-    from alignment.statistics import AlignmentStatistics
+    from alignment.stats.statistics import AlignmentStatistics
 
     corpus = load_corpus("czech")
     lines = corpus.splits["tune"][:n_sentences]

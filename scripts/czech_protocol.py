@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from alignment.formats import read_naacl, read_parallel  # noqa: E402
+from alignment.data.formats import read_naacl, read_parallel  # noqa: E402
 from structpred import open_text  # noqa: E402
 
 CZECH_DIR = Path(os.environ.get("STRUCTPRED_CZECH_DIR",
@@ -45,7 +45,7 @@ class Corpus:
     """An unlabeled bitext whose first lines carry gold alignments.
 
     ``splits[name]`` = list of 0-based bitext line numbers; ``gold[i]`` = the
-    :class:`~alignment.formats.Alignment` of bitext line ``i`` (for gold lines only).
+    :class:`~alignment.data.formats.Alignment` of bitext line ``i`` (for gold lines only).
     """
 
     name: str
@@ -97,8 +97,8 @@ def load_corpus(name):
 
 
 def score(corpus, links_by_line, split):
-    """:class:`~alignment.aer.AERScore` of ``{line: set of links}`` on a split."""
-    from alignment.aer import score_alignments
+    """:class:`~alignment.evaluate.aer.AERScore` of ``{line: set of links}`` on a split."""
+    from alignment.evaluate.aer import score_alignments
 
     lines = corpus.splits[split]
     return score_alignments([links_by_line[i] for i in lines],

@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from czech_protocol import load_corpus  # noqa: E402
 
-from alignment.formats import format_pharaoh  # noqa: E402
+from alignment.data.formats import format_pharaoh  # noqa: E402
 
 SPLITS = {"hansards": {"train": range(37, 137), "valid": range(0, 37), "test": range(237, 484)},
           "czech": {"train": range(0, 400), "valid": range(400, 600), "test": range(600, 800)}}

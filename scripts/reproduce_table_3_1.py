@@ -28,12 +28,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from alignment.aer import (AERScore, error_breakdown, format_errors,  # noqa: E402
-                           score_alignments, sentence_counts)
+from alignment.evaluate.aer import (AERScore, error_breakdown, format_errors, score_alignments,  # noqa: E402
+                                    sentence_counts)
 from structpred import atomic_write
-from alignment.experiment import (BITEXTS, external_cache_path, hansards_setup,  # noqa: E402
-                                  load_hansards)
-from alignment.formats import Alignment  # noqa: E402
+from alignment.data.hansards import BITEXTS, load_hansards  # noqa: E402
+from alignment.evaluate.protocol import external_cache_path, hansards_setup  # noqa: E402
+from alignment.data.formats import Alignment  # noqa: E402
 from alignment.model import MODELS, MatchingAligner  # noqa: E402
 
 #: Table 3.1 (precision, recall, AER)
@@ -108,7 +108,7 @@ def main(argv=None):
                     help="pair set of the +Q models: all of Q, or pairs of likely edges")
     ap.add_argument("--qcqp", action="store_true", help="also train M+Q by the QCQP of eq. 2.15")
     ap.add_argument("--hmm", type=int, default=0, metavar="ITER",
-                    help="add the edge features of our HMM aligner (alignment.hmm), trained "
+                    help="add the edge features of our HMM aligner (alignment.stats.hmm), trained "
                          "with ITER EM iterations per direction on the same bitext (0: off)")
     ap.add_argument("--hmm-agreement", action="store_true",
                     help="train the two HMM directions by agreement (Liang et al. 2006)")
@@ -147,7 +147,7 @@ def main(argv=None):
                                   hmm_lexicon=bool(args.hmm_lexicon))
     external = None
     if args.external:
-        from alignment.external import ExternalAlignments
+        from alignment.aligners.linkfiles import ExternalAlignments
 
         cache = Path(args.external_cache or external_cache_path(data, args.cache_dir))
         if not cache.exists():
@@ -168,7 +168,7 @@ def main(argv=None):
         header = 2 if ExternalAlignments.read_key(cache) is not None else 1
         with open_text(cache) as fh:
             n_lines = sum(1 for _ in fh) - header
-        from alignment.corpus import load_bitext
+        from alignment.data.corpus import load_bitext
 
         bt = load_bitext(data.bitext_src, data.bitext_tgt, max_pairs=n_lines, max_len=None)
         external = ExternalAlignments.load(cache, bt.src[:n_lines], bt.tgt[:n_lines])
@@ -258,7 +258,7 @@ def main(argv=None):
 
 
 def external_baselines(external, test_pairs, test_gold, bitext="36-2"):
-    from alignment.external import symmetrize
+    from alignment.aligners.symmetrize import symmetrize
 
     out = []
     for label, fn in [

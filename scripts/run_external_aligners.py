@@ -1,5 +1,5 @@
 """Run eflomal (both directions) and fast_align on a bitext and cache their links for
-its first lines, in the ``--external`` file format of :mod:`alignment.external`.
+its first lines, in the ``--external`` file format of :mod:`alignment.aligners.linkfiles`.
 
     python scripts/run_external_aligners.py [--keep 20484] [--out .cache/external-hansards.tsv.gz]
     python scripts/run_external_aligners.py --bitext full   # 1.13M pairs from ../shared/data,
@@ -13,7 +13,7 @@ makes the thesis-style external link file that ``scripts/reproduce_table_3_1.py`
 The Hansards bitext's first 484 lines are the 37 trial and 447 test sentences (unlabeled
 here: the aligners never see the gold).  The cache holds, for the first ``--keep``
 lines, the links ``eflomal_fwd``, ``eflomal_bwd`` and ``fast_align`` (systran-align's
-symmetrised output); :mod:`alignment.external` turns them into features.
+symmetrised output); :mod:`alignment.aligners.linkfiles` turns them into features.
 """
 
 import argparse
@@ -23,9 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from alignment.corpus import load_bitext  # noqa: E402
-from alignment.experiment import BITEXTS, external_cache_path, load_hansards  # noqa: E402
-from alignment.external import ExternalAlignments, run_eflomal, run_fast_align  # noqa: E402
+from alignment.data.corpus import load_bitext  # noqa: E402
+from alignment.data.hansards import BITEXTS, load_hansards  # noqa: E402
+from alignment.evaluate.protocol import external_cache_path  # noqa: E402
+from alignment.aligners.linkfiles import ExternalAlignments, run_eflomal, run_fast_align  # noqa: E402
 
 
 def main(argv=None):

@@ -56,7 +56,7 @@ def pair_parts(src_path, tgt_path, skip, n, part=PART, max_len=MAX_LEN):
     """The first ``n`` usable pairs after line ``skip`` (at most ``max_len`` tokens a side,
     length ratio at most 3), in lists of ``part`` pairs, read lazily (the driver holds
     one part)."""
-    from alignment.corpus import iter_bitext
+    from alignment.data.corpus import iter_bitext
 
     block, seen = [], 0
     for _, s, t in iter_bitext(src_path, tgt_path, skip_first=skip, max_len=max_len,
@@ -87,7 +87,7 @@ class _Parts:
 
 def build_part(shared, part):
     """Label one part with the unsupervised aligner and build model M's examples."""
-    from alignment.formats import Alignment
+    from alignment.data.formats import Alignment
 
     model, labeller = shared
     out = []
@@ -98,10 +98,11 @@ def build_part(shared, part):
 
 
 def _setup(cache_dir):
-    from alignment.experiment import hansards_statistics, load_hansards
-    from alignment.formats import read_parallel
+    from alignment.evaluate.protocol import hansards_statistics
+    from alignment.data.hansards import load_hansards
+    from alignment.data.formats import read_parallel
     from alignment.model import MatchingAligner
-    from alignment.unsupervised import UnsupervisedAligner
+    from alignment.aligners.unsupervised import UnsupervisedAligner
 
     data = load_hansards()
     stats = hansards_statistics(data, None, cache_dir=cache_dir, verbose=False)
@@ -138,8 +139,8 @@ def run_one(n, workers, iterations, compare_at, cache_dir, key):
     """One (N, workers) run in this process; returns the record."""
     import distributed
 
-    from alignment.aer import score_alignments
-    from alignment.formats import Alignment
+    from alignment.evaluate.aer import score_alignments
+    from alignment.data.formats import Alignment
     from structpred import L2Ball, Monitor, RemoteExamples, dual_extragradient_streaming
 
     t0 = time.perf_counter()

@@ -39,8 +39,8 @@ OUT = ROOT / "runs" / "scale_statistics"
 
 
 def run_one(workers, max_pairs, key):
-    from alignment.experiment import MAX_LENGTH, load_hansards
-    from alignment.statistics import AlignmentStatistics
+    from alignment.data.hansards import MAX_LENGTH, load_hansards
+    from alignment.stats.statistics import AlignmentStatistics
     from scale_dask import _peak_mb, _vm_hwm_mb
 
     data = load_hansards(bitext="full")
@@ -86,7 +86,7 @@ def max_difference(a, b):
     files, over their float arrays (integer arrays must be equal); ``inf`` where the
     arrays' names, shapes or integers differ.  The translation tables are stored in
     float32, whose one unit in the last place is a relative 6e-8."""
-    from alignment.statistics import AlignmentStatistics
+    from alignment.stats.statistics import AlignmentStatistics
 
     xa = AlignmentStatistics.load(OUT / a).to_arrays()
     xb = AlignmentStatistics.load(OUT / b).to_arrays()

@@ -11,7 +11,7 @@ size keeps the c- with the lower validation AER (the issue's rule: c- = 10 c+ un
 validation says otherwise, so a tie keeps 10).  It prints the chosen table with two
 decimals and, for each pair of neighbours in the thesis's ordering
 M > M+F > M+Q > M+F+Q, the paired bootstrap over the test sentences
-(:func:`alignment.aer.paired_bootstrap`) of the AER difference: its 95% interval and
+(:func:`alignment.evaluate.aer.paired_bootstrap`) of the AER difference: its 95% interval and
 the share of resamples in which the more complex model is not better.  Last, it
 states whether the issue's two targets hold: the strict ordering, and M+F+Q at most
 7.0 AER (at the table's one decimal).
@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from alignment.aer import paired_bootstrap  # noqa: E402
+from alignment.evaluate.aer import paired_bootstrap  # noqa: E402
 from structpred import atomic_write
 
 ORDER = ("M", "M+F", "M+Q", "M+F+Q")

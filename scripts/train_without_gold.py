@@ -34,9 +34,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from alignment.aer import score_alignments  # noqa: E402
-from alignment.corpus import iter_bitext  # noqa: E402
-from alignment.formats import read_naacl, read_parallel, read_pharaoh  # noqa: E402
+from alignment.evaluate.aer import score_alignments  # noqa: E402
+from alignment.data.corpus import iter_bitext  # noqa: E402
+from alignment.data.formats import read_naacl, read_parallel, read_pharaoh  # noqa: E402
 
 HANSARDS = ROOT / "data" / "hansards"
 
@@ -73,7 +73,7 @@ def _run(cmd, log):
 
 def labeller_alone(labeller, test_pairs, bitext_src, bitext_tgt, cache_dir):
     """The labeller's own links on the test sentences (trained on the bitext + test)."""
-    from alignment.link_features import AlignerLinks
+    from alignment.features.links import AlignerLinks
 
     bt = [(s, t) for s, t in read_parallel(bitext_src, bitext_tgt) if s and t]
     links = AlignerLinks.fit((labeller,), test_pairs, [s for s, _ in bt],

@@ -28,15 +28,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from czech_protocol import ROOT, load_corpus, score  # noqa: E402
 
-from alignment.unsupervised import SYMMETRIZE, UnsupervisedAligner, combine_votes, decode  # noqa: E402
+from alignment.aligners.unsupervised import SYMMETRIZE, UnsupervisedAligner, combine_votes, decode  # noqa: E402
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 
 def eflomal_links(corpus, lines, replicate=0):
     """eflomal's ``(fwd, bwd)`` links of ``lines`` from the cache (None if not cached)."""
-    from alignment.aligners import (ALIGNERS, _entry_dir, _version, bitext_fingerprint,
-                                    load_run, run_fingerprint)
+    from alignment.aligners.runs import (ALIGNERS, _entry_dir, _version, bitext_fingerprint,
+                                         load_run, run_fingerprint)
 
     fp = run_fingerprint("eflomal", dict(ALIGNERS["eflomal"].defaults),
                          bitext_fingerprint(corpus.src, corpus.tgt), _version("eflomal"),
@@ -124,7 +124,7 @@ def main(argv=None):
                              **{f"{s}_p": 100 * v.precision for s, v in sc.items()},
                              **{f"{s}_r": 100 * v.recall for s, v in sc.items()}})
     if ef is not None:
-        from alignment.external import symmetrize
+        from alignment.aligners.symmetrize import symmetrize
 
         for sym in ("intersection", "grow-diag-final-and"):
             links = {i: symmetrize(f, b, sym) for i, (f, b) in ef.items()}

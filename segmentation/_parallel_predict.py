@@ -1,12 +1,12 @@
 """``structpred segment predict`` on an executor: the inputs are read here, predicted by
 the workers (the model sent to them once) and handed back in input order, a bounded number
-in flight (:func:`structpred._parallel.map_ordered`)."""
+in flight (:func:`structpred.parallel.map_ordered`)."""
 
 from __future__ import annotations
 
 import itertools
 
-from structpred._parallel import map_ordered
+from structpred.parallel import map_ordered
 
 __all__ = ["predict_images", "predict_points"]
 

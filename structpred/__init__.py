@@ -20,6 +20,8 @@ Subpackages
     through the ``structpred.commands`` entry-point group.
 :mod:`structpred.io`
     Readers, atomic writers and plotting.
+:mod:`structpred.parallel`
+    Executors (Dask or :mod:`concurrent.futures`) and ordered, streaming maps on them.
 
 Every public name is re-exported here, so ``from structpred import
 dual_extragradient_streaming, MatchingExample`` works.

@@ -28,7 +28,7 @@ def _aligner_cache(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def hansards():
-    from alignment.experiment import load_hansards
+    from alignment.data.hansards import load_hansards
 
     return load_hansards(DATA)
 
@@ -36,7 +36,7 @@ def hansards():
 @pytest.fixture(scope="session")
 def small_stats(hansards, tmp_path_factory):
     """Dice + IBM statistics on the first 4,000 bitext pairs (real data, seconds to build)."""
-    from alignment.statistics import AlignmentStatistics
+    from alignment.stats.statistics import AlignmentStatistics
 
     return AlignmentStatistics.fit_files(hansards.bitext_src, hansards.bitext_tgt,
                                          max_pairs=TEST_BITEXT_PAIRS, verbose=False)

@@ -2,8 +2,8 @@
 
 import pytest
 
-from alignment.aer import AERScore, format_scores, score_alignments
-from alignment.formats import Alignment
+from alignment.evaluate.aer import AERScore, format_scores, score_alignments
+from alignment.data.formats import Alignment
 
 
 def test_hand_example():
@@ -50,7 +50,7 @@ def test_format_is_one_line_of_percentages():
 def test_error_breakdown_counts_what_aer_counts():
     from collections import Counter
 
-    from alignment.aer import error_breakdown, format_errors
+    from alignment.evaluate.aer import error_breakdown, format_errors
 
     pairs = [(["the", "house", "."], ["la", "maison", "."]),
              (["the", "the"], ["le", "le"])]
@@ -79,7 +79,7 @@ import itertools  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from alignment.aer import paired_bootstrap, sentence_counts  # noqa: E402
+from alignment.evaluate.aer import paired_bootstrap, sentence_counts  # noqa: E402
 
 
 def test_sentence_counts_sum_to_the_corpus_score():

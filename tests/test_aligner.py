@@ -4,8 +4,8 @@ beats zero weights; decoding, persistence and the edge features."""
 import numpy as np
 import pytest
 
-from alignment.aer import score_alignments
-from alignment.formats import Alignment
+from alignment.evaluate.aer import score_alignments
+from alignment.data.formats import Alignment
 from alignment.model import LEARNERS, MatchingAligner, gold_matching
 from structpred import decode_matching
 
@@ -52,7 +52,7 @@ def test_save_load_round_trip(trained, hansards, tmp_path):
 
 
 def test_excluded_edge_features_are_dropped_and_persist(hansards, small_stats, tmp_path):
-    from alignment.features import EdgeFeaturizer
+    from alignment.features.edges import EdgeFeaturizer
 
     src, tgt = hansards.test_pairs[0]
     drop = ("nbr_diag", "nbr_anti", "nbr_vit_diag")
@@ -75,7 +75,7 @@ def test_excluded_edge_features_are_dropped_and_persist(hansards, small_stats, t
 
 
 def test_farther_occurrence_features_by_brute_force(hansards, small_stats, tmp_path):
-    from alignment.features import OPTIONAL_FEATURES, EdgeFeaturizer
+    from alignment.features.edges import OPTIONAL_FEATURES, EdgeFeaturizer
 
     feat = EdgeFeaturizer(small_stats, include=OPTIONAL_FEATURES)
     plain = EdgeFeaturizer(small_stats)
@@ -158,7 +158,8 @@ def test_fit_rejects_bad_input(hansards, small_stats):
 
 
 def test_protocol_rows_and_table(hansards, small_stats):
-    from alignment.experiment import format_table, run_protocol
+    from alignment.evaluate.table import format_table
+    from alignment.evaluate.protocol import run_protocol
 
     rows, models = run_protocol(hansards, small_stats, learners=("dual-extragradient",),
                                 train_sizes=(100,), n_iter=10, verbose=False,

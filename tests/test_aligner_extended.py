@@ -6,8 +6,9 @@ Statistics come from the first 4,000 bitext pairs (fixtures in conftest.py).
 import numpy as np
 import pytest
 
-from alignment.aer import score_alignments
-from alignment.interactions import InteractionStatistics, NodeFeaturizer, PairFeaturizer
+from alignment.evaluate.aer import score_alignments
+from alignment.stats.interactions import InteractionStatistics
+from alignment.features.interactions import NodeFeaturizer, PairFeaturizer
 from alignment.model import MODELS, MatchingAligner, gold_fertility_matching, model_name
 from structpred import adjacent_pairs
 

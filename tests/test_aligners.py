@@ -1,4 +1,4 @@
-"""alignment.aligners: eflomal and fast_align as cached, fingerprinted runs.
+"""alignment.aligners.runs: eflomal and fast_align as cached, fingerprinted runs.
 
 The cache logic is checked with a stand-in for the aligner (deterministic, counts its
 calls); the real eflomal and fast_align runs on a tiny bitext check structure only
@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alignment import aligners as al
-from alignment.external import symmetrize
+from alignment.aligners import runs as al
+from alignment.aligners.symmetrize import symmetrize
 from structpred import FormatError
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "hansards"

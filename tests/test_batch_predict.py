@@ -1,4 +1,4 @@
-"""The batch path of model M's prediction (``alignment._batch_predict``, issue 18): the same
+"""The batch path of model M's prediction (``alignment.predict.batch``, issue 18): the same
 links as the per-pair path (feature matrices ``F``, OR-Tools decoding) on hundreds of real
 sentence pairs, for every feature set it covers; the local worker processes of
 ``align predict --jobs`` keep the input order."""
@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alignment._batch_predict import BatchPredictor, supports
-from alignment._parallel_predict import predict_stream
-from alignment.formats import iter_parallel, read_parallel
+from alignment.predict.batch import BatchPredictor, supports
+from alignment.predict.parallel import predict_stream
+from alignment.data.formats import iter_parallel, read_parallel
 from alignment.model import MatchingAligner
 from structpred.cli import main
 
@@ -42,7 +42,7 @@ def train_set(hansards):
 
 @pytest.fixture(scope="module")
 def hmm_links(bitext, train_set, tmp_path_factory):
-    from alignment.link_features import AlignerLinks
+    from alignment.features.links import AlignerLinks
 
     src, tgt = [s for s, _ in bitext], [t for _, t in bitext]
     return AlignerLinks.fit(("hmm",), train_set[0], src, tgt,
@@ -52,8 +52,8 @@ def hmm_links(bitext, train_set, tmp_path_factory):
 @pytest.fixture(scope="module")
 def stats_with_hmm(small_stats, bitext):
     """A copy of the session's statistics with HMM tables (the ``hmm_*`` edge features)."""
-    from alignment.hmm import train_hmm
-    from alignment.statistics import AlignmentStatistics
+    from alignment.stats.hmm import train_hmm
+    from alignment.stats.statistics import AlignmentStatistics
 
     stats = AlignmentStatistics.from_arrays(small_stats.to_arrays())
     hmm = train_hmm(stats, [s for s, _ in bitext], [t for _, t in bitext], n_iter=1, n_jobs=1)
@@ -63,8 +63,8 @@ def stats_with_hmm(small_stats, bitext):
 @pytest.fixture(scope="module")
 def external_links(bitext, train_set, tmp_path_factory):
     """Our HMM, eflomal and fast_align as features (the default model's aligners)."""
-    from alignment.aligners import available_aligners
-    from alignment.link_features import AlignerLinks
+    from alignment.aligners.runs import available_aligners
+    from alignment.features.links import AlignerLinks
 
     missing = {"eflomal", "fast_align"} - set(available_aligners())
     if missing:
@@ -175,13 +175,13 @@ def test_align_predict_jobs_writes_the_same_lines(tmp_path):
     assert len(outs["1"]) == 447 and outs["1"] == outs["2"]
     ref = MatchingAligner.load(model).predict_pairwise(
         read_parallel(DATA / "test.en.gz", DATA / "test.fr.gz"))
-    from alignment.formats import format_pharaoh
+    from alignment.data.formats import format_pharaoh
 
     assert outs["1"] == [format_pharaoh(a) for a in ref]
 
 
 def test_chunks_of_standard_input_are_cut_when_no_line_waits():
-    from alignment._parallel_predict import chunked
+    from alignment.predict.parallel import chunked
 
     flags = iter([True, False, True, True, True])
     assert list(chunked(range(7), 3, lambda: next(flags, True))) == [[0, 1], [2, 3, 4], [5, 6]]

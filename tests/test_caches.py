@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from alignment._cache import CacheMismatch, compare_keys, key_hash
-from alignment.statistics import AlignmentStatistics
+from alignment.stats.statistics import AlignmentStatistics
 from structpred import FormatError, open_text
 from structpred.cli import main
 
@@ -128,7 +128,7 @@ def test_a_cache_folder_gets_one_file_per_setting(bitext, tmp_path):
 
 
 def test_interaction_cache_follows_the_statistics_and_the_bitext(bitext, base_cache, tmp_path):
-    from alignment.interactions import InteractionStatistics
+    from alignment.stats.interactions import InteractionStatistics
 
     plain, with_hmm = base_cache
     stats = _call(bitext, plain)
@@ -192,7 +192,7 @@ def _swap(argv, option, value):
 
 
 def test_hansards_caches_are_named_by_what_made_them(hansards, tmp_path):
-    from alignment.experiment import hansards_statistics
+    from alignment.evaluate.protocol import hansards_statistics
 
     a = hansards_statistics(hansards, 600, cache_dir=tmp_path, verbose=False)
     b = hansards_statistics(hansards, 500, cache_dir=tmp_path, verbose=False)
@@ -204,7 +204,7 @@ def test_hansards_caches_are_named_by_what_made_them(hansards, tmp_path):
 
 
 def test_external_links_cache_records_its_bitext(bitext, tmp_path):
-    from alignment.external import ExternalAlignments
+    from alignment.aligners.linkfiles import ExternalAlignments
 
     pairs = [(["a", "b"], ["x", "y"]), (["c"], ["z"])]
     ext = ExternalAlignments(["fwd"])
@@ -230,8 +230,8 @@ def test_external_links_cache_records_its_bitext(bitext, tmp_path):
 
 
 def test_every_written_file_records_format_and_version(bitext, base_cache, tmp_path):
-    from alignment.hmm import HMMTables
-    from alignment.interactions import InteractionStatistics
+    from alignment.stats.hmm import HMMTables
+    from alignment.stats.interactions import InteractionStatistics
 
     plain, with_hmm = base_cache
     with np.load(plain, allow_pickle=False) as z:

@@ -97,7 +97,7 @@ def test_help(argv):
 
 def test_train_and_predict_m_f_q_with_external_links(small_stats_file, tmp_path, capsys):
     """--model M+F+Q with --external link files: train, then predict with and without them."""
-    from alignment.formats import read_parallel
+    from alignment.data.formats import read_parallel
 
     from conftest import TEST_BITEXT_PAIRS
 
@@ -139,7 +139,7 @@ def test_train_and_predict_m_f_q_with_external_links(small_stats_file, tmp_path,
 def test_train_with_hmm_features_then_predict(tmp_path, capsys):
     """--hmm trains the HMM on the bitext, stores it in the --stats cache, and the
     model (whose file embeds the statistics) predicts with the HMM features."""
-    from alignment.statistics import AlignmentStatistics
+    from alignment.stats.statistics import AlignmentStatistics
 
     stats_file = tmp_path / "stats.npz"
     out = tmp_path / "hmm.npz"
@@ -163,7 +163,7 @@ def test_train_with_hmm_lexicon(tmp_path, capsys):
     """--hmm-lexicon keeps only the HMM's translation tables: no HMM features, and the
     model's statistics carry the HMM lexicon (its file predicts with it)."""
     from alignment.model import MatchingAligner
-    from alignment.statistics import AlignmentStatistics
+    from alignment.stats.statistics import AlignmentStatistics
 
     stats_file = tmp_path / "stats.npz"
     out = tmp_path / "lex.npz"

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from alignment.aligners import available_aligners
+from alignment.aligners.runs import available_aligners
 from structpred.cli import main
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from structpred._parallel import map_ordered
+from structpred.parallel import map_ordered
 from structpred.cli import main
 
 distributed = pytest.importorskip("distributed")

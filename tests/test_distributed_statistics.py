@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alignment._sharded import BitextShards
-from alignment.corpus import load_bitext
-from alignment.hmm import train_hmm
-from alignment.statistics import AlignmentStatistics
+from alignment.stats.shards import BitextShards
+from alignment.data.corpus import load_bitext
+from alignment.stats.hmm import train_hmm
+from alignment.stats.statistics import AlignmentStatistics
 
 distributed = pytest.importorskip("distributed")
 
@@ -97,8 +97,8 @@ def test_one_direction_at_a_time_and_a_thread_pool(bitext, reference):
 
 
 def test_shards_cut_at_pair_boundaries(bitext):
-    from alignment.corpus import EncodedCorpus, Vocabulary, build_cooc
-    from alignment.ibm import pair_index, train_direction
+    from alignment.data.corpus import EncodedCorpus, Vocabulary, build_cooc
+    from alignment.stats.ibm import pair_index, train_direction
 
     src, tgt = bitext
     corpus = EncodedCorpus.from_sentences(src, tgt, Vocabulary.build(src), Vocabulary.build(tgt))

@@ -5,7 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from alignment.external import SYMMETRIZATIONS, ExternalAlignments, ExternalFeaturizer, symmetrize
+from alignment.aligners.symmetrize import SYMMETRIZATIONS, symmetrize
+from alignment.aligners.linkfiles import ExternalAlignments
+from alignment.features.external import ExternalFeaturizer
 from structpred import FormatError
 
 links = st.sets(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=12)

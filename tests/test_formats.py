@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from alignment.formats import (Alignment, FormatError, read_fast_align, read_naacl,
-                               read_parallel, read_pharaoh, write_fast_align, write_naacl,
-                               write_parallel, write_pharaoh)
+from alignment.data.formats import (Alignment, FormatError, read_fast_align, read_naacl,
+                                    read_parallel, read_pharaoh, write_fast_align, write_naacl,
+                                    write_parallel, write_pharaoh)
 
 
 def _write(path, text, gz=False):

@@ -12,13 +12,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from alignment.corpus import load_bitext, read_tokenized
-from alignment.external import ExternalAlignments
-from alignment.formats import read_fast_align, read_naacl, read_parallel, read_pharaoh
-from alignment.hmm import HMMTables
-from alignment.interactions import InteractionStatistics
+from alignment.data.corpus import load_bitext, read_tokenized
+from alignment.aligners.linkfiles import ExternalAlignments
+from alignment.data.formats import read_fast_align, read_naacl, read_parallel, read_pharaoh
+from alignment.stats.hmm import HMMTables
+from alignment.stats.interactions import InteractionStatistics
 from alignment.model import MatchingAligner
-from alignment.statistics import AlignmentStatistics
+from alignment.stats.statistics import AlignmentStatistics
 from structpred import FormatError
 from structpred.io._files import file_fingerprint, read_npz
 
@@ -107,7 +107,7 @@ def test_random_gzip_truncation(d, ls, cut):
 def npz_files(d, small_stats, hansards):
     """Real files of each kind: statistics (with an HMM), HMM tables, interaction
     statistics and a model."""
-    from alignment.hmm import train_hmm
+    from alignment.stats.hmm import train_hmm
 
     pairs = hansards.test_pairs[:20]
     stats = small_stats.__class__.from_arrays(small_stats.to_arrays())

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from alignment.corpus import iter_bitext, load_bitext
-from alignment.experiment import (external_cache_path, hansards_statistics, load_hansards,
-                                  shared_hansards_dir)
+from alignment.data.corpus import iter_bitext, load_bitext
+from alignment.evaluate.protocol import external_cache_path, hansards_statistics
+from alignment.data.hansards import load_hansards, shared_hansards_dir
 from structpred import FormatError, open_text
 
 from conftest import DATA
@@ -60,7 +60,7 @@ def test_shared_full_bitext_starts_with_the_gold_sentences():
 
 def test_run_eflomal_reads_back_only_the_first_pairs(hansards):
     pytest.importorskip("eflomal")
-    from alignment.external import run_eflomal
+    from alignment.aligners.linkfiles import run_eflomal
 
     bt = load_bitext(hansards.bitext_src, hansards.bitext_tgt, max_pairs=800, max_len=None)
     fwd, bwd = run_eflomal(bt.src, bt.tgt, n_samplers=1, verbose=False, keep=20)

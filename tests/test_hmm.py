@@ -1,4 +1,4 @@
-"""The HMM aligner (alignment.hmm): forward-backward against enumeration, EM on real
+"""The HMM aligner (alignment.stats.hmm): forward-backward against enumeration, EM on real
 Hansards text, persistence inside the statistics, and the HMM edge features."""
 
 import copy
@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alignment.corpus import load_bitext
-from alignment.features import DENSE_FEATURES, HMM_FEATURES, EdgeFeaturizer
-from alignment.hmm import HMMTables, _jump_gis, _jump_matrix, hmm_forward_backward, train_hmm
-from alignment.statistics import AlignmentStatistics
+from alignment.data.corpus import load_bitext
+from alignment.features.edges import DENSE_FEATURES, HMM_FEATURES, EdgeFeaturizer
+from alignment.stats.hmm import HMMTables, _jump_gis, _jump_matrix, hmm_forward_backward, train_hmm
+from alignment.stats.statistics import AlignmentStatistics
 
 
 def _enumerate(E, e_null, J, p0):
@@ -99,8 +99,8 @@ def test_em_increases_likelihood_and_is_deterministic(hmm_stats, small_stats):
 def test_hmm_beats_model2_on_gold_sentences(hmm_stats, hansards):
     """Posterior-decoded HMM intersection is better than Model 2's Viterbi
     intersection on the first 100 gold test sentences (2,000 training pairs)."""
-    from alignment.aer import score_alignments
-    from alignment.formats import Alignment
+    from alignment.evaluate.aer import score_alignments
+    from alignment.data.formats import Alignment
 
     stats, _ = hmm_stats
     pairs, gold = hansards.test_pairs[:100], hansards.test_gold[:100]
@@ -134,9 +134,9 @@ def test_statistics_round_trip_with_hmm(hmm_stats, tmp_path, hansards):
 def test_with_lexicon_combines_hmm_tables_and_model2_positions(hmm_stats, hansards, tmp_path):
     """``with_lexicon``: Model 2 posteriors computed with the HMM's translation tables and
     Model 2's own distortion; Dice unchanged; no HMM attached; the original untouched."""
-    from alignment.aer import score_alignments
-    from alignment.formats import Alignment
-    from alignment.ibm import pair_posteriors
+    from alignment.evaluate.aer import score_alignments
+    from alignment.data.formats import Alignment
+    from alignment.stats.ibm import pair_posteriors
 
     stats, _ = hmm_stats
     h = stats.hmm
@@ -200,14 +200,14 @@ def test_train_hmm_rejects_bad_input(small_stats):
 
 @pytest.fixture(scope="module")
 def inter_small(hansards, small_stats):
-    from alignment.interactions import InteractionStatistics
+    from alignment.stats.interactions import InteractionStatistics
 
     return InteractionStatistics.fit_files(small_stats, hansards.bitext_src, hansards.bitext_tgt,
                                            max_pairs=2000)
 
 
 def test_fertility_and_pair_features_with_hmm(hmm_stats, inter_small, hansards):
-    from alignment.interactions import NodeFeaturizer, PairFeaturizer
+    from alignment.features.interactions import NodeFeaturizer, PairFeaturizer
     from structpred import adjacent_pairs
 
     stats, _ = hmm_stats
@@ -233,9 +233,9 @@ def test_fertility_and_pair_features_with_hmm(hmm_stats, inter_small, hansards):
 def test_agreement_e_step_counts_are_posterior_products(hmm_stats, hansards):
     """Agreement training (Liang et al. 2006): both tables get q_jk = P_fwd(a_k = j) P_bwd(b_j = k),
     NULL counts are what the links leave, each word's counts sum to one."""
-    from alignment.corpus import EncodedCorpus
-    from alignment.hmm import _e_step_agree, hmm_posteriors
-    from alignment.ibm import pair_index
+    from alignment.data.corpus import EncodedCorpus
+    from alignment.stats.hmm import _e_step_agree, hmm_posteriors
+    from alignment.stats.ibm import pair_index
 
     stats, _ = hmm_stats
     h = stats.hmm
@@ -291,7 +291,7 @@ def test_hansards_hmm_lexicon_caches_one_hmm(small_stats, hansards, tmp_path):
     """The experiment helper trains the HMM once (cached), returns the lexicon statistics
     (with the same HMM attached on request) and a tag that keeps the interaction caches
     of different statistics apart."""
-    from alignment.experiment import hansards_hmm_lexicon, hansards_interaction_statistics
+    from alignment.evaluate.protocol import hansards_hmm_lexicon, hansards_interaction_statistics
 
     stats, tag = hansards_hmm_lexicon(hansards, copy.copy(small_stats), 1000, cache_dir=tmp_path,
                                       n_iter=1, verbose=False, agreement=True)
@@ -313,7 +313,7 @@ def test_interaction_statistics_refuse_other_model2_tables(hmm_stats, hansards, 
     """Interaction statistics record the fingerprint of the Model 2 tables they came from:
     a cache computed from other tables (here: the HMM lexicon) is refused by
     ``load_or_fit``, by ``MatchingAligner.fit`` and by the command line, never used."""
-    from alignment.interactions import InteractionStatistics
+    from alignment.stats.interactions import InteractionStatistics
     from alignment.model import MatchingAligner
     from structpred.cli import main
 
@@ -351,7 +351,7 @@ def test_interaction_statistics_refuse_other_model2_tables(hmm_stats, hansards, 
 def test_hansards_setup_combines_statistics_hmm_and_interactions(hansards, tmp_path):
     """One call gives the statistics (with the HMM lexicon, features, or both) and the
     interaction statistics of exactly those Model 2 tables; the cache is reused."""
-    from alignment.experiment import hansards_setup
+    from alignment.evaluate.protocol import hansards_setup
 
     kw = dict(cache_dir=tmp_path, verbose=False, hmm=1)
     both, inter = hansards_setup(hansards, 600, hmm_lexicon=True, **kw)

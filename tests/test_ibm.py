@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alignment.corpus import EncodedCorpus, Vocabulary, build_cooc, read_tokenized
-from alignment.dice import cooc_table, prune_cooc
-from alignment.ibm import (e_step_agree, jump_bucket, n_buckets, pair_index, train_direction,
-                           train_ibm)
-from alignment.statistics import AlignmentStatistics, _csr_pack, _csr_unpack
+from alignment.data.corpus import EncodedCorpus, Vocabulary, build_cooc, read_tokenized
+from alignment.stats.dice import cooc_table, prune_cooc
+from alignment.stats.ibm import (e_step_agree, jump_bucket, n_buckets, pair_index, train_direction,
+                                 train_ibm)
+from alignment.stats.statistics import AlignmentStatistics, _csr_pack, _csr_unpack
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "hansards"
 BITEXT = (DATA / "bitext.36-2.en.gz", DATA / "bitext.36-2.fr.gz")
@@ -426,7 +426,7 @@ def test_unknown_words_and_empty_sentences(hansards_2000):
 
 
 def test_bitext_line_count_mismatch_names_file_and_line(tmp_path):
-    from alignment.corpus import load_bitext
+    from alignment.data.corpus import load_bitext
     from structpred import FormatError
 
     src, tgt = tmp_path / "b.en", tmp_path / "b.fr"

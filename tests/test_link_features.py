@@ -6,10 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alignment.formats import read_parallel
-from alignment.link_features import (HMM_THRESHOLD, AlignerFeaturizer, AlignerLinks,
-                                     resolve_sources)
-from alignment.aligners import available_aligners
+from alignment.data.formats import read_parallel
+from alignment.features.links import (HMM_THRESHOLD, AlignerFeaturizer, AlignerLinks,
+                                      resolve_sources)
+from alignment.aligners.runs import available_aligners
 from structpred.cli import main
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "hansards"

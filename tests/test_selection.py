@@ -1,4 +1,4 @@
-"""Choosing c- on validation (``align train --c-neg``): alignment._selection and the CLI."""
+"""Choosing c- on validation (``align train --c-neg``): alignment.selection and the CLI."""
 
 import re
 from pathlib import Path
@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from alignment._selection import fit_candidates
+from alignment.selection import fit_candidates
 from structpred.cli import main
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "hansards"
@@ -49,7 +49,7 @@ def _counts(n_good, n, size=10):
 
 
 def test_prefer_default_needs_a_clear_win():
-    from alignment._selection import Candidate, prefer_default
+    from alignment.selection import Candidate, prefer_default
 
     def ranked(scores):
         cands = [Candidate(v, v, s, None, 0.0) for v, s in scores.items()]

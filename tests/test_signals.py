@@ -117,15 +117,15 @@ def test_ctrl_c_inside_the_ibm_em_is_noticed_within_a_second():
     """The E-step kernels run in chunks and in two threads; Ctrl-C stops both."""
     code = (
         "import os, signal, threading, time\n"
-        "from alignment.corpus import load_bitext\n"
-        "from alignment.ibm import train_ibm\n"
+        "from alignment.data.corpus import load_bitext\n"
+        "from alignment.stats.ibm import train_ibm\n"
         f"bt = load_bitext({str(DATA / 'bitext.36-2.en.gz')!r}, "
         f"{str(DATA / 'bitext.36-2.fr.gz')!r}, max_pairs=12000, max_len=80)\n"
         "c = bt.encode()\n"
         "sent = []\n"
         "def kill():\n"
         "    sent.append(time.monotonic()); os.kill(os.getpid(), signal.SIGINT)\n"
-        "from alignment import ibm\n"
+        "from alignment.stats import ibm\n"
         "orig = ibm.e_step\n"
         "def e_step(*a):\n"
         "    if not sent and threading.active_count() >= 3:\n"
@@ -201,8 +201,8 @@ def test_chunk_ranges_cover_every_sentence_once():
 
 def test_chunked_e_step_equals_one_call(hansards):
     from alignment._runtime import chunk_ranges
-    from alignment.corpus import EncodedCorpus, Vocabulary, build_cooc
-    from alignment.ibm import _DirectionEM, e_step, pair_index
+    from alignment.data.corpus import EncodedCorpus, Vocabulary, build_cooc
+    from alignment.stats.ibm import _DirectionEM, e_step, pair_index
 
     pairs = hansards.test_pairs[:80]
     sv, tv = Vocabulary.from_pairs(pairs, 0), Vocabulary.from_pairs(pairs, 1)

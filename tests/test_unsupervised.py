@@ -1,4 +1,4 @@
-"""``structpred align unsupervised`` and alignment.unsupervised on tiny real data.
+"""``structpred align unsupervised`` and alignment.aligners.unsupervised on tiny real data.
 
 The HMM is trained on the first 300 Hansards bitext pairs (under a second once the
 numba kernels are compiled); its output is deterministic.
@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alignment.unsupervised import UnsupervisedAligner, combine_votes, decode, training_text
+from alignment.aligners.unsupervised import (UnsupervisedAligner, combine_votes, decode,
+                                             training_text)
 from structpred.cli import main
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "hansards"
@@ -217,7 +218,7 @@ def test_with_eflomal(files, cache, capsys):
     # weight 1: eflomal's own intersection (threshold 1: both directions have the link)
     rc, ef_only, _ = _run(capsys, base + ["--with", "auto", "--eflomal-weight", "1",
                                           "--threshold", "1"])
-    from alignment.aligners import run_aligner
+    from alignment.aligners.runs import run_aligner
 
     src = (files / "text.src").read_text(encoding="utf-8").splitlines()
     tgt = (files / "text.tgt").read_text(encoding="utf-8").splitlines()

@@ -4,11 +4,11 @@ The plotting helpers (:func:`save_figure`, :func:`plot_histories`) import
 matplotlib on first use, so that reading and writing files stays light.
 """
 
-from ._files import (FormatError, atomic_write, open_output, open_text, progress_enabled,
-                     read_lines)
+from ._files import (FormatError, atomic_write, file_fingerprint, open_output, open_text,
+                     progress_enabled, read_lines, read_npz)
 
-__all__ = ["FormatError", "atomic_write", "open_text", "open_output", "read_lines",
-           "progress_enabled", "save_figure", "plot_histories"]
+__all__ = ["FormatError", "atomic_write", "open_text", "open_output", "read_lines", "read_npz",
+           "file_fingerprint", "progress_enabled", "save_figure", "plot_histories"]
 
 
 def __getattr__(name):

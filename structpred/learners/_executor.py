@@ -28,9 +28,11 @@ import pickle
 
 import numpy as np
 
-from ._stream import RemoteExamples, iterate_examples
+from ..parallel import check_executor, dask_workers, executor_slots, is_dask_client
+from ._stream import RemoteExamples, ff_product, iterate_examples
 
-__all__ = ["InProcess", "FuturesBackend", "DaskBackend", "make_backend", "WorkerLost"]
+__all__ = ["InProcess", "FuturesBackend", "DaskBackend", "make_backend", "WorkerLost",
+           "ff_product", "hinge_term"]
 
 
 class WorkerLost(RuntimeError):
@@ -103,8 +105,7 @@ class FuturesBackend:
 
     def __init__(self, examples, executor, n_partitions=None):
         self.executor = executor
-        workers = getattr(executor, "_max_workers", None) or 2
-        self.shards = list(_partitions(examples, n_partitions or workers))
+        self.shards = list(_partitions(examples, n_partitions or executor_slots(executor)))
         self.stats = {"calls": 0, "bytes_out": 0, "bytes_between_workers": 0, "bytes_back": 0}
 
     def map_reduce(self, func, *args):
@@ -147,11 +148,7 @@ class DaskBackend:
 
     def __init__(self, examples, client, n_partitions=None, max_partition_size=256):
         self.client = client
-        info = client.scheduler_info()
-        workers = sorted(info.get("workers", {}))
-        if not workers:
-            raise ValueError("the Dask cluster has no workers")
-        threads = sum(w.get("nthreads", 1) for w in info["workers"].values())
+        workers, threads = dask_workers(client)
         n_partitions = int(n_partitions or max(1, 2 * threads))
         self.workers = workers
         self.shards = {}
@@ -272,19 +269,12 @@ def _apply_packed(shard, packed):
 def make_backend(examples, executor=None, n_partitions=None):
     """The backend for ``executor``: ``None`` (in process), a Dask client or a
     :class:`concurrent.futures.Executor`."""
+    check_executor(executor)
     if executor is None:
         return InProcess(examples)
-    if hasattr(executor, "scheduler_info") and hasattr(executor, "scatter"):
+    if is_dask_client(executor):
         return DaskBackend(examples, executor, n_partitions)
-    if hasattr(executor, "submit"):
-        return FuturesBackend(examples, executor, n_partitions)
-    raise TypeError(f"executor must be None, a dask.distributed.Client or a "
-                    f"concurrent.futures.Executor, not {type(executor).__name__}")
-
-
-def ff_product(example, v):
-    """``F_i F_i' v``: one example's term of the power iteration for ``||F||_2``."""
-    return (example.F @ (example.F.T @ v),)
+    return FuturesBackend(examples, executor, n_partitions)
 
 
 def hinge_term(example, w):

@@ -97,6 +97,12 @@ def n_features_of(examples):
     return first_example(examples).n_features
 
 
+def ff_product(example, v):
+    """``F_i F_i' v``: one example's term of the power iteration for ``||F||_2`` (a
+    1-tuple, the form of a backend's ``map_reduce``)."""
+    return (example.F @ (example.F.T @ v),)
+
+
 def power_iteration_norm(examples, n_iter=100, tol=1e-7, random_state=0, backend=None):
     """Largest singular value of the stacked operator ``B = [F_1, ..., F_m]``.
 
@@ -109,8 +115,6 @@ def power_iteration_norm(examples, n_iter=100, tol=1e-7, random_state=0, backend
     examples may live on other machines).
     """
     if backend is not None:
-        from ._executor import ff_product
-
         def BBt(v):
             return backend.map_reduce(ff_product, v)[0]
         d = getattr(backend, "n_features", None) or n_features_of(examples)

@@ -140,7 +140,7 @@ def hungarian_matching(s):
     the costs ``-max(s, 0)``: every row of the smaller side is assigned, and an
     assignment to an edge with ``s <= 0`` means the word stays unaligned.  Rows whose
     scores are all ``<= 0`` are left out.  Callable from other numba kernels (the
-    batch decoders of :mod:`alignment._batch_predict`); :func:`decode_matching_hungarian`
+    batch decoder of :mod:`alignment.features.kernel`); :func:`decode_matching_hungarian`
     is the checked entry point from Python.
 
     Parameters

@@ -16,8 +16,8 @@ Both are the ``aligners`` extra: ``pip install 'structpred[aligners]'``;
 **Link-set names.** ``"<aligner>:<view>"``, e.g. ``"eflomal:intersection"``,
 ``"eflomal:fwd"``, ``"eflomal:grow-diag-final-and"``, ``"fast_align:sym"``; the views of
 eflomal are :data:`EFLOMAL_VIEWS` (``fwd``, ``bwd`` and the symmetrisations of
-:func:`alignment.external.symmetrize`; short forms ``inter``, ``gd``, ``gdf``, ``gdfa``).
-The names used by :mod:`alignment.external` so far (``eflomal_fwd``, ``eflomal_bwd``,
+:func:`alignment.aligners.symmetrize.symmetrize`; short forms ``inter``, ``gd``, ``gdf``, ``gdfa``).
+The names used by :mod:`alignment.aligners.linkfiles` so far (``eflomal_fwd``, ``eflomal_bwd``,
 ``eflomal_inter``, ``eflomal_gdfa``, ``eflomal_union``, ``fast_align``) are accepted
 as aliases (:data:`LEGACY_NAMES`).
 
@@ -78,7 +78,7 @@ FAST_ALIGN_VIEWS = ("sym",)
 _VIEW_ALIASES = {"inter": "intersection", "intersect": "intersection", "gd": "grow-diag",
                  "gdf": "grow-diag-final", "gdfa": "grow-diag-final-and",
                  "forward": "fwd", "backward": "bwd", "rev": "bwd", "reverse": "bwd"}
-#: names :mod:`alignment.external` used before this module
+#: names :mod:`alignment.aligners.linkfiles` used before this module
 LEGACY_NAMES = {"eflomal_fwd": "eflomal:fwd", "eflomal_bwd": "eflomal:bwd",
                 "eflomal_inter": "eflomal:intersection",
                 "eflomal_gdfa": "eflomal:grow-diag-final-and",
@@ -347,7 +347,7 @@ class AlignerRun:
         """Link sets (list of sets of ``(j, k)``) of the pairs at ``indices`` (all when
         None) in ``view``: a direction or a symmetrisation of the two (eflomal), or
         ``"sym"`` (fast_align); ``None`` is the aligner's default view."""
-        from .external import symmetrize
+        from .symmetrize import symmetrize
 
         _, view = parse_link_set_name(f"{self.aligner}:{view}" if view else self.aligner)
         idx = range(self.n_pairs) if indices is None else indices
@@ -669,11 +669,11 @@ def link_sets(names, src, tgt, indices=None, cache_dir=DEFAULT_CACHE_DIR, runs=N
 
 
 def external_alignments(names, src, tgt, indices=None, **kw):
-    """An :class:`alignment.external.ExternalAlignments` with the link sets ``names`` of
+    """An :class:`alignment.aligners.linkfiles.ExternalAlignments` with the link sets ``names`` of
     the pairs at ``indices`` (the bridge to the edge features of
-    :class:`alignment.external.ExternalFeaturizer`, which derives the eflomal
+    :class:`alignment.features.external.ExternalFeaturizer`, which derives the eflomal
     symmetrisations itself from ``eflomal_fwd`` and ``eflomal_bwd``)."""
-    from .external import ExternalAlignments
+    from .linkfiles import ExternalAlignments
 
     src_l, tgt_l = _as_lines(src), _as_lines(tgt)
     sets = link_sets(names, src_l, tgt_l, indices=indices, **kw)

@@ -1,6 +1,6 @@
 """Vocabularies and flat (CSR-style) integer encodings of a sentence-aligned bitext.
 
-The unsupervised alignment statistics (:mod:`alignment.ibm`, :mod:`alignment.dice`)
+The unsupervised alignment statistics (:mod:`alignment.stats.ibm`, :mod:`alignment.stats.dice`)
 run numba kernels over flat ``int32`` arrays of word ids, so a corpus of sentence
 pairs is stored like a CSR matrix: the ids of all source sentences concatenated in
 ``src_ids`` with sentence ``i`` at ``src_ids[src_offsets[i]:src_offsets[i + 1]]``, and
@@ -18,7 +18,7 @@ Conventions
   length ``n``), as in the Hansards gold files (``src_pos tgt_pos``).
 * :func:`load_bitext` reads the two gzipped, whitespace-tokenised files of a bitext and
   can drop long or badly aligned pairs for training, except the first ``protect_first``
-  lines (none by default; the Hansards experiment, :mod:`alignment.experiment`, protects
+  lines (none by default; the Hansards experiment, :mod:`alignment.evaluate.protocol`, protects
   its gold sentences, the first lines of ``bitext.36-2.*.gz``, so that they are always
   present and encodable); it reports how many pairs it dropped and why.
 """
@@ -526,7 +526,7 @@ def iter_bitext(src_path, tgt_path, skip_first=0, max_len=None, max_ratio=None):
 
 
 # ---------------------------------------------------------------------------------------
-# Sparse co-occurrence tables (numba), shared by alignment.ibm and alignment.dice.
+# Sparse co-occurrence tables (numba), shared by alignment.stats.ibm and alignment.stats.dice.
 #
 # A sparse (source word, target word) table is stored CSR-style by source word e: the
 # target words co-occurring with e are cols[row_ptr[e]:row_ptr[e + 1]], sorted
@@ -609,7 +609,7 @@ def row_bucket_sizes(src_ids, src_off, tgt_ids, tgt_off, n_src, n_tgt, with_null
 
 def _token_chunks(src_off, tgt_off, per_chunk=2_000_000):
     """Sentence ranges of about ``per_chunk`` tokens (both sides)."""
-    from ._runtime import chunk_ranges
+    from .._runtime import chunk_ranges
 
     return chunk_ranges(np.asarray(src_off, np.int64) + np.asarray(tgt_off, np.int64),
                         per_chunk)
@@ -685,7 +685,7 @@ def cooc_block(src_ids, src_off, tgt_ids, tgt_off, n_src, n_tgt, e_lo, e_hi, wit
                    e_lo, e_hi, with_null, src_mask, tgt_mask, bucket, pos)
     counts = np.empty(start[n_rows], dtype=np.int32)
     row_ptr = np.zeros(n_rows + 1, dtype=np.int64)
-    from ._runtime import chunk_ranges
+    from .._runtime import chunk_ranges
 
     w = 0
     for r_lo, r_hi in chunk_ranges(start, 4_000_000):

@@ -1,9 +1,9 @@
 """Word alignment without gold: the HMM trained by agreement, posterior-decoded.
 
-:class:`UnsupervisedAligner` trains the HMM of :mod:`alignment.hmm` in both
+:class:`UnsupervisedAligner` trains the HMM of :mod:`alignment.stats.hmm` in both
 directions *by agreement* (Liang, Taskar & Klein 2006; ``train_hmm(...,
 agreement=True)``), starting from IBM Model 1/2 tables
-(:class:`alignment.statistics.AlignmentStatistics`), on the sentences to align plus
+(:class:`alignment.stats.statistics.AlignmentStatistics`), on the sentences to align plus
 any extra unlabeled bitext, and links ``(j, k)`` by posterior decoding: the link
 posteriors of the two directions, :math:`P_{fwd}(a_k = j)` and
 :math:`P_{bwd}(b_j = k)`, are thresholded and the two directions combined
@@ -13,13 +13,13 @@ posteriors of the two directions, :math:`P_{fwd}(a_k = j)` and
 * ``symmetrize="intersect"``: both posteriors ``>= threshold`` (the minimum);
 * ``"union"``: either one (the maximum);
 * ``"grow-diag"``, ``"grow-diag-final-and"``: Koehn et al.'s heuristics
-  (:func:`alignment.external.symmetrize`) on the two thresholded directions.
+  (:func:`alignment.aligners.symmetrize.symmetrize`) on the two thresholded directions.
 
 The first four are monotone in the threshold (a higher threshold gives a subset of the
 links); the grow-diag heuristics are not (a smaller intersection can free words that
 then take a neighbour's link).
 
-**Combined with eflomal** (``with_eflomal``): eflomal (:mod:`alignment.aligners`,
+**Combined with eflomal** (``with_eflomal``): eflomal (:mod:`alignment.aligners.runs`,
 cached) runs on the same training text, and each direction's posterior becomes a
 weighted vote ``(1 - w) P_hmm + w * [eflomal links it]`` with ``w = eflomal_weight``
 before thresholding; with ``w = 1/2`` and the intersection, a threshold above ``1/2``
@@ -27,7 +27,7 @@ keeps eflomal's links that the HMM also supports, and one below ``1/2`` adds eit
 aligner's confident links.
 
 The model is not a sampler: training and decoding are deterministic (eflomal's links
-are not, but they are cached by :mod:`alignment.aligners`).  Tokens can be normalised
+are not, but they are cached by :mod:`alignment.aligners.runs`).  Tokens can be normalised
 for training (``lowercase``, ``prefix``: keep the first N characters of each word, a
 crude stemmer for morphologically rich languages); positions are unchanged.
 """
@@ -99,7 +99,7 @@ def decode(post_fwd, post_bwd, threshold=0.5, symmetrize="intersect", direction=
         return _where(score >= threshold), score
     if symmetrize not in _SYM_TO_EXTERNAL:
         raise ValueError(f"symmetrize must be one of {SYMMETRIZE}, not {symmetrize!r}")
-    from .external import symmetrize as _sym
+    from .symmetrize import symmetrize as _sym
 
     links = _sym(_where(post_fwd >= threshold), _where(post_bwd >= threshold),
                  _SYM_TO_EXTERNAL[symmetrize])
@@ -198,8 +198,8 @@ class UnsupervisedAligner:
     def fit(self, src, tgt, cache_dir=None):
         """Train on tokenised sentences (lists of token lists).  With ``cache_dir`` the
         trained tables are read from / written to ``<cache_dir>/hmm-<fingerprint>.npz``."""
-        from .hmm import train_hmm
-        from .statistics import AlignmentStatistics
+        from ..stats.hmm import train_hmm
+        from ..stats.statistics import AlignmentStatistics
 
         if len(src) != len(tgt):
             raise ValueError(f"{len(src)} source but {len(tgt)} target sentences")
@@ -277,7 +277,7 @@ class UnsupervisedAligner:
 
     @classmethod
     def load(cls, path):
-        from .statistics import AlignmentStatistics
+        from ..stats.statistics import AlignmentStatistics
 
         with open(str(path) + ".json", encoding="utf-8") as fh:
             opts = dict(json.load(fh)["options"])

@@ -1,9 +1,10 @@
 """``structpred align train``: the discriminative aligner trained on gold (or automatically
-labelled) sentences, with the choices made on validation (:mod:`alignment._selection`).
+labelled) sentences, with the choices made on validation (:mod:`alignment.selection`).
 
 The parser is built by :func:`alignment.cli.add_align_parser`; the conventions (one-line
 errors with exit status 2, outputs checked before anything is read, caches keyed by their
-inputs) are those of :mod:`alignment.cli`, whose helpers this module uses.
+inputs) are those of :mod:`alignment.cli`, whose helpers (:mod:`alignment.cli.common`) this
+module uses.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, check_stdin
 from structpred.cli import open_cluster, with_cluster
 
-from .cli import (C_NEG_GRID, _bitext, _check_cache_path, _check_inputs, _external, _external_specs,
-                  _feature_list, _inputs, _interaction_statistics, _is_file, _read_gold,
-                  _read_pairs, _statistics, _summary)
+from .common import (C_NEG_GRID, _bitext, _check_cache_path, _check_inputs, _external,
+                     _external_specs, _feature_list, _inputs, _interaction_statistics, _is_file,
+                     _read_gold, _read_pairs, _statistics, _summary)
 
 __all__ = ["align_train"]
 
@@ -28,7 +29,7 @@ __all__ = ["align_train"]
 @with_cluster
 def align_train(args):
     """``structpred align train``."""
-    from alignment.features import DENSE_FEATURES, HMM_FEATURES, OPTIONAL_FEATURES
+    from alignment.features.edges import DENSE_FEATURES, HMM_FEATURES, OPTIONAL_FEATURES
     from alignment.model import MODELS, MatchingAligner
 
     # ---- everything that needs no file: options that do not go together
@@ -70,7 +71,7 @@ def align_train(args):
     if args.valid_external and not all(valid):
         raise UserError("--valid-external needs the validation sentences (--valid-src, "
                         "--valid-tgt, --valid-gold)")
-    from alignment.link_features import resolve_sources
+    from alignment.features.links import resolve_sources
 
     thesis = args.preset == "thesis"
     if args.c_neg != "auto" and len(args.c_neg) > 1 and not all(valid):
@@ -137,7 +138,7 @@ def align_train(args):
     stats = _statistics(args, have_bitext, executor)
     links = None
     if args.labels:
-        from alignment.link_features import SOURCES
+        from alignment.features.links import SOURCES
 
         feature_sources = tuple(x for x in sources if x != args.labels)
         sources = tuple(x for x in SOURCES if x in set(sources) | {args.labels})
@@ -198,8 +199,8 @@ def align_train(args):
                   "at once" if len(c_negs) > 1 else "")
                + (f"; then {extended} at the chosen c-" if extended else "") + ")")
     t0 = time.perf_counter()
-    from alignment._selection import choose_aligner
-    from alignment.aer import sentence_counts
+    from alignment.selection import choose_aligner
+    from alignment.evaluate.aer import sentence_counts
 
     model, choices = choose_aligner(
         make, fit, c_negs, lambda m: sentence_counts(m.predict(valid_pairs), valid_gold),
@@ -222,10 +223,10 @@ def align_train(args):
 
 
 def _auto_labels(links, labeller, pairs):
-    """Links of ``labeller`` for ``pairs``, as gold :class:`~alignment.formats.Alignment`."""
+    """Links of ``labeller`` for ``pairs``, as gold :class:`~alignment.data.formats.Alignment`."""
     import numpy as np
 
-    from alignment.formats import Alignment
+    from alignment.data.formats import Alignment
 
     out = []
     if labeller == "eflomal":
@@ -254,8 +255,8 @@ def _describe_sources(links):
 
 def _aligner_links(args, sources, pairs):
     """The other aligners' outputs on the bitext plus ``pairs`` (cached in --cache-dir)."""
-    from alignment.formats import read_parallel
-    from alignment.link_features import AlignerLinks
+    from alignment.data.formats import read_parallel
+    from alignment.features.links import AlignerLinks
 
     bt = read_parallel(args.bitext_src, args.bitext_tgt)
     if args.bitext_pairs is not None:

@@ -1,4 +1,7 @@
-"""The Hansards protocol of thesis ch. 3, shared by the CLI demo and the scripts.
+"""The Hansards protocol of thesis ch. 3 (Table 3.1), shared by the CLI demo and the scripts.
+
+The data are read by :mod:`alignment.data.hansards`, the rows formatted by
+:mod:`alignment.evaluate.table`.
 
 Train on the first 100 (and 200) of the NAACL 2003 test sentences (447 in the
 bundled data), validate on the trial sentences (37), test on the ones after the
@@ -15,88 +18,14 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from .aer import score_alignments
-from .formats import read_naacl, read_parallel
-from .model import MODELS, MatchingAligner
+from ..data.hansards import MAX_LENGTH
+from ..model import MODELS, MatchingAligner
 
-__all__ = ["default_data_dir", "shared_hansards_dir", "load_hansards", "hansards_statistics",
-           "hansards_interaction_statistics", "hansards_hmm", "hansards_hmm_lexicon", "hansards_setup",
-           "external_cache_path", "run_protocol", "format_table", "BITEXTS", "MAX_LENGTH"]
-
-#: Named Hansards bitexts: ``"36-2"`` (231,648 pairs, bundled in ``data/hansards``) and
-#: ``"full"`` (1,130,588 pairs, read from ``../shared/data/alignment/hansards_en-fr``; too
-#: large to bundle).  Both start with the 484 trial + test gold sentences.
-BITEXTS = ("36-2", "full")
-
-#: bitext pairs longer than this (on either side) are left out of the statistics
-MAX_LENGTH = 80
-
-
-def default_data_dir():
-    return Path(__file__).resolve().parent.parent / "data" / "hansards"
-
-
-def shared_hansards_dir():
-    """``../shared/data/alignment/hansards_en-fr`` next to the repository (the full bitext)."""
-    return Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "alignment" / \
-        "hansards_en-fr"
-
-
-@dataclass
-class HansardsData:
-    trial_pairs: list
-    trial_gold: list
-    test_pairs: list
-    test_gold: list
-    bitext_src: Path
-    bitext_tgt: Path
-    bitext: str = "36-2"
-
-    @property
-    def n_gold(self):
-        """Gold sentences (trial + test): the first lines of the bitext, never left out of
-        the statistics."""
-        return len(self.trial_pairs) + len(self.test_pairs)
-
-    @property
-    def cache_tag(self):
-        """Suffix of the external links' cache name: empty for the bundled bitext,
-        ``"-full"`` etc. otherwise (the other caches are named by their fingerprints)."""
-        return "" if self.bitext == "36-2" else f"-{self.bitext}"
-
-
-def load_hansards(data_dir=None, bitext="36-2"):
-    """The trial and test gold sets and the paths of the unlabeled bitext.
-
-    Parameters
-    ----------
-    data_dir : path, optional
-        Folder of ``trial.*``, ``test.*`` and the bitext (default: ``data/hansards``).
-    bitext : {"36-2", "full"}
-        Which bitext: the bundled 231k pairs, or the full 1.13M pairs, looked up in
-        ``data_dir`` and then in :func:`shared_hansards_dir`.
-    """
-    if bitext not in BITEXTS:
-        raise ValueError(f"unknown Hansards bitext {bitext!r}; expected one of {BITEXTS}")
-    d = Path(data_dir) if data_dir else default_data_dir()
-
-    def find(name, dirs=(d,)):
-        for folder in dirs:
-            for cand in (folder / f"{name}.gz", folder / name):
-                if cand.exists():
-                    return cand
-        raise FileNotFoundError(f"{', '.join(map(str, dirs))}: missing {name}[.gz]")
-
-    trial = read_parallel(find("trial.en"), find("trial.fr"))
-    test = read_parallel(find("test.en"), find("test.fr"))
-    dirs = (d,) if bitext == "36-2" else (d, shared_hansards_dir())
-    return HansardsData(trial, read_naacl(find("trial.naacl"), trial),
-                        test, read_naacl(find("test.naacl"), test),
-                        find(f"bitext.{bitext}.en", dirs), find(f"bitext.{bitext}.fr", dirs),
-                        bitext)
+__all__ = ["hansards_statistics", "hansards_interaction_statistics", "hansards_hmm",
+           "hansards_hmm_lexicon", "hansards_setup", "external_cache_path", "run_protocol"]
 
 
 def _folder(cache_dir):
@@ -111,10 +40,10 @@ def hansards_statistics(data, n_pairs, cache_dir=".cache", verbose=True, ibm_agr
     """Dice and IBM Model 1/2 statistics on the first ``n_pairs`` bitext lines
     (``None``: all of them), cached in ``cache_dir`` under a name made from everything
     that fixes them (``stats-<hash>.npz``, :mod:`alignment._cache`); ``ibm_agreement``
-    trains the two IBM directions jointly by agreement (:func:`alignment.ibm.train_agreement`).
+    trains the two IBM directions jointly by agreement (:func:`alignment.stats.ibm.train_agreement`).
     Pairs longer than 80 tokens are left out, except the gold sentences (the first
     :attr:`HansardsData.n_gold` lines)."""
-    from .statistics import AlignmentStatistics
+    from ..stats.statistics import AlignmentStatistics
 
     return AlignmentStatistics.load_or_fit(_folder(cache_dir), data.bitext_src, data.bitext_tgt,
                                            max_pairs=n_pairs, verbose=verbose,
@@ -124,13 +53,13 @@ def hansards_statistics(data, n_pairs, cache_dir=".cache", verbose=True, ibm_agr
 
 def hansards_interaction_statistics(data, stats, n_pairs, cache_dir=".cache", verbose=True,
                                     ibm_agreement=False, lexicon=""):
-    """IBM Model 2 fertility and pattern shares (:mod:`alignment.interactions`) of the
+    """IBM Model 2 fertility and pattern shares (:mod:`alignment.stats.interactions`) of the
     first ``n_pairs`` bitext lines, cached next to the statistics
     (``interactions-<hash>.npz``: the name follows the bitext and the fingerprint of
     ``stats``' Model 2 tables, so statistics trained by agreement or with the HMM lexicon
     get their own file; ``ibm_agreement`` and ``lexicon`` are kept for compatibility and
     not needed)."""
-    from .interactions import InteractionStatistics
+    from ..stats.interactions import InteractionStatistics
 
     return InteractionStatistics.load_or_fit(_folder(cache_dir), stats, data.bitext_src,
                                              data.bitext_tgt, max_pairs=n_pairs,
@@ -140,10 +69,10 @@ def hansards_interaction_statistics(data, stats, n_pairs, cache_dir=".cache", ve
 
 def _hansards_hmm_tables(data, stats, n_pairs, cache_dir, n_iter, verbose, agreement,
                          ibm_agreement=False):
-    """The HMM of :mod:`alignment.hmm` trained on the first ``n_pairs`` bitext lines from
+    """The HMM of :mod:`alignment.stats.hmm` trained on the first ``n_pairs`` bitext lines from
     ``stats``' Model 2 tables, read from / written to the cache (``hmm-<hash>.npz``)."""
-    from ._cache import cache_file, cached
-    from .hmm import HMMTables, hmm_key, train_hmm_files
+    from .._cache import cache_file, cached
+    from ..stats.hmm import HMMTables, hmm_key, train_hmm_files
 
     kw = dict(max_pairs=n_pairs, max_len=MAX_LENGTH, protect_first=data.n_gold)
 
@@ -162,7 +91,7 @@ def _hansards_hmm_tables(data, stats, n_pairs, cache_dir, n_iter, verbose, agree
 
 def hansards_hmm(data, stats, n_pairs, cache_dir=".cache", n_iter=5, verbose=True,
                  agreement=False, ibm_agreement=False):
-    """Train (or read from the cache) the HMM of :mod:`alignment.hmm` on the first
+    """Train (or read from the cache) the HMM of :mod:`alignment.stats.hmm` on the first
     ``n_pairs`` bitext lines, starting from ``stats``' Model 2 tables (both directions
     independently, or by agreement), and attach it to ``stats``
     (:meth:`AlignmentStatistics.with_hmm`); ``ibm_agreement`` tags the cache of
@@ -261,22 +190,3 @@ def run_protocol(data, stats, learners=("dual-extragradient",), train_sizes=(100
                          "thesis": ((reference or {}).get((name, learner, n_train))
                                     if start == test_from else None)})
     return rows, fitted
-
-
-def format_table(rows, reference_name="thesis AER"):
-    """The rows of :func:`run_protocol` as a Markdown table (percentages); the reference
-    column appears when some row has a reference figure."""
-    ref = any(r.get("thesis") is not None for r in rows)
-    head = ("| model | learner | train | test | precision | recall | AER | "
-            + (f"{reference_name} | " if ref else "") + "valid AER | best iter | train time (s) |")
-    lines = [head, "|---|---|---:|---|---:|---:|---:|" + ("---:|" if ref else "")
-             + "---:|---:|---:|"]
-    for r in rows:
-        thesis = ""
-        if ref:
-            thesis = (f"{r['thesis']:.1f} | " if r.get("thesis") is not None else "– | ")
-        lines.append(f"| {r.get('model', 'M')} | {r['learner']} | {r['train']} | {r['test']} | "
-                     f"{r['precision']:.1f} | "
-                     f"{r['recall']:.1f} | {r['aer']:.1f} | {thesis}{r['valid_aer']:.1f} | "
-                     f"{r['best_iter']} | {r['seconds']:.0f} |")
-    return "\n".join(lines)

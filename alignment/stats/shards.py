@@ -9,8 +9,9 @@ sends the current parameter tables (broadcast once per call), runs the unchanged
 kernel on every shard, and adds the shards' expected counts **in shard order** on the
 driver, where the M-step stays.
 
-The shard kernels (:func:`ibm_shard`, :func:`ibm_agree_shard`, :func:`hmm_shard`,
-:func:`hmm_agree_shard`) start from zero accumulators; in process the same kernels add
+The shard kernels, beside their models (:func:`alignment.stats.ibm.ibm_shard`,
+:func:`~alignment.stats.ibm.ibm_agree_shard`, :func:`alignment.stats.hmm.hmm_shard`,
+:func:`~alignment.stats.hmm.hmm_agree_shard`), start from zero accumulators; in process the same kernels add
 everything into one accumulator.  The terms are the same, only the order of the
 floating-point additions differs (relative differences of order 1e-16 per iteration).
 """
@@ -22,31 +23,14 @@ import time
 
 import numpy as np
 
-from structpred._parallel import is_dask_client
+from structpred.parallel import check_executor, dask_workers, executor_slots, is_dask_client
 
-from ._runtime import check_stop, chunk_ranges
+from .._runtime import check_stop, chunk_ranges
 
-__all__ = ["BitextShards", "is_dask_client", "ibm_shard", "ibm_agree_shard", "hmm_shard",
-           "hmm_agree_shard"]
+__all__ = ["BitextShards", "is_dask_client"]
 
 #: most seconds between checks of the stop event while waiting for a shard
 _POLL = 0.05
-
-
-def _check_executor(executor):
-    if executor is None or is_dask_client(executor) or hasattr(executor, "submit"):
-        return
-    raise TypeError(f"executor must be None, a dask.distributed.Client or a "
-                    f"concurrent.futures.Executor, not {type(executor).__name__}")
-
-
-def _dask_workers(client):
-    info = client.scheduler_info()
-    workers = sorted(info.get("workers", {}))
-    if not workers:
-        raise ValueError("the Dask cluster has no workers")
-    threads = sum(w.get("nthreads", 1) for w in info["workers"].values())
-    return workers, threads
 
 
 class BitextShards:
@@ -55,7 +39,7 @@ class BitextShards:
     Parameters
     ----------
     src_ids, src_off, tgt_ids, tgt_off : the corpus (flat ids and CSR offsets).
-    pidx, pair_off : from :func:`alignment.ibm.pair_index` on this corpus.
+    pidx, pair_off : from :func:`alignment.stats.ibm.pair_index` on this corpus.
     executor : dask.distributed.Client or concurrent.futures.Executor
     n_shards : int, optional
         Default: two per worker thread (Dask) or per worker (futures).
@@ -70,17 +54,17 @@ class BitextShards:
 
     def __init__(self, src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off, executor,
                  n_shards=None):
-        _check_executor(executor)
+        check_executor(executor)
         if executor is None:
             raise TypeError("BitextShards needs an executor")
         self.executor = executor
         self.dask = is_dask_client(executor)
         if self.dask:
-            self.workers, threads = _dask_workers(executor)
+            self.workers, threads = dask_workers(executor)
             default = 2 * threads
         else:
             self.workers = None
-            default = getattr(executor, "_max_workers", None) or 2
+            default = executor_slots(executor)
         n_shards = max(1, int(n_shards or default))
         src_off = np.asarray(src_off, dtype=np.int64)
         tgt_off = np.asarray(tgt_off, dtype=np.int64)
@@ -177,67 +161,3 @@ def _add_into(acc, out):
 
 def _apply_packed(func, shard, packed):
     return func(shard, *packed)
-
-
-# ---------------------------------------------------------------------- shard kernels
-def ibm_shard(shard, direction, t, t_null, model2, w, max_jump):
-    """One direction's IBM E-step on a shard: ``(ll, counts, null_counts, obs)``."""
-    from .ibm import e_step
-
-    src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off = shard
-    if direction == "fwd":
-        gen_ids, gen_off, cond_off, transposed = tgt_ids, tgt_off, src_off, False
-    else:
-        gen_ids, gen_off, cond_off, transposed = src_ids, src_off, tgt_off, True
-    counts, null_counts, obs = np.zeros(len(t)), np.zeros(len(t_null)), np.zeros(len(w))
-    ll = e_step(gen_ids, gen_off, cond_off, pidx, pair_off, transposed, t, t_null,
-                bool(model2), w, int(max_jump), counts, null_counts, obs)
-    return ll, counts, null_counts, obs
-
-
-def ibm_agree_shard(shard, t_f, t_b, tn_f, tn_b, model2, w_f, w_b, max_jump):
-    """The joint IBM E-step (agreement) on a shard:
-    ``(ll_f, ll_b, counts_f, counts_b, null_f, null_b, obs_f, obs_b)``."""
-    from .ibm import e_step_agree
-
-    src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off = shard
-    acc = (np.zeros(len(t_f)), np.zeros(len(t_b)), np.zeros(len(tn_f)), np.zeros(len(tn_b)),
-           np.zeros(len(w_f)), np.zeros(len(w_b)))
-    ll_f, ll_b = e_step_agree(src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off, t_f, t_b,
-                              tn_f, tn_b, bool(model2), w_f, w_b, int(max_jump), *acc)
-    return (ll_f, ll_b) + acc
-
-
-def hmm_shard(shard, direction, t, t_null, w, p0, max_jump, floor, max_c):
-    """One direction's HMM E-step on a shard:
-    ``(ll, n_null, n_trans, counts, null_counts, jump_obs, ctx)``."""
-    from .hmm import _e_step
-
-    src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off = shard
-    if direction == "fwd":
-        gen_ids, gen_off, cond_off, transposed = tgt_ids, tgt_off, src_off, False
-    else:
-        gen_ids, gen_off, cond_off, transposed = src_ids, src_off, tgt_off, True
-    acc = (np.zeros_like(t), np.zeros_like(t_null), np.zeros(2 * int(max_jump) + 1),
-           np.zeros((max_c + 1, max_c + 1)))
-    ll, n_null, n_trans = _e_step(gen_ids, gen_off, cond_off, pidx, pair_off, transposed, t,
-                                  t_null, w, float(p0), int(max_jump), float(floor), *acc)
-    return (ll, n_null, n_trans) + acc
-
-
-def hmm_agree_shard(shard, t_f, t_b, tn_f, tn_b, w_f, w_b, p0_f, p0_b, max_jump, floor,
-                    max_m, max_n):
-    """The joint HMM E-step (agreement) on a shard: the six totals of
-    :func:`alignment.hmm._e_step_agree`, then the accumulators of fwd and bwd
-    ``(counts, null, jump, ctx)`` each."""
-    from .hmm import _e_step_agree
-
-    src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off = shard
-    nb = 2 * int(max_jump) + 1
-    af = (np.zeros_like(t_f), np.zeros_like(tn_f), np.zeros(nb), np.zeros((max_m + 1, max_m + 1)))
-    ab = (np.zeros_like(t_b), np.zeros_like(tn_b), np.zeros(nb), np.zeros((max_n + 1, max_n + 1)))
-    tot = _e_step_agree(src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off, t_f, t_b, tn_f,
-                        tn_b, w_f, w_b, float(p0_f), float(p0_b), int(max_jump), float(floor),
-                        af[0], ab[0], af[1], ab[1], af[2], ab[2], af[3], ab[3])
-    return tuple(tot) + af + ab
-

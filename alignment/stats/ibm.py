@@ -78,7 +78,7 @@ starts from Model 1's final t-table with uniform bucket weights (its first E-ste
 then a Model 1 E-step).
 
 Data layout.  Translation tables live on the sentence-level co-occurrence pattern of
-the corpus (:func:`alignment.corpus.build_cooc`): a CSR table over (English word
+the corpus (:func:`alignment.data.corpus.build_cooc`): a CSR table over (English word
 ``e``, French word ``f``) pairs, shared by both directions, with one value array per
 direction (``t_fwd[p]`` :math:`= t(f \mid e)`, ``t_bwd[p]`` :math:`= t(e \mid f)`);
 the NULL rows are dense arrays over the generated vocabulary.  Before EM every
@@ -97,8 +97,8 @@ import numba
 import numpy as np
 from tqdm.auto import tqdm
 
-from ._runtime import check_stop, chunk_ranges, progress_enabled, run_threads
-from .corpus import build_cooc, find_in_row
+from .._runtime import check_stop, chunk_ranges, progress_enabled, run_threads
+from ..data.corpus import build_cooc, find_in_row
 
 __all__ = [
     "DEFAULT_MAX_JUMP",
@@ -298,7 +298,7 @@ def e_step_agree(src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off, t_f, t_b, t
     translation tables are their product, ``q_jk = P_fwd(a_k = j) P_bwd(b_j = k)``
     (large only where the directions agree), and a word's NULL count is what its links
     leave, ``1 - sum q``.  The jump-bucket counts stay each direction's own (as in the
-    HMM's agreement training, :mod:`alignment.hmm`).  Returns the two directions'
+    HMM's agreement training, :mod:`alignment.stats.hmm`).  Returns the two directions'
     log-likelihoods ``(ll_fwd, ll_bwd)`` under the current parameters.
     """
     max_m, max_n = _max_length(src_off), _max_length(tgt_off)
@@ -534,7 +534,7 @@ class IBMTables:
     Attributes
     ----------
     row_ptr, cols, counts : CSR over (source word, target word) of the sentence-level
-        co-occurrence counts (:func:`alignment.corpus.build_cooc`).
+        co-occurrence counts (:func:`alignment.data.corpus.build_cooc`).
     fwd, bwd : DirectionModel
     max_jump : int
     seconds : dict
@@ -615,7 +615,7 @@ def train_direction(corpus, row_ptr, cols, pidx, pair_off, direction, n_iter_mod
 
     Parameters
     ----------
-    corpus : :class:`alignment.corpus.EncodedCorpus`
+    corpus : :class:`alignment.data.corpus.EncodedCorpus`
     row_ptr, cols : the co-occurrence pattern the tables live on.
     pidx, pair_off : from :func:`pair_index` on the same corpus and pattern.
     direction : {"fwd", "bwd"}
@@ -628,9 +628,9 @@ def train_direction(corpus, row_ptr, cols, pidx, pair_off, direction, n_iter_mod
         Checked between chunks of the E-step: when set, :class:`alignment._runtime.Cancelled`
         is raised (see :func:`alignment._runtime.run_threads`).
     executor : dask.distributed.Client or concurrent.futures.Executor, optional
-        Run the E-steps on shards of the corpus there (:mod:`alignment._sharded`; the
+        Run the E-steps on shards of the corpus there (:mod:`alignment.stats.shards`; the
         M-step stays here).  ``None``: in this process.
-    shards : :class:`alignment._sharded.BitextShards`, optional
+    shards : :class:`alignment.stats.shards.BitextShards`, optional
         Shards already placed on ``executor`` (by :func:`train_ibm`, for both directions).
 
     Returns
@@ -649,7 +649,7 @@ def train_direction(corpus, row_ptr, cols, pidx, pair_off, direction, n_iter_mod
 
 
 def _shards(corpus, pidx, pair_off, executor):
-    from ._sharded import BitextShards
+    from .shards import BitextShards
 
     return BitextShards(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids, corpus.tgt_offsets,
                         pidx, pair_off, executor)
@@ -667,7 +667,6 @@ def _train_direction(corpus, row_ptr, cols, pidx, pair_off, direction, n_iter_mo
         d.reset()
         ll = 0.0
         if shards is not None:
-            from ._sharded import ibm_shard
 
             ll, d.counts[:], d.null_counts[:], d.obs[:] = shards.map_reduce(
                 ibm_shard, direction, d.t, d.t_null, name == "ibm2", d.w, d.max_jump, stop=stop)
@@ -714,7 +713,6 @@ def _train_agreement(corpus, row_ptr, cols, pidx, pair_off, n_iter_model1, n_ite
         b.reset()
         ll_f = ll_b = 0.0
         if shards is not None:
-            from ._sharded import ibm_agree_shard
 
             (ll_f, ll_b, f.counts[:], b.counts[:], f.null_counts[:], b.null_counts[:], f.obs[:],
              b.obs[:]) = shards.map_reduce(ibm_agree_shard, f.t, b.t, f.t_null, b.t_null,
@@ -741,7 +739,7 @@ def train_ibm(corpus, n_iter_model1=5, n_iter_model2=5, max_jump=DEFAULT_MAX_JUM
 
     Parameters
     ----------
-    corpus : :class:`alignment.corpus.EncodedCorpus`
+    corpus : :class:`alignment.data.corpus.EncodedCorpus`
     n_iter_model1, n_iter_model2 : int
         EM iterations of each model (Model 2 starts from Model 1's t-table).
     max_jump : int
@@ -750,7 +748,7 @@ def train_ibm(corpus, n_iter_model1=5, n_iter_model2=5, max_jump=DEFAULT_MAX_JUM
         2 trains the two directions concurrently in two threads (the kernels release
         the GIL); 1 trains them one after the other.  The result is the same.
     cooc : tuple, optional
-        ``(row_ptr, cols, counts)`` of :func:`alignment.corpus.build_cooc` on this
+        ``(row_ptr, cols, counts)`` of :func:`alignment.data.corpus.build_cooc` on this
         corpus (without NULL), if already computed.
     agreement : bool
         Train the two directions jointly by agreement (:func:`train_agreement`)
@@ -758,7 +756,7 @@ def train_ibm(corpus, n_iter_model1=5, n_iter_model2=5, max_jump=DEFAULT_MAX_JUM
     executor : dask.distributed.Client or concurrent.futures.Executor, optional
         Run the E-steps on shards of the corpus there: the shards are placed once (for
         both directions and both models), each iteration sends the current tables and
-        adds the shards' expected counts in a fixed order (:mod:`alignment._sharded`).
+        adds the shards' expected counts in a fixed order (:mod:`alignment.stats.shards`).
         The result equals the in-process one up to the order of floating-point
         additions.  ``None``: in this process.
 
@@ -803,3 +801,29 @@ def train_ibm(corpus, n_iter_model1=5, n_iter_model2=5, max_jump=DEFAULT_MAX_JUM
     seconds["em"] = time.perf_counter() - t0
     return IBMTables(row_ptr, cols, counts, fwd, bwd, int(max_jump), seconds)
 
+
+# ---------------------------------------------------------------------- shard kernels
+def ibm_shard(shard, direction, t, t_null, model2, w, max_jump):
+    """One direction's IBM E-step on a shard: ``(ll, counts, null_counts, obs)``."""
+
+    src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off = shard
+    if direction == "fwd":
+        gen_ids, gen_off, cond_off, transposed = tgt_ids, tgt_off, src_off, False
+    else:
+        gen_ids, gen_off, cond_off, transposed = src_ids, src_off, tgt_off, True
+    counts, null_counts, obs = np.zeros(len(t)), np.zeros(len(t_null)), np.zeros(len(w))
+    ll = e_step(gen_ids, gen_off, cond_off, pidx, pair_off, transposed, t, t_null,
+                bool(model2), w, int(max_jump), counts, null_counts, obs)
+    return ll, counts, null_counts, obs
+
+
+def ibm_agree_shard(shard, t_f, t_b, tn_f, tn_b, model2, w_f, w_b, max_jump):
+    """The joint IBM E-step (agreement) on a shard:
+    ``(ll_f, ll_b, counts_f, counts_b, null_f, null_b, obs_f, obs_b)``."""
+
+    src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off = shard
+    acc = (np.zeros(len(t_f)), np.zeros(len(t_b)), np.zeros(len(tn_f)), np.zeros(len(tn_b)),
+           np.zeros(len(w_f)), np.zeros(len(w_b)))
+    ll_f, ll_b = e_step_agree(src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off, t_f, t_b,
+                              tn_f, tn_b, bool(model2), w_f, w_b, int(max_jump), *acc)
+    return (ll_f, ll_b) + acc

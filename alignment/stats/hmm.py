@@ -2,7 +2,7 @@ r"""The HMM alignment model (Vogel et al. 1996; Och & Ney 2003) in both directio
 
 IBM Model 2 places each link independently; the HMM makes the position of link
 ``k`` depend on the position of link ``k - 1`` through a *jump* distribution, so
-its posteriors prefer monotone runs of links.  As in :mod:`alignment.ibm`, the
+its posteriors prefer monotone runs of links.  As in :mod:`alignment.stats.ibm`, the
 *generated* sentence is ``g_1..g_G`` and the *conditioning* one ``c_1..c_C``
 (direction ``"fwd"``: French generated from English).
 
@@ -15,7 +15,7 @@ measured from it).  Transitions from a state whose remembered position is ``r``:
     p(i \mid r) = (1 - p_0)\, \frac{w_{d(i - r)}}{\sum_{i'=1}^{C} w_{d(i' - r)}},
     \qquad p(\text{NULL}_r \mid r) = p_0,
 
-with ``d`` the jump clipped to ``-D..D`` (the buckets of :mod:`alignment.ibm`);
+with ``d`` the jump clipped to ``-D..D`` (the buckets of :mod:`alignment.stats.ibm`);
 the first position jumps from ``r = 0`` (before the sentence).  Emissions are
 :math:`t(g_k \mid c_i)` for real states and :math:`t(g_k \mid \text{NULL})` for
 NULL states.  The backward variables depend only on the remembered position,
@@ -29,7 +29,7 @@ normalisation (the exact M-step of this log-linear jump model; counts
 proportional to :math:`w_d` alone, as in GIZA++, made the likelihood fall after
 two iterations on the Hansards) and sets :math:`p_0` to the share of NULL
 transitions.  Training starts from the
-Model 2 translation tables of :class:`~alignment.statistics.AlignmentStatistics`
+Model 2 translation tables of :class:`~alignment.stats.statistics.AlignmentStatistics`
 (pruned pairs have probability ``floor`` and are not re-estimated).
 
 Training by agreement (``train_hmm(..., agreement=True)``; Liang, Taskar & Klein
@@ -58,10 +58,10 @@ from tqdm.auto import tqdm
 
 from structpred import FormatError, atomic_write
 
-from ._cache import bitext_key, check_format, fit_options, load_arrays, pack_json, unpack_json
+from .._cache import bitext_key, check_format, fit_options, load_arrays, pack_json, unpack_json
 
-from ._runtime import check_stop, chunk_ranges, progress_enabled, run_threads
-from .corpus import EncodedCorpus, find_in_row
+from .._runtime import check_stop, chunk_ranges, progress_enabled, run_threads
+from ..data.corpus import EncodedCorpus, find_in_row
 from .ibm import m_step, pair_index
 
 __all__ = ["HMMTables", "train_hmm", "train_hmm_files", "hmm_posteriors", "hmm_forward_backward",
@@ -316,7 +316,7 @@ def _jump_gis(w, obs, ctx, max_jump, n_gis):
     """Jump M-step: maximise ``sum_d obs_d log w_d - sum_{C,r} ctx[C,r] log Z(C,r)``
     with ``Z(C, r) = sum_i w_{d(i - r)}`` by ``n_gis`` GIS steps (each jump has one
     bucket feature, so the step ``w_d *= obs_d / expected_d`` is exact GIS; as
-    for Model 2's buckets in :mod:`alignment.ibm`)."""
+    for Model 2's buckets in :mod:`alignment.stats.ibm`)."""
     nb = 2 * max_jump + 1
     w = w.copy()
     exp = np.zeros(nb)
@@ -347,7 +347,7 @@ def _jump_gis(w, obs, ctx, max_jump, n_gis):
 @dataclass
 class HMMTables:
     """HMM parameters of both directions on the translation-table pattern of an
-    :class:`~alignment.statistics.AlignmentStatistics` (same vocabularies).
+    :class:`~alignment.stats.statistics.AlignmentStatistics` (same vocabularies).
 
     Attributes
     ----------
@@ -545,7 +545,7 @@ _HMM_CHUNK_PAIRS = 250_000
 def _train_direction(corpus, stats, pidx, pair_off, direction, n_iter, p0, n_gis, verbose,
                      stop=None, shards=None):
     d = _Direction(corpus, stats, direction, p0)
-    # with shards (alignment._sharded) the E-step runs on an executor: no local chunks
+    # with shards (alignment.stats.shards) the E-step runs on an executor: no local chunks
     chunks = chunk_ranges(pair_off, _HMM_CHUNK_PAIRS) if shards is None else ()
     for _ in tqdm(range(int(n_iter)), disable=not progress_enabled(verbose),
                   desc=f"HMM EM {direction}", unit="iter",
@@ -553,7 +553,6 @@ def _train_direction(corpus, stats, pidx, pair_off, direction, n_iter, p0, n_gis
         acc = d.accumulators()
         ll = n_null = n_trans = 0.0
         if shards is not None:
-            from ._sharded import hmm_shard
 
             ll, n_null, n_trans, *acc = shards.map_reduce(
                 hmm_shard, direction, d.t, d.t_null, d.w, d.p0, d.max_jump, stats.floor,
@@ -576,7 +575,6 @@ def _train_agreement(corpus, stats, pidx, pair_off, n_iter, p0, n_gis, verbose, 
         af, ab = f.accumulators(), b.accumulators()
         tot = np.zeros(6)
         if shards is not None:
-            from ._sharded import hmm_agree_shard
 
             out = shards.map_reduce(hmm_agree_shard, f.t, b.t, f.t_null, b.t_null, f.w, b.w,
                                     f.p0, b.p0, f.max_jump, stats.floor, f.max_c, b.max_c)
@@ -599,7 +597,7 @@ def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n
 
     Parameters
     ----------
-    stats : :class:`alignment.statistics.AlignmentStatistics`
+    stats : :class:`alignment.stats.statistics.AlignmentStatistics`
     src_sentences, tgt_sentences : list of list of str
         The bitext (usually the one ``stats`` was trained on).
     n_iter : int
@@ -616,7 +614,7 @@ def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n
     executor : dask.distributed.Client or concurrent.futures.Executor, optional
         Run the E-steps on shards of the bitext there: the shards are placed once, each
         iteration sends the current tables and adds the shards' expected counts in a
-        fixed order; the M-steps stay here (:mod:`alignment._sharded`).  The result
+        fixed order; the M-steps stay here (:mod:`alignment.stats.shards`).  The result
         equals the in-process one up to the order of floating-point additions.
         ``None``: in this process.
 
@@ -636,7 +634,7 @@ def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n
     args = [(corpus, stats, pidx, pair_off, d, n_iter, p0, n_gis, verbose) for d in ("fwd", "bwd")]
     shards = None
     if executor is not None:
-        from ._sharded import BitextShards
+        from .shards import BitextShards
 
         shards = BitextShards(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
                               corpus.tgt_offsets, pidx, pair_off, executor)
@@ -665,9 +663,9 @@ def train_hmm_files(stats, src_path, tgt_path, max_pairs=None, max_len=80, prote
                     **kw):
     """:func:`train_hmm` on the first ``max_pairs`` lines of a (gzipped) tokenised
     bitext, leaving out pairs longer than ``max_len`` (except the first
-    ``protect_first`` lines) as the statistics do (:func:`alignment.corpus.load_bitext`).
+    ``protect_first`` lines) as the statistics do (:func:`alignment.data.corpus.load_bitext`).
     The tables record their :func:`hmm_key`."""
-    from .corpus import load_bitext
+    from ..data.corpus import load_bitext
 
     key = hmm_key(stats, src_path, tgt_path, max_pairs, max_len, protect_first,
                   kw.get("n_iter", 5), kw.get("agreement", False),
@@ -692,3 +690,35 @@ def hmm_key(stats, src_path, tgt_path, max_pairs=None, max_len=80, protect_first
             "hmm_options": fit_options(train_hmm, kw,
                                        drop=("verbose", "n_jobs", "n_iter", "agreement",
                                              "executor"))}
+
+
+def hmm_shard(shard, direction, t, t_null, w, p0, max_jump, floor, max_c):
+    """One direction's HMM E-step on a shard:
+    ``(ll, n_null, n_trans, counts, null_counts, jump_obs, ctx)``."""
+
+    src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off = shard
+    if direction == "fwd":
+        gen_ids, gen_off, cond_off, transposed = tgt_ids, tgt_off, src_off, False
+    else:
+        gen_ids, gen_off, cond_off, transposed = src_ids, src_off, tgt_off, True
+    acc = (np.zeros_like(t), np.zeros_like(t_null), np.zeros(2 * int(max_jump) + 1),
+           np.zeros((max_c + 1, max_c + 1)))
+    ll, n_null, n_trans = _e_step(gen_ids, gen_off, cond_off, pidx, pair_off, transposed, t,
+                                  t_null, w, float(p0), int(max_jump), float(floor), *acc)
+    return (ll, n_null, n_trans) + acc
+
+
+def hmm_agree_shard(shard, t_f, t_b, tn_f, tn_b, w_f, w_b, p0_f, p0_b, max_jump, floor,
+                    max_m, max_n):
+    """The joint HMM E-step (agreement) on a shard: the six totals of
+    :func:`alignment.stats.hmm._e_step_agree`, then the accumulators of fwd and bwd
+    ``(counts, null, jump, ctx)`` each."""
+
+    src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off = shard
+    nb = 2 * int(max_jump) + 1
+    af = (np.zeros_like(t_f), np.zeros_like(tn_f), np.zeros(nb), np.zeros((max_m + 1, max_m + 1)))
+    ab = (np.zeros_like(t_b), np.zeros_like(tn_b), np.zeros(nb), np.zeros((max_n + 1, max_n + 1)))
+    tot = _e_step_agree(src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off, t_f, t_b, tn_f,
+                        tn_b, w_f, w_b, float(p0_f), float(p0_b), int(max_jump), float(floor),
+                        af[0], ab[0], af[1], ab[1], af[2], ab[2], af[3], ab[3])
+    return tuple(tot) + af + ab

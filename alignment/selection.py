@@ -29,11 +29,11 @@ def fit_candidates(make, values, fit, jobs=1):
 def prefer_default(ranked, default, counts_of, alpha=0.05, n_boot=2000, random_state=0):
     """:func:`structpred.selection.prefer_default` on the validation AER.
 
-    ``counts_of(model)`` gives the model's :func:`alignment.aer.sentence_counts` on the
+    ``counts_of(model)`` gives the model's :func:`alignment.evaluate.aer.sentence_counts` on the
     validation sentences; the bootstrap resamples sentences and recomputes the
-    micro-averaged AER (:func:`alignment.aer.paired_bootstrap`).
+    micro-averaged AER (:func:`alignment.evaluate.aer.paired_bootstrap`).
     """
-    from .aer import _aer_of_counts
+    from .evaluate.aer import _aer_of_counts
 
     return _prefer_default(ranked, default, counts_of, _aer_of_counts, greater_is_better=False,
                            alpha=alpha, n_boot=n_boot, random_state=random_state)

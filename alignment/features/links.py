@@ -4,12 +4,12 @@ The thesis went from 6.2 to 3.8 AER on the Hansards by adding the predictions of
 aligners as edge features (sec. 3.4.1, "beyond Model 2").  This module makes that the
 default, with no link files made by hand and no magic names:
 
-* **``hmm``** -- our own unsupervised aligner (:class:`alignment.unsupervised.UnsupervisedAligner`:
+* **``hmm``** -- our own unsupervised aligner (:class:`alignment.aligners.unsupervised.UnsupervisedAligner`:
   the HMM trained by agreement on lower-cased 4-character prefixes).  It is trained on the
   unlabeled bitext plus the training and validation sentences, is deterministic, and
   gives link *posteriors* for any sentence pair, new ones included, without retraining.
 * **``eflomal``** and **``fast_align``** -- the strong unsupervised aligners of
-  :mod:`alignment.aligners`, run once on the same text and cached by fingerprint.  A
+  :mod:`alignment.aligners.runs`, run once on the same text and cached by fingerprint.  A
   sentence pair that was part of that text gets the run's links; a new pair is aligned
   with what the run learnt (eflomal's priors, fast_align's parameter files), in batches.
 
@@ -32,7 +32,7 @@ Feature names (edge features, one row each):
 * with two sources or more, ``aligners:vote_share``: the share of the sources whose
   default links (``hmm:inter``, ``eflomal:intersection``, ``fast_align:sym``) hold the edge.
 
-Pair features (+Q models): for each pattern of :mod:`alignment.interactions` and each of
+Pair features (+Q models): for each pattern of :mod:`alignment.stats.interactions` and each of
 ``hmm:min``, ``eflomal:intersection``, ``eflomal:grow-diag-final-and`` and
 ``fast_align:sym``, the product of the two edges' values.
 """
@@ -44,7 +44,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .external import _key, links_matrix, symmetrize
+from ..aligners.linkfiles import _key
+from ..aligners.symmetrize import links_matrix, symmetrize
 
 __all__ = ["AlignerLinks", "AlignerFeaturizer", "resolve_sources", "SOURCES",
            "HMM_THRESHOLD"]
@@ -72,7 +73,7 @@ def resolve_sources(spec, own_hmm=True):
     first; naming ``hmm`` in the list is allowed and changes nothing.  Returned in
     :data:`SOURCES` order.
     """
-    from .aligners import available_aligners, resolve_aligners
+    from ..aligners.runs import available_aligners, resolve_aligners
 
     names = []
     if isinstance(spec, str):
@@ -134,7 +135,7 @@ class AlignerLinks:
             Names from :data:`SOURCES` (see :func:`resolve_sources`).
         pairs : list of (src_tokens, tgt_tokens)
             The sentences the model is trained and validated on; those not in the bitext
-            are appended to it (:func:`alignment.unsupervised.training_text`).
+            are appended to it (:func:`alignment.aligners.unsupervised.training_text`).
         bitext_src, bitext_tgt : list of token lists, optional
             The unlabeled bitext.
         cache_dir : path
@@ -142,8 +143,8 @@ class AlignerLinks:
             ``<cache_dir>/aligners`` the external runs, each keyed by a fingerprint of
             the text and the options.
         """
-        from .aligners import run_aligner
-        from .unsupervised import UnsupervisedAligner, training_text
+        from ..aligners.runs import run_aligner
+        from ..aligners.unsupervised import UnsupervisedAligner, training_text
 
         sources = tuple(sources)
         src, tgt, _ = training_text(pairs, bitext_src, bitext_tgt)
@@ -212,8 +213,8 @@ class AlignerLinks:
     def from_state(cls, meta, arrays, path="<model>"):
         """Inverse of :meth:`state`.  The external runs are read from their cache
         folders lazily (:meth:`check`), so a model loads without them."""
-        from .statistics import AlignmentStatistics
-        from .unsupervised import UnsupervisedAligner
+        from ..stats.statistics import AlignmentStatistics
+        from ..aligners.unsupervised import UnsupervisedAligner
 
         un = None
         if "hmm" in meta["sources"]:
@@ -230,7 +231,7 @@ class AlignerLinks:
         """Make sure every external run the model needs is at hand: the aligner is
         installed and its cache entry exists and is the recorded one.  Raises
         ``RuntimeError`` with one line saying what is missing."""
-        from .aligners import _install_hint, _version, load_run
+        from ..aligners.runs import _install_hint, _version, load_run
 
         for name, rec in getattr(self, "_recorded_runs", {}).items():
             if name in self.runs:
@@ -268,7 +269,7 @@ class AlignerLinks:
         if not self.runs:
             return
         self.check()
-        from .aligners import align_new
+        from ..aligners.runs import align_new
 
         for name, run in self.runs.items():
             done = self._extra.setdefault(name, {})
@@ -354,7 +355,7 @@ class AlignerFeaturizer:
     """
 
     def __init__(self, sources):
-        from .interactions import _PATTERN_NAMES
+        from ..stats.interactions import _PATTERN_NAMES
 
         self.sources = tuple(sources)
         unknown = [s for s in self.sources if s not in SOURCES]

@@ -1,5 +1,5 @@
 """``structpred align predict`` on an executor: chunks of sentence pairs aligned by the
-workers, written in input order as they come back (:func:`structpred._parallel.map_ordered`).
+workers, written in input order as they come back (:func:`structpred.parallel.map_ordered`).
 
 Two kinds of executors:
 
@@ -26,7 +26,7 @@ import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
-from structpred._parallel import map_ordered
+from structpred.parallel import map_ordered
 
 __all__ = ["predict_chunks", "predict_stream", "chunked", "stdin_waiting", "local_pool",
            "default_jobs", "CLUSTER_CHUNK", "LOCAL_CHUNK"]

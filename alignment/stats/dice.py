@@ -12,7 +12,7 @@ sentences containing each word (document frequencies), so :math:`0 \le
 \mathrm{Dice} \le 1`.
 
 The counts :math:`C(e, f)` are a CSR table over English words with sorted French
-columns (:func:`alignment.corpus.build_cooc`).  To keep saved models small,
+columns (:func:`alignment.data.corpus.build_cooc`).  To keep saved models small,
 :func:`prune_cooc` can drop the pairs seen once whose Dice is small anyway: a pair
 with :math:`C(e, f) = 1`, :math:`C(e) > 1`, :math:`C(f) > 1` and :math:`C(e) + C(f)
 > K` is removed, so that it reads as :math:`C(e, f) = 0`; this changes any Dice value
@@ -25,11 +25,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .corpus import UNK_ID, build_cooc, doc_frequencies, find_in_row
+from ..data.corpus import UNK_ID, build_cooc, doc_frequencies, find_in_row
 
 __all__ = ["DEFAULT_DICE_PRUNE_TOTAL", "cooc_table", "prune_cooc", "dice_matrix"]
 
-#: ``K`` of :func:`prune_cooc` used by :class:`alignment.statistics.AlignmentStatistics`
+#: ``K`` of :func:`prune_cooc` used by :class:`alignment.stats.statistics.AlignmentStatistics`
 DEFAULT_DICE_PRUNE_TOTAL = 100
 
 
@@ -38,7 +38,7 @@ def cooc_table(corpus):
 
     Parameters
     ----------
-    corpus : :class:`alignment.corpus.EncodedCorpus`
+    corpus : :class:`alignment.data.corpus.EncodedCorpus`
 
     Returns
     -------

@@ -1,8 +1,15 @@
-"""Ordered, streaming maps on an executor (prediction on a cluster).
+"""Executors: which one was given, its workers, and ordered, streaming maps on it.
 
-:func:`map_ordered` applies a function to a stream of inputs on a
-``dask.distributed.Client`` or a :class:`concurrent.futures.Executor` and yields the
-results **in input order**, as soon as the chunk holding them is done.  The inputs are
+Everything that runs work elsewhere takes an ``executor``: ``None`` (in this process), a
+``dask.distributed.Client`` or a :class:`concurrent.futures.Executor`.
+:func:`check_executor` refuses anything else (one message for every caller),
+:func:`is_dask_client` tells a Dask client apart, :func:`dask_workers` lists a cluster's
+workers and threads, and :func:`executor_slots` counts how many tasks it runs at once.
+The learners' map-reduce backends (:mod:`structpred.learners`), the sharded E-steps of
+the alignment statistics and parallel prediction all dispatch through these.
+
+:func:`map_ordered` applies a function to a stream of inputs on an executor and yields
+the results **in input order**, as soon as the chunk holding them is done.  The inputs are
 read lazily, a chunk at a time, and at most ``max_in_flight`` chunks are submitted and
 not yet yielded, so the memory of the driver stays flat however long the stream.  A
 large object every call needs (a trained model) is passed as ``shared``: it is sent to
@@ -17,7 +24,8 @@ from __future__ import annotations
 import collections
 import itertools
 
-__all__ = ["map_ordered", "is_dask_client"]
+__all__ = ["map_ordered", "is_dask_client", "check_executor", "dask_workers",
+           "executor_slots"]
 
 _NOTHING = object()
 
@@ -25,6 +33,39 @@ _NOTHING = object()
 def is_dask_client(executor):
     """Whether ``executor`` looks like a ``dask.distributed.Client``."""
     return hasattr(executor, "scheduler_info") and hasattr(executor, "scatter")
+
+
+def check_executor(executor):
+    """Refuse an ``executor`` that is not ``None``, a ``dask.distributed.Client`` or a
+    :class:`concurrent.futures.Executor` (:class:`TypeError`)."""
+    if executor is None or is_dask_client(executor) or hasattr(executor, "submit"):
+        return
+    raise TypeError(f"executor must be None, a dask.distributed.Client or a "
+                    f"concurrent.futures.Executor, not {type(executor).__name__}")
+
+
+def dask_workers(client):
+    """``(worker addresses, sorted; total worker threads)`` of a Dask cluster.
+
+    Raises :class:`ValueError` when the cluster has no workers."""
+    info = client.scheduler_info()
+    workers = sorted(info.get("workers", {}))
+    if not workers:
+        raise ValueError("the Dask cluster has no workers")
+    threads = sum(w.get("nthreads", 1) for w in info["workers"].values())
+    return workers, threads
+
+
+def executor_slots(executor):
+    """How many tasks ``executor`` runs at once: the worker threads of a Dask cluster (at
+    least 1), the workers of a :class:`concurrent.futures.Executor` (2 when it does not
+    say), 1 for ``None``."""
+    if executor is None:
+        return 1
+    if is_dask_client(executor):
+        workers = executor.scheduler_info().get("workers", {})
+        return sum(w.get("nthreads", 1) for w in workers.values()) or 1
+    return getattr(executor, "_max_workers", None) or 2
 
 
 def _run_chunk(func, shared, chunk):
@@ -69,17 +110,10 @@ def map_ordered(func, items, executor=None, chunk_size=16, max_in_flight=None,
         for x in items:
             yield func(x) if shared is _NOTHING else func(shared, x)
         return
+    check_executor(executor)
     dask = is_dask_client(executor)
-    if not dask and not hasattr(executor, "submit"):
-        raise TypeError(f"executor must be None, a dask.distributed.Client or a "
-                        f"concurrent.futures.Executor, not {type(executor).__name__}")
     if max_in_flight is None:
-        if dask:
-            workers = executor.scheduler_info().get("workers", {})
-            slots = sum(w.get("nthreads", 1) for w in workers.values()) or 1
-        else:
-            slots = getattr(executor, "_max_workers", None) or 2
-        max_in_flight = max(2, 2 * slots)
+        max_in_flight = max(2, 2 * executor_slots(executor))
     max_in_flight = max(1, int(max_in_flight))
     shared_ref = shared
     if dask and shared is not _NOTHING:

@@ -1,7 +1,7 @@
 """``structpred align unsupervised``: word alignment without gold, fast_align-style.
 
 Reads tokenised parallel text (two files, or ``src ||| tgt`` lines from a file or
-stdin), trains the HMM by agreement (:mod:`alignment.unsupervised`) on it plus any
+stdin), trains the HMM by agreement (:mod:`alignment.aligners.unsupervised`) on it plus any
 extra unlabeled bitext, and writes Pharaoh ``i-j`` links (0-based, source-target), one
 line per input pair, streamed to stdout or a file::
 
@@ -27,7 +27,7 @@ __all__ = ["add_unsupervised_parser", "align_unsupervised"]
 
 def add_unsupervised_parser(asub):
     """Add ``unsupervised`` to the ``structpred align`` subparsers ``asub``."""
-    from alignment.unsupervised import DEFAULTS, SYMMETRIZE
+    from alignment.aligners.unsupervised import DEFAULTS, SYMMETRIZE
 
     p = asub.add_parser(
         "unsupervised", formatter_class=_Formatter,
@@ -96,7 +96,7 @@ def add_unsupervised_parser(asub):
 
 
 def _read_input(args):
-    from alignment.formats import read_fast_align, read_parallel
+    from alignment.data.formats import read_fast_align, read_parallel
 
     if args.input and (args.src or args.tgt):
         raise UserError("give either -i FILE or --src/--tgt, not both")
@@ -112,7 +112,7 @@ def _read_input(args):
 
 
 def _check_args(args):
-    from alignment.unsupervised import DEFAULTS
+    from alignment.aligners.unsupervised import DEFAULTS
 
     if args.direction and args.symmetrize:
         raise UserError("give --direction or --symmetrize, not both")
@@ -130,7 +130,7 @@ def _check_args(args):
         raise UserError("--bitext-pairs must be at least 1")
     use_eflomal = False
     if args.with_ != "none":
-        from alignment.aligners import available_aligners
+        from alignment.aligners.runs import available_aligners
 
         installed = "eflomal" in available_aligners()
         if args.with_ == "eflomal" and not installed:
@@ -155,13 +155,13 @@ def align_unsupervised(args):
     """``structpred align unsupervised``."""
     from structpred import open_output
 
-    from alignment.unsupervised import UnsupervisedAligner, training_text
+    from alignment.aligners.unsupervised import UnsupervisedAligner, training_text
 
     use_eflomal, threshold, sym = _check_args(args)
     pairs = _read_input(args)
     extra_src = extra_tgt = None
     if args.bitext_src:
-        from alignment.corpus import load_bitext
+        from alignment.data.corpus import load_bitext
 
         bt = load_bitext(args.bitext_src, args.bitext_tgt, max_pairs=args.bitext_pairs,
                          protect_first=0)
@@ -182,7 +182,7 @@ def align_unsupervised(args):
                f"({len(src)} training pairs, {time.perf_counter() - t0:.0f}s)")
     ef = None
     if use_eflomal:
-        from alignment.aligners import run_aligner
+        from alignment.aligners.runs import run_aligner
 
         run = run_aligner("eflomal", src, tgt,
                           cache_dir=(cache / "aligners") if cache is not None else None,

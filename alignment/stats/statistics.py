@@ -1,13 +1,13 @@
 r"""Unsupervised word-alignment statistics of a bitext, for the edge features.
 
-:class:`AlignmentStatistics` bundles what :mod:`alignment.features` needs about the
+:class:`AlignmentStatistics` bundles what :mod:`alignment.features.edges` needs about the
 English-French Hansards:
 
 * word frequencies of each side (:meth:`~AlignmentStatistics.most_frequent`,
   :meth:`~AlignmentStatistics.log_frequency`);
-* Dice coefficients of word pairs (:mod:`alignment.dice`);
+* Dice coefficients of word pairs (:mod:`alignment.stats.dice`);
 * IBM Model 2 posteriors and Viterbi links in both directions
-  (:mod:`alignment.ibm`; Model 1 then Model 2, trained by EM).
+  (:mod:`alignment.stats.ibm`; Model 1 then Model 2, trained by EM).
 
 :meth:`~AlignmentStatistics.pair_statistics` turns them into ``(m, n)`` matrices for
 one sentence pair.
@@ -23,7 +23,7 @@ Storage (:meth:`~AlignmentStatistics.to_arrays`) is compact and pickle-free:
   look-up time every probability, stored, pruned or missing (unknown words), is raised
   to at least ``floor`` (default :math:`10^{-7}`), so all are positive;
 * the Dice co-occurrence counts are a second CSR table (``int32``), pruned by
-  :func:`alignment.dice.prune_cooc`;
+  :func:`alignment.stats.dice.prune_cooc`;
 * CSR column indices are stored as differences within each row and row pointers as
   row lengths, which ``np.savez_compressed`` compresses much better.
 
@@ -42,9 +42,9 @@ import numpy as np
 
 from structpred import FormatError, atomic_write
 
-from ._cache import (CacheMismatch, bitext_key, cache_file, check_format, compare_keys,
-                     fit_options, is_cache_folder, load_arrays, pack_json, unpack_json)
-from .corpus import UNK_ID, EncodedCorpus, Vocabulary, load_bitext, report_line
+from .._cache import (CacheMismatch, bitext_key, cache_file, check_format, compare_keys,
+                      fit_options, is_cache_folder, load_arrays, pack_json, unpack_json)
+from ..data.corpus import UNK_ID, EncodedCorpus, Vocabulary, load_bitext, report_line
 from .dice import DEFAULT_DICE_PRUNE_TOTAL, cooc_table, dice_matrix, prune_cooc
 from .hmm import HMMTables, hmm_key, train_hmm_files
 from .ibm import DEFAULT_MAX_JUMP, DEFAULT_N_GIS, pair_posteriors, train_ibm
@@ -95,7 +95,7 @@ class AlignmentStatistics:
 
     Parameters
     ----------
-    src_vocab, tgt_vocab : :class:`alignment.corpus.Vocabulary`
+    src_vocab, tgt_vocab : :class:`alignment.data.corpus.Vocabulary`
         English and French vocabularies, with token counts (``counts_``).
     src_df, tgt_df : ndarray of int
         Sentences containing each word id (Dice denominators).
@@ -105,7 +105,7 @@ class AlignmentStatistics:
     t_null_fwd, t_null_bwd : ndarray of float32
         :math:`t(f \mid NULL)` (over French ids) and :math:`t(e \mid NULL)`.
     dist_fwd, dist_bwd : ndarray of float64
-        Model 2 jump-bucket weights (see :mod:`alignment.ibm`).
+        Model 2 jump-bucket weights (see :mod:`alignment.stats.ibm`).
     max_jump : int
     dice_row_ptr, dice_cols, dice_counts : CSR co-occurrence counts :math:`C(e, f)`.
     floor : float
@@ -161,7 +161,7 @@ class AlignmentStatistics:
         #: was read and left out of the bitext (``{"read", "kept", "dropped", "max_length"}``)
         self.cache_key = None
         self.bitext_report = None
-        #: optional :class:`alignment.hmm.HMMTables` on the same pattern (see :meth:`with_hmm`)
+        #: optional :class:`alignment.stats.hmm.HMMTables` on the same pattern (see :meth:`with_hmm`)
         self.hmm = None
         self._check()
 
@@ -184,7 +184,7 @@ class AlignmentStatistics:
             raise ValueError("distortion weights do not match max_jump")
 
     def with_hmm(self, hmm):
-        """Attach HMM tables trained on this pattern (:func:`alignment.hmm.train_hmm`):
+        """Attach HMM tables trained on this pattern (:func:`alignment.stats.hmm.train_hmm`):
         :meth:`pair_statistics` then also returns the HMM posteriors, and the edge
         features gain the ``hmm_*`` rows.  Returns ``self``."""
         if hmm is not None and (len(hmm.t_fwd) != len(self.t_cols)
@@ -206,7 +206,7 @@ class AlignmentStatistics:
 
         Parameters
         ----------
-        hmm : :class:`alignment.hmm.HMMTables`
+        hmm : :class:`alignment.stats.hmm.HMMTables`
 
         Returns
         -------
@@ -242,7 +242,7 @@ class AlignmentStatistics:
         """A short hash of everything that fixes Model 2's alignments (vocabulary sizes,
         translation-table pattern and values, NULL tables, distortion, floor).
 
-        :class:`alignment.interactions.InteractionStatistics` records it, so that
+        :class:`alignment.stats.interactions.InteractionStatistics` records it, so that
         interaction statistics computed from other Model 2 tables (another bitext,
         ``agreement``, :meth:`with_lexicon`) are refused instead of silently used.
         """
@@ -288,14 +288,14 @@ class AlignmentStatistics:
         floor : float
             Smallest translation probability used at look-up time.
         dice_prune_total : int or None
-            ``K`` of :func:`alignment.dice.prune_cooc` (None: keep all counts).
+            ``K`` of :func:`alignment.stats.dice.prune_cooc` (None: keep all counts).
         n_jobs : int
             Train the two directions concurrently (2) or in turn (1).
         agreement : bool
             Train the two directions jointly by agreement (Liang, Taskar & Klein 2006;
-            :func:`alignment.ibm.train_agreement`).
+            :func:`alignment.stats.ibm.train_agreement`).
         executor : dask.distributed.Client or concurrent.futures.Executor, optional
-            Run the EM E-steps on shards of the bitext there (:func:`alignment.ibm.train_ibm`);
+            Run the EM E-steps on shards of the bitext there (:func:`alignment.stats.ibm.train_ibm`);
             the same tables as in process up to the order of floating-point additions.
 
         Returns
@@ -325,7 +325,7 @@ class AlignmentStatistics:
                    max_jump=DEFAULT_MAX_JUMP, n_gis=DEFAULT_N_GIS, prune_threshold=1e-6,
                    floor=1e-7, dice_prune_total=DEFAULT_DICE_PRUNE_TOTAL, n_jobs=2,
                    agreement=False, executor=None):
-        """Train on an :class:`~alignment.corpus.EncodedCorpus` with vocabularies.
+        """Train on an :class:`~alignment.data.corpus.EncodedCorpus` with vocabularies.
 
         See :meth:`fit` for the parameters.
         """
@@ -377,7 +377,7 @@ class AlignmentStatistics:
 
         Pairs with more than ``max_len`` tokens on a side (or a length ratio above
         ``max_ratio``) are left out of training, except the first ``protect_first``
-        lines (none by default); see :func:`alignment.corpus.load_bitext`.  Other
+        lines (none by default); see :func:`alignment.data.corpus.load_bitext`.  Other
         keywords go to :meth:`fit`.  The result records its :func:`statistics_key`
         (``cache_key``) and what was read and left out (``bitext_report``).
 
@@ -425,11 +425,11 @@ class AlignmentStatistics:
         max_pairs, max_len, protect_first, **kw
             As in :meth:`fit_files`.
         hmm : int
-            EM iterations of the HMM (:func:`alignment.hmm.train_hmm`) to attach; 0: none.
+            EM iterations of the HMM (:func:`alignment.stats.hmm.train_hmm`) to attach; 0: none.
         hmm_agreement : bool
             Train the HMM's two directions by agreement.
         hmm_options : dict, optional
-            Further keywords of :func:`alignment.hmm.train_hmm`.
+            Further keywords of :func:`alignment.stats.hmm.train_hmm`.
         executor : dask.distributed.Client or concurrent.futures.Executor, optional
             Where the E-steps of IBM Models 1/2 and of the HMM run when they are computed
             (not part of the cache key: the result is the same).
@@ -468,7 +468,7 @@ class AlignmentStatistics:
         if is_cache_folder(cache):
             if key is None:
                 raise ValueError(f"{cache}: a cache folder needs the bitext (to name the files)")
-            from ._cache import cached
+            from .._cache import cached
 
             stats = cached(cache_file(cache, "stats", key), key, cls.load, fit,
                            lambda obj, path: obj.save(path), verbose, "statistics")

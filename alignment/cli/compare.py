@@ -60,7 +60,7 @@ def add_compare_parser(asub):
 
 
 def _row(name, links, gold, seconds, note=""):
-    from alignment.aer import score_alignments
+    from alignment.evaluate.aer import score_alignments
 
     s = score_alignments(links, gold)
     return (name, 100 * s.precision, 100 * s.recall, 100 * s.aer, seconds, note)
@@ -76,12 +76,12 @@ def format_rows(rows):
 @_wrap_format_errors
 def align_compare(args):
     """``structpred align compare``."""
-    from alignment.experiment import load_hansards
-    from alignment.formats import read_parallel
-    from alignment.link_features import AlignerLinks, resolve_sources
+    from alignment.data.hansards import load_hansards
+    from alignment.data.formats import read_parallel
+    from alignment.features.links import AlignerLinks, resolve_sources
     from alignment.model import MatchingAligner
-    from alignment.statistics import AlignmentStatistics
-    from alignment.unsupervised import DEFAULTS
+    from alignment.stats.statistics import AlignmentStatistics
+    from alignment.aligners.unsupervised import DEFAULTS
 
     if args.data_dir is not None and not Path(args.data_dir).is_dir():
         raise UserError(f"{args.data_dir}: --data-dir is not a folder")

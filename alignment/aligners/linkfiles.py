@@ -1,4 +1,4 @@
-"""Other aligners' predictions as features (thesis sec. 3.4.1, "beyond Model 2").
+"""Other aligners' links read from files (``--external``; thesis sec. 3.4.1, "beyond Model 2").
 
 The thesis got from 6.2 to 3.8 AER by adding IBM Model 4 and Liang et al.'s
 predictions as edge features.  Here the strong unsupervised aligners are
@@ -14,8 +14,8 @@ their links are cached as Pharaoh files; :class:`ExternalAlignments` looks the
 links of a sentence pair up by its text.  eflomal takes no seed, so two runs
 differ slightly; everything downstream of the cached files is deterministic.
 
-:func:`symmetrize` implements intersection, union, grow-diag and
-grow-diag-final(-and) (Koehn et al. 2003) for the two directions.
+Symmetrisation is in :mod:`alignment.aligners.symmetrize`, the features of these links in
+:mod:`alignment.features.external`.
 """
 
 from __future__ import annotations
@@ -34,73 +34,9 @@ import re
 
 from structpred import FormatError, atomic_write, read_lines
 
-__all__ = ["ExternalAlignments", "symmetrize", "run_eflomal", "run_fast_align",
-           "SYMMETRIZATIONS", "links_matrix"]
+from .symmetrize import links_matrix
 
-SYMMETRIZATIONS = ("intersection", "union", "grow-diag", "grow-diag-final",
-                   "grow-diag-final-and")
-_NEIGHBOURS = ((-1, 0), (0, -1), (1, 0), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
-
-
-def symmetrize(fwd, bwd, method="grow-diag-final-and"):
-    """Combine the links of the two directions of one sentence pair.
-
-    Parameters
-    ----------
-    fwd, bwd : set of (j, k)
-        Source-target links (0-based) of each direction.
-    method : one of :data:`SYMMETRIZATIONS`
-    """
-    fwd, bwd = set(fwd), set(bwd)
-    if method == "intersection":
-        return fwd & bwd
-    union = fwd | bwd
-    if method == "union":
-        return union
-    if method not in SYMMETRIZATIONS:
-        raise ValueError(f"unknown symmetrization {method!r}")
-    links = fwd & bwd
-    src_aligned = {j for j, _ in links}
-    tgt_aligned = {k for _, k in links}
-    changed = True
-    while changed:   # grow-diag: add neighbours of links that align an unaligned word
-        changed = False
-        for j, k in sorted(links):
-            for dj, dk in _NEIGHBOURS:
-                c = (j + dj, k + dk)
-                if c in union and c not in links and (c[0] not in src_aligned
-                                                      or c[1] not in tgt_aligned):
-                    links.add(c)
-                    src_aligned.add(c[0])
-                    tgt_aligned.add(c[1])
-                    changed = True
-    if method == "grow-diag":
-        return links
-    both = method == "grow-diag-final-and"
-    for d in (fwd, bwd):   # final(-and): add links of unaligned words
-        for j, k in sorted(d):
-            free = ((j not in src_aligned and k not in tgt_aligned) if both
-                    else (j not in src_aligned or k not in tgt_aligned))
-            if free:
-                links.add((j, k))
-                src_aligned.add(j)
-                tgt_aligned.add(k)
-    return links
-
-
-def links_matrix(links, shape):
-    """0/1 ``(m, n)`` matrix of a link set (links outside the shape are an error)."""
-    y = np.zeros(shape)
-    for j, k in links:
-        if not (0 <= j < shape[0] and 0 <= k < shape[1]):
-            raise ValueError(f"link {j}-{k} outside a {shape[0]}x{shape[1]} sentence pair")
-        y[j, k] = 1.0
-    return y
-
-
-def _key(src, tgt):
-    return hashlib.blake2b((" ".join(src) + " ||| " + " ".join(tgt)).encode("utf-8"),
-                           digest_size=12).digest()
+__all__ = ["ExternalAlignments", "run_eflomal", "run_fast_align"]
 
 
 _LINK = re.compile(r"^([0-9]{1,9})-([0-9]{1,9})$")
@@ -206,7 +142,7 @@ class ExternalAlignments:
     def bitext_key(src_path, tgt_path, n_pairs=None, **settings):
         """A cache key for links computed on a bitext: its files' fingerprints and the
         number of pairs (:func:`alignment._cache.bitext_key`) and the aligners' settings."""
-        from ._cache import bitext_key
+        from .._cache import bitext_key
 
         key = bitext_key(src_path, tgt_path, n_pairs)
         key.pop("max_length")
@@ -219,8 +155,8 @@ class ExternalAlignments:
         """Refuse a cache file made from another bitext than ``src_path``/``tgt_path``
         (:class:`~alignment._cache.CacheMismatch`).  Returns False for a file from before
         version 2, which records no bitext (the caller may warn), True otherwise."""
-        from ._cache import CacheMismatch, compare_keys
-        from structpred.io._files import file_fingerprint
+        from .._cache import CacheMismatch, compare_keys
+        from structpred.io import file_fingerprint
 
         key = cls.read_key(path)
         if key is None:
@@ -342,67 +278,6 @@ def run_fast_align(src_sentences, tgt_sentences, align_indices, iterations=5, ve
     return links
 
 
-# ----------------------------------------------------------------------- features
-class ExternalFeaturizer:
-    """Edge and pair features from :class:`ExternalAlignments`.
-
-    Edge features (one row each, 0/1 unless noted): every link set
-    ``ext:<name>``; for the eflomal directions also their intersection,
-    grow-diag-final-and and union; the number of link sets that have the
-    edge (divided by their count); and the intersection's support from the
-    two diagonal neighbours (monotone and inverted, 0/0.5/1).  Pair
-    features (non-negative, for :class:`~alignment.interactions.PairFeaturizer`'s
-    patterns): for each pattern and each of the link sets above, whether both
-    edges of the pair are linked.
-    """
-
-    def __init__(self, names):
-        self.names = list(names)
-        self.derived = []
-        if {"eflomal_fwd", "eflomal_bwd"} <= set(self.names):
-            self.derived = ["eflomal_inter", "eflomal_gdfa", "eflomal_union"]
-        sets = self.names + self.derived
-        self.edge_names = ([f"ext:{n}" for n in sets]
-                           + ["ext:vote_share", "ext:inter_nbr_diag", "ext:inter_nbr_anti"])
-        from .interactions import _PATTERN_NAMES
-
-        self.pair_names = [f"{p}:ext:{n}" for p in _PATTERN_NAMES for n in sets]
-
-    def link_sets(self, external, src, tgt):
-        """``(n_sets, m, n)`` 0/1 links: the raw sets then the derived ones."""
-        if (src, tgt) not in external:
-            raise ValueError("no external alignment for the sentence pair "
-                             f"{' '.join(src)[:60]!r}: run the external aligners on it "
-                             "(scripts/run_external_aligners.py)")
-        mats = external.matrices(src, tgt)
-        if not self.derived:
-            return mats
-        shape = (len(src), len(tgt))
-        f = {(j, k) for j, k in zip(*np.nonzero(mats[self.names.index("eflomal_fwd")]))}
-        b = {(j, k) for j, k in zip(*np.nonzero(mats[self.names.index("eflomal_bwd")]))}
-        extra = [links_matrix(symmetrize(f, b, m), shape)
-                 for m in ("intersection", "grow-diag-final-and", "union")]
-        return np.concatenate([mats, np.stack(extra)])
-
-    def edge_block(self, external, src, tgt):
-        """``(n_edge_features, m*n)`` dense block."""
-        L = self.link_sets(external, src, tgt)
-        m, n = L.shape[1:]
-        inter = L[len(self.names)] if self.derived else L.min(0)
-        pad = np.pad(inter, 1)
-        diag = 0.5 * (pad[:-2, :-2] + pad[2:, 2:])
-        anti = 0.5 * (pad[:-2, 2:] + pad[2:, :-2])
-        rows = [*L, L[: len(self.names)].mean(0), diag, anti]
-        return np.stack(rows).reshape(len(rows), m * n)
-
-    def pair_block(self, external, src, tgt, pairs, pattern):
-        """``(n_pair_features, P)`` dense block."""
-        L = self.link_sets(external, src, tgt)
-        S = L.shape[0]
-        flat = L.reshape(S, -1)
-        both = flat[:, pairs[:, 0]] * flat[:, pairs[:, 1]]    # (S, P)
-        out = np.zeros((len(self.pair_names), len(pairs)))
-        for p in range(4):
-            sel = pattern == p
-            out[p * S:(p + 1) * S, sel] = both[:, sel]
-        return out
+def _key(src, tgt):
+    return hashlib.blake2b((" ".join(src) + " ||| " + " ".join(tgt)).encode("utf-8"),
+                           digest_size=12).digest()

@@ -136,7 +136,7 @@ class EdgeFeaturizer:
 
     Parameters
     ----------
-    stats : :class:`alignment.statistics.AlignmentStatistics`
+    stats : :class:`alignment.stats.statistics.AlignmentStatistics`
         Dice and IBM Model 2 tables (both directions) and word frequencies.
     n_frequent : int
         Number of most frequent words on each side that get identity

@@ -1,0 +1,204 @@
+"""What the ``align`` subcommands share: reading inputs and gold, checking paths and
+caches, building the statistics and the other aligners' links, the summary line."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from structpred.cli import UserError
+from structpred.cli import check_output
+
+__all__ = ["C_NEG_GRID"]
+
+
+#: the false-negative costs ``align train`` tries by default (the thesis's 3 first)
+C_NEG_GRID = (3.0, 2.0, 5.0)
+
+
+def _summary(msg):
+    """A line of the result summary: on stderr, even with ``-q``."""
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _gold_format(path, fmt):
+    """``fmt``, or guessed from the file name: ``*.naacl[.gz]`` is NAACL, anything else Pharaoh."""
+    return fmt or ("naacl" if ".naacl" in Path(str(path)).name else "pharaoh")
+
+
+def _read_gold(path, fmt, pairs, n_sentences=None):
+    from alignment.data.formats import read_naacl, read_pharaoh
+
+    fmt = _gold_format(path, fmt)
+    if fmt == "naacl":
+        return read_naacl(path, pairs, n_sentences=n_sentences if pairs is None else None)
+    return read_pharaoh(path, pairs)
+
+
+def _read_pairs(src, tgt, src_opt="--src", tgt_opt="--tgt"):
+    """Sentence pairs of two files; none at all is an error."""
+    from alignment.data.formats import read_parallel
+
+    if bool(src) != bool(tgt):
+        raise UserError(f"{src_opt} and {tgt_opt} go together: give both")
+    pairs = read_parallel(src, tgt)
+    if not pairs:
+        raise UserError(f"{src}: no sentences (the file is empty)")
+    return pairs
+
+
+def _is_file(path):
+    return path is not None and str(path) != "-" and Path(path).is_file()
+
+
+def _inputs(args, *names):
+    """``(option, path)`` of the given argparse attributes (for :func:`check_output`)."""
+    out = []
+    for name in names:
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        for v in (value if isinstance(value, list) else [value]):
+            if isinstance(v, str) and "=" in v and name.endswith("external"):
+                v = v.partition("=")[2]
+            out.append(("--" + name.replace("_", "-"), v))
+    return out
+
+
+def _check_inputs(inputs):
+    """Every input file exists and is a file, before anything is read or computed."""
+    for option, path in inputs:
+        if path is None or str(path) == "-":
+            continue
+        if Path(path).is_dir():
+            raise UserError(f"{path}: is a folder, not a file ({option})")
+        if not Path(path).exists():
+            raise UserError(f"{path}: no such file ({option})")
+
+
+def _check_cache_path(path, option, inputs):
+    """A cache given as a file that does not exist yet will be written: check it now."""
+    if path is None:
+        return
+    from alignment._cache import is_cache_folder
+
+    if str(path) == "-":
+        raise UserError(f"{option}: a cache cannot be standard input or output")
+    if is_cache_folder(path):
+        folder = Path(path)
+        if folder.exists() and not os.access(folder, os.W_OK | os.X_OK):
+            raise UserError(f"{path}: cannot write {option}: folder is not writable")
+        if not folder.exists():
+            probe = folder.resolve()
+            while not probe.exists():
+                probe = probe.parent
+            if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+                raise UserError(f"{path}: cannot create the {option} folder ({probe} is not "
+                                "a writable folder)")
+        return
+    if Path(path).exists():
+        for name, other in inputs:
+            if other is not None and _same(path, other):
+                raise UserError(f"{path}: {option} is also given as {name}")
+        return
+    check_output(path, option, inputs)
+
+
+def _same(a, b):
+    from structpred.cli import same_file
+
+    return same_file(a, b)
+
+
+def _bitext(args):
+    """Check the bitext options (both or neither; files, not stdin; --bitext-pairs in range)."""
+    src, tgt = args.bitext_src, args.bitext_tgt
+    if bool(src) != bool(tgt):
+        raise UserError("--bitext-src and --bitext-tgt go together: give both")
+    if not src:
+        if args.bitext_pairs is not None:
+            raise UserError("--bitext-pairs needs --bitext-src and --bitext-tgt")
+        return False
+    for opt, path in (("--bitext-src", src), ("--bitext-tgt", tgt)):
+        if str(path) == "-":
+            raise UserError(f"{opt}: the bitext cannot be read from standard input "
+                            "(it is read more than once)")
+    if args.bitext_pairs is not None:
+        from structpred.io import file_fingerprint
+
+        n = min(file_fingerprint(src)["lines"], file_fingerprint(tgt)["lines"])
+        if args.bitext_pairs > n:
+            raise UserError(f"--bitext-pairs {args.bitext_pairs}: out of range, the bitext "
+                            f"{src} has {n} pairs")
+    return True
+
+
+def _statistics(args, have_bitext, executor=None):
+    from alignment.stats.statistics import AlignmentStatistics
+
+    stats = AlignmentStatistics.load_or_fit(
+        args.stats, args.bitext_src if have_bitext else None,
+        args.bitext_tgt if have_bitext else None, max_pairs=args.bitext_pairs,
+        verbose=not args.quiet, max_len=args.max_length, agreement=args.ibm_agreement,
+        hmm=args.hmm, hmm_agreement=args.hmm_agreement, executor=executor)
+    if args.hmm_lexicon:
+        stats = stats.with_lexicon(stats.hmm)
+    return stats
+
+
+def _feature_list(text, option, known):
+    """Comma-separated feature names of ``option``; an unknown one is a UserError."""
+    names = tuple(f.strip() for f in text.split(",") if f.strip())
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        raise UserError(f"{option}: unknown edge features {', '.join(unknown)} "
+                        f"(known: {', '.join(known)})")
+    return names
+
+
+def _interaction_statistics(args, stats, have_bitext):
+    from alignment.stats.interactions import InteractionStatistics
+
+    cache = args.interaction_stats
+    return InteractionStatistics.load_or_fit(cache, stats, args.bitext_src if have_bitext else None,
+                                             args.bitext_tgt if have_bitext else None,
+                                             max_pairs=args.bitext_pairs, verbose=not args.quiet,
+                                             max_len=args.max_length)
+
+
+def _external_specs(specs, option="--external"):
+    """``NAME=FILE`` options -> ``{name: file}``."""
+    files = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise UserError(f"{option} expects NAME=FILE, got {spec!r}")
+        if name in files:
+            raise UserError(f"{option}: {name} given twice")
+        files[name] = path
+    return files
+
+
+def _external(specs, pairs, into=None, option="--external"):
+    """``NAME=FILE`` options -> :class:`~alignment.aligners.linkfiles.ExternalAlignments` for ``pairs``."""
+    from alignment.aligners.linkfiles import ExternalAlignments
+
+    files = _external_specs(specs, option)
+    ext = ExternalAlignments.from_files([s for s, _ in pairs], [t for _, t in pairs], files)
+    if into is None:
+        return ext
+    if ext.names != into.names:
+        raise UserError(f"{option}: link sets {', '.join(ext.names)} differ from the training "
+                        f"ones ({', '.join(into.names)})")
+    into._table.update(ext._table)
+    return into
+
+
+def _input_pairs(args):
+    """The sentence pairs to align, one at a time (read as they are needed)."""
+    from alignment.data.formats import iter_fast_align, iter_parallel
+
+    if args.input:
+        return args.input, iter_fast_align(args.input)
+    return args.src, iter_parallel(args.src, args.tgt)

@@ -1,0 +1,68 @@
+"""``structpred aer``: precision, recall and AER of predicted links against gold."""
+
+from __future__ import annotations
+
+
+from structpred.cli import UserError
+from structpred.cli import wrap_format_errors as _wrap_format_errors
+from structpred.cli import check_output, check_stdin
+
+from .common import _check_inputs, _inputs, _read_gold, _read_pairs, _summary
+
+__all__ = ["aer"]
+
+
+@_wrap_format_errors
+def aer(args):
+    """``structpred aer``."""
+    from alignment.evaluate.aer import format_scores, score_alignments
+    from alignment.data.formats import read_pharaoh
+    from structpred import FormatError
+
+    check_stdin(**{"--gold": args.gold, "--test": args.test, "--src": args.src,
+                   "--tgt": args.tgt})
+    if bool(args.src) != bool(args.tgt):
+        raise UserError("--src and --tgt go together: give both")
+    have_text = bool(args.src)
+    _check_inputs(_inputs(args, "gold", "test", "src", "tgt"))
+    if args.errors and not have_text:
+        raise UserError("--errors needs --src and --tgt")
+    if args.plot:
+        if not have_text:
+            raise UserError("--plot needs --src and --tgt")
+        check_output(args.plot, "--plot", _inputs(args, "gold", "test", "src", "tgt"))
+    pairs = _read_pairs(args.src, args.tgt) if have_text else None
+    test = read_pharaoh(args.test, pairs)
+    if not test:
+        raise UserError(f"{args.test}: no alignment lines (the file is empty)")
+    try:
+        gold = _read_gold(args.gold, args.gold_format, pairs, n_sentences=len(test))
+    except FormatError as exc:
+        if pairs is None and "sentence number" in exc.reason:
+            raise FormatError(exc.path, exc.line, f"{exc.reason} ({args.test} has "
+                              f"{len(test)} lines)") from None
+        raise
+    if not gold:
+        raise UserError(f"{args.gold}: no gold alignments (the file is empty)")
+    if len(test) != len(gold):
+        raise UserError(f"{args.test}: {len(test)} lines but the gold {args.gold} has "
+                        f"{len(gold)} sentences")
+    if not any(g.possible for g in gold):
+        raise UserError(f"{args.gold}: no gold links at all: AER is undefined")
+    if args.plot:
+        bad = [i for i in args.sentences if i > len(pairs)]
+        if bad:
+            raise UserError(f"--sentences: {', '.join(map(str, bad))} out of range "
+                            f"(there are {len(pairs)} sentences)")
+    score = score_alignments(test, gold)
+    print(f"{format_scores(score)}  ({len(gold)} sentences)", flush=True)
+    if args.errors:
+        from alignment.evaluate.aer import error_breakdown, format_errors
+
+        print(format_errors(error_breakdown(test, gold, pairs), top=args.errors))
+    if args.plot:
+        from alignment.evaluate.plot import save_alignment_grids
+
+        save_alignment_grids(pairs, gold, test, [i - 1 for i in args.sentences], args.plot)
+        _summary(f"alignment grids written to {args.plot}")
+    return 0

@@ -1,0 +1,95 @@
+"""``structpred align predict``: links for new sentence pairs with a saved model."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+
+from structpred.cli import UserError, log as _log
+from structpred.cli import wrap_format_errors as _wrap_format_errors
+from structpred.cli import check_output, check_stdin
+from structpred.cli import open_cluster, with_cluster
+
+from .common import _check_inputs, _external, _external_specs, _input_pairs, _inputs, _summary
+
+__all__ = ["align_predict"]
+
+
+@_wrap_format_errors
+@with_cluster
+def align_predict(args):
+    """``structpred align predict``: streams, one Pharaoh line per sentence pair."""
+    from alignment.predict.parallel import (CLUSTER_CHUNK, LOCAL_CHUNK, default_jobs,
+                                            predict_stream, stdin_waiting)
+    from alignment.data.formats import format_pharaoh
+    from alignment.model import MatchingAligner
+    from structpred import open_output
+
+    check_stdin(**{"-i": args.input, "--src": args.src, "--tgt": args.tgt, "-m": args.model})
+    if args.input and (args.src or args.tgt):
+        raise UserError("give -i FILE or --src and --tgt, not both")
+    if not args.input and not (args.src and args.tgt):
+        raise UserError("give --src and --tgt, or -i FILE in 'src ||| tgt' form")
+    specs = _external_specs(args.external)
+    inputs = _inputs(args, "model", "input", "src", "tgt", "external")
+    _check_inputs(inputs)
+    check_output(args.output, "-o", inputs)
+    model = MatchingAligner.load(args.model)
+    if args.decoder:
+        model.decoder = args.decoder
+    name, pairs = _input_pairs(args)
+    if model.use_external:
+        if not specs:
+            raise UserError(f"{args.model} was trained with external alignments: give --external "
+                            "NAME=FILE for the input")
+        pairs = list(pairs)
+        ext = _external(args.external, pairs)
+        if list(ext.names) != model.external_featurizer_.names:
+            raise UserError(f"--external: link sets {', '.join(ext.names)} differ from those "
+                            f"the model was trained with "
+                            f"({', '.join(model.external_featurizer_.names)})")
+        model.set_external(ext)
+    elif specs:
+        raise UserError(f"--external: {args.model} was trained without external alignments")
+    if model.aligners:
+        try:
+            model.aligner_links_.check()
+        except RuntimeError as exc:
+            raise UserError(f"{args.model}: {exc}") from None
+    if args.show_weights:
+        for fname, value in model.top_features(args.show_weights):
+            print(f"{value:+.4f}  {fname}", file=sys.stderr)
+    from tqdm.auto import tqdm
+
+    from alignment._runtime import progress_enabled
+
+    to_stdout = str(args.output) == "-"
+    interactive = args.input == "-" or "-" in (args.src, args.tgt)
+    jobs = args.jobs or (1 if interactive else default_jobs())
+    # eflomal/fast_align align new pairs in batches: read that many pairs at a time; the
+    # others a batch of the fast path at a time; from standard input, the lines waiting
+    # (each line as it arrives when they come one by one)
+    batch = 2000 if model.aligner_links_ is not None and model.aligner_links_.runs else LOCAL_CHUNK
+    waiting = stdin_waiting if interactive else None
+    n = 0
+    with open_output(args.output) as fh:
+        bar = tqdm(disable=not progress_enabled(not args.quiet), desc="aligning", unit="pair")
+        executor = open_cluster(args)   # --workers/--scheduler: None without them
+        if executor is not None:
+            batch = max(batch, CLUSTER_CHUNK)
+        stream = predict_stream(model, pairs, batch, jobs, executor, waiting)
+        with contextlib.closing(stream):
+            for predicted in stream:
+                fh.write("".join(format_pharaoh(links) + "\n" for links in predicted))
+                if to_stdout:
+                    fh.flush()
+                n += len(predicted)
+                bar.update(len(predicted))
+        bar.close()
+        if n == 0:
+            raise UserError(f"{name}: no sentences to align (the input is empty)")
+    if to_stdout:
+        _log(args, f"aligned {n} sentence pairs")
+    else:
+        _summary(f"aligned {n} sentence pairs; links written to {args.output}")
+    return 0
