@@ -103,12 +103,13 @@ def horse_splits(data_dir, names, n_folds):
 def run_model(cache, train, test, use_edges, **params):
     m = MRFSegmenter(use_edges=use_edges, **params)
     t0, c0 = time.perf_counter(), time.process_time()
-    m.fit_sources(cache.source(train), None, kind="image", log=_log)
+    m.fit(cache.source(train), kind="image", log=_log)
     secs, cpu = time.perf_counter() - t0, time.process_time() - c0
     ns = m._segments()
-    sc = m._scores_on_graphs(m.coef_, (cache.graph(it, ns) for it in test))
+    sc = m.score_graphs(cache.graph(it, ns) for it in test)
     return dict(iou=sc.iou, accuracy=sc.accuracy, mean_image_iou=sc.mean_image_iou, seconds=secs,
                 cpu_seconds=cpu, chosen=describe_choice(m.chosen_), valid_iou=m.chosen_["valid_score"],
+                guard=getattr(m, "guard_", None),
                 selection=[{k: v for k, v in r.items()} for r in m.selection_])
 
 
@@ -174,11 +175,12 @@ def oakland(data_dir, cache_root, params):
         m = MRFSegmenter(use_edges=edges, voxel=1.0, k_graph=6, foreground_labels=OAKLAND_VEGETATION,
                          **params)
         t0 = time.perf_counter()
-        m.fit_sources(lambda ns: (graph(i) for i in train_ids), None, kind="points", log=_log)
+        m.fit(lambda ns: (graph(i) for i in train_ids), kind="points", log=_log)
         secs = time.perf_counter() - t0
-        sc = m._scores_on_graphs(m.coef_, [graph(i) for i in test_ids])
+        sc = m.score_graphs([graph(i) for i in test_ids])
         rows[name] = dict(iou=sc.iou, accuracy=sc.accuracy, seconds=secs,
-                          chosen=describe_choice(m.chosen_), valid_iou=m.chosen_["valid_score"])
+                          chosen=describe_choice(m.chosen_), valid_iou=m.chosen_["valid_score"],
+                          guard=getattr(m, "guard_", None))
         _log(f"oakland {name}: IoU {100 * sc.iou:.2f}% ({secs:.0f}s, {rows[name]['chosen']})")
     return rows
 

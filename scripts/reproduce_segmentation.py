@@ -137,7 +137,8 @@ def _make_model(method, args, class_weight):
     common = dict(validate_every=args.validate_every, class_weight=class_weight, patience=None,
                   eta_scale=args.eta_scale, feature_scale=args.feature_scale,
                   random_state=args.seed, voxel=args.voxel,
-                  k_graph=args.k_graph, n_segments=args.n_segments)
+                  k_graph=args.k_graph, n_segments=args.n_segments,
+                  guard=False, colour_model=False)  # the thesis protocol: one fixed model
     if method == "unary":
         return MRFSegmenter(learner="dual-extragradient", n_iter=args.iterations, use_edges=False, **common)
     if method == "ave-perc":
@@ -158,7 +159,7 @@ def run_methods(graphs, kind, args, methods):
         for cw in args.class_weight:
             m = _make_model(method, args, cw)
             t0 = time.perf_counter()
-            m.fit_graphs(graphs["train"], graphs["valid"], kind=kind, track_graphs=graphs["test"])
+            m.fit(graphs["train"], eval_set=graphs["valid"], kind=kind, track=graphs["test"])
             secs = time.perf_counter() - t0
             valid_iou = float(m.result_.best_score)
             if len(args.class_weight) > 1:

@@ -60,6 +60,12 @@ def _list_or_auto(item):
     return parse
 
 
+def _auto_or(item):
+    def parse(text):
+        return "auto" if str(text).strip() == "auto" else item(text)
+    return parse
+
+
 def _class_weight_item(text):
     from segmentation.model import parse_class_weight
 
@@ -150,11 +156,18 @@ def _add_train_parser(ssub):
                         "(every 1/F-th; 0: none, no choices are made)")
     tr.add_argument("-o", "--output", required=True, metavar="NPZ", help="model file to write")
     tr.add_argument("--learner", default="dual-extragradient", choices=LEARNERS)
-    tr.add_argument("--iterations", type=positive_int, default=60, metavar="N",
-                    help="most iterations per candidate (perceptron: epochs)")
+    tr.add_argument("--iterations", type=_auto_or(positive_int), default="auto", metavar="N",
+                    help="most iterations per candidate (perceptron: epochs); 'auto': "
+                         "min(600, 100 + 2 x training images)")
     tr.add_argument("--patience", type=nonneg_int, default=4,
-                    help="stop a candidate after this many validations without a better IoU "
-                         "(0: never stop early)")
+                    help="stop a candidate when its best validation IoU rose by at most --tol "
+                         "over this many validations (0: never stop early)")
+    tr.add_argument("--tol", type=nonneg_float, default=0.001,
+                    help="the stopping rule's smallest IoU gain (0.001: 0.1 points)")
+    tr.add_argument("--no-guard", action="store_true",
+                    help="keep the MRF without testing it against unary-only on validation")
+    tr.add_argument("--no-colour-model", action="store_true",
+                    help="images: no per-image colour models (one pass of the unary features)")
     tr.add_argument("--eta-scale", type=_list_or_auto(positive_float), default="auto",
                     help="step eta = ETA_SCALE / ||F||_2; 'auto' tries 3 and 10, a comma-separated "
                          "list tries each")
@@ -428,6 +441,8 @@ def _model_from_args(args):
                         class_weight=args.class_weight, eta_scale=args.eta_scale,
                         feature_scale=args.feature_scale, validate_every=args.validate_every,
                         patience=args.patience or None, valid_fraction=args.valid_fraction,
+                        tol=args.tol, guard=not args.no_guard,
+                        colour_model=not args.no_colour_model,
                         memory_efficient=args.memory_efficient, n_segments=args.n_segments,
                         voxel=args.voxel, k_graph=args.k_graph,
                         foreground_labels=format_label_ranges(fl) if fl else None,
@@ -507,25 +522,35 @@ def segment_train(args):
         valid_src = _point_source(model, vpoints, args.foreground_labels) if vpoints else None
     t0 = time.perf_counter()
     try:
-        model.fit_sources(train_src, valid_src, kind=kind, log=lambda m: _log(args, m),
-                          executor=open_cluster(args))
+        model.fit(train_src, eval_set=valid_src, kind=kind, log=lambda m: _log(args, m),
+                  executor=open_cluster(args))
     except ValueError as exc:
         from structpred import FormatError
 
         if isinstance(exc, FormatError):
             raise
         raise UserError(f"{_source_name(args)}: {exc}") from exc
+    if model.n_iter == "auto" or model.chosen_.get("capped"):
+        capped = [r for r in model.selection_ if r.get("capped")]
+        if capped:
+            _log(args, f"{len(capped)} of {len(model.selection_)} candidates reached the "
+                       f"iteration cap ({capped[0]['cap']}) before the stopping rule")
     msg = f"trained on {_count(model.n_train_, kind)}"
     if model.n_valid_:
         msg += f" ({model.n_valid_} more held out for validation)"
     msg += f" in {time.perf_counter() - t0:.1f}s"
     ch = model.chosen_
-    if model.validated_:
+    cv = bool(getattr(model, "guard_", None) and model.guard_.get("cv_folds"))
+    if model.validated_ and cv:
+        msg += f"; chose {describe_choice(ch)}: cross-validated IoU {100 * ch['valid_score']:.2f}%"
+    elif model.validated_:
         msg += (f"; chose {describe_choice(ch)}: validation IoU "
                 f"{100 * ch['valid_score']:.2f}%" if model.validation_metric == "iou" else
                 f"; chose {describe_choice(ch)}: validation error {100 * ch['valid_score']:.2f}%")
     else:
         msg += f" ({model.result_.message}; no validation, nothing chosen)"
+    if getattr(model, "guard_", None):
+        print(model.guard_["line"], flush=True)
     model.save(args.output)
     print(f"{msg}; model written to {args.output}", flush=True)
     return 0

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SegmentationScores", "segmentation_scores", "format_scores"]
+__all__ = ["SegmentationScores", "segmentation_scores", "format_scores", "iou_statistics"]
 
 
 @dataclass
@@ -79,3 +79,19 @@ def format_scores(scores):
     return (f"accuracy {100 * scores.accuracy:.2f}%  error {100 * scores.error:.2f}%  "
             f"foreground IoU {100 * scores.iou:.2f}%  (mean per-image IoU "
             f"{100 * scores.mean_image_iou:.2f}%)")
+
+
+def iou_statistics(predictions, truths, ignores=None):
+    """Per-item foreground ``(intersection, union)`` counts, shape ``(N, 2)``: the
+    sufficient statistics of the pooled IoU, ``sum_i I_i / sum_i U_i``, for the paired
+    bootstrap of :mod:`structpred.selection`."""
+    ignores = [None] * len(truths) if ignores is None else list(ignores)
+    out = np.zeros((len(truths), 2), dtype=np.int64)
+    for i, (p, t, ign) in enumerate(zip(predictions, truths, ignores)):
+        p = np.asarray(p, dtype=bool)
+        t = np.asarray(t, dtype=bool)
+        if ign is not None:
+            keep = ~np.asarray(ign, dtype=bool)
+            p, t = p[keep], t[keep]
+        out[i] = int(np.sum(p & t)), int(np.sum(p | t))
+    return out

@@ -2,7 +2,7 @@
 
 The *model* lives here (graphs, features, loss weights, decoding into masks);
 the *learners* are the problem-agnostic solvers of :mod:`structpred`, fed
-:class:`~structpred.mincut.MinCutExample` objects.
+:class:`~structpred.MinCutExample` objects.
 
 Loss.  The weighted Hamming loss of eq. 2.10 on the nodes: mislabelling node
 ``j`` costs ``size_j / mean_size * w_class(y_j)``, where ``size_j`` is the
@@ -33,6 +33,8 @@ import tempfile
 import time
 
 import numpy as np
+
+from sklearn.base import BaseEstimator
 
 from structpred import ParamsMixin
 from structpred import atomic_write
@@ -124,7 +126,7 @@ AUTO_CLASS_WEIGHTS = (None, "balanced")
 AUTO_ETA_SCALES = (3.0, 10.0)
 
 FORMAT = "structpred-mrf-segmenter"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 
 def _candidates(value, auto, what):
@@ -171,7 +173,38 @@ class _Prepared:
         return sub
 
 
-class MRFSegmenter(ParamsMixin):
+class _Moments:
+    """Running sums over training graphs: feature means and spreads, and the loss
+    statistics (foreground share, scored pixels per node)."""
+
+    def __init__(self):
+        self.s1 = self.s2 = None
+        self.cnt, self.fg, self.tot, self.nodes = 0, 0.0, 0.0, 0
+
+    def add(self, g, i=0):
+        X = np.asarray(g.node_features, dtype=np.float64)
+        if self.s1 is None:
+            self.s1, self.s2 = np.zeros(X.shape[1]), np.zeros(X.shape[1])
+        elif X.shape[1] != self.s1.size:
+            raise ValueError(f"graph {i} has {X.shape[1]} node features, the first {self.s1.size}")
+        self.s1 += X.sum(0)
+        self.s2 += (X ** 2).sum(0)
+        self.cnt += X.shape[0]
+        ls = g.loss_sizes()
+        self.fg += float(np.dot(g.fg_fraction, ls))
+        self.tot += float(np.sum(ls))
+        self.nodes += int(np.count_nonzero(ls))
+
+    def standardisation(self):
+        """``(mean, scale)``; constant columns (the bias) stay as they are."""
+        mean = self.s1 / self.cnt
+        scale = np.sqrt(np.maximum(self.s2 / self.cnt - mean ** 2, 0.0))
+        const = scale < 1e-9
+        mean[const], scale[const] = 0.0, 1.0
+        return mean, scale
+
+
+class MRFSegmenter(ParamsMixin, BaseEstimator):
     """Binary associative MRF trained by max-margin estimation, scikit-learn style.
 
     Choices on validation.  ``class_weight``, ``eta_scale`` and ``n_segments``
@@ -253,14 +286,24 @@ class MRFSegmenter(ParamsMixin):
         Progress bars.
     """
 
-    def __init__(self, learner="dual-extragradient", n_iter=60, use_edges=True,
+    def __init__(self, learner="dual-extragradient", n_iter="auto", use_edges=True,
                  class_weight="auto", radius=np.inf, learning_rate=None, eta_scale="auto",
-                 validate_every=5, patience=4, valid_fraction=0.15, validation_metric="iou",
+                 validate_every=5, patience=4, tol=0.001, valid_fraction=0.15,
+                 validation_metric="iou", guard=True, guard_alpha=0.05, edge_shrink=(0.5,),
+                 min_valid=20, cv_folds=3, colour_model=True, colour_components=3,
                  edge_scale=1.0, feature_scale=0.02, memory_efficient=False, cache_dir=None,
                  n_segments=1000, compactness=10.0, voxel=0.25, k_graph=6,
                  foreground_labels=None, selection_size=48, random_state=0, verbose=False):
         self.learner = learner
         self.n_iter = n_iter
+        self.tol = tol
+        self.guard = guard
+        self.guard_alpha = guard_alpha
+        self.edge_shrink = edge_shrink
+        self.min_valid = min_valid
+        self.cv_folds = cv_folds
+        self.colour_model = colour_model
+        self.colour_components = colour_components
         self.use_edges = use_edges
         self.class_weight = class_weight
         self.radius = radius
@@ -306,80 +349,102 @@ class MRFSegmenter(ParamsMixin):
         return point_graph(xyz, labels, voxel=self.voxel, k_graph=self.k_graph)
 
     # ---------------------------------------------------------------- fit
-    def fit(self, images, masks, valid_images=None, valid_masks=None, ignores=None,
-            valid_ignores=None):
-        """Train on RGB images (``(H, W, 3)`` uint8) and boolean masks.
-
-        ``images`` and ``masks`` may be iterators: with ``memory_efficient``
-        each image is turned into a graph, written to the cache and dropped.
-        ``ignores`` (optional, one bool array or None per mask) marks "don't
-        care" pixels.  Several ``n_segments`` candidates need lists.
-        """
-        segs = _candidates(self.n_segments, (1000,), "n_segments")
-        if len(segs) > 1 and not all(isinstance(x, (list, tuple)) for x in (images, masks)):
-            raise ValueError("choosing n_segments needs lists of images and masks (read twice)")
-
-        def pairs(ims, ms, igs, what):
-            igs = igs if igs is not None else (None for _ in iter(int, 1))
-            for (im, m), ig in zip(_zip_strict(ims, ms, what, "masks"), igs):
-                yield im, m, ig
-
-        def make(ims, ms, igs, what):
-            if ims is None:
-                return None
-            return lambda ns: (self.image_graph(im, m, ig, n_segments=ns)
-                               for im, m, ig in pairs(ims, ms, igs, what))
-
-        return self.fit_sources(make(images, masks, ignores, "images"),
-                                make(valid_images, valid_masks, valid_ignores, "validation images"),
-                                kind="image")
-
-    def fit_graphs(self, graphs, valid_graphs=None, kind="image", track_graphs=None, log=None):
-        """Train on graphs (:class:`~segmentation.features.SuperpixelGraph` or
-        :class:`~segmentation.points.PointGraph`) with ``fg_fraction`` set.
+    def fit(self, X, y=None, eval_set=None, *, ignore=None, eval_ignore=None, kind=None,
+            track=None, log=None, executor=None):
+        """Choose and train the model (the whole procedure of the class docstring).
 
         Parameters
         ----------
-        graphs : iterable of graphs
-            Consumed once.  With ``memory_efficient`` each graph is written to
-            the cache as it comes, so a generator keeps one graph in memory.
-        valid_graphs : iterable of graphs, optional
-            Validation set (default: ``valid_fraction`` of ``graphs``).
-        track_graphs : list of graphs, optional
-            Also record the error and IoU on these graphs at every recorded
-            iteration (``history_["track_error"]``, ``["track_iou"]``), for
-            plots of test error against ``||w||`` (fig. 2.7).
+        X : sequence of images, iterable of graphs, or callable
+            * RGB images (``(H, W, 3)`` uint8) with their masks in ``y``;
+            * graphs (:class:`~segmentation.features.SuperpixelGraph` or
+              :class:`~segmentation.points.PointGraph`) with ``fg_fraction`` set, ``y``
+              None; an iterator is consumed once (with ``memory_efficient`` each graph
+              is written to the cache as it comes);
+            * a factory ``n_segments -> iterable of graphs`` (``y`` None), called once
+              per ``n_segments`` candidate: how the command line streams images from disk.
+        y : sequence of bool masks ``(H, W)``, optional
+            Ground truth of images.
+        eval_set : optional
+            Validation data in one of the forms of ``X``: ``(images, masks)``, a list
+            ``[(images, masks)]``, graphs, or a factory.  Default: every
+            ``1/valid_fraction``-th training item, held out (:func:`is_validation_item`).
+        ignore, eval_ignore : sequence of bool arrays or None, optional
+            "Don't care" pixels of the masks.
+        kind : {"image", "points"}, optional
+            Of a factory's graphs (default ``"image"``); graphs and images say it themselves.
+        track : list of graphs, optional
+            Also record error and IoU on these graphs along the path
+            (``history_["track_error"]``, ``["track_iou"]``), for fig. 2.7 of the thesis.
         log : callable, optional
-            Receives one line per candidate tried (for a command line).
-        """
-        if len(_candidates(self.n_segments, (1000,), "n_segments")) > 1 and kind == "image":
-            raise ValueError("choosing n_segments needs images (fit or fit_sources), not graphs")
-        segs = [None]
-        return self._fit(lambda ns: graphs,
-                         None if valid_graphs is None else (lambda ns: valid_graphs),
-                         kind, segs, track_graphs, log)
+            Receives one line per candidate and the choice with its evidence.
+        executor : ``dask.distributed.Client`` or :class:`concurrent.futures.Executor`
+            Runs the learner's passes over the examples there (:func:`structpred.run_learner`).
 
-    def fit_sources(self, make_train, make_valid=None, kind="image", track=None, log=None,
-                    executor=None):
-        """Train from graph factories: ``make_train(n_segments)`` returns an
-        iterable of training graphs built with that many superpixels (called
-        once per ``n_segments`` candidate), ``make_valid`` likewise (or None).
-        ``executor`` (a ``dask.distributed.Client`` or a
-        :class:`concurrent.futures.Executor`) runs the learner's passes over the
-        examples there (:func:`structpred.run_learner`)."""
+        Returns
+        -------
+        self
+        """
+        make_train, kind = self._as_source(X, y, ignore, kind, "images")
+        make_valid = None
+        if eval_set is not None:
+            if isinstance(eval_set, list) and len(eval_set) == 1 and isinstance(eval_set[0], tuple):
+                eval_set = eval_set[0]
+            if isinstance(eval_set, tuple) and len(eval_set) == 2 and not callable(eval_set[0]):
+                make_valid, _ = self._as_source(eval_set[0], eval_set[1], eval_ignore, kind,
+                                                "validation images")
+            else:
+                make_valid, _ = self._as_source(eval_set, None, None, kind, "validation graphs")
         segs = _candidates(self.n_segments, (1000,), "n_segments") if kind == "image" else [None]
+        if len(segs) > 1 and getattr(make_train, "single_use", False):
+            raise ValueError("choosing n_segments needs images or a factory (read once per "
+                             "candidate), not graphs or iterators of images")
         self._executor = executor
         try:
             return self._fit(make_train, make_valid, kind, segs, track, log)
         finally:
             self._executor = None
 
+    def _as_source(self, X, y, ignore, kind, what):
+        """``(factory n_segments -> graphs, kind)`` of one of the input forms of :meth:`fit`."""
+        import itertools
+
+        from .features import SegmentationGraph
+        from .points import PointGraph
+
+        if callable(X):
+            if y is not None:
+                raise ValueError("a factory of graphs takes no y")
+            return X, kind or "image"
+        if y is None:
+            it = iter(X)
+            first = next(it, None)
+            if first is not None and not isinstance(first, SegmentationGraph):
+                raise ValueError(f"{what}: images need their masks (y)")
+            graphs = X if isinstance(X, (list, tuple)) else itertools.chain(
+                [] if first is None else [first], it)
+            found = "points" if isinstance(first, PointGraph) else "image"
+
+            def make(ns):
+                return graphs
+            make.single_use = not isinstance(X, (list, tuple))
+            return make, found if first is not None else (kind or "image")
+        reread = all(isinstance(v, (list, tuple)) for v in (X, y))
+
+        def make(ns):
+            igs = ignore if ignore is not None else itertools.repeat(None)
+            for (im, m), ig in zip(_zip_strict(X, y, what, "masks"), igs):
+                yield self.image_graph(im, m, ig, n_segments=ns)
+        make.single_use = not reread
+        return make, "image"
+
     def _check_params(self):
         check_learner(self.learner)
         if self.validation_metric not in ("iou", "error"):
             raise ValueError(f"validation_metric must be 'iou' or 'error', got {self.validation_metric!r}")
-        if not (isinstance(self.n_iter, (int, np.integer)) and self.n_iter >= 1):
-            raise ValueError(f"n_iter must be a whole number >= 1, got {self.n_iter!r}")
+        if not (self.n_iter == "auto" or (isinstance(self.n_iter, (int, np.integer))
+                                          and self.n_iter >= 1)):
+            raise ValueError(f"n_iter must be 'auto' or a whole number >= 1, got {self.n_iter!r}")
         if not 0 <= float(self.valid_fraction) < 1:
             raise ValueError(f"valid_fraction must lie in [0, 1), got {self.valid_fraction!r}")
         for cw in _candidates(self.class_weight, AUTO_CLASS_WEIGHTS, "class_weight"):
@@ -387,15 +452,25 @@ class MRFSegmenter(ParamsMixin):
         for e in _candidates(self.eta_scale, AUTO_ETA_SCALES, "eta_scale"):
             if not float(e) > 0:
                 raise ValueError(f"eta_scale must be positive, got {e!r}")
+        if not 0 < float(self.guard_alpha) < 1:
+            raise ValueError(f"guard_alpha must lie in (0, 1), got {self.guard_alpha!r}")
+        for s in self.edge_shrink or ():
+            if not 0 < float(s) < 1:
+                raise ValueError(f"edge_shrink factors must lie in (0, 1), got {s!r}")
+        if int(self.cv_folds) < 2:
+            raise ValueError(f"cv_folds must be >= 2, got {self.cv_folds!r}")
+
+    def iteration_cap(self, n_train):
+        """Most iterations of one candidate: ``n_iter``, or with ``"auto"``
+        ``min(600, 100 + 2 n_train)`` (eq. 5): more images, smaller steps ``eta = c/||F||``."""
+        if self.n_iter != "auto":
+            return int(self.n_iter)
+        return int(min(600, 100 + 2 * int(n_train)))
 
     def _fit(self, make_train, make_valid, kind, segs, track_graphs, log):
         log = log or (lambda msg: None)
         self._check_params()
         self.kind_ = kind
-        cws = _candidates(self.class_weight, AUTO_CLASS_WEIGHTS, "class_weight")
-        etas = _candidates(self.eta_scale, AUTO_ETA_SCALES, "eta_scale")
-        if self.learner not in ("dual-extragradient", "projected-gradient") or self.learning_rate:
-            etas = etas[:1]  # the step scale only sets eta = eta_scale / ||F||
         frac = float(self.valid_fraction)
         tmp = None
         root = None
@@ -405,45 +480,43 @@ class MRFSegmenter(ParamsMixin):
         rows, best = [], None
         try:
             for si, ns in enumerate(segs):
-                train_src = make_train(ns)
                 held = make_valid is None and frac > 0
-                prep, valid = self._prepare(train_src, held, frac, root, f"s{si}")
+                prep, valid = self._prepare(make_train(ns), held, frac, root, f"s{si}")
                 if make_valid is not None:
                     valid = self._keep_graphs(make_valid(ns), root, f"s{si}-valid")
                 if valid is not None and not len(valid):
                     valid = None
-                # without validation there is nothing to choose on: the first candidates
-                grid = [(cw, e) for cw in cws for e in etas] if valid is not None \
-                    else [(cws[0], etas[0])]
-                sub = prep
-                if len(grid) > 1 and valid is not None and self.selection_size \
-                        and prep.n_train > int(self.selection_size):
-                    sub = prep.subset(int(self.selection_size))
-                for cw, eta_scale in grid:
-                    row, res, hist = self._candidate(sub, cw, eta_scale, ns, valid, track_graphs,
-                                                     log, tag="" if sub is prep else
-                                                     f" (on {sub.n_train} training graphs)")
-                    rows.append(row)
-                    score = self._score_of(res)
-                    if best is None or score > best[0] + 1e-12:
-                        best = (score, row, res, hist, sub, valid is not None, valid)
-                if sub is not prep and best[4] is sub:  # the winner, trained on everything
-                    _, row0, _, _, _, _, _ = best
-                    row, res, hist = self._candidate(prep, row0["class_weight"], row0["eta_scale"],
-                                                     ns, valid, track_graphs, log,
-                                                     tag=f" (on all {prep.n_train})")
-                    row["final"] = True
-                    rows.append(row)
-                    best = (self._score_of(res), row, res, hist, prep, True, valid)
+                first = None
+                if self._uses_colour_model(kind):
+                    first = self._colour_pass(prep, valid, log)
+                cv = (self._guarded() and valid is not None and len(valid) < int(self.min_valid)
+                      and prep.n_train + len(valid) >= int(self.cv_folds))
+                if cv:
+                    prep = self._merged(prep, valid, held)
+                    out = self._fit_cv(prep, ns, log)
+                else:
+                    out = self._fit_on_validation(prep, valid, ns, track_graphs, log)
+                out["first"] = first
+                rows.extend(out["rows"])
+                if best is None or out["score"] > best["score"] + 1e-12:
+                    best = out
         finally:
             if tmp is not None:
                 import shutil
 
                 shutil.rmtree(tmp, ignore_errors=True)
-        _, row, res, hist, prep, validated, _ = best
+        self._set_fitted(best, rows)
+        return self
+
+    def _set_fitted(self, best, rows):
+        prep, row, res = best["prep"], best["row"], best["res"]
         self.selection_ = rows
         self.chosen_ = dict(row)
-        self.validated_ = validated
+        self.validated_ = best["validated"]
+        self.guard_ = best.get("guard")
+        first = best.get("first")
+        if first is not None:
+            self.first_pass_coef_, self.first_pass_mean_, self.first_pass_std_ = first
         self.feature_mean_, self.feature_std_ = prep.mean, prep.scale
         self.fg_share_, self.size_unit_ = prep.fg_share, prep.size_unit
         self.class_weights_ = class_weights(row["class_weight"], prep.fg_share)
@@ -452,26 +525,263 @@ class MRFSegmenter(ParamsMixin):
         self.n_train_ = prep.n_train
         self.n_valid_ = getattr(prep, "n_valid", None)
         self.result_ = res
-        self.coef_ = res.w
-        self.history_ = hist
-        return self
+        if first is None:
+            for a in ("first_pass_coef_", "first_pass_mean_", "first_pass_std_"):
+                self.__dict__.pop(a, None)
+        self.coef_ = best["w"]
+        self.history_ = best["hist"]
 
-    def _score_of(self, res):
-        score = res.best_score if res.best_score is not None else 0.0
-        return -score if self.validation_metric == "error" else score
+    def _use(self, prep):
+        """Predict with the standardisation and feature counts of ``prep`` (edges included)."""
+        self.n_node_features_, self.n_edge_features_ = prep.n_node, prep.n_edge
+        self.feature_mean_, self.feature_std_ = prep.mean, prep.scale
 
-    def _candidate(self, prep, cw, eta_scale, ns, valid, track_graphs, log, tag=""):
+    def _guarded(self):
+        return bool(self.use_edges) and bool(self.guard)
+
+    # ------------------------------------------------- choice on a validation set
+    def _grid(self, valid, use_edges=True):
+        cws = _candidates(self.class_weight, AUTO_CLASS_WEIGHTS, "class_weight")
+        etas = _candidates(self.eta_scale, AUTO_ETA_SCALES, "eta_scale")
+        if self.learner not in ("dual-extragradient", "projected-gradient") or self.learning_rate:
+            etas = etas[:1]  # the step scale only sets eta = eta_scale / ||F||
+        # without validation there is nothing to choose on: the first candidates
+        return [(cw, e) for cw in cws for e in etas] if valid is not None else [(cws[0], etas[0])]
+
+    def _search(self, prep, valid, ns, track_graphs, log, use_edges, what=""):
+        """Train every (class weight, step) candidate; the best on validation, trained on
+        all of ``prep`` (after a search on ``selection_size`` graphs when there are more)."""
+        grid = self._grid(valid, use_edges)
+        sub = prep
+        if len(grid) > 1 and valid is not None and self.selection_size \
+                and prep.n_train > int(self.selection_size):
+            sub = prep.subset(int(self.selection_size))
+        rows, best = [], None
+        for cw, eta_scale in grid:
+            row, res, hist = self._candidate(sub, cw, eta_scale, ns, valid, track_graphs, log,
+                                             tag=what + ("" if sub is prep else
+                                                         f" (on {sub.n_train} training graphs)"),
+                                             use_edges=use_edges)
+            rows.append(row)
+            if best is None or self._score_of(res) > best[0] + 1e-12:
+                best = (self._score_of(res), row, res, hist, sub)
+        if sub is not prep:  # the winner, trained on everything
+            row0 = best[1]
+            row, res, hist = self._candidate(prep, row0["class_weight"], row0["eta_scale"], ns,
+                                             valid, track_graphs, log,
+                                             tag=what + f" (on all {prep.n_train})",
+                                             use_edges=use_edges)
+            row["final"] = True
+            rows.append(row)
+            best = (self._score_of(res), row, res, hist, prep)
+        return best, rows
+
+    def _fit_on_validation(self, prep, valid, ns, track_graphs, log):
+        """The MRF search and, when guarded, the unary-only search and the guard (sec. 2 of
+        the class docstring) on the validation set ``valid`` (or no choice without one)."""
+        (score, row, res, hist, _), rows = self._search(prep, valid, ns, track_graphs, log,
+                                                        bool(self.use_edges))
+        out = dict(score=score, row=row, res=res, hist=hist, prep=prep, w=res.w, rows=rows,
+                   validated=valid is not None, guard=None)
+        if not self._guarded() or valid is None:
+            return out
+        (_, urow, ures, uhist, _), urows = self._search(prep, valid, ns, None, log, False,
+                                                        what=" [unary-only]")
+        for r in urows:
+            r["unary"] = True
+        rows.extend(urows)
+        cands = self._guard_candidates(res.w, _pad(ures.w, prep.n_edge), prep.n_node)
+        self._use(prep)
+        stats = {k: self._image_stats(w, valid) for k, w in cands.items()}
+        value, guard = self._guard(stats, {"unary": ures.best_iter, "mrf": res.best_iter}, log)
+        if value == "unary":
+            out.update(row=dict(urow, edges="unary"), res=ures, hist=uhist, w=cands["unary"])
+        else:
+            out.update(row=dict(row, edges=value), w=cands[value])
+        out["score"] = _iou(stats[value].sum(0))
+        out["guard"] = guard
+        return out
+
+    def _guard_candidates(self, w_mrf, w_unary, dn):
+        """``{"unary": w_u, "mrf x s": w with edge weights times s, "mrf": w}`` (eq. 6)."""
+        cands = {"unary": w_unary}
+        for s in sorted(self.edge_shrink or (), reverse=True):
+            w = np.array(w_mrf, copy=True)
+            w[dn:] *= float(s)
+            cands[f"mrf x {float(s):g}"] = w
+        cands["mrf"] = np.asarray(w_mrf)
+        return cands
+
+    def _guard(self, stats, best_iters, log, items="images"):
+        """Keep the MRF only when it beats unary-only in ``1 - guard_alpha`` of the paired
+        bootstraps of the per-item (intersection, union) statistics (eq. 7)."""
+        from structpred.selection import Candidate, describe_choice as describe, prefer_default
+
+        order = list(stats)                                  # unary first: ties keep it
+        ranked = sorted((Candidate(k, k, _iou(stats[k].sum(0)),
+                                   best_iters.get(k.split(" ")[0]), 0.0) for k in order),
+                        key=lambda c: (-c.score, order.index(c.value)))
+        kept, p = prefer_default(ranked, "unary", lambda k: stats[k], _iou_score,
+                                 alpha=float(self.guard_alpha), random_state=self.random_state)
+        line = describe("edges", ranked, kept, p, "unary", metric="IoU", items=items)
+        log(line)
+        return kept.value, dict(kept=kept.value, p_not_better=p, line=line,
+                                scores={c.value: c.score for c in ranked},
+                                n_items=int(len(stats["unary"])))
+
+    # ---------------------------------------------- choice by cross-validation
+    def _merged(self, prep, valid, held):
+        """``prep`` with the validation graphs added back (statistics recomputed)."""
+        graphs = list(prep.kept) + list(valid) if not prep.paths else None
+        paths = list(prep.paths) + list(valid.paths) if prep.paths else []
+        merged = self._restat(prep, graphs or [], paths)
+        merged.n_valid = None
+        return merged
+
+    def _restat(self, prep, kept, paths):
+        """A :class:`_Prepared` over these graphs, statistics recomputed."""
+        acc = _Moments()
+        for g in (kept if not paths else _GraphFiles(paths)):
+            acc.add(g)
+        mean, scale = acc.standardisation()
+        fg, tot, nodes = acc.fg, acc.tot, acc.nodes
+        n = len(paths) if paths else len(kept)
+        out = _Prepared(list(kept) if not paths else [], list(paths), mean, scale, fg / tot,
+                        tot / max(nodes, 1), mean.size, prep.n_edge, n, prep.node_names,
+                        prep.edge_names)
+        out.lipschitz = {}
+        return out
+
+    def _fit_cv(self, prep, ns, log):
+        """Few validation images: the guarded choice by ``cv_folds``-fold cross-validation
+        over the training graphs (eq. 8), then the chosen model trained on all of them."""
+        from collections import Counter
+
+        n, k = prep.n_train, min(int(self.cv_folds), prep.n_train)
+        fold = np.arange(n) % k
+        items = prep.paths if prep.paths else prep.kept
+        log(f"  {n} training {'images' if self.kind_ == 'image' else 'scans'} and too few for "
+            f"validation: the choice by {k}-fold cross-validation")
+        stats, rows, picks, iters = {}, [], {"mrf": [], "unary": []}, {"mrf": [], "unary": []}
+        for f in range(k):
+            tr = [items[i] for i in range(n) if fold[i] != f]
+            va = [items[i] for i in range(n) if fold[i] == f]
+            sub = self._restat(prep, [] if prep.paths else tr, tr if prep.paths else [])
+            valid = _GraphFiles(va) if prep.paths else va
+            tag = f" [fold {f + 1}/{k}]"
+            (_, row, res, _, _), r1 = self._search(sub, valid, ns, None, log, True, what=tag)
+            (_, urow, ures, _, _), r2 = self._search(sub, valid, ns, None, log, False,
+                                                     what=tag + " [unary-only]")
+            for r in r1 + r2:
+                r["cv_fold"] = f
+            for r in r2:
+                r["unary"] = True
+            rows += r1 + r2
+            picks["mrf"].append((row["class_weight"], row["eta_scale"]))
+            picks["unary"].append((urow["class_weight"], urow["eta_scale"]))
+            iters["mrf"].append(res.best_iter or 0)
+            iters["unary"].append(ures.best_iter or 0)
+            cands = self._guard_candidates(res.w, _pad(ures.w, sub.n_edge), sub.n_node)
+            self._use(sub)
+            for key, w in cands.items():
+                stats.setdefault(key, []).append(self._image_stats(w, valid))
+        stats = {key: np.concatenate(v) for key, v in stats.items()}
+        value, guard = self._guard(stats, {}, log, items="images (cross-validated)"
+                                   if self.kind_ == "image" else "scans (cross-validated)")
+        which = "unary" if value == "unary" else "mrf"
+        cw, eta = Counter(picks[which]).most_common(1)[0][0]
+        t_final = int(np.median(iters[which])) + 1
+        row, res, hist = self._candidate(prep, cw, eta, ns, None, None, log,
+                                         tag=f" (final, on all {n}, {t_final} iterations)",
+                                         use_edges=which == "mrf", n_iter=t_final)
+        row.update(final=True, edges=value, cv_folds=k)
+        rows.append(row)
+        w = _pad(res.w, prep.n_edge) if which == "unary" else np.array(res.w, copy=True)
+        if value.startswith("mrf x"):
+            w[prep.n_node:] *= float(value.split(" ")[-1])
+        row["valid_score"] = guard["scores"][value]
+        return dict(score=guard["scores"][value], row=row, res=res, hist=hist, prep=prep, w=w,
+                    rows=rows, validated=True, guard=dict(guard, cv_folds=k))
+
+    # ------------------------------------------------------- colour models
+    def _uses_colour_model(self, kind):
+        return kind == "image" and bool(self.colour_model)
+
+    def _colour_pass(self, prep, valid, log):
+        """First pass: a unary model on the base features; then every graph gets the
+        colour-model features of :mod:`segmentation.colour_model` (eqs. 1-2) and ``prep``
+        the statistics of the augmented graphs.  Returns ``(w1, mean1, std1)``."""
         t0 = time.perf_counter()
-        res, hist = self._train_candidate(prep, cw, eta_scale, valid, track_graphs)
+        cws = _candidates(self.class_weight, AUTO_CLASS_WEIGHTS, "class_weight")
+        etas = _candidates(self.eta_scale, AUTO_ETA_SCALES, "eta_scale")
+        row, res, _ = self._candidate(prep, cws[0], etas[0], None, valid, None, lambda m: None,
+                                      use_edges=False)
+        first = (np.array(res.w, copy=True), prep.mean.copy(), prep.scale.copy())
+        self.first_pass_coef_, self.first_pass_mean_, self.first_pass_std_ = first
+        if prep.paths:
+            from .graph_io import save_graph
+
+            for p in prep.paths:
+                save_graph(self._augment(_load_graph(p)), p)
+            if valid is not None:
+                for p in valid.paths:
+                    save_graph(self._augment(_load_graph(p)), p)
+        else:
+            prep.kept[:] = [self._augment(g) for g in prep.kept]
+            if valid is not None:
+                valid[:] = [self._augment(g) for g in valid]
+        new = self._restat(prep, prep.kept, prep.paths)
+        prep.mean, prep.scale, prep.n_node = new.mean, new.scale, new.n_node
+        prep.lipschitz = {}
+        if prep.node_names is not None:
+            from .colour_model import COLOUR_FEATURE_NAMES
+
+            prep.node_names = list(prep.node_names) + list(COLOUR_FEATURE_NAMES)
+        log(f"  first pass (unary, base features): {self._metric_name()} "
+            f"{'-' if res.best_score is None else f'{100 * res.best_score:.2f}%'} at iteration "
+            f"{res.best_iter}; colour models fitted per image ({time.perf_counter() - t0:.0f}s)")
+        return first
+
+    def _augment(self, graph):
+        """``graph`` with the colour-model features of a first pass appended (a copy)."""
+        import dataclasses
+
+        from .colour_model import colour_model_features
+
+        w1, m1, s1 = self.first_pass_coef_, self.first_pass_mean_, self.first_pass_std_
+        X = np.asarray(graph.node_features, dtype=np.float64)
+        if X.shape[1] != m1.size:
+            raise ValueError(f"the model expects {m1.size} node features per node, the input "
+                             f"has {X.shape[1]}: it was trained with other features")
+        scores = ((X - m1) / s1 * self.feature_scale) @ w1
+        extra = colour_model_features(X[:, :3], graph.sizes, graph.edges,
+                                      graph.edge_features[:, 0], scores,
+                                      n_components=int(self.colour_components),
+                                      random_state=self.random_state)
+        return dataclasses.replace(graph, node_features=np.concatenate([X, extra], axis=1))
+
+    def _candidate(self, prep, cw, eta_scale, ns, valid, track_graphs, log, tag="",
+                   use_edges=None, n_iter=None):
+        t0 = time.perf_counter()
+        res, hist, cap = self._train_candidate(prep, cw, eta_scale, valid, track_graphs,
+                                               use_edges=use_edges, n_iter=n_iter)
         secs = time.perf_counter() - t0
+        capped = res.status == 0 and valid is not None and n_iter is None
         row = dict(n_segments=ns, class_weight=cw, eta_scale=float(eta_scale),
                    best_iter=res.best_iter, n_iter=res.n_iter, n_train=prep.n_train,
-                   valid_score=res.best_score, seconds=secs)
+                   valid_score=res.best_score, seconds=secs, cap=cap, capped=capped)
         if valid is not None:
             log(f"  {_describe(row)}{tag}: validation {self._metric_name()} "
                 f"{100 * res.best_score:.2f}% at iteration {res.best_iter} "
                 f"({res.n_iter} run, {secs:.0f}s)")
+            if capped:
+                log(f"    reached the iteration cap ({cap}) before the stopping rule: not "
+                    f"converged; raise --iterations")
         return row, res, hist
+
+    def _score_of(self, res):
+        score = res.best_score if res.best_score is not None else 0.0
+        return -score if self.validation_metric == "error" else score
 
     def _metric_name(self):
         return "IoU" if self.validation_metric == "iou" else "error"
@@ -497,8 +807,7 @@ class MRFSegmenter(ParamsMixin):
         from .graph_io import save_graph
 
         paths, kept, valid, vpaths = [], [], [], []
-        s1 = s2 = None
-        cnt, fg, tot, nodes, n_edge_feat = 0, 0.0, 0.0, 0, 0
+        acc, n_edge_feat = _Moments(), 0
         node_names = edge_names = None
         n_train = 0
         for i, g in enumerate(graphs):
@@ -512,20 +821,10 @@ class MRFSegmenter(ParamsMixin):
                     save_graph(g, p)
                     vpaths.append(p)
                 continue
-            X = np.asarray(g.node_features, dtype=np.float64)
-            if s1 is None:
-                s1, s2 = np.zeros(X.shape[1]), np.zeros(X.shape[1])
+            if acc.s1 is None:
                 n_edge_feat = g.edge_features.shape[1]
                 node_names, edge_names = _feature_names(g)
-            elif X.shape[1] != s1.size:
-                raise ValueError(f"graph {i} has {X.shape[1]} node features, the first {s1.size}")
-            s1 += X.sum(0)
-            s2 += (X ** 2).sum(0)
-            cnt += X.shape[0]
-            ls = g.loss_sizes()
-            fg += float(np.dot(g.fg_fraction, ls))
-            tot += float(np.sum(ls))
-            nodes += int(np.count_nonzero(ls))
+            acc.add(g, i)
             n_train += 1
             if root is not None:
                 p = os.path.join(root, f"{tag}-{i:06d}.npz")
@@ -533,7 +832,8 @@ class MRFSegmenter(ParamsMixin):
                 paths.append(p)
             else:
                 kept.append(g)
-        if s1 is None:
+        fg, tot, nodes = acc.fg, acc.tot, acc.nodes
+        if acc.s1 is None:
             raise ValueError("no training data")
         if tot <= 0:
             raise ValueError("every training pixel is marked \"don't care\"")
@@ -545,10 +845,7 @@ class MRFSegmenter(ParamsMixin):
             raise DegenerateDataError(f"no background {'pixel' if self.kind_ == 'image' else 'point'} "
                                       f"in any of the {n_train} training "
                                       f"{'masks' if self.kind_ == 'image' else 'scans'}")
-        mean = s1 / cnt
-        scale = np.sqrt(np.maximum(s2 / cnt - mean ** 2, 0.0))
-        const = scale < 1e-9
-        mean[const], scale[const] = 0.0, 1.0  # constant columns (the bias) stay as they are
+        mean, scale = acc.standardisation()
         prep = _Prepared(kept, paths, mean, scale, fg / tot, tot / max(nodes, 1), mean.size,
                          n_edge_feat if self.use_edges else 0, n_train, node_names,
                          edge_names if self.use_edges else [])
@@ -558,19 +855,37 @@ class MRFSegmenter(ParamsMixin):
             prep.n_valid = len(out_valid)
         return prep, out_valid
 
-    def _examples(self, prep, cw):
-        args = (prep.mean, prep.scale, bool(self.use_edges), *class_weights(cw, prep.fg_share),
+    def _examples(self, prep, cw, use_edges):
+        args = (prep.mean, prep.scale, bool(use_edges), *class_weights(cw, prep.fg_share),
                 prep.size_unit, float(self.edge_scale), float(self.feature_scale))
         if prep.paths:
             return ExampleStream(functools.partial(_stream_examples, prep.paths, *args),
                                  len(prep.paths))
         return [build_example(g, *args) for g in prep.kept]
 
-    def _train_candidate(self, prep, cw, eta_scale, valid, track_graphs):
+    def _stopping_rule(self, valid):
+        """The callback that stops a candidate when its best validation score has
+        improved by at most ``tol`` over the last ``patience`` records (eq. 4)."""
+        if valid is None or self.patience is None:
+            return None
+        sign = 1.0 if self.validation_metric == "iou" else -1.0
+        best = []
+
+        def stop(t, w, rec):
+            v = sign * rec["validation"]
+            best.append(v if not best else max(best[-1], v))
+            p = int(self.patience)
+            return len(best) > p and best[-1] - best[-1 - p] <= float(self.tol)
+        return stop
+
+    def _train_candidate(self, prep, cw, eta_scale, valid, track_graphs, use_edges=None,
+                         n_iter=None):
         from structpred import power_iteration_norm
 
-        examples = self._examples(prep, cw)
-        self.n_node_features_, self.n_edge_features_ = prep.n_node, prep.n_edge
+        use_edges = bool(self.use_edges) if use_edges is None else bool(use_edges)
+        examples = self._examples(prep, cw, use_edges)
+        n_edge = prep.n_edge if use_edges else 0
+        self.n_node_features_, self.n_edge_features_ = prep.n_node, n_edge
         self.feature_mean_, self.feature_std_ = prep.mean, prep.scale
         validation = None
         if valid is not None:
@@ -579,36 +894,38 @@ class MRFSegmenter(ParamsMixin):
                 return sc.iou if self.validation_metric == "iou" else sc.error
 
         track = {"track_error": [], "track_iou": []}
-        callback = None
-        if track_graphs:
-            track_graphs = list(track_graphs)
+        rule = self._stopping_rule(valid)
+        track_graphs = list(track_graphs) if track_graphs else None
 
-            def callback(t, w, rec):
+        def callback(t, w, rec):
+            if track_graphs:
                 sc = self._scores_on_graphs(w, track_graphs)
                 track["track_error"].append(sc.error)
                 track["track_iou"].append(sc.iou)
-                return False
+            return bool(rule(t, w, rec)) if rule is not None else False
 
         monitor = Monitor(every=self.validate_every, hinge=bool(track_graphs) or valid is None,
                           validation=validation,
                           greater_is_better=self.validation_metric == "iou",
-                          patience=self.patience if valid is not None else None, callback=callback)
-        dn, de = prep.n_node, prep.n_edge
+                          patience=None, callback=callback)
+        dn, de = prep.n_node, n_edge
         W = L2Ball(radius=self.radius, nonneg=tuple(range(dn, dn + de)))
         eta = self.learning_rate
+        key = ("F", use_edges)
         if eta is None and self.learner in ("dual-extragradient", "projected-gradient"):
             # eta = eta_scale / ||F||_2 (thesis: eta_scale = 1); ||F|| does not depend on the loss
-            if "F" not in prep.lipschitz:
-                prep.lipschitz["F"] = power_iteration_norm(examples, random_state=self.random_state)
-            self.lipschitz_ = prep.lipschitz["F"]
+            if key not in prep.lipschitz:
+                prep.lipschitz[key] = power_iteration_norm(examples, random_state=self.random_state)
+            self.lipschitz_ = prep.lipschitz[key]
             eta = float(eta_scale) / self.lipschitz_
-        res = run_learner(self.learner, examples, W, n_iter=self.n_iter, eta=eta, monitor=monitor,
+        cap = int(n_iter) if n_iter is not None else self.iteration_cap(prep.n_train)
+        res = run_learner(self.learner, examples, W, n_iter=cap, eta=eta, monitor=monitor,
                           verbose=self.verbose, random_state=self.random_state,
                           executor=getattr(self, "_executor", None))
         hist = dict(res.history)
         if track_graphs:
             hist.update(track)
-        return res, hist
+        return res, hist, cap
 
     # ------------------------------------------------------------- predict
     def _check_fitted(self):
@@ -626,13 +943,17 @@ class MRFSegmenter(ParamsMixin):
     def _predict_graph(self, w, graph):
         dn = self.n_node_features_
         Xraw = np.asarray(graph.node_features, dtype=np.float64)
+        first = getattr(self, "first_pass_mean_", None)
+        if first is not None and Xraw.shape[1] == first.size and dn > first.size:
+            graph = self._augment(graph)   # a base graph: the second pass's features first
+            Xraw = np.asarray(graph.node_features, dtype=np.float64)
         if Xraw.shape[1] != dn:
             raise ValueError(f"the model expects {dn} node features per node, the input has "
                              f"{Xraw.shape[1]}: it was trained with other features")
         X = (Xraw - self.feature_mean_) / self.feature_std_
         X *= self.feature_scale
         s = X @ w[:dn]
-        if self.n_edge_features_ and graph.edges.shape[0]:
+        if self.n_edge_features_ and graph.edges.shape[0] and np.any(w[dn:] > 0):
             if graph.edge_features.shape[1] != self.n_edge_features_:
                 raise ValueError(f"the model expects {self.n_edge_features_} edge features, the "
                                  f"input has {graph.edge_features.shape[1]}")
@@ -640,7 +961,9 @@ class MRFSegmenter(ParamsMixin):
             return decode_mincut(s, lam, graph.edges).astype(bool)
         return s > 0
 
-    def _scores_on_graphs(self, w, graphs):
+    def _predictions(self, w, graphs):
+        """``(predictions, truths, ignores)`` of graphs with ground truth: pixel (point)
+        maps where the graph has them, else the nodes."""
         preds, truths, ignores = [], [], []
         for g in graphs:
             yhat = self._predict_graph(w, g)
@@ -652,7 +975,22 @@ class MRFSegmenter(ParamsMixin):
                 preds.append(yhat)
                 truths.append(g.node_labels().astype(bool))
                 ignores.append(None)
-        return segmentation_scores(preds, truths, ignores)
+        return preds, truths, ignores
+
+    def _scores_on_graphs(self, w, graphs):
+        return segmentation_scores(*self._predictions(w, graphs))
+
+    def _image_stats(self, w, graphs):
+        """Per-item ``(intersection, union)`` of the foreground, shape ``(N, 2)``."""
+        from .metrics import iou_statistics
+
+        return iou_statistics(*self._predictions(w, graphs))
+
+    def score_graphs(self, graphs):
+        """:class:`~segmentation.metrics.SegmentationScores` of the fitted model on graphs
+        with ground truth (base-feature graphs get the second pass's features first)."""
+        self._check_fitted()
+        return self._scores_on_graphs(self.coef_, graphs)
 
     def predict_graph(self, graph):
         """Node labels (bool) of one graph."""
@@ -695,10 +1033,16 @@ class MRFSegmenter(ParamsMixin):
                             for k, vals in self.history_.items()},
                 "best_iter": self.result_.best_iter if hasattr(self, "result_") else None,
                 "chosen": _jsonable(getattr(self, "chosen_", None)),
-                "selection": _jsonable(getattr(self, "selection_", None))}
+                "selection": _jsonable(getattr(self, "selection_", None)),
+                "guard": _jsonable(getattr(self, "guard_", None))}
+        arrays = dict(coef=self.coef_, feature_mean=self.feature_mean_,
+                      feature_std=self.feature_std_)
+        if getattr(self, "first_pass_coef_", None) is not None:
+            arrays.update(first_pass_coef=self.first_pass_coef_,
+                          first_pass_mean=self.first_pass_mean_,
+                          first_pass_std=self.first_pass_std_)
         with atomic_write(path, mode="wb") as fh:
-            np.savez_compressed(fh, coef=self.coef_, feature_mean=self.feature_mean_,
-                                feature_std=self.feature_std_,
+            np.savez_compressed(fh, **arrays,
                                 meta=np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8))
 
     @classmethod
@@ -723,6 +1067,10 @@ class MRFSegmenter(ParamsMixin):
                 coef = np.array(data["coef"], dtype=np.float64)
                 mean = np.array(data["feature_mean"], dtype=np.float64)
                 scale = np.array(data["feature_std"], dtype=np.float64)
+                first = None
+                if "first_pass_coef" in data.files:
+                    first = tuple(np.array(data[k], dtype=np.float64) for k in
+                                  ("first_pass_coef", "first_pass_mean", "first_pass_std"))
         except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, TypeError,
                 AttributeError, UnicodeDecodeError, RuntimeError) as exc:
             raise ValueError(f"{bad} ({type(exc).__name__}: {exc})") from None
@@ -754,6 +1102,9 @@ class MRFSegmenter(ParamsMixin):
             model.edge_feature_names_ = meta.get("edge_feature_names")
             model.chosen_ = meta.get("chosen")
             model.selection_ = meta.get("selection")
+            model.guard_ = meta.get("guard")
+            if first is not None:
+                model.first_pass_coef_, model.first_pass_mean_, model.first_pass_std_ = first
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"{bad} (damaged header: {type(exc).__name__}: {exc})") from None
         if model.kind_ not in ("image", "points"):
@@ -765,6 +1116,12 @@ class MRFSegmenter(ParamsMixin):
             raise ValueError(f"{spath}: weight vector has the wrong size ({model.coef_.size} "
                              f"weights for {dn} node and {de} edge features)")
         want_n, want_e = _current_feature_names(model.kind_)
+        if first is not None:
+            from .colour_model import COLOUR_FEATURE_NAMES
+
+            if first[0].shape != first[1].shape or first[1].shape != first[2].shape:
+                raise ValueError(f"{bad} (damaged first-pass weights)")
+            want_n = list(want_n) + list(COLOUR_FEATURE_NAMES)
         have_n = model.node_feature_names_
         if have_n is not None and list(have_n) != list(want_n):
             raise ValueError(f"{spath}: the model was trained with other {model.kind_} features "
@@ -836,7 +1193,13 @@ def _describe(row):
 
 def describe_choice(row):
     """``"class weight none, step 3/||F||, iteration 45"`` for a ``chosen_`` row."""
-    return _describe(row) + ("" if row.get("best_iter") is None else f", iteration {row['best_iter']}")
+    out = _describe(row) + ("" if row.get("best_iter") is None else f", iteration {row['best_iter']}")
+    edges = row.get("edges")
+    if edges == "unary":
+        out += ", unary-only (edge weights 0)"
+    elif edges and edges != "mrf":
+        out += f", edge weights x {edges.split(' ')[-1]}"
+    return out
 
 
 def _jsonable(obj):
@@ -851,3 +1214,18 @@ def _jsonable(obj):
     if isinstance(obj, (np.integer, int)) and not isinstance(obj, bool):
         return int(obj)
     return obj
+
+
+def _pad(w, n_edge):
+    """Unary weights with ``n_edge`` edge weights fixed at 0 appended."""
+    return np.concatenate([np.asarray(w, dtype=np.float64), np.zeros(int(n_edge))])
+
+
+def _iou_score(s):
+    """Foreground IoU of summed ``(intersection, union)`` statistics, vectorised."""
+    s = np.asarray(s, dtype=np.float64)
+    return s[..., 0] / np.maximum(s[..., 1], 1.0)
+
+
+def _iou(s):
+    return float(_iou_score(s))

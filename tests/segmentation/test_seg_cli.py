@@ -178,7 +178,7 @@ def test_images_with_validation_images_and_fraction(tmp_path, capsys):
     assert main(["segment", "train", "--images", *map(str, imgs[:3]), "--masks", str(root / "masks"),
                  "--valid-images", *map(str, imgs[3:]), "--n-segments", "40", "--iterations", "4",
                  "--validate-every", "2", "--class-weight", "none,balanced", "--eta-scale", "1",
-                 "-o", str(model)]) == 0
+                 "--no-guard", "-o", str(model)]) == 0
     out, err = capsys.readouterr()
     # chatter (one line per candidate) on stderr, the summary on stdout
     assert "class weight none, step 1/||F||: validation IoU" in err
@@ -191,10 +191,31 @@ def test_images_with_validation_images_and_fraction(tmp_path, capsys):
     assert m.chosen_["valid_score"] == best
     # no validation set: every 1/F-th image is held out (here one of five)
     assert main(["segment", "train", "--images", str(root / "images"), "--masks", str(root / "masks"),
-                 *FAST, "--valid-fraction", "0.2", "-o", str(model), "-q"]) == 0
+                 *FAST, "--valid-fraction", "0.2", "--no-guard", "-o", str(model), "-q"]) == 0
     out, err = capsys.readouterr()
     assert err == ""  # -q: no chatter, but the summary stays
     assert "trained on 4 images (1 more held out for validation)" in out
+
+
+def test_guarded_choice_by_cross_validation_end_to_end(tmp_path, capsys):
+    """The default: too few validation images, so unary-only, the shrunk MRF and the MRF
+    are compared by 3-fold cross-validation, the choice and its evidence printed, and the
+    chosen model trained on all five images; predict and eval read it back."""
+    root = _small_set(tmp_path / "d")
+    model = tmp_path / "m.npz"
+    assert main(["segment", "train", "--images", str(root / "images"), "--masks",
+                 str(root / "masks"), *FAST, "-o", str(model)]) == 0
+    out, err = capsys.readouterr()
+    assert "3-fold cross-validation" in err
+    assert re.search(r"edges: chose (unary|mrf|mrf x 0\.5) on validation \(IoU .*bootstraps of the "
+                     r"validation images \(cross-validated\)|the default is best", out), out
+    assert re.search(r"trained on 5 images in .*; chose .*: cross-validated IoU \d+\.\d\d%", out), out
+    m = MRFSegmenter.load(model)
+    assert m.guard_["cv_folds"] == 3 and m.chosen_["n_train"] == 5
+    assert m.first_pass_coef_ is not None
+    assert main(["segment", "eval", "-m", str(model), "--images", str(root / "images"),
+                 "--masks", str(root / "masks"), "-q"]) == 0
+    assert "5 images: accuracy" in capsys.readouterr().out
 
 
 def test_point_foreground_labels_are_an_option_recorded_in_the_model(tmp_path, capsys):

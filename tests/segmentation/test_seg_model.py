@@ -7,7 +7,7 @@ from segmentation.data import bundled_data_dir, horse_items, load_pair
 from segmentation.model import LEARNERS, MRFSegmenter
 
 SETTINGS = dict(n_segments=150, feature_scale=0.02, validate_every=10, class_weight="balanced",
-                eta_scale=1.0, valid_fraction=0)
+                eta_scale=1.0, valid_fraction=0, colour_model=False)
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +22,7 @@ def test_mrf_beats_unary_only_on_training_images(horses):
     _, graphs = horses
     ious = {}
     for use_edges in (False, True):
-        m = MRFSegmenter(n_iter=60, use_edges=use_edges, **SETTINGS).fit_graphs(graphs)
+        m = MRFSegmenter(n_iter=60, use_edges=use_edges, **SETTINGS).fit(graphs)
         ious[use_edges] = m._scores_on_graphs(m.coef_, graphs).iou
         if use_edges:
             assert np.all(m.edge_weights_ >= 0)
@@ -35,7 +35,7 @@ def test_mrf_beats_unary_only_on_training_images(horses):
 @pytest.mark.parametrize("learner", LEARNERS)
 def test_every_learner_keeps_edge_weights_nonnegative(horses, learner):
     _, graphs = horses
-    m = MRFSegmenter(learner=learner, n_iter=4, **SETTINGS).fit_graphs(graphs[:3], graphs[3:4])
+    m = MRFSegmenter(learner=learner, n_iter=4, guard=False, **SETTINGS).fit(graphs[:3], eval_set=graphs[3:4])
     assert m.coef_.shape == (m.n_node_features_ + m.n_edge_features_,)
     assert np.all(m.edge_weights_ >= 0)
     assert len(m.history_["validation"]) >= 1
@@ -43,16 +43,16 @@ def test_every_learner_keeps_edge_weights_nonnegative(horses, learner):
 
 def test_memory_efficient_streaming_matches_in_memory(horses, tmp_path):
     _, graphs = horses
-    a = MRFSegmenter(n_iter=6, **SETTINGS).fit_graphs(graphs[:3])
+    a = MRFSegmenter(n_iter=6, **SETTINGS).fit(graphs[:3])
     b = MRFSegmenter(n_iter=6, memory_efficient=True, cache_dir=str(tmp_path),
-                     **SETTINGS).fit_graphs(iter(graphs[:3]))
+                     **SETTINGS).fit(iter(graphs[:3]))
     np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-10)
     assert len(list(tmp_path.glob("*.npz"))) == 3
 
 
 def test_save_load_predict_roundtrip(horses, tmp_path):
     pairs, graphs = horses
-    m = MRFSegmenter(n_iter=5, **SETTINGS).fit_graphs(graphs[:3])
+    m = MRFSegmenter(n_iter=5, **SETTINGS).fit(graphs[:3])
     m.save(tmp_path / "m.npz")
     m2 = MRFSegmenter.load(tmp_path / "m.npz")
     assert m2.get_params() == m.get_params()
@@ -70,9 +70,9 @@ def test_save_load_predict_roundtrip(horses, tmp_path):
 
 def test_bad_arguments():
     with pytest.raises(ValueError, match="learner"):
-        MRFSegmenter(learner="svm").fit_graphs([])
+        MRFSegmenter(learner="svm").fit([])
     with pytest.raises(ValueError, match="no training data"):
-        MRFSegmenter().fit_graphs([])
+        MRFSegmenter().fit([])
     img = np.zeros((10, 10, 3), np.uint8)
     with pytest.raises(ValueError, match="different lengths"):
         MRFSegmenter().fit([img, img], [np.zeros((10, 10), bool)])
@@ -84,8 +84,9 @@ def test_choices_are_made_on_validation(horses):
     winner is trained on all of them."""
     _, graphs = horses
     m = MRFSegmenter(n_segments=150, n_iter=6, validate_every=2, patience=2,
-                     class_weight=(None, "balanced"), eta_scale=(1.0, 3.0), selection_size=3)
-    m.fit_graphs(graphs[:4], graphs[4:])
+                     class_weight=(None, "balanced"), eta_scale=(1.0, 3.0), selection_size=3,
+                     guard=False, colour_model=False)
+    m.fit(graphs[:4], eval_set=graphs[4:])
     grid = [r for r in m.selection_ if not r.get("final")]
     assert [(r["class_weight"], r["eta_scale"]) for r in grid] == [
         (None, 1.0), (None, 3.0), ("balanced", 1.0), ("balanced", 3.0)]
@@ -97,5 +98,5 @@ def test_choices_are_made_on_validation(horses):
     assert m.chosen_ == final and m.validated_
     # without validation data, every 1/0.15-th graph is held out (here graph 3 of 5)
     m2 = MRFSegmenter(n_segments=150, n_iter=2, validate_every=1, class_weight=None,
-                      eta_scale=1.0).fit_graphs(graphs[:5])
+                      eta_scale=1.0, guard=False).fit(graphs[:5])
     assert m2.n_train_ == 4 and m2.n_valid_ == 1 and m2.validated_

@@ -1,0 +1,160 @@
+"""The guarded choice (unary-only unless the MRF wins the paired bootstrap), the choice by
+cross-validation with few validation images, the stopping rule and the per-image colour
+models (issue 30)."""
+
+import numpy as np
+import pytest
+
+from segmentation.colour_model import colour_model_features, gmm_log_density, weighted_gmm
+from segmentation.model import MRFSegmenter, describe_choice
+from segmentation.points import PointGraph
+
+
+def _graph(rng, n=40, noise=0.3, smooth=False):
+    """A chain of ``n`` nodes; the first node feature is the label (+-1) plus noise.
+    ``smooth``: labels come in runs of 8, so that neighbours agree (the MRF can help)."""
+    if smooth:
+        y = np.repeat(rng.integers(0, 2, n // 8 + 1), 8)[:n].astype(float)
+    else:
+        y = rng.integers(0, 2, n).astype(float)
+    y[0], y[1] = 0.0, 1.0
+    x = np.column_stack([2 * y - 1 + noise * rng.standard_normal(n), rng.standard_normal(n),
+                         np.ones(n)])
+    edges = np.column_stack([np.arange(n - 1), np.arange(1, n)]).astype(np.int64)
+    ef = np.column_stack([np.ones(n - 1), rng.random(n - 1)])
+    return PointGraph(xyz=np.zeros((n, 3)), node_features=x, edges=edges, edge_features=ef,
+                      sizes=np.ones(n), fg_fraction=y, labels=np.arange(n), mask=y.astype(bool))
+
+
+FAST = dict(class_weight=None, eta_scale=3.0, validate_every=2, patience=3, n_iter=40,
+            feature_scale=1.0)
+
+
+def test_guard_keeps_unary_only_when_the_mrf_does_not_win():
+    """Labels independent of the neighbours and a perfect node feature: the MRF can at best
+    tie with unary-only, so the guard keeps unary-only, edge weights fixed at 0."""
+    rng = np.random.default_rng(0)
+    train = [_graph(rng, noise=0.05) for _ in range(12)]
+    valid = [_graph(rng, noise=0.05) for _ in range(6)]
+    lines = []
+    m = MRFSegmenter(min_valid=5, **FAST).fit(train, eval_set=valid, log=lines.append)
+    assert m.guard_["kept"] == "unary", m.guard_
+    assert m.chosen_["edges"] == "unary"
+    assert np.all(m.edge_weights_ == 0)
+    assert "unary-only" in describe_choice(m.chosen_)
+    assert any(line.startswith("edges: chose unary") for line in lines), lines
+    # the unary-only model trained with the same choices predicts the same
+    u = MRFSegmenter(min_valid=5, use_edges=False, **FAST).fit(train, eval_set=valid)
+    for g in valid:
+        np.testing.assert_array_equal(m.predict_graph(g), u.predict_graph(g))
+
+
+def test_guard_decision_follows_the_paired_bootstrap():
+    m = MRFSegmenter()
+    n = 30
+    unary = np.tile([50, 100], (n, 1))
+    steady = np.tile([60, 100], (n, 1))                 # better on every image
+    kept, info = m._guard({"unary": unary, "mrf x 0.5": unary, "mrf": steady}, {}, lambda s: None)
+    assert kept == "mrf" and info["p_not_better"] < 0.05
+    rng = np.random.default_rng(1)                      # better on the whole set, not steadily
+    noisy = np.column_stack([50 + rng.choice([-30, 31], n), np.full(n, 100)])
+    assert noisy[:, 0].sum() > unary[:, 0].sum()
+    kept, info = m._guard({"unary": unary, "mrf x 0.5": unary, "mrf": noisy}, {}, lambda s: None)
+    assert kept == "unary" and info["p_not_better"] >= 0.05
+    assert "better than the default in only" in info["line"]
+
+
+def test_few_validation_items_choose_by_cross_validation_and_train_on_all():
+    rng = np.random.default_rng(2)
+    graphs = [_graph(rng, noise=1.2, smooth=True) for _ in range(9)]
+    lines = []
+    m = MRFSegmenter(cv_folds=3, **FAST).fit(graphs, log=lines.append)  # 15 %: 1 held out
+    assert m.guard_["cv_folds"] == 3 and m.guard_["n_items"] == 9
+    assert m.n_train_ == 9                               # the final model saw every graph
+    assert m.chosen_["final"] and m.chosen_["n_iter"] >= 1
+    assert any("3-fold cross-validation" in line for line in lines)
+    folds = {r["cv_fold"] for r in m.selection_ if "cv_fold" in r}
+    assert folds == {0, 1, 2}
+    assert m.guard_["kept"] in ("unary", "mrf x 0.5", "mrf")
+    if m.guard_["kept"] == "unary":
+        assert np.all(m.edge_weights_ == 0)
+
+
+def test_stopping_rule_and_the_cap_report():
+    m = MRFSegmenter(patience=3, tol=0.01)
+    stop = m._stopping_rule(valid=[object()])
+    scores = [0.5, 0.6, 0.605, 0.607, 0.608, 0.609]
+    fired = [stop(t, None, {"validation": v}) for t, v in enumerate(scores)]
+    assert fired == [False, False, False, False, True, True]
+    rng = np.random.default_rng(3)
+    train = [_graph(rng) for _ in range(6)]
+    valid = [_graph(rng) for _ in range(3)]
+    lines = []
+    m = MRFSegmenter(guard=False, **dict(FAST, n_iter=2000)).fit(train, eval_set=valid,
+                                                                log=lines.append)
+    assert m.chosen_["n_iter"] < 2000 and not m.chosen_["capped"]
+    m = MRFSegmenter(guard=False, tol=0.0, **dict(FAST, n_iter=3, validate_every=1, patience=50)
+                     ).fit(train, eval_set=valid, log=lines.append)
+    assert m.chosen_["capped"] and any("reached the iteration cap (3)" in line for line in lines)
+    assert MRFSegmenter().iteration_cap(10) == 120 and MRFSegmenter().iteration_cap(10 ** 4) == 600
+
+
+def test_weighted_gmm_and_colour_features():
+    rng = np.random.default_rng(4)
+    a = rng.normal([0.3, 0.1, 0.1], 0.02, (200, 3))
+    b = rng.normal([0.7, -0.2, 0.3], 0.02, (200, 3))
+    X = np.vstack([a, b])
+    w = np.r_[np.ones(200), np.zeros(200)]
+    p = weighted_gmm(X, w, n_components=2, random_state=0)
+    assert np.all(np.abs(p[1] - [0.3, 0.1, 0.1]).max(axis=1) < 0.02)   # zero weight: ignored
+    assert gmm_log_density(a[:5], p).min() > gmm_log_density(b[:5], p).max()
+    # features: foreground-coloured superpixels get a positive log-likelihood ratio, even
+    # where the first pass got them wrong (10 % of the scores flipped)
+    y = np.r_[np.ones(200), np.zeros(200)]
+    scores = np.where(rng.random(400) < 0.1, -1, 1) * (2 * y - 1)
+    edges = np.column_stack([np.arange(399), np.arange(1, 400)])
+    f1 = colour_model_features(X, np.ones(400), edges, np.ones(399), scores, random_state=0)
+    f2 = colour_model_features(X, np.ones(400), edges, np.ones(399), scores, random_state=0)
+    np.testing.assert_array_equal(f1, f2)                 # seeded: deterministic
+    assert f1.shape == (400, 2)
+    assert np.mean(f1[:200, 0] > 0) > 0.95 and np.mean(f1[200:, 0] < 0) > 0.95
+
+
+@pytest.fixture(scope="module")
+def horses():
+    from segmentation.data import bundled_data_dir, horse_items, load_pair
+
+    items = horse_items(bundled_data_dir(), "train")[:5]
+    proto = MRFSegmenter(n_segments=120)
+    pairs = [load_pair(it.image, it.mask) for it in items]
+    return pairs, [proto.image_graph(img, mask) for img, mask in pairs]
+
+
+def test_colour_model_second_pass_roundtrip(horses, tmp_path):
+    """Images get a first (unary) pass and two colour-model features; the saved model
+    recomputes them when predicting from images and from base graphs."""
+    pairs, graphs = horses
+    m = MRFSegmenter(n_segments=120, n_iter=6, class_weight=None, eta_scale=3.0,
+                     valid_fraction=0, validate_every=2).fit(graphs[:4])
+    base = graphs[0].node_features.shape[1]
+    assert m.first_pass_coef_.shape == (base,)
+    assert m.n_node_features_ == base + 2
+    assert m.node_feature_names_[-2:] == ["colour_model_llr", "context_colour_model_llr"]
+    m.save(tmp_path / "m.npz")
+    m2 = MRFSegmenter.load(tmp_path / "m.npz")
+    img, mask = pairs[4]
+    np.testing.assert_array_equal(m.predict([img])[0], m2.predict([img])[0])
+    g = graphs[4]
+    np.testing.assert_array_equal(m2.predict_graph(g), m.predict_graph(g))
+    off = MRFSegmenter(n_segments=120, n_iter=6, class_weight=None, eta_scale=3.0,
+                       valid_fraction=0, colour_model=False).fit(graphs[:4])
+    assert off.n_node_features_ == base and not hasattr(off, "first_pass_coef_")
+
+
+def test_is_a_scikit_learn_estimator():
+    from sklearn.base import BaseEstimator, clone
+
+    m = MRFSegmenter(cv_folds=4, edge_shrink=(0.25, 0.5))
+    assert isinstance(m, BaseEstimator)
+    c = clone(m)
+    assert c.get_params() == m.get_params() and not hasattr(c, "coef_")
