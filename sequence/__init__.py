@@ -1,0 +1,1 @@
+"""Sequence labelling (chunking, POS tagging) on the chain marginal polytope."""

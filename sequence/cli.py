@@ -1,0 +1,206 @@
+"""``structpred tag train|predict|eval``: sequence labelling of CoNLL-style column files.
+
+Registered in the ``structpred.commands`` entry-point group (pyproject.toml).  Input: one
+token per line, white-space separated columns (the word first, then optional feature
+columns such as the POS tag, the label last), a blank line between sentences; ``.gz``
+is fine, and ``predict`` reads standard input with ``-i -``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from structpred.cli import HelpFormatter as _Formatter
+from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
+from structpred.cli import check_output, positive_float, positive_int
+from structpred.cli import wrap_format_errors as _wrap_format_errors
+
+__all__ = ["add_parser", "tag_train", "tag_predict", "tag_eval", "DEFAULTS"]
+
+#: the defaults of ``tag train``, chosen on validation splits of CoNLL-2000 and the
+#: treebank POS sample (docs/results/sequence.md)
+DEFAULTS = {"learner": "bregman", "feature_set": "full", "n_iter": 100, "eval_every": 5,
+            "patience": 4, "radius": float("inf"), "valid_fraction": 0.1}
+
+
+def _fraction(text):
+    v = float(text)
+    if not 0.0 < v < 0.5:
+        import argparse
+
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 0.5), got {text!r}")
+    return v
+
+
+def add_parser(subparsers, name):
+    """Add ``structpred tag`` (train, predict, eval) to ``subparsers``."""
+    top = subparsers.add_parser(
+        name, formatter_class=_Formatter, help="sequence labelling (chunking, POS tagging)",
+        description="Train and apply max-margin sequence labellers (linear-chain Markov "
+                    "networks trained by the dual extragradient) on CoNLL-style column "
+                    "files. Example:\n"
+                    "  structpred tag train --data train.txt.gz -o chunker.npz\n"
+                    "  structpred tag eval -m chunker.npz --data test.txt.gz")
+    sub = top.add_subparsers(dest="tag_command", required=True)
+
+    tr = sub.add_parser(
+        "train", formatter_class=_Formatter, help="train a tagger on a labelled column file",
+        description="Fit a tagger and write it to a model file (.npz, no pickle). Every "
+                    f"{DEFAULTS['eval_every']} iterations the tagger is scored on validation "
+                    "sentences (chunk F1 for IOB labels, else token accuracy); the best "
+                    "iterate is kept and training stops after --patience validations without "
+                    "improvement. Without --valid-data every 10th training sentence "
+                    "validates (a deterministic split) and the rest train.\n"
+                    "Example:\n  structpred tag train --data train.txt.gz -o model.npz")
+    tr.add_argument("--data", required=True, metavar="FILE",
+                    help="labelled training sentences (columns: word [features...] label)")
+    tr.add_argument("-o", "--output", required=True, metavar="NPZ", help="model file to write")
+    tr.add_argument("--valid-data", metavar="FILE", help="labelled validation sentences")
+    tr.add_argument("--valid-fraction", type=_fraction, default=DEFAULTS["valid_fraction"],
+                    metavar="F", help="share of the training sentences that validates when "
+                                      "there is no --valid-data")
+    tr.add_argument("--learner", choices=["bregman", "euclidean", "perceptron"],
+                    default=DEFAULTS["learner"],
+                    help="dual extragradient with KL steps over chain marginals (bregman), "
+                         "with Euclidean projections (euclidean; slow: a QP per step), or the "
+                         "averaged perceptron")
+    tr.add_argument("--features", choices=["full", "window"], default=DEFAULTS["feature_set"],
+                    help="feature templates: window = words and POS at -2..2; full = window + "
+                         "affixes, shapes and word bigrams")
+    tr.add_argument("--iterations", type=positive_int, default=DEFAULTS["n_iter"], metavar="N",
+                    help="iterations at most (perceptron: epochs)")
+    tr.add_argument("--patience", type=positive_int, default=DEFAULTS["patience"], metavar="N",
+                    help="stop after N validations without improvement")
+    tr.add_argument("--radius", type=positive_float, default=None, metavar="GAMMA",
+                    help="bound ||w|| <= GAMMA (default: none; the validation set stops)")
+    tr.add_argument("--first", type=positive_int, metavar="N",
+                    help="use only the first N sentences of --data")
+    tr.add_argument("--seed", type=int, default=0, help="random seed")
+    _add_quiet(tr)
+    tr.set_defaults(handler=tag_train)
+
+    pr = sub.add_parser(
+        "predict", formatter_class=_Formatter, help="label sentences",
+        description="Label the sentences of a column file; the output repeats the input "
+                    "columns and adds the predicted label. A label column in the input (one "
+                    "column more than the model was trained with) is dropped. Example:\n"
+                    "  structpred tag predict -m model.npz -i test.txt -o tagged.txt")
+    pr.add_argument("-m", "--model", required=True, metavar="NPZ", help="model file")
+    pr.add_argument("-i", "--input", default="-", metavar="FILE",
+                    help="sentences to label ('-': standard input)")
+    pr.add_argument("-o", "--output", default="-", metavar="FILE",
+                    help="where to write ('-': standard output)")
+    _add_quiet(pr)
+    pr.set_defaults(handler=tag_predict)
+
+    ev = sub.add_parser(
+        "eval", formatter_class=_Formatter, help="score a tagger on labelled sentences",
+        description="Predict labelled sentences and print token accuracy and, for IOB labels, "
+                    "chunk precision, recall and F1 (the rules of the CoNLL conlleval "
+                    "script). Example:\n  structpred tag eval -m model.npz --data test.txt.gz")
+    ev.add_argument("-m", "--model", required=True, metavar="NPZ", help="model file")
+    ev.add_argument("--data", required=True, metavar="FILE", help="labelled sentences")
+    ev.add_argument("--json", action="store_true", help="print the scores as JSON")
+    _add_quiet(ev)
+    ev.set_defaults(handler=tag_eval)
+    return top
+
+
+def _load(path):
+    from .model import load_tagger
+
+    return load_tagger(path)
+
+
+@_wrap_format_errors
+def tag_train(args):
+    import numpy as np
+
+    from .data import deterministic_split, read_conll
+    from .model import SequenceTagger
+
+    check_output(args.output, "-o", inputs=[("--data", args.data),
+                                            ("--valid-data", args.valid_data)])
+    X, y = read_conll(args.data)
+    if args.first:
+        X, y = X[:args.first], y[:args.first]
+    if args.valid_data:
+        Xv, yv = read_conll(args.valid_data, n_columns=len(X[0][0]) + 1)
+        Xt, yt = X, y
+    else:
+        if len(X) < 2:
+            raise UserError(f"{args.data}: needs at least 2 sentences to hold some out for "
+                            "validation (or give --valid-data)")
+        tr, va = deterministic_split(len(X), args.valid_fraction)
+        Xt, yt = [X[i] for i in tr], [y[i] for i in tr]
+        Xv, yv = [X[i] for i in va], [y[i] for i in va]
+    unseen = sorted({t for s in yv for t in s} - {t for s in yt for t in s})
+    if unseen:
+        # labels the training part never shows cannot be predicted; score them as errors
+        _log(args, f"note: {len(unseen)} validation labels never occur in training: "
+                   f"{', '.join(unseen[:5])}")
+        yv = [[t if t not in unseen else "O" for t in s] for s in yv]
+    _log(args, f"read {len(X)} sentences; training on {len(Xt)}, validating on {len(Xv)}")
+    tagger = SequenceTagger(learner=args.learner, feature_set=args.features,
+                            n_iter=args.iterations, patience=args.patience,
+                            eval_every=DEFAULTS["eval_every"],
+                            radius=np.inf if args.radius is None else args.radius,
+                            random_state=args.seed, verbose=not args.quiet)
+    try:
+        tagger.fit(Xt, yt, Xv, yv)
+    except ValueError as exc:
+        raise UserError(f"{args.data}: {exc}") from exc
+    best = tagger.history_.get("validation", [])
+    score = max(best) if best else float("nan")
+    what = "chunk F1" if tagger.iob_ else "accuracy"
+    tagger.save(args.output, info={"data": str(args.data), "sentences": len(Xt),
+                                   "valid_sentences": len(Xv)})
+    print(f"trained {args.learner} on {len(Xt)} sentences ({len(tagger.features_)} features, "
+          f"{len(tagger.classes_)} labels) in {tagger.fit_time_:.1f} s; "
+          f"{tagger.n_iter_} iterations, best at {tagger.best_iter_}: validation {what} "
+          f"{score:.2f}; wrote {args.output}")
+    return 0
+
+
+@_wrap_format_errors
+def tag_predict(args):
+    from structpred.io import open_output
+
+    from .data import read_conll, write_conll
+
+    check_output(args.output, "-o", inputs=[("-i", args.input), ("-m", args.model)])
+    tagger = _load(args.model)
+    X, _ = read_conll(args.input, labelled=False)
+    n_cols = len(X[0][0])
+    if n_cols == tagger.n_columns_ + 1:
+        X = [[tok[:-1] for tok in s] for s in X]
+    elif n_cols != tagger.n_columns_:
+        raise UserError(f"{args.input}: line 1: {n_cols} columns, but the model was trained "
+                        f"on {tagger.n_columns_} (+ the label)")
+    pred = tagger.predict(X)
+    with open_output(args.output) as fh:
+        write_conll(fh, X, pred)
+    _log(args, f"labelled {len(X)} sentences")
+    return 0
+
+
+@_wrap_format_errors
+def tag_eval(args):
+    from .data import read_conll
+    from .evaluate import evaluate
+
+    tagger = _load(args.model)
+    X, y = read_conll(args.data, n_columns=tagger.n_columns_ + 1)
+    scores = evaluate(y, tagger.predict(X), iob=tagger.iob_)
+    if args.json:
+        print(json.dumps(scores, sort_keys=True))
+        return 0
+    line = f"{scores['sentences']} sentences, {scores['tokens']} tokens: accuracy " \
+           f"{scores['accuracy']:.2f}"
+    if tagger.iob_:
+        line += (f"; chunks: precision {scores['precision']:.2f}, recall "
+                 f"{scores['recall']:.2f}, F1 {scores['f1']:.2f}")
+    print(line)
+    sys.stdout.flush()
+    return 0

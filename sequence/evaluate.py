@@ -1,0 +1,108 @@
+"""Scores: chunk F1 under the rules of the CoNLL-2000 ``conlleval`` script for IOB
+labels, token accuracy otherwise.
+
+``conlleval`` rules: a chunk starts at ``B-X``, at ``I-X`` after a token of another type
+or after ``O`` (so a stray ``I-`` starts a chunk), and (IOBES) at ``S-``/``E-`` as usual;
+a chunk ends where the next one starts or at ``O``; ``[`` and ``]`` tags are absent here.
+A predicted chunk is correct when its start, end and type equal a gold chunk's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["chunks", "is_iob", "chunk_counts", "f1_from_counts", "token_accuracy",
+           "evaluate", "sentence_stats", "score_from_stats"]
+
+
+def _split(tag):
+    if tag == "O" or len(tag) < 2 or tag[1] not in "-_":
+        return "O", ""
+    return tag[0], tag[2:]
+
+
+def _end_of_chunk(prev_tag, tag, prev_type, type_):
+    return ((prev_tag == "B" and tag in "BSO") or (prev_tag == "I" and tag in "BSO")
+            or (prev_tag in "BI" and tag in "IE" and prev_type != type_)
+            or prev_tag in "ES")
+
+
+def _start_of_chunk(prev_tag, tag, prev_type, type_):
+    return (tag in "BS" or (prev_tag in "ESO" and tag in "IE")
+            or (tag in "IE" and prev_tag in "BI" and prev_type != type_))
+
+
+def chunks(tags):
+    """Set of ``(start, end, type)`` chunks of a tag sequence (conlleval rules)."""
+    out = set()
+    prev_tag, prev_type, start = "O", "", None
+    for i, t in enumerate(list(tags) + ["O"]):
+        tag, type_ = _split(t)
+        if start is not None and _end_of_chunk(prev_tag, tag, prev_type, type_):
+            out.add((start, i - 1, prev_type))
+            start = None
+        if _start_of_chunk(prev_tag, tag, prev_type, type_):
+            start = i
+        prev_tag, prev_type = tag, type_
+    return out
+
+
+def is_iob(label_set):
+    """Whether labels look like IOB/IOBES chunk tags (every label is O or X-TYPE)."""
+    labels = set(label_set)
+    return bool(labels) and all(t == "O" or (len(t) > 2 and t[0] in "BIES" and t[1] in "-_")
+                                for t in labels) and any(t != "O" for t in labels)
+
+
+def chunk_counts(gold, pred):
+    """``(correct, predicted, gold)`` chunks of one sentence."""
+    g, p = chunks(gold), chunks(pred)
+    return len(g & p), len(p), len(g)
+
+
+def f1_from_counts(counts):
+    """Chunk F1 (in %) from summed ``(correct, predicted, gold)``."""
+    c, p, g = (float(v) for v in np.asarray(counts, dtype=np.float64).reshape(-1, 3).sum(0))
+    if c == 0:
+        return 0.0
+    prec, rec = c / p, c / g
+    return 100.0 * 2 * prec * rec / (prec + rec)
+
+
+def token_accuracy(gold, pred):
+    """Share of tokens (in %) whose label is right."""
+    n = sum(len(s) for s in gold)
+    right = sum(a == b for gs, ps in zip(gold, pred) for a, b in zip(gs, ps))
+    return 100.0 * right / max(n, 1)
+
+
+def sentence_stats(gold, pred, iob):
+    """Per-sentence sufficient statistics: ``(correct, predicted, gold)`` chunks for IOB
+    labels, ``(right tokens, tokens)`` otherwise; an array (n_sentences, 3 or 2)."""
+    if iob:
+        return np.array([chunk_counts(g, p) for g, p in zip(gold, pred)], dtype=np.int64)
+    return np.array([(sum(a == b for a, b in zip(g, p)), len(g)) for g, p in zip(gold, pred)],
+                    dtype=np.int64)
+
+
+def score_from_stats(stats):
+    """F1 (3 columns) or accuracy (2 columns), in %, of summed sentence statistics."""
+    stats = np.asarray(stats)
+    if stats.shape[-1] == 3:
+        return f1_from_counts(stats)
+    s = stats.reshape(-1, 2).sum(0)
+    return 100.0 * s[0] / max(s[1], 1)
+
+
+def evaluate(gold, pred, iob=None):
+    """A dict of scores: token accuracy always; chunk precision, recall and F1 for IOB labels."""
+    if iob is None:
+        iob = is_iob({t for s in gold for t in s})
+    out = {"accuracy": token_accuracy(gold, pred), "sentences": len(gold),
+           "tokens": sum(len(s) for s in gold)}
+    if iob:
+        c, p, g = sentence_stats(gold, pred, True).sum(0)
+        out.update(precision=100.0 * c / max(p, 1), recall=100.0 * c / max(g, 1),
+                   f1=f1_from_counts((c, p, g)), chunks_gold=int(g), chunks_predicted=int(p),
+                   chunks_correct=int(c))
+    return out

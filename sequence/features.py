@@ -1,0 +1,123 @@
+"""Feature templates, defined once and used by training, prediction and the CRFsuite peer.
+
+Each token gets a list of feature strings (binary features).  Feature sets:
+
+``"window"``
+    bias, the lower-cased word at offsets -2..2, the word itself, and when the file has a
+    second column (POS), the tag at offsets -2..2 and the tag bigrams around the token;
+``"full"`` (default)
+    ``"window"`` plus prefixes and suffixes of length 1..4, the word shape
+    (``Xxxx`` -> ``Xx``, digits ``d``) at offsets -1..1, and word bigrams
+    ``w[-1]|w[0]``, ``w[0]|w[1]``.
+
+:class:`FeatureIndex` maps the strings of the training data to columns and builds the
+sparse token-by-feature matrices; unseen strings are dropped at prediction time.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["FEATURE_SETS", "token_features", "sentence_features", "FeatureIndex", "word_shape"]
+
+FEATURE_SETS = ("window", "full")
+_SHAPE = [(re.compile(r"[A-Z]+"), "X"), (re.compile(r"[a-z]+"), "x"), (re.compile(r"[0-9]+"), "d")]
+
+
+def word_shape(word):
+    """Compressed shape: runs of capitals, lower-case letters and digits become ``X``, ``x``
+    and ``d`` (``"McDonald's"`` -> ``"XxXx'x"``, ``"1,234.5"`` -> ``"d,d.d"``)."""
+    for pat, rep in _SHAPE:
+        word = pat.sub(rep, word)
+    return word
+
+
+def sentence_features(tokens, feature_set="full"):
+    """Feature strings of every token of a sentence (a list of column tuples)."""
+    if feature_set not in FEATURE_SETS:
+        raise ValueError(f"feature_set must be one of {FEATURE_SETS}, got {feature_set!r}")
+    n = len(tokens)
+    words = [t[0] for t in tokens]
+    lower = [w.lower() for w in words]
+    pos = [t[1] for t in tokens] if tokens and len(tokens[0]) > 1 else None
+    full = feature_set == "full"
+    shapes = [word_shape(w) for w in words] if full else None
+
+    def at(seq, i, pad):
+        return seq[i] if 0 <= i < n else pad
+
+    out = []
+    for i in range(n):
+        f = ["b", "W=" + words[i]]
+        for o in (-2, -1, 0, 1, 2):
+            f.append(f"w[{o}]=" + at(lower, i + o, "<s>" if o < 0 else "</s>"))
+        if pos is not None:
+            for o in (-2, -1, 0, 1, 2):
+                f.append(f"p[{o}]=" + at(pos, i + o, "<s>" if o < 0 else "</s>"))
+            f.append("p[-1]|p[0]=" + at(pos, i - 1, "<s>") + "|" + pos[i])
+            f.append("p[0]|p[1]=" + pos[i] + "|" + at(pos, i + 1, "</s>"))
+        if full:
+            w = words[i]
+            for k in range(1, 5):
+                if len(w) >= k:
+                    f.append(f"pre{k}=" + w[:k])
+                    f.append(f"suf{k}=" + w[-k:])
+            for o in (-1, 0, 1):
+                f.append(f"s[{o}]=" + at(shapes, i + o, "<s>" if o < 0 else "</s>"))
+            f.append("w[-1]|w[0]=" + at(lower, i - 1, "<s>") + "|" + lower[i])
+            f.append("w[0]|w[1]=" + lower[i] + "|" + at(lower, i + 1, "</s>"))
+        out.append(f)
+    return out
+
+
+def token_features(sentences, feature_set="full"):
+    """:func:`sentence_features` of every sentence."""
+    return [sentence_features(s, feature_set) for s in sentences]
+
+
+class FeatureIndex:
+    """Feature strings of the training data -> column numbers.
+
+    Parameters
+    ----------
+    names : list of str
+        The column of each feature string.
+    """
+
+    def __init__(self, names):
+        self.names = list(names)
+        self.index = {n: i for i, n in enumerate(self.names)}
+
+    @classmethod
+    def fit(cls, feats, min_count=1):
+        """The strings occurring at least ``min_count`` times in ``feats`` (sentences of
+        tokens of strings), in order of first occurrence."""
+        counts = {}
+        for sent in feats:
+            for tok in sent:
+                for f in tok:
+                    counts[f] = counts.get(f, 0) + 1
+        return cls([f for f, c in counts.items() if c >= min_count])
+
+    def __len__(self):
+        return len(self.names)
+
+    def transform(self, feats):
+        """``(x, lengths)``: the CSR token-by-feature matrix of all sentences, one after another."""
+        index = self.index
+        indptr = [0]
+        indices = []
+        lengths = []
+        for sent in feats:
+            lengths.append(len(sent))
+            for tok in sent:
+                indices.extend(j for j in (index.get(f) for f in tok) if j is not None)
+                indptr.append(len(indices))
+        indices = np.asarray(indices, dtype=np.int32)
+        x = sp.csr_matrix((np.ones(indices.size), indices, np.asarray(indptr, dtype=np.int64)),
+                          shape=(len(indptr) - 1, len(self.names)))
+        x.sum_duplicates()
+        return x, np.asarray(lengths, dtype=np.int64)

@@ -1,0 +1,382 @@
+"""The sequence tagger: a linear-chain max-margin model trained by the dual extragradient.
+
+The estimator follows scikit-learn's conventions: hyperparameters only in ``__init__``,
+fitted attributes end in ``_``; ``X`` is a list of sentences (lists of column tuples,
+the word first), ``y`` a list of label lists.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+from numba import njit
+from sklearn.base import BaseEstimator
+
+from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
+                        dual_extragradient_streaming, operator_norm)
+from structpred.io import FormatError, atomic_write, read_npz
+
+from .evaluate import is_iob, score_from_stats, sentence_stats
+from .features import FEATURE_SETS, FeatureIndex, token_features
+
+__all__ = ["SequenceTagger", "LEARNERS", "load_tagger"]
+
+#: ``bregman``: dual extragradient with the KL geometry on the chain polytope (fig. 2.4);
+#: ``euclidean``: the same with Euclidean projections (fig. 2.2); ``perceptron``: the
+#: averaged structured perceptron (Collins 2002).
+LEARNERS = ("bregman", "euclidean", "perceptron")
+FORMAT = "structpred-sequence-tagger"
+FORMAT_VERSION = 1
+
+
+class SequenceTagger(BaseEstimator):
+    r"""Max-margin sequence labelling on the chain marginal polytope.
+
+    The model scores a labelling ``y`` of a sentence ``x`` by ``w'f(x, y)`` with
+    label-conjoined token features (emissions), label transitions and start/end
+    weights (thesis sec. 2.2, a chain-structured Markov network).  Training solves the
+    saddle-point problem of eq. (2.13),
+
+    .. math::
+        \min_{\|w\| \le \gamma} \max_{z_i \in Z_i}
+        \sum_i w^\top F_i z_i + c_i^\top z_i - w^\top f_i(y_i),
+
+    whose inner maximisation is the structured hinge loss of eq. (2.21) with the
+    Hamming loss ``l_i(z) = c_i'z`` (eq. 2.12), ``Z_i`` the chain marginal polytope
+    (eqs. 2.2-2.3).  The memory-efficient dual extragradient (sec. 2.5, fig. 2.6) keeps
+    ``u_bar_w`` and ``s_w`` only and returns the running average ``u_bar_w``, whose
+    duality gap after ``tau`` iterations is at most ``(D_w + D_z) L / (tau + 1)``
+    (eq. 2.19).  With ``learner="bregman"`` the steps on ``z`` are the KL proximal
+    steps of sec. 2.4.2: a multiplicative update of the Gibbs distribution whose
+    marginals sum-product computes, from a centre near the gold labelling
+    (node marginals ``(1 - smoothing) z(y_t) + smoothing / K``).
+
+    Parameters
+    ----------
+    learner : {"bregman", "euclidean", "perceptron"}
+    feature_set : {"full", "window"}
+        The templates of :mod:`sequence.features`.
+    n_iter : int
+        Dual-extragradient iterations (perceptron: epochs), at most.
+    radius : float
+        ``gamma`` of ``W = {||w|| <= gamma}``; ``inf`` follows the unregularised path
+        and relies on the validation set for stopping (sec. 2.6).
+    smoothing : float
+        Weight of the uniform distribution in the Bregman centre.
+    step_scale : float
+        The step is ``eta = step_scale / L``, ``L = ||[F_1 ... F_m]||_2``.
+    batch_size : int
+        Sentences per example of the learner (the polytope of a batch is the product of
+        its sentences' polytopes; batching only changes how the work is grouped).
+    min_count : int
+        Feature strings seen fewer times in the training data are dropped.
+    eval_every : int
+        Validation F1 (or accuracy) every this many iterations, when validation data
+        are given; the best iterate is kept.
+    patience : int or None
+        Stop after this many validations without improvement.
+    random_state : int
+        Seeds the power iteration of ``L`` and the perceptron's order.
+    verbose : bool
+        Progress bars (on a terminal only).
+
+    Attributes
+    ----------
+    classes_ : list of str
+    features_ : :class:`~sequence.features.FeatureIndex`
+    coef_ : ndarray
+        ``w``: emission (n_features x K), transition (K x K), start (K), end (K).
+    iob_ : bool
+        Whether the labels are IOB chunk tags (scored by chunk F1).
+    n_columns_ : int
+        Columns of the training tokens (without the label).
+    n_iter_, best_iter_, history_, eta_, fit_time_
+    """
+
+    def __init__(self, learner="bregman", feature_set="full", n_iter=100, radius=np.inf,
+                 smoothing=0.1, step_scale=1.0, batch_size=500, min_count=1, eval_every=5,
+                 patience=None, random_state=0, verbose=False):
+        self.learner = learner
+        self.feature_set = feature_set
+        self.n_iter = n_iter
+        self.radius = radius
+        self.smoothing = smoothing
+        self.step_scale = step_scale
+        self.batch_size = batch_size
+        self.min_count = min_count
+        self.eval_every = eval_every
+        self.patience = patience
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ helpers
+    def _check_params(self):
+        if self.learner not in LEARNERS:
+            raise ValueError(f"learner must be one of {LEARNERS}, got {self.learner!r}")
+        if self.feature_set not in FEATURE_SETS:
+            raise ValueError(f"feature_set must be one of {FEATURE_SETS}, "
+                             f"got {self.feature_set!r}")
+        if int(self.n_iter) < 1 or int(self.batch_size) < 1 or int(self.min_count) < 1:
+            raise ValueError("n_iter, batch_size and min_count must be >= 1")
+
+    def _examples(self, x, lengths, y=None, geometry="entropy"):
+        starts = np.r_[0, np.cumsum(lengths)]
+        out = []
+        b = int(self.batch_size)
+        for i in range(0, len(lengths), b):
+            j = min(i + b, len(lengths))
+            s0, s1 = starts[i], starts[j]
+            out.append(ChainExample(x[s0:s1], lengths[i:j],
+                                    y=None if y is None else y[s0:s1],
+                                    n_labels=len(self.classes_), geometry=geometry,
+                                    smoothing=self.smoothing))
+        return out
+
+    def _encode_labels(self, y):
+        index = {c: i for i, c in enumerate(self.classes_)}
+        return np.array([index[t] for s in y for t in s], dtype=np.int64)
+
+    def _design(self, X):
+        return self.features_.transform(token_features(X, self.feature_set))
+
+    def _validation_metric(self, X_valid, y_valid):
+        x, lengths = self._design(X_valid)
+        ex = ChainExample(x, lengths, n_labels=len(self.classes_))
+        starts = np.r_[0, np.cumsum(lengths)]
+
+        def metric(w):
+            pred = ex.predict_labels(w)
+            tags = [[self.classes_[k] for k in pred[starts[i]:starts[i + 1]]]
+                    for i in range(len(lengths))]
+            return score_from_stats(sentence_stats(y_valid, tags, self.iob_))
+        return metric
+
+    # ---------------------------------------------------------------------- fit
+    def fit(self, X, y, X_valid=None, y_valid=None):
+        """Train on sentences ``X`` with labels ``y``; validate on ``(X_valid, y_valid)``.
+
+        Returns ``self``.
+        """
+        self._check_params()
+        t0 = time.perf_counter()
+        if len(X) == 0 or len(X) != len(y):
+            raise ValueError("X and y must be non-empty lists of the same length")
+        self.n_columns_ = len(X[0][0])
+        self.classes_ = sorted({t for s in y for t in s})
+        self.iob_ = is_iob(self.classes_)
+        feats = token_features(X, self.feature_set)
+        self.features_ = FeatureIndex.fit(feats, self.min_count)
+        x, lengths = self.features_.transform(feats)
+        del feats
+        labels = self._encode_labels(y)
+        metric = None
+        if X_valid is not None:
+            unseen = {t for s in y_valid for t in s} - set(self.classes_)
+            if unseen:
+                raise ValueError(f"validation labels not in the training data: {sorted(unseen)}")
+            metric = self._validation_metric(X_valid, y_valid)
+        monitor = Monitor(every=int(self.eval_every), validation=metric, greater_is_better=True,
+                          patience=self.patience)
+        if self.learner == "perceptron":
+            self._fit_perceptron(x, lengths, labels, monitor)
+        else:
+            geometry = "entropy" if self.learner == "bregman" else "euclidean"
+            examples = self._examples(x, lengths, labels, geometry)
+            L = operator_norm(examples, random_state=self.random_state)
+            self.eta_ = float(self.step_scale) / L
+            res = dual_extragradient_streaming(examples, L2Ball(radius=float(self.radius)),
+                                               n_iter=int(self.n_iter), eta=self.eta_,
+                                               monitor=monitor, verbose=self.verbose)
+            self._set_result(res.w, res.n_iter, res.best_iter, res.history)
+        self.fit_time_ = time.perf_counter() - t0
+        return self
+
+    def _set_result(self, w, n_iter, best_iter, history):
+        self.coef_ = np.asarray(w, dtype=np.float64)
+        self.n_iter_ = int(n_iter)
+        self.best_iter_ = None if best_iter is None else int(best_iter)
+        self.history_ = {k: list(v) for k, v in history.items()}
+
+    def _fit_perceptron(self, x, lengths, labels, monitor):
+        K = len(self.classes_)
+        n_obs = x.shape[1]
+        d = n_obs * K + K * K + 2 * K
+        w = np.zeros(d)
+        u = np.zeros(d)
+        starts = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+        rng = np.random.default_rng(self.random_state)
+        counter = np.ones(1)
+        monitor.reset()
+        status, t = 0, -1
+        for t in range(int(self.n_iter)):
+            order = rng.permutation(len(lengths)).astype(np.int64)
+            _perceptron_epoch(x.indptr, x.indices, x.data, starts, labels, order, K, n_obs,
+                              w, u, counter)
+            avg = w - u / counter[0]
+            status = monitor.after_iteration(t, int(self.n_iter), avg, [])
+            if status:
+                break
+        res = monitor.result(w - u / counter[0], t + 1, status)
+        self.eta_ = 1.0
+        self._set_result(res.w, res.n_iter, res.best_iter, res.history)
+
+    # ------------------------------------------------------------------ predict
+    def predict(self, X):
+        """Label lists of sentences ``X`` (Viterbi under ``coef_``)."""
+        if not X:
+            return []
+        x, lengths = self._design(X)
+        K = len(self.classes_)
+        ex = ChainExample(x, lengths, n_labels=K)
+        node, Wt = ex.node_scores(self.coef_)
+        pred, _ = chain_viterbi(node, Wt, ex.starts)
+        return [[self.classes_[k] for k in pred[ex.starts[i]:ex.starts[i + 1]]]
+                for i in range(len(lengths))]
+
+    def score(self, X, y):
+        """Chunk F1 (IOB labels) or token accuracy, in %."""
+        return score_from_stats(sentence_stats(y, self.predict(X), self.iob_))
+
+    # --------------------------------------------------------------- persistence
+    def save(self, path, info=None):
+        """Write the fitted tagger to ``path`` atomically: an ``.npz`` (no pickles) with
+        the weights, the feature strings and a JSON header."""
+        header = {"format": FORMAT, "format_version": FORMAT_VERSION,
+                  "params": {k: (None if isinstance(v, float) and not np.isfinite(v) else v)
+                             for k, v in self.get_params().items()},
+                  "radius_inf": not np.isfinite(self.radius),
+                  "classes": list(self.classes_), "iob": bool(self.iob_),
+                  "n_columns": int(self.n_columns_), "n_iter": self.n_iter_,
+                  "best_iter": self.best_iter_, "eta": self.eta_,
+                  "fit_time": getattr(self, "fit_time_", None), "info": info or {}}
+        arrays = {"header": np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8),
+                  "features": np.frombuffer("\n".join(self.features_.names).encode("utf-8"),
+                                            dtype=np.uint8),
+                  "coef": self.coef_.astype(np.float32)}
+        with atomic_write(path, mode="wb", compress=False) as fh:
+            _savez(fh, arrays)
+
+
+def _savez(fh, arrays):
+    import zipfile
+
+    with zipfile.ZipFile(fh, mode="w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
+        for key, a in arrays.items():
+            with zf.open(key + ".npy", mode="w", force_zip64=True) as out:
+                np.lib.format.write_array(out, np.asanyarray(a), allow_pickle=False)
+
+
+def load_tagger(path):
+    """Read a tagger written by :meth:`SequenceTagger.save`.
+
+    Raises :class:`~structpred.io.FormatError` naming the file when it is not one.
+    """
+    arrays = read_npz(path, what="a sequence tagger model")
+    name = str(path)
+    try:
+        header = json.loads(arrays["header"].tobytes().decode("utf-8"))
+        if header.get("format") != FORMAT:
+            raise ValueError
+        names = arrays["features"].tobytes().decode("utf-8")
+        coef = arrays["coef"].astype(np.float64)
+    except (KeyError, ValueError, UnicodeDecodeError, AttributeError):
+        raise FormatError(name, None, "not a sequence tagger model (written by "
+                                      "'structpred tag train')") from None
+    params = dict(header["params"])
+    if header.get("radius_inf"):
+        params["radius"] = np.inf
+    tagger = SequenceTagger(**params)
+    tagger.classes_ = header["classes"]
+    tagger.iob_ = header["iob"]
+    tagger.n_columns_ = header["n_columns"]
+    tagger.features_ = FeatureIndex(names.split("\n") if names else [])
+    tagger.coef_ = coef
+    tagger.n_iter_, tagger.best_iter_ = header["n_iter"], header["best_iter"]
+    tagger.eta_ = header["eta"]
+    tagger.fit_time_ = header.get("fit_time")
+    tagger.info_ = header.get("info", {})
+    K = len(tagger.classes_)
+    if coef.size != len(tagger.features_) * K + K * K + 2 * K:
+        raise FormatError(name, None, "damaged sequence tagger model (weights do not match "
+                                      "the features)")
+    return tagger
+
+
+@njit(cache=True)
+def _perceptron_epoch(indptr, indices, data, starts, labels, order, K, n_obs, w, u, counter):
+    """One pass of the averaged structured perceptron (Collins 2002) over the sentences
+    in ``order``, with the lazy averaging trick: ``u`` accumulates ``c * update``, and the
+    average after ``c`` steps is ``w - u / c``."""
+    trans = n_obs * K
+    start = trans + K * K
+    end = start + K
+    maxlen = 0
+    for i in range(starts.size - 1):
+        if starts[i + 1] - starts[i] > maxlen:
+            maxlen = starts[i + 1] - starts[i]
+    node = np.empty((maxlen, K))
+    delta = np.empty((maxlen, K))
+    back = np.zeros((maxlen, K), dtype=np.int64)
+    pred = np.empty(maxlen, dtype=np.int64)
+    for oi in range(order.size):
+        si = order[oi]
+        s, e = starts[si], starts[si + 1]
+        n = e - s
+        for i in range(n):
+            for k in range(K):
+                acc = 0.0
+                for p in range(indptr[s + i], indptr[s + i + 1]):
+                    acc += data[p] * w[indices[p] * K + k]
+                node[i, k] = acc
+        for k in range(K):
+            node[0, k] += w[start + k]
+            node[n - 1, k] += w[end + k]
+            delta[0, k] = node[0, k]
+        for i in range(1, n):
+            for b in range(K):
+                m = -np.inf
+                arg = 0
+                for a in range(K):
+                    v = delta[i - 1, a] + w[trans + a * K + b]
+                    if v > m:
+                        m = v
+                        arg = a
+                delta[i, b] = m + node[i, b]
+                back[i, b] = arg
+        m = -np.inf
+        for k in range(K):
+            if delta[n - 1, k] > m:
+                m = delta[n - 1, k]
+                pred[n - 1] = k
+        for i in range(n - 1, 0, -1):
+            pred[i - 1] = back[i, pred[i]]
+        c = counter[0]
+        for i in range(n):
+            g, h = labels[s + i], pred[i]
+            if g != h:
+                for p in range(indptr[s + i], indptr[s + i + 1]):
+                    f = indices[p]
+                    w[f * K + g] += data[p]
+                    u[f * K + g] += c * data[p]
+                    w[f * K + h] -= data[p]
+                    u[f * K + h] -= c * data[p]
+            if i > 0:
+                ga, ha = labels[s + i - 1], pred[i - 1]
+                if ga != ha or g != h:
+                    w[trans + ga * K + g] += 1.0
+                    u[trans + ga * K + g] += c
+                    w[trans + ha * K + h] -= 1.0
+                    u[trans + ha * K + h] -= c
+        if labels[s] != pred[0]:
+            w[start + labels[s]] += 1.0
+            u[start + labels[s]] += c
+            w[start + pred[0]] -= 1.0
+            u[start + pred[0]] -= c
+        if labels[e - 1] != pred[n - 1]:
+            w[end + labels[e - 1]] += 1.0
+            u[end + labels[e - 1]] += c
+            w[end + pred[n - 1]] -= 1.0
+            u[end + pred[n - 1]] -= c
+        counter[0] = c + 1.0

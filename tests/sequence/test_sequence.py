@@ -1,0 +1,204 @@
+"""The sequence package: column files, feature templates, conlleval scoring, the tagger
+(all three learners) and ``structpred tag train|predict|eval`` on the bundled slices."""
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from sklearn.base import clone
+
+from sequence.data import deterministic_split, read_conll
+from sequence.evaluate import chunks, evaluate, f1_from_counts, is_iob, sentence_stats
+from sequence.features import FeatureIndex, sentence_features, word_shape
+from sequence.model import SequenceTagger, load_tagger
+from structpred.cli import main
+from structpred.io import FormatError
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "data" / "sequence"
+TRAIN = DATA / "conll2000-train-300.txt.gz"
+TEST = DATA / "conll2000-test-100.txt.gz"
+POS = DATA / "treebank-pos-200.txt.gz"
+
+
+@pytest.fixture(scope="module")
+def chunking():
+    X, y = read_conll(TRAIN)
+    Xt, yt = read_conll(TEST)
+    return X[:150], y[:150], Xt[:50], yt[:50]
+
+
+# ------------------------------------------------------------------ files
+def test_read_conll_slices():
+    X, y = read_conll(TRAIN)
+    assert len(X) == 300 and len(y) == 300
+    assert X[0][0] == ("Confidence", "NN") and y[0][0] == "B-NP"
+    Xp, yp = read_conll(POS)
+    assert len(Xp) == 200 and len(Xp[0][0]) == 1
+
+
+def test_read_conll_errors_name_file_and_line(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("a DT B-NP\nb NN\n\n")
+    with pytest.raises(FormatError, match=r"bad.txt:2: expected 3 columns, found 2"):
+        read_conll(bad)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n\n")
+    with pytest.raises(FormatError, match="no sentences"):
+        read_conll(empty)
+    one = tmp_path / "one.txt"
+    one.write_text("word\n")
+    with pytest.raises(FormatError, match="one.txt:1"):
+        read_conll(one)
+
+
+def test_deterministic_split_is_a_partition():
+    tr, va = deterministic_split(95, 0.1)
+    assert sorted(tr + va) == list(range(95)) and va[:2] == [9, 19]
+    assert deterministic_split(95, 0.1) == (tr, va)
+
+
+# --------------------------------------------------------------- features
+def test_feature_templates():
+    sent = [("He", "PRP"), ("reckons", "VBZ"), ("1,234", "CD")]
+    f = sentence_features(sent, "window")
+    assert "w[-1]=he" in f[1] and "p[1]=CD" in f[1] and "w[2]=</s>" in f[2]
+    assert "p[-1]|p[0]=PRP|VBZ" in f[1] and not any(s.startswith("suf") for s in f[1])
+    g = sentence_features(sent, "full")
+    assert set(f[1]) < set(g[1]) and "suf3=ons" in g[1] and "s[1]=d,d" in g[1]
+    assert word_shape("McDonald's") == "XxXx'x"
+    words_only = sentence_features([("Hello",), ("world",)], "full")
+    assert not any(s.startswith("p[") for s in words_only[0])
+    idx = FeatureIndex.fit([g])
+    x, lengths = idx.transform([g, sentence_features([("unseen-word", "NN")])])
+    assert x.shape == (4, len(idx)) and list(lengths) == [3, 1]
+    assert x[3].nnz < len(sentence_features([("unseen-word", "NN")])[0])
+
+
+# ---------------------------------------------------------------- scoring
+def test_conlleval_chunk_rules():
+    tags = ["B-NP", "I-NP", "O", "I-VP", "I-VP", "B-NP", "B-NP", "I-PP", "I-NP"]
+    assert chunks(tags) == {(0, 1, "NP"), (3, 4, "VP"), (5, 5, "NP"), (6, 6, "NP"),
+                            (7, 7, "PP"), (8, 8, "NP")}
+    assert chunks(["O", "O"]) == set()
+    assert is_iob({"B-NP", "I-NP", "O"}) and not is_iob({"NN", "VB"})
+    gold = [["B-NP", "I-NP", "O"], ["B-VP"]]
+    pred = [["B-NP", "B-NP", "O"], ["B-VP"]]
+    s = evaluate(gold, pred)
+    assert s["chunks_correct"] == 1 and s["chunks_predicted"] == 3 and s["chunks_gold"] == 2
+    assert s["f1"] == pytest.approx(100 * 2 * (1 / 3) * (1 / 2) / (1 / 3 + 1 / 2))
+    assert s["accuracy"] == pytest.approx(75.0)
+    assert f1_from_counts(sentence_stats(gold, pred, True)) == pytest.approx(s["f1"])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["NP", "VP", None])),
+                min_size=1, max_size=8))
+def test_chunks_of_iob2_tags_round_trip(spans):
+    """Chunks written as IOB2 tags are read back exactly (None: O tokens)."""
+    tags, expected, i = [], set(), 0
+    for length, typ in spans:
+        n = length + 1
+        if typ is None:
+            tags += ["O"] * n
+        else:
+            tags += ["B-" + typ] + ["I-" + typ] * (n - 1)
+            expected.add((i, i + n - 1, typ))
+        i += n
+    assert chunks(tags) == expected
+
+
+# ----------------------------------------------------------------- tagger
+@pytest.mark.parametrize("learner,n_iter", [("bregman", 15), ("perceptron", 3)])
+def test_tagger_learns_and_round_trips(chunking, tmp_path, learner, n_iter):
+    X, y, Xt, yt = chunking
+    tagger = SequenceTagger(learner=learner, n_iter=n_iter, eval_every=5, step_scale=10.0,
+                            batch_size=64)
+    tagger.fit(X, y, Xt, yt)
+    assert tagger.iob_ and tagger.n_iter_ <= n_iter
+    assert tagger.score(X, y) > 60.0            # it fits its training sentences
+    pred = tagger.predict(Xt)
+    assert [len(p) for p in pred] == [len(s) for s in Xt]
+    path = tmp_path / "m.npz"
+    tagger.save(path)
+    back = load_tagger(path)
+    assert back.predict(Xt) == pred
+    assert clone(tagger).get_params() == tagger.get_params()
+
+
+def test_euclidean_learner_runs_on_a_few_sentences(chunking):
+    X, y, _, _ = chunking
+    tagger = SequenceTagger(learner="euclidean", n_iter=3, step_scale=10.0).fit(X[:5], y[:5])
+    assert np.all(np.isfinite(tagger.coef_)) and tagger.n_iter_ == 3
+
+
+def test_tagger_rejects_bad_parameters(chunking):
+    X, y, _, _ = chunking
+    with pytest.raises(ValueError, match="learner"):
+        SequenceTagger(learner="sgd").fit(X, y)
+    with pytest.raises(ValueError, match="feature_set"):
+        SequenceTagger(feature_set="all").fit(X, y)
+
+
+def test_load_tagger_rejects_other_files(tmp_path):
+    p = tmp_path / "x.npz"
+    np.savez(p, a=np.zeros(3))
+    with pytest.raises(FormatError, match="not a sequence tagger model"):
+        load_tagger(p)
+
+
+# ------------------------------------------------------------ command line
+def test_tag_train_predict_eval(tmp_path, capsys):
+    model = tmp_path / "m.npz"
+    assert main(["tag", "train", "--data", str(TRAIN), "--first", "120", "--iterations", "10",
+                 "-o", str(model), "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "trained bregman on 108 sentences" in out and model.exists()
+    assert main(["tag", "eval", "-m", str(model), "--data", str(TEST), "--json"]) == 0
+    scores = json.loads(capsys.readouterr().out)
+    assert scores["sentences"] == 100 and 0 < scores["f1"] <= 100
+    tagged = tmp_path / "tagged.txt"
+    assert main(["tag", "predict", "-m", str(model), "-i", str(TEST), "-o", str(tagged),
+                 "-q"]) == 0
+    X, labels = read_conll(tagged)
+    Xt, _ = read_conll(TEST)
+    assert X == Xt and len(labels) == 100
+
+
+def test_tag_predict_reads_stdin(tmp_path):
+    model = tmp_path / "m.npz"
+    assert main(["tag", "train", "--data", str(POS), "--first", "60", "--iterations", "5",
+                 "-o", str(model), "-q"]) == 0
+    proc = subprocess.run([sys.executable, "-m", "structpred", "tag", "predict", "-m",
+                           str(model)], input="The DT\ncompany NN\n\nIt PRP\n", text=True,
+                          capture_output=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("The ") and lines[2] == "" and len(lines[0].split()) == 2
+
+
+@pytest.mark.parametrize("content,expected", [
+    ("a DT B-NP\nb NN\n", "bad.txt:2: expected 3 columns, found 2"),
+    ("\n", "bad.txt:1: no sentences"),
+])
+def test_tag_train_bad_input_is_one_line_exit_2(tmp_path, content, expected):
+    bad = tmp_path / "bad.txt"
+    bad.write_text(content)
+    proc = subprocess.run([sys.executable, "-m", "structpred", "tag", "train", "--data",
+                           str(bad), "-o", str(tmp_path / "m.npz")], capture_output=True,
+                          text=True, cwd=ROOT)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and expected in proc.stderr
+
+
+def test_tag_eval_with_another_models_file_is_exit_2(tmp_path):
+    p = tmp_path / "x.npz"
+    np.savez(p, a=np.zeros(3))
+    proc = subprocess.run([sys.executable, "-m", "structpred", "tag", "eval", "-m", str(p),
+                           "--data", str(TEST)], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2 and "not a sequence tagger model" in proc.stderr
