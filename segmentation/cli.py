@@ -158,12 +158,12 @@ def _add_train_parser(ssub):
     tr.add_argument("--learner", default="dual-extragradient", choices=LEARNERS)
     tr.add_argument("--iterations", type=_auto_or(positive_int), default="auto", metavar="N",
                     help="most iterations per candidate (perceptron: epochs); 'auto': "
-                         "min(600, 100 + 2 x training images)")
+                         "min(300, 60 + training images), 5 times that for unary-only")
     tr.add_argument("--patience", type=nonneg_int, default=4,
                     help="stop a candidate when its best validation IoU rose by at most --tol "
                          "over this many validations (0: never stop early)")
-    tr.add_argument("--tol", type=nonneg_float, default=0.001,
-                    help="the stopping rule's smallest IoU gain (0.001: 0.1 points)")
+    tr.add_argument("--tol", type=nonneg_float, default=0.0025,
+                    help="the stopping rule's smallest IoU gain (0.0025: 0.25 points)")
     tr.add_argument("--no-guard", action="store_true",
                     help="keep the MRF without testing it against unary-only on validation")
     tr.add_argument("--no-colour-model", action="store_true",

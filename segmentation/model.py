@@ -205,29 +205,91 @@ class _Moments:
 
 
 class MRFSegmenter(ParamsMixin, BaseEstimator):
-    """Binary associative MRF trained by max-margin estimation, scikit-learn style.
+    r"""Binary associative MRF trained by max-margin estimation, scikit-learn style.
 
-    Choices on validation.  ``class_weight``, ``eta_scale`` and ``n_segments``
-    take a value, a list of candidates or ``"auto"`` (the defaults: class
-    weights :data:`AUTO_CLASS_WEIGHTS`, steps :data:`AUTO_ETA_SCALES`); every
-    combination is trained, each with early stopping on the validation IoU
-    (``patience``), and the one with the best validation IoU is kept, at its
-    best iteration (sec. 2.6).  Validation is what :meth:`fit` is given, or
-    else a deterministic ``valid_fraction`` of the training images (every
-    ``1/valid_fraction``-th one, :func:`is_validation_item`), which are then
-    not trained on.  Without any validation (``valid_fraction=0``, or fewer
-    than four training images) the first candidate of each list is used
-    (class weight none, step 3/||F||) for all ``n_iter`` iterations.
-    ``selection_`` lists every candidate's validation IoU and ``chosen_`` the
-    winner.
+    The model.  A labelling :math:`y \in \{0, 1\}^n` of the nodes (superpixels or
+    thinned points) of a graph with edges :math:`E` scores
+
+    .. math::
+
+        s(y) = \sum_j y_j\, w_n^\top f_n(x_j)
+               - \sum_{(j,k) \in E} [y_j \ne y_k]\, w_e^\top f_e(x_{jk}),
+        \qquad w_e \ge 0,\ f_e \ge 0,                                              \tag{1}
+
+    (associative, thesis eq. 2.5), decoded by an s-t minimum cut and trained by the
+    dual extragradient on the max-margin saddle point with the weighted Hamming loss
+    of the module docstring (eq. 2.10).  ``use_edges=False`` is the unary-only model,
+    :math:`w_e = 0`: :math:`y_j = [w_n^\top f_n(x_j) > 0]`.
+
+    Two passes (images, ``colour_model``).  A first unary model :math:`w^{(1)}` on
+    the base features scores every superpixel; per image, Gaussian mixtures are fitted
+    to the colours of its predicted foreground and background and their log-likelihood
+    ratio (with its neighbourhood mean) is appended to :math:`f_n`
+    (:mod:`segmentation.colour_model`, eqs. 1-2 there).  Everything below runs on
+    the augmented features; :meth:`predict` repeats the first pass on new images.
+
+    Choices on validation.  ``class_weight`` and ``eta_scale`` (and ``n_segments``)
+    take a value, a list of candidates or ``"auto"`` (:data:`AUTO_CLASS_WEIGHTS`,
+    :data:`AUTO_ETA_SCALES`).  Every combination is trained and stopped by the rule
+
+    .. math::
+
+        \max_{r' \le r} v_{r'} - \max_{r' \le r - p} v_{r'} \le \mathrm{tol}   \tag{2}
+
+    on the validation IoUs :math:`v_r` recorded every ``validate_every`` iterations
+    (``p = patience``), or at the cap
+
+    .. math::
+
+        T_{\max} = \min(300,\ 60 + n_{\mathrm{train}})
+        \quad (\times 5 \text{ for unary-only candidates})                        \tag{3}
+
+    (``n_iter="auto"``; reaching it is logged and recorded as ``capped``), and the
+    best combination is kept at its best recorded iterate (sec. 2.6).  With more
+    training graphs than ``selection_size`` the grid runs on that many and the winner
+    is trained again on all of them.  Validation is ``eval_set``, or else every
+    ``1/valid_fraction``-th training item (:func:`is_validation_item`), held out.
+
+    The guard (``guard``).  Unary-only (the same search with :math:`w_e = 0`), the
+    chosen MRF with its edge weights shrunk, :math:`(w_n, s\,w_e)` for each ``s`` in
+    ``edge_shrink``, and the MRF itself are compared on the validation items by the
+    pooled IoU of the per-item intersections and unions :math:`(I_i, U_i)`,
+
+    .. math::
+
+        \mathrm{IoU}(S) = \frac{\sum_{i \in S} I_i}{\sum_{i \in S} U_i}.    \tag{4}
+
+    The best candidate replaces unary-only only when it is better in at least
+    ``1 - guard_alpha`` (95 %) of paired bootstrap resamples :math:`S^{(b)}` of the
+    items (:func:`structpred.selection.prefer_default`), i.e. when
+
+    .. math::
+
+        \frac{1}{B} \sum_{b=1}^{B} \big[\mathrm{IoU}_{\mathrm{best}}(S^{(b)})
+        \le \mathrm{IoU}_{\mathrm{unary}}(S^{(b)})\big] < \alpha.               \tag{5}
+
+    With fewer than ``min_valid`` validation items the validation items go back
+    into training and the choice is made by ``cv_folds``-fold cross-validation
+    (item ``i`` in fold ``i mod K``): each fold runs both searches on the other folds
+    and contributes its items' :math:`(I_i, U_i)` under every candidate; eq. 5 runs
+    on all :math:`n_{\mathrm{train}}` items, and the kept kind of model is trained on
+    all of them with the settings most folds chose, for
+
+    .. math::
+
+        T = 1 + \operatorname{median}_k t^{*}_k                                    \tag{6}
+
+    iterations (:math:`t^*_k`: the best iteration of fold ``k``).  ``selection_``
+    lists every candidate, ``chosen_`` the kept one and ``guard_`` the evidence
+    (``line`` is what the command line prints).
 
     Parameters
     ----------
     learner : one of ``LEARNERS``
         ``"dual-extragradient"`` (memory-efficient form, the default),
         ``"projected-gradient"``, ``"perceptron"`` (averaged) or ``"subgradient"``.
-    n_iter : int
-        Most iterations (epochs for the perceptron) of one candidate.
+    n_iter : int or "auto"
+        Most iterations (epochs for the perceptron) of one candidate; ``"auto"``: eq. 3.
     use_edges : bool
         ``False`` gives the unary-only linear model (same node features, no
         edges; decoding is then thresholding ``s_j > 0``).
@@ -247,13 +309,30 @@ class MRFSegmenter(ParamsMixin, BaseEstimator):
     validate_every : int
         Record hinge loss / validation score every so many iterations.
     patience : int or None
-        Stop a candidate after this many records without a better validation
-        score (early stopping); None runs all ``n_iter`` iterations.
+        ``p`` of the stopping rule (eq. 2), in records; None runs to the cap.
+    tol : float
+        Smallest gain of the best validation score over ``patience`` records that
+        keeps a candidate going (eq. 2; 0.0025 is 0.25 IoU points).
     valid_fraction : float
         Share of the training images held out for validation when none is
         given (0: no validation; the last iterate of the fixed settings).
     validation_metric : {"iou", "error"}
         Selection criterion on the validation set: foreground IoU or pixel error.
+    guard : bool
+        Keep the MRF only when it beats unary-only by eq. 5 (and choose by
+        cross-validation with few validation items); False keeps the MRF.
+    guard_alpha : float
+        :math:`\alpha` of eq. 5.
+    edge_shrink : tuple of float
+        Shrink factors ``s`` in (0, 1) of the edge weights, candidates of the guard.
+    min_valid : int
+        Fewer validation items than this: the choice by cross-validation (eq. 6).
+    cv_folds : int
+        ``K`` of the cross-validation.
+    colour_model : bool
+        Images: the two-pass model with per-image colour models.
+    colour_components : int
+        Gaussian components per colour model.
     edge_scale : float
         Multiplies the edge features.
     feature_scale : float
@@ -267,8 +346,8 @@ class MRFSegmenter(ParamsMixin, BaseEstimator):
     cache_dir : str or None
         Where the streamed graphs go (a temporary directory by default).
     n_segments : int, list of ints or "auto"; compactness : SLIC parameters (images only).
-        A list needs images that can be read again (:meth:`fit` with lists,
-        or :meth:`fit_sources`).
+        A list needs images that can be read again (:meth:`fit` with lists of
+        images, or a factory).
     voxel, k_graph : thinning voxel size (metres) and neighbours per node
         (point clouds only, see :mod:`segmentation.points`).
     selection_size : int or None
@@ -288,7 +367,7 @@ class MRFSegmenter(ParamsMixin, BaseEstimator):
 
     def __init__(self, learner="dual-extragradient", n_iter="auto", use_edges=True,
                  class_weight="auto", radius=np.inf, learning_rate=None, eta_scale="auto",
-                 validate_every=5, patience=4, tol=0.001, valid_fraction=0.15,
+                 validate_every=5, patience=4, tol=0.0025, valid_fraction=0.15,
                  validation_metric="iou", guard=True, guard_alpha=0.05, edge_shrink=(0.5,),
                  min_valid=20, cv_folds=3, colour_model=True, colour_components=3,
                  edge_scale=1.0, feature_scale=0.02, memory_efficient=False, cache_dir=None,
@@ -460,12 +539,14 @@ class MRFSegmenter(ParamsMixin, BaseEstimator):
         if int(self.cv_folds) < 2:
             raise ValueError(f"cv_folds must be >= 2, got {self.cv_folds!r}")
 
-    def iteration_cap(self, n_train):
-        """Most iterations of one candidate: ``n_iter``, or with ``"auto"``
-        ``min(600, 100 + 2 n_train)`` (eq. 5): more images, smaller steps ``eta = c/||F||``."""
+    def iteration_cap(self, n_train, use_edges=True):
+        """Most iterations of one candidate: ``n_iter``, or with ``"auto"`` eq. 3,
+        ``min(300, 60 + n_train)``: more images take more iterations.  Unary-only
+        candidates (no min-cut, no projection onto the min-cut polytope; about 50 times
+        cheaper per iteration) get five times as many."""
         if self.n_iter != "auto":
             return int(self.n_iter)
-        return int(min(600, 100 + 2 * int(n_train)))
+        return int(min(300, 60 + int(n_train))) * (1 if use_edges else 5)
 
     def _fit(self, make_train, make_valid, kind, segs, track_graphs, log):
         log = log or (lambda msg: None)
@@ -489,7 +570,8 @@ class MRFSegmenter(ParamsMixin, BaseEstimator):
                 first = None
                 if self._uses_colour_model(kind):
                     first = self._colour_pass(prep, valid, log)
-                cv = (self._guarded() and valid is not None and len(valid) < int(self.min_valid)
+                cv = (bool(self.guard) and valid is not None
+                      and len(valid) < int(self.min_valid)
                       and prep.n_train + len(valid) >= int(self.cv_folds))
                 if cv:
                     prep = self._merged(prep, valid, held)
@@ -658,6 +740,7 @@ class MRFSegmenter(ParamsMixin, BaseEstimator):
         from collections import Counter
 
         n, k = prep.n_train, min(int(self.cv_folds), prep.n_train)
+        guarded = self._guarded()
         fold = np.arange(n) % k
         items = prep.paths if prep.paths else prep.kept
         log(f"  {n} training {'images' if self.kind_ == 'image' else 'scans'} and too few for "
@@ -669,9 +752,13 @@ class MRFSegmenter(ParamsMixin, BaseEstimator):
             sub = self._restat(prep, [] if prep.paths else tr, tr if prep.paths else [])
             valid = _GraphFiles(va) if prep.paths else va
             tag = f" [fold {f + 1}/{k}]"
-            (_, row, res, _, _), r1 = self._search(sub, valid, ns, None, log, True, what=tag)
+            r1 = []
+            if guarded:
+                (_, row, res, _, _), r1 = self._search(sub, valid, ns, None, log, True, what=tag)
             (_, urow, ures, _, _), r2 = self._search(sub, valid, ns, None, log, False,
                                                      what=tag + " [unary-only]")
+            if not guarded:
+                row, res = urow, ures
             for r in r1 + r2:
                 r["cv_fold"] = f
             for r in r2:
@@ -681,13 +768,20 @@ class MRFSegmenter(ParamsMixin, BaseEstimator):
             picks["unary"].append((urow["class_weight"], urow["eta_scale"]))
             iters["mrf"].append(res.best_iter or 0)
             iters["unary"].append(ures.best_iter or 0)
-            cands = self._guard_candidates(res.w, _pad(ures.w, sub.n_edge), sub.n_node)
+            cands = self._guard_candidates(res.w, _pad(ures.w, sub.n_edge), sub.n_node) \
+                if guarded else {"unary": ures.w}
             self._use(sub)
             for key, w in cands.items():
                 stats.setdefault(key, []).append(self._image_stats(w, valid))
         stats = {key: np.concatenate(v) for key, v in stats.items()}
-        value, guard = self._guard(stats, {}, log, items="images (cross-validated)"
-                                   if self.kind_ == "image" else "scans (cross-validated)")
+        what = "images" if self.kind_ == "image" else "scans"
+        if guarded:
+            value, guard = self._guard(stats, {}, log, items=f"{what} (cross-validated)")
+        else:
+            score = _iou(stats["unary"].sum(0))
+            value, guard = "unary", dict(kept="unary", p_not_better=None, scores={"unary": score},
+                                         n_items=n, line=f"unary-only: cross-validated IoU "
+                                                         f"{100 * score:.2f}% over {n} {what}")
         which = "unary" if value == "unary" else "mrf"
         cw, eta = Counter(picks[which]).most_common(1)[0][0]
         t_final = int(np.median(iters[which])) + 1
@@ -918,7 +1012,7 @@ class MRFSegmenter(ParamsMixin, BaseEstimator):
                 prep.lipschitz[key] = power_iteration_norm(examples, random_state=self.random_state)
             self.lipschitz_ = prep.lipschitz[key]
             eta = float(eta_scale) / self.lipschitz_
-        cap = int(n_iter) if n_iter is not None else self.iteration_cap(prep.n_train)
+        cap = int(n_iter) if n_iter is not None else self.iteration_cap(prep.n_train, use_edges)
         res = run_learner(self.learner, examples, W, n_iter=cap, eta=eta, monitor=monitor,
                           verbose=self.verbose, random_state=self.random_state,
                           executor=getattr(self, "_executor", None))

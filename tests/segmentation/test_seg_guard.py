@@ -96,7 +96,8 @@ def test_stopping_rule_and_the_cap_report():
     m = MRFSegmenter(guard=False, tol=0.0, **dict(FAST, n_iter=3, validate_every=1, patience=50)
                      ).fit(train, eval_set=valid, log=lines.append)
     assert m.chosen_["capped"] and any("reached the iteration cap (3)" in line for line in lines)
-    assert MRFSegmenter().iteration_cap(10) == 120 and MRFSegmenter().iteration_cap(10 ** 4) == 600
+    assert MRFSegmenter().iteration_cap(10) == 70 and MRFSegmenter().iteration_cap(10 ** 4) == 300
+    assert MRFSegmenter().iteration_cap(10, use_edges=False) == 350
 
 
 def test_weighted_gmm_and_colour_features():
