@@ -3,7 +3,9 @@
 With data arguments only, ``topics train`` does not fit one fixed model.  It
 
 1. holds out a deterministic, stratified validation fraction of the training documents
-   (:func:`validation_split`; or takes the user's ``--valid-data``);
+   (:func:`validation_split`; or takes the user's ``--valid-data``); a corpus of fewer than
+   2,000 documents is cross-validated instead (5 folds, :func:`cross_validation_folds`), as
+   one held-out fifth of it would be too small to choose on;
 2. fits the candidates of :data:`CANDIDATES` on the rest -- the fast discriminative models
    first (sdEM naive Bayes with the hinge and NCLL losses, NBSVM, plain naive Bayes), then
    sdEM-LDA and a paMedLDA topic model only where the corpus is large enough for topics to
@@ -30,7 +32,8 @@ import numpy as np
 from .corpus import Vocabulary
 
 __all__ = ["CandidateSpec", "CANDIDATES", "DEFAULT_CANDIDATE", "MODEL_DEFAULTS", "Choice",
-           "validation_split", "plan", "choose", "fit_spec", "analyze_once"]
+           "validation_split", "cross_validation_folds", "plan", "choose", "fit_spec",
+           "analyze_once", "spec_of"]
 
 #: the models that take weighted (non-integer) features; the others need whole counts
 WEIGHTED_MODELS = ("nbsvm", "sdem-nb")
@@ -158,6 +161,24 @@ def validation_split(labels, fraction=0.2, seed=0):
     return fit, valid
 
 
+def cross_validation_folds(labels, n_folds=5, seed=0):
+    """Deterministic stratified folds: a list of ``(fit_idx, valid_idx)``, every document in
+    exactly one ``valid_idx``.  Within each class the documents are shuffled by ``seed`` and
+    dealt to the folds in turn."""
+    y = np.asarray(labels)
+    rng = np.random.default_rng(seed)
+    fold = np.empty(y.size, dtype=np.int64)
+    start = 0
+    for c in np.unique(y):
+        idx = rng.permutation(np.flatnonzero(y == c))
+        fold[idx] = (start + np.arange(idx.size)) % n_folds
+        start += idx.size                      # small classes do not all start in fold 0
+    out = []
+    for f in range(n_folds):
+        out.append((np.flatnonzero(fold != f), np.flatnonzero(fold == f)))
+    return out
+
+
 def analyze_once(texts, specs, overrides=None):
     """Tokenise ``texts`` once for all ``specs``: ``{tokenizer key: term lists}``.
 
@@ -227,7 +248,12 @@ class Choice:
     p_not_better : float or None
         Share of bootstraps in which the best was not better than the default.
     reason : str
-    n_fit, n_valid : int
+    how : str
+        How the validation documents were made.
+    n_valid : int
+        Validation documents (the bootstrap resamples these).
+    default : str
+        The default candidate's name.
     """
 
     spec: CandidateSpec
@@ -235,15 +261,15 @@ class Choice:
     skipped: list
     p_not_better: float | None
     reason: str
-    n_fit: int
+    how: str
     n_valid: int
+    default: str = DEFAULT_CANDIDATE
 
     def lines(self):
         """The summary printed by ``topics train``."""
-        out = [f"validation: {self.n_valid} documents held out, candidates fitted on "
-               f"{self.n_fit}"]
+        out = [f"validation: {self.how}"]
         for c in sorted(self.ranked, key=lambda c: -c.score):
-            tag = " (default)" if c.value == DEFAULT_CANDIDATE else ""
+            tag = " (default)" if c.value == self.default else ""
             out.append(f"  {c.value:<15} {100 * c.score:6.2f}%  fit {c.seconds:6.1f}s{tag}")
         for name, why in self.skipped:
             out.append(f"  {name:<15}      -   not tried: {why}")
@@ -277,19 +303,27 @@ def plan(n_docs, n_entries, n_classes, budget, specs=CANDIDATES):
     return take, skipped
 
 
-def _fit_trial(trial, terms_fit, y_fit, terms_valid, y_valid, seed, overrides):
+def _fit_trial(trial, analyses, folds, y, y_valid, seed, overrides):
+    """Fit ``trial`` on each fold's fitting part; its correctness on the validation parts
+    (in the order of the concatenated validation indices)."""
     t0 = time.perf_counter()
+    correct = []
     vocab = trial.spec.make_vocabulary(overrides)
-    X = vocab.fit_terms(terms_fit).transform_terms(terms_fit)
-    est = trial.spec.make_estimator(seed)
-    est.fit(X, y_fit)
-    trial.vocabulary, trial.estimator = vocab, est
-    trial.correct = (est.predict(vocab.transform_terms(terms_valid)) == y_valid).astype(np.int64)
+    for fit_idx, val_idx in folds:
+        vocab = trial.spec.make_vocabulary(overrides)
+        terms = terms_for(vocab, analyses, fit_idx)
+        X = vocab.fit_terms(terms).transform_terms(terms)
+        est = trial.spec.make_estimator(seed)
+        est.fit(X, y[fit_idx])
+        pred = est.predict(vocab.transform_terms(terms_for(vocab, analyses, val_idx)))
+        correct.append(np.asarray(pred).astype(str) == y_valid[val_idx])
+    trial.correct = np.concatenate(correct).astype(np.int64)
+    trial.vocabulary, trial.estimator = vocab, None
     trial.seconds = time.perf_counter() - t0
 
 
 def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction=0.2, seed=0,
-           time_budget=30.0, specs=CANDIDATES, default=DEFAULT_CANDIDATE, overrides=None,
+           cv_below=2000, n_folds=5, time_budget=30.0, specs=CANDIDATES, default=DEFAULT_CANDIDATE, overrides=None,
            log=None):
     """Choose a candidate on validation documents (see the module docstring).
 
@@ -299,7 +333,10 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
         The training documents (raw strings) and their labels.
     valid_texts, valid_labels : sequences, optional
         Validation documents; by default ``valid_fraction`` of the training documents
-        (:func:`validation_split` with ``seed``).
+        (:func:`validation_split` with ``seed``), or, on corpora of fewer than ``cv_below``
+        documents, ``n_folds``-fold cross-validation (:func:`cross_validation_folds`): every
+        training document is then a validation document once, which a corpus of a few
+        hundred documents needs for the bootstrap to tell candidates apart.
     time_budget : float
         Seconds for the candidates that have a cost estimate (the topic models).
     overrides : dict, optional
@@ -315,23 +352,29 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
 
     y = np.asarray(labels).astype(str)
     specs = list(specs)
-    if valid_texts is None:
+    if valid_texts is not None:
+        all_texts = list(texts) + list(valid_texts)
+        y_all = np.concatenate([y, np.asarray(valid_labels).astype(str)])
+        folds = [(np.arange(len(texts)), np.arange(len(texts), len(all_texts)))]
+        how = f"{len(valid_texts)} validation documents given, candidates fitted on {len(texts)}"
+    elif len(y) < cv_below:
+        all_texts, y_all = list(texts), y
+        folds = cross_validation_folds(y, n_folds, seed)
+        how = (f"{n_folds}-fold cross-validation over the {len(y)} training documents (fewer "
+               f"than {cv_below}: one held-out part would be too small to choose on)")
+    else:
+        all_texts, y_all = list(texts), y
         fit_idx, val_idx = validation_split(y, valid_fraction, seed)
         if val_idx.size == 0:
             raise ValueError("too few documents to hold out a validation set")
-        all_texts = list(texts)
-        analyses = analyze_once(all_texts, specs, overrides)
-        y_fit, y_val = y[fit_idx], y[val_idx]
-    else:
-        fit_idx = np.arange(len(texts))
-        all_texts = list(texts) + list(valid_texts)
-        val_idx = np.arange(len(texts), len(all_texts))
-        analyses = analyze_once(all_texts, specs, overrides)
-        y_fit, y_val = y, np.asarray(valid_labels).astype(str)
-    words = terms_for(Vocabulary(**{**_WORD_COUNTS, **(overrides or {})}), analyses, fit_idx)
-    n_entries = _corpus_size(words)
-    n_classes = np.unique(y_fit).size
-    take, skipped = plan(len(fit_idx), n_entries, n_classes, time_budget, specs)
+        folds = [(fit_idx, val_idx)]
+        how = f"{val_idx.size} documents held out, candidates fitted on {fit_idx.size}"
+    analyses = analyze_once(all_texts, specs, overrides)
+    order = np.concatenate([v for _, v in folds])
+    words = terms_for(Vocabulary(**{**_WORD_COUNTS, **(overrides or {})}), analyses, folds[0][0])
+    n_entries = _corpus_size(words) * len(folds)
+    n_classes = np.unique(y_all[folds[0][0]]).size
+    take, skipped = plan(folds[0][0].size, n_entries, n_classes, time_budget, specs)
     if default not in [s.name for s in take]:
         raise ValueError(f"the default candidate {default!r} is not among those tried")
 
@@ -339,9 +382,7 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
         return _Trial(next(s for s in take if s.name == name))
 
     def fit(trial):
-        v = trial.spec.make_vocabulary(overrides)
-        _fit_trial(trial, terms_for(v, analyses, fit_idx), y_fit,
-                   terms_for(v, analyses, val_idx), y_val, seed, overrides)
+        _fit_trial(trial, analyses, folds, y_all, y_all, seed, overrides)
         if log is not None:
             log(f"  {trial.spec.name:<15} {100 * trial.correct.mean():6.2f}% on validation "
                 f"({trial.seconds:.1f}s)")
@@ -359,7 +400,7 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
         reason = (f"kept the default; the most accurate, {best.value}, was better than it in "
                   f"only {100 * (1 - p):.1f}% of 2000 paired bootstraps of the validation "
                   f"documents (95% needed)")
-    return Choice(kept.model.spec, ranked, skipped, p, reason, len(fit_idx), len(val_idx))
+    return Choice(kept.model.spec, ranked, skipped, p, reason, how, int(order.size), default)
 
 
 def fit_spec(spec, texts, labels, *, seed=0, overrides=None):

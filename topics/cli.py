@@ -421,7 +421,7 @@ def topics_train(args):
             print(line)
         sys.stdout.flush()
         spec = choice.spec
-        info["validation"] = {"n_fit": choice.n_fit, "n_valid": choice.n_valid,
+        info["validation"] = {"how": choice.how, "n_valid": choice.n_valid,
                               "accuracy": {c.value: round(c.score, 6) for c in choice.ranked},
                               "chosen": spec.name, "reason": choice.reason}
         model_name, est_params = spec.model, {}

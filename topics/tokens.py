@@ -80,17 +80,17 @@ def resolve_stop_words(stop_words):
 _SCAN = (range(0x0, 0x40000), range(0xE0100, 0xE01F0))
 
 
-def _ranges(pred):
-    """``[(lo, hi), ...]``: the maximal code-point runs (outside :data:`_CJK_RANGES`) whose
-    Unicode category satisfies ``pred``."""
-    cjk = set()
+def _ranges(pred, cjk=False):
+    """``[(lo, hi), ...]``: the maximal code-point runs whose Unicode category satisfies
+    ``pred``, outside :data:`_CJK_RANGES` (inside them with ``cjk=True``)."""
+    in_cjk = set()
     for a, b in _CJK_RANGES:
-        cjk.update(range(a, b + 1))
+        in_cjk.update(range(a, b + 1))
     out = []
     for span in _SCAN:
         lo = prev = None
         for cp in span:
-            if cp not in cjk and pred(unicodedata.category(chr(cp))):
+            if (cp in in_cjk) == cjk and pred(unicodedata.category(chr(cp))):
                 if lo is None:
                     lo = cp
                 prev = cp
@@ -109,6 +109,12 @@ def _char_class(ranges):
 
 
 @lru_cache(maxsize=None)
+def _cjk_class():
+    """The Han ideographs and kana that are letters (assigned, category ``L*``)."""
+    return _char_class(_ranges(lambda c: c[0] == "L", cjk=True))
+
+
+@lru_cache(maxsize=None)
 def _letter_ranges(digits):
     cats = ("L", "M", "Nd") if digits else ("L", "M")
     return tuple(_ranges(lambda c: c.startswith(cats[:2]) or c in cats[2:]))
@@ -121,10 +127,10 @@ def _pattern(alphabet, digits):
     times faster than the full class, so :class:`Tokenizer` uses it for ASCII texts."""
     if alphabet == "ascii":
         return re.compile(r"[A-Za-z0-9]+" if digits else r"[A-Za-z]+")
-    cjk = _char_class(_CJK_RANGES)
-    return re.compile(f"[{cjk}]|[{_char_class(_letter_ranges(digits))}]+")
+    return re.compile(f"[{_cjk_class()}]|[{_char_class(_letter_ranges(digits))}]+")
 
 
+#: a Han ideograph or kana (the tokens kept whatever ``min_length``)
 _CJK_CHAR = re.compile(f"[{_char_class(_CJK_RANGES)}]")
 
 

@@ -1,0 +1,127 @@
+"""Sequence labelling peers in one table: CRFsuite, the averaged perceptron and ours.
+
+On CoNLL-2000 chunking (train / test as distributed) and NLTK's treebank POS sample
+(first 90 % of the sentences train, the last 10 % test; a deterministic split), every
+method sees the same feature strings (:func:`sequence.features.sentence_features`,
+``full`` templates) and is trained and timed in this one run:
+
+* ``crfsuite``: sklearn-crfsuite, L-BFGS, c1 = c2 = 0.1, on all training sentences
+  (the ``crf`` extra: ``pip install -e '.[crf]'``);
+* ``perceptron``: the averaged structured perceptron (Collins 2002), epochs chosen on
+  the validation sentences;
+* ``bregman``: ours, the dual extragradient with KL steps over chain marginals (the
+  ``structpred tag train`` default);
+* ``euclidean``: ours with Euclidean projections onto the chain marginal polytope, under
+  a time budget (each projection is a QP).
+
+Ours and the perceptron hold out every 10th training sentence for validation (early
+stopping); CRFsuite trains on all of them.  Scores: chunk F1 (conlleval rules) for
+CoNLL-2000, token accuracy for the treebank.  Writes a Markdown table and a JSON file.
+
+    python benchmarks/bench_sequence.py --out docs/results/sequence_table.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from sequence.data import deterministic_split, read_conll
+from sequence.evaluate import evaluate
+from sequence.features import token_features
+from sequence.model import SequenceTagger
+from structpred.io import atomic_write
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "sequence"
+METHODS = ("crfsuite", "perceptron", "bregman", "euclidean")
+
+
+def load(name, data=SHARED):
+    """``(train X, train y, test X, test y)`` of a data set."""
+    if name == "conll2000":
+        X, y = read_conll(data / "conll2000" / "train.txt.gz")
+        Xt, yt = read_conll(data / "conll2000" / "test.txt.gz")
+        return X, y, Xt, yt
+    X, y = read_conll(data / "treebank_pos" / "wsj.conll.gz")
+    cut = int(round(0.9 * len(X)))
+    return X[:cut], y[:cut], X[cut:], y[cut:]
+
+
+def fit_crfsuite(X, y, feature_set):
+    import sklearn_crfsuite
+
+    crf = sklearn_crfsuite.CRF(algorithm="lbfgs", c1=0.1, c2=0.1)
+    t0 = time.perf_counter()
+    crf.fit(token_features(X, feature_set), y)
+    return crf, time.perf_counter() - t0
+
+
+def run(name, methods, args):
+    X, y, Xt, yt = load(name)
+    tr, va = deterministic_split(len(X))
+    Xtr, ytr = [X[i] for i in tr], [y[i] for i in tr]
+    Xva, yva = [X[i] for i in va], [y[i] for i in va]
+    rows = []
+    for method in methods:
+        if method == "crfsuite":
+            model, seconds = fit_crfsuite(X, y, args.feature_set)
+            pred = model.predict(token_features(Xt, args.feature_set))
+            extra = {}
+        else:
+            kw = {"learner": method, "feature_set": args.feature_set}
+            if method == "perceptron":
+                kw.update(n_iter=args.epochs, eval_every=1, patience=3)
+            elif method == "euclidean":
+                kw.update(n_iter=args.iterations, max_time=args.euclidean_budget, eval_every=1)
+            else:
+                kw.update(n_iter=args.iterations, patience=args.patience)
+            model = SequenceTagger(**kw).fit(Xtr, ytr, Xva, yva)
+            seconds = model.fit_time_
+            pred = model.predict(Xt)
+            extra = {"iterations": model.n_iter_, "best_iter": model.best_iter_}
+        s = evaluate(yt, pred)
+        row = {"data": name, "method": method, "seconds": seconds, "accuracy": s["accuracy"],
+               "f1": s.get("f1"), **extra}
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    return rows
+
+
+def table(rows):
+    lines = ["| data | method | test chunk F1 | test token accuracy | training time (s) | "
+             "iterations (best) |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        f1 = "" if r["f1"] is None else f"{r['f1']:.2f}"
+        it = "" if "iterations" not in r else f"{r['iterations']} ({r['best_iter']})"
+        lines.append(f"| {r['data']} | {r['method']} | {f1} | {r['accuracy']:.2f} | "
+                     f"{r['seconds']:.0f} | {it} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", default="conll2000,treebank")
+    p.add_argument("--methods", default=",".join(METHODS))
+    p.add_argument("--feature-set", default="full")
+    p.add_argument("--iterations", type=int, default=100)
+    p.add_argument("--patience", type=int, default=4)
+    p.add_argument("--epochs", type=int, default=15)
+    p.add_argument("--euclidean-budget", type=float, default=300.0,
+                   help="seconds for the Euclidean learner")
+    p.add_argument("--out", default="runs/sequence/bench.md")
+    args = p.parse_args(argv)
+    rows = []
+    for name in args.data.split(","):
+        rows += run(name, args.methods.split(","), args)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    with atomic_write(args.out) as fh:
+        fh.write(table(rows))
+    with atomic_write(str(Path(args.out).with_suffix(".json"))) as fh:
+        json.dump({"rows": rows, "args": vars(args)}, fh, indent=1)
+    print(table(rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""The validation choice of ``structpred topics train`` (topics.auto) and its bootstrap guard."""
+
+import numpy as np
+import pytest
+
+from topics.auto import (CANDIDATES, DEFAULT_CANDIDATE, CandidateSpec, choose,
+                         cross_validation_folds, plan, spec_of, validation_split)
+
+WORDS = {"a": "apple banana cherry grape lemon mango", "b": "piston engine wheel brake gear clutch"}
+SHARED = "report today people think really".split()
+
+
+def corpus(n, seed=0, noise=0.35):
+    """Two classes of short texts: class words, shared words and words of the other class."""
+    rng = np.random.default_rng(seed)
+    texts, labels = [], []
+    for i in range(n):
+        c = "ab"[i % 2]
+        other = "ab"[1 - i % 2]
+        toks = [rng.choice(WORDS[c].split()) if rng.random() > noise
+                else rng.choice(WORDS[other].split()) for _ in range(6)]
+        toks += list(rng.choice(SHARED, 4))
+        texts.append(" ".join(toks))
+        labels.append(c)
+    return texts, np.array(labels)
+
+
+def test_splits_are_deterministic_and_stratified():
+    y = np.array(["x"] * 50 + ["y"] * 10 + ["z"])
+    fit, val = validation_split(y, 0.2, seed=3)
+    assert np.array_equal(val, validation_split(y, 0.2, seed=3)[1])
+    assert sorted(np.concatenate([fit, val]).tolist()) == list(range(y.size))
+    assert (y[val] == "x").sum() == 10 and (y[val] == "y").sum() == 2 and "z" not in y[val]
+    folds = cross_validation_folds(y, 5, seed=0)
+    held = np.concatenate([v for _, v in folds])
+    assert sorted(held.tolist()) == list(range(y.size))                 # each document once
+    assert all((y[v] == "x").sum() == 10 for _, v in folds)
+    with pytest.raises(ValueError, match="fraction"):
+        validation_split(y, 1.5)
+
+
+def test_plan_leaves_out_slow_and_small_cases():
+    take, skipped = plan(300, 1e6, 10, budget=30)
+    names = [s.name for s in take]
+    assert names[0] == DEFAULT_CANDIDATE and "pamedlda" not in names and "sdem-lda" not in names
+    why = dict(skipped)
+    assert "fewer than 2000" in why["pamedlda"] and "over the time budget" in why["sdem-lda"]
+    take, _ = plan(5000, 1e5, 2, budget=1000)
+    assert [s.name for s in take] == [s.name for s in CANDIDATES]
+
+
+def test_the_default_is_kept_on_a_tie():
+    """A candidate as good as the default (the same model) never replaces it."""
+    texts, y = corpus(120)
+    d = spec_of(DEFAULT_CANDIDATE)
+    twin = CandidateSpec("twin", d.model, d.vocabulary, d.params)
+    choice = choose(texts, y, specs=[twin, d], default=d.name, seed=0)
+    assert choice.spec.name == DEFAULT_CANDIDATE
+    assert [c.value for c in choice.ranked][0] == "twin"               # tie: the first listed
+    assert choice.p_not_better == 1.0 and "kept the default" in choice.reason
+    assert "5-fold cross-validation over the 120" in choice.lines()[0]
+
+
+def test_a_clearly_better_candidate_replaces_a_poor_default():
+    texts, y = corpus(300, seed=1)
+    poor = CandidateSpec("poor", "sdem-nb", {"min_df": 1, "max_features": 1},
+                         {"loss": "nll", "prior": "laplace", "learning_decay": 1.0,
+                          "n_epochs": 1})
+    good = spec_of("sdem-nb-hinge")
+    lines = []
+    choice = choose(texts, y, specs=[poor, good], default="poor", log=lines.append)
+    assert choice.spec.name == "sdem-nb-hinge"
+    assert choice.p_not_better < 0.05 and "better than the default poor" in choice.reason
+    assert len(lines) == 2 and all("on validation" in ln for ln in lines)
+    printed = choice.lines()
+    assert any(ln.strip().startswith("poor") and ln.endswith("(default)") for ln in printed)
+    assert printed[-1].startswith("chose sdem-nb-hinge: ")
+
+
+def test_a_slightly_better_candidate_does_not_replace_the_default():
+    """Better on validation but not in 95% of bootstraps: the default stays."""
+    texts, y = corpus(60, seed=2, noise=0.45)
+    d = spec_of(DEFAULT_CANDIDATE)
+    nb = spec_of("naive-bayes")
+    choice = choose(texts, y, specs=[d, nb], default=d.name)
+    best, second = choice.ranked
+    if best.value != d.name and best.score > second.score:
+        assert choice.spec.name == d.name and choice.p_not_better >= 0.05
+    else:
+        assert choice.spec.name == d.name and choice.p_not_better in (None, 1.0)
+
+
+def test_given_validation_documents_are_used():
+    texts, y = corpus(100, seed=3)
+    vt, vy = corpus(40, seed=4)
+    choice = choose(texts, y, valid_texts=vt, valid_labels=vy,
+                    specs=[spec_of(DEFAULT_CANDIDATE), spec_of("naive-bayes")])
+    assert choice.n_valid == 40 and choice.how.startswith("40 validation documents given")
