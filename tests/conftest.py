@@ -1,4 +1,16 @@
-"""Shared fixtures: small real slices of the bundled Hansards data."""
+"""Shared fixtures (small real slices of the bundled data) and the test tiers.
+
+Tiers are set here, in one place, by :func:`pytest_collection_modifyitems`:
+
+* ``cluster``: the test starts or uses a local Dask cluster (the ``dask_client``
+  fixture, or a ``tests/test_distributed*.py`` file);
+* ``slow``: the test takes more than a few seconds on the 2-core machine and something
+  faster covers the same code in the fast tier (listed in :data:`SLOW`), or it is marked
+  ``@pytest.mark.slow`` where it is written;
+* ``subprocess``: the test runs a command in a child process (informational).
+
+``make test`` runs ``-m "not slow and not cluster"``, ``make test-slow`` the rest.
+"""
 
 import importlib.util
 from pathlib import Path
@@ -72,3 +84,59 @@ def dask_client():
     yield client
     client.close()
     cluster.close()
+
+
+# ------------------------------------------------------------------------ test tiers
+
+#: Tests (node ids without parameters) that each take more than a few seconds on the
+#: 2-core machine. Each has a fast counterpart in the fast tier: a smaller instance of
+#: the same check, or the same code path on tinier data.
+SLOW = frozenset("""
+tests/test_core.py::test_streaming_state_does_not_grow_with_m
+tests/test_core.py::test_dual_extragradient_converges_to_qp_optimum
+tests/test_core.py::test_bregman_dual_extragradient_reaches_qp_optimum
+tests/test_core_matching.py::test_dual_extragradient_reaches_qp_on_matchings
+tests/test_core_matching.py::test_examples_pickle_and_map_can_be_sharded
+tests/test_core_state.py::test_qap_projection_state_belongs_to_each_example
+tests/test_matching.py::test_projection_matches_reference_random
+tests/test_fertility_qap.py::test_qap_ilp_backends_match_brute_force
+tests/topics/test_count_checks.py::test_estimator_refuses_tfidf_unless_round_counts
+tests/topics/test_sdem_script.py::test_min_df_is_chosen_on_validation_and_used_by_every_method
+tests/topics/test_pamedhdp.py::test_sampler_matches_exact_enumeration
+tests/topics/test_bayespa.py::test_lambda_sampler_matches_gig
+tests/topics/test_baselines.py::test_bundled_slice_beats_chance_and_is_deterministic
+tests/segmentation/test_seg_mincut.py::test_dual_extragradient_reaches_qp_and_keeps_edge_weights_nonnegative
+tests/segmentation/test_seg_script.py::test_class_weight_candidates_are_chosen_on_validation
+tests/test_cli.py::test_train_and_predict_m_f_q_with_external_links
+tests/test_cli.py::test_train_with_hmm_features_then_predict
+tests/test_cli.py::test_train_with_hmm_lexicon
+tests/test_cli.py::test_train_with_ibm_agreement_and_excluded_features
+tests/test_signals.py::test_closed_pipe_ends_quietly
+tests/test_compare.py::test_compare_prints_every_system
+tests/test_batch_predict.py::test_batch_path_with_eflomal_and_fast_align
+tests/test_batch_predict.py::test_align_predict_jobs_writes_the_same_lines
+tests/test_link_features.py::test_cli_default_uses_the_aligners
+tests/test_link_features.py::test_eflomal_source_known_and_new_pairs
+tests/test_link_features.py::test_cli_train_without_gold
+tests/test_selection.py::test_cli_chooses_c_neg_on_validation
+tests/test_caches.py::test_the_command_line_refuses_hmm_on_a_plain_cache_and_keeps_it
+tests/test_unsupervised.py::test_with_eflomal
+""".split())
+
+#: Test files whose every test runs on a local Dask cluster.
+CLUSTER_FILES = ("test_distributed.py", "test_distributed_statistics.py",
+                 "test_distributed_predict.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        base = item.nodeid.split("[", 1)[0]
+        if "dask_client" in getattr(item, "fixturenames", ()) or \
+                Path(path).name in CLUSTER_FILES:
+            item.add_marker(pytest.mark.cluster)
+        if base in SLOW:
+            item.add_marker(pytest.mark.slow)
+        module = getattr(item, "module", None)
+        if module is not None and "subprocess" in vars(module):
+            item.add_marker(pytest.mark.subprocess)
