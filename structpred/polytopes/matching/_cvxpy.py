@@ -64,7 +64,7 @@ def project_matching_cvxpy(zp, solver="OSQP", *, return_info=False, **solver_opt
 
     The default solver is OSQP because it is the more accurate reference
     (measured against the KKT-certified :func:`project_matching` on
-    normal(0.3, 1) instances, ``scripts/bench_projection.py``): when its
+    normal(0.3, 1) instances, ``benchmarks/bench_projection.py``): when its
     polishing step succeeds (about 70-90% of square instances) the error is
     ~1e-15, otherwise ~1e-8; Clarabel stops at a duality gap of ~1e-10, which
     for this degenerate QP leaves errors up to ~1e-5 at sizes 20-80 (the

@@ -5,8 +5,8 @@ our tokenisation and vocabulary, the same K, alpha and beta) and we report token
 per second (tokens x sweeps / wall time, median of ``--repeats`` timed blocks, after a
 warm-up that also compiles the numba kernels).
 
-    python scripts/bench_topics.py --topics 20 50 100 --sweeps 20
-    python scripts/bench_topics.py --data-dir ../shared/data/text      # the default location
+    python benchmarks/bench_topics.py --topics 20 50 100 --sweeps 20
+    python benchmarks/bench_topics.py --data-dir ../shared/data/text      # the default location
 
 tomotopy (``pip install tomotopy``) is optional; without it only our figures are printed.
 """

@@ -1,8 +1,8 @@
 """Scale experiment: the memory-efficient dual extragradient on Dask (thesis sec. 2.5).
 
-    python scripts/scale_dask.py                          # 10k, 30k, 100k x 1, 2 workers
-    python scripts/scale_dask.py --sizes 10000 --workers 2 --iterations 30
-    python scripts/scale_dask.py --report                 # the table of what has run
+    python benchmarks/scale_dask.py                          # 10k, 30k, 100k x 1, 2 workers
+    python benchmarks/scale_dask.py --sizes 10000 --workers 2 --iterations 30
+    python benchmarks/scale_dask.py --report                 # the table of what has run
 
 Model M is trained on N automatically labelled sentences of the bundled Hansards
 bitext (the lines after the 484 gold sentences; at most 40 tokens a side), with the

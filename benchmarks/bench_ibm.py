@@ -10,7 +10,7 @@ test sentences (bitext lines 38-484; gold ``test.naacl.gz``).
 
 Example::
 
-    python scripts/bench_ibm.py --pairs 100000 --iterations 5
+    python benchmarks/bench_ibm.py --pairs 100000 --iterations 5
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Scale experiment: the IBM Model 1/2 statistics of the full 1.13M-pair Hansards bitext
 on Dask.
 
-    python scripts/scale_statistics.py                    # 2 workers, then 1 worker
-    python scripts/scale_statistics.py --workers 2 --max-pairs 100000
-    python scripts/scale_statistics.py --report           # the table of what has run
+    python benchmarks/scale_statistics.py                    # 2 workers, then 1 worker
+    python benchmarks/scale_statistics.py --workers 2 --max-pairs 100000
+    python benchmarks/scale_statistics.py --report           # the table of what has run
 
 The statistics are those of ``align train`` (:meth:`AlignmentStatistics.fit_files`:
 co-occurrence and Dice counts, then 5 + 5 EM iterations of IBM Models 1 and 2 in each
@@ -33,7 +33,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 OUT = ROOT / "runs" / "scale_statistics"
 

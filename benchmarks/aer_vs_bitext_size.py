@@ -6,7 +6,7 @@ model M is trained with the memory-efficient dual extragradient on the first 100
 test sentences (validation on the 37 trial sentences) and tested on the last 247.
 Also reported: the AER of the intersected IBM Model 2 Viterbi alignments alone.
 
-    python scripts/aer_vs_bitext_size.py --sizes 10000 25000 50000 100000 231648
+    python benchmarks/aer_vs_bitext_size.py --sizes 10000 25000 50000 100000 231648
 """
 
 import argparse

@@ -8,9 +8,9 @@ iterations of the memory-efficient dual extragradient (two relaxed-QAP
 projections per example and iteration, thesis fig. 2.6) for each pair-candidate
 set.
 
-    python scripts/bench_qap_projection.py                    # all and likely, 5 iterations
-    python scripts/bench_qap_projection.py --candidates likely --iterations 3 --sentences 100
-    python scripts/bench_qap_projection.py --projector osqp   # the OSQP projection, for comparison
+    python benchmarks/bench_qap_projection.py                    # all and likely, 5 iterations
+    python benchmarks/bench_qap_projection.py --candidates likely --iterations 3 --sentences 100
+    python benchmarks/bench_qap_projection.py --projector osqp   # the OSQP projection, for comparison
 
 The cost per iteration grows over the first tens of iterations (the points to
 project move away from the targets), so compare runs over the same iterations.

@@ -1,9 +1,9 @@
 """Throughput of ``structpred align predict`` (issue 18 point 5): sentence pairs per second
 with 1 and 2 processes, and the per-pair reference path.
 
-    python scripts/bench_predict.py                         # trains a quick model M first
-    python scripts/bench_predict.py --model runs/bench/model-m.npz --pairs 20000 --jobs 1,2
-    python scripts/bench_predict.py --model M.npz --cli     # the command line, end to end
+    python benchmarks/bench_predict.py                         # trains a quick model M first
+    python benchmarks/bench_predict.py --model runs/bench/model-m.npz --pairs 20000 --jobs 1,2
+    python benchmarks/bench_predict.py --model M.npz --cli     # the command line, end to end
 
 The input is ``--pairs`` Hansards bitext pairs from line ``--offset`` on (not in the
 statistics of the quick model).  For each number of processes the pairs are aligned as

@@ -20,7 +20,7 @@ Numba is compiled (warm-up) and every cvxpy problem is built before timing.
 
 Example::
 
-    python scripts/bench_projection.py --sizes 10 30 60 --repeats 20 --json bench.json
+    python benchmarks/bench_projection.py --sizes 10 30 60 --repeats 20 --json bench.json
 """
 
 from __future__ import annotations

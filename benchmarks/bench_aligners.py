@@ -1,8 +1,8 @@
 """Unsupervised aligners side by side: eflomal, fast_align and ours, time and AER.
 
-    python scripts/bench_aligners.py                      # Hansards, 231,648 pairs
-    python scripts/bench_aligners.py --corpus czech       # Czech-English, 12,500 pairs
-    python scripts/bench_aligners.py --eflomal-runs 3 --priors --json runs/bench.json
+    python benchmarks/bench_aligners.py                      # Hansards, 231,648 pairs
+    python benchmarks/bench_aligners.py --corpus czech       # Czech-English, 12,500 pairs
+    python benchmarks/bench_aligners.py --eflomal-runs 3 --priors --json runs/bench.json
 
 Every aligner is trained on the whole bitext of the corpus (which holds the gold
 sentences; no gold is seen) and scored on the test split of
@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from czech_protocol import ROOT, load_corpus, score  # noqa: E402
 
 from alignment.aligners.runs import align_with_priors, available_aligners, run_aligner  # noqa: E402

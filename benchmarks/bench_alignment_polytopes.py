@@ -1,11 +1,11 @@
 """Projections onto the chapter-3 polytopes against cvxpy.
 
-    python scripts/bench_alignment_polytopes.py [--sizes 10 20 30] [--repeats 10]
+    python benchmarks/bench_alignment_polytopes.py [--sizes 10 20 30] [--repeats 10]
 
-* M+F (eq. 3.2, D = 2): ``structpred.fertility.project_fertility_matching`` (exact, numba)
+* M+F (eq. 3.2, D = 2): ``structpred.project_fertility_matching`` (exact, numba)
   against the same QP in cvxpy (OSQP, problem built per call as in the tests);
 * relaxed QAP (eq. 3.3 without integrality, M+F+Q with all of Q): the OSQP workspace of
-  ``structpred.qap.RelaxedQAPProjector`` (factorisation cached, warm start) against cvxpy.
+  ``structpred.RelaxedQAPProjector`` (factorisation cached, warm start) against cvxpy.
 
 Medians over ``--repeats`` random points z' ~ N(0.3, 1); also the largest difference.
 """
