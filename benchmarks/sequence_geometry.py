@@ -15,7 +15,8 @@ against the learner's own time (the monitoring is not counted).  Writes the figu
 JSON of the curves, and prints the time the Bregman learner needs to reach the Euclidean
 learner's final objective.
 
-    python benchmarks/sequence_geometry.py --sentences 100 --iterations 60 \\
+    python benchmarks/sequence_geometry.py --sentences 50 --iterations 40 \\
+        --bregman-iterations 2000 --every 4 --step-scale 10 \\
         --png docs/results/sequence_geometry.png
 """
 
@@ -74,7 +75,7 @@ def build(n_sentences, geometry, batch_size):
     return out
 
 
-def run(geometry, args):
+def run(geometry, args, n_iter):
     examples = build(args.sentences, geometry, args.batch_size)
     eta = args.step_scale / operator_norm(examples)
     W = L2Ball(radius=args.radius)
@@ -94,7 +95,7 @@ def run(geometry, args):
         spent[0] += time.perf_counter() - t0
         return False
 
-    dual_extragradient_streaming(examples, W, n_iter=args.iterations, eta=eta,
+    dual_extragradient_streaming(examples, W, n_iter=n_iter, eta=eta,
                                  monitor=Monitor(every=args.every, callback=callback))
     return curve
 
@@ -103,7 +104,12 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sentences", type=int, default=100)
     p.add_argument("--iterations", type=int, default=60)
+    p.add_argument("--bregman-iterations", type=int, default=None,
+                   help="iterations of the Bregman learner (default: --iterations)")
     p.add_argument("--every", type=int, default=5)
+    p.add_argument("--reuse-euclidean", action="store_true",
+                   help="take the Euclidean curve from --json (same settings) instead of "
+                        "running it again")
     p.add_argument("--radius", type=float, default=10.0)
     p.add_argument("--step-scale", type=float, default=1.0,
                    help="eta = step_scale / ||F||_2 for both learners")
@@ -111,7 +117,13 @@ def main(argv=None):
     p.add_argument("--png", default="docs/results/sequence_geometry.png")
     p.add_argument("--json", default="runs/sequence/geometry.json")
     args = p.parse_args(argv)
-    curves = {g: run(g, args) for g in ("euclidean", "entropy")}
+    curves = {}
+    if args.reuse_euclidean:
+        with open(args.json) as fh:
+            curves["euclidean"] = json.load(fh)["curves"]["euclidean"]
+    else:
+        curves["euclidean"] = run("euclidean", args, args.iterations)
+    curves["entropy"] = run("entropy", args, args.bregman_iterations or args.iterations)
     target = curves["euclidean"]["objective"][-1]
     t_euc = curves["euclidean"]["time"][-1]
     t_breg = next((t for t, o in zip(curves["entropy"]["time"], curves["entropy"]["objective"])
@@ -134,6 +146,7 @@ def main(argv=None):
     for g, c in curves.items():
         axes[0].plot(c["time"], c["objective"], marker=".", label=names[g])
         axes[1].plot(c["time"], c["gap"], marker=".", label=names[g])
+    axes[0].axhline(target, color="grey", lw=0.8, ls=":")
     axes[0].set(xlabel="learner time (s)", ylabel="objective: hinge loss at u_bar_w",
                 xscale="log", yscale="log", title="objective")
     axes[1].set(xlabel="learner time (s)", ylabel="duality gap", xscale="log", yscale="log",

@@ -225,6 +225,63 @@ def test_lda_svm_file_holds_the_svm_as_arrays(data, tmp_path):
     assert any(k.endswith("lda_.components_") for k in keys)
 
 
+def test_tfidf_vocabulary_round_trip(data, tmp_path, capsys):
+    """--model sdem-nb keeps its tf-idf words + idf in the file; --weighting and --ngrams
+    reach the vocabulary; old files (no 'alphabet' entry) keep their ASCII tokens."""
+    path = _train(data, tmp_path, capsys, model="sdem-nb")
+    saved = load_model(path)
+    v = saved.vocabulary
+    assert (v.weighting, v.sublinear_tf, v.norm, v.alphabet) == ("tfidf", True, 3.0, "unicode")
+    assert v.idf_ is not None and v.idf_.shape == (len(v.words_),)
+    test = read_documents(data / "test.jsonl.gz")
+    X = v.transform(test.texts)
+    assert np.allclose(np.sqrt(X.multiply(X).sum(axis=1)), 3.0)
+    path2 = _train(data, tmp_path, capsys, model="nbsvm",
+                   extra=("--weighting", "tfidf", "--ngrams", "1", "--digits"))
+    v2 = load_model(path2).vocabulary
+    assert v2.weighting == "tfidf" and v2.ngram_range == (1, 1) and v2.digits
+    from topics._persist import rebuild_vocabulary, vocabulary_params
+
+    params = vocabulary_params(Vocabulary())
+    del params["alphabet"]
+    assert rebuild_vocabulary(params, ["conomie"]).transform(["économie"]).sum() == 1
+
+
+def test_valid_data_and_time_budget(data, tmp_path, capsys):
+    model = tmp_path / "m.npz"
+    rc, out, err = _run(["topics", "train", "--data", str(data / "train.tsv"), "--valid-data",
+                         str(data / "test.tsv"), "-o", str(model)], capsys)
+    assert rc == 0, err
+    assert out.startswith("validation: 40 validation documents given, candidates fitted on 120")
+    assert "(default)" in out and "not tried" in out
+    info = load_model(model).info["validation"]
+    assert set(info["accuracy"]) >= {"sdem-nb-hinge", "nbsvm", "sdem-nb-ncll", "naive-bayes"}
+    assert "--n-topics" in _error(["topics", "train", "--data", str(data / "train.tsv"),
+                                   "--n-topics", "5", "-o", str(model)], capsys)
+
+
+@pytest.mark.parametrize("layout", ["tsv", "folder", "gz"])
+def test_binary_files_are_refused_in_one_line(layout, data, tmp_path, capsys):
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
+    if layout == "tsv":
+        f = tmp_path / "x.tsv"
+        f.write_bytes(png)
+        where = str(f)
+    elif layout == "gz":
+        f = tmp_path / "x.jsonl.gz"
+        f.write_bytes(gzip.compress(b"\x00\x01\x02 binary"))
+        where = str(f)
+    else:
+        f = tmp_path / "docs"
+        (f / "a").mkdir(parents=True)
+        (f / "b").mkdir()
+        (f / "a" / "1.txt").write_text("some text")
+        (f / "b" / "image.png").write_bytes(png)
+        where = str(f / "b" / "image.png")
+    msg = _error(["topics", "train", "--data", str(f), "-o", str(tmp_path / "m.npz")], capsys)
+    assert msg.startswith(where + ": not a text file"), msg
+
+
 # ----------------------------------------------------------------- bad input
 
 def _error(argv, capsys):
