@@ -3,7 +3,8 @@ Czech-English, as importable helpers (and a summary when run).
 
     python scripts/czech_protocol.py          # prints the splits and their sizes
 
-Czech (``/work/shared/data/alignment/czech_en-cs``, or ``$STRUCTPRED_CZECH_DIR``):
+Czech (``$STRUCTPRED_CZECH_DIR``, or by default ``../shared/data/alignment/czech_en-cs``
+beside the repository, where the project's shared data sets live):
 ``bitext.{en,cs}.gz`` holds 12,500 pairs whose first 800 lines are the gold-aligned
 dev sentences (``dev.naacl``); lines 801-1,600 are the corpus's held-out test half,
 whose gold is deliberately not available (never looked for, never tuned on).  The
@@ -36,7 +37,7 @@ from alignment.data.formats import read_naacl, read_parallel  # noqa: E402
 from structpred import open_text  # noqa: E402
 
 CZECH_DIR = Path(os.environ.get("STRUCTPRED_CZECH_DIR",
-                                "/work/shared/data/alignment/czech_en-cs"))
+                                ROOT.parent / "shared" / "data" / "alignment" / "czech_en-cs"))
 HANSARDS_DIR = ROOT / "data" / "hansards"
 
 
