@@ -43,13 +43,9 @@ def _mincut(seed, d=5):
 
 
 @pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=40)
-    c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
+def client(dask_client):
+    """The session's local cluster (tests/conftest.py), shared with the other cluster tests."""
+    return dask_client
 
 
 @pytest.mark.parametrize("make", [_matching, _mincut], ids=["matching", "mincut"])
