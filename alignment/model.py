@@ -212,17 +212,18 @@ class MatchingAligner(ParamsMixin):
         ((D-1)*n), pairs (P)]``; feature rows: ``[edge, node, pair]``.  The
         fertility columns hold ``-f(j, d)``: their score is minus the penalty.
         """
-        # the Dice / IBM 2 / HMM matrices of the pair, once for all featurizers
-        st = self.featurizer_.stats.pair_statistics(src, tgt) if len(src) and len(tgt) else None
-        F_edge = self.featurizer_.transform(src, tgt, st)
+        # the edge and aligner features: the kernels of alignment.features.kernel on a
+        # batch of one pair (those of the batch path)
+        edge = aligner = None
+        if len(src) and len(tgt):
+            edge, aligner = self._kernel_inputs().features([(src, tgt)])
+        F_edge = self.featurizer_.transform(src, tgt, edge)
         if self.use_external:
             F_edge = sp.vstack([F_edge, sp.csr_matrix(
                 self.external_featurizer_.edge_block(self.external_, src, tgt))], format="csr")
-        outputs = None
         if self.aligners:
-            outputs = self.aligner_links_.outputs(src, tgt)
             F_edge = sp.vstack([F_edge, sp.csr_matrix(self.aligner_featurizer_.edge_block(
-                self.aligner_links_, src, tgt, outputs))], format="csr")
+                self.aligner_links_, src, tgt, aligner))], format="csr")
         if not self._extended:
             return F_edge, None, None
         m, n = len(src), len(tgt)
@@ -236,6 +237,8 @@ class MatchingAligner(ParamsMixin):
                 pairs, pattern = pairs[sel], pattern[sel]
         else:
             pairs, pattern = np.zeros((0, 2), np.int64), np.zeros(0, np.int64)
+        # the Dice / IBM 2 / HMM matrices of the pair, once for the node and pair features
+        st = self.featurizer_.stats.pair_statistics(src, tgt)
         blocks = [[F_edge, sp.csr_matrix((F_edge.shape[0], n_fert + len(pairs)))]]
         if D > 1:
             Fn = self.node_featurizer_.transform(src, tgt, st)
@@ -248,10 +251,21 @@ class MatchingAligner(ParamsMixin):
                     self.external_, src, tgt, pairs, pattern))])
             if self.aligners:
                 Fp = sp.vstack([Fp, sp.csr_matrix(self.aligner_featurizer_.pair_block(
-                    self.aligner_links_, src, tgt, pairs, pattern, outputs))])
+                    self.aligner_links_, src, tgt, pairs, pattern, aligner))])
             blocks.append([sp.csr_matrix((Fp.shape[0], m * n + n_fert)), Fp])
         F = sp.vstack([sp.hstack(b) for b in blocks], format="csr")
         return F, pairs, pattern
+    def _kernel_inputs(self):
+        """The feature kernels' inputs for this model (word caches; rebuilt when the
+        featurizer or the aligners change, and not pickled)."""
+        from .features.kernel import KernelInputs
+
+        links = self.aligner_links_ if self.aligners else None
+        ki = self.__dict__.get("_kernel_cache")
+        if ki is None or ki.featurizer is not self.featurizer_ or ki.links is not links:
+            ki = self._kernel_cache = KernelInputs(self.featurizer_, links)
+        return ki
+
 
     #: edge features that make an edge a pair candidate (``pair_candidates="likely"``)
     _CANDIDATE_FEATURES = ("dice_row_best", "dice_col_best", "dice_row_rank2", "dice_col_rank2",
@@ -501,6 +515,7 @@ class MatchingAligner(ParamsMixin):
     def __getstate__(self):
         # the batch predictor's word caches are rebuilt where the model is unpickled
         state = self.__dict__.copy()
+        state.pop("_kernel_cache", None)
         state.pop("_batch_predictor", None)
         return state
 

@@ -21,6 +21,11 @@ they form ``F_i`` of the structured example.  The features:
   frequent word (so in [0, 1]);
 * lexical identity indicators ``pair=e|f``, ``src=e`` and ``tgt=f`` for the
   most frequent words of each language.
+
+Each dense feature is defined once, in the numba kernel of
+:mod:`alignment.features.kernel` (:data:`~alignment.features.kernel.EDGE_FEATURES`, the
+table of names and kernel slots); :class:`EdgeFeaturizer` runs it on one pair and adds the
+lexical indicators.
 """
 
 from __future__ import annotations
@@ -30,37 +35,20 @@ import unicodedata
 import numpy as np
 import scipy.sparse as sp
 
+from .kernel import EDGE_FEATURES, N_DENSE, N_HMM
+
 __all__ = ["EdgeFeaturizer", "DENSE_FEATURES", "HMM_FEATURES", "OPTIONAL_FEATURES"]
 
-DENSE_FEATURES = (
-    "bias",
-    "dice", "dice_row_best", "dice_col_best", "dice_both_best",
-    "post_fwd", "post_bwd", "post_prod", "post_min",
-    "vit_fwd", "vit_bwd", "vit_inter", "vit_union",
-    "dist", "dist_sq",
-    "exact", "prefix3", "cognate4", "len_ratio",
-    "both_punct", "punct_mismatch", "both_number",
-    "src_logfreq", "tgt_logfreq",
-    "logpost_fwd", "logpost_bwd", "logdice",
-    "nbr_diag", "nbr_anti", "nbr_vit_diag",
-    "null_fwd", "null_bwd",
-    "dist_lt_05", "dist_lt_10", "dist_lt_20", "near_diag_word",
-    "dice_row_rank2", "dice_col_rank2",
-)
+#: the features of every model (:data:`~alignment.features.kernel.EDGE_FEATURES`)
+DENSE_FEATURES = EDGE_FEATURES[:N_DENSE]
 
 #: extra rows when the statistics carry HMM tables (:meth:`AlignmentStatistics.with_hmm`)
-HMM_FEATURES = (
-    "hmm_fwd", "hmm_bwd", "hmm_prod", "hmm_min", "hmm_inter", "hmm_union",
-    "loghmm_fwd", "loghmm_bwd", "hmm_nbr_diag", "hmm_nbr_anti",
-)
+HMM_FEATURES = EDGE_FEATURES[N_DENSE:N_DENSE + N_HMM]
 
 #: extra rows only on request (``include=``): the edge joins a word that occurs more than once
 #: in its sentence, and another occurrence of it lies nearer the diagonal position of the other
 #: end (which of the repeated function words goes with which)
-OPTIONAL_FEATURES = ("farther_src_occ", "farther_tgt_occ")
-
-#: floor of the log-scaled probabilities: log(max(p, 1e-6)) / log(1e6) + 1 lies in [0, 1]
-_LOG_FLOOR = 1e-6
+OPTIONAL_FEATURES = EDGE_FEATURES[N_DENSE + N_HMM:]
 
 
 def _is_punct(tok):
@@ -70,65 +58,6 @@ def _is_punct(tok):
 
 def _is_number(tok):
     return any(ch.isdigit() for ch in tok) and all(ch.isdigit() or ch in ".,:-/" for ch in tok)
-
-
-def _common_prefix_len(a, b):
-    """Common prefix lengths of every pair of words in ``a`` x ``b`` (vectorised by length)."""
-    m, n = len(a), len(b)
-    out = np.zeros((m, n), dtype=np.int32)
-    if m == 0 or n == 0:
-        return out
-    maxlen = max(max(map(len, a)), max(map(len, b)))
-    alive = np.ones((m, n), dtype=bool)
-    for p in range(1, maxlen + 1):
-        ca = np.array([w[p - 1] if len(w) >= p else "\0a" for w in a], dtype=object)
-        cb = np.array([w[p - 1] if len(w) >= p else "\0b" for w in b], dtype=object)
-        alive &= np.equal.outer(ca, cb)
-        if not alive.any():
-            break
-        out += alive
-    return out
-
-
-def _log_scaled(p):
-    """``log(max(p, 1e-6)) / log(1e6) + 1``: probabilities on a [0, 1] log scale."""
-    return np.log(np.maximum(p, _LOG_FLOOR)) / -np.log(_LOG_FLOOR) + 1.0
-
-
-def _neighbour_max(x, dj, dk):
-    """``max(x[j-dj, k-dk], x[j+dj, k+dk])`` with 0 outside the grid."""
-    m, n = x.shape
-    pad = np.zeros((m + 2, n + 2))
-    pad[1:-1, 1:-1] = x
-    a = pad[1 - dj:m + 1 - dj, 1 - dk:n + 1 - dk]
-    b = pad[1 + dj:m + 1 + dj, 1 + dk:n + 1 + dk]
-    return np.maximum(a, b)
-
-
-def _farther_occurrence(words, dist):
-    """``out[j, k]``: another occurrence of ``words[j]`` has a smaller ``dist[., k]``.
-
-    ``dist`` is the (rows = ``words``) matrix of distances to the diagonal; words that occur
-    once are never flagged, and of equally near occurrences none is.
-    """
-    same = np.equal.outer(np.array(words, dtype=object), np.array(words, dtype=object))
-    np.fill_diagonal(same, False)
-    # nearest other occurrence of row j's word, for every column k: min over j' of dist[j', k]
-    other = np.where(same[:, :, None], dist[None, :, :], np.inf).min(axis=1)
-    return dist > other + 1e-12
-
-
-def _second_mask(x, axis):
-    """Whether an entry is the second largest (and positive) along ``axis``."""
-    if x.shape[axis] < 2:
-        return np.zeros(x.shape, dtype=bool)
-    second = -np.sort(-x, axis=axis).take([1], axis=axis)
-    return (x >= second) & (x > 0) & ~_best_mask(x, axis)
-
-
-def _best_mask(x, axis):
-    mx = x.max(axis=axis, keepdims=True)
-    return (x >= mx) & (x > 0)
 
 
 class EdgeFeaturizer:
@@ -174,9 +103,10 @@ class EdgeFeaturizer:
         if unknown:
             raise ValueError(f"unknown edge features to exclude: {', '.join(unknown)} "
                              f"(known: {', '.join(dense)})")
-        # rows of dense_block's stack that are kept
-        self._keep = np.array([i for i, f in enumerate(dense) if f not in exclude], dtype=np.intp)
-        dense = tuple(dense[i] for i in self._keep)
+        # kernel slots (EDGE_FEATURES) of the kept dense features, in feature order
+        self._keep = np.array([EDGE_FEATURES.index(f) for f in dense if f not in exclude],
+                              dtype=np.int64)
+        dense = tuple(EDGE_FEATURES[i] for i in self._keep)
         names = list(dense)
         names += [f"src={w}" for w in src_top]
         names += [f"tgt={w}" for w in tgt_top]
@@ -188,82 +118,35 @@ class EdgeFeaturizer:
     def n_features(self):
         return len(self.feature_names)
 
-    def dense_block(self, src, tgt, st=None):
-        """The dense features as an array of shape ``(n_dense, m, n)``.
+    def _inputs(self):
+        from .kernel import KernelInputs
 
-        ``st``: the sentence pair's :meth:`AlignmentStatistics.pair_statistics`, if
-        the caller already has them (computed here otherwise).
+        if getattr(self, "_kernel_inputs", None) is None:
+            self._kernel_inputs = KernelInputs(self)
+        return self._kernel_inputs
 
-        With HMM tables attached to the statistics the rows of :data:`HMM_FEATURES`
-        follow: the HMM posteriors of both directions, their product and minimum,
-        their intersection and union at 1/2 (posterior decoding), log-scaled
-        posteriors, and the product's support from the diagonal neighbours.
-        """
-        m, n = len(src), len(tgt)
-        if st is None:
-            st = self.stats.pair_statistics(src, tgt)
-        dice = st["dice"]
-        pf, pb = st["post_fwd"], st["post_bwd"]
-        vf, vb = st["vit_fwd"].astype(float), st["vit_bwd"].astype(float)
-        j = (np.arange(m)[:, None] + 0.5) / m
-        k = (np.arange(n)[None, :] + 0.5) / n
-        dist = np.abs(j - k)
-        lo_s = [w.lower() for w in src]
-        lo_t = [w.lower() for w in tgt]
-        exact = np.equal.outer(np.array(lo_s, dtype=object), np.array(lo_t, dtype=object))
-        cp = _common_prefix_len(lo_s, lo_t)
-        ls = np.array([len(w) for w in src], dtype=float)[:, None]
-        lt = np.array([len(w) for w in tgt], dtype=float)[None, :]
-        p_s = np.array([_is_punct(w) for w in src])[:, None]
-        p_t = np.array([_is_punct(w) for w in tgt])[None, :]
-        n_s = np.array([_is_number(w) for w in src])[:, None]
-        n_t = np.array([_is_number(w) for w in tgt])[None, :]
-        fs = self.stats.log_frequency("src", src)[:, None] / self._logfreq_scale["src"]
-        ft = self.stats.log_frequency("tgt", tgt)[None, :] / self._logfreq_scale["tgt"]
-        row_best, col_best = _best_mask(dice, 1), _best_mask(dice, 0)
-        pp, vv = pf * pb, vf * vb   # posterior product and Viterbi intersection
-        ones = np.ones((m, n))
-        block = [
-            ones,
-            dice, row_best, col_best, row_best & col_best,
-            pf, pb, pp, np.minimum(pf, pb),
-            vf, vb, vv, np.maximum(vf, vb),
-            dist, dist ** 2,
-            exact, (cp >= 3) & ~exact, (cp >= 4) & ~exact,
-            np.minimum(ls, lt) / np.maximum(ls, lt),
-            p_s & p_t, p_s ^ p_t, n_s & n_t & exact,
-            fs * ones, ft * ones,
-            # log-scale association: a matching score adds edge scores, as a
-            # log-probability adds over links
-            _log_scaled(pf), _log_scaled(pb), _log_scaled(dice),
-            # support from the neighbouring edges (monotone and inverted diagonals)
-            _neighbour_max(pp, 1, 1), _neighbour_max(pp, 1, -1),
-            _neighbour_max(vv, 1, 1),
-            # probability that the word is unaligned (NULL) under each IBM model 2
-            st["null_fwd"][None, :] * ones, st["null_bwd"][:, None] * ones,
-            dist < 0.05, dist < 0.10, dist < 0.20,
-            np.abs((np.arange(m)[:, None] + 0.5) * n / m - (np.arange(n)[None, :] + 0.5)) <= 1.0,
-            _second_mask(dice, 1), _second_mask(dice, 0),
-        ]
-        if self._use_hmm:
-            hf, hb = st["hmm_fwd"], st["hmm_bwd"]
-            hp = hf * hb
-            block += [hf, hb, hp, np.minimum(hf, hb), (hf >= 0.5) & (hb >= 0.5),
-                      (hf >= 0.5) | (hb >= 0.5), _log_scaled(hf), _log_scaled(hb),
-                      _neighbour_max(hp, 1, 1), _neighbour_max(hp, 1, -1)]
-        if self._include:
-            farther = {"farther_src_occ": _farther_occurrence(lo_s, dist),
-                       "farther_tgt_occ": _farther_occurrence(lo_t, dist.T).T}
-            block += [farther[f] for f in self._include]
-        return np.stack([np.asarray(block[i], dtype=np.float64) * ones for i in self._keep])
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_kernel_inputs", None)     # word caches and a lock
+        return state
 
-    def transform(self, src, tgt, st=None):
-        """``F_i`` for one sentence pair: CSR of shape ``(n_features, m*n)``
-        (``st`` as in :meth:`dense_block`)."""
+    def dense_block(self, src, tgt):
+        """The dense features as an array of shape ``(n_dense, m, n)`` (the kernel's
+        values, :meth:`KernelInputs.features`)."""
+        edge, _ = self._inputs().features([(src, tgt)])
+        return edge[:, self._keep].T.reshape(self._n_dense, len(src), len(tgt))
+
+    def transform(self, src, tgt, edge_values=None):
+        """``F_i`` for one sentence pair: CSR of shape ``(n_features, m*n)``.
+
+        ``edge_values``: the pair's ``(m*n, len(EDGE_FEATURES))`` kernel values, if the
+        caller has them (:meth:`KernelInputs.features`; computed here otherwise)."""
         m, n = len(src), len(tgt)
         if m == 0 or n == 0:
             raise ValueError("empty sentence")
-        dense = self.dense_block(src, tgt, st).reshape(self._n_dense, m * n)
+        if edge_values is None:
+            edge_values = self._inputs().features([(src, tgt)])[0]
+        dense = np.ascontiguousarray(edge_values[:, self._keep].T)
         if not np.all(np.isfinite(dense)):
             raise ValueError("non-finite edge feature")
         # lexical indicators, rows counted from the first lexical feature:

@@ -1,68 +1,90 @@
-"""The numba kernels of the batch featurizer (:mod:`alignment.predict.batch`): the
-statistics' tables of every pair of a batch (:func:`_pair_tables`), and every edge's dense
-and aligner features, their scores and the decoding (:func:`_score_and_decode`), with the
-names of the features they compute, in their order."""
+"""The alignment features, defined once: the numba kernels that compute every edge's
+features (:func:`_edge_values`, :func:`_aligner_values`) with the table of their names
+beside them (:data:`EDGE_FEATURES`, :data:`ALIGNER_FEATURES`: name <-> kernel slot).
+
+Both prediction paths and training read them from here:
+
+* the per-pair path (:meth:`MatchingAligner._structure`, used by training and
+  :meth:`MatchingAligner.predict_matrix`) runs :func:`_edge_features` and
+  :func:`_aligner_features` on a batch of one pair and builds the sparse ``F`` from them;
+* the batch path (:class:`alignment.predict.batch.BatchPredictor`) runs
+  :func:`_edge_scores` (the same values, summed with the weights in the order of the
+  model's features) on many pairs and decodes them (:func:`_decode`).
+
+:class:`KernelInputs` lays a batch of sentence pairs out as the kernels' flat arrays: the
+per-word-type attributes, the statistics' tables of every pair (:func:`_pair_tables`) and the
+other aligners' links.
+"""
 
 from __future__ import annotations
 
-import functools
+import threading
 
 import numba as nb
 import numpy as np
 
 from structpred.polytopes.matching import hungarian_matching
 
+from ..aligners.symmetrize import symmetrize
 from ..stats.dice import _dice_matrix
-from .edges import DENSE_FEATURES, HMM_FEATURES, OPTIONAL_FEATURES
 from ..stats.hmm import hmm_posteriors
 from ..stats.ibm import _pair_posteriors
 from ..stats.interactions import _viterbi
-from .links import SOURCES
 
-__all__ = []
+__all__ = ["EDGE_FEATURES", "ALIGNER_FEATURES", "KernelInputs", "aligner_features"]
 
-#: characters of the lower-cased words compared for the prefix cues (prefix3, cognate4)
-_PREFIX = 4
+#: the edge features: ``EDGE_FEATURES[i]`` is slot ``v[i]`` of :func:`_edge_values`
+EDGE_FEATURES = (
+    "bias",                                                          # 0
+    "dice", "dice_row_best", "dice_col_best", "dice_both_best",      # 1-4
+    "post_fwd", "post_bwd", "post_prod", "post_min",                 # 5-8
+    "vit_fwd", "vit_bwd", "vit_inter", "vit_union",                  # 9-12
+    "dist", "dist_sq",                                               # 13-14
+    "exact", "prefix3", "cognate4", "len_ratio",                     # 15-18
+    "both_punct", "punct_mismatch", "both_number",                   # 19-21
+    "src_logfreq", "tgt_logfreq",                                    # 22-23
+    "logpost_fwd", "logpost_bwd", "logdice",                         # 24-26
+    "nbr_diag", "nbr_anti", "nbr_vit_diag",                          # 27-29
+    "null_fwd", "null_bwd",                                          # 30-31
+    "dist_lt_05", "dist_lt_10", "dist_lt_20", "near_diag_word",      # 32-35
+    "dice_row_rank2", "dice_col_rank2",                              # 36-37
+    # with the statistics' HMM tables (AlignmentStatistics.with_hmm)
+    "hmm_fwd", "hmm_bwd", "hmm_prod", "hmm_min", "hmm_inter", "hmm_union",   # 38-43
+    "loghmm_fwd", "loghmm_bwd", "hmm_nbr_diag", "hmm_nbr_anti",              # 44-47
+    # only on request (EdgeFeaturizer(include=...))
+    "farther_src_occ", "farther_tgt_occ",                            # 48-49
+)
+#: the slices of :data:`EDGE_FEATURES`: always, with the HMM tables, on request
+N_DENSE, N_HMM = 38, 10
 
+#: the other aligners' edge features: ``ALIGNER_FEATURES[i]`` is slot ``a[i]`` of
+#: :func:`_aligner_values`
+ALIGNER_FEATURES = (
+    "hmm:fwd", "hmm:bwd", "hmm:min", "hmm:inter", "hmm:nbr_diag", "hmm:nbr_anti",   # 0-5
+    "eflomal:fwd", "eflomal:bwd", "eflomal:intersection",                          # 6-8
+    "eflomal:grow-diag-final-and", "eflomal:union",                                # 9-10
+    "eflomal:nbr_diag", "eflomal:nbr_anti",                                        # 11-12
+    "fast_align:sym",                                                              # 13
+    "aligners:vote_share",                                                         # 14
+)
 
-#: the edge features :func:`_score_and_decode` computes, in its order (a feature added to
-#: :mod:`alignment.features.edges` or to the ``hmm`` source without the kernel's update sends the
-#: models to the per-pair path instead of giving other scores)
-_KERNEL_FEATURES = (
-    "bias", "dice", "dice_row_best", "dice_col_best", "dice_both_best",
-    "post_fwd", "post_bwd", "post_prod", "post_min", "vit_fwd", "vit_bwd", "vit_inter",
-    "vit_union", "dist", "dist_sq", "exact", "prefix3", "cognate4", "len_ratio",
-    "both_punct", "punct_mismatch", "both_number", "src_logfreq", "tgt_logfreq",
-    "logpost_fwd", "logpost_bwd", "logdice", "nbr_diag", "nbr_anti", "nbr_vit_diag",
-    "null_fwd", "null_bwd", "dist_lt_05", "dist_lt_10", "dist_lt_20", "near_diag_word",
-    "dice_row_rank2", "dice_col_rank2",
-    "hmm_fwd", "hmm_bwd", "hmm_prod", "hmm_min", "hmm_inter", "hmm_union",
-    "loghmm_fwd", "loghmm_bwd", "hmm_nbr_diag", "hmm_nbr_anti",
-    "farther_src_occ", "farther_tgt_occ")
-
-
-#: values per edge in the kernel (all of them, whether or not the model has them)
-_N_ALL = len(_KERNEL_FEATURES)
-
-
-#: the aligner features the kernel computes (all sources), in their order
-_KERNEL_ALIGNER_FEATURES = (
-    "hmm:fwd", "hmm:bwd", "hmm:min", "hmm:inter", "hmm:nbr_diag", "hmm:nbr_anti",
-    "eflomal:fwd", "eflomal:bwd", "eflomal:intersection", "eflomal:grow-diag-final-and",
-    "eflomal:union", "eflomal:nbr_diag", "eflomal:nbr_anti",
-    "fast_align:sym", "aligners:vote_share")
-
+_N_ALL = len(EDGE_FEATURES)
+_N_ALIGNER = len(ALIGNER_FEATURES)
 
 #: the eflomal link sets, in the order of their rows in the kernel's ``ef`` argument
 _EFLOMAL_VIEWS = ("fwd", "bwd", "intersection", "grow-diag-final-and", "union")
 
+#: floor of the log-scaled probabilities: log(max(p, 1e-6)) / log(1e6) + 1 lies in [0, 1]
+_LOG_FLOOR = 1e-6
 
-@functools.lru_cache(maxsize=1)
-def _kernel_is_current():
-    from .links import AlignerFeaturizer
 
-    return (DENSE_FEATURES + HMM_FEATURES + OPTIONAL_FEATURES == _KERNEL_FEATURES
-            and tuple(AlignerFeaturizer(SOURCES).edge_names) == _KERNEL_ALIGNER_FEATURES)
+def _log_scaled(p):
+    """``log(max(p, 1e-6)) / log(1e6) + 1``: probabilities on a [0, 1] log scale."""
+    return np.log(np.maximum(p, _LOG_FLOOR)) / -np.log(_LOG_FLOOR) + 1.0
+
+
+#: characters of the lower-cased words compared for the prefix cues (prefix3, cognate4)
+_PREFIX = 4
 
 
 @nb.njit(cache=True, nogil=True)
@@ -152,173 +174,253 @@ def _top2(x, start, step, count):
 
 
 @nb.njit(cache=True, nogil=True)
-def _score_and_decode(soff, toff, sint, tint, sflt, tflt, mats, nulls, hmms, exts, logs, keep,
-                      flags, n_top, offsets, w, hmm_threshold):
-    """Edge scores ``F' w`` of every pair, summed feature by feature in the order of the
-    model's features, and the maximum-weight matching of each pair.
+def _pair_bests(dice, e0, m, n):
+    """Largest and second largest Dice score of each row and column of a pair's block."""
+    rmax, rsec = np.empty(m), np.empty(m)
+    cmax, csec = np.empty(n), np.empty(n)
+    for j in range(m):
+        rmax[j], rsec[j] = _top2(dice, e0 + j * n, 1, n)
+    for k in range(n):
+        cmax[k], csec[k] = _top2(dice, e0 + k, n, m)
+    return rmax, rsec, cmax, csec
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _edge_values(v, a0, b0, e0, m, n, j, k, sint, tint, sflt, tflt, mats, nulls, hmms, logs,
+                 bests, flags):
+    """The edge features of edge ``(j, k)`` of the pair whose tokens start at ``a0``/``b0``
+    and edges at ``e0``, into ``v`` (slot ``i`` is :data:`EDGE_FEATURES` ``[i]``).
 
     ``sint``/``tint`` and ``sflt``/``tflt`` are the per-token attributes of
-    :meth:`_Side.attributes`; ``exts`` the external aligners' flat link arrays
-    (:meth:`BatchPredictor._external_links`); ``keep`` the kernel positions of the model's
-    dense features; ``flags`` = (statistics' HMM, farther_src_occ, farther_tgt_occ, the
-    ``hmm`` aligner); ``n_top`` the numbers of frequent source and target words;
-    ``offsets`` those of :func:`_aligner_offsets`.
-    Returns ``(link_off, link_src, link_tgt)`` (see :meth:`BatchPredictor.predict_links`).
-    """
+    :meth:`KernelInputs.encode`; ``mats``, ``nulls``, ``hmms`` the tables of
+    :func:`_pair_tables`, ``logs`` their log scale; ``bests`` the pair's
+    :func:`_pair_bests`; ``flags`` = (statistics' HMM, farther_src_occ, farther_tgt_occ, ...).
+    The HMM and ``farther_*`` slots are written only when their flag is set."""
     dice, pf, pb, vf, vb = mats
     nf, nbk = nulls
-    hf, hb, uf, ub = hmms
-    ef, fa = exts
-    o_ef, o_fa, o_vote, n_src = offsets[1], offsets[2], offsets[3], offsets[4]
+    hf, hb = hmms[0], hmms[1]
     lpf, lpb, ldice, lhf, lhb = logs
-    use_hmm, far_s, far_t, use_uhmm = flags[0], flags[1], flags[2], flags[3]
+    rmax, rsec, cmax, csec = bests
+    sj, tk = a0 + j, b0 + k
+    i = e0 + j * n + k
+    d = dice[i]
+    jj = (j + 0.5) / m
+    kk = (k + 0.5) / n
+    dist = abs(jj - kk)
+    exact = sint[sj, 3] == tint[tk, 3]
+    cp = 0
+    while cp < _PREFIX and sint[sj, 4 + cp] == tint[tk, 4 + cp]:
+        cp += 1
+    rb = d >= rmax[j] and d > 0
+    cb = d >= cmax[k] and d > 0
+    ps, pt = sint[sj, 4 + _PREFIX] != 0, tint[tk, 4 + _PREFIX] != 0
+    ns, nt = sint[sj, 5 + _PREFIX] != 0, tint[tk, 5 + _PREFIX] != 0
+    ls, lt = sflt[sj, 1], tflt[tk, 1]
+    v[0] = 1.0                                  # bias
+    v[1] = d                                    # dice
+    v[2] = rb                                   # dice_row_best
+    v[3] = cb                                   # dice_col_best
+    v[4] = rb and cb                            # dice_both_best
+    v[5] = pf[i]                                # post_fwd
+    v[6] = pb[i]                                # post_bwd
+    v[7] = pf[i] * pb[i]                        # post_prod
+    v[8] = min(pf[i], pb[i])                    # post_min
+    v[9] = vf[i]                                # vit_fwd
+    v[10] = vb[i]                               # vit_bwd
+    v[11] = vf[i] * vb[i]                       # vit_inter
+    v[12] = max(vf[i], vb[i])                   # vit_union
+    v[13] = dist                                # dist: |j/m - k/n| at the word centres
+    v[14] = dist * dist                         # dist_sq
+    v[15] = exact                               # exact (lower-cased)
+    v[16] = cp >= 3 and not exact               # prefix3
+    v[17] = cp >= 4 and not exact               # cognate4
+    v[18] = min(ls, lt) / max(ls, lt)           # len_ratio
+    v[19] = ps and pt                           # both_punct
+    v[20] = ps != pt                            # punct_mismatch
+    v[21] = ns and nt and exact                 # both_number
+    v[22] = sflt[sj, 0]                         # src_logfreq (scaled)
+    v[23] = tflt[tk, 0]                         # tgt_logfreq (scaled)
+    v[24] = lpf[i]                              # logpost_fwd
+    v[25] = lpb[i]                              # logpost_bwd
+    v[26] = ldice[i]                            # logdice
+    v[27] = _nbr(pf, pb, e0, n, m, j, k, 1)     # nbr_diag
+    v[28] = _nbr(pf, pb, e0, n, m, j, k, -1)    # nbr_anti
+    v[29] = _nbr(vf, vb, e0, n, m, j, k, 1)     # nbr_vit_diag
+    v[30] = nf[tk]                              # null_fwd
+    v[31] = nbk[sj]                             # null_bwd
+    v[32] = dist < 0.05                         # dist_lt_05
+    v[33] = dist < 0.10                         # dist_lt_10
+    v[34] = dist < 0.20                         # dist_lt_20
+    v[35] = abs((j + 0.5) * n / m - (k + 0.5)) <= 1.0                # near_diag_word
+    v[36] = n >= 2 and d >= rsec[j] and d > 0 and not rb              # dice_row_rank2
+    v[37] = m >= 2 and d >= csec[k] and d > 0 and not cb              # dice_col_rank2
+    if flags[0]:
+        x, y = hf[i], hb[i]
+        v[38] = x                               # hmm_fwd
+        v[39] = y                               # hmm_bwd
+        v[40] = x * y                           # hmm_prod
+        v[41] = min(x, y)                       # hmm_min
+        v[42] = x >= 0.5 and y >= 0.5           # hmm_inter
+        v[43] = x >= 0.5 or y >= 0.5            # hmm_union
+        v[44] = lhf[i]                          # loghmm_fwd
+        v[45] = lhb[i]                          # loghmm_bwd
+        v[46] = _nbr(hf, hb, e0, n, m, j, k, 1)     # hmm_nbr_diag
+        v[47] = _nbr(hf, hb, e0, n, m, j, k, -1)    # hmm_nbr_anti
+    if flags[1]:
+        # farther_src_occ: another occurrence of the source word nearer the diagonal
+        other = np.inf
+        for j2 in range(m):
+            if j2 != j and sint[a0 + j2, 3] == sint[sj, 3]:
+                other = min(other, abs((j2 + 0.5) / m - kk))
+        v[48] = dist > other + 1e-12
+    if flags[2]:
+        # farther_tgt_occ: the same for the target word
+        other = np.inf
+        for k2 in range(n):
+            if k2 != k and tint[b0 + k2, 3] == tint[tk, 3]:
+                other = min(other, abs(jj - (k2 + 0.5) / n))
+        v[49] = dist > other + 1e-12
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _aligner_values(a, e0, m, n, j, k, hmms, exts, flags, n_src, threshold):
+    """The other aligners' features of edge ``(j, k)`` into ``a`` (slot ``i`` is
+    :data:`ALIGNER_FEATURES` ``[i]``): our HMM's posteriors (``hmms[2:]``, flag 3), the
+    eflomal link sets (rows of ``exts[0]``, :data:`_EFLOMAL_VIEWS`; flag 4) and
+    fast_align's links (``exts[1]``, flag 5); ``n_src`` sources share the vote."""
+    uf, ub = hmms[2], hmms[3]
+    ef, fa = exts
+    i = e0 + j * n + k
+    vote = 0.0
+    if flags[3]:
+        x, y = uf[i], ub[i]
+        mn = min(x, y)
+        inter = 1.0 if mn >= threshold else 0.0
+        a[0] = x                                # hmm:fwd
+        a[1] = y                                # hmm:bwd
+        a[2] = mn                               # hmm:min
+        a[3] = inter                            # hmm:inter
+        a[4] = 0.5 * (_min_at(uf, ub, e0, n, m, j - 1, k - 1)
+                      + _min_at(uf, ub, e0, n, m, j + 1, k + 1))      # hmm:nbr_diag
+        a[5] = 0.5 * (_min_at(uf, ub, e0, n, m, j - 1, k + 1)
+                      + _min_at(uf, ub, e0, n, m, j + 1, k - 1))      # hmm:nbr_anti
+        vote += inter
+    if flags[4]:
+        for r in range(5):
+            a[6 + r] = ef[r, i]                 # eflomal:fwd ... eflomal:union
+        x = ef[2]
+        a[11] = 0.5 * (_at(x, e0, n, m, j - 1, k - 1)
+                       + _at(x, e0, n, m, j + 1, k + 1))             # eflomal:nbr_diag
+        a[12] = 0.5 * (_at(x, e0, n, m, j - 1, k + 1)
+                       + _at(x, e0, n, m, j + 1, k - 1))             # eflomal:nbr_anti
+        vote += x[i]
+    if flags[5]:
+        a[13] = fa[i]                           # fast_align:sym
+        vote += fa[i]
+    a[14] = vote / n_src                        # aligners:vote_share
+
+
+@nb.njit(cache=True, nogil=True)
+def _edge_features(soff, toff, sint, tint, sflt, tflt, mats, nulls, hmms, logs, flags):
+    """Every edge's :data:`EDGE_FEATURES` (``(E, len(EDGE_FEATURES))``, the pairs' ``m x n``
+    blocks row-major one after the other; the slots of unset flags are 0)."""
     P = len(soff) - 1
-    nS, nT = n_top[0], n_top[1]
-    K = len(keep)
-    lex = K + nS + nT + nS * nT          # first weight after the lexical indicators
-    total = 0
-    for p in range(P):
-        total += min(soff[p + 1] - soff[p], toff[p + 1] - toff[p])
-    link_off = np.zeros(P + 1, np.int64)
-    link_s = np.empty(total, np.int64)
-    link_t = np.empty(total, np.int64)
-    v = np.zeros(_N_ALL)
-    nl = 0
+    out = np.zeros((len(mats[0]), _N_ALL))
     e0 = 0
     for p in range(P):
         a0, b0 = soff[p], toff[p]
         m, n = soff[p + 1] - a0, toff[p + 1] - b0
-        rmax, rsec = np.empty(m), np.empty(m)
-        cmax, csec = np.empty(n), np.empty(n)
+        bests = _pair_bests(mats[0], e0, m, n)
         for j in range(m):
-            rmax[j], rsec[j] = _top2(dice, e0 + j * n, 1, n)
-        for k in range(n):
-            cmax[k], csec[k] = _top2(dice, e0 + k, n, m)
-        s = np.empty((m, n))
-        for j in range(m):
-            sj = a0 + j
-            jj = (j + 0.5) / m
             for k in range(n):
-                tk = b0 + k
-                i = e0 + j * n + k
-                d = dice[i]
-                kk = (k + 0.5) / n
-                dist = abs(jj - kk)
-                exact = sint[sj, 3] == tint[tk, 3]
-                cp = 0
-                while cp < _PREFIX and sint[sj, 4 + cp] == tint[tk, 4 + cp]:
-                    cp += 1
-                rb = d >= rmax[j] and d > 0
-                cb = d >= cmax[k] and d > 0
-                pp = pf[i] * pb[i]
-                ps, pt = sint[sj, 4 + _PREFIX] != 0, tint[tk, 4 + _PREFIX] != 0
-                ns, nt = sint[sj, 5 + _PREFIX] != 0, tint[tk, 5 + _PREFIX] != 0
-                ls, lt = sflt[sj, 1], tflt[tk, 1]
-                v[0] = 1.0
-                v[1] = d
-                v[2] = rb
-                v[3] = cb
-                v[4] = rb and cb
-                v[5] = pf[i]
-                v[6] = pb[i]
-                v[7] = pp
-                v[8] = min(pf[i], pb[i])
-                v[9] = vf[i]
-                v[10] = vb[i]
-                v[11] = vf[i] * vb[i]
-                v[12] = max(vf[i], vb[i])
-                v[13] = dist
-                v[14] = dist * dist
-                v[15] = exact
-                v[16] = cp >= 3 and not exact
-                v[17] = cp >= 4 and not exact
-                v[18] = min(ls, lt) / max(ls, lt)
-                v[19] = ps and pt
-                v[20] = ps != pt
-                v[21] = ns and nt and exact
-                v[22] = sflt[sj, 0]
-                v[23] = tflt[tk, 0]
-                v[24] = lpf[i]
-                v[25] = lpb[i]
-                v[26] = ldice[i]
-                v[27] = _nbr(pf, pb, e0, n, m, j, k, 1)
-                v[28] = _nbr(pf, pb, e0, n, m, j, k, -1)
-                v[29] = _nbr(vf, vb, e0, n, m, j, k, 1)
-                v[30] = nf[tk]
-                v[31] = nbk[sj]
-                v[32] = dist < 0.05
-                v[33] = dist < 0.10
-                v[34] = dist < 0.20
-                v[35] = abs((j + 0.5) * n / m - (k + 0.5)) <= 1.0
-                v[36] = n >= 2 and d >= rsec[j] and d > 0 and not rb
-                v[37] = m >= 2 and d >= csec[k] and d > 0 and not cb
-                if use_hmm:
-                    x, y = hf[i], hb[i]
-                    v[38] = x
-                    v[39] = y
-                    v[40] = x * y
-                    v[41] = min(x, y)
-                    v[42] = x >= 0.5 and y >= 0.5
-                    v[43] = x >= 0.5 or y >= 0.5
-                    v[44] = lhf[i]
-                    v[45] = lhb[i]
-                    v[46] = _nbr(hf, hb, e0, n, m, j, k, 1)
-                    v[47] = _nbr(hf, hb, e0, n, m, j, k, -1)
-                if far_s:
-                    # another occurrence of the source word nearer the diagonal
-                    other = np.inf
-                    for j2 in range(m):
-                        if j2 != j and sint[a0 + j2, 3] == sint[sj, 3]:
-                            other = min(other, abs((j2 + 0.5) / m - kk))
-                    v[48] = dist > other + 1e-12
-                if far_t:
-                    other = np.inf
-                    for k2 in range(n):
-                        if k2 != k and tint[b0 + k2, 3] == tint[tk, 3]:
-                            other = min(other, abs(jj - (k2 + 0.5) / n))
-                    v[49] = dist > other + 1e-12
-                # F' w: feature rows in order (dense, src=, tgt=, pair=, aligners)
+                _edge_values(out[e0 + j * n + k], a0, b0, e0, m, n, j, k, sint, tint, sflt,
+                             tflt, mats, nulls, hmms, logs, bests, flags)
+        e0 += m * n
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def _aligner_features(soff, toff, hmms, exts, flags, n_src, threshold):
+    """Every edge's :data:`ALIGNER_FEATURES` (``(E, len(ALIGNER_FEATURES))``, as
+    :func:`_edge_features`)."""
+    P = len(soff) - 1
+    E = 0
+    for p in range(P):
+        E += (soff[p + 1] - soff[p]) * (toff[p + 1] - toff[p])
+    out = np.zeros((E, _N_ALIGNER))
+    e0 = 0
+    for p in range(P):
+        m, n = soff[p + 1] - soff[p], toff[p + 1] - toff[p]
+        for j in range(m):
+            for k in range(n):
+                _aligner_values(out[e0 + j * n + k], e0, m, n, j, k, hmms, exts, flags,
+                                n_src, threshold)
+        e0 += m * n
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def _edge_scores(soff, toff, sint, tint, sflt, tflt, mats, nulls, hmms, exts, logs, flags,
+                 n_src, threshold, keep, akeep, n_top, w):
+    """Edge scores ``F' w`` of every pair (flat, as :func:`_edge_features`): the values of
+    :func:`_edge_values` and :func:`_aligner_values` times the weights, summed in the order
+    of the model's features (dense features at kernel slots ``keep``, the lexical
+    indicators ``src=``, ``tgt=``, ``pair=`` of the ``n_top`` frequent words, aligner
+    features at slots ``akeep``), as the sparse product of the per-pair path."""
+    P = len(soff) - 1
+    nS, nT = n_top[0], n_top[1]
+    K = len(keep)
+    lex = K + nS + nT + nS * nT          # first weight after the lexical indicators
+    scores = np.empty(len(mats[0]))
+    v = np.zeros(_N_ALL)
+    a = np.zeros(_N_ALIGNER)
+    e0 = 0
+    for p in range(P):
+        a0, b0 = soff[p], toff[p]
+        m, n = soff[p + 1] - a0, toff[p + 1] - b0
+        bests = _pair_bests(mats[0], e0, m, n)
+        for j in range(m):
+            for k in range(n):
+                _edge_values(v, a0, b0, e0, m, n, j, k, sint, tint, sflt, tflt, mats, nulls,
+                             hmms, logs, bests, flags)
                 acc = 0.0
                 for q in range(K):
                     acc += v[keep[q]] * w[q]
-                si, ti = sint[sj, 2], tint[tk, 2]
+                si, ti = sint[a0 + j, 2], tint[b0 + k, 2]
                 if si >= 0:
                     acc += w[K + si]
                 if ti >= 0:
                     acc += w[K + nS + ti]
                 if si >= 0 and ti >= 0:
                     acc += w[K + nS + nT + si * nT + ti]
-                # the aligners' features (alignment.features.links, in its order)
-                vote = 0.0
-                if use_uhmm:
-                    x, y = uf[i], ub[i]
-                    mn = min(x, y)
-                    inter = 1.0 if mn >= hmm_threshold else 0.0
-                    acc += x * w[lex]
-                    acc += y * w[lex + 1]
-                    acc += mn * w[lex + 2]
-                    acc += inter * w[lex + 3]
-                    acc += 0.5 * (_min_at(uf, ub, e0, n, m, j - 1, k - 1)
-                                  + _min_at(uf, ub, e0, n, m, j + 1, k + 1)) * w[lex + 4]
-                    acc += 0.5 * (_min_at(uf, ub, e0, n, m, j - 1, k + 1)
-                                  + _min_at(uf, ub, e0, n, m, j + 1, k - 1)) * w[lex + 5]
-                    vote += inter
-                if o_ef >= 0:
-                    b = lex + o_ef
-                    for r in range(5):
-                        acc += ef[r, i] * w[b + r]
-                    x = ef[2]
-                    acc += 0.5 * (_at(x, e0, n, m, j - 1, k - 1)
-                                  + _at(x, e0, n, m, j + 1, k + 1)) * w[b + 5]
-                    acc += 0.5 * (_at(x, e0, n, m, j - 1, k + 1)
-                                  + _at(x, e0, n, m, j + 1, k - 1)) * w[b + 6]
-                    vote += x[i]
-                if o_fa >= 0:
-                    acc += fa[i] * w[lex + o_fa]
-                    vote += fa[i]
-                if o_vote >= 0:
-                    acc += vote / n_src * w[lex + o_vote]
-                s[j, k] = acc
+                if len(akeep):
+                    _aligner_values(a, e0, m, n, j, k, hmms, exts, flags, n_src, threshold)
+                    for q in range(len(akeep)):
+                        acc += a[akeep[q]] * w[lex + q]
+                scores[e0 + j * n + k] = acc
+        e0 += m * n
+    return scores
+
+
+@nb.njit(cache=True, nogil=True)
+def _decode(soff, toff, scores):
+    """The maximum-weight matching of each pair's scores (Hungarian method).
+    Returns ``(link_off, link_src, link_tgt)`` (see :meth:`BatchPredictor.predict_links`)."""
+    P = len(soff) - 1
+    total = 0
+    for p in range(P):
+        total += min(soff[p + 1] - soff[p], toff[p + 1] - toff[p])
+    link_off = np.zeros(P + 1, np.int64)
+    link_s = np.empty(total, np.int64)
+    link_t = np.empty(total, np.int64)
+    nl = 0
+    e0 = 0
+    for p in range(P):
+        m, n = soff[p + 1] - soff[p], toff[p + 1] - toff[p]
+        s = np.empty((m, n))
+        for j in range(m):
+            for k in range(n):
+                s[j, k] = scores[e0 + j * n + k]
         y = hungarian_matching(s)
         for j in range(m):
             for k in range(n):
@@ -337,3 +439,235 @@ def _min_at(x, y, e0, n, m, j, k):
     if j < 0 or j >= m or k < 0 or k >= n:
         return 0.0
     return min(x[e0 + j * n + k], y[e0 + j * n + k])
+
+
+# ----------------------------------------------------------------------- the kernels' inputs
+#: cached word types per side before the caches are emptied (memory stays bounded)
+_MAX_TYPES = 500_000
+
+
+class _Side:
+    """Per-word-type attributes of one side (source or target), cached across batches."""
+
+    def __init__(self, side, featurizer, unsupervised, lowered, pad):
+        self.side = side
+        self.stats = featurizer.stats
+        self.vocab = self.stats._vocab(side)
+        self.top = featurizer._src_top if side == "src" else featurizer._tgt_top
+        self.scale = featurizer._logfreq_scale[side]
+        self.unsupervised = unsupervised
+        self.lowered = lowered          # shared: lower-cased word -> id (both sides)
+        self.pad = pad                  # prefix code of a missing character
+        self.cache = {}
+
+    def attributes(self, words):
+        """``(ints, floats)`` of the distinct ``words``: ints ``(T, 10)`` = statistics id,
+        HMM (unsupervised) id, frequent-word index (-1: none), lower-cased word id, the
+        first 4 lower-cased characters (code points), and the punctuation and number
+        flags; floats ``(T, 2)`` = scaled log-frequency, length."""
+        from .edges import _is_number, _is_punct
+
+        missing = [w for w in words if w not in self.cache]
+        if missing:
+            if len(self.cache) + len(missing) > _MAX_TYPES:
+                self.cache.clear()
+                missing = list(words)
+            ids = self.vocab.encode(missing)
+            lf = self.stats.log_frequency(self.side, missing) / self.scale
+            uid = np.full(len(missing), -1, np.int64)
+            if self.unsupervised is not None:
+                un = self.unsupervised
+                vocab = un.stats_._vocab(self.side)
+                uid = vocab.encode([un.normalize([w])[0] for w in missing])
+            for i, w in enumerate(missing):
+                lo = w.lower()
+                code = [ord(lo[p]) if len(lo) > p else self.pad for p in range(_PREFIX)]
+                self.cache[w] = ((int(ids[i]), int(uid[i]), self.top.get(w, -1),
+                                  self.lowered.setdefault(lo, len(self.lowered)), *code,
+                                  int(_is_punct(w)), int(_is_number(w))),
+                                 (float(lf[i]), float(len(w))))
+        rows = [self.cache[w] for w in words]
+        return (np.array([r[0] for r in rows], np.int64).reshape(-1, 6 + _PREFIX),
+                np.array([r[1] for r in rows], np.float64).reshape(-1, 2))
+
+
+class KernelInputs:
+    """The arguments of the feature kernels for batches of sentence pairs.
+
+    Parameters
+    ----------
+    featurizer : :class:`alignment.features.edges.EdgeFeaturizer`
+        Its statistics, frequent words and optional features.
+    links : :class:`alignment.features.links.AlignerLinks`, optional
+        The other aligners (their sources give the aligner features).
+
+    The word caches are shared by the threads that may call :meth:`arguments` at once (one
+    batch is encoded at a time).
+    """
+
+    def __init__(self, featurizer, links=None):
+        from .links import HMM_THRESHOLD
+
+        self.featurizer = featurizer
+        self.stats = featurizer.stats
+        self.links = links
+        sources = tuple(links.sources) if links is not None else ()
+        un = links.unsupervised if "hmm" in sources else None
+        self.unsupervised = un
+        lowered = {}
+        self._sides = (_Side("src", featurizer, un, lowered, -1),
+                       _Side("tgt", featurizer, un, lowered, -2))
+        self._lowered = lowered
+        self._lock = threading.Lock()
+        include = featurizer._include
+        self.flags = np.array([featurizer._use_hmm, "farther_src_occ" in include,
+                               "farther_tgt_occ" in include, un is not None,
+                               "eflomal" in sources, "fast_align" in sources], np.bool_)
+        self.n_src = max(1, len(sources))
+        self.threshold = HMM_THRESHOLD
+
+    def encode(self, pairs):
+        """Flat per-token arrays ``(offsets, ints, floats)`` of each side of a batch
+        (:meth:`_Side.attributes`)."""
+        with self._lock:
+            out = {}
+            for side, sents in zip(self._sides, ([s for s, _ in pairs], [t for _, t in pairs])):
+                lens = np.fromiter((len(x) for x in sents), np.int64, len(sents))
+                off = np.zeros(len(sents) + 1, np.int64)
+                np.cumsum(lens, out=off[1:])
+                types = {}
+                index = np.fromiter((types.setdefault(w, len(types)) for x in sents for w in x),
+                                    np.int64, int(off[-1]))
+                ints, floats = side.attributes(list(types))
+                out[side.side] = (off, ints[index], floats[index])
+            if len(self._lowered) > 2 * _MAX_TYPES:
+                # the cached words hold lower-cased ids: emptied together
+                self._lowered.clear()
+                for side in self._sides:
+                    side.cache.clear()
+            return out
+
+    def prepare(self, pairs):
+        """Load the external aligners' runs (a saved model finds them lazily) and align
+        the pairs they never saw (:meth:`AlignerLinks.prepare`)."""
+        if self.flags[4] or self.flags[5]:
+            self.links.check()
+            self.links.prepare(pairs)
+
+    def arguments(self, pairs, prepared=False):
+        """The kernels' arguments for ``pairs`` (non-empty sentences): a dict with
+        ``soff``, ``toff``, ``sint``, ``tint``, ``sflt``, ``tflt``, ``mats``, ``nulls``,
+        ``hmms``, ``exts``, ``logs``.  ``prepared``: the pairs went through
+        :meth:`prepare` already."""
+        if not prepared:
+            self.prepare(pairs)
+        enc = self.encode(pairs)
+        soff, sint, sflt = enc["src"]
+        toff, tint, tflt = enc["tgt"]
+        st, un = self.stats, self.unsupervised
+        use_hmm, use_uhmm = self.flags[0], self.flags[3]
+        hmm, uhmm = st.hmm if use_hmm else None, un.stats_ if un is not None else None
+        tables = _pair_tables(
+            soff, toff, sint[:, 0].copy(), tint[:, 0].copy(), sint[:, 1].copy(),
+            tint[:, 1].copy(), _model2_args(st), _dice_args(st),
+            _hmm_args(st, hmm), _hmm_args(uhmm, None if uhmm is None else uhmm.hmm),
+            use_hmm, use_uhmm)
+        dice, pf, pb, nf, nb_, vf, vb, hf, hb, uf, ub = tables
+        # the log scale with numpy's log on the flat arrays
+        logs = tuple(_log_scaled(x) for x in (pf, pb, dice, hf, hb))
+        return dict(soff=soff, toff=toff, sint=sint, tint=tint, sflt=sflt, tflt=tflt,
+                    mats=(dice, pf, pb, vf, vb), nulls=(nf, nb_), hmms=(hf, hb, uf, ub),
+                    exts=self._external_links(pairs, len(dice)), logs=logs)
+
+    def features(self, pairs, prepared=False):
+        """``(edge, aligner)``: every edge's :data:`EDGE_FEATURES` and
+        :data:`ALIGNER_FEATURES` (rows: the pairs' ``m x n`` blocks, row-major)."""
+        x = self.arguments(pairs, prepared)
+        edge = _edge_features(x["soff"], x["toff"], x["sint"], x["tint"], x["sflt"], x["tflt"],
+                              x["mats"], x["nulls"], x["hmms"], x["logs"], self.flags)
+        al = _aligner_features(x["soff"], x["toff"], x["hmms"], x["exts"], self.flags,
+                               self.n_src, self.threshold)
+        return edge, al
+
+    def scores(self, pairs, keep, akeep, n_top, w, prepared=False):
+        """Flat edge scores of ``pairs`` (:func:`_edge_scores`) and the pairs' offsets."""
+        x = self.arguments(pairs, prepared)
+        s = _edge_scores(x["soff"], x["toff"], x["sint"], x["tint"], x["sflt"], x["tflt"],
+                         x["mats"], x["nulls"], x["hmms"], x["exts"], x["logs"], self.flags,
+                         self.n_src, self.threshold, keep, akeep, n_top, w)
+        return s, x["soff"], x["toff"]
+
+    def _external_links(self, pairs, n_edges):
+        return _external_link_arrays(self.links, pairs, n_edges, self.flags[4], self.flags[5])
+
+
+def _external_link_arrays(links, pairs, n_edges, use_ef, use_fa):
+    """The eflomal link sets (rows of ``ef``, :data:`_EFLOMAL_VIEWS`) and fast_align's
+    symmetrised links of every pair of ``links`` as flat 0/1 arrays (each pair's ``m x n``
+    block row-major, as the statistics'); empty for an aligner not used."""
+    ef = np.zeros((len(_EFLOMAL_VIEWS), n_edges if use_ef else 0))
+    fa = np.zeros(n_edges if use_fa else 0)
+    if not (use_ef or use_fa):
+        return ef, fa
+    e0 = 0
+    for s, t in pairs:
+        m, n = len(s), len(t)
+        sets = []
+        if use_ef:
+            d = links._external("eflomal", s, t)
+            f, b = d["fwd"], d["bwd"]
+            sets += [(ef[r], x) for r, x in enumerate(
+                (f, b, *(symmetrize(f, b, v) for v in _EFLOMAL_VIEWS[2:])))]
+        if use_fa:
+            sets.append((fa, links._external("fast_align", s, t)["sym"]))
+        for row, ls in sets:
+            for j, k in ls:
+                if not (0 <= j < m and 0 <= k < n):
+                    raise ValueError(f"link {j}-{k} outside a {m}x{n} sentence pair")
+                row[e0 + j * n + k] = 1.0
+        e0 += m * n
+    return ef, fa
+
+
+def aligner_features(links, pairs):
+    """The :data:`ALIGNER_FEATURES` of every edge of ``pairs`` for the sources of
+    ``links`` (:class:`alignment.features.links.AlignerLinks`), without the statistics:
+    our HMM's posteriors are taken pair by pair (the same kernel as :func:`_pair_tables`)."""
+    from .links import HMM_THRESHOLD
+
+    sources = tuple(links.sources)
+    flags = np.array([False, False, False, "hmm" in sources, "eflomal" in sources,
+                      "fast_align" in sources], np.bool_)
+    lens = np.array([[len(s), len(t)] for s, t in pairs], np.int64).reshape(-1, 2)
+    soff = np.concatenate([[0], np.cumsum(lens[:, 0])]).astype(np.int64)
+    toff = np.concatenate([[0], np.cumsum(lens[:, 1])]).astype(np.int64)
+    n_edges = int((lens[:, 0] * lens[:, 1]).sum())
+    uf = ub = np.zeros(0)
+    if flags[3]:
+        post = [links.unsupervised.posteriors(s, t) for s, t in pairs]
+        uf = np.concatenate([np.ravel(x) for x, _ in post] + [np.zeros(0)])
+        ub = np.concatenate([np.ravel(y) for _, y in post] + [np.zeros(0)])
+    exts = _external_link_arrays(links, pairs, n_edges, flags[4], flags[5])
+    empty = np.zeros(0)
+    return _aligner_features(soff, toff, (empty, empty, uf, ub), exts, flags,
+                             max(1, len(sources)), HMM_THRESHOLD)
+
+
+def _model2_args(st):
+    return (st.t_row_ptr, st.t_cols, st.t_fwd, st.t_bwd, st.t_null_fwd, st.t_null_bwd,
+            np.ascontiguousarray(st.dist_fwd, np.float64),
+            np.ascontiguousarray(st.dist_bwd, np.float64), int(st.max_jump), float(st.floor))
+
+
+def _dice_args(st):
+    return st.dice_row_ptr, st.dice_cols, st.dice_counts, st.src_df, st.tgt_df
+
+
+def _hmm_args(st, hmm):
+    """The arguments of :func:`alignment.stats.hmm.hmm_posteriors` after the ids (dummies
+    without an HMM, so that the kernel has one signature)."""
+    if hmm is None:
+        z, zi = np.zeros(1), np.zeros(2, np.int64)
+        return zi, np.zeros(1, np.int64), z, z, z, z, z, z, 0.5, 0.5, 0, 1e-7
+    return (st.t_row_ptr, st.t_cols, hmm.t_fwd, hmm.t_bwd, hmm.t_null_fwd, hmm.t_null_bwd,
+            hmm.jump_fwd, hmm.jump_bwd, hmm.p0_fwd, hmm.p0_bwd, hmm.max_jump, hmm.floor)

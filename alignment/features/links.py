@@ -45,7 +45,6 @@ from pathlib import Path
 import numpy as np
 
 from ..aligners.linkfiles import _key
-from ..aligners.symmetrize import links_matrix, symmetrize
 
 __all__ = ["AlignerLinks", "AlignerFeaturizer", "resolve_sources", "SOURCES",
            "HMM_THRESHOLD"]
@@ -91,12 +90,6 @@ def resolve_sources(spec, own_hmm=True):
     if own_hmm:
         names = ["hmm"] + names
     return tuple(n for n in SOURCES if n in names)
-
-
-def _diag_support(x):
-    """Mean of the two diagonal neighbours (monotone, inverted) of each cell of ``x``."""
-    pad = np.pad(x, 1)
-    return 0.5 * (pad[:-2, :-2] + pad[2:, 2:]), 0.5 * (pad[:-2, 2:] + pad[2:, :-2])
 
 
 class AlignerLinks:
@@ -306,33 +299,16 @@ class AlignerLinks:
         return self._extra[name][k]
 
     def outputs(self, src, tgt):
-        """``{feature name: (m, n) array}`` of every source for one pair (the raw
-        matrices of :class:`AlignerFeaturizer`)."""
-        shape = (len(src), len(tgt))
-        out = {}
-        if "hmm" in self.sources:
-            pf, pb = self.unsupervised.posteriors(src, tgt)
-            mn = np.minimum(pf, pb)
-            out["hmm:fwd"], out["hmm:bwd"], out["hmm:min"] = pf, pb, mn
-            out["hmm:inter"] = (mn >= HMM_THRESHOLD).astype(float)
-            out["hmm:nbr_diag"], out["hmm:nbr_anti"] = _diag_support(mn)
-        if "eflomal" in self.sources:
-            if not self.runs:
-                self.check()
-            d = self._external("eflomal", src, tgt)
-            f, b = d["fwd"], d["bwd"]
-            out["eflomal:fwd"] = links_matrix(f, shape)
-            out["eflomal:bwd"] = links_matrix(b, shape)
-            for view in ("intersection", "grow-diag-final-and", "union"):
-                out[f"eflomal:{view}"] = links_matrix(symmetrize(f, b, view), shape)
-            out["eflomal:nbr_diag"], out["eflomal:nbr_anti"] = _diag_support(
-                out["eflomal:intersection"])
-        if "fast_align" in self.sources:
-            if not self.runs:
-                self.check()
-            out["fast_align:sym"] = links_matrix(self._external("fast_align", src, tgt)["sym"],
-                                                  shape)
-        return out
+        """``{feature name: (m, n) array}`` of every source's edge features for one pair
+        (the kernel's values, :func:`alignment.features.kernel.aligner_features`)."""
+        from .kernel import ALIGNER_FEATURES, aligner_features
+
+        if any(s != "hmm" for s in self.sources) and not self.runs:
+            self.check()
+        values = aligner_features(self, [(src, tgt)])
+        names = set(AlignerFeaturizer(self.sources).edge_names)
+        return {name: values[:, i].reshape(len(src), len(tgt))
+                for i, name in enumerate(ALIGNER_FEATURES) if name in names}
 
 
 _EDGE = {"hmm": ("hmm:fwd", "hmm:bwd", "hmm:min", "hmm:inter", "hmm:nbr_diag", "hmm:nbr_anti"),
@@ -340,7 +316,6 @@ _EDGE = {"hmm": ("hmm:fwd", "hmm:bwd", "hmm:min", "hmm:inter", "hmm:nbr_diag", "
                      "eflomal:grow-diag-final-and", "eflomal:union", "eflomal:nbr_diag",
                      "eflomal:nbr_anti"),
          "fast_align": ("fast_align:sym",)}
-_VOTE = {"hmm": "hmm:inter", "eflomal": "eflomal:intersection", "fast_align": "fast_align:sym"}
 _PAIR = {"hmm": ("hmm:min",), "eflomal": ("eflomal:intersection", "eflomal:grow-diag-final-and"),
          "fast_align": ("fast_align:sym",)}
 
@@ -366,21 +341,32 @@ class AlignerFeaturizer:
         self._pair_sets = [n for s in self.sources for n in _PAIR[s]]
         self.pair_names = [f"{p}:{n}" for p in _PATTERN_NAMES for n in self._pair_sets]
 
-    def edge_block(self, links, src, tgt, outputs=None):
-        """``(n_edge_features, m*n)`` dense block for one pair."""
-        out = links.outputs(src, tgt) if outputs is None else outputs
-        m, n = len(src), len(tgt)
-        rows = [out[name] for name in self._raw]
-        if len(self.sources) > 1:
-            rows.append(np.mean([out[_VOTE[s]] for s in self.sources], axis=0))
-        return np.stack(rows).reshape(len(rows), m * n)
+    @property
+    def slots(self):
+        """Kernel slots (:data:`~alignment.features.kernel.ALIGNER_FEATURES`) of
+        :attr:`edge_names`, in their order."""
+        from .kernel import ALIGNER_FEATURES
 
-    def pair_block(self, links, src, tgt, pairs, pattern, outputs=None):
+        return np.array([ALIGNER_FEATURES.index(n) for n in self.edge_names], np.int64)
+
+    def edge_block(self, links, src, tgt, values=None):
+        """``(n_edge_features, m*n)`` dense block for one pair; ``values``: the pair's
+        ``(m*n, len(ALIGNER_FEATURES))`` kernel values if the caller has them."""
+        if values is None:
+            from .kernel import aligner_features
+
+            values = aligner_features(links, [(src, tgt)])
+        return np.ascontiguousarray(values[:, self.slots].T)
+
+    def pair_block(self, links, src, tgt, pairs, pattern, values=None):
         """``(n_pair_features, P)`` dense block: for each pattern and pair link set, the
-        product of the pair's two edges' values."""
-        out = links.outputs(src, tgt) if outputs is None else outputs
+        product of the pair's two edges' values (``values`` as in :meth:`edge_block`)."""
+        from .kernel import ALIGNER_FEATURES, aligner_features
+
+        if values is None:
+            values = aligner_features(links, [(src, tgt)])
         S = len(self._pair_sets)
-        flat = np.stack([out[name].ravel() for name in self._pair_sets])
+        flat = np.stack([values[:, ALIGNER_FEATURES.index(name)] for name in self._pair_sets])
         both = flat[:, pairs[:, 0]] * flat[:, pairs[:, 1]]
         res = np.zeros((len(self.pair_names), len(pairs)))
         for p in range(4):
