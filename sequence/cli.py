@@ -118,7 +118,6 @@ def tag_train(args):
     import numpy as np
 
     from .data import deterministic_split, read_conll
-    from .model import SequenceTagger
 
     check_output(args.output, "-o", inputs=[("--data", args.data),
                                             ("--valid-data", args.valid_data)])
@@ -142,6 +141,8 @@ def tag_train(args):
                    f"{', '.join(unseen[:5])}")
         yv = [[t if t not in unseen else "O" for t in s] for s in yv]
     _log(args, f"read {len(X)} sentences; training on {len(Xt)}, validating on {len(Xv)}")
+    from .model import SequenceTagger    # after reading: bad input fails fast
+
     tagger = SequenceTagger(learner=args.learner, feature_set=args.features,
                             n_iter=args.iterations, patience=args.patience,
                             eval_every=DEFAULTS["eval_every"],

@@ -85,11 +85,14 @@ class FeatureIndex:
     ----------
     names : list of str
         The column of each feature string.
+    scale : array_like, optional
+        ``1 / sqrt(count)`` of each feature in the training data (see :meth:`transform`).
     """
 
-    def __init__(self, names):
+    def __init__(self, names, scale=None):
         self.names = list(names)
         self.index = {n: i for i, n in enumerate(self.names)}
+        self.scale = None if scale is None else np.asarray(scale, dtype=np.float64)
 
     @classmethod
     def fit(cls, feats, min_count=1):
@@ -100,13 +103,18 @@ class FeatureIndex:
             for tok in sent:
                 for f in tok:
                     counts[f] = counts.get(f, 0) + 1
-        return cls([f for f, c in counts.items() if c >= min_count])
+        kept = [(f, c) for f, c in counts.items() if c >= min_count]
+        return cls([f for f, _ in kept], scale=1.0 / np.sqrt([c for _, c in kept]))
 
     def __len__(self):
         return len(self.names)
 
-    def transform(self, feats):
-        """``(x, lengths)``: the CSR token-by-feature matrix of all sentences, one after another."""
+    def transform(self, feats, scaled=False):
+        """``(x, lengths)``: the CSR token-by-feature matrix of all sentences, one after another.
+
+        With ``scaled``, feature ``f`` has value ``1 / sqrt(count_f)`` (its count in the
+        training data) instead of 1, so that every column of ``F`` has about unit norm.
+        """
         index = self.index
         indptr = [0]
         indices = []
@@ -120,4 +128,6 @@ class FeatureIndex:
         x = sp.csr_matrix((np.ones(indices.size), indices, np.asarray(indptr, dtype=np.int64)),
                           shape=(len(indptr) - 1, len(self.names)))
         x.sum_duplicates()
+        if scaled:
+            x.data *= self.scale[x.indices]
         return x, np.asarray(lengths, dtype=np.int64)

@@ -66,7 +66,16 @@ class SequenceTagger(BaseEstimator):
     smoothing : float
         Weight of the uniform distribution in the Bregman centre.
     step_scale : float
-        The step is ``eta = step_scale / L``, ``L = ||[F_1 ... F_m]||_2``.
+        The step is ``eta = step_scale / L``, ``L = ||[F_1 ... F_m]||_2`` (``1/L`` is the
+        step of the convergence bound, eq. 2.19, in the Euclidean geometry; a larger
+        step converged faster on the validation sets, docs/results/sequence.md).
+    scaling : {"count", "none"}
+        ``"count"``: token feature ``f`` has value ``1 / sqrt(count_f)`` and the label
+        features (transitions, start, end) ``1 / sqrt(N / K)`` (``N`` training tokens),
+        so that the columns of ``F`` have comparable norms and ``L`` is not set by the
+        most frequent features.  With ``radius = inf`` this is a reparametrisation of
+        the same model (a diagonal preconditioning of the steps on ``w``); the
+        perceptron always uses unscaled features.
     batch_size : int
         Sentences per example of the learner (the polytope of a batch is the product of
         its sentences' polytopes; batching only changes how the work is grouped).
@@ -77,6 +86,9 @@ class SequenceTagger(BaseEstimator):
         are given; the best iterate is kept.
     patience : int or None
         Stop after this many validations without improvement.
+    max_time : float or None
+        Stop at the first validation (or iteration, without validation data) after this
+        many seconds of training.
     random_state : int
         Seeds the power iteration of ``L`` and the perceptron's order.
     verbose : bool
@@ -96,18 +108,21 @@ class SequenceTagger(BaseEstimator):
     """
 
     def __init__(self, learner="bregman", feature_set="full", n_iter=100, radius=np.inf,
-                 smoothing=0.1, step_scale=1.0, batch_size=500, min_count=1, eval_every=5,
-                 patience=None, random_state=0, verbose=False):
+                 smoothing=0.1, step_scale=3.0, scaling="count", batch_size=500, min_count=1,
+                 eval_every=5,
+                 patience=None, max_time=None, random_state=0, verbose=False):
         self.learner = learner
         self.feature_set = feature_set
         self.n_iter = n_iter
         self.radius = radius
         self.smoothing = smoothing
         self.step_scale = step_scale
+        self.scaling = scaling
         self.batch_size = batch_size
         self.min_count = min_count
         self.eval_every = eval_every
         self.patience = patience
+        self.max_time = max_time
         self.random_state = random_state
         self.verbose = verbose
 
@@ -118,6 +133,8 @@ class SequenceTagger(BaseEstimator):
         if self.feature_set not in FEATURE_SETS:
             raise ValueError(f"feature_set must be one of {FEATURE_SETS}, "
                              f"got {self.feature_set!r}")
+        if self.scaling not in ("count", "none"):
+            raise ValueError(f"scaling must be 'count' or 'none', got {self.scaling!r}")
         if int(self.n_iter) < 1 or int(self.batch_size) < 1 or int(self.min_count) < 1:
             raise ValueError("n_iter, batch_size and min_count must be >= 1")
 
@@ -131,7 +148,7 @@ class SequenceTagger(BaseEstimator):
             out.append(ChainExample(x[s0:s1], lengths[i:j],
                                     y=None if y is None else y[s0:s1],
                                     n_labels=len(self.classes_), geometry=geometry,
-                                    smoothing=self.smoothing))
+                                    smoothing=self.smoothing, label_scale=self.label_scale_))
         return out
 
     def _encode_labels(self, y):
@@ -139,11 +156,12 @@ class SequenceTagger(BaseEstimator):
         return np.array([index[t] for s in y for t in s], dtype=np.int64)
 
     def _design(self, X):
-        return self.features_.transform(token_features(X, self.feature_set))
+        return self.features_.transform(token_features(X, self.feature_set),
+                                        scaled=self.scaled_)
 
     def _validation_metric(self, X_valid, y_valid):
         x, lengths = self._design(X_valid)
-        ex = ChainExample(x, lengths, n_labels=len(self.classes_))
+        ex = ChainExample(x, lengths, n_labels=len(self.classes_), label_scale=self.label_scale_)
         starts = np.r_[0, np.cumsum(lengths)]
 
         def metric(w):
@@ -168,7 +186,11 @@ class SequenceTagger(BaseEstimator):
         self.iob_ = is_iob(self.classes_)
         feats = token_features(X, self.feature_set)
         self.features_ = FeatureIndex.fit(feats, self.min_count)
-        x, lengths = self.features_.transform(feats)
+        self.scaled_ = self.scaling == "count" and self.learner != "perceptron"
+        x, lengths = self.features_.transform(feats, scaled=self.scaled_)
+        n_tokens = x.shape[0]
+        self.label_scale_ = (float(np.sqrt(len(self.classes_) / n_tokens)) if self.scaled_
+                             else 1.0)
         del feats
         labels = self._encode_labels(y)
         metric = None
@@ -177,8 +199,14 @@ class SequenceTagger(BaseEstimator):
             if unseen:
                 raise ValueError(f"validation labels not in the training data: {sorted(unseen)}")
             metric = self._validation_metric(X_valid, y_valid)
-        monitor = Monitor(every=int(self.eval_every), validation=metric, greater_is_better=True,
-                          patience=self.patience)
+        deadline = None if self.max_time is None else time.perf_counter() + float(self.max_time)
+
+        def out_of_time(t, w, rec):
+            return deadline is not None and time.perf_counter() > deadline
+
+        every = int(self.eval_every) if (metric is not None or deadline is None) else 1
+        monitor = Monitor(every=every, validation=metric, greater_is_better=True,
+                          patience=self.patience, callback=out_of_time)
         if self.learner == "perceptron":
             self._fit_perceptron(x, lengths, labels, monitor)
         else:
@@ -229,7 +257,7 @@ class SequenceTagger(BaseEstimator):
             return []
         x, lengths = self._design(X)
         K = len(self.classes_)
-        ex = ChainExample(x, lengths, n_labels=K)
+        ex = ChainExample(x, lengths, n_labels=K, label_scale=self.label_scale_)
         node, Wt = ex.node_scores(self.coef_)
         pred, _ = chain_viterbi(node, Wt, ex.starts)
         return [[self.classes_[k] for k in pred[ex.starts[i]:ex.starts[i + 1]]]
@@ -249,12 +277,14 @@ class SequenceTagger(BaseEstimator):
                   "radius_inf": not np.isfinite(self.radius),
                   "classes": list(self.classes_), "iob": bool(self.iob_),
                   "n_columns": int(self.n_columns_), "n_iter": self.n_iter_,
+                  "scaled": bool(self.scaled_), "label_scale": self.label_scale_,
                   "best_iter": self.best_iter_, "eta": self.eta_,
                   "fit_time": getattr(self, "fit_time_", None), "info": info or {}}
         arrays = {"header": np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8),
                   "features": np.frombuffer("\n".join(self.features_.names).encode("utf-8"),
                                             dtype=np.uint8),
-                  "coef": self.coef_.astype(np.float32)}
+                  "coef": self.coef_,
+                  "feature_scale": self.features_.scale}
         with atomic_write(path, mode="wb", compress=False) as fh:
             _savez(fh, arrays)
 
@@ -281,6 +311,7 @@ def load_tagger(path):
             raise ValueError
         names = arrays["features"].tobytes().decode("utf-8")
         coef = arrays["coef"].astype(np.float64)
+        scale = arrays["feature_scale"].astype(np.float64)
     except (KeyError, ValueError, UnicodeDecodeError, AttributeError):
         raise FormatError(name, None, "not a sequence tagger model (written by "
                                       "'structpred tag train')") from None
@@ -291,7 +322,9 @@ def load_tagger(path):
     tagger.classes_ = header["classes"]
     tagger.iob_ = header["iob"]
     tagger.n_columns_ = header["n_columns"]
-    tagger.features_ = FeatureIndex(names.split("\n") if names else [])
+    tagger.features_ = FeatureIndex(names.split("\n") if names else [], scale=scale)
+    tagger.scaled_ = bool(header["scaled"])
+    tagger.label_scale_ = float(header["label_scale"])
     tagger.coef_ = coef
     tagger.n_iter_, tagger.best_iter_ = header["n_iter"], header["best_iter"]
     tagger.eta_ = header["eta"]

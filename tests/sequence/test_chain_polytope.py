@@ -177,6 +177,8 @@ def test_chain_example_operators_are_adjoint_and_decode_is_loss_augmented_viterb
     w = rng.standard_normal(ex.n_features)
     z = rng.standard_normal(ex.n_vars)
     assert float(ex.scores(w) @ z) == pytest.approx(float(w @ ex.features_of(z)))
+    scaled = ChainExample(x, lengths, y=y, n_labels=K, geometry="euclidean", label_scale=0.3)
+    assert float(scaled.scores(w) @ z) == pytest.approx(float(w @ scaled.features_of(z)))
     assert ex.loss(ex.z_gold) == 0.0
     assert ex.loss(ex.encode((y + 1) % K)) == N
     # loss-augmented inference by brute force over all labellings of every chain

@@ -1,7 +1,6 @@
 """The sequence package: column files, feature templates, conlleval scoring, the tagger
 (all three learners) and ``structpred tag train|predict|eval`` on the bundled slices."""
 
-import gzip
 import json
 import subprocess
 import sys
@@ -114,6 +113,7 @@ def test_chunks_of_iob2_tags_round_trip(spans):
 
 
 # ----------------------------------------------------------------- tagger
+@pytest.mark.slow
 @pytest.mark.parametrize("learner,n_iter", [("bregman", 15), ("perceptron", 3)])
 def test_tagger_learns_and_round_trips(chunking, tmp_path, learner, n_iter):
     X, y, Xt, yt = chunking
@@ -170,6 +170,7 @@ def test_tag_train_predict_eval(tmp_path, capsys):
     assert X == Xt and len(labels) == 100
 
 
+@pytest.mark.subprocess
 def test_tag_predict_reads_stdin(tmp_path):
     model = tmp_path / "m.npz"
     assert main(["tag", "train", "--data", str(POS), "--first", "60", "--iterations", "5",
@@ -182,6 +183,7 @@ def test_tag_predict_reads_stdin(tmp_path):
     assert lines[0].startswith("The ") and lines[2] == "" and len(lines[0].split()) == 2
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("content,expected", [
     ("a DT B-NP\nb NN\n", "bad.txt:2: expected 3 columns, found 2"),
     ("\n", "bad.txt:1: no sentences"),
@@ -196,6 +198,7 @@ def test_tag_train_bad_input_is_one_line_exit_2(tmp_path, content, expected):
     assert proc.stderr.count("\n") == 1 and expected in proc.stderr
 
 
+@pytest.mark.subprocess
 def test_tag_eval_with_another_models_file_is_exit_2(tmp_path):
     p = tmp_path / "x.npz"
     np.savez(p, a=np.zeros(3))

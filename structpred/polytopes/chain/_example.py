@@ -197,10 +197,16 @@ class ChainExample(StructuredExample):
     tol : float
         Tolerance of the Euclidean projection (largest marginalisation
         violation).
+    label_scale : float
+        The transition, start and end features have value ``label_scale``
+        (default 1).  Like scaling the token features ``x``, it changes only
+        the parametrisation when ``W`` has no norm bound, and it balances the
+        columns of ``F`` so that ``L = ||F||_2`` is not set by the label
+        features alone (a diagonal preconditioning of the step on ``w``).
     """
 
     def __init__(self, x, lengths, y=None, n_labels=None, geometry="entropy", smoothing=0.1,
-                 compact=None, tol=1e-6):
+                 compact=None, tol=1e-6, label_scale=1.0):
         if geometry not in ("euclidean", "entropy"):
             raise ValueError(f"unknown geometry {geometry!r}")
         if not 0.0 < smoothing < 1.0:
@@ -227,6 +233,7 @@ class ChainExample(StructuredExample):
         self.compact = compact
         self.smoothing = float(smoothing)
         self.tol = float(tol)
+        self.label_scale = float(label_scale)
         self.n_tokens = N = int(self.starts[-1])
         self.n_edges = N - self.lengths.size
         self._nk = N * K
@@ -306,9 +313,10 @@ class ChainExample(StructuredExample):
         node = np.empty((self.n_tokens, self.n_labels))
         kern.emission_scores(self.x.indptr, self.x.indices, self.x.data,
                              np.ascontiguousarray(We), node)
-        node[self.starts[:-1]] += Ws
-        node[self.starts[1:] - 1] += Wend
-        return node, Wt
+        a = self.label_scale
+        node[self.starts[:-1]] += a * Ws
+        node[self.starts[1:] - 1] += a * Wend
+        return node, a * Wt
 
     def scores(self, w):
         node, Wt = self.node_scores(w)
@@ -324,9 +332,10 @@ class ChainExample(StructuredExample):
         n = self.n_obs * K
         kern.emission_gradient(self.x.indptr, self.x.indices, self.x.data,
                                np.ascontiguousarray(zn), g[:n].reshape(-1, K))
-        g[n:n + K * K] = (ze if self.compact else ze.sum(axis=0)).ravel()
-        g[n + K * K:n + K * K + K] = zn[self.starts[:-1]].sum(axis=0)
-        g[n + K * K + K:] = zn[self.starts[1:] - 1].sum(axis=0)
+        a = self.label_scale
+        g[n:n + K * K] = a * (ze if self.compact else ze.sum(axis=0)).ravel()
+        g[n + K * K:n + K * K + K] = a * zn[self.starts[:-1]].sum(axis=0)
+        g[n + K * K + K:] = a * zn[self.starts[1:] - 1].sum(axis=0)
         return g
 
     # --------------------------------------------------------- the polytope
