@@ -15,7 +15,9 @@ method sees the same feature strings (:func:`sequence.features.sentence_features
   a time budget (each projection is a QP).
 
 Ours and the perceptron hold out every 10th training sentence for validation (early
-stopping); CRFsuite trains on all of them.  Scores: chunk F1 (conlleval rules) for
+stopping); CRFsuite trains on all of them.  Training times are CPU seconds of the
+training process (feature extraction included; every method is single-threaded), so
+that they mean the same on a shared machine.  Scores: chunk F1 (conlleval rules) for
 CoNLL-2000, token accuracy for the treebank.  Writes a Markdown table and a JSON file.
 
     python benchmarks/bench_sequence.py --out docs/results/sequence_table.md
@@ -53,9 +55,9 @@ def fit_crfsuite(X, y, feature_set):
     import sklearn_crfsuite
 
     crf = sklearn_crfsuite.CRF(algorithm="lbfgs", c1=0.1, c2=0.1)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     crf.fit(token_features(X, feature_set), y)
-    return crf, time.perf_counter() - t0
+    return crf, time.process_time() - t0
 
 
 def run(name, methods, args):

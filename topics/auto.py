@@ -99,7 +99,8 @@ CANDIDATES = (
         {"loss": "hinge", "prior": "log", "learning_decay": 1e-5, "n_epochs": 6},
         help="sdEM naive Bayes, hinge loss, log prior, tf-idf words (the default)"),
     CandidateSpec(
-        "nbsvm", "nbsvm", {**_BIGRAMS, "weighting": "binary"}, {"C": 0.1, "beta": 1.0},
+        "nbsvm", "nbsvm", {**_BIGRAMS, "weighting": "binary"},
+        {"C": 0.1, "beta": 1.0, "max_iter": 30},
         help="NBSVM (naive Bayes log-count ratios + squared-hinge SVM), binary words + pairs"),
     CandidateSpec(
         "sdem-nb-ncll", "sdem-nb", _TFIDF_WORDS,

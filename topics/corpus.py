@@ -270,9 +270,15 @@ class Vocabulary:
 
 
 def is_text_input(X) -> bool:
-    """True if ``X`` is a sequence of raw strings or of token lists (not a count matrix)."""
-    if sp.issparse(X) or isinstance(X, np.ndarray):
-        return X.dtype == object and X.ndim == 1
+    """True if ``X`` is a sequence of raw strings or of token lists (not a count matrix): a
+    list or tuple, a 1-D NumPy array of strings (object or unicode dtype) or a pandas Series
+    of strings."""
+    if sp.issparse(X):
+        return False
+    if isinstance(X, np.ndarray):
+        return X.ndim == 1 and (X.dtype == object or X.dtype.kind == "U")
+    if hasattr(X, "iloc") and getattr(X, "ndim", 0) == 1:          # a pandas Series
+        return len(X) > 0 and isinstance(X.iloc[0], (str, list, tuple))
     if isinstance(X, (list, tuple)) and len(X) > 0:
         first = X[0]
         return isinstance(first, str) or (isinstance(first, (list, tuple))

@@ -46,3 +46,21 @@ def test_nbsvm_rejects_bad_settings():
         NBSVM(beta=2.0).fit(["a b", "c d"], [0, 1])
     with pytest.raises(ValueError, match="at least 2 classes"):
         NBSVM().fit(["apple", "banana"], [0, 0])
+
+
+@pytest.mark.parametrize("model", ["nbsvm", "sdem-nb"])
+def test_texts_as_list_array_or_series(model):
+    pd = pytest.importorskip("pandas")
+    from topics.auto import spec_of
+
+    tr, ytr, _ = load_bundled_20ng("train")
+    te, _, _ = load_bundled_20ng("test")
+    tr, ytr, te = tr[::8], ytr[::8], te[:20]
+    spec = spec_of(model)
+    preds = []
+    for wrap in (list, np.array, lambda t: np.array(t, dtype=object), pd.Series):
+        est = spec.make_estimator(0)
+        est.set_params(vocabulary=spec.make_vocabulary())
+        preds.append(est.fit(wrap(tr), ytr).predict(wrap(te)))
+    for p in preds[1:]:
+        np.testing.assert_array_equal(p, preds[0])
