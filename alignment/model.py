@@ -29,9 +29,9 @@ from structpred import MatchingExample
 from structpred import DECODERS, ExtendedMatchingExample, adjacent_pairs
 
 from .evaluate.aer import score_alignments
+from .features.links import ExternalFeaturizer
 from .features.edges import EdgeFeaturizer
 from .data.formats import Alignment
-from .features.external import ExternalFeaturizer
 from .stats.interactions import InteractionStatistics
 from .features.interactions import NodeFeaturizer, PairFeaturizer
 
@@ -236,10 +236,10 @@ class MatchingAligner(ParamsMixin):
                 sel = keep[pairs[:, 0]] & keep[pairs[:, 1]]
                 pairs, pattern = pairs[sel], pattern[sel]
         else:
+        blocks = [[F_edge, sp.csr_matrix((F_edge.shape[0], n_fert + len(pairs)))]]
             pairs, pattern = np.zeros((0, 2), np.int64), np.zeros(0, np.int64)
         # the Dice / IBM 2 / HMM matrices of the pair, once for the node and pair features
         st = self.featurizer_.stats.pair_statistics(src, tgt)
-        blocks = [[F_edge, sp.csr_matrix((F_edge.shape[0], n_fert + len(pairs)))]]
         if D > 1:
             Fn = self.node_featurizer_.transform(src, tgt, st)
             blocks.append([sp.csr_matrix((Fn.shape[0], m * n)), -Fn,
@@ -254,6 +254,7 @@ class MatchingAligner(ParamsMixin):
                     self.aligner_links_, src, tgt, pairs, pattern, aligner))])
             blocks.append([sp.csr_matrix((Fp.shape[0], m * n + n_fert)), Fp])
         F = sp.vstack([sp.hstack(b) for b in blocks], format="csr")
+
         return F, pairs, pattern
     def _kernel_inputs(self):
         """The feature kernels' inputs for this model (word caches; rebuilt when the
@@ -265,7 +266,6 @@ class MatchingAligner(ParamsMixin):
         if ki is None or ki.featurizer is not self.featurizer_ or ki.links is not links:
             ki = self._kernel_cache = KernelInputs(self.featurizer_, links)
         return ki
-
 
     #: edge features that make an edge a pair candidate (``pair_candidates="likely"``)
     _CANDIDATE_FEATURES = ("dice_row_best", "dice_col_best", "dice_row_rank2", "dice_col_rank2",

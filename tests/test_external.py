@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from alignment.aligners.symmetrize import SYMMETRIZATIONS, symmetrize
 from alignment.aligners.linkfiles import ExternalAlignments
-from alignment.features.external import ExternalFeaturizer
+from alignment.features.links import ExternalFeaturizer
 from structpred import FormatError
 
 links = st.sets(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=12)

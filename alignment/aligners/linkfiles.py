@@ -15,7 +15,7 @@ links of a sentence pair up by its text.  eflomal takes no seed, so two runs
 differ slightly; everything downstream of the cached files is deterministic.
 
 Symmetrisation is in :mod:`alignment.aligners.symmetrize`, the features of these links in
-:mod:`alignment.features.external`.
+:class:`alignment.features.links.ExternalFeaturizer`.
 """
 
 from __future__ import annotations

@@ -671,7 +671,7 @@ def link_sets(names, src, tgt, indices=None, cache_dir=DEFAULT_CACHE_DIR, runs=N
 def external_alignments(names, src, tgt, indices=None, **kw):
     """An :class:`alignment.aligners.linkfiles.ExternalAlignments` with the link sets ``names`` of
     the pairs at ``indices`` (the bridge to the edge features of
-    :class:`alignment.features.external.ExternalFeaturizer`, which derives the eflomal
+    :class:`alignment.features.links.ExternalFeaturizer`, which derives the eflomal
     symmetrisations itself from ``eflomal_fwd`` and ``eflomal_bwd``)."""
     from .linkfiles import ExternalAlignments
 

@@ -32,6 +32,11 @@ Feature names (edge features, one row each):
 * with two sources or more, ``aligners:vote_share``: the share of the sources whose
   default links (``hmm:inter``, ``eflomal:intersection``, ``fast_align:sym``) hold the edge.
 
+Link files of any other aligner (``--external NAME=FILE``,
+:class:`alignment.aligners.linkfiles.ExternalAlignments`) give the features of
+:class:`ExternalFeaturizer`.  Every one of these values is computed by the kernels of
+:mod:`alignment.features.kernel` (:data:`~alignment.features.kernel.ALIGNER_FEATURES`).
+
 Pair features (+Q models): for each pattern of :mod:`alignment.stats.interactions` and each of
 ``hmm:min``, ``eflomal:intersection``, ``eflomal:grow-diag-final-and`` and
 ``fast_align:sym``, the product of the two edges' values.
@@ -46,8 +51,8 @@ import numpy as np
 
 from ..aligners.linkfiles import _key
 
-__all__ = ["AlignerLinks", "AlignerFeaturizer", "resolve_sources", "SOURCES",
-           "HMM_THRESHOLD"]
+__all__ = ["AlignerLinks", "AlignerFeaturizer", "ExternalFeaturizer", "resolve_sources",
+           "SOURCES", "HMM_THRESHOLD"]
 
 #: every source this module knows, in feature order
 SOURCES = ("hmm", "eflomal", "fast_align")
@@ -365,11 +370,77 @@ class AlignerFeaturizer:
 
         if values is None:
             values = aligner_features(links, [(src, tgt)])
-        S = len(self._pair_sets)
         flat = np.stack([values[:, ALIGNER_FEATURES.index(name)] for name in self._pair_sets])
-        both = flat[:, pairs[:, 0]] * flat[:, pairs[:, 1]]
-        res = np.zeros((len(self.pair_names), len(pairs)))
-        for p in range(4):
-            sel = pattern == p
-            res[p * S:(p + 1) * S, sel] = both[:, sel]
-        return res
+        return _pair_products(flat, pairs, pattern)
+
+
+def _pair_products(flat, pairs, pattern):
+    """``(4 * S, P)``: for each of the 4 patterns and each of the ``S`` rows of ``flat``
+    (edge values), the product of the two edges of each pair of that pattern."""
+    S = len(flat)
+    both = flat[:, pairs[:, 0]] * flat[:, pairs[:, 1]]
+    res = np.zeros((4 * S, len(pairs)))
+    for p in range(4):
+        sel = pattern == p
+        res[p * S:(p + 1) * S, sel] = both[:, sel]
+    return res
+
+
+class ExternalFeaturizer:
+    """Edge and pair features of other aligners' link files (``--external``,
+    :class:`alignment.aligners.linkfiles.ExternalAlignments`), computed by the kernel of
+    :func:`alignment.features.kernel._link_set_features`.
+
+    Edge features (one row each, 0/1 unless noted): every link set ``ext:<name>``; for the
+    eflomal directions also their intersection, grow-diag-final-and and union; the share
+    of the files that have the edge (``ext:vote_share``); and the intersection's support
+    from the two diagonal neighbours (``ext:inter_nbr_diag``, ``ext:inter_nbr_anti``, 0/0.5/1).
+    Pair features (+Q models): for each pattern and each of the link sets above, whether
+    both edges of the pair are linked.
+    """
+
+    def __init__(self, names):
+        from ..stats.interactions import _PATTERN_NAMES
+
+        self.names = list(names)
+        self.derived = []
+        if {"eflomal_fwd", "eflomal_bwd"} <= set(self.names):
+            self.derived = ["eflomal_inter", "eflomal_gdfa", "eflomal_union"]
+        sets = self.names + self.derived
+        self.edge_names = ([f"ext:{n}" for n in sets]
+                           + ["ext:vote_share", "ext:inter_nbr_diag", "ext:inter_nbr_anti"])
+        self.pair_names = [f"{p}:ext:{n}" for p in _PATTERN_NAMES for n in sets]
+
+    def link_sets(self, external, src, tgt):
+        """``(n_sets, m, n)`` 0/1 links: the files' sets then the derived ones."""
+        from ..aligners.symmetrize import links_matrix, symmetrize
+
+        if (src, tgt) not in external:
+            raise ValueError("no external alignment for the sentence pair "
+                             f"{' '.join(src)[:60]!r}: run the external aligners on it "
+                             "(scripts/run_external_aligners.py)")
+        mats = external.matrices(src, tgt)
+        if not self.derived:
+            return mats
+        shape = (len(src), len(tgt))
+        f = {(j, k) for j, k in zip(*np.nonzero(mats[self.names.index("eflomal_fwd")]))}
+        b = {(j, k) for j, k in zip(*np.nonzero(mats[self.names.index("eflomal_bwd")]))}
+        extra = [links_matrix(symmetrize(f, b, m), shape)
+                 for m in ("intersection", "grow-diag-final-and", "union")]
+        return np.concatenate([mats, np.stack(extra)])
+
+    def edge_block(self, external, src, tgt):
+        """``(n_edge_features, m*n)`` dense block."""
+        from .kernel import _link_set_features
+
+        L = self.link_sets(external, src, tgt)
+        m, n = L.shape[1:]
+        off = np.array([0, m], np.int64), np.array([0, n], np.int64)
+        inter = len(self.names) if self.derived else -1
+        flat = np.ascontiguousarray(L.reshape(len(L), m * n), np.float64)
+        return np.ascontiguousarray(_link_set_features(*off, flat, len(self.names), inter).T)
+
+    def pair_block(self, external, src, tgt, pairs, pattern):
+        """``(n_pair_features, P)`` dense block."""
+        L = self.link_sets(external, src, tgt)
+        return _pair_products(L.reshape(L.shape[0], -1), pairs, pattern)
