@@ -384,7 +384,7 @@ def _check_classes(docs):
 def topics_train(args):
     """``structpred topics train``."""
     from ._persist import save_model
-    from .auto import choose, fit_spec, spec_of
+    from .auto import choose, spec_of
 
     docs = _read(args, "required")
     classes = _check_classes(docs)

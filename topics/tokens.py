@@ -26,7 +26,6 @@ the benchmark corpora (``docs/results/topics.md``, "Tokens"); they are not used.
 from __future__ import annotations
 
 import re
-import sys
 import unicodedata
 from functools import lru_cache
 
@@ -171,8 +170,8 @@ class Tokenizer:
         self.min_length = int(min_length)
         self.alphabet = alphabet
         self._stop = resolve_stop_words(stop_words)
-        self._re = _pattern(alphabet, self.digits)
         self._ascii_re = _pattern("ascii", self.digits)
+        self._re = self._ascii_re if alphabet == "ascii" else None   # compiled on first use
 
     def __repr__(self):
         return (f"Tokenizer(lowercase={self.lowercase}, digits={self.digits}, "
@@ -190,7 +189,12 @@ class Tokenizer:
     def __call__(self, text):
         """The tokens of ``text`` (a list of str)."""
         text = self.normalize(text)
-        toks = (self._ascii_re if text.isascii() else self._re).findall(text)
+        if text.isascii():
+            toks = self._ascii_re.findall(text)
+        else:
+            if self._re is None:        # the full class is built once per process (~0.3 s)
+                self._re = _pattern(self.alphabet, self.digits)
+            toks = self._re.findall(text)
         stop, n = self._stop, self.min_length
         if n > 1:
             toks = [t for t in toks if (len(t) >= n or _CJK_CHAR.match(t)) and t not in stop]
