@@ -187,3 +187,84 @@ def test_chunks_of_standard_input_are_cut_when_no_line_waits():
     assert list(chunked(range(7), 3, lambda: next(flags, True))) == [[0, 1], [2, 3, 4], [5, 6]]
     assert list(chunked(range(7), 3)) == [[0, 1, 2], [3, 4, 5], [6]]
     assert list(chunked([], 3, lambda: True)) == []
+
+
+# ----------------------------------------------------------------- one definition per feature
+def _random_model(stats, links=None, seed=0, **params):
+    """A model M with random weights and no training: the features and their order are
+    those :meth:`MatchingAligner.fit` sets up."""
+    model = MatchingAligner(aligners=links.sources if links is not None else (), **params)
+    model.stats_ = stats
+    model.external_ = None
+    model.aligner_links_ = links
+    model.feature_names_ = model._featurizers(stats, None, None, None)
+    model.coef_ = np.random.default_rng(seed).normal(0.0, 1.0, len(model.feature_names_))
+    return model
+
+
+_COMBOS = [((), False, ()), ((), True, ()), (("hmm",), False, ()), (("hmm",), True, ("dist",)),
+           (("eflomal",), False, ()), (("fast_align",), True, ()),
+           (("hmm", "fast_align"), False, ()), (("eflomal", "fast_align"), True, ()),
+           (("hmm", "eflomal", "fast_align"), False, ()),
+           (("hmm", "eflomal", "fast_align"), True, ("dice_col_best", "hmm_min"))]
+
+
+@pytest.mark.parametrize("sources,stats_hmm,exclude", _COMBOS,
+                         ids=["+".join(c[0]) + ("-stats_hmm" if c[1] else "") or "none"
+                              for c in _COMBOS])
+def test_both_paths_give_the_same_scores(sources, stats_hmm, exclude, small_stats,
+                                         stats_with_hmm, hmm_links, test_pairs, request):
+    """The per-pair path (sparse ``F' w``, training's features) and the batch path (the
+    kernel's scores) agree to 1e-12 on random weights, edge by edge, for every source of
+    aligner features, with and without the statistics' HMM and the optional features."""
+    links = None
+    if sources:
+        links = (hmm_links if set(sources) == {"hmm"}
+                 else request.getfixturevalue("external_links").subset(sources))
+    stats = stats_with_hmm if stats_hmm else small_stats
+    include = ("farther_src_occ", "farther_tgt_occ") if stats_hmm else ()
+    model = _random_model(stats, links, exclude_features=exclude, include_features=include)
+    pairs = test_pairs[:60] + test_pairs[-40:]        # gold sentences and unseen bitext
+    bp = BatchPredictor(model)
+    flat, soff, toff = bp.scores(pairs)
+    e0 = 0
+    for p, (s, t) in enumerate(pairs):
+        m, n = len(s), len(t)
+        assert (soff[p + 1] - soff[p], toff[p + 1] - toff[p]) == (m, n)
+        ref = model.edge_scores(s, t)
+        np.testing.assert_allclose(flat[e0:e0 + m * n].reshape(m, n), ref, rtol=0, atol=1e-12)
+        e0 += m * n
+    assert e0 == len(flat)
+
+
+def test_every_feature_is_a_kernel_feature(small_stats, stats_with_hmm, hmm_links, tmp_path):
+    """The feature names come from the kernel's tables, so a model M never leaves the batch
+    path because of a feature; a model file whose feature names differ from the kernel's (a
+    renamed or an unknown feature) is refused when loaded, not sent to a slower path."""
+    from structpred import FormatError
+    from alignment.features.edges import DENSE_FEATURES, HMM_FEATURES, OPTIONAL_FEATURES
+    from alignment.features.kernel import ALIGNER_FEATURES, EDGE_FEATURES
+    from alignment.features.links import AlignerFeaturizer, SOURCES
+
+    assert DENSE_FEATURES + HMM_FEATURES + OPTIONAL_FEATURES == EDGE_FEATURES
+    assert len(set(EDGE_FEATURES)) == len(EDGE_FEATURES)
+    assert set(AlignerFeaturizer(SOURCES).edge_names) == set(ALIGNER_FEATURES)
+    model = _random_model(stats_with_hmm, hmm_links,
+                          include_features=("farther_src_occ", "farther_tgt_occ"))
+    assert supports(model)
+    dense = [f for f in model.feature_names_ if "=" not in f and ":" not in f]
+    assert set(dense) <= set(EDGE_FEATURES)
+    # a file with one feature renamed
+    model.result_ = type("R", (), {"history": {}, "best_iter": None})()
+    path = tmp_path / "m.npz"
+    model.save(path)
+    assert supports(MatchingAligner.load(path))
+    from structpred.io import load_npz, save_npz
+    from alignment.model import _MODEL_FORMAT
+
+    meta, arrays = load_npz(path, _MODEL_FORMAT, (MatchingAligner.FORMAT_VERSION,))
+    meta["feature_names"][meta["feature_names"].index("dice")] = "dice_v2"
+    bad = tmp_path / "renamed.npz"
+    save_npz(bad, arrays, meta)
+    with pytest.raises(FormatError, match="feature names"):
+        MatchingAligner.load(bad)
