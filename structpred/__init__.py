@@ -27,7 +27,11 @@ Every public name is re-exported here, so ``from structpred import
 dual_extragradient_streaming, MatchingExample`` works.
 """
 
-from ._example import StructuredExample
+from . import _startup
+
+_startup.install()   # Ctrl-C during the imports below: one line, status 130 (the command only)
+
+from ._example import StructuredExample  # noqa: E402
 from ._loss import hamming_loss, weighted_hamming_terms
 from ._params import ParamsMixin
 from ._version import __version__

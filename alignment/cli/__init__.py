@@ -147,6 +147,9 @@ def add_align_parser(subparsers, name):
                          "out of the features")
     tr.add_argument("--gold-format", choices=["naacl", "pharaoh"], default=None,
                     help="default: guessed from the file name (*.naacl[.gz] is NAACL)")
+    tr.add_argument("--allow-unaligned", action="store_true",
+                    help="accept gold that leaves sentences out (or Pharaoh gold with empty "
+                         "lines): they are trained as sentences without links")
     tr.add_argument("--first", type=positive_int, default=None, metavar="N",
                     help="train on the first N sentences only")
     _add_text_inputs(tr, prefix="valid-", what="validation sentences")
@@ -270,6 +273,9 @@ def add_aer_parser(subparsers, name):
     p.add_argument("--gold", required=True, metavar="FILE",
                      help="gold alignments: NAACL (*.naacl) or Pharaoh with i?j possible links")
     p.add_argument("--gold-format", choices=["naacl", "pharaoh"], default=None)
+    p.add_argument("--allow-unaligned", action="store_true",
+                   help="accept gold that leaves sentences out: they are scored as sentences "
+                        "without gold links")
     p.add_argument("--test", required=True, metavar="FILE", help="predicted Pharaoh alignments")
     _add_text_inputs(p, what="sentences (optional: with them, link positions are checked "
                                 "and --errors and --plot are possible)")

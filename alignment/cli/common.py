@@ -27,13 +27,29 @@ def _gold_format(path, fmt):
     return fmt or ("naacl" if ".naacl" in Path(str(path)).name else "pharaoh")
 
 
-def _read_gold(path, fmt, pairs, n_sentences=None):
-    from alignment.data.formats import read_naacl, read_pharaoh
+def _read_gold(path, fmt, pairs, n_sentences=None, cover=None, allow_unaligned=False,
+               what="sentences"):
+    """Gold alignments, checked for their meaning as well as their syntax: the index base
+    fits the format (:func:`~alignment.data.formats.check_index_base`) and, unless
+    ``allow_unaligned``, the gold covers each of the first ``cover`` sentences (default
+    all): a sentence the NAACL file does not mention, or an empty Pharaoh line, is refused
+    rather than read as a sentence without links."""
+    from alignment.data.formats import (check_gold_coverage, check_index_base, read_naacl,
+                                        read_pharaoh)
 
     fmt = _gold_format(path, fmt)
     if fmt == "naacl":
-        return read_naacl(path, pairs, n_sentences=n_sentences if pairs is None else None)
-    return read_pharaoh(path, pairs)
+        seen = set()
+        gold = read_naacl(path, pairs, n_sentences=n_sentences if pairs is None else None,
+                          seen=seen)
+    else:
+        gold = read_pharaoh(path, pairs)
+        seen = {i for i, a in enumerate(gold) if a.possible}
+    check_index_base(path, gold, pairs, fmt)
+    if not allow_unaligned and gold:
+        n = len(gold) if cover is None else min(cover, len(gold))
+        check_gold_coverage(path, seen, n, what)
+    return gold
 
 
 def _read_pairs(src, tgt, src_opt="--src", tgt_opt="--tgt"):
@@ -202,3 +218,37 @@ def _input_pairs(args):
     if args.input:
         return args.input, iter_fast_align(args.input)
     return args.src, iter_parallel(args.src, args.tgt)
+
+
+#: sentence pairs looked at by :func:`_check_direction`
+DIRECTION_SAMPLE = 200
+
+
+def _check_direction(pairs, stats, src_opt="--src", tgt_opt="--tgt"):
+    """Refuse sentence pairs whose sides look swapped against the model's statistics.
+
+    Counts, over the first :data:`DIRECTION_SAMPLE` pairs, the tokens that only the
+    model's source vocabulary knows and those that only its target vocabulary knows
+    (words both know, such as punctuation, numbers and names, say nothing).  When most
+    such tokens of ``src_opt`` are target words and most of ``tgt_opt`` are source words,
+    the sides are swapped: the model would align them, badly, with exit status 0.
+    """
+    sv, tv = stats.src_vocab, stats.tgt_vocab
+
+    def only(side):
+        n_src = n_tgt = 0
+        for pair in pairs[:DIRECTION_SAMPLE]:
+            for w in pair[side]:
+                a, b = w in sv, w in tv
+                n_src += a and not b
+                n_tgt += b and not a
+        return n_src, n_tgt
+
+    s_src, s_tgt = only(0)
+    t_src, t_tgt = only(1)
+    if s_tgt >= 10 and t_src >= 10 and s_tgt > 3 * s_src and t_src > 3 * t_tgt:
+        share = 100.0 * s_tgt / (s_src + s_tgt)
+        raise UserError(f"{src_opt} and {tgt_opt} look swapped: {share:.0f}% of the {src_opt} "
+                        "words that only one side of the model knows are target-side words; "
+                        f"give the model's source language as {src_opt}")
+

@@ -16,7 +16,7 @@ __all__ = ["aer"]
 def aer(args):
     """``structpred aer``."""
     from alignment.evaluate.aer import format_scores, score_alignments
-    from alignment.data.formats import read_pharaoh
+    from alignment.data.formats import check_index_base, read_pharaoh
     from structpred import FormatError
 
     check_stdin(**{"--gold": args.gold, "--test": args.test, "--src": args.src,
@@ -36,7 +36,10 @@ def aer(args):
     if not test:
         raise UserError(f"{args.test}: no alignment lines (the file is empty)")
     try:
-        gold = _read_gold(args.gold, args.gold_format, pairs, n_sentences=len(test))
+        check_index_base(args.test, test, pairs, "pharaoh")
+        gold = _read_gold(args.gold, args.gold_format, pairs, n_sentences=len(test),
+                          allow_unaligned=args.allow_unaligned,
+                          what=f"sentences of {args.test}")
     except FormatError as exc:
         if pairs is None and "sentence number" in exc.reason:
             raise FormatError(exc.path, exc.line, f"{exc.reason} ({args.test} has "
@@ -49,6 +52,9 @@ def aer(args):
                         f"{len(gold)} sentences")
     if not any(g.possible for g in gold):
         raise UserError(f"{args.gold}: no gold links at all: AER is undefined")
+    if not any(g.sure for g in gold):
+        raise UserError(f"{args.gold}: no sure gold links (only possible ones): recall and AER "
+                        "are undefined (unlabelled NAACL links and Pharaoh 'i-j' links are sure)")
     if args.plot:
         bad = [i for i in args.sentences if i > len(pairs)]
         if bad:

@@ -10,7 +10,8 @@ from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, check_stdin
 from structpred.cli import open_cluster, with_cluster
 
-from .common import _check_inputs, _external, _external_specs, _input_pairs, _inputs, _summary
+from .common import (DIRECTION_SAMPLE, _check_direction, _check_inputs, _external,
+                     _external_specs, _input_pairs, _inputs, _summary)
 
 __all__ = ["align_predict"]
 
@@ -38,6 +39,13 @@ def align_predict(args):
     if args.decoder:
         model.decoder = args.decoder
     name, pairs = _input_pairs(args)
+    if "-" not in (args.input, args.src, args.tgt):   # standard input streams: no look ahead
+        import itertools
+
+        head = list(itertools.islice(pairs, DIRECTION_SAMPLE))
+        sides = ("the source side of -i", "its target side") if args.input else ("--src", "--tgt")
+        _check_direction(head, model.stats_, *sides)
+        pairs = itertools.chain(head, pairs)
     if model.use_external:
         if not specs:
             raise UserError(f"{args.model} was trained with external alignments: give --external "

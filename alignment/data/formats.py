@@ -41,6 +41,8 @@ __all__ = [
     "format_pharaoh",
     "read_naacl",
     "write_naacl",
+    "check_gold_coverage",
+    "check_index_base",
 ]
 
 
@@ -168,14 +170,16 @@ _PHARAOH_LINK = re.compile(r"^([0-9]{1,9})([-?])([0-9]{1,9})$")
 
 def _check_range(path, lineno, j, k, shape, base):
     m, n = shape
+    hint = (" (Pharaoh positions start at 0: these look 1-based)"
+            if base == 0 and (j == m or k == n) else "")
     if not 0 <= j < m:
         raise FormatError(_name(path), lineno,
                           f"source position {j + base} out of range: the source sentence has "
-                          f"{m} words")
+                          f"{m} words{hint}")
     if not 0 <= k < n:
         raise FormatError(_name(path), lineno,
                           f"target position {k + base} out of range: the target sentence has "
-                          f"{n} words")
+                          f"{n} words{hint}")
 
 
 def read_pharaoh(path, pairs=None):
@@ -235,7 +239,7 @@ def write_pharaoh(alignments, path="-"):
 _INT = re.compile(r"^[+-]?[0-9]{1,9}$")
 
 
-def read_naacl(path, pairs=None, n_sentences=None):
+def read_naacl(path, pairs=None, n_sentences=None, seen=None):
     """Read NAACL 2003 gold links: ``sent src tgt [S|P] [p]``, 1-based.
 
     Position 0 is NULL and such links are dropped.  Sentence numbers are the
@@ -250,6 +254,10 @@ def read_naacl(path, pairs=None, n_sentences=None):
     n_sentences : int, optional
         Number of sentences when ``pairs`` is not given (default: the largest
         sentence number seen).
+    seen : set, optional
+        Filled with the 0-based numbers of the sentences the file mentions (a NULL link
+        counts): a sentence it does not mention has no gold, which is not the same as a
+        sentence without links (:func:`check_gold_coverage`).
 
     Returns
     -------
@@ -291,6 +299,8 @@ def read_naacl(path, pairs=None, n_sentences=None):
                               f"sentence number {sent} out of range (numbers start at 1)")
         if j < 0 or k < 0:
             raise FormatError(name, lineno, "negative position")
+        if seen is not None:
+            seen.add(sent - 1)
         if j == 0 or k == 0:  # NULL link
             continue
         if pairs is not None:
@@ -311,3 +321,67 @@ def write_naacl(alignments, path):
                 fh.write(f"{i} {j + 1} {k + 1} S\n")
             for j, k in sorted(a.possible - a.sure):
                 fh.write(f"{i} {j + 1} {k + 1} P\n")
+
+
+# ------------------------------------------------------------- what the links mean
+def check_gold_coverage(path, covered, n, what="sentences"):
+    """Gold must cover each of the first ``n`` sentences: the first one not in ``covered``
+    (0-based numbers) is a :class:`FormatError` naming it.
+
+    A sentence that the gold does not mention would otherwise be read as a sentence
+    without links, and trained or scored as such.
+    """
+    missing = [i for i in range(n) if i not in covered]
+    if missing:
+        more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+        raise FormatError(_name(path), None,
+                          f"no gold for sentence {missing[0] + 1}{more} of the {n} {what} "
+                          "(gold must cover every sentence; --allow-unaligned accepts "
+                          "sentences without links)")
+
+
+#: sentences with links needed before the index base is judged
+_BASE_EVIDENCE = 3
+
+
+def check_index_base(path, alignments, pairs, fmt):
+    """Refuse links whose index base does not fit the format.
+
+    With at least three sentences that have links: 0-based Pharaoh links of which none
+    is at position 0 (on either side) look 1-based; 1-based NAACL links (read as 0-based
+    here) of which none reaches the last word of its sentence (on either side) look
+    0-based.  Real alignments link the first and last words of some sentences (``the``,
+    the full stop), so either pattern means a shifted file, which would otherwise be
+    scored as a poor alignment.
+
+    Parameters
+    ----------
+    path : str or path-like
+        For the message.
+    alignments : list of Alignment
+    pairs : list of (src, tgt) or None
+        The sentences (needed for the NAACL check).
+    fmt : {"pharaoh", "naacl"}
+
+    Raises
+    ------
+    FormatError
+    """
+    linked = [(i, a) for i, a in enumerate(alignments) if a.possible]
+    if len(linked) < _BASE_EVIDENCE:
+        return
+    if fmt == "pharaoh":
+        if not any(j == 0 or k == 0 for _, a in linked for j, k in a.possible):
+            raise FormatError(_name(path), None,
+                              f"no link at position 0 in any of its {len(linked)} sentences "
+                              "with links: these look 1-based (Pharaoh positions start at 0; "
+                              "NAACL files, 1-based, are read with --gold-format naacl)")
+        return
+    if pairs is None:
+        return
+    if not any(j == len(pairs[i][0]) - 1 or k == len(pairs[i][1]) - 1
+               for i, a in linked if i < len(pairs) for j, k in a.possible):
+        raise FormatError(_name(path), None,
+                          f"no link reaches the last word of any of its {len(linked)} sentences "
+                          "with links: these look 0-based (NAACL positions start at 1, 0 is "
+                          "NULL; Pharaoh files, 0-based, are read with --gold-format pharaoh)")

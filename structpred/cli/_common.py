@@ -10,6 +10,7 @@ import os
 import sys
 
 from ..io import FormatError
+from ..io._files import OutputPathError, check_output_path
 
 __all__ = ["UserError", "HelpFormatter", "ArgumentParser", "add_quiet", "log",
            "wrap_format_errors", "positive_int", "nonneg_int", "int_at_least",
@@ -143,7 +144,9 @@ def same_file(a, b):
 def check_output(path, option="-o", inputs=(), create_parent=False):
     """Refuse, before any work, an output that cannot be written.
 
-    The output may be ``"-"`` (stdout).  Otherwise it must not be a folder, its folder
+    The output may be ``"-"`` (stdout).  Otherwise it must be a regular file or a new
+    path (:func:`structpred.io._files.check_output_path`: no device, FIFO, symbolic link or
+    ``NAME.npz.gz``), not a folder, its folder
     must exist (or, with ``create_parent``, be creatable) and be writable, and it must
     not be one of ``inputs`` (pairs ``(option, path)``; ``None`` paths are skipped).
     Raises :class:`UserError`.
@@ -153,6 +156,10 @@ def check_output(path, option="-o", inputs=(), create_parent=False):
     path = os.fspath(path)
     if os.path.isdir(path):
         raise UserError(f"{path}: is a folder ({option} needs a file name)")
+    try:
+        check_output_path(path, option)   # devices, links, FIFOs, model.npz.gz
+    except OutputPathError as exc:
+        raise UserError(str(exc)) from None
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
         if create_parent:

@@ -18,12 +18,16 @@ in, Pharaoh ``i-j`` (0-based, source-target) out, one line per sentence.
 User errors print one line ``structpred: error: ...`` and exit with status 2
 (a traceback only with ``--debug``), argparse's own errors included; Ctrl-C
 exits with status 130 and one line (run as a program, without waiting for the
-interpreter's teardown); a closed output pipe ends quietly.
+interpreter's teardown), SIGTERM with 143, both after removing temporary files; a
+signal is never raised inside numba's dispatcher, and never swallowed; a closed output
+pipe ends quietly.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
 from importlib.metadata import entry_points
 
@@ -107,6 +111,67 @@ def _has_child_processes():
         return True
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that every clean-up (temporary files of
+    :func:`structpred.io.atomic_write`, worker threads) runs; exit status 143."""
+
+
+#: the signal received during this run (``None``: none), read by :func:`main`
+_RECEIVED = {"signal": None}
+_NUMBA_DIRS = (f"{os.sep}numba{os.sep}", f"{os.sep}llvmlite{os.sep}")
+
+
+def _inside_numba(frame, depth=6):
+    """Whether one of the innermost ``depth`` frames runs numba's own Python code (its
+    dispatcher calls it from C: an exception raised there can come out as a
+    ``SystemError``, or be lost)."""
+    while frame is not None and depth > 0:
+        if any(d in frame.f_code.co_filename for d in _NUMBA_DIRS):
+            return True
+        frame, depth = frame.f_back, depth - 1
+    return False
+
+
+def _on_signal(signum, frame):
+    """SIGINT and SIGTERM: raise :class:`KeyboardInterrupt` (:class:`Terminated`) in the
+    main thread, but never inside numba's dispatcher: there the signal is delivered again
+    20 ms later, once the kernel call has returned (the flag is kept, so that a run that
+    somehow goes on still exits with 130/143)."""
+    _RECEIVED["signal"] = signum
+    if _inside_numba(frame):
+        import threading
+
+        threading.Timer(0.02, os.kill, (os.getpid(), signum)).start()
+        return
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+@contextlib.contextmanager
+def _signal_handlers():
+    """:func:`_on_signal` for SIGINT and SIGTERM while a command runs (main thread only);
+    the previous handlers afterwards."""
+    _RECEIVED["signal"] = None
+    try:
+        old = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:   # not the main thread: leave the handlers alone
+        old = {}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
+def _status_after_signal(args, as_program, exc=None):
+    """One line and 130 (Ctrl-C) or 143 (SIGTERM)."""
+    terminated = isinstance(exc, Terminated) or _RECEIVED["signal"] == signal.SIGTERM
+    print(f"structpred: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+    status = 143 if terminated else 130
+    if as_program and not _has_child_processes():
+        _exit_now(status)
+    return status
+
+
 def main(argv=None):
     """Run ``structpred`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     as_program = argv is None
@@ -119,19 +184,22 @@ def main(argv=None):
     if handler is None:
         parser.parse_args([args.command, "--help"])
     try:
-        return handler(args)
+        with _signal_handlers():
+            status = handler(args)
+        if _RECEIVED["signal"] is not None:   # a signal was caught somewhere: never swallowed
+            return _status_after_signal(args, as_program)
+        return status
     except UserError as exc:
         if args.debug:
             raise
+        if _RECEIVED["signal"] is not None:
+            return _status_after_signal(args, as_program)
         print(f"structpred: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         if args.debug:
             raise
-        print("structpred: interrupted", file=sys.stderr)
-        if as_program and not _has_child_processes():
-            _exit_now(130)
-        return 130
+        return _status_after_signal(args, as_program, exc)
     except BrokenPipeError:
         # the reader went away (| head): end quietly, as Unix tools do
         try:
@@ -140,3 +208,9 @@ def main(argv=None):
         except OSError:
             pass
         return 0
+    except Exception:
+        # an error that a signal caused (numba's SystemError, a worker's failure): the
+        # signal is the cause to report
+        if _RECEIVED["signal"] is None or args.debug:
+            raise
+        return _status_after_signal(args, as_program)

@@ -31,8 +31,8 @@ import secrets
 import sys
 import zlib
 
-__all__ = ["FormatError", "open_text", "read_lines", "atomic_write", "open_output", "read_npz",
-           "file_fingerprint"]
+__all__ = ["FormatError", "OutputPathError", "open_text", "read_lines", "atomic_write",
+           "open_output", "check_output_path", "read_npz", "file_fingerprint"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -274,6 +274,67 @@ def file_fingerprint(path, block=1 << 20):
     return dict(out)
 
 
+class OutputPathError(FormatError):
+    """An output path that is not written: an existing device, FIFO, socket, symbolic link
+    or folder, or a ``.gz`` name for a format that is already compressed.  A
+    :class:`FormatError` (``"PATH: reason"``), so the command line shows it in one line."""
+
+
+#: suffixes of binary formats that are compressed archives already: ``NAME.npz.gz`` is refused
+_NO_GZIP = (".npz", ".npy", ".png", ".jpg", ".jpeg", ".pdf", ".pkl", ".zip")
+
+
+def check_output_path(path, option=None):
+    """Refuse an output path that must not be written, before any work and again just
+    before writing (the one place every writer of :mod:`structpred` checks).
+
+    Only a regular file or a new path is written.  An existing symbolic link, device
+    (``/dev/null`` included), FIFO or socket is refused rather than replaced by a regular
+    file (``-o -`` writes to standard output where a command allows it), and so is a
+    folder.  A name ending in ``.gz`` is written gzip-compressed, except after the suffix
+    of a format that is compressed already (``model.npz.gz``), which is refused.
+
+    Parameters
+    ----------
+    path : str or path-like
+    option : str, optional
+        The option that named it (``"-o"``), for the message.
+
+    Raises
+    ------
+    OutputPathError
+    """
+    import stat
+
+    name = os.fspath(path)
+    head = f"not written ({option}): " if option else "not written: "
+    stdout = " (use '-' for standard output where the command allows it)"
+    lower = str(name).lower()
+    if lower.endswith(".gz") and lower[:-3].endswith(_NO_GZIP):
+        inner = os.path.splitext(lower[:-3])[1]
+        raise OutputPathError(name, None, f"{head}a {inner} file is compressed already and is "
+                              "not gzipped; drop the .gz")
+    try:
+        st = os.lstat(name)
+    except OSError:  # a new path (or a parent that is a file: left to the writer's error)
+        return
+    mode = st.st_mode
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISLNK(mode):
+        reason = ("a symbolic link is not replaced by a file; give the path it points to, "
+                  "or remove the link")
+    elif stat.S_ISDIR(mode):
+        reason = "it is a folder, not a file"
+    elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        reason = "it is a device; only regular files are written" + stdout
+    elif stat.S_ISFIFO(mode):
+        reason = "it is a FIFO (named pipe); only regular files are written" + stdout
+    else:
+        reason = "it is not a regular file (a socket?); only regular files are written"
+    raise OutputPathError(name, None, head + reason)
+
+
 @contextlib.contextmanager
 def atomic_write(path, mode="w", encoding="utf-8", compress=None):
     """Context manager that writes ``path`` atomically.
@@ -300,6 +361,11 @@ def atomic_write(path, mode="w", encoding="utf-8", compress=None):
     file object
         Write to it; do not close it.
 
+    Raises
+    ------
+    OutputPathError
+        ``path`` exists and is not a regular file (:func:`check_output_path`).
+
     Notes
     -----
     The new file gets the permissions of a freshly created file (``0o666``
@@ -308,6 +374,7 @@ def atomic_write(path, mode="w", encoding="utf-8", compress=None):
     if mode not in ("w", "wt", "wb"):
         raise ValueError(f"atomic_write: mode must be 'w', 'wt' or 'wb', not {mode!r}")
     path = os.fspath(path)
+    check_output_path(path)
     if compress is None:
         compress = str(path).endswith(".gz")
     directory, name = os.path.split(os.path.abspath(path))
