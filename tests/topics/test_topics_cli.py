@@ -386,3 +386,25 @@ def test_package_exports():
     assert DiscLDA is D
     for spec in MODELS.values():
         assert spec.cls in topics.__all__
+
+
+def test_text_of_other_scripts_end_to_end(tmp_path, capsys):
+    """French, Russian and Greek documents: words stay whole and the default separates them."""
+    words = {"fr": "économie société élève réforme marché pêche forêt",
+             "ru": "экономика общество рынок реформа школа лес рыба",
+             "el": "οικονομία κοινωνία αγορά μεταρρύθμιση σχολείο δάσος ψάρι"}
+    rng = np.random.default_rng(0)
+    for name, n in (("train.tsv", 12), ("test.tsv", 4)):
+        lines = [f"{lab}\t{' '.join(rng.choice(w.split(), 5))}"
+                 for _ in range(n) for lab, w in words.items()]
+        (tmp_path / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    model = tmp_path / "m.npz"
+    rc, out, err = _run(["topics", "train", "--data", str(tmp_path / "train.tsv"), "-o",
+                         str(model)], capsys)
+    assert rc == 0, err
+    assert "5-fold cross-validation over the 36" in out
+    vocab = load_model(model).vocabulary.words_
+    assert {"économie", "экономика", "οικονομία", "μεταρρύθμιση"} <= set(vocab)
+    rc, out, _ = _run(["topics", "eval", "-m", str(model), "--data", str(tmp_path / "test.tsv")],
+                      capsys)
+    assert rc == 0 and "accuracy: 100.00%" in out
