@@ -102,20 +102,78 @@ def _read_array(path, what):
         raise FormatError(path, None, f"{what} file is empty")
     try:
         with Image.open(path) as im:
+            _check_pixels(path, what, im.size)
             im.load()
             return im
-    except (OSError, ValueError, SyntaxError, EOFError, Image.DecompressionBombError,
-            TypeError, IndexError, KeyError, ZeroDivisionError, MemoryError) as exc:
+    except Image.DecompressionBombError:
+        raise FormatError(path, None, _too_large(what)) from None
+    except (OSError, ValueError, SyntaxError, EOFError, TypeError, IndexError, KeyError,
+            ZeroDivisionError, MemoryError) as exc:
         raise _image_error(path, what, exc) from None
 
 
+#: the most pixels an image or mask may have (read before the pixels are decoded)
+MAX_PIXELS = 40_000_000
+
+
+def _too_large(what, size=None):
+    shown = f" ({size[0]} x {size[1]} pixels)" if size else ""
+    return (f"{what} too large{shown}: at most {MAX_PIXELS // 1_000_000} million pixels are "
+            "segmented; downscale it first (e.g. 'magick IN -resize 25% OUT')")
+
+
+def _check_pixels(path, what, size):
+    if int(size[0]) * int(size[1]) > MAX_PIXELS:
+        raise FormatError(path, None, _too_large(what, size))
+
+
+def _to_rgb8(im):
+    """8-bit RGB pixels of an image of any mode Pillow reads.
+
+    16- and 32-bit grey (``I;16*``, ``I``) are scaled from their 16-bit range (or from
+    their largest value, above it), floating-point grey (``F``) from [0, 1] (or its
+    largest value), not clipped; palette, alpha (dropped), CMYK, YCbCr, LAB and HSV are
+    converted by Pillow.
+    """
+    from PIL import Image
+
+    mode = im.mode
+    if mode.startswith("I") or mode == "F":
+        a = np.asarray(im, dtype=np.float64)
+        if a.ndim == 3:
+            a = a[..., 0]
+        finite = a[np.isfinite(a)]
+        top = float(finite.max()) if finite.size else 0.0
+        if mode == "F":
+            scale = 255.0 if top <= 1.0 else 255.0 / top
+        else:
+            scale = 255.0 / 65535.0 if top <= 65535 else 255.0 / top
+        g = np.clip(np.nan_to_num(a * scale), 0, 255).round().astype(np.uint8)
+        return np.repeat(g[..., None], 3, axis=2)
+    if mode in ("LAB", "HSV"):
+        from PIL import ImageCms  # noqa: F401 - LAB needs a colour profile conversion
+
+        if mode == "HSV":
+            return np.asarray(im.convert("RGB"), dtype=np.uint8).copy()
+        lab = ImageCms.createProfile("LAB")
+        srgb = ImageCms.createProfile("sRGB")
+        rgb = ImageCms.profileToProfile(im, lab, srgb, outputMode="RGB")
+        return np.asarray(rgb, dtype=np.uint8).copy()
+    if mode in ("RGBA", "LA", "PA", "RGBa", "La") or (mode == "P" and "transparency" in im.info):
+        im = im.convert("RGBA")   # the colour under the alpha channel, as Pillow stores it
+    return np.asarray(im.convert("RGB"), dtype=np.uint8).copy()
+
+
 def load_image(path):
-    """RGB image as a ``(H, W, 3)`` uint8 array (grey images are replicated)."""
+    """RGB image as a ``(H, W, 3)`` uint8 array (grey images are replicated), from any mode
+    Pillow reads (:func:`_to_rgb8`: 16-bit grey is scaled, not clipped); more than
+    :data:`MAX_PIXELS` pixels are refused before decoding."""
     im = _read_array(path, "image")
     try:
-        a = np.asarray(im.convert("RGB"), dtype=np.uint8).copy()
-    except (OSError, ValueError, TypeError) as exc:
-        raise _image_error(path, "image", exc) from None
+        a = _to_rgb8(im)
+    except (OSError, ValueError, TypeError, ImportError) as exc:
+        raise FormatError(path, None, f"image mode {im.mode} cannot be converted to RGB "
+                          f"({exc})") from None
     if a.ndim != 3 or a.shape[0] == 0 or a.shape[1] == 0:
         raise FormatError(path, None, f"image has no pixels (shape {a.shape})")
     return a
