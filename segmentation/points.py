@@ -101,6 +101,23 @@ def _height_above_min(xyz, query, cell):
     return query[:, 2] - zmin[q[:, 0], q[:, 1]]
 
 
+#: the most neighbours per node of the kNN graph (memory and time grow with n x k)
+MAX_K_GRAPH = 256
+
+
+def _check_sizes(xyz, voxel, k_graph):
+    """Refuse sizes that do not fit the data, before anything is allocated."""
+    if not (isinstance(k_graph, (int, np.integer)) and 1 <= k_graph <= MAX_K_GRAPH):
+        raise ValueError(f"k_graph={k_graph!r} (--k-graph): neighbours per node must be an "
+                         f"integer from 1 to {MAX_K_GRAPH}")
+    if not (np.isfinite(voxel) and voxel > 0):
+        raise ValueError(f"voxel={voxel!r} (--voxel): the voxel size must be a positive number")
+    extent = float(np.max(xyz.max(axis=0) - xyz.min(axis=0)))
+    if extent / voxel > 2.0 ** 40:
+        raise ValueError(f"voxel size {voxel:g} m (--voxel) is too small for a scan "
+                         f"{extent:g} m across")
+
+
 def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0):
     """Thinned point cloud, features and kNN graph.
 
@@ -112,7 +129,8 @@ def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0):
     voxel : float
         Voxel size (metres) of the thinning.
     k_graph : int
-        Neighbours per node in the MRF graph.
+        Neighbours per node in the MRF graph (1 to :data:`MAX_K_GRAPH`; fewer when the
+        thinned cloud has fewer other nodes).
     cell : float
         Column size (metres) for the local minimum height.
     """
@@ -123,9 +141,14 @@ def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0):
         raise ValueError(f"expected a non-empty (N, 3) array of points, got shape {xyz.shape}")
     if not np.all(np.isfinite(xyz)):
         raise ValueError("point coordinates contain NaN or infinite values")
+    _check_sizes(xyz, voxel, k_graph)
     keep, assign = voxel_subsample(xyz, voxel)
     nodes = xyz[keep]
     n = nodes.shape[0]
+    if n < 2:
+        raise ValueError(f"the scan thins to {n} voxel at a voxel size of {voxel:g} m "
+                         "(--voxel): at least 2 are needed; give a smaller voxel size or a "
+                         "larger scan")
     tree = cKDTree(xyz)
     feats = [_eigen_features(xyz, tree, nodes, min(k, xyz.shape[0])) for k in _SCALES]
     h = _height_above_min(xyz, nodes, cell)
