@@ -136,10 +136,8 @@ def tag_train(args):
         Xv, yv = [X[i] for i in va], [y[i] for i in va]
     unseen = sorted({t for s in yv for t in s} - {t for s in yt for t in s})
     if unseen:
-        # labels the training part never shows cannot be predicted; score them as errors
-        _log(args, f"note: {len(unseen)} validation labels never occur in training: "
-                   f"{', '.join(unseen[:5])}")
-        yv = [[t if t not in unseen else "O" for t in s] for s in yv]
+        _log(args, f"note: {len(unseen)} validation labels never occur in training "
+                   f"({', '.join(unseen[:5])}); they count as errors")
     _log(args, f"read {len(X)} sentences; training on {len(Xt)}, validating on {len(Xv)}")
     from .model import SequenceTagger    # after reading: bad input fails fast
 
