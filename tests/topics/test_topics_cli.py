@@ -408,3 +408,19 @@ def test_text_of_other_scripts_end_to_end(tmp_path, capsys):
     rc, out, _ = _run(["topics", "eval", "-m", str(model), "--data", str(tmp_path / "test.tsv")],
                       capsys)
     assert rc == 0 and "accuracy: 100.00%" in out
+
+
+def test_stop_word_options(data, tmp_path, capsys):
+    stop = tmp_path / "stop.txt"
+    stop.write_text("Space\nthe\n")
+    words = {}
+    for arg in ("english", "none", str(stop)):
+        path = _train(data, tmp_path, capsys, model="sdem-nb",
+                      extra=("--stop-words", arg, "--ngrams", "1"))
+        words[arg] = set(load_model(path).vocabulary.words_)
+    assert "the" not in words["english"] and "the" in words["none"]
+    assert "space" in words["english"] and "space" not in words[str(stop)]
+    assert "the" not in words[str(stop)] and "would" in words[str(stop)]
+    assert "no such file" in _error(["topics", "train", "--data", str(data / "train.tsv"),
+                                     "--stop-words", str(tmp_path / "absent.txt"), "-o",
+                                     str(tmp_path / "m.npz")], capsys)
