@@ -13,7 +13,7 @@ Subpackages
     reference learners, the QP path, the registry, the monitor, the step size
     and the parameter set.
 :mod:`structpred.polytopes`
-    Matching, fertility, relaxed QAP, min-cut and simplex: projections,
+    Matching, fertility, relaxed QAP, min-cut, simplex and chain/tree marginals: projections,
     decoders and problem classes.
 :mod:`structpred.cli`
     The ``structpred`` command line; problem packages add their subcommands
