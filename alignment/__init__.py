@@ -1,29 +1,27 @@
 """Discriminative word alignment (Lacoste-Julien 2009, ch. 3), laid out by pipeline stage.
 
-=====================  ================================================================
-:mod:`alignment.data`      the bitext: vocabularies and encodings (``corpus``), the
-                           parallel-text, Pharaoh and NAACL readers and writers
-                           (``formats``), the Hansards data of ch. 3 (``hansards``)
-:mod:`alignment.stats`     what is estimated on the unlabeled bitext: IBM Models 1/2
-                           (``ibm``), the HMM (``hmm``), Dice (``dice``), their bundle
-                           :class:`AlignmentStatistics` (``statistics``), the counts of
-                           the fertility and pair features (``interactions``), the sharded
-                           E-steps on an executor (``shards``)
-:mod:`alignment.features`  the features of an edge (``edges``), of fertility and pairs
-                           (``interactions``), other aligners' links as features
-                           (``links``, ``external``), the numba batch featurizer
-                           (``kernel``)
-:mod:`alignment.aligners`  other aligners: eflomal and fast_align runs (``runs``), link
-                           files (``linkfiles``), symmetrisation (``symmetrize``), our
-                           unsupervised aligner (``unsupervised``)
-:mod:`alignment.model`     :class:`MatchingAligner`, the max-margin aligner
-:mod:`alignment.predict`   batch prediction (``batch``) and prediction in parallel
-                           (``parallel``)
-:mod:`alignment.evaluate`  AER (``aer``), the Table 3.1 protocol (``protocol``) and its
-                           table (``table``), alignment grids (``plot``)
-:mod:`alignment.selection` the choice of c- and of the model on validation
-:mod:`alignment.cli`       the ``structpred align`` and ``structpred aer`` commands
-=====================  ================================================================
+* :mod:`alignment.data`: the bitext: vocabularies and encodings (``corpus``), the
+  parallel-text, Pharaoh and NAACL readers and writers (``formats``), the Hansards data of
+  ch. 3 (``hansards``);
+* :mod:`alignment.stats`: what is estimated on the unlabeled bitext: IBM Models 1/2
+  (``ibm``), the HMM (``hmm``), Dice (``dice``), their bundle :class:`AlignmentStatistics`
+  (``statistics``), the counts behind the fertility and pair features (``interactions``),
+  the sharded E-steps on an executor (``shards``);
+* :mod:`alignment.features`: the features of an edge (``edges``), of fertility and pairs
+  (``interactions``), other aligners' links as features (``links``: cached runs and link
+  files), the numba kernels that define the features (``kernel``);
+* :mod:`alignment.aligners`: other aligners: eflomal and fast_align runs (``runs``), link
+  files (``linkfiles``), symmetrisation (``symmetrize``), our unsupervised aligner
+  (``unsupervised``);
+* :mod:`alignment.model`: :class:`MatchingAligner`, the max-margin aligner (models M, M+F,
+  M+Q, M+F+Q);
+* :mod:`alignment.predict`: batch prediction (``batch``) and prediction in parallel
+  (``parallel``);
+* :mod:`alignment.evaluate`: AER (``aer``), the Table 3.1 protocol (``protocol``) and its
+  table (``table``), alignment grids (``plot``);
+* :mod:`alignment.selection`: the choice of c- and of the model on validation;
+* :mod:`alignment.training`: the training pipeline in one call (:func:`train_aligner`);
+* :mod:`alignment.cli`: the ``structpred align`` and ``structpred aer`` commands.
 
 The names below are imported on first use (``import alignment`` stays light)::
 
@@ -68,6 +66,7 @@ _EXPORTS = {
     "PairFeaturizer": "alignment.features.interactions",
     "AlignerLinks": "alignment.features.links",
     "AlignerFeaturizer": "alignment.features.links",
+    "ExternalFeaturizer": "alignment.features.links",
     # other aligners
     "UnsupervisedAligner": "alignment.aligners.unsupervised",
     "ExternalAlignments": "alignment.aligners.linkfiles",
@@ -88,6 +87,9 @@ _EXPORTS = {
     "hansards_setup": "alignment.evaluate.protocol",
     "format_table": "alignment.evaluate.table",
     "choose_aligner": "alignment.selection",
+    # the whole training pipeline in one call
+    "train_aligner": "alignment.training",
+    "TrainingReport": "alignment.training",
 }
 
 __all__ = sorted(_EXPORTS)

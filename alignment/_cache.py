@@ -1,16 +1,16 @@
-"""What every file the alignment package writes records, and how caches are keyed.
+"""How the alignment package keys its caches.
 
 Every ``.npz`` file written here (models, statistics, HMM tables, interaction
-statistics) holds a ``format`` name and a ``version`` number, checked on load, and
-is read with ``allow_pickle=False`` (:func:`structpred.io.read_npz`).
+statistics) goes through :func:`structpred.io.save_npz` / :func:`structpred.io.load_npz`
+(a format name and a version, checked on load; ``allow_pickle=False``).
 
 A cache (statistics, HMM, interaction statistics, external links) also records a
 *key*: a flat JSON dict of everything that made it, namely the fingerprint of each input
-file (:func:`structpred.io.file_fingerprint`: size, hash of the first and last MB,
-line count), the number of pairs read, the length filter, and every option that
+file (:func:`structpred.io.file_fingerprint`: size, line count and a hash of the whole
+content), the number of pairs read, the length filter, and every option that
 changes the result (IBM or HMM agreement, HMM iterations, the lexicon choice, the
 fingerprint of the Model 2 tables something was computed from).  A cache is used only
-when its key equals the one asked for; otherwise
+when its key equals the one asked for (:func:`load_or_compute`); otherwise
 
 * a cache *folder* gets a new file named by the key's hash
   (``stats-<hash>.npz``, ``hmm-<hash>.npz``, ``interactions-<hash>.npz``), and
@@ -20,20 +20,16 @@ when its key equals the one asked for; otherwise
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import json
-import os
-from pathlib import Path
 
 import numpy as np
 
 from structpred import FormatError
-from structpred.io import file_fingerprint, read_npz
+from structpred.io import CacheMismatch, file_fingerprint
+from structpred.io import load_or_compute as _load_or_compute
 
-__all__ = ["CacheMismatch", "pack_json", "unpack_json", "check_format", "key_hash",
-           "bitext_key", "compare_keys", "cache_file", "is_cache_folder", "fit_options",
-           "load_arrays", "cached"]
+__all__ = ["CacheMismatch", "bitext_key", "compare_keys", "fit_options", "load_or_compute"]
 
 #: key field -> how the user sets it (for the messages of :class:`CacheMismatch`)
 OPTION_NAMES = {
@@ -44,80 +40,6 @@ OPTION_NAMES = {
     "hmm_options": "HMM training options", "lexicon": "--hmm-lexicon",
     "statistics": "the IBM Model 2 statistics", "aligners": "aligner settings",
 }
-
-
-class CacheMismatch(FormatError):
-    """A cache file made from other inputs or options than the ones asked for."""
-
-    def __init__(self, path, differences, hint=None):
-        self.differences = list(differences)
-        reason = "made with other settings: " + "; ".join(self.differences)
-        if hint:
-            reason += f" ({hint})"
-        super().__init__(path, None, reason)
-
-    def __reduce__(self):
-        return (type(self), (self.path, self.differences))
-
-
-def pack_json(obj):
-    """``obj`` as JSON in a ``uint8`` array (``.npz`` holds no strings without pickles)."""
-    return np.frombuffer(json.dumps(obj, sort_keys=True).encode("utf-8"), dtype=np.uint8)
-
-
-def unpack_json(arr, path, what):
-    """Inverse of :func:`pack_json`; a bad array is a :class:`FormatError` on ``path``."""
-    try:
-        return json.loads(bytes(np.asarray(arr, dtype=np.uint8)).decode("utf-8"))
-    except (ValueError, TypeError, UnicodeDecodeError):
-        raise FormatError(path, None, f"corrupt {what} (unreadable metadata)") from None
-
-
-def _text(arr):
-    a = np.asarray(arr)
-    if a.dtype.kind == "U" and a.ndim == 0:
-        return str(a)
-    if a.dtype == np.uint8:
-        try:
-            return bytes(a).decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-    return None
-
-
-def check_format(arrays, path, fmt, versions, what, prefix="", legacy_ok=False):
-    """Check the ``format`` and ``version`` entries of ``arrays`` (prefixed).
-
-    ``legacy_ok``: files from before the ``format`` entry (version only) pass.
-    Returns the version.  Raises :class:`FormatError` naming ``path``.
-    """
-    name = arrays.get(prefix + "format")
-    if name is None:
-        if not legacy_ok or prefix + "version" not in arrays:
-            raise FormatError(path, None, f"not {what}")
-    elif _text(name) != fmt:
-        found = _text(name)
-        raise FormatError(path, None, f"not {what}"
-                          + (f" (a {found} file)" if found else ""))
-    try:
-        version = int(np.asarray(arrays[prefix + "version"]))
-    except (KeyError, TypeError, ValueError):
-        raise FormatError(path, None, f"not {what} (no format version)") from None
-    if version not in versions:
-        raise FormatError(path, None, f"{what} of format version {version}, which this "
-                          f"structpred cannot read (it reads {', '.join(map(str, versions))})")
-    return version
-
-
-def load_arrays(path, what):
-    """:func:`structpred.io.read_npz` with ``what`` in the messages."""
-    return read_npz(path, what)
-
-
-def key_hash(key):
-    """Short hex hash of a key (for cache file names)."""
-    return hashlib.blake2b(json.dumps(key, sort_keys=True).encode("utf-8"),
-                           digest_size=8).hexdigest()
 
 
 def fit_options(func, kw, drop=("verbose", "n_jobs")):
@@ -158,7 +80,12 @@ def bitext_key(src_path, tgt_path, max_pairs=None, max_len=None, protect_first=0
 
 def _show(field, value):
     if isinstance(value, dict) and "hash" in value:
-        return f"a file of {value.get('lines')} lines, {value.get('size')} bytes"
+        if "hashed" not in value:
+            return (f"a file of {value.get('lines')} lines, {value.get('size')} bytes, "
+                    "fingerprinted by its first and last MB only (a cache made by an older "
+                    "structpred: delete it to recompute)")
+        return (f"a file of {value.get('lines')} lines, {value.get('size')} bytes "
+                f"(content {str(value.get('hash'))[:8]})")
     if isinstance(value, bool):
         return "on" if value else "off"
     if field == "hmm_iterations" and not value:
@@ -182,37 +109,9 @@ def compare_keys(recorded, wanted):
     return out
 
 
-def is_cache_folder(cache):
-    """Whether the cache path names a folder (an existing one, or ending in ``/``)."""
-    return cache is not None and (os.path.isdir(cache) or str(cache).endswith(os.sep))
-
-
-def cache_file(folder, kind, key):
-    """``folder/<kind>-<hash of key>.npz``."""
-    return Path(folder) / f"{kind}-{key_hash(key)}.npz"
-
-
-def cached(path, key, load, compute, save, verbose=False, what="cache"):
-    """``load(path)`` if that file exists and records ``key`` (its ``cache_key``), else
-    ``compute()``, then ``save(obj, path)``.  A file recording another key is a
-    :class:`CacheMismatch` (in a folder of files named by their keys, a damaged file)."""
-    import sys
-
-    path = Path(path)
-    if path.exists():
-        obj = load(path)
-        recorded = getattr(obj, "cache_key", None)
-        if recorded != key:
-            raise CacheMismatch(path, compare_keys(recorded, key) if recorded is not None
-                                else ["it records no key (an older file)"],
-                                "delete it to recompute")
-        if verbose:
-            print(f"{what}: read {path}", file=sys.stderr, flush=True)
-        return obj
-    obj = compute()
-    obj.cache_key = key
-    path.parent.mkdir(parents=True, exist_ok=True)
-    save(obj, path)
-    if verbose:
-        print(f"{what} written to {path}", file=sys.stderr, flush=True)
-    return obj
+def load_or_compute(cache, key, compute, load, save, kind, **kw):
+    """:func:`structpred.io.load_or_compute` with the differences of two keys told by
+    :func:`compare_keys` (``--bitext-pairs: 4000 in the cache, 1500 asked``)."""
+    kw.setdefault("compare", compare_keys)
+    kw.setdefault("inputs", "its bitext")
+    return _load_or_compute(cache, key, compute, load, save, kind, **kw)

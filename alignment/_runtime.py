@@ -11,6 +11,7 @@ next chunk and re-raises the ``KeyboardInterrupt`` in the main thread.
 
 from __future__ import annotations
 
+import sys
 import threading
 
 import numpy as np
@@ -18,10 +19,16 @@ import numpy as np
 from structpred.io import progress_enabled
 
 __all__ = ["progress_enabled", "chunk_ranges", "Cancelled", "check_stop", "run_threads",
-           "CHUNK_PAIRS"]
+           "CHUNK_PAIRS", "log"]
 
 #: token pairs (source word x target word) per kernel call
 CHUNK_PAIRS = 1_000_000
+
+
+def log(verbose, msg):
+    """A progress line on stderr when ``verbose``."""
+    if verbose:
+        print(msg, file=sys.stderr, flush=True)
 
 
 def chunk_ranges(work_offsets, per_chunk=CHUNK_PAIRS):

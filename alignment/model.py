@@ -13,14 +13,13 @@ and the polytopes, projections and decoders are in
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 
 import numpy as np
 import scipy.sparse as sp
 
 from structpred import FormatError, ParamsMixin
-from structpred import atomic_write
+from structpred.io import load_npz, save_npz
 from structpred import LEARNERS, check_learner, run_learner
 from structpred import decode_matching
 from structpred import Monitor
@@ -236,8 +235,8 @@ class MatchingAligner(ParamsMixin):
                 sel = keep[pairs[:, 0]] & keep[pairs[:, 1]]
                 pairs, pattern = pairs[sel], pattern[sel]
         else:
-        blocks = [[F_edge, sp.csr_matrix((F_edge.shape[0], n_fert + len(pairs)))]]
             pairs, pattern = np.zeros((0, 2), np.int64), np.zeros(0, np.int64)
+        blocks = [[F_edge, sp.csr_matrix((F_edge.shape[0], n_fert + len(pairs)))]]
         # the Dice / IBM 2 / HMM matrices of the pair, once for the node and pair features
         st = self.featurizer_.stats.pair_statistics(src, tgt)
         if D > 1:
@@ -254,8 +253,8 @@ class MatchingAligner(ParamsMixin):
                     self.aligner_links_, src, tgt, pairs, pattern, aligner))])
             blocks.append([sp.csr_matrix((Fp.shape[0], m * n + n_fert)), Fp])
         F = sp.vstack([sp.hstack(b) for b in blocks], format="csr")
-
         return F, pairs, pattern
+
     def _kernel_inputs(self):
         """The feature kernels' inputs for this model (word caches; rebuilt when the
         featurizer or the aligners change, and not pickled)."""
@@ -558,9 +557,7 @@ class MatchingAligner(ParamsMixin):
                 "best_iter": self.result_.best_iter,
                 "statistics": {"fingerprint": self.stats_.fingerprint(),
                                "key": self.stats_.cache_key}}
-        with atomic_write(path, mode="wb") as fh:
-            np.savez_compressed(fh, coef=self.coef_, meta=np.frombuffer(
-                json.dumps(meta).encode("utf-8"), dtype=np.uint8), **arrays)
+        save_npz(path, {"coef": self.coef_, **arrays}, meta)
 
     @classmethod
     def load(cls, path):
@@ -584,28 +581,13 @@ class MatchingAligner(ParamsMixin):
 
     @classmethod
     def _load(cls, path):
-        from ._cache import load_arrays
         from .stats.statistics import AlignmentStatistics
 
         what = "a word-alignment model"
-        data = load_arrays(path, what)
-        if "meta" not in data or "coef" not in data:
-            kind = ""
-            if "format" in data and np.asarray(data["format"]).dtype.kind == "U":
-                kind = f" (a {data['format']} file)"
-            raise FormatError(path, None, f"not {what}{kind}")
-        try:
-            meta = json.loads(bytes(np.asarray(data["meta"], dtype=np.uint8)).decode("utf-8"))
-            if not isinstance(meta, dict):
-                raise ValueError("metadata is not a JSON object")
-        except (ValueError, TypeError, UnicodeDecodeError):
-            raise FormatError(path, None, "corrupt model (unreadable metadata)") from None
-        if meta.get("format") != _MODEL_FORMAT:
-            raise FormatError(path, None, f"not {what}")
-        version = meta.get("version")
-        if version not in (2, 3, cls.FORMAT_VERSION):
-            raise FormatError(path, None, f"model of format version {version}, which this "
-                              f"structpred cannot read (it reads 2 to {cls.FORMAT_VERSION})")
+        meta, data = load_npz(path, _MODEL_FORMAT, (2, 3, cls.FORMAT_VERSION), what)
+        if "coef" not in data:
+            raise FormatError(path, None, f"not {what} (no weights)")
+        version = meta["version"]
         stats = AlignmentStatistics.from_arrays(
             {k[len("stats/"):]: v for k, v in data.items() if k.startswith("stats/")}, path)
         inter_arrays = {k[len("inter/"):]: v for k, v in data.items() if k.startswith("inter/")}

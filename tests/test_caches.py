@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alignment._cache import CacheMismatch, compare_keys, key_hash
+from alignment._cache import CacheMismatch, compare_keys
+from structpred.io import key_hash
 from alignment.stats.statistics import AlignmentStatistics
 from structpred import FormatError, open_text
 from structpred.cli import main

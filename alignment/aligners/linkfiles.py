@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -34,6 +33,7 @@ import re
 
 from structpred import FormatError, atomic_write, read_lines
 
+from .._runtime import log as _log
 from .symmetrize import links_matrix
 
 __all__ = ["ExternalAlignments", "run_eflomal", "run_fast_align"]
@@ -215,11 +215,6 @@ def _header(path, text):
 
 
 # ------------------------------------------------------------------------ runners
-def _log(verbose, msg):
-    if verbose:
-        print(msg, file=sys.stderr, flush=True)
-
-
 def run_eflomal(src_sentences, tgt_sentences, model=3, n_samplers=2, verbose=True, keep=None):
     """Run eflomal both ways; returns ``(fwd, bwd)`` lists of link sets (source-target).
 

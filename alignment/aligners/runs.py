@@ -51,7 +51,6 @@ import importlib
 import json
 import os
 import resource
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -61,6 +60,7 @@ from pathlib import Path
 import numpy as np
 
 from structpred import FormatError, atomic_write, open_text
+from .._runtime import log as _log
 
 __all__ = ["available_aligners", "resolve_aligners", "parse_link_set_name", "LinkSets",
            "AlignerRun", "run_aligner", "load_run", "align_with_priors", "align_new",
@@ -105,11 +105,6 @@ ALIGNERS = {
                                 "optimize_tension": True, "diagonal_tension": 4.0,
                                 "prob_align_null": 0.08}),
 }
-
-
-def _log(verbose, msg):
-    if verbose:
-        print(msg, file=sys.stderr, flush=True)
 
 
 def _install_hint(name):

@@ -36,13 +36,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
 from structpred import atomic_write
+
+from .._runtime import log as _log
 
 __all__ = ["UnsupervisedAligner", "decode", "combine_votes", "training_text",
            "SYMMETRIZE", "DIRECTIONS", "DEFAULTS"]
@@ -60,11 +61,6 @@ DEFAULTS = {"threshold": 0.4, "symmetrize": "intersect", "hmm_iterations": 5,
             "eflomal_threshold": 0.3}
 
 _MODEL_FORMAT = 1
-
-
-def _log(verbose, msg):
-    if verbose:
-        print(msg, file=sys.stderr, flush=True)
 
 
 def combine_votes(post, links, weight):

@@ -97,7 +97,7 @@ def _check_cache_path(path, option, inputs):
     """A cache given as a file that does not exist yet will be written: check it now."""
     if path is None:
         return
-    from alignment._cache import is_cache_folder
+    from structpred.io import is_cache_folder
 
     if str(path) == "-":
         raise UserError(f"{option}: a cache cannot be standard input or output")

@@ -71,7 +71,7 @@ def _hansards_hmm_tables(data, stats, n_pairs, cache_dir, n_iter, verbose, agree
                          ibm_agreement=False):
     """The HMM of :mod:`alignment.stats.hmm` trained on the first ``n_pairs`` bitext lines from
     ``stats``' Model 2 tables, read from / written to the cache (``hmm-<hash>.npz``)."""
-    from .._cache import cache_file, cached
+    from .._cache import load_or_compute
     from ..stats.hmm import HMMTables, hmm_key, train_hmm_files
 
     kw = dict(max_pairs=n_pairs, max_len=MAX_LENGTH, protect_first=data.n_gold)
@@ -85,8 +85,8 @@ def _hansards_hmm_tables(data, stats, n_pairs, cache_dir, n_iter, verbose, agree
         return train()
     key = hmm_key(stats, data.bitext_src, data.bitext_tgt, kw["max_pairs"], kw["max_len"],
                   kw["protect_first"], n_iter, agreement)
-    return cached(cache_file(folder, "hmm", key), key, HMMTables.load, train,
-                  lambda obj, path: obj.save(path), verbose, "HMM")
+    return load_or_compute(folder, key, train, HMMTables.load, lambda obj, path: obj.save(path),
+                           "hmm", verbose=verbose, what="HMM")
 
 
 def hansards_hmm(data, stats, n_pairs, cache_dir=".cache", n_iter=5, verbose=True,
@@ -171,7 +171,7 @@ def run_protocol(data, stats, learners=("dual-extragradient",), train_sizes=(100
                                 n_iter=n_iter, cost_pos=cost_pos, cost_neg=cost_neg,
                                 verbose=verbose, **model_params)
         model.fit(data.test_pairs[:n_train], data.test_gold[:n_train], stats,
-                  valid_pairs=data.trial_pairs, valid_gold=data.trial_gold,
+                  eval_set=(data.trial_pairs, data.trial_gold),
                   interaction_stats=interaction_stats)
         seconds = time.perf_counter() - t0
         fitted[(name, learner, n_train)] = model

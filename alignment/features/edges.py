@@ -30,8 +30,6 @@ lexical indicators.
 
 from __future__ import annotations
 
-import unicodedata
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -49,15 +47,6 @@ HMM_FEATURES = EDGE_FEATURES[N_DENSE:N_DENSE + N_HMM]
 #: in its sentence, and another occurrence of it lies nearer the diagonal position of the other
 #: end (which of the repeated function words goes with which)
 OPTIONAL_FEATURES = EDGE_FEATURES[N_DENSE + N_HMM:]
-
-
-def _is_punct(tok):
-    return all(unicodedata.category(ch).startswith("P") or unicodedata.category(ch).startswith("S")
-               for ch in tok)
-
-
-def _is_number(tok):
-    return any(ch.isdigit() for ch in tok) and all(ch.isdigit() or ch in ".,:-/" for ch in tok)
 
 
 class EdgeFeaturizer:

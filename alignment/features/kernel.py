@@ -19,6 +19,7 @@ other aligners' links.
 from __future__ import annotations
 
 import threading
+import unicodedata
 
 import numba as nb
 import numpy as np
@@ -32,6 +33,19 @@ from ..stats.ibm import _pair_posteriors
 from ..stats.interactions import _viterbi
 
 __all__ = ["EDGE_FEATURES", "ALIGNER_FEATURES", "KernelInputs", "aligner_features"]
+
+#: the threshold of ``hmm:inter`` (the unsupervised subcommand's default)
+HMM_THRESHOLD = 0.4
+
+
+def _is_punct(tok):
+    return all(unicodedata.category(ch).startswith("P") or unicodedata.category(ch).startswith("S")
+               for ch in tok)
+
+
+def _is_number(tok):
+    return any(ch.isdigit() for ch in tok) and all(ch.isdigit() or ch in ".,:-/" for ch in tok)
+
 
 #: the edge features: ``EDGE_FEATURES[i]`` is slot ``v[i]`` of :func:`_edge_values`
 EDGE_FEATURES = (
@@ -465,8 +479,6 @@ class _Side:
         HMM (unsupervised) id, frequent-word index (-1: none), lower-cased word id, the
         first 4 lower-cased characters (code points), and the punctuation and number
         flags; floats ``(T, 2)`` = scaled log-frequency, length."""
-        from .edges import _is_number, _is_punct
-
         missing = [w for w in words if w not in self.cache]
         if missing:
             if len(self.cache) + len(missing) > _MAX_TYPES:
@@ -506,8 +518,6 @@ class KernelInputs:
     """
 
     def __init__(self, featurizer, links=None):
-        from .links import HMM_THRESHOLD
-
         self.featurizer = featurizer
         self.stats = featurizer.stats
         self.links = links
@@ -633,8 +643,6 @@ def aligner_features(links, pairs):
     """The :data:`ALIGNER_FEATURES` of every edge of ``pairs`` for the sources of
     ``links`` (:class:`alignment.features.links.AlignerLinks`), without the statistics:
     our HMM's posteriors are taken pair by pair (the same kernel as :func:`_pair_tables`)."""
-    from .links import HMM_THRESHOLD
-
     sources = tuple(links.sources)
     flags = np.array([False, False, False, "hmm" in sources, "eflomal" in sources,
                       "fast_align" in sources], np.bool_)

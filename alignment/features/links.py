@@ -44,27 +44,21 @@ Pair features (+Q models): for each pattern of :mod:`alignment.stats.interaction
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 
+from .._runtime import log as _log
 from ..aligners.linkfiles import _key
+from .kernel import HMM_THRESHOLD
 
 __all__ = ["AlignerLinks", "AlignerFeaturizer", "ExternalFeaturizer", "resolve_sources",
            "SOURCES", "HMM_THRESHOLD"]
 
 #: every source this module knows, in feature order
 SOURCES = ("hmm", "eflomal", "fast_align")
-#: the threshold of ``hmm:inter`` (the unsupervised subcommand's default)
-HMM_THRESHOLD = 0.4
 #: how many new pairs are sent to eflomal/fast_align at once when predicting
 BATCH = 2000
-
-
-def _log(verbose, msg):
-    if verbose:
-        print(msg, file=sys.stderr, flush=True)
 
 
 def resolve_sources(spec, own_hmm=True):

@@ -56,9 +56,11 @@ import numba
 import numpy as np
 from tqdm.auto import tqdm
 
-from structpred import FormatError, atomic_write
+from structpred import FormatError
 
-from .._cache import bitext_key, check_format, fit_options, load_arrays, pack_json, unpack_json
+from structpred.io import load_npz, pack_json, save_npz, unpack_json
+
+from .._cache import bitext_key, fit_options
 
 from .._runtime import check_stop, chunk_ranges, progress_enabled, run_threads
 from ..data.corpus import EncodedCorpus, find_in_row
@@ -434,16 +436,13 @@ class HMMTables:
 
     def save(self, path):
         """Write the tables to ``path`` (``.npz``, atomically, with format and version)."""
-        with atomic_write(path, mode="wb") as fh:
-            np.savez_compressed(fh, format=np.array(FORMAT_NAME),
-                                version=np.array(FORMAT_VERSION), **self.to_arrays())
+        save_npz(path, self.to_arrays(), {"format": FORMAT_NAME, "version": FORMAT_VERSION})
 
     @classmethod
     def load(cls, path):
         """Read a file written by :meth:`save` (never unpickling); a file that is not one
         is a :class:`~structpred.FormatError`."""
-        a = load_arrays(path, "HMM tables")
-        check_format(a, path, FORMAT_NAME, (FORMAT_VERSION,), "HMM tables")
+        _, a = load_npz(path, FORMAT_NAME, (FORMAT_VERSION,), "HMM tables")
         return cls.from_arrays(a, "", path)
 
 

@@ -89,7 +89,6 @@ token pair ``(j, k)`` of every sentence gets the index of its table entry once
 from __future__ import annotations
 
 import math
-import sys
 import time
 from dataclasses import dataclass, field
 
@@ -98,6 +97,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from .._runtime import check_stop, chunk_ranges, progress_enabled, run_threads
+from .._runtime import log as _log
 from ..data.corpus import build_cooc, find_in_row
 
 __all__ = [
@@ -549,11 +549,6 @@ class IBMTables:
     bwd: DirectionModel
     max_jump: int
     seconds: dict = field(default_factory=dict)
-
-
-def _log(verbose, msg):
-    if verbose:
-        print(msg, file=sys.stderr, flush=True)
 
 
 class _DirectionEM:

@@ -27,15 +27,16 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
 import numba
 import numpy as np
 
-from structpred import FormatError, atomic_write
+from structpred import FormatError
 
-from .._cache import (CacheMismatch, bitext_key, cache_file, cached, check_format, compare_keys,
-                      is_cache_folder, load_arrays, pack_json, unpack_json)
+from structpred.io import (check_format, load_npz, pack_json, read_npz, save_npz,
+                           unpack_json)
+
+from .._cache import bitext_key, load_or_compute
 from .._runtime import chunk_ranges
 from ..data.corpus import find_in_row, load_bitext
 from .ibm import _pair_posteriors
@@ -184,7 +185,7 @@ class InteractionStatistics:
         return self
 
     @classmethod
-    def fit(cls, stats, src_sentences, tgt_sentences, verbose=False):
+    def from_sentences(cls, stats, src_sentences, tgt_sentences, verbose=False):
         """Viterbi-align every sentence pair with ``stats``'s Model 2 and count."""
         t0 = time.perf_counter()
         src_ids, src_off, tgt_ids, tgt_off = [], [0], [], [0]
@@ -221,17 +222,33 @@ class InteractionStatistics:
         return res
 
     @classmethod
-    def fit_files(cls, stats, src_path, tgt_path, max_pairs=None, verbose=False, max_len=80,
+    def from_files(cls, stats, src_path, tgt_path, max_pairs=None, verbose=False, max_len=80,
                   protect_first=0):
-        """:meth:`fit` on the first ``max_pairs`` lines of a bitext, leaving out pairs
+        """:meth:`from_sentences` on the first ``max_pairs`` lines of a bitext, leaving out pairs
         longer than ``max_len`` (except the first ``protect_first`` lines) as the
         statistics do.  The result records its :func:`interaction_key`."""
         key = interaction_key(stats, src_path, tgt_path, max_pairs, max_len, protect_first)
         bitext = load_bitext(src_path, tgt_path, max_pairs=max_pairs, max_len=max_len,
                              protect_first=protect_first)
-        res = cls.fit(stats, bitext.src, bitext.tgt, verbose=verbose)
+        res = cls.from_sentences(stats, bitext.src, bitext.tgt, verbose=verbose)
         res.cache_key = key
         return res
+
+    @classmethod
+    def fit(cls, *args, **kwargs):
+        """Deprecated alias of :meth:`from_sentences`."""
+        from .statistics import _deprecated
+
+        _deprecated("InteractionStatistics.fit", "InteractionStatistics.from_sentences")
+        return cls.from_sentences(*args, **kwargs)
+
+    @classmethod
+    def fit_files(cls, *args, **kwargs):
+        """Deprecated alias of :meth:`from_files`."""
+        from .statistics import _deprecated
+
+        _deprecated("InteractionStatistics.fit_files", "InteractionStatistics.from_files")
+        return cls.from_files(*args, **kwargs)
 
     @classmethod
     def load_or_fit(cls, cache, stats, src_path, tgt_path, max_pairs=None, verbose=False,
@@ -253,29 +270,17 @@ class InteractionStatistics:
             if not have_bitext:
                 raise ValueError("no interaction-statistics cache and no bitext to compute "
                                  "them from")
-            return cls.fit_files(stats, src_path, tgt_path, max_pairs=max_pairs,
+            return cls.from_files(stats, src_path, tgt_path, max_pairs=max_pairs,
                                  verbose=verbose, max_len=max_len, protect_first=protect_first)
 
-        if cache is None:
-            return fit()
-        if is_cache_folder(cache):
-            if key is None:
-                raise ValueError(f"{cache}: a cache folder needs the bitext (to name the files)")
-            return cached(cache_file(cache, "interactions", key), key, cls.load, fit,
-                          lambda obj, path: obj.save(path), verbose, "interaction statistics")
-        path = Path(cache)
-        if not path.exists():
-            res = fit()
-            res.save(path)
-            return res
-        res = cls.load(path).check_statistics(stats, path)
-        if key is not None:
-            diffs = (compare_keys(res.cache_key, key) if res.cache_key is not None
-                     else ["it records no fingerprint of its bitext (an older file)"])
-            if diffs:
-                raise CacheMismatch(path, diffs, "use another cache file, or a cache folder, "
-                                    "which keeps one file per setting")
-        return res
+        def load(path):
+            return cls.load(path).check_statistics(stats, path)
+
+        def save(obj, path):
+            obj.save(path)
+
+        return load_or_compute(cache, key, fit, load, save, "interactions", verbose=verbose,
+                               what="interaction statistics")
 
     def to_arrays(self):
         out = {"format": np.array(FORMAT_NAME), "version": np.array(FORMAT_VERSION),
@@ -311,16 +316,25 @@ class InteractionStatistics:
         return out
 
     def save(self, path):
-        with atomic_write(path, mode="wb") as fh:
-            np.savez_compressed(fh, **self.to_arrays())
+        """Write :meth:`to_arrays` to ``path`` (:func:`structpred.io.save_npz`)."""
+        arrays = self.to_arrays()
+        header = {"format": FORMAT_NAME, "version": int(arrays.pop("version"))}
+        arrays.pop("format")
+        save_npz(path, arrays, header)
 
     @classmethod
     def load(cls, path):
         """Read a file written by :meth:`save` (never unpickling); a file that is not one
-        is a :class:`~structpred.FormatError`."""
-        a = load_arrays(path, _WHAT)
-        if "format" not in a and "src_fert_share" not in a:
-            raise FormatError(path, None, f"not {_WHAT}")
+        is a :class:`~structpred.FormatError`.  Files from before the format version
+        (no ``format`` entry) are read too."""
+        try:
+            header, a = load_npz(path, FORMAT_NAME, (FORMAT_VERSION,), _WHAT)
+        except FormatError:
+            a = read_npz(path, _WHAT)
+            if "format" in a or "version" in a or "src_fert_share" not in a:
+                raise
+            return cls.from_arrays(a, path)
+        a.update(format=np.array(FORMAT_NAME), version=np.array(header["version"]))
         return cls.from_arrays(a, path)
 
     def pattern_shares(self, stats, e_ids, f_ids):
@@ -355,7 +369,7 @@ def _table_positions(e, f, row_ptr, cols):
 
 
 def interaction_key(stats, src_path, tgt_path, max_pairs=None, max_len=80, protect_first=0):
-    """The cache key of :meth:`InteractionStatistics.fit_files`: the bitext
+    """The cache key of :meth:`InteractionStatistics.from_files`: the bitext
     (:func:`alignment._cache.bitext_key`) and the Model 2 tables used
     (:meth:`AlignmentStatistics.fingerprint`, with the options that made them:
     IBM agreement, the HMM lexicon)."""

@@ -34,16 +34,17 @@ so a saved and reloaded model gives identical :meth:`pair_statistics`.
 from __future__ import annotations
 
 import hashlib
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-from structpred import FormatError, atomic_write
+from structpred import FormatError
 
-from .._cache import (CacheMismatch, bitext_key, cache_file, check_format, compare_keys,
-                      fit_options, is_cache_folder, load_arrays, pack_json, unpack_json)
+from structpred.io import (check_format, is_cache_folder, load_npz, pack_json, save_npz,
+                           unpack_json)
+
+from .._cache import bitext_key, compare_keys, fit_options, load_or_compute
+from .._runtime import log as _log
 from ..data.corpus import UNK_ID, EncodedCorpus, Vocabulary, load_bitext, report_line
 from .dice import DEFAULT_DICE_PRUNE_TOTAL, cooc_table, dice_matrix, prune_cooc
 from .hmm import HMMTables, hmm_key, train_hmm_files
@@ -56,11 +57,6 @@ FORMAT_VERSION = 2
 FORMAT_NAME = "structpred-alignment-statistics"
 _WHAT = "alignment statistics"
 _LL_KEYS = ("ibm1_fwd", "ibm1_bwd", "ibm2_fwd", "ibm2_bwd")
-
-
-def _log(verbose, msg):
-    if verbose:
-        print(msg, file=sys.stderr, flush=True)
 
 
 def _csr_pack(row_ptr, cols):
@@ -90,7 +86,7 @@ def _csr_unpack(lengths, delta):
 class AlignmentStatistics:
     r"""Dice and IBM Model 2 statistics (both directions) of a sentence-aligned bitext.
 
-    Build it with :meth:`fit` or :meth:`fit_files`; the constructor takes the
+    Build it with :meth:`from_sentences`, :meth:`from_corpus` or :meth:`from_files`; the constructor takes the
     finished (pruned, ``float32``) tables.
 
     Parameters
@@ -126,7 +122,7 @@ class AlignmentStatistics:
         EM history (also available as ``history``): the log-likelihood (nats) computed
         in each E-step, i.e. under the parameters before that iteration's M-step.
     timings_ : dict
-        Wall times (s) of the stages of :meth:`fit` / :meth:`fit_files` (empty after
+        Wall times (s) of the stages of :meth:`from_sentences` / :meth:`from_files` (empty after
         :meth:`load`).
     """
 
@@ -262,7 +258,7 @@ class AlignmentStatistics:
 
     # ------------------------------------------------------------------ fitting
     @classmethod
-    def fit(cls, src_sentences, tgt_sentences, n_iter_model1=5, n_iter_model2=5, min_count=1,
+    def from_sentences(cls, src_sentences, tgt_sentences, n_iter_model1=5, n_iter_model2=5, min_count=1,
             verbose=True, max_jump=DEFAULT_MAX_JUMP, n_gis=DEFAULT_N_GIS,
             prune_threshold=1e-6, floor=1e-7, dice_prune_total=DEFAULT_DICE_PRUNE_TOTAL,
             n_jobs=2, agreement=False, executor=None):
@@ -312,7 +308,7 @@ class AlignmentStatistics:
         corpus = EncodedCorpus.from_sentences(src_sentences, tgt_sentences, src_vocab, tgt_vocab)
         timings["encode"] = time.perf_counter() - t0
         _log(verbose, f"statistics: {corpus}")
-        stats = cls.fit_corpus(corpus, n_iter_model1=n_iter_model1, n_iter_model2=n_iter_model2,
+        stats = cls.from_corpus(corpus, n_iter_model1=n_iter_model1, n_iter_model2=n_iter_model2,
                                verbose=verbose, max_jump=max_jump, n_gis=n_gis,
                                prune_threshold=prune_threshold, floor=floor,
                                dice_prune_total=dice_prune_total, n_jobs=n_jobs,
@@ -321,13 +317,13 @@ class AlignmentStatistics:
         return stats
 
     @classmethod
-    def fit_corpus(cls, corpus, n_iter_model1=5, n_iter_model2=5, verbose=True,
+    def from_corpus(cls, corpus, n_iter_model1=5, n_iter_model2=5, verbose=True,
                    max_jump=DEFAULT_MAX_JUMP, n_gis=DEFAULT_N_GIS, prune_threshold=1e-6,
                    floor=1e-7, dice_prune_total=DEFAULT_DICE_PRUNE_TOTAL, n_jobs=2,
                    agreement=False, executor=None):
         """Train on an :class:`~alignment.data.corpus.EncodedCorpus` with vocabularies.
 
-        See :meth:`fit` for the parameters.
+        See :meth:`from_sentences` for the parameters.
         """
         if corpus.src_vocab is None or corpus.tgt_vocab is None:
             raise ValueError("the corpus needs vocabularies")
@@ -371,14 +367,14 @@ class AlignmentStatistics:
         return stats
 
     @classmethod
-    def fit_files(cls, src_path, tgt_path, max_pairs=None, verbose=True, max_len=80,
+    def from_files(cls, src_path, tgt_path, max_pairs=None, verbose=True, max_len=80,
                   max_ratio=None, protect_first=0, **kw):
         """Train on the first ``max_pairs`` lines of a (gzipped) tokenised bitext.
 
         Pairs with more than ``max_len`` tokens on a side (or a length ratio above
         ``max_ratio``) are left out of training, except the first ``protect_first``
         lines (none by default); see :func:`alignment.data.corpus.load_bitext`.  Other
-        keywords go to :meth:`fit`.  The result records its :func:`statistics_key`
+        keywords go to :meth:`from_sentences`.  The result records its :func:`statistics_key`
         (``cache_key``) and what was read and left out (``bitext_report``).
 
         Raises
@@ -396,12 +392,30 @@ class AlignmentStatistics:
         if len(bitext) == 0:
             raise FormatError(src_path, None, f"no sentence pairs left of {bitext.n_read} "
                               f"after leaving out those longer than {max_len} tokens")
-        stats = cls.fit(bitext.src, bitext.tgt, verbose=verbose, **kw)
+        stats = cls.from_sentences(bitext.src, bitext.tgt, verbose=verbose, **kw)
         stats.timings_ = {"load": t_load, **stats.timings_}
         stats.cache_key = key
         stats.bitext_report = {"read": bitext.n_read, "kept": len(bitext),
                                "dropped": dict(bitext.dropped), "max_length": max_len}
         return stats
+
+    @classmethod
+    def fit(cls, *args, **kwargs):
+        """Deprecated alias of :meth:`from_sentences`."""
+        _deprecated("AlignmentStatistics.fit", "AlignmentStatistics.from_sentences")
+        return cls.from_sentences(*args, **kwargs)
+
+    @classmethod
+    def fit_corpus(cls, *args, **kwargs):
+        """Deprecated alias of :meth:`from_corpus`."""
+        _deprecated("AlignmentStatistics.fit_corpus", "AlignmentStatistics.from_corpus")
+        return cls.from_corpus(*args, **kwargs)
+
+    @classmethod
+    def fit_files(cls, *args, **kwargs):
+        """Deprecated alias of :meth:`from_files`."""
+        _deprecated("AlignmentStatistics.fit_files", "AlignmentStatistics.from_files")
+        return cls.from_files(*args, **kwargs)
 
     @classmethod
     def load_or_fit(cls, cache, src_path, tgt_path, max_pairs=None, verbose=True, max_len=80,
@@ -423,7 +437,7 @@ class AlignmentStatistics:
             The bitext.  Without it, an existing cache file is used as it is (with the
             HMM it holds, which must match ``hmm``).
         max_pairs, max_len, protect_first, **kw
-            As in :meth:`fit_files`.
+            As in :meth:`from_files`.
         hmm : int
             EM iterations of the HMM (:func:`alignment.stats.hmm.train_hmm`) to attach; 0: none.
         hmm_agreement : bool
@@ -450,7 +464,7 @@ class AlignmentStatistics:
         def fit():
             if not have_bitext:
                 raise ValueError("no statistics cache and no bitext to compute them from")
-            return cls.fit_files(src_path, tgt_path, max_pairs=max_pairs, verbose=verbose,
+            return cls.from_files(src_path, tgt_path, max_pairs=max_pairs, verbose=verbose,
                                  max_len=max_len, protect_first=protect_first,
                                  executor=executor, **kw)
 
@@ -462,62 +476,58 @@ class AlignmentStatistics:
                                    agreement=agree, verbose=verbose, executor=executor,
                                    **hmm_options)
 
-        if cache is None:
-            stats = fit()
-            return stats.with_hmm(train(stats)) if hmm else stats
-        if is_cache_folder(cache):
-            if key is None:
-                raise ValueError(f"{cache}: a cache folder needs the bitext (to name the files)")
-            from .._cache import cached
+        def save(obj, path):
+            obj.save(path)
 
-            stats = cached(cache_file(cache, "stats", key), key, cls.load, fit,
-                           lambda obj, path: obj.save(path), verbose, "statistics")
+        if is_cache_folder(cache):
+            # one file per setting: the statistics and the HMM in files of their own
+            stats = load_or_compute(cache, key, fit, cls.load, save, "stats", verbose=verbose,
+                                    what="statistics")
             if hmm:
                 hkey = hmm_key(stats, src_path, tgt_path, max_pairs, max_len, protect_first,
                                hmm, agree, **hmm_options)
-                stats.with_hmm(cached(cache_file(cache, "hmm", hkey), hkey, HMMTables.load,
-                                      lambda: train(stats), lambda obj, path: obj.save(path),
-                                      verbose, "HMM"))
+                stats.with_hmm(load_or_compute(cache, hkey, lambda: train(stats),
+                                               HMMTables.load, save, "hmm", verbose=verbose,
+                                               what="HMM"))
             return stats
-        path = Path(cache)
-        if not path.exists():
+
+        def compute():
             stats = fit()
-            if hmm:
-                stats.with_hmm(train(stats))
-            stats.save(path)
-            _log(verbose, f"statistics written to {path}")
-            return stats
-        stats = cls.load(path)
-        diffs = []
-        if key is not None:
-            diffs = (compare_keys(stats.cache_key, key) if stats.cache_key is not None
-                     else ["it records no fingerprint of its bitext (an older file)"])
-        elif stats.cache_key is not None:
-            # no bitext to compare with: the options that can be checked still must agree
-            asked = {"ibm_agreement": bool(kw.get("agreement", False)), "max_length": max_len}
-            diffs = compare_keys({k: stats.cache_key.get(k) for k in asked}, asked)
-        have = stats.hmm
-        if have is None and hmm:
-            diffs.append(f"--hmm: none in the cache, {hmm} asked")
-        elif have is not None and not hmm:
-            n = (have.cache_key or {}).get("hmm_iterations", "an HMM")
-            diffs.append(f"--hmm: {n} in the cache, none asked")
-        elif have is not None and hmm and not diffs:
-            if have.cache_key is None:
-                diffs.append("the HMM records no settings (an older file)")
-            elif key is not None:
-                diffs += compare_keys(have.cache_key,
-                                      hmm_key(stats, src_path, tgt_path, max_pairs, max_len,
-                                              protect_first, hmm, agree, **hmm_options))
-            else:
-                diffs += compare_keys({k: have.cache_key.get(k) for k in
-                                       ("hmm_iterations", "hmm_agreement")},
-                                      {"hmm_iterations": hmm, "hmm_agreement": agree})
-        if diffs:
-            raise CacheMismatch(path, diffs, "use another cache file, or a cache folder, "
-                                "which keeps one file per setting")
-        _log(verbose, f"statistics: read {path}")
-        return stats
+            return stats.with_hmm(train(stats)) if hmm else stats
+
+        def differences(stats):
+            """What differs between one cache file (statistics and maybe an HMM) and
+            what was asked."""
+            diffs = []
+            if key is not None:
+                diffs = (compare_keys(stats.cache_key, key) if stats.cache_key is not None
+                         else ["it records no fingerprint of its bitext (an older file)"])
+            elif stats.cache_key is not None:
+                # no bitext to compare with: the options that can be checked still must agree
+                asked = {"ibm_agreement": bool(kw.get("agreement", False)),
+                         "max_length": max_len}
+                diffs = compare_keys({k: stats.cache_key.get(k) for k in asked}, asked)
+            have = stats.hmm
+            if have is None and hmm:
+                diffs.append(f"--hmm: none in the cache, {hmm} asked")
+            elif have is not None and not hmm:
+                n = (have.cache_key or {}).get("hmm_iterations", "an HMM")
+                diffs.append(f"--hmm: {n} in the cache, none asked")
+            elif have is not None and hmm and not diffs:
+                if have.cache_key is None:
+                    diffs.append("the HMM records no settings (an older file)")
+                elif key is not None:
+                    diffs += compare_keys(have.cache_key,
+                                          hmm_key(stats, src_path, tgt_path, max_pairs, max_len,
+                                                  protect_first, hmm, agree, **hmm_options))
+                else:
+                    diffs += compare_keys({k: have.cache_key.get(k) for k in
+                                           ("hmm_iterations", "hmm_agreement")},
+                                          {"hmm_iterations": hmm, "hmm_agreement": agree})
+            return diffs
+
+        return load_or_compute(cache, key, compute, cls.load, save, "stats",
+                               differences=differences, verbose=verbose, what="statistics")
 
     # ------------------------------------------------------------------ queries
     def _vocab(self, side):
@@ -663,15 +673,19 @@ class AlignmentStatistics:
         return stats
 
     def save(self, path):
-        """Write :meth:`to_arrays` to ``path`` with ``np.savez_compressed`` (atomically)."""
-        with atomic_write(path, mode="wb") as fh:
-            np.savez_compressed(fh, **self.to_arrays())
+        """Write :meth:`to_arrays` to ``path`` (:func:`structpred.io.save_npz`)."""
+        arrays = self.to_arrays()
+        header = {"format": FORMAT_NAME, "version": int(arrays.pop("version"))}
+        arrays.pop("format")
+        save_npz(path, arrays, header)
 
     @classmethod
     def load(cls, path):
         """Read a file written by :meth:`save` (never unpickling); a file that is not one
         is a :class:`~structpred.FormatError`."""
-        return cls.from_arrays(load_arrays(path, _WHAT), path)
+        header, arrays = load_npz(path, FORMAT_NAME, (1, FORMAT_VERSION), _WHAT, legacy_ok=True)
+        arrays.update(format=np.array(FORMAT_NAME), version=np.array(header["version"]))
+        return cls.from_arrays(arrays, path)
 
     def __repr__(self):
         return (f"AlignmentStatistics({self.n_pairs} pairs, {len(self.src_vocab)} / "
@@ -681,12 +695,18 @@ class AlignmentStatistics:
 
 def statistics_key(src_path, tgt_path, max_pairs=None, max_len=80, protect_first=0,
                    max_ratio=None, **kw):
-    """The cache key of :meth:`AlignmentStatistics.fit_files` with these arguments:
+    """The cache key of :meth:`AlignmentStatistics.from_files` with these arguments:
     :func:`alignment._cache.bitext_key` plus IBM agreement and the other fitting options."""
     kw = dict(kw)
     agreement = bool(kw.pop("agreement", False))
     return {**bitext_key(src_path, tgt_path, max_pairs, max_len, protect_first),
             "max_ratio": None if max_ratio is None else float(max_ratio),
             "ibm_agreement": agreement,
-            "ibm_options": fit_options(AlignmentStatistics.fit, kw,
+            "ibm_options": fit_options(AlignmentStatistics.from_sentences, kw,
                                        drop=("verbose", "n_jobs", "agreement", "executor"))}
+
+
+def _deprecated(old, new):
+    import warnings
+
+    warnings.warn(f"{old} is deprecated: use {new}", DeprecationWarning, stacklevel=3)

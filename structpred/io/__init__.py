@@ -1,14 +1,21 @@
-"""File input and output (gzip-aware readers, atomic writes, format errors) and plotting.
+"""File input and output (gzip-aware readers, atomic writes, format errors), model and
+cache files (:func:`save_npz` / :func:`load_npz`: arrays plus a JSON header with a format
+name and a version; :func:`load_or_compute`: caches keyed by the content of their inputs)
+and plotting.
 
 The plotting helpers (:func:`save_figure`, :func:`plot_histories`) import
 matplotlib on first use, so that reading and writing files stays light.
 """
 
+from ._cache import CacheMismatch, cache_file, is_cache_folder, key_hash, load_or_compute
 from ._files import (FormatError, atomic_write, file_fingerprint, open_output, open_text,
                      progress_enabled, read_lines, read_npz)
+from ._npz import check_format, load_npz, pack_json, save_npz, unpack_json
 
 __all__ = ["FormatError", "atomic_write", "open_text", "open_output", "read_lines", "read_npz",
-           "file_fingerprint", "progress_enabled", "save_figure", "plot_histories"]
+           "file_fingerprint", "progress_enabled", "save_npz", "load_npz", "pack_json",
+           "unpack_json", "check_format", "load_or_compute", "CacheMismatch", "cache_file",
+           "is_cache_folder", "key_hash", "save_figure", "plot_histories"]
 
 
 def __getattr__(name):

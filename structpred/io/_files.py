@@ -232,14 +232,17 @@ _FINGERPRINTS = {}
 
 
 def file_fingerprint(path, block=1 << 20):
-    """A cheap identity of a file's content, for keying caches.
+    """The identity of a file's content, for keying caches.
 
     Returns
     -------
     dict
         ``{"size": bytes on disk, "lines": lines of the (decompressed) text,
-        "hash": hex BLAKE2b of the size and the first and last ``block`` bytes}``.
-        Results are remembered per (path, size, mtime) within the process.
+        "hash": hex BLAKE2b of the whole file as stored, "hashed": "whole file"}`` (read
+        in ``block``-byte pieces: the memory stays flat however large the file).  A change
+        anywhere in the file changes the hash.  (Keys made before hashed only the first
+        and last MB, and have no ``hashed`` entry.)  Results are remembered per (path,
+        size, mtime, inode) within the process.
 
     Raises
     ------
@@ -253,12 +256,9 @@ def file_fingerprint(path, block=1 << 20):
     if memo in _FINGERPRINTS:
         return dict(_FINGERPRINTS[memo])
     h = hashlib.blake2b(digest_size=16)
-    h.update(str(st.st_size).encode())
     with open(name, "rb") as fh:
-        h.update(fh.read(block))
-        if st.st_size > block:
-            fh.seek(max(block, st.st_size - block))
-            h.update(fh.read(block))
+        while chunk := fh.read(block):
+            h.update(chunk)
     lines, last = 0, b"\n"
     with _open_file_binary(name) as fh:
         try:
@@ -269,7 +269,8 @@ def file_fingerprint(path, block=1 << 20):
             raise FormatError(name, None, f"corrupt or truncated gzip data ({exc})") from None
     if last != b"\n":
         lines += 1
-    out = {"size": int(st.st_size), "lines": int(lines), "hash": h.hexdigest()}
+    out = {"size": int(st.st_size), "lines": int(lines), "hash": h.hexdigest(),
+           "hashed": "whole file"}
     _FINGERPRINTS[memo] = out
     return dict(out)
 

@@ -1,0 +1,175 @@
+"""Model and cache files: arrays plus a JSON header with a format name and a version.
+
+Every file a package writes (fitted models, statistics, tables) goes through one pair:
+:func:`save_npz` writes the arrays and a header (a JSON object holding at least
+``format`` and ``version``) into one ``.npz`` archive, atomically, and :func:`load_npz`
+reads them back with ``allow_pickle=False`` (:func:`~structpred.io.read_npz`), checks the
+format name and the version, and names the file in every error.
+
+The header is the ``meta`` entry (JSON as ``uint8``: an ``.npz`` holds no strings without
+pickles).  The format name and the version are also written as two entries of their own
+(``format``, ``version``), the layout of the files written before this module (statistics,
+HMM tables), so that those files still load here and the new ones still load in older
+versions of structpred.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ._files import FormatError, atomic_write, read_npz
+
+__all__ = ["save_npz", "load_npz", "pack_json", "unpack_json", "check_format"]
+
+#: the entry that holds the JSON header
+HEADER = "meta"
+
+
+def pack_json(obj, sort_keys=True):
+    """``obj`` as JSON in a ``uint8`` array (``.npz`` holds no strings without pickles)."""
+    import numpy as np
+
+    return np.frombuffer(json.dumps(obj, sort_keys=sort_keys).encode("utf-8"), dtype=np.uint8)
+
+
+def unpack_json(arr, path, what):
+    """Inverse of :func:`pack_json`; a bad array is a :class:`FormatError` on ``path``."""
+    import numpy as np
+
+    try:
+        return json.loads(bytes(np.asarray(arr, dtype=np.uint8)).decode("utf-8"))
+    except (ValueError, TypeError, UnicodeDecodeError):
+        raise FormatError(path, None, f"corrupt {what} (unreadable metadata)") from None
+
+
+def _text(arr):
+    import numpy as np
+
+    a = np.asarray(arr)
+    if a.dtype.kind == "U" and a.ndim == 0:
+        return str(a)
+    if a.dtype == np.uint8:
+        try:
+            return bytes(a).decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return None
+
+
+def check_format(arrays, path, fmt, versions, what, prefix="", legacy_ok=False):
+    """Check the ``format`` and ``version`` entries of ``arrays`` (the older layout, whose
+    names may carry a ``prefix`` when several objects share a file).
+
+    ``legacy_ok``: files from before the ``format`` entry (version only) pass.
+    Returns the version.  Raises :class:`FormatError` naming ``path``.
+    """
+    import numpy as np
+
+    name = arrays.get(prefix + "format")
+    if name is None:
+        if not legacy_ok or prefix + "version" not in arrays:
+            raise FormatError(path, None, f"not {what}")
+    elif _text(name) != fmt:
+        found = _text(name)
+        raise FormatError(path, None, f"not {what}"
+                          + (f" (a {found} file)" if found else ""))
+    try:
+        version = int(np.asarray(arrays[prefix + "version"]))
+    except (KeyError, TypeError, ValueError):
+        raise FormatError(path, None, f"not {what} (no format version)") from None
+    _check_version(path, version, versions, what)
+    return version
+
+
+def _check_version(path, version, versions, what):
+    if version not in versions:
+        raise FormatError(path, None, f"{what} of format version {version}, which this "
+                          f"structpred cannot read (it reads {', '.join(map(str, versions))})")
+
+
+def save_npz(path, arrays, header, compressed=True):
+    """Write ``arrays`` and ``header`` to one ``.npz`` file, atomically.
+
+    Parameters
+    ----------
+    path : str or path-like, or a binary file object
+    arrays : dict of str to array-like
+        Numeric or fixed-width string arrays (no objects: they would need pickles).
+    header : dict
+        JSON-serialisable; holds at least ``format`` (the kind of file) and ``version``.
+    compressed : bool
+        ``np.savez_compressed`` (default) or ``np.savez``.
+    """
+    import numpy as np
+
+    if not isinstance(header, dict) or "format" not in header or "version" not in header:
+        raise ValueError("the header must be a dict with 'format' and 'version'")
+    taken = {HEADER, "format", "version"} & set(arrays)
+    if taken:
+        raise ValueError(f"{', '.join(sorted(taken))}: names of the header's entries, not of "
+                         "arrays")
+    out = {k: np.asarray(v) for k, v in arrays.items()}
+    bad = [k for k, v in out.items() if v.dtype == object]
+    if bad:
+        raise TypeError(f"object arrays cannot be saved without pickles: {', '.join(bad)}")
+    out[HEADER] = pack_json(header, sort_keys=False)
+    out["format"] = np.array(str(header["format"]))
+    out["version"] = np.array(int(header["version"]), dtype=np.int64)
+    write = np.savez_compressed if compressed else np.savez
+    if hasattr(path, "write"):
+        write(path, **out)
+        return
+    with atomic_write(path, mode="wb") as fh:
+        write(fh, **out)
+
+
+def load_npz(path, fmt, versions, what="a structpred file", legacy_ok=False):
+    """Read a file of :func:`save_npz`: ``(header, arrays)``, the format and version checked.
+
+    Parameters
+    ----------
+    path : str or path-like
+    fmt : str
+        The format name the header must hold.
+    versions : iterable of int
+        The versions this code reads.
+    what : str
+        The kind of file, for the messages (``"a word-alignment model"``).
+    legacy_ok : bool
+        Accept a file of the older layout with a ``version`` entry but no ``format``.
+
+    Returns
+    -------
+    header : dict
+        With ``format`` and ``version`` (for a file of the older layout, only those two).
+    arrays : dict of str to numpy.ndarray
+        Every other entry.
+
+    Raises
+    ------
+    FormatError
+        Not such a file (another format, unreadable header, damaged archive) or a version
+        not in ``versions``.
+    FileNotFoundError
+    """
+    versions = tuple(versions)
+    arrays = read_npz(path, what)
+    if HEADER in arrays:
+        header = unpack_json(arrays.pop(HEADER), path, what)
+        if not isinstance(header, dict):
+            raise FormatError(path, None, f"corrupt {what} (the header is not a JSON object)")
+        if header.get("format") != fmt:
+            found = header.get("format")
+            raise FormatError(path, None, f"not {what}"
+                              + (f" (a {found} file)" if isinstance(found, str) else ""))
+        version = header.get("version")
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise FormatError(path, None, f"not {what} (no format version)")
+        _check_version(path, version, versions, what)
+        arrays.pop("format", None)
+        arrays.pop("version", None)
+        return header, arrays
+    version = check_format(arrays, path, fmt, versions, what, legacy_ok=legacy_ok)
+    arrays.pop("format", None)
+    arrays.pop("version", None)
+    return {"format": fmt, "version": version}, arrays
