@@ -18,7 +18,9 @@ from collections import Counter
 import numpy as np
 import scipy.sparse as sp
 
-from structpred import FormatError, ParamsMixin
+from sklearn.base import BaseEstimator
+
+from structpred import FormatError
 from structpred.io import load_npz, save_npz
 from structpred import LEARNERS, check_learner, run_learner
 from structpred import decode_matching
@@ -28,8 +30,8 @@ from structpred import MatchingExample
 from structpred import DECODERS, ExtendedMatchingExample, adjacent_pairs
 
 from .evaluate.aer import score_alignments
-from .features.links import ExternalFeaturizer
 from .features.edges import EdgeFeaturizer
+from .features.links import ExternalFeaturizer
 from .data.formats import Alignment
 from .stats.interactions import InteractionStatistics
 from .features.interactions import NodeFeaturizer, PairFeaturizer
@@ -99,7 +101,7 @@ def _matrix_to_alignment(z):
     return Alignment(sure=links, possible=links)
 
 
-class MatchingAligner(ParamsMixin):
+class MatchingAligner(BaseEstimator):
     """Discriminative word aligner (models M, M+F, M+Q, M+F+Q), scikit-learn style.
 
     Parameters
@@ -376,17 +378,22 @@ class MatchingAligner(ParamsMixin):
         self.n_edge_features_ = n_edge
         return names
 
-    def fit(self, pairs, gold, stats, valid_pairs=None, valid_gold=None, interaction_stats=None,
+    def fit(self, pairs, gold, stats=None, *, eval_set=None, interaction_stats=None,
             external=None, aligner_links=None, executor=None):
         """Train on sentence pairs with gold alignments.
+
+        The whole pipeline (statistics, other aligners, choice of c- and of the model on
+        validation) is :func:`alignment.train_aligner`; this fits one model.
 
         Parameters
         ----------
         pairs : list of (src_tokens, tgt_tokens)
         gold : list of :class:`~alignment.data.formats.Alignment`
         stats : :class:`~alignment.stats.statistics.AlignmentStatistics`
-        valid_pairs, valid_gold : optional validation set; the parameters with
-            the best validation AER along the path are kept (sec. 2.6).
+            The statistics of the unlabeled bitext (required).
+        eval_set : (valid_pairs, valid_gold), optional
+            Validation sentences; the parameters with the best validation AER along the
+            path are kept (sec. 2.6).
         interaction_stats : :class:`~alignment.stats.interactions.InteractionStatistics`
             Needed by the fertility and interaction models.
         external : :class:`~alignment.aligners.linkfiles.ExternalAlignments`
@@ -399,6 +406,9 @@ class MatchingAligner(ParamsMixin):
             Where the learner's passes over the examples run (the dual extragradient
             and the subgradient method; :func:`structpred.run_learner`).
         """
+        if stats is None:
+            raise ValueError("fit needs the statistics of the bitext (stats=AlignmentStatistics)")
+        valid_pairs, valid_gold = eval_set if eval_set is not None else (None, None)
         if len(pairs) != len(gold):
             raise ValueError(f"{len(pairs)} sentence pairs but {len(gold)} gold alignments")
         if not pairs:
@@ -513,9 +523,9 @@ class MatchingAligner(ParamsMixin):
 
     def __getstate__(self):
         # the batch predictor's word caches are rebuilt where the model is unpickled
-        state = self.__dict__.copy()
-        state.pop("_kernel_cache", None)
+        state = dict(super().__getstate__())
         state.pop("_batch_predictor", None)
+        state.pop("_kernel_cache", None)
         return state
 
     def score(self, pairs, gold):

@@ -47,7 +47,7 @@ def main(argv=None):
         inter = score_alignments(ibm2_intersection(stats, test_pairs), test_gold)
         model = MatchingAligner(n_iter=args.iterations, random_state=0)
         model.fit(data.test_pairs[:args.train], data.test_gold[:args.train], stats,
-                  data.trial_pairs, data.trial_gold)
+                  eval_set=(data.trial_pairs, data.trial_gold))
         s = score_alignments(model.predict(test_pairs), test_gold)
         print(f"| {n:,} | {t_stats:.0f} | {100 * inter.aer:.1f} | {100 * s.aer:.1f} | "
               f"{100 * s.precision:.1f} | {100 * s.recall:.1f} |", flush=True)

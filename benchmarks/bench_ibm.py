@@ -51,7 +51,7 @@ def main(argv=None):
     data = Path(args.data_dir)
     src, tgt = data / "bitext.36-2.en.gz", data / "bitext.36-2.fr.gz"
     t_start = time.perf_counter()
-    stats = AlignmentStatistics.fit_files(src, tgt, max_pairs=args.pairs,
+    stats = AlignmentStatistics.from_files(src, tgt, max_pairs=args.pairs,
                                           verbose=not args.quiet, max_len=args.max_len,
                                           n_iter_model1=args.iterations,
                                           n_iter_model2=args.iterations, n_jobs=args.jobs)

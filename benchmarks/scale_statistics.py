@@ -5,7 +5,7 @@ on Dask.
     python benchmarks/scale_statistics.py --workers 2 --max-pairs 100000
     python benchmarks/scale_statistics.py --report           # the table of what has run
 
-The statistics are those of ``align train`` (:meth:`AlignmentStatistics.fit_files`:
+The statistics are those of ``align train`` (:meth:`AlignmentStatistics.from_files`:
 co-occurrence and Dice counts, then 5 + 5 EM iterations of IBM Models 1 and 2 in each
 direction, pairs longer than 80 tokens left out except the 484 gold lines).  The E-steps
 run on a fresh ``LocalCluster`` of single-threaded worker processes: the bitext is encoded
@@ -54,7 +54,7 @@ def run_one(workers, max_pairs, key):
         client = distributed.Client(cluster)
     try:
         t0 = time.perf_counter()
-        stats = AlignmentStatistics.fit_files(data.bitext_src, data.bitext_tgt,
+        stats = AlignmentStatistics.from_files(data.bitext_src, data.bitext_tgt,
                                               max_pairs=max_pairs, verbose=True,
                                               max_len=MAX_LENGTH, protect_first=data.n_gold,
                                               executor=client)

@@ -206,7 +206,7 @@ def main(argv=None):
                                     n_frequent=args.n_frequent, include_features=include,
                                     random_state=0, verbose=False)
             model.fit(data.test_pairs[:n_train], data.test_gold[:n_train], stats,
-                      data.trial_pairs, data.trial_gold, interaction_stats=inter,
+                      eval_set=(data.trial_pairs, data.trial_gold), interaction_stats=inter,
                       external=external)
             secs = time.perf_counter() - t0
             predicted = model.predict(test_pairs)

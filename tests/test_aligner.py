@@ -21,7 +21,7 @@ def _zero_weight_aer(model, pairs, gold):
 def trained(hansards, small_stats):
     model = MatchingAligner(n_iter=60, validate_every=10, random_state=0)
     model.fit(hansards.test_pairs[:40], hansards.test_gold[:40], small_stats,
-              hansards.trial_pairs, hansards.trial_gold)
+              eval_set=(hansards.trial_pairs, hansards.trial_gold))
     return model
 
 
@@ -119,7 +119,7 @@ def test_determinism(hansards, small_stats):
 def test_reference_learners_train(hansards, small_stats, learner):
     model = MatchingAligner(n_iter=20, learner=learner, random_state=0)
     model.fit(hansards.test_pairs[:30], hansards.test_gold[:30], small_stats,
-              hansards.trial_pairs, hansards.trial_gold)
+              eval_set=(hansards.trial_pairs, hansards.trial_gold))
     assert model.result_.best_score < 0.6
 
 

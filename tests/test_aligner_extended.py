@@ -17,7 +17,7 @@ from structpred import adjacent_pairs
 def inter(hansards, small_stats):
     from conftest import TEST_BITEXT_PAIRS
 
-    return InteractionStatistics.fit_files(small_stats, hansards.bitext_src, hansards.bitext_tgt,
+    return InteractionStatistics.from_files(small_stats, hansards.bitext_src, hansards.bitext_tgt,
                                            max_pairs=TEST_BITEXT_PAIRS)
 
 
@@ -80,7 +80,8 @@ def test_extended_models_train_end_to_end(name, hansards, small_stats, inter, tm
     model = MatchingAligner(max_fertility=D, interactions=Q, n_iter=25, validate_every=5,
                             cost_neg=3.0, random_state=0)
     pairs, gold = hansards.test_pairs[:15], hansards.test_gold[:15]
-    model.fit(pairs, gold, small_stats, hansards.trial_pairs[:10], hansards.trial_gold[:10],
+    model.fit(pairs, gold, small_stats,
+              eval_set=(hansards.trial_pairs[:10], hansards.trial_gold[:10]),
               interaction_stats=inter)
     assert model.model_name == name == model_name(D, Q)
     h = model.result_.history

@@ -70,7 +70,7 @@ def reference(bitext):
     src, tgt = bitext
     out = {}
     for agree in (False, True):
-        stats = AlignmentStatistics.fit(src, tgt, agreement=agree, **_KW)
+        stats = AlignmentStatistics.from_sentences(src, tgt, agreement=agree, **_KW)
         out[agree] = (stats, train_hmm(stats, src, tgt, n_iter=3, agreement=agree))
     return out
 
@@ -79,7 +79,7 @@ def reference(bitext):
 def test_ibm_and_hmm_on_dask_match_in_process(client, bitext, reference, agreement):
     src, tgt = bitext
     ref_stats, ref_hmm = reference[agreement]
-    stats = AlignmentStatistics.fit(src, tgt, agreement=agreement, executor=client, **_KW)
+    stats = AlignmentStatistics.from_sentences(src, tgt, agreement=agreement, executor=client, **_KW)
     _same_stats(stats, ref_stats)
     # the HMM starts from the reference statistics, so it is compared on its own
     hmm = train_hmm(ref_stats, src, tgt, n_iter=3, agreement=agreement, executor=client)
@@ -90,7 +90,7 @@ def test_one_direction_at_a_time_and_a_thread_pool(bitext, reference):
     src, tgt = bitext
     ref_stats, ref_hmm = reference[False]
     with ThreadPoolExecutor(2) as pool:
-        stats = AlignmentStatistics.fit(src, tgt, n_jobs=1, executor=pool, **_KW)
+        stats = AlignmentStatistics.from_sentences(src, tgt, n_jobs=1, executor=pool, **_KW)
         hmm = train_hmm(ref_stats, src, tgt, n_iter=3, n_jobs=1, executor=pool)
     _same_stats(stats, ref_stats)
     _same_hmm(hmm, ref_hmm)

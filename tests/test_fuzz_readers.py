@@ -115,7 +115,7 @@ def npz_files(d, small_stats, hansards):
     stats.with_hmm(hmm)
     stats.save(d / "stats.npz")
     hmm.save(d / "hmm.npz")
-    inter = InteractionStatistics.fit(stats, [s for s, _ in pairs], [t for _, t in pairs])
+    inter = InteractionStatistics.from_sentences(stats, [s for s, _ in pairs], [t for _, t in pairs])
     inter.save(d / "inter.npz")
     model = MatchingAligner(n_iter=2, validate_every=2).fit(pairs[:5], hansards.test_gold[:5],
                                                             small_stats)

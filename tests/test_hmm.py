@@ -202,7 +202,7 @@ def test_train_hmm_rejects_bad_input(small_stats):
 def inter_small(hansards, small_stats):
     from alignment.stats.interactions import InteractionStatistics
 
-    return InteractionStatistics.fit_files(small_stats, hansards.bitext_src, hansards.bitext_tgt,
+    return InteractionStatistics.from_files(small_stats, hansards.bitext_src, hansards.bitext_tgt,
                                            max_pairs=2000)
 
 
@@ -323,7 +323,7 @@ def test_interaction_statistics_refuse_other_model2_tables(hmm_stats, hansards, 
     assert copy.copy(stats).with_hmm(None).fingerprint() == stats.fingerprint()
     stats.save(tmp_path / "s.npz")
     assert AlignmentStatistics.load(tmp_path / "s.npz").fingerprint() == stats.fingerprint()
-    inter = InteractionStatistics.fit(stats, bt.src[:300], bt.tgt[:300])
+    inter = InteractionStatistics.from_sentences(stats, bt.src[:300], bt.tgt[:300])
     assert inter.stats_fingerprint == stats.fingerprint()
     cache = tmp_path / "inter.npz"
     inter.save(cache)

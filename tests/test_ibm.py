@@ -200,9 +200,9 @@ def test_agreement_training_makes_the_directions_agree(hansards_2000):
     Viterbi links of the gold test sentences than independently trained ones."""
     src, tgt, _ = hansards_2000
     kw = dict(n_iter_model1=3, n_iter_model2=3, verbose=False, n_jobs=1)
-    indep = AlignmentStatistics.fit(src, tgt, **kw)
-    agree = AlignmentStatistics.fit(src, tgt, agreement=True, **kw)
-    again = AlignmentStatistics.fit(src, tgt, agreement=True, **kw)
+    indep = AlignmentStatistics.from_sentences(src, tgt, **kw)
+    agree = AlignmentStatistics.from_sentences(src, tgt, agreement=True, **kw)
+    again = AlignmentStatistics.from_sentences(src, tgt, agreement=True, **kw)
     assert np.array_equal(agree.t_fwd, again.t_fwd)                  # deterministic
 
     def disagreements(stats):
@@ -244,7 +244,7 @@ DICE_TGT = [["x", "y"], ["x", "z"], ["y", "y", "x"]]
 
 def test_dice_hand_computed():
     # sentence counts: a 2, b 2, c 2 | x 3, y 2, z 1; C(b, y) = 2 (s3 counts once)
-    stats = AlignmentStatistics.fit(DICE_SRC, DICE_TGT, n_iter_model1=1, n_iter_model2=1,
+    stats = AlignmentStatistics.from_sentences(DICE_SRC, DICE_TGT, n_iter_model1=1, n_iter_model2=1,
                                     verbose=False)
     d = stats.pair_statistics(["a", "b", "c", "q"], ["x", "y", "z", "w"])["dice"]
     expected = np.array([
@@ -298,7 +298,7 @@ def hansards_2000():
     tgt = read_tokenized(BITEXT[1], max_lines=2000)
     keep = [i for i in range(2000) if src[i] and tgt[i]]
     src, tgt = [src[i] for i in keep], [tgt[i] for i in keep]
-    stats = AlignmentStatistics.fit(src, tgt, verbose=False)
+    stats = AlignmentStatistics.from_sentences(src, tgt, verbose=False)
     return src, tgt, stats
 
 
@@ -394,8 +394,8 @@ def test_save_load_round_trip(hansards_2000, tmp_path):
 def test_deterministic():
     src = read_tokenized(BITEXT[0], max_lines=300)
     tgt = read_tokenized(BITEXT[1], max_lines=300)
-    a = AlignmentStatistics.fit(src, tgt, n_iter_model1=3, n_iter_model2=3, verbose=False)
-    b = AlignmentStatistics.fit(src, tgt, n_iter_model1=3, n_iter_model2=3, verbose=False,
+    a = AlignmentStatistics.from_sentences(src, tgt, n_iter_model1=3, n_iter_model2=3, verbose=False)
+    b = AlignmentStatistics.from_sentences(src, tgt, n_iter_model1=3, n_iter_model2=3, verbose=False,
                                 n_jobs=1)
     x, y = a.to_arrays(), b.to_arrays()
     assert x.keys() == y.keys()

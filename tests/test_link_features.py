@@ -97,7 +97,8 @@ def test_model_with_hmm_source_round_trip(hmm_links, gold_pairs, small_stats, tm
     model = MatchingAligner(aligners=("hmm",), n_iter=15, validate_every=5, patience=2)
     with pytest.raises(ValueError, match="aligner_links"):
         model.fit(pairs, gold, small_stats)
-    model.fit(pairs[:15], gold[:15], small_stats, pairs[15:], gold[15:], aligner_links=hmm_links)
+    model.fit(pairs[:15], gold[:15], small_stats, eval_set=(pairs[15:], gold[15:]),
+              aligner_links=hmm_links)
     assert [n for n in model.feature_names_ if n.startswith("hmm:")][:2] == ["hmm:fwd",
                                                                             "hmm:bwd"]
     path = tmp_path / "m.npz"

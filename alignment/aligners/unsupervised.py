@@ -41,8 +41,9 @@ from pathlib import Path
 
 import numpy as np
 
-from structpred import atomic_write
+from sklearn.base import BaseEstimator
 
+from structpred import atomic_write
 from .._runtime import log as _log
 
 __all__ = ["UnsupervisedAligner", "decode", "combine_votes", "training_text",
@@ -135,8 +136,11 @@ def training_text(pairs, extra_src=None, extra_tgt=None):
     return src, tgt, index
 
 
-class UnsupervisedAligner:
+class UnsupervisedAligner(BaseEstimator):
     """HMM trained by agreement, decoded by posterior thresholds (module docstring).
+
+    A scikit-learn estimator: :meth:`fit` on the sentences to align (and any more
+    unlabeled text), :meth:`predict` their links.
 
     Parameters
     ----------
@@ -150,35 +154,48 @@ class UnsupervisedAligner:
         Keep only the first ``prefix`` characters of each token (0: whole words).
     max_len : int
         Leave pairs with a longer side out of *training* (they are still aligned).
+    threshold, symmetrize : float, str
+        How :meth:`predict` decodes the posteriors (:func:`decode`).
     verbose : bool
+
+    Attributes
+    ----------
+    stats_ : AlignmentStatistics
+        The trained tables (IBM Models 1/2 with the HMM attached).
+    seconds_ : dict
+        Training times (``{"cached": True, ...}`` when read from the cache).
     """
 
     def __init__(self, hmm_iterations=DEFAULTS["hmm_iterations"], ibm1_iterations=5,
                  ibm2_iterations=5, lowercase=DEFAULTS["lowercase"], prefix=DEFAULTS["prefix"],
-                 max_len=80, verbose=False):
-        self.hmm_iterations = int(hmm_iterations)
-        self.ibm1_iterations = int(ibm1_iterations)
-        self.ibm2_iterations = int(ibm2_iterations)
-        self.lowercase = bool(lowercase)
-        self.prefix = int(prefix)
-        self.max_len = int(max_len)
+                 max_len=80, threshold=DEFAULTS["threshold"],
+                 symmetrize=DEFAULTS["symmetrize"], verbose=False):
+        self.hmm_iterations = hmm_iterations
+        self.ibm1_iterations = ibm1_iterations
+        self.ibm2_iterations = ibm2_iterations
+        self.lowercase = lowercase
+        self.prefix = prefix
+        self.max_len = max_len
+        self.threshold = threshold
+        self.symmetrize = symmetrize
         self.verbose = verbose
-        self.stats_ = None
-        self.seconds_ = {}
 
     # ------------------------------------------------------------------ options
     def options(self):
-        return {"hmm_iterations": self.hmm_iterations, "ibm1_iterations": self.ibm1_iterations,
-                "ibm2_iterations": self.ibm2_iterations, "lowercase": self.lowercase,
-                "prefix": self.prefix, "max_len": self.max_len, "format": _MODEL_FORMAT}
+        """The training options (the cache key's; saved with the model)."""
+        return {"hmm_iterations": int(self.hmm_iterations),
+                "ibm1_iterations": int(self.ibm1_iterations),
+                "ibm2_iterations": int(self.ibm2_iterations), "lowercase": bool(self.lowercase),
+                "prefix": int(self.prefix), "max_len": int(self.max_len),
+                "format": _MODEL_FORMAT}
 
     def normalize(self, tokens):
         """The tokens as the model sees them (lower-cased, truncated)."""
         out = tokens
         if self.lowercase:
             out = [w.lower() for w in out]
-        if self.prefix > 0:
-            out = [w[:self.prefix] for w in out]
+        if int(self.prefix) > 0:
+            out = [w[:int(self.prefix)] for w in out]
         return list(out)
 
     def fingerprint(self, src, tgt):
@@ -220,16 +237,17 @@ class UnsupervisedAligner:
             raise ValueError("every sentence pair needs tokens on both sides")
         # IBM 1/2 on every pair (cheap, and the vocabulary then covers every pair to be
         # aligned); the HMM's EM, cubic in the length, leaves the longest pairs out
-        keep = [i for i, (s, t) in enumerate(zip(ns, nt))
-                if len(s) <= self.max_len and len(t) <= self.max_len]
+        max_len = int(self.max_len)
+        keep = [i for i, (s, t) in enumerate(zip(ns, nt)) if len(s) <= max_len and len(t) <= max_len]
         if not keep:
             raise ValueError(f"no sentence pair with both sides of at most {self.max_len} tokens")
         ns_train = ns if len(keep) == len(ns) else [ns[i] for i in keep]
         nt_train = nt if len(keep) == len(nt) else [nt[i] for i in keep]
-        stats = AlignmentStatistics.fit(ns, nt, n_iter_model1=self.ibm1_iterations,
-                                        n_iter_model2=self.ibm2_iterations, verbose=self.verbose)
+        stats = AlignmentStatistics.from_sentences(
+            ns, nt, n_iter_model1=int(self.ibm1_iterations),
+            n_iter_model2=int(self.ibm2_iterations), verbose=self.verbose)
         t1 = time.perf_counter()
-        hmm = train_hmm(stats, ns_train, nt_train, n_iter=self.hmm_iterations,
+        hmm = train_hmm(stats, ns_train, nt_train, n_iter=int(self.hmm_iterations),
                         agreement=True, verbose=self.verbose)
         stats.with_hmm(hmm)
         self.stats_ = stats
@@ -248,16 +266,29 @@ class UnsupervisedAligner:
     # ------------------------------------------------------------------ decoding
     def posteriors(self, src_tokens, tgt_tokens):
         """``(post_fwd, post_bwd)`` link posteriors, ``(m, n)`` each."""
-        if self.stats_ is None:
+        if getattr(self, "stats_", None) is None:
             raise ValueError("the aligner is not trained: call fit first")
         return self.stats_.hmm.posteriors(self.stats_, self.normalize(src_tokens),
                                           self.normalize(tgt_tokens))
+
+    def predict(self, pairs):
+        """The links of each sentence pair, as :class:`~alignment.data.formats.Alignment`
+        (sure = possible), decoded with :attr:`threshold` and :attr:`symmetrize`."""
+        from ..data.formats import Alignment
+
+        out = []
+        for s, t in pairs:
+            links = frozenset((int(j), int(k)) for j, k in self.align_pair(
+                s, t, self.threshold, self.symmetrize)[0])
+            out.append(Alignment(links, links))
+        return out
 
     def align_pair(self, src_tokens, tgt_tokens, threshold=DEFAULTS["threshold"],
                    symmetrize=DEFAULTS["symmetrize"], direction=None, eflomal_links=None,
                    eflomal_weight=DEFAULTS["eflomal_weight"]):
         """``(links, score)`` of one pair (see :func:`decode`); ``eflomal_links`` =
-        ``(fwd, bwd)`` link sets mixed into the posteriors with ``eflomal_weight``."""
+        ``(fwd, bwd)`` link sets mixed into the posteriors with ``eflomal_weight``.
+        :meth:`predict` aligns many pairs with the estimator's decoding options."""
         pf, pb = self.posteriors(src_tokens, tgt_tokens)
         if eflomal_links is not None:
             pf = combine_votes(pf, eflomal_links[0], eflomal_weight)
@@ -268,7 +299,7 @@ class UnsupervisedAligner:
         """Write the trained tables (statistics with the HMM attached) as ``.npz``."""
         self.stats_.save(path)
         with atomic_write(str(path) + ".json") as fh:
-            json.dump({"options": self.options(), "seconds": self.seconds_}, fh,
+            json.dump({"options": self.options(), "seconds": getattr(self, "seconds_", {})}, fh,
                       sort_keys=True)
 
     @classmethod

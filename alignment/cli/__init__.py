@@ -130,6 +130,19 @@ def add_align_parser(subparsers, name):
                            description="Train and apply the matching word aligner.")
     asub = align.add_subparsers(dest="align_command", required=True)
 
+    _add_train_parser(asub)
+    _add_predict_parser(asub)
+    _add_demo_parser(asub)
+    from alignment.cli.compare import add_compare_parser
+    from alignment.cli.unsupervised import add_unsupervised_parser
+
+    add_unsupervised_parser(asub)
+    add_compare_parser(asub)
+    return align
+
+
+def _add_train_parser(asub):
+    """``structpred align train``: the options of :func:`alignment.train_aligner`."""
     tr = asub.add_parser("train", formatter_class=_Formatter, help="train an aligner on gold alignments",
         description="Train model M with the memory-efficient dual extragradient (or a "
                     "reference learner) on gold-aligned sentence pairs. Example:\n"
@@ -194,6 +207,9 @@ def add_align_parser(subparsers, name):
 
     tr.set_defaults(handler=align_train)
 
+
+def _add_predict_parser(asub):
+    """``structpred align predict``."""
     pr = asub.add_parser("predict", formatter_class=_Formatter, help="align sentence pairs with a trained model",
                          description="Writes Pharaoh 'i-j' links (0-based, source-target), "
                                      "one line per sentence pair.")
@@ -221,6 +237,9 @@ def add_align_parser(subparsers, name):
     _add_quiet(pr)
     pr.set_defaults(handler=align_predict)
 
+
+def _add_demo_parser(asub):
+    """``structpred align demo``: the Table 3.1 protocol."""
     dm = asub.add_parser("demo", formatter_class=_Formatter, help="the Hansards protocol end to end: train, align, AER table",
                          description="Train on the first 100 and 200 Hansards test sentences, "
                                      "validate on the trial sentences, test on the rest, and "
@@ -255,12 +274,6 @@ def add_align_parser(subparsers, name):
     dm.add_argument("--plot", metavar="PNG", help="save the validation-AER curves here")
     _add_quiet(dm)
     dm.set_defaults(handler=align_demo)
-    from alignment.cli.compare import add_compare_parser
-    from alignment.cli.unsupervised import add_unsupervised_parser
-
-    add_unsupervised_parser(asub)
-    add_compare_parser(asub)
-    return align
 
 
 def add_aer_parser(subparsers, name):

@@ -76,13 +76,52 @@ def format_rows(rows):
 @_wrap_format_errors
 def align_compare(args):
     """``structpred align compare``."""
-    from alignment.data.hansards import load_hansards
-    from alignment.data.formats import read_parallel
     from alignment.features.links import AlignerLinks, resolve_sources
     from alignment.model import MatchingAligner
     from alignment.stats.statistics import AlignmentStatistics
     from alignment.aligners.unsupervised import DEFAULTS
 
+    n_pairs, cache = _check_compare_args(args)
+    t0 = time.perf_counter()
+    data, (train, train_gold), (valid, valid_gold), (test, test_gold), (bsrc, btgt) = \
+        _compare_data(args, n_pairs)
+    verbose = not args.quiet
+    sources = resolve_sources("auto")
+    # our HMM and the other aligners, on the bitext plus every sentence scored below
+    ta = time.perf_counter()
+    links = AlignerLinks.fit(sources, train + valid + test, bsrc, btgt, cache_dir=cache,
+                             verbose=verbose)
+    t_links = time.perf_counter() - ta
+    rows = _unsupervised_rows(links, test, test_gold)
+    ts = time.perf_counter()
+    stats = AlignmentStatistics.load_or_fit(str(cache / "stats") + os.sep, data.bitext_src,
+                                            data.bitext_tgt, max_pairs=n_pairs,
+                                            verbose=verbose)
+    t_stats = time.perf_counter() - ts
+    tt = time.perf_counter()
+    thesis = MatchingAligner(n_iter=200, verbose=verbose).fit(
+        train, train_gold, stats, eval_set=(valid, valid_gold))
+    rows.append(_row(f"model M, thesis features ({args.first} gold sentences)",
+                     thesis.predict(test), test_gold, t_stats + time.perf_counter() - tt))
+    td = time.perf_counter()
+    default = MatchingAligner(aligners=sources, n_iter=1000, patience=10, verbose=verbose)
+    default.fit(train, train_gold, stats, eval_set=(valid, valid_gold), aligner_links=links)
+    rows.append(_row(f"**ours: align train default** ({args.first} gold sentences)",
+                     default.predict(test), test_gold,
+                     t_stats + t_links + time.perf_counter() - td))
+    print(f"Word alignment on the Hansards: {len(bsrc)} unlabeled bitext pairs, "
+          f"test = the last {len(test)} gold test sentences; supervised models trained on the "
+          f"first {args.first} and validated on the {len(valid)} trial sentences; "
+          f"aligners as features: {', '.join(sources)}; unsupervised decoding "
+          f"{DEFAULTS['symmetrize']} at {DEFAULTS['threshold']}; scores in %\n")
+    print(format_rows(rows), flush=True)
+    _log(args, f"done in {time.perf_counter() - t0:.0f}s (seconds: the step's own time; "
+               "cached steps show the time of the run that made them)")
+    return 0
+
+
+def _check_compare_args(args):
+    """``(bitext pairs or None, cache folder)`` from the options, checked."""
     if args.data_dir is not None and not Path(args.data_dir).is_dir():
         raise UserError(f"{args.data_dir}: --data-dir is not a folder")
     n_pairs = None
@@ -97,16 +136,23 @@ def align_compare(args):
     cache = Path(args.cache_dir)
     if cache.exists() and not cache.is_dir():
         raise UserError(f"{cache}: --cache-dir is not a folder")
+    return n_pairs, cache
+
+
+def _compare_data(args, n_pairs):
+    """The Hansards and the splits of the comparison: ``(data, train, valid, test,
+    bitext)``, each split a ``(pairs, gold)`` pair and the bitext ``(src, tgt)``."""
+    from alignment.data.formats import read_parallel
+    from alignment.data.hansards import load_hansards
+
     data = load_hansards(args.data_dir)
     if len(data.test_pairs) < args.first + 1 or not data.trial_pairs:
         raise UserError(f"{args.data_dir or 'data/hansards'}: needs trial sentences and more "
                         f"than {args.first} test sentences")
     n_test = min(247, len(data.test_pairs) - args.first)
-    train, train_gold = data.test_pairs[:args.first], data.test_gold[:args.first]
-    test, test_gold = data.test_pairs[-n_test:], data.test_gold[-n_test:]
-    valid, valid_gold = data.trial_pairs, data.trial_gold
-    verbose = not args.quiet
-    t0 = time.perf_counter()
+    train = data.test_pairs[:args.first], data.test_gold[:args.first]
+    test = data.test_pairs[-n_test:], data.test_gold[-n_test:]
+    valid = data.trial_pairs, data.trial_gold
     bt = read_parallel(data.bitext_src, data.bitext_tgt)
     if n_pairs is not None:
         if n_pairs > len(bt):
@@ -114,13 +160,12 @@ def align_compare(args):
                             f"{data.bitext_src} has {len(bt)} pairs")
         bt = bt[:n_pairs]
     bt = [(s, t) for s, t in bt if s and t]
-    bsrc, btgt = [s for s, _ in bt], [t for _, t in bt]
-    sources = resolve_sources("auto")
-    # our HMM and the other aligners, on the bitext plus every sentence scored below
-    ta = time.perf_counter()
-    links = AlignerLinks.fit(sources, train + valid + test, bsrc, btgt, cache_dir=cache,
-                             verbose=verbose)
-    t_links = time.perf_counter() - ta
+    return data, train, valid, test, ([s for s, _ in bt], [t for _, t in bt])
+
+
+def _unsupervised_rows(links, test, test_gold):
+    """The rows of eflomal, fast_align (or why they are missing) and our unsupervised
+    aligner on the test sentences."""
     rows = []
     for name, label, view in (("eflomal", "eflomal alone (intersection)", "intersection"),
                               ("fast_align", "fast_align alone (symmetrised)", "sym")):
@@ -136,29 +181,4 @@ def align_compare(args):
     rows.append(_row("ours: align unsupervised (HMM by agreement)",
                      [un.align_pair(s, t)[0] for s, t in test], test_gold,
                      sum(v for k, v in un.seconds_.items() if k in ("ibm", "hmm"))))
-    ts = time.perf_counter()
-    stats = AlignmentStatistics.load_or_fit(str(cache / "stats") + os.sep, data.bitext_src,
-                                            data.bitext_tgt, max_pairs=n_pairs,
-                                            verbose=verbose)
-    t_stats = time.perf_counter() - ts
-    tt = time.perf_counter()
-    thesis = MatchingAligner(n_iter=200, verbose=verbose).fit(train, train_gold, stats, valid,
-                                                               valid_gold)
-    rows.append(_row(f"model M, thesis features ({args.first} gold sentences)",
-                     thesis.predict(test), test_gold, t_stats + time.perf_counter() - tt))
-    td = time.perf_counter()
-    default = MatchingAligner(aligners=sources, n_iter=1000, patience=10, verbose=verbose)
-    default.fit(train, train_gold, stats, valid, valid_gold, aligner_links=links)
-    rows.append(_row(f"**ours: align train default** ({args.first} gold sentences)",
-                     default.predict(test), test_gold,
-                     t_stats + t_links + time.perf_counter() - td))
-    print(f"Word alignment on the Hansards: {len(bsrc)} unlabeled bitext pairs, "
-          f"test = the last {n_test} gold test sentences; supervised models trained on the "
-          f"first {args.first} and validated on the {len(valid)} trial sentences; "
-          f"aligners as features: {', '.join(sources)}; unsupervised decoding "
-          f"{DEFAULTS['symmetrize']} at {DEFAULTS['threshold']}; scores in %\n")
-    print(format_rows(rows), flush=True)
-    _log(args, f"done in {time.perf_counter() - t0:.0f}s (seconds: the step's own time; "
-               "cached steps show the time of the run that made them)")
-    return 0
-
+    return rows

@@ -322,16 +322,65 @@ def _aligner_values(a, e0, m, n, j, k, hmms, exts, flags, n_src, threshold):
     if flags[4]:
         for r in range(5):
             a[6 + r] = ef[r, i]                 # eflomal:fwd ... eflomal:union
-        x = ef[2]
-        a[11] = 0.5 * (_at(x, e0, n, m, j - 1, k - 1)
-                       + _at(x, e0, n, m, j + 1, k + 1))             # eflomal:nbr_diag
-        a[12] = 0.5 * (_at(x, e0, n, m, j - 1, k + 1)
-                       + _at(x, e0, n, m, j + 1, k - 1))             # eflomal:nbr_anti
-        vote += x[i]
+        # eflomal:nbr_diag, eflomal:nbr_anti: support of the intersection (row 2)
+        a[11], a[12] = _link_support(ef, 2, 5, e0, n, m, j, k)
+        vote += ef[2, i]
     if flags[5]:
         a[13] = fa[i]                           # fast_align:sym
         vote += fa[i]
     a[14] = vote / n_src                        # aligners:vote_share
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _link_at(L, row, n_raw, e0, n, m, j, k):
+    """Link set ``row`` of ``L`` (rows of flat 0/1 links) at ``(j, k)`` of the pair's block;
+    ``row < 0``: the intersection (minimum) of the first ``n_raw`` rows; 0 outside the grid."""
+    if j < 0 or j >= m or k < 0 or k >= n:
+        return 0.0
+    i = e0 + j * n + k
+    if row >= 0:
+        return L[row, i]
+    x = L[0, i]
+    for r in range(1, n_raw):
+        x = min(x, L[r, i])
+    return x
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _link_support(L, row, n_raw, e0, n, m, j, k):
+    """Support of edge ``(j, k)`` from the links of its two diagonal neighbours
+    (monotone, inverted; 0, 1/2 or 1 each) in link set ``row`` (see :func:`_link_at`)."""
+    return (0.5 * (_link_at(L, row, n_raw, e0, n, m, j - 1, k - 1)
+                   + _link_at(L, row, n_raw, e0, n, m, j + 1, k + 1)),
+            0.5 * (_link_at(L, row, n_raw, e0, n, m, j - 1, k + 1)
+                   + _link_at(L, row, n_raw, e0, n, m, j + 1, k - 1)))
+
+
+@nb.njit(cache=True, nogil=True)
+def _link_set_features(soff, toff, L, n_raw, inter_row):
+    """The features of link files (:class:`alignment.features.links.ExternalFeaturizer`)
+    of every edge: each link set of ``L`` (0/1), the share of the first ``n_raw`` sets that
+    hold the edge, and the support of the intersection (set ``inter_row``; ``-1``: the
+    minimum of the raw sets) from the diagonal neighbours.  ``(E, len(L) + 3)``."""
+    P = len(soff) - 1
+    S = L.shape[0]
+    out = np.zeros((L.shape[1], S + 3))
+    e0 = 0
+    for p in range(P):
+        m, n = soff[p + 1] - soff[p], toff[p + 1] - toff[p]
+        for j in range(m):
+            for k in range(n):
+                i = e0 + j * n + k
+                vote = 0.0
+                for r in range(S):
+                    out[i, r] = L[r, i]
+                for r in range(n_raw):
+                    vote += L[r, i]
+                out[i, S] = vote / n_raw
+                out[i, S + 1], out[i, S + 2] = _link_support(L, inter_row, n_raw, e0, n, m,
+                                                             j, k)
+        e0 += m * n
+    return out
 
 
 @nb.njit(cache=True, nogil=True)
