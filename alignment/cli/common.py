@@ -10,11 +10,11 @@ from pathlib import Path
 from structpred.cli import UserError
 from structpred.cli import check_output
 
+from ..training import C_NEG_GRID   # the c- grid of the pipeline
+
 __all__ = ["C_NEG_GRID"]
 
 
-#: the false-negative costs ``align train`` tries by default (the thesis's 3 first)
-C_NEG_GRID = (3.0, 2.0, 5.0)
 
 
 def _summary(msg):
