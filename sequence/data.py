@@ -10,6 +10,7 @@ list of strings.  Files for prediction may lack the label column (``labelled=Fal
 from __future__ import annotations
 
 from structpred.io import FormatError, read_lines
+from structpred.io._files import split_tokens
 
 __all__ = ["read_conll", "write_conll", "deterministic_split"]
 
@@ -38,7 +39,7 @@ def read_conll(path, labelled=True, n_columns=None):
     last = 0
     for lineno, line in read_lines(path):
         last = lineno
-        fields = line.split()
+        fields = split_tokens(line, name, lineno)   # ASCII spaces and tabs only
         if not fields or fields[0] == "-DOCSTART-":
             if tokens:
                 sentences.append(tokens)

@@ -33,6 +33,7 @@ import numba
 import numpy as np
 
 from structpred import FormatError, read_lines
+from structpred.io._files import _OTHER_SPACE, split_tokens
 
 __all__ = [
     "NULL_ID",
@@ -83,6 +84,8 @@ def _read_texts(path, skip, stop):
             break
         if lineno > skip:
             out.append(text)
+            if _OTHER_SPACE.search(text):
+                split_tokens(text, path, lineno)   # raises: ASCII spaces and tabs only
     return out
 
 
@@ -517,7 +520,7 @@ def iter_bitext(src_path, tgt_path, skip_first=0, max_len=None, max_ratio=None):
         i = a[0] - 1
         if i < skip_first:
             continue
-        s, t = a[1].split(), b[1].split()
+        s, t = split_tokens(a[1], src_path, a[0]), split_tokens(b[1], tgt_path, b[0])
         m, n = len(s), len(t)
         if not m or not n or (max_len is not None and max(m, n) > max_len) \
                 or (max_ratio is not None and max(m, n) > max_ratio * min(m, n)):

@@ -2,8 +2,9 @@
 
 Conventions (as in fast_align, eflomal and the NAACL 2003 shared task):
 
-* **Parallel text** (read and written) is two files with one whitespace-tokenised sentence per
-  line (:func:`read_parallel`), or one file with ``src ||| tgt`` per line
+* **Parallel text** (read and written) is two files with one tokenised sentence per
+  line (tokens separated by ASCII spaces and tabs; any other whitespace, such as a no-break
+  space, is refused: :func:`structpred.io._files.split_tokens`) (:func:`read_parallel`), or one file with ``src ||| tgt`` per line
   (:func:`read_fast_align`, fast_align's input form).  The *source* is the
   first side (English in the Hansards) and indexes the rows ``j`` of an
   alignment; the *target* indexes the columns ``k``.
@@ -26,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 from structpred import FormatError, open_output, read_lines
+from structpred.io._files import split_tokens
 
 __all__ = [
     "FormatError",
@@ -83,7 +85,7 @@ def _name(path):
 
 
 def _tokens(path, lineno, text, side=None):
-    toks = text.split()
+    toks = split_tokens(text, _name(path), lineno)
     if not toks:
         what = "empty sentence" if side is None else f"empty {side} sentence"
         raise FormatError(_name(path), lineno, what)
@@ -204,7 +206,7 @@ def read_pharaoh(path, pairs=None):
             raise FormatError(_name(path), lineno,
                               f"more alignment lines than the {len(pairs)} sentence pairs")
         sure, possible = set(), set()
-        for tok in text.split():
+        for tok in split_tokens(text, _name(path), lineno):
             match = _PHARAOH_LINK.match(tok)
             if match is None:
                 raise FormatError(_name(path), lineno,
@@ -269,7 +271,7 @@ def read_naacl(path, pairs=None, n_sentences=None, seen=None):
     sure, possible = {}, {}
     name = _name(path)
     for lineno, text in read_lines(path):
-        fields = text.split()
+        fields = split_tokens(text, name, lineno)
         if not fields:
             continue
         if not 3 <= len(fields) <= 5:

@@ -27,11 +27,13 @@ import gzip
 import hashlib
 import io
 import os
+import re
 import secrets
 import sys
 import zlib
 
-__all__ = ["FormatError", "OutputPathError", "open_text", "read_lines", "atomic_write",
+__all__ = ["FormatError", "OutputPathError", "open_text", "read_lines", "split_tokens",
+           "atomic_write",
            "open_output", "check_output_path", "read_npz", "file_fingerprint"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -147,12 +149,53 @@ class _StdinText(io.TextIOWrapper):
             return True
 
 
+_BOM = "\ufeff".encode("utf-8")
+
+
+def _refuse_control(name, lineno, text):
+    """A NUL byte (binary data) or a carriage return inside a line (CR-only line ends,
+    which would make the whole file one line)."""
+    if "\x00" in text:
+        raise FormatError(name, lineno, f"NUL byte at column {text.index(chr(0)) + 1}: not a "
+                          "text file")
+    raise FormatError(name, lineno, f"carriage return (CR) at column {text.index(chr(13)) + 1}"
+                      " inside a line: CR-only (old Mac) line ends? convert them to LF "
+                      "(e.g. tr '\\r' '\\n')")
+
+
+#: whitespace other than the ASCII space and tab (no-break and other Unicode spaces, line
+#: and paragraph separators, vertical tab, form feed, the ASCII separators 0x1c-0x1f)
+_OTHER_SPACE = re.compile(r"[^\S \t]")
+
+
+def split_tokens(text, path="<text>", lineno=None):
+    """The tokens of a whitespace-tokenised line: split on ASCII spaces and tabs only, as
+    the formats (Pharaoh, NAACL, fast_align, CoNLL) say.
+
+    Any other whitespace (a no-break space, a thin space, an ideographic space, a
+    vertical tab...) is a :class:`FormatError` naming the character, the file, line and
+    column, rather than a silent second way to split.
+    """
+    m = _OTHER_SPACE.search(text)
+    if m is not None:
+        import unicodedata
+
+        ch = m.group()
+        what = unicodedata.name(ch, "a control character").lower()
+        raise FormatError(path, lineno, f"{what} (U+{ord(ch):04X}) at column {m.start() + 1}: "
+                          "tokens are separated by ASCII spaces and tabs only (replace it "
+                          "with a space)")
+    return text.split()
+
+
 def read_lines(path):
     """Yield ``(line_number, text)`` for each line of a plain or gzipped UTF-8 file.
 
     Lines are split on ``"\\n"`` only; the line terminator (``"\\n"`` or
     ``"\\r\\n"``) is removed.  Each line is decoded separately so that invalid
-    UTF-8 is reported where it occurs.
+    UTF-8 is reported where it occurs.  A byte-order mark at the start of the file is
+    dropped; a NUL byte, or a carriage return left inside a line (a file with CR-only
+    line ends would otherwise be read as one line), is a :class:`FormatError`.
 
     Parameters
     ----------
@@ -167,7 +210,8 @@ def read_lines(path):
     Raises
     ------
     FormatError
-        On bytes that are not valid UTF-8, or on a corrupt or truncated gzip stream.
+        On bytes that are not valid UTF-8, a NUL byte, a carriage return inside a line,
+        or a corrupt or truncated gzip stream.
     """
     name = path if isinstance(path, str) else os.fspath(path)
     lineno = 0
@@ -176,11 +220,15 @@ def read_lines(path):
             for lineno, raw in enumerate(fh, start=1):
                 if raw.endswith(b"\n"):
                     raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
+                if lineno == 1 and raw.startswith(_BOM):
+                    raw = raw[len(_BOM):]
                 try:
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
                     raise FormatError(name, lineno, f"bad encoding: byte {raw[exc.start]:#04x} at "
                                       f"column {exc.start + 1} is not valid UTF-8") from None
+                if "\x00" in text or "\r" in text:
+                    _refuse_control(name, lineno, text)
                 yield lineno, text
         except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
             raise FormatError(name, lineno + 1, f"corrupt or truncated gzip data ({exc})") from None
