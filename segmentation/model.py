@@ -706,7 +706,6 @@ class MRFSegmenter(ParamsMixin, BaseEstimator):
         kept, p = prefer_default(ranked, "unary", lambda k: stats[k], _iou_score,
                                  alpha=float(self.guard_alpha), random_state=self.random_state)
         line = describe("edges", ranked, kept, p, "unary", metric="IoU", items=items)
-        log(line)
         return kept.value, dict(kept=kept.value, p_not_better=p, line=line,
                                 scores={c.value: c.score for c in ranked},
                                 n_items=int(len(stats["unary"])))
@@ -1288,6 +1287,8 @@ def _describe(row):
 def describe_choice(row):
     """``"class weight none, step 3/||F||, iteration 45"`` for a ``chosen_`` row."""
     out = _describe(row) + ("" if row.get("best_iter") is None else f", iteration {row['best_iter']}")
+    if row.get("cv_folds"):
+        out += f", {row['n_iter']} iterations"
     edges = row.get("edges")
     if edges == "unary":
         out += ", unary-only (edge weights 0)"
