@@ -28,6 +28,7 @@ from structpred.cli import int_at_least, nonneg_float, nonneg_int, positive_floa
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import add_cluster_options, open_cluster, with_cluster
+from structpred.cli import check_separate_folders
 
 __all__ = ["add_parser", "segment_train", "segment_predict", "segment_eval"]
 
@@ -708,6 +709,7 @@ def segment_predict(args):
     _check_output_dir(args.output, ins, "-o")
     if args.side_by_side:
         _check_output_dir(args.side_by_side, ins, "--side-by-side")
+        check_separate_folders(("-o", args.output), ("--side-by-side", args.side_by_side))
     outs = _Outputs()
     executor = open_cluster(args)   # --workers/--scheduler: None without them
     if kind == "image":

@@ -4,7 +4,7 @@ Importing the package (numpy, numba, scipy) takes seconds; a Ctrl-C then arrives
 :func:`structpred.cli.main` has installed its handlers, and Python would print a
 traceback.  When the process runs as the command (the ``structpred`` script or
 ``python -m structpred``), :func:`install` makes an uncaught ``KeyboardInterrupt`` one
-line and exit status 130, as it is once the command runs.  A program that imports
+line and exit status 130 (SIGTERM: 143), as it is once the command runs.  A program that imports
 :mod:`structpred` as a library is left alone.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["install", "running_as_command"]
+__all__ = ["install", "running_as_command", "Terminated"]
 
 
 def running_as_command():
@@ -24,17 +24,32 @@ def running_as_command():
     return "-m" in orig and orig[orig.index("-m") + 1:orig.index("-m") + 2] == ["structpred"]
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that every clean-up (temporary files of
+    :func:`structpred.io.atomic_write`, worker threads) runs; exit status 143."""
+
+
+def _on_term(signum, frame):
+    raise Terminated()
+
+
 def _hook(exc_type, exc, tb, previous=sys.excepthook):
     if issubclass(exc_type, KeyboardInterrupt):
+        term = issubclass(exc_type, Terminated)
         try:
-            sys.stderr.write("structpred: interrupted\n")
+            sys.stderr.write(f"structpred: {'terminated' if term else 'interrupted'}\n")
             sys.stderr.flush()
         finally:
-            os._exit(130)
+            os._exit(143 if term else 130)
     previous(exc_type, exc, tb)
 
 
 def install():
-    """Make an uncaught Ctrl-C one line and status 130 when running as the command."""
+    """Make an uncaught Ctrl-C (SIGTERM) one line and status 130 (143) when running as the
+    command."""
     if running_as_command() and sys.excepthook is sys.__excepthook__:
+        import signal
+
         sys.excepthook = _hook
+        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _on_term)

@@ -11,7 +11,8 @@ implementations share.
 """
 
 from ._common import (ArgumentParser, HelpFormatter, UserError, add_quiet, check_output,
-                      check_stdin, int_at_least, int_list, log, nonneg_float, nonneg_int,
+                      check_separate_folders, check_stdin, int_at_least, int_list, log,
+                      nonneg_float, nonneg_int,
                       positive_float, positive_int, same_file, wrap_format_errors)
 from ._cluster import add_cluster_options, cluster_from_args, open_cluster, with_cluster
 from ._main import build_parser, main, subcommands
@@ -19,5 +20,6 @@ from ._main import build_parser, main, subcommands
 __all__ = ["main", "build_parser", "subcommands", "UserError", "HelpFormatter", "add_quiet",
            "log", "wrap_format_errors", "ArgumentParser", "positive_int", "nonneg_int",
            "int_at_least", "positive_float", "nonneg_float", "int_list", "check_output", "check_stdin",
-           "same_file", "add_cluster_options", "cluster_from_args", "open_cluster",
+           "check_separate_folders", "same_file", "add_cluster_options", "cluster_from_args",
+           "open_cluster",
            "with_cluster"]

@@ -14,7 +14,8 @@ from ..io._files import OutputPathError, check_output_path
 
 __all__ = ["UserError", "HelpFormatter", "ArgumentParser", "add_quiet", "log",
            "wrap_format_errors", "positive_int", "nonneg_int", "int_at_least",
-           "positive_float", "nonneg_float", "int_list", "check_output", "check_stdin", "same_file"]
+           "positive_float", "nonneg_float", "int_list", "check_output", "check_stdin", "same_file",
+           "check_separate_folders"]
 
 
 class UserError(Exception):
@@ -189,3 +190,23 @@ def check_stdin(**options):
     if len(named) > 1:
         raise UserError(f"only one input can be read from standard input ('-'), "
                         f"not {' and '.join(named)}")
+
+
+def check_separate_folders(*folders):
+    """Output folders must not overlap: ``check_separate_folders(("-o", a),
+    ("--side-by-side", b))`` refuses two that are the same folder or one inside the other
+    (files of one would overwrite or mix with those of the other).  ``None`` folders are
+    skipped.  Raises :class:`UserError`."""
+    named = [(opt, os.path.realpath(os.fspath(path))) for opt, path in folders
+             if path is not None]
+    for i, (opt_a, a) in enumerate(named):
+        for opt_b, b in named[i + 1:]:
+            if a == b:
+                raise UserError(f"{folders[i][1]}: {opt_a} and {opt_b} name the same folder; "
+                                "give two separate folders")
+            inner, outer = ((opt_a, opt_b) if a.startswith(b + os.sep)
+                            else (opt_b, opt_a) if b.startswith(a + os.sep) else (None, None))
+            if inner:
+                raise UserError(f"the {inner} folder is inside the {outer} folder; give two "
+                                "separate folders")
+

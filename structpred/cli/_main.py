@@ -31,6 +31,7 @@ import signal
 import sys
 from importlib.metadata import entry_points
 
+from .._startup import Terminated
 from .._version import __version__
 from ._common import ArgumentParser, HelpFormatter, UserError
 
@@ -111,17 +112,14 @@ def _has_child_processes():
         return True
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised like Ctrl-C so that every clean-up (temporary files of
-    :func:`structpred.io.atomic_write`, worker threads) runs; exit status 143."""
-
-
-#: the signal received during this run (``None``: none), read by :func:`main`
-_RECEIVED = {"signal": None}
+#: the signal received during this run (``None``: none) and how often it was put off
+_RECEIVED = {"signal": None, "deferred": 0}
 _NUMBA_DIRS = (f"{os.sep}numba{os.sep}", f"{os.sep}llvmlite{os.sep}")
+#: re-deliveries (20 ms apart) before the signal is raised wherever the program is
+_MAX_DEFERRALS = 10
 
 
-def _inside_numba(frame, depth=6):
+def _inside_numba(frame, depth=2):
     """Whether one of the innermost ``depth`` frames runs numba's own Python code (its
     dispatcher calls it from C: an exception raised there can come out as a
     ``SystemError``, or be lost)."""
@@ -134,15 +132,18 @@ def _inside_numba(frame, depth=6):
 
 def _on_signal(signum, frame):
     """SIGINT and SIGTERM: raise :class:`KeyboardInterrupt` (:class:`Terminated`) in the
-    main thread, but never inside numba's dispatcher: there the signal is delivered again
-    20 ms later, once the kernel call has returned (the flag is kept, so that a run that
-    somehow goes on still exits with 130/143)."""
+    main thread, but not inside numba's dispatcher: there the signal is delivered again
+    20 ms later, once the kernel call has returned (at most :data:`_MAX_DEFERRALS` times,
+    so that it is raised within a fraction of a second whatever runs; the flag is kept,
+    so that a run that somehow goes on still exits with 130/143)."""
     _RECEIVED["signal"] = signum
-    if _inside_numba(frame):
+    if _inside_numba(frame) and _RECEIVED["deferred"] < _MAX_DEFERRALS:
         import threading
 
+        _RECEIVED["deferred"] += 1
         threading.Timer(0.02, os.kill, (os.getpid(), signum)).start()
         return
+    _RECEIVED["deferred"] = 0
     raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
 
@@ -150,11 +151,14 @@ def _on_signal(signum, frame):
 def _signal_handlers():
     """:func:`_on_signal` for SIGINT and SIGTERM while a command runs (main thread only);
     the previous handlers afterwards."""
-    _RECEIVED["signal"] = None
+    _RECEIVED.update(signal=None, deferred=0)
+    old = {}
     try:
-        old = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(sig) != signal.SIG_IGN:   # ignored (nohup, '&'): stays so
+                old[sig] = signal.signal(sig, _on_signal)
     except ValueError:   # not the main thread: leave the handlers alone
-        old = {}
+        pass
     try:
         yield
     finally:
