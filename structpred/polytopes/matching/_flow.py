@@ -36,7 +36,6 @@ def _flow_round(zp, lo, hi, p, max_cost_bits=40):
 
     m, n = zp.shape
     U = 1 << p
-    h = 1.0 / U
     nseg = (hi - lo).ravel()
     pair = np.repeat(np.arange(m * n), nseg)
     tot = int(nseg.sum())

@@ -64,9 +64,10 @@ def _check_scores(node_scores, edge_penalties, edges):
 def maxflow_available():
     """Whether the optional PyMaxflow back end can be imported."""
     try:
-        import maxflow  # noqa: F401
+        import maxflow
     except ImportError:
         return False
+    del maxflow
     return True
 
 
