@@ -15,8 +15,6 @@ from ..training import C_NEG_GRID   # the c- grid of the pipeline
 __all__ = ["C_NEG_GRID"]
 
 
-
-
 def _summary(msg):
     """A line of the result summary: on stderr, even with ``-q``."""
     print(msg, file=sys.stderr, flush=True)
