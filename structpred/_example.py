@@ -41,6 +41,22 @@ def _check_features(F, n_vars):
     return F
 
 
+def _check_gold(z):
+    """``z_gold`` as a flat float array, refused unless finite and inside the unit box
+    that holds every polytope of :mod:`structpred.polytopes` (a target outside it makes
+    the saddle point meaningless, and the learners would still report convergence)."""
+    try:
+        z = np.asarray(z, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        raise ValueError("z_gold must be an array of numbers") from None
+    if not np.all(np.isfinite(z)):
+        raise ValueError("z_gold contains NaN or infinite values")
+    if z.size and (z.min() < -1e-9 or z.max() > 1 + 1e-9):
+        raise ValueError(f"z_gold is outside the polytope: its values must lie in [0, 1], "
+                         f"got values from {z.min():g} to {z.max():g}")
+    return z
+
+
 @dataclass
 class StructuredExample:
     """One training example of a linear structured model (thesis sec. 2.3).
@@ -54,7 +70,7 @@ class StructuredExample:
         Column ``e`` holds the features of part ``e`` of the structure.
     z_gold : ndarray, shape (n_vars,)
         Encoding ``z(y_i)`` of the target; also the centre ``u_hat_z`` of the
-        dual extragradient.
+        dual extragradient.  Finite values in [0, 1] (``ValueError`` otherwise).
     cost_pos, cost_neg : float or ndarray
         Weighted Hamming loss costs ``c+`` and ``c-`` (eq. 2.10).
     """
@@ -68,7 +84,7 @@ class StructuredExample:
     target_features: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
-        self.z_gold = np.asarray(self.z_gold, dtype=np.float64).ravel()
+        self.z_gold = _check_gold(self.z_gold)
         self.F = _check_features(self.F, self.z_gold.size)
         self.c, self.d = weighted_hamming_terms(self.z_gold, self.cost_pos, self.cost_neg)
         # f_i(y_i) = F_i z(y_i)

@@ -176,6 +176,11 @@ def _status_after_signal(args, as_program, exc=None):
     return status
 
 
+#: options whose values set the sizes of what a command allocates (named after a MemoryError)
+_SIZE_OPTIONS = ("n_topics", "k_graph", "n_segments", "max_features", "iterations",
+                 "bitext_pairs", "max_length", "batch_size", "jobs", "workers")
+
+
 def main(argv=None):
     """Run ``structpred`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     as_program = argv is None
@@ -204,6 +209,16 @@ def main(argv=None):
         if args.debug:
             raise
         return _status_after_signal(args, as_program, exc)
+    except MemoryError:
+        # the sizes asked for do not fit this machine (a size option, or data far larger than
+        # it): one line naming the options that set sizes, not a traceback
+        if args.debug:
+            raise
+        sizes = sorted({a for a in _SIZE_OPTIONS if getattr(args, a, None) is not None})
+        named = ", ".join("--" + a.replace("_", "-") for a in sizes)
+        print(f"structpred: error: out of memory: the sizes asked for do not fit this machine's "
+              f"memory{f' (check {named})' if named else ''}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # the reader went away (| head): end quietly, as Unix tools do
         try:

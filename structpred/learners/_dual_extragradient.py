@@ -46,7 +46,25 @@ def step_size(examples, eta=None, random_state=0, backend=None):
     return 1.0 / L, L
 
 
-def _prepare(examples, W, monitor):
+#: the most iterations a learner accepts (far beyond any convergence; a typo such as
+#: ``10**12`` would otherwise run for ever)
+MAX_ITERATIONS = 10 ** 7
+
+
+def check_iterations(n_iter, name="n_iter"):
+    """Raise ``ValueError`` unless ``n_iter`` is an integer from 1 to :data:`MAX_ITERATIONS`
+    (``n_iter=0`` would return the starting point as if it had converged)."""
+    import numbers
+
+    if isinstance(n_iter, bool) or not isinstance(n_iter, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {n_iter!r}")
+    if not 1 <= n_iter <= MAX_ITERATIONS:
+        raise ValueError(f"{name} must be from 1 to {MAX_ITERATIONS:,}, got {n_iter}")
+
+
+def _prepare(examples, W, monitor, n_iter=None, name="n_iter"):
+    if n_iter is not None:
+        check_iterations(n_iter, name)
     W = L2Ball() if W is None else W
     monitor = Monitor(every=10**9) if monitor is None else monitor
     monitor.reset()
@@ -87,7 +105,7 @@ def dual_extragradient(examples, W=None, n_iter=100, eta=None, monitor=None,
     averaged z's), ``info['eta']`` and ``info['lipschitz']``.
     """
     examples = list(iterate_examples(examples))
-    W, monitor, d = _prepare(examples, W, monitor)
+    W, monitor, d = _prepare(examples, W, monitor, n_iter)
     eta, L = step_size(examples, eta, random_state)
     m = len(examples)
     hat_w = W.project(np.zeros(d))
@@ -184,7 +202,7 @@ def dual_extragradient_streaming(examples, W=None, n_iter=100, eta=None, monitor
     if executor is not None:
         return _dual_extragradient_distributed(examples, W, n_iter, eta, monitor, verbose,
                                                random_state, executor, n_partitions)
-    W, monitor, d = _prepare(examples, W, monitor)
+    W, monitor, d = _prepare(examples, W, monitor, n_iter)
     eta, L = step_size(examples, eta, random_state)
     hat_w = W.project(np.zeros(d))
     s_w = np.zeros(d)
@@ -207,7 +225,7 @@ def dual_extragradient_streaming(examples, W=None, n_iter=100, eta=None, monitor
 def _dual_extragradient_distributed(examples, W, n_iter, eta, monitor, verbose, random_state,
                                     executor, n_partitions):
     """Fig. 2.6 with the map on an executor: the same iterates as the in-process loop."""
-    W, monitor, d = _prepare(examples, W, monitor)
+    W, monitor, d = _prepare(examples, W, monitor, n_iter)
     backend = make_backend(examples, executor, n_partitions)
     backend.n_features = d
     try:

@@ -1,0 +1,278 @@
+"""Unusual inputs by class (issue 28): for each class, a hypothesis strategy generates
+inputs of that class and the command either refuses them with exit status 2 and ONE line
+``structpred: error: ...`` naming the cause, or gives the correct result; never a silent
+wrong result.
+
+Classes: coverage gaps in gold, shifted index bases, gold without sure links, odd text
+(Unicode spaces, a BOM, NUL bytes, CR-only line ends), image modes, point clouds that thin
+to nothing, swapped sides.  The alignment cases run ``structpred aer`` in-process on
+generated sentences (no model needed), so they are fast.
+"""
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from structpred.cli import main
+
+SETTINGS = settings(max_examples=25, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                           HealthCheck.too_slow])
+
+
+def _run(argv, capsys):
+    capsys.readouterr()
+    rc = main(argv)
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def _one_line_error(rc, err):
+    lines = err.strip().splitlines()
+    return rc == 2 and len(lines) == 1 and lines[0].startswith("structpred: error: ")
+
+
+# ------------------------------------------------------------------ a small corpus
+@st.composite
+def corpora(draw, min_n=3, max_n=10):
+    """Sentence pairs with a realistic alignment: the diagonal of the shorter side (so the
+    first and last words are linked), plus a few extra links."""
+    n = draw(st.integers(min_n, max_n))
+    pairs, links = [], []
+    for i in range(n):
+        m = draw(st.integers(2, 8))
+        k = draw(st.integers(2, 8))
+        src = [f"s{i}w{j}" for j in range(m)]
+        tgt = [f"t{i}w{j}" for j in range(k)]
+        diag = {(round(j * (m - 1) / max(k - 1, 1)), j) for j in range(k)}
+        extra = draw(st.sets(st.tuples(st.integers(0, m - 1), st.integers(0, k - 1)),
+                             max_size=3))
+        pairs.append((src, tgt))
+        links.append(sorted(diag | extra))
+    return pairs, links
+
+
+def _write_corpus(d, pairs):
+    (d / "s.src").write_text("".join(" ".join(s) + "\n" for s, _ in pairs))
+    (d / "s.tgt").write_text("".join(" ".join(t) + "\n" for _, t in pairs))
+
+
+def _pharaoh(links, shift=0, sep="-"):
+    return "".join(" ".join(f"{j + shift}{sep}{k + shift}" for j, k in ls) + "\n"
+                   for ls in links)
+
+
+def _naacl(links, shift=1, keep=None, label="S"):
+    return "".join(f"{i + 1} {j + shift} {k + shift} {label}\n"
+                   for i, ls in enumerate(links) if keep is None or i in keep
+                   for j, k in ls)
+
+
+# ------------------------------------------------------------------ class: coverage gaps
+@SETTINGS
+@given(data=corpora(), drop=st.sets(st.integers(0, 9), max_size=4),
+       allow=st.booleans())
+def test_gold_with_coverage_gaps_is_refused_naming_the_sentence(data, drop, allow, tmp_path,
+                                                                capsys):
+    pairs, links = data
+    keep = set(range(len(pairs))) - drop
+    d = tmp_path
+    _write_corpus(d, pairs)
+    (d / "gold.naacl").write_text(_naacl(links, keep=keep))
+    (d / "test.txt").write_text(_pharaoh(links))
+    argv = ["aer", "--gold", str(d / "gold.naacl"), "--test", str(d / "test.txt"),
+            "--src", str(d / "s.src"), "--tgt", str(d / "s.tgt")]
+    rc, out, err = _run(argv + (["--allow-unaligned"] if allow else []), capsys)
+    uncovered = sorted(set(range(len(pairs))) - keep)
+    if not keep:
+        assert _one_line_error(rc, err), err
+    elif uncovered and not allow:
+        assert _one_line_error(rc, err), err
+        assert f"no gold for sentence {uncovered[0] + 1}" in err
+    else:
+        assert rc == 0, err
+        if not uncovered:
+            assert "AER 0.00%" in out
+
+
+# ------------------------------------------------------------------ class: index bases
+@SETTINGS
+@given(data=corpora(), shift=st.sampled_from([0, 1]), fmt=st.sampled_from(["pharaoh", "naacl"]),
+       where=st.sampled_from(["gold", "test"]))
+def test_shifted_indices_are_refused_with_a_hint(data, shift, fmt, where, tmp_path, capsys):
+    """Pharaoh written 1-based, NAACL written 0-based: refused (out of range, or 'look
+    1-based' / 'look 0-based'), never scored as a poor alignment."""
+    pairs, links = data
+    d = tmp_path
+    _write_corpus(d, pairs)
+    if fmt == "pharaoh":
+        gold = _pharaoh(links, shift if where == "gold" else 0)
+    else:
+        gold = _naacl(links, (1 - shift) if where == "gold" else 1)
+    (d / f"gold.{fmt}").write_text(gold)
+    (d / "test.txt").write_text(_pharaoh(links, shift if where == "test" else 0))
+    rc, out, err = _run(["aer", "--gold", str(d / f"gold.{fmt}"), "--test", str(d / "test.txt"),
+                         "--src", str(d / "s.src"), "--tgt", str(d / "s.tgt")], capsys)
+    if shift == 0:
+        assert rc == 0 and "AER 0.00%" in out, err
+    else:
+        assert _one_line_error(rc, err), err
+        assert any(w in err for w in ("1-based", "0-based", "out of range")), err
+
+
+def test_index_base_is_judged_without_the_sentences_too(tmp_path, capsys):
+    d = tmp_path
+    links = [[(0, 0), (1, 1), (2, 2)], [(0, 0), (1, 1)], [(0, 1), (1, 0), (2, 2)]]
+    (d / "gold.pharaoh").write_text(_pharaoh(links))
+    (d / "test.txt").write_text(_pharaoh(links, 1))
+    rc, _, err = _run(["aer", "--gold", str(d / "gold.pharaoh"), "--test", str(d / "test.txt")],
+                      capsys)
+    assert _one_line_error(rc, err) and "1-based" in err and "test.txt" in err, err
+
+
+# ------------------------------------------------------------------ class: no sure links
+@SETTINGS
+@given(data=corpora(), label=st.sampled_from(["S", "P"]))
+def test_gold_without_sure_links_is_refused(data, label, tmp_path, capsys):
+    pairs, links = data
+    d = tmp_path
+    _write_corpus(d, pairs)
+    (d / "gold.naacl").write_text(_naacl(links, label=label))
+    (d / "test.txt").write_text(_pharaoh(links))
+    rc, out, err = _run(["aer", "--gold", str(d / "gold.naacl"), "--test", str(d / "test.txt"),
+                         "--src", str(d / "s.src"), "--tgt", str(d / "s.tgt")], capsys)
+    if label == "S":
+        assert rc == 0 and "AER 0.00%" in out, err
+    else:
+        assert _one_line_error(rc, err) and "no sure gold links" in err, err
+
+
+# ------------------------------------------------------------------ class: odd text
+ODD = {"\u00a0": "no-break space", "\u2009": "thin space", "\u3000": "ideographic space",
+       "\u2028": "line separator", "\x0b": "U+000B", "\x0c": "U+000C", "\x00": "NUL byte",
+       "\r": "carriage return"}
+
+
+@SETTINGS
+@given(data=corpora(), ch=st.sampled_from(sorted(ODD)), where=st.sampled_from(["src", "tgt",
+                                                                             "test"]),
+       seed=st.integers(0, 10 ** 6))
+def test_odd_whitespace_and_control_characters_are_refused_with_file_and_line(
+        data, ch, where, seed, tmp_path, capsys):
+    pairs, links = data
+    d = tmp_path
+    _write_corpus(d, pairs)
+    (d / "gold.naacl").write_text(_naacl(links))
+    (d / "test.txt").write_text(_pharaoh(links))
+    path = d / {"src": "s.src", "tgt": "s.tgt", "test": "test.txt"}[where]
+    text = path.read_text()
+    rng = random.Random(seed)
+    spaces = [i for i, c in enumerate(text) if c == " "]
+    at = rng.choice(spaces) if spaces else 0
+    path.write_bytes((text[:at] + ch + text[at + 1:]).encode("utf-8"))
+    line = text[:at].count("\n") + 1
+    rc, out, err = _run(["aer", "--gold", str(d / "gold.naacl"), "--test", str(d / "test.txt"),
+                         "--src", str(d / "s.src"), "--tgt", str(d / "s.tgt")], capsys)
+    assert _one_line_error(rc, err), err
+    assert f"{path}:{line}:" in err and ODD[ch] in err, err
+
+
+def test_a_byte_order_mark_is_dropped(tmp_path, capsys):
+    d = tmp_path
+    links = [[(0, 0), (1, 1)], [(0, 0), (1, 1), (2, 2)], [(0, 0), (1, 1)]]
+    (d / "s.src").write_bytes("\ufeffa b\nc d e\nf g\n".encode())
+    (d / "s.tgt").write_bytes("\ufeffA B\nC D E\nF G\n".encode())
+    (d / "gold.pharaoh").write_bytes(("\ufeff" + _pharaoh(links)).encode())
+    (d / "test.txt").write_text(_pharaoh(links))
+    rc, out, err = _run(["aer", "--gold", str(d / "gold.pharaoh"), "--test", str(d / "test.txt"),
+                         "--src", str(d / "s.src"), "--tgt", str(d / "s.tgt")], capsys)
+    assert rc == 0 and "AER 0.00%" in out, err
+
+
+# ------------------------------------------------------------------ class: image modes
+MODES = ["L", "I;16", "I", "F", "P", "RGBA", "LA", "RGB", "CMYK", "1"]
+
+
+@settings(max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(mode=st.sampled_from(MODES), h=st.integers(2, 20), w=st.integers(2, 20),
+       ext=st.sampled_from([".png", ".tif"]))
+def test_every_image_mode_is_converted_to_the_right_grey(mode, h, w, ext, tmp_path):
+    """A grey ramp saved in each mode reads back as the same 8-bit grey (16-bit ramps
+    are scaled, not clipped to black and white)."""
+    from PIL import Image
+
+    from segmentation.data import load_image
+
+    grey = np.linspace(0, 255, h * w).reshape(h, w).round().astype(np.uint8)
+    if mode in ("I;16", "I"):
+        im = Image.fromarray(grey.astype(np.uint16) * 257)        # mode I;16
+        if mode == "I":
+            im = im.convert("I")
+    elif mode == "F":
+        im = Image.fromarray(grey.astype(np.float32) / 255.0)      # mode F
+    elif mode == "1":
+        grey = np.where(grey >= 128, 255, 0).astype(np.uint8)
+        im = Image.fromarray(grey).convert("1", dither=Image.Dither.NONE)
+    else:
+        im = Image.fromarray(grey).convert(mode)
+    path = tmp_path / f"im{ext}"
+    if mode in ("F", "CMYK", "I", "LA") and ext == ".png":
+        path = tmp_path / "im.tif"   # PNG cannot hold these modes
+    im.save(path)
+    got = load_image(path)
+    assert got.shape == (h, w, 3) and got.dtype == np.uint8
+    tol = 3 if mode != "P" else 8
+    assert np.abs(got[..., 0].astype(int) - grey).max() <= tol, (mode, got[..., 0], grey)
+
+
+def test_huge_images_are_refused_before_decoding(tmp_path, monkeypatch):
+    from PIL import Image
+
+    from segmentation import data
+    from structpred import FormatError
+
+    Image.new("L", (300, 200)).save(tmp_path / "big.png")
+    monkeypatch.setattr(data, "MAX_PIXELS", 50_000)
+    with pytest.raises(FormatError, match="too large .*300 x 200.*downscale"):
+        data.load_image(tmp_path / "big.png")
+
+
+# ------------------------------------------------------------------ class: point clouds
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 40), spread=st.sampled_from([0.0, 0.01, 0.3, 5.0]),
+       k=st.sampled_from([1, 6, 50, 10 ** 9]))
+def test_point_clouds_too_small_or_too_dense_a_graph_are_refused(n, spread, k):
+    from segmentation.points import MAX_K_GRAPH, point_graph
+
+    xyz = np.random.default_rng(n).random((n, 3)) * spread
+    try:
+        g = point_graph(xyz, voxel=0.25, k_graph=k)
+    except ValueError as exc:
+        msg = str(exc)
+        assert len(msg.splitlines()) == 1
+        assert ("at least 2" in msg) or (k > MAX_K_GRAPH and "--k-graph" in msg), msg
+        return
+    assert k <= MAX_K_GRAPH and g.xyz.shape[0] >= 2
+    assert g.edges.shape[0] >= 1 and g.edges.max() < g.xyz.shape[0]
+
+
+# ------------------------------------------------------------------ class: swapped sides
+def test_sides_that_look_swapped_are_refused():
+    from alignment.cli.common import _check_direction
+    from alignment.data.corpus import Vocabulary
+    from structpred.cli import UserError
+
+    class Stats:
+        src_vocab = Vocabulary.build([["the", "house", "is", "red", "."]] * 3)
+        tgt_vocab = Vocabulary.build([["la", "maison", "est", "rouge", "."]] * 3)
+
+    good = [(["the", "house", "is", "red", "."], ["la", "maison", "est", "rouge", "."])] * 4
+    _check_direction(good, Stats)
+    swapped = [(t, s) for s, t in good]
+    with pytest.raises(UserError, match="look swapped"):
+        _check_direction(swapped, Stats)
+    _check_direction([([".", "1"], [".", "1"])] * 20, Stats)   # shared words say nothing

@@ -1,0 +1,109 @@
+"""Ctrl-C and SIGTERM at random moments (issue 28, class 3: interrupts in compiled code).
+
+Each long-running command is started and interrupted again and again, at a moment drawn
+at random from the start of the process (imports included) to well inside the work (numba
+kernels, the learners, the writers).  Every time: status 130 (SIGINT) or 143 (SIGTERM),
+the last stderr line ``structpred: interrupted`` / ``structpred: terminated``, no
+traceback, no ``SystemError``, the process gone within 2 s of the signal, and no file
+(temporary or final) left in the output folder.  A run that finished before the signal
+(status 0) is allowed, but never one that was interrupted and went on.
+
+``STRUCTPRED_SIGNAL_REPEATS`` sets the interruptions per command (default 20, as the
+issue asks); the whole file takes minutes, hence ``slow``.
+"""
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "data"
+H = DATA / "hansards"
+REPEATS = int(os.environ.get("STRUCTPRED_SIGNAL_REPEATS", "20"))
+
+pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
+
+
+def _commands(stats, model):
+    """``name -> (argv builder(out_dir), latest moment to interrupt, in s)``."""
+    return {
+        "align-train": (lambda d: [
+            "align", "train", "--src", str(H / "test.en.gz"), "--tgt", str(H / "test.fr.gz"),
+            "--gold", str(H / "test.naacl.gz"), "--first", "40", "--stats", str(stats),
+            "--iterations", "100000", "-q", "-o", str(d / "m.npz")], 14.0),
+        "align-predict": (lambda d: [
+            "align", "predict", "-m", str(model), "--src", str(H / "test.en.gz"), "--tgt",
+            str(H / "test.fr.gz"), "-q", "-o", str(d / "links.txt")], 10.0),
+        "segment-train": (lambda d: [
+            "segment", "train", "--manifest",
+            str(DATA / "segmentation" / "weizmann_horse" / "manifest.csv"), "--split", "train",
+            "-q", "-o", str(d / "seg.npz")], 14.0),
+        "topics-train": (lambda d: [
+            "topics", "train", "--data", str(DATA / "text" / "20ng-4groups-train.jsonl.gz"),
+            "-q", "-o", str(d / "topics.npz")], 14.0),
+        "tag-train": (lambda d: [
+            "tag", "train", "--data", str(DATA / "sequence" / "conll2000-train-300.txt.gz"),
+            "-q", "-o", str(d / "tagger.npz")], 12.0),
+    }
+
+
+@pytest.fixture(scope="module")
+def trained(small_stats_file, tmp_path_factory):
+    from structpred.cli import main
+
+    model = tmp_path_factory.mktemp("sigmodel") / "model.npz"
+    assert main(["align", "train", "--src", str(H / "test.en.gz"), "--tgt",
+                 str(H / "test.fr.gz"), "--gold", str(H / "test.naacl.gz"), "--first", "20",
+                 "--stats", str(small_stats_file), "--iterations", "5", "-q", "-o",
+                 str(model)]) == 0
+    return small_stats_file, model
+
+
+def _default_sigint():
+    """A test run started in the background (``&`` in a script) has SIGINT ignored, and
+    the command, like any program, keeps it ignored: give the child Ctrl-C back."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _interrupt_once(argv, out_dir, delay, sig):
+    proc = subprocess.Popen([sys.executable, "-m", "structpred", *argv], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_default_sigint)
+    time.sleep(delay)
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    try:
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    return proc.returncode, time.monotonic() - sent, err
+
+
+@pytest.mark.parametrize("name", ["align-train", "align-predict", "segment-train",
+                                  "topics-train", "tag-train"])
+def test_every_interrupt_exits_130_in_one_line(name, trained, tmp_path):
+    build, latest = _commands(*trained)[name]
+    rng = random.Random(f"{name}-28")
+    for i in range(REPEATS):
+        sig = signal.SIGTERM if i % 5 == 4 else signal.SIGINT
+        out = tmp_path / f"run{i}"
+        out.mkdir()
+        delay = rng.uniform(0.5, latest)   # from when structpred code runs
+        rc, seconds, err = _interrupt_once(build(out), out, delay, sig)
+        what = f"{name} run {i} ({sig.name} after {delay:.2f} s): rc={rc} stderr={err[-800:]!r}"
+        if rc == 0:                       # finished before the signal arrived
+            assert "interrupted" not in err and "terminated" not in err, what
+            continue
+        expected = 143 if sig == signal.SIGTERM else 130
+        word = "terminated" if sig == signal.SIGTERM else "interrupted"
+        assert rc == expected, what
+        assert err.strip().splitlines()[-1] == f"structpred: {word}", what
+        assert "Traceback" not in err and "SystemError" not in err, what
+        assert seconds < 2.0, what
+        assert not list(out.iterdir()), what + f" left {sorted(p.name for p in out.iterdir())}"
