@@ -10,7 +10,7 @@ list of strings.  Files for prediction may lack the label column (``labelled=Fal
 from __future__ import annotations
 
 from structpred.io import FormatError, read_lines
-from structpred.io._files import split_tokens
+from structpred.io import split_tokens
 
 __all__ = ["read_conll", "write_conll", "deterministic_split"]
 

@@ -33,7 +33,8 @@ import numba
 import numpy as np
 
 from structpred import FormatError, read_lines
-from structpred.io._files import _OTHER_SPACE, split_tokens
+from structpred.io import OTHER_SPACE as _OTHER_SPACE
+from structpred.io import split_tokens
 
 __all__ = [
     "NULL_ID",

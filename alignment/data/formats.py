@@ -4,7 +4,7 @@ Conventions (as in fast_align, eflomal and the NAACL 2003 shared task):
 
 * **Parallel text** (read and written) is two files with one tokenised sentence per
   line (tokens separated by ASCII spaces and tabs; any other whitespace, such as a no-break
-  space, is refused: :func:`structpred.io._files.split_tokens`) (:func:`read_parallel`), or one file with ``src ||| tgt`` per line
+  space, is refused: :func:`structpred.io.split_tokens`) (:func:`read_parallel`), or one file with ``src ||| tgt`` per line
   (:func:`read_fast_align`, fast_align's input form).  The *source* is the
   first side (English in the Hansards) and indexes the rows ``j`` of an
   alignment; the *target* indexes the columns ``k``.
@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 from structpred import FormatError, open_output, read_lines
-from structpred.io._files import split_tokens
+from structpred.io import split_tokens
 
 __all__ = [
     "FormatError",
