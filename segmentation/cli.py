@@ -28,7 +28,7 @@ from structpred.cli import int_at_least, nonneg_float, nonneg_int, positive_floa
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import add_cluster_options, open_cluster, with_cluster
-from structpred.cli import check_separate_folders
+from structpred.cli import check_separate_folders, iteration_count
 
 __all__ = ["add_parser", "segment_train", "segment_predict", "segment_eval"]
 
@@ -157,7 +157,7 @@ def _add_train_parser(ssub):
                         "(every 1/F-th; 0: none, no choices are made)")
     tr.add_argument("-o", "--output", required=True, metavar="NPZ", help="model file to write")
     tr.add_argument("--learner", default="dual-extragradient", choices=LEARNERS)
-    tr.add_argument("--iterations", type=_auto_or(positive_int), default="auto", metavar="N",
+    tr.add_argument("--iterations", type=_auto_or(iteration_count), default="auto", metavar="N",
                     help="most iterations per candidate (perceptron: epochs); 'auto': "
                          "min(300, 60 + training images), 5 times that for unary-only")
     tr.add_argument("--patience", type=nonneg_int, default=4,

@@ -382,7 +382,7 @@ def parse_label_ranges(text):
         part = part.strip()
         if not part:
             continue
-        m = re.fullmatch(r"(-?\d+)(?:\s*-\s*(-?\d+))?", part)
+        m = re.fullmatch(r"(-?\d{1,18})(?:\s*-\s*(-?\d{1,18}))?", part)   # int64 labels
         if m is None:
             raise ValueError(f"expected labels or ranges like 1300-1306,1400, got {part!r}")
         a = int(m.group(1))

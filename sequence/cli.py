@@ -15,6 +15,7 @@ from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import check_output, positive_float, positive_int
 from structpred.cli import wrap_format_errors as _wrap_format_errors
+from structpred.cli import iteration_count
 
 __all__ = ["add_parser", "tag_train", "tag_predict", "tag_eval", "DEFAULTS"]
 
@@ -68,7 +69,7 @@ def add_parser(subparsers, name):
     tr.add_argument("--features", choices=["full", "window"], default=DEFAULTS["feature_set"],
                     help="feature templates: window = words and POS at -2..2; full = window + "
                          "affixes, shapes and word bigrams")
-    tr.add_argument("--iterations", type=positive_int, default=DEFAULTS["n_iter"], metavar="N",
+    tr.add_argument("--iterations", type=iteration_count, default=DEFAULTS["n_iter"], metavar="N",
                     help="iterations at most (perceptron: epochs)")
     tr.add_argument("--patience", type=positive_int, default=DEFAULTS["patience"], metavar="N",
                     help="stop after N validations without improvement")

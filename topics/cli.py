@@ -27,7 +27,7 @@ import numpy as np
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
-from structpred.cli import positive_int
+from structpred.cli import iteration_count, positive_int
 
 __all__ = ["add_parser", "topics_train", "topics_predict", "topics_eval", "MODELS",
            "DEFAULT_MODEL", "make_estimator", "confusion_matrix", "format_confusion"]
@@ -169,7 +169,7 @@ def add_parser(subparsers, name):
                    help=f"number of topics (default {DEFAULT_N_TOPICS}; sdem-lda: per class, "
                         "default 2; pamedlda: 40; disclda: in all, default 5 per class + 10 "
                         "shared; nbsvm and sdem-nb have none)")
-    g.add_argument("--iterations", type=positive_int, metavar="N",
+    g.add_argument("--iterations", type=iteration_count, metavar="N",
                    help="iterations: Gibbs sweeps, alternations, epochs or passes, as the model "
                         "counts them (default: the model's own)")
     g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")

@@ -32,6 +32,9 @@ import json
 import re
 
 from structpred import FormatError, atomic_write, read_lines
+from structpred.io import split_tokens
+
+from ..data.formats import Alignment, check_index_base
 
 from .._runtime import log as _log
 from .symmetrize import links_matrix
@@ -49,7 +52,7 @@ CACHE_VERSION = 2
 
 def _parse_pharaoh(line, path, lineno, shape):
     links = set()
-    for tok in line.split():
+    for tok in split_tokens(line, path, lineno):
         match = _LINK.match(tok)
         if match is None:
             raise FormatError(path, lineno, f"bad link {tok[:40]!r} (expected 'i-j')")
@@ -113,6 +116,8 @@ class ExternalAlignments:
             per_name[name] = [_parse_pharaoh(ln, path, i + 1, (len(s), len(t)))
                               for i, (ln, s, t) in enumerate(zip(lines, src_sentences,
                                                                  tgt_sentences))]
+            check_index_base(path, [Alignment.from_links(ls) for ls in per_name[name]],
+                             None, "pharaoh")   # 1-based links would be read shifted
         for i, (s, t) in enumerate(zip(src_sentences, tgt_sentences)):
             ext.add(s, t, {n: per_name[n][i] for n in ext.names})
         return ext

@@ -24,6 +24,7 @@ from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import add_quiet as _add_quiet
 from structpred.cli import int_list, nonneg_float, nonneg_int, positive_int
 from structpred.cli import add_cluster_options
+from structpred.cli import iteration_count
 
 from .evaluate import aer
 from .common import C_NEG_GRID
@@ -183,7 +184,7 @@ def _add_train_parser(asub):
     tr.add_argument("--learner", default="dual-extragradient",
                     choices=LEARNERS,
                     help="optimiser: the memory-efficient dual extragradient or a reference learner")
-    tr.add_argument("--iterations", type=positive_int, default=None,
+    tr.add_argument("--iterations", type=iteration_count, default=None,
                     help="at most this many iterations (perceptron: epochs); default 1000 "
                          "with a validation set (stopped early, see --patience), else 200")
     tr.add_argument("--validate-every", type=positive_int, default=10,
@@ -255,7 +256,7 @@ def _add_demo_parser(asub):
                     help="comma-separated learners, or 'all'")
     dm.add_argument("--models", default="M",
                     help="comma-separated models among M, M+F, M+Q, M+F+Q, or 'all'")
-    dm.add_argument("--iterations", type=positive_int, default=200)
+    dm.add_argument("--iterations", type=iteration_count, default=200)
     dm.add_argument("--c-pos", type=nonneg_float, default=1.0)
     dm.add_argument("--c-neg", type=nonneg_float, default=3.0)
     dm.add_argument("--cache-dir", default=".cache",

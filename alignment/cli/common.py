@@ -44,7 +44,7 @@ def _read_gold(path, fmt, pairs, n_sentences=None, cover=None, allow_unaligned=F
         gold = read_pharaoh(path, pairs)
         seen = {i for i, a in enumerate(gold) if a.possible}
     check_index_base(path, gold, pairs, fmt)
-    if not allow_unaligned and gold:
+    if not allow_unaligned and seen:   # gold without any link: the caller says so
         n = len(gold) if cover is None else min(cover, len(gold))
         check_gold_coverage(path, seen, n, what)
     return gold

@@ -11,7 +11,8 @@ implementations share.
 """
 
 from ._common import (ArgumentParser, HelpFormatter, UserError, add_quiet, check_output,
-                      check_separate_folders, check_stdin, int_at_least, int_list, log,
+                      check_separate_folders, check_stdin, int_at_least, int_list,
+                      iteration_count, log,
                       nonneg_float, nonneg_int,
                       positive_float, positive_int, same_file, wrap_format_errors)
 from ._cluster import add_cluster_options, cluster_from_args, open_cluster, with_cluster
@@ -20,6 +21,6 @@ from ._main import build_parser, main, subcommands
 __all__ = ["main", "build_parser", "subcommands", "UserError", "HelpFormatter", "add_quiet",
            "log", "wrap_format_errors", "ArgumentParser", "positive_int", "nonneg_int",
            "int_at_least", "positive_float", "nonneg_float", "int_list", "check_output", "check_stdin",
-           "check_separate_folders", "same_file", "add_cluster_options", "cluster_from_args",
+           "check_separate_folders", "iteration_count", "same_file", "add_cluster_options", "cluster_from_args",
            "open_cluster",
            "with_cluster"]

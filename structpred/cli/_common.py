@@ -15,7 +15,7 @@ from ..io._files import OutputPathError, check_output_path
 __all__ = ["UserError", "HelpFormatter", "ArgumentParser", "add_quiet", "log",
            "wrap_format_errors", "positive_int", "nonneg_int", "int_at_least",
            "positive_float", "nonneg_float", "int_list", "check_output", "check_stdin", "same_file",
-           "check_separate_folders"]
+           "check_separate_folders", "iteration_count"]
 
 
 class UserError(Exception):
@@ -110,6 +110,21 @@ def int_at_least(lo):
         return _number(int, text, lo, False)
     parse.__name__ = f"integer >= {lo}"
     return parse
+
+
+#: the most iterations an option accepts (the learners' own limit,
+#: :data:`structpred.learners._dual_extragradient.MAX_ITERATIONS`)
+MAX_ITERATIONS = 10 ** 7
+
+
+def iteration_count(text):
+    """argparse ``type=``: an iteration count, an integer from 1 to :data:`MAX_ITERATIONS`
+    (``10**12`` would be accepted by :func:`positive_int` and run for ever)."""
+    value = _number(int, text, 1, False)
+    if value > MAX_ITERATIONS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_ITERATIONS:,} (far beyond "
+                                         f"convergence), got {text!r}")
+    return value
 
 
 def positive_float(text):
