@@ -5,7 +5,7 @@ Each token gets a list of feature strings (binary features).  Feature sets:
 ``"window"``
     bias, the lower-cased word at offsets -2..2, the word itself, and when the file has a
     second column (POS), the tag at offsets -2..2 and the tag bigrams around the token;
-``"full"``
+``"full"`` (the default of ``structpred tag train``)
     ``"window"`` plus prefixes and suffixes of length 1..4, the word shape
     (``Xxxx`` -> ``Xx``, digits ``d``) at offsets -1..1, and word bigrams
     ``w[-1]|w[0]``, ``w[0]|w[1]``.

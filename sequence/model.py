@@ -110,7 +110,7 @@ class SequenceTagger(BaseEstimator):
         CPU seconds of :meth:`fit` (features, step size, learning, validation).
     """
 
-    def __init__(self, learner="bregman", feature_set="window", n_iter=100, radius=np.inf,
+    def __init__(self, learner="bregman", feature_set="full", n_iter=100, radius=np.inf,
                  smoothing=0.1, step_scale=3.0, scaling="count", batch_size=500, min_count=1,
                  eval_every=5,
                  patience=None, max_time=None, random_state=0, verbose=False):
