@@ -56,8 +56,8 @@ MODELS = {
              "passes (at most)"),
     "sdem-nb": ModelSpec(
         "topics.sdem", "SdemNaiveBayes", "n_epochs", None,
-        help="multinomial naive Bayes trained by sdEM (hinge loss, log prior, tf-idf words + "
-             "word pairs); --iterations: epochs"),
+        help="multinomial naive Bayes trained by sdEM (hinge loss, log prior, tf-idf words; "
+             "the default's model); --iterations: epochs (default 6)"),
     "sdem-lda": ModelSpec(
         "topics.sdem_lda", "SdemLDAClassifier", "n_epochs", "n_topics",
         help="one LDA per class trained by sdEM; --n-topics: topics per class (default 2); "
@@ -79,8 +79,8 @@ MODELS = {
     "pamedlda": ModelSpec(
         "topics.bayespa", "PaMedLDA", "n_passes", "n_topics",
         {"n_topics": 20, "batch_size": 64, "n_passes": 5},
-        help="online Bayesian passive-aggressive MedLDA (mini-batches of 64); "
-             "--iterations: passes over the data (default 5)"),
+        help="online Bayesian passive-aggressive MedLDA (40 topics, mini-batches of 64); "
+             "--iterations: passes over the data (default 3)"),
     "pamedhdp": ModelSpec(
         "topics.pamedhdp", "PaMedHDPClassifier", "n_passes", None,
         help="online Bayesian passive-aggressive max-margin HDP: the number of topics is "
