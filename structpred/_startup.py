@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["install", "running_as_command", "Terminated"]
+__all__ = ["install", "running_as_command", "Terminated", "interrupt_in_chain"]
 
 
 def running_as_command():
@@ -33,9 +33,22 @@ def _on_term(signum, frame):
     raise Terminated()
 
 
+def interrupt_in_chain(exc, depth=20):
+    """The ``KeyboardInterrupt`` that caused ``exc`` (``exc`` itself, or one in its chain of
+    causes and contexts), or ``None``.  Python wraps an interrupt that lands in some
+    places: an import's ``__set_name__`` turns it into a ``RuntimeError``, numba's
+    dispatcher into a ``SystemError``."""
+    while exc is not None and depth > 0:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        exc, depth = exc.__cause__ or exc.__context__, depth - 1
+    return None
+
+
 def _hook(exc_type, exc, tb, previous=sys.excepthook):
-    if issubclass(exc_type, KeyboardInterrupt):
-        term = issubclass(exc_type, Terminated)
+    interrupt = interrupt_in_chain(exc)
+    if interrupt is not None:
+        term = isinstance(interrupt, Terminated)
         try:
             sys.stderr.write(f"structpred: {'terminated' if term else 'interrupted'}\n")
             sys.stderr.flush()

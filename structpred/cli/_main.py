@@ -31,7 +31,7 @@ import signal
 import sys
 from importlib.metadata import entry_points
 
-from .._startup import Terminated
+from .._startup import Terminated, interrupt_in_chain
 from .._version import __version__
 from ._common import ArgumentParser, HelpFormatter, UserError
 
@@ -227,9 +227,10 @@ def main(argv=None):
         except OSError:
             pass
         return 0
-    except Exception:
-        # an error that a signal caused (numba's SystemError, a worker's failure): the
-        # signal is the cause to report
-        if _RECEIVED["signal"] is None or args.debug:
+    except Exception as exc:
+        # an error that a signal caused (numba's SystemError, an import's RuntimeError, a
+        # worker's failure): the signal is the cause to report
+        interrupt = interrupt_in_chain(exc)
+        if (_RECEIVED["signal"] is None and interrupt is None) or args.debug:
             raise
-        return _status_after_signal(args, as_program)
+        return _status_after_signal(args, as_program, interrupt)
