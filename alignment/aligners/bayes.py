@@ -1,0 +1,394 @@
+"""A seeded Bayesian word aligner: collapsed Gibbs sampling of IBM-1, HMM and fertility
+models with Dirichlet priors, in both directions, symmetrised.
+
+:class:`BayesianAligner` is written from Östling & Tiedemann, *Efficient Word Alignment
+with Markov Chain Monte Carlo* (PBML 106, 2016), the model class of eflomal, without
+eflomal's code (eflomal is GPL-3.0; this project is BSD-3-Clause).  The sampler itself is
+:func:`alignment.stats.gibbs.gibbs_direction` (numba); this module encodes the bitext,
+runs several independent samplers per direction (seeded from ``random_state``, so the
+same seed gives identical links), averages their link marginals, decodes each
+direction by the most probable position of every word and symmetrises the two.
+
+After :meth:`BayesianAligner.fit`, the expected lexical counts, the jump counts and the
+fertility counts of the fitted corpus are kept as Dirichlet *priors*, so
+:meth:`BayesianAligner.align` aligns new sentence pairs without resampling the training
+bitext (as eflomal's priors files do).
+
+    from alignment.aligners.bayes import BayesianAligner
+    links = BayesianAligner(random_state=0).fit_align(src, tgt)   # list of {(j, k)}
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from .._runtime import log as _log
+
+__all__ = ["BayesianAligner", "BAYES_DEFAULTS"]
+
+#: the defaults (chosen on the Hansards trial and Czech tune sentences only; the
+#: figures are in docs/results/alignment.md)
+BAYES_DEFAULTS = {"em_iterations": 5, "ibm1_iterations": 4, "hmm_iterations": 4,
+                  "fertility_iterations": 4, "n_samplers": 3, "alpha_lex": 0.001, "alpha_jump": 0.5,
+                  "alpha_fert": 0.5, "null_prob": 0.2, "max_jump": 100,
+                  "lowercase": True, "prefix": 4, "symmetrize": "intersection"}
+
+_SYMMETRIZE = ("intersection", "union", "grow-diag", "grow-diag-final",
+               "grow-diag-final-and")
+
+
+class _Side:
+    """Word ids of one side (``0`` is NULL; real words from ``1``)."""
+
+    def __init__(self, vocab=None):
+        self.vocab = dict(vocab or {})
+
+    def encode(self, sentences, grow=True):
+        ids, off = [], np.zeros(len(sentences) + 1, dtype=np.int64)
+        voc = self.vocab
+        for n, s in enumerate(sentences):
+            for w in s:
+                i = voc.get(w)
+                if i is None:
+                    i = len(voc) + 1
+                    if grow:
+                        voc[w] = i
+                ids.append(i)
+            off[n + 1] = len(ids)
+        return np.asarray(ids, dtype=np.int32), off
+
+
+class BayesianAligner(BaseEstimator):
+    r"""Bayesian IBM-1 → HMM → fertility aligner, collapsed Gibbs sampling, seeded.
+
+    Each direction aligns every word :math:`f_j` of one side to a position
+    :math:`a_j \in \{0, 1, \dots, m\}` of the other (0 is NULL).  With the Dirichlet
+    priors integrated out, the sampler draws :math:`a_j` from (Östling & Tiedemann 2016,
+    section 2: the lexical model, their Eq. 2 with the Dirichlet-multinomial predictive
+    of their Eq. 3; section 3: the jump (HMM) and fertility factors)
+
+    .. math::
+
+        P(a_j = i \mid a_{-j}) \propto \pi_i \,
+        \frac{\alpha_{lex} + c_{-j}(e_i, f_j)}{V_f \alpha_{lex} + c_{-j}(e_i)}
+        \, J_i \, F_i,
+
+    where counts :math:`c_{-j}` leave out :math:`a_j` (plus any prior pseudo-counts),
+    :math:`\pi_0 = p_{null}`, :math:`\pi_{i>0} = 1 - p_{null}`; :math:`J_i = 1/m`
+    (IBM-1) or, in the HMM and fertility stages, the predictive probabilities of the
+    jump into :math:`i` from the previous non-NULL link and of the jump out of :math:`i`
+    into the next one (:math:`J_0`: the single jump that skips :math:`j`), each
+    :math:`(\alpha_{jump} + c(d)) / (B \alpha_{jump} + c)` over jump buckets
+    :math:`d \in [-J, J]`; and :math:`F_i` (fertility stage only) the ratio
+    :math:`(\alpha_{fert} + c'(e_i, \phi_i + 1)) / (\alpha_{fert} + c'(e_i, \phi_i))` of
+    the fertility predictive when :math:`e_i`'s fertility grows by one (:math:`F_0 = 1`).
+    The exact form is in :mod:`alignment.stats.gibbs`; the stationary distribution of
+    this sampler is checked against exact enumeration in the tests.
+
+    Parameters
+    ----------
+    em_iterations : int
+        EM iterations of IBM Model 1 whose posteriors draw every sampler's initial
+        alignment (a uniformly random start leaves the sparse-prior sampler near it for
+        many sweeps; 0: uniform word-pair probabilities).
+    ibm1_iterations, hmm_iterations, fertility_iterations : int
+        Gibbs sweeps with each model, in this order (0 skips a model).  The link
+        marginals are averaged over the last half of the sweeps of the last model.
+    n_samplers : int
+        Independent samplers per direction; their marginals are averaged.
+    alpha_lex, alpha_jump, alpha_fert : float
+        Symmetric Dirichlet concentrations of the lexical, jump and fertility
+        distributions.
+    null_prob : float
+        Probability that a word is aligned to NULL.
+    max_jump : int
+        Jumps are bucketed in ``[-max_jump, max_jump]``.
+    max_fertility : int
+        Fertilities at or above this share one bucket.
+    symmetrize : {"intersection", "union", "grow-diag", "grow-diag-final", \
+"grow-diag-final-and"}
+        How the two directions' links are combined.
+    lowercase : bool
+        Lower-case words for the model (positions are unchanged).
+    prefix : int
+        Model only the first ``prefix`` characters of each word (0: whole words).
+    random_state : int, numpy SeedSequence or None
+        Seed of every sampler (None: fresh entropy, not reproducible).
+    n_jobs : int
+        1: one thread; 2 or more: the two directions in two threads.
+    verbose : bool
+        Progress on stderr.
+
+    Attributes
+    ----------
+    fwd_links_, bwd_links_ : list of set of (int, int)
+        Directional links of the training pairs (fwd: each target word's source word;
+        bwd: each source word's target word), 0-based source-target.
+    links_ : list of set of (int, int)
+        The symmetrised links of the training pairs.
+    priors_ : dict
+        Per direction (``"fwd"``, ``"bwd"``): the fitted lexical expected counts
+        (sorted word-pair keys and counts), their totals per word, the jump counts and
+        the fertility counts, the Dirichlet priors of :meth:`align`.
+    src_vocab_, tgt_vocab_ : dict of str to int
+        Word ids (from 1) of the two sides.
+    seconds_ : dict
+        Wall time of encoding, sampling and decoding.
+    """
+
+    def __init__(self, em_iterations=BAYES_DEFAULTS["em_iterations"],
+                 ibm1_iterations=BAYES_DEFAULTS["ibm1_iterations"],
+                 hmm_iterations=BAYES_DEFAULTS["hmm_iterations"],
+                 fertility_iterations=BAYES_DEFAULTS["fertility_iterations"],
+                 n_samplers=BAYES_DEFAULTS["n_samplers"], alpha_lex=BAYES_DEFAULTS["alpha_lex"],
+                 alpha_jump=BAYES_DEFAULTS["alpha_jump"],
+                 alpha_fert=BAYES_DEFAULTS["alpha_fert"], null_prob=BAYES_DEFAULTS["null_prob"],
+                 max_jump=BAYES_DEFAULTS["max_jump"], max_fertility=6,
+                 symmetrize=BAYES_DEFAULTS["symmetrize"],
+                 lowercase=BAYES_DEFAULTS["lowercase"],
+                 prefix=BAYES_DEFAULTS["prefix"], random_state=0, n_jobs=1, verbose=False):
+        self.em_iterations = em_iterations
+        self.ibm1_iterations = ibm1_iterations
+        self.hmm_iterations = hmm_iterations
+        self.fertility_iterations = fertility_iterations
+        self.n_samplers = n_samplers
+        self.alpha_lex = alpha_lex
+        self.alpha_jump = alpha_jump
+        self.alpha_fert = alpha_fert
+        self.null_prob = null_prob
+        self.max_jump = max_jump
+        self.max_fertility = max_fertility
+        self.symmetrize = symmetrize
+        self.lowercase = lowercase
+        self.prefix = prefix
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ helpers
+    def _check(self):
+        sched = (int(self.ibm1_iterations), int(self.hmm_iterations),
+                 int(self.fertility_iterations))
+        if min(sched) < 0 or sum(sched) < 1:
+            raise ValueError("the iterations must be >= 0 and not all 0")
+        if int(self.n_samplers) < 1:
+            raise ValueError("n_samplers must be at least 1")
+        if not 0.0 < float(self.null_prob) < 1.0:
+            raise ValueError(f"null_prob must lie in (0, 1), not {self.null_prob}")
+        if min(self.alpha_lex, self.alpha_jump, self.alpha_fert) <= 0:
+            raise ValueError("the Dirichlet concentrations must be positive")
+        if int(self.max_jump) < 1 or int(self.max_fertility) < 2:
+            raise ValueError("max_jump must be >= 1 and max_fertility >= 2")
+        if self.symmetrize not in _SYMMETRIZE:
+            raise ValueError(f"symmetrize must be one of {_SYMMETRIZE}, not "
+                             f"{self.symmetrize!r}")
+        return np.array(sched, dtype=np.int64)
+
+    def _normalize(self, sentences):
+        out = []
+        for s in sentences:
+            toks = s.split() if isinstance(s, str) else list(s)
+            if self.lowercase:
+                toks = [w.lower() for w in toks]
+            if self.prefix > 0:
+                toks = [w[:self.prefix] for w in toks]
+            out.append(toks)
+        return out
+
+    def _seeds(self, stream):
+        ss = self.random_state
+        if not isinstance(ss, np.random.SeedSequence):
+            ss = np.random.SeedSequence(ss)
+        ss = np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (stream,))
+        return ss.generate_state(2 * int(self.n_samplers), dtype=np.uint64).reshape(2, -1)
+
+    def _direction(self, name, gen, gen_off, ali, ali_off, n_gen, n_ali, priors, seeds):
+        """Sample one direction; ``(marg, pid, c_off, keys_unique)``."""
+        from ..stats.gibbs import cell_keys, gibbs_direction, ibm1_em
+
+        keys, c_off = cell_keys(gen, gen_off, ali, ali_off, n_ali)
+        uniq, pid = np.unique(keys, return_inverse=True)
+        del keys
+        pid = pid.astype(np.int32)
+        n_fert = int(self.max_fertility) + 1
+        if priors is None:
+            lex_prior = np.zeros(len(uniq))
+            e_prior = np.zeros(n_gen)
+            jump_prior = np.zeros(2 * int(self.max_jump) + 1)
+            fert_prior = np.zeros((n_gen, n_fert))
+        else:
+            lex_prior, e_prior, jump_prior, fert_prior = self._prior_arrays(
+                priors, uniq, n_gen, n_ali)
+        marg = np.zeros(c_off[-1], dtype=np.float32)
+        sched = self._check()
+        last = 2 if sched[2] > 0 else (1 if sched[1] > 0 else 0)
+        n_collect = max(1, int(sched[last]) // 2)
+        t_init = ibm1_em(gen, gen_off, ali_off, pid, c_off, n_gen, lex_prior,
+                         float(self.null_prob), int(self.em_iterations))
+        for k in range(int(self.n_samplers)):
+            t0 = time.perf_counter()
+            gibbs_direction(gen, gen_off, ali, ali_off, pid, c_off, n_gen, n_ali,
+                            lex_prior, e_prior, jump_prior, fert_prior,
+                            float(self.alpha_lex), float(self.alpha_jump),
+                            float(self.alpha_fert), float(self.null_prob),
+                            int(self.max_jump), n_fert, sched, n_collect,
+                            np.uint64(seeds[k]), marg, t_init)
+            _log(self.verbose, f"bayes {name}: sampler {k + 1}/{self.n_samplers} in "
+                               f"{time.perf_counter() - t0:.1f}s")
+        marg /= float(self.n_samplers)
+        return marg, pid, c_off, uniq
+
+    def _prior_arrays(self, priors, uniq, n_gen, n_ali):
+        keys_fit, counts_fit = priors["keys"], priors["counts"]
+        nf_fit = priors["n_ali"]
+        e, f = uniq // n_ali, uniq % n_ali
+        known = (e < priors["n_gen"]) & (f < nf_fit)
+        kf = e * nf_fit + f
+        pos = np.searchsorted(keys_fit, kf)
+        pos = np.minimum(pos, max(len(keys_fit) - 1, 0))
+        hit = known & (len(keys_fit) > 0)
+        if len(keys_fit):
+            hit &= keys_fit[pos] == kf
+        lex_prior = np.where(hit, counts_fit[pos] if len(keys_fit) else 0.0, 0.0)
+        e_prior = np.zeros(n_gen)
+        e_prior[:len(priors["e_totals"])] = priors["e_totals"][:n_gen]
+        fert_prior = np.zeros((n_gen, priors["fert"].shape[1]))
+        fert_prior[:len(priors["fert"])] = priors["fert"][:n_gen]
+        return lex_prior, e_prior, priors["jump"].astype(np.float64), fert_prior
+
+    def _run(self, src, tgt, priors=None, stream=0):
+        """Sample both directions; returns the directional link arrays and the state."""
+        from ..stats.gibbs import argmax_rows
+
+        t0 = time.perf_counter()
+        if len(src) != len(tgt):
+            raise ValueError(f"{len(src)} source but {len(tgt)} target sentences")
+        if not len(src):
+            raise ValueError("nothing to align")
+        ns, nt = self._normalize(src), self._normalize(tgt)
+        for i, (s, t) in enumerate(zip(ns, nt)):
+            if not s or not t:
+                raise ValueError(f"sentence pair {i + 1} has an empty side")
+        grow = priors is None
+        sv = _Side(None if grow else self.src_vocab_)
+        tv = _Side(None if grow else self.tgt_vocab_)
+        s_ids, s_off = sv.encode(ns)
+        t_ids, t_off = tv.encode(nt)
+        n_s = int(s_ids.max()) + 1
+        n_t = int(t_ids.max()) + 1
+        if not grow:
+            n_s = max(n_s, len(self.src_vocab_) + 1)
+            n_t = max(n_t, len(self.tgt_vocab_) + 1)
+        seeds = self._seeds(stream)
+        t1 = time.perf_counter()
+        jobs = {"fwd": ("fwd", s_ids, s_off, t_ids, t_off, n_s, n_t,
+                        None if priors is None else priors["fwd"], seeds[0]),
+                "bwd": ("bwd", t_ids, t_off, s_ids, s_off, n_t, n_s,
+                        None if priors is None else priors["bwd"], seeds[1])}
+        if int(self.n_jobs) > 1:
+            with ThreadPoolExecutor(2) as ex:
+                futs = {d: ex.submit(self._direction, *args) for d, args in jobs.items()}
+                res = {d: f.result() for d, f in futs.items()}
+        else:
+            res = {d: self._direction(*args) for d, args in jobs.items()}
+        t2 = time.perf_counter()
+        a_fwd = argmax_rows(res["fwd"][0], s_off, t_off, res["fwd"][2])
+        a_bwd = argmax_rows(res["bwd"][0], t_off, s_off, res["bwd"][2])
+        enc = {"s_ids": s_ids, "s_off": s_off, "t_ids": t_ids, "t_off": t_off,
+               "n_s": n_s, "n_t": n_t, "sv": sv, "tv": tv}
+        secs = {"encode": t1 - t0, "sample": t2 - t1}
+        return a_fwd, a_bwd, res, enc, secs
+
+    @staticmethod
+    def _directional_sets(a_fwd, a_bwd, s_off, t_off):
+        fwd, bwd = [], []
+        for n in range(len(s_off) - 1):
+            af = a_fwd[t_off[n]:t_off[n + 1]]
+            ab = a_bwd[s_off[n]:s_off[n + 1]]
+            fwd.append({(int(i) - 1, k) for k, i in enumerate(af) if i > 0})
+            bwd.append({(j, int(i) - 1) for j, i in enumerate(ab) if i > 0})
+        return fwd, bwd
+
+    def _combine(self, fwd, bwd):
+        if self.symmetrize == "intersection":
+            return [f & b for f, b in zip(fwd, bwd)]
+        if self.symmetrize == "union":
+            return [f | b for f, b in zip(fwd, bwd)]
+        from .symmetrize import symmetrize
+
+        return [symmetrize(f, b, self.symmetrize) for f, b in zip(fwd, bwd)]
+
+    # ------------------------------------------------------------------ API
+    def fit(self, src, tgt):
+        """Sample alignments of a bitext and keep its counts as priors.
+
+        Parameters
+        ----------
+        src, tgt : list of list of str (or of whitespace-tokenised str)
+            The two sides, every pair non-empty.
+
+        Returns
+        -------
+        self
+        """
+        from ..stats.gibbs import link_counts
+
+        self._check()
+        t0 = time.perf_counter()
+        a_fwd, a_bwd, res, enc, secs = self._run(src, tgt)
+        self.src_vocab_ = enc["sv"].vocab
+        self.tgt_vocab_ = enc["tv"].vocab
+        n_fert = int(self.max_fertility) + 1
+        priors = {}
+        for d, a, gen, gen_off, ali_off, n_gen, n_ali in (
+                ("fwd", a_fwd, enc["s_ids"], enc["s_off"], enc["t_off"], enc["n_s"],
+                 enc["n_t"]),
+                ("bwd", a_bwd, enc["t_ids"], enc["t_off"], enc["s_off"], enc["n_t"],
+                 enc["n_s"])):
+            marg, pid, _, uniq = res[d]
+            counts = np.bincount(pid, weights=marg, minlength=len(uniq))
+            e_tot = np.bincount(uniq // n_ali, weights=counts, minlength=n_gen)
+            jump, fert = link_counts(a, gen, gen_off, ali_off, n_gen, int(self.max_jump),
+                                     n_fert)
+            keep = counts > 1e-3
+            priors[d] = {"keys": uniq[keep], "counts": counts[keep], "e_totals": e_tot,
+                         "jump": jump, "fert": fert, "n_gen": n_gen, "n_ali": n_ali}
+        self.priors_ = priors
+        self.fwd_links_, self.bwd_links_ = self._directional_sets(a_fwd, a_bwd, enc["s_off"],
+                                                                  enc["t_off"])
+        self.links_ = self._combine(self.fwd_links_, self.bwd_links_)
+        secs["total"] = time.perf_counter() - t0
+        self.seconds_ = secs
+        _log(self.verbose, f"bayes: {len(src)} pairs in {secs['total']:.1f}s "
+                           f"(sampling {secs['sample']:.1f}s)")
+        return self
+
+    def fit_align(self, src, tgt):
+        """:meth:`fit`, then the symmetrised links of the training pairs (``links_``)."""
+        return self.fit(src, tgt).links_
+
+    def align(self, src, tgt, return_directions=False):
+        """Align new sentence pairs with the fitted counts as Dirichlet priors (the
+        training bitext is not resampled).
+
+        Parameters
+        ----------
+        src, tgt : list of list of str
+        return_directions : bool
+            Also return the two directional link lists.
+
+        Returns
+        -------
+        links : list of set of (int, int)
+            ``(links, fwd, bwd)`` with ``return_directions``.
+        """
+        if not hasattr(self, "priors_"):
+            raise ValueError("the aligner is not fitted: call fit first")
+        a_fwd, a_bwd, _, enc, _ = self._run(src, tgt, priors=self.priors_, stream=1)
+        fwd, bwd = self._directional_sets(a_fwd, a_bwd, enc["s_off"], enc["t_off"])
+        links = self._combine(fwd, bwd)
+        return (links, fwd, bwd) if return_directions else links
