@@ -90,6 +90,12 @@ def add_unsupervised_parser(asub):
                    help="keep the trained model and eflomal's links here, keyed by a "
                         "fingerprint of the training text and options (reused when they "
                         "match)")
+    from alignment.cli.bayes import add_bayes_arguments
+
+    p.add_argument("--model", choices=["hmm", "bayes"], default="hmm",
+                   help="hmm: the HMM trained by agreement; bayes: the seeded Bayesian "
+                        "aligner (IBM-1, HMM, fertility by collapsed Gibbs sampling)")
+    add_bayes_arguments(p)
     _add_quiet(p)
     p.set_defaults(handler=align_unsupervised)
     return p
@@ -157,6 +163,10 @@ def align_unsupervised(args):
 
     from alignment.aligners.unsupervised import UnsupervisedAligner, training_text
 
+    if getattr(args, "model", "hmm") == "bayes":
+        from alignment.cli.bayes import align_bayes
+
+        return align_bayes(args)
     use_eflomal, threshold, sym = _check_args(args)
     pairs = _read_input(args)
     extra_src = extra_tgt = None
