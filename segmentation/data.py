@@ -135,8 +135,6 @@ def _to_rgb8(im):
     largest value), not clipped; palette, alpha (dropped), CMYK, YCbCr, LAB and HSV are
     converted by Pillow.
     """
-    from PIL import Image
-
     mode = im.mode
     if mode.startswith("I") or mode == "F":
         a = np.asarray(im, dtype=np.float64)

@@ -17,7 +17,6 @@ to stderr even with ``-q``.
 from __future__ import annotations
 
 import argparse
-import os
 
 from structpred import LEARNERS
 from structpred.cli import HelpFormatter as _Formatter
@@ -27,7 +26,7 @@ from structpred.cli import add_cluster_options
 from structpred.cli import iteration_count
 
 from .evaluate import aer
-from .common import C_NEG_GRID
+from .common import C_NEG_GRID, _cache_default
 from .demo import align_demo
 from .predict import align_predict
 
@@ -113,8 +112,7 @@ def _add_model_options(p, auto=False):
     g.add_argument("--preset", choices=["default", "thesis"], default="default",
                    help="thesis: the feature set of thesis ch. 3 (Dice, IBM Model 2, ...: no "
                         "HMM, no other aligners), 200 iterations, no early stopping")
-    g.add_argument("--cache-dir", default=os.environ.get("STRUCTPRED_CACHE", ".cache"),
-                   metavar="DIR",
+    g.add_argument("--cache-dir", default=_cache_default(), metavar="DIR",
                    help="where the aligners' models and links are kept, keyed by a "
                         "fingerprint of their input text and options (default: "
                         "$STRUCTPRED_CACHE or .cache)")

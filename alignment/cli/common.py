@@ -250,3 +250,26 @@ def _check_direction(pairs, stats, src_opt="--src", tgt_opt="--tgt"):
                         "words that only one side of the model knows are target-side words; "
                         f"give the model's source language as {src_opt}")
 
+
+class _FromEnvironment(str):
+    """A default taken from an environment variable, which it names in messages."""
+
+    def __new__(cls, value, variable):
+        obj = super().__new__(cls, value)
+        obj.variable = variable
+        return obj
+
+
+def _cache_default():
+    """``--cache-dir``'s default: ``$STRUCTPRED_CACHE`` (named as such in messages) or
+    ``.cache``."""
+    value = os.environ.get("STRUCTPRED_CACHE")
+    return _FromEnvironment(value, "STRUCTPRED_CACHE") if value else ".cache"
+
+
+def _option_name(value, option):
+    """``option``, or the environment variable ``value`` came from (``$STRUCTPRED_CACHE``
+    rather than ``--cache-dir`` when the user never gave ``--cache-dir``)."""
+    variable = getattr(value, "variable", None)
+    return f"${variable} (the default of {option})" if variable else option
+

@@ -28,6 +28,8 @@ from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import positive_int, wrap_format_errors as _wrap_format_errors
 
+from .common import _cache_default, _option_name
+
 __all__ = ["add_compare_parser", "align_compare", "DEMO_BITEXT_PAIRS"]
 
 #: bitext pairs of ``make demo`` (under 10 minutes on a fresh 2-core machine)
@@ -52,7 +54,7 @@ def add_compare_parser(asub):
                         "cores; 'all' = the 231,648 pairs of the results page)")
     p.add_argument("--first", type=positive_int, default=100, metavar="N",
                    help="gold test sentences to train the supervised models on")
-    p.add_argument("--cache-dir", default=os.environ.get("STRUCTPRED_CACHE", ".cache"),
+    p.add_argument("--cache-dir", default=_cache_default(),
                    metavar="DIR", help="where statistics and aligner runs are cached")
     _add_quiet(p)
     p.set_defaults(handler=align_compare)
@@ -135,7 +137,8 @@ def _check_compare_args(args):
             raise UserError("--bitext-pairs must be at least 1")
     cache = Path(args.cache_dir)
     if cache.exists() and not cache.is_dir():
-        raise UserError(f"{cache}: --cache-dir is not a folder")
+        raise UserError(f"{cache}: {_option_name(args.cache_dir, '--cache-dir')} is not a "
+                        "folder")
     return n_pairs, cache
 
 

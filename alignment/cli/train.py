@@ -23,7 +23,7 @@ from structpred.cli import open_cluster, with_cluster
 
 from .common import (_bitext, _check_cache_path, _check_direction, _check_inputs, _external,
                      _external_specs, _feature_list, _inputs, _interaction_statistics, _is_file,
-                     _read_gold, _read_pairs, _statistics, _summary)
+                     _option_name, _read_gold, _read_pairs, _statistics, _summary)
 
 __all__ = ["align_train"]
 
@@ -163,9 +163,10 @@ def _check_paths(args, sources):
     _check_cache_path(args.interaction_stats, "--interaction-stats",
                       inputs + [("-o", args.output), ("--stats", args.stats)])
     if sources:
+        option = _option_name(args.cache_dir, "--cache-dir")
         if Path(args.cache_dir).exists() and not Path(args.cache_dir).is_dir():
-            raise UserError(f"{args.cache_dir}: --cache-dir is not a folder")
-        _check_cache_path(str(args.cache_dir) + os.sep, "--cache-dir", [])
+            raise UserError(f"{args.cache_dir}: {option} is not a folder")
+        _check_cache_path(str(args.cache_dir) + os.sep, option, [])
     have_bitext = _bitext(args)
     if not have_bitext and not _is_file(args.stats):
         if args.stats and Path(args.stats).is_dir():
