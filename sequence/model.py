@@ -7,7 +7,6 @@ the word first), ``y`` a list of label lists.
 
 from __future__ import annotations
 
-import json
 import time
 
 import numpy as np
@@ -16,7 +15,7 @@ from sklearn.base import BaseEstimator
 
 from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
                         dual_extragradient_streaming, operator_norm)
-from structpred.io import FormatError, atomic_write, read_npz
+from structpred.io import FormatError, load_npz, save_npz
 
 from .evaluate import is_iob, score_from_stats, sentence_stats
 from .features import FEATURE_SETS, FeatureIndex, token_features
@@ -272,7 +271,7 @@ class SequenceTagger(BaseEstimator):
     def save(self, path, info=None):
         """Write the fitted tagger to ``path`` atomically: an ``.npz`` (no pickles) with
         the weights, the feature strings and a JSON header."""
-        header = {"format": FORMAT, "format_version": FORMAT_VERSION,
+        header = {"format": FORMAT, "version": FORMAT_VERSION,
                   "params": {k: (None if isinstance(v, float) and not np.isfinite(v) else v)
                              for k, v in self.get_params().items()},
                   "radius_inf": not np.isfinite(self.radius),
@@ -281,22 +280,10 @@ class SequenceTagger(BaseEstimator):
                   "scaled": bool(self.scaled_), "label_scale": self.label_scale_,
                   "best_iter": self.best_iter_, "eta": self.eta_,
                   "fit_time": getattr(self, "fit_time_", None), "info": info or {}}
-        arrays = {"header": np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8),
-                  "features": np.frombuffer("\n".join(self.features_.names).encode("utf-8"),
+        arrays = {"features": np.frombuffer("\n".join(self.features_.names).encode("utf-8"),
                                             dtype=np.uint8),
-                  "coef": self.coef_,
-                  "feature_scale": self.features_.scale}
-        with atomic_write(path, mode="wb", compress=False) as fh:
-            _savez(fh, arrays)
-
-
-def _savez(fh, arrays):
-    import zipfile
-
-    with zipfile.ZipFile(fh, mode="w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
-        for key, a in arrays.items():
-            with zf.open(key + ".npy", mode="w", force_zip64=True) as out:
-                np.lib.format.write_array(out, np.asanyarray(a), allow_pickle=False)
+                  "coef": self.coef_, "feature_scale": self.features_.scale}
+        save_npz(path, arrays, header)
 
 
 def load_tagger(path):
@@ -304,18 +291,15 @@ def load_tagger(path):
 
     Raises :class:`~structpred.io.FormatError` naming the file when it is not one.
     """
-    arrays = read_npz(path, what="a sequence tagger model")
+    what = "a sequence tagger model (written by 'structpred tag train')"
+    header, arrays = load_npz(path, FORMAT, (FORMAT_VERSION,), what=what)
     name = str(path)
     try:
-        header = json.loads(arrays["header"].tobytes().decode("utf-8"))
-        if header.get("format") != FORMAT:
-            raise ValueError
         names = arrays["features"].tobytes().decode("utf-8")
         coef = arrays["coef"].astype(np.float64)
         scale = arrays["feature_scale"].astype(np.float64)
     except (KeyError, ValueError, UnicodeDecodeError, AttributeError):
-        raise FormatError(name, None, "not a sequence tagger model (written by "
-                                      "'structpred tag train')") from None
+        raise FormatError(name, None, f"damaged {what}") from None
     params = dict(header["params"])
     if header.get("radius_inf"):
         params["radius"] = np.inf
