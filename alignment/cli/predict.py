@@ -39,13 +39,7 @@ def align_predict(args):
     if args.decoder:
         model.decoder = args.decoder
     name, pairs = _input_pairs(args)
-    if "-" not in (args.input, args.src, args.tgt):   # standard input streams: no look ahead
-        import itertools
-
-        head = list(itertools.islice(pairs, DIRECTION_SAMPLE))
-        sides = ("the source side of -i", "its target side") if args.input else ("--src", "--tgt")
-        _check_direction(head, model.stats_, *sides)
-        pairs = itertools.chain(head, pairs)
+    pairs = _direction_checked(args, pairs, model)
     if model.use_external:
         if not specs:
             raise UserError(f"{args.model} was trained with external alignments: give --external "
@@ -101,3 +95,16 @@ def align_predict(args):
     else:
         _summary(f"aligned {n} sentence pairs; links written to {args.output}")
     return 0
+
+
+def _direction_checked(args, pairs, model):
+    """``pairs`` (an iterator), its first pairs checked for swapped sides against the
+    model's statistics (:func:`_check_direction`); standard input is not looked ahead."""
+    if "-" in (args.input, args.src, args.tgt):
+        return pairs
+    import itertools
+
+    head = list(itertools.islice(pairs, DIRECTION_SAMPLE))
+    sides = ("the source side of -i", "its target side") if args.input else ("--src", "--tgt")
+    _check_direction(head, model.stats_, *sides)
+    return itertools.chain(head, pairs)
