@@ -14,7 +14,6 @@ labels and the fitted estimator.
 from __future__ import annotations
 
 import argparse
-import functools
 import importlib
 import json
 import sys
@@ -237,20 +236,7 @@ def add_parser(subparsers, name):
 
 # ----------------------------------------------------------------------- helpers
 
-def _wrap(func):
-    """Format errors and unreadable or unwritable files become one-line user errors."""
-    inner = _wrap_format_errors(func)
-
-    @functools.wraps(func)
-    def run(args):
-        try:
-            return inner(args)
-        except OSError as exc:
-            if isinstance(exc, BrokenPipeError) or exc.filename is None:
-                raise
-            raise UserError(f"{exc.filename}: {exc.strerror or exc}") from exc
-
-    return run
+_wrap = _wrap_format_errors
 
 
 def _parse_params(items):

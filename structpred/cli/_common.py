@@ -61,9 +61,9 @@ def _os_error_line(exc):
 
 
 def wrap_format_errors(func):
-    """Turn file-format errors and the operating system's file errors (missing file,
-    folder given for a file, permission denied) raised by ``func(args)`` into
-    :class:`UserError` (one line, ``FILE[:LINE]: reason``)."""
+    """Turn file-format errors and the operating system's errors on a named file (missing
+    file, folder given for a file, permission denied, no space left) raised by
+    ``func(args)`` into :class:`UserError` (one line, ``FILE[:LINE]: reason``)."""
 
     @functools.wraps(func)
     def inner(args):
@@ -73,6 +73,12 @@ def wrap_format_errors(func):
             raise UserError(str(exc)) from exc
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError,
                 PermissionError) as exc:
+            raise UserError(_os_error_line(exc)) from exc
+        except OSError as exc:
+            # any other error of a named file (no space left, read-only file system, ...);
+            # a closed pipe is the caller's to handle quietly
+            if isinstance(exc, BrokenPipeError) or exc.filename is None:
+                raise
             raise UserError(_os_error_line(exc)) from exc
 
     return inner
