@@ -83,7 +83,7 @@ def align_bayes(args):
     from structpred import open_output
 
     from alignment.aligners.unsupervised import training_text
-    from alignment.cli.unsupervised import _read_input
+    from alignment.cli.common import _read_input
 
     verbose = not args.quiet and sys.stderr.isatty()
     model = _model(args, verbose)

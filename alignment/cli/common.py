@@ -273,3 +273,19 @@ def _option_name(value, option):
     variable = getattr(value, "variable", None)
     return f"${variable} (the default of {option})" if variable else option
 
+
+def _read_input(args):
+    """The sentence pairs of ``align unsupervised`` (``-i`` or ``--src``/``--tgt``)."""
+    from alignment.data.formats import read_fast_align, read_parallel
+
+    if args.input and (args.src or args.tgt):
+        raise UserError("give either -i FILE or --src/--tgt, not both")
+    if args.input:
+        pairs = read_fast_align(args.input)
+    elif args.src and args.tgt:
+        pairs = read_parallel(args.src, args.tgt)
+    else:
+        raise UserError("give --src and --tgt, or -i FILE ('src ||| tgt' lines; - for stdin)")
+    if not pairs:
+        raise UserError(f"{args.input or args.src}: no sentence pairs")
+    return pairs

@@ -22,6 +22,8 @@ from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 
+from .common import _read_input
+
 __all__ = ["add_unsupervised_parser", "align_unsupervised"]
 
 
@@ -99,22 +101,6 @@ def add_unsupervised_parser(asub):
     _add_quiet(p)
     p.set_defaults(handler=align_unsupervised)
     return p
-
-
-def _read_input(args):
-    from alignment.data.formats import read_fast_align, read_parallel
-
-    if args.input and (args.src or args.tgt):
-        raise UserError("give either -i FILE or --src/--tgt, not both")
-    if args.input:
-        pairs = read_fast_align(args.input)
-    elif args.src and args.tgt:
-        pairs = read_parallel(args.src, args.tgt)
-    else:
-        raise UserError("give --src and --tgt, or -i FILE ('src ||| tgt' lines; - for stdin)")
-    if not pairs:
-        raise UserError(f"{args.input or args.src}: no sentence pairs")
-    return pairs
 
 
 def _check_args(args):
