@@ -159,3 +159,16 @@ def test_is_a_scikit_learn_estimator():
     assert isinstance(m, BaseEstimator)
     c = clone(m)
     assert c.get_params() == m.get_params() and not hasattr(c, "coef_")
+
+
+@pytest.mark.slow
+def test_memory_efficient_two_passes_and_cross_validation_match_in_memory(horses, tmp_path):
+    """The first pass, the colour features and the cross-validated guard on graphs streamed
+    from the disk cache give the same model as in memory."""
+    _, graphs = horses
+    kw = dict(n_segments=120, n_iter=4, class_weight=None, eta_scale=3.0, validate_every=2)
+    a = MRFSegmenter(**kw).fit(graphs)
+    b = MRFSegmenter(memory_efficient=True, cache_dir=str(tmp_path), **kw).fit(iter(graphs))
+    assert a.guard_["cv_folds"] == 3 and b.guard_["kept"] == a.guard_["kept"]
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-10)
+    np.testing.assert_allclose(a.first_pass_coef_, b.first_pass_coef_, atol=1e-10)
