@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from structpred.cli import UserError, check_output, main
 from structpred.io import atomic_write
-from structpred.io._files import OutputPathError, check_output_path
+from structpred.io import OutputPathError, check_output_path
 
 ROOT = Path(__file__).resolve().parent.parent
 H = ROOT / "data" / "hansards"

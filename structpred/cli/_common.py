@@ -10,7 +10,7 @@ import os
 import sys
 
 from ..io import FormatError
-from ..io._files import OutputPathError, check_output_path
+from ..io import OutputPathError, check_output_path
 
 __all__ = ["UserError", "HelpFormatter", "ArgumentParser", "add_quiet", "log",
            "wrap_format_errors", "positive_int", "nonneg_int", "int_at_least",
