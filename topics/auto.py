@@ -56,7 +56,7 @@ class CandidateSpec:
     name : str
         How it is printed (and ``--model`` where it is a model's default).
     model : str
-        A key of :data:`topics.cli.MODELS`.
+        A key of :data:`topics.registry.MODELS`.
     vocabulary : dict
         :class:`topics.corpus.Vocabulary` settings.
     params : dict
@@ -88,7 +88,7 @@ class CandidateSpec:
         return Vocabulary(**{**self.vocabulary, **over})
 
     def make_estimator(self, seed=0, overrides=None):
-        from .cli import make_estimator
+        from .registry import make_estimator
 
         return make_estimator(self.model, seed=seed, params={**self.params, **(overrides or {})})
 

@@ -14,12 +14,10 @@ labels and the fitted estimator.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 import textwrap
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -28,63 +26,11 @@ from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import iteration_count, positive_int
 
+from .registry import MODELS, make_estimator
+
 __all__ = ["add_parser", "topics_train", "topics_predict", "topics_eval", "MODELS",
            "DEFAULT_MODEL", "make_estimator", "confusion_matrix", "format_confusion"]
 
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """How a ``--model`` name maps onto an estimator class of ``topics``."""
-
-    module: str
-    cls: str
-    iterations: str            # the parameter --iterations sets
-    topics: str | None         # the parameter --n-topics sets (None: no topics)
-    defaults: dict = field(default_factory=dict)   # the command line's own defaults
-    help: str = ""
-
-    def load(self):
-        return getattr(importlib.import_module(self.module), self.cls)
-
-
-MODELS = {
-    "nbsvm": ModelSpec(
-        "topics.nbsvm", "NBSVM", "max_iter", None,
-        help="NBSVM: naive Bayes log-count ratios + a squared-hinge SVM per class (Wang & "
-             "Manning 2012); binary words + word pairs; --iterations: coordinate-descent "
-             "passes (at most)"),
-    "sdem-nb": ModelSpec(
-        "topics.sdem", "SdemNaiveBayes", "n_epochs", None,
-        help="multinomial naive Bayes trained by sdEM (hinge loss, log prior, tf-idf words; "
-             "the default's model); --iterations: epochs (default 6)"),
-    "sdem-lda": ModelSpec(
-        "topics.sdem_lda", "SdemLDAClassifier", "n_epochs", "n_topics",
-        help="one LDA per class trained by sdEM; --n-topics: topics per class (default 2); "
-             "--iterations: epochs"),
-    "lda-svm": ModelSpec(
-        "topics.baselines", "LDASVM", "n_iter", "n_topics", {"n_topics": 20},
-        help="LDA topic proportions + linear SVM; --iterations: Gibbs sweeps"),
-    "disclda": ModelSpec(
-        "topics.disclda", "DiscLDA", "n_iter", "n_topics",
-        help="DiscLDA (fixed class/shared topic blocks); --n-topics K: about K topics in "
-             "all, half of them shared (default: 5 per class + 10 shared); --iterations: "
-             "Gibbs sweeps"),
-    "medlda-gibbs": ModelSpec(
-        "topics.medlda", "GibbsMedLDA", "n_iter", "n_topics",
-        help="MedLDA by collapsed Gibbs sampling; --iterations: alternations (at most)"),
-    "medlda-is": ModelSpec(
-        "topics.medlda", "ImportanceMedLDA", "n_iter", "n_topics",
-        help="MedLDA by importance sampling; --iterations: alternations (at most)"),
-    "pamedlda": ModelSpec(
-        "topics.bayespa", "PaMedLDA", "n_passes", "n_topics",
-        {"n_topics": 20, "batch_size": 64, "n_passes": 5},
-        help="online Bayesian passive-aggressive MedLDA (40 topics, mini-batches of 64); "
-             "--iterations: passes over the data (default 3)"),
-    "pamedhdp": ModelSpec(
-        "topics.pamedhdp", "PaMedHDPClassifier", "n_passes", None,
-        help="online Bayesian passive-aggressive max-margin HDP: the number of topics is "
-             "inferred; --iterations: passes over the data"),
-}
 
 #: ``--model auto`` (the default): a candidate chosen on validation documents (topics.auto)
 DEFAULT_MODEL = "auto"
@@ -251,58 +197,6 @@ def _parse_params(items):
         except json.JSONDecodeError:
             out[name] = value
     return out
-
-
-def make_estimator(model, *, n_topics=None, iterations=None, seed=0, n_classes=None, params=None):
-    """The unfitted estimator that ``structpred topics train --model MODEL`` fits.
-
-    Parameters
-    ----------
-    model : str
-        A key of :data:`MODELS`.
-    n_topics : int, optional
-        ``--n-topics`` (for ``disclda``: the total, split between ``n_classes`` class blocks
-        and the shared topics).
-    iterations : int, optional
-        ``--iterations``.
-    seed : int
-        ``random_state``.
-    n_classes : int, optional
-        Needed by ``disclda`` with ``n_topics``.
-    params : dict, optional
-        Any other constructor parameters (applied last).
-
-    Raises ``ValueError`` on an unknown model or parameter.
-    """
-    if model not in MODELS:
-        raise ValueError(f"unknown model {model!r}; choose one of {', '.join(MODELS)}")
-    spec = MODELS[model]
-    est = spec.load()()
-    names = set(est.get_params())
-    kw = dict(spec.defaults)
-    if n_topics is not None:
-        if spec.topics is None:
-            raise ValueError(f"{model} has no topics: leave out --n-topics")
-        if model == "disclda":
-            if n_classes is None:
-                raise ValueError("disclda with n_topics needs n_classes")
-            per_class = max(1, int(round(n_topics / (2.0 * n_classes))))
-            kw["n_class_topics"] = per_class
-            kw["n_shared_topics"] = max(0, int(n_topics) - per_class * int(n_classes))
-        else:
-            kw[spec.topics] = int(n_topics)
-    if iterations is not None:
-        kw[spec.iterations] = int(iterations)
-    kw["random_state"] = seed
-    for k, v in (params or {}).items():
-        if k not in names or k == "vocabulary":
-            valid = ", ".join(sorted(names - {"vocabulary"}))
-            raise ValueError(f"{model} ({spec.cls}) has no parameter {k!r}; its parameters: "
-                             f"{valid}")
-        kw[k] = v
-    if isinstance(kw.get("C_grid"), list):
-        kw["C_grid"] = tuple(kw["C_grid"])
-    return est.set_params(**kw)
 
 
 def _read(args, labels):
