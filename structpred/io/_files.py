@@ -174,8 +174,11 @@ def split_tokens(text, path="<text>", lineno=None):
 
     Any other whitespace (a no-break space, a thin space, an ideographic space, a
     vertical tab...) is a :class:`FormatError` naming the character, the file, line and
-    column, rather than a silent second way to split.
+    column, rather than a silent second way to split. A line terminator at the end
+    (``"\\n"`` or ``"\\r\\n"``, as a file object yields lines) is not part of the line.
     """
+    if text.endswith("\n"):
+        text = text[:-2] if text.endswith("\r\n") else text[:-1]
     m = _OTHER_SPACE.search(text)
     if m is not None:
         import unicodedata
