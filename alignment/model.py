@@ -8,7 +8,7 @@
 The *model* lives here (features, gold encoding, loss, decoding into
 links); the *learners* are the problem-agnostic solvers of :mod:`structpred`,
 and the polytopes, projections and decoders are in
-:mod:`structpred.matching`, :mod:`structpred.fertility` and :mod:`structpred.qap`.
+:mod:`structpred.polytopes.matching` and :mod:`structpred.polytopes` (fertility, relaxed QAP).
 """
 
 from __future__ import annotations

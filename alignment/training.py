@@ -57,7 +57,7 @@ class TrainingReport:
     statistics : str
         :meth:`AlignmentStatistics.summary` of the statistics.
     learner_message : str
-        How the kept fit ended (:class:`structpred.LearnerResult` message).
+        How the kept fit ended (:class:`structpred.SolverResult` message).
     best_iter : int or None
         The kept iteration (validation AER) of the kept fit.
     best_score : float or None

@@ -28,7 +28,8 @@ _BACKQUOTED = re.compile(rf"`+((?:{_PKG})(?:\.[A-Za-z_]\w*)+)(?:\(\))?`+")
 def _tracked_files():
     out = subprocess.run(["git", "ls-files", "*.py", "*.md"], cwd=ROOT, capture_output=True,
                          text=True, check=True).stdout.split()
-    return [ROOT / f for f in out if (ROOT / f).is_file()]
+    this = Path(__file__).resolve()
+    return [ROOT / f for f in out if (ROOT / f).is_file() and (ROOT / f).resolve() != this]
 
 
 @lru_cache(maxsize=None)

@@ -120,7 +120,7 @@ PAIR_FEATURES = tuple(f"{pat}:{nm}" for pat in _PATTERN_NAMES for nm in _PAIR_BA
 class PairFeaturizer:
     r"""Features of the pair bonuses ``s_jklm = w' f(jklm)`` (sec. 3.4.1.3).
 
-    For each of the four patterns (:data:`structpred.qap.PATTERNS`), only
+    For each of the four patterns (:data:`structpred.PATTERNS`), only
     non-zero for pairs of that pattern: an indicator; the share of times
     IBM Model 2 (forward, backward, intersected) produced the pattern for
     these word pairs in the bitext (mean over the pair's two edges); and

@@ -16,7 +16,7 @@ directions, and their intersection) over the unlabeled bitext once and counts
 features of the fertility penalties ``s_dj. = w'f(j, d)`` and of the pair
 bonuses ``s_jklm = w'f(jklm)``.  Both have to be non-negative (eqs. 3.2, 3.3),
 which the model gets from non-negative features and weights (``w >= 0`` on
-these blocks, :class:`structpred.parameter_set.L2Ball`).  A feature that
+these blocks, :class:`structpred.L2Ball`).  A feature that
 should *lower* a penalty is therefore given in complemented form (e.g.
 ``1 - share``): a positive weight on it then raises the penalty of words
 without the property.  Monotonicity in ``d`` (``s_2 <= s_3 <= ...``) comes

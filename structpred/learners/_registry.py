@@ -25,7 +25,7 @@ def check_learner(learner):
 
 def run_learner(learner, examples, W, *, n_iter, eta=None, regularization=1e-3, monitor=None,
                 verbose=False, random_state=0, executor=None):
-    """Run the learner named ``learner`` and return its :class:`~structpred.monitor.SolverResult`.
+    """Run the learner named ``learner`` and return its :class:`~structpred.SolverResult`.
 
     ``eta`` is the step size of the dual extragradient and projected gradient (default
     ``1/||F||_2``), the perceptron's learning rate (default 1) and the subgradient
