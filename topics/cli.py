@@ -88,6 +88,41 @@ def add_parser(subparsers, name):
                     "data/text/20ng-4groups-test.jsonl.gz")
     tsub = top.add_subparsers(dest="topics_command", required=True)
 
+    tr = _add_train_parser(tsub)
+    _add_validation_options(tr)
+    _add_vocabulary_options(tr)
+    _add_quiet(tr)
+    tr.set_defaults(handler=topics_train)
+
+    pr = tsub.add_parser(
+        "predict", formatter_class=_Formatter, help="write predicted labels, one per line",
+        description="Predict the label of each document, in input order (TSV/JSON lines: "
+                    "line order, blank lines skipped; folder: files directly in PATH first, "
+                    "then each sub-folder's files, sorted by name). Labels in the input are "
+                    "not needed and are ignored. Example:\n"
+                    "  structpred topics predict -m model.npz --data new.tsv -o labels.txt")
+    pr.add_argument("-m", "--model", required=True, metavar="NPZ", help="model file")
+    _add_data(pr, "documents (a label column/field or class folders are optional)")
+    pr.add_argument("-o", "--output", default="-", metavar="FILE",
+                    help="where to write the labels ('-': standard output)")
+    _add_quiet(pr)
+    pr.set_defaults(handler=topics_predict)
+
+    ev = tsub.add_parser(
+        "eval", formatter_class=_Formatter, help="accuracy and confusion matrix",
+        description="Predict labelled documents and print the accuracy (%) and the confusion "
+                    "matrix (rows: true labels, columns: predicted). Example:\n"
+                    "  structpred topics eval -m model.npz --data test.jsonl --plot cm.png")
+    ev.add_argument("-m", "--model", required=True, metavar="NPZ", help="model file")
+    _add_data(ev, "labelled documents")
+    ev.add_argument("--plot", metavar="PNG", help="also save the confusion matrix as a figure")
+    _add_quiet(ev)
+    ev.set_defaults(handler=topics_eval)
+    return top
+
+
+def _add_train_parser(tsub):
+    """``structpred topics train``: its description, data and model options."""
     models = "\n".join(textwrap.fill(s.help, 92, initial_indent=f"  {n:<14}",
                                       subsequent_indent=" " * 16) for n, s in MODELS.items())
     tr = tsub.add_parser(
@@ -121,6 +156,11 @@ def add_parser(subparsers, name):
     g.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="set any other parameter of the estimator (VALUE is read as JSON, "
                         "else as a string), e.g. --param alpha=0.1; repeat as needed")
+    return tr
+
+
+def _add_validation_options(tr):
+    """``topics train``'s validation options (for ``--model auto``)."""
     a = tr.add_argument_group("validation (--model auto)")
     a.add_argument("--valid-data", metavar="PATH",
                    help="labelled validation documents (same formats as --data) instead of "
@@ -131,6 +171,10 @@ def add_parser(subparsers, name):
     a.add_argument("--time-budget", type=float, default=30.0, metavar="SECONDS",
                    help="estimated seconds allowed for the slower topic-model candidates "
                         "(default 30)")
+
+
+def _add_vocabulary_options(tr):
+    """``topics train``'s vocabulary and token options."""
     v = tr.add_argument_group("vocabulary (default: the model's own settings)")
     v.add_argument("--min-df", type=_df, metavar="N",
                    help="keep terms found in at least N training documents (a fraction if "
@@ -150,34 +194,6 @@ def add_parser(subparsers, name):
                    help="'english' (scikit-learn's 318 words, the default), 'none', or a file "
                         "with one word per line")
     v.add_argument("--keep-case", action="store_true", help="do not lower-case the text")
-    _add_quiet(tr)
-    tr.set_defaults(handler=topics_train)
-
-    pr = tsub.add_parser(
-        "predict", formatter_class=_Formatter, help="write predicted labels, one per line",
-        description="Predict the label of each document, in input order (TSV/JSON lines: "
-                    "line order, blank lines skipped; folder: files directly in PATH first, "
-                    "then each sub-folder's files, sorted by name). Labels in the input are "
-                    "not needed and are ignored. Example:\n"
-                    "  structpred topics predict -m model.npz --data new.tsv -o labels.txt")
-    pr.add_argument("-m", "--model", required=True, metavar="NPZ", help="model file")
-    _add_data(pr, "documents (a label column/field or class folders are optional)")
-    pr.add_argument("-o", "--output", default="-", metavar="FILE",
-                    help="where to write the labels ('-': standard output)")
-    _add_quiet(pr)
-    pr.set_defaults(handler=topics_predict)
-
-    ev = tsub.add_parser(
-        "eval", formatter_class=_Formatter, help="accuracy and confusion matrix",
-        description="Predict labelled documents and print the accuracy (%) and the confusion "
-                    "matrix (rows: true labels, columns: predicted). Example:\n"
-                    "  structpred topics eval -m model.npz --data test.jsonl --plot cm.png")
-    ev.add_argument("-m", "--model", required=True, metavar="NPZ", help="model file")
-    _add_data(ev, "labelled documents")
-    ev.add_argument("--plot", metavar="PNG", help="also save the confusion matrix as a figure")
-    _add_quiet(ev)
-    ev.set_defaults(handler=topics_eval)
-    return top
 
 
 # ----------------------------------------------------------------------- helpers
@@ -260,6 +276,21 @@ def _check_classes(docs):
     return classes
 
 
+def _read_validation(args, classes):
+    """The ``--valid-data`` documents (None without it); their labels must be known."""
+    if args.valid_data is None:
+        return None
+    from ._text_io import read_documents
+
+    valid = read_documents(args.valid_data, "auto", labels="required")
+    _log(args, f"read {len(valid)} validation documents from {valid.path}")
+    unseen = sorted(set(valid.labels) - set(classes))
+    if unseen:
+        raise UserError(f"{valid.path}: validation labels not in the training data: "
+                        f"{', '.join(unseen[:5])}")
+    return valid
+
+
 @_wrap
 def topics_train(args):
     """``structpred topics train``."""
@@ -278,16 +309,7 @@ def topics_train(args):
         if args.n_topics is not None or args.iterations is not None or user_params:
             raise UserError("--n-topics, --iterations and --param set one model's settings: "
                             "give --model too")
-        valid = None
-        if args.valid_data is not None:
-            from ._text_io import read_documents
-
-            valid = read_documents(args.valid_data, "auto", labels="required")
-            _log(args, f"read {len(valid)} validation documents from {valid.path}")
-            unseen = sorted(set(valid.labels) - set(classes))
-            if unseen:
-                raise UserError(f"{valid.path}: validation labels not in the training data: "
-                                f"{', '.join(unseen[:5])}")
+        valid = _read_validation(args, classes)
         _log(args, f"{len(classes)} classes; choosing a model on validation documents")
         try:
             choice = choose(docs.texts, y, valid_texts=None if valid is None else valid.texts,
