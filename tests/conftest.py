@@ -88,7 +88,7 @@ def dask_client():
 
 # ------------------------------------------------------------------------ test tiers
 
-#: Tests (node ids without parameters) that each take more than a few seconds on the
+#: Tests (node ids, with or without their parameters) that each take more than a few seconds on the
 #: 2-core machine. Each has a fast counterpart in the fast tier: a smaller instance of
 #: the same check, or the same code path on tinier data.
 SLOW = frozenset("""
@@ -121,6 +121,19 @@ tests/test_link_features.py::test_cli_train_without_gold
 tests/test_selection.py::test_cli_chooses_c_neg_on_validation
 tests/test_caches.py::test_the_command_line_refuses_hmm_on_a_plain_cache_and_keeps_it
 tests/test_unsupervised.py::test_with_eflomal
+tests/test_batch_predict.py::test_both_paths_give_the_same_scores[-stats_hmm]
+tests/test_batch_predict.py::test_both_paths_give_the_same_scores[hmm-stats_hmm]
+tests/test_batch_predict.py::test_both_paths_give_the_same_scores[eflomal]
+tests/test_batch_predict.py::test_both_paths_give_the_same_scores[fast_align-stats_hmm]
+tests/test_batch_predict.py::test_both_paths_give_the_same_scores[eflomal+fast_align-stats_hmm]
+tests/test_batch_predict.py::test_both_paths_give_the_same_scores[hmm+eflomal+fast_align]
+tests/test_batch_predict.py::test_both_paths_give_the_same_scores[hmm+eflomal+fast_align-stats_hmm]
+tests/test_cli_errors_align.py::test_bad_input_is_one_line_and_exit_2[train-stats-other-pairs]
+tests/test_link_features.py::test_hmm_source_features
+tests/test_compare.py::test_compare_errors[argv2-out of range]
+tests/test_imports.py::test_import_orders[cvxpy-highspy-first]
+tests/test_imports.py::test_pulp_and_osqp_import_orders[osqp-first]
+tests/test_imports.py::test_pulp_and_osqp_import_orders[pulp-ortools-cvxpy]
 """.split())
 
 #: Test files whose every test runs on a local Dask cluster.
@@ -135,7 +148,7 @@ def pytest_collection_modifyitems(config, items):
         if "dask_client" in getattr(item, "fixturenames", ()) or \
                 Path(path).name in CLUSTER_FILES:
             item.add_marker(pytest.mark.cluster)
-        if base in SLOW:
+        if base in SLOW or item.nodeid in SLOW:
             item.add_marker(pytest.mark.slow)
         module = getattr(item, "module", None)
         if module is not None and "subprocess" in vars(module):
