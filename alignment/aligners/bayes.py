@@ -67,9 +67,9 @@ class BayesianAligner(BaseEstimator):
 
     Each direction aligns every word :math:`f_j` of one side to a position
     :math:`a_j \in \{0, 1, \dots, m\}` of the other (0 is NULL).  With the Dirichlet
-    priors integrated out, the sampler draws :math:`a_j` from (Östling & Tiedemann 2016,
-    section 2: the lexical model, their Eq. 2 with the Dirichlet-multinomial predictive
-    of their Eq. 3; section 3: the jump (HMM) and fertility factors)
+    priors integrated out, the sampler draws :math:`a_j` from the collapsed conditional
+    of Östling & Tiedemann (2016) (written out here in full: the paper's equation numbers
+    could not be checked when this was written, so none are cited)
 
     .. math::
 

@@ -2,7 +2,7 @@
 
 The kernels behind :class:`alignment.aligners.bayes.BayesianAligner`, written from the
 description in Östling & Tiedemann, *Efficient Word Alignment with Markov Chain Monte
-Carlo* (PBML 106, 2016), sections 2-3 (no code of eflomal was read or used).
+Carlo* (PBML 106, 2016) (no code of eflomal was read or used).
 
 One *direction* aligns every token ``f_j`` of the "aligned" side (length ``n``) to a
 position ``a_j`` of the "generating" side (positions ``1..m``; ``0`` is the NULL word).
