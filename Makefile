@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[dev,aligners,dask]"
+	$(PY) -m pip install -q -e ".[dev,aligners,dask,crf]"
 	touch $@
 
 venv: $(VENV)/.installed
