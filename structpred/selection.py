@@ -27,6 +27,7 @@ describe_choice
 from __future__ import annotations
 
 import multiprocessing
+import threading
 import time
 from dataclasses import dataclass
 
@@ -171,7 +172,8 @@ def fit_candidates(make, values, fit, jobs=1, score_of=None, greater_is_better=T
         Fits the model in place.
     jobs : int
         Fit this many candidates at once in forked processes (1: one after the other in
-        this process).
+        this process). Candidates are fitted one after the other whenever this process
+        runs other threads, which a fork would leave holding their locks.
     score_of : callable ``model -> float or (float, int or None)``, optional
         The validation score of a fitted model (and the iteration it was reached at).
         Default: ``model.result_.best_score`` and ``model.result_.best_iter``, what the
@@ -190,7 +192,11 @@ def fit_candidates(make, values, fit, jobs=1, score_of=None, greater_is_better=T
     jobs = max(1, min(int(jobs), len(values)))
     _JOB = (make, values, fit, score_of or _result_best_score, bool(greater_is_better))
     try:
-        if jobs == 1 or "fork" not in multiprocessing.get_all_start_methods():
+        # forking while other threads run (a Dask client's, a progress monitor's) can copy
+        # a lock they hold into the child, which then waits forever: fit one after the
+        # other then (the same candidates and scores, only slower)
+        if (jobs == 1 or "fork" not in multiprocessing.get_all_start_methods()
+                or threading.active_count() > 1):
             out = [_fit_one(i) for i in range(len(values))]
         else:
             with multiprocessing.get_context("fork").Pool(jobs) as pool:
