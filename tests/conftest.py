@@ -50,7 +50,7 @@ def small_stats(hansards, tmp_path_factory):
     """Dice + IBM statistics on the first 4,000 bitext pairs (real data, seconds to build)."""
     from alignment.stats.statistics import AlignmentStatistics
 
-    return AlignmentStatistics.fit_files(hansards.bitext_src, hansards.bitext_tgt,
+    return AlignmentStatistics.from_files(hansards.bitext_src, hansards.bitext_tgt,
                                          max_pairs=TEST_BITEXT_PAIRS, verbose=False)
 
 

@@ -94,7 +94,7 @@ def test_same_settings_reuse_the_file_without_computing(bitext, base_cache, monk
     def boom(*a, **k):
         raise AssertionError("recomputed")
 
-    monkeypatch.setattr(AlignmentStatistics, "fit_files", classmethod(boom))
+    monkeypatch.setattr(AlignmentStatistics, "from_files", classmethod(boom))
     stats = _call(bitext, plain)
     assert stats.cache_key["n_pairs"] == N and stats.bitext_report["read"] == N
     # beyond the end of the files is the same data as all of them
