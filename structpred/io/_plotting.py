@@ -1,4 +1,4 @@
-"""Convergence plots for any learner's :class:`~structpred.monitor.SolverResult` history."""
+"""Convergence plots for any learner's :class:`~structpred.SolverResult` history."""
 
 from __future__ import annotations
 

@@ -88,20 +88,20 @@ def dual_extragradient(examples, W=None, n_iter=100, eta=None, monitor=None,
 
     Parameters
     ----------
-    examples : sequence of :class:`~structpred.problem.StructuredExample`
-    W : :class:`~structpred.parameter_set.L2Ball`, optional
+    examples : sequence of :class:`~structpred.StructuredExample`
+    W : :class:`~structpred.L2Ball`, optional
         Parameter set; default unconstrained.
     n_iter : int
     eta : float, optional
         Step size; default ``1/||F||_2`` by power iteration.
-    monitor : :class:`~structpred.monitor.Monitor`, optional
+    monitor : :class:`~structpred.Monitor`, optional
         Evaluated at ``u_bar_w``.
     verbose : bool
         tqdm progress bar over iterations.
 
     Returns
     -------
-    :class:`~structpred.monitor.SolverResult` with ``info['u_bar_z']`` (the
+    :class:`~structpred.SolverResult` with ``info['u_bar_z']`` (the
     averaged z's), ``info['eta']`` and ``info['lipschitz']``.
     """
     examples = list(iterate_examples(examples))
@@ -176,7 +176,7 @@ def dual_extragradient_streaming(examples, W=None, n_iter=100, eta=None, monitor
 
     Parameters
     ----------
-    examples : sequence or :class:`~structpred.stream.ExampleStream`
+    examples : sequence or :class:`~structpred.ExampleStream`
         Iterated once per iteration (plus once per monitored hinge loss).
     map_fn : callable, default :func:`map`
         ``map_fn(func, iterable)``; pass ``pool.imap`` (multiprocessing) or

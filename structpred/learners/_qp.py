@@ -29,7 +29,7 @@ def solve_saddle_qp(examples, W=None, solver="CLARABEL", verbose=False, **solver
 
     Returns
     -------
-    :class:`~structpred.monitor.SolverResult` whose ``info`` holds the optimal
+    :class:`~structpred.SolverResult` whose ``info`` holds the optimal
     ``objective`` of eq. 2.15, the ``hinge`` loss at the optimum (the
     objective plus the omitted constant ``sum_i d_i``, i.e. eq. 2.21) and the
     cvxpy ``status``.

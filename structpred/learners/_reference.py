@@ -7,8 +7,8 @@
   steps on the L2-regularised structured hinge loss (eq. 2.21 plus
   ``lambda/2 ||w||^2``), using loss-augmented inference.
 
-They return the same :class:`~structpred.monitor.SolverResult` and accept the
-same :class:`~structpred.monitor.Monitor` as the dual extragradient.
+They return the same :class:`~structpred.SolverResult` and accept the
+same :class:`~structpred.Monitor` as the dual extragradient.
 """
 
 from __future__ import annotations
