@@ -27,7 +27,6 @@ non-negative edge features keeps the potentials associative (eq. 2.5).
 from __future__ import annotations
 
 import functools
-import json
 import os
 import tempfile
 import time
@@ -37,171 +36,24 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from structpred import ParamsMixin
-from structpred import atomic_write
 from structpred import LEARNERS, check_learner, run_learner
-from structpred import MinCutExample, decode_mincut
+from structpred import decode_mincut
 from structpred import Monitor
 from structpred import L2Ball
 from structpred import ExampleStream
 
+from .examples import (AUTO_CLASS_WEIGHTS, AUTO_ETA_SCALES, _candidates, _describe,
+                       _GraphFiles, _iou, _iou_score, _load_graph, _Moments, _pad,
+                       _Prepared, _stream_examples, _zip_strict, build_example,
+                       class_weights, describe_choice, is_validation_item,
+                       parse_class_weight)
 from .metrics import segmentation_scores
+from .model_io import feature_names as _feature_names
 
 __all__ = ["MRFSegmenter", "LEARNERS", "build_example", "class_weights", "parse_class_weight",
            "DegenerateDataError", "describe_choice", "is_validation_item", "AUTO_CLASS_WEIGHTS",
            "AUTO_ETA_SCALES"]
 
-
-
-def parse_class_weight(text):
-    """The ``class_weight`` of a command-line value: ``"none"`` -> None, ``"balanced"``, or a number."""
-    text = str(text).strip()
-    if text in ("none", "balanced"):
-        return None if text == "none" else text
-    try:
-        return float(text)
-    except ValueError:
-        raise ValueError(f"class weight must be 'none', 'balanced' or a number, got {text!r}") from None
-
-
-def class_weights(class_weight, fg_share):
-    """``(w_fg, w_bg)`` for the loss (see the module docstring)."""
-    if class_weight is None:
-        return 1.0, 1.0
-    if isinstance(class_weight, str):
-        if class_weight != "balanced":
-            raise ValueError(f"class_weight must be None, 'balanced' or a number, got {class_weight!r}")
-        pi = min(max(float(fg_share), 1e-6), 1 - 1e-6)
-        return 0.5 / pi, 0.5 / (1.0 - pi)
-    r = float(class_weight)
-    if not r > 0:
-        raise ValueError(f"class_weight must be positive, got {r}")
-    return r, 1.0
-
-
-def build_example(graph, mean, scale, use_edges, w_fg, w_bg, size_unit, edge_scale=1.0,
-                  feature_scale=1.0):
-    """A :class:`MinCutExample` from a graph (superpixels or points).
-
-    Node features are standardised ``(x - mean) / scale``; the loss weights
-    are ``size / size_unit`` times the class weight of the gold label.
-    """
-    X = (np.asarray(graph.node_features, dtype=np.float64) - mean) / scale * feature_scale
-    y = graph.node_labels()
-    size = graph.loss_sizes() / size_unit
-    if use_edges:
-        edges, Xe = graph.edges, (feature_scale * edge_scale) * np.asarray(graph.edge_features,
-                                                                           dtype=np.float64)
-    else:  # the unary-only model has no edge weights at all
-        edges, Xe = np.zeros((0, 2), np.int64), np.zeros((0, 0))
-    return MinCutExample.from_features(X, Xe, edges, y, cost_pos=size * w_bg, cost_neg=size * w_fg)
-
-
-def _zip_strict(a, b, what_a, what_b):
-    """``zip`` that raises when the two iterables have different lengths."""
-    sentinel = object()
-    ia, ib = iter(a), iter(b)
-    while True:
-        x, y = next(ia, sentinel), next(ib, sentinel)
-        if x is sentinel and y is sentinel:
-            return
-        if x is sentinel or y is sentinel:
-            raise ValueError(f"{what_a} and {what_b} have different lengths")
-        yield x, y
-
-
-def _load_graph(path):
-    from .graph_io import load_graph
-
-    return load_graph(path)
-
-
-def _stream_examples(paths, *args):
-    """Factory of an :class:`ExampleStream`: one example at a time from disk."""
-    for p in paths:
-        yield build_example(_load_graph(p), *args)
-
-
-#: What "auto" means: the candidates tried on validation, in order (ties keep the first).
-AUTO_CLASS_WEIGHTS = (None, "balanced")
-AUTO_ETA_SCALES = (3.0, 10.0)
-
-FORMAT = "structpred-mrf-segmenter"
-FORMAT_VERSION = 3
-
-
-def _candidates(value, auto, what):
-    """The candidate list of a hyperparameter that may be a value, a list or ``"auto"``."""
-    if isinstance(value, str) and value == "auto":
-        return list(auto)
-    if isinstance(value, (list, tuple)):
-        if not value:
-            raise ValueError(f"{what}: empty list of candidates")
-        return list(value)
-    return [value]
-
-
-def is_validation_item(i, fraction):
-    """Whether item ``i`` (0-based) of a stream goes to the held-out validation set:
-    about every ``1/fraction``-th item, deterministically (``fraction`` in [0, 1)); with
-    0.15 items 3, 9, 16, 23, ... (none among the first three, so one to three
-    images are all trained on)."""
-    return int(np.floor((i + 1) * fraction + 0.5)) > int(np.floor(i * fraction + 0.5))
-
-
-class _Prepared:
-    """Training graphs turned into what every candidate needs: standardisation,
-    loss statistics, and the graphs (in memory or as paths of an on-disk cache)."""
-
-    def __init__(self, kept, paths, mean, scale, fg_share, size_unit, n_node, n_edge, n_train,
-                 node_names, edge_names):
-        self.kept, self.paths = kept, paths
-        self.mean, self.scale = mean, scale
-        self.fg_share, self.size_unit = fg_share, size_unit
-        self.n_node, self.n_edge, self.n_train = n_node, n_edge, n_train
-        self.node_names, self.edge_names = node_names, edge_names
-        self.lipschitz = {}
-
-    def subset(self, k):
-        """The same statistics with ``k`` evenly spaced training graphs."""
-        n = self.n_train
-        idx = sorted({int(i) for i in np.linspace(0, n - 1, k).round()})
-        kept = [self.kept[i] for i in idx] if self.kept else []
-        paths = [self.paths[i] for i in idx] if self.paths else []
-        sub = _Prepared(kept, paths, self.mean, self.scale, self.fg_share, self.size_unit,
-                        self.n_node, self.n_edge, len(idx), self.node_names, self.edge_names)
-        sub.n_valid = getattr(self, "n_valid", None)
-        return sub
-
-
-class _Moments:
-    """Running sums over training graphs: feature means and spreads, and the loss
-    statistics (foreground share, scored pixels per node)."""
-
-    def __init__(self):
-        self.s1 = self.s2 = None
-        self.cnt, self.fg, self.tot, self.nodes = 0, 0.0, 0.0, 0
-
-    def add(self, g, i=0):
-        X = np.asarray(g.node_features, dtype=np.float64)
-        if self.s1 is None:
-            self.s1, self.s2 = np.zeros(X.shape[1]), np.zeros(X.shape[1])
-        elif X.shape[1] != self.s1.size:
-            raise ValueError(f"graph {i} has {X.shape[1]} node features, the first {self.s1.size}")
-        self.s1 += X.sum(0)
-        self.s2 += (X ** 2).sum(0)
-        self.cnt += X.shape[0]
-        ls = g.loss_sizes()
-        self.fg += float(np.dot(g.fg_fraction, ls))
-        self.tot += float(np.sum(ls))
-        self.nodes += int(np.count_nonzero(ls))
-
-    def standardisation(self):
-        """``(mean, scale)``; constant columns (the bias) stay as they are."""
-        mean = self.s1 / self.cnt
-        scale = np.sqrt(np.maximum(self.s2 / self.cnt - mean ** 2, 0.0))
-        const = scale < 1e-9
-        mean[const], scale[const] = 0.0, 1.0
-        return mean, scale
 
 
 class MRFSegmenter(ParamsMixin, BaseEstimator):
@@ -1112,215 +964,21 @@ class MRFSegmenter(ParamsMixin, BaseEstimator):
     # ------------------------------------------------------------ persist
     def save(self, path):
         """Weights, standardisation, hyperparameters and history in one ``.npz``
-        (no pickles: arrays and a JSON header with a format version)."""
+        (no pickles: arrays and a JSON header with a format version;
+        :func:`segmentation.model_io.save_segmenter`)."""
+        from .model_io import save_segmenter
+
         self._check_fitted()
-        params = self.get_params()
-        params["radius"] = None if not np.isfinite(self.radius) else float(self.radius)
-        meta = {"format": FORMAT, "version": FORMAT_VERSION, "params": params,
-                "kind": self.kind_, "n_node_features": self.n_node_features_,
-                "n_edge_features": self.n_edge_features_, "fg_share": self.fg_share_,
-                "node_feature_names": list(self.node_feature_names_ or []),
-                "edge_feature_names": list(self.edge_feature_names_ or []),
-                "size_unit": self.size_unit_, "class_weights": list(self.class_weights_),
-                "history": {k: [None if v is None else float(v) for v in vals]
-                            for k, vals in self.history_.items()},
-                "best_iter": self.result_.best_iter if hasattr(self, "result_") else None,
-                "chosen": _jsonable(getattr(self, "chosen_", None)),
-                "selection": _jsonable(getattr(self, "selection_", None)),
-                "guard": _jsonable(getattr(self, "guard_", None))}
-        arrays = dict(coef=self.coef_, feature_mean=self.feature_mean_,
-                      feature_std=self.feature_std_)
-        if getattr(self, "first_pass_coef_", None) is not None:
-            arrays.update(first_pass_coef=self.first_pass_coef_,
-                          first_pass_mean=self.first_pass_mean_,
-                          first_pass_std=self.first_pass_std_)
-        with atomic_write(path, mode="wb") as fh:
-            np.savez_compressed(fh, **arrays,
-                                meta=np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8))
+        save_segmenter(self, path)
 
     @classmethod
     def load(cls, path):
         """Read a model written by :meth:`save`; raises ``ValueError`` naming ``path``
         on anything that is not such a model (never unpickles)."""
-        import zipfile
+        from .model_io import load_segmenter
 
-        spath = os.fspath(path)
-        if os.path.isdir(spath):
-            raise ValueError(f"{spath}: is a folder, expected a model file (.npz)")
-        if not os.path.exists(spath):
-            raise ValueError(f"{spath}: no such model file")
-        bad = f"{spath}: not a structpred segmentation model"
-        try:
-            if os.path.getsize(spath) == 0:
-                raise ValueError("empty file")
-            with np.load(spath, allow_pickle=False) as data:
-                if not hasattr(data, "files"):
-                    raise ValueError("a single array, not an .npz archive")
-                meta = json.loads(bytes(data["meta"]).decode("utf-8"))
-                coef = np.array(data["coef"], dtype=np.float64)
-                mean = np.array(data["feature_mean"], dtype=np.float64)
-                scale = np.array(data["feature_std"], dtype=np.float64)
-                first = None
-                if "first_pass_coef" in data.files:
-                    first = tuple(np.array(data[k], dtype=np.float64) for k in
-                                  ("first_pass_coef", "first_pass_mean", "first_pass_std"))
-        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, TypeError,
-                AttributeError, UnicodeDecodeError, RuntimeError) as exc:
-            raise ValueError(f"{bad} ({type(exc).__name__}: {exc})") from None
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            raise ValueError(bad)
-        version = meta.get("version")
-        if not isinstance(version, int) or version < 1:
-            raise ValueError(f"{bad} (no format version)")
-        if version > FORMAT_VERSION:
-            raise ValueError(f"{spath}: model format version {version} is newer than this "
-                             f"structpred reads ({FORMAT_VERSION}); upgrade structpred")
-        try:
-            params = dict(meta["params"])
-            if params.get("radius") is None:
-                params["radius"] = np.inf
-            known = set(cls._param_names())
-            params = {k: (tuple(v) if isinstance(v, list) else v) for k, v in params.items()
-                      if k in known}
-            model = cls(**params)
-            model.coef_, model.feature_mean_, model.feature_std_ = coef, mean, scale
-            model.kind_ = meta["kind"]
-            model.n_node_features_ = int(meta["n_node_features"])
-            model.n_edge_features_ = int(meta["n_edge_features"])
-            model.fg_share_ = float(meta["fg_share"])
-            model.size_unit_ = float(meta["size_unit"])
-            model.class_weights_ = tuple(meta["class_weights"])
-            model.history_ = meta["history"]
-            model.node_feature_names_ = meta.get("node_feature_names")
-            model.edge_feature_names_ = meta.get("edge_feature_names")
-            model.chosen_ = meta.get("chosen")
-            model.selection_ = meta.get("selection")
-            model.guard_ = meta.get("guard")
-            if first is not None:
-                model.first_pass_coef_, model.first_pass_mean_, model.first_pass_std_ = first
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"{bad} (damaged header: {type(exc).__name__}: {exc})") from None
-        if model.kind_ not in ("image", "points"):
-            raise ValueError(f"{bad} (unknown kind {model.kind_!r})")
-        dn, de = model.n_node_features_, model.n_edge_features_
-        if version == 1 and not model.use_edges and coef.size > dn and not np.any(coef[dn:]):
-            model.coef_ = coef[:dn]  # version-1 unary models stored unused zero edge weights
-        if model.coef_.shape != (dn + de,) or mean.shape != (dn,) or scale.shape != (dn,):
-            raise ValueError(f"{spath}: weight vector has the wrong size ({model.coef_.size} "
-                             f"weights for {dn} node and {de} edge features)")
-        want_n, want_e = _current_feature_names(model.kind_)
-        if first is not None:
-            from .colour_model import COLOUR_FEATURE_NAMES
-
-            if first[0].shape != first[1].shape or first[1].shape != first[2].shape:
-                raise ValueError(f"{bad} (damaged first-pass weights)")
-            want_n = list(want_n) + list(COLOUR_FEATURE_NAMES)
-        have_n = model.node_feature_names_
-        if have_n is not None and list(have_n) != list(want_n):
-            raise ValueError(f"{spath}: the model was trained with other {model.kind_} features "
-                             f"({len(have_n)} node features; this version computes "
-                             f"{len(want_n)}): train it again")
-        if have_n is None and dn != len(want_n):
-            raise ValueError(f"{spath}: the model has {dn} node features, this version computes "
-                             f"{len(want_n)} for {model.kind_} inputs: train it again")
-        if de and model.edge_feature_names_ is not None and \
-                list(model.edge_feature_names_) != list(want_e):
-            raise ValueError(f"{spath}: the model was trained with other edge features: "
-                             f"train it again")
-        return model
+        return load_segmenter(cls, path)
 
 
 class DegenerateDataError(ValueError):
     """Training data that cannot define the task (no foreground, or no background)."""
-
-
-class _GraphFiles:
-    """A re-iterable list of graphs cached on disk (loaded one at a time)."""
-
-    def __init__(self, paths):
-        self.paths = list(paths)
-
-    def __len__(self):
-        return len(self.paths)
-
-    def __iter__(self):
-        for p in self.paths:
-            yield _load_graph(p)
-
-
-def _feature_names(graph):
-    from .features import SuperpixelGraph
-
-    if isinstance(graph, SuperpixelGraph):
-        from .features import EDGE_FEATURE_NAMES, NODE_FEATURE_NAMES
-
-        names = (list(NODE_FEATURE_NAMES), list(EDGE_FEATURE_NAMES))
-    else:
-        from .points import POINT_EDGE_FEATURE_NAMES, POINT_FEATURE_NAMES
-
-        names = (list(POINT_FEATURE_NAMES), list(POINT_EDGE_FEATURE_NAMES))
-    if len(names[0]) != graph.node_features.shape[1]:
-        return None, None  # hand-made graphs with their own features
-    return names
-
-
-def _current_feature_names(kind):
-    if kind == "image":
-        from .features import EDGE_FEATURE_NAMES, NODE_FEATURE_NAMES
-
-        return list(NODE_FEATURE_NAMES), list(EDGE_FEATURE_NAMES)
-    from .points import POINT_EDGE_FEATURE_NAMES, POINT_FEATURE_NAMES
-
-    return list(POINT_FEATURE_NAMES), list(POINT_EDGE_FEATURE_NAMES)
-
-
-def _describe(row):
-    parts = []
-    if row.get("n_segments") is not None:
-        parts.append(f"{row['n_segments']} superpixels")
-    cw = row["class_weight"]
-    parts.append(f"class weight {'none' if cw is None else cw}")
-    parts.append(f"step {row['eta_scale']:g}/||F||")
-    return ", ".join(parts)
-
-
-def describe_choice(row):
-    """``"class weight none, step 3/||F||, iteration 45"`` for a ``chosen_`` row."""
-    out = _describe(row) + ("" if row.get("best_iter") is None else f", iteration {row['best_iter']}")
-    if row.get("cv_folds"):
-        out += f", {row['n_iter']} iterations"
-    edges = row.get("edges")
-    if edges == "unary":
-        out += ", unary-only (edge weights 0)"
-    elif edges and edges != "mrf":
-        out += f", edge weights x {edges.split(' ')[-1]}"
-    return out
-
-
-def _jsonable(obj):
-    if obj is None:
-        return None
-    if isinstance(obj, dict):
-        return {k: _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, (np.floating, float)):
-        return float(obj)
-    if isinstance(obj, (np.integer, int)) and not isinstance(obj, bool):
-        return int(obj)
-    return obj
-
-
-def _pad(w, n_edge):
-    """Unary weights with ``n_edge`` edge weights fixed at 0 appended."""
-    return np.concatenate([np.asarray(w, dtype=np.float64), np.zeros(int(n_edge))])
-
-
-def _iou_score(s):
-    """Foreground IoU of summed ``(intersection, union)`` statistics, vectorised."""
-    s = np.asarray(s, dtype=np.float64)
-    return s[..., 0] / np.maximum(s[..., 1], 1.0)
-
-
-def _iou(s):
-    return float(_iou_score(s))
