@@ -134,7 +134,25 @@ tests/test_compare.py::test_compare_errors[argv2-out of range]
 tests/test_imports.py::test_import_orders[cvxpy-highspy-first]
 tests/test_imports.py::test_pulp_and_osqp_import_orders[osqp-first]
 tests/test_imports.py::test_pulp_and_osqp_import_orders[pulp-ortools-cvxpy]
-""".split())
+tests/test_aligner_extended.py::test_extended_models_train_end_to_end[M+F]
+tests/test_aligner_extended.py::test_extended_models_train_end_to_end[M+Q]
+tests/test_bayes_aligner.py::test_sampler_stationary_distribution_matches_enumeration[2]
+tests/test_bayes_aligner.py::test_sampler_stationary_distribution_matches_enumeration[3]
+tests/test_batch_predict.py::test_both_paths_give_the_same_scores[hmm+fast_align]
+tests/test_batch_predict.py::test_batch_path_gives_the_per_pair_links[hmm-aligner]
+tests/test_batch_predict.py::test_batch_path_gives_the_per_pair_links[stats-hmm-ablation]
+tests/topics/test_count_checks.py::test_estimator_accepts_integer_valued_floats[SdemLDAClassifier]
+tests/topics/test_count_checks.py::test_estimator_accepts_integer_valued_floats[DiscLDA]
+tests/topics/test_count_checks.py::test_estimator_accepts_integer_valued_floats[PaMedHDPClassifier]
+tests/test_import_graph.py::test_alignment_names_its_public_api_lazily
+tests/test_imports.py::test_pulp_and_osqp_import_orders[pulp-first]
+tests/test_signals.py::test_ctrl_c_while_predicting_to_a_file
+tests/test_signals.py::test_predict_streams_one_line_per_sentence
+tests/test_signals.py::test_quiet_keeps_the_result_summary
+tests/test_cli.py::test_help[argv2]
+tests/test_cli.py::test_help[argv3]
+tests/test_cli.py::test_help[argv4]
+""".strip().splitlines())
 
 #: Test files whose every test runs on a local Dask cluster.
 CLUSTER_FILES = ("test_distributed.py", "test_distributed_statistics.py",
