@@ -147,6 +147,22 @@ def _on_signal(signum, frame):
     raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
 
+def _quiet_sigterm_in_child():
+    """In a forked worker (candidates fitted at once, chunks predicted at once) SIGTERM is
+    how the parent stops it (``multiprocessing.Pool.terminate``): the worker ends quietly
+    instead of raising :class:`Terminated` and printing a traceback."""
+    from structpred._startup import _on_term
+
+    try:
+        if signal.getsignal(signal.SIGTERM) in (_on_signal, _on_term):
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    except ValueError:   # not the main thread
+        pass
+
+
+os.register_at_fork(after_in_child=_quiet_sigterm_in_child)
+
+
 @contextlib.contextmanager
 def _signal_handlers():
     """:func:`_on_signal` for SIGINT and SIGTERM while a command runs (main thread only);
