@@ -38,6 +38,7 @@ from structpred.io import (check_format, load_npz, pack_json, read_npz, save_npz
 
 from .._cache import bitext_key, load_or_compute
 from .._runtime import chunk_ranges
+from .statistics import deprecated_alias
 from ..data.corpus import find_in_row, load_bitext
 from .ibm import _pair_posteriors
 
@@ -234,21 +235,9 @@ class InteractionStatistics:
         res.cache_key = key
         return res
 
-    @classmethod
-    def fit(cls, *args, **kwargs):
-        """Deprecated alias of :meth:`from_sentences`."""
-        from .statistics import _deprecated
+    fit = deprecated_alias("InteractionStatistics", "fit", "from_sentences")
 
-        _deprecated("InteractionStatistics.fit", "InteractionStatistics.from_sentences")
-        return cls.from_sentences(*args, **kwargs)
-
-    @classmethod
-    def fit_files(cls, *args, **kwargs):
-        """Deprecated alias of :meth:`from_files`."""
-        from .statistics import _deprecated
-
-        _deprecated("InteractionStatistics.fit_files", "InteractionStatistics.from_files")
-        return cls.from_files(*args, **kwargs)
+    fit_files = deprecated_alias("InteractionStatistics", "fit_files", "from_files")
 
     @classmethod
     def load_or_fit(cls, cache, stats, src_path, tgt_path, max_pairs=None, verbose=False,

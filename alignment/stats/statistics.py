@@ -83,6 +83,23 @@ def _csr_unpack(lengths, delta):
     return row_ptr, cols.astype(np.int32)
 
 
+def _deprecated(old, new):
+    import warnings
+
+    warnings.warn(f"{old} is deprecated: use {new}", DeprecationWarning, stacklevel=3)
+
+
+def deprecated_alias(owner, old, new):
+    """A classmethod ``old`` that warns and calls the named constructor ``new``."""
+    def alias(cls, *args, **kwargs):
+        _deprecated(f"{owner}.{old}", f"{owner}.{new}")
+        return getattr(cls, new)(*args, **kwargs)
+
+    alias.__name__ = old
+    alias.__doc__ = f"Deprecated alias of :meth:`{new}`."
+    return classmethod(alias)
+
+
 class AlignmentStatistics:
     r"""Dice and IBM Model 2 statistics (both directions) of a sentence-aligned bitext.
 
@@ -399,23 +416,11 @@ class AlignmentStatistics:
                                "dropped": dict(bitext.dropped), "max_length": max_len}
         return stats
 
-    @classmethod
-    def fit(cls, *args, **kwargs):
-        """Deprecated alias of :meth:`from_sentences`."""
-        _deprecated("AlignmentStatistics.fit", "AlignmentStatistics.from_sentences")
-        return cls.from_sentences(*args, **kwargs)
+    fit = deprecated_alias("AlignmentStatistics", "fit", "from_sentences")
 
-    @classmethod
-    def fit_corpus(cls, *args, **kwargs):
-        """Deprecated alias of :meth:`from_corpus`."""
-        _deprecated("AlignmentStatistics.fit_corpus", "AlignmentStatistics.from_corpus")
-        return cls.from_corpus(*args, **kwargs)
+    fit_corpus = deprecated_alias("AlignmentStatistics", "fit_corpus", "from_corpus")
 
-    @classmethod
-    def fit_files(cls, *args, **kwargs):
-        """Deprecated alias of :meth:`from_files`."""
-        _deprecated("AlignmentStatistics.fit_files", "AlignmentStatistics.from_files")
-        return cls.from_files(*args, **kwargs)
+    fit_files = deprecated_alias("AlignmentStatistics", "fit_files", "from_files")
 
     @classmethod
     def load_or_fit(cls, cache, src_path, tgt_path, max_pairs=None, verbose=True, max_len=80,
@@ -704,9 +709,3 @@ def statistics_key(src_path, tgt_path, max_pairs=None, max_len=80, protect_first
             "ibm_agreement": agreement,
             "ibm_options": fit_options(AlignmentStatistics.from_sentences, kw,
                                        drop=("verbose", "n_jobs", "agreement", "executor"))}
-
-
-def _deprecated(old, new):
-    import warnings
-
-    warnings.warn(f"{old} is deprecated: use {new}", DeprecationWarning, stacklevel=3)
