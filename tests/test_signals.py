@@ -115,6 +115,28 @@ def test_ctrl_c_while_predicting_to_a_file(model_file, tmp_path):
         assert len(out.read_text().splitlines()) == 447
 
 
+def test_ctrl_c_once_the_output_is_written_is_never_a_silent_death(model_file, tmp_path):
+    """Ctrl-C right after the output file appears lands where the interpreter used to tear
+    itself down, with SIGINT back at its default: the process died of the signal without a
+    word (status -2).  The command now exits as soon as its work is done: status 0, or 130
+    and one line, never a death by signal or a traceback."""
+    out = tmp_path / "links.txt"
+    proc = subprocess.Popen([sys.executable, "-m", "structpred", "align", "predict", "-m",
+                             str(model_file), "--src", str(DATA / "test.en.gz"), "--tgt",
+                             str(DATA / "test.fr.gz"), "-q", "-o", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            cwd=ROOT)
+    end = time.monotonic() + 120
+    while not out.exists() and proc.poll() is None and time.monotonic() < end:
+        time.sleep(0.001)
+    time.sleep(0.05)            # the teardown took about a second: well inside it
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode in (0, 130), (proc.returncode, err)
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    assert len(out.read_text().splitlines()) == 447
+
+
 def test_ctrl_c_inside_the_ibm_em_is_noticed_within_a_second():
     """The E-step kernels run in chunks and in two threads; Ctrl-C stops both."""
     code = (

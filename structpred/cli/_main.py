@@ -211,8 +211,14 @@ def main(argv=None):
     try:
         with _signal_handlers():
             status = handler(args)
-        if _RECEIVED["signal"] is not None:   # a signal was caught somewhere: never swallowed
-            return _status_after_signal(args, as_program)
+            if _RECEIVED["signal"] is not None:   # a signal was caught somewhere: never swallowed
+                return _status_after_signal(args, as_program)
+            if as_program and not _has_child_processes():
+                # the work is done and its outputs are in place: leave now, with the handlers
+                # still installed, instead of through the interpreter's teardown (a second or
+                # more), where Python has put SIGINT back to its default and a Ctrl-C would
+                # kill the process without a word
+                _exit_now(status if isinstance(status, int) else 0)
         return status
     except UserError as exc:
         if args.debug:
