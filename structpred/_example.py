@@ -89,6 +89,25 @@ class StructuredExample:
         self.c, self.d = weighted_hamming_terms(self.z_gold, self.cost_pos, self.cost_neg)
         # f_i(y_i) = F_i z(y_i)
         self.target_features = np.asarray(self.F @ self.z_gold).ravel()
+        self._check_gold_feasible()
+
+    def _check_gold_feasible(self, tol=1e-6):
+        """Refuse a ``z_gold`` outside the polytope ``{z : A z <= b}`` of :meth:`constraints`
+        (eq. 2.11); the unit box is checked already.  Skipped when the subclass gives no
+        constraints, or when its sizes do not match yet (the subclass then refuses the size)."""
+        try:
+            A, b = self.constraints()
+        except NotImplementedError:
+            return
+        A = sp.csr_matrix(A)
+        if A.shape[1] != self.z_gold.size or A.shape[0] == 0:
+            return
+        excess = np.asarray(A @ self.z_gold).ravel() - np.asarray(b, dtype=np.float64).ravel()
+        i = int(np.argmax(excess))
+        if excess[i] > tol:
+            raise ValueError(f"z_gold is outside the polytope: it violates constraint {i} of "
+                             f"A z <= b (eq. 2.11) by {excess[i]:g}; a target must be a point "
+                             f"of the polytope, e.g. the encoding of a feasible structure")
 
     # ------------------------------------------------------------------ sizes
     @property

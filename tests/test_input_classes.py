@@ -276,3 +276,40 @@ def test_sides_that_look_swapped_are_refused():
     with pytest.raises(UserError, match="look swapped"):
         _check_direction(swapped, Stats)
     _check_direction([([".", "1"], [".", "1"])] * 20, Stats)   # shared words say nothing
+
+
+# ------------------------------------------------------------------ class: targets (Python API)
+@settings(max_examples=60, deadline=None)
+@given(m=st.integers(1, 4), n=st.integers(1, 4), data=st.data())
+def test_a_gold_target_outside_the_matching_polytope_is_refused(m, n, data):
+    """``z_gold`` must be a point of the polytope, not only of the unit box: a matrix in
+    [0, 1] whose row or column sums pass 1 is refused; any point inside is accepted."""
+    import scipy.sparse as sp
+
+    from structpred.polytopes.matching import MatchingExample
+
+    z = np.array(data.draw(st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]),
+                                    min_size=m * n, max_size=m * n))).reshape(m, n)
+    inside = z.sum(1).max() <= 1 + 1e-9 and z.sum(0).max() <= 1 + 1e-9
+    F = sp.identity(m * n, format="csr")
+    if inside:
+        MatchingExample(F=F, z_gold=z.ravel(), shape=(m, n))
+    else:
+        with pytest.raises(ValueError, match="outside the polytope.*eq. 2.11"):
+            MatchingExample(F=F, z_gold=z.ravel(), shape=(m, n))
+
+
+def test_a_gold_target_outside_the_simplex_and_the_cut_polytope_is_refused():
+    import scipy.sparse as sp
+
+    from structpred.polytopes import MinCutExample, SimplexExample
+
+    with pytest.raises(ValueError, match="outside the polytope"):
+        SimplexExample(F=sp.identity(3, format="csr"), z_gold=np.array([1.0, 1.0, 0.0]))
+    SimplexExample(F=sp.identity(3, format="csr"), z_gold=np.array([0.0, 1.0, 0.0]))
+    # two nodes labelled 1 and 0 with the edge variable 0: |y_j - y_k| is 1, not 0
+    with pytest.raises(ValueError, match="outside the polytope"):
+        MinCutExample(F=sp.identity(3, format="csr"), z_gold=np.array([1.0, 0.0, 0.0]),
+                      n_nodes=2, edges=np.array([[0, 1]]))
+    MinCutExample(F=sp.identity(3, format="csr"), z_gold=np.array([1.0, 0.0, 1.0]),
+                  n_nodes=2, edges=np.array([[0, 1]]))

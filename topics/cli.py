@@ -291,6 +291,38 @@ def _read_validation(args, classes):
     return valid
 
 
+def _physical_memory():
+    """This machine's memory in bytes (``None`` where the system does not say)."""
+    import os
+
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _check_topic_memory(model_name, est, X, n_classes):
+    """Refuse ``--n-topics`` when the model's topic tables could not fit in memory.
+
+    A topic model holds at least a topic-word table (K x V) and the documents' topic
+    proportions (D x K) in float64: ``8 K (V + D)`` bytes, with K the topics in all
+    (sdEM-LDA has K per class).  Asking for more than the machine's memory ends in a
+    ``MemoryError`` deep in the fit, or in swapping without bound."""
+    param = MODELS[model_name].topics
+    params = est.get_params()
+    k = params.get(param) if param else None
+    if not isinstance(k, (int, np.integer)):
+        return
+    total = int(k) * (n_classes if model_name == "sdem-lda" else 1)
+    need = 8.0 * total * (X.shape[1] + X.shape[0])
+    have = _physical_memory()
+    if have is not None and need > have:
+        raise UserError(f"--n-topics {k}: {model_name}'s topic tables alone need about "
+                        f"{need / 2**30:,.1f} GiB ({total:,} topics x ({X.shape[1]:,} words + "
+                        f"{X.shape[0]:,} documents) x 8 bytes), more than this machine's "
+                        f"{have / 2**30:,.1f} GiB; give fewer topics")
+
+
 @_wrap
 def topics_train(args):
     """``structpred topics train``."""
@@ -348,6 +380,7 @@ def topics_train(args):
         raise UserError(f"{docs.path}: {exc}") from exc
     if X.sum() == 0:
         raise UserError(f"{docs.path}: no document has a word of the vocabulary")
+    _check_topic_memory(model_name, est, X, len(classes))
     _log(args, f"{len(classes)} classes, vocabulary of {len(vocab)} terms; training "
                f"{spec.name if args.model == 'auto' else model_name} ({type(est).__name__}) "
                f"on all {len(docs)} documents")

@@ -424,3 +424,14 @@ def test_stop_word_options(data, tmp_path, capsys):
     assert "no such file" in _error(["topics", "train", "--data", str(data / "train.tsv"),
                                      "--stop-words", str(tmp_path / "absent.txt"), "-o",
                                      str(tmp_path / "m.npz")], capsys)
+
+
+@pytest.mark.parametrize("model", ["lda-svm", "sdem-lda", "pamedlda"])
+def test_a_topic_count_beyond_memory_is_refused_before_training(model, data, tmp_path, capsys):
+    """--n-topics is checked against the machine's memory (K x (V + D) float64 at least)
+    before anything is allocated: one line naming the option, no MemoryError."""
+    out = tmp_path / "m.npz"
+    msg = _error(["topics", "train", "--model", model, "--data", str(data / "train.jsonl.gz"),
+                  "--n-topics", str(10**12), "-o", str(out)], capsys)
+    assert msg.startswith(f"--n-topics {10**12}:") and "GiB" in msg and "fewer topics" in msg
+    assert not out.exists()
