@@ -35,7 +35,6 @@ import numpy as np
 
 from sklearn.base import BaseEstimator
 
-from structpred import ParamsMixin
 from structpred import LEARNERS, check_learner, run_learner
 from structpred import decode_mincut
 from structpred import Monitor
@@ -56,7 +55,7 @@ __all__ = ["MRFSegmenter", "LEARNERS", "build_example", "class_weights", "parse_
 
 
 
-class MRFSegmenter(ParamsMixin, BaseEstimator):
+class MRFSegmenter(BaseEstimator):
     r"""Binary associative MRF trained by max-margin estimation, scikit-learn style.
 
     The model.  A labelling :math:`y \in \{0, 1\}^n` of the nodes (superpixels or

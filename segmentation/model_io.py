@@ -92,7 +92,7 @@ def _restore(cls, meta, arrays, bad):
         params = dict(meta["params"])
         if params.get("radius") is None:
             params["radius"] = np.inf
-        known = set(cls._param_names())
+        known = set(cls._get_param_names())
         params = {k: (tuple(v) if isinstance(v, list) else v) for k, v in params.items()
                   if k in known}
         model = cls(**params)

@@ -171,3 +171,43 @@ def pytest_collection_modifyitems(config, items):
         module = getattr(item, "module", None)
         if module is not None and "subprocess" in vars(module):
             item.add_marker(pytest.mark.subprocess)
+
+
+# ------------------------------------------------------------ numba compile times
+# STRUCTPRED_COMPILE_TIMES=1 pytest ...: list the numba kernels whose compilation took
+# longest during the run (what a fresh clone pays before the cache is warm).
+_COMPILE = {}
+
+
+def pytest_configure(config):
+    import os
+
+    if os.environ.get("STRUCTPRED_COMPILE_TIMES"):
+        import time
+
+        from numba.core import event
+
+        class _Timer(event.Listener):
+            def on_start(self, ev):
+                self.t0 = getattr(self, "t0", {})
+                self.t0[id(ev.data["dispatcher"]), str(ev.data["args"])] = time.perf_counter()
+
+            def on_end(self, ev):
+                d = ev.data["dispatcher"]
+                key = (id(d), str(ev.data["args"]))
+                name = f"{d.py_func.__module__}.{d.py_func.__qualname__}"
+                took = time.perf_counter() - self.t0.pop(key, time.perf_counter())
+                n, s = _COMPILE.get(name, (0, 0.0))
+                _COMPILE[name] = (n + 1, s + took)
+
+        event.register("numba:compile", _Timer())
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _COMPILE:
+        tr = terminalreporter
+        total = sum(s for _, s in _COMPILE.values())
+        tr.write_line(f"numba compilation: {total:.1f} s in all (nested kernels counted "
+                      f"inside their callers too)")
+        for name, (n, s) in sorted(_COMPILE.items(), key=lambda kv: -kv[1][1])[:40]:
+            tr.write_line(f"  {s:7.1f} s  {n:3d} signature(s)  {name}")

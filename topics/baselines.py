@@ -22,7 +22,6 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
-from structpred import ParamsMixin
 
 from ._validation import CountClassifierTags, validate_count_input, validate_labels
 from .lda import LDA
@@ -69,7 +68,7 @@ def fit_linear_svm(F, y, C=None, C_grid=DEFAULT_C_GRID, validation_fraction=0.2,
     return make(C).fit(F, y), float(C), errors
 
 
-class LDASVM(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
+class LDASVM(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEstimator):
     """LDA topic proportions + linear SVM (the thesis's LDA+SVM baseline).
 
     Parameters

@@ -87,7 +87,6 @@ from scipy.special import digamma
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
-from structpred import ParamsMixin
 
 from ._validation import (CountClassifierTags, check_known_labels, count_matrix,
                           validate_count_input, validate_labels)
@@ -304,7 +303,7 @@ def _doc_lengths(offsets):
 
 # --------------------------------------------------------------------------- estimators
 
-class _BayesPAClassifier(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMixin,
+class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
                          BaseEstimator):
     """What paMedLDA and paMedHDP share: input checks, the one-vs-all labels, the stream of
     mini-batches (:meth:`partial_fit`, :meth:`fit`), the Gibbs / averaging classifier and

@@ -64,7 +64,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
-from structpred import ParamsMixin
 
 from ._validation import CountClassifierTags, count_matrix, labelled_corpus
 from .corpus import token_arrays
@@ -455,7 +454,7 @@ def exact_label_posterior(doc_words, phi, T, alpha, prior):
 
 # --------------------------------------------------------------------------- estimator
 
-class DiscLDA(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
+class DiscLDA(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEstimator):
     """DiscLDA classifier and supervised dimensionality reduction (thesis ch. 4).
 
     Parameters

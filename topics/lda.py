@@ -29,7 +29,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from structpred import ParamsMixin
+from sklearn.base import BaseEstimator
 
 from .corpus import Vocabulary, as_count_matrix, is_text_input, token_arrays
 
@@ -255,7 +255,7 @@ def collapsed_log_joint(ndk, nwk, alpha, beta):
     return float(doc + top)
 
 
-class LDA(ParamsMixin):
+class LDA(BaseEstimator):
     """Latent Dirichlet allocation fitted by collapsed Gibbs sampling.
 
     Parameters

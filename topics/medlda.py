@@ -43,7 +43,6 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
-from structpred import ParamsMixin
 
 from ._validation import CountClassifierTags, check_known_labels, count_matrix, labelled_corpus
 from .corpus import token_arrays
@@ -186,7 +185,7 @@ def importance_step_per_document(words, offsets, theta, phi, n_samples, seed):
 
 # --------------------------------------------------------------------------- estimators
 
-class _MedLDABase(CountClassifierTags, ParamsMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
+class _MedLDABase(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEstimator):
     """Shared input handling, SVM step, stopping rule and prediction rule."""
 
     # ---- validation

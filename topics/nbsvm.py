@@ -37,7 +37,6 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
-from structpred import ParamsMixin
 
 from ._validation import CountClassifierTags, check_known_labels, count_matrix, validate_labels
 
@@ -104,7 +103,7 @@ def log_count_ratio(X, in_class, alpha):
     return np.log(p / p.sum()) - np.log(q / q.sum())
 
 
-class NBSVM(CountClassifierTags, ParamsMixin, ClassifierMixin, BaseEstimator):
+class NBSVM(CountClassifierTags, ClassifierMixin, BaseEstimator):
     """NBSVM: an SVM on naive Bayes log-count-ratio features (eqs. 1-3), one per class.
 
     Parameters

@@ -455,9 +455,7 @@ class PaMedHDPClassifier(_BayesPAClassifier):
         gamma, eta, v0 = float(self.gamma), float(self.eta), float(self.v)
         J, burn = int(self.n_samples), int(self.burn_in)
         if words.size == 0:                          # nothing to learn from
-            self.n_docs_seen_ += B
-            self.n_batches_seen_ += 1
-            self.n_topics_history_.append(Kt)
+            self._count_batch(B)
             return
         nd = _doc_lengths(offsets)
         has = nd > 0
@@ -528,15 +526,24 @@ class PaMedHDPClassifier(_BayesPAClassifier):
                                              eps)                                   # eq. 20c
             mbar = np.mean([_pad(smp["m"], K, 0) for smp in kept], axis=0)
             K_w = K
-        # the new topics join the ordered sticks by decreasing expected number of tables
-        # (the likeliest size-biased order); then eq. 20b
+        self._commit_batch(Kt, K, mbar, u0, w0, omega, P, h, mu)
+        self._count_batch(B)
+
+    def _commit_batch(self, Kt, K, mbar, u0, w0, omega, P, h, mu):
+        """The global parameters after a batch, over its ``K`` topics: the new topics (from
+        ``Kt`` on) join the ordered sticks by decreasing expected number of tables (the
+        likeliest size-biased order); then eq. 20b."""
         order = np.concatenate([np.arange(Kt), Kt + np.argsort(-mbar[Kt:], kind="stable")])
-        u, w = stick_posterior(_pad(u0, K, 0, 1.0), _pad(w0, K, 0, gamma), mbar[order])  # 20b
+        u, w = stick_posterior(_pad(u0, K, 0, 1.0), _pad(w0, K, 0, float(self.gamma)),
+                               mbar[order])                                         # eq. 20b
         P, h = P[:, order][:, :, order], h[:, order]
         self.topic_word_, self.sticks_ = omega[order], np.column_stack([u, w])
         self.precision_, self.linear_ = P, h
         self.precision_chol_ = np.linalg.cholesky(P)
         self.coef_mean_ = mu[:, order]
+
+    def _count_batch(self, B):
+        """Bookkeeping after a batch of ``B`` documents."""
         self.n_docs_seen_ += B
         self.n_batches_seen_ += 1
         self.n_topics_history_.append(self.n_topics_)

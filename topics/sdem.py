@@ -63,7 +63,6 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
-from structpred import ParamsMixin
 
 from ._validation import CountClassifierTags, check_known_labels, count_matrix, validate_labels
 
@@ -361,7 +360,7 @@ class _SdemMixin(CountClassifierTags):
         return super().score(X, y, sample_weight=sample_weight)
 
 
-class SdemNaiveBayes(_SdemMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
+class SdemNaiveBayes(_SdemMixin, ClassifierMixin, BaseEstimator):
     """Multinomial naive Bayes trained by sdEM with the NCLL, hinge or NLL loss.
 
     Parameters

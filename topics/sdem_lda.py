@@ -71,7 +71,6 @@ import numba as nb
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from structpred import ParamsMixin
 
 from .lda import counter_seed, derive_seed, fold_in_sweep_grouped
 from .sdem import _add, _SdemMixin, loss_weights, normalize_log
@@ -297,7 +296,7 @@ def class_log_posterior_vb(X, N, M, C, gamma, a, max_iter=100, tol=1e-6):
                                 int(max_iter), float(tol))
 
 
-class SdemLDAClassifier(_SdemMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
+class SdemLDAClassifier(_SdemMixin, ClassifierMixin, BaseEstimator):
     """One LDA per class, trained discriminatively by sdEM (NCLL or hinge).
 
     Parameters
