@@ -70,6 +70,28 @@ def test_same_inputs_reuse_the_cache(tiny, tmp_path, monkeypatch):
     assert meta["version"] == al.available_aligners().get("eflomal", meta["version"])
 
 
+def test_cache_entries_use_the_one_model_file_format_and_old_entries_still_load(
+        tiny, tmp_path, monkeypatch):
+    """The links of an entry are a :func:`structpred.io.save_npz` file (format and version
+    in its header); an entry written before that (plain arrays, no ``links_format`` in its
+    ``meta.json``) is still read, with the same links."""
+    from structpred.io import load_npz
+
+    monkeypatch.setattr(al, "_eflomal", _fake_eflomal([]))
+    run = al.run_aligner("eflomal", *tiny, cache_dir=tmp_path)
+    header, _ = load_npz(run.path / "links.npz", al.LINKS_FORMAT, (al.LINKS_VERSION,))
+    assert header["aligner"] == "eflomal"
+    arrays = {}
+    for d, ls in run.directions.items():
+        arrays.update(ls.to_arrays(d + "_"))
+    np.savez_compressed(run.path / "links.npz", **arrays)          # the older layout
+    meta = json.loads((run.path / "meta.json").read_text())
+    del meta["links_format"]
+    (run.path / "meta.json").write_text(json.dumps(meta))
+    old = al.load_run(run.path)
+    assert all(old.directions[d] == run.directions[d] for d in run.directions)
+
+
 @pytest.mark.parametrize("change", ["token", "pair_count", "option", "replicate", "version"])
 def test_any_changed_input_or_option_recomputes(tiny, tmp_path, monkeypatch, change):
     calls = []

@@ -60,6 +60,7 @@ from pathlib import Path
 import numpy as np
 
 from structpred import FormatError, atomic_write, open_text
+from structpred.io import load_npz, read_npz, save_npz
 from .._runtime import log as _log
 
 __all__ = ["available_aligners", "resolve_aligners", "parse_link_set_name", "LinkSets",
@@ -398,6 +399,10 @@ def _cpu_seconds():
     return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
 
 
+#: the links file of a cache entry (:func:`structpred.io.save_npz`)
+LINKS_FORMAT, LINKS_VERSION = "structpred-aligner-run-links", 1
+
+
 def _entry_dir(cache_dir, aligner, fp):
     return Path(cache_dir) / f"{aligner}-{fp}"
 
@@ -407,8 +412,11 @@ def load_run(path):
     path = Path(path)
     with open(path / "meta.json", encoding="utf-8") as fh:
         meta = json.load(fh)
-    with np.load(path / "links.npz", allow_pickle=False) as z:
-        a = {k: z[k] for k in z.files}
+    if meta.get("links_format") == LINKS_FORMAT:
+        _, a = load_npz(path / "links.npz", LINKS_FORMAT, (LINKS_VERSION,),
+                        what="an aligner run's links")
+    else:   # an entry written before the links file had a header: plain arrays
+        a = read_npz(path / "links.npz", what="an aligner run's links")
     dirs = {d: LinkSets.from_arrays(a, d + "_") for d in meta["directions"]}
     return AlignerRun(meta["aligner"], meta["options"], meta["fingerprint"], meta["version"],
                       meta["n_pairs"], meta["seconds"], dirs, path, True,
@@ -420,9 +428,10 @@ def _save_run(run, path, bitext_fp):
     arrays = {}
     for d, ls in run.directions.items():
         arrays.update(ls.to_arrays(d + "_"))
-    with atomic_write(path / "links.npz", mode="wb") as fh:
-        np.savez_compressed(fh, **arrays)
+    save_npz(path / "links.npz", arrays, {"format": LINKS_FORMAT, "version": LINKS_VERSION,
+                                          "aligner": run.aligner})
     meta = {"aligner": run.aligner, "options": run.options, "fingerprint": run.fingerprint,
+            "links_format": LINKS_FORMAT,
             "version": run.version, "n_pairs": run.n_pairs, "seconds": run.seconds,
             "directions": list(run.directions), "replicate": run.replicate,
             "bitext": bitext_fp, "created": time.strftime("%Y-%m-%d %H:%M:%S")}
