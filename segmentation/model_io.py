@@ -8,12 +8,11 @@ naming the file, anything that is not such a model or was trained with other fea
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
 
-from structpred import atomic_write
+from structpred.io import FormatError, load_npz, save_npz
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "save_segmenter", "load_segmenter", "feature_names",
            "current_feature_names"]
@@ -44,31 +43,26 @@ def save_segmenter(model, path):
         arrays.update(first_pass_coef=model.first_pass_coef_,
                       first_pass_mean=model.first_pass_mean_,
                       first_pass_std=model.first_pass_std_)
-    with atomic_write(path, mode="wb") as fh:
-        np.savez_compressed(fh, **arrays,
-                            meta=np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8))
+    save_npz(path, arrays, meta)
 
 
 def _read_archive(spath, bad):
-    """``(meta, coef, mean, scale, first)`` of a model file, or a ``ValueError``."""
-    import zipfile
-
+    """``(meta, coef, mean, scale, first)`` of a model file (:func:`structpred.io.load_npz`),
+    or a ``ValueError``."""
     try:
-        if os.path.getsize(spath) == 0:
-            raise ValueError("empty file")
-        with np.load(spath, allow_pickle=False) as data:
-            if not hasattr(data, "files"):
-                raise ValueError("a single array, not an .npz archive")
-            meta = json.loads(bytes(data["meta"]).decode("utf-8"))
-            coef = np.array(data["coef"], dtype=np.float64)
-            mean = np.array(data["feature_mean"], dtype=np.float64)
-            scale = np.array(data["feature_std"], dtype=np.float64)
-            first = None
-            if "first_pass_coef" in data.files:
-                first = tuple(np.array(data[k], dtype=np.float64) for k in
-                              ("first_pass_coef", "first_pass_mean", "first_pass_std"))
-    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, TypeError,
-            AttributeError, UnicodeDecodeError, RuntimeError) as exc:
+        meta, data = load_npz(spath, FORMAT, range(1, FORMAT_VERSION + 1),
+                              what="a structpred segmentation model")
+    except FormatError as exc:
+        raise ValueError(str(exc)) from None
+    try:
+        coef = np.array(data["coef"], dtype=np.float64)
+        mean = np.array(data["feature_mean"], dtype=np.float64)
+        scale = np.array(data["feature_std"], dtype=np.float64)
+        first = None
+        if "first_pass_coef" in data:
+            first = tuple(np.array(data[k], dtype=np.float64) for k in
+                          ("first_pass_coef", "first_pass_mean", "first_pass_std"))
+    except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{bad} ({type(exc).__name__}: {exc})") from None
     return meta, coef, mean, scale, first
 

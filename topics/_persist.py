@@ -1,10 +1,11 @@
 """Save and load fitted topic-model classifiers as ``.npz`` files, without pickle.
 
-:func:`save_model` writes, with ``allow_pickle=False`` only:
+:func:`save_model` writes, through :func:`structpred.io.save_npz` (no pickles):
 
-* ``__meta__``: one JSON string -- the format name and version, the model name, the
-  estimator's class and ``get_params()`` (as JSON), the description of its fitted state,
-  the vocabulary settings and free-form ``info``;
+* the header (JSON): the format name and version, the model name, the estimator's class
+  and ``get_params()`` (as JSON), the description of its fitted state, the vocabulary
+  settings and free-form ``info`` (version 1 files kept it as a ``__meta__`` string
+  entry; they still load);
 * ``vocabulary``: the words (column ``j`` of the count matrix is word ``j``) and, for a
   tf-idf vocabulary, ``vocabulary_idf``: their inverse document frequencies;
 * ``labels``: the class labels as strings (the estimator's ``classes_``);
@@ -30,13 +31,11 @@ import dataclasses
 import importlib
 import json
 import os
-import zipfile
-import zlib
 
 import numpy as np
 import scipy.sparse as sp
 
-from structpred.io import FormatError, atomic_write
+from structpred.io import FormatError, load_npz, read_npz, save_npz
 
 from .corpus import ENGLISH_STOP_WORDS, Vocabulary
 
@@ -44,7 +43,9 @@ __all__ = ["FORMAT", "FORMAT_VERSION", "SavedModel", "save_model", "load_model",
            "vocabulary_params", "rebuild_vocabulary"]
 
 FORMAT = "structpred-topics-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: version 1: the same content, the header as a ``__meta__`` string entry (still read)
+_LEGACY_VERSION = 1
 
 #: modules whose classes a model file may name
 _ALLOWED_MODULES = ("topics", "sklearn")
@@ -288,28 +289,41 @@ def save_model(path, estimator, *, model, vocabulary, info=None):
     desc = enc.estimator(estimator, "state")
     labels = [str(c) for c in getattr(estimator, "classes_", [])]
     meta = {
-        "format": FORMAT, "format_version": FORMAT_VERSION, "model": model,
+        "format": FORMAT, "version": FORMAT_VERSION, "model": model,
         "class": desc["class"], "params": desc["params"], "state": desc["state"],
         "skipped": enc.skipped, "vocabulary_params": vocabulary_params(vocabulary),
         "info": info or {},
     }
     arrays = dict(enc.arrays)
-    arrays["__meta__"] = np.array(json.dumps(meta, sort_keys=True))
     arrays["vocabulary"] = np.asarray(vocabulary.words_, dtype=str)
     if vocabulary.idf_ is not None:
         arrays["vocabulary_idf"] = np.asarray(vocabulary.idf_, dtype=np.float64)
     arrays["labels"] = np.asarray(labels, dtype=str)
-    with atomic_write(path, mode="wb", compress=False) as fh:
-        _write_npz(fh, arrays)
+    save_npz(path, arrays, meta)
     return enc.skipped
 
 
-def _write_npz(fh, arrays):
-    """``np.savez_compressed`` with ``allow_pickle=False`` on every array (on any NumPy)."""
-    with zipfile.ZipFile(fh, mode="w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
-        for key, a in arrays.items():
-            with zf.open(key + ".npy", mode="w", force_zip64=True) as out:
-                np.lib.format.write_array(out, np.asanyarray(a), allow_pickle=False)
+def _read_meta(where):
+    """``(meta, arrays)`` of a model file of either version, or a :class:`FormatError`."""
+    what = "a topic model file (written by 'structpred topics train')"
+    try:
+        return load_npz(where, FORMAT, (FORMAT_VERSION,), what=what)
+    except FormatError as exc:
+        arrays = read_npz(where, what)             # unreadable: its own FormatError
+        if "__meta__" not in arrays:               # not version 1 either
+            raise exc from None
+    try:                                           # version 1: the header as a string
+        meta = json.loads(str(arrays.pop("__meta__")[()]))
+    except (json.JSONDecodeError, TypeError, ValueError):
+        raise FormatError(where, None, "not a topic model file (unreadable metadata)") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise FormatError(where, None, "not a topic model file (written by 'structpred topics "
+                                       "train')")
+    if meta.get("format_version") != _LEGACY_VERSION:
+        raise FormatError(where, None, f"model file format version {meta.get('format_version')} "
+                                       f"is not supported (this version reads {_LEGACY_VERSION} "
+                                       f"and {FORMAT_VERSION})")
+    return meta, arrays
 
 
 def load_model(path):
@@ -323,25 +337,7 @@ def load_model(path):
         raise FormatError(where, None, "no such model file")
     if os.path.isdir(where):
         raise FormatError(where, None, "is a folder, not a model file")
-    try:
-        with np.load(where, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError, zlib.error) as exc:
-        raise FormatError(where, None, f"not a topic model file (not a readable .npz: "
-                                       f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
-    if "__meta__" not in arrays:
-        raise FormatError(where, None, "not a topic model file (written by 'structpred topics "
-                                       "train'): no __meta__ entry")
-    try:
-        meta = json.loads(str(arrays.pop("__meta__")[()]))
-    except (json.JSONDecodeError, TypeError, ValueError):
-        raise FormatError(where, None, "not a topic model file (unreadable metadata)") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise FormatError(where, None, "not a topic model file (written by 'structpred topics "
-                                       "train')")
-    if meta.get("format_version") != FORMAT_VERSION:
-        raise FormatError(where, None, f"model file format version {meta.get('format_version')} "
-                                       f"is not supported (this version reads {FORMAT_VERSION})")
+    meta, arrays = _read_meta(where)
     dec = _Decoder(arrays, where)
     try:
         est = dec.decode({_TAG: "estimator", "class": meta["class"], "params": meta["params"],

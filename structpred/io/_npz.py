@@ -83,8 +83,11 @@ def check_format(arrays, path, fmt, versions, what, prefix="", legacy_ok=False):
 
 def _check_version(path, version, versions, what):
     if version not in versions:
+        newer = versions and version > max(versions)
         raise FormatError(path, None, f"{what} of format version {version}, which this "
-                          f"structpred cannot read (it reads {', '.join(map(str, versions))})")
+                          f"structpred cannot read (it reads {', '.join(map(str, versions))})"
+                          + ("; it is newer than this structpred reads: upgrade structpred"
+                             if newer else ""))
 
 
 def save_npz(path, arrays, header, compressed=True):

@@ -205,12 +205,21 @@ def test_model_file_round_trip(model, data, tmp_path):
     for name, value in vars(est).items():
         if isinstance(value, np.ndarray):
             np.testing.assert_array_equal(getattr(saved.estimator, name), value, err_msg=name)
-    with np.load(path, allow_pickle=False) as z:
-        meta = json.loads(str(z["__meta__"]))
-        assert meta["format_version"] == 1 and meta["model"] == model
-        assert meta["params"]["random_state"] == 3
-        assert z["vocabulary"].tolist() == vocab.words_
-        assert z["labels"].tolist() == saved.labels
+    from structpred.io import load_npz
+    from topics._persist import FORMAT
+
+    meta, arrays = load_npz(path, FORMAT, (2,))
+    assert meta["model"] == model and meta["params"]["random_state"] == 3
+    assert arrays["vocabulary"].tolist() == vocab.words_
+    assert arrays["labels"].tolist() == saved.labels
+    # a version-1 file (the header as a '__meta__' string entry) still loads
+    meta1 = dict(meta, format_version=1)
+    del meta1["version"]
+    v1 = tmp_path / "v1.npz"
+    np.savez(v1, __meta__=np.array(json.dumps(meta1)), **arrays)
+    old = load_model(v1)
+    np.testing.assert_array_equal(old.estimator.predict(old.vocabulary.transform(test.texts)),
+                                  before)
 
 
 def test_lda_svm_file_holds_the_svm_as_arrays(data, tmp_path):
