@@ -138,19 +138,13 @@ class EdgeFeaturizer:
         dense = np.ascontiguousarray(edge_values[:, self._keep].T)
         if not np.all(np.isfinite(dense)):
             raise ValueError("non-finite edge feature")
-        # lexical indicators, rows counted from the first lexical feature:
-        # src=e (one per source word), then tgt=f, then pair=e|f
-        n_src_top, n_tgt_top = len(self._src_top), len(self._tgt_top)
-        si = np.array([self._src_top.get(w, -1) for w in src])
-        ti = np.array([self._tgt_top.get(w, -1) for w in tgt])
-        row_src = np.broadcast_to(si[:, None], (m, n))
-        row_tgt = np.broadcast_to(n_src_top + ti[None, :], (m, n))
-        row_pair = n_src_top + n_tgt_top + si[:, None] * n_tgt_top + ti[None, :]
-        hit_src = np.broadcast_to(si[:, None] >= 0, (m, n))
-        hit_tgt = np.broadcast_to(ti[None, :] >= 0, (m, n))
-        edge = np.arange(m * n).reshape(m, n)
-        rows = np.concatenate([row_src[hit_src], row_tgt[hit_tgt], row_pair[hit_src & hit_tgt]])
-        cols = np.concatenate([edge[hit_src], edge[hit_tgt], edge[hit_src & hit_tgt]])
+        # lexical indicators src=e, tgt=f, pair=e|f of the frequent words (the kernel's
+        # definition, alignment.features.kernel._lexical_slots)
+        from .kernel import lexical_entries
+
+        si = np.array([self._src_top.get(w, -1) for w in src], dtype=np.int64)
+        ti = np.array([self._tgt_top.get(w, -1) for w in tgt], dtype=np.int64)
+        rows, cols = lexical_entries(si, ti, len(self._src_top), len(self._tgt_top))
         lex = sp.csr_matrix((np.ones(rows.size), (rows, cols)),
                             shape=(self.n_features - self._n_dense, m * n))
         return sp.vstack([sp.csr_matrix(dense), lex], format="csr")

@@ -32,7 +32,8 @@ from ..stats.hmm import hmm_posteriors
 from ..stats.ibm import _pair_posteriors
 from ..stats.interactions import _viterbi
 
-__all__ = ["EDGE_FEATURES", "ALIGNER_FEATURES", "KernelInputs", "aligner_features"]
+__all__ = ["EDGE_FEATURES", "ALIGNER_FEATURES", "KernelInputs", "aligner_features",
+           "lexical_entries"]
 
 #: the threshold of ``hmm:inter`` (the unsupervised subcommand's default)
 HMM_THRESHOLD = 0.4
@@ -422,6 +423,40 @@ def _aligner_features(soff, toff, hmms, exts, flags, n_src, threshold):
     return out
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _lexical_slots(si, ti, nS, nT):
+    """The lexical indicators of one edge: rows ``src=e``, ``tgt=f`` and ``pair=e|f``,
+    counted from the first lexical feature (``-1``: not among the ``nS`` / ``nT``
+    frequent words, so no indicator), for the source and target words' ranks ``si``,
+    ``ti`` among the frequent words (``-1``: not frequent).  The one definition of the
+    lexical features: the per-pair path (:func:`lexical_entries`) and the batch path
+    (:func:`_edge_scores`) both read it."""
+    a = si if si >= 0 else -1
+    b = nS + ti if ti >= 0 else -1
+    c = nS + nT + si * nT + ti if (si >= 0 and ti >= 0) else -1
+    return a, b, c
+
+
+@nb.njit(cache=True, nogil=True)
+def lexical_entries(si, ti, nS, nT):
+    """``(rows, cols)`` of the ones of the lexical block of ``F_i`` for one sentence pair:
+    rows from :func:`_lexical_slots`, column ``j * n + k`` for the edge of source word
+    ``j`` (rank ``si[j]``) and target word ``k`` (rank ``ti[k]``)."""
+    m, n = len(si), len(ti)
+    rows = np.empty(3 * m * n, np.int64)
+    cols = np.empty(3 * m * n, np.int64)
+    c = 0
+    for j in range(m):
+        for k in range(n):
+            slots = _lexical_slots(si[j], ti[k], nS, nT)
+            for r in slots:
+                if r >= 0:
+                    rows[c] = r
+                    cols[c] = j * n + k
+                    c += 1
+    return rows[:c], cols[:c]
+
+
 @nb.njit(cache=True, nogil=True)
 def _edge_scores(soff, toff, sint, tint, sflt, tflt, mats, nulls, hmms, exts, logs, flags,
                  n_src, threshold, keep, akeep, n_top, w):
@@ -449,13 +484,10 @@ def _edge_scores(soff, toff, sint, tint, sflt, tflt, mats, nulls, hmms, exts, lo
                 acc = 0.0
                 for q in range(K):
                     acc += v[keep[q]] * w[q]
-                si, ti = sint[a0 + j, 2], tint[b0 + k, 2]
-                if si >= 0:
-                    acc += w[K + si]
-                if ti >= 0:
-                    acc += w[K + nS + ti]
-                if si >= 0 and ti >= 0:
-                    acc += w[K + nS + nT + si * nT + ti]
+                slots = _lexical_slots(sint[a0 + j, 2], tint[b0 + k, 2], nS, nT)
+                for r in slots:
+                    if r >= 0:
+                        acc += w[K + r]
                 if len(akeep):
                     _aligner_values(a, e0, m, n, j, k, hmms, exts, flags, n_src, threshold)
                     for q in range(len(akeep)):
