@@ -12,7 +12,8 @@
   files), the numba kernels that define the features (``kernel``);
 * :mod:`alignment.aligners`: other aligners: eflomal and fast_align runs (``runs``), link
   files (``linkfiles``), symmetrisation (``symmetrize``), our unsupervised aligner
-  (``unsupervised``);
+  (``unsupervised``), our Bayesian aligner sampled by collapsed Gibbs sampling (``bayes``,
+  with its sampler in ``stats.gibbs``);
 * :mod:`alignment.model`: :class:`MatchingAligner`, the max-margin aligner (models M, M+F,
   M+Q, M+F+Q);
 * :mod:`alignment.predict`: batch prediction (``batch``) and prediction in parallel
@@ -69,6 +70,7 @@ _EXPORTS = {
     "ExternalFeaturizer": "alignment.features.links",
     # other aligners
     "UnsupervisedAligner": "alignment.aligners.unsupervised",
+    "BayesianAligner": "alignment.aligners.bayes",
     "ExternalAlignments": "alignment.aligners.linkfiles",
     "symmetrize": "alignment.aligners.symmetrize",
     "available_aligners": "alignment.aligners.runs",
