@@ -60,6 +60,10 @@ def fit_crfsuite(X, y, feature_set):
     return crf, time.process_time() - t0
 
 
+def _cache_path(args, name, method):
+    return Path(args.cache) / f"{name}-{method}.json"
+
+
 def run(name, methods, args):
     X, y, Xt, yt = load(name)
     tr, va = deterministic_split(len(X))
@@ -67,6 +71,14 @@ def run(name, methods, args):
     Xva, yva = [X[i] for i in va], [y[i] for i in va]
     rows = []
     for method in methods:
+        cached = _cache_path(args, name, method)
+        if args.cache and not args.rerun and cached.exists():
+            with open(cached) as fh:
+                row = json.load(fh)
+            print(f"(cached {cached})", json.dumps(row), flush=True)
+            rows.append(row)
+            continue
+        w0 = time.perf_counter()
         if method == "crfsuite":
             model, seconds = fit_crfsuite(X, y, args.feature_set)
             pred = model.predict(token_features(Xt, args.feature_set))
@@ -84,10 +96,15 @@ def run(name, methods, args):
             seconds = model.fit_time_
             pred = model.predict(Xt)
             extra = {"iterations": model.n_iter_, "best_iter": model.best_iter_}
+        wall = time.perf_counter() - w0
         s = evaluate(yt, pred)
-        row = {"data": name, "method": method, "seconds": seconds, "accuracy": s["accuracy"],
-               "f1": s.get("f1"), **extra}
+        row = {"data": name, "method": method, "seconds": seconds, "wall_seconds": wall,
+               "accuracy": s["accuracy"], "f1": s.get("f1"), **extra}
         print(json.dumps(row), flush=True)
+        if args.cache:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            with atomic_write(str(cached)) as fh:
+                json.dump(row, fh)
         rows.append(row)
     return rows
 
@@ -116,6 +133,10 @@ def main(argv=None):
     p.add_argument("--bregman-budget", type=float, default=600.0,
                    help="seconds for our default learner (the 10-minute target)")
     p.add_argument("--out", default="runs/sequence/bench.md")
+    p.add_argument("--cache", default="runs/sequence/bench-cache",
+                   help="folder of one JSON row per data set and method: a finished row is "
+                        "read back instead of rerun, so an interrupted run resumes ('' = off)")
+    p.add_argument("--rerun", action="store_true", help="ignore cached rows (and rewrite them)")
     args = p.parse_args(argv)
     rows = []
     for name in args.data.split(","):
