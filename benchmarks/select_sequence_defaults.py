@@ -45,11 +45,14 @@ PARAMS = {"radius": float, "relative_radius": float, "min_count": int, "scale_po
           "step_scale": float, "smoothing": float, "feature_set": str, "scaling": str}
 
 
-def _key(name, param, value, args):
-    fixed = {"first": args.first, "iterations": args.iterations, "patience": args.patience,
-             "eval_every": args.eval_every, "fixed": args.fixed}
-    h = hashlib.sha1(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:8]
-    return f"{name}-{param}={value}-{h}.json"
+def _key(name, args, params):
+    """The cache file of a candidate: the data set, the sentences used and every parameter
+    of the tagger, so that equal settings reached through different ``--param`` and
+    ``--fixed`` share one fit."""
+    params = {k: (repr(v) if isinstance(v, float) else v) for k, v in params.items()}
+    h = hashlib.sha1(json.dumps({"first": args.first, "params": params},
+                                sort_keys=True).encode()).hexdigest()[:12]
+    return f"{name}-{h}.json"
 
 
 def _fixed(args):
@@ -73,16 +76,16 @@ def select(name, args):
         values.insert(0, default)
     ranked, stats = [], {}
     for value in values:
-        path = Path(args.cache) / _key(name, args.param, value, args)
+        kw = dict(n_iter=args.iterations, eval_every=args.eval_every,
+                  patience=args.patience, **_fixed(args))
+        kw[args.param] = value
+        model = SequenceTagger(**kw)
+        path = Path(args.cache) / _key(name, args, model.get_params())
         if path.exists():
             with open(path) as fh:
                 rec = json.load(fh)
             print(f"(cached {path})", flush=True)
         else:
-            kw = dict(n_iter=args.iterations, eval_every=args.eval_every,
-                      patience=args.patience, **_fixed(args))
-            kw[args.param] = value
-            model = SequenceTagger(**kw)
             w0 = time.perf_counter()
             model.fit(Xt, yt, Xv, yv)
             wall = time.perf_counter() - w0

@@ -95,7 +95,7 @@ class SequenceTagger(BaseEstimator):
         Feature strings seen fewer times in the training data are dropped.  The default,
         2, drops the strings seen once: under the count scaling their weights move as
         fast as those of frequent features, and the unregularised path memorises them
-        (docs/results/sequence.md: +1.9 validation F1 on 3,000 CoNLL-2000 sentences).
+        (docs/results/sequence.md, "Why ours trailed CRFsuite").
     eval_every : int
         Validation F1 (or accuracy) every this many iterations, when validation data
         are given; the best iterate is kept.
