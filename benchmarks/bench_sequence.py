@@ -92,6 +92,10 @@ def run(name, methods, args):
             print(f"(cached {cached})", json.dumps(row), flush=True)
             rows.append(row)
             continue
+        if args.cached_only:
+            print(f"(no cached row {cached}: left out)", flush=True)
+            rows.append({"data": name, "method": method, "missing": True})
+            continue
         w0 = time.perf_counter()
         if method == "crfsuite":
             model, seconds = fit_crfsuite(X, y, args.feature_set)
@@ -136,6 +140,9 @@ def table(rows):
              "training CPU s | training wall s (shared machine) | iterations (best) |",
              "|---|---|---:|---:|---:|---:|---:|---|"]
     for r in rows:
+        if r.get("missing"):
+            lines.append(f"| {r['data']} | {r['method']} | not finished | | | | | |")
+            continue
         f1 = "" if r["f1"] is None else f"{r['f1']:.2f}"
         it = "" if "iterations" not in r else f"{r['iterations']} ({r['best_iter']})"
         wall = f"{r['wall_seconds']:.0f}" if "wall_seconds" in r else ""
@@ -165,6 +172,9 @@ def main(argv=None):
                    help="folder of one JSON row per data set and method: a finished row is "
                         "read back instead of rerun, so an interrupted run resumes ('' = off)")
     p.add_argument("--rerun", action="store_true", help="ignore cached rows (and rewrite them)")
+    p.add_argument("--cached-only", action="store_true",
+                   help="write the table from the cached rows only; others are marked "
+                        "'not finished'")
     args = p.parse_args(argv)
     rows = []
     for name in args.data.split(","):

@@ -148,7 +148,7 @@ def test_relative_radius_bounds_the_weights_and_round_trips(chunking, tmp_path):
                             batch_size=8).fit(X, y)
     assert tagger.radius_ == pytest.approx(0.05 * np.sqrt(n_tokens))
     assert np.linalg.norm(tagger.coef_) <= tagger.radius_ * (1 + 1e-9)
-    counts = 1.0 / FeatureIndex.fit([sentence_features(s) for s in X]).scale ** 2
+    counts = 1.0 / FeatureIndex.fit([sentence_features(s) for s in X], 2).scale ** 2
     assert tagger.features_.scale == pytest.approx(counts ** -0.25)
     K = len(tagger.classes_)
     assert tagger.label_scale_ == pytest.approx((K / n_tokens) ** 0.25)
