@@ -12,7 +12,9 @@ method sees the same feature strings (:func:`sequence.features.sentence_features
 * ``bregman``: ours, the dual extragradient with KL steps over chain marginals (the
   ``structpred tag train`` default), stopped by validation or after 10 minutes;
 * ``euclidean``: ours with Euclidean projections onto the chain marginal polytope, under
-  a time budget (each projection is a QP).
+  a time budget and on the first ``--euclidean-sentences`` training sentences only
+  (each projection is a QP: one iteration on all of CoNLL-2000 would take about half an
+  hour).
 
 Ours and the perceptron hold out every 10th training sentence for validation (early
 stopping); CRFsuite trains on all of them.  Training times are CPU seconds of the
@@ -60,6 +62,22 @@ def fit_crfsuite(X, y, feature_set):
     return crf, time.process_time() - t0
 
 
+def _settings(text):
+    """``--set`` ``k=v,k=v``: tagger parameters of our Bregman row (numbers or strings)."""
+    out = {}
+    for item in filter(None, (text or "").split(",")):
+        k, v = item.split("=")
+        try:
+            out[k] = int(v) if v.lstrip("-").isdigit() else float(v)
+        except ValueError:
+            out[k] = v
+    return out
+
+
+def _cache_path(args, name, method):
+    return Path(args.cache) / f"{name}-{method}.json"
+
+
 def run(name, methods, args):
     X, y, Xt, yt = load(name)
     tr, va = deterministic_split(len(X))
@@ -67,39 +85,69 @@ def run(name, methods, args):
     Xva, yva = [X[i] for i in va], [y[i] for i in va]
     rows = []
     for method in methods:
+        cached = _cache_path(args, name, method)
+        if args.cache and not args.rerun and cached.exists():
+            with open(cached) as fh:
+                row = json.load(fh)
+            print(f"(cached {cached})", json.dumps(row), flush=True)
+            rows.append(row)
+            continue
+        if args.cached_only:
+            print(f"(no cached row {cached}: left out)", flush=True)
+            rows.append({"data": name, "method": method, "missing": True})
+            continue
+        w0 = time.perf_counter()
         if method == "crfsuite":
             model, seconds = fit_crfsuite(X, y, args.feature_set)
             pred = model.predict(token_features(Xt, args.feature_set))
-            extra = {}
+            extra = {"train_sentences": len(X)}
         else:
             kw = {"learner": method, "feature_set": args.feature_set}
+            train = (Xtr, ytr)
             if method == "perceptron":
                 kw.update(n_iter=args.epochs, eval_every=1, patience=3)
             elif method == "euclidean":
                 kw.update(n_iter=args.iterations, max_time=args.euclidean_budget, eval_every=1)
+                # one Euclidean iteration on all sentences takes about half an hour (a QP
+                # per sentence per step): it trains on the first sentences only
+                train = (Xtr[:args.euclidean_sentences], ytr[:args.euclidean_sentences])
             else:
                 kw.update(n_iter=args.iterations, patience=args.patience,
-                          max_time=args.bregman_budget)
-            model = SequenceTagger(**kw).fit(Xtr, ytr, Xva, yva)
+                          max_time=args.bregman_budget, **_settings(args.set))
+            model = SequenceTagger(**kw).fit(*train, Xva, yva)
             seconds = model.fit_time_
             pred = model.predict(Xt)
-            extra = {"iterations": model.n_iter_, "best_iter": model.best_iter_}
+            extra = {"iterations": model.n_iter_, "best_iter": model.best_iter_,
+                     "train_sentences": len(train[0]),
+                     "params": {k: v for k, v in model.get_params().items()
+                                if k in ("min_count", "relative_radius", "radius",
+                                         "scale_power", "step_scale", "max_time")}}
+        wall = time.perf_counter() - w0
         s = evaluate(yt, pred)
-        row = {"data": name, "method": method, "seconds": seconds, "accuracy": s["accuracy"],
-               "f1": s.get("f1"), **extra}
+        row = {"data": name, "method": method, "seconds": seconds, "wall_seconds": wall,
+               "accuracy": s["accuracy"], "f1": s.get("f1"), **extra}
         print(json.dumps(row), flush=True)
+        if args.cache:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            with atomic_write(str(cached)) as fh:
+                json.dump(row, fh)
         rows.append(row)
     return rows
 
 
 def table(rows):
-    lines = ["| data | method | test chunk F1 | test token accuracy | training time (s) | "
-             "iterations (best) |", "|---|---|---|---|---|---|"]
+    lines = ["| data | method | training sentences | test chunk F1 | test token accuracy | "
+             "training CPU s | training wall s (shared machine) | iterations (best) |",
+             "|---|---|---:|---:|---:|---:|---:|---|"]
     for r in rows:
+        if r.get("missing"):
+            lines.append(f"| {r['data']} | {r['method']} | not finished | | | | | |")
+            continue
         f1 = "" if r["f1"] is None else f"{r['f1']:.2f}"
         it = "" if "iterations" not in r else f"{r['iterations']} ({r['best_iter']})"
-        lines.append(f"| {r['data']} | {r['method']} | {f1} | {r['accuracy']:.2f} | "
-                     f"{r['seconds']:.0f} | {it} |")
+        wall = f"{r['wall_seconds']:.0f}" if "wall_seconds" in r else ""
+        lines.append(f"| {r['data']} | {r['method']} | {r.get('train_sentences', '')} | {f1} | "
+                     f"{r['accuracy']:.2f} | {r['seconds']:.0f} | {wall} | {it} |")
     return "\n".join(lines) + "\n"
 
 
@@ -112,10 +160,21 @@ def main(argv=None):
     p.add_argument("--patience", type=int, default=4)
     p.add_argument("--epochs", type=int, default=15)
     p.add_argument("--euclidean-budget", type=float, default=300.0,
-                   help="seconds for the Euclidean learner")
+                   help="CPU seconds for the Euclidean learner")
+    p.add_argument("--euclidean-sentences", type=int, default=200,
+                   help="the Euclidean learner trains on the first N training sentences")
     p.add_argument("--bregman-budget", type=float, default=600.0,
                    help="seconds for our default learner (the 10-minute target)")
+    p.add_argument("--set", default="", metavar="K=V,...",
+                   help="parameters of our Bregman row other than the tagger's defaults")
     p.add_argument("--out", default="runs/sequence/bench.md")
+    p.add_argument("--cache", default="runs/sequence/bench-cache",
+                   help="folder of one JSON row per data set and method: a finished row is "
+                        "read back instead of rerun, so an interrupted run resumes ('' = off)")
+    p.add_argument("--rerun", action="store_true", help="ignore cached rows (and rewrite them)")
+    p.add_argument("--cached-only", action="store_true",
+                   help="write the table from the cached rows only; others are marked "
+                        "'not finished'")
     args = p.parse_args(argv)
     rows = []
     for name in args.data.split(","):

@@ -3,37 +3,64 @@
 For each data set (CoNLL-2000's training file, the training 90 % of the treebank POS
 sample), every 10th training sentence validates and the others train
 (:func:`sequence.data.deterministic_split`); the test parts are never read.  Each
-candidate setting is fitted with the same iterations, scored on the validation sentences
-(chunk F1 or token accuracy) and compared with the default by
-:func:`structpred.selection.prefer_default`: the simpler default is kept unless a
-candidate wins in at least 95 % of paired bootstraps of the validation sentences.
+candidate setting is fitted with the same iteration budget and stopping rule, scored on
+the validation sentences (chunk F1 or token accuracy, at its best validated iterate)
+and compared with the default by :func:`structpred.selection.prefer_default`: the
+default is kept unless a candidate wins in at least 95 % of paired bootstraps of the
+validation sentences.
 
-    python benchmarks/select_sequence_defaults.py --first 3000 --iterations 30 \\
-        --out runs/sequence/selection.json
+The candidates are values of one parameter (``--param``): by default ``radius``, the
+``gamma`` of ``W = {||w|| <= gamma}``, which plays the part of the regularisation
+constant C of a structured SVM (a smaller ball is a stronger regulariser); ``inf``
+is no bound, early stopping only.  Each fitted candidate's validation statistics are
+cached in ``--cache`` (one JSON file per data set and value), so an interrupted run
+resumes and a grid can be extended without refitting.
+
+    python benchmarks/select_sequence_defaults.py --param radius \\
+        --values inf,100,200,400 --default inf --out runs/sequence/selection.json
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
 
 from sequence.data import deterministic_split
-from sequence.evaluate import score_from_stats, sentence_stats
+from sequence.evaluate import sentence_stats
 from sequence.model import SequenceTagger
 from structpred.io import atomic_write
-from structpred.selection import fit_candidates, prefer_default
+from structpred.selection import Candidate, prefer_default
 
-sys_path = Path(__file__).resolve().parent
-import sys  # noqa: E402
-
-sys.path.insert(0, str(sys_path))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_sequence import load  # noqa: E402
 
-#: the default first (the simpler templates and the step of the convergence bound)
-CANDIDATES = [("window", 1.0), ("window", 3.0), ("full", 1.0), ("full", 3.0)]
+#: parameters that can be searched, and how to read a value of each from the command line
+PARAMS = {"radius": float, "relative_radius": float, "min_count": int, "scale_power": float,
+          "step_scale": float, "smoothing": float, "feature_set": str, "scaling": str}
+
+
+def _key(name, args, params):
+    """The cache file of a candidate: the data set, the sentences used and every parameter
+    of the tagger, so that equal settings reached through different ``--param`` and
+    ``--fixed`` share one fit."""
+    params = {k: (repr(v) if isinstance(v, float) else v) for k, v in params.items()}
+    h = hashlib.sha1(json.dumps({"first": args.first, "params": params},
+                                sort_keys=True).encode()).hexdigest()[:12]
+    return f"{name}-{h}.json"
+
+
+def _fixed(args):
+    out = {}
+    for item in filter(None, (args.fixed or "").split(",")):
+        k, v = item.split("=")
+        out[k] = PARAMS[k](v)
+    return out
 
 
 def select(name, args):
@@ -42,27 +69,48 @@ def select(name, args):
     tr, va = deterministic_split(len(X))
     Xt, yt = [X[i] for i in tr], [y[i] for i in tr]
     Xv, yv = [X[i] for i in va], [y[i] for i in va]
-
-    def make(value):
-        fs, step = value
-        return SequenceTagger(feature_set=fs, step_scale=step, n_iter=args.iterations,
-                              eval_every=5)
-
-    def fit(model):
-        model.fit(Xt, yt, Xv, yv)
-
-    def score_of(model):
-        return model.score(Xv, yv), model.best_iter_
-
-    def stats_of(model):
-        return sentence_stats(yv, model.predict(Xv), model.iob_)
-
-    ranked = fit_candidates(make, CANDIDATES, fit, jobs=1, score_of=score_of)
-    kept, p = prefer_default(ranked, CANDIDATES[0], stats_of, score=_score)
-    return {"data": name, "sentences": len(X), "validation_sentences": len(va),
-            "candidates": [{"value": list(c.value), "score": c.score, "best_iter": c.best_iter,
-                            "seconds": c.seconds} for c in ranked],
-            "kept": list(kept.value), "p_not_better": p}
+    conv = PARAMS[args.param]
+    values = [conv(v) for v in args.values.split(",")]
+    default = conv(args.default)
+    if default not in values:
+        values.insert(0, default)
+    ranked, stats = [], {}
+    for value in values:
+        kw = dict(n_iter=args.iterations, eval_every=args.eval_every,
+                  patience=args.patience, **_fixed(args))
+        kw[args.param] = value
+        model = SequenceTagger(**kw)
+        path = Path(args.cache) / _key(name, args, model.get_params())
+        if path.exists():
+            with open(path) as fh:
+                rec = json.load(fh)
+            print(f"(cached {path})", flush=True)
+        else:
+            w0 = time.perf_counter()
+            model.fit(Xt, yt, Xv, yv)
+            wall = time.perf_counter() - w0
+            st = sentence_stats(yv, model.predict(Xv), model.iob_)
+            rec = {"value": value, "score": float(_score(st.sum(0))),
+                   "best_iter": model.best_iter_, "n_iter": model.n_iter_,
+                   "cpu_seconds": model.fit_time_, "wall_seconds": wall,
+                   "history": model.history_.get("validation", []), "stats": st.tolist()}
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with atomic_write(str(path)) as fh:
+                json.dump(rec, fh)
+        print(json.dumps({k: v for k, v in rec.items() if k not in ("stats", "history")}),
+              flush=True)
+        stats[value] = np.asarray(rec["stats"])
+        ranked.append(Candidate(value, value, rec["score"], rec["best_iter"],
+                                rec["cpu_seconds"]))
+        ranked[-1].record = rec
+    ranked.sort(key=lambda c: -c.score)          # stable: ties keep the order of values
+    kept, p = prefer_default(ranked, default, lambda v: stats[v], score=_score)
+    return {"data": name, "param": args.param, "sentences": len(X),
+            "training_sentences": len(tr), "validation_sentences": len(va),
+            "candidates": [{"value": c.value, "score": c.score, "best_iter": c.best_iter,
+                            "n_iter": c.record["n_iter"], "cpu_seconds": c.seconds,
+                            "wall_seconds": c.record["wall_seconds"]} for c in ranked],
+            "default": default, "kept": kept.value, "p_not_better": p}
 
 
 def _score(summed):
@@ -74,12 +122,43 @@ def _score(summed):
     return 100.0 * summed[..., 0] / np.maximum(summed[..., 1], 1)
 
 
+def table(results):
+    lines = ["| data (validation sentences) | " + results[0]["param"] + " | validation score | "
+             "best iteration (of) | CPU s | wall s (shared machine) | kept |",
+             "|---|---:|---:|---:|---:|---:|---|"]
+    for res in results:
+        what = "chunk F1" if res["data"] == "conll2000" else "accuracy"
+        for c in res["candidates"]:
+            mark = "**kept**" if c["value"] == res["kept"] else ""
+            if c["value"] == res["default"]:
+                mark += " (default)"
+            lines.append(f"| {res['data']} ({res['validation_sentences']}) | {c['value']:g} | "
+                         f"{c['score']:.2f} ({what}) | {c['best_iter']} ({c['n_iter']}) | "
+                         f"{c['cpu_seconds']:.0f} | {c['wall_seconds']:.0f} | {mark} |"
+                         if isinstance(c["value"], float) else
+                         f"| {res['data']} ({res['validation_sentences']}) | {c['value']} | "
+                         f"{c['score']:.2f} ({what}) | {c['best_iter']} ({c['n_iter']}) | "
+                         f"{c['cpu_seconds']:.0f} | {c['wall_seconds']:.0f} | {mark} |")
+        p = res["p_not_better"]
+        lines.append(f"| | | | | | | share of bootstraps where the best is not better than the "
+                     f"default: {'–' if p is None else f'{p:.3f}'} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", default="conll2000,treebank")
-    p.add_argument("--first", type=int, default=3000,
-                   help="training sentences used (the first N of the training part)")
-    p.add_argument("--iterations", type=int, default=30)
+    p.add_argument("--param", default="radius", choices=sorted(PARAMS))
+    p.add_argument("--values", default="inf,100,200,400")
+    p.add_argument("--default", default="inf", help="the current default (kept unless beaten)")
+    p.add_argument("--fixed", default="", help="other parameters, e.g. 'step_scale=3'")
+    p.add_argument("--first", type=int, default=None,
+                   help="training sentences used (the first N of the training part; "
+                        "default all)")
+    p.add_argument("--iterations", type=int, default=100)
+    p.add_argument("--patience", type=int, default=4)
+    p.add_argument("--eval-every", type=int, default=5)
+    p.add_argument("--cache", default="runs/sequence/selection-cache")
     p.add_argument("--out", default="runs/sequence/selection.json")
     args = p.parse_args(argv)
     out = []
@@ -90,8 +169,10 @@ def main(argv=None):
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     with atomic_write(args.out) as fh:
         json.dump({"results": out, "args": vars(args)}, fh, indent=1)
+    with atomic_write(str(Path(args.out).with_suffix(".md"))) as fh:
+        fh.write(table(out))
+    print(table(out))
 
 
 if __name__ == "__main__":
-    assert score_from_stats  # the CLI's scorer; _score is its vectorised form
     main()

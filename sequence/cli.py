@@ -22,7 +22,7 @@ __all__ = ["add_parser", "tag_train", "tag_predict", "tag_eval", "DEFAULTS"]
 #: the defaults of ``tag train``, chosen on validation splits of CoNLL-2000 and the
 #: treebank POS sample (docs/results/sequence.md)
 DEFAULTS = {"learner": "bregman", "feature_set": "full", "n_iter": 100, "eval_every": 5,
-            "patience": 4, "radius": float("inf"), "valid_fraction": 0.1}
+            "patience": 4, "relative_radius": float("inf"), "valid_fraction": 0.1}
 
 
 def _fraction(text):
@@ -32,6 +32,13 @@ def _fraction(text):
 
         raise argparse.ArgumentTypeError(f"must be a number in (0, 0.5), got {text!r}")
     return v
+
+
+def _positive_or_inf(text):
+    """argparse ``type=``: a number > 0, or ``inf``."""
+    if text.strip().lower() in ("inf", "infinity"):
+        return float("inf")
+    return positive_float(text)
 
 
 def add_parser(subparsers, name):
@@ -74,7 +81,12 @@ def add_parser(subparsers, name):
     tr.add_argument("--patience", type=positive_int, default=DEFAULTS["patience"], metavar="N",
                     help="stop after N validations without improvement")
     tr.add_argument("--radius", type=positive_float, default=None, metavar="GAMMA",
-                    help="bound ||w|| <= GAMMA (default: none; the validation set stops)")
+                    help="bound ||w|| <= GAMMA, the regulariser (smaller: stronger); default: "
+                         "--relative-radius times the square root of the training tokens")
+    tr.add_argument("--relative-radius", type=_positive_or_inf,
+                    default=DEFAULTS["relative_radius"], metavar="R",
+                    help="the radius per square root of a training token, when --radius is "
+                         "not given ('inf': no bound, the validation set stops)")
     tr.add_argument("--first", type=positive_int, metavar="N",
                     help="use only the first N sentences of --data")
     tr.add_argument("--seed", type=int, default=0, help="random seed")
@@ -116,8 +128,6 @@ def _load(path):
 
 @_wrap_format_errors
 def tag_train(args):
-    import numpy as np
-
     from .data import deterministic_split, read_conll
 
     check_output(args.output, "-o", inputs=[("--data", args.data),
@@ -145,7 +155,7 @@ def tag_train(args):
     tagger = SequenceTagger(learner=args.learner, feature_set=args.features,
                             n_iter=args.iterations, patience=args.patience,
                             eval_every=DEFAULTS["eval_every"],
-                            radius=np.inf if args.radius is None else args.radius,
+                            radius=args.radius, relative_radius=args.relative_radius,
                             random_state=args.seed, verbose=not args.quiet)
     try:
         tagger.fit(Xt, yt, Xv, yv)

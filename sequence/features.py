@@ -86,7 +86,9 @@ class FeatureIndex:
     names : list of str
         The column of each feature string.
     scale : array_like, optional
-        ``1 / sqrt(count)`` of each feature in the training data (see :meth:`transform`).
+        The value of each feature under ``transform(..., scaled=True)``: ``1 / sqrt(count)``
+        (its count in the training data) from :meth:`fit`; the tagger may replace it by
+        another power of the count.
     """
 
     def __init__(self, names, scale=None):
@@ -112,8 +114,9 @@ class FeatureIndex:
     def transform(self, feats, scaled=False):
         """``(x, lengths)``: the CSR token-by-feature matrix of all sentences, one after another.
 
-        With ``scaled``, feature ``f`` has value ``1 / sqrt(count_f)`` (its count in the
-        training data) instead of 1, so that every column of ``F`` has about unit norm.
+        With ``scaled``, feature ``f`` has value ``scale[f]`` instead of 1 (from
+        :meth:`fit`, ``1 / sqrt(count_f)``, so that every column of ``F`` has about unit
+        norm).
         """
         index = self.index
         indptr = [0]

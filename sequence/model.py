@@ -59,9 +59,16 @@ class SequenceTagger(BaseEstimator):
         The templates of :mod:`sequence.features`.
     n_iter : int
         Dual-extragradient iterations (perceptron: epochs), at most.
-    radius : float
-        ``gamma`` of ``W = {||w|| <= gamma}``; ``inf`` follows the unregularised path
-        and relies on the validation set for stopping (sec. 2.6).
+    radius : float or None
+        ``gamma`` of ``W = {||w|| <= gamma}``, the regulariser (a structured SVM's C in
+        another form: a smaller ball regularises more); ``inf`` follows the unregularised
+        path and relies on the validation set for stopping (sec. 2.6).  ``None`` (the
+        default): ``relative_radius * sqrt(N)``, ``N`` the training tokens.
+    relative_radius : float
+        The radius per square root of a training token, used when ``radius`` is None.
+        The norm that the unregularised path reaches grows about as ``sqrt(N)`` (176 on
+        2,700 CoNLL-2000 sentences, about 300 on 8,000), so one relative value serves
+        training sets of different sizes; ``inf`` is no bound.
     smoothing : float
         Weight of the uniform distribution in the Bregman centre.
     step_scale : float
@@ -69,17 +76,26 @@ class SequenceTagger(BaseEstimator):
         step of the convergence bound, eq. 2.19, in the Euclidean geometry; a larger
         step converged faster on the validation sets, docs/results/sequence.md).
     scaling : {"count", "none"}
-        ``"count"``: token feature ``f`` has value ``1 / sqrt(count_f)`` and the label
-        features (transitions, start, end) ``1 / sqrt(N / K)`` (``N`` training tokens),
-        so that the columns of ``F`` have comparable norms and ``L`` is not set by the
-        most frequent features.  With ``radius = inf`` this is a reparametrisation of
-        the same model (a diagonal preconditioning of the steps on ``w``); the
-        perceptron always uses unscaled features.
+        ``"count"``: token feature ``f`` has value ``count_f ** -scale_power`` and the
+        label features (transitions, start, end) ``(N / K) ** -scale_power`` (``N``
+        training tokens), so that the columns of ``F`` have more comparable norms and
+        ``L`` is not set by the most frequent features alone.  With ``radius = inf``
+        this is a reparametrisation of the same model (a diagonal preconditioning of
+        the steps on ``w``); with a finite radius it also weights the regulariser:
+        ``||w_scaled||^2 = sum_f count_f ** (2 scale_power) w_f^2``.  The perceptron
+        always uses unscaled features.
+    scale_power : float
+        The exponent of the count scaling: 0.5 equalises the column norms of ``F``
+        (the fastest start, and a rare feature's weight moves as fast as a frequent
+        one's, which overfits rare features); 0 is no scaling.
     batch_size : int
         Sentences per example of the learner (the polytope of a batch is the product of
         its sentences' polytopes; batching only changes how the work is grouped).
     min_count : int
-        Feature strings seen fewer times in the training data are dropped.
+        Feature strings seen fewer times in the training data are dropped.  The default,
+        2, drops the strings seen once: under the count scaling their weights move as
+        fast as those of frequent features, and the unregularised path memorises them
+        (docs/results/sequence.md, "Why ours trailed CRFsuite").
     eval_every : int
         Validation F1 (or accuracy) every this many iterations, when validation data
         are given; the best iterate is kept.
@@ -109,17 +125,20 @@ class SequenceTagger(BaseEstimator):
         CPU seconds of :meth:`fit` (features, step size, learning, validation).
     """
 
-    def __init__(self, learner="bregman", feature_set="full", n_iter=100, radius=np.inf,
-                 smoothing=0.1, step_scale=3.0, scaling="count", batch_size=500, min_count=1,
-                 eval_every=5,
+    def __init__(self, learner="bregman", feature_set="full", n_iter=100, radius=None,
+                 relative_radius=np.inf,
+                 smoothing=0.1, step_scale=3.0, scaling="count", scale_power=0.5,
+                 batch_size=500, min_count=2, eval_every=5,
                  patience=None, max_time=None, random_state=0, verbose=False):
         self.learner = learner
         self.feature_set = feature_set
         self.n_iter = n_iter
         self.radius = radius
+        self.relative_radius = relative_radius
         self.smoothing = smoothing
         self.step_scale = step_scale
         self.scaling = scaling
+        self.scale_power = scale_power
         self.batch_size = batch_size
         self.min_count = min_count
         self.eval_every = eval_every
@@ -137,6 +156,12 @@ class SequenceTagger(BaseEstimator):
                              f"got {self.feature_set!r}")
         if self.scaling not in ("count", "none"):
             raise ValueError(f"scaling must be 'count' or 'none', got {self.scaling!r}")
+        if not 0.0 <= float(self.scale_power) <= 1.0:
+            raise ValueError(f"scale_power must be in [0, 1], got {self.scale_power!r}")
+        for name in ("radius", "relative_radius"):
+            v = getattr(self, name)
+            if v is not None and not float(v) > 0:
+                raise ValueError(f"{name} must be positive (or inf), got {v!r}")
         if int(self.n_iter) < 1 or int(self.batch_size) < 1 or int(self.min_count) < 1:
             raise ValueError("n_iter, batch_size and min_count must be >= 1")
 
@@ -189,9 +214,15 @@ class SequenceTagger(BaseEstimator):
         feats = token_features(X, self.feature_set)
         self.features_ = FeatureIndex.fit(feats, self.min_count)
         self.scaled_ = self.scaling == "count" and self.learner != "perceptron"
+        power = float(self.scale_power)
+        # FeatureIndex.fit gives 1 / sqrt(count); the value used is count ** -power (stored
+        # in the model file, so prediction needs no power)
+        self.features_.scale = self.features_.scale ** (2.0 * power)
         x, lengths = self.features_.transform(feats, scaled=self.scaled_)
         n_tokens = x.shape[0]
-        self.label_scale_ = (float(np.sqrt(len(self.classes_) / n_tokens)) if self.scaled_
+        self.radius_ = float(self.relative_radius * np.sqrt(n_tokens) if self.radius is None
+                             else self.radius)
+        self.label_scale_ = (float((len(self.classes_) / n_tokens) ** power) if self.scaled_
                              else 1.0)
         del feats
         labels = self._encode_labels(y)
@@ -214,7 +245,7 @@ class SequenceTagger(BaseEstimator):
             examples = self._examples(x, lengths, labels, geometry)
             L = operator_norm(examples, random_state=self.random_state)
             self.eta_ = float(self.step_scale) / L
-            res = dual_extragradient_streaming(examples, L2Ball(radius=float(self.radius)),
+            res = dual_extragradient_streaming(examples, L2Ball(radius=self.radius_),
                                                n_iter=int(self.n_iter), eta=self.eta_,
                                                monitor=monitor, verbose=self.verbose)
             self._set_result(res.w, res.n_iter, res.best_iter, res.history)
@@ -274,7 +305,10 @@ class SequenceTagger(BaseEstimator):
         header = {"format": FORMAT, "version": FORMAT_VERSION,
                   "params": {k: (None if isinstance(v, float) and not np.isfinite(v) else v)
                              for k, v in self.get_params().items()},
-                  "radius_inf": not np.isfinite(self.radius),
+                  "inf_params": [k for k, v in self.get_params().items()
+                                 if isinstance(v, float) and np.isinf(v)],
+                  "radius": (None if not np.isfinite(getattr(self, "radius_", np.inf))
+                             else self.radius_),
                   "classes": list(self.classes_), "iob": bool(self.iob_),
                   "n_columns": int(self.n_columns_), "n_iter": self.n_iter_,
                   "scaled": bool(self.scaled_), "label_scale": self.label_scale_,
@@ -301,7 +335,9 @@ def load_tagger(path):
     except (KeyError, ValueError, UnicodeDecodeError, AttributeError):
         raise FormatError(name, None, f"damaged {what}") from None
     params = dict(header["params"])
-    if header.get("radius_inf"):
+    for k in header.get("inf_params", []):
+        params[k] = np.inf
+    if header.get("radius_inf"):             # files of the first format
         params["radius"] = np.inf
     tagger = SequenceTagger(**params)
     tagger.classes_ = header["classes"]
@@ -313,6 +349,8 @@ def load_tagger(path):
     tagger.coef_ = coef
     tagger.n_iter_, tagger.best_iter_ = header["n_iter"], header["best_iter"]
     tagger.eta_ = header["eta"]
+    radius = header.get("radius")
+    tagger.radius_ = np.inf if radius is None else float(radius)
     tagger.fit_time_ = header.get("fit_time")
     tagger.info_ = header.get("info", {})
     K = len(tagger.classes_)

@@ -137,6 +137,38 @@ def test_euclidean_learner_runs_on_a_few_sentences(chunking):
     assert np.all(np.isfinite(tagger.coef_)) and tagger.n_iter_ == 3
 
 
+def test_relative_radius_bounds_the_weights_and_round_trips(chunking, tmp_path):
+    """``radius=None``: the ball's radius is ``relative_radius * sqrt(N)``; the averaged
+    weights stay inside it; the count scaling uses ``count ** -scale_power``; a model
+    file keeps the radius, the powers and the infinite parameters."""
+    X, y, _, _ = chunking
+    X, y = X[:20], y[:20]
+    n_tokens = sum(len(s) for s in X)
+    tagger = SequenceTagger(n_iter=4, relative_radius=0.05, scale_power=0.25,
+                            batch_size=8).fit(X, y)
+    assert tagger.radius_ == pytest.approx(0.05 * np.sqrt(n_tokens))
+    assert np.linalg.norm(tagger.coef_) <= tagger.radius_ * (1 + 1e-9)
+    counts = 1.0 / FeatureIndex.fit([sentence_features(s) for s in X], 2).scale ** 2
+    assert tagger.features_.scale == pytest.approx(counts ** -0.25)
+    K = len(tagger.classes_)
+    assert tagger.label_scale_ == pytest.approx((K / n_tokens) ** 0.25)
+    path = tmp_path / "r.npz"
+    tagger.save(path)
+    back = load_tagger(path)
+    assert back.radius_ == pytest.approx(tagger.radius_)
+    assert back.relative_radius == 0.05 and back.scale_power == 0.25
+    assert back.predict(X) == tagger.predict(X)
+    unbounded = SequenceTagger(n_iter=2, radius=np.inf, batch_size=8).fit(X[:5], y[:5])
+    unbounded.save(path)
+    back = load_tagger(path)
+    assert back.radius == np.inf and back.radius_ == np.inf
+    assert back.get_params()["relative_radius"] == unbounded.relative_radius
+    with pytest.raises(ValueError, match="relative_radius"):
+        SequenceTagger(relative_radius=0.0).fit(X, y)
+    with pytest.raises(ValueError, match="scale_power"):
+        SequenceTagger(scale_power=2.0).fit(X, y)
+
+
 def test_tagger_rejects_bad_parameters(chunking):
     X, y, _, _ = chunking
     with pytest.raises(ValueError, match="learner"):
