@@ -148,7 +148,7 @@ def _add_train_parser(tsub):
     g.add_argument("--n-topics", type=positive_int, metavar="K",
                    help=f"number of topics (default {DEFAULT_N_TOPICS}; sdem-lda: per class, "
                         "default 2; pamedlda: 40; disclda: in all, default 5 per class + 10 "
-                        "shared; nbsvm and sdem-nb have none)")
+                        "shared; nbsvm, svm and sdem-nb have none)")
     g.add_argument("--iterations", type=iteration_count, metavar="N",
                    help="iterations: Gibbs sweeps, alternations, epochs or passes, as the model "
                         "counts them (default: the model's own)")
@@ -185,14 +185,15 @@ def _add_vocabulary_options(tr):
                    help="terms are runs of 1 to N adjacent words (nbsvm default 2, the others "
                         "1)")
     v.add_argument("--weighting", choices=["counts", "binary", "tfidf"],
-                   help="term weights for the models that take them (nbsvm: binary, sdem-nb: "
-                        "tfidf); the topic models always count")
-    v.add_argument("--digits", action="store_true",
-                   help="count digits as word characters (x11, 2024); default: letters only, "
-                        "of every script")
-    v.add_argument("--stop-words", default="english", metavar="LIST",
-                   help="'english' (scikit-learn's 318 words, the default), 'none', or a file "
-                        "with one word per line")
+                   help="term weights for the models that take them (nbsvm: binary, sdem-nb "
+                        "and svm: tfidf); the topic models always count")
+    v.add_argument("--digits", action=argparse.BooleanOptionalAction, default=None,
+                   help="count digits as word characters (x11, 2024); default: the model's "
+                        "(sdem-nb and svm: yes; the others: letters only, of every script)")
+    v.add_argument("--stop-words", default=None, metavar="LIST",
+                   help="'english' (scikit-learn's 318 words), 'none', or a file with one "
+                        "word per line; default: the model's (sdem-nb and svm: none; the "
+                        "others: english)")
     v.add_argument("--keep-case", action="store_true", help="do not lower-case the text")
 
 
@@ -258,13 +259,12 @@ def _vocabulary_overrides(args):
         out["weighting"] = args.weighting
         if args.weighting != "tfidf":
             out.update(sublinear_tf=False, norm=None)
-    if args.digits:
-        out["digits"] = True
+    if args.digits is not None:
+        out["digits"] = bool(args.digits)
     if args.keep_case:
         out["lowercase"] = False
-    stop = _stop_words(args.stop_words)
-    if stop != "english":
-        out["stop_words"] = stop
+    if args.stop_words is not None:
+        out["stop_words"] = _stop_words(args.stop_words)
     return out
 
 
