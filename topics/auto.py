@@ -343,7 +343,7 @@ def _fit_trial(trial, analyses, folds, y, y_valid, seed, overrides):
 
 def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction=0.2, seed=0,
            cv_below=2000, n_folds=5, time_budget=30.0, specs=CANDIDATES, default=DEFAULT_CANDIDATE, overrides=None,
-           log=None):
+           log=None, jobs=1):
     """Choose a candidate on validation documents (see the module docstring).
 
     Parameters
@@ -362,6 +362,8 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
         Vocabulary settings applied to every candidate (the command line's).
     log : callable, optional
         Called with one line as each candidate is fitted.
+    jobs : int
+        Candidates fitted at once (forked processes; the choice is the same for any value).
 
     Returns
     -------
@@ -406,7 +408,7 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
             log(f"  {trial.spec.name:<15} {100 * trial.correct.mean():6.2f}% on validation "
                 f"({trial.seconds:.1f}s)")
 
-    ranked = fit_candidates(make, [s.name for s in take], fit, jobs=1,
+    ranked = fit_candidates(make, [s.name for s in take], fit, jobs=jobs,
                             score_of=lambda t: float(t.correct.mean()))
     kept, p = prefer_default(ranked, default, lambda t: t.correct, random_state=seed)
     best = ranked[0]

@@ -168,6 +168,8 @@ def _add_validation_options(tr):
     a.add_argument("--valid-fraction", type=_fraction, default=0.2, metavar="F",
                    help="share of each class held out for validation (default 0.2; chosen by "
                         "--seed)")
+    a.add_argument("--jobs", type=positive_int, default=2, metavar="N",
+                   help="fit this many candidates at once (processes; default 2)")
     a.add_argument("--time-budget", type=float, default=30.0, metavar="SECONDS",
                    help="estimated seconds allowed for the slower topic-model candidates "
                         "(default 30)")
@@ -316,7 +318,7 @@ def topics_train(args):
                             valid_labels=None if valid is None else valid.labels,
                             valid_fraction=args.valid_fraction, seed=args.seed,
                             time_budget=args.time_budget, overrides=overrides,
-                            log=lambda m: _log(args, m))
+                            log=lambda m: _log(args, m), jobs=args.jobs)
         except ValueError as exc:
             raise UserError(f"{docs.path}: {exc}") from exc
         for line in choice.lines():
