@@ -7,9 +7,9 @@ With data arguments only, ``topics train`` does not fit one fixed model.  It
    2,000 documents is cross-validated instead (5 folds, :func:`cross_validation_folds`), as
    one held-out fifth of it would be too small to choose on;
 2. fits the candidates of :data:`CANDIDATES` on the rest -- the fast discriminative models
-   first (sdEM naive Bayes with the hinge and NCLL losses, NBSVM, plain naive Bayes), then
-   sdEM-LDA and a paMedLDA topic model only where the corpus is large enough for topics to
-   help and their estimated time fits the budget (:func:`plan`);
+   first (sdEM naive Bayes with the hinge and NCLL losses, a linear SVM, NBSVM, plain naive
+   Bayes), then sdEM-LDA and a paMedLDA topic model only where the corpus is large enough for
+   topics to help and their estimated time fits the budget (:func:`plan`);
 3. keeps the documented default :data:`DEFAULT_CANDIDATE` unless the most accurate candidate
    is better in at least 95% of paired bootstraps of the validation documents
    (:func:`structpred.selection.prefer_default`, the rule the aligners use);

@@ -5,8 +5,8 @@ Registered in the ``structpred.commands`` entry-point group (pyproject.toml).
 Input (``--data PATH``, see :mod:`topics._text_io`): a folder with one sub-folder per
 class (``PATH/<label>/<file>``, the 20 Newsgroups layout), a TSV file ``label<TAB>text``
 or JSON lines with ``label`` and ``text`` fields (``.gz`` ok).  Texts are tokenised by
-:func:`topics.corpus.tokenize` (lowercase alphabetic words, English stop list) and
-counted over a :class:`topics.corpus.Vocabulary` fitted on the training texts; the
+:class:`topics.tokens.Tokenizer` (lower-cased words of every script; the default model also
+keeps numbers and has no stop list, the others drop the English stop words) and counted over a :class:`topics.corpus.Vocabulary` fitted on the training texts; the
 model file (:mod:`topics._persist`, ``.npz`` without pickle) keeps the vocabulary, the
 labels and the fitted estimator.
 """
