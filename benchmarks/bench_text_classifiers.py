@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 PEERS = ("MultinomialNB", "ComplementNB", "LinearSVC", "LogisticRegression")
-OURS = ("auto", "sdem-nb", "nbsvm", "sdem-lda", "pamedlda", "lda-svm", "disclda",
+OURS = ("auto", "sdem-nb", "svm", "nbsvm", "sdem-lda", "pamedlda", "lda-svm", "disclda",
         "medlda-gibbs", "medlda-is", "pamedhdp")
 CORPORA = ("20ng", "r8", "movies", "brown")
 

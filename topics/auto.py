@@ -7,9 +7,9 @@ With data arguments only, ``topics train`` does not fit one fixed model.  It
    2,000 documents is cross-validated instead (5 folds, :func:`cross_validation_folds`), as
    one held-out fifth of it would be too small to choose on;
 2. fits the candidates of :data:`CANDIDATES` on the rest -- the fast discriminative models
-   first (sdEM naive Bayes with the hinge and NCLL losses, NBSVM, plain naive Bayes), then
-   sdEM-LDA and a paMedLDA topic model only where the corpus is large enough for topics to
-   help and their estimated time fits the budget (:func:`plan`);
+   first (sdEM naive Bayes with the hinge and NCLL losses, a linear SVM, NBSVM, plain naive
+   Bayes), then sdEM-LDA and a paMedLDA topic model only where the corpus is large enough for
+   topics to help and their estimated time fits the budget (:func:`plan`);
 3. keeps the documented default :data:`DEFAULT_CANDIDATE` unless the most accurate candidate
    is better in at least 95% of paired bootstraps of the validation documents
    (:func:`structpred.selection.prefer_default`, the rule the aligners use);
@@ -36,15 +36,20 @@ __all__ = ["CandidateSpec", "CANDIDATES", "DEFAULT_CANDIDATE", "MODEL_DEFAULTS",
            "analyze_once", "spec_of"]
 
 #: the models that take weighted (non-integer) features; the others need whole counts
-WEIGHTED_MODELS = ("nbsvm", "sdem-nb")
+WEIGHTED_MODELS = ("nbsvm", "sdem-nb", "svm")
 #: vocabulary of the linear models: words and word pairs in at least 2 training documents
 _BIGRAMS = {"ngram_range": (1, 2), "min_df": 2}
 #: counts of single words, what the Gibbs-sampled topic models need
 _WORD_COUNTS = {"ngram_range": (1, 1), "min_df": 2}
+#: the tokens of the default: words and numbers, no stop list (the list drops "not", "never"
+#: and the function words that tell genres apart; validation in docs/results/topics.md)
+_ALL_TOKENS = {"stop_words": None, "digits": True}
 #: sdEM naive Bayes: every training word, ln(1 + count) x idf, each document rescaled to
 #: Euclidean norm 3 (count-like, as naive Bayes needs; eqs. 1-2 of topics.corpus.Vocabulary)
 _TFIDF_WORDS = {"ngram_range": (1, 1), "min_df": 1, "weighting": "tfidf", "sublinear_tf": True,
-                "norm": 3.0}
+                "norm": 3.0, **_ALL_TOKENS}
+#: the linear SVM: the same terms and weights, rows of unit Euclidean norm
+_TFIDF_UNIT = {**_TFIDF_WORDS, "norm": 1.0}
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,9 @@ CANDIDATES = (
         "sdem-nb-hinge", "sdem-nb", _TFIDF_WORDS,
         {"loss": "hinge", "prior": "log", "learning_decay": 1e-5, "n_epochs": 6},
         help="sdEM naive Bayes, hinge loss, log prior, tf-idf words (the default)"),
+    CandidateSpec(
+        "svm", "svm", _TFIDF_UNIT, {"C": 1.0, "max_iter": 100},
+        help="linear SVM (squared hinge, one against the rest), tf-idf words"),
     CandidateSpec(
         "nbsvm", "nbsvm", {**_BIGRAMS, "weighting": "binary"},
         {"C": 0.1, "beta": 1.0, "max_iter": 30},
@@ -222,6 +230,16 @@ def terms_for(vocab, analyses, rows=None):
     return [[t for t in ts if lo - 1 <= t.count(" ") <= hi - 1] for ts in terms]
 
 
+def _word_terms(analyses, overrides, rows):
+    """The words (no n-grams) of documents ``rows``, with the topic models' tokens where
+    :func:`analyze_once` made them, else with any candidate's (to size the corpus)."""
+    v = Vocabulary(**{**_WORD_COUNTS, **(overrides or {})})
+    if _analysis_key(v) in analyses:
+        return terms_for(v, analyses, rows)
+    terms = next(iter(analyses.values()))[1]
+    return [[t for t in terms[i] if " " not in t] for i in rows]
+
+
 @dataclass
 class _Trial:
     """A candidate being tried: its spec, fitted vocabulary and estimator, and its 0/1
@@ -325,7 +343,7 @@ def _fit_trial(trial, analyses, folds, y, y_valid, seed, overrides):
 
 def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction=0.2, seed=0,
            cv_below=2000, n_folds=5, time_budget=30.0, specs=CANDIDATES, default=DEFAULT_CANDIDATE, overrides=None,
-           log=None):
+           log=None, jobs=1):
     """Choose a candidate on validation documents (see the module docstring).
 
     Parameters
@@ -344,6 +362,8 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
         Vocabulary settings applied to every candidate (the command line's).
     log : callable, optional
         Called with one line as each candidate is fitted.
+    jobs : int
+        Candidates fitted at once (forked processes; the choice is the same for any value).
 
     Returns
     -------
@@ -372,7 +392,7 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
         how = f"{val_idx.size} documents held out, candidates fitted on {fit_idx.size}"
     analyses = analyze_once(all_texts, specs, overrides)
     order = np.concatenate([v for _, v in folds])
-    words = terms_for(Vocabulary(**{**_WORD_COUNTS, **(overrides or {})}), analyses, folds[0][0])
+    words = _word_terms(analyses, overrides, folds[0][0])
     n_entries = _corpus_size(words) * len(folds)
     n_classes = np.unique(y_all[folds[0][0]]).size
     take, skipped = plan(folds[0][0].size, n_entries, n_classes, time_budget, specs)
@@ -388,7 +408,7 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
             log(f"  {trial.spec.name:<15} {100 * trial.correct.mean():6.2f}% on validation "
                 f"({trial.seconds:.1f}s)")
 
-    ranked = fit_candidates(make, [s.name for s in take], fit, jobs=1,
+    ranked = fit_candidates(make, [s.name for s in take], fit, jobs=jobs,
                             score_of=lambda t: float(t.correct.mean()))
     kept, p = prefer_default(ranked, default, lambda t: t.correct, random_state=seed)
     best = ranked[0]

@@ -5,8 +5,8 @@ Registered in the ``structpred.commands`` entry-point group (pyproject.toml).
 Input (``--data PATH``, see :mod:`topics._text_io`): a folder with one sub-folder per
 class (``PATH/<label>/<file>``, the 20 Newsgroups layout), a TSV file ``label<TAB>text``
 or JSON lines with ``label`` and ``text`` fields (``.gz`` ok).  Texts are tokenised by
-:func:`topics.corpus.tokenize` (lowercase alphabetic words, English stop list) and
-counted over a :class:`topics.corpus.Vocabulary` fitted on the training texts; the
+:class:`topics.tokens.Tokenizer` (lower-cased words of every script; the default model also
+keeps numbers and has no stop list, the others drop the English stop words) and counted over a :class:`topics.corpus.Vocabulary` fitted on the training texts; the
 model file (:mod:`topics._persist`, ``.npz`` without pickle) keeps the vocabulary, the
 labels and the fitted estimator.
 """
@@ -148,7 +148,7 @@ def _add_train_parser(tsub):
     g.add_argument("--n-topics", type=positive_int, metavar="K",
                    help=f"number of topics (default {DEFAULT_N_TOPICS}; sdem-lda: per class, "
                         "default 2; pamedlda: 40; disclda: in all, default 5 per class + 10 "
-                        "shared; nbsvm and sdem-nb have none)")
+                        "shared; nbsvm, svm and sdem-nb have none)")
     g.add_argument("--iterations", type=iteration_count, metavar="N",
                    help="iterations: Gibbs sweeps, alternations, epochs or passes, as the model "
                         "counts them (default: the model's own)")
@@ -168,6 +168,8 @@ def _add_validation_options(tr):
     a.add_argument("--valid-fraction", type=_fraction, default=0.2, metavar="F",
                    help="share of each class held out for validation (default 0.2; chosen by "
                         "--seed)")
+    a.add_argument("--jobs", type=positive_int, default=2, metavar="N",
+                   help="fit this many candidates at once (processes; default 2)")
     a.add_argument("--time-budget", type=float, default=30.0, metavar="SECONDS",
                    help="estimated seconds allowed for the slower topic-model candidates "
                         "(default 30)")
@@ -185,14 +187,15 @@ def _add_vocabulary_options(tr):
                    help="terms are runs of 1 to N adjacent words (nbsvm default 2, the others "
                         "1)")
     v.add_argument("--weighting", choices=["counts", "binary", "tfidf"],
-                   help="term weights for the models that take them (nbsvm: binary, sdem-nb: "
-                        "tfidf); the topic models always count")
-    v.add_argument("--digits", action="store_true",
-                   help="count digits as word characters (x11, 2024); default: letters only, "
-                        "of every script")
-    v.add_argument("--stop-words", default="english", metavar="LIST",
-                   help="'english' (scikit-learn's 318 words, the default), 'none', or a file "
-                        "with one word per line")
+                   help="term weights for the models that take them (nbsvm: binary, sdem-nb "
+                        "and svm: tfidf); the topic models always count")
+    v.add_argument("--digits", action=argparse.BooleanOptionalAction, default=None,
+                   help="count digits as word characters (x11, 2024); default: the model's "
+                        "(sdem-nb and svm: yes; the others: letters only, of every script)")
+    v.add_argument("--stop-words", default=None, metavar="LIST",
+                   help="'english' (scikit-learn's 318 words), 'none', or a file with one "
+                        "word per line; default: the model's (sdem-nb and svm: none; the "
+                        "others: english)")
     v.add_argument("--keep-case", action="store_true", help="do not lower-case the text")
 
 
@@ -258,13 +261,12 @@ def _vocabulary_overrides(args):
         out["weighting"] = args.weighting
         if args.weighting != "tfidf":
             out.update(sublinear_tf=False, norm=None)
-    if args.digits:
-        out["digits"] = True
+    if args.digits is not None:
+        out["digits"] = bool(args.digits)
     if args.keep_case:
         out["lowercase"] = False
-    stop = _stop_words(args.stop_words)
-    if stop != "english":
-        out["stop_words"] = stop
+    if args.stop_words is not None:
+        out["stop_words"] = _stop_words(args.stop_words)
     return out
 
 
@@ -348,7 +350,7 @@ def topics_train(args):
                             valid_labels=None if valid is None else valid.labels,
                             valid_fraction=args.valid_fraction, seed=args.seed,
                             time_budget=args.time_budget, overrides=overrides,
-                            log=lambda m: _log(args, m))
+                            log=lambda m: _log(args, m), jobs=args.jobs)
         except ValueError as exc:
             raise UserError(f"{docs.path}: {exc}") from exc
         for line in choice.lines():

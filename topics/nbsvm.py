@@ -117,6 +117,10 @@ class NBSVM(CountClassifierTags, ClassifierMixin, BaseEstimator):
     binarize : bool
         Use ``1{x_dw > 0}`` in place of ``x_dw`` (Wang & Manning's choice); ``False`` uses the
         given values (counts or tf-idf weights).
+    nb_scaling : bool
+        Scale the features by the log-count ratios of eq. 1; ``False`` sets ``r_c = 1``: the
+        plain linear SVM of eq. 2 on the given features (with ``beta = 1``), what the default
+        of ``structpred topics train`` fits on sublinear tf-idf words.
     max_iter : int
         Passes of dual coordinate descent (at most) per class.
     tol : float
@@ -136,8 +140,9 @@ class NBSVM(CountClassifierTags, ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, alpha=1.0, C=1.0, beta=0.25, binarize=True, max_iter=200, tol=0.1,
-                 vocabulary=None, random_state=0):
+                 vocabulary=None, random_state=0, nb_scaling=True):
         self.alpha = alpha
+        self.nb_scaling = nb_scaling
         self.C = C
         self.beta = beta
         self.binarize = binarize
@@ -176,7 +181,7 @@ class NBSVM(CountClassifierTags, ClassifierMixin, BaseEstimator):
         seed = 0 if self.random_state is None else int(self.random_state)
         for c in targets:
             inc = yi == c
-            r = log_count_ratio(X, inc, float(self.alpha))
+            r = log_count_ratio(X, inc, float(self.alpha)) if self.nb_scaling else np.ones(V)
             Z = sp.csr_matrix(X.multiply(r[None, :]))
             Z.sort_indices()
             w = np.zeros(V)

@@ -35,6 +35,12 @@ MODELS = {
         help="NBSVM: naive Bayes log-count ratios + a squared-hinge SVM per class (Wang & "
              "Manning 2012); binary words + word pairs; --iterations: coordinate-descent "
              "passes (at most)"),
+    "svm": ModelSpec(
+        "topics.nbsvm", "NBSVM", "max_iter", None,
+        {"nb_scaling": False, "binarize": False, "beta": 1.0},
+        help="linear SVM: the squared-hinge SVM of NBSVM without its naive Bayes scaling, one "
+             "per class against the rest, on tf-idf words; --iterations: coordinate-descent "
+             "passes (at most)"),
     "sdem-nb": ModelSpec(
         "topics.sdem", "SdemNaiveBayes", "n_epochs", None,
         help="multinomial naive Bayes trained by sdEM (hinge loss, log prior, tf-idf words; "

@@ -96,3 +96,28 @@ def test_given_validation_documents_are_used():
     choice = choose(texts, y, valid_texts=vt, valid_labels=vy,
                     specs=[spec_of(DEFAULT_CANDIDATE), spec_of("naive-bayes")])
     assert choice.n_valid == 40 and choice.how.startswith("40 validation documents given")
+
+
+def test_the_defaults_tokens_keep_negations_and_numbers():
+    """The default (and the svm candidate) count every word and number: no stop list, which
+    would drop "not"; ``--stop-words english`` and ``--no-digits`` override it."""
+    from topics.cli import _vocabulary_overrides
+
+    text = ["this is not a good x11 release of 2024"]
+    for name in (DEFAULT_CANDIDATE, "svm"):
+        v = spec_of(name).make_vocabulary().fit(text)
+        assert {"not", "x11", "2024", "this"} <= set(v.words_)
+    args = type("A", (), dict(min_df=None, max_features=None, ngrams=None, weighting=None,
+                              digits=False, keep_case=False, stop_words="english"))()
+    v = spec_of(DEFAULT_CANDIDATE).make_vocabulary(_vocabulary_overrides(args)).fit(text)
+    assert "not" not in v.words_ and "x11" not in v.words_ and "good" in v.words_
+    assert "not" not in spec_of("naive-bayes").make_vocabulary().fit(text * 2).words_
+
+
+def test_candidates_fitted_at_once_choose_the_same():
+    texts, y = corpus(120, seed=5)
+    specs = [spec_of(DEFAULT_CANDIDATE), spec_of("svm"), spec_of("naive-bayes")]
+    one = choose(texts, y, specs=specs, jobs=1)
+    two = choose(texts, y, specs=specs, jobs=2)
+    assert [(c.value, c.score) for c in one.ranked] == [(c.value, c.score) for c in two.ranked]
+    assert one.spec.name == two.spec.name

@@ -64,3 +64,18 @@ def test_texts_as_list_array_or_series(model):
         preds.append(est.fit(wrap(tr), ytr).predict(wrap(te)))
     for p in preds[1:]:
         np.testing.assert_array_equal(p, preds[0])
+
+
+def test_without_nb_scaling_it_is_liblinears_svm():
+    """``nb_scaling=False`` (the ``svm`` model): r = 1, the plain squared-hinge SVM of eq. 2
+    on the given weights, one per class against the rest, as ``LinearSVC``."""
+    rng = np.random.default_rng(1)
+    X = sp.csr_matrix(rng.random((90, 10)) * (rng.random((90, 10)) < 0.5))
+    y = np.array(["a", "b", "c"])[np.argmax(X @ rng.normal(size=(10, 3)), axis=1)]
+    m = NBSVM(nb_scaling=False, binarize=False, beta=1.0, C=1.0, max_iter=5000, tol=1e-6).fit(X, y)
+    ref = LinearSVC(C=1.0, tol=1e-8, max_iter=100000).fit(X, y)
+    assert np.all(m.log_ratios_ == 1.0)
+    assert np.allclose(m.coef_, ref.coef_, atol=1e-3)
+    assert np.allclose(m.intercept_, ref.intercept_, atol=1e-3)
+    scaled = NBSVM(binarize=False, beta=1.0, C=1.0).fit(X, y)
+    assert not np.allclose(scaled.log_ratios_, 1.0)

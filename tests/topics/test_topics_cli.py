@@ -23,6 +23,7 @@ STRUCTPRED = Path(sys.executable).parent / "structpred"
 #: per model: the fewest iterations / samples that still exercise every code path
 FAST = {
     "nbsvm": dict(iterations=5),
+    "svm": dict(iterations=5),
     "sdem-nb": dict(iterations=2),
     "sdem-lda": dict(n_topics=2, iterations=1, params={"n_burn": 1, "n_samples": 2}),
     "lda-svm": dict(n_topics=4, iterations=5, params={"n_transform_burn": 2,
