@@ -217,6 +217,39 @@ def oakland(data_dir, cache_root, params):
     return rows
 
 
+def _unary(row):
+    """Unary-only test IoU of a split: its own run, or else the guard's unary-only candidate
+    of the MRF run (the same search on the same features: what ``use_edges=False`` trains)."""
+    if "unary" in row:
+        return row["unary"]["iou"]
+    st = (row.get("mrf") or {}).get("test_stats") or {}
+    if "unary" in st:
+        a = np.asarray(st["unary"], dtype=np.float64)
+        return a[:, 0].sum() / max(a[:, 1].sum(), 1.0)
+    return None
+
+
+def table(results):
+    """Markdown table: per split unary-only, MRF (default), their difference and the peer."""
+    f = (lambda v: "-" if v is None else f"{100 * v:.2f}")
+    lines = ["| split | train / test | unary-only IoU (%) | MRF IoU (%) | MRF - unary | "
+             "scikit-image peer IoU (%) | MRF chose | guard (validation IoU) | CPU s (MRF run) |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    rows = [(name, f"{r['n_train']} / {r['n_test']}", r) for name, r in results["splits"].items()]
+    if "oakland" in results:
+        rows.append(("oakland", "scans 01-07 / 08-10", results["oakland"]))
+    for name, size, r in rows:
+        u, m, p = _unary(r), (r.get("mrf") or {}).get("iou"), (r.get("peer") or {}).get("iou")
+        d = "-" if u is None or m is None else f"{100 * (m - u):+.2f}"
+        g = (r.get("mrf") or {}).get("guard") or {}
+        ev = ", ".join(f"{k} {100 * v:.2f}" for k, v in sorted((g.get("scores") or {}).items()))
+        cpu = (r.get("mrf") or {}).get("cpu_seconds")
+        lines.append(f"| {name} | {size} | {f(u)} | {f(m)} | {d} | {f(p)} | "
+                     f"{(r.get('mrf') or {}).get('chosen', '-')} | {ev} | "
+                     f"{'-' if cpu is None else f'{cpu:.0f}'} |")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -231,7 +264,19 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cache-dir", default=str(ROOT / ".cache" / "segmentation"))
     ap.add_argument("--out", default=str(ROOT / "runs" / "segmentation" / "peers.json"))
+    ap.add_argument("--table", nargs="+", metavar="JSON",
+                    help="print the table of these result files (merged) and exit")
     args = ap.parse_args(argv)
+    if args.table:
+        results = {"splits": {}}
+        for p in args.table:
+            r = json.loads(Path(p).read_text())
+            for name, row in r.get("splits", {}).items():
+                results["splits"].setdefault(name, {}).update(row)
+            if "oakland" in r:
+                results["oakland"] = r["oakland"]
+        print(table(results))
+        return results
     params = {}
     for p in args.param:
         k, _, v = p.partition("=")
@@ -257,20 +302,7 @@ def main(argv=None):
     if args.oakland:
         results["oakland"] = oakland(data_dir, args.cache_dir, params)
         out.write_text(json.dumps(results, indent=1, default=str))
-    print("| split | train / test images | unary-only IoU (%) | MRF IoU (%) | MRF - unary | "
-          "scikit-image peer IoU (%) | MRF choice | MRF train time (s) |")
-    print("|---|---|---|---|---|---|---|---|")
-    for name, r in results["splits"].items():
-        u, m, p = (r.get(k, {}).get("iou") for k in ("unary", "mrf", "peer"))
-        f = (lambda v: "-" if v is None else f"{100 * v:.2f}")
-        d = "-" if u is None or m is None else f"{100 * (m - u):+.2f}"
-        print(f"| {name} | {r['n_train']} / {r['n_test']} | {f(u)} | {f(m)} | {d} | {f(p)} | "
-              f"{r.get('mrf', {}).get('chosen', '-')} | {r.get('mrf', {}).get('seconds', 0):.0f} |")
-    if "oakland" in results:
-        o = results["oakland"]
-        print(f"| oakland | scans 01-07 / 08-10 | {100 * o['unary']['iou']:.2f} | "
-              f"{100 * o['mrf']['iou']:.2f} | {100 * (o['mrf']['iou'] - o['unary']['iou']):+.2f} | - "
-              f"| {o['mrf']['chosen']} | {o['mrf']['seconds']:.0f} |")
+    print(table(results))
     return results
 
 

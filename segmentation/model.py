@@ -554,6 +554,8 @@ class MRFSegmenter(ParamsMixin, BaseEstimator):
                                             valid, kw.pop("track_graphs"), log, **kw)
 
         jobs = self._jobs(len(specs))
+        if jobs > 1:
+            _stop_tqdm_monitor()
         if jobs > 1 and self.learning_rate is None and \
                 self.learner in ("dual-extragradient", "projected-gradient"):
             for _, kw in specs:   # ||F|| of each training set once, here, for the forked ones
@@ -773,14 +775,15 @@ class MRFSegmenter(ParamsMixin, BaseEstimator):
 
     def _candidate(self, prep, cw, eta_scale, ns, valid, track_graphs, log, tag="",
                    use_edges=None, n_iter=None):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         res, hist, cap = self._train_candidate(prep, cw, eta_scale, valid, track_graphs,
                                                use_edges=use_edges, n_iter=n_iter)
-        secs = time.perf_counter() - t0
+        secs, cpu = time.perf_counter() - t0, time.process_time() - c0
         capped = res.status == 0 and valid is not None and n_iter is None
         row = dict(n_segments=ns, class_weight=cw, eta_scale=float(eta_scale),
                    best_iter=res.best_iter, n_iter=res.n_iter, n_train=prep.n_train,
-                   valid_score=res.best_score, seconds=secs, cap=cap, capped=capped)
+                   valid_score=res.best_score, seconds=secs, cpu_seconds=cpu, cap=cap,
+                   capped=capped)
         if valid is not None:
             log(f"  {_describe(row)}{tag}: validation {self._metric_name()} "
                 f"{100 * res.best_score:.2f}% at iteration {res.best_iter} "
@@ -1052,6 +1055,20 @@ class MRFSegmenter(ParamsMixin, BaseEstimator):
         from .model_io import load_segmenter
 
         return load_segmenter(cls, path)
+
+
+def _stop_tqdm_monitor():
+    """End tqdm's monitor thread (progress bars on a terminal start one) and start no other:
+    :func:`structpred.selection.fit_candidates` forks only while no other thread runs."""
+    import threading
+
+    from tqdm import tqdm
+    from tqdm._monitor import TMonitor
+
+    tqdm.monitor_interval = 0          # inherited by tqdm.auto's class
+    for t in threading.enumerate():
+        if isinstance(t, TMonitor):
+            t.exit()
 
 
 class DegenerateDataError(ValueError):
