@@ -178,7 +178,10 @@ class MRFSegmenter(ParamsMixin, BaseEstimator):
         :math:`\alpha` of eq. 5.
     edge_factors : tuple of float
         Factors ``s > 0`` of the chosen MRF's edge weights, candidates of the guard
-        (the best on validation is kept, if it beats unary-only by eq. 5).
+        (the best on validation is kept, if it beats unary-only by eq. 5).  The default
+        (0.5, 1.5, 2, 3) replaced (0.5,) by cross-validation over the horses and the
+        Oakland scans (``scripts/select_segmentation_defaults.py``): training stopped
+        early on validation leaves the edge weights short of their best strength.
     min_valid : int
         Fewer validation items than this: the choice by cross-validation (eq. 6).
     cv_folds : int
@@ -227,7 +230,8 @@ class MRFSegmenter(ParamsMixin, BaseEstimator):
     def __init__(self, learner="dual-extragradient", n_iter="auto", use_edges=True,
                  class_weight="auto", radius=np.inf, learning_rate=None, eta_scale="auto",
                  validate_every=5, patience=4, tol=0.0025, valid_fraction=0.15,
-                 validation_metric="iou", guard=True, guard_alpha=0.05, edge_factors=(0.5,),
+                 validation_metric="iou", guard=True, guard_alpha=0.05,
+                 edge_factors=(0.5, 1.5, 2.0, 3.0),
                  min_valid=20, cv_folds=3, colour_model=True, colour_components=3,
                  edge_scale=1.0, feature_scale=0.02, memory_efficient=False, cache_dir=None,
                  n_segments=1000, compactness=10.0, voxel=0.25, k_graph=6,

@@ -75,7 +75,7 @@ def test_few_validation_items_choose_by_cross_validation_and_train_on_all():
     assert any("3-fold cross-validation" in line for line in lines)
     folds = {r["cv_fold"] for r in m.selection_ if "cv_fold" in r}
     assert folds == {0, 1, 2}
-    assert m.guard_["kept"] in ("unary", "mrf x 0.5", "mrf")
+    assert m.guard_["kept"] in ("unary", "mrf", "mrf x 0.5", "mrf x 1.5", "mrf x 2", "mrf x 3")
     if m.guard_["kept"] == "unary":
         assert np.all(m.edge_weights_ == 0)
 
@@ -217,7 +217,7 @@ def test_candidates_in_forked_processes_give_the_serial_model(tmp_path):
     np.testing.assert_array_equal(a.coef_, b.coef_)
     assert a.guard_ == b.guard_ and a.chosen_["class_weight"] == b.chosen_["class_weight"]
     assert [r["valid_score"] for r in a.selection_] == [r["valid_score"] for r in b.selection_]
-    assert set(a.candidates_) == {"unary", "mrf", "mrf x 0.5"}
+    assert set(a.candidates_) == {"unary", "mrf", "mrf x 0.5", "mrf x 1.5", "mrf x 2", "mrf x 3"}
     if threading.active_count() == 1:
         assert len(set(pids.read_text().split()) - {str(os.getpid())}) == 2   # two workers
     assert MRFSegmenter(n_jobs=3)._jobs(2) == 2 and MRFSegmenter(n_jobs=None)._jobs(100) >= 1
