@@ -552,12 +552,16 @@ class MRFSegmenter(ParamsMixin, BaseEstimator):
         when :meth:`_jobs` allows more than one.  The results are the same either way."""
         from structpred.selection import fit_candidates
 
+        jobs = self._jobs(len(specs))
+
         def fit(holder):
             kw = dict(specs[holder["i"]][1])
+            # a forked candidate's lines come back with it and are logged here, in order
+            lines = holder["lines"] = []
             holder["out"] = self._candidate(kw.pop("prep"), kw.pop("cw"), kw.pop("eta_scale"), ns,
-                                            valid, kw.pop("track_graphs"), log, **kw)
+                                            valid, kw.pop("track_graphs"),
+                                            lines.append if jobs > 1 else log, **kw)
 
-        jobs = self._jobs(len(specs))
         if jobs > 1:
             _stop_tqdm_monitor()
         if jobs > 1 and self.learning_rate is None and \
@@ -566,8 +570,11 @@ class MRFSegmenter(ParamsMixin, BaseEstimator):
                 self._lipschitz(kw["prep"], kw["use_edges"], kw["cw"])
         ranked = fit_candidates(lambda i: {"i": i}, range(len(specs)), fit, jobs=jobs,
                                 score_of=lambda h: 0.0)
-        out = {c.value: c.model["out"] for c in ranked}
-        return [out[i] for i in range(len(specs))]
+        out = {c.value: c.model for c in ranked}
+        for i in range(len(specs)):
+            for line in out[i]["lines"]:
+                log(line)
+        return [out[i]["out"] for i in range(len(specs))]
 
     def _fit_on_validation(self, prep, valid, ns, track_graphs, log):
         """The MRF search and, when guarded, the unary-only search and the guard (sec. 2 of
