@@ -19,7 +19,12 @@ and prints the test foreground IoU (pooled over all test pixels, in percent).
 
 Splits.  ``zjw``: horse001-278 train, horse279-327 test (the manifest's split).
 ``fold{k}``: the 327 horses in ``--folds`` contiguous blocks of the id order;
-block k is the test set, the rest the training set.  Oakland (``--oakland``):
+block k is the test set, the rest the training set.  ``inner{k}``: the same on the
+standard split's 278 training images only (what defaults are chosen on; see
+``scripts/select_segmentation_defaults.py``).  Every MRF run also stores each guard
+candidate's per-item (intersection, union) on validation and test (``valid_stats``,
+``test_stats``); ``--table FILES`` merges result files into one table, unary-only taken from
+the guard's own unary-only candidate when there is no separate run.  Oakland (``--oakland``):
 scans 01-05 + 06-07 train (the default hold-out picks the validation scans),
 08-10 test, vegetation (1300-1306) against the rest, 1 m voxels.
 
