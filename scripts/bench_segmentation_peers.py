@@ -19,7 +19,12 @@ and prints the test foreground IoU (pooled over all test pixels, in percent).
 
 Splits.  ``zjw``: horse001-278 train, horse279-327 test (the manifest's split).
 ``fold{k}``: the 327 horses in ``--folds`` contiguous blocks of the id order;
-block k is the test set, the rest the training set.  Oakland (``--oakland``):
+block k is the test set, the rest the training set.  ``inner{k}``: the same on the
+standard split's 278 training images only (what defaults are chosen on; see
+``scripts/select_segmentation_defaults.py``).  Every MRF run also stores each guard
+candidate's per-item (intersection, union) on validation and test (``valid_stats``,
+``test_stats``); ``--table FILES`` merges result files into one table, unary-only taken from
+the guard's own unary-only candidate when there is no separate run.  Oakland (``--oakland``):
 scans 01-05 + 06-07 train (the default hold-out picks the validation scans),
 08-10 test, vegetation (1300-1306) against the rest, 1 m voxels.
 
@@ -33,6 +38,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -49,6 +55,12 @@ from segmentation.metrics import segmentation_scores  # noqa: E402
 from segmentation.model import MRFSegmenter, describe_choice  # noqa: E402
 
 OAKLAND_VEGETATION = "1300-1306"  # the Oakland experiment's foreground (not a library default)
+
+
+def cpu_seconds():
+    """CPU seconds of this process and of its finished children (the forked candidates)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def _log(msg):
@@ -89,6 +101,15 @@ def horse_splits(data_dir, names, n_folds):
         if name == "zjw":
             out[name] = ([it for it in items if it.split == "train"],
                          [it for it in items if it.split == "test"])
+        elif name.startswith("inner"):
+            # the training images of the standard split only (horse001-278), in contiguous
+            # blocks: what defaults are chosen on, never touching the test images 279-327
+            k = int(name[5:])
+            pool = [it for it in items if it.split == "train"]
+            blocks = np.array_split(np.arange(len(pool)), n_folds)
+            test = set(blocks[k].tolist())
+            out[name] = ([it for i, it in enumerate(pool) if i not in test],
+                         [it for i, it in enumerate(pool) if i in test])
         elif name.startswith("fold"):
             k = int(name[4:])
             blocks = np.array_split(np.arange(len(items)), n_folds)
@@ -102,15 +123,29 @@ def horse_splits(data_dir, names, n_folds):
 
 def run_model(cache, train, test, use_edges, **params):
     m = MRFSegmenter(use_edges=use_edges, **params)
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0, c0 = time.perf_counter(), cpu_seconds()
     m.fit(cache.source(train), kind="image", log=_log)
-    secs, cpu = time.perf_counter() - t0, time.process_time() - c0
+    secs, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     ns = m._segments()
-    sc = m.score_graphs(cache.graph(it, ns) for it in test)
+    graphs = [cache.graph(it, ns) for it in test]
+    sc = m.score_graphs(graphs)
     return dict(iou=sc.iou, accuracy=sc.accuracy, mean_image_iou=sc.mean_image_iou, seconds=secs,
                 cpu_seconds=cpu, chosen=describe_choice(m.chosen_), valid_iou=m.chosen_["valid_score"],
                 guard=getattr(m, "guard_", None),
-                selection=[{k: v for k, v in r.items()} for r in m.selection_])
+                selection=[{k: v for k, v in r.items()} for r in m.selection_],
+                **candidate_stats(m, graphs))
+
+
+def candidate_stats(m, graphs):
+    """Per-item (intersection, union) of every candidate of the guard: on the validation
+    items (what the guard chose on) and on ``graphs`` (the test items), so that other sets
+    of candidates can be replayed without training again."""
+    out = {"valid_stats": None, "test_stats": None}
+    if getattr(m, "guard_stats_", None):
+        out["valid_stats"] = {k: np.asarray(v).tolist() for k, v in m.guard_stats_.items()}
+    if getattr(m, "candidates_", None):
+        out["test_stats"] = {k: m._image_stats(w, graphs).tolist() for k, w in m.candidates_.items()}
+    return out
 
 
 def _peer_features(img):
@@ -174,15 +209,50 @@ def oakland(data_dir, cache_root, params):
     for name, edges in (("mrf", True), ("unary", False)):
         m = MRFSegmenter(use_edges=edges, voxel=1.0, k_graph=6, foreground_labels=OAKLAND_VEGETATION,
                          **params)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), cpu_seconds()
         m.fit(lambda ns: (graph(i) for i in train_ids), kind="points", log=_log)
         secs = time.perf_counter() - t0
-        sc = m.score_graphs([graph(i) for i in test_ids])
+        graphs = [graph(i) for i in test_ids]
+        sc = m.score_graphs(graphs)
         rows[name] = dict(iou=sc.iou, accuracy=sc.accuracy, seconds=secs,
+                          cpu_seconds=cpu_seconds() - c0,
                           chosen=describe_choice(m.chosen_), valid_iou=m.chosen_["valid_score"],
-                          guard=getattr(m, "guard_", None))
+                          guard=getattr(m, "guard_", None), **candidate_stats(m, graphs))
         _log(f"oakland {name}: IoU {100 * sc.iou:.2f}% ({secs:.0f}s, {rows[name]['chosen']})")
     return rows
+
+
+def _unary(row):
+    """Unary-only test IoU of a split: its own run, or else the guard's unary-only candidate
+    of the MRF run (the same search on the same features: what ``use_edges=False`` trains)."""
+    if "unary" in row:
+        return row["unary"]["iou"]
+    st = (row.get("mrf") or {}).get("test_stats") or {}
+    if "unary" in st:
+        a = np.asarray(st["unary"], dtype=np.float64)
+        return a[:, 0].sum() / max(a[:, 1].sum(), 1.0)
+    return None
+
+
+def table(results):
+    """Markdown table: per split unary-only, MRF (default), their difference and the peer."""
+    f = (lambda v: "-" if v is None else f"{100 * v:.2f}")
+    lines = ["| split | train / test | unary-only IoU (%) | MRF IoU (%) | MRF - unary | "
+             "scikit-image peer IoU (%) | MRF chose | guard (validation IoU) | CPU s (MRF run) |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    rows = [(name, f"{r['n_train']} / {r['n_test']}", r) for name, r in results["splits"].items()]
+    if "oakland" in results:
+        rows.append(("oakland", "scans 01-07 / 08-10", results["oakland"]))
+    for name, size, r in rows:
+        u, m, p = _unary(r), (r.get("mrf") or {}).get("iou"), (r.get("peer") or {}).get("iou")
+        d = "-" if u is None or m is None else f"{100 * (m - u):+.2f}"
+        g = (r.get("mrf") or {}).get("guard") or {}
+        ev = ", ".join(f"{k} {100 * v:.2f}" for k, v in sorted((g.get("scores") or {}).items()))
+        cpu = (r.get("mrf") or {}).get("cpu_seconds")
+        lines.append(f"| {name} | {size} | {f(u)} | {f(m)} | {d} | {f(p)} | "
+                     f"{(r.get('mrf') or {}).get('chosen', '-')} | {ev} | "
+                     f"{'-' if cpu is None else f'{cpu:.0f}'} |")
+    return "\n".join(lines)
 
 
 def main(argv=None):
@@ -199,7 +269,19 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cache-dir", default=str(ROOT / ".cache" / "segmentation"))
     ap.add_argument("--out", default=str(ROOT / "runs" / "segmentation" / "peers.json"))
+    ap.add_argument("--table", nargs="+", metavar="JSON",
+                    help="print the table of these result files (merged) and exit")
     args = ap.parse_args(argv)
+    if args.table:
+        results = {"splits": {}}
+        for p in args.table:
+            r = json.loads(Path(p).read_text())
+            for name, row in r.get("splits", {}).items():
+                results["splits"].setdefault(name, {}).update(row)
+            if "oakland" in r:
+                results["oakland"] = r["oakland"]
+        print(table(results))
+        return results
     params = {}
     for p in args.param:
         k, _, v = p.partition("=")
@@ -225,20 +307,7 @@ def main(argv=None):
     if args.oakland:
         results["oakland"] = oakland(data_dir, args.cache_dir, params)
         out.write_text(json.dumps(results, indent=1, default=str))
-    print("| split | train / test images | unary-only IoU (%) | MRF IoU (%) | MRF - unary | "
-          "scikit-image peer IoU (%) | MRF choice | MRF train time (s) |")
-    print("|---|---|---|---|---|---|---|---|")
-    for name, r in results["splits"].items():
-        u, m, p = (r.get(k, {}).get("iou") for k in ("unary", "mrf", "peer"))
-        f = (lambda v: "-" if v is None else f"{100 * v:.2f}")
-        d = "-" if u is None or m is None else f"{100 * (m - u):+.2f}"
-        print(f"| {name} | {r['n_train']} / {r['n_test']} | {f(u)} | {f(m)} | {d} | {f(p)} | "
-              f"{r.get('mrf', {}).get('chosen', '-')} | {r.get('mrf', {}).get('seconds', 0):.0f} |")
-    if "oakland" in results:
-        o = results["oakland"]
-        print(f"| oakland | scans 01-07 / 08-10 | {100 * o['unary']['iou']:.2f} | "
-              f"{100 * o['mrf']['iou']:.2f} | {100 * (o['mrf']['iou'] - o['unary']['iou']):+.2f} | - "
-              f"| {o['mrf']['chosen']} | {o['mrf']['seconds']:.0f} |")
+    print(table(results))
     return results
 
 

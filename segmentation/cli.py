@@ -61,6 +61,14 @@ def _list_or_auto(item):
     return parse
 
 
+def _factor_list(text):
+    """Comma-separated positive factors other than 1 (``edge_factors``)."""
+    vals = tuple(positive_float(t.strip()) for t in str(text).split(",") if t.strip())
+    if not vals or any(v == 1.0 for v in vals):
+        raise argparse.ArgumentTypeError(f"expected positive factors other than 1, got {text!r}")
+    return vals
+
+
 def _auto_or(item):
     def parse(text):
         return "auto" if str(text).strip() == "auto" else item(text)
@@ -167,6 +175,12 @@ def _add_train_parser(ssub):
                     help="the stopping rule's smallest IoU gain (0.0025: 0.25 points)")
     tr.add_argument("--no-guard", action="store_true",
                     help="keep the MRF without testing it against unary-only on validation")
+    tr.add_argument("--edge-factors", type=_factor_list, default=None, metavar="S[,S...]",
+                    help="factors of the chosen MRF's edge weights that the guard also tries on "
+                         "validation (default: the estimator's, see MRFSegmenter)")
+    tr.add_argument("--jobs", type=positive_int, default=None, metavar="N",
+                    help="train this many candidates at once in forked processes (default: "
+                         "the CPUs this process may use; the model is the same)")
     tr.add_argument("--no-colour-model", action="store_true",
                     help="images: no per-image colour models (one pass of the unary features)")
     tr.add_argument("--eta-scale", type=_list_or_auto(positive_float), default="auto",
@@ -442,7 +456,8 @@ def _model_from_args(args):
                         class_weight=args.class_weight, eta_scale=args.eta_scale,
                         feature_scale=args.feature_scale, validate_every=args.validate_every,
                         patience=args.patience or None, valid_fraction=args.valid_fraction,
-                        tol=args.tol, guard=not args.no_guard,
+                        tol=args.tol, guard=not args.no_guard, n_jobs=args.jobs,
+                        **({} if args.edge_factors is None else {"edge_factors": args.edge_factors}),
                         colour_model=not args.no_colour_model,
                         memory_efficient=args.memory_efficient, n_segments=args.n_segments,
                         voxel=args.voxel, k_graph=args.k_graph,

@@ -102,9 +102,10 @@ class MRFSegmenter(BaseEstimator):
     ``1/valid_fraction``-th training item (:func:`is_validation_item`), held out.
 
     The guard (``guard``).  Unary-only (the same search with :math:`w_e = 0`), the
-    chosen MRF with its edge weights shrunk, :math:`(w_n, s\,w_e)` for each ``s`` in
-    ``edge_shrink``, and the MRF itself are compared on the validation items by the
-    pooled IoU of the per-item intersections and unions :math:`(I_i, U_i)`,
+    chosen MRF, and the MRF with its edge weights rescaled, :math:`(w_n, s\,w_e)` for
+    each ``s`` in ``edge_factors`` (weaker or stronger smoothing than training stopped
+    at), are compared on the validation items by the pooled IoU of the per-item
+    intersections and unions :math:`(I_i, U_i)`,
 
     .. math::
 
@@ -174,8 +175,12 @@ class MRFSegmenter(BaseEstimator):
         cross-validation with few validation items); False keeps the MRF.
     guard_alpha : float
         :math:`\alpha` of eq. 5.
-    edge_shrink : tuple of float
-        Shrink factors ``s`` in (0, 1) of the edge weights, candidates of the guard.
+    edge_factors : tuple of float
+        Factors ``s > 0`` of the chosen MRF's edge weights, candidates of the guard
+        (the best on validation is kept, if it beats unary-only by eq. 5).  The default
+        (0.5, 1.5, 2, 3) replaced (0.5,) by cross-validation over the horses and the
+        Oakland scans (``scripts/select_segmentation_defaults.py``): training stopped
+        early on validation leaves the edge weights short of their best strength.
     min_valid : int
         Fewer validation items than this: the choice by cross-validation (eq. 6).
     cv_folds : int
@@ -207,6 +212,11 @@ class MRFSegmenter(BaseEstimator):
         (with the full validation set), and only the winner is trained on all
         of them, again stopped early on validation.  None: every candidate on
         all training graphs.
+    n_jobs : int or None
+        Candidates trained at once, in forked processes (None: as many as the CPUs this
+        process may use; 1: one after the other).  The results are the same; without
+        ``fork``, or while this process runs other threads (a Dask client), one after the
+        other.
     foreground_labels : str or None
         Point clouds: the fine labels that make the foreground
         (``"1300-1306"``); recorded with the model so that ``eval`` reads
@@ -219,17 +229,19 @@ class MRFSegmenter(BaseEstimator):
     def __init__(self, learner="dual-extragradient", n_iter="auto", use_edges=True,
                  class_weight="auto", radius=np.inf, learning_rate=None, eta_scale="auto",
                  validate_every=5, patience=4, tol=0.0025, valid_fraction=0.15,
-                 validation_metric="iou", guard=True, guard_alpha=0.05, edge_shrink=(0.5,),
+                 validation_metric="iou", guard=True, guard_alpha=0.05,
+                 edge_factors=(0.5, 1.5, 2.0, 3.0),
                  min_valid=20, cv_folds=3, colour_model=True, colour_components=3,
                  edge_scale=1.0, feature_scale=0.02, memory_efficient=False, cache_dir=None,
                  n_segments=1000, compactness=10.0, voxel=0.25, k_graph=6,
-                 foreground_labels=None, selection_size=48, random_state=0, verbose=False):
+                 foreground_labels=None, selection_size=48, n_jobs=None, random_state=0,
+                 verbose=False):
         self.learner = learner
         self.n_iter = n_iter
         self.tol = tol
         self.guard = guard
         self.guard_alpha = guard_alpha
-        self.edge_shrink = edge_shrink
+        self.edge_factors = edge_factors
         self.min_valid = min_valid
         self.cv_folds = cv_folds
         self.colour_model = colour_model
@@ -253,6 +265,7 @@ class MRFSegmenter(BaseEstimator):
         self.k_graph = k_graph
         self.foreground_labels = foreground_labels
         self.selection_size = selection_size
+        self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
 
@@ -384,9 +397,9 @@ class MRFSegmenter(BaseEstimator):
                 raise ValueError(f"eta_scale must be positive, got {e!r}")
         if not 0 < float(self.guard_alpha) < 1:
             raise ValueError(f"guard_alpha must lie in (0, 1), got {self.guard_alpha!r}")
-        for s in self.edge_shrink or ():
-            if not 0 < float(s) < 1:
-                raise ValueError(f"edge_shrink factors must lie in (0, 1), got {s!r}")
+        for s in self.edge_factors or ():
+            if not (0 < float(s) < np.inf) or float(s) == 1.0:
+                raise ValueError(f"edge_factors must be positive, finite and not 1, got {s!r}")
         if int(self.cv_folds) < 2:
             raise ValueError(f"cv_folds must be >= 2, got {self.cv_folds!r}")
 
@@ -447,6 +460,10 @@ class MRFSegmenter(BaseEstimator):
         self.chosen_ = dict(row)
         self.validated_ = best["validated"]
         self.guard_ = best.get("guard")
+        # not saved: the per-item validation (intersection, union) of every candidate of
+        # the guard, and the weights of the candidates trained on all the data
+        self.guard_stats_ = best.get("stats")
+        self.candidates_ = best.get("cands")
         first = best.get("first")
         if first is not None:
             self.first_pass_coef_, self.first_pass_mean_, self.first_pass_std_ = first
@@ -484,42 +501,94 @@ class MRFSegmenter(BaseEstimator):
     def _search(self, prep, valid, ns, track_graphs, log, use_edges, what=""):
         """Train every (class weight, step) candidate; the best on validation, trained on
         all of ``prep`` (after a search on ``selection_size`` graphs when there are more)."""
-        grid = self._grid(valid, use_edges)
+        return self._searches(prep, valid, ns, log, [(use_edges, what, track_graphs)])[0]
+
+    def _searches(self, prep, valid, ns, log, kinds):
+        """:meth:`_search` for several kinds of model at once, ``kinds`` a list of
+        ``(use_edges, tag, track_graphs)``: every grid candidate of every kind first, then
+        the winners on all of ``prep``, each round in ``n_jobs`` forked processes."""
+        grid_of = {k: self._grid(valid, kinds[k][0]) for k in range(len(kinds))}
         sub = prep
-        if len(grid) > 1 and valid is not None and self.selection_size \
-                and prep.n_train > int(self.selection_size):
+        if max(len(g) for g in grid_of.values()) > 1 and valid is not None \
+                and self.selection_size and prep.n_train > int(self.selection_size):
             sub = prep.subset(int(self.selection_size))
-        rows, best = [], None
-        for cw, eta_scale in grid:
-            row, res, hist = self._candidate(sub, cw, eta_scale, ns, valid, track_graphs, log,
-                                             tag=what + ("" if sub is prep else
-                                                         f" (on {sub.n_train} training graphs)"),
-                                             use_edges=use_edges)
-            rows.append(row)
-            if best is None or self._score_of(res) > best[0] + 1e-12:
-                best = (self._score_of(res), row, res, hist, sub)
-        if sub is not prep:  # the winner, trained on everything
-            row0 = best[1]
-            row, res, hist = self._candidate(prep, row0["class_weight"], row0["eta_scale"], ns,
-                                             valid, track_graphs, log,
-                                             tag=what + f" (on all {prep.n_train})",
-                                             use_edges=use_edges)
-            row["final"] = True
-            rows.append(row)
-            best = (self._score_of(res), row, res, hist, prep)
-        return best, rows
+        specs = []
+        for k, (use_edges, what, track) in enumerate(kinds):
+            tag = what + ("" if sub is prep else f" (on {sub.n_train} training graphs)")
+            specs += [(k, dict(prep=sub, cw=cw, eta_scale=e, tag=tag, use_edges=use_edges,
+                               track_graphs=track)) for cw, e in grid_of[k]]
+        done = self._run_candidates(specs, ns, valid, log)
+        best = {}
+        rows = {k: [] for k in range(len(kinds))}
+        for (k, _), (row, res, hist) in zip(specs, done):
+            rows[k].append(row)
+            if k not in best or self._score_of(res) > best[k][0] + 1e-12:
+                best[k] = (self._score_of(res), row, res, hist, sub)
+        if sub is not prep:  # the winners, trained on everything
+            specs = [(k, dict(prep=prep, cw=best[k][1]["class_weight"],
+                              eta_scale=best[k][1]["eta_scale"], use_edges=use_edges,
+                              tag=what + f" (on all {prep.n_train})", track_graphs=track))
+                     for k, (use_edges, what, track) in enumerate(kinds)]
+            for (k, _), (row, res, hist) in zip(specs, self._run_candidates(specs, ns, valid, log)):
+                row["final"] = True
+                rows[k].append(row)
+                best[k] = (self._score_of(res), row, res, hist, prep)
+        return [(best[k], rows[k]) for k in range(len(kinds))]
+
+    def _jobs(self, n):
+        """Processes for ``n`` candidates: ``n_jobs`` (None: the CPUs this process may use)."""
+        jobs = self.n_jobs
+        if jobs is None:
+            try:
+                jobs = len(os.sched_getaffinity(0))
+            except AttributeError:  # not on Linux
+                jobs = os.cpu_count() or 1
+        return max(1, min(int(jobs), int(n)))
+
+    def _run_candidates(self, specs, ns, valid, log):
+        """``[(row, res, hist)]`` of :meth:`_candidate` for every ``(kind, kwargs)`` of
+        ``specs``, in order; in forked processes (:func:`structpred.selection.fit_candidates`)
+        when :meth:`_jobs` allows more than one.  The results are the same either way."""
+        from structpred.selection import fit_candidates
+
+        jobs = self._jobs(len(specs))
+
+        def fit(holder):
+            kw = dict(specs[holder["i"]][1])
+            # a forked candidate's lines come back with it and are logged here, in order
+            lines = holder["lines"] = []
+            holder["out"] = self._candidate(kw.pop("prep"), kw.pop("cw"), kw.pop("eta_scale"), ns,
+                                            valid, kw.pop("track_graphs"),
+                                            lines.append if jobs > 1 else log, **kw)
+
+        if jobs > 1:
+            _stop_tqdm_monitor()
+        if jobs > 1 and self.learning_rate is None and \
+                self.learner in ("dual-extragradient", "projected-gradient"):
+            for _, kw in specs:   # ||F|| of each training set once, here, for the forked ones
+                self._lipschitz(kw["prep"], kw["use_edges"], kw["cw"])
+        ranked = fit_candidates(lambda i: {"i": i}, range(len(specs)), fit, jobs=jobs,
+                                score_of=lambda h: 0.0)
+        out = {c.value: c.model for c in ranked}
+        for i in range(len(specs)):
+            for line in out[i]["lines"]:
+                log(line)
+        return [out[i]["out"] for i in range(len(specs))]
 
     def _fit_on_validation(self, prep, valid, ns, track_graphs, log):
         """The MRF search and, when guarded, the unary-only search and the guard (sec. 2 of
         the class docstring) on the validation set ``valid`` (or no choice without one)."""
-        (score, row, res, hist, _), rows = self._search(prep, valid, ns, track_graphs, log,
-                                                        bool(self.use_edges))
+        guarded = self._guarded() and valid is not None
+        kinds = [(bool(self.use_edges), "", track_graphs)]
+        if guarded:
+            kinds.append((False, " [unary-only]", None))
+        found = self._searches(prep, valid, ns, log, kinds)
+        (score, row, res, hist, _), rows = found[0]
         out = dict(score=score, row=row, res=res, hist=hist, prep=prep, w=res.w, rows=rows,
                    validated=valid is not None, guard=None)
-        if not self._guarded() or valid is None:
+        if not guarded:
             return out
-        (_, urow, ures, uhist, _), urows = self._search(prep, valid, ns, None, log, False,
-                                                        what=" [unary-only]")
+        (_, urow, ures, uhist, _), urows = found[1]
         for r in urows:
             r["unary"] = True
         rows.extend(urows)
@@ -532,17 +601,17 @@ class MRFSegmenter(BaseEstimator):
         else:
             out.update(row=dict(row, edges=value), w=cands[value])
         out["score"] = _iou(stats[value].sum(0))
-        out["guard"] = guard
+        out.update(guard=guard, stats=stats, cands=cands)
         return out
 
     def _guard_candidates(self, w_mrf, w_unary, dn):
-        """``{"unary": w_u, "mrf x s": w with edge weights times s, "mrf": w}`` (eq. 6)."""
-        cands = {"unary": w_unary}
-        for s in sorted(self.edge_shrink or (), reverse=True):
+        """``{"unary": w_u, "mrf": w, "mrf x s": w with edge weights times s}``, in the
+        order in which ties are broken (unary-only, the MRF, then the factors nearest 1)."""
+        cands = {"unary": w_unary, "mrf": np.asarray(w_mrf)}
+        for s in sorted(self.edge_factors or (), key=lambda s: (abs(np.log(float(s))), s)):
             w = np.array(w_mrf, copy=True)
             w[dn:] *= float(s)
             cands[f"mrf x {float(s):g}"] = w
-        cands["mrf"] = np.asarray(w_mrf)
         return cands
 
     def _guard(self, stats, best_iters, log, items="images"):
@@ -603,10 +672,11 @@ class MRFSegmenter(BaseEstimator):
             valid = _GraphFiles(va) if prep.paths else va
             tag = f" [fold {f + 1}/{k}]"
             r1 = []
+            kinds = ([(True, tag, None)] if guarded else []) + [(False, tag + " [unary-only]", None)]
+            found = self._searches(sub, valid, ns, log, kinds)
             if guarded:
-                (_, row, res, _, _), r1 = self._search(sub, valid, ns, None, log, True, what=tag)
-            (_, urow, ures, _, _), r2 = self._search(sub, valid, ns, None, log, False,
-                                                     what=tag + " [unary-only]")
+                (_, row, res, _, _), r1 = found[0]
+            (_, urow, ures, _, _), r2 = found[-1]
             if not guarded:
                 row, res = urow, ures
             for r in r1 + r2:
@@ -644,8 +714,12 @@ class MRFSegmenter(BaseEstimator):
         if value.startswith("mrf x"):
             w[prep.n_node:] *= float(value.split(" ")[-1])
         row["valid_score"] = guard["scores"][value]
+        final = {"unary": w} if which == "unary" else self._guard_candidates(
+            res.w, np.zeros_like(res.w), prep.n_node)
+        final.pop("unary" if which == "mrf" else "", None)
         return dict(score=guard["scores"][value], row=row, res=res, hist=hist, prep=prep, w=w,
-                    rows=rows, validated=True, guard=dict(guard, cv_folds=k))
+                    rows=rows, validated=True, guard=dict(guard, cv_folds=k), stats=stats,
+                    cands=final)
 
     # ------------------------------------------------------- colour models
     def _uses_colour_model(self, kind):
@@ -690,30 +764,36 @@ class MRFSegmenter(BaseEstimator):
         """``graph`` with the colour-model features of a first pass appended (a copy)."""
         import dataclasses
 
-        from .colour_model import colour_model_features
-
         w1, m1, s1 = self.first_pass_coef_, self.first_pass_mean_, self.first_pass_std_
         X = np.asarray(graph.node_features, dtype=np.float64)
         if X.shape[1] != m1.size:
             raise ValueError(f"the model expects {m1.size} node features per node, the input "
                              f"has {X.shape[1]}: it was trained with other features")
         scores = ((X - m1) / s1 * self.feature_scale) @ w1
-        extra = colour_model_features(X[:, :3], graph.sizes, graph.edges,
-                                      graph.edge_features[:, 0], scores,
-                                      n_components=int(self.colour_components),
-                                      random_state=self.random_state)
+        extra = self._colour_extra(X, graph, scores)
         return dataclasses.replace(graph, node_features=np.concatenate([X, extra], axis=1))
+
+    def _colour_extra(self, X, graph, scores):
+        """The colour-model features of one base-feature graph, given node scores whose
+        sign says foreground."""
+        from .colour_model import colour_model_features
+
+        return colour_model_features(X[:, :3], graph.sizes, graph.edges,
+                                     graph.edge_features[:, 0], scores,
+                                     n_components=int(self.colour_components),
+                                     random_state=self.random_state)
 
     def _candidate(self, prep, cw, eta_scale, ns, valid, track_graphs, log, tag="",
                    use_edges=None, n_iter=None):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         res, hist, cap = self._train_candidate(prep, cw, eta_scale, valid, track_graphs,
                                                use_edges=use_edges, n_iter=n_iter)
-        secs = time.perf_counter() - t0
+        secs, cpu = time.perf_counter() - t0, time.process_time() - c0
         capped = res.status == 0 and valid is not None and n_iter is None
         row = dict(n_segments=ns, class_weight=cw, eta_scale=float(eta_scale),
                    best_iter=res.best_iter, n_iter=res.n_iter, n_train=prep.n_train,
-                   valid_score=res.best_score, seconds=secs, cap=cap, capped=capped)
+                   valid_score=res.best_score, seconds=secs, cpu_seconds=cpu, cap=cap,
+                   capped=capped)
         if valid is not None:
             log(f"  {_describe(row)}{tag}: validation {self._metric_name()} "
                 f"{100 * res.best_score:.2f}% at iteration {res.best_iter} "
@@ -822,9 +902,20 @@ class MRFSegmenter(BaseEstimator):
             return len(best) > p and best[-1] - best[-1 - p] <= float(self.tol)
         return stop
 
+    def _lipschitz(self, prep, use_edges, cw, examples=None):
+        """``||F||_2`` of the training examples of ``prep`` (cached on ``prep``; it does
+        not depend on the loss, so not on the class weight)."""
+        from structpred import power_iteration_norm
+
+        key = ("F", bool(use_edges))
+        if key not in prep.lipschitz:
+            if examples is None:
+                examples = self._examples(prep, cw, use_edges)
+            prep.lipschitz[key] = power_iteration_norm(examples, random_state=self.random_state)
+        return prep.lipschitz[key]
+
     def _train_candidate(self, prep, cw, eta_scale, valid, track_graphs, use_edges=None,
                          n_iter=None):
-        from structpred import power_iteration_norm
 
         use_edges = bool(self.use_edges) if use_edges is None else bool(use_edges)
         examples = self._examples(prep, cw, use_edges)
@@ -855,12 +946,9 @@ class MRFSegmenter(BaseEstimator):
         dn, de = prep.n_node, n_edge
         W = L2Ball(radius=self.radius, nonneg=tuple(range(dn, dn + de)))
         eta = self.learning_rate
-        key = ("F", use_edges)
         if eta is None and self.learner in ("dual-extragradient", "projected-gradient"):
             # eta = eta_scale / ||F||_2 (thesis: eta_scale = 1); ||F|| does not depend on the loss
-            if key not in prep.lipschitz:
-                prep.lipschitz[key] = power_iteration_norm(examples, random_state=self.random_state)
-            self.lipschitz_ = prep.lipschitz[key]
+            self.lipschitz_ = self._lipschitz(prep, use_edges, cw, examples)
             eta = float(eta_scale) / self.lipschitz_
         cap = int(n_iter) if n_iter is not None else self.iteration_cap(prep.n_train, use_edges)
         res = run_learner(self.learner, examples, W, n_iter=cap, eta=eta, monitor=monitor,
@@ -977,6 +1065,20 @@ class MRFSegmenter(BaseEstimator):
         from .model_io import load_segmenter
 
         return load_segmenter(cls, path)
+
+
+def _stop_tqdm_monitor():
+    """End tqdm's monitor thread (progress bars on a terminal start one) and start no other:
+    :func:`structpred.selection.fit_candidates` forks only while no other thread runs."""
+    import threading
+
+    from tqdm import tqdm
+    from tqdm._monitor import TMonitor
+
+    tqdm.monitor_interval = 0          # inherited by tqdm.auto's class
+    for t in threading.enumerate():
+        if isinstance(t, TMonitor):
+            t.exit()
 
 
 class DegenerateDataError(ValueError):

@@ -198,21 +198,30 @@ def test_images_with_validation_images_and_fraction(tmp_path, capsys):
 
 
 def test_guarded_choice_by_cross_validation_end_to_end(tmp_path, capsys):
-    """The default: too few validation images, so unary-only, the shrunk MRF and the MRF
-    are compared by 3-fold cross-validation, the choice and its evidence printed, and the
-    chosen model trained on all five images; predict and eval read it back."""
+    """The default: too few validation images, so unary-only, the MRF and the MRF with its
+    edge weights rescaled are compared by 3-fold cross-validation, the choice and its
+    evidence printed, and the chosen model trained on all five images; predict and eval
+    read it back."""
     root = _small_set(tmp_path / "d")
     model = tmp_path / "m.npz"
+    with pytest.raises(SystemExit) as exc:
+        main(["segment", "train", "--images", str(root / "images"), "--masks",
+              str(root / "masks"), *FAST, "--edge-factors", "1", "-o", str(model)])
+    assert exc.value.code == 2
+    assert "--edge-factors" in capsys.readouterr().err and not model.exists()
     assert main(["segment", "train", "--images", str(root / "images"), "--masks",
-                 str(root / "masks"), *FAST, "-o", str(model)]) == 0
+                 str(root / "masks"), *FAST, "--edge-factors", "0.5,2", "--jobs", "2",
+                 "-o", str(model)]) == 0
     out, err = capsys.readouterr()
     assert "3-fold cross-validation" in err
-    assert re.search(r"edges: chose (unary|mrf|mrf x 0\.5) on validation \(IoU .*bootstraps of the "
+    assert re.search(r"edges: chose (unary|mrf|mrf x [\d.]+) on validation \(IoU .*bootstraps of the "
                      r"validation images \(cross-validated\)|the default is best", out), out
     assert re.search(r"trained on 5 images in .*; chose .*: cross-validated IoU \d+\.\d\d%", out), out
     m = MRFSegmenter.load(model)
     assert m.guard_["cv_folds"] == 3 and m.chosen_["n_train"] == 5
     assert m.first_pass_coef_ is not None
+    assert m.edge_factors == (0.5, 2.0) and m.n_jobs == 2
+    assert set(m.guard_["scores"]) == {"unary", "mrf", "mrf x 0.5", "mrf x 2"}
     assert main(["segment", "eval", "-m", str(model), "--images", str(root / "images"),
                  "--masks", str(root / "masks"), "-q"]) == 0
     assert "5 images: accuracy" in capsys.readouterr().out

@@ -75,7 +75,7 @@ def test_few_validation_items_choose_by_cross_validation_and_train_on_all():
     assert any("3-fold cross-validation" in line for line in lines)
     folds = {r["cv_fold"] for r in m.selection_ if "cv_fold" in r}
     assert folds == {0, 1, 2}
-    assert m.guard_["kept"] in ("unary", "mrf x 0.5", "mrf")
+    assert m.guard_["kept"] in ("unary", "mrf", "mrf x 0.5", "mrf x 1.5", "mrf x 2", "mrf x 3")
     if m.guard_["kept"] == "unary":
         assert np.all(m.edge_weights_ == 0)
 
@@ -155,7 +155,7 @@ def test_colour_model_second_pass_roundtrip(horses, tmp_path):
 def test_is_a_scikit_learn_estimator():
     from sklearn.base import BaseEstimator, clone
 
-    m = MRFSegmenter(cv_folds=4, edge_shrink=(0.25, 0.5))
+    m = MRFSegmenter(cv_folds=4, edge_factors=(0.25, 0.5))
     assert isinstance(m, BaseEstimator)
     c = clone(m)
     assert c.get_params() == m.get_params() and not hasattr(c, "coef_")
@@ -172,3 +172,48 @@ def test_memory_efficient_two_passes_and_cross_validation_match_in_memory(horses
     assert a.guard_["cv_folds"] == 3 and b.guard_["kept"] == a.guard_["kept"]
     np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-10)
     np.testing.assert_allclose(a.first_pass_coef_, b.first_pass_coef_, atol=1e-10)
+
+
+def test_edge_factors_rescale_the_mrf_and_a_stronger_one_can_be_kept():
+    """Factors above 1 are candidates as well as below; the guard keeps a rescaled MRF only
+    by the same paired bootstrap against unary-only, and ties keep the unscaled MRF."""
+    m = MRFSegmenter(edge_factors=(0.5, 2.0, 1.5))
+    w = np.array([1.0, -2.0, 0.5, 0.25])
+    cands = m._guard_candidates(w, np.array([1.0, -2.0, 0.0, 0.0]), dn=2)
+    assert list(cands) == ["unary", "mrf", "mrf x 1.5", "mrf x 0.5", "mrf x 2"]
+    np.testing.assert_array_equal(cands["mrf x 2"], [1.0, -2.0, 1.0, 0.5])
+    np.testing.assert_array_equal(cands["mrf x 0.5"][:2], w[:2])
+    n = 30
+    unary, mrf = np.tile([50, 100], (n, 1)), np.tile([55, 100], (n, 1))
+    stats = {"unary": unary, "mrf": mrf, "mrf x 1.5": mrf, "mrf x 0.5": unary,
+             "mrf x 2": np.tile([60, 100], (n, 1))}
+    kept, info = m._guard(stats, {}, lambda s: None)
+    assert kept == "mrf x 2" and info["p_not_better"] < 0.05
+    stats["mrf x 2"] = mrf                              # a tie: the MRF as trained
+    assert m._guard(stats, {}, lambda s: None)[0] == "mrf"
+    for bad in (1.0, 0.0, -2.0, float("inf")):
+        with pytest.raises(ValueError, match="edge_factors"):
+            MRFSegmenter(edge_factors=(bad,))._check_params()
+
+
+def test_candidates_in_forked_processes_give_the_serial_model():
+    """``n_jobs=2`` trains the grid (and the unary-only search) in two forked processes;
+    the choice, the weights, the evidence and the logged lines (in order) are those of one
+    process."""
+    import re
+
+    rng = np.random.default_rng(5)
+    train = [_graph(rng, n=24, noise=1.0, smooth=True) for _ in range(6)]
+    valid = [_graph(rng, n=24, noise=1.0, smooth=True) for _ in range(5)]
+    kw = dict(FAST, class_weight="auto", eta_scale="auto", n_iter=6, min_valid=5)
+    la, lb = [], []
+    a = MRFSegmenter(n_jobs=1, **kw).fit(train, eval_set=valid, log=la.append)
+    b = MRFSegmenter(n_jobs=2, **kw).fit(train, eval_set=valid, log=lb.append)
+    assert len(a.selection_) == len(b.selection_) == 8      # 4 MRF and 4 unary-only candidates
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert a.guard_ == b.guard_ and a.chosen_["class_weight"] == b.chosen_["class_weight"]
+    assert [r["valid_score"] for r in a.selection_] == [r["valid_score"] for r in b.selection_]
+    assert set(a.candidates_) == {"unary", "mrf", "mrf x 0.5", "mrf x 1.5", "mrf x 2", "mrf x 3"}
+    untimed = (lambda lines: [re.sub(r"\d+s\)", "s)", x) for x in lines])
+    assert untimed(la) == untimed(lb) and len(la) >= 8
+    assert MRFSegmenter(n_jobs=3)._jobs(2) == 2 and MRFSegmenter(n_jobs=None)._jobs(100) >= 1
