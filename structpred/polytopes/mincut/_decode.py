@@ -135,9 +135,16 @@ def _decode_networkx(s, lam, edges):
 
     n = s.size
     tails, heads, caps = _st_arcs(s, lam, edges)
+    total = float(caps.sum())
+    if caps.size == 0 or total <= 0:
+        return np.zeros(n, dtype=np.int8)
+    # networkx's max-flow is exact only on integer capacities (with floats, its residual
+    # tests can cut the wrong arcs: a cut far from the minimum): the same integer scaling
+    # as OR-Tools, and the same bound on the error (see decode_mincut)
+    caps = [int(c) for c in np.rint(caps * (2.0 ** ORTOOLS_SCALE_BITS / total))]
     G = nx.DiGraph()
     G.add_nodes_from(range(n + 2))
-    for t, h, c in zip(tails.tolist(), heads.tolist(), caps.tolist()):
+    for t, h, c in zip(tails.tolist(), heads.tolist(), caps):
         if G.has_edge(t, h):  # parallel edges: capacities add
             G[t][h]["capacity"] += c
         else:
@@ -171,7 +178,8 @@ def decode_mincut(node_scores, edge_penalties, edges, backend="ortools"):
         is then optimal to within ``(number of arcs) * C * 2**-50`` in score
         (about ``1e-15 * n_arcs`` relative), i.e. exact up to ties closer
         than that.  ``"maxflow"``: PyMaxflow (Boykov-Kolmogorov, float
-        capacities), if installed.  ``"networkx"``: pure Python, for checks.
+        capacities), if installed.  ``"networkx"``: pure Python, for checks (on the
+        integer capacities of ``"ortools"``: its max-flow is exact only on integers).
         The default never depends on what is installed, so labellings at
         near-ties are the same in every environment.
 
