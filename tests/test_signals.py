@@ -21,9 +21,16 @@ DATA = Path(__file__).resolve().parent.parent / "data" / "hansards"
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _default_sigint():
+    """A suite started in the background (``&``, ``nohup``) has SIGINT ignored, and a child
+    keeps it ignored: give the command Ctrl-C back, as a terminal would."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(argv, **kw):
     return subprocess.Popen([sys.executable, "-m", "structpred", *argv], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT, **kw)
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            preexec_fn=_default_sigint, **kw)
 
 
 class _Lines:
@@ -125,7 +132,7 @@ def test_ctrl_c_once_the_output_is_written_is_never_a_silent_death(model_file, t
                              str(model_file), "--src", str(DATA / "test.en.gz"), "--tgt",
                              str(DATA / "test.fr.gz"), "-q", "-o", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            cwd=ROOT)
+                            cwd=ROOT, preexec_fn=_default_sigint)
     end = time.monotonic() + 120
     while not out.exists() and proc.poll() is None and time.monotonic() < end:
         time.sleep(0.001)
@@ -162,7 +169,7 @@ def test_ctrl_c_inside_the_ibm_em_is_noticed_within_a_second():
         "except KeyboardInterrupt:\n"
         "    print('interrupted', time.monotonic() - sent[-1])\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=600, cwd=ROOT)
+                         timeout=600, cwd=ROOT, preexec_fn=_default_sigint)
     words = out.stdout.split()
     assert words and words[0] == "interrupted", out.stdout + out.stderr[-2000:]
     assert float(words[1]) < 1.5, words
@@ -182,7 +189,8 @@ def test_predict_streams_one_line_per_sentence(model_file):
     """Each line of ``-i -`` is aligned and written before the next one arrives."""
     proc = subprocess.Popen([sys.executable, "-m", "structpred", "align", "predict", "-m",
                              str(model_file), "-i", "-", "-q"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            preexec_fn=_default_sigint)
     try:
         for src, tgt in (("the house", "la chambre"), ("yes .", "oui .")):
             proc.stdin.write(f"{src} ||| {tgt}\n")
