@@ -18,7 +18,7 @@ demo: venv
 	$(VENV)/bin/structpred align compare
 
 # Installing compiles the numba kernels into their on-disk cache (scripts/compile_kernels.py,
-# about 3 minutes once), as a package with C extensions compiles them at install time.
+# a few minutes once), as a package with C extensions compiles them at install time.
 # The fast tier (at most 5 minutes on 2 cores): everything but the tests that
 # tests/conftest.py marks slow or cluster.  `make test-slow` runs exactly those,
 # `make test-all` both; CI runs the fast tier, then the slow one.
