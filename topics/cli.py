@@ -293,16 +293,6 @@ def _read_validation(args, classes):
     return valid
 
 
-def _physical_memory():
-    """This machine's memory in bytes (``None`` where the system does not say)."""
-    import os
-
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, OSError, ValueError):
-        return None
-
-
 def _check_topic_memory(model_name, est, X, n_classes):
     """Refuse ``--n-topics`` when the model's topic tables could not fit in memory.
 
@@ -317,7 +307,9 @@ def _check_topic_memory(model_name, est, X, n_classes):
         return
     total = int(k) * (n_classes if model_name == "sdem-lda" else 1)
     need = 8.0 * total * (X.shape[1] + X.shape[0])
-    have = _physical_memory()
+    from .corpus import physical_memory
+
+    have = physical_memory()
     if have is not None and need > have:
         raise UserError(f"--n-topics {k}: {model_name}'s topic tables alone need about "
                         f"{need / 2**30:,.1f} GiB ({total:,} topics x ({X.shape[1]:,} words + "
