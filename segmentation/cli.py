@@ -626,7 +626,7 @@ def _run_images(args, model, items, need_masks, outs, executor=None):
         else:
             img, mask, ign = load_example(img_path, mask_path if need_masks else None,
                                           ignore_value)
-            pred = _predict_or_fail(model, lambda: model.predict([img])[0], args.model)
+            pred = _predict_or_fail(model, lambda: model.predict([img])[0], img_path)
         if out_dir is not None:
             _write_mask(pred, outs.add(out_dir / f"{ident}.png"))
         if sbs is not None:
@@ -654,7 +654,7 @@ def _run_points(args, model, files, ranges, outs, executor=None):
             xyz, lab, pred = next(done)
         else:
             xyz, lab = _read_points(f, ranges)
-            pred = _predict_or_fail(model, lambda: model.predict_points(xyz), args.model)
+            pred = _predict_or_fail(model, lambda: model.predict_points(xyz), f)
         if out_dir is not None:
             name = f.name[:-3] if f.name.endswith(".gz") else f.name
             with atomic_write(outs.add(out_dir / f"{name}.pred.txt")) as fh:

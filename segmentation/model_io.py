@@ -14,6 +14,7 @@ import os
 import numpy as np
 
 from structpred import atomic_write
+from structpred.io import read_npz
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "save_segmenter", "load_segmenter", "feature_names",
            "current_feature_names"]
@@ -50,26 +51,34 @@ def save_segmenter(model, path):
 
 
 def _read_archive(spath, bad):
-    """``(meta, coef, mean, scale, first)`` of a model file, or a ``ValueError``."""
-    import zipfile
+    """``(meta, coef, mean, scale, first)`` of a model file, or a ``ValueError`` naming the
+    file and, for a structpred file of another kind (an alignment or topic model,
+    statistics), that kind; never a missing key or a library's message."""
+    from structpred import FormatError
+    from structpred.io._npz import found_format
 
     try:
-        if os.path.getsize(spath) == 0:
-            raise ValueError("empty file")
-        with np.load(spath, allow_pickle=False) as data:
-            if not hasattr(data, "files"):
-                raise ValueError("a single array, not an .npz archive")
-            meta = json.loads(bytes(data["meta"]).decode("utf-8"))
-            coef = np.array(data["coef"], dtype=np.float64)
-            mean = np.array(data["feature_mean"], dtype=np.float64)
-            scale = np.array(data["feature_std"], dtype=np.float64)
-            first = None
-            if "first_pass_coef" in data.files:
-                first = tuple(np.array(data[k], dtype=np.float64) for k in
-                              ("first_pass_coef", "first_pass_mean", "first_pass_std"))
-    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, TypeError,
-            AttributeError, UnicodeDecodeError, RuntimeError) as exc:
-        raise ValueError(f"{bad} ({type(exc).__name__}: {exc})") from None
+        data = read_npz(spath, "a structpred segmentation model")
+    except FileNotFoundError:
+        raise ValueError(f"{spath}: no such model file") from None
+    except FormatError as exc:
+        raise ValueError(str(exc)) from None
+    found = found_format(data)
+    if found is not None and found != FORMAT:
+        raise ValueError(f"{bad} (a {found} file)")
+    try:
+        meta = json.loads(bytes(np.asarray(data["meta"], dtype=np.uint8)).decode("utf-8"))
+        coef = np.array(data["coef"], dtype=np.float64)
+        mean = np.array(data["feature_mean"], dtype=np.float64)
+        scale = np.array(data["feature_std"], dtype=np.float64)
+        first = None
+        if "first_pass_coef" in data:
+            first = tuple(np.array(data[k], dtype=np.float64) for k in
+                          ("first_pass_coef", "first_pass_mean", "first_pass_std"))
+    except KeyError as exc:
+        raise ValueError(f"{bad} (no {exc.args[0]!r} entry)") from None
+    except (ValueError, TypeError, UnicodeDecodeError):
+        raise ValueError(f"{bad} (unreadable entries)") from None
     return meta, coef, mean, scale, first
 
 

@@ -330,8 +330,12 @@ def load_model(path):
         raise FormatError(where, None, f"not a topic model file (not a readable .npz: "
                                        f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
     if "__meta__" not in arrays:
+        from structpred.io._npz import found_format
+
+        found = found_format(arrays)
         raise FormatError(where, None, "not a topic model file (written by 'structpred topics "
-                                       "train'): no __meta__ entry")
+                                       "train')" + (f" (a {found} file)" if found else
+                                                    ": no __meta__ entry"))
     try:
         meta = json.loads(str(arrays.pop("__meta__")[()]))
     except (json.JSONDecodeError, TypeError, ValueError):

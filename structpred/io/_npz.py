@@ -19,7 +19,7 @@ import json
 
 from ._files import FormatError, atomic_write, read_npz
 
-__all__ = ["save_npz", "load_npz", "pack_json", "unpack_json", "check_format"]
+__all__ = ["save_npz", "load_npz", "pack_json", "unpack_json", "check_format", "found_format"]
 
 #: the entry that holds the JSON header
 HEADER = "meta"
@@ -53,6 +53,28 @@ def _text(arr):
             return bytes(a).decode("utf-8")
         except UnicodeDecodeError:
             return None
+    return None
+
+
+def found_format(arrays):
+    """The format name a structpred ``.npz`` file declares, whatever its layout (a JSON
+    ``meta`` header, a ``format`` entry, the topic models' ``__meta__`` string), or None:
+    for the message that names the kind of file given in place of another ("a
+    structpred-matching-aligner file"), never a missing key."""
+    import numpy as np
+
+    for key in (HEADER, "__meta__"):
+        if key in arrays:
+            a = np.asarray(arrays[key])
+            text = str(a[()]) if a.dtype.kind == "U" and a.ndim == 0 else _text(a)
+            try:
+                header = json.loads(text) if text else None
+            except ValueError:
+                header = None
+            if isinstance(header, dict) and isinstance(header.get("format"), str):
+                return header["format"]
+    if "format" in arrays:
+        return _text(arrays["format"])
     return None
 
 
