@@ -57,12 +57,16 @@ def _read_archive(spath, bad):
     from structpred import FormatError
     from structpred.io._npz import found_format
 
+    what = "a structpred segmentation model"
     try:
-        data = read_npz(spath, "a structpred segmentation model")
+        data = read_npz(spath, what)
     except FileNotFoundError:
         raise ValueError(f"{spath}: no such model file") from None
     except FormatError as exc:
-        raise ValueError(str(exc)) from None
+        # "PATH: empty file, not WHAT" -> "PATH: not a ... model (empty file)"
+        reason = str(exc)[len(spath) + 2:] if str(exc).startswith(spath + ": ") else str(exc)
+        reason = reason.replace(f", not {what}", "").replace(f"not {what} ", "").strip("() ")
+        raise ValueError(f"{bad} ({reason})") from None
     found = found_format(data)
     if found is not None and found != FORMAT:
         raise ValueError(f"{bad} (a {found} file)")
