@@ -101,6 +101,32 @@ def _matrix_to_alignment(z):
     return Alignment(sure=links, possible=links)
 
 
+def as_alignments(pairs, gold, what="gold"):
+    """``gold`` as :class:`~alignment.data.formats.Alignment` objects, checked against
+    ``pairs``: an item may be an ``Alignment`` or a collection of ``(j, k)`` links (0-based,
+    all sure).  A link outside its sentence pair, or an item of another kind, is a one-line
+    ``ValueError`` naming the sentence (never an ``AttributeError`` deep in the features,
+    nor a link silently dropped)."""
+    from alignment.data.formats import Alignment
+
+    out = []
+    for i, (g, pair) in enumerate(zip(gold, pairs)):
+        if not isinstance(g, Alignment):
+            try:
+                links = frozenset((int(j), int(k)) for j, k in g)
+            except (TypeError, ValueError):
+                raise ValueError(f"{what}[{i}]: expected an Alignment or (j, k) links, got "
+                                 f"{type(g).__name__}") from None
+            g = Alignment(sure=links, possible=links)
+        m, n = len(pair[0]), len(pair[1])
+        bad = [(j, k) for j, k in g.possible if not (0 <= j < m and 0 <= k < n)]
+        if bad:
+            raise ValueError(f"{what}[{i}]: link {min(bad)} outside the {m} x {n} sentence "
+                             f"pair (positions are 0-based)")
+        out.append(g)
+    return out
+
+
 class MatchingAligner(BaseEstimator):
     """Discriminative word aligner (models M, M+F, M+Q, M+F+Q), scikit-learn style.
 
@@ -411,6 +437,9 @@ class MatchingAligner(BaseEstimator):
         valid_pairs, valid_gold = eval_set if eval_set is not None else (None, None)
         if len(pairs) != len(gold):
             raise ValueError(f"{len(pairs)} sentence pairs but {len(gold)} gold alignments")
+        gold = as_alignments(pairs, gold, "gold")
+        if valid_gold is not None and valid_pairs is not None:
+            valid_gold = as_alignments(valid_pairs, valid_gold, "eval_set gold")
         if not pairs:
             raise ValueError("no training sentences")
         check_learner(self.learner)

@@ -25,7 +25,7 @@ from structpred import LEARNERS
 from structpred.io import progress_enabled
 from structpred.cli import ArgumentParser, HelpFormatter as _Formatter
 from structpred.cli import int_at_least, nonneg_float, nonneg_int, positive_float, positive_int
-from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
+from structpred.cli import UserError, check_output, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import add_cluster_options, open_cluster, with_cluster
 from structpred.cli import check_separate_folders, iteration_count
@@ -385,7 +385,7 @@ def _check_output_file(path, inputs, flag="-o"):
     if p.exists() and not os.access(p, os.W_OK):
         raise UserError(f"{p}: file is not writable")
     if _resolved(p) in inputs:
-        raise UserError(f"{p}: {flag} is also an input; choose another output file")
+        raise UserError(f"{p}: {flag} would overwrite an input; choose another output file")
 
 
 def _check_output_dir(path, inputs, flag):
@@ -507,6 +507,15 @@ def segment_train(args):
     """``structpred segment train``."""
     from segmentation.model import describe_choice
 
+    # the files named on the command line, before any is read (the images a manifest or
+    # folder lists are checked once they are known, below)
+    named = []
+    for k in ("manifest", "images", "points", "valid_manifest", "valid_images", "valid_points"):
+        v = getattr(args, k)
+        for f in (v if isinstance(v, (list, tuple)) else [v]) if v else []:
+            if os.path.isfile(f):
+                named.append((f"--{k.replace('_', '-')}", f))
+    check_output(args.output, "-o", named)
     items = _main_items(args, need_masks=True)
     points = _point_items(args.points, args.limit)
     if items and points:
@@ -641,7 +650,7 @@ def _run_images(args, model, items, need_masks, outs, executor=None):
         else:
             img, mask, ign = load_example(img_path, mask_path if need_masks else None,
                                           ignore_value)
-            pred = _predict_or_fail(model, lambda: model.predict([img])[0], args.model)
+            pred = _predict_or_fail(model, lambda: model.predict([img])[0], img_path)
         if out_dir is not None:
             _write_mask(pred, outs.add(out_dir / f"{ident}.png"))
         if sbs is not None:
@@ -669,7 +678,7 @@ def _run_points(args, model, files, ranges, outs, executor=None):
             xyz, lab, pred = next(done)
         else:
             xyz, lab = _read_points(f, ranges)
-            pred = _predict_or_fail(model, lambda: model.predict_points(xyz), args.model)
+            pred = _predict_or_fail(model, lambda: model.predict_points(xyz), f)
         if out_dir is not None:
             name = f.name[:-3] if f.name.endswith(".gz") else f.name
             with atomic_write(outs.add(out_dir / f"{name}.pred.txt")) as fh:

@@ -167,6 +167,10 @@ def colour_model_features(lab_means, sizes, edges, lengths, scores, n_components
     X = np.asarray(lab_means, dtype=np.float64)
     sizes = np.asarray(sizes, dtype=np.float64)
     fg, bg = _sides(np.asarray(scores, dtype=np.float64), sizes)
+    if not (sizes * fg).sum() > 0 or not (sizes * bg).sum() > 0:
+        # one side has no pixel (an image of one superpixel, e.g. a single pixel): no
+        # colour model can be fitted to it, so the colour features say nothing
+        return np.zeros((X.shape[0], 2))
     rng = np.random.default_rng(random_state)
     seeds = rng.integers(0, 2 ** 31 - 1, size=2)
     p_fg = weighted_gmm(X, sizes * fg, n_components, random_state=int(seeds[0]))

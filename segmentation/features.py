@@ -70,7 +70,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 
-__all__ = ["SuperpixelGraph", "superpixel_graph", "NODE_FEATURE_NAMES", "EDGE_FEATURE_NAMES",
+__all__ = ["SuperpixelGraph", "superpixel_graph", "as_rgb8", "NODE_FEATURE_NAMES", "EDGE_FEATURE_NAMES",
            "grid_edges"]
 
 _HIST_BINS = 8
@@ -370,7 +370,8 @@ def _edge_statistics(lab, lf, n, mean, lbp, hists):
     # edges: 4-neighbour pixel pairs that cross a superpixel boundary
     e = grid_edges(H, W)
     diff2 = np.sum((labf[e[:, 0]] - labf[e[:, 1]]) ** 2, axis=1)
-    beta = 1.0 / (2.0 * max(float(diff2.mean()), 1e-12))
+    # (a one-pixel image has no pixel pairs: no contrast to normalise by)
+    beta = 1.0 / (2.0 * max(float(diff2.mean()) if diff2.size else 0.0, 1e-12))
     a, b = lf[e[:, 0]], lf[e[:, 1]]
     cross = a != b
     a, b = a[cross], b[cross]
@@ -407,6 +408,36 @@ def _node_feature_matrix(lab, lf, n, u, edges, length):
                            context, cllr, ring1[:, 1:], ring2, np.ones((n, 1))], axis=1)
 
 
+def as_rgb8(image):
+    """An image array as ``(H, W, 3)`` uint8 RGB, the features' scale, or a one-line
+    ``ValueError``: 8-bit values held in a wider integer type are taken as they are,
+    floating-point images in [0, 1] (scikit-image's convention) are scaled to 0-255;
+    anything else (16-bit values, floats beyond [0, 1], NaN, booleans) is refused rather
+    than read on the wrong scale (files go through :func:`segmentation.data.load_image`,
+    which converts every mode)."""
+    a = np.asarray(image)
+    if a.ndim != 3 or a.shape[2] != 3:
+        raise ValueError(f"expected an RGB image of shape (H, W, 3), got {a.shape}")
+    if a.dtype == np.uint8:
+        return a
+    hint = "; read files with segmentation.data.load_image, which converts every mode"
+    if a.dtype.kind in "iu":
+        lo, hi = (int(a.min()), int(a.max())) if a.size else (0, 0)
+        if lo >= 0 and hi <= 255:
+            return a.astype(np.uint8)
+        raise ValueError(f"expected 8-bit RGB values 0-255, got {a.dtype} values from {lo} "
+                         f"to {hi} (16-bit? scale them to 0-255){hint}")
+    if a.dtype.kind == "f":
+        if not np.isfinite(a).all():
+            raise ValueError("the image holds NaN or infinite values")
+        lo, hi = (float(a.min()), float(a.max())) if a.size else (0.0, 0.0)
+        if lo >= 0.0 and hi <= 1.0:
+            return np.round(a * 255.0).astype(np.uint8)
+        raise ValueError(f"a floating-point image must hold values in [0, 1], got {lo:g} to "
+                         f"{hi:g} (for 0-255 values pass uint8){hint}")
+    raise ValueError(f"expected an RGB image of uint8 values, got {a.dtype} values{hint}")
+
+
 def superpixel_graph(image, mask=None, n_segments=1000, compactness=10.0, ignore=None):
     """Superpixels, their features and their adjacency graph for one image.
 
@@ -425,13 +456,14 @@ def superpixel_graph(image, mask=None, n_segments=1000, compactness=10.0, ignore
     """
     from skimage.segmentation import slic
 
-    image = np.asarray(image)
-    if image.ndim != 3 or image.shape[2] != 3:
-        raise ValueError(f"expected an RGB image of shape (H, W, 3), got {image.shape}")
+    image = as_rgb8(image)
     H, W = image.shape[:2]
     if mask is not None and np.shape(mask) != (H, W):
         raise ValueError(f"mask shape {np.shape(mask)} differs from image shape {(H, W)}")
     lab = _rgb_to_lab(image)
+    # more superpixels than pixels cannot be: SLIC would lay out (and loop over) a grid
+    # of n_segments centres however small the image (--n-segments 10**9 ran without bound)
+    n_segments = int(min(n_segments, H * W))
     seg = slic(image, n_segments=n_segments, compactness=compactness, start_label=0,
                convert2lab=True, enforce_connectivity=True)
     # relabel to 0..n-1 (SLIC may skip ids)

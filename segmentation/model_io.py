@@ -62,8 +62,10 @@ def _read_archive(spath, bad):
         if "first_pass_coef" in data:
             first = tuple(np.array(data[k], dtype=np.float64) for k in
                           ("first_pass_coef", "first_pass_mean", "first_pass_std"))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"{bad} ({type(exc).__name__}: {exc})") from None
+    except KeyError as exc:
+        raise ValueError(f"{bad} (no {exc.args[0]!r} entry)") from None
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{bad} (unreadable entries: {exc})") from None
     return meta, coef, mean, scale, first
 
 

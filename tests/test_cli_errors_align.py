@@ -271,7 +271,7 @@ CASES = [
                                "--plot", "{out}"], ["--plot needs --src and --tgt"]),
     ("aer-sentences-0", AER + ["--plot", "{out}", "--sentences", "0"], ["--sentences"]),
     ("aer-sentences-text", AER + ["--plot", "{out}", "--sentences", "1,b"], ["--sentences"]),
-    ("aer-sentences-out-of-range", AER + ["--plot", "{out}", "--sentences", "2,9"],
+    ("aer-sentences-out-of-range", AER + ["--plot", "{out}.png", "--sentences", "2,9"],
      ["--sentences", "9", "out of range", "3 sentences"]),
     ("aer-errors-negative", AER + ["--errors", "-2"], ["--errors"]),
     ("aer-gold-folder", _with(AER, gold="{folder}"), ["{folder}", "folder"]),

@@ -313,3 +313,312 @@ def test_a_gold_target_outside_the_simplex_and_the_cut_polytope_is_refused():
                       n_nodes=2, edges=np.array([[0, 1]]))
     MinCutExample(F=sp.identity(3, format="csr"), z_gold=np.array([1.0, 0.0, 1.0]),
                   n_nodes=2, edges=np.array([[0, 1]]))
+
+
+# ------------------------------------------------------------------ second pass (issue 28)
+# Classes found by a fresh adversarial pass: outputs that are inputs in the commands that
+# did not check, figure names matplotlib cannot write, models of another subcommand given
+# to `segment`, image arrays on another scale, one-pixel images, --param values of the
+# wrong kind, a string given as a corpus, gold links given as plain tuples.
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(which=st.sampled_from(["train-data", "train-valid", "predict-data", "predict-model",
+                              "unsupervised-src", "unsupervised-tgt", "unsupervised-i"]))
+def test_an_output_that_is_an_input_is_refused_before_any_work(which, tmp_path, capsys):
+    """`-o` naming one of the command's inputs: exit 2, one line, and the input intact."""
+    import json as _json
+
+    docs = [{"text": f"word{i} alpha beta {'space' if i % 2 else 'church'}",
+             "label": "a" if i % 2 else "b"} for i in range(8)]
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(_json.dumps(d) + "\n" for d in docs))
+    valid = tmp_path / "v.jsonl"
+    valid.write_text(data.read_text())
+    model = tmp_path / "m.npz"
+    model.write_bytes(b"PK\x03\x04 not read")
+    src, tgt = tmp_path / "s.en", tmp_path / "s.fr"
+    src.write_text("the house\n")
+    tgt.write_text("la maison\n")
+    bitext = tmp_path / "b.txt"
+    bitext.write_text("the house ||| la maison\n")
+    argv, target = {
+        "train-data": (["topics", "train", "--data", str(data), "--model", "nbsvm"], data),
+        "train-valid": (["topics", "train", "--data", str(data), "--valid-data", str(valid)],
+                        valid),
+        "predict-data": (["topics", "predict", "-m", str(model), "--data", str(data)], data),
+        "predict-model": (["topics", "predict", "-m", str(model), "--data", str(data)], model),
+        "unsupervised-src": (["align", "unsupervised", "--src", str(src), "--tgt", str(tgt)],
+                             src),
+        "unsupervised-tgt": (["align", "unsupervised", "--src", str(src), "--tgt", str(tgt)],
+                             tgt),
+        "unsupervised-i": (["align", "unsupervised", "-i", str(bitext)], bitext),
+    }[which]
+    before = target.read_bytes()
+    rc, _, err = _run(argv + ["-q", "-o", str(target)], capsys)
+    assert _one_line_error(rc, err) and "would overwrite the input" in err, err
+    assert target.read_bytes() == before
+
+
+@pytest.mark.parametrize("suffix,ok", [(".txt", False), (".csv", False), (".npz", False),
+                                       (".png", True), (".svg", True), (".pdf", True),
+                                       ("", True)])
+def test_figure_names_are_checked_before_any_work(suffix, ok, tmp_path):
+    """`--plot NAME`: a suffix matplotlib cannot write is refused in one line before the
+    work (it was a traceback after the scores were printed); no suffix is PNG."""
+    from structpred.cli import check_output
+    from structpred.cli import UserError
+    from structpred.io import check_figure_path
+
+    path = tmp_path / f"plot{suffix}"
+    if ok:
+        check_output(str(path), "--plot", figure=True)
+        assert check_figure_path(path) == (suffix.lstrip(".") or "png")
+    else:
+        with pytest.raises(UserError, match=r"not written \(--plot\).*not a figure format"):
+            check_output(str(path), "--plot", figure=True)
+
+
+def test_aer_plot_with_a_text_suffix_is_refused_before_scoring(tmp_path, capsys):
+    d = tmp_path
+    links = [[(0, 0), (1, 1)], [(0, 0), (1, 1), (2, 2)], [(0, 0), (1, 1)]]
+    _write_corpus(d, [(["a", "b"], ["A", "B"]), (["c", "d", "e"], ["C", "D", "E"]),
+                      (["f", "g"], ["F", "G"])])
+    (d / "gold.pharaoh").write_text(_pharaoh(links))
+    (d / "test.txt").write_text(_pharaoh(links))
+    rc, out, err = _run(["aer", "--gold", str(d / "gold.pharaoh"), "--test", str(d / "test.txt"),
+                         "--src", str(d / "s.src"), "--tgt", str(d / "s.tgt"),
+                         "--plot", str(d / "grid.txt")], capsys)
+    assert _one_line_error(rc, err) and "not a figure format" in err and out == "", err
+    assert not (d / "grid.txt").exists()
+
+
+@pytest.mark.parametrize("kind", ["alignment-statistics", "topics", "plain-npz", "format-entry"])
+def test_segment_names_the_kind_of_a_model_file_of_another_subcommand(kind, tmp_path):
+    """A file of another kind given to `segment`: one line naming its kind, never a
+    KeyError about a missing entry."""
+    from segmentation.model import MRFSegmenter
+    from structpred.io import save_npz
+    from structpred.io._npz import pack_json
+
+    path = tmp_path / "m.npz"
+    if kind == "alignment-statistics":
+        save_npz(path, {"x": np.zeros(2)}, {"format": "structpred-alignment-statistics",
+                                            "version": 1})
+        want = r"\(a structpred-alignment-statistics file\)"
+    elif kind == "topics":
+        np.savez(path, __meta__=np.array('{"format": "structpred-topics-model"}'))
+        want = r"\(a structpred-topics-model file\)"
+    elif kind == "format-entry":
+        np.savez(path, format=np.array("structpred-hmm-tables"), version=np.array(1))
+        want = r"\(a structpred-hmm-tables file\)"
+    else:
+        np.savez(path, a=np.arange(3), meta=pack_json([1, 2]))
+        want = r"not a structpred segmentation model"
+    with pytest.raises(ValueError, match=want) as info:
+        MRFSegmenter.load(path)
+    assert "KeyError" not in str(info.value) and "\n" not in str(info.value)
+
+
+@settings(max_examples=30, deadline=None)
+@given(kind=st.sampled_from(["u8", "int64", "float01", "float255", "uint16", "nan", "bool"]),
+       h=st.integers(2, 6), w=st.integers(2, 6), seed=st.integers(0, 1000))
+def test_image_arrays_are_read_on_the_right_scale_or_refused(kind, h, w, seed):
+    """The Python API's images: 8-bit values (any integer type) and floats in [0, 1] give
+    the same uint8 pixels; 16-bit values, floats beyond [0, 1], NaN and booleans are
+    refused in one line (floats in [0, 1] were read as near-black 0-255 values)."""
+    from segmentation.features import as_rgb8
+
+    rgb = np.random.default_rng(seed).integers(0, 256, (h, w, 3)).astype(np.uint8)
+    rgb[0, 0] = 255                       # the top of the range is present
+    arr = {"u8": rgb, "int64": rgb.astype(np.int64), "float01": rgb / 255.0,
+           "float255": rgb.astype(np.float64), "uint16": rgb.astype(np.uint16) * 257,
+           "nan": np.where(rgb > 0, rgb / 255.0, np.nan),
+           "bool": rgb > 127}[kind]
+    if kind in ("u8", "int64", "float01"):
+        assert np.array_equal(as_rgb8(arr), rgb)
+    elif kind == "nan" and not np.isnan(arr).any():
+        assert np.array_equal(as_rgb8(arr), rgb)
+    else:
+        with pytest.raises(ValueError) as info:
+            as_rgb8(arr)
+        assert "\n" not in str(info.value)
+
+
+def test_a_one_pixel_image_is_predicted_without_a_library_error():
+    """An image of one superpixel (one pixel): the colour model has no second side to fit
+    and there are no pixel pairs; the prediction is made without numpy's 'a must be a
+    positive integer' or RuntimeWarnings."""
+    import warnings
+
+    from segmentation.colour_model import colour_model_features
+    from segmentation.features import superpixel_graph
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = superpixel_graph(np.full((1, 1, 3), 90, np.uint8), n_segments=50)
+        f = colour_model_features(np.ones((1, 3)), np.ones(1), np.zeros((0, 2)), np.zeros(0),
+                                  np.array([0.3]))
+    assert g.node_features.shape[0] == 1 and np.array_equal(f, np.zeros((1, 2)))
+
+
+def test_more_superpixels_than_pixels_are_capped():
+    from segmentation.features import superpixel_graph
+
+    g = superpixel_graph(np.random.default_rng(0).integers(0, 256, (4, 5, 3)).astype(np.uint8),
+                         n_segments=10 ** 9)
+    assert 1 <= g.node_features.shape[0] <= 20
+
+
+@pytest.mark.parametrize("value,ok", [("abc", False), ('"nan"', False), ("2.5", True),
+                                      ("true", False), ("3", True)])
+def test_param_values_of_the_wrong_kind_are_refused_in_one_line(value, ok, tmp_path, capsys):
+    import json as _json
+
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(_json.dumps({"text": f"w{i % 3} alpha {'x' if i % 2 else 'y'}",
+                                         "label": "ab"[i % 2]}) + "\n" for i in range(12)))
+    rc, _, err = _run(["topics", "train", "--data", str(data), "--model", "nbsvm", "-q",
+                       "--min-df", "1", "--param", f"C={value}", "-o", str(tmp_path / "m.npz")],
+                      capsys)
+    if ok:
+        assert rc == 0, err
+    else:
+        assert _one_line_error(rc, err) and "--param C=" in err, err
+        assert "could not convert" not in err
+
+
+@pytest.mark.parametrize("budget", ["nan", "inf", "-1"])
+def test_time_budget_must_be_a_finite_number(budget, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["topics", "train", "--data", "x.jsonl", "--time-budget", budget, "-o", "m.npz"])
+    err = capsys.readouterr().err
+    assert _one_line_error(info.value.code, err) and "--time-budget" in err, err
+
+
+def test_a_single_string_is_not_a_corpus():
+    from topics import Vocabulary
+
+    for call in ("fit", "fit_transform"):
+        with pytest.raises(TypeError, match="single string"):
+            getattr(Vocabulary(), call)("one document, not a list of them")
+
+
+@settings(max_examples=20, deadline=None)
+@given(m=st.integers(1, 4), n=st.integers(1, 4),
+       links=st.lists(st.tuples(st.integers(-1, 5), st.integers(-1, 5)), max_size=4))
+def test_gold_given_as_plain_links_is_converted_or_refused(m, n, links):
+    """`MatchingAligner.fit`'s gold may be (j, k) links; links outside the sentence pair
+    are refused naming the sentence (an AttributeError before)."""
+    from alignment.model import as_alignments
+
+    pair = ([f"s{j}" for j in range(m)], [f"t{k}" for k in range(n)])
+    inside = all(0 <= j < m and 0 <= k < n for j, k in links)
+    if inside:
+        (g,) = as_alignments([pair], [links])
+        assert g.sure == frozenset(links) == g.possible
+    else:
+        with pytest.raises(ValueError, match=r"gold\[0\]: link .* outside the"):
+            as_alignments([pair], [links])
+    with pytest.raises(ValueError, match="expected an Alignment"):
+        as_alignments([pair], [42])
+
+
+# ---------------------------------------------------- every output against every input
+def _leaf_parsers():
+    """``(argv prefix, parser)`` of every subcommand that runs (``align train``, ...)."""
+    import argparse
+
+    from structpred.cli._main import build_parser
+
+    out = []
+
+    def walk(p, path):
+        subs = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs:
+            out.append((path, p))
+        for s in subs:
+            for name, sp in s.choices.items():
+                walk(sp, path + [name])
+
+    walk(build_parser(load="all"), [])
+    return out
+
+
+_FILE_METAVARS = {"FILE", "PATH", "NPZ", "CSV"}
+
+
+def _output_input_cases():
+    """Every (subcommand, output option, input option): the outputs are the file outputs
+    (``--output`` naming a file, ``--plot``), the inputs every option that reads a file."""
+    cases = []
+    for path, p in _leaf_parsers():
+        acts = [a for a in p._actions if a.option_strings and a.nargs != 0]
+        outputs = [a for a in acts if a.dest in ("output", "plot") and a.metavar != "DIR"]
+        inputs = [a for a in acts if a.metavar in _FILE_METAVARS and a.dest != "output"]
+        required = [a for a in acts if a.required and a.dest != "output"]
+        for o in outputs:
+            for i in inputs:
+                cases.append((" ".join(path), o.option_strings[-1], i.option_strings[-1],
+                              tuple(r.option_strings[-1] for r in required)))
+    return cases
+
+
+_CASES = _output_input_cases()
+
+
+def test_the_output_input_cases_cover_every_writing_subcommand():
+    """The table below is built from the parsers: a new subcommand or input option is in it
+    without anyone listing it."""
+    commands = {c[0] for c in _CASES}
+    assert {"align train", "align predict", "align unsupervised", "aer", "tag train",
+            "tag predict", "topics train", "topics predict", "topics eval",
+            "segment train"} <= commands, commands
+    assert len(_CASES) >= 30
+
+
+@pytest.mark.parametrize("command,output,inp,required", _CASES,
+                         ids=[f"{c[0]}:{c[1]}={c[2]}" for c in _CASES])
+def test_every_output_naming_one_of_the_inputs_is_refused(command, output, inp, required,
+                                                          tmp_path, capsys):
+    """Any file output of any subcommand given the path of any of its file inputs: exit 2,
+    one line, and the input left byte for byte as it was (the other required inputs are
+    files that exist, so the refusal is the first thing the command does)."""
+    target = tmp_path / "shared.txt"
+    target.write_bytes(b"the house\n")
+    before = target.read_bytes()
+    masks = tmp_path / "masks"
+    masks.mkdir()
+
+    def other(name):
+        f = tmp_path / f"other-{name.strip('-')}.txt"
+        f.write_bytes(b"the house\n")
+        return str(f)
+
+    # the options that must come with the input for the command line to make sense
+    companions = {"--src": ["--tgt"], "--tgt": ["--src"], "--valid-src": ["--valid-tgt",
+                  "--valid-gold"], "--valid-tgt": ["--valid-src", "--valid-gold"],
+                  "--valid-gold": ["--valid-src", "--valid-tgt"],
+                  "--bitext-src": ["--bitext-tgt"], "--bitext-tgt": ["--bitext-src"]}
+    extra = {"aer": ["--src", "--tgt"] if output == "--plot" else [],
+             "align train": ["--src", "--tgt", "--gold"],
+             "align predict": [] if inp == "--input" else ["--src", "--tgt"]}.get(command, [])
+    argv = command.split()
+    given = {inp}
+    for opt in list(required) + extra + companions.get(inp, []):
+        if opt not in given:
+            given.add(opt)
+            argv += [opt, other(opt)]
+    if command == "segment train":
+        if inp.endswith("images"):
+            argv += ["--masks" if inp == "--images" else "--valid-masks", str(masks)]
+        if inp.endswith("points"):
+            argv += ["--foreground-labels", "1"]
+        if inp.startswith("--valid"):
+            argv += ["--manifest", other("manifest")]
+    argv += [inp, str(target), output, str(target)]
+    rc, _, err = _run(argv + (["-q"] if command.split()[0] in ("align", "topics", "tag",
+                                                               "segment") else []), capsys)
+    assert _one_line_error(rc, err), (argv, err)
+    assert "overwrite" in err or "is an input" in err or "same file" in err, (argv, err)
+    assert target.read_bytes() == before

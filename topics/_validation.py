@@ -21,7 +21,15 @@ def validate_count_input(estimator, X, *, reset):
     """Validate a document-term matrix (returned as CSR or ndarray); texts pass unchanged."""
     if is_text_input(X):
         return X
-    X = validate_data(estimator, X, reset=reset, accept_sparse="csr", dtype="numeric")
+    try:
+        X = validate_data(estimator, X, reset=reset, accept_sparse="csr", dtype="numeric")
+    except ValueError as exc:
+        # scikit-learn's first line names the cause ("Input X contains NaN."); the rest
+        # recommends other scikit-learn estimators
+        lines = str(exc).splitlines()
+        if len(lines) <= 1:
+            raise
+        raise ValueError(lines[0]) from None
     check_non_negative(X, type(estimator).__name__)
     return X
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
 import time
@@ -24,7 +25,7 @@ import numpy as np
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
-from structpred.cli import iteration_count, positive_int
+from structpred.cli import check_output, iteration_count, nonneg_float, positive_int
 
 from .registry import MODELS, make_estimator
 
@@ -170,7 +171,7 @@ def _add_validation_options(tr):
                         "--seed)")
     a.add_argument("--jobs", type=positive_int, default=2, metavar="N",
                    help="fit this many candidates at once (processes; default 2)")
-    a.add_argument("--time-budget", type=float, default=30.0, metavar="SECONDS",
+    a.add_argument("--time-budget", type=nonneg_float, default=30.0, metavar="SECONDS",
                    help="estimated seconds allowed for the slower topic-model candidates "
                         "(default 30)")
 
@@ -216,6 +217,36 @@ def _parse_params(items):
         except json.JSONDecodeError:
             out[name] = value
     return out
+
+
+def _check_param_types(model_name, params, n_classes):
+    """``--param NAME=VALUE`` of the kind the parameter's default is (a number, true or
+    false): one line naming the option, not the estimator's ``float()`` failing on 'abc'."""
+    import math
+
+    try:
+        defaults = make_estimator(model_name, n_classes=n_classes).get_params()
+    except (TypeError, ValueError):
+        return
+    for name, value in params.items():
+        if name not in defaults:
+            continue      # make_estimator names the parameters there are
+        default = defaults[name]
+        if isinstance(default, bool):
+            ok, want = isinstance(value, bool), "true or false"
+        elif isinstance(default, (int, np.integer)):
+            ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+                  and math.isfinite(value) and float(value).is_integer())
+            want = "a whole number"
+        elif isinstance(default, (float, np.floating)):
+            ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+                  and math.isfinite(value))
+            want = "a finite number"
+        else:
+            continue
+        if not ok:
+            raise UserError(f"--param {name}={json.dumps(value)}: {model_name}'s {name} must "
+                            f"be {want} (its default is {json.dumps(default)})")
 
 
 def _read(args, labels):
@@ -323,6 +354,9 @@ def topics_train(args):
     from ._persist import save_model
     from .auto import choose, spec_of
 
+    check_output(args.output, "-o", [("--data", args.data), ("--valid-data", args.valid_data),
+                                     ("--stop-words", args.stop_words if args.stop_words is not None
+                                      and os.path.isfile(args.stop_words) else None)])
     docs = _read(args, "required")
     classes = _check_classes(docs)
     y = np.asarray(docs.labels, dtype=str)
@@ -361,6 +395,7 @@ def topics_train(args):
                       if not (args.n_topics is not None and k == mspec.topics)
                       and not (args.iterations is not None and k == mspec.iterations)}
         est_params.update(user_params)
+    _check_param_types(model_name, user_params, len(classes))
     try:
         est = make_estimator(model_name, n_topics=args.n_topics, iterations=args.iterations,
                              seed=args.seed, n_classes=len(classes),
@@ -400,6 +435,7 @@ def topics_predict(args):
     """``structpred topics predict``."""
     from structpred.io import open_output
 
+    check_output(args.output, "-o", [("--data", args.data), ("-m", args.model)])
     saved = _load(args.model)
     docs = _read(args, "optional")
     pred = _predict(saved, docs)
@@ -466,6 +502,7 @@ def _plot_confusion(cm, labels, accuracy, path, title):
 @_wrap
 def topics_eval(args):
     """``structpred topics eval``."""
+    check_output(args.plot, "--plot", [("--data", args.data), ("-m", args.model)], figure=True)
     saved = _load(args.model)
     docs = _read(args, "required")
     pred = _predict(saved, docs)

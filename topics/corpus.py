@@ -62,6 +62,15 @@ def tokenize(text: str, stop_words=ENGLISH_STOP_WORDS, min_length: int = 2, *, d
                      min_length=min_length, alphabet=alphabet)(text)
 
 
+def _document_list(docs):
+    """``docs`` as a list; a single string (an iterable of one-letter "documents") is
+    refused rather than read letter by letter."""
+    if isinstance(docs, (str, bytes)):
+        raise TypeError("expected a sequence of documents (a list, array or Series of "
+                        "strings), got a single string; wrap it in a list")
+    return list(docs)
+
+
 class Vocabulary:
     """Word <-> id map built from raw texts or token lists, with frequency cut-offs and an
     optional weighting of the counts.
@@ -145,6 +154,8 @@ class Vocabulary:
         stop = self.tokenizer()._stop
         tok = self.tokenizer()
         lo, hi = self._ngram_bounds()
+        if isinstance(docs, (str, bytes)):
+            _document_list(docs)   # refused: a string is not a sequence of documents
         for doc in docs:
             if isinstance(doc, str):
                 toks = tok(doc)
@@ -185,7 +196,7 @@ class Vocabulary:
 
     def fit(self, docs: Iterable) -> "Vocabulary":
         """Fit on raw texts or token lists."""
-        return self.fit_terms(list(self.analyze(list(docs))))
+        return self.fit_terms(list(self.analyze(_document_list(docs))))
 
     def fit_terms(self, terms: Sequence[list]) -> "Vocabulary":
         """Fit on the output of :meth:`analyze` (lets a caller analyse a corpus once)."""
@@ -265,7 +276,7 @@ class Vocabulary:
         return X
 
     def fit_transform(self, docs: Iterable) -> sp.csr_matrix:
-        terms = list(self.analyze(list(docs)))
+        terms = list(self.analyze(_document_list(docs)))
         return self.fit_terms(terms).transform_terms(terms)
 
 

@@ -162,6 +162,9 @@ class NBSVM(CountClassifierTags, ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Eq. 1 and eq. 2 for every class against the rest, then eq. 3."""
+        for name, v in (("alpha", self.alpha), ("C", self.C), ("beta", self.beta)):
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise ValueError(f"{name} must be a number, got {v!r}")
         for name, v in (("alpha", self.alpha), ("C", self.C)):
             if not float(v) > 0:
                 raise ValueError(f"{name} must be > 0, got {v!r}")

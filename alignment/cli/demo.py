@@ -43,7 +43,7 @@ def align_demo(args):
     if args.data_dir is not None and not Path(args.data_dir).is_dir():
         raise UserError(f"{args.data_dir}: --data-dir is not a folder")
     if args.plot:
-        check_output(args.plot, "--plot", create_parent=True)
+        check_output(args.plot, "--plot", create_parent=True, figure=True)
     if args.cache_dir:
         if Path(args.cache_dir).exists() and not Path(args.cache_dir).is_dir():
             raise UserError(f"{args.cache_dir}: --cache-dir is not a folder")

@@ -30,7 +30,8 @@ def aer(args):
     if args.plot:
         if not have_text:
             raise UserError("--plot needs --src and --tgt")
-        check_output(args.plot, "--plot", _inputs(args, "gold", "test", "src", "tgt"))
+        check_output(args.plot, "--plot", _inputs(args, "gold", "test", "src", "tgt"),
+                     figure=True)
     pairs = _read_pairs(args.src, args.tgt) if have_text else None
     test = read_pharaoh(args.test, pairs)
     if not test:

@@ -103,6 +103,20 @@ def add_unsupervised_parser(asub):
     return p
 
 
+def _check_paths(args):
+    """Before any work: ``-o`` is not one of the inputs (it would replace the text being
+    aligned) and ``--cache-dir`` is a folder (or a new path)."""
+    from structpred.cli import check_output
+
+    check_output(args.output, "-o", [(opt, getattr(args, name, None)) for opt, name in
+                                     (("--src", "src"), ("--tgt", "tgt"), ("-i", "input"),
+                                      ("--bitext-src", "bitext_src"),
+                                      ("--bitext-tgt", "bitext_tgt"))])
+    cache = getattr(args, "cache_dir", None)
+    if cache and Path(cache).exists() and not Path(cache).is_dir():
+        raise UserError(f"{cache}: --cache-dir is not a folder")
+
+
 def _check_args(args):
     from alignment.aligners.unsupervised import DEFAULTS
 
@@ -149,6 +163,7 @@ def align_unsupervised(args):
 
     from alignment.aligners.unsupervised import UnsupervisedAligner, training_text
 
+    _check_paths(args)
     if getattr(args, "model", "hmm") == "bayes":
         from alignment.cli.bayes import align_bayes
 

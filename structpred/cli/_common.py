@@ -10,7 +10,7 @@ import os
 import sys
 
 from ..io import FormatError
-from ..io import OutputPathError, check_output_path
+from ..io import OutputPathError, check_figure_path, check_output_path
 
 __all__ = ["UserError", "HelpFormatter", "ArgumentParser", "add_quiet", "log",
            "wrap_format_errors", "positive_int", "nonneg_int", "int_at_least",
@@ -163,7 +163,7 @@ def same_file(a, b):
         return os.path.realpath(a) == os.path.realpath(b)
 
 
-def check_output(path, option="-o", inputs=(), create_parent=False):
+def check_output(path, option="-o", inputs=(), create_parent=False, figure=False):
     """Refuse, before any work, an output that cannot be written.
 
     The output may be ``"-"`` (stdout).  Otherwise it must be a regular file or a new
@@ -171,6 +171,7 @@ def check_output(path, option="-o", inputs=(), create_parent=False):
     ``NAME.npz.gz``), not a folder, its folder
     must exist (or, with ``create_parent``, be creatable) and be writable, and it must
     not be one of ``inputs`` (pairs ``(option, path)``; ``None`` paths are skipped).
+    With ``figure``, its suffix must be a format matplotlib writes (none: PNG).
     Raises :class:`UserError`.
     """
     if path is None or str(path) == "-":
@@ -178,8 +179,12 @@ def check_output(path, option="-o", inputs=(), create_parent=False):
     path = os.fspath(path)
     if os.path.isdir(path):
         raise UserError(f"{path}: is a folder ({option} needs a file name)")
+    if figure:
+        _not_an_input(path, option, inputs)   # that cause first: it names the input
     try:
         check_output_path(path, option)   # devices, links, FIFOs, model.npz.gz
+        if figure:
+            check_figure_path(path, option)   # a suffix matplotlib writes (--plot a.txt)
     except OutputPathError as exc:
         raise UserError(str(exc)) from None
     parent = os.path.dirname(os.path.abspath(path))

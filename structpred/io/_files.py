@@ -387,6 +387,36 @@ def check_output_path(path, option=None):
     raise OutputPathError(name, None, head + reason)
 
 
+#: figure formats every matplotlib this package supports writes (others, such as .gif
+#: with a recent matplotlib, are asked of matplotlib itself)
+_FIGURE_FORMATS = frozenset({"png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif",
+                             "tiff", "webp", "pgf", "raw", "rgba"})
+
+
+def check_figure_path(path, option=None):
+    """Refuse, before any work, a figure name whose suffix is not a format matplotlib
+    writes (``--plot plot.txt``); a name without a suffix is written as PNG.  The checks
+    of :func:`check_output_path` come first.  Returns the format.
+
+    Raises
+    ------
+    OutputPathError
+    """
+    check_output_path(path, option)
+    name = os.fspath(path)
+    fmt = os.path.splitext(name)[1].lstrip(".").lower() or "png"
+    if fmt in _FIGURE_FORMATS:
+        return fmt
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    known = FigureCanvasBase.get_supported_filetypes()
+    if fmt not in known:
+        head = f"not written ({option}): " if option else "not written: "
+        raise OutputPathError(name, None, f"{head}.{fmt} is not a figure format; use one of "
+                              f"{', '.join('.' + k for k in sorted(known))}")
+    return fmt
+
+
 @contextlib.contextmanager
 def atomic_write(path, mode="w", encoding="utf-8", compress=None):
     """Context manager that writes ``path`` atomically.

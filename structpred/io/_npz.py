@@ -19,7 +19,7 @@ import json
 
 from ._files import FormatError, atomic_write, read_npz
 
-__all__ = ["save_npz", "load_npz", "pack_json", "unpack_json", "check_format"]
+__all__ = ["save_npz", "load_npz", "pack_json", "unpack_json", "check_format", "found_format"]
 
 #: the entry that holds the JSON header
 HEADER = "meta"
@@ -56,6 +56,28 @@ def _text(arr):
     return None
 
 
+def found_format(arrays):
+    """The format name a structpred ``.npz`` file declares, whatever its layout (a JSON
+    ``meta`` header, a ``format`` entry, the topic models' ``__meta__`` string), or None:
+    for the message that names the kind of file given in place of another ("a
+    structpred-matching-aligner file"), never a missing key."""
+    import numpy as np
+
+    for key in (HEADER, "__meta__"):
+        if key in arrays:
+            a = np.asarray(arrays[key])
+            text = str(a[()]) if a.dtype.kind == "U" and a.ndim == 0 else _text(a)
+            try:
+                header = json.loads(text) if text else None
+            except ValueError:
+                header = None
+            if isinstance(header, dict) and isinstance(header.get("format"), str):
+                return header["format"]
+    if "format" in arrays:
+        return _text(arrays["format"])
+    return None
+
+
 def check_format(arrays, path, fmt, versions, what, prefix="", legacy_ok=False):
     """Check the ``format`` and ``version`` entries of ``arrays`` (the older layout, whose
     names may carry a ``prefix`` when several objects share a file).
@@ -68,7 +90,9 @@ def check_format(arrays, path, fmt, versions, what, prefix="", legacy_ok=False):
     name = arrays.get(prefix + "format")
     if name is None:
         if not legacy_ok or prefix + "version" not in arrays:
-            raise FormatError(path, None, f"not {what}")
+            found = found_format(arrays)
+            raise FormatError(path, None, f"not {what}"
+                              + (f" (a {found} file)" if found else ""))
     elif _text(name) != fmt:
         found = _text(name)
         raise FormatError(path, None, f"not {what}"
@@ -160,7 +184,7 @@ def load_npz(path, fmt, versions, what="a structpred file", legacy_ok=False):
     if HEADER in arrays:
         header = unpack_json(arrays.pop(HEADER), path, what)
         if not isinstance(header, dict):
-            raise FormatError(path, None, f"corrupt {what} (the header is not a JSON object)")
+            raise FormatError(path, None, f"not {what} (its header is not a JSON object)")
         if header.get("format") != fmt:
             found = header.get("format")
             raise FormatError(path, None, f"not {what}"

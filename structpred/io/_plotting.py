@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ._files import atomic_write
+from ._files import atomic_write, check_figure_path
 
 __all__ = ["plot_histories", "save_figure"]
 
 
 def save_figure(fig, path, dpi=100):
     """Write ``fig`` atomically to ``path`` in the format of its suffix (png, pdf, svg, ...)."""
-    fmt = Path(path).suffix.lstrip(".").lower() or "png"
+    fmt = check_figure_path(path)   # a suffix matplotlib cannot write: one line, no file
     with atomic_write(path, mode="wb") as fh:
         fig.savefig(fh, format=fmt, dpi=dpi)
     plt.close(fig)

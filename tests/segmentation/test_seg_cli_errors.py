@@ -230,19 +230,19 @@ def c_output_folder_missing(r, m):
     man = _manifest(r, "id\nhorse001\n")
     out = r / "no" / "such" / "m.npz"
     return (["segment", "train", "--manifest", man, "-o", str(out)],
-            rf"{re.escape(str(out))}: folder .* does not exist")
+            rf"{re.escape(str(out))}: .*folder .* does not exist")
 
 
 def c_output_is_input(r, m):
     man = _manifest(r, "id\nhorse001\n")
     return (["segment", "train", "--manifest", man, "-o", man],
-            rf"{re.escape(man)}: -o is also an input")
+            rf"{re.escape(man)}: -o would overwrite (an|the) input")
 
 
 def c_output_is_folder(r, m):
     man = _manifest(r, "id\nhorse001\n")
     return (["segment", "train", "--manifest", man, "-o", str(r / "images")],
-            r"images: is a folder; -o needs a file name")
+            r"images: is a folder.*-o needs a file name")
 
 
 def c_predict_into_image_folder(r, m):
