@@ -29,7 +29,8 @@ def validate_count_input(estimator, X, *, reset):
         lines = str(exc).splitlines()
         if len(lines) <= 1:
             raise
-        raise ValueError(lines[0]) from None
+        keep = [lines[0]] + [ln.strip() for ln in lines[1:] if "Reshape your data" in ln]
+        raise ValueError(" ".join(keep)) from None
     check_non_negative(X, type(estimator).__name__)
     return X
 
