@@ -188,11 +188,32 @@ def tag_predict(args):
     elif n_cols != tagger.n_columns_:
         raise UserError(f"{args.input}: line 1: {n_cols} columns, but the model was trained "
                         f"on {tagger.n_columns_} (+ the label)")
+    _check_feature_column(args.input, tagger, X)
     pred = tagger.predict(X)
     with open_output(args.output) as fh:
         write_conll(fh, X, pred)
-    _log(args, f"labelled {len(X)} sentences")
+    _log(args, f"labelled {len(X)} sentence{'s' if len(X) != 1 else ''}")
     return 0
+
+
+def _check_feature_column(path, tagger, X):
+    """Refuse input whose second column holds the model's labels where the model reads a
+    feature column (POS): ``word label`` given to a model of ``word POS label`` has as
+    many columns as ``word POS`` and would be tagged from the labels, silently wrong."""
+    if tagger.n_columns_ < 2:
+        return
+    values = [tok[1] for s in X for tok in s]
+    known = {name.split("=", 1)[1] for name in tagger.features_.names
+             if name.startswith("p[0]=")}
+    labels = set(tagger.classes_)
+    as_label = sum(v in labels and v not in known for v in values)
+    as_feature = sum(v in known for v in values)
+    if as_label > len(values) / 2 and as_feature < len(values) / 10:
+        raise UserError(f"{path}: column 2 holds the model's labels ({as_label} of "
+                        f"{len(values)} tokens, e.g. {next(v for v in values if v in labels)!r}),"
+                        f" but the model reads column 2 as a feature (in training, the column "
+                        f"before the label, e.g. POS tags): give the {tagger.n_columns_} "
+                        f"columns it was trained on, with or without the label after them")
 
 
 @_wrap_format_errors

@@ -210,6 +210,9 @@ class SequenceTagger(BaseEstimator):
             raise ValueError("X and y must be non-empty lists of the same length")
         self.n_columns_ = len(X[0][0])
         self.classes_ = sorted({t for s in y for t in s})
+        if len(self.classes_) < 2:
+            raise ValueError(f"every training token has the label {self.classes_[0]!r}: a "
+                             "tagger needs at least two labels to learn anything")
         self.iob_ = is_iob(self.classes_)
         feats = token_features(X, self.feature_set)
         self.features_ = FeatureIndex.fit(feats, self.min_count)

@@ -237,3 +237,46 @@ def test_tag_eval_with_another_models_file_is_exit_2(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "structpred", "tag", "eval", "-m", str(p),
                            "--data", str(TEST)], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 2 and "not a sequence tagger model" in proc.stderr
+
+
+# ------------------------------------------------- input that would be misread
+@settings(max_examples=10, deadline=None)
+@given(label=st.sampled_from(["O", "NN", "B-NP", "x"]), n=st.integers(2, 30))
+def test_one_label_only_is_refused_not_fitted(label, n):
+    """Training data whose tokens all carry one label has nothing to learn: a clear error,
+    never a model that scores 100 % on its validation split."""
+    X = [[("w%d" % i, "T")] for i in range(n)]
+    y = [[label] for _ in range(n)]
+    with pytest.raises(ValueError, match="at least two labels"):
+        SequenceTagger(n_iter=2).fit(X, y)
+
+
+@pytest.fixture(scope="module")
+def pos_chunk_model(tmp_path_factory):
+    """A chunker trained on `word POS label`."""
+    model = tmp_path_factory.mktemp("seq") / "m.npz"
+    assert main(["tag", "train", "--data", str(TRAIN), "--first", "80", "--iterations", "5",
+                 "-o", str(model), "-q"]) == 0
+    return model
+
+
+@settings(max_examples=8, deadline=None,
+          suppress_health_check=[__import__("hypothesis").HealthCheck.function_scoped_fixture])
+@given(n_sent=st.integers(1, 20), start=st.integers(0, 60))
+def test_labels_in_the_feature_column_are_refused(pos_chunk_model, n_sent, start, tmp_path,
+                                                   capsys):
+    """`word label` given to a model of `word POS label` has as many columns as `word POS`:
+    tagging it would read the labels as POS tags (a silent wrong answer).  It is refused;
+    `word POS` of the same sentences is tagged."""
+    X, y = read_conll(TEST)
+    X, y = X[start:start + n_sent], y[start:start + n_sent]
+    wrong = tmp_path / "word-label.txt"
+    wrong.write_text("\n\n".join("\n".join(f"{t[0]} {lab}" for t, lab in zip(s, ls))
+                                 for s, ls in zip(X, y)) + "\n")
+    right = tmp_path / "word-pos.txt"
+    right.write_text("\n\n".join("\n".join(f"{t[0]} {t[1]}" for t in s) for s in X) + "\n")
+    capsys.readouterr()
+    assert main(["tag", "predict", "-m", str(pos_chunk_model), "-i", str(wrong)]) == 2
+    err = capsys.readouterr().err
+    assert "column 2 holds the model's labels" in err and err.count("\n") == 1
+    assert main(["tag", "predict", "-m", str(pos_chunk_model), "-i", str(right), "-q"]) == 0
