@@ -171,3 +171,36 @@ def test_cli_bayes_stdin_pharaoh_and_seed(tmp_path, capsys):
     assert main(["align", "unsupervised", "--model", "bayes", "-i", str(p), "--iterations",
                  "1,x", "-q"]) == 2
     assert "--iterations" in capsys.readouterr().err
+
+
+def _model_only_options():
+    from structpred.cli._main import build_parser
+
+    args = build_parser(["align", "unsupervised"]).parse_args(
+        ["align", "unsupervised", "-i", "x"])
+    return [(model, opt, dest, default) for model, options in args.model_only.items()
+            for opt, dest, default in options]
+
+
+_MODEL_ONLY = _model_only_options()
+# a value of the option's kind that is not its default
+_OTHER = {"--soft": [], "--with": ["eflomal"], "--iterations": ["1,1,1"]}
+
+
+@pytest.mark.parametrize("model,option,dest,default", _MODEL_ONLY,
+                         ids=[f"{m}:{o}" for m, o, _, _ in _MODEL_ONLY])
+def test_an_option_of_the_other_model_is_refused_not_ignored(model, option, dest, default,
+                                                            tmp_path, capsys):
+    """`align unsupervised --model M --option-of-the-other-model`: exit 2 naming the option
+    and its model (it was silently ignored: --hmm-iterations with --model bayes)."""
+    from structpred.cli import main
+
+    assert {"bayes", "hmm"} == {m for m, *_ in _MODEL_ONLY} and len(_MODEL_ONLY) >= 8
+    p = tmp_path / "c.txt"
+    p.write_text("the house ||| la maison\n")
+    other = "hmm" if model == "bayes" else "bayes"
+    value = _OTHER.get(option, [str(default * 2 + 1 if isinstance(default, int) else
+                                    (0.5 if default != 0.5 else 0.25))])
+    rc = main(["align", "unsupervised", "--model", other, "-i", str(p), "-q", option, *value])
+    err = capsys.readouterr().err
+    assert rc == 2 and f"{option} is for --model {model}" in err, err

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 import time
 
-from structpred.cli import UserError, log as _log
+from structpred.cli import UserError, log as _log, nonneg_int
 
 __all__ = ["add_bayes_arguments", "align_bayes"]
 
@@ -28,7 +28,7 @@ def add_bayes_arguments(p):
 
     g = p.add_argument_group("--model bayes (collapsed Gibbs sampling, Östling & Tiedemann "
                              "2016)")
-    g.add_argument("--seed", type=int, default=0, metavar="N",
+    g.add_argument("--seed", type=nonneg_int, default=0, metavar="N",
                    help="random seed of the samplers (the same seed gives the same links)")
     g.add_argument("--samplers", type=int, default=D["n_samplers"], metavar="N",
                    help="independent samplers per direction, their marginals averaged")
@@ -40,6 +40,7 @@ def add_bayes_arguments(p):
                    help="probability of a NULL link")
     g.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="2: sample the two directions in two threads")
+    return g
 
 
 def _model(args, verbose):
@@ -60,11 +61,6 @@ def _model(args, verbose):
         raise UserError("--samplers must be at least 1")
     if not 0.0 < args.null_prob < 1.0:
         raise UserError(f"--null-prob must lie in (0, 1), not {args.null_prob}")
-    if args.soft or args.threshold is not None:
-        raise UserError("--soft and --threshold are for --model hmm (the Bayesian aligner "
-                        "links each word to its most probable position)")
-    if args.with_ != "none":
-        raise UserError("--with is for --model hmm")
     if args.direction and args.symmetrize:
         raise UserError("give --direction or --symmetrize, not both")
     sym = {"intersect": "intersection"}.get(args.symmetrize, args.symmetrize)

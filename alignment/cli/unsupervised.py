@@ -97,7 +97,14 @@ def add_unsupervised_parser(asub):
     p.add_argument("--model", choices=["hmm", "bayes"], default="hmm",
                    help="hmm: the HMM trained by agreement; bayes: the seeded Bayesian "
                         "aligner (IBM-1, HMM, fertility by collapsed Gibbs sampling)")
-    add_bayes_arguments(p)
+    bayes_only = add_bayes_arguments(p)._group_actions
+    # the options that belong to one --model only: given with the other, they are refused
+    # (not silently ignored)
+    hmm_only = [a for a in p._actions if a.dest in
+                ("threshold", "soft", "hmm_iterations", "max_len", "with_", "eflomal_weight")]
+    p.set_defaults(model_only={
+        model: [(a.option_strings[-1], a.dest, a.default) for a in actions]
+        for model, actions in (("bayes", bayes_only), ("hmm", hmm_only))})
     _add_quiet(p)
     p.set_defaults(handler=align_unsupervised)
     return p
@@ -164,7 +171,12 @@ def align_unsupervised(args):
     from alignment.aligners.unsupervised import UnsupervisedAligner, training_text
 
     _check_paths(args)
-    if getattr(args, "model", "hmm") == "bayes":
+    model = getattr(args, "model", "hmm")
+    for other, options in getattr(args, "model_only", {}).items():
+        for option, dest, default in options if other != model else ():
+            if getattr(args, dest) != default:
+                raise UserError(f"{option} is for --model {other} (this is --model {model})")
+    if model == "bayes":
         from alignment.cli.bayes import align_bayes
 
         return align_bayes(args)
