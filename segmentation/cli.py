@@ -25,7 +25,7 @@ from structpred import LEARNERS
 from structpred.io import progress_enabled
 from structpred.cli import ArgumentParser, HelpFormatter as _Formatter
 from structpred.cli import int_at_least, nonneg_float, nonneg_int, positive_float, positive_int
-from structpred.cli import UserError, check_output, add_quiet as _add_quiet, log as _log
+from structpred.cli import UserError, check_output, refuse_options, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import add_cluster_options, open_cluster, with_cluster
 from structpred.cli import check_separate_folders, iteration_count
@@ -523,17 +523,14 @@ def segment_train(args):
     if not items and not points:
         raise UserError("no training data: give --manifest, --images with --masks, or --points")
     kind = "image" if items else "points"
+    _refuse_other_kind(args, kind)
     if kind == "points":
         if args.foreground_labels is None:
             raise UserError("--points needs --foreground-labels (the labels of the foreground, "
                             "e.g. 1300-1306 for Oakland vegetation)")
-        if args.valid_images or args.valid_manifest or args.valid_split:
-            raise UserError("point clouds take --valid-points, not validation images")
         vpoints = _point_items(args.valid_points)
         vitems = None
     else:
-        if args.valid_points:
-            raise UserError("images take --valid-images/--valid-masks or --valid-split, not --valid-points")
         vitems = _valid_items(args)
         vpoints = None
     _check_output_file(args.output, _input_paths(args, (items or []) + (vitems or []),
@@ -688,6 +685,25 @@ def _run_points(args, model, files, ranges, outs, executor=None):
     return preds, truths, [None] * len(preds)
 
 
+#: options for images only, and for point clouds only (refused with the other kind)
+IMAGE_ONLY = ("n_segments", "no_colour_model", "ignore_value", "image_dir", "mask_dir",
+               "split", "masks", "valid_split", "valid_images", "valid_masks",
+               "valid_manifest", "side_by_side")
+POINTS_ONLY = ("voxel", "k_graph", "foreground_labels", "valid_points")
+
+
+def _refuse_other_kind(args, kind):
+    """An option for images given with point clouds, or the reverse: refused, never
+    silently ignored."""
+    known = getattr(args, "_option_defaults", {})
+    if kind == "points":
+        refuse_options(args, [d for d in IMAGE_ONLY if d in known],
+                       "is for images, not point clouds (--points)")
+    else:
+        refuse_options(args, [d for d in POINTS_ONLY if d in known],
+                       "is for point clouds (--points), not images")
+
+
 def _inputs_for(args, model, need_masks):
     items = _main_items(args, need_masks=need_masks)
     points = _point_items(args.points, args.limit)
@@ -696,6 +712,7 @@ def _inputs_for(args, model, need_masks):
     if not items and not points:
         raise UserError("no input: give --manifest, --images or --points")
     kind = "image" if items else "points"
+    _refuse_other_kind(args, kind)
     if model is not None and kind != model.kind_:
         raise UserError(f"{args.model}: the model was trained on {model.kind_} data, not {kind}")
     return kind, items or points

@@ -14,6 +14,7 @@ import sys
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import check_output, positive_float, positive_int
+from structpred.cli import refuse_options
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import iteration_count
 
@@ -126,12 +127,22 @@ def _load(path):
     return load_tagger(path)
 
 
+#: ``tag train`` options of the dual extragradient's norm bound (the perceptron has none)
+BOUND_ONLY = ("radius", "relative_radius")
+
+
 @_wrap_format_errors
 def tag_train(args):
     from .data import deterministic_split, read_conll
 
     check_output(args.output, "-o", inputs=[("--data", args.data),
                                             ("--valid-data", args.valid_data)])
+    if args.learner == "perceptron":
+        refuse_options(args, BOUND_ONLY,
+                       "bounds the dual extragradient's weights: the perceptron has no bound")
+    if args.valid_data:
+        refuse_options(args, ("valid_fraction",), "holds training sentences out when there is "
+                       "no --valid-data: give one or the other")
     X, y = read_conll(args.data)
     if args.first:
         X, y = X[:args.first], y[:args.first]

@@ -26,6 +26,7 @@ from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, iteration_count, nonneg_float, positive_int
+from structpred.cli import refuse_options
 
 from .registry import MODELS, make_estimator
 
@@ -348,6 +349,10 @@ def _check_topic_memory(model_name, est, X, n_classes):
                         f"{have / 2**30:,.1f} GiB; give fewer topics")
 
 
+#: ``topics train`` options that only ``--model auto`` (the choice on validation) uses
+AUTO_ONLY = ("valid_data", "valid_fraction", "time_budget", "jobs")
+
+
 @_wrap
 def topics_train(args):
     """``structpred topics train``."""
@@ -388,6 +393,9 @@ def topics_train(args):
                               "chosen": spec.name, "reason": choice.reason}
         model_name, est_params = spec.model, {}
     else:
+        refuse_options(args, AUTO_ONLY,
+                       f"is an option of --model auto (the choice on validation); --model "
+                       f"{args.model} trains one model on all of --data")
         spec = spec_of(args.model)
         model_name = args.model
         mspec = MODELS[args.model]

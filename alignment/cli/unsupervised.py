@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from structpred.cli import HelpFormatter as _Formatter
-from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
+from structpred.cli import UserError, add_quiet as _add_quiet, log as _log, refuse_options
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 
 from .common import _read_input
@@ -173,9 +173,9 @@ def align_unsupervised(args):
     _check_paths(args)
     model = getattr(args, "model", "hmm")
     for other, options in getattr(args, "model_only", {}).items():
-        for option, dest, default in options if other != model else ():
-            if getattr(args, dest) != default:
-                raise UserError(f"{option} is for --model {other} (this is --model {model})")
+        if other != model:
+            refuse_options(args, [dest for _, dest, _ in options],
+                           f"is for --model {other} (this is --model {model})")
     if model == "bayes":
         from alignment.cli.bayes import align_bayes
 

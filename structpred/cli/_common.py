@@ -15,7 +15,8 @@ from ..io import OutputPathError, check_figure_path, check_output_path
 __all__ = ["UserError", "HelpFormatter", "ArgumentParser", "add_quiet", "log",
            "wrap_format_errors", "positive_int", "nonneg_int", "int_at_least",
            "positive_float", "nonneg_float", "int_list", "check_output", "check_stdin", "same_file",
-           "check_separate_folders", "iteration_count"]
+           "check_separate_folders", "iteration_count", "record_option_defaults",
+           "options_given", "refuse_options"]
 
 
 class UserError(Exception):
@@ -236,3 +237,45 @@ def check_separate_folders(*folders):
                 raise UserError(f"the {inner} folder is inside the {outer} folder; give two "
                                 "separate folders")
 
+
+
+# ----------------------------------------------------- options that would be ignored
+def record_option_defaults(parser):
+    """Keep, in the namespace the parser returns, each option's name and default
+    (``args._option_defaults``), so that a handler can tell an option given on the
+    command line from one left at its default (:func:`options_given`).  Applied by
+    :func:`structpred.cli.build_parser` to every subcommand."""
+    import argparse
+
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for s in subs:
+        for sp in s.choices.values():
+            record_option_defaults(sp)
+    if not subs:
+        parser.set_defaults(_option_defaults={
+            a.dest: (a.option_strings[-1], a.default) for a in parser._actions
+            if a.option_strings and a.dest not in ("help", "version")})
+
+
+def options_given(args, *dests):
+    """The names of those options among ``dests`` that the command line set to something
+    other than their defaults (all of them when the defaults were not recorded)."""
+    known = getattr(args, "_option_defaults", None)
+    out = []
+    for dest in dests:
+        if known is None:
+            continue
+        if dest not in known:      # a misspelt name would make every check pass
+            raise KeyError(f"{dest!r} is not an option of this subcommand")
+        name, default = known[dest]
+        if getattr(args, dest, default) != default:
+            out.append(name)
+    return out
+
+
+def refuse_options(args, dests, why):
+    """:class:`UserError` ``"OPTION WHY"`` for the first of ``dests`` given on the command
+    line: an option the chosen mode does not use is refused, never silently ignored."""
+    given = options_given(args, *dests)
+    if given:
+        raise UserError(f"{given[0]} {why}")

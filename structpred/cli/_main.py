@@ -33,7 +33,7 @@ from importlib.metadata import entry_points
 
 from .._startup import Terminated, interrupt_in_chain
 from .._version import __version__
-from ._common import ArgumentParser, HelpFormatter, UserError
+from ._common import ArgumentParser, HelpFormatter, UserError, record_option_defaults
 
 __all__ = ["main", "build_parser", "subcommands"]
 
@@ -84,6 +84,7 @@ def build_parser(argv=None, load=None):
     for name, ep in cmds.items():
         if name in wanted:
             ep.load()(sub, name)
+            record_option_defaults(sub.choices[name])
         else:
             package = ep.value.split(":")[0].split(".")[0]
             sub.add_parser(name, add_help=False, help=f"{package} (structpred {name} --help)")
