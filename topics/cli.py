@@ -310,6 +310,22 @@ def _check_classes(docs):
     return classes
 
 
+def _check_held_out_classes(docs, y):
+    """The choice on held-out documents needs two of every class: one to train on, one to
+    score.  A class of one document would be missing from the training side of its split
+    (a model that cannot predict it, or, with every class a single document, 0 % for every
+    candidate), so it is refused, naming it."""
+    names, counts = np.unique(y, return_counts=True)
+    single = names[counts < 2]
+    if len(single):
+        shown = ", ".join(map(repr, single[:3].tolist())) + (", ..." if len(single) > 3 else "")
+        raise UserError(f"{docs.path}: {len(single)} of the {len(names)} classes "
+                        f"{'has' if len(single) == 1 else 'have'} a single document "
+                        f"({shown}); choosing a model on held-out "
+                        f"documents needs at least 2 of each: give more, --valid-data, or "
+                        f"--model with one model")
+
+
 def _read_validation(args, classes):
     """The ``--valid-data`` documents (None without it); their labels must be known."""
     if args.valid_data is None:
@@ -370,6 +386,8 @@ def topics_train(args):
     info = {"data": docs.path, "format": docs.format, "n_documents": len(docs),
             "n_classes": len(classes)}
     t_start = time.perf_counter()
+    if args.model == "auto" and args.valid_data is None:
+        _check_held_out_classes(docs, y)
     if args.model == "auto":
         if args.n_topics is not None or args.iterations is not None or user_params:
             raise UserError("--n-topics, --iterations and --param set one model's settings: "

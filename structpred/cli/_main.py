@@ -29,6 +29,7 @@ import contextlib
 import os
 import signal
 import sys
+import warnings
 from importlib.metadata import entry_points
 
 from .._startup import Terminated, interrupt_in_chain
@@ -193,6 +194,18 @@ def _status_after_signal(args, as_program, exc=None):
     return status
 
 
+def _one_line_warning(message, category, filename, lineno, file=None, line=None):
+    """A library's warning (scikit-learn's, numpy's) as one line on standard error, like the
+    errors: its first line, without the source file and line of the library (those with
+    --debug)."""
+    text = str(message).strip()
+    text = text.splitlines()[0] if text else category.__name__
+    try:
+        print(f"structpred: warning: {text}", file=sys.stderr if file is None else file)
+    except (OSError, ValueError):
+        pass
+
+
 #: options whose values set the sizes of what a command allocates (named after a MemoryError)
 _SIZE_OPTIONS = ("n_topics", "k_graph", "n_segments", "max_features", "iterations",
                  "bitext_pairs", "max_length", "batch_size", "jobs", "workers")
@@ -210,7 +223,9 @@ def main(argv=None):
     if handler is None:
         parser.parse_args([args.command, "--help"])
     try:
-        with _signal_handlers():
+        with _signal_handlers(), warnings.catch_warnings():
+            if not args.debug:
+                warnings.showwarning = _one_line_warning
             status = handler(args)
             if _RECEIVED["signal"] is not None:   # a signal was caught somewhere: never swallowed
                 return _status_after_signal(args, as_program)

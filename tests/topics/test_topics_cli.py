@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from structpred.cli import main
 from topics._persist import load_model, save_model
@@ -445,3 +446,42 @@ def test_a_topic_count_beyond_memory_is_refused_before_training(model, data, tmp
                   "--n-topics", str(10**12), "-o", str(out)], capsys)
     assert msg.startswith(f"--n-topics {10**12}:") and "GiB" in msg and "fewer topics" in msg
     assert not out.exists()
+
+
+# ------------------------------------------------------- classes of one document
+@settings(max_examples=25, deadline=None)
+@given(counts=st.lists(st.integers(1, 5), min_size=2, max_size=8))
+def test_choice_on_held_out_documents_refuses_classes_of_one_document(counts):
+    """`--model auto` without --valid-data holds documents out: a class of one document
+    cannot be on both sides (it gave 0 % for every candidate, or 'needs at least 2
+    classes' for a file with two).  Refused naming the class; two or more of each pass."""
+    from topics.cli import _check_held_out_classes
+    from structpred.cli import UserError
+
+    y = np.array([f"c{k}" for k, n in enumerate(counts) for _ in range(n)])
+    docs = type("Docs", (), {"path": "d.jsonl"})()
+    if min(counts) >= 2:
+        _check_held_out_classes(docs, y)
+    else:
+        with pytest.raises(UserError, match=r"d\.jsonl: .*single document .*'c"
+                                            rf"{counts.index(1)}'"):
+            _check_held_out_classes(docs, y)
+
+
+@pytest.mark.subprocess
+def test_a_library_warning_is_one_line(tmp_path):
+    """A warning from scikit-learn during a command is one 'structpred: warning:' line,
+    without the library's file and line."""
+    import json as _json
+
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(_json.dumps({"text": f"word{i} alpha beta", "label": f"c{i}"})
+                            + "\n" for i in range(30)))      # scikit-learn warns above 20 documents
+    proc = subprocess.run([sys.executable, "-m", "structpred", "topics", "train", "--data",
+                           str(data), "--model", "nbsvm", "-o", str(tmp_path / "m.npz"), "-q"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    err = proc.stderr
+    lines = err.strip().splitlines()
+    assert lines and all(ln.startswith("structpred: warning: ") for ln in lines), err
+    assert ".py:" not in err
