@@ -22,7 +22,9 @@ demo: venv
 # The fast tier (at most 5 minutes on 2 cores): everything but the tests that
 # tests/conftest.py marks slow or cluster.  `make test-slow` runs exactly those,
 # `make test-all` both; CI runs the fast tier, then the slow one.
-PYTEST := $(PY) -m pytest -q --durations=15
+# two test processes, one per core; a test file stays in one process (its module fixtures
+# are built once)
+PYTEST := $(PY) -m pytest -q --durations=15 -n 2 --dist loadfile
 
 test: venv
 	$(PYTEST) -m "not slow and not cluster" tests
