@@ -5,8 +5,9 @@ On CoNLL-2000 chunking (train / test as distributed) and NLTK's treebank POS sam
 method sees the same feature strings (:func:`sequence.features.sentence_features`,
 ``full`` templates) and is trained and timed in this one run:
 
-* ``crfsuite``: sklearn-crfsuite, L-BFGS, c1 = c2 = 0.1, on all training sentences
-  (the ``crf`` extra: ``pip install -e '.[crf]'``);
+* ``crfsuite``: sklearn-crfsuite, L-BFGS, c1 = c2 = 0.1, at most ``--crf-iterations``
+  (100) iterations, on all training sentences (the ``crf`` extra:
+  ``pip install -e '.[crf]'``);
 * ``perceptron``: the averaged structured perceptron (Collins 2002), epochs chosen on
   the validation sentences;
 * ``bregman``: ours, the dual extragradient with KL steps over chain marginals (the

@@ -100,3 +100,8 @@ def test_tag_train_defaults_are_the_ones_kept_on_validation():
     assert all(p < 0.05 for p in choice["p_not_better"].values())
     means = {m["value"]: m["mean_score"] for m in choice["mean_scores"]}
     assert max(means, key=means.get) == tagger.scale_power
+    # the norm bound at that power did not win: no bound stays
+    with open(RESULTS / "sequence_selection_radius.json") as fh:
+        rec = json.load(fh)
+    assert rec["args"]["fixed"] == f"min_count={tagger.min_count},scale_power={tagger.scale_power}"
+    assert rec["joint"]["kept"] == rec["joint"]["default"] == tagger.relative_radius
