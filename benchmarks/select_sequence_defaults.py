@@ -46,6 +46,7 @@ from bench_sequence import load  # noqa: E402
 
 #: parameters that can be searched, and how to read a value of each from the command line
 PARAMS = {"radius": float, "relative_radius": float, "min_count": int, "scale_power": float,
+          "n_iter": int,
           "step_scale": float, "smoothing": float, "feature_set": str, "scaling": str}
 
 

@@ -105,3 +105,8 @@ def test_tag_train_defaults_are_the_ones_kept_on_validation():
         rec = json.load(fh)
     assert rec["args"]["fixed"] == f"min_count={tagger.min_count},scale_power={tagger.scale_power}"
     assert rec["joint"]["kept"] == rec["joint"]["default"] == tagger.relative_radius
+    # nor did a lower power with a larger iteration budget
+    with open(RESULTS / "sequence_selection_iterations.json") as fh:
+        rec = json.load(fh)
+    assert rec["joint"]["kept"] == rec["joint"]["default"] == [tagger.scale_power,
+                                                               tagger.n_iter]
