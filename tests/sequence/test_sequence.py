@@ -144,19 +144,19 @@ def test_relative_radius_bounds_the_weights_and_round_trips(chunking, tmp_path):
     X, y, _, _ = chunking
     X, y = X[:20], y[:20]
     n_tokens = sum(len(s) for s in X)
-    tagger = SequenceTagger(n_iter=4, relative_radius=0.05, scale_power=0.25,
+    tagger = SequenceTagger(n_iter=4, relative_radius=0.05, scale_power=0.4,
                             batch_size=8).fit(X, y)
     assert tagger.radius_ == pytest.approx(0.05 * np.sqrt(n_tokens))
     assert np.linalg.norm(tagger.coef_) <= tagger.radius_ * (1 + 1e-9)
     counts = 1.0 / FeatureIndex.fit([sentence_features(s) for s in X], 2).scale ** 2
-    assert tagger.features_.scale == pytest.approx(counts ** -0.25)
+    assert tagger.features_.scale == pytest.approx(counts ** -0.4)
     K = len(tagger.classes_)
-    assert tagger.label_scale_ == pytest.approx((K / n_tokens) ** 0.25)
+    assert tagger.label_scale_ == pytest.approx((K / n_tokens) ** 0.4)
     path = tmp_path / "r.npz"
     tagger.save(path)
     back = load_tagger(path)
     assert back.radius_ == pytest.approx(tagger.radius_)
-    assert back.relative_radius == 0.05 and back.scale_power == 0.25
+    assert back.relative_radius == 0.05 and back.scale_power == 0.4
     assert back.predict(X) == tagger.predict(X)
     unbounded = SequenceTagger(n_iter=2, radius=np.inf, batch_size=8).fit(X[:5], y[:5])
     unbounded.save(path)
