@@ -14,8 +14,9 @@ on the threads.
 
 **New sentences** (:func:`align_new_bayes`) are aligned with the fitted counts as priors
 (:meth:`BayesianAligner.align`), without resampling the bitext, as eflomal's priors do.
-The new pairs of one call are sampled together (their own counts join the priors), from
-the fixed seed: the same pairs in the same batches give the same links.
+Each new pair is sampled on its own, from the fixed seed, so its links depend only on the
+pair and the run: not on the other pairs of the batch, nor on how ``align predict`` cuts
+its input into chunks (files, standard input, ``--jobs``).
 """
 
 from __future__ import annotations
@@ -152,7 +153,11 @@ def align_new_bayes(run, src, tgt):
     src_lines, tgt_lines = _as_lines(src), _as_lines(tgt)
     _check_bitext(src_lines, tgt_lines)
     t0 = time.perf_counter()
-    _, fwd, bwd = al.align(src_lines, tgt_lines, return_directions=True)
+    fwd, bwd = [], []
+    for s, t in zip(src_lines, tgt_lines):     # one pair at a time: independent links
+        _, f, b = al.align([s], [t], return_directions=True)
+        fwd += f
+        bwd += b
     bfp = bitext_fingerprint(src_lines, tgt_lines)
     fp = run_fingerprint("bayes", run.options, bfp, run.version,
                          extra={"model": run.fingerprint})
