@@ -17,12 +17,16 @@ as ``align train`` does.  Every row records the wall time of ``align train`` and
 ``align predict`` and, from the cache entries the model names, the time of each aligner
 run it used (made once, by the first row that needed it).  At the end the rows are written
 to ``runs/ablate_sources/ablation.json`` and as a markdown table to
-``runs/ablate_sources/ablation.md``.
+``runs/ablate_sources/ablation.md``, each row with the paired bootstrap of its test AER
+against the row before it (:func:`alignment.evaluate.aer.paired_bootstrap`, 10,000
+resamples of the test sentences, seeded): the difference in AER points (positive: this row
+is better), its 95 % interval and the share of resamples in which it is not better.
 
 Usage::
 
     python scripts/ablate_aligner_sources.py --corpus hansards
     python scripts/ablate_aligner_sources.py --corpus both --rows thesis,hmm,bayes
+    python scripts/ablate_aligner_sources.py --report      # the tables of the rows done
 """
 
 from __future__ import annotations
@@ -93,15 +97,44 @@ def run_rows(corpus, rows):
     return [done[n] for n in rows if n in done]
 
 
+def _bootstrap(results):
+    """Each row's paired bootstrap against the row before it on the same corpus (from the
+    links files and the gold of ``runs/align_default/<corpus>/``)."""
+    from alignment.data.formats import read_pharaoh, read_parallel
+    from alignment.evaluate.aer import paired_bootstrap, sentence_counts
+
+    counts, prev = {}, {}
+    for r in results:
+        d = ROOT / "runs" / "align_default" / r["corpus"]
+        if r["corpus"] not in counts:
+            pairs = read_parallel(d / "test.src", d / "test.tgt")
+            counts[r["corpus"]] = (pairs, read_pharaoh(d / "test.gold", pairs))
+        pairs, gold = counts[r["corpus"]]
+        label = "ablate-" + r["row"].replace("+", "-")
+        c = sentence_counts(read_pharaoh(d / f"{label}.test.links", pairs), gold)
+        before = prev.get(r["corpus"])
+        if before is not None:
+            b = paired_bootstrap(before, c, n_boot=10000, random_state=0)
+            r["vs_previous"] = [round(100 * b.difference, 2),
+                                [round(100 * x, 2) for x in b.interval],
+                                round(b.p_not_better, 4)]
+        prev[r["corpus"]] = c
+
+
 def table(results):
-    head = ("| row (`align train` options) | corpus | test AER (%) | train (s) | predict (s) "
-            "| aligner runs: wall / CPU (s) |\n|---|---|---:|---:|---:|---|")
+    head = ("| row (`align train` options) | corpus | test AER (%) | vs the row before: "
+            "points [95 %], P(not better) | train (s) | predict (s) "
+            "| aligner runs: wall / CPU (s) |\n|---|---|---:|---|---:|---:|---|")
     body = []
     for r in results:
         runs = ", ".join(f"{k} {w:g} / {c:g}" for k, (w, c) in r["aligner_runs"].items())
+        vs = "-"
+        if r.get("vs_previous"):
+            d, (lo, hi), p = r["vs_previous"]
+            vs = f"{d:+.2f} [{lo:+.2f}, {hi:+.2f}], {p:.3f}"
         body.append(f"| {r['row']} (`{r['train_args'] or 'default'}`) | {r['corpus']} | "
-                    f"{r['aer']:.2f} | {r['train_seconds']:.0f} | {r['predict_seconds']:.0f} "
-                    f"| {runs or '-'} |")
+                    f"{r['aer']:.2f} | {vs} | {r['train_seconds']:.0f} | "
+                    f"{r['predict_seconds']:.0f} | {runs or '-'} |")
     return "\n".join([head] + body)
 
 
@@ -110,13 +143,15 @@ def main():
     ap.add_argument("--corpus", choices=["hansards", "czech", "both"], default="both")
     ap.add_argument("--rows", default=",".join(DEFAULT_ROWS),
                     help=f"comma-separated rows of {', '.join(ROWS)}")
+    ap.add_argument("--report", action="store_true",
+                    help="run nothing: write the tables of the rows done so far")
     args = ap.parse_args()
     rows = [r.strip() for r in args.rows.split(",") if r.strip()]
     bad = [r for r in rows if r not in ROWS]
     if bad:
         ap.error(f"unknown row {bad[0]!r}; known: {', '.join(ROWS)}")
     corpora = ["hansards", "czech"] if args.corpus == "both" else [args.corpus]
-    for c in corpora:
+    for c in corpora if not args.report else ():
         run_rows(c, rows)
     results = []     # every corpus run so far, in row order
     for c in ("hansards", "czech"):
@@ -124,6 +159,7 @@ def main():
         if f.exists():
             got = {r["row"]: r for r in map(json.loads, f.read_text().splitlines())}
             results += [got[n] for n in ROWS if n in got]
+    _bootstrap(results)
     (OUT / "ablation.json").write_text(json.dumps(results, indent=1) + "\n")
     md = table(results)
     (OUT / "ablation.md").write_text(md + "\n")
