@@ -13,7 +13,7 @@
 * :mod:`alignment.aligners`: other aligners: eflomal and fast_align runs (``runs``), link
   files (``linkfiles``), symmetrisation (``symmetrize``), our unsupervised aligner
   (``unsupervised``), our Bayesian aligner sampled by collapsed Gibbs sampling (``bayes``,
-  with its sampler in ``stats.gibbs``);
+  with its sampler in ``stats.gibbs``; cached as a feature source by ``bayes_run``);
 * :mod:`alignment.model`: :class:`MatchingAligner`, the max-margin aligner (models M, M+F,
   M+Q, M+F+Q);
 * :mod:`alignment.predict`: batch prediction (``batch``) and prediction in parallel

@@ -97,7 +97,7 @@ class TrainingReport:
         return out
 
 
-def train_aligner(pairs, gold=None, *, stats, eval_set=None, bitext=None, aligners="auto",
+def train_aligner(pairs, gold=None, *, stats, eval_set=None, bitext=None, aligners="default",
                   labels=None, model="auto", max_fertility=None, c_neg="auto", preset=None,
                   interaction_stats=None, external=None, cache_dir=".cache", max_len=80,
                   n_iter=None, jobs=1, executor=None, random_state=0, verbose=False,
@@ -120,7 +120,9 @@ def train_aligner(pairs, gold=None, *, stats, eval_set=None, bitext=None, aligne
         the validation sentences), and the interaction statistics are counted on.
     aligners : str or iterable of str
         The other aligners as features (:func:`alignment.features.links.resolve_sources`):
-        ``"auto"`` (our HMM and every installed external aligner), ``"none"``, or names.
+        ``"default"`` (the built-in sources: our HMM and our Bayesian aligner, seeded with
+        ``random_state``), ``"auto"`` (those and every installed external aligner),
+        ``"none"`` (our HMM only), or names.
         They need ``bitext``; without it, none is used.
     labels : {None, "hmm", "eflomal"}
         Train without gold on the labeller's links (it is then left out of the features).
@@ -176,7 +178,8 @@ def train_aligner(pairs, gold=None, *, stats, eval_set=None, bitext=None, aligne
         raise ValueError(f"labels={labels!r} needs the bitext to run the labeller on")
     t0 = time.perf_counter()
     gold, links, sources = _aligner_features(pairs, gold, valid_pairs, bitext, aligners,
-                                             labels, thesis, cache_dir, max_len, verbose)
+                                             labels, thesis, cache_dir, max_len, verbose,
+                                             random_state=random_state, jobs=jobs)
     t1 = time.perf_counter()
     auto_model = model == "auto"
     D, Q = MODELS["M" if auto_model else model]
@@ -270,19 +273,19 @@ class _InteractionCache:
 
 
 def _aligner_features(pairs, gold, valid_pairs, bitext, aligners, labels, thesis, cache_dir,
-                      max_len, verbose):
+                      max_len, verbose, random_state=0, jobs=1):
     """``(gold, links, sources)``: the gold (or the labeller's links), the other aligners'
     outputs (or None) and the sources used as features."""
     from .features.links import SOURCES, AlignerLinks, resolve_sources
 
-    if thesis and aligners not in ("auto", "none", None, ()):
+    if thesis and aligners not in ("default", "auto", "none", None, ()):
         raise ValueError("preset='thesis' uses no other aligners")
     sources = resolve_sources("none" if thesis else aligners, own_hmm=not thesis)
     if sources and bitext is None:
         _log(verbose, "no bitext: no aligner features (our HMM and the other aligners need "
                       "the bitext)")
         sources = ()
-    if labels and labels not in SOURCES[:2]:
+    if labels and labels not in ("hmm", "eflomal"):
         raise ValueError(f"unknown labeller {labels!r} (known: hmm, eflomal)")
     wanted = sources
     if labels:
@@ -291,7 +294,8 @@ def _aligner_features(pairs, gold, valid_pairs, bitext, aligners, labels, thesis
         return gold, None, ()
     bsrc, btgt = bitext
     links = AlignerLinks.fit(wanted, list(pairs) + list(valid_pairs or []), bsrc, btgt,
-                             cache_dir=cache_dir, max_len=max_len, verbose=verbose)
+                             cache_dir=cache_dir, max_len=max_len, random_state=random_state,
+                             n_jobs=min(2, jobs), verbose=verbose)
     if labels:
         gold = auto_labels(links, labels, pairs)
         _log(verbose, f"labelled {len(pairs)} sentences with {labels} "
@@ -329,6 +333,10 @@ def describe_sources(links):
     for name in links.sources:
         if name == "hmm":
             parts.append("hmm (ours, trained by agreement)")
+        elif name == "bayes":
+            run = links.runs[name]
+            parts.append(f"bayes (ours, seed {run.options['random_state']}, "
+                         f"{'cached run' if run.from_cache else 'ran'} on {run.n_pairs} pairs)")
         else:
             run = links.runs[name]
             parts.append(f"{name} {run.version} ({'cached run' if run.from_cache else 'ran'}"

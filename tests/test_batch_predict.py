@@ -61,8 +61,18 @@ def stats_with_hmm(small_stats, bitext):
 
 
 @pytest.fixture(scope="module")
+def bayes_links(bitext, train_set, tmp_path_factory):
+    """Our HMM and our Bayesian aligner as features (the default model's sources)."""
+    from alignment.features.links import AlignerLinks
+
+    src, tgt = [s for s, _ in bitext], [t for _, t in bitext]
+    return AlignerLinks.fit(("hmm", "bayes"), train_set[0], src, tgt,
+                            cache_dir=tmp_path_factory.mktemp("bayes-links"))
+
+
+@pytest.fixture(scope="module")
 def external_links(bitext, train_set, tmp_path_factory):
-    """Our HMM, eflomal and fast_align as features (the default model's aligners)."""
+    """Our HMM, our Bayesian aligner, eflomal and fast_align as features."""
     from alignment.aligners.runs import available_aligners
     from alignment.features.links import AlignerLinks
 
@@ -70,7 +80,7 @@ def external_links(bitext, train_set, tmp_path_factory):
     if missing:
         pytest.skip(f"{sorted(missing)} not installed (the aligners extra)")
     src, tgt = [s for s, _ in bitext], [t for _, t in bitext]
-    return AlignerLinks.fit(("hmm", "eflomal", "fast_align"), train_set[0], src, tgt,
+    return AlignerLinks.fit(("hmm", "bayes", "eflomal", "fast_align"), train_set[0], src, tgt,
                             cache_dir=tmp_path_factory.mktemp("ext-links"))
 
 
@@ -206,7 +216,9 @@ _COMBOS = [((), False, ()), ((), True, ()), (("hmm",), False, ()), (("hmm",), Tr
            (("eflomal",), False, ()), (("fast_align",), True, ()),
            (("hmm", "fast_align"), False, ()), (("eflomal", "fast_align"), True, ()),
            (("hmm", "eflomal", "fast_align"), False, ()),
-           (("hmm", "eflomal", "fast_align"), True, ("dice_col_best", "hmm_min"))]
+           (("hmm", "eflomal", "fast_align"), True, ("dice_col_best", "hmm_min")),
+           (("hmm", "bayes"), False, ()), (("bayes",), True, ()),
+           (("hmm", "bayes", "eflomal", "fast_align"), False, ())]
 
 
 @pytest.mark.parametrize("sources,stats_hmm,exclude", _COMBOS,
@@ -219,8 +231,12 @@ def test_both_paths_give_the_same_scores(sources, stats_hmm, exclude, small_stat
     aligner features, with and without the statistics' HMM and the optional features."""
     links = None
     if sources:
-        links = (hmm_links if set(sources) == {"hmm"}
-                 else request.getfixturevalue("external_links").subset(sources))
+        if set(sources) == {"hmm"}:
+            links = hmm_links
+        elif set(sources) <= {"hmm", "bayes"}:
+            links = request.getfixturevalue("bayes_links").subset(sources)
+        else:
+            links = request.getfixturevalue("external_links").subset(sources)
     stats = stats_with_hmm if stats_hmm else small_stats
     include = ("farther_src_occ", "farther_tgt_occ") if stats_hmm else ()
     model = _random_model(stats, links, exclude_features=exclude, include_features=include)

@@ -15,11 +15,12 @@ def test_compare_prints_every_system(tmp_path, capsys):
     assert rc == 0
     rows = [ln for ln in out.splitlines() if ln.startswith("| ") and "---" not in ln][1:]
     names = [r.split("|")[1].strip() for r in rows]
-    assert len(rows) == 5
+    assert len(rows) == 6
     assert names[0].startswith("eflomal alone") and names[1].startswith("fast_align alone")
-    assert names[2].startswith("ours: align unsupervised")
-    assert names[3].startswith("model M, thesis features")
-    assert "align train default" in names[4]
+    assert names[2].startswith("ours: align unsupervised --model bayes")
+    assert names[3].startswith("ours: align unsupervised (HMM")
+    assert names[4].startswith("model M, thesis features")
+    assert "align train default" in names[5]
     aer = {}
     for name, row in zip(names, rows):
         cells = [c.strip() for c in row.split("|")[2:-1]]
@@ -29,7 +30,7 @@ def test_compare_prints_every_system(tmp_path, capsys):
         aer[name] = float(cells[2].strip("*"))
         assert 0 < aer[name] < 60
     # the default is the best supervised system even on this small bitext
-    assert aer[names[4]] < aer[names[3]]
+    assert aer[names[5]] < aer[names[4]]
     assert re.search(r"test = the last 247 gold test sentences", out)
 
 

@@ -38,8 +38,12 @@ def test_resolve_sources():
     assert resolve_sources("none") == ("hmm",) and resolve_sources("") == ("hmm",)
     assert resolve_sources("none", own_hmm=False) == ()
     auto = resolve_sources("auto")
-    assert auto[0] == "hmm" and set(auto[1:]) == set(available_aligners())
+    assert auto[:2] == ("hmm", "bayes") and set(auto[2:]) == set(available_aligners())
+    # the default: the built-in sources only (no other package, seeded)
+    assert resolve_sources() == resolve_sources("default") == ("hmm", "bayes")
+    assert resolve_sources(None) == ("hmm", "bayes")
     assert resolve_sources("hmm") == ("hmm",)
+    assert resolve_sources("bayes", own_hmm=False) == ("bayes",)
     with pytest.raises(ValueError, match="unknown aligner 'bogus'"):
         resolve_sources("hmm,bogus")
 
@@ -158,22 +162,21 @@ def test_cli_default_uses_the_aligners(tmp_path, capsys):
     assert main(_train_args(out, "--cache-dir", str(cache))) == 0
     err = capsys.readouterr().err
     line = [ln for ln in err.splitlines() if ln.startswith("aligners as features")]
-    assert line and "hmm (ours" in line[0]
-    for name in available_aligners():
-        assert name in line[0]
+    assert line and "hmm (ours" in line[0] and "bayes (ours, seed 0" in line[0]
+    for name in available_aligners():     # opt-in: not in the default
+        assert name not in line[0]
     pred = tmp_path / "p.txt"
     assert main(["align", "predict", "-m", str(out), "--src", str(DATA / "trial.en.gz"),
                  "--tgt", str(DATA / "trial.fr.gz"), "-o", str(pred), "-q"]) == 0
     assert len(pred.read_text().splitlines()) == 37
-    if available_aligners():
-        # the runs the model needs are gone: one line naming the model, exit 2
-        for entry in (cache / "aligners").iterdir():
-            shutil.rmtree(entry)
-        capsys.readouterr()
-        rc = main(["align", "predict", "-m", str(out), "--src", str(DATA / "trial.en.gz"),
-                   "--tgt", str(DATA / "trial.fr.gz"), "-q"])
-        err = capsys.readouterr().err.strip().splitlines()
-        assert rc == 2 and len(err) == 1 and str(out) in err[0] and "missing" in err[0]
+    # the bayes run the model needs is gone: one line naming the model, exit 2
+    for entry in (cache / "aligners").iterdir():
+        shutil.rmtree(entry)
+    capsys.readouterr()
+    rc = main(["align", "predict", "-m", str(out), "--src", str(DATA / "trial.en.gz"),
+               "--tgt", str(DATA / "trial.fr.gz"), "-q"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and str(out) in err[0] and "missing" in err[0]
 
 
 def test_cli_aligner_option_errors(tmp_path, capsys, small_stats_file):
@@ -187,7 +190,7 @@ def test_cli_aligner_option_errors(tmp_path, capsys, small_stats_file):
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "bitext" in err[0]
     assert not (tmp_path / "x.npz").exists()
-    # auto without a bitext: no aligners, and it says so
+    # the default without a bitext: no aligners, and it says so
     assert main(args) == 0
     assert "aligners as features: none" in capsys.readouterr().err
     rc = main(args + ["--preset", "thesis", "--aligners", "eflomal"])

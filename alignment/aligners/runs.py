@@ -337,15 +337,17 @@ class AlignerRun:
 
     @property
     def views(self):
-        return ALIGNERS[self.aligner].views
+        return EFLOMAL_VIEWS if self.aligner == "bayes" else ALIGNERS[self.aligner].views
 
     def links(self, view=None, indices=None):
         """Link sets (list of sets of ``(j, k)``) of the pairs at ``indices`` (all when
         None) in ``view``: a direction or a symmetrisation of the two (eflomal), or
-        ``"sym"`` (fast_align); ``None`` is the aligner's default view."""
+        ``"sym"`` (fast_align); ``None`` is the aligner's default view (the Bayesian
+        aligner's views are eflomal's)."""
         from .symmetrize import symmetrize
 
-        _, view = parse_link_set_name(f"{self.aligner}:{view}" if view else self.aligner)
+        name = "eflomal" if self.aligner == "bayes" else self.aligner
+        _, view = parse_link_set_name(f"{name}:{view}" if view else name)
         idx = range(self.n_pairs) if indices is None else indices
         if view in self.directions:
             d = self.directions[view]
@@ -634,8 +636,9 @@ def align_with_priors(src, tgt, priors, cache_dir=None, replicate=0, verbose=Fal
 def align_new(run, src, tgt, **kw):
     """Align new pairs with what ``run`` learnt, without retraining on its bitext:
     eflomal through its priors (:func:`align_with_priors`), fast_align with its trained
-    parameter files.  Returns an uncached :class:`AlignerRun` (eflomal: cached when
-    ``cache_dir`` is given)."""
+    parameter files (a run of our Bayesian aligner:
+    :func:`alignment.aligners.bayes_run.align_new_bayes`).  Returns an uncached
+    :class:`AlignerRun` (eflomal: cached when ``cache_dir`` is given)."""
     if run.aligner == "eflomal":
         return align_with_priors(src, tgt, run, **kw)
     import systran_align

@@ -102,13 +102,16 @@ def _add_model_options(p, auto=False):
     g.add_argument("--interaction-stats", metavar="NPZ|DIR",
                    help="+F/+Q models: cache of the IBM Model 2 fertility and pattern shares "
                         "(a file or a folder, as --stats)")
-    g.add_argument("--aligners", default="auto", metavar="LIST",
-                   help="other aligners whose links become features: eflomal, fast_align "
-                        "(comma-separated), 'auto' (default: those installed) or 'none'.  "
-                        "They run once on the bitext plus the training and validation "
-                        "sentences, cached in --cache-dir.  Our own HMM trained by "
-                        "agreement (as in 'align unsupervised') is always a feature, "
-                        "except with --preset thesis")
+    g.add_argument("--aligners", default="default", metavar="LIST",
+                   help="aligners whose links become features besides our own HMM trained "
+                        "by agreement (always a feature, except with --preset thesis): "
+                        "'default' = bayes, our seeded Bayesian aligner (built in: the "
+                        "same command gives the same model); 'auto' = bayes and every "
+                        "installed external aligner (eflomal, fast_align: pip install "
+                        "'structpred[aligners]'); 'none' = our HMM only; or a "
+                        "comma-separated list of bayes, eflomal, fast_align.  They run "
+                        "once on the bitext plus the training and validation sentences "
+                        "(bayes with --seed), cached in --cache-dir")
     g.add_argument("--preset", choices=["default", "thesis"], default="default",
                    help="thesis: the feature set of thesis ch. 3 (Dice, IBM Model 2, ...: no "
                         "HMM, no other aligners), 200 iterations, no early stopping")

@@ -113,14 +113,14 @@ def _check_options(args):
     if args.c_neg != "auto" and len(args.c_neg) > 1 and not all(valid):
         raise UserError("several --c-neg values need validation sentences to choose from "
                         "(--valid-src, --valid-tgt, --valid-gold)")
-    if thesis and args.aligners.strip() not in ("auto", "none"):
+    if thesis and args.aligners.strip() not in ("default", "auto", "none"):
         raise UserError("--preset thesis uses no other aligners: leave out --aligners")
     try:
         sources = resolve_sources("none" if thesis else args.aligners, own_hmm=not thesis)
     except (ValueError, ImportError) as exc:
         raise UserError(f"--aligners: {exc}") from None
     if sources and not (args.bitext_src and args.bitext_tgt):
-        if args.aligners.strip() not in ("auto", "none"):
+        if args.aligners.strip() not in ("default", "auto", "none"):
             raise UserError("--aligners needs the unlabeled bitext (--bitext-src and "
                             "--bitext-tgt) to run on")
         _log(args, "no --bitext-src/--bitext-tgt: no aligner features (our HMM and the "

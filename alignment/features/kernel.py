@@ -81,12 +81,16 @@ ALIGNER_FEATURES = (
     "eflomal:nbr_diag", "eflomal:nbr_anti",                                        # 11-12
     "fast_align:sym",                                                              # 13
     "aligners:vote_share",                                                         # 14
+    "bayes:fwd", "bayes:bwd", "bayes:intersection",                                # 15-17
+    "bayes:grow-diag-final-and", "bayes:union",                                    # 18-19
+    "bayes:nbr_diag", "bayes:nbr_anti",                                            # 20-21
 )
 
 _N_ALL = len(EDGE_FEATURES)
 _N_ALIGNER = len(ALIGNER_FEATURES)
 
-#: the eflomal link sets, in the order of their rows in the kernel's ``ef`` argument
+#: the eflomal (and bayes) link sets, in the order of their rows in the kernel's ``ef``
+#: (``by``) argument
 _EFLOMAL_VIEWS = ("fwd", "bwd", "intersection", "grow-diag-final-and", "union")
 
 #: floor of the log-scaled probabilities: log(max(p, 1e-6)) / log(1e6) + 1 lies in [0, 1]
@@ -301,10 +305,11 @@ def _edge_values(v, a0, b0, e0, m, n, j, k, sint, tint, sflt, tflt, mats, nulls,
 def _aligner_values(a, e0, m, n, j, k, hmms, exts, flags, n_src, threshold):
     """The other aligners' features of edge ``(j, k)`` into ``a`` (slot ``i`` is
     :data:`ALIGNER_FEATURES` ``[i]``): our HMM's posteriors (``hmms[2:]``, flag 3), the
-    eflomal link sets (rows of ``exts[0]``, :data:`_EFLOMAL_VIEWS`; flag 4) and
-    fast_align's links (``exts[1]``, flag 5); ``n_src`` sources share the vote."""
+    eflomal link sets (rows of ``exts[0]``, :data:`_EFLOMAL_VIEWS`; flag 4),
+    fast_align's links (``exts[1]``, flag 5) and our Bayesian aligner's link sets (rows of
+    ``exts[2]``, as eflomal's; flag 6); ``n_src`` sources share the vote."""
     uf, ub = hmms[2], hmms[3]
-    ef, fa = exts
+    ef, fa, by = exts
     i = e0 + j * n + k
     vote = 0.0
     if flags[3]:
@@ -329,6 +334,12 @@ def _aligner_values(a, e0, m, n, j, k, hmms, exts, flags, n_src, threshold):
     if flags[5]:
         a[13] = fa[i]                           # fast_align:sym
         vote += fa[i]
+    if flags[6]:
+        for r in range(5):
+            a[15 + r] = by[r, i]                # bayes:fwd ... bayes:union
+        # bayes:nbr_diag, bayes:nbr_anti: support of the intersection (row 2)
+        a[20], a[21] = _link_support(by, 2, 5, e0, n, m, j, k)
+        vote += by[2, i]
     a[14] = vote / n_src                        # aligners:vote_share
 
 
@@ -613,7 +624,8 @@ class KernelInputs:
         include = featurizer._include
         self.flags = np.array([featurizer._use_hmm, "farther_src_occ" in include,
                                "farther_tgt_occ" in include, un is not None,
-                               "eflomal" in sources, "fast_align" in sources], np.bool_)
+                               "eflomal" in sources, "fast_align" in sources,
+                               "bayes" in sources], np.bool_)
         self.n_src = max(1, len(sources))
         self.threshold = HMM_THRESHOLD
 
@@ -641,7 +653,7 @@ class KernelInputs:
     def prepare(self, pairs):
         """Load the external aligners' runs (a saved model finds them lazily) and align
         the pairs they never saw (:meth:`AlignerLinks.prepare`)."""
-        if self.flags[4] or self.flags[5]:
+        if self.flags[4] or self.flags[5] or self.flags[6]:
             self.links.check()
             self.links.prepare(pairs)
 
@@ -689,26 +701,30 @@ class KernelInputs:
         return s, x["soff"], x["toff"]
 
     def _external_links(self, pairs, n_edges):
-        return _external_link_arrays(self.links, pairs, n_edges, self.flags[4], self.flags[5])
+        return _external_link_arrays(self.links, pairs, n_edges, self.flags[4], self.flags[5],
+                                     self.flags[6])
 
 
-def _external_link_arrays(links, pairs, n_edges, use_ef, use_fa):
-    """The eflomal link sets (rows of ``ef``, :data:`_EFLOMAL_VIEWS`) and fast_align's
-    symmetrised links of every pair of ``links`` as flat 0/1 arrays (each pair's ``m x n``
-    block row-major, as the statistics'); empty for an aligner not used."""
+def _external_link_arrays(links, pairs, n_edges, use_ef, use_fa, use_by=False):
+    """The eflomal link sets (rows of ``ef``, :data:`_EFLOMAL_VIEWS`), fast_align's
+    symmetrised links and our Bayesian aligner's link sets (rows of ``by``, as eflomal's)
+    of every pair of ``links`` as flat 0/1 arrays (each pair's ``m x n`` block row-major,
+    as the statistics'); empty for an aligner not used."""
     ef = np.zeros((len(_EFLOMAL_VIEWS), n_edges if use_ef else 0))
     fa = np.zeros(n_edges if use_fa else 0)
-    if not (use_ef or use_fa):
-        return ef, fa
+    by = np.zeros((len(_EFLOMAL_VIEWS), n_edges if use_by else 0))
+    if not (use_ef or use_fa or use_by):
+        return ef, fa, by
     e0 = 0
     for s, t in pairs:
         m, n = len(s), len(t)
         sets = []
-        if use_ef:
-            d = links._external("eflomal", s, t)
-            f, b = d["fwd"], d["bwd"]
-            sets += [(ef[r], x) for r, x in enumerate(
-                (f, b, *(symmetrize(f, b, v) for v in _EFLOMAL_VIEWS[2:])))]
+        for use, name, rows in ((use_ef, "eflomal", ef), (use_by, "bayes", by)):
+            if use:
+                d = links._external(name, s, t)
+                f, b = d["fwd"], d["bwd"]
+                sets += [(rows[r], x) for r, x in enumerate(
+                    (f, b, *(symmetrize(f, b, v) for v in _EFLOMAL_VIEWS[2:])))]
         if use_fa:
             sets.append((fa, links._external("fast_align", s, t)["sym"]))
         for row, ls in sets:
@@ -717,7 +733,7 @@ def _external_link_arrays(links, pairs, n_edges, use_ef, use_fa):
                     raise ValueError(f"link {j}-{k} outside a {m}x{n} sentence pair")
                 row[e0 + j * n + k] = 1.0
         e0 += m * n
-    return ef, fa
+    return ef, fa, by
 
 
 def aligner_features(links, pairs):
@@ -726,7 +742,7 @@ def aligner_features(links, pairs):
     our HMM's posteriors are taken pair by pair (the same kernel as :func:`_pair_tables`)."""
     sources = tuple(links.sources)
     flags = np.array([False, False, False, "hmm" in sources, "eflomal" in sources,
-                      "fast_align" in sources], np.bool_)
+                      "fast_align" in sources, "bayes" in sources], np.bool_)
     lens = np.array([[len(s), len(t)] for s, t in pairs], np.int64).reshape(-1, 2)
     soff = np.concatenate([[0], np.cumsum(lens[:, 0])]).astype(np.int64)
     toff = np.concatenate([[0], np.cumsum(lens[:, 1])]).astype(np.int64)
@@ -736,7 +752,7 @@ def aligner_features(links, pairs):
         post = [links.unsupervised.posteriors(s, t) for s, t in pairs]
         uf = np.concatenate([np.ravel(x) for x, _ in post] + [np.zeros(0)])
         ub = np.concatenate([np.ravel(y) for _, y in post] + [np.zeros(0)])
-    exts = _external_link_arrays(links, pairs, n_edges, flags[4], flags[5])
+    exts = _external_link_arrays(links, pairs, n_edges, flags[4], flags[5], flags[6])
     empty = np.zeros(0)
     return _aligner_features(soff, toff, (empty, empty, uf, ub), exts, flags,
                              max(1, len(sources)), HMM_THRESHOLD)

@@ -8,6 +8,11 @@ default, with no link files made by hand and no magic names:
   the HMM trained by agreement on lower-cased 4-character prefixes).  It is trained on the
   unlabeled bitext plus the training and validation sentences, is deterministic, and
   gives link *posteriors* for any sentence pair, new ones included, without retraining.
+* **``bayes``** -- our seeded Bayesian aligner (:class:`alignment.aligners.bayes.BayesianAligner`:
+  collapsed Gibbs sampling of IBM-1, HMM and fertility models), run once on the same text
+  with a fixed ``random_state`` and cached by fingerprint
+  (:func:`alignment.aligners.bayes_run.run_bayes`); a new pair is aligned with the fitted
+  counts as priors, in batches.
 * **``eflomal``** and **``fast_align``** -- the strong unsupervised aligners of
   :mod:`alignment.aligners.runs`, run once on the same text and cached by fingerprint.  A
   sentence pair that was part of that text gets the run's links; a new pair is aligned
@@ -16,8 +21,9 @@ default, with no link files made by hand and no magic names:
 :class:`AlignerLinks` is the source of those outputs for any sentence pair (it is fitted
 data, like the statistics, and is passed to ``MatchingAligner.fit``);
 :class:`AlignerFeaturizer` turns them into edge features (and pair features for the +Q
-models).  ``align train`` uses ``hmm`` plus, with ``--aligners auto`` (the default),
-every installed external aligner (:func:`resolve_sources`).
+models).  ``align train`` uses the built-in sources ``hmm`` and ``bayes`` by default (no
+other package, the same features on every run); ``--aligners auto`` adds every installed
+external aligner, ``--aligners none`` keeps only ``hmm`` (:func:`resolve_sources`).
 
 Feature names (edge features, one row each):
 
@@ -25,12 +31,16 @@ Feature names (edge features, one row each):
   minimum: the intersection's score), ``hmm:inter`` (``hmm:min >= 0.4``, the unsupervised
   subcommand's default links), and the support of ``hmm:min`` from the two diagonal
   neighbours, ``hmm:nbr_diag`` and ``hmm:nbr_anti``;
+* ``bayes``: ``bayes:fwd``, ``bayes:bwd``, ``bayes:intersection``,
+  ``bayes:grow-diag-final-and``, ``bayes:union`` (0/1), ``bayes:nbr_diag``,
+  ``bayes:nbr_anti`` (as eflomal's);
 * ``eflomal``: ``eflomal:fwd``, ``eflomal:bwd``, ``eflomal:intersection``,
   ``eflomal:grow-diag-final-and``, ``eflomal:union`` (0/1), ``eflomal:nbr_diag``,
   ``eflomal:nbr_anti`` (diagonal support of the intersection);
 * ``fast_align``: ``fast_align:sym`` (0/1);
 * with two sources or more, ``aligners:vote_share``: the share of the sources whose
-  default links (``hmm:inter``, ``eflomal:intersection``, ``fast_align:sym``) hold the edge.
+  default links (``hmm:inter``, ``bayes:intersection``, ``eflomal:intersection``,
+  ``fast_align:sym``) hold the edge.
 
 Link files of any other aligner (``--external NAME=FILE``,
 :class:`alignment.aligners.linkfiles.ExternalAlignments`) give the features of
@@ -38,8 +48,8 @@ Link files of any other aligner (``--external NAME=FILE``,
 :mod:`alignment.features.kernel` (:data:`~alignment.features.kernel.ALIGNER_FEATURES`).
 
 Pair features (+Q models): for each pattern of :mod:`alignment.stats.interactions` and each of
-``hmm:min``, ``eflomal:intersection``, ``eflomal:grow-diag-final-and`` and
-``fast_align:sym``, the product of the two edges' values.
+``hmm:min``, ``bayes:intersection``, ``bayes:grow-diag-final-and``,
+``eflomal:intersection``, ``eflomal:grow-diag-final-and`` and ``fast_align:sym``, the product of the two edges' values.
 """
 
 from __future__ import annotations
@@ -53,39 +63,49 @@ from ..aligners.linkfiles import _key
 from .kernel import HMM_THRESHOLD
 
 __all__ = ["AlignerLinks", "AlignerFeaturizer", "ExternalFeaturizer", "resolve_sources",
-           "SOURCES", "HMM_THRESHOLD"]
+           "SOURCES", "BUILTIN", "EXTERNAL", "HMM_THRESHOLD"]
 
 #: every source this module knows, in feature order
-SOURCES = ("hmm", "eflomal", "fast_align")
+SOURCES = ("hmm", "bayes", "eflomal", "fast_align")
+#: the sources built in (no other package; deterministic): the default is all of them
+BUILTIN = ("hmm", "bayes")
+#: the external aligners (opt-in: ``--aligners auto`` or by name)
+EXTERNAL = ("eflomal", "fast_align")
 #: how many new pairs are sent to eflomal/fast_align at once when predicting
 BATCH = 2000
 
 
-def resolve_sources(spec, own_hmm=True):
-    """Source names from a user's ``--aligners`` value (the external aligners).
+def resolve_sources(spec="default", own_hmm=True):
+    """Source names from a user's ``--aligners`` value (the aligners besides our HMM).
 
-    ``"auto"``: every installed external aligner; ``"none"`` (or ``""``): none; otherwise a
-    comma-separated list of ``eflomal`` and ``fast_align`` (one that is not installed is
-    an ``ImportError`` with the install hint; an unknown name a ``ValueError``).  With
-    ``own_hmm``, ``hmm`` (our unsupervised HMM, which needs no other package) comes
-    first; naming ``hmm`` in the list is allowed and changes nothing.  Returned in
-    :data:`SOURCES` order.
+    ``"default"`` (or ``None``): our Bayesian aligner (``bayes``; built in, seeded, so the
+    same data give the same features); ``"auto"``: ``bayes`` and every installed external
+    aligner (eflomal, fast_align); ``"none"`` (or ``""``): none; otherwise a
+    comma-separated list of ``bayes``, ``eflomal`` and ``fast_align`` (an external one
+    that is not installed is an ``ImportError`` with the install hint; an unknown name a
+    ``ValueError``).  With ``own_hmm``, ``hmm`` (our unsupervised HMM, which needs no
+    other package) comes first; naming ``hmm`` in the list is allowed and changes nothing.
+    Returned in :data:`SOURCES` order.
     """
     from ..aligners.runs import available_aligners, resolve_aligners
 
     names = []
+    if spec is None:
+        spec = "default"
     if isinstance(spec, str):
         spec = spec.strip()
-        if spec == "auto":
-            names = [a for a in SOURCES[1:] if a in available_aligners()]
+        if spec == "default":
+            names = ["bayes"]
+        elif spec == "auto":
+            names = ["bayes"] + [a for a in EXTERNAL if a in available_aligners()]
         elif spec not in ("", "none"):
             names = [s.strip() for s in spec.split(",") if s.strip()]
-    elif spec is not None:
+    else:
         names = list(spec)
     unknown = [n for n in names if n not in SOURCES]
     if unknown:
         raise ValueError(f"unknown aligner {unknown[0]!r}; known: {', '.join(SOURCES[1:])}")
-    resolve_aligners([n for n in names if n != "hmm"])   # ImportError when not installed
+    resolve_aligners([n for n in names if n in EXTERNAL])   # ImportError when not installed
     if own_hmm:
         names = ["hmm"] + names
     return tuple(n for n in SOURCES if n in names)
@@ -118,7 +138,7 @@ class AlignerLinks:
     # ------------------------------------------------------------------ building
     @classmethod
     def fit(cls, sources, pairs, bitext_src=None, bitext_tgt=None, cache_dir=".cache",
-            max_len=80, verbose=False):
+            max_len=80, random_state=0, n_jobs=1, verbose=False):
         """Run (or read back) every source on the bitext plus ``pairs``.
 
         Parameters
@@ -132,9 +152,14 @@ class AlignerLinks:
             The unlabeled bitext.
         cache_dir : path
             ``<cache_dir>/unsupervised`` holds the ``hmm`` model and
-            ``<cache_dir>/aligners`` the external runs, each keyed by a fingerprint of
-            the text and the options.
+            ``<cache_dir>/aligners`` the runs of ``bayes`` and the external aligners,
+            each keyed by a fingerprint of the text and the options.
+        random_state : int
+            Seed of the ``bayes`` run (part of its fingerprint).
+        n_jobs : int
+            Threads of the ``bayes`` run (its links do not depend on them).
         """
+        from ..aligners.bayes_run import run_bayes
         from ..aligners.runs import run_aligner
         from ..aligners.unsupervised import UnsupervisedAligner, training_text
 
@@ -153,8 +178,12 @@ class AlignerLinks:
             if name == "hmm":
                 continue
             _log(verbose, f"{name}: aligning {len(src)} pairs (cached by fingerprint)")
-            run = run_aligner(name, src, tgt, cache_dir=None if cache is None
-                              else cache / "aligners", verbose=False)
+            where = None if cache is None else cache / "aligners"
+            if name == "bayes":
+                run = run_bayes(src, tgt, where, random_state=random_state, n_jobs=n_jobs,
+                                verbose=verbose)
+            else:
+                run = run_aligner(name, src, tgt, cache_dir=where, verbose=False)
             if name == "eflomal" and run.path is not None:
                 run.priors_file(src, tgt, verbose=verbose)   # for new sentences later
             runs[name] = run
@@ -228,7 +257,7 @@ class AlignerLinks:
         for name, rec in getattr(self, "_recorded_runs", {}).items():
             if name in self.runs:
                 continue
-            if _version(name) is None:
+            if name != "bayes" and _version(name) is None:
                 raise RuntimeError(f"the model uses {name}, which is not installed: "
                                    + _install_hint(name))
             p = rec.get("path")
@@ -254,13 +283,15 @@ class AlignerLinks:
 
     # ------------------------------------------------------------------ look-up
     def prepare(self, pairs):
-        """Align, in batches, the pairs of ``pairs`` that the external runs have not seen
-        (eflomal with its priors, fast_align with its parameters).  Call it before
+        """Align, in batches, the pairs of ``pairs`` that the runs have not seen (eflomal
+        and bayes with their priors, fast_align with its parameters; the batches are
+        ``pairs``' new pairs in order, so the same input gives the same links).  Call it before
         :meth:`outputs` on new sentences; :meth:`outputs` does it one pair at a time
         otherwise (correct, but slow for eflomal)."""
         if not self.runs:
             return
         self.check()
+        from ..aligners.bayes_run import align_new_bayes
         from ..aligners.runs import align_new
 
         for name, run in self.runs.items():
@@ -276,8 +307,8 @@ class AlignerLinks:
                 chunk = todo[a:a + BATCH]
                 _log(self.verbose, f"{name}: aligning {len(chunk)} new pairs with what its "
                                    "run learnt")
-                new = align_new(run, [" ".join(s) for s, _ in chunk],
-                                [" ".join(t) for _, t in chunk])
+                new = (align_new_bayes if name == "bayes" else align_new)(
+                    run, [" ".join(s) for s, _ in chunk], [" ".join(t) for _, t in chunk])
                 for i, (s, t) in enumerate(chunk):
                     done[_key(s, t)] = {v: new.directions[v][i] for v in new.directions}
 
@@ -311,11 +342,15 @@ class AlignerLinks:
 
 
 _EDGE = {"hmm": ("hmm:fwd", "hmm:bwd", "hmm:min", "hmm:inter", "hmm:nbr_diag", "hmm:nbr_anti"),
+         "bayes": ("bayes:fwd", "bayes:bwd", "bayes:intersection",
+                   "bayes:grow-diag-final-and", "bayes:union", "bayes:nbr_diag",
+                   "bayes:nbr_anti"),
          "eflomal": ("eflomal:fwd", "eflomal:bwd", "eflomal:intersection",
                      "eflomal:grow-diag-final-and", "eflomal:union", "eflomal:nbr_diag",
                      "eflomal:nbr_anti"),
          "fast_align": ("fast_align:sym",)}
-_PAIR = {"hmm": ("hmm:min",), "eflomal": ("eflomal:intersection", "eflomal:grow-diag-final-and"),
+_PAIR = {"hmm": ("hmm:min",), "bayes": ("bayes:intersection", "bayes:grow-diag-final-and"),
+         "eflomal": ("eflomal:intersection", "eflomal:grow-diag-final-and"),
          "fast_align": ("fast_align:sym",)}
 
 

@@ -142,12 +142,32 @@ def save_npz(path, arrays, header, compressed=True):
     out[HEADER] = pack_json(header, sort_keys=False)
     out["format"] = np.array(str(header["format"]))
     out["version"] = np.array(int(header["version"]), dtype=np.int64)
-    write = np.savez_compressed if compressed else np.savez
     if hasattr(path, "write"):
-        write(path, **out)
+        _write_npz(path, out, compressed)
         return
     with atomic_write(path, mode="wb") as fh:
-        write(fh, **out)
+        _write_npz(fh, out, compressed)
+
+
+#: the time stamp of every archive member: the same arrays give the same bytes
+_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+def _write_npz(fh, arrays, compressed):
+    """``np.savez(_compressed)``'s archive, but with fixed member time stamps, so that a
+    file's bytes depend only on its content (numpy stamps the time of writing)."""
+    import zipfile
+
+    import numpy as np
+
+    method = zipfile.ZIP_DEFLATED if compressed else zipfile.ZIP_STORED
+    with zipfile.ZipFile(fh, mode="w", compression=method, allowZip64=True) as zf:
+        for name, arr in arrays.items():
+            info = zipfile.ZipInfo(name + ".npy", date_time=_ZIP_TIME)
+            info.compress_type = method
+            info.external_attr = 0o600 << 16
+            with zf.open(info, "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.asanyarray(arr), allow_pickle=False)
 
 
 def load_npz(path, fmt, versions, what="a structpred file", legacy_ok=False):
