@@ -369,11 +369,37 @@ def _check_topic_memory(model_name, est, X, n_classes):
 AUTO_ONLY = ("valid_data", "valid_fraction", "time_budget", "jobs")
 
 
+def _choose_on_validation(args, docs, y, classes, overrides, info):
+    """``--model auto``: the candidate chosen on validation documents (printed, and
+    recorded in ``info``)."""
+    from .auto import choose
+
+    if args.valid_data is None:
+        _check_held_out_classes(docs, y)
+    valid = _read_validation(args, classes)
+    _log(args, f"{len(classes)} classes; choosing a model on validation documents")
+    try:
+        choice = choose(docs.texts, y, valid_texts=None if valid is None else valid.texts,
+                        valid_labels=None if valid is None else valid.labels,
+                        valid_fraction=args.valid_fraction, seed=args.seed,
+                        time_budget=args.time_budget, overrides=overrides,
+                        log=lambda m: _log(args, m), jobs=args.jobs)
+    except ValueError as exc:
+        raise UserError(f"{docs.path}: {exc}") from exc
+    for line in choice.lines():
+        print(line)
+    sys.stdout.flush()
+    info["validation"] = {"how": choice.how, "n_valid": choice.n_valid,
+                          "accuracy": {c.value: round(c.score, 6) for c in choice.ranked},
+                          "chosen": choice.spec.name, "reason": choice.reason}
+    return choice.spec
+
+
 @_wrap
 def topics_train(args):
     """``structpred topics train``."""
     from ._persist import save_model
-    from .auto import choose, spec_of
+    from .auto import spec_of
 
     check_output(args.output, "-o", [("--data", args.data), ("--valid-data", args.valid_data),
                                      ("--stop-words", args.stop_words if args.stop_words is not None
@@ -386,29 +412,11 @@ def topics_train(args):
     info = {"data": docs.path, "format": docs.format, "n_documents": len(docs),
             "n_classes": len(classes)}
     t_start = time.perf_counter()
-    if args.model == "auto" and args.valid_data is None:
-        _check_held_out_classes(docs, y)
     if args.model == "auto":
         if args.n_topics is not None or args.iterations is not None or user_params:
             raise UserError("--n-topics, --iterations and --param set one model's settings: "
                             "give --model too")
-        valid = _read_validation(args, classes)
-        _log(args, f"{len(classes)} classes; choosing a model on validation documents")
-        try:
-            choice = choose(docs.texts, y, valid_texts=None if valid is None else valid.texts,
-                            valid_labels=None if valid is None else valid.labels,
-                            valid_fraction=args.valid_fraction, seed=args.seed,
-                            time_budget=args.time_budget, overrides=overrides,
-                            log=lambda m: _log(args, m), jobs=args.jobs)
-        except ValueError as exc:
-            raise UserError(f"{docs.path}: {exc}") from exc
-        for line in choice.lines():
-            print(line)
-        sys.stdout.flush()
-        spec = choice.spec
-        info["validation"] = {"how": choice.how, "n_valid": choice.n_valid,
-                              "accuracy": {c.value: round(c.score, 6) for c in choice.ranked},
-                              "chosen": spec.name, "reason": choice.reason}
+        spec = _choose_on_validation(args, docs, y, classes, overrides, info)
         model_name, est_params = spec.model, {}
     else:
         refuse_options(args, AUTO_ONLY,
