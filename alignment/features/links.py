@@ -104,7 +104,10 @@ def resolve_sources(spec="default", own_hmm=True):
         names = list(spec)
     unknown = [n for n in names if n not in SOURCES]
     if unknown:
-        raise ValueError(f"unknown aligner {unknown[0]!r}; known: {', '.join(SOURCES[1:])}")
+        keyword = unknown[0] in ("default", "auto", "none")
+        raise ValueError(f"unknown aligner {unknown[0]!r}; known: {', '.join(SOURCES[1:])}"
+                         + (f" ({unknown[0]!r} is a whole value of its own, not an item of a "
+                            "list)" if keyword else ", or default, auto or none alone"))
     resolve_aligners([n for n in names if n in EXTERNAL])   # ImportError when not installed
     if own_hmm:
         names = ["hmm"] + names
