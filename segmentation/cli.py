@@ -373,21 +373,6 @@ def _input_paths(args, items=None, points=None):
     return paths
 
 
-def _check_output_file(path, inputs, flag="-o"):
-    p = Path(path)
-    if p.is_dir():
-        raise UserError(f"{p}: is a folder; {flag} needs a file name")
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir():
-        raise UserError(f"{p}: folder {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise UserError(f"{p}: folder {parent} is not writable")
-    if p.exists() and not os.access(p, os.W_OK):
-        raise UserError(f"{p}: file is not writable")
-    if _resolved(p) in inputs:
-        raise UserError(f"{p}: {flag} would overwrite an input; choose another output file")
-
-
 def _check_output_dir(path, inputs, flag):
     d = Path(path)
     if d.exists() and not d.is_dir():
@@ -533,8 +518,11 @@ def segment_train(args):
     else:
         vitems = _valid_items(args)
         vpoints = None
-    _check_output_file(args.output, _input_paths(args, (items or []) + (vitems or []),
-                                                 (points or []) + (vpoints or [])))
+    # the images and masks the manifests and folders list (the named files were checked
+    # before reading)
+    check_output(args.output, "-o", [("image, mask or scan it reads", p) for p in
+                                     _input_paths(args, (items or []) + (vitems or []),
+                                                  (points or []) + (vpoints or []))])
     model = _model_from_args(args)
     if kind == "image":
         train_src = _image_source(model, items, args.ignore_value)

@@ -214,8 +214,9 @@ def _check_feature_column(path, tagger, X):
     if tagger.n_columns_ < 2:
         return
     values = [tok[1] for s in X for tok in s]
-    known = {name.split("=", 1)[1] for name in tagger.features_.names
-             if name.startswith("p[0]=")}
+    from .features import pos_values
+
+    known = pos_values(tagger.features_.names)
     labels = set(tagger.classes_)
     as_label = sum(v in labels and v not in known for v in values)
     as_feature = sum(v in known for v in values)

@@ -21,7 +21,8 @@ import re
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["FEATURE_SETS", "token_features", "sentence_features", "FeatureIndex", "word_shape"]
+__all__ = ["FEATURE_SETS", "token_features", "sentence_features", "FeatureIndex", "word_shape",
+           "pos_values"]
 
 FEATURE_SETS = ("window", "full")
 _SHAPE = [(re.compile(r"[A-Z]+"), "X"), (re.compile(r"[a-z]+"), "x"), (re.compile(r"[0-9]+"), "d")]
@@ -71,6 +72,12 @@ def sentence_features(tokens, feature_set="full"):
             f.append("w[0]|w[1]=" + lower[i] + "|" + at(lower, i + 1, "</s>"))
         out.append(f)
     return out
+
+
+def pos_values(names):
+    """The values of the POS column (column 2) among feature ``names``: those of the
+    ``p[0]=`` template of :func:`sentence_features`."""
+    return {n[len("p[0]="):] for n in names if n.startswith("p[0]=")}
 
 
 def token_features(sentences, feature_set="full"):

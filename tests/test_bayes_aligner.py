@@ -178,8 +178,8 @@ def _model_only_options():
 
     args = build_parser(["align", "unsupervised"]).parse_args(
         ["align", "unsupervised", "-i", "x"])
-    return [(model, opt, dest, default) for model, options in args.model_only.items()
-            for opt, dest, default in options]
+    return [(model, *args._option_defaults[dest][:1], dest, args._option_defaults[dest][1])
+            for model, dests in args.model_only.items() for dest in dests]
 
 
 _MODEL_ONLY = _model_only_options()

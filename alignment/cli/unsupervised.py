@@ -102,9 +102,8 @@ def add_unsupervised_parser(asub):
     # (not silently ignored)
     hmm_only = [a for a in p._actions if a.dest in
                 ("threshold", "soft", "hmm_iterations", "max_len", "with_", "eflomal_weight")]
-    p.set_defaults(model_only={
-        model: [(a.option_strings[-1], a.dest, a.default) for a in actions]
-        for model, actions in (("bayes", bayes_only), ("hmm", hmm_only))})
+    p.set_defaults(model_only={"bayes": [a.dest for a in bayes_only],
+                               "hmm": [a.dest for a in hmm_only]})
     _add_quiet(p)
     p.set_defaults(handler=align_unsupervised)
     return p
@@ -174,7 +173,7 @@ def align_unsupervised(args):
     model = getattr(args, "model", "hmm")
     for other, options in getattr(args, "model_only", {}).items():
         if other != model:
-            refuse_options(args, [dest for _, dest, _ in options],
+            refuse_options(args, options,
                            f"is for --model {other} (this is --model {model})")
     if model == "bayes":
         from alignment.cli.bayes import align_bayes

@@ -180,8 +180,7 @@ def check_output(path, option="-o", inputs=(), create_parent=False, figure=False
     path = os.fspath(path)
     if os.path.isdir(path):
         raise UserError(f"{path}: is a folder ({option} needs a file name)")
-    if figure:
-        _not_an_input(path, option, inputs)   # that cause first: it names the input
+    _not_an_input(path, option, inputs)   # that cause first: it names the input
     try:
         check_output_path(path, option)   # devices, links, FIFOs, model.npz.gz
         if figure:
@@ -195,14 +194,13 @@ def check_output(path, option="-o", inputs=(), create_parent=False, figure=False
             while not os.path.exists(probe):
                 probe = os.path.dirname(probe)
             if os.path.isdir(probe) and os.access(probe, os.W_OK | os.X_OK):
-                return _not_an_input(path, option, inputs)
+                return
         reason = "is not a folder" if os.path.exists(parent) else "does not exist"
         raise UserError(f"{path}: cannot write {option}: folder {parent} {reason}")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise UserError(f"{path}: cannot write {option}: folder {parent} is not writable")
     if os.path.exists(path) and not os.access(path, os.W_OK) and not os.access(parent, os.W_OK):
         raise UserError(f"{path}: cannot write {option}: permission denied")
-    _not_an_input(path, option, inputs)
 
 
 def _not_an_input(path, option, inputs):
