@@ -71,6 +71,10 @@ class SequenceTagger(BaseEstimator):
         training sets of different sizes; ``inf`` is no bound.
     smoothing : float
         Weight of the uniform distribution in the Bregman centre.
+    loss_scale : float
+        The weight of the Hamming loss in the structured hinge loss (and so in
+        loss-augmented decoding): the margin that a labelling must keep over another
+        is ``loss_scale`` times the number of tokens where they differ.
     step_scale : float
         The step is ``eta = step_scale / L``, ``L = ||[F_1 ... F_m]||_2`` (``1/L`` is the
         step of the convergence bound, eq. 2.19, in the Euclidean geometry; a larger
@@ -133,8 +137,8 @@ class SequenceTagger(BaseEstimator):
     """
 
     def __init__(self, learner="bregman", feature_set="full", n_iter=100, radius=None,
-                 relative_radius=np.inf,
-                 smoothing=0.1, step_scale=3.0, scaling="count", scale_power=0.35,
+                 relative_radius=np.inf, smoothing=0.1, loss_scale=1.0,
+                 step_scale=3.0, scaling="count", scale_power=0.35,
                  batch_size=500, min_count=2, eval_every=5,
                  patience=None, max_time=None, random_state=0, verbose=False):
         self.learner = learner
@@ -143,6 +147,7 @@ class SequenceTagger(BaseEstimator):
         self.radius = radius
         self.relative_radius = relative_radius
         self.smoothing = smoothing
+        self.loss_scale = loss_scale
         self.step_scale = step_scale
         self.scaling = scaling
         self.scale_power = scale_power
@@ -182,7 +187,8 @@ class SequenceTagger(BaseEstimator):
             out.append(ChainExample(x[s0:s1], lengths[i:j],
                                     y=None if y is None else y[s0:s1],
                                     n_labels=len(self.classes_), geometry=geometry,
-                                    smoothing=self.smoothing, label_scale=self.label_scale_))
+                                    smoothing=self.smoothing, label_scale=self.label_scale_,
+                                    loss_scale=self.loss_scale))
         return out
 
     def _encode_labels(self, y):

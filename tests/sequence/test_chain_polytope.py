@@ -181,6 +181,11 @@ def test_chain_example_operators_are_adjoint_and_decode_is_loss_augmented_viterb
     assert float(scaled.scores(w) @ z) == pytest.approx(float(w @ scaled.features_of(z)))
     assert ex.loss(ex.z_gold) == 0.0
     assert ex.loss(ex.encode((y + 1) % K)) == N
+    heavy = ChainExample(x, lengths, y=y, n_labels=K, geometry="euclidean", loss_scale=2.5)
+    assert heavy.loss(heavy.encode((y + 1) % K)) == pytest.approx(2.5 * N)
+    assert heavy.hinge_loss(np.zeros(ex.n_features)) == pytest.approx(2.5 * N)
+    with pytest.raises(ValueError, match="loss_scale"):
+        ChainExample(x, lengths, y=y, n_labels=K, loss_scale=0.0)
     # loss-augmented inference by brute force over all labellings of every chain
     s = ex.loss_augmented_scores(w)
     z_hat = ex.loss_augmented_inference(w)

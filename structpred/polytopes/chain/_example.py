@@ -203,14 +203,19 @@ class ChainExample(StructuredExample):
         the parametrisation when ``W`` has no norm bound, and it balances the
         columns of ``F`` so that ``L = ||F||_2`` is not set by the label
         features alone (a diagonal preconditioning of the step on ``w``).
+    loss_scale : float
+        The loss is ``loss_scale`` times the Hamming loss (default 1): ``c`` is
+        ``loss_scale`` on the wrong labels of every node.
     """
 
     def __init__(self, x, lengths, y=None, n_labels=None, geometry="entropy", smoothing=0.1,
-                 compact=None, tol=1e-6, label_scale=1.0):
+                 compact=None, tol=1e-6, label_scale=1.0, loss_scale=1.0):
         if geometry not in ("euclidean", "entropy"):
             raise ValueError(f"unknown geometry {geometry!r}")
         if not 0.0 < smoothing < 1.0:
             raise ValueError(f"smoothing must be in (0, 1), got {smoothing}")
+        if not float(loss_scale) > 0.0:
+            raise ValueError(f"loss_scale must be positive, got {loss_scale}")
         compact = geometry == "entropy" if compact is None else bool(compact)
         if compact and geometry != "entropy":
             raise ValueError("the compact encoding needs geometry='entropy'")
@@ -234,6 +239,7 @@ class ChainExample(StructuredExample):
         self.smoothing = float(smoothing)
         self.tol = float(tol)
         self.label_scale = float(label_scale)
+        self.loss_scale = float(loss_scale)
         self.n_tokens = N = int(self.starts[-1])
         self.n_edges = N - self.lengths.size
         self._nk = N * K
@@ -249,7 +255,7 @@ class ChainExample(StructuredExample):
             self.z_gold = self.encode(self.y)
             self.c = np.zeros(self.n_vars)
             c = self.c[:self._nk].reshape(N, K)
-            c[:] = 1.0
+            c[:] = self.loss_scale
             c[np.arange(N), self.y] = 0.0
             self.target_features = self.features_of(self.z_gold)
         else:
