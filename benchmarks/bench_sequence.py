@@ -133,8 +133,9 @@ def run(name, methods, args):
             extra = {"iterations": model.n_iter_, "best_iter": model.best_iter_,
                      "train_sentences": len(train[0]),
                      "params": {k: v for k, v in model.get_params().items()
-                                if k in ("min_count", "relative_radius", "radius",
-                                         "scale_power", "step_scale", "max_time")}}
+                                if k in ("min_count", "relative_radius", "radius", "n_iter",
+                                         "scale_power", "step_scale", "loss_scale",
+                                         "max_time")}}
         wall = time.perf_counter() - w0
         s = evaluate(yt, pred)
         row = {"data": name, "method": method, "seconds": seconds, "wall_seconds": wall,
@@ -171,7 +172,8 @@ def main(argv=None):
     p.add_argument("--data", default="conll2000,treebank")
     p.add_argument("--methods", default=",".join(METHODS))
     p.add_argument("--feature-set", default="full")
-    p.add_argument("--iterations", type=int, default=100)
+    p.add_argument("--iterations", type=int, default=SequenceTagger().n_iter,
+                   help="iterations at most of our learners (default: the tagger's)")
     p.add_argument("--patience", type=int, default=4)
     p.add_argument("--epochs", type=int, default=15)
     p.add_argument("--crf-iterations", type=int, default=100,

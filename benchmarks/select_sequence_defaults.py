@@ -99,8 +99,8 @@ def format_value(value):
 def candidate(args, value):
     """The (unfitted) tagger of a candidate value: the iteration budget and stopping rule
     of ``args``, the ``--fixed`` parameters and the candidate's settings."""
-    kw = dict(n_iter=args.iterations, eval_every=args.eval_every, patience=args.patience,
-              **_fixed(args))
+    kw = dict(n_iter=args.iterations, eval_every=args.eval_every, patience=args.patience)
+    kw.update(_fixed(args))              # --fixed n_iter=N overrides --iterations
     kw.update(settings(args.param, value))
     return SequenceTagger(**kw)
 

@@ -22,7 +22,7 @@ __all__ = ["add_parser", "tag_train", "tag_predict", "tag_eval", "DEFAULTS"]
 
 #: the defaults of ``tag train``, chosen on validation splits of CoNLL-2000 and the
 #: treebank POS sample (docs/results/sequence.md)
-DEFAULTS = {"learner": "bregman", "feature_set": "full", "n_iter": 100, "eval_every": 5,
+DEFAULTS = {"learner": "bregman", "feature_set": "full", "n_iter": 300, "eval_every": 5,
             "patience": 4, "relative_radius": float("inf"), "valid_fraction": 0.1}
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from sequence.cli import DEFAULTS
-from sequence.data import read_conll
+from sequence.data import deterministic_split, read_conll
 from sequence.model import SequenceTagger
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,33 +80,56 @@ def test_tag_train_defaults_are_the_ones_kept_on_validation():
     selections (docs/results/sequence_selection_*.json) kept on both data sets: a
     changed default fails here until a selection that keeps it is recorded."""
     tagger = SequenceTagger()
-    assert tagger.min_count == 2 and tagger.scale_power == 0.35
+    assert tagger.min_count == 2 and tagger.scale_power == 0.25 and tagger.loss_scale == 2.0
+    assert tagger.n_iter == DEFAULTS["n_iter"] == 300 and tagger.smoothing == 0.1
     assert tagger.step_scale == 3.0 and tagger.scaling == "count"
     assert tagger.relative_radius == np.inf and tagger.learner == "bregman"
-    assert DEFAULTS["relative_radius"] == np.inf and DEFAULTS["n_iter"] == tagger.n_iter
+    assert DEFAULTS["relative_radius"] == np.inf
+    assert (DEFAULTS["patience"], DEFAULTS["eval_every"]) == (4, 5)
     with open(RESULTS / "sequence_selection_min_count.json") as fh:
         results = json.load(fh)["results"]
     assert {r["data"] for r in results} == {"conll2000", "treebank"}
     assert all(r["kept"] == tagger.min_count for r in results)
-    with open(RESULTS / "sequence_selection_scale_power.json") as fh:
+    # the power, the iteration cap and the loss weight, chosen together (the last
+    # selection): one value for both data sets, better than the previous default on each
+    with open(RESULTS / "sequence_selection_loss_scale.json") as fh:
         rec = json.load(fh)
     assert {r["data"] for r in rec["results"]} == {"conll2000", "treebank"}
+    assert rec["args"]["param"] == "scale_power+n_iter+loss_scale"
     assert rec["args"]["fixed"] == f"min_count={tagger.min_count}"
-    assert rec["args"]["iterations"] == tagger.n_iter
+    assert (rec["args"]["patience"], rec["args"]["eval_every"]) == (DEFAULTS["patience"],
+                                                                   DEFAULTS["eval_every"])
     choice = rec["joint"]
-    # one value for both data sets, better than the previous default on each (the guard)
-    assert choice["kept"] == choice["best"] == tagger.scale_power != choice["default"]
+    new = [tagger.scale_power, tagger.n_iter, tagger.loss_scale]
+    assert choice["kept"] == choice["best"] == new != choice["default"]
     assert set(choice["p_not_better"]) == {"conll2000", "treebank"}
     assert all(p < 0.05 for p in choice["p_not_better"].values())
-    means = {m["value"]: m["mean_score"] for m in choice["mean_scores"]}
-    assert max(means, key=means.get) == tagger.scale_power
-    # the norm bound at that power did not win: no bound stays
-    with open(RESULTS / "sequence_selection_radius.json") as fh:
-        rec = json.load(fh)
-    assert rec["args"]["fixed"] == f"min_count={tagger.min_count},scale_power={tagger.scale_power}"
-    assert rec["joint"]["kept"] == rec["joint"]["default"] == tagger.relative_radius
-    # nor did a lower power with a larger iteration budget
-    with open(RESULTS / "sequence_selection_iterations.json") as fh:
-        rec = json.load(fh)
-    assert rec["joint"]["kept"] == rec["joint"]["default"] == [tagger.scale_power,
-                                                               tagger.n_iter]
+    means = {tuple(m["value"]): m["mean_score"] for m in choice["mean_scores"]}
+    assert max(means, key=means.get) == tuple(new)
+    # the previous default it replaced is the one the earlier selections had kept
+    with open(RESULTS / "sequence_selection_scale_power.json") as fh:
+        previous_power = json.load(fh)["joint"]["kept"]
+    assert choice["default"] == [previous_power, 100, 1.0]
+    # neither a norm bound, nor a larger budget alone, nor another prox-centre won
+    for name, default in [("radius", np.inf), ("iterations", [previous_power, 100]),
+                          ("budget", [previous_power, 100]), ("smoothing", tagger.smoothing)]:
+        with open(RESULTS / f"sequence_selection_{name}.json") as fh:
+            rec = json.load(fh)
+        assert rec["joint"]["kept"] == rec["joint"]["default"] == default, name
+
+
+def test_default_training_stops_on_the_validation_plateau_before_the_cap():
+    """With the defaults of ``tag train`` (cap 300, validation every 5 iterations,
+    patience 4) the run on the bundled CoNLL-2000 slice ends when the validation score
+    has not improved for 4 validations, well before the cap, and keeps the best
+    validated iterate."""
+    X, y = read_conll(ROOT / "data" / "sequence" / "conll2000-train-300.txt.gz")
+    tr, va = deterministic_split(len(X))
+    tagger = SequenceTagger(eval_every=DEFAULTS["eval_every"], patience=DEFAULTS["patience"])
+    tagger.fit([X[i] for i in tr], [y[i] for i in tr], [X[i] for i in va], [y[i] for i in va])
+    hist = tagger.history_
+    assert tagger.n_iter_ < tagger.n_iter
+    assert tagger.n_iter_ == tagger.best_iter_ + 1 + DEFAULTS["patience"] * DEFAULTS["eval_every"]
+    best = hist["validation"][hist["iteration"].index(tagger.best_iter_)]
+    assert best == max(hist["validation"])
+    assert all(v <= best for v in hist["validation"][-DEFAULTS["patience"]:])
