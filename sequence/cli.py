@@ -60,7 +60,9 @@ def add_parser(subparsers, name):
                     "sentences (chunk F1 for IOB labels, else token accuracy); the best "
                     "iterate is kept and training stops after --patience validations without "
                     "improvement. Without --valid-data every 10th training sentence "
-                    "validates (a deterministic split) and the rest train.\n"
+                    "validates (a deterministic split) and the rest train; the model "
+                    "written is then trained on all the sentences for the chosen number of "
+                    "iterations.\n"
                     "Example:\n  structpred tag train --data train.txt.gz -o model.npz")
     tr.add_argument("--data", required=True, metavar="FILE",
                     help="labelled training sentences (columns: word [features...] label)")
@@ -167,6 +169,7 @@ def tag_train(args):
                             n_iter=args.iterations, patience=args.patience,
                             eval_every=DEFAULTS["eval_every"],
                             radius=args.radius, relative_radius=args.relative_radius,
+                            refit=not args.valid_data,
                             random_state=args.seed, verbose=not args.quiet)
     try:
         tagger.fit(Xt, yt, Xv, yv)
@@ -175,12 +178,15 @@ def tag_train(args):
     best = tagger.history_.get("validation", [])
     score = max(best) if best else float("nan")
     what = "chunk F1" if tagger.iob_ else "accuracy"
-    tagger.save(args.output, info={"data": str(args.data), "sentences": len(Xt),
+    n_final = tagger.refit_sentences_ or len(Xt)
+    tagger.save(args.output, info={"data": str(args.data), "sentences": n_final,
                                    "valid_sentences": len(Xv)})
+    final = (f"; then trained on all {n_final} sentences for {tagger.best_iter_ + 1} "
+             "iterations" if tagger.refit_sentences_ else "")
     print(f"trained {args.learner} on {len(Xt)} sentences ({len(tagger.features_)} features, "
           f"{len(tagger.classes_)} labels) in {tagger.fit_time_:.1f} s; "
           f"{tagger.n_iter_} iterations, best at {tagger.best_iter_}: validation {what} "
-          f"{score:.2f}; wrote {args.output}")
+          f"{score:.2f}{final}; wrote {args.output}")
     return 0
 
 

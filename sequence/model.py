@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 from numba import njit
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 
 from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
                         dual_extragradient_streaming, operator_norm)
@@ -122,6 +122,13 @@ class SequenceTagger(BaseEstimator):
         Stop at the first validation (or iteration, without validation data) after this
         many CPU seconds of training (this process's CPU time, so that a budget means the
         same on a busy machine; the learners are single-threaded).
+    refit : bool
+        After the validation sentences have chosen the iteration ``t*`` (the best
+        validated iterate), train again on the training **and** validation sentences for
+        ``t*`` iterations, without validation, and keep that model: the final model sees
+        every labelled sentence, as the other problem packages' final models do.  The
+        validation record (``history_``, ``best_iter_``) is the first run's.  ``tag
+        train`` sets it when its validation sentences are held out of ``--data``.
     random_state : int
         Seeds the power iteration of ``L`` and the perceptron's order.
     verbose : bool
@@ -139,14 +146,16 @@ class SequenceTagger(BaseEstimator):
         Columns of the training tokens (without the label).
     n_iter_, best_iter_, history_, eta_
     fit_time_ : float
-        CPU seconds of :meth:`fit` (features, step size, learning, validation).
+        CPU seconds of :meth:`fit` (features, step size, learning, validation, refit).
+    refit_sentences_ : int or None
+        Sentences of the refit (``None``: the model is the validated run's).
     """
 
     def __init__(self, learner="bregman", feature_set="full", n_iter=300, radius=None,
                  relative_radius=np.inf, smoothing=0.1, loss_scale=2.0,
                  step_scale=3.0, scaling="count", scale_power=0.25,
                  batch_size=500, min_count=2, eval_every=5,
-                 patience=None, max_time=None, random_state=0, verbose=False):
+                 patience=None, max_time=None, refit=False, random_state=0, verbose=False):
         self.learner = learner
         self.feature_set = feature_set
         self.n_iter = n_iter
@@ -162,6 +171,7 @@ class SequenceTagger(BaseEstimator):
         self.eval_every = eval_every
         self.patience = patience
         self.max_time = max_time
+        self.refit = refit
         self.random_state = random_state
         self.verbose = verbose
 
@@ -271,8 +281,23 @@ class SequenceTagger(BaseEstimator):
                                                n_iter=int(self.n_iter), eta=self.eta_,
                                                monitor=monitor, verbose=self.verbose)
             self._set_result(res.w, res.n_iter, res.best_iter, res.history)
+        self.refit_sentences_ = None
+        if self.refit and X_valid is not None and self.best_iter_ is not None:
+            self._refit(list(X) + list(X_valid), list(y) + list(y_valid))
         self.fit_time_ = time.process_time() - t0
         return self
+
+    def _refit(self, X, y):
+        """Train on ``X`` for ``best_iter_ + 1`` iterations and take over that model."""
+        full = clone(self).set_params(n_iter=self.best_iter_ + 1, refit=False, patience=None,
+                                      max_time=None, verbose=self.verbose)
+        full.fit(X, y)
+        record = (self.n_iter_, self.best_iter_, self.history_)
+        for name, value in vars(full).items():
+            if name.endswith("_") and not name.startswith("_"):
+                setattr(self, name, value)
+        self.n_iter_, self.best_iter_, self.history_ = record
+        self.refit_sentences_ = len(X)
 
     def _set_result(self, w, n_iter, best_iter, history):
         self.coef_ = np.asarray(w, dtype=np.float64)
@@ -335,6 +360,7 @@ class SequenceTagger(BaseEstimator):
                   "n_columns": int(self.n_columns_), "n_iter": self.n_iter_,
                   "scaled": bool(self.scaled_), "label_scale": self.label_scale_,
                   "best_iter": self.best_iter_, "eta": self.eta_,
+                  "refit_sentences": getattr(self, "refit_sentences_", None),
                   "fit_time": getattr(self, "fit_time_", None), "info": info or {}}
         arrays = {"features": np.frombuffer("\n".join(self.features_.names).encode("utf-8"),
                                             dtype=np.uint8),
@@ -374,6 +400,7 @@ def load_tagger(path):
     radius = header.get("radius")
     tagger.radius_ = np.inf if radius is None else float(radius)
     tagger.fit_time_ = header.get("fit_time")
+    tagger.refit_sentences_ = header.get("refit_sentences")
     tagger.info_ = header.get("info", {})
     K = len(tagger.classes_)
     if coef.size != len(tagger.features_) * K + K * K + 2 * K:

@@ -184,6 +184,38 @@ def test_load_tagger_rejects_other_files(tmp_path):
         load_tagger(p)
 
 
+def test_refit_trains_on_all_sentences_for_the_validated_iterations():
+    """``refit=True``: the model is the one trained on training + validation sentences for
+    ``best_iter_ + 1`` iterations, the validation record stays the first run's, and a
+    saved model keeps the number of sentences of the refit."""
+    X, y = read_conll(TRAIN)
+    tr, va = deterministic_split(len(X))
+    Xt, yt = [X[i] for i in tr], [y[i] for i in tr]
+    Xv, yv = [X[i] for i in va], [y[i] for i in va]
+    plain = SequenceTagger(n_iter=20, eval_every=2, patience=2).fit(Xt, yt, Xv, yv)
+    tagger = SequenceTagger(n_iter=20, eval_every=2, patience=2, refit=True).fit(Xt, yt, Xv, yv)
+    assert tagger.best_iter_ == plain.best_iter_
+    for key in ("iteration", "validation"):
+        assert tagger.history_[key] == plain.history_[key]
+    again = SequenceTagger(n_iter=plain.best_iter_ + 1).fit(Xt + Xv, yt + yv)
+    np.testing.assert_array_equal(tagger.coef_, again.coef_)
+    assert tagger.features_.names == again.features_.names
+    assert not np.array_equal(tagger.coef_, plain.coef_)
+    assert tagger.refit_sentences_ == len(X) and plain.refit_sentences_ is None
+    # without validation sentences there is nothing to choose on and nothing to refit
+    alone = SequenceTagger(n_iter=3, refit=True).fit(Xt, yt)
+    assert alone.refit_sentences_ is None
+
+
+def test_tag_train_with_valid_data_does_not_refit(tmp_path, capsys):
+    model = tmp_path / "m.npz"
+    assert main(["tag", "train", "--data", str(TRAIN), "--first", "60", "--valid-data",
+                 str(TEST), "--iterations", "6", "-o", str(model), "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "trained bregman on 60 sentences" in out and "then trained on all" not in out
+    assert load_tagger(model).refit_sentences_ is None
+
+
 # ------------------------------------------------------------ command line
 def test_tag_train_predict_eval(tmp_path, capsys):
     model = tmp_path / "m.npz"
@@ -191,6 +223,9 @@ def test_tag_train_predict_eval(tmp_path, capsys):
                  "-o", str(model), "-q"]) == 0
     out = capsys.readouterr().out
     assert "trained bregman on 108 sentences" in out and model.exists()
+    # the validation sentences held out of --data join the final model's training data
+    assert "then trained on all 120 sentences" in out
+    assert load_tagger(model).refit_sentences_ == 120
     assert main(["tag", "eval", "-m", str(model), "--data", str(TEST), "--json"]) == 0
     scores = json.loads(capsys.readouterr().out)
     assert scores["sentences"] == 100 and 0 < scores["f1"] <= 100
