@@ -118,6 +118,30 @@ def test_same_seed_identical_links_other_seed_differs():
     assert c.priors_["fwd"]["counts"].tobytes() != a.priors_["fwd"]["counts"].tobytes()
 
 
+def test_pair_ids_are_numpy_unique_and_links_do_not_depend_on_the_path(monkeypatch):
+    """The dense table of word-pair keys gives np.unique's arrays exactly, so the sampler
+    sees the same pair ids and gives the same links as with the sort (issue 31, point 4:
+    a speed-up only)."""
+    from alignment.aligners import bayes
+
+    rng = np.random.default_rng(0)
+    keys = rng.integers(0, 5000, 20000)
+    want_u, want_p = np.unique(keys, return_inverse=True)
+    for limit in (1 << 27, 0):                      # dense table, then the sort
+        monkeypatch.setattr(bayes, "DENSE_PAIR_KEYS", limit)
+        u, p = bayes.pair_ids(keys, 5000)
+        assert u.dtype == want_u.dtype and np.array_equal(u, want_u)
+        assert p.dtype == np.int32 and np.array_equal(p, want_p.reshape(-1))
+    src, tgt = _small_bitext()
+    kw = dict(em_iterations=1, ibm1_iterations=2, hmm_iterations=2, fertility_iterations=2,
+              n_samplers=1, random_state=3)
+    sorted_ = bayes.BayesianAligner(**kw).fit(src, tgt)
+    monkeypatch.setattr(bayes, "DENSE_PAIR_KEYS", 1 << 27)
+    dense = bayes.BayesianAligner(**kw).fit(src, tgt)
+    assert dense.links_ == sorted_.links_ and dense.bwd_links_ == sorted_.bwd_links_
+    assert dense.priors_["fwd"]["counts"].tobytes() == sorted_.priors_["fwd"]["counts"].tobytes()
+
+
 def test_priors_align_new_sentences_like_the_training_ones():
     from alignment.aligners.bayes import BayesianAligner
 
