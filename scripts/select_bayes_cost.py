@@ -1,9 +1,9 @@
 """Cheaper settings of the ``bayes`` feature source, judged on validation sentences only
 (issue 31, point 4: the default pipeline within twice eflomal's time).
 
-For each configuration (a label and a JSON dict of :class:`BayesianAligner` options that
-replace its defaults for this run only), runs ``structpred align train`` on the protocol of
-``scripts/eval_align_default.py`` (Hansards: train on the first 100 gold sentences,
+For each configuration (a label and a JSON dict of :class:`BayesianAligner` options, the
+``bayes`` source's options for this run only; ``{}``: the aligner's defaults), runs
+``structpred align train`` on the protocol of ``scripts/eval_align_default.py`` (Hansards: train on the first 100 gold sentences,
 validate on the 37 trial sentences, whole 231,648-pair bitext; Czech: train on dev 1-400,
 validate on 401-600, 12,500 pairs) with c- and the model fixed to what the default chose
 on both pairs (``--c-neg 3 --model M``, so that only the feature source differs), then
@@ -27,7 +27,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import sys
 import time
@@ -43,21 +42,16 @@ from eval_align_default import write_splits  # noqa: E402
 OUT = ROOT / "runs" / "bayes_cost"
 
 
-def set_bayes_defaults(options):
-    """Make ``options`` the defaults of :class:`BayesianAligner` in this process (what the
-    ``bayes`` source of ``align train`` then runs with, and fingerprints)."""
-    from alignment.aligners.bayes import BayesianAligner
+def set_source_options(options):
+    """Make ``options`` (replacing :data:`alignment.aligners.bayes_run.SOURCE_OPTIONS`)
+    the options of ``align train``'s ``bayes`` source in this process: ``{}`` is the
+    stand-alone aligner's defaults (:data:`~alignment.aligners.bayes.BAYES_DEFAULTS`)."""
+    from alignment.aligners import bayes_run
+    from alignment.aligners.bayes_run import bayes_options
 
-    init = BayesianAligner.__init__
-    names = [p for p in inspect.signature(init).parameters if p != "self"]
-    defaults = list(init.__defaults__)
-    names = names[len(names) - len(defaults):]
-    unknown = set(options) - set(names)
-    if unknown:
-        raise SystemExit(f"unknown bayes options {sorted(unknown)}")
-    for k, v in options.items():
-        defaults[names.index(k)] = v
-    init.__defaults__ = tuple(defaults)
+    bayes_options(**options)        # ValueError for an unknown option
+    bayes_run.SOURCE_OPTIONS.clear()
+    bayes_run.SOURCE_OPTIONS.update(options)
 
 
 def run_config(corpus_name, label, options):
@@ -66,7 +60,7 @@ def run_config(corpus_name, label, options):
     from alignment.data.formats import read_parallel, read_pharaoh
     from alignment.evaluate.aer import sentence_counts
 
-    set_bayes_defaults(options)
+    set_source_options(options)
     corpus = load_corpus(corpus_name)
     d = ROOT / "runs" / "align_default" / corpus_name
     files = write_splits(corpus, d)

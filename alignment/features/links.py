@@ -154,13 +154,14 @@ class _Started:
 
 
 def _start_bayes(key, n_jobs, verbose, beside):
-    from ..aligners.bayes_run import run_bayes
+    from ..aligners.bayes_run import SOURCE_OPTIONS, run_bayes
 
     src, tgt, where, random_state = key
     _log(verbose, f"bayes: aligning {len(src)} pairs (cached by fingerprint)"
                   + (f", {beside}" if beside else ""))
     return _Started(key, run_bayes, src, tgt, None if where is None else Path(where),
-                    random_state=random_state, n_jobs=n_jobs, verbose=verbose)
+                    random_state=random_state, n_jobs=n_jobs, verbose=verbose,
+                    **SOURCE_OPTIONS)
 
 
 def start_sources(sources, pairs, bitext_src=None, bitext_tgt=None, cache_dir=".cache",
