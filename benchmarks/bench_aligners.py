@@ -151,7 +151,7 @@ def bench_external(corpus, args, rows, extra, cache=None):
                                        "seconds": [r.seconds for r in ef_runs],
                                        "cpu_seconds": [r.meta.get("cpu_seconds")
                                                        for r in ef_runs]}
-    if "fast_align" in have:
+    if "fast_align" in have and "fast_align" not in args.skip.split(","):
         run = run_aligner("fast_align", corpus.src, corpus.tgt, cache_dir=cache,
                           refresh="fast_align" in args.refresh, verbose=args.verbose)
         rows.append(_row("fast_align (systran-align, symmetrised)", corpus,
@@ -280,7 +280,8 @@ def main(argv=None):
     ap.add_argument("--eflomal-threshold", type=float, default=DEFAULTS["eflomal_threshold"])
     ap.add_argument("--no-decode-all", action="store_true",
                     help="skip timing our decoding of every bitext pair")
-    ap.add_argument("--skip", default="", help="comma-separated: external, ours")
+    ap.add_argument("--skip", default="",
+                    help="comma-separated: external (eflomal and fast_align), fast_align, ours")
     ap.add_argument("--json", default=None)
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
