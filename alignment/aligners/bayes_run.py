@@ -42,8 +42,11 @@ _PRIOR_ARRAYS = ("keys", "counts", "e_totals", "jump", "fert")
 #: options that fix the links (``n_jobs`` and ``verbose`` do not)
 _EXCLUDED = ("n_jobs", "verbose")
 #: the options of ``align train``'s ``bayes`` feature source that differ from
-#: :data:`~alignment.aligners.bayes.BAYES_DEFAULTS` (the stand-alone aligner's)
-SOURCE_OPTIONS = {}
+#: :data:`~alignment.aligners.bayes.BAYES_DEFAULTS` (the stand-alone aligner's): one
+#: sampler per direction, not three, a third of the cost (issue 31, point 4); chosen on
+#: the validation sentences of both pairs (``scripts/select_bayes_cost.py``; the figures
+#: are in docs/results/alignment.md)
+SOURCE_OPTIONS = {"n_samplers": 1}
 
 
 def bayes_options(random_state=0, **options):
