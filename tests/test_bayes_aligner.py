@@ -142,6 +142,31 @@ def test_pair_ids_are_numpy_unique_and_links_do_not_depend_on_the_path(monkeypat
     assert dense.priors_["fwd"]["counts"].tobytes() == sorted_.priors_["fwd"]["counts"].tobytes()
 
 
+def test_sampler_without_priors_skips_them_with_the_same_result():
+    """``use_prior=False`` (training: every pseudo-count zero) does not read the prior
+    arrays; the samples and marginals are the same, bit for bit, as when it reads the zeros
+    (issue 31, point 4: a speed-up only)."""
+    src, tgt = _small_bitext()
+    vocab = {}
+    ids = [[vocab.setdefault(w, len(vocab) + 1) for w in s] for s in src]
+    e_ids, e_off = _csr(ids)
+    fvoc = {}
+    f_ids, f_off = _csr([[fvoc.setdefault(w, len(fvoc)) for w in t] for t in tgt])
+    n_e, n_f = len(vocab) + 1, len(fvoc)
+    keys, c_off = cell_keys(e_ids, e_off, f_ids, f_off, n_f)
+    uniq, pid = np.unique(keys, return_inverse=True)
+    out = []
+    for use_prior in (True, False):
+        marg = np.zeros(c_off[-1], dtype=np.float32)
+        a = gibbs_direction(e_ids, e_off, f_ids, f_off, pid.astype(np.int32), c_off, n_e, n_f,
+                            np.zeros(len(uniq)), np.zeros(n_e), np.zeros(2 * MAX_JUMP + 1),
+                            np.zeros((n_e, N_FERT)), ALPHA_LEX, ALPHA_JUMP, ALPHA_FERT, P_NULL,
+                            MAX_JUMP, N_FERT, np.array([2, 2, 2]), 2, np.uint64(11), marg,
+                            np.ones(len(uniq)), use_prior)
+        out.append((a.tobytes(), marg.tobytes()))
+    assert out[0] == out[1]
+
+
 def test_priors_align_new_sentences_like_the_training_ones():
     from alignment.aligners.bayes import BayesianAligner
 

@@ -258,7 +258,7 @@ class BayesianAligner(BaseEstimator):
                             float(self.alpha_lex), float(self.alpha_jump),
                             float(self.alpha_fert), float(self.null_prob),
                             int(self.max_jump), n_fert, sched, n_collect,
-                            np.uint64(seeds[k]), marg, t_init)
+                            np.uint64(seeds[k]), marg, t_init, priors is not None)
             _log(self.verbose, f"bayes {name}: sampler {k + 1}/{self.n_samplers} in "
                                f"{time.perf_counter() - t0:.1f}s")
         marg /= float(self.n_samplers)
