@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from ._runtime import log as _log
 
-__all__ = ["train_aligner", "TrainingReport", "C_NEG_GRID"]
+__all__ = ["train_aligner", "start_aligner_runs", "TrainingReport", "C_NEG_GRID"]
 
 #: the false-negative costs tried by default (the thesis's 3 first)
 C_NEG_GRID = (3.0, 2.0, 5.0)
@@ -100,8 +100,8 @@ class TrainingReport:
 def train_aligner(pairs, gold=None, *, stats, eval_set=None, bitext=None, aligners="default",
                   labels=None, model="auto", max_fertility=None, c_neg="auto", preset=None,
                   interaction_stats=None, external=None, cache_dir=".cache", max_len=80,
-                  n_iter=None, jobs=1, executor=None, random_state=0, verbose=False,
-                  **params):
+                  n_iter=None, jobs=1, executor=None, random_state=0, started=None,
+                  verbose=False, **params):
     """Train the default aligner (or the one the options name) and say what was chosen.
 
     Parameters
@@ -152,6 +152,9 @@ def train_aligner(pairs, gold=None, *, stats, eval_set=None, bitext=None, aligne
     executor : optional
         Where the learner's passes run (:func:`structpred.run_learner`).
     random_state : int
+    started : dict, optional
+        Aligner runs already going on (:func:`start_aligner_runs` on the same arguments):
+        with it, the Bayesian aligner's run can overlap the caller's statistics.
     verbose : bool
         Progress on stderr.
     **params
@@ -179,7 +182,8 @@ def train_aligner(pairs, gold=None, *, stats, eval_set=None, bitext=None, aligne
     t0 = time.perf_counter()
     gold, links, sources = _aligner_features(pairs, gold, valid_pairs, bitext, aligners,
                                              labels, thesis, cache_dir, max_len, verbose,
-                                             random_state=random_state, jobs=jobs)
+                                             random_state=random_state, jobs=jobs,
+                                             started=started)
     t1 = time.perf_counter()
     auto_model = model == "auto"
     D, Q = MODELS["M" if auto_model else model]
@@ -272,11 +276,10 @@ class _InteractionCache:
         return self.value
 
 
-def _aligner_features(pairs, gold, valid_pairs, bitext, aligners, labels, thesis, cache_dir,
-                      max_len, verbose, random_state=0, jobs=1):
-    """``(gold, links, sources)``: the gold (or the labeller's links), the other aligners'
-    outputs (or None) and the sources used as features."""
-    from .features.links import SOURCES, AlignerLinks, resolve_sources
+def _wanted_sources(bitext, aligners, labels, thesis, verbose=False):
+    """``(sources, wanted)``: the sources used as features, and those to run (with the
+    labeller)."""
+    from .features.links import SOURCES, resolve_sources
 
     if thesis and aligners not in ("default", "auto", "none", None, ()):
         raise ValueError("preset='thesis' uses no other aligners")
@@ -290,12 +293,43 @@ def _aligner_features(pairs, gold, valid_pairs, bitext, aligners, labels, thesis
     wanted = sources
     if labels:
         wanted = tuple(x for x in SOURCES if x in set(sources) | {labels})
+    return sources, wanted
+
+
+def start_aligner_runs(pairs, valid_pairs=None, bitext=None, aligners="default", labels=None,
+                       preset=None, cache_dir=".cache", random_state=0, jobs=1, verbose=False):
+    """Start the aligner runs of :func:`train_aligner` that can go on in the background
+    while the caller builds the statistics (:func:`alignment.features.links.start_sources`:
+    the Bayesian aligner's, with ``jobs > 1``); the arguments are :func:`train_aligner`'s.
+    Pass the result to it as ``started``.  Nothing that is computed depends on it.
+
+    Returns
+    -------
+    dict
+    """
+    from .features.links import start_sources
+
+    if bitext is None:
+        return {}
+    _, wanted = _wanted_sources(bitext, aligners, labels, preset == "thesis")
+    return start_sources(wanted, list(pairs) + list(valid_pairs or []), bitext[0], bitext[1],
+                         cache_dir=cache_dir, random_state=random_state, n_jobs=min(2, jobs),
+                         verbose=verbose)
+
+
+def _aligner_features(pairs, gold, valid_pairs, bitext, aligners, labels, thesis, cache_dir,
+                      max_len, verbose, random_state=0, jobs=1, started=None):
+    """``(gold, links, sources)``: the gold (or the labeller's links), the other aligners'
+    outputs (or None) and the sources used as features."""
+    from .features.links import AlignerLinks
+
+    sources, wanted = _wanted_sources(bitext, aligners, labels, thesis, verbose)
     if not wanted:
         return gold, None, ()
     bsrc, btgt = bitext
     links = AlignerLinks.fit(wanted, list(pairs) + list(valid_pairs or []), bsrc, btgt,
                              cache_dir=cache_dir, max_len=max_len, random_state=random_state,
-                             n_jobs=min(2, jobs), verbose=verbose)
+                             n_jobs=min(2, jobs), started=started, verbose=verbose)
     if labels:
         gold = auto_labels(links, labels, pairs)
         _log(verbose, f"labelled {len(pairs)} sentences with {labels} "

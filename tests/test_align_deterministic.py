@@ -27,7 +27,7 @@ def _new_sentences(tmp_path):
     return out
 
 
-def _train_and_predict(tmp_path, cache, tag, new_src, new_tgt):
+def _train_and_predict(tmp_path, cache, tag, new_src, new_tgt, extra=()):
     model = tmp_path / f"model-{tag}.npz"
     rc = main(["align", "train", "--src", str(DATA / "test.en.gz"),
                "--tgt", str(DATA / "test.fr.gz"), "--gold", str(DATA / "test.naacl.gz"),
@@ -37,7 +37,7 @@ def _train_and_predict(tmp_path, cache, tag, new_src, new_tgt):
                "--bitext-src", str(DATA / "bitext.36-2.en.gz"),
                "--bitext-tgt", str(DATA / "bitext.36-2.fr.gz"),
                "--bitext-pairs", str(N_BITEXT), "--iterations", "10", "--c-neg", "3",
-               "--model", "M", "--cache-dir", str(cache), "-q", "-o", str(model)])
+               "--model", "M", "--cache-dir", str(cache), "-q", "-o", str(model), *extra])
     assert rc == 0
     links = []
     for name, src, tgt in (("trial", DATA / "trial.en.gz", DATA / "trial.fr.gz"),
@@ -63,3 +63,19 @@ def test_default_train_is_byte_identical_from_an_empty_cache(tmp_path, capsys):
     assert first[0] == second[0]                           # the model file, byte for byte
     assert first[1] == second[1]                           # the links of both inputs
     assert len(first[1][0].splitlines()) == 37 and len(first[1][1].splitlines()) == 20
+
+
+@pytest.mark.slow
+def test_bayes_run_beside_the_statistics_changes_nothing(tmp_path, capsys):
+    """With ``--jobs 2`` (the default) the Bayesian run samples in a background thread
+    while the statistics and our HMM are built (issue 31, point 4: time); with ``--jobs 1``
+    everything runs one after the other.  Same model file, same links."""
+    new_src, new_tgt = _new_sentences(tmp_path)
+    cache = tmp_path / "cache"
+    together = _train_and_predict(tmp_path, cache, "2", new_src, new_tgt, ["--jobs", "2"])
+    err = capsys.readouterr().err
+    shutil.rmtree(cache)
+    alone = _train_and_predict(tmp_path, cache, "1", new_src, new_tgt, ["--jobs", "1"])
+    assert "bayes (ours, seed 0, ran on" in err
+    assert together[0] == alone[0]
+    assert together[1] == alone[1]

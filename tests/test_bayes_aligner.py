@@ -118,6 +118,55 @@ def test_same_seed_identical_links_other_seed_differs():
     assert c.priors_["fwd"]["counts"].tobytes() != a.priors_["fwd"]["counts"].tobytes()
 
 
+def test_pair_ids_are_numpy_unique_and_links_do_not_depend_on_the_path(monkeypatch):
+    """The dense table of word-pair keys gives np.unique's arrays exactly, so the sampler
+    sees the same pair ids and gives the same links as with the sort (issue 31, point 4:
+    a speed-up only)."""
+    from alignment.aligners import bayes
+
+    rng = np.random.default_rng(0)
+    keys = rng.integers(0, 5000, 20000)
+    want_u, want_p = np.unique(keys, return_inverse=True)
+    for limit in (1 << 27, 0):                      # dense table, then the sort
+        monkeypatch.setattr(bayes, "DENSE_PAIR_KEYS", limit)
+        u, p = bayes.pair_ids(keys, 5000)
+        assert u.dtype == want_u.dtype and np.array_equal(u, want_u)
+        assert p.dtype == np.int32 and np.array_equal(p, want_p.reshape(-1))
+    src, tgt = _small_bitext()
+    kw = dict(em_iterations=1, ibm1_iterations=2, hmm_iterations=2, fertility_iterations=2,
+              n_samplers=1, random_state=3)
+    sorted_ = bayes.BayesianAligner(**kw).fit(src, tgt)
+    monkeypatch.setattr(bayes, "DENSE_PAIR_KEYS", 1 << 27)
+    dense = bayes.BayesianAligner(**kw).fit(src, tgt)
+    assert dense.links_ == sorted_.links_ and dense.bwd_links_ == sorted_.bwd_links_
+    assert dense.priors_["fwd"]["counts"].tobytes() == sorted_.priors_["fwd"]["counts"].tobytes()
+
+
+def test_sampler_without_priors_skips_them_with_the_same_result():
+    """``use_prior=False`` (training: every pseudo-count zero) does not read the prior
+    arrays; the samples and marginals are the same, bit for bit, as when it reads the zeros
+    (issue 31, point 4: a speed-up only)."""
+    src, tgt = _small_bitext()
+    vocab = {}
+    ids = [[vocab.setdefault(w, len(vocab) + 1) for w in s] for s in src]
+    e_ids, e_off = _csr(ids)
+    fvoc = {}
+    f_ids, f_off = _csr([[fvoc.setdefault(w, len(fvoc)) for w in t] for t in tgt])
+    n_e, n_f = len(vocab) + 1, len(fvoc)
+    keys, c_off = cell_keys(e_ids, e_off, f_ids, f_off, n_f)
+    uniq, pid = np.unique(keys, return_inverse=True)
+    out = []
+    for use_prior in (True, False):
+        marg = np.zeros(c_off[-1], dtype=np.float32)
+        a = gibbs_direction(e_ids, e_off, f_ids, f_off, pid.astype(np.int32), c_off, n_e, n_f,
+                            np.zeros(len(uniq)), np.zeros(n_e), np.zeros(2 * MAX_JUMP + 1),
+                            np.zeros((n_e, N_FERT)), ALPHA_LEX, ALPHA_JUMP, ALPHA_FERT, P_NULL,
+                            MAX_JUMP, N_FERT, np.array([2, 2, 2]), 2, np.uint64(11), marg,
+                            np.ones(len(uniq)), use_prior)
+        out.append((a.tobytes(), marg.tobytes()))
+    assert out[0] == out[1]
+
+
 def test_priors_align_new_sentences_like_the_training_ones():
     from alignment.aligners.bayes import BayesianAligner
 

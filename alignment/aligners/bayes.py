@@ -41,6 +41,29 @@ _SYMMETRIZE = ("intersection", "union", "grow-diag", "grow-diag-final",
                "grow-diag-final-and")
 
 
+#: largest key space (generating x aligned types) whose pair ids are found with a dense
+#: table (one byte and one int32 per possible key); larger ones are sorted
+DENSE_PAIR_KEYS = 1 << 27
+
+
+def pair_ids(keys, n_keys):
+    """``(uniq, pid)``: the sorted distinct word-pair keys and the index of every key among
+    them (int32), as ``np.unique(keys, return_inverse=True)`` gives them.
+
+    With at most :data:`DENSE_PAIR_KEYS` possible keys (``0 <= keys < n_keys``) a dense
+    table of the keys present, and its running count, give the same arrays ten times
+    faster than sorting (the sort was a quarter of a one-sampler run's time).
+    """
+    if n_keys <= DENSE_PAIR_KEYS:
+        present = np.zeros(n_keys, dtype=np.bool_)
+        present[keys] = True
+        ids = np.cumsum(present, dtype=np.int32)
+        ids -= 1
+        return np.flatnonzero(present).astype(np.int64), ids[keys]
+    uniq, pid = np.unique(keys, return_inverse=True)
+    return uniq, pid.reshape(-1).astype(np.int32)
+
+
 class _Side:
     """Word ids of one side (``0`` is NULL; real words from ``1``)."""
 
@@ -211,9 +234,8 @@ class BayesianAligner(BaseEstimator):
         from ..stats.gibbs import cell_keys, gibbs_direction, ibm1_em
 
         keys, c_off = cell_keys(gen, gen_off, ali, ali_off, n_ali)
-        uniq, pid = np.unique(keys, return_inverse=True)
+        uniq, pid = pair_ids(keys, n_gen * n_ali)
         del keys
-        pid = pid.astype(np.int32)
         n_fert = int(self.max_fertility) + 1
         if priors is None:
             lex_prior = np.zeros(len(uniq))
@@ -236,7 +258,7 @@ class BayesianAligner(BaseEstimator):
                             float(self.alpha_lex), float(self.alpha_jump),
                             float(self.alpha_fert), float(self.null_prob),
                             int(self.max_jump), n_fert, sched, n_collect,
-                            np.uint64(seeds[k]), marg, t_init)
+                            np.uint64(seeds[k]), marg, t_init, priors is not None)
             _log(self.verbose, f"bayes {name}: sampler {k + 1}/{self.n_samplers} in "
                                f"{time.perf_counter() - t0:.1f}s")
         marg /= float(self.n_samplers)

@@ -31,7 +31,8 @@ from .._runtime import log as _log
 from .runs import (AlignerRun, LinkSets, _as_lines, _check_bitext, _cpu_seconds, _entry_dir,
                    _save_run, bitext_fingerprint, load_run, run_fingerprint)
 
-__all__ = ["run_bayes", "align_new_bayes", "bayes_options", "BAYES_RUN_VERSION"]
+__all__ = ["run_bayes", "align_new_bayes", "bayes_options", "BAYES_RUN_VERSION",
+           "SOURCE_OPTIONS"]
 
 #: bump when the sampler's output for the same inputs changes (part of the fingerprint)
 BAYES_RUN_VERSION = 1
@@ -40,6 +41,12 @@ PRIORS_FORMAT, PRIORS_VERSION = "structpred-bayes-priors", 1
 _PRIOR_ARRAYS = ("keys", "counts", "e_totals", "jump", "fert")
 #: options that fix the links (``n_jobs`` and ``verbose`` do not)
 _EXCLUDED = ("n_jobs", "verbose")
+#: the options of ``align train``'s ``bayes`` feature source that differ from
+#: :data:`~alignment.aligners.bayes.BAYES_DEFAULTS` (the stand-alone aligner's): one
+#: sampler per direction, not three, a third of the cost (issue 31, point 4); chosen on
+#: the validation sentences of both pairs (``scripts/select_bayes_cost.py``; the figures
+#: are in docs/results/alignment.md)
+SOURCE_OPTIONS = {"n_samplers": 1}
 
 
 def bayes_options(random_state=0, **options):

@@ -32,12 +32,19 @@ __all__ = ["align_train"]
 @with_cluster
 def align_train(args):
     """``structpred align train``."""
-    from alignment.training import train_aligner
+    from alignment.training import start_aligner_runs, train_aligner
 
     opts = _check_options(args)
     have_bitext = _check_paths(args, opts["sources"])
     pairs, gold, valid, external, bitext = _read_data(args, have_bitext)
     executor = open_cluster(args)   # --workers/--scheduler: None without them
+    started = {}
+    if executor is None:    # the Bayesian aligner samples while the statistics are built
+        started = start_aligner_runs(pairs, valid[0] if valid else None, bitext,
+                                     aligners=opts["sources"], labels=args.labels,
+                                     preset=args.preset, cache_dir=args.cache_dir,
+                                     random_state=args.seed, jobs=args.jobs,
+                                     verbose=not args.quiet)
     stats = _statistics(args, have_bitext, executor)
     _check_direction(pairs, stats)
     try:
@@ -48,7 +55,8 @@ def align_train(args):
             interaction_stats=_interaction_loader(args, have_bitext),
             external=external, cache_dir=args.cache_dir, max_len=args.max_length,
             n_iter=args.iterations, jobs=1 if executor is not None else args.jobs,
-            executor=executor, random_state=args.seed, verbose=not args.quiet,
+            executor=executor, random_state=args.seed, started=started,
+            verbose=not args.quiet,
             decoder=args.decoder, pair_candidates=args.pair_candidates,
             patience=args.patience, cost_pos=args.c_pos,
             possible_cost=args.possible_cost, learner=args.learner,

@@ -9,10 +9,12 @@ default, with no link files made by hand and no magic names:
   unlabeled bitext plus the training and validation sentences, is deterministic, and
   gives link *posteriors* for any sentence pair, new ones included, without retraining.
 * **``bayes``** -- our seeded Bayesian aligner (:class:`alignment.aligners.bayes.BayesianAligner`:
-  collapsed Gibbs sampling of IBM-1, HMM and fertility models), run once on the same text
-  with a fixed ``random_state`` and cached by fingerprint
-  (:func:`alignment.aligners.bayes_run.run_bayes`); a new pair is aligned with the fitted
-  counts as priors, in batches.
+  collapsed Gibbs sampling of IBM-1, HMM and fertility models; one sampler per direction,
+  :data:`alignment.aligners.bayes_run.SOURCE_OPTIONS`), run once on the same text with a
+  fixed ``random_state`` and cached by fingerprint
+  (:func:`alignment.aligners.bayes_run.run_bayes`), in a background thread while the
+  statistics and our HMM are built (:func:`start_sources`); a new pair is aligned with the
+  fitted counts as priors, in batches.
 * **``eflomal``** and **``fast_align``** -- the strong unsupervised aligners of
   :mod:`alignment.aligners.runs`, run once on the same text and cached by fingerprint.  A
   sentence pair that was part of that text gets the run's links; a new pair is aligned
@@ -54,6 +56,7 @@ Pair features (+Q models): for each pattern of :mod:`alignment.stats.interaction
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +66,7 @@ from ..aligners.linkfiles import _key
 from .kernel import HMM_THRESHOLD
 
 __all__ = ["AlignerLinks", "AlignerFeaturizer", "ExternalFeaturizer", "resolve_sources",
+           "start_sources",
            "SOURCES", "BUILTIN", "EXTERNAL", "HMM_THRESHOLD"]
 
 #: every source this module knows, in feature order
@@ -114,6 +118,75 @@ def resolve_sources(spec="default", own_hmm=True):
     return tuple(n for n in SOURCES if n in names)
 
 
+def _source_text(pairs, bitext_src, bitext_tgt):
+    """The text every source runs on: the bitext plus ``pairs``, empty pairs left out."""
+    from ..aligners.unsupervised import training_text
+
+    src, tgt, _ = training_text(pairs, bitext_src, bitext_tgt)
+    keep = [i for i, (s, t) in enumerate(zip(src, tgt)) if s and t]
+    if len(keep) != len(src):
+        src, tgt = [src[i] for i in keep], [tgt[i] for i in keep]
+    return src, tgt
+
+
+class _Started:
+    """A source's run going on in a daemon thread (a process that exits, e.g. on a bad
+    option found meanwhile, does not wait for it; the cache entries are written
+    atomically, so an interrupted run leaves none)."""
+
+    def __init__(self, key, func, *args, **kwargs):
+        self.key = key
+        self._out = self._exc = None
+        self._thread = threading.Thread(target=self._work, args=(func, args, kwargs),
+                                        daemon=True)
+        self._thread.start()
+
+    def _work(self, func, args, kwargs):
+        try:
+            self._out = func(*args, **kwargs)
+        except BaseException as exc:    # re-raised in the thread that asks for the result
+            self._exc = exc
+
+    def result(self):
+        """Wait for the run; its result (or its exception)."""
+        self._thread.join()
+        if self._exc is not None:
+            raise self._exc
+        return self._out
+
+
+def _start_bayes(key, n_jobs, verbose, beside):
+    from ..aligners.bayes_run import SOURCE_OPTIONS, run_bayes
+
+    src, tgt, where, random_state = key
+    _log(verbose, f"bayes: aligning {len(src)} pairs (cached by fingerprint)"
+                  + (f", {beside}" if beside else ""))
+    return _Started(key, run_bayes, src, tgt, None if where is None else Path(where),
+                    random_state=random_state, n_jobs=n_jobs, verbose=verbose,
+                    **SOURCE_OPTIONS)
+
+
+def start_sources(sources, pairs, bitext_src=None, bitext_tgt=None, cache_dir=".cache",
+                  random_state=0, n_jobs=1, verbose=False):
+    """Start, in the background, the runs of :meth:`AlignerLinks.fit` that need nothing
+    else, so that they go on while the caller builds the statistics: the ``bayes`` run
+    (numba, without the GIL) when ``n_jobs > 1``.  The arguments are those of
+    :meth:`AlignerLinks.fit`; pass the result to it as ``started``.  The runs' outputs do
+    not depend on it (the same seed gives the same links).
+
+    Returns
+    -------
+    dict
+        ``{"bayes": handle}``, or empty when nothing was started.
+    """
+    if "bayes" not in tuple(sources) or n_jobs < 2 or bitext_src is None:
+        return {}
+    src, tgt = _source_text(pairs, bitext_src, bitext_tgt)
+    where = None if cache_dir is None else str(Path(cache_dir) / "aligners")
+    return {"bayes": _start_bayes((src, tgt, where, random_state), n_jobs, verbose,
+                                  "beside the statistics and our HMM")}
+
+
 class AlignerLinks:
     """The outputs of other aligners for any sentence pair.
 
@@ -141,7 +214,7 @@ class AlignerLinks:
     # ------------------------------------------------------------------ building
     @classmethod
     def fit(cls, sources, pairs, bitext_src=None, bitext_tgt=None, cache_dir=".cache",
-            max_len=80, random_state=0, n_jobs=1, verbose=False):
+            max_len=80, random_state=0, n_jobs=1, started=None, verbose=False):
         """Run (or read back) every source on the bitext plus ``pairs``.
 
         Parameters
@@ -160,18 +233,29 @@ class AlignerLinks:
         random_state : int
             Seed of the ``bayes`` run (part of its fingerprint).
         n_jobs : int
-            Threads of the ``bayes`` run (its links do not depend on them).
+            Threads of the ``bayes`` run (its links do not depend on them); with more than
+            one, it also runs beside the ``hmm`` source's training.
+        started : dict, optional
+            What :func:`start_sources` started on the same arguments (a run started on
+            other text is waited for, then ignored).
         """
-        from ..aligners.bayes_run import run_bayes
         from ..aligners.runs import run_aligner
-        from ..aligners.unsupervised import UnsupervisedAligner, training_text
+        from ..aligners.unsupervised import UnsupervisedAligner
 
         sources = tuple(sources)
-        src, tgt, _ = training_text(pairs, bitext_src, bitext_tgt)
-        keep = [i for i, (s, t) in enumerate(zip(src, tgt)) if s and t]
-        if len(keep) != len(src):
-            src, tgt = [src[i] for i in keep], [tgt[i] for i in keep]
+        src, tgt = _source_text(pairs, bitext_src, bitext_tgt)
         cache = Path(cache_dir) if cache_dir is not None else None
+        where = None if cache is None else cache / "aligners"
+        # the Bayesian run samples (numba, without the GIL) in a thread while our HMM
+        # trains in this one (with n_jobs > 1): they are independent, and neither's output
+        # depends on the threads or on the other
+        key = (src, tgt, None if where is None else str(where), random_state)
+        bayes_job = (started or {}).get("bayes")
+        if bayes_job is not None and bayes_job.key != key:     # started on other text
+            bayes_job.result()
+            bayes_job = None
+        if bayes_job is None and "bayes" in sources and "hmm" in sources and n_jobs > 1:
+            bayes_job = _start_bayes(key, n_jobs, verbose, "beside our HMM")
         un = None
         if "hmm" in sources:
             un = UnsupervisedAligner(max_len=max_len, verbose=verbose)
@@ -180,12 +264,10 @@ class AlignerLinks:
         for name in sources:
             if name == "hmm":
                 continue
-            _log(verbose, f"{name}: aligning {len(src)} pairs (cached by fingerprint)")
-            where = None if cache is None else cache / "aligners"
             if name == "bayes":
-                run = run_bayes(src, tgt, where, random_state=random_state, n_jobs=n_jobs,
-                                verbose=verbose)
+                run = (bayes_job or _start_bayes(key, n_jobs, verbose, None)).result()
             else:
+                _log(verbose, f"{name}: aligning {len(src)} pairs (cached by fingerprint)")
                 run = run_aligner(name, src, tgt, cache_dir=where, verbose=False)
             if name == "eflomal" and run.path is not None:
                 run.priors_file(src, tgt, verbose=verbose)   # for new sentences later

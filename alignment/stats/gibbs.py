@@ -230,39 +230,44 @@ def _move(i, sign, prev, nxt, row, e0, e_ids, pid, fert, lex_c, e_c, jump_c, fer
 def _conditional(model, m, row, e0, prev, nxt, e_ids, pid, fert, lex_c, e_c, jump_c,
                  fert_c, n_jumps, lex_prior, e_prior, jump_prior, jump_pr_tot, fert_prior,
                  alpha_lex, alpha_jump, alpha_fert, p_null, n_f_types, max_jump, n_fert,
-                 probs):
+                 probs, use_prior):
     """Fill ``probs[0..m]`` with the unnormalised conditional of ``a_j`` (the module
-    docstring's factors; the counts leave ``a_j`` out) and return their sum."""
+    docstring's factors; the counts leave ``a_j`` out) and return their sum.
+
+    ``use_prior=False`` (every prior pseudo-count is zero, as in training) adds ``0.0``
+    instead of reading the prior arrays: the same floats, without a random read of the
+    lexical prior per cell."""
     n_jb = 2 * max_jump + 1
     f_den = alpha_lex * n_f_types
     jden = alpha_jump * n_jb + jump_pr_tot + n_jumps
-    pn = p_null * (alpha_lex + lex_prior[pid[row]] + lex_c[pid[row]]) / (
-        f_den + e_prior[0] + e_c[0])
+    pn = p_null * (alpha_lex + (lex_prior[pid[row]] if use_prior else 0.0)
+                   + lex_c[pid[row]]) / (f_den + (e_prior[0] if use_prior else 0.0) + e_c[0])
     if model >= 2 and nxt >= 0:
         b = _jb(nxt - prev, max_jump)
-        pn *= (alpha_jump + jump_prior[b] + jump_c[b]) / jden
+        pn *= (alpha_jump + (jump_prior[b] if use_prior else 0.0) + jump_c[b]) / jden
     probs[0] = pn
     z = pn
     for i in range(1, m + 1):
         e = e_ids[e0 + i - 1]
         c = pid[row + i]
-        p = (1.0 - p_null) * (alpha_lex + lex_prior[c] + lex_c[c]) / (
-            f_den + e_prior[e] + e_c[e])
+        p = (1.0 - p_null) * (alpha_lex + (lex_prior[c] if use_prior else 0.0) + lex_c[c]) / (
+            f_den + (e_prior[e] if use_prior else 0.0) + e_c[e])
         if model == 1:
             p /= m
         else:
             b1 = _jb(i - prev, max_jump)
-            p *= (alpha_jump + jump_prior[b1] + jump_c[b1]) / jden
+            p *= (alpha_jump + (jump_prior[b1] if use_prior else 0.0) + jump_c[b1]) / jden
             if nxt >= 0:
                 b2 = _jb(nxt - i, max_jump)
-                p *= (alpha_jump + jump_prior[b2] + jump_c[b2]
+                p *= (alpha_jump + (jump_prior[b2] if use_prior else 0.0) + jump_c[b2]
                       + (1.0 if b2 == b1 else 0.0)) / (jden + 1.0)
         if model == 3:
             phi = fert[e0 + i - 1]
             bo, bn = _fb(phi, n_fert), _fb(phi + 1, n_fert)
             if bn != bo:
-                p *= (alpha_fert + fert_prior[e, bn] + fert_c[e, bn]) / (
-                    alpha_fert + fert_prior[e, bo] + fert_c[e, bo] - 1.0)
+                p *= (alpha_fert + (fert_prior[e, bn] if use_prior else 0.0) + fert_c[e, bn]) / (
+                    alpha_fert + (fert_prior[e, bo] if use_prior else 0.0) + fert_c[e, bo]
+                    - 1.0)
         probs[i] = p
         z += p
     return z
@@ -283,7 +288,7 @@ def _draw(probs, m, z, state):
 def gibbs_direction(e_ids, e_off, f_ids, f_off, pid, c_off, n_e_types, n_f_types,
                     lex_prior, e_prior, jump_prior, fert_prior, alpha_lex, alpha_jump,
                     alpha_fert, p_null, max_jump, n_fert, schedule, n_collect, seed, marg,
-                    t_init):
+                    t_init, use_prior=True):
     """Run one sampler of one direction and add its link marginals to ``marg``.
 
     ``schedule`` = iterations ``(ibm1, hmm, fert)``; the last ``n_collect`` sweeps of the
@@ -292,6 +297,8 @@ def gibbs_direction(e_ids, e_off, f_ids, f_off, pid, c_off, n_e_types, n_f_types
     cell).  ``lex_prior`` (per pair id), ``e_prior`` (per generating type), ``jump_prior``
     (``2 max_jump + 1``) and ``fert_prior`` (``n_e_types x n_fert``) are pseudo-counts.
     ``t_init`` (word-pair probabilities, :func:`ibm1_em`) gives the initial alignment.
+    ``use_prior=False`` says that every pseudo-count is zero (training): the prior arrays
+    are then not read, with the same result, a third faster.
     Returns the final alignment (one position per aligned token, 0 = NULL).
     """
     state = np.empty(1, dtype=np.uint64)
@@ -330,7 +337,7 @@ def gibbs_direction(e_ids, e_off, f_ids, f_off, pid, c_off, n_e_types, n_f_types
                                      e_c, jump_c, fert_c, n_jumps, lex_prior, e_prior,
                                      jump_prior, jump_pr_tot, fert_prior, alpha_lex,
                                      alpha_jump, alpha_fert, p_null, n_f_types, max_jump,
-                                     n_fert, probs)
+                                     n_fert, probs, use_prior)
                     if collect:
                         w = 1.0 / (z * n_collect)
                         for i in range(m + 1):
