@@ -103,7 +103,7 @@ def add_parser(subparsers, name):
                     "column more than the model was trained with) is dropped. Example:\n"
                     "  structpred tag predict -m model.npz -i test.txt -o tagged.txt")
     pr.add_argument("-m", "--model", required=True, metavar="NPZ", help="model file")
-    pr.add_argument("-i", "--input", default="-", metavar="FILE",
+    pr.add_argument("-i", "--input", "--data", dest="input", default="-", metavar="FILE",
                     help="sentences to label ('-': standard input)")
     pr.add_argument("-o", "--output", default="-", metavar="FILE",
                     help="where to write ('-': standard output)")

@@ -235,6 +235,11 @@ def test_tag_train_predict_eval(tmp_path, capsys):
     X, labels = read_conll(tagged)
     Xt, _ = read_conll(TEST)
     assert X == Xt and len(labels) == 100
+    # --data, as in tag train/eval and topics predict, is the same option as -i
+    again = tmp_path / "again.txt"
+    assert main(["tag", "predict", "-m", str(model), "--data", str(TEST), "-o", str(again),
+                 "-q"]) == 0
+    assert again.read_bytes() == tagged.read_bytes()
 
 
 @pytest.mark.subprocess
