@@ -158,6 +158,14 @@ def tag_train(args):
         tr, va = deterministic_split(len(X), args.valid_fraction)
         Xt, yt = [X[i] for i in tr], [y[i] for i in tr]
         Xv, yv = [X[i] for i in va], [y[i] for i in va]
+    from .evaluate import chunks, is_iob
+
+    labels = {t for s in y for t in s} | {t for s in yv for t in s}
+    if is_iob(labels) and not any(chunks(s) for s in yv):
+        where = args.valid_data or f"{args.data} (the held-out every-10th sentences)"
+        raise UserError(f"{where}: the validation sentences hold no chunk, so their chunk "
+                        "F1 cannot choose the iteration: give --valid-data with chunks, or "
+                        "more sentences")
     unseen = sorted({t for s in yv for t in s} - {t for s in yt for t in s})
     if unseen:
         _log(args, f"note: {len(unseen)} validation labels never occur in training "

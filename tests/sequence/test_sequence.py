@@ -207,6 +207,22 @@ def test_refit_trains_on_all_sentences_for_the_validated_iterations():
     assert alone.refit_sentences_ is None
 
 
+def test_tag_train_refuses_validation_sentences_without_chunks(tmp_path, capsys):
+    """IOB labels whose validation sentences hold no chunk: every model scores F1 0 there,
+    so nothing could be chosen; one line, exit 2, no model."""
+    data = tmp_path / "d.txt"
+    data.write_text("a B-NP\nb I-NP\n\nc O\n")
+    model = tmp_path / "m.npz"
+    assert main(["tag", "train", "--data", str(data), "-o", str(model), "-q"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "hold no chunk" in err[0] and not model.exists()
+    valid = tmp_path / "v.txt"
+    valid.write_text("c NN O\nd NN O\n")
+    assert main(["tag", "train", "--data", str(TRAIN), "--first", "20", "--valid-data",
+                 str(valid), "-o", str(model), "-q"]) == 2
+    assert "v.txt: the validation sentences hold no chunk" in capsys.readouterr().err
+
+
 def test_tag_train_with_valid_data_does_not_refit(tmp_path, capsys):
     model = tmp_path / "m.npz"
     assert main(["tag", "train", "--data", str(TRAIN), "--first", "60", "--valid-data",
