@@ -290,7 +290,7 @@ class SequenceTagger(BaseEstimator):
     def _refit(self, X, y):
         """Train on ``X`` for ``best_iter_ + 1`` iterations and take over that model."""
         full = clone(self).set_params(n_iter=self.best_iter_ + 1, refit=False, patience=None,
-                                      max_time=None, verbose=self.verbose)
+                                      max_time=None)
         full.fit(X, y)
         record = (self.n_iter_, self.best_iter_, self.history_)
         for name, value in vars(full).items():
