@@ -427,7 +427,7 @@ class MatchingAligner(BaseEstimator):
             training, validation and, at :meth:`predict`, the test pairs.
         aligner_links : :class:`~alignment.features.links.AlignerLinks`
             The other aligners' outputs (``aligners``), built on the bitext plus the
-            training and validation pairs (:meth:`AlignerLinks.fit`).
+            training and validation pairs (:meth:`AlignerLinks.from_sources`).
         executor : dask.distributed.Client or concurrent.futures.Executor, optional
             Where the learner's passes over the examples run (the dual extragradient
             and the subgradient method; :func:`structpred.run_learner`).
@@ -454,7 +454,7 @@ class MatchingAligner(BaseEstimator):
         if self.aligners:
             if aligner_links is None or tuple(aligner_links.sources) != tuple(self.aligners):
                 raise ValueError(f"aligners={tuple(self.aligners)} needs aligner_links built "
-                                 "for them (alignment.features.links.AlignerLinks.fit)")
+                                 "for them (alignment.features.links.AlignerLinks.from_sources)")
         self.aligner_links_ = aligner_links if self.aligners else None
         self.feature_names_ = self._featurizers(stats, interaction_stats, pairs, gold,
                                                 None if external is None else external.names)

@@ -327,7 +327,7 @@ def _aligner_features(pairs, gold, valid_pairs, bitext, aligners, labels, thesis
     if not wanted:
         return gold, None, ()
     bsrc, btgt = bitext
-    links = AlignerLinks.fit(wanted, list(pairs) + list(valid_pairs or []), bsrc, btgt,
+    links = AlignerLinks.from_sources(wanted, list(pairs) + list(valid_pairs or []), bsrc, btgt,
                              cache_dir=cache_dir, max_len=max_len, random_state=random_state,
                              n_jobs=min(2, jobs), started=started, verbose=verbose)
     if labels:

@@ -128,7 +128,7 @@ def run(name, methods, args):
             else:
                 kw.update(n_iter=args.iterations, patience=args.patience, refit=True,
                           max_time=args.bregman_budget, **_settings(args.set))
-            model = SequenceTagger(**kw).fit(*train, Xva, yva)
+            model = SequenceTagger(**kw).fit(*train, eval_set=(Xva, yva))
             seconds = model.fit_time_
             pred = model.predict(Xt)
             extra = {"iterations": model.n_iter_, "best_iter": model.best_iter_,

@@ -130,7 +130,7 @@ def select(name, args):
             print(f"(cached {path})", flush=True)
         else:
             w0 = time.perf_counter()
-            model.fit(Xt, yt, Xv, yv)
+            model.fit(Xt, yt, eval_set=(Xv, yv))
             wall = time.perf_counter() - w0
             st = sentence_stats(yv, model.predict(Xv), model.iob_)
             rec = {"value": list(value) if isinstance(value, tuple) else value,

@@ -60,7 +60,7 @@ def build(n_sentences, geometry, batch_size):
     X, y = read_conll(ROOT / "data" / "sequence" / "conll2000-train-300.txt.gz")
     X, y = X[:n_sentences], y[:n_sentences]
     feats = token_features(X, "full")
-    index = FeatureIndex.fit(feats)
+    index = FeatureIndex.from_features(feats)
     x, lengths = index.transform(feats)
     classes = sorted({t for s in y for t in s})
     lab = np.array([classes.index(t) for s in y for t in s])

@@ -52,7 +52,8 @@ def check(name):
     tt, vv = deterministic_split(len(XT))
     c0 = time.process_time()
     settings = {"eval_every": DEFAULTS["eval_every"], "patience": DEFAULTS["patience"]}
-    first = SequenceTagger(**settings).fit(_pick(XT, tt), _pick(yT, tt), _pick(XT, vv), _pick(yT, vv))
+    first = SequenceTagger(**settings).fit(_pick(XT, tt), _pick(yT, tt),
+                                          eval_set=(_pick(XT, vv), _pick(yT, vv)))
     c1 = time.process_time()
     # what SequenceTagger(refit=True) trains: the training sentences, then the validating ones
     again = SequenceTagger(n_iter=first.best_iter_ + 1).fit(

@@ -55,7 +55,7 @@ def design(name, first, min_count):
     classes = sorted({t for s in ytr for t in s})
     index = {c: i for i, c in enumerate(classes)}
     feats = token_features(Xtr, "full")
-    fi = FeatureIndex.fit(feats, min_count)
+    fi = FeatureIndex.from_features(feats, min_count)
     x, lengths = fi.transform(feats)
     xv, lv = fi.transform(token_features(Xva, "full"))
     d = {"x": x, "lengths": lengths, "labels": np.array([index[t] for s in ytr for t in s]),

@@ -76,7 +76,7 @@ def labeller_alone(labeller, test_pairs, bitext_src, bitext_tgt, cache_dir):
     from alignment.features.links import AlignerLinks
 
     bt = [(s, t) for s, t in read_parallel(bitext_src, bitext_tgt) if s and t]
-    links = AlignerLinks.fit((labeller,), test_pairs, [s for s, _ in bt],
+    links = AlignerLinks.from_sources((labeller,), test_pairs, [s for s, _ in bt],
                              [t for _, t in bt], cache_dir=cache_dir)
     if labeller == "hmm":
         return [links.unsupervised.align_pair(s, t)[0] for s, t in test_pairs]

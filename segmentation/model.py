@@ -293,7 +293,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         return point_graph(xyz, labels, voxel=self.voxel, k_graph=self.k_graph)
 
     # ---------------------------------------------------------------- fit
-    def fit(self, X, y=None, eval_set=None, *, ignore=None, eval_ignore=None, kind=None,
+    def fit(self, X, y=None, *, eval_set=None, ignore=None, eval_ignore=None, kind=None,
             track=None, log=None, executor=None):
         """Choose and train the model (the whole procedure of the class docstring).
 

@@ -180,7 +180,7 @@ def tag_train(args):
                             refit=not args.valid_data,
                             random_state=args.seed, verbose=not args.quiet)
     try:
-        tagger.fit(Xt, yt, Xv, yv)
+        tagger.fit(Xt, yt, eval_set=(Xv, yv))
     except ValueError as exc:
         raise UserError(f"{args.data}: {exc}") from exc
     best = tagger.history_.get("validation", [])

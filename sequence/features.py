@@ -94,7 +94,7 @@ class FeatureIndex:
         The column of each feature string.
     scale : array_like, optional
         The value of each feature under ``transform(..., scaled=True)``: ``1 / sqrt(count)``
-        (its count in the training data) from :meth:`fit`; the tagger may replace it by
+        (its count in the training data) from :meth:`from_features`; the tagger may replace it by
         another power of the count.
     """
 
@@ -104,7 +104,7 @@ class FeatureIndex:
         self.scale = None if scale is None else np.asarray(scale, dtype=np.float64)
 
     @classmethod
-    def fit(cls, feats, min_count=1):
+    def from_features(cls, feats, min_count=1):
         """The strings occurring at least ``min_count`` times in ``feats`` (sentences of
         tokens of strings), in order of first occurrence."""
         counts = {}
@@ -122,7 +122,7 @@ class FeatureIndex:
         """``(x, lengths)``: the CSR token-by-feature matrix of all sentences, one after another.
 
         With ``scaled``, feature ``f`` has value ``scale[f]`` instead of 1 (from
-        :meth:`fit`, ``1 / sqrt(count_f)``, so that every column of ``F`` has about unit
+        :meth:`from_features`, ``1 / sqrt(count_f)``, so that every column of ``F`` has about unit
         norm).
         """
         index = self.index

@@ -228,11 +228,25 @@ class SequenceTagger(BaseEstimator):
         return metric
 
     # ---------------------------------------------------------------------- fit
-    def fit(self, X, y, X_valid=None, y_valid=None):
-        """Train on sentences ``X`` with labels ``y``; validate on ``(X_valid, y_valid)``.
+    def fit(self, X, y, *, eval_set=None):
+        """Train on sentences ``X`` with labels ``y``.
 
-        Returns ``self``.
+        Parameters
+        ----------
+        X : list of sentences
+            Each sentence is a list of tokens, each token a tuple of string columns.
+        y : list of label lists
+            One label per token.
+        eval_set : (X_valid, y_valid), optional
+            Validation sentences.  The iterate with the best validation score (F1 on IOB
+            labels, else accuracy) is kept; with ``refit=True`` the model is then trained
+            again on ``X + X_valid`` for that many iterations.
+
+        Returns
+        -------
+        self
         """
+        X_valid, y_valid = self._split_eval_set(eval_set)
         self._check_params()
         t0 = time.process_time()
         if len(X) == 0 or len(X) != len(y):
@@ -244,10 +258,10 @@ class SequenceTagger(BaseEstimator):
                              "tagger needs at least two labels to learn anything")
         self.iob_ = is_iob(self.classes_)
         feats = token_features(X, self.feature_set)
-        self.features_ = FeatureIndex.fit(feats, self.min_count)
+        self.features_ = FeatureIndex.from_features(feats, self.min_count)
         self.scaled_ = self.scaling == "count" and self.learner != "perceptron"
         power = float(self.scale_power)
-        # FeatureIndex.fit gives 1 / sqrt(count); the value used is count ** -power (stored
+        # FeatureIndex.from_features gives 1 / sqrt(count); the value used is count ** -power (stored
         # in the model file, so prediction needs no power)
         self.features_.scale = self.features_.scale ** (2.0 * power)
         x, lengths = self.features_.transform(feats, scaled=self.scaled_)
@@ -286,6 +300,21 @@ class SequenceTagger(BaseEstimator):
             self._refit(list(X) + list(X_valid), list(y) + list(y_valid))
         self.fit_time_ = time.process_time() - t0
         return self
+
+    @staticmethod
+    def _split_eval_set(eval_set):
+        if eval_set is None:
+            return None, None
+        if isinstance(eval_set, list) and len(eval_set) == 1 and isinstance(eval_set[0], tuple):
+            eval_set = eval_set[0]  # scikit-learn style: a list holding one (X, y) pair
+        try:
+            X_valid, y_valid = eval_set
+        except (TypeError, ValueError):
+            raise ValueError("eval_set must be a pair (X_valid, y_valid)") from None
+        if len(X_valid) == 0 or len(X_valid) != len(y_valid):
+            raise ValueError("eval_set must hold non-empty X_valid and y_valid of the same "
+                             "length")
+        return X_valid, y_valid
 
     def _refit(self, X, y):
         """Train on ``X`` for ``best_iter_ + 1`` iterations and take over that model."""

@@ -45,7 +45,7 @@ def hmm_links(bitext, train_set, tmp_path_factory):
     from alignment.features.links import AlignerLinks
 
     src, tgt = [s for s, _ in bitext], [t for _, t in bitext]
-    return AlignerLinks.fit(("hmm",), train_set[0], src, tgt,
+    return AlignerLinks.from_sources(("hmm",), train_set[0], src, tgt,
                             cache_dir=tmp_path_factory.mktemp("links"))
 
 
@@ -66,7 +66,7 @@ def bayes_links(bitext, train_set, tmp_path_factory):
     from alignment.features.links import AlignerLinks
 
     src, tgt = [s for s, _ in bitext], [t for _, t in bitext]
-    return AlignerLinks.fit(("hmm", "bayes"), train_set[0], src, tgt,
+    return AlignerLinks.from_sources(("hmm", "bayes"), train_set[0], src, tgt,
                             cache_dir=tmp_path_factory.mktemp("bayes-links"))
 
 
@@ -80,7 +80,7 @@ def external_links(bitext, train_set, tmp_path_factory):
     if missing:
         pytest.skip(f"{sorted(missing)} not installed (the aligners extra)")
     src, tgt = [s for s, _ in bitext], [t for _, t in bitext]
-    return AlignerLinks.fit(("hmm", "bayes", "eflomal", "fast_align"), train_set[0], src, tgt,
+    return AlignerLinks.from_sources(("hmm", "bayes", "eflomal", "fast_align"), train_set[0], src, tgt,
                             cache_dir=tmp_path_factory.mktemp("ext-links"))
 
 

@@ -30,7 +30,7 @@ def gold_pairs(hansards):
 @pytest.fixture(scope="module")
 def hmm_links(bitext, gold_pairs, tmp_path_factory):
     new = [(["a", "completely", "new", "pair"], ["une", "paire", "nouvelle"])]
-    return AlignerLinks.fit(("hmm",), gold_pairs[0] + new, *bitext,
+    return AlignerLinks.from_sources(("hmm",), gold_pairs[0] + new, *bitext,
                             cache_dir=tmp_path_factory.mktemp("links"))
 
 
@@ -122,7 +122,7 @@ eflomal = pytest.mark.skipif("eflomal" not in available_aligners(),
 @eflomal
 def test_eflomal_source_known_and_new_pairs(bitext, gold_pairs, tmp_path):
     pairs = gold_pairs[0][:5]
-    links = AlignerLinks.fit(("eflomal",), pairs, *bitext, cache_dir=tmp_path)
+    links = AlignerLinks.from_sources(("eflomal",), pairs, *bitext, cache_dir=tmp_path)
     run = links.runs["eflomal"]
     assert run.n_pairs == N_BITEXT          # the gold pairs are bitext lines already
     src, tgt = pairs[0]

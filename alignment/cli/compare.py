@@ -93,7 +93,7 @@ def align_compare(args):
     # our HMM, our Bayesian aligner and the external aligners, on the bitext plus every
     # sentence scored below (the default's features are the built-in ones)
     ta = time.perf_counter()
-    links = AlignerLinks.fit(sources, train + valid + test, bsrc, btgt, cache_dir=cache,
+    links = AlignerLinks.from_sources(sources, train + valid + test, bsrc, btgt, cache_dir=cache,
                              verbose=verbose)
     t_links = time.perf_counter() - ta
     rows = _unsupervised_rows(links, test, test_gold)

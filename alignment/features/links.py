@@ -169,10 +169,10 @@ def _start_bayes(key, n_jobs, verbose, beside):
 
 def start_sources(sources, pairs, bitext_src=None, bitext_tgt=None, cache_dir=".cache",
                   random_state=0, n_jobs=1, verbose=False):
-    """Start, in the background, the runs of :meth:`AlignerLinks.fit` that need nothing
+    """Start, in the background, the runs of :meth:`AlignerLinks.from_sources` that need nothing
     else, so that they go on while the caller builds the statistics: the ``bayes`` run
     (numba, without the GIL) when ``n_jobs > 1``.  The arguments are those of
-    :meth:`AlignerLinks.fit`; pass the result to it as ``started``.  The runs' outputs do
+    :meth:`AlignerLinks.from_sources`; pass the result to it as ``started``.  The runs' outputs do
     not depend on it (the same seed gives the same links).
 
     Returns
@@ -191,7 +191,7 @@ def start_sources(sources, pairs, bitext_src=None, bitext_tgt=None, cache_dir=".
 class AlignerLinks:
     """The outputs of other aligners for any sentence pair.
 
-    Build it with :meth:`fit` (runs or reads from the caches every source on the
+    Build it with :meth:`from_sources` (runs or reads from the caches every source on the
     unlabeled bitext plus the given sentences), or :meth:`from_state` (a saved model).
 
     Attributes
@@ -214,8 +214,8 @@ class AlignerLinks:
 
     # ------------------------------------------------------------------ building
     @classmethod
-    def fit(cls, sources, pairs, bitext_src=None, bitext_tgt=None, cache_dir=".cache",
-            max_len=80, random_state=0, n_jobs=1, started=None, verbose=False):
+    def from_sources(cls, sources, pairs, bitext_src=None, bitext_tgt=None, cache_dir=".cache",
+                     max_len=80, random_state=0, n_jobs=1, started=None, verbose=False):
         """Run (or read back) every source on the bitext plus ``pairs``.
 
         Parameters

@@ -73,7 +73,7 @@ def test_feature_templates():
     assert word_shape("McDonald's") == "XxXx'x"
     words_only = sentence_features([("Hello",), ("world",)], "full")
     assert not any(s.startswith("p[") for s in words_only[0])
-    idx = FeatureIndex.fit([g])
+    idx = FeatureIndex.from_features([g])
     x, lengths = idx.transform([g, sentence_features([("unseen-word", "NN")])])
     assert x.shape == (4, len(idx)) and list(lengths) == [3, 1]
     assert x[3].nnz < len(sentence_features([("unseen-word", "NN")])[0])
@@ -119,7 +119,7 @@ def test_tagger_learns_and_round_trips(chunking, tmp_path, learner, n_iter):
     X, y, Xt, yt = chunking
     tagger = SequenceTagger(learner=learner, n_iter=n_iter, eval_every=5, step_scale=10.0,
                             batch_size=64)
-    tagger.fit(X, y, Xt, yt)
+    tagger.fit(X, y, eval_set=(Xt, yt))
     assert tagger.iob_ and tagger.n_iter_ <= n_iter
     assert tagger.score(X, y) > 60.0            # it fits its training sentences
     pred = tagger.predict(Xt)
@@ -148,7 +148,7 @@ def test_relative_radius_bounds_the_weights_and_round_trips(chunking, tmp_path):
                             batch_size=8).fit(X, y)
     assert tagger.radius_ == pytest.approx(0.05 * np.sqrt(n_tokens))
     assert np.linalg.norm(tagger.coef_) <= tagger.radius_ * (1 + 1e-9)
-    counts = 1.0 / FeatureIndex.fit([sentence_features(s) for s in X], 2).scale ** 2
+    counts = 1.0 / FeatureIndex.from_features([sentence_features(s) for s in X], 2).scale ** 2
     assert tagger.features_.scale == pytest.approx(counts ** -0.4)
     K = len(tagger.classes_)
     assert tagger.label_scale_ == pytest.approx((K / n_tokens) ** 0.4)
@@ -175,6 +175,12 @@ def test_tagger_rejects_bad_parameters(chunking):
         SequenceTagger(learner="sgd").fit(X, y)
     with pytest.raises(ValueError, match="feature_set"):
         SequenceTagger(feature_set="all").fit(X, y)
+    with pytest.raises(TypeError):
+        SequenceTagger().fit(X, y, X[:2], y[:2])   # validation only through eval_set=
+    with pytest.raises(ValueError, match="eval_set"):
+        SequenceTagger().fit(X, y, eval_set=(X[:2], y[:1]))
+    with pytest.raises(ValueError, match="eval_set"):
+        SequenceTagger().fit(X, y, eval_set=X[:3])
 
 
 def test_load_tagger_rejects_other_files(tmp_path):
@@ -192,8 +198,8 @@ def test_refit_trains_on_all_sentences_for_the_validated_iterations():
     tr, va = deterministic_split(len(X))
     Xt, yt = [X[i] for i in tr], [y[i] for i in tr]
     Xv, yv = [X[i] for i in va], [y[i] for i in va]
-    plain = SequenceTagger(n_iter=20, eval_every=2, patience=2).fit(Xt, yt, Xv, yv)
-    tagger = SequenceTagger(n_iter=20, eval_every=2, patience=2, refit=True).fit(Xt, yt, Xv, yv)
+    plain = SequenceTagger(n_iter=20, eval_every=2, patience=2).fit(Xt, yt, eval_set=(Xv, yv))
+    tagger = SequenceTagger(n_iter=20, eval_every=2, patience=2, refit=True).fit(Xt, yt, eval_set=(Xv, yv))
     assert tagger.best_iter_ == plain.best_iter_
     for key in ("iteration", "validation"):
         assert tagger.history_[key] == plain.history_[key]

@@ -126,7 +126,8 @@ def test_default_training_stops_on_the_validation_plateau_before_the_cap():
     X, y = read_conll(ROOT / "data" / "sequence" / "conll2000-train-300.txt.gz")
     tr, va = deterministic_split(len(X))
     tagger = SequenceTagger(eval_every=DEFAULTS["eval_every"], patience=DEFAULTS["patience"])
-    tagger.fit([X[i] for i in tr], [y[i] for i in tr], [X[i] for i in va], [y[i] for i in va])
+    tagger.fit([X[i] for i in tr], [y[i] for i in tr],
+               eval_set=([X[i] for i in va], [y[i] for i in va]))
     hist = tagger.history_
     assert tagger.n_iter_ < tagger.n_iter
     assert tagger.n_iter_ == tagger.best_iter_ + 1 + DEFAULTS["patience"] * DEFAULTS["eval_every"]
