@@ -2,18 +2,25 @@
 
 The pieces :class:`segmentation.model.MRFSegmenter` builds its training on: the class
 weights of the weighted Hamming loss (eq. 2.10), the :class:`~structpred.MinCutExample`
-of a graph, running feature moments, the deterministic validation hold-out and the
-candidate lists of the hyperparameters chosen on validation.
+of a graph, running feature moments, the deterministic validation hold-out, the pass
+over the training graphs that prepares them (:func:`prepare_graphs`) and the candidate
+lists of the hyperparameters chosen on validation.
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 
 from structpred import MinCutExample
 
+from .graph_io import save_graph
+from .model_io import feature_names as _feature_names
+
 __all__ = ["parse_class_weight", "class_weights", "build_example", "is_validation_item",
-           "describe_choice", "AUTO_CLASS_WEIGHTS", "AUTO_ETA_SCALES"]
+           "describe_choice", "AUTO_CLASS_WEIGHTS", "AUTO_ETA_SCALES", "DegenerateDataError",
+           "keep_graphs", "prepare_graphs"]
 
 
 def parse_class_weight(text):
@@ -215,3 +222,78 @@ def _iou_score(s):
 
 def _iou(s):
     return float(_iou_score(s))
+
+
+class DegenerateDataError(ValueError):
+    """Training data that cannot define the task (no foreground, or no background)."""
+
+
+def keep_graphs(graphs, root, tag):
+    """A list of graphs, or (memory-efficient) a re-iterable over cached files."""
+    if graphs is None:
+        return None
+    if root is None:
+        return list(graphs)
+    paths = []
+    for i, g in enumerate(graphs):
+        p = os.path.join(root, f"{tag}-{i:06d}.npz")
+        save_graph(g, p)
+        paths.append(p)
+    return _GraphFiles(paths)
+
+def prepare_graphs(graphs, hold_out, frac, root, tag, kind, use_edges):
+    """One pass over the training graphs: standardisation and loss statistics,
+    the kept graphs (or the on-disk cache under ``root``) and the held-out validation
+    graphs (every item :func:`is_validation_item` picks, when ``hold_out``).
+
+    Returns ``(prep, valid)``: a :class:`_Prepared` and the validation graphs (None
+    without ``hold_out``).  Raises :class:`DegenerateDataError` when the training masks
+    (``kind`` ``"image"``) or scans have no foreground or no background."""
+    paths, kept, valid, vpaths = [], [], [], []
+    acc, n_edge_feat = _Moments(), 0
+    node_names = edge_names = None
+    n_train = 0
+    for i, g in enumerate(graphs):
+        if g.fg_fraction is None:
+            raise ValueError("training graphs need ground truth (fg_fraction)")
+        if hold_out and is_validation_item(i, frac):
+            if root is None:
+                valid.append(g)
+            else:
+                p = os.path.join(root, f"{tag}-valid-{i:06d}.npz")
+                save_graph(g, p)
+                vpaths.append(p)
+            continue
+        if acc.s1 is None:
+            n_edge_feat = g.edge_features.shape[1]
+            node_names, edge_names = _feature_names(g)
+        acc.add(g, i)
+        n_train += 1
+        if root is not None:
+            p = os.path.join(root, f"{tag}-{i:06d}.npz")
+            save_graph(g, p)
+            paths.append(p)
+        else:
+            kept.append(g)
+    fg, tot, nodes = acc.fg, acc.tot, acc.nodes
+    if acc.s1 is None:
+        raise ValueError("no training data")
+    if tot <= 0:
+        raise ValueError("every training pixel is marked \"don't care\"")
+    if fg <= 0:
+        raise DegenerateDataError(f"no foreground {'pixel' if kind == 'image' else 'point'} "
+                                  f"in any of the {n_train} training "
+                                  f"{'masks' if kind == 'image' else 'scans'}")
+    if fg >= tot:
+        raise DegenerateDataError(f"no background {'pixel' if kind == 'image' else 'point'} "
+                                  f"in any of the {n_train} training "
+                                  f"{'masks' if kind == 'image' else 'scans'}")
+    mean, scale = acc.standardisation()
+    prep = _Prepared(kept, paths, mean, scale, fg / tot, tot / max(nodes, 1), mean.size,
+                     n_edge_feat if use_edges else 0, n_train, node_names,
+                     edge_names if use_edges else [])
+    out_valid = None
+    if hold_out:
+        out_valid = valid if root is None else _GraphFiles(vpaths)
+        prep.n_valid = len(out_valid)
+    return prep, out_valid

@@ -42,13 +42,11 @@ from structpred import L2Ball
 from structpred import ExampleStream
 
 from .examples import (AUTO_CLASS_WEIGHTS, AUTO_ETA_SCALES, _candidates, _describe,
-                       _GraphFiles, _iou, _iou_score, _load_graph, _Moments, _pad,
-                       _Prepared, _stream_examples, _zip_strict, build_example,
+                       _load_graph, _stream_examples, _zip_strict, build_example,
                        class_weights, describe_choice, is_validation_item,
-                       parse_class_weight)
+                       parse_class_weight, DegenerateDataError, keep_graphs, prepare_graphs)
 from .choice import CandidateSearch
 from .metrics import segmentation_scores
-from .model_io import feature_names as _feature_names
 
 __all__ = ["MRFSegmenter", "LEARNERS", "build_example", "class_weights", "parse_class_weight",
            "DegenerateDataError", "describe_choice", "is_validation_item", "AUTO_CLASS_WEIGHTS",
@@ -427,9 +425,10 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         try:
             for si, ns in enumerate(segs):
                 held = make_valid is None and frac > 0
-                prep, valid = self._prepare(make_train(ns), held, frac, root, f"s{si}")
+                prep, valid = prepare_graphs(make_train(ns), held, frac, root, f"s{si}",
+                                             self.kind_, self.use_edges)
                 if make_valid is not None:
-                    valid = self._keep_graphs(make_valid(ns), root, f"s{si}-valid")
+                    valid = keep_graphs(make_valid(ns), root, f"s{si}-valid")
                 if valid is not None and not len(valid):
                     valid = None
                 first = None
@@ -575,75 +574,6 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
 
     def _metric_name(self):
         return "IoU" if self.validation_metric == "iou" else "error"
-
-    def _keep_graphs(self, graphs, root, tag):
-        """A list of graphs, or (memory-efficient) a re-iterable over cached files."""
-        if graphs is None:
-            return None
-        if root is None:
-            return list(graphs)
-        from .graph_io import save_graph
-
-        paths = []
-        for i, g in enumerate(graphs):
-            p = os.path.join(root, f"{tag}-{i:06d}.npz")
-            save_graph(g, p)
-            paths.append(p)
-        return _GraphFiles(paths)
-
-    def _prepare(self, graphs, hold_out, frac, root, tag):
-        """One pass over the training graphs: standardisation and loss statistics,
-        the kept graphs (or the on-disk cache) and the held-out validation graphs."""
-        from .graph_io import save_graph
-
-        paths, kept, valid, vpaths = [], [], [], []
-        acc, n_edge_feat = _Moments(), 0
-        node_names = edge_names = None
-        n_train = 0
-        for i, g in enumerate(graphs):
-            if g.fg_fraction is None:
-                raise ValueError("training graphs need ground truth (fg_fraction)")
-            if hold_out and is_validation_item(i, frac):
-                if root is None:
-                    valid.append(g)
-                else:
-                    p = os.path.join(root, f"{tag}-valid-{i:06d}.npz")
-                    save_graph(g, p)
-                    vpaths.append(p)
-                continue
-            if acc.s1 is None:
-                n_edge_feat = g.edge_features.shape[1]
-                node_names, edge_names = _feature_names(g)
-            acc.add(g, i)
-            n_train += 1
-            if root is not None:
-                p = os.path.join(root, f"{tag}-{i:06d}.npz")
-                save_graph(g, p)
-                paths.append(p)
-            else:
-                kept.append(g)
-        fg, tot, nodes = acc.fg, acc.tot, acc.nodes
-        if acc.s1 is None:
-            raise ValueError("no training data")
-        if tot <= 0:
-            raise ValueError("every training pixel is marked \"don't care\"")
-        if fg <= 0:
-            raise DegenerateDataError(f"no foreground {'pixel' if self.kind_ == 'image' else 'point'} "
-                                      f"in any of the {n_train} training "
-                                      f"{'masks' if self.kind_ == 'image' else 'scans'}")
-        if fg >= tot:
-            raise DegenerateDataError(f"no background {'pixel' if self.kind_ == 'image' else 'point'} "
-                                      f"in any of the {n_train} training "
-                                      f"{'masks' if self.kind_ == 'image' else 'scans'}")
-        mean, scale = acc.standardisation()
-        prep = _Prepared(kept, paths, mean, scale, fg / tot, tot / max(nodes, 1), mean.size,
-                         n_edge_feat if self.use_edges else 0, n_train, node_names,
-                         edge_names if self.use_edges else [])
-        out_valid = None
-        if hold_out:
-            out_valid = valid if root is None else _GraphFiles(vpaths)
-            prep.n_valid = len(out_valid)
-        return prep, out_valid
 
     def _examples(self, prep, cw, use_edges):
         args = (prep.mean, prep.scale, bool(use_edges), *class_weights(cw, prep.fg_share),
@@ -831,7 +761,3 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         from .model_io import load_segmenter
 
         return load_segmenter(cls, path)
-
-
-class DegenerateDataError(ValueError):
-    """Training data that cannot define the task (no foreground, or no background)."""

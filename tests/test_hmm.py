@@ -136,7 +136,7 @@ def test_with_lexicon_combines_hmm_tables_and_model2_positions(hmm_stats, hansar
     Model 2's own distortion; Dice unchanged; no HMM attached; the original untouched."""
     from alignment.evaluate.aer import score_alignments
     from alignment.data.formats import Alignment
-    from alignment.stats.ibm import pair_posteriors
+    from alignment.stats.posteriors import pair_posteriors
 
     stats, _ = hmm_stats
     h = stats.hmm

@@ -29,7 +29,7 @@ from structpred.polytopes.matching import hungarian_matching
 from ..aligners.symmetrize import symmetrize
 from ..stats.dice import _dice_matrix
 from ..stats.hmm import hmm_posteriors
-from ..stats.ibm import _pair_posteriors
+from ..stats.posteriors import _pair_posteriors
 from ..stats.interactions import _viterbi
 
 __all__ = ["EDGE_FEATURES", "ALIGNER_FEATURES", "KernelInputs", "aligner_features",

@@ -40,7 +40,7 @@ from .._cache import bitext_key, load_or_compute
 from .._runtime import chunk_ranges
 from .statistics import deprecated_alias
 from ..data.corpus import find_in_row, load_bitext
-from .ibm import _pair_posteriors
+from .posteriors import _pair_posteriors
 
 __all__ = ["InteractionStatistics", "VERSIONS", "interaction_key"]
 

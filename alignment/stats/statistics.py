@@ -48,7 +48,8 @@ from .._runtime import log as _log
 from ..data.corpus import UNK_ID, EncodedCorpus, Vocabulary, load_bitext, report_line
 from .dice import DEFAULT_DICE_PRUNE_TOTAL, cooc_table, dice_matrix, prune_cooc
 from .hmm import HMMTables, hmm_key, train_hmm_files
-from .ibm import DEFAULT_MAX_JUMP, DEFAULT_N_GIS, pair_posteriors, train_ibm
+from .ibm import DEFAULT_MAX_JUMP, DEFAULT_N_GIS, train_ibm
+from .posteriors import pair_posteriors
 
 __all__ = ["AlignmentStatistics", "FORMAT_VERSION", "statistics_key"]
 
