@@ -138,3 +138,44 @@ def test_load_or_fit_passes_the_executor_and_keeps_the_cache_key(client, tmp_pat
     # the executor is not part of the key: the in-process run reads the same file back
     again = AlignmentStatistics.load_or_fit(tmp_path / "stats.npz", src, tgt, **kw)
     assert again.cache_key == out.cache_key
+
+
+@pytest.mark.parametrize("chunk", [70, 1000], ids=["chunks", "one-chunk"])
+def test_from_files_on_a_cluster_reads_and_trains_on_the_workers(client, monkeypatch, chunk):
+    """``from_files`` with a Dask client: the bitext is read in chunks, encoded, indexed and
+    trained on the workers with the tables sharded by source word
+    (:mod:`alignment.stats.distributed`); the result equals the in-process one (the same
+    integers, the probabilities to 1e-12), and what was read and left out is the same.
+    With one chunk, one worker holds every sentence and the other only owns rows."""
+    from alignment.stats import distributed as dist
+
+    monkeypatch.setattr(dist, "CHUNK_LINES", chunk)
+    src, tgt = DATA / "bitext.36-2.en.gz", DATA / "bitext.36-2.fr.gz"
+    kw = dict(max_pairs=300, max_len=12, protect_first=20, **_KW)
+    ref = AlignmentStatistics.from_files(src, tgt, **kw)
+    out = AlignmentStatistics.from_files(src, tgt, executor=client, **kw)
+    assert out.bitext_report == ref.bitext_report
+    assert out.bitext_report["dropped"]["too_long"] > 0
+    assert out.cache_key == ref.cache_key and out.n_pairs == ref.n_pairs
+    assert out.src_vocab.itos == ref.src_vocab.itos and out.tgt_vocab.itos == ref.tgt_vocab.itos
+    for name in ("src_df", "tgt_df", "dice_row_ptr", "dice_cols", "dice_counts"):
+        np.testing.assert_array_equal(getattr(out, name), getattr(ref, name), err_msg=name)
+    _same_stats(out, ref)
+
+
+def test_from_files_on_a_cluster_refuses_what_in_process_refuses(client, tmp_path):
+    from structpred import FormatError
+
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("x y\nz\nw\n")
+    b.write_text("u v\nt\n")
+    with pytest.raises(FormatError, match="line counts differ"):
+        AlignmentStatistics.from_files(a, b, executor=client, verbose=False)
+    with pytest.raises(FormatError, match="line counts differ"):
+        AlignmentStatistics.from_files(a, b, verbose=False)
+    b.write_text("u v\nt\ns\u00a0r\n")
+    with pytest.raises(FormatError, match="no-break space"):
+        AlignmentStatistics.from_files(a, b, executor=client, verbose=False)
+    b.write_text("u v\nt\ns r\n")
+    with pytest.raises(FormatError, match="no sentence pairs left"):
+        AlignmentStatistics.from_files(a, b, executor=client, verbose=False, max_len=0)

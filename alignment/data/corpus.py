@@ -45,6 +45,7 @@ __all__ = [
     "EncodedCorpus",
     "Bitext",
     "load_bitext",
+    "length_filter",
     "iter_bitext",
     "read_tokenized",
     "build_cooc",
@@ -146,7 +147,13 @@ class Vocabulary:
         flat = itertools.chain.from_iterable(sentences)
         if lowercase:
             flat = (w.lower() for w in flat)
-        cnt = Counter(flat)
+        return cls.from_counts(Counter(flat), min_count=min_count, lowercase=lowercase)
+
+    @classmethod
+    def from_counts(cls, cnt, min_count=1, lowercase=False):
+        """:meth:`build` from word counts (a mapping word -> count, e.g. the sum of the
+        :class:`~collections.Counter` of several parts of a corpus)."""
+        cnt = dict(cnt)
         for reserved in (NULL_TOKEN, UNK_TOKEN):
             cnt.pop(reserved, None)
         items = sorted(cnt.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -467,10 +474,23 @@ def load_bitext(src_path, tgt_path, max_pairs=None, max_len=None, max_ratio=None
     tgt = [ln.split() for ln in tgt_lines]
     del src_lines, tgt_lines
     n = len(src)
+    line_ids = np.arange(skip_first, skip_first + n, dtype=np.int64)
+    keep, dropped = length_filter(src, tgt, line_ids, max_len, max_ratio, protect_first)
+    if keep.all():
+        return Bitext(src, tgt, line_ids, n, dropped)
+    kept = np.flatnonzero(keep)
+    return Bitext([src[i] for i in kept], [tgt[i] for i in kept], line_ids[kept], n, dropped)
+
+
+def length_filter(src, tgt, line_ids, max_len=None, max_ratio=None, protect_first=0):
+    """The pairs :func:`load_bitext` keeps: ``(keep, dropped)``, a boolean array over the
+    pairs and the count of dropped pairs per reason (``"empty"``, and ``"too_long"`` /
+    ``"ratio"`` when ``max_len`` / ``max_ratio`` is given).  ``line_ids`` are the pairs'
+    0-based line numbers; lines below ``protect_first`` are always kept."""
+    n = len(src)
     ls = np.fromiter(map(len, src), dtype=np.int64, count=n)
     lt = np.fromiter(map(len, tgt), dtype=np.int64, count=n)
-    line_ids = np.arange(skip_first, skip_first + n, dtype=np.int64)
-    protected = line_ids < protect_first
+    protected = np.asarray(line_ids) < protect_first
     empty = (ls == 0) | (lt == 0)
     too_long = np.zeros(n, dtype=bool)
     if max_len is not None:
@@ -489,10 +509,7 @@ def load_bitext(src_path, tgt_path, max_pairs=None, max_len=None, max_ratio=None
         dropped["too_long"] = int(drop_long.sum())
     if max_ratio is not None:
         dropped["ratio"] = int(drop_ratio.sum())
-    if keep.all():
-        return Bitext(src, tgt, line_ids, n, dropped)
-    kept = np.flatnonzero(keep)
-    return Bitext([src[i] for i in kept], [tgt[i] for i in kept], line_ids[kept], n, dropped)
+    return keep, dropped
 
 
 def iter_bitext(src_path, tgt_path, skip_first=0, max_len=None, max_ratio=None):

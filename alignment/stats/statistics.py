@@ -39,6 +39,7 @@ import time
 import numpy as np
 
 from structpred import FormatError
+from structpred.parallel import is_dask_client
 
 from structpred.io import (check_format, is_cache_folder, load_npz, pack_json, save_npz,
                            unpack_json)
@@ -361,26 +362,20 @@ class AlignmentStatistics:
             for model, sec in d.seconds.items():
                 timings[f"{model}_{d.direction}"] = sec
         t0 = time.perf_counter()
-        keep = (tables.fwd.t >= prune_threshold) | (tables.bwd.t >= prune_threshold)
-        rows = np.repeat(np.arange(len(row_ptr) - 1), np.diff(row_ptr))
-        t_ptr = np.zeros_like(row_ptr)
-        np.cumsum(np.bincount(rows[keep], minlength=len(row_ptr) - 1), out=t_ptr[1:])
-        d_ptr, d_cols, d_counts, max_err = prune_cooc(row_ptr, cols, counts, src_df, tgt_df,
-                                                      dice_prune_total)
+        c = compact_tables(row_ptr, cols, counts, tables.fwd.t, tables.bwd.t, src_df, tgt_df,
+                           prune_threshold, dice_prune_total)
         ll = {f"{name}_{d.direction}": d.history[name]
               for d in (tables.fwd, tables.bwd) for name in ("ibm1", "ibm2")}
-        t_fwd, t_bwd = tables.fwd.t[keep], tables.bwd.t[keep]
-        t_fwd[t_fwd < prune_threshold] = 0.0         # pruned in this direction only
-        t_bwd[t_bwd < prune_threshold] = 0.0
-        stats = cls(corpus.src_vocab, corpus.tgt_vocab, src_df, tgt_df, t_ptr, cols[keep],
-                    t_fwd, t_bwd, tables.fwd.t_null,
+        stats = cls(corpus.src_vocab, corpus.tgt_vocab, src_df, tgt_df, c["t_ptr"], c["t_cols"],
+                    c["t_fwd"], c["t_bwd"], tables.fwd.t_null,
                     tables.bwd.t_null, tables.fwd.dist, tables.bwd.dist, tables.max_jump,
-                    d_ptr, d_cols, d_counts, floor=floor, prune_threshold=prune_threshold,
-                    dice_prune_total=dice_prune_total, log_likelihood=ll, n_pairs=len(corpus))
+                    c["d_ptr"], c["d_cols"], c["d_counts"], floor=floor,
+                    prune_threshold=prune_threshold, dice_prune_total=dice_prune_total,
+                    log_likelihood=ll, n_pairs=len(corpus))
         timings["compact"] = time.perf_counter() - t0
-        _log(verbose, f"statistics: kept {int(keep.sum())} of {len(keep)} translation pairs "
-                      f"(p >= {prune_threshold:g}), {len(d_cols)} Dice counts "
-                      f"(max Dice change {max_err:.3g})")
+        _log(verbose, f"statistics: kept {len(c['t_cols'])} of {len(cols)} translation pairs "
+                      f"(p >= {prune_threshold:g}), {len(c['d_cols'])} Dice counts "
+                      f"(max Dice change {c['max_err']:.3g})")
         stats.timings_ = timings
         return stats
 
@@ -402,6 +397,18 @@ class AlignmentStatistics:
         """
         key = statistics_key(src_path, tgt_path, max_pairs, max_len, protect_first, max_ratio,
                              **kw)
+        if is_dask_client(kw.get("executor")) and not kw.get("agreement"):
+            # on a cluster: read, encode, index and train on the workers, with the tables
+            # sharded by source word (alignment.stats.distributed)
+            from .distributed import statistics_on_cluster
+
+            stats, report = statistics_on_cluster(
+                cls, kw.pop("executor"), src_path, tgt_path, max_pairs=max_pairs,
+                verbose=verbose, max_len=max_len, max_ratio=max_ratio,
+                protect_first=protect_first, **kw)
+            stats.cache_key = key
+            stats.bitext_report = report
+            return stats
         t0 = time.perf_counter()
         bitext = load_bitext(src_path, tgt_path, max_pairs=max_pairs, max_len=max_len,
                              max_ratio=max_ratio, protect_first=protect_first)
@@ -697,6 +704,30 @@ class AlignmentStatistics:
         return (f"AlignmentStatistics({self.n_pairs} pairs, {len(self.src_vocab)} / "
                 f"{len(self.tgt_vocab)} types, {len(self.t_cols)} translation pairs, "
                 f"{len(self.dice_cols)} Dice counts)")
+
+
+def compact_tables(row_ptr, cols, counts, t_fwd, t_bwd, src_df, tgt_df, prune_threshold,
+                   dice_prune_total):
+    """The stored tables of a co-occurrence table in CSR over source words (``row_ptr`` may
+    cover a range of rows, with ``src_df`` over the same rows): the translation entries
+    with a probability of at least ``prune_threshold`` in either direction (the other
+    direction's value set to 0 where it is below) and the Dice counts that
+    :func:`~alignment.stats.dice.prune_cooc` keeps.
+
+    Returns a dict of ``t_ptr``, ``t_cols``, ``t_fwd``, ``t_bwd``, ``d_ptr``, ``d_cols``,
+    ``d_counts`` and ``max_err`` (the largest Dice value removed).
+    """
+    keep = (t_fwd >= prune_threshold) | (t_bwd >= prune_threshold)
+    rows = np.repeat(np.arange(len(row_ptr) - 1), np.diff(row_ptr))
+    t_ptr = np.zeros_like(row_ptr)
+    np.cumsum(np.bincount(rows[keep], minlength=len(row_ptr) - 1), out=t_ptr[1:])
+    d_ptr, d_cols, d_counts, max_err = prune_cooc(row_ptr, cols, counts, src_df, tgt_df,
+                                                  dice_prune_total)
+    t_fwd, t_bwd = t_fwd[keep], t_bwd[keep]
+    t_fwd[t_fwd < prune_threshold] = 0.0         # pruned in this direction only
+    t_bwd[t_bwd < prune_threshold] = 0.0
+    return dict(t_ptr=t_ptr, t_cols=cols[keep], t_fwd=t_fwd, t_bwd=t_bwd, d_ptr=d_ptr,
+                d_cols=d_cols, d_counts=d_counts, max_err=max_err)
 
 
 def statistics_key(src_path, tgt_path, max_pairs=None, max_len=80, protect_first=0,

@@ -1,0 +1,497 @@
+r"""The IBM Model 1/2 statistics of a bitext on a Dask cluster, with nothing large on the
+driver.
+
+:meth:`AlignmentStatistics.from_files(..., executor=client)
+<alignment.stats.statistics.AlignmentStatistics.from_files>` with a
+``dask.distributed.Client`` runs here.  The driver only reads the two files and sends
+chunks of lines to the workers; everything that grows with the bitext stays on them:
+
+1. **Parts.**  Each worker keeps one *part* of the bitext: the chunks of lines it was sent,
+   length-filtered as :func:`alignment.data.corpus.load_bitext` filters them, tokenised
+   and counted.  The driver adds the word counts into the vocabularies
+   (:meth:`Vocabulary.from_counts <alignment.data.corpus.Vocabulary.from_counts>`, the
+   same ids as in process) and sends each chunk the map from its words to their ids.
+2. **Local tables.**  Each part builds the co-occurrence pattern of its own sentences (a
+   CSR table over ``(e, f)``, sorted by ``e * V_f + f``), its document frequencies, its
+   sentence-length contexts and its pair index (:func:`~alignment.stats.ibm.pair_index`)
+   into that local table.  The E-step kernels of :mod:`alignment.stats.ibm` run unchanged
+   on it, with the part's own copy of the translation probabilities of its entries.
+3. **Tables sharded by source word.**  Worker ``o`` owns the rows ``e`` in
+   ``[b_o, b_{o+1})`` (boundaries that balance the rows' entries) of the global table: the
+   union of the parts' entries in those rows, their co-occurrence counts, and both
+   directions' probabilities.  For every part it keeps the positions of that part's entries
+   in its rows.
+4. **EM.**  Each iteration, every part runs the E-step of both directions on its sentences
+   and cuts its expected counts at the row boundaries; owner ``o`` adds the pieces of its
+   rows (only the pieces of other workers travel) and runs the M-step of its rows:
+   :math:`t(f \mid e) = c(e, f) / \sum_{f'} c(e, f')` needs only its rows; for
+   :math:`t(e \mid f) = c(e, f) / \sum_{e'} c(e', f)` the owners' column sums (one vector
+   over the French vocabulary each) are added on the driver and sent back.  The new
+   probabilities of each part's entries go back to that part, piece by piece.  The NULL
+   counts, the jump-bucket counts and the log-likelihoods are vectors over the vocabulary
+   or the buckets: the driver adds them and runs the NULL and distortion M-steps
+   (:func:`~alignment.stats.ibm.gis_update`).  No translation table is broadcast.
+5. **The result.**  Each owner prunes its rows (:func:`~alignment.stats.statistics.compact_tables`)
+   and the driver concatenates the owners' pruned rows in order.
+
+The result equals :meth:`from_files` in process up to the order of the floating-point
+additions of the expected counts (the test suite checks this to 1e-12 on a small bitext):
+the vocabularies, co-occurrence counts, document frequencies and the table layout are
+the same integers, and every M-step divides the same sums.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections import Counter
+
+import numpy as np
+
+from structpred import FormatError
+from structpred.io import read_lines, split_tokens
+from structpred.parallel import dask_workers
+
+from .._runtime import log as _log
+from ..data.corpus import UNK_ID, Vocabulary, build_cooc, doc_frequencies, length_filter
+from .dice import DEFAULT_DICE_PRUNE_TOTAL
+from .ibm import (DEFAULT_MAX_JUMP, DEFAULT_N_GIS, e_step, gis_update, m_step, n_buckets,
+                  pair_index)
+
+__all__ = ["statistics_on_cluster", "CHUNK_LINES"]
+
+#: lines the driver reads before sending them to a worker
+CHUNK_LINES = 50_000
+
+
+# ------------------------------------------------------------------ worker side: parts
+class _Chunk:
+    """Lines of one chunk, filtered and encoded with the chunk's own word ids."""
+
+    def __init__(self, src_lines, tgt_lines, first_line, max_len, max_ratio, protect_first,
+                 src_name, tgt_name):
+        src = [split_tokens(t, src_name, first_line + i + 1) for i, t in enumerate(src_lines)]
+        tgt = [split_tokens(t, tgt_name, first_line + i + 1) for i, t in enumerate(tgt_lines)]
+        line_ids = np.arange(first_line, first_line + len(src), dtype=np.int64)
+        keep, self.dropped = length_filter(src, tgt, line_ids, max_len, max_ratio,
+                                           protect_first)
+        kept = np.flatnonzero(keep)
+        self.n_read = len(src)
+        self.line_ids = line_ids[kept]
+        self.src_words, self.src_ids, self.src_off = _encode_locally([src[i] for i in kept])
+        self.tgt_words, self.tgt_ids, self.tgt_off = _encode_locally([tgt[i] for i in kept])
+
+    def summary(self):
+        return dict(n_read=self.n_read, dropped=self.dropped, n_kept=len(self.line_ids),
+                    src=(self.src_words, np.bincount(self.src_ids, minlength=len(self.src_words))),
+                    tgt=(self.tgt_words, np.bincount(self.tgt_ids, minlength=len(self.tgt_words))))
+
+
+def _encode_locally(sentences):
+    """``(words, ids, offsets)``: ids numbered by first occurrence in ``sentences``."""
+    index = {}
+    flat = np.fromiter((index.setdefault(w, len(index))
+                        for w in itertools.chain.from_iterable(sentences)), dtype=np.int32)
+    off = np.zeros(len(sentences) + 1, dtype=np.int64)
+    np.cumsum([len(s) for s in sentences], out=off[1:])
+    return list(index), flat, off
+
+
+def _read_chunk(src_lines, tgt_lines, first_line, options):
+    return _Chunk(src_lines, tgt_lines, first_line, *options)
+
+
+def _chunk_summary(chunk):
+    return chunk.summary()
+
+
+class _Part:
+    """The sentences one worker holds (global word ids) and their local table."""
+
+    def __init__(self, chunks, remaps):
+        src, tgt = [], []
+        for c, (rs, rt) in zip(chunks, remaps):
+            src.append((rs[c.src_ids], c.src_off))
+            tgt.append((rt[c.tgt_ids], c.tgt_off))
+        self.src_ids, self.src_off = _concat(src)
+        self.tgt_ids, self.tgt_off = _concat(tgt)
+
+    def index(self, n_src, n_tgt, max_jump):
+        """Build the local table and pair index; returns what the driver needs."""
+        row_ptr, cols, counts = build_cooc(self.src_ids, self.src_off, self.tgt_ids,
+                                           self.tgt_off, n_src, n_tgt)
+        self.row_ptr, self.cols, self.cooc = row_ptr, cols, counts
+        self.pidx, self.pair_off = pair_index(self.src_ids, self.src_off, self.tgt_ids,
+                                              self.tgt_off, row_ptr, cols)
+        uniform = (1.0 / n_tgt, 1.0 / n_src)
+        self.t = [np.full(len(cols), uniform[0]), np.full(len(cols), uniform[1])]
+        self.n_gen = (n_tgt, n_src)
+        self.max_jump = int(max_jump)
+        return dict(row_sizes=np.diff(row_ptr),
+                    src_df=doc_frequencies(self.src_ids, self.src_off, n_src),
+                    tgt_df=doc_frequencies(self.tgt_ids, self.tgt_off, n_tgt),
+                    ctx_fwd=_length_pairs(self.src_off, self.tgt_off),
+                    ctx_bwd=_length_pairs(self.tgt_off, self.src_off),
+                    n_pairs=len(self.src_off) - 1, n_entries=len(cols))
+
+    def rows(self, lo, hi):
+        """The entries of rows ``lo .. hi - 1``: a slice of the local table."""
+        return slice(int(self.row_ptr[lo]), int(self.row_ptr[hi]))
+
+    def e_step(self, t_null, w, model2):
+        """Both directions' E-steps; keeps the entry counts, returns the small sums."""
+        out = []
+        self.counts = []
+        for d, (gen_ids, gen_off, cond_off, transposed) in enumerate(
+                ((self.tgt_ids, self.tgt_off, self.src_off, False),
+                 (self.src_ids, self.src_off, self.tgt_off, True))):
+            counts = np.zeros(len(self.cols))
+            null = np.zeros(self.n_gen[d])
+            obs = np.zeros(n_buckets(self.max_jump))
+            ll = e_step(gen_ids, gen_off, cond_off, self.pidx, self.pair_off, transposed,
+                        self.t[d], t_null[d], bool(model2), w[d], self.max_jump, counts, null,
+                        obs)
+            self.counts.append(counts)
+            out.append((ll, null, obs))
+        return out
+
+
+def _concat(pieces):
+    ids = np.concatenate([p[0] for p in pieces]) if pieces else np.zeros(0, np.int32)
+    off = [np.zeros(1, dtype=np.int64)]
+    base = 0
+    for _, o in pieces:
+        off.append(o[1:] + base)
+        base += int(o[-1])
+    return np.ascontiguousarray(ids, dtype=np.int32), np.concatenate(off)
+
+
+def _length_pairs(cond_off, gen_off):
+    """Distinct ``(C, G)`` length pairs with counts, as one int64 key array and counts."""
+    C = np.diff(cond_off)
+    G = np.diff(gen_off)
+    keep = G > 0
+    return np.unique(C[keep] * (1 << 20) + G[keep], return_counts=True)
+
+
+def _make_part(remaps, *chunks):
+    return _Part(chunks, remaps)
+
+
+def _index_part(part, n_src, n_tgt, max_jump):
+    return part.index(n_src, n_tgt, max_jump)
+
+
+def _part_e_step(part, t_null, w, model2, _after):
+    return part.e_step(t_null, w, model2)
+
+
+def _part_pieces(part, bounds, _after):
+    """The part's entry keys (first call) cut at the owners' row boundaries."""
+    n_tgt = part.n_gen[0]
+    rows = np.repeat(np.arange(len(part.row_ptr) - 1, dtype=np.int64), np.diff(part.row_ptr))
+    keys = rows * n_tgt + part.cols
+    return [(keys[part.rows(lo, hi)], part.cooc[part.rows(lo, hi)])
+            for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def _count_piece(part, o, bounds, _after):
+    sl = part.rows(bounds[o], bounds[o + 1])
+    return part.counts[0][sl], part.counts[1][sl]
+
+
+def _set_t(part, *pieces):
+    part.t = [np.concatenate([p[0] for p in pieces]), np.concatenate([p[1] for p in pieces])]
+    return True
+
+
+# ------------------------------------------------------------------ worker side: owners
+class _Owner:
+    """Rows ``lo .. hi - 1`` of the global table, both directions' probabilities."""
+
+    def __init__(self, lo, hi, n_tgt, pieces):
+        self.lo, self.hi, self.n_tgt = lo, hi, n_tgt
+        keys = np.concatenate([k for k, _ in pieces])
+        cooc = np.concatenate([c for _, c in pieces]).astype(np.int64)
+        self.keys, inverse = np.unique(keys, return_inverse=True)
+        self.cooc = np.bincount(inverse, weights=cooc, minlength=len(self.keys)).astype(np.int32)
+        rows = self.keys // n_tgt
+        self.cols = (self.keys - rows * n_tgt).astype(np.int32)
+        self.row_ptr = np.zeros(hi - lo + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows - lo, minlength=hi - lo), out=self.row_ptr[1:])
+        self.group = (rows - lo).astype(np.int32)
+        # where each part's entries of these rows sit here
+        self.where, start = [], 0
+        for k, _ in pieces:
+            self.where.append(inverse[start:start + len(k)])
+            start += len(k)
+        self.t = [None, None]
+
+    def add(self, pieces):
+        """Add the parts' expected counts; M-step of ``t(f | e)``; the column sums of the
+        counts of ``t(e | f)``."""
+        acc = [np.zeros(len(self.keys)), np.zeros(len(self.keys))]
+        n_tgt = self.n_tgt
+        for where, (cf, cb) in zip(self.where, pieces):
+            acc[0][where] += cf        # ``where`` has no repeats within one part
+            acc[1][where] += cb
+        self.t[0] = np.empty(len(self.keys))
+        m_step(acc[0], self.group, self.hi - self.lo, self.t[0])
+        self.acc_bwd = acc[1]
+        return np.bincount(self.cols, weights=acc[1], minlength=n_tgt)
+
+    def normalise_bwd(self, col_sums):
+        s = np.zeros(len(self.cols))
+        np.take(col_sums, self.cols, out=s)
+        self.t[1] = np.divide(self.acc_bwd, s, out=np.zeros_like(s), where=s > 0.0)
+        del self.acc_bwd
+        return True
+
+    def t_piece(self, k):
+        return self.t[0][self.where[k]], self.t[1][self.where[k]]
+
+    def compact(self, src_df, tgt_df, prune_threshold, dice_prune_total):
+        from .statistics import compact_tables
+
+        out = compact_tables(self.row_ptr, self.cols, self.cooc, self.t[0], self.t[1],
+                             src_df[self.lo:self.hi], tgt_df, prune_threshold,
+                             dice_prune_total)
+        out["t_rows"] = np.diff(out.pop("t_ptr"))
+        out["d_rows"] = np.diff(out.pop("d_ptr"))
+        out["n_entries"] = len(self.keys)
+        return out
+
+
+def _make_owner(lo, hi, n_tgt, *pieces):
+    return _Owner(lo, hi, n_tgt, pieces)
+
+
+def _owner_add(owner, *pieces):
+    return owner.add(pieces)
+
+
+def _owner_normalise(owner, col_sums, _after):
+    return owner.normalise_bwd(col_sums)
+
+
+def _owner_t_piece(owner, k, _after):
+    return owner.t_piece(k)
+
+
+def _owner_compact(owner, src_df, tgt_df, prune_threshold, dice_prune_total, _after):
+    return owner.compact(src_df, tgt_df, prune_threshold, dice_prune_total)
+
+
+def _getitem(x, i):
+    return x[i]
+
+
+# ------------------------------------------------------------------ driver
+def _read_pairs(src_path, tgt_path, max_pairs):
+    """Chunks ``(first_line, src_lines, tgt_lines)`` of the two files, checked as
+    :func:`~alignment.data.corpus.load_bitext` checks them."""
+    end = object()
+    pairs = itertools.zip_longest(read_lines(src_path), read_lines(tgt_path), fillvalue=end)
+    if max_pairs is not None:
+        pairs = itertools.islice(pairs, int(max_pairs))
+    first, src, tgt = 0, [], []
+    n = 0
+    for a, b in pairs:
+        if a is end or b is end:
+            rest = 1 + sum(1 for _ in pairs)        # the lines left in the longer file
+            n_src, n_tgt = (n + rest, n) if b is end else (n, n + rest)
+            raise FormatError(src_path if b is end else tgt_path, n + 1,
+                              f"line counts differ: {n_src} vs {n_tgt}")
+        src.append(a[1])
+        tgt.append(b[1])
+        n += 1
+        if len(src) == CHUNK_LINES:
+            yield first, src, tgt
+            first, src, tgt = n, [], []
+    if src:
+        yield first, src, tgt
+
+
+def _merge_contexts(parts_ctx):
+    keys = np.concatenate([k for k, _ in parts_ctx])
+    counts = np.concatenate([c for _, c in parts_ctx])
+    uniq, inv = np.unique(keys, return_inverse=True)
+    cnt = np.bincount(inv, weights=counts, minlength=len(uniq))
+    return uniq >> 20, uniq & ((1 << 20) - 1), cnt.astype(np.float64)
+
+
+def _balanced_bounds(row_sizes, n):
+    """``n + 1`` row boundaries that give each owner about the same number of entries."""
+    csum = np.cumsum(row_sizes)
+    total = int(csum[-1]) if len(csum) else 0
+    cuts = [int(np.searchsorted(csum, total * i / n, side="left")) + 1 for i in range(1, n)]
+    bounds = [0] + [min(max(c, 0), len(row_sizes)) for c in cuts] + [len(row_sizes)]
+    return sorted(bounds)
+
+
+def statistics_on_cluster(cls, client, src_path, tgt_path, max_pairs=None, verbose=True,
+                          max_len=80, max_ratio=None, protect_first=0, n_iter_model1=5,
+                          n_iter_model2=5, min_count=1, max_jump=DEFAULT_MAX_JUMP,
+                          n_gis=DEFAULT_N_GIS, prune_threshold=1e-6, floor=1e-7,
+                          dice_prune_total=DEFAULT_DICE_PRUNE_TOTAL, n_jobs=None,
+                          agreement=False):
+    """:meth:`AlignmentStatistics.from_files` on the workers of ``client`` (see the module
+    docstring); ``cls`` is the statistics class.  Returns ``(stats, report)``: the
+    statistics (without ``cache_key``) and what was read and left out.  ``n_jobs`` is
+    not used (the workers' threads are the cluster's); ``agreement`` is refused (its
+    E-step needs both directions' tables of a part at once: use the in-process path)."""
+    if agreement:
+        raise ValueError("IBM agreement training is not available on a cluster")
+    workers, _ = dask_workers(client)
+    W = len(workers)
+    timings = {}
+    t0 = time.perf_counter()
+
+    def submit(func, *args, worker):
+        return client.submit(func, *args, pure=False, workers=[worker],
+                             allow_other_workers=False)
+
+    # 1. chunks to the workers, round robin; parts; vocabularies
+    options = (max_len, max_ratio, protect_first, str(src_path), str(tgt_path))
+    chunks = [[] for _ in range(W)]
+    summaries = []
+    for i, (first, src, tgt) in enumerate(_read_pairs(src_path, tgt_path, max_pairs)):
+        w = i % W
+        fut = submit(_read_chunk, src, tgt, first, options, worker=workers[w])
+        chunks[w].append(fut)
+        summaries.append((w, len(chunks[w]) - 1, submit(_chunk_summary, fut, worker=workers[w])))
+    if not summaries:
+        raise FormatError(src_path, None, "empty bitext")
+    src_cnt, tgt_cnt, n_read, n_kept, dropped = Counter(), Counter(), 0, 0, Counter()
+    gathered = []
+    for w, j, fut in summaries:
+        s = fut.result()
+        gathered.append((w, j, s))
+        n_read += s["n_read"]
+        n_kept += s["n_kept"]
+        dropped.update(s["dropped"])
+        for cnt, (words, counts) in ((src_cnt, s["src"]), (tgt_cnt, s["tgt"])):
+            for word, c in zip(words, counts.tolist()):
+                cnt[word] += c
+    report = {"read": n_read, "kept": n_kept, "dropped": {k: int(v) for k, v in dropped.items()},
+              "max_length": max_len}
+    if n_kept == 0:
+        raise FormatError(src_path, None, f"no sentence pairs left of {n_read} "
+                                          f"after leaving out those longer than {max_len} tokens")
+    src_vocab = Vocabulary.from_counts(src_cnt, min_count=min_count)
+    tgt_vocab = Vocabulary.from_counts(tgt_cnt, min_count=min_count)
+    del src_cnt, tgt_cnt
+    remaps = [[None] * len(c) for c in chunks]
+    for w, j, s in gathered:
+        remaps[w][j] = tuple(np.fromiter((v.stoi.get(word, UNK_ID) for word in words),
+                                         dtype=np.int32, count=len(words))
+                             for v, (words, _) in ((src_vocab, s["src"]), (tgt_vocab, s["tgt"])))
+    del gathered
+    active = [w for w in range(W) if chunks[w]]
+    parts = {w: submit(_make_part, remaps[w], *chunks[w], worker=workers[w]) for w in active}
+    del chunks
+    timings["load"] = time.perf_counter() - t0
+    _log(verbose, f"statistics: read {n_read} pairs, kept {n_kept}, on {W} workers "
+                  f"({timings['load']:.1f}s)")
+
+    # 2. local tables
+    t0 = time.perf_counter()
+    n_src, n_tgt = len(src_vocab), len(tgt_vocab)
+    infos = {w: submit(_index_part, parts[w], n_src, n_tgt, max_jump, worker=workers[w])
+             for w in active}
+    infos = {w: f.result() for w, f in infos.items()}
+    src_df = sum(i["src_df"] for i in infos.values())
+    tgt_df = sum(i["tgt_df"] for i in infos.values())
+    row_sizes = sum(i["row_sizes"] for i in infos.values())
+    ctx = (_merge_contexts([i["ctx_fwd"] for i in infos.values()]),
+           _merge_contexts([i["ctx_bwd"] for i in infos.values()]))
+    n_pairs = sum(i["n_pairs"] for i in infos.values())
+
+    # 3. owners of row ranges
+    owners_w = list(range(W))
+    bounds = _balanced_bounds(row_sizes, W)
+    keys = {w: submit(_part_pieces, parts[w], bounds, None, worker=workers[w]) for w in active}
+    owners = {}
+    for o in owners_w:
+        pieces = [submit(_getitem, keys[w], o, worker=workers[w]) for w in active]
+        owners[o] = submit(_make_owner, bounds[o], bounds[o + 1], n_tgt, *pieces,
+                           worker=workers[o])
+    done = {o: f for o, f in owners.items()}
+    for f in done.values():
+        f.result()
+    del keys
+    timings["cooc"] = time.perf_counter() - t0
+    n_entries_local = sum(i["n_entries"] for i in infos.values())
+    _log(verbose, f"statistics: local tables of {n_entries_local} entries on the workers, "
+                  f"rows owned as {bounds} ({timings['cooc']:.1f}s)")
+
+    # 4. EM
+    t0 = time.perf_counter()
+    nb = n_buckets(max_jump)
+    t_null = [np.full(n_tgt, 1.0 / n_tgt), np.full(n_src, 1.0 / n_src)]
+    w_dist = [np.full(nb, 1.0 / nb), np.full(nb, 1.0 / nb)]
+    history = {f"{m}_{d}": [] for m in ("ibm1", "ibm2") for d in ("fwd", "bwd")}
+    schedule = ["ibm1"] * int(n_iter_model1) + ["ibm2"] * int(n_iter_model2)
+    after = {w: None for w in active}
+    for it, name in enumerate(schedule):
+        model2 = name == "ibm2"
+        estep = {w: submit(_part_e_step, parts[w], t_null, w_dist, model2, after[w],
+                           worker=workers[w]) for w in active}
+        sums = [estep[w].result() for w in active]
+        col_parts = []
+        for o in owners_w:
+            pieces = [submit(_count_piece, parts[w], o, bounds, estep[w], worker=workers[w])
+                      for w in active]
+            col_parts.append(submit(_owner_add, owners[o], *pieces, worker=workers[o]))
+        col_sums = np.zeros(n_tgt)
+        for c in col_parts:                  # in owner order: the sum is deterministic
+            col_sums += c.result()
+        normalised = {o: submit(_owner_normalise, owners[o], col_sums, None,
+                                worker=workers[o]) for o in owners_w}
+        for k, w in enumerate(active):
+            pieces = [submit(_owner_t_piece, owners[o], k, normalised[o], worker=workers[o])
+                      for o in owners_w]
+            after[w] = submit(_set_t, parts[w], *pieces, worker=workers[w])
+        for d, direction in enumerate(("fwd", "bwd")):
+            ll = sum(s[d][0] for s in sums)
+            null = sum(s[d][1] for s in sums)
+            obs = sum(s[d][2] for s in sums)
+            history[f"{name}_{direction}"].append(float(ll))
+            tot = null.sum()
+            if tot > 0:
+                t_null[d] = null / tot
+            if model2:
+                w_dist[d] = gis_update(w_dist[d], obs, ctx[d], max_jump, n_gis)
+        _log(verbose, f"  EM {it + 1}/{len(schedule)} ({name}): log-likelihood "
+                      f"{history[f'{name}_fwd'][-1]:.5e} / {history[f'{name}_bwd'][-1]:.5e}")
+    for f in after.values():
+        f.result()
+    timings["em"] = time.perf_counter() - t0
+
+    # 5. pruned rows back, in owner order
+    t0 = time.perf_counter()
+    outs = [submit(_owner_compact, owners[o], src_df, tgt_df, prune_threshold,
+                   dice_prune_total, None, worker=workers[o]).result() for o in owners_w]
+    del parts, owners, after, infos      # the workers release what they held
+
+    def ptr(rows):
+        out = np.zeros(n_src + 1, dtype=np.int64)
+        np.cumsum(np.concatenate(rows), out=out[1:])
+        return out
+
+    t_ptr = ptr([o["t_rows"] for o in outs])
+    d_ptr = ptr([o["d_rows"] for o in outs])
+    cat = {k: np.concatenate([o[k] for o in outs])
+           for k in ("t_cols", "t_fwd", "t_bwd", "d_cols", "d_counts")}
+    max_err = max(o["max_err"] for o in outs)
+    n_entries = sum(o["n_entries"] for o in outs)
+    stats = cls(src_vocab, tgt_vocab, src_df, tgt_df, t_ptr, cat["t_cols"], cat["t_fwd"],
+                cat["t_bwd"], t_null[0], t_null[1], w_dist[0], w_dist[1], int(max_jump), d_ptr,
+                cat["d_cols"], cat["d_counts"], floor=floor, prune_threshold=prune_threshold,
+                dice_prune_total=dice_prune_total, log_likelihood=history, n_pairs=n_pairs)
+    timings["compact"] = time.perf_counter() - t0
+    _log(verbose, f"statistics: kept {len(cat['t_cols'])} of {n_entries} translation pairs "
+                  f"(p >= {prune_threshold:g}), {len(cat['d_cols'])} Dice counts "
+                  f"(max Dice change {max_err:.3g})")
+    stats.timings_ = timings
+    return stats, report
