@@ -7,11 +7,14 @@ on Dask.
 
 The statistics are those of ``align train`` (:meth:`AlignmentStatistics.from_files`:
 co-occurrence and Dice counts, then 5 + 5 EM iterations of IBM Models 1 and 2 in each
-direction, pairs longer than 80 tokens left out except the 484 gold lines).  The E-steps
-run on a fresh ``LocalCluster`` of single-threaded worker processes: the bitext is encoded
-on the driver, cut into shards, sent to the workers once, and each EM iteration ships the
-translation and distortion tables out and the expected counts back.  ``--workers 0`` runs
-in-process as without ``--workers`` (the two directions on two threads).
+direction, pairs longer than 80 tokens left out except the 484 gold lines).  With a Dask
+client they run as :mod:`alignment.stats.distributed` lays them out, on a fresh
+``LocalCluster`` of single-threaded worker processes: the driver reads the two files and
+sends chunks of lines to the workers, which tokenise, encode, build their local tables and
+pair indexes and run the E-steps; the translation tables are sharded by source word over
+the workers (no table is broadcast), and the driver only adds vectors over the
+vocabularies.  ``--workers 0`` runs in-process as without ``--workers`` (the two
+directions on two threads).
 
 Every run is a fresh process; it records the wall time of each phase, the driver's peak
 memory and each worker's peak, and saves the statistics, so that runs with different
@@ -117,7 +120,7 @@ def report():
         t = r["timings"]
         wp = ", ".join(f"{x:,.0f}" for x in r["worker_peak_mb"]) or "–"
         print(f"| {r['pairs']:,} | {r['workers']} | {r['sec_total']:.0f} "
-              f"| {t['load'] + t['encode']:.0f} | {t['cooc']:.0f} | {t['em']:.0f} "
+              f"| {t['load'] + t.get('encode', 0.0):.0f} | {t['cooc']:.0f} | {t['em']:.0f} "
               f"| {r['driver_peak_mb']:,.0f} | {wp} |")
     by = {}
     for r in rows:

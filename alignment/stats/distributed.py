@@ -97,8 +97,8 @@ def _encode_locally(sentences):
     return list(index), flat, off
 
 
-def _read_chunk(src_lines, tgt_lines, first_line, options):
-    return _Chunk(src_lines, tgt_lines, first_line, *options)
+def _read_chunk(lines, first_line, options):
+    return _Chunk(*lines, first_line, *options)
 
 
 def _chunk_summary(chunk):
@@ -357,7 +357,8 @@ def statistics_on_cluster(cls, client, src_path, tgt_path, max_pairs=None, verbo
     summaries = []
     for i, (first, src, tgt) in enumerate(_read_pairs(src_path, tgt_path, max_pairs)):
         w = i % W
-        fut = submit(_read_chunk, src, tgt, first, options, worker=workers[w])
+        lines = client.scatter([(src, tgt)], workers=[workers[w]], hash=False)[0]
+        fut = submit(_read_chunk, lines, first, options, worker=workers[w])
         chunks[w].append(fut)
         summaries.append((w, len(chunks[w]) - 1, submit(_chunk_summary, fut, worker=workers[w])))
     if not summaries:
@@ -433,11 +434,19 @@ def statistics_on_cluster(cls, client, src_path, tgt_path, max_pairs=None, verbo
     history = {f"{m}_{d}": [] for m in ("ibm1", "ibm2") for d in ("fwd", "bwd")}
     schedule = ["ibm1"] * int(n_iter_model1) + ["ibm2"] * int(n_iter_model2)
     after = {w: None for w in active}
+    phases = {"e_step": 0.0, "m_step": 0.0, "exchange": 0.0}
     for it, name in enumerate(schedule):
+        t_it = time.perf_counter()
+        if it:
+            for f in after.values():       # the parts have their new probabilities
+                f.result()
+            phases["exchange"] += time.perf_counter() - t_it
+            t_it = time.perf_counter()
         model2 = name == "ibm2"
         estep = {w: submit(_part_e_step, parts[w], t_null, w_dist, model2, after[w],
                            worker=workers[w]) for w in active}
         sums = [estep[w].result() for w in active]
+        t_e = time.perf_counter()
         col_parts = []
         for o in owners_w:
             pieces = [submit(_count_piece, parts[w], o, bounds, estep[w], worker=workers[w])
@@ -446,6 +455,7 @@ def statistics_on_cluster(cls, client, src_path, tgt_path, max_pairs=None, verbo
         col_sums = np.zeros(n_tgt)
         for c in col_parts:                  # in owner order: the sum is deterministic
             col_sums += c.result()
+        t_m = time.perf_counter()
         normalised = {o: submit(_owner_normalise, owners[o], col_sums, None,
                                 worker=workers[o]) for o in owners_w}
         for k, w in enumerate(active):
@@ -464,9 +474,14 @@ def statistics_on_cluster(cls, client, src_path, tgt_path, max_pairs=None, verbo
                 w_dist[d] = gis_update(w_dist[d], obs, ctx[d], max_jump, n_gis)
         _log(verbose, f"  EM {it + 1}/{len(schedule)} ({name}): log-likelihood "
                       f"{history[f'{name}_fwd'][-1]:.5e} / {history[f'{name}_bwd'][-1]:.5e}")
+        phases["e_step"] += t_e - t_it
+        phases["m_step"] += t_m - t_e
+        phases["exchange"] += time.perf_counter() - t_m
     for f in after.values():
         f.result()
     timings["em"] = time.perf_counter() - t0
+    timings.update({f"em_{k}": v for k, v in phases.items()})
+    _log(verbose, "statistics: EM " + ", ".join(f"{k} {v:.1f}s" for k, v in phases.items()))
 
     # 5. pruned rows back, in owner order
     t0 = time.perf_counter()

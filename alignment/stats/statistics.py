@@ -390,6 +390,13 @@ class AlignmentStatistics:
         keywords go to :meth:`from_sentences`.  The result records its :func:`statistics_key`
         (``cache_key``) and what was read and left out (``bitext_report``).
 
+        With ``executor=`` a ``dask.distributed.Client`` (and no ``agreement``), the
+        bitext is read in chunks and sent to the workers, which encode it, build the
+        co-occurrence tables and pair indexes and run EM with the translation tables
+        sharded by source word (:mod:`alignment.stats.distributed`): the driver holds
+        only vectors over the vocabularies.  The result equals the in-process one up to
+        the order of floating-point additions.
+
         Raises
         ------
         FormatError
