@@ -27,7 +27,7 @@ import numpy as np
 
 from ..data.corpus import UNK_ID, build_cooc, doc_frequencies, find_in_row
 
-__all__ = ["DEFAULT_DICE_PRUNE_TOTAL", "cooc_table", "prune_cooc", "dice_matrix"]
+__all__ = ["DEFAULT_DICE_PRUNE_TOTAL", "cooc_table", "prune_cooc", "compact_tables", "dice_matrix"]
 
 #: ``K`` of :func:`prune_cooc` used by :class:`alignment.stats.statistics.AlignmentStatistics`
 DEFAULT_DICE_PRUNE_TOTAL = 100
@@ -84,6 +84,30 @@ def prune_cooc(row_ptr, cols, counts, src_df, tgt_df, max_total=DEFAULT_DICE_PRU
     np.cumsum(np.bincount(rows[keep], minlength=len(row_ptr) - 1), out=new_ptr[1:])
     max_error = float((2.0 / tot[drop]).max()) if drop.any() else 0.0
     return new_ptr, cols[keep], counts[keep], max_error
+
+
+def compact_tables(row_ptr, cols, counts, t_fwd, t_bwd, src_df, tgt_df, prune_threshold,
+                   dice_prune_total):
+    """The stored tables of a co-occurrence table in CSR over source words (``row_ptr`` may
+    cover a range of rows, with ``src_df`` over the same rows): the translation entries
+    with a probability of at least ``prune_threshold`` in either direction (the other
+    direction's value set to 0 where it is below) and the Dice counts that
+    :func:`~alignment.stats.dice.prune_cooc` keeps.
+
+    Returns a dict of ``t_ptr``, ``t_cols``, ``t_fwd``, ``t_bwd``, ``d_ptr``, ``d_cols``,
+    ``d_counts`` and ``max_err`` (the largest Dice value removed).
+    """
+    keep = (t_fwd >= prune_threshold) | (t_bwd >= prune_threshold)
+    rows = np.repeat(np.arange(len(row_ptr) - 1), np.diff(row_ptr))
+    t_ptr = np.zeros_like(row_ptr)
+    np.cumsum(np.bincount(rows[keep], minlength=len(row_ptr) - 1), out=t_ptr[1:])
+    d_ptr, d_cols, d_counts, max_err = prune_cooc(row_ptr, cols, counts, src_df, tgt_df,
+                                                  dice_prune_total)
+    t_fwd, t_bwd = t_fwd[keep], t_bwd[keep]
+    t_fwd[t_fwd < prune_threshold] = 0.0         # pruned in this direction only
+    t_bwd[t_bwd < prune_threshold] = 0.0
+    return dict(t_ptr=t_ptr, t_cols=cols[keep], t_fwd=t_fwd, t_bwd=t_bwd, d_ptr=d_ptr,
+                d_cols=d_cols, d_counts=d_counts, max_err=max_err)
 
 
 @numba.njit(cache=True)

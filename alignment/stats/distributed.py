@@ -31,7 +31,7 @@ chunks of lines to the workers; everything that grows with the bitext stays on t
    counts, the jump-bucket counts and the log-likelihoods are vectors over the vocabulary
    or the buckets: the driver adds them and runs the NULL and distortion M-steps
    (:func:`~alignment.stats.ibm.gis_update`).  No translation table is broadcast.
-5. **The result.**  Each owner prunes its rows (:func:`~alignment.stats.statistics.compact_tables`)
+5. **The result.**  Each owner prunes its rows (:func:`~alignment.stats.dice.compact_tables`)
    and the driver concatenates the owners' pruned rows in order.
 
 The result equals :meth:`from_files` in process up to the order of the floating-point
@@ -54,7 +54,7 @@ from structpred.parallel import dask_workers
 
 from .._runtime import log as _log
 from ..data.corpus import UNK_ID, Vocabulary, build_cooc, doc_frequencies, length_filter
-from .dice import DEFAULT_DICE_PRUNE_TOTAL
+from .dice import DEFAULT_DICE_PRUNE_TOTAL, compact_tables
 from .ibm import (DEFAULT_MAX_JUMP, DEFAULT_N_GIS, e_step, gis_update, m_step, n_buckets,
                   pair_index)
 
@@ -251,8 +251,6 @@ class _Owner:
         return self.t[0][self.where[k]], self.t[1][self.where[k]]
 
     def compact(self, src_df, tgt_df, prune_threshold, dice_prune_total):
-        from .statistics import compact_tables
-
         out = compact_tables(self.row_ptr, self.cols, self.cooc, self.t[0], self.t[1],
                              src_df[self.lo:self.hi], tgt_df, prune_threshold,
                              dice_prune_total)

@@ -47,7 +47,7 @@ from structpred.io import (check_format, is_cache_folder, load_npz, pack_json, s
 from .._cache import bitext_key, compare_keys, fit_options, load_or_compute
 from .._runtime import log as _log
 from ..data.corpus import UNK_ID, EncodedCorpus, Vocabulary, load_bitext, report_line
-from .dice import DEFAULT_DICE_PRUNE_TOTAL, cooc_table, dice_matrix, prune_cooc
+from .dice import DEFAULT_DICE_PRUNE_TOTAL, compact_tables, cooc_table, dice_matrix
 from .hmm import HMMTables, hmm_key, train_hmm_files
 from .ibm import DEFAULT_MAX_JUMP, DEFAULT_N_GIS, train_ibm
 from .posteriors import pair_posteriors
@@ -711,30 +711,6 @@ class AlignmentStatistics:
         return (f"AlignmentStatistics({self.n_pairs} pairs, {len(self.src_vocab)} / "
                 f"{len(self.tgt_vocab)} types, {len(self.t_cols)} translation pairs, "
                 f"{len(self.dice_cols)} Dice counts)")
-
-
-def compact_tables(row_ptr, cols, counts, t_fwd, t_bwd, src_df, tgt_df, prune_threshold,
-                   dice_prune_total):
-    """The stored tables of a co-occurrence table in CSR over source words (``row_ptr`` may
-    cover a range of rows, with ``src_df`` over the same rows): the translation entries
-    with a probability of at least ``prune_threshold`` in either direction (the other
-    direction's value set to 0 where it is below) and the Dice counts that
-    :func:`~alignment.stats.dice.prune_cooc` keeps.
-
-    Returns a dict of ``t_ptr``, ``t_cols``, ``t_fwd``, ``t_bwd``, ``d_ptr``, ``d_cols``,
-    ``d_counts`` and ``max_err`` (the largest Dice value removed).
-    """
-    keep = (t_fwd >= prune_threshold) | (t_bwd >= prune_threshold)
-    rows = np.repeat(np.arange(len(row_ptr) - 1), np.diff(row_ptr))
-    t_ptr = np.zeros_like(row_ptr)
-    np.cumsum(np.bincount(rows[keep], minlength=len(row_ptr) - 1), out=t_ptr[1:])
-    d_ptr, d_cols, d_counts, max_err = prune_cooc(row_ptr, cols, counts, src_df, tgt_df,
-                                                  dice_prune_total)
-    t_fwd, t_bwd = t_fwd[keep], t_bwd[keep]
-    t_fwd[t_fwd < prune_threshold] = 0.0         # pruned in this direction only
-    t_bwd[t_bwd < prune_threshold] = 0.0
-    return dict(t_ptr=t_ptr, t_cols=cols[keep], t_fwd=t_fwd, t_bwd=t_bwd, d_ptr=d_ptr,
-                d_cols=d_cols, d_counts=d_counts, max_err=max_err)
 
 
 def statistics_key(src_path, tgt_path, max_pairs=None, max_len=80, protect_first=0,
