@@ -340,171 +340,197 @@ def statistics_on_cluster(cls, client, src_path, tgt_path, max_pairs=None, verbo
     E-step needs both directions' tables of a part at once: use the in-process path)."""
     if agreement:
         raise ValueError("IBM agreement training is not available on a cluster")
-    workers, _ = dask_workers(client)
-    W = len(workers)
-    timings = {}
-    t0 = time.perf_counter()
-
-    def submit(func, *args, worker):
-        return client.submit(func, *args, pure=False, workers=[worker],
-                             allow_other_workers=False)
-
-    # 1. chunks to the workers, round robin; parts; vocabularies
-    options = (max_len, max_ratio, protect_first, str(src_path), str(tgt_path))
-    chunks = [[] for _ in range(W)]
-    summaries = []
-    for i, (first, src, tgt) in enumerate(_read_pairs(src_path, tgt_path, max_pairs)):
-        w = i % W
-        lines = client.scatter([(src, tgt)], workers=[workers[w]], hash=False)[0]
-        fut = submit(_read_chunk, lines, first, options, worker=workers[w])
-        chunks[w].append(fut)
-        summaries.append((w, len(chunks[w]) - 1, submit(_chunk_summary, fut, worker=workers[w])))
-    if not summaries:
-        raise FormatError(src_path, None, "empty bitext")
-    src_cnt, tgt_cnt, n_read, n_kept, dropped = Counter(), Counter(), 0, 0, Counter()
-    gathered = []
-    for w, j, fut in summaries:
-        s = fut.result()
-        gathered.append((w, j, s))
-        n_read += s["n_read"]
-        n_kept += s["n_kept"]
-        dropped.update(s["dropped"])
-        for cnt, (words, counts) in ((src_cnt, s["src"]), (tgt_cnt, s["tgt"])):
-            for word, c in zip(words, counts.tolist()):
-                cnt[word] += c
-    report = {"read": n_read, "kept": n_kept, "dropped": {k: int(v) for k, v in dropped.items()},
-              "max_length": max_len}
-    if n_kept == 0:
-        raise FormatError(src_path, None, f"no sentence pairs left of {n_read} "
-                                          f"after leaving out those longer than {max_len} tokens")
-    src_vocab = Vocabulary.from_counts(src_cnt, min_count=min_count)
-    tgt_vocab = Vocabulary.from_counts(tgt_cnt, min_count=min_count)
-    del src_cnt, tgt_cnt
-    remaps = [[None] * len(c) for c in chunks]
-    for w, j, s in gathered:
-        remaps[w][j] = tuple(np.fromiter((v.stoi.get(word, UNK_ID) for word in words),
-                                         dtype=np.int32, count=len(words))
-                             for v, (words, _) in ((src_vocab, s["src"]), (tgt_vocab, s["tgt"])))
-    del gathered
-    active = [w for w in range(W) if chunks[w]]
-    parts = {w: submit(_make_part, remaps[w], *chunks[w], worker=workers[w]) for w in active}
-    del chunks
-    timings["load"] = time.perf_counter() - t0
-    _log(verbose, f"statistics: read {n_read} pairs, kept {n_kept}, on {W} workers "
-                  f"({timings['load']:.1f}s)")
-
-    # 2. local tables
-    t0 = time.perf_counter()
-    n_src, n_tgt = len(src_vocab), len(tgt_vocab)
-    infos = {w: submit(_index_part, parts[w], n_src, n_tgt, max_jump, worker=workers[w])
-             for w in active}
-    infos = {w: f.result() for w, f in infos.items()}
-    src_df = sum(i["src_df"] for i in infos.values())
-    tgt_df = sum(i["tgt_df"] for i in infos.values())
-    row_sizes = sum(i["row_sizes"] for i in infos.values())
-    ctx = (_merge_contexts([i["ctx_fwd"] for i in infos.values()]),
-           _merge_contexts([i["ctx_bwd"] for i in infos.values()]))
-    n_pairs = sum(i["n_pairs"] for i in infos.values())
-
-    # 3. owners of row ranges
-    owners_w = list(range(W))
-    bounds = _balanced_bounds(row_sizes, W)
-    keys = {w: submit(_part_pieces, parts[w], bounds, None, worker=workers[w]) for w in active}
-    owners = {}
-    for o in owners_w:
-        pieces = [submit(_getitem, keys[w], o, worker=workers[w]) for w in active]
-        owners[o] = submit(_make_owner, bounds[o], bounds[o + 1], n_tgt, *pieces,
-                           worker=workers[o])
-    done = {o: f for o, f in owners.items()}
-    for f in done.values():
-        f.result()
-    del keys
-    timings["cooc"] = time.perf_counter() - t0
-    n_entries_local = sum(i["n_entries"] for i in infos.values())
-    _log(verbose, f"statistics: local tables of {n_entries_local} entries on the workers, "
-                  f"rows owned as {bounds} ({timings['cooc']:.1f}s)")
-
-    # 4. EM
-    t0 = time.perf_counter()
-    nb = n_buckets(max_jump)
-    t_null = [np.full(n_tgt, 1.0 / n_tgt), np.full(n_src, 1.0 / n_src)]
-    w_dist = [np.full(nb, 1.0 / nb), np.full(nb, 1.0 / nb)]
-    history = {f"{m}_{d}": [] for m in ("ibm1", "ibm2") for d in ("fwd", "bwd")}
-    schedule = ["ibm1"] * int(n_iter_model1) + ["ibm2"] * int(n_iter_model2)
-    after = {w: None for w in active}
-    phases = {"e_step": 0.0, "m_step": 0.0, "exchange": 0.0}
-    for it, name in enumerate(schedule):
-        t_it = time.perf_counter()
-        if it:
-            for f in after.values():       # the parts have their new probabilities
-                f.result()
-            phases["exchange"] += time.perf_counter() - t_it
-            t_it = time.perf_counter()
-        model2 = name == "ibm2"
-        estep = {w: submit(_part_e_step, parts[w], t_null, w_dist, model2, after[w],
-                           worker=workers[w]) for w in active}
-        sums = [estep[w].result() for w in active]
-        t_e = time.perf_counter()
-        col_parts = []
-        for o in owners_w:
-            pieces = [submit(_count_piece, parts[w], o, bounds, estep[w], worker=workers[w])
-                      for w in active]
-            col_parts.append(submit(_owner_add, owners[o], *pieces, worker=workers[o]))
-        col_sums = np.zeros(n_tgt)
-        for c in col_parts:                  # in owner order: the sum is deterministic
-            col_sums += c.result()
-        t_m = time.perf_counter()
-        normalised = {o: submit(_owner_normalise, owners[o], col_sums, None,
-                                worker=workers[o]) for o in owners_w}
-        for k, w in enumerate(active):
-            pieces = [submit(_owner_t_piece, owners[o], k, normalised[o], worker=workers[o])
-                      for o in owners_w]
-            after[w] = submit(_set_t, parts[w], *pieces, worker=workers[w])
-        for d, direction in enumerate(("fwd", "bwd")):
-            ll = sum(s[d][0] for s in sums)
-            null = sum(s[d][1] for s in sums)
-            obs = sum(s[d][2] for s in sums)
-            history[f"{name}_{direction}"].append(float(ll))
-            tot = null.sum()
-            if tot > 0:
-                t_null[d] = null / tot
-            if model2:
-                w_dist[d] = gis_update(w_dist[d], obs, ctx[d], max_jump, n_gis)
-        _log(verbose, f"  EM {it + 1}/{len(schedule)} ({name}): log-likelihood "
-                      f"{history[f'{name}_fwd'][-1]:.5e} / {history[f'{name}_bwd'][-1]:.5e}")
-        phases["e_step"] += t_e - t_it
-        phases["m_step"] += t_m - t_e
-        phases["exchange"] += time.perf_counter() - t_m
-    for f in after.values():
-        f.result()
-    timings["em"] = time.perf_counter() - t0
-    timings.update({f"em_{k}": v for k, v in phases.items()})
-    _log(verbose, "statistics: EM " + ", ".join(f"{k} {v:.1f}s" for k, v in phases.items()))
-
-    # 5. pruned rows back, in owner order
-    t0 = time.perf_counter()
-    outs = [submit(_owner_compact, owners[o], src_df, tgt_df, prune_threshold,
-                   dice_prune_total, None, worker=workers[o]).result() for o in owners_w]
-    del parts, owners, after, infos      # the workers release what they held
-
-    def ptr(rows):
-        out = np.zeros(n_src + 1, dtype=np.int64)
-        np.cumsum(np.concatenate(rows), out=out[1:])
-        return out
-
-    t_ptr = ptr([o["t_rows"] for o in outs])
-    d_ptr = ptr([o["d_rows"] for o in outs])
-    cat = {k: np.concatenate([o[k] for o in outs])
-           for k in ("t_cols", "t_fwd", "t_bwd", "d_cols", "d_counts")}
-    max_err = max(o["max_err"] for o in outs)
-    n_entries = sum(o["n_entries"] for o in outs)
-    stats = cls(src_vocab, tgt_vocab, src_df, tgt_df, t_ptr, cat["t_cols"], cat["t_fwd"],
-                cat["t_bwd"], t_null[0], t_null[1], w_dist[0], w_dist[1], int(max_jump), d_ptr,
-                cat["d_cols"], cat["d_counts"], floor=floor, prune_threshold=prune_threshold,
-                dice_prune_total=dice_prune_total, log_likelihood=history, n_pairs=n_pairs)
-    timings["compact"] = time.perf_counter() - t0
-    _log(verbose, f"statistics: kept {len(cat['t_cols'])} of {n_entries} translation pairs "
-                  f"(p >= {prune_threshold:g}), {len(cat['d_cols'])} Dice counts "
-                  f"(max Dice change {max_err:.3g})")
-    stats.timings_ = timings
+    run = _ClusterRun(client, verbose)
+    report = run.read(src_path, tgt_path, max_pairs, (max_len, max_ratio, protect_first,
+                                                      str(src_path), str(tgt_path)), min_count)
+    run.index(max_jump)
+    history = run.em(["ibm1"] * int(n_iter_model1) + ["ibm2"] * int(n_iter_model2),
+                     max_jump, n_gis)
+    out = run.collect(prune_threshold, dice_prune_total)
+    stats = cls(run.vocab[0], run.vocab[1], run.src_df, run.tgt_df, out["t_ptr"],
+                out["t_cols"], out["t_fwd"], out["t_bwd"], run.t_null[0], run.t_null[1],
+                run.w_dist[0], run.w_dist[1], int(max_jump), out["d_ptr"], out["d_cols"],
+                out["d_counts"], floor=floor, prune_threshold=prune_threshold,
+                dice_prune_total=dice_prune_total, log_likelihood=history,
+                n_pairs=run.n_pairs)
+    stats.timings_ = run.timings
     return stats, report
+
+
+class _ClusterRun:
+    """The driver's side of :func:`statistics_on_cluster`, one method per phase."""
+
+    def __init__(self, client, verbose):
+        self.client, self.verbose = client, verbose
+        self.workers, _ = dask_workers(client)
+        self.timings = {}
+
+    def submit(self, func, *args, worker):
+        """``func(*args)`` on worker number ``worker`` (never moved elsewhere: the parts
+        and owners it touches live there)."""
+        return self.client.submit(func, *args, pure=False, workers=[self.workers[worker]],
+                                  allow_other_workers=False)
+
+    def read(self, src_path, tgt_path, max_pairs, options, min_count):
+        """Chunks of lines to the workers, round robin; the vocabularies; one part per
+        worker.  Returns what was read and left out."""
+        t0 = time.perf_counter()
+        W = len(self.workers)
+        chunks, summaries = [[] for _ in range(W)], []
+        for i, (first, src, tgt) in enumerate(_read_pairs(src_path, tgt_path, max_pairs)):
+            w = i % W
+            lines = self.client.scatter([(src, tgt)], workers=[self.workers[w]], hash=False)[0]
+            fut = self.submit(_read_chunk, lines, first, options, worker=w)
+            chunks[w].append(fut)
+            summaries.append((w, len(chunks[w]) - 1, self.submit(_chunk_summary, fut, worker=w)))
+        if not summaries:
+            raise FormatError(src_path, None, "empty bitext")
+        counts, n_read, n_kept, dropped = (Counter(), Counter()), 0, 0, Counter()
+        gathered = []
+        for w, j, fut in summaries:
+            s = fut.result()
+            gathered.append((w, j, s))
+            n_read += s["n_read"]
+            n_kept += s["n_kept"]
+            dropped.update(s["dropped"])
+            for cnt, (words, c) in zip(counts, (s["src"], s["tgt"])):
+                for word, k in zip(words, c.tolist()):
+                    cnt[word] += k
+        max_len = options[0]
+        if n_kept == 0:
+            raise FormatError(src_path, None, f"no sentence pairs left of {n_read} after "
+                                              f"leaving out those longer than {max_len} tokens")
+        self.vocab = tuple(Vocabulary.from_counts(c, min_count=min_count) for c in counts)
+        del counts
+        remaps = [[None] * len(c) for c in chunks]
+        for w, j, s in gathered:
+            remaps[w][j] = tuple(np.fromiter((v.stoi.get(word, UNK_ID) for word in words),
+                                             dtype=np.int32, count=len(words))
+                                 for v, (words, _) in zip(self.vocab, (s["src"], s["tgt"])))
+        self.active = [w for w in range(W) if chunks[w]]
+        self.parts = {w: self.submit(_make_part, remaps[w], *chunks[w], worker=w)
+                      for w in self.active}
+        self.timings["load"] = time.perf_counter() - t0
+        _log(self.verbose, f"statistics: read {n_read} pairs, kept {n_kept}, on {W} workers "
+                           f"({self.timings['load']:.1f}s)")
+        return {"read": n_read, "kept": n_kept,
+                "dropped": {k: int(v) for k, v in dropped.items()}, "max_length": max_len}
+
+    def index(self, max_jump):
+        """The parts' local tables and pair indexes; the owners of the row ranges."""
+        t0 = time.perf_counter()
+        n_src, n_tgt = len(self.vocab[0]), len(self.vocab[1])
+        infos = [self.submit(_index_part, self.parts[w], n_src, n_tgt, max_jump, worker=w)
+                 for w in self.active]
+        infos = [f.result() for f in infos]
+        self.src_df = sum(i["src_df"] for i in infos)
+        self.tgt_df = sum(i["tgt_df"] for i in infos)
+        self.ctx = (_merge_contexts([i["ctx_fwd"] for i in infos]),
+                    _merge_contexts([i["ctx_bwd"] for i in infos]))
+        self.n_pairs = sum(i["n_pairs"] for i in infos)
+        self.bounds = _balanced_bounds(sum(i["row_sizes"] for i in infos), len(self.workers))
+        keys = {w: self.submit(_part_pieces, self.parts[w], self.bounds, None, worker=w)
+                for w in self.active}
+        self.owners = []
+        for o in range(len(self.workers)):
+            pieces = [self.submit(_getitem, keys[w], o, worker=w) for w in self.active]
+            self.owners.append(self.submit(_make_owner, self.bounds[o], self.bounds[o + 1],
+                                           n_tgt, *pieces, worker=o))
+        for f in self.owners:
+            f.result()
+        self.timings["cooc"] = time.perf_counter() - t0
+        _log(self.verbose, f"statistics: local tables of {sum(i['n_entries'] for i in infos)} "
+                           f"entries on the workers, rows owned as {self.bounds} "
+                           f"({self.timings['cooc']:.1f}s)")
+
+    def em(self, schedule, max_jump, n_gis):
+        """EM (module docstring, step 4); returns the log-likelihoods of each iteration."""
+        t0 = time.perf_counter()
+        n_src, n_tgt = len(self.vocab[0]), len(self.vocab[1])
+        nb = n_buckets(max_jump)
+        self.t_null = [np.full(n_tgt, 1.0 / n_tgt), np.full(n_src, 1.0 / n_src)]
+        self.w_dist = [np.full(nb, 1.0 / nb), np.full(nb, 1.0 / nb)]
+        history = {f"{m}_{d}": [] for m in ("ibm1", "ibm2") for d in ("fwd", "bwd")}
+        phases = {"e_step": 0.0, "m_step": 0.0, "exchange": 0.0}
+        after = {w: None for w in self.active}
+        for it, name in enumerate(schedule):
+            t_it = time.perf_counter()
+            for f in after.values():          # the parts have their new probabilities
+                if f is not None:
+                    f.result()
+            phases["exchange"] += time.perf_counter() - t_it
+            sums, after = self._iteration(name == "ibm2", after, n_tgt, phases)
+            for d, direction in enumerate(("fwd", "bwd")):
+                null = sum(s[d][1] for s in sums)
+                history[f"{name}_{direction}"].append(float(sum(s[d][0] for s in sums)))
+                if null.sum() > 0:
+                    self.t_null[d] = null / null.sum()
+                if name == "ibm2":
+                    self.w_dist[d] = gis_update(self.w_dist[d], sum(s[d][2] for s in sums),
+                                                self.ctx[d], max_jump, n_gis)
+            _log(self.verbose, f"  EM {it + 1}/{len(schedule)} ({name}): log-likelihood "
+                               f"{history[f'{name}_fwd'][-1]:.5e} / "
+                               f"{history[f'{name}_bwd'][-1]:.5e}")
+        t_it = time.perf_counter()
+        for f in after.values():
+            f.result()
+        phases["exchange"] += time.perf_counter() - t_it
+        self.timings["em"] = time.perf_counter() - t0
+        self.timings.update({f"em_{k}": v for k, v in phases.items()})
+        _log(self.verbose, "statistics: EM " + ", ".join(f"{k} {v:.1f}s"
+                                                         for k, v in phases.items()))
+        return history
+
+    def _iteration(self, model2, after, n_tgt, phases):
+        """One E-step on the parts, the owners' M-steps, the new probabilities sent back
+        to the parts (not waited for).  Returns the parts' small sums and the futures of
+        the parts' updates."""
+        t0 = time.perf_counter()
+        estep = {w: self.submit(_part_e_step, self.parts[w], self.t_null, self.w_dist, model2,
+                                after[w], worker=w) for w in self.active}
+        sums = [estep[w].result() for w in self.active]
+        t1 = time.perf_counter()
+        col_parts = []
+        for o, owner in enumerate(self.owners):
+            pieces = [self.submit(_count_piece, self.parts[w], o, self.bounds, estep[w],
+                                  worker=w) for w in self.active]
+            col_parts.append(self.submit(_owner_add, owner, *pieces, worker=o))
+        col_sums = np.zeros(n_tgt)
+        for c in col_parts:                   # in owner order: the sum is deterministic
+            col_sums += c.result()
+        t2 = time.perf_counter()
+        normalised = [self.submit(_owner_normalise, owner, col_sums, None, worker=o)
+                      for o, owner in enumerate(self.owners)]
+        updates = {}
+        for k, w in enumerate(self.active):
+            pieces = [self.submit(_owner_t_piece, owner, k, normalised[o], worker=o)
+                      for o, owner in enumerate(self.owners)]
+            updates[w] = self.submit(_set_t, self.parts[w], *pieces, worker=w)
+        phases["e_step"] += t1 - t0
+        phases["m_step"] += t2 - t1
+        return sums, updates
+
+    def collect(self, prune_threshold, dice_prune_total):
+        """The owners' pruned rows, in order (module docstring, step 5)."""
+        t0 = time.perf_counter()
+        outs = [self.submit(_owner_compact, owner, self.src_df, self.tgt_df, prune_threshold,
+                            dice_prune_total, None, worker=o).result()
+                for o, owner in enumerate(self.owners)]
+        self.parts = self.owners = None      # the workers release what they held
+        n_src = len(self.vocab[0])
+
+        def ptr(rows):
+            out = np.zeros(n_src + 1, dtype=np.int64)
+            np.cumsum(np.concatenate(rows), out=out[1:])
+            return out
+
+        out = {k: np.concatenate([o[k] for o in outs])
+               for k in ("t_cols", "t_fwd", "t_bwd", "d_cols", "d_counts")}
+        out["t_ptr"] = ptr([o["t_rows"] for o in outs])
+        out["d_ptr"] = ptr([o["d_rows"] for o in outs])
+        self.timings["compact"] = time.perf_counter() - t0
+        _log(self.verbose, f"statistics: kept {len(out['t_cols'])} of "
+                           f"{sum(o['n_entries'] for o in outs)} translation pairs "
+                           f"(p >= {prune_threshold:g}), {len(out['d_cols'])} Dice counts "
+                           f"(max Dice change {max(o['max_err'] for o in outs):.3g})")
+        return out
