@@ -255,6 +255,9 @@ class _Owner:
                              src_df[self.lo:self.hi], tgt_df, prune_threshold,
                              dice_prune_total)
         out["t_rows"] = np.diff(out.pop("t_ptr"))
+        # the dtypes the statistics store (the same rounding as there, half the bytes)
+        out["t_fwd"] = out["t_fwd"].astype(np.float32)
+        out["t_bwd"] = out["t_bwd"].astype(np.float32)
         out["d_rows"] = np.diff(out.pop("d_ptr"))
         out["n_entries"] = len(self.keys)
         return out
@@ -282,6 +285,17 @@ def _owner_compact(owner, src_df, tgt_df, prune_threshold, dice_prune_total, _af
 
 def _getitem(x, i):
     return x[i]
+
+
+def _wait_for(futures):
+    """Wait until ``futures`` are done, without fetching their results; raise the first
+    error of one that failed."""
+    from distributed import wait
+
+    wait(futures)
+    for f in futures:
+        if f.status == "error":
+            f.result()
 
 
 # ------------------------------------------------------------------ driver
@@ -436,8 +450,7 @@ class _ClusterRun:
             pieces = [self.submit(_getitem, keys[w], o, worker=w) for w in self.active]
             self.owners.append(self.submit(_make_owner, self.bounds[o], self.bounds[o + 1],
                                            n_tgt, *pieces, worker=o))
-        for f in self.owners:
-            f.result()
+        _wait_for(self.owners)               # (``result()`` would fetch them here)
         self.timings["cooc"] = time.perf_counter() - t0
         _log(self.verbose, f"statistics: local tables of {sum(i['n_entries'] for i in infos)} "
                            f"entries on the workers, rows owned as {self.bounds} "
@@ -513,24 +526,30 @@ class _ClusterRun:
     def collect(self, prune_threshold, dice_prune_total):
         """The owners' pruned rows, in order (module docstring, step 5)."""
         t0 = time.perf_counter()
-        outs = [self.submit(_owner_compact, owner, self.src_df, self.tgt_df, prune_threshold,
-                            dice_prune_total, None, worker=o).result()
-                for o, owner in enumerate(self.owners)]
+        futures = [self.submit(_owner_compact, owner, self.src_df, self.tgt_df,
+                               prune_threshold, dice_prune_total, None, worker=o)
+                   for o, owner in enumerate(self.owners)]
         self.parts = self.owners = None      # the workers release what they held
         n_src = len(self.vocab[0])
-
-        def ptr(rows):
-            out = np.zeros(n_src + 1, dtype=np.int64)
-            np.cumsum(np.concatenate(rows), out=out[1:])
-            return out
-
-        out = {k: np.concatenate([o[k] for o in outs])
-               for k in ("t_cols", "t_fwd", "t_bwd", "d_cols", "d_counts")}
-        out["t_ptr"] = ptr([o["t_rows"] for o in outs])
-        out["d_ptr"] = ptr([o["d_rows"] for o in outs])
+        out = {k: np.zeros(n_src + 1, dtype=np.int64) for k in ("t_ptr", "d_ptr")}
+        pos = {"t": 0, "d": 0}
+        n_entries, max_err = 0, 0.0
+        for o, fut in enumerate(futures):    # one owner's rows at a time
+            part = fut.result()
+            futures[o] = None
+            lo = self.bounds[o]
+            for t in ("t", "d"):
+                rows = part[f"{t}_rows"]
+                out[f"{t}_ptr"][lo + 1:lo + 1 + len(rows)] = np.cumsum(rows) + pos[t]
+                out[f"{t}_ptr"][lo + 1 + len(rows):] = pos[t] + int(rows.sum())
+                pos[t] += int(rows.sum())
+            for k in ("t_cols", "t_fwd", "t_bwd", "d_cols", "d_counts"):
+                out[k] = part[k] if o == 0 else np.concatenate([out[k], part[k]])
+            n_entries += part["n_entries"]
+            max_err = max(max_err, part["max_err"])
+            del part
         self.timings["compact"] = time.perf_counter() - t0
-        _log(self.verbose, f"statistics: kept {len(out['t_cols'])} of "
-                           f"{sum(o['n_entries'] for o in outs)} translation pairs "
-                           f"(p >= {prune_threshold:g}), {len(out['d_cols'])} Dice counts "
-                           f"(max Dice change {max(o['max_err'] for o in outs):.3g})")
+        _log(self.verbose, f"statistics: kept {len(out['t_cols'])} of {n_entries} translation "
+                           f"pairs (p >= {prune_threshold:g}), {len(out['d_cols'])} Dice counts "
+                           f"(max Dice change {max_err:.3g})")
         return out
