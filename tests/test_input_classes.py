@@ -801,3 +801,76 @@ def test_segment_eval_refuses_an_ignore_value_beyond_8_bit_masks(tmp_path, capsy
     rc, out, err = _run(["segment", "eval", "--pred", str(tmp_path / "pred"), "--masks",
                          str(tmp_path / "gold"), "--ignore-value", "300", "-q"], capsys)
     assert _one_line_error(rc, err) and "ignore value 300" in err, err
+
+
+# ------------------------------------------ class: sides swapped, seen from the link positions
+@SETTINGS
+@given(data=corpora())
+def test_links_that_fit_the_pair_with_its_sides_exchanged_are_not_called_1_based(data, tmp_path,
+                                                                                capsys):
+    """`aer --src F --tgt E` with the sides given the wrong way round: a link one past the
+    end was called "these look 1-based" though the links use position 0 (sweep of issue
+    28); now the message says that the sides look swapped, or, when every sentence pair
+    fits both ways, the scores are given (they do not depend on the sentences)."""
+    pairs, links = data
+    _write_corpus(tmp_path, pairs)
+    (tmp_path / "links.txt").write_text(_pharaoh(links))
+    rc, out, err = _run(["aer", "--gold", str(tmp_path / "links.txt"), "--test",
+                         str(tmp_path / "links.txt"), "--src", str(tmp_path / "s.tgt"),
+                         "--tgt", str(tmp_path / "s.src")], capsys)
+    if rc == 0:
+        assert "AER 0.00%" in out
+    else:
+        assert _one_line_error(rc, err) and "swapped" in err and "1-based" not in err, err
+
+
+# ---------------------------------------------------- class: binary files given as text
+@settings(max_examples=30, deadline=None)
+@given(magic=st.sampled_from([b"PK\x03\x04", b"\x89PNG\r\n\x1a\n", b"\xff\xfe", b"\xfe\xff",
+                              b"\x93NUMPY", b"%PDF-"]),
+       rest=st.binary(min_size=0, max_size=40))
+def test_a_binary_file_read_as_text_is_named_by_its_kind(magic, rest, tmp_path_factory):
+    """Every text reader (read_lines): a file that starts with the magic number of a zip
+    (an .npz model), an image, a PDF or UTF-16 text is refused as "not UTF-8 text: <kind>"
+    (before: "bad encoding: byte 0xff at column 1", or letters of a zip's first line read
+    as columns); a text line that merely starts with such letters is read."""
+    from structpred import FormatError
+    from structpred.io import read_lines
+
+    path = tmp_path_factory.mktemp("b") / "f.txt"
+    path.write_bytes(magic + b"\x01" + rest)
+    try:
+        list(read_lines(path))
+    except FormatError as exc:
+        msg = str(exc)
+        assert "\n" not in msg and (": not UTF-8 text: " in msg or "bad encoding" in msg
+                                    or "NUL" in msg or "carriage return" in msg), msg
+        if magic != b"%PDF-":
+            assert "not UTF-8 text" in msg, msg
+    path.write_bytes(magic[:0] + b"%PDF-1 is a word\nRIFF too\n")
+    assert [t for _, t in read_lines(path)] == ["%PDF-1 is a word", "RIFF too"]
+
+
+def test_a_model_file_given_as_text_data_is_named_as_a_zip(tmp_path, capsys):
+    np.savez(tmp_path / "m.npz", a=np.arange(3))
+    rc, out, err = _run(["tag", "train", "--data", str(tmp_path / "m.npz"), "-o",
+                         str(tmp_path / "t.npz")], capsys)
+    assert _one_line_error(rc, err) and "not UTF-8 text: a zip archive" in err, err
+
+
+# ------------------------------------------------ class: a file named as an image that is not
+def test_an_explicit_images_file_that_is_not_an_image_is_refused_as_such(tmp_path, capsys):
+    """`segment --images text.en` was looked up as an image and refused for its missing
+    mask; a file without an image extension is now opened as an image first (a real image
+    with an odd extension is accepted)."""
+    from PIL import Image
+
+    from segmentation.cli import _image_files
+
+    (tmp_path / "text.en").write_text("the house rose .\n")
+    Image.fromarray(np.zeros((3, 4, 3), np.uint8)).save(tmp_path / "pic.data", format="PNG")
+    assert _image_files([str(tmp_path / "pic.data")]) == [tmp_path / "pic.data"]
+    (tmp_path / "masks").mkdir()
+    rc, out, err = _run(["segment", "train", "--images", str(tmp_path / "text.en"), "--masks",
+                         str(tmp_path / "masks"), "-o", str(tmp_path / "m.npz")], capsys)
+    assert _one_line_error(rc, err) and "text.en: not an image file" in err, err
