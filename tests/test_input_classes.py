@@ -671,8 +671,8 @@ def test_a_string_given_for_tokens_is_refused_by_every_estimator(sents, where, i
 def test_tagged_sentences_that_do_not_fit_their_labels_are_refused(lengths, data):
     """SequenceTagger: a label list of another length than its sentence ("y must hold one
     label in 0..n_labels-1 per token" before), a token with another number of columns (an
-    IndexError), a token given as a string (read one letter per column): one line naming
-    the sentence."""
+    IndexError), a token or a label list given as a string (read one letter per column or
+    per label): one line naming the sentence."""
     from sequence.model import SequenceTagger
 
     X = [[("The", "DT"), ("end", "NN")]] + [[(f"w{k}", "NN") for k in range(n)]
@@ -680,8 +680,11 @@ def test_tagged_sentences_that_do_not_fit_their_labels_are_refused(lengths, data
     y = [["O", "B-NP"]] + [["B-NP"] + ["I-NP"] * (n - 1) for n in lengths]
     lengths = [2] + lengths
     i = data.draw(st.integers(1, len(lengths) - 1))
-    fault = data.draw(st.sampled_from(["labels", "columns", "string-token"]))
-    if fault == "labels":
+    fault = data.draw(st.sampled_from(["labels", "columns", "string-token", "string-labels"]))
+    if fault == "string-labels":
+        y[i] = " ".join(y[i])
+        want = f"label list {i} is a string"
+    elif fault == "labels":
         y[i] = y[i] + ["O"]
         want = f"sentence {i} has {lengths[i]} tokens but {lengths[i] + 1} labels"
     elif fault == "columns":
