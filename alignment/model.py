@@ -21,7 +21,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from structpred import FormatError
-from structpred.io import load_npz, save_npz
+from structpred.io import check_sentence_pairs, load_npz, save_npz
 from structpred import LEARNERS, check_learner, run_learner
 from structpred import decode_matching
 from structpred import Monitor
@@ -435,6 +435,9 @@ class MatchingAligner(BaseEstimator):
         if stats is None:
             raise ValueError("fit needs the statistics of the bitext (stats=AlignmentStatistics)")
         valid_pairs, valid_gold = eval_set if eval_set is not None else (None, None)
+        pairs = check_sentence_pairs(pairs)
+        if valid_pairs is not None:
+            valid_pairs = check_sentence_pairs(valid_pairs, "validation sentence pair")
         if len(pairs) != len(gold):
             raise ValueError(f"{len(pairs)} sentence pairs but {len(gold)} gold alignments")
         gold = as_alignments(pairs, gold, "gold")
@@ -531,7 +534,7 @@ class MatchingAligner(BaseEstimator):
         """
         from .predict.batch import supports
 
-        pairs = list(pairs)
+        pairs = check_sentence_pairs(pairs)
         if supports(self) and all(len(s) and len(t) for s, t in pairs):
             self._check_fitted()
             bp = getattr(self, "_batch_predictor", None)

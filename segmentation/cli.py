@@ -36,6 +36,19 @@ _wrap = _wrap_format_errors
 
 
 # ------------------------------------------------------------ inputs
+def _check_image_header(path):
+    """A file named on the command line without an image extension must still be an image
+    (a text file was looked up as an image and refused for its missing mask)."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path):
+            pass
+    except (UnidentifiedImageError, OSError, ValueError):
+        raise UserError(f"{path}: not an image file (--images takes image files, with any "
+                        "extension Pillow reads, or folders of them)") from None
+
+
 def _image_files(spec):
     from segmentation.data import is_image_file
 
@@ -45,6 +58,8 @@ def _image_files(spec):
         if p.is_dir():
             files.extend(sorted(f for f in p.iterdir() if f.is_file() and is_image_file(f)))
         elif p.exists():
+            if not is_image_file(p):
+                _check_image_header(p)
             files.append(p)
         else:
             raise UserError(f"{p}: no such file or folder")

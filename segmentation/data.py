@@ -202,6 +202,11 @@ def load_mask(path, ignore_value=None, return_ignore=False):
         raise FormatError(path, None, f"mask holds {a.dtype} values; expected whole numbers 0 and 255")
     ignore = None
     if ignore_value is not None:
+        top = 1 if a.dtype.kind == "b" else int(np.iinfo(a.dtype).max)
+        if not 0 <= ignore_value <= top:
+            raise FormatError(path, None, f"the ignore value {ignore_value} cannot occur in this "
+                              f"mask (its values go from 0 to {top}): is it the value of "
+                              "another mask format?")
         ignore = a == ignore_value
         if not ignore.any():
             ignore = None

@@ -54,6 +54,15 @@ __all__ = ["MRFSegmenter", "LEARNERS", "build_example", "class_weights", "parse_
 
 
 
+def _check_image_list(images, what="images"):
+    """Refuse one image array given where a sequence of images is expected: iterated, its
+    rows would be read as images (and refused with a message about their shape)."""
+    if isinstance(images, np.ndarray) and images.dtype != object and (
+            images.ndim == 2 or (images.ndim == 3 and images.shape[-1] in (3, 4))):
+        raise TypeError(f"{what}: expected a list of images, got one image array of shape "
+                        f"{images.shape}: wrap it in a list ([image])")
+
+
 class MRFSegmenter(CandidateSearch, BaseEstimator):
     r"""Binary associative MRF trained by max-margin estimation, scikit-learn style.
 
@@ -358,6 +367,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
             if y is not None:
                 raise ValueError("a factory of graphs takes no y")
             return X, kind or "image"
+        _check_image_list(X, what)
         if y is None:
             it = iter(X)
             first = next(it, None)
@@ -727,6 +737,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
 
     def predict(self, images):
         """Boolean masks for RGB images."""
+        _check_image_list(images)
         self._check_fitted()
         out = []
         for im in images:

@@ -133,6 +133,30 @@ def _load(path):
 BOUND_ONLY = ("radius", "relative_radius")
 
 
+def _check_validation_can_score(args, yt, yv, labels):
+    """Refuse validation sentences on which every model scores 0, so that their score
+    cannot choose the iteration: with IOB labels, no chunk at all, or no chunk of a type
+    that the training sentences hold; with other labels, no label that training holds."""
+    from .evaluate import chunks, is_iob
+
+    where = args.valid_data or f"{args.data} (the held-out every-10th sentences)"
+    if is_iob(labels):
+        valid_types = {c[2] for s in yv for c in chunks(s)}
+        if not valid_types:
+            raise UserError(f"{where}: the validation sentences hold no chunk, so their chunk "
+                            "F1 cannot choose the iteration: give --valid-data with chunks, "
+                            "or more sentences")
+        if not valid_types & {c[2] for s in yt for c in chunks(s)}:
+            raise UserError(f"{where}: no validation chunk has a type that the training "
+                            f"sentences hold (validation: {', '.join(sorted(valid_types)[:5])}), "
+                            "so every model scores chunk F1 0 on them: is it the validation "
+                            "file of this data?")
+    elif not {t for s in yv for t in s} & {t for s in yt for t in s}:
+        raise UserError(f"{where}: no validation label occurs in the training sentences, so "
+                        "every model scores accuracy 0 on them: is it the validation file of "
+                        "this data?")
+
+
 @_wrap_format_errors
 def tag_train(args):
     from .data import deterministic_split, read_conll
@@ -158,14 +182,8 @@ def tag_train(args):
         tr, va = deterministic_split(len(X), args.valid_fraction)
         Xt, yt = [X[i] for i in tr], [y[i] for i in tr]
         Xv, yv = [X[i] for i in va], [y[i] for i in va]
-    from .evaluate import chunks, is_iob
-
-    labels = {t for s in y for t in s} | {t for s in yv for t in s}
-    if is_iob(labels) and not any(chunks(s) for s in yv):
-        where = args.valid_data or f"{args.data} (the held-out every-10th sentences)"
-        raise UserError(f"{where}: the validation sentences hold no chunk, so their chunk "
-                        "F1 cannot choose the iteration: give --valid-data with chunks, or "
-                        "more sentences")
+    _check_validation_can_score(args, yt, yv,
+                                {t for s in y for t in s} | {t for s in yv for t in s})
     unseen = sorted({t for s in yv for t in s} - {t for s in yt for t in s})
     if unseen:
         _log(args, f"note: {len(unseen)} validation labels never occur in training "

@@ -12,10 +12,11 @@ import time
 import numpy as np
 from numba import njit
 from sklearn.base import BaseEstimator, clone
+from sklearn.exceptions import NotFittedError
 
 from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
                         dual_extragradient_streaming, operator_norm)
-from structpred.io import FormatError, load_npz, save_npz
+from structpred.io import FormatError, check_token_lists, load_npz, save_npz
 
 from .evaluate import is_iob, score_from_stats, sentence_stats
 from .features import FEATURE_SETS, FeatureIndex, token_features
@@ -28,6 +29,36 @@ __all__ = ["SequenceTagger", "LEARNERS", "load_tagger"]
 LEARNERS = ("bregman", "euclidean", "perceptron")
 FORMAT = "structpred-sequence-tagger"
 FORMAT_VERSION = 1
+
+
+def check_tagged_sentences(X, y=None, n_columns=None, what="sentence"):
+    """``X`` (and ``y``) as lists, checked before any feature is built: every token a tuple
+    of ``n_columns`` strings (default: as many as the first token), never a string (it would
+    be read one letter per column); every label list as long as its sentence.  A one-line
+    ``TypeError`` or ``ValueError`` naming the sentence and token otherwise."""
+    X = check_token_lists(X, what)
+    first = "as the model was trained on"
+    for i, sent in enumerate(X):
+        for k, tok in enumerate(sent):
+            if not isinstance(tok, (tuple, list)) or not all(isinstance(c, str) for c in tok):
+                raise TypeError(f"{what} {i}, token {k}: expected a tuple of string columns "
+                                f"(word, ...), got {tok!r:.60}")
+            if n_columns is None:
+                n_columns, first = len(tok), f"as the first token of {what} {i} has"
+            if len(tok) != n_columns or not tok:
+                raise ValueError(f"{what} {i}, token {k} has {len(tok)} columns, but "
+                                 f"{n_columns} were expected ({first})")
+    if y is None:
+        return X, None
+    y = check_token_lists(y, "label list", "labels")
+    if len(y) != len(X):
+        raise ValueError(f"{len(X)} {what}s but {len(y)} label lists")
+    for i, (sent, labels) in enumerate(zip(X, y)):
+        if not sent:
+            raise ValueError(f"{what} {i} has no tokens")
+        if len(labels) != len(sent):
+            raise ValueError(f"{what} {i} has {len(sent)} tokens but {len(labels)} labels")
+    return X, y
 
 
 class SequenceTagger(BaseEstimator):
@@ -249,8 +280,12 @@ class SequenceTagger(BaseEstimator):
         X_valid, y_valid = self._split_eval_set(eval_set)
         self._check_params()
         t0 = time.process_time()
-        if len(X) == 0 or len(X) != len(y):
+        X, y = check_tagged_sentences(X, y)
+        if len(X) == 0:
             raise ValueError("X and y must be non-empty lists of the same length")
+        if X_valid is not None:
+            X_valid, y_valid = check_tagged_sentences(X_valid, y_valid, len(X[0][0]),
+                                                      "validation sentence")
         self.n_columns_ = len(X[0][0])
         self.classes_ = sorted({t for s in y for t in s})
         if len(self.classes_) < 2:
@@ -360,6 +395,9 @@ class SequenceTagger(BaseEstimator):
     # ------------------------------------------------------------------ predict
     def predict(self, X):
         """Label lists of sentences ``X`` (Viterbi under ``coef_``)."""
+        X, _ = check_tagged_sentences(X, n_columns=getattr(self, "n_columns_", None))
+        if not hasattr(self, "coef_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit")
         if not X:
             return []
         x, lengths = self._design(X)

@@ -622,3 +622,258 @@ def test_every_output_naming_one_of_the_inputs_is_refused(command, output, inp, 
     assert _one_line_error(rc, err), (argv, err)
     assert "overwrite" in err or "is an input" in err or "same file" in err, (argv, err)
     assert target.read_bytes() == before
+
+
+# ------------------------------------------------- class: a string where tokens are expected
+_WORDS = st.lists(st.sampled_from(["the", "house", "rose", "la", "chambre", "a", "b"]),
+                  min_size=1, max_size=5)
+
+
+@SETTINGS
+@given(sents=st.lists(_WORDS, min_size=1, max_size=4), where=st.sampled_from(
+    ["corpus", "sentence", "source side", "target side"]), i=st.integers(0, 3))
+def test_a_string_given_for_tokens_is_refused_by_every_estimator(sents, where, i):
+    """A string is iterable: given for a list of sentences, a sentence or one side of a pair,
+    the aligners and the tagger read it one character at a time and returned links or tags
+    for the letters (sweep of issue 28).  Every estimator refuses it in one line naming the
+    sentence, before any work (the models here are not even fitted)."""
+    from alignment import MatchingAligner, UnsupervisedAligner
+    from sequence.model import SequenceTagger
+
+    i = i % len(sents)
+    src = [list(s) for s in sents]
+    tgt = [list(reversed(s)) for s in sents]
+    if where == "corpus":
+        src = " ".join(" ".join(s) for s in sents)
+    elif where in ("sentence", "source side"):
+        src[i] = " ".join(src[i])
+    else:
+        tgt[i] = " ".join(tgt[i])
+    pairs = src if isinstance(src, str) else list(zip(src, tgt))
+    tagged = src if isinstance(src, str) else [s if isinstance(s, str) else [(w,) for w in s]
+                                               for s in src]
+    calls = [lambda: MatchingAligner().predict(pairs),
+             lambda: MatchingAligner().fit(pairs, [[]] * len(sents), stats=object()),
+             lambda: UnsupervisedAligner().predict(pairs)]
+    if where != "target side":
+        calls += [lambda: UnsupervisedAligner().fit(src, tgt),
+                  lambda: SequenceTagger().predict(tagged),
+                  lambda: SequenceTagger().fit(tagged, [["O"] * len(s) for s in sents])]
+    for call in calls:
+        with pytest.raises(TypeError) as info:
+            call()
+        msg = str(info.value)
+        assert "\n" not in msg and ("single string" in msg or f" {i}" in msg), msg
+
+
+@SETTINGS
+@given(lengths=st.lists(st.integers(1, 4), min_size=1, max_size=4), data=st.data())
+def test_tagged_sentences_that_do_not_fit_their_labels_are_refused(lengths, data):
+    """SequenceTagger: a label list of another length than its sentence ("y must hold one
+    label in 0..n_labels-1 per token" before), a token with another number of columns (an
+    IndexError), a token or a label list given as a string (read one letter per column or
+    per label): one line naming the sentence."""
+    from sequence.model import SequenceTagger
+
+    X = [[("The", "DT"), ("end", "NN")]] + [[(f"w{k}", "NN") for k in range(n)]
+                                              for n in lengths]
+    y = [["O", "B-NP"]] + [["B-NP"] + ["I-NP"] * (n - 1) for n in lengths]
+    lengths = [2] + lengths
+    i = data.draw(st.integers(1, len(lengths) - 1))
+    fault = data.draw(st.sampled_from(["labels", "columns", "string-token", "string-labels"]))
+    if fault == "string-labels":
+        y[i] = " ".join(y[i])
+        want = f"label list {i} is a string"
+    elif fault == "labels":
+        y[i] = y[i] + ["O"]
+        want = f"sentence {i} has {lengths[i]} tokens but {lengths[i] + 1} labels"
+    elif fault == "columns":
+        X[i][-1] = X[i][-1][:1]
+        want = f"sentence {i}, token {lengths[i] - 1} has 1 columns"
+    else:
+        X[i][0] = "w0"
+        want = f"sentence {i}, token 0: expected a tuple"
+    with pytest.raises((TypeError, ValueError), match=want) as info:
+        SequenceTagger(n_iter=1).fit(X, y)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("estimator", ["NBSVM", "SdemNaiveBayes", "LDASVM"])
+def test_topic_estimators_refuse_a_string_or_no_documents_in_their_words(estimator):
+    """A single string or an empty list given to a fitted topic classifier: one line in the
+    estimator's words, not scikit-learn's "Expected 2D array ... Reshape your data"."""
+    import topics
+
+    docs = ["apple banana cherry", "grape melon lemon"] * 4
+    model = getattr(topics, estimator)().fit(docs, ["x", "y"] * 4)
+    for X, want in (("apple banana", "single string"), ([], "no documents")):
+        with pytest.raises((TypeError, ValueError), match=want) as info:
+            model.predict(X)
+        assert "Reshape" not in str(info.value) and "2D" not in str(info.value)
+
+
+def test_one_image_array_given_for_a_list_of_images_is_named_as_such():
+    """MRFSegmenter.predict/fit iterated one (H, W, 3) array row by row and refused the
+    rows' shape; now the message says that a list of images was expected."""
+    from segmentation.model import MRFSegmenter
+
+    img = np.zeros((6, 7, 3), np.uint8)
+    for call in (lambda: MRFSegmenter().fit(img, np.zeros((6, 7), bool)),
+                 lambda: MRFSegmenter().predict(img)):
+        with pytest.raises(TypeError, match=r"a list of images.*\(6, 7, 3\)"):
+            call()
+
+
+# -------------------------------------------- class: options that the chosen mode does not use
+def test_options_that_depend_on_another_option_are_refused_without_it(tmp_path, capsys):
+    """`aer --sentences` without `--plot`, `align unsupervised --eflomal-weight` with
+    `--with none` (the default): refused in one line naming the option, not ignored."""
+    d = tmp_path
+    _write_corpus(d, [(["a", "b"], ["A", "B"]), (["c", "d"], ["C", "D"])])
+    (d / "g.pharaoh").write_text("0-0 1-1\n0-0 1-1\n")
+    for argv, option in (
+            (["aer", "--gold", str(d / "g.pharaoh"), "--test", str(d / "g.pharaoh"),
+              "--sentences", "2"], "--sentences"),
+            (["align", "unsupervised", "--src", str(d / "s.src"), "--tgt", str(d / "s.tgt"),
+              "--eflomal-weight", "0.5", "-o", str(d / "out.txt")], "--eflomal-weight")):
+        rc, out, err = _run(argv, capsys)
+        assert _one_line_error(rc, err) and f"error: {option} " in err, err
+    assert not (d / "out.txt").exists()
+
+
+# ----------------------------------------------- class: validation that no model can score
+@settings(max_examples=8, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(train_types=st.sets(st.sampled_from(["NP", "VP", "PP"]), min_size=1),
+       valid_types=st.sets(st.sampled_from(["ADJP", "ZZ", "SBAR"]), min_size=1),
+       iob=st.booleans())
+def test_validation_labels_that_training_never_shows_are_refused(train_types, valid_types,
+                                                                 iob, tmp_path, capsys):
+    """`tag train --valid-data` whose chunk types (or, without IOB labels, whose labels)
+    the training sentences never hold: every model scores 0 on it, so it cannot choose
+    the iteration; refused naming the file (before, training ran and chose iteration 0)."""
+    def sents(types, n):
+        out = []
+        for i in range(n):
+            t = sorted(types)[i % len(types)]
+            labels = [f"B-{t}", f"I-{t}", "O"] if iob else [t, t, "X" + t]
+            out.append("".join(f"w{i}{k} POS {lab}\n" for k, lab in enumerate(labels)))
+        return "\n".join(out)
+    (tmp_path / "train.txt").write_text(sents(train_types, 6))
+    (tmp_path / "valid.txt").write_text(sents(valid_types, 2))
+    rc, out, err = _run(["tag", "train", "--data", str(tmp_path / "train.txt"), "--valid-data",
+                         str(tmp_path / "valid.txt"), "--iterations", "1", "-q", "-o",
+                         str(tmp_path / "m.npz")], capsys)
+    assert _one_line_error(rc, err) and "valid.txt" in err and "scores" in err, err
+    assert not (tmp_path / "m.npz").exists()
+
+
+# ------------------------------------------------ class: an ignore value the mask cannot hold
+@settings(max_examples=30, deadline=None)
+@given(mode=st.sampled_from(["L", "I;16", "1"]), value=st.integers(1, 70000),
+       seed=st.integers(0, 100))
+def test_an_ignore_value_beyond_the_masks_range_is_refused(mode, value, seed, tmp_path_factory):
+    """`--ignore-value 300` with 8-bit masks can match no pixel: it was silently a no-op.
+    A value beyond the range of the mask's type is refused naming the mask; one within it
+    is applied."""
+    from PIL import Image
+
+    from segmentation.data import load_mask
+    from structpred import FormatError
+
+    top = {"L": 255, "I;16": 65535, "1": 1}[mode]
+    fg = {"L": 255, "I;16": 1, "1": 1}[mode]
+    a = (np.random.default_rng(seed).random((5, 6)) > 0.5).astype(np.uint16) * fg
+    path = tmp_path_factory.mktemp("m") / "mask.png"
+    (Image.fromarray(a.astype(bool)) if mode == "1" else
+     Image.fromarray(a.astype(np.uint8 if mode == "L" else np.uint16))).save(path)
+    if value > top:
+        with pytest.raises(FormatError, match="cannot occur in this mask"):
+            load_mask(path, ignore_value=value)
+    elif value not in (0, fg):
+        mask, ignore = load_mask(path, ignore_value=value, return_ignore=True)
+        assert ignore is None and np.array_equal(mask, a > 0)
+
+
+def test_segment_eval_refuses_an_ignore_value_beyond_8_bit_masks(tmp_path, capsys):
+    from PIL import Image
+
+    for d in ("gold", "pred"):
+        (tmp_path / d).mkdir()
+        Image.fromarray(np.array([[0, 255], [255, 0]], np.uint8)).save(tmp_path / d / "a.png")
+    rc, out, err = _run(["segment", "eval", "--pred", str(tmp_path / "pred"), "--masks",
+                         str(tmp_path / "gold"), "--ignore-value", "300", "-q"], capsys)
+    assert _one_line_error(rc, err) and "ignore value 300" in err, err
+
+
+# ------------------------------------------ class: sides swapped, seen from the link positions
+@SETTINGS
+@given(data=corpora())
+def test_links_that_fit_the_pair_with_its_sides_exchanged_are_not_called_1_based(data, tmp_path,
+                                                                                capsys):
+    """`aer --src F --tgt E` with the sides given the wrong way round: a link one past the
+    end was called "these look 1-based" though the links use position 0 (sweep of issue
+    28); now the message says that the sides look swapped, or, when every sentence pair
+    fits both ways, the scores are given (they do not depend on the sentences)."""
+    pairs, links = data
+    _write_corpus(tmp_path, pairs)
+    (tmp_path / "links.txt").write_text(_pharaoh(links))
+    rc, out, err = _run(["aer", "--gold", str(tmp_path / "links.txt"), "--test",
+                         str(tmp_path / "links.txt"), "--src", str(tmp_path / "s.tgt"),
+                         "--tgt", str(tmp_path / "s.src")], capsys)
+    if rc == 0:
+        assert "AER 0.00%" in out
+    else:
+        assert _one_line_error(rc, err) and "swapped" in err and "1-based" not in err, err
+
+
+# ---------------------------------------------------- class: binary files given as text
+@settings(max_examples=30, deadline=None)
+@given(magic=st.sampled_from([b"PK\x03\x04", b"\x89PNG\r\n\x1a\n", b"\xff\xfe", b"\xfe\xff",
+                              b"\x93NUMPY", b"%PDF-"]),
+       rest=st.binary(min_size=0, max_size=40))
+def test_a_binary_file_read_as_text_is_named_by_its_kind(magic, rest, tmp_path_factory):
+    """Every text reader (read_lines): a file that starts with the magic number of a zip
+    (an .npz model), an image, a PDF or UTF-16 text is refused as "not UTF-8 text: <kind>"
+    (before: "bad encoding: byte 0xff at column 1", or letters of a zip's first line read
+    as columns); a text line that merely starts with such letters is read."""
+    from structpred import FormatError
+    from structpred.io import read_lines
+
+    path = tmp_path_factory.mktemp("b") / "f.txt"
+    path.write_bytes(magic + b"\x01" + rest)
+    try:
+        list(read_lines(path))
+    except FormatError as exc:
+        msg = str(exc)
+        assert "\n" not in msg and (": not UTF-8 text: " in msg or "bad encoding" in msg
+                                    or "NUL" in msg or "carriage return" in msg), msg
+        if magic != b"%PDF-":
+            assert "not UTF-8 text" in msg, msg
+    path.write_bytes(magic[:0] + b"%PDF-1 is a word\nRIFF too\n")
+    assert [t for _, t in read_lines(path)] == ["%PDF-1 is a word", "RIFF too"]
+
+
+def test_a_model_file_given_as_text_data_is_named_as_a_zip(tmp_path, capsys):
+    np.savez(tmp_path / "m.npz", a=np.arange(3))
+    rc, out, err = _run(["tag", "train", "--data", str(tmp_path / "m.npz"), "-o",
+                         str(tmp_path / "t.npz")], capsys)
+    assert _one_line_error(rc, err) and "not UTF-8 text: a zip archive" in err, err
+
+
+# ------------------------------------------------ class: a file named as an image that is not
+def test_an_explicit_images_file_that_is_not_an_image_is_refused_as_such(tmp_path, capsys):
+    """`segment --images text.en` was looked up as an image and refused for its missing
+    mask; a file without an image extension is now opened as an image first (a real image
+    with an odd extension is accepted)."""
+    from PIL import Image
+
+    from segmentation.cli import _image_files
+
+    (tmp_path / "text.en").write_text("the house rose .\n")
+    Image.fromarray(np.zeros((3, 4, 3), np.uint8)).save(tmp_path / "pic.data", format="PNG")
+    assert _image_files([str(tmp_path / "pic.data")]) == [tmp_path / "pic.data"]
+    (tmp_path / "masks").mkdir()
+    rc, out, err = _run(["segment", "train", "--images", str(tmp_path / "text.en"), "--masks",
+                         str(tmp_path / "masks"), "-o", str(tmp_path / "m.npz")], capsys)
+    assert _one_line_error(rc, err) and "text.en: not an image file" in err, err

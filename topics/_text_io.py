@@ -28,16 +28,9 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from structpred.io import FormatError, read_lines
+from structpred.io import FormatError, binary_kind, read_lines
 
 __all__ = ["FORMATS", "Documents", "detect_format", "read_documents", "binary_kind"]
-
-#: leading bytes of common binary files, and what they are
-_MAGIC = ((b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"),
-          (b"GIF87a", "a GIF image"), (b"GIF89a", "a GIF image"), (b"%PDF-", "a PDF document"),
-          (b"PK\x03\x04", "a zip archive (or an office document)"), (b"\x7fELF", "a program"),
-          (b"BZh", "bzip2 data"), (b"\xfd7zXZ\x00", "xz data"), (b"RIFF", "a RIFF file (audio "
-          "or image)"), (b"\x93NUMPY", "a NumPy array"))
 
 FORMATS = ("auto", "folder", "tsv", "jsonl")
 
@@ -99,16 +92,6 @@ def detect_format(path, fmt="auto"):
     raise FormatError(spath, None, "cannot tell the format from the file name (expected a "
                                    "folder, *.tsv or *.jsonl, optionally .gz): give --format "
                                    "tsv, jsonl or folder")
-
-
-def binary_kind(head):
-    """What the leading bytes ``head`` of a file show it is, if not text (else ``None``)."""
-    for magic, what in _MAGIC:
-        if head.startswith(magic):
-            return what
-    if b"\x00" in head:
-        return "binary data (it holds NUL bytes)"
-    return None
 
 
 def _refuse_binary(spath, name):

@@ -11,16 +11,23 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_non_negative, column_or_1d, validate_data
 
-from .corpus import Vocabulary, as_count_matrix, is_text_input, token_arrays
+from .corpus import Vocabulary, _document_list, as_count_matrix, is_text_input, token_arrays
 
 __all__ = ["validate_count_input", "validate_labels", "count_matrix", "labelled_corpus",
            "check_known_labels", "CountClassifierTags"]
 
 
 def validate_count_input(estimator, X, *, reset):
-    """Validate a document-term matrix (returned as CSR or ndarray); texts pass unchanged."""
+    """Validate a document-term matrix (returned as CSR or ndarray); texts pass unchanged.
+    A single string, or an empty list or tuple, is refused in the estimators' words (not
+    scikit-learn's "Expected 2D array")."""
     if is_text_input(X):
         return X
+    if isinstance(X, (str, bytes)):
+        _document_list(X)
+    if isinstance(X, (list, tuple)) and len(X) == 0:
+        raise ValueError(f"{type(estimator).__name__}: X holds no documents (an empty "
+                         f"{type(X).__name__})")
     try:
         X = validate_data(estimator, X, reset=reset, accept_sparse="csr", dtype="numeric")
     except ValueError as exc:

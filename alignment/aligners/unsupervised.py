@@ -44,6 +44,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from structpred import atomic_write
+from structpred.io import check_sentence_pairs, check_token_lists
 from .._runtime import log as _log
 
 __all__ = ["UnsupervisedAligner", "decode", "combine_votes", "training_text",
@@ -214,6 +215,8 @@ class UnsupervisedAligner(BaseEstimator):
         from ..stats.hmm import train_hmm
         from ..stats.statistics import AlignmentStatistics
 
+        src = check_token_lists(src, "source sentence")
+        tgt = check_token_lists(tgt, "target sentence")
         if len(src) != len(tgt):
             raise ValueError(f"{len(src)} source but {len(tgt)} target sentences")
         if not src:
@@ -277,7 +280,7 @@ class UnsupervisedAligner(BaseEstimator):
         from ..data.formats import Alignment
 
         out = []
-        for s, t in pairs:
+        for s, t in check_sentence_pairs(pairs):
             links = frozenset((int(j), int(k)) for j, k in self.align_pair(
                 s, t, self.threshold, self.symmetrize)[0])
             out.append(Alignment(links, links))

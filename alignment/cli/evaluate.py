@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from structpred.cli import UserError
 from structpred.cli import wrap_format_errors as _wrap_format_errors
-from structpred.cli import check_output, check_stdin
+from structpred.cli import check_output, check_stdin, refuse_options
 
 from .common import _check_inputs, _inputs, _read_gold, _read_pairs, _summary
 
@@ -32,6 +32,9 @@ def aer(args):
             raise UserError("--plot needs --src and --tgt")
         check_output(args.plot, "--plot", _inputs(args, "gold", "test", "src", "tgt"),
                      figure=True)
+    else:
+        refuse_options(args, ("sentences",), "chooses the sentences that --plot draws: give "
+                       "--plot too")
     pairs = _read_pairs(args.src, args.tgt) if have_text else None
     test = read_pharaoh(args.test, pairs)
     if not test:

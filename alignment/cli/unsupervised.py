@@ -141,7 +141,10 @@ def _check_args(args):
     if args.bitext_pairs is not None and args.bitext_pairs < 1:
         raise UserError("--bitext-pairs must be at least 1")
     use_eflomal = False
-    if args.with_ != "none":
+    if args.with_ == "none":
+        refuse_options(args, ("eflomal_weight",), "weighs eflomal's links, which --with none "
+                       "leaves out: give --with eflomal (or auto)")
+    else:
         from alignment.aligners.runs import available_aligners
 
         installed = "eflomal" in available_aligners()

@@ -170,10 +170,25 @@ def write_fast_align(pairs, path):
 _PHARAOH_LINK = re.compile(r"^([0-9]{1,9})([-?])([0-9]{1,9})$")
 
 
-def _check_range(path, lineno, j, k, shape, base):
+def _range_hint(j, k, shape, line_links):
+    """The likely cause of Pharaoh link ``(j, k)`` falling outside a sentence pair of
+    ``shape``, judged on all the links of its line: positions one past the end with no
+    link at position 0 look 1-based; links that all fit the pair with its sides exchanged
+    (while some link is at position 0) look like --src and --tgt given the wrong way
+    round.  (Before, one link one past the end was always called 1-based.)"""
     m, n = shape
-    hint = (" (Pharaoh positions start at 0: these look 1-based)"
-            if base == 0 and (j == m or k == n) else "")
+    at_zero = any(a == 0 or b == 0 for a, b in line_links)
+    if not at_zero and (j == m or k == n):
+        return " (Pharaoh positions start at 0: these look 1-based)"
+    if m != n and all(a < n and b < m for a, b in line_links):
+        return (" (every link of the line fits the sentence pair with its sides exchanged: "
+                "are --src and --tgt swapped?)")
+    return ""
+
+
+def _check_range(path, lineno, j, k, shape, base, line_links=()):
+    m, n = shape
+    hint = _range_hint(j, k, shape, line_links) if base == 0 else ""
     if not 0 <= j < m:
         raise FormatError(_name(path), lineno,
                           f"source position {j + base} out of range: the source sentence has "
@@ -213,10 +228,12 @@ def read_pharaoh(path, pairs=None):
                                   f"malformed link {tok[:40]!r} (expected 'i-j' or 'i?j', "
                                   "0-based positions)")
             j, kind, k = int(match.group(1)), match.group(2), int(match.group(3))
-            if pairs is not None:
-                src, tgt = pairs[lineno - 1]
-                _check_range(path, lineno, j, k, (len(src), len(tgt)), 0)
             (sure if kind == "-" else possible).add((j, k))
+        if pairs is not None:
+            src, tgt = pairs[lineno - 1]
+            links = sorted(sure | possible)
+            for j, k in links:
+                _check_range(path, lineno, j, k, (len(src), len(tgt)), 0, links)
         out.append(Alignment(frozenset(sure), frozenset(possible)))
     if pairs is not None and lineno < len(pairs):
         raise FormatError(_name(path), lineno + 1,

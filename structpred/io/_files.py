@@ -34,9 +34,48 @@ import zlib
 
 __all__ = ["FormatError", "OutputPathError", "open_text", "read_lines", "split_tokens",
            "atomic_write",
-           "open_output", "check_output_path", "read_npz", "file_fingerprint"]
+           "open_output", "check_output_path", "read_npz", "file_fingerprint", "binary_kind"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
+
+_UTF16 = "UTF-16 encoded (convert it to UTF-8, e.g. iconv -f UTF-16 -t UTF-8)"
+
+#: leading bytes of files that are not UTF-8 text, and what each file is
+BINARY_MAGIC = ((b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"),
+                (b"GIF87a", "a GIF image"), (b"GIF89a", "a GIF image"),
+                (b"%PDF-", "a PDF document"),
+                (b"PK\x03\x04", "a zip archive (an .npz model, or an office document)"),
+                (b"\x7fELF", "a program"), (b"BZh", "bzip2 data"), (b"\xfd7zXZ\x00", "xz data"),
+                (b"RIFF", "a RIFF file (audio or image)"), (b"\x93NUMPY", "a NumPy array"),
+                (b"\xff\xfe", _UTF16), (b"\xfe\xff", _UTF16))
+
+
+def binary_kind(head):
+    """What the leading bytes ``head`` of a file show it is, if not text (else ``None``):
+    a known magic number (:data:`BINARY_MAGIC`) or NUL bytes."""
+    for magic, what in BINARY_MAGIC:
+        if head.startswith(magic):
+            return what
+    if b"\x00" in head:
+        return "binary data (it holds NUL bytes)"
+    return None
+
+
+def _binary_first_line(raw):
+    """What a file is, from its first line ``raw`` (with its line end), when that starts
+    with a magic number (cut at its first newline: the PNG one holds two) and is not clean
+    text (undecodable, or holding control characters), so that a text line that happens to
+    begin with ``RIFF`` is still read.  NUL bytes alone are left to :func:`read_lines`,
+    which names their line and column."""
+    kind = next((what for magic, what in BINARY_MAGIC
+                 if raw.startswith(magic.split(b"\n")[0])), None)
+    if kind is None:
+        return None
+    try:
+        text = raw.rstrip(b"\r\n").decode("utf-8")
+    except UnicodeDecodeError:
+        return kind
+    return kind if any(c < " " and c != "\t" for c in text) else None
 
 
 class FormatError(ValueError):
@@ -221,6 +260,8 @@ def read_lines(path):
     with _open_binary(path) as fh:
         try:
             for lineno, raw in enumerate(fh, start=1):
+                if lineno == 1 and (kind := _binary_first_line(raw)) is not None:
+                    raise FormatError(name, None, f"not UTF-8 text: {kind}")
                 if raw.endswith(b"\n"):
                     raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
                 if lineno == 1 and raw.startswith(_BOM):
