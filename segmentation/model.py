@@ -40,6 +40,7 @@ from structpred import decode_mincut
 from structpred import Monitor
 from structpred import L2Ball
 from structpred import ExampleStream
+from structpred.selection import unwrap_eval_set
 
 from .examples import (AUTO_CLASS_WEIGHTS, AUTO_ETA_SCALES, _candidates, _describe,
                        _load_graph, _stream_examples, _zip_strict, build_example,
@@ -339,8 +340,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         make_train, kind = self._as_source(X, y, ignore, kind, "images")
         make_valid = None
         if eval_set is not None:
-            if isinstance(eval_set, list) and len(eval_set) == 1 and isinstance(eval_set[0], tuple):
-                eval_set = eval_set[0]
+            eval_set = unwrap_eval_set(eval_set)
             if isinstance(eval_set, tuple) and len(eval_set) == 2 and not callable(eval_set[0]):
                 make_valid, _ = self._as_source(eval_set[0], eval_set[1], eval_ignore, kind,
                                                 "validation images")

@@ -14,6 +14,7 @@ from numba import njit
 from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 
+from structpred.selection import unwrap_eval_set
 from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
                         dual_extragradient_streaming, operator_norm)
 from structpred.io import FormatError, check_token_lists, load_npz, save_npz
@@ -340,10 +341,8 @@ class SequenceTagger(BaseEstimator):
     def _split_eval_set(eval_set):
         if eval_set is None:
             return None, None
-        if isinstance(eval_set, list) and len(eval_set) == 1 and isinstance(eval_set[0], tuple):
-            eval_set = eval_set[0]  # scikit-learn style: a list holding one (X, y) pair
         try:
-            X_valid, y_valid = eval_set
+            X_valid, y_valid = unwrap_eval_set(eval_set)
         except (TypeError, ValueError):
             raise ValueError("eval_set must be a pair (X_valid, y_valid)") from None
         if len(X_valid) == 0 or len(X_valid) != len(y_valid):

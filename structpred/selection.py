@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["BootstrapResult", "Candidate", "describe_choice", "fit_candidates",
+__all__ = ["BootstrapResult", "Candidate", "describe_choice", "fit_candidates", "unwrap_eval_set",
            "paired_bootstrap", "prefer_default"]
 
 
@@ -60,6 +60,14 @@ class BootstrapResult:
     p_not_better: float
     level: float
     n_boot: int
+
+
+def unwrap_eval_set(eval_set):
+    """``eval_set`` as the estimators take it: scikit-learn's form, a list holding one
+    ``(X, y)`` pair, becomes that pair; anything else is returned as it is."""
+    if isinstance(eval_set, list) and len(eval_set) == 1 and isinstance(eval_set[0], tuple):
+        return eval_set[0]
+    return eval_set
 
 
 def _as_stats(x, name):

@@ -55,8 +55,8 @@ from structpred.parallel import dask_workers
 from .._runtime import log as _log
 from ..data.corpus import UNK_ID, Vocabulary, build_cooc, doc_frequencies, length_filter
 from .dice import DEFAULT_DICE_PRUNE_TOTAL, compact_tables
-from .ibm import (DEFAULT_MAX_JUMP, DEFAULT_N_GIS, e_step, gis_update, m_step, n_buckets,
-                  pair_index)
+from .ibm import (DEFAULT_MAX_JUMP, DEFAULT_N_GIS, e_step, gis_update, length_contexts,
+                  m_step, n_buckets, pair_index)
 
 __all__ = ["statistics_on_cluster", "CHUNK_LINES"]
 
@@ -130,8 +130,8 @@ class _Part:
         return dict(row_sizes=np.diff(row_ptr),
                     src_df=doc_frequencies(self.src_ids, self.src_off, n_src),
                     tgt_df=doc_frequencies(self.tgt_ids, self.tgt_off, n_tgt),
-                    ctx_fwd=_length_pairs(self.src_off, self.tgt_off),
-                    ctx_bwd=_length_pairs(self.tgt_off, self.src_off),
+                    ctx_fwd=length_contexts(self.src_off, self.tgt_off),
+                    ctx_bwd=length_contexts(self.tgt_off, self.src_off),
                     n_pairs=len(self.src_off) - 1, n_entries=len(cols))
 
     def rows(self, lo, hi):
@@ -166,14 +166,6 @@ def _concat(pieces):
     return np.ascontiguousarray(ids, dtype=np.int32), np.concatenate(off)
 
 
-def _length_pairs(cond_off, gen_off):
-    """Distinct ``(C, G)`` length pairs with counts, as one int64 key array and counts."""
-    C = np.diff(cond_off)
-    G = np.diff(gen_off)
-    keep = G > 0
-    return np.unique(C[keep] * (1 << 20) + G[keep], return_counts=True)
-
-
 def _make_part(remaps, *chunks):
     return _Part(chunks, remaps)
 
@@ -186,7 +178,7 @@ def _part_e_step(part, t_null, w, model2, _after):
     return part.e_step(t_null, w, model2)
 
 
-def _part_pieces(part, bounds, _after):
+def _part_pieces(part, bounds):
     """The part's entry keys (first call) cut at the owners' row boundaries."""
     n_tgt = part.n_gen[0]
     rows = np.repeat(np.arange(len(part.row_ptr) - 1, dtype=np.int64), np.diff(part.row_ptr))
@@ -271,7 +263,7 @@ def _owner_add(owner, *pieces):
     return owner.add(pieces)
 
 
-def _owner_normalise(owner, col_sums, _after):
+def _owner_normalise(owner, col_sums):
     return owner.normalise_bwd(col_sums)
 
 
@@ -279,7 +271,7 @@ def _owner_t_piece(owner, k, _after):
     return owner.t_piece(k)
 
 
-def _owner_compact(owner, src_df, tgt_df, prune_threshold, dice_prune_total, _after):
+def _owner_compact(owner, src_df, tgt_df, prune_threshold, dice_prune_total):
     return owner.compact(src_df, tgt_df, prune_threshold, dice_prune_total)
 
 
@@ -325,11 +317,15 @@ def _read_pairs(src_path, tgt_path, max_pairs):
 
 
 def _merge_contexts(parts_ctx):
-    keys = np.concatenate([k for k, _ in parts_ctx])
-    counts = np.concatenate([c for _, c in parts_ctx])
-    uniq, inv = np.unique(keys, return_inverse=True)
-    cnt = np.bincount(inv, weights=counts, minlength=len(uniq))
-    return uniq >> 20, uniq & ((1 << 20) - 1), cnt.astype(np.float64)
+    """The :func:`~alignment.stats.ibm.length_contexts` of the whole bitext from those of its
+    parts: the distinct ``(C, G)`` pairs, sorted, with their counts added."""
+    C = np.concatenate([c[0] for c in parts_ctx])
+    G = np.concatenate([c[1] for c in parts_ctx])
+    base = int(G.max(initial=0)) + 1
+    uniq, inv = np.unique(C * base + G, return_inverse=True)
+    cnt = np.bincount(inv, weights=np.concatenate([c[2] for c in parts_ctx]),
+                      minlength=len(uniq))
+    return uniq // base, uniq % base, cnt
 
 
 def _balanced_bounds(row_sizes, n):
@@ -443,7 +439,7 @@ class _ClusterRun:
                     _merge_contexts([i["ctx_bwd"] for i in infos]))
         self.n_pairs = sum(i["n_pairs"] for i in infos)
         self.bounds = _balanced_bounds(sum(i["row_sizes"] for i in infos), len(self.workers))
-        keys = {w: self.submit(_part_pieces, self.parts[w], self.bounds, None, worker=w)
+        keys = {w: self.submit(_part_pieces, self.parts[w], self.bounds, worker=w)
                 for w in self.active}
         self.owners = []
         for o in range(len(self.workers)):
@@ -512,7 +508,7 @@ class _ClusterRun:
         for c in col_parts:                   # in owner order: the sum is deterministic
             col_sums += c.result()
         t2 = time.perf_counter()
-        normalised = [self.submit(_owner_normalise, owner, col_sums, None, worker=o)
+        normalised = [self.submit(_owner_normalise, owner, col_sums, worker=o)
                       for o, owner in enumerate(self.owners)]
         updates = {}
         for k, w in enumerate(self.active):
@@ -527,7 +523,7 @@ class _ClusterRun:
         """The owners' pruned rows, in order (module docstring, step 5)."""
         t0 = time.perf_counter()
         futures = [self.submit(_owner_compact, owner, self.src_df, self.tgt_df,
-                               prune_threshold, dice_prune_total, None, worker=o)
+                               prune_threshold, dice_prune_total, worker=o)
                    for o, owner in enumerate(self.owners)]
         self.parts = self.owners = None      # the workers release what they held
         n_src = len(self.vocab[0])
