@@ -144,7 +144,7 @@ class SequenceTagger(BaseEstimator):
         2, drops the strings seen once: under the count scaling with power 0.5 their
         weights move as fast as those of frequent features, and the unregularised path
         memorises them
-        (docs/results/sequence.md, "Why ours trailed CRFsuite").
+        (docs/results/sequence.md, "Feature strings seen once").
     eval_every : int
         Validation F1 (or accuracy) every this many iterations, when validation data
         are given; the best iterate is kept.
