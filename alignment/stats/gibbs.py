@@ -152,7 +152,7 @@ def ibm1_em(e_ids, e_off, f_off, pid, c_off, n_e_types, lex_prior, p_null, n_ite
 
 @numba.njit(cache=True, nogil=True)
 def _init_state(e_ids, e_off, f_off, pid, c_off, a, fert, lex_c, e_c, jump_c, fert_c,
-                t_init, p_null, max_jump, n_fert, probs, state):
+                t_init, p_null, max_jump, n_fert, probs, state, inv_den, jump_w, den0):
     """The initial alignment ``a``, each link drawn from IBM-1's posterior under the
     word-pair probabilities ``t_init`` (EM's, :func:`ibm1_em`; a uniformly random start
     creates word-pair counts that the sparse lexical prior then keeps for many sweeps),
@@ -175,7 +175,7 @@ def _init_state(e_ids, e_off, f_off, pid, c_off, a, fert, lex_c, e_c, jump_c, fe
             i = _draw(probs, m, z, state)
             a[f0 + j] = i
             _move(i, 1, prev, -1, row, e0, e_ids, pid, fert, lex_c, e_c, jump_c, fert_c,
-                  max_jump, n_fert)
+                  max_jump, n_fert, inv_den, jump_w, den0)
             if i > 0:
                 prev = i
 
@@ -199,78 +199,90 @@ def _neighbours(a, f0, n, j):
 
 @numba.njit(cache=True, nogil=True)
 def _move(i, sign, prev, nxt, row, e0, e_ids, pid, fert, lex_c, e_c, jump_c, fert_c,
-          max_jump, n_fert):
+          max_jump, n_fert, inv_den, jump_w, den0):
     """Add (``sign = 1``) or remove (``-1``) the link ``a_j = i`` from the counts: its
     lexical pair, its generating word's fertility, the jump into it and the jump from it
     into the next link (for NULL: the jump from ``prev`` into the next link).  Returns the
-    change of the number of jumps."""
+    change of the number of jumps.  Keeps the sampler's derived arrays current:
+    ``inv_den[e] = 1 / (den0[e] + c(e))`` (``den0[e] = V_f alpha_lex + r(e)``) and
+    ``jump_w[b] = alpha_jump + r(b) + c(b)``, so that :func:`_conditional` needs no
+    division per cell."""
     lex_c[pid[row + i]] += sign
     dj = 0
     if i == 0:
         e_c[0] += sign
+        inv_den[0] = 1.0 / (den0[0] + e_c[0])
         if nxt >= 0:
-            jump_c[_jb(nxt - prev, max_jump)] += sign
+            b = _jb(nxt - prev, max_jump)
+            jump_c[b] += sign
+            jump_w[b] += sign
             dj = sign
         return dj
     e = e_ids[e0 + i - 1]
     e_c[e] += sign
+    inv_den[e] = 1.0 / (den0[e] + e_c[e])
     phi = fert[e0 + i - 1]
     fert_c[e, _fb(phi, n_fert)] -= 1
     fert_c[e, _fb(phi + sign, n_fert)] += 1
     fert[e0 + i - 1] = phi + sign
-    jump_c[_jb(i - prev, max_jump)] += sign
+    b = _jb(i - prev, max_jump)
+    jump_c[b] += sign
+    jump_w[b] += sign
     dj = sign
     if nxt >= 0:
-        jump_c[_jb(nxt - i, max_jump)] += sign
+        b = _jb(nxt - i, max_jump)
+        jump_c[b] += sign
+        jump_w[b] += sign
         dj += sign
     return dj
 
 
 @numba.njit(cache=True, nogil=True)
-def _conditional(model, m, row, e0, prev, nxt, e_ids, pid, fert, lex_c, e_c, jump_c,
-                 fert_c, n_jumps, lex_prior, e_prior, jump_prior, jump_pr_tot, fert_prior,
-                 alpha_lex, alpha_jump, alpha_fert, p_null, n_f_types, max_jump, n_fert,
+def _conditional(model, m, row, e0, prev, nxt, e_ids, pid, fert, lex_c, inv_den, jump_w,
+                 fert_c, n_jumps, lex_prior, jump_pr_tot, fert_prior,
+                 alpha_lex, alpha_jump, alpha_fert, p_null, n_jb, max_jump, n_fert,
                  probs, use_prior):
-    """Fill ``probs[0..m]`` with the unnormalised conditional of ``a_j`` (the module
-    docstring's factors; the counts leave ``a_j`` out) and return their sum.
+    """Fill probs[0..m] with the conditional of a_j up to a constant factor; return the sum.
 
-    ``use_prior=False`` (every prior pseudo-count is zero, as in training) adds ``0.0``
-    instead of reading the prior arrays: the same floats, without a random read of the
-    lexical prior per cell."""
-    n_jb = 2 * max_jump + 1
-    f_den = alpha_lex * n_f_types
+    inv_den[e] = 1 / (V_f alpha_lex + r(e) + c(e)) and jump_w[b] = alpha_jump + r(b) + c(b)
+    are kept current by _move, so the inner loop has no division but the fertility one."""
     jden = alpha_jump * n_jb + jump_pr_tot + n_jumps
-    pn = p_null * (alpha_lex + (lex_prior[pid[row]] if use_prior else 0.0)
-                   + lex_c[pid[row]]) / (f_den + (e_prior[0] if use_prior else 0.0) + e_c[0])
-    if model >= 2 and nxt >= 0:
-        b = _jb(nxt - prev, max_jump)
-        pn *= (alpha_jump + (jump_prior[b] if use_prior else 0.0) + jump_c[b]) / jden
-    probs[0] = pn
-    z = pn
-    for i in range(1, m + 1):
-        e = e_ids[e0 + i - 1]
-        c = pid[row + i]
-        p = (1.0 - p_null) * (alpha_lex + (lex_prior[c] if use_prior else 0.0) + lex_c[c]) / (
-            f_den + (e_prior[e] if use_prior else 0.0) + e_c[e])
-        if model == 1:
-            p /= m
+    c0 = pid[row]
+    pn = p_null * (alpha_lex + (lex_prior[c0] if use_prior else 0.0) + lex_c[c0]) * inv_den[0]
+    z = 0.0
+    if model == 1:
+        # every non-NULL term carries (1 - p_null) / m: divide the NULL term by it instead
+        pn *= m / (1.0 - p_null)
+        for i in range(1, m + 1):
+            c = pid[row + i]
+            p = (alpha_lex + (lex_prior[c] if use_prior else 0.0) + lex_c[c]) * inv_den[e_ids[e0 + i - 1]]
+            probs[i] = p
+            z += p
+    else:
+        # non-NULL terms: (1 - p_null) / jden [/ (jden + 1)] factored out onto the NULL term
+        if nxt >= 0:
+            pn *= jump_w[_jb(nxt - prev, max_jump)] * (jden + 1.0) / (1.0 - p_null)
         else:
+            pn *= jden / (1.0 - p_null)
+        for i in range(1, m + 1):
+            e = e_ids[e0 + i - 1]
+            c = pid[row + i]
             b1 = _jb(i - prev, max_jump)
-            p *= (alpha_jump + (jump_prior[b1] if use_prior else 0.0) + jump_c[b1]) / jden
+            p = (alpha_lex + (lex_prior[c] if use_prior else 0.0) + lex_c[c]) * inv_den[e] * jump_w[b1]
             if nxt >= 0:
                 b2 = _jb(nxt - i, max_jump)
-                p *= (alpha_jump + (jump_prior[b2] if use_prior else 0.0) + jump_c[b2]
-                      + (1.0 if b2 == b1 else 0.0)) / (jden + 1.0)
-        if model == 3:
-            phi = fert[e0 + i - 1]
-            bo, bn = _fb(phi, n_fert), _fb(phi + 1, n_fert)
-            if bn != bo:
-                p *= (alpha_fert + (fert_prior[e, bn] if use_prior else 0.0) + fert_c[e, bn]) / (
-                    alpha_fert + (fert_prior[e, bo] if use_prior else 0.0) + fert_c[e, bo]
-                    - 1.0)
-        probs[i] = p
-        z += p
-    return z
+                p *= jump_w[b2] + (1.0 if b2 == b1 else 0.0)
+            if model == 3:
+                phi = fert[e0 + i - 1]
+                bo, bn = _fb(phi, n_fert), _fb(phi + 1, n_fert)
+                if bn != bo:
+                    p *= (alpha_fert + (fert_prior[e, bn] if use_prior else 0.0) + fert_c[e, bn]) / (
+                        alpha_fert + (fert_prior[e, bo] if use_prior else 0.0) + fert_c[e, bo]
+                        - 1.0)
+            probs[i] = p
+            z += p
+    probs[0] = pn
+    return z + pn
 
 
 @numba.njit(cache=True, nogil=True)
@@ -310,13 +322,21 @@ def gibbs_direction(e_ids, e_off, f_ids, f_off, pid, c_off, n_e_types, n_f_types
     fert_c = np.zeros((n_e_types, n_fert), dtype=np.int32)
     fert = np.zeros(len(e_ids), dtype=np.int32)
     a = np.zeros(len(f_ids), dtype=np.int32)
-    jump_pr_tot = jump_prior.sum()
+    jump_pr_tot = jump_prior.sum() if use_prior else 0.0
+    n_jb = 2 * max_jump + 1
     max_m = 0
     for s in range(n_sent):
         max_m = max(max_m, e_off[s + 1] - e_off[s])
     probs = np.empty(max_m + 1, dtype=np.float64)
+    den0 = np.empty(n_e_types, dtype=np.float64)
+    for e in range(n_e_types):
+        den0[e] = alpha_lex * n_f_types + (e_prior[e] if use_prior else 0.0)
+    inv_den = 1.0 / den0
+    jump_w = np.empty(2 * max_jump + 1, dtype=np.float64)
+    for b in range(2 * max_jump + 1):
+        jump_w[b] = alpha_jump + (jump_prior[b] if use_prior else 0.0)
     _init_state(e_ids, e_off, f_off, pid, c_off, a, fert, lex_c, e_c, jump_c, fert_c,
-                t_init, p_null, max_jump, n_fert, probs, state)
+                t_init, p_null, max_jump, n_fert, probs, state, inv_den, jump_w, den0)
     n_jumps = int(jump_c.sum())
     total = schedule[0] + schedule[1] + schedule[2]
     last_model = 3 if schedule[2] > 0 else (2 if schedule[1] > 0 else 1)
@@ -332,11 +352,12 @@ def gibbs_direction(e_ids, e_off, f_ids, f_off, pid, c_off, n_e_types, n_f_types
                     row = c_off[s] + j * (m + 1)
                     prev, nxt = _neighbours(a, f0, n, j)
                     n_jumps += _move(a[f0 + j], -1, prev, nxt, row, e0, e_ids, pid, fert,
-                                     lex_c, e_c, jump_c, fert_c, max_jump, n_fert)
+                                     lex_c, e_c, jump_c, fert_c, max_jump, n_fert, inv_den,
+                                     jump_w, den0)
                     z = _conditional(model, m, row, e0, prev, nxt, e_ids, pid, fert, lex_c,
-                                     e_c, jump_c, fert_c, n_jumps, lex_prior, e_prior,
-                                     jump_prior, jump_pr_tot, fert_prior, alpha_lex,
-                                     alpha_jump, alpha_fert, p_null, n_f_types, max_jump,
+                                     inv_den, jump_w, fert_c, n_jumps, lex_prior,
+                                     jump_pr_tot, fert_prior, alpha_lex,
+                                     alpha_jump, alpha_fert, p_null, n_jb, max_jump,
                                      n_fert, probs, use_prior)
                     if collect:
                         w = 1.0 / (z * n_collect)
@@ -345,7 +366,8 @@ def gibbs_direction(e_ids, e_off, f_ids, f_off, pid, c_off, n_e_types, n_f_types
                     new = _draw(probs, m, z, state)
                     a[f0 + j] = new
                     n_jumps += _move(new, 1, prev, nxt, row, e0, e_ids, pid, fert, lex_c,
-                                     e_c, jump_c, fert_c, max_jump, n_fert)
+                                     e_c, jump_c, fert_c, max_jump, n_fert, inv_den, jump_w,
+                                     den0)
     return a
 
 
@@ -385,3 +407,4 @@ def link_counts(a, e_ids, e_off, f_off, n_e_types, max_jump, n_fert):
         for t in range(e_off[s], e_off[s + 1]):
             fert_c[e_ids[t], _fb(fert[t], n_fert)] += 1.0
     return jump_c, fert_c
+
