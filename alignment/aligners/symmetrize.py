@@ -3,9 +3,10 @@ grow-diag and grow-diag-final(-and), and link sets as 0/1 matrices."""
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 
-__all__ = ["symmetrize", "links_matrix", "SYMMETRIZATIONS"]
+__all__ = ["symmetrize", "links_matrix", "link_views_flat", "SYMMETRIZATIONS", "FLAT_VIEWS"]
 
 
 SYMMETRIZATIONS = ("intersection", "union", "grow-diag", "grow-diag-final",
@@ -69,3 +70,112 @@ def links_matrix(links, shape):
             raise ValueError(f"link {j}-{k} outside a {shape[0]}x{shape[1]} sentence pair")
         y[j, k] = 1.0
     return y
+
+
+#: the views that :func:`link_views_flat` writes, in its rows' order
+FLAT_VIEWS = ("fwd", "bwd", "intersection", "grow-diag-final-and", "union")
+
+_NB_DJ = np.array([d[0] for d in _NEIGHBOURS], dtype=np.int64)
+_NB_DK = np.array([d[1] for d in _NEIGHBOURS], dtype=np.int64)
+
+
+@nb.njit(cache=True, nogil=True)
+def _views_into(f_links, f_off, b_links, b_off, lens, rows, dj, dk):
+    """Fill ``rows`` (5 x sum m n) with the :data:`FLAT_VIEWS` of every pair: each pair's
+    ``m x n`` block row-major, one pair after the other.  The grow-diag-final-and view is
+    :func:`symmetrize`'s, step for step (each pass visits a row-major snapshot of the links
+    and the neighbours in :data:`_NEIGHBOURS`' order; then the final-and step visits the
+    forward links, then the backward ones, row-major).  Returns -1, or the index of the first
+    pair with a link outside its ``m x n`` grid."""
+    e0 = 0
+    for p in range(len(lens)):
+        m, n = lens[p, 0], lens[p, 1]
+        F = np.zeros((m, n), dtype=np.bool_)
+        B = np.zeros((m, n), dtype=np.bool_)
+        for src, off, M in ((f_links, f_off, F), (b_links, b_off, B)):
+            for r in range(off[p], off[p + 1]):
+                j, k = src[r, 0], src[r, 1]
+                if j < 0 or j >= m or k < 0 or k >= n:
+                    return p
+                M[j, k] = True
+        L = F & B
+        sa = np.zeros(m, dtype=np.bool_)
+        ta = np.zeros(n, dtype=np.bool_)
+        for j in range(m):
+            for k in range(n):
+                if L[j, k]:
+                    sa[j] = True
+                    ta[k] = True
+        snap = np.empty(m * n, dtype=np.int64)
+        changed = True
+        while changed:
+            changed = False
+            c = 0
+            for x in range(m * n):
+                if L[x // n, x % n]:
+                    snap[c] = x
+                    c += 1
+            for q in range(c):
+                j, k = snap[q] // n, snap[q] % n
+                for d in range(len(dj)):
+                    cj, ck = j + dj[d], k + dk[d]
+                    if (0 <= cj < m and 0 <= ck < n and (F[cj, ck] or B[cj, ck])
+                            and not L[cj, ck] and (not sa[cj] or not ta[ck])):
+                        L[cj, ck] = True
+                        sa[cj] = True
+                        ta[ck] = True
+                        changed = True
+        for M in (F, B):
+            for j in range(m):
+                for k in range(n):
+                    if M[j, k] and not sa[j] and not ta[k]:
+                        L[j, k] = True
+                        sa[j] = True
+                        ta[k] = True
+        for j in range(m):
+            for k in range(n):
+                x = e0 + j * n + k
+                rows[0, x] = 1.0 if F[j, k] else 0.0
+                rows[1, x] = 1.0 if B[j, k] else 0.0
+                rows[2, x] = 1.0 if F[j, k] and B[j, k] else 0.0
+                rows[3, x] = 1.0 if L[j, k] else 0.0
+                rows[4, x] = 1.0 if F[j, k] or B[j, k] else 0.0
+        e0 += m * n
+    return -1
+
+
+def _flat(arrays):
+    off = np.zeros(len(arrays) + 1, dtype=np.int64)
+    np.cumsum([len(a) for a in arrays], out=off[1:])
+    flat = (np.concatenate([np.asarray(a, dtype=np.int64).reshape(-1, 2) for a in arrays])
+            if arrays else np.zeros((0, 2), dtype=np.int64))
+    return flat, off
+
+
+def link_views_flat(fwd, bwd, lens, out=None):
+    """The :data:`FLAT_VIEWS` of many sentence pairs at once, as 0/1 rows.
+
+    Parameters
+    ----------
+    fwd, bwd : list of (L_i, 2) int arrays
+        Each pair's links (0-based source-target) of the two directions.
+    lens : (P, 2) int array
+        ``(m, n)`` of every pair.
+    out : (5, sum m n) float array, optional
+        Filled in place (a new one otherwise).
+
+    Returns
+    -------
+    (5, sum m n) float array: per view, each pair's ``m x n`` block row-major, one pair
+    after the other; row 3 equals :func:`symmetrize` with ``"grow-diag-final-and"``.
+    """
+    lens = np.asarray(lens, dtype=np.int64).reshape(-1, 2)
+    if out is None:
+        out = np.zeros((len(FLAT_VIEWS), int((lens[:, 0] * lens[:, 1]).sum())))
+    fl, fo = _flat(fwd)
+    bl, bo = _flat(bwd)
+    bad = _views_into(fl, fo, bl, bo, lens, out, _NB_DJ, _NB_DK)
+    if bad >= 0:
+        m, n = lens[bad]
+        raise ValueError(f"a link outside a {m}x{n} sentence pair")
+    return out

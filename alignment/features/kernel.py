@@ -26,7 +26,7 @@ import numpy as np
 
 from structpred.polytopes.matching import hungarian_matching
 
-from ..aligners.symmetrize import symmetrize
+from ..aligners.symmetrize import FLAT_VIEWS, link_views_flat
 from ..stats.dice import _dice_matrix
 from ..stats.hmm import hmm_posteriors
 from ..stats.posteriors import _pair_posteriors
@@ -91,7 +91,7 @@ _N_ALIGNER = len(ALIGNER_FEATURES)
 
 #: the eflomal (and bayes) link sets, in the order of their rows in the kernel's ``ef``
 #: (``by``) argument
-_EFLOMAL_VIEWS = ("fwd", "bwd", "intersection", "grow-diag-final-and", "union")
+_EFLOMAL_VIEWS = FLAT_VIEWS
 
 #: floor of the log-scaled probabilities: log(max(p, 1e-6)) / log(1e6) + 1 lies in [0, 1]
 _LOG_FLOOR = 1e-6
@@ -709,30 +709,21 @@ def _external_link_arrays(links, pairs, n_edges, use_ef, use_fa, use_by=False):
     """The eflomal link sets (rows of ``ef``, :data:`_EFLOMAL_VIEWS`), fast_align's
     symmetrised links and our Bayesian aligner's link sets (rows of ``by``, as eflomal's)
     of every pair of ``links`` as flat 0/1 arrays (each pair's ``m x n`` block row-major,
-    as the statistics'); empty for an aligner not used."""
+    as the statistics'); empty for an aligner not used.  The views come from each pair's two
+    directions (:func:`alignment.aligners.symmetrize.link_views_flat`, one numba pass)."""
     ef = np.zeros((len(_EFLOMAL_VIEWS), n_edges if use_ef else 0))
     fa = np.zeros(n_edges if use_fa else 0)
     by = np.zeros((len(_EFLOMAL_VIEWS), n_edges if use_by else 0))
     if not (use_ef or use_fa or use_by):
         return ef, fa, by
-    e0 = 0
-    for s, t in pairs:
-        m, n = len(s), len(t)
-        sets = []
-        for use, name, rows in ((use_ef, "eflomal", ef), (use_by, "bayes", by)):
-            if use:
-                d = links._external(name, s, t)
-                f, b = d["fwd"], d["bwd"]
-                sets += [(rows[r], x) for r, x in enumerate(
-                    (f, b, *(symmetrize(f, b, v) for v in _EFLOMAL_VIEWS[2:])))]
-        if use_fa:
-            sets.append((fa, links._external("fast_align", s, t)["sym"]))
-        for row, ls in sets:
-            for j, k in ls:
-                if not (0 <= j < m and 0 <= k < n):
-                    raise ValueError(f"link {j}-{k} outside a {m}x{n} sentence pair")
-                row[e0 + j * n + k] = 1.0
-        e0 += m * n
+    lens = np.array([[len(s), len(t)] for s, t in pairs], dtype=np.int64).reshape(-1, 2)
+    for use, name, rows in ((use_ef, "eflomal", ef), (use_by, "bayes", by)):
+        if use:
+            d = [links._external_arrays(name, s, t) for s, t in pairs]
+            link_views_flat([x["fwd"] for x in d], [x["bwd"] for x in d], lens, out=rows)
+    if use_fa:
+        sym = [links._external_arrays("fast_align", s, t)["sym"] for s, t in pairs]
+        fa[:] = link_views_flat(sym, sym, lens)[0]
     return ef, fa, by
 
 

@@ -414,6 +414,18 @@ class AlignerLinks:
             self.prepare([(src, tgt)])
         return self._extra[name][k]
 
+    def _external_arrays(self, name, src, tgt):
+        """``{direction: (L, 2) int array}``: :meth:`_external` without building sets (the
+        rows of the run's :class:`alignment.aligners.runs.LinkSets` for pairs of the run)."""
+        i = self._index.get(_key(src, tgt))
+        if i is not None:
+            out = {}
+            for v, d in self.runs[name].directions.items():
+                out[v] = d.links[d.offsets[i]:d.offsets[i + 1]]
+            return out
+        return {v: np.array(sorted(x), dtype=np.int64).reshape(-1, 2)
+                for v, x in self._external(name, src, tgt).items()}
+
     def outputs(self, src, tgt):
         """``{feature name: (m, n) array}`` of every source's edge features for one pair
         (the kernel's values, :func:`alignment.features.kernel.aligner_features`)."""
