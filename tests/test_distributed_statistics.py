@@ -179,3 +179,78 @@ def test_from_files_on_a_cluster_refuses_what_in_process_refuses(client, tmp_pat
     b.write_text("u v\nt\ns r\n")
     with pytest.raises(FormatError, match="no sentence pairs left"):
         AlignmentStatistics.from_files(a, b, executor=client, verbose=False, max_len=0)
+
+
+def test_from_files_on_a_cluster_twice_gives_the_same_bits(client, monkeypatch):
+    """The same command on the same data gives the same statistics on a cluster too: the
+    shards, their owners and the order of every sum are fixed by the input, not by which
+    worker answers first."""
+    from alignment.stats import distributed as dist
+
+    monkeypatch.setattr(dist, "CHUNK_LINES", 70)
+    src, tgt = DATA / "bitext.36-2.en.gz", DATA / "bitext.36-2.fr.gz"
+    runs = [AlignmentStatistics.from_files(src, tgt, executor=client, max_pairs=300, **_KW)
+            for _ in range(2)]
+    for name in ("t_row_ptr", "t_cols", "t_fwd", "t_bwd", "t_null_fwd", "t_null_bwd",
+                 "dist_fwd", "dist_bwd", "src_df", "tgt_df", "dice_row_ptr", "dice_cols",
+                 "dice_counts"):
+        np.testing.assert_array_equal(getattr(runs[0], name), getattr(runs[1], name),
+                                      err_msg=name)
+
+
+# --------------------------------------------------------------- classes of input, on a cluster
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_WORDS = st.sampled_from(["the", "house", "maison", "la", "Élan", "über", "дом", "家",
+                          "x-y", "3.5", "'s", "l'"])
+_LINE = st.one_of(
+    st.lists(_WORDS, min_size=1, max_size=6).map(" ".join),          # ordinary
+    st.just(""),                                                       # empty
+    st.lists(_WORDS, min_size=9, max_size=12).map(" ".join),         # longer than max_len
+    st.lists(_WORDS, min_size=1, max_size=4).map("\t  ".join),       # odd whitespace
+    st.sampled_from(["a\u00a0b", "\ufeffthe house", "a\x00b"]),       # refused characters
+)
+
+
+@st.composite
+def _bitexts(draw):
+    n = draw(st.integers(1, 12))
+    src = draw(st.lists(_LINE, min_size=n, max_size=n))
+    tgt = draw(st.lists(_LINE, min_size=n, max_size=n + draw(st.sampled_from([0, 0, 0, 1]))))
+    ending = draw(st.sampled_from(["\n", "\r\n"]))
+    last = draw(st.booleans())   # a newline after the last line, or not
+    return [ending.join(x) + (ending if last else "") for x in (src, tgt)]
+
+
+def _outcome(fn):
+    try:
+        return "ok", fn()
+    except Exception as exc:   # noqa: BLE001 - the class and message are what is compared
+        return type(exc).__name__, str(exc)
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(texts=_bitexts())
+def test_a_cluster_reads_every_class_of_input_as_in_process(client, tmp_path_factory, texts):
+    """Whatever the input (empty and over-long lines, odd whitespace, CRLF, a missing final
+    newline, no-break spaces, a byte-order mark, NUL bytes, unequal line counts), the
+    cluster either refuses it with the same error as in process, or reads the same pairs
+    and trains the same statistics."""
+    d = tmp_path_factory.mktemp("bitext")
+    a, b = d / "a.txt", d / "b.txt"
+    a.write_bytes(texts[0].encode("utf-8"))
+    b.write_bytes(texts[1].encode("utf-8"))
+    kw = dict(max_len=8, **_KW)
+    ref = _outcome(lambda: AlignmentStatistics.from_files(a, b, **kw))
+    out = _outcome(lambda: AlignmentStatistics.from_files(a, b, executor=client, **kw))
+    assert out[0] == ref[0], (out, ref)
+    if ref[0] != "ok":
+        assert out[1] == ref[1]
+        return
+    out, ref = out[1], ref[1]
+    assert out.bitext_report == ref.bitext_report and out.n_pairs == ref.n_pairs
+    assert out.src_vocab.itos == ref.src_vocab.itos and out.tgt_vocab.itos == ref.tgt_vocab.itos
+    _same_stats(out, ref)

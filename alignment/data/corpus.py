@@ -37,6 +37,7 @@ from structpred.io import OTHER_SPACE as _OTHER_SPACE
 from structpred.io import split_tokens
 
 __all__ = [
+    "check_bitext_files",
     "NULL_ID",
     "UNK_ID",
     "NULL_TOKEN",
@@ -76,19 +77,41 @@ def read_tokenized(path, max_lines=None):
     return [line.split() for line in _read_texts(path, 0, max_lines)]
 
 
-def _read_texts(path, skip, stop):
+def _iter_texts(path, skip, stop):
     """Lines ``skip + 1 .. stop`` (1-based, ``stop=None``: to the end) of a text file, read
     with :func:`structpred.read_lines` (bad bytes or truncated gzip: a :class:`FormatError`
     naming the line)."""
-    out = []
     for lineno, text in read_lines(path):
         if stop is not None and lineno > stop:
             break
         if lineno > skip:
-            out.append(text)
             if _OTHER_SPACE.search(text):
                 split_tokens(text, path, lineno)   # raises: ASCII spaces and tabs only
-    return out
+            yield text
+
+
+def _read_texts(path, skip, stop):
+    return list(_iter_texts(path, skip, stop))
+
+
+def _line_count_error(src_path, tgt_path, n_src, n_tgt, skip_first=0):
+    longer, short_n = (src_path, n_tgt) if n_src > n_tgt else (tgt_path, n_src)
+    return FormatError(longer, skip_first + short_n + 1, f"line counts differ: {n_src} vs {n_tgt}")
+
+
+def check_bitext_files(src_path, tgt_path, max_pairs=None, skip_first=0):
+    """Raise the :class:`FormatError` that :func:`load_bitext` raises about the two files
+    (unreadable bytes, separators other than ASCII spaces and tabs, unequal line counts),
+    in the same order (the source file first, then the target file, then the counts),
+    without holding the lines; return the number of lines otherwise.  Readers that read the
+    two files side by side (:mod:`alignment.stats.distributed`) call it on an error, so that
+    the user sees the error the in-process reader gives."""
+    stop = None if max_pairs is None else skip_first + max_pairs
+    n_src = sum(1 for _ in _iter_texts(src_path, skip_first, stop))
+    n_tgt = sum(1 for _ in _iter_texts(tgt_path, skip_first, stop))
+    if n_src != n_tgt:
+        raise _line_count_error(src_path, tgt_path, n_src, n_tgt, skip_first)
+    return n_src
 
 
 class Vocabulary:
@@ -466,10 +489,7 @@ def load_bitext(src_path, tgt_path, max_pairs=None, max_len=None, max_ratio=None
     src_lines = _read_texts(src_path, skip_first, stop)
     tgt_lines = _read_texts(tgt_path, skip_first, stop)
     if len(src_lines) != len(tgt_lines):
-        longer, short_n = ((src_path, len(tgt_lines)) if len(src_lines) > len(tgt_lines)
-                           else (tgt_path, len(src_lines)))
-        raise FormatError(longer, skip_first + short_n + 1,
-                          f"line counts differ: {len(src_lines)} vs {len(tgt_lines)}")
+        raise _line_count_error(src_path, tgt_path, len(src_lines), len(tgt_lines), skip_first)
     src = [ln.split() for ln in src_lines]
     tgt = [ln.split() for ln in tgt_lines]
     del src_lines, tgt_lines

@@ -53,7 +53,8 @@ from structpred.io import read_lines, split_tokens
 from structpred.parallel import dask_workers
 
 from .._runtime import log as _log
-from ..data.corpus import UNK_ID, Vocabulary, build_cooc, doc_frequencies, length_filter
+from ..data.corpus import (UNK_ID, Vocabulary, _line_count_error, build_cooc, check_bitext_files,
+                           doc_frequencies, length_filter)
 from .dice import DEFAULT_DICE_PRUNE_TOTAL, compact_tables
 from .ibm import (DEFAULT_MAX_JUMP, DEFAULT_N_GIS, e_step, gis_update, length_contexts,
                   m_step, n_buckets, pair_index)
@@ -304,8 +305,7 @@ def _read_pairs(src_path, tgt_path, max_pairs):
         if a is end or b is end:
             rest = 1 + sum(1 for _ in pairs)        # the lines left in the longer file
             n_src, n_tgt = (n + rest, n) if b is end else (n, n + rest)
-            raise FormatError(src_path if b is end else tgt_path, n + 1,
-                              f"line counts differ: {n_src} vs {n_tgt}")
+            raise _line_count_error(src_path, tgt_path, n_src, n_tgt)
         src.append(a[1])
         tgt.append(b[1])
         n += 1
@@ -383,7 +383,20 @@ class _ClusterRun:
 
     def read(self, src_path, tgt_path, max_pairs, options, min_count):
         """Chunks of lines to the workers, round robin; the vocabularies; one part per
-        worker.  Returns what was read and left out."""
+        worker.  Returns what was read and left out.
+
+        The two files are read side by side and tokenised on the workers, so the first
+        error met is not always the one the in-process reader reports (it reads the source
+        file, then the target file, then compares the counts): on an error, the files are
+        checked in that order here (:func:`~alignment.data.corpus.check_bitext_files`), and
+        that error is raised."""
+        try:
+            return self._read(src_path, tgt_path, max_pairs, options, min_count)
+        except FormatError as exc:
+            check_bitext_files(src_path, tgt_path, max_pairs)
+            raise exc
+
+    def _read(self, src_path, tgt_path, max_pairs, options, min_count):
         t0 = time.perf_counter()
         W = len(self.workers)
         chunks, summaries = [[] for _ in range(W)], []
