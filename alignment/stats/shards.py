@@ -123,7 +123,8 @@ class BitextShards:
                 acc = list(out) if acc is None else _add_into(acc, out)
         except BaseException:
             for fut in futures:
-                fut.cancel()
+                if not fut.done():       # cancelling a finished Dask future can upset the
+                    fut.cancel()         # scheduler of a long-lived client; drop it instead
             raise
         finally:
             if packed is not None:
@@ -131,9 +132,13 @@ class BitextShards:
         return tuple(acc)
 
     def close(self):
-        """Release the scattered shards (Dask)."""
-        if self.dask and self.shards:
-            self.executor.cancel(self.shards)
+        """Release the scattered shards (Dask): this object's references are dropped, and the
+        scheduler frees the data once no one else holds it (no cancel: the shards are
+        finished futures, which a long-lived client's scheduler should not be asked to
+        cancel)."""
+        if self.dask:
+            for fut in self.shards:
+                fut.release()
         self.shards = []
 
 
