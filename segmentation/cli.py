@@ -306,7 +306,7 @@ def segment_train(args):
         for f in (v if isinstance(v, (list, tuple)) else [v]) if v else []:
             if os.path.isfile(f):
                 named.append((f"--{k.replace('_', '-')}", f))
-    check_output(args.output, "-o", named)
+    check_output(args.output, "-o", named, stdout=False)
     items = _main_items(args, need_masks=True)
     points = _point_items(args.points, args.limit)
     if items and points:
@@ -634,6 +634,12 @@ def segment_eval(args):
             ranges = _point_ranges(args, model)
             preds, truths, ignores = _guarded(outs, lambda: _run_points(args, model, inputs, ranges, outs))
     sc = segmentation_scores(preds, truths, ignores)
+    if sc.tp + sc.fn == 0:
+        # every model scores IoU 0 on them (or 0/0): a wrong --masks or --foreground-labels
+        what = ("pixel in their masks" if kind == "image" else
+                "point in the scans (check --foreground-labels)")
+        raise UserError(f"{_count(n, kind)}: no foreground {what}, so foreground IoU is "
+                        "undefined")
     print(f"{_count(n, kind)}: {format_scores(sc)}")
     sys.stdout.flush()
     return 0

@@ -9,6 +9,7 @@ from structpred import LEARNERS
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import int_at_least, nonneg_float, nonneg_int, positive_float, positive_int
 from structpred.cli import add_quiet as _add_quiet, add_cluster_options, iteration_count
+from structpred.cli import seed_value
 
 __all__ = ["add_train_parser", "add_predict_parser", "add_eval_parser"]
 
@@ -166,7 +167,7 @@ def add_train_parser(ssub, handler):
     tr.add_argument("--voxel", type=positive_float, default=0.25, help="point thinning voxel size (m)")
     tr.add_argument("--k-graph", type=positive_int, default=6,
                     help="neighbours per point in the kNN graph")
-    tr.add_argument("--seed", type=int, default=0)
+    tr.add_argument("--seed", type=seed_value, default=0)
     add_cluster_options(tr, "the learner's passes over the training graphs")
     _add_quiet(tr)
     tr.set_defaults(handler=handler)

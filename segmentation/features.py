@@ -408,6 +408,22 @@ def _node_feature_matrix(lab, lf, n, u, edges, length):
                            context, cllr, ring1[:, 1:], ring2, np.ones((n, 1))], axis=1)
 
 
+def as_binary_mask(mask):
+    """A ground-truth mask as a bool array: booleans, or numbers that are all 0 and 1 (or
+    0 and 255); other values (0.5, 2, NaN, the 0/128/255 of a "don't care" band) are a
+    ``ValueError`` rather than foreground wherever they are not 0."""
+    m = np.asarray(mask)
+    if m.dtype == bool:
+        return m
+    values = np.unique(m) if m.dtype.kind in "iuf" else None
+    if values is None or not (set(values.tolist()) <= {0, 1} or set(values.tolist()) <= {0, 255}):
+        shown = ("values of type " + str(m.dtype) if values is None else
+                 ", ".join(f"{v:g}" for v in values[:6]) + (", ..." if len(values) > 6 else ""))
+        raise ValueError(f"a mask must be boolean or hold only 0 and 1 (or 0 and 255), got "
+                         f"{shown}")
+    return m > 0
+
+
 def as_rgb8(image):
     """An image array as ``(H, W, 3)`` uint8 RGB, the features' scale, or a one-line
     ``ValueError``: 8-bit values held in a wider integer type are taken as they are,
@@ -418,6 +434,8 @@ def as_rgb8(image):
     a = np.asarray(image)
     if a.ndim != 3 or a.shape[2] != 3:
         raise ValueError(f"expected an RGB image of shape (H, W, 3), got {a.shape}")
+    if a.size == 0:   # numpy's "zero-size array to reduction operation" before
+        raise ValueError(f"the image has no pixels (shape {a.shape})")
     if a.dtype == np.uint8:
         return a
     hint = "; read files with segmentation.data.load_image, which converts every mode"
@@ -485,7 +503,7 @@ def superpixel_graph(image, mask=None, n_segments=1000, compactness=10.0, ignore
         if not ignore.any():
             ignore = None
     if mask is not None:
-        mask = np.asarray(mask, dtype=bool)
+        mask = as_binary_mask(mask)
         if ignore is None:
             fg = np.bincount(lf, weights=mask.ravel().astype(np.float64), minlength=n) / sizes
         else:

@@ -15,7 +15,8 @@ class SegmentationScores:
 
     ``accuracy = (TP + TN) / N``; foreground ``iou = TP / (TP + FP + FN)``,
     both pooled over every pixel or point of the set (not averaged per image);
-    ``mean_image_iou`` averages the per-image IoU.
+    ``mean_image_iou`` averages the per-image IoU (1 for an image whose truth and
+    prediction both lack foreground).
     """
 
     tp: int
@@ -70,7 +71,9 @@ def segmentation_scores(predictions, truths, ignores=None):
         b = int(np.sum(p & ~t))
         c = int(np.sum(~p & t))
         tp, fp, fn, tn = tp + a, fp + b, fn + c, tn + int(p.size) - a - b - c
-        ious.append(a / max(a + b + c, 1))
+        # an image without foreground in the truth and the prediction is segmented
+        # perfectly: IoU 1 (it was 0, lowering the mean of a perfect prediction)
+        ious.append(a / (a + b + c) if a + b + c else 1.0)
     return SegmentationScores(tp, fp, fn, tn, float(np.mean(ious)) if ious else 0.0)
 
 

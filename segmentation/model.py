@@ -27,6 +27,7 @@ non-negative edge features keeps the potentials associative (eq. 2.5).
 from __future__ import annotations
 
 import functools
+import numbers
 import os
 import tempfile
 import time
@@ -63,6 +64,11 @@ def _check_image_list(images, what="images"):
         raise TypeError(f"{what}: expected a list of images, got one image array of shape "
                         f"{images.shape}: wrap it in a list ([image])")
 
+
+def _check_whole(name, value):
+    """``ValueError`` unless ``value`` is an integer >= 1 (not a bool, not 2.5)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
 
 class MRFSegmenter(CandidateSearch, BaseEstimator):
     r"""Binary associative MRF trained by max-margin estimation, scikit-learn style.
@@ -411,6 +417,20 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
                 raise ValueError(f"edge_factors must be positive, finite and not 1, got {s!r}")
         if int(self.cv_folds) < 2:
             raise ValueError(f"cv_folds must be >= 2, got {self.cv_folds!r}")
+        # each was a ZeroDivisionError, a complex number or a silent NaN before
+        for ns in _candidates(self.n_segments, (1000,), "n_segments"):
+            _check_whole("n_segments", ns)
+        _check_whole("validate_every", self.validate_every)
+        _check_whole("colour_components", self.colour_components)
+        for name, lo_ok in (("compactness", False), ("feature_scale", False),
+                            ("edge_scale", True), ("tol", True)):
+            v = getattr(self, name)
+            if not (0 <= float(v) < np.inf and (lo_ok or float(v) > 0)):
+                raise ValueError(f"{name} must be {'>= 0' if lo_ok else 'positive'} and "
+                                 f"finite, got {v!r}")
+        rs = self.random_state   # numpy's "expected non-negative integer" before
+        if isinstance(rs, numbers.Integral) and rs < 0:
+            raise ValueError(f"random_state must be a non-negative integer, got {rs}")
 
     def iteration_cap(self, n_train, use_edges=True):
         """Most iterations of one candidate: ``n_iter``, or with ``"auto"`` eq. 3,

@@ -14,7 +14,7 @@ import sys
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import check_output, positive_float, positive_int
-from structpred.cli import refuse_options
+from structpred.cli import refuse_options, seed_value
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import iteration_count
 
@@ -92,7 +92,7 @@ def add_parser(subparsers, name):
                          "not given ('inf': no bound, the validation set stops)")
     tr.add_argument("--first", type=positive_int, metavar="N",
                     help="use only the first N sentences of --data")
-    tr.add_argument("--seed", type=int, default=0, help="random seed")
+    tr.add_argument("--seed", type=seed_value, default=0, help="random seed")
     _add_quiet(tr)
     tr.set_defaults(handler=tag_train)
 
@@ -162,7 +162,7 @@ def tag_train(args):
     from .data import deterministic_split, read_conll
 
     check_output(args.output, "-o", inputs=[("--data", args.data),
-                                            ("--valid-data", args.valid_data)])
+                                            ("--valid-data", args.valid_data)], stdout=False)
     if args.learner == "perceptron":
         refuse_options(args, BOUND_ONLY,
                        "bounds the dual extragradient's weights: the perceptron has no bound")

@@ -7,6 +7,7 @@ the word first), ``y`` a list of label lists.
 
 from __future__ import annotations
 
+import numbers
 import time
 
 import numpy as np
@@ -14,6 +15,7 @@ from numba import njit
 from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 
+from structpred.learners import check_iterations
 from structpred.selection import unwrap_eval_set
 from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
                         dual_extragradient_streaming, operator_norm)
@@ -59,6 +61,10 @@ def check_tagged_sentences(X, y=None, n_columns=None, what="sentence"):
             raise ValueError(f"{what} {i} has no tokens")
         if len(labels) != len(sent):
             raise ValueError(f"{what} {i} has {len(sent)} tokens but {len(labels)} labels")
+        for k, label in enumerate(labels):
+            if not isinstance(label, str):   # an int, None: a TypeError deep in sorting
+                raise TypeError(f"{what} {i}, token {k}: a label must be a string, got "
+                                f"{label!r:.60}")
     return X, y
 
 
@@ -222,8 +228,17 @@ class SequenceTagger(BaseEstimator):
             v = getattr(self, name)
             if v is not None and not float(v) > 0:
                 raise ValueError(f"{name} must be positive (or inf), got {v!r}")
-        if int(self.n_iter) < 1 or int(self.batch_size) < 1 or int(self.min_count) < 1:
-            raise ValueError("n_iter, batch_size and min_count must be >= 1")
+        check_iterations(self.n_iter)   # 1.5, True or NaN were taken (or an int() error)
+        if int(self.batch_size) < 1 or int(self.min_count) < 1:
+            raise ValueError("batch_size and min_count must be >= 1")
+        for name in ("eval_every", "patience"):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral)
+                                  or v < 1):
+                raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+        rs = self.random_state   # numpy's "expected non-negative integer" before
+        if isinstance(rs, numbers.Integral) and rs < 0:
+            raise ValueError(f"random_state must be a non-negative integer, got {rs}")
 
     def _examples(self, x, lengths, y=None, geometry="entropy"):
         starts = np.r_[0, np.cumsum(lengths)]
@@ -397,15 +412,18 @@ class SequenceTagger(BaseEstimator):
         X, _ = check_tagged_sentences(X, n_columns=getattr(self, "n_columns_", None))
         if not hasattr(self, "coef_"):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit")
-        if not X:
-            return []
-        x, lengths = self._design(X)
+        full = [i for i, s in enumerate(X) if len(s)]   # a sentence of no token: no label
+        out = [[] for _ in X]
+        if not full:
+            return out
+        x, lengths = self._design([X[i] for i in full])
         K = len(self.classes_)
         ex = ChainExample(x, lengths, n_labels=K, label_scale=self.label_scale_)
         node, Wt = ex.node_scores(self.coef_)
         pred, _ = chain_viterbi(node, Wt, ex.starts)
-        return [[self.classes_[k] for k in pred[ex.starts[i]:ex.starts[i + 1]]]
-                for i in range(len(lengths))]
+        for j, i in enumerate(full):
+            out[i] = [self.classes_[k] for k in pred[ex.starts[j]:ex.starts[j + 1]]]
+        return out
 
     def score(self, X, y):
         """Chunk F1 (IOB labels) or token accuracy, in %."""

@@ -476,7 +476,9 @@ def test_param_values_of_the_wrong_kind_are_refused_in_one_line(value, ok, tmp_p
     import json as _json
 
     data = tmp_path / "d.jsonl"
-    data.write_text("".join(_json.dumps({"text": f"w{i % 3} alpha {'x' if i % 2 else 'y'}",
+    # words of letters: 'w0 alpha x' was 'alpha' alone for nbsvm, the same in every document
+    data.write_text("".join(_json.dumps({"text": f"w{'abc'[i % 3]}w alpha "
+                                                 f"{'xx' if i % 2 else 'yy'}",
                                          "label": "ab"[i % 2]}) + "\n" for i in range(12)))
     rc, _, err = _run(["topics", "train", "--data", str(data), "--model", "nbsvm", "-q",
                        "--min-df", "1", "--param", f"C={value}", "-o", str(tmp_path / "m.npz")],

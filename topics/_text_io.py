@@ -223,6 +223,7 @@ def _read_jsonl(spath, name, need, docs):
                 raise FormatError(name, lineno, "no 'label' field" if "label" not in row
                                   else "empty 'label' field")
             label = None
+        _check_label(label, name, lineno)
         docs.texts.append(text)
         docs.labels.append(label)
         docs.sources.append(f"{name}:{lineno}")
@@ -250,7 +251,17 @@ def _read_folder(root, need, docs):
                         and all(_visible(q) for q in f.relative_to(sub).parents if q.name)
                         and _visible(f)), key=lambda f: str(f.relative_to(sub)))
         for f in files:
+            _check_label(sub.name, str(root), None)
             _add_file(f, sub.name, docs)
+
+
+def _check_label(label, name, lineno):
+    """Refuse a label holding a line break, tab or other control character: ``predict``
+    writes one label per line, and ``"a\\nb"`` came out as two lines (one document more)."""
+    bad = next((c for c in label or "" if c < " " or c in "\x7f\x85\u2028\u2029"), None)
+    if bad is not None:
+        raise FormatError(name, lineno, f"the label {label[:40]!r} holds the control "
+                                        f"character {bad!r}: labels are written one per line")
 
 
 def _add_file(f, label, docs):

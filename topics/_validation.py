@@ -7,6 +7,8 @@ complex, not empty, ``n_features_in_`` bookkeeping, scikit-learn's error message
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_non_negative, column_or_1d, validate_data
@@ -14,7 +16,8 @@ from sklearn.utils.validation import check_non_negative, column_or_1d, validate_
 from .corpus import Vocabulary, _document_list, as_count_matrix, is_text_input, token_arrays
 
 __all__ = ["validate_count_input", "validate_labels", "count_matrix", "labelled_corpus",
-           "check_known_labels", "CountClassifierTags"]
+           "check_known_labels", "check_classifier_topics", "check_whole",
+           "CountClassifierTags"]
 
 
 def validate_count_input(estimator, X, *, reset):
@@ -28,6 +31,11 @@ def validate_count_input(estimator, X, *, reset):
     if isinstance(X, (list, tuple)) and len(X) == 0:
         raise ValueError(f"{type(estimator).__name__}: X holds no documents (an empty "
                          f"{type(X).__name__})")
+    if isinstance(X, (list, tuple)) and not isinstance(X[0], (list, tuple, np.ndarray,
+                                                              numbers.Number)):
+        # bytes, None: scikit-learn's "Expected 2D array" before
+        raise TypeError(f"{type(estimator).__name__}: a document must be a string or a list "
+                        f"of tokens, got {type(X[0]).__name__} (document 0)")
     try:
         X = validate_data(estimator, X, reset=reset, accept_sparse="csr", dtype="numeric")
     except ValueError as exc:
@@ -46,6 +54,14 @@ def validate_labels(estimator, y, n_docs):
     """Labels: not None, 1-D (a column vector is raveled with a warning), classification targets."""
     if y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
+    if isinstance(y, (list, tuple)):
+        # None (a TypeError of sorting before), or 1 and "1" (merged into one class)
+        missing = next((i for i, v in enumerate(y) if v is None), None)
+        if missing is not None:
+            raise ValueError(f"y[{missing}] is None: every document needs a label")
+        kinds = {"a string" if isinstance(v, str) else "a number" for v in y}
+        if len(kinds) > 1:
+            raise ValueError("y mixes labels that are strings and numbers: give one kind")
     y = np.asarray(y)
     if y.ndim > 1:
         y = column_or_1d(y, warn=True)
@@ -100,6 +116,23 @@ def labelled_corpus(estimator, X, y):
     if tokens[0].size == 0:
         raise ValueError("the corpus has no tokens")
     return X, y_idx.astype(np.int64), tokens
+
+
+def check_whole(name, value, lo=1):
+    """``ValueError`` unless ``value`` is an integer (not a bool, not 2.5: ``int()`` cut it)
+    of at least ``lo``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < lo:
+        raise ValueError(f"{name} must be an integer >= {lo}, got {value!r}")
+
+
+def check_classifier_topics(n_topics):
+    """``ValueError`` unless a classifier on topic proportions has at least 2 topics: with
+    one, every document has the same proportions (1.0), and the classifier predicted one
+    class for every document."""
+    check_whole("n_topics", n_topics)
+    if int(n_topics) < 2:
+        raise ValueError(f"n_topics must be >= 2 (with one topic every document has the same "
+                         f"topic proportions, so nothing tells the classes apart), got {n_topics}")
 
 
 def check_known_labels(classes, y):

@@ -23,7 +23,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 
-from ._validation import CountClassifierTags, validate_count_input, validate_labels
+from ._validation import (CountClassifierTags, check_classifier_topics, validate_count_input,
+                          validate_labels)
 from .lda import LDA
 
 __all__ = ["LDASVM", "fit_linear_svm", "DEFAULT_C_GRID"]
@@ -124,6 +125,7 @@ class LDASVM(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEstimat
     def fit(self, X, y):
         """Fit LDA on ``X`` (texts, token lists or counts), then the SVM on ``E[theta_d]``."""
         X = validate_count_input(self, X, reset=True)
+        check_classifier_topics(self.n_topics)
         alpha = 10.0 / int(self.n_topics) if self.alpha is None else self.alpha
         self.lda_ = LDA(n_topics=self.n_topics, alpha=alpha, beta=self.beta, n_iter=self.n_iter,
                         n_transform_burn=self.n_transform_burn,

@@ -88,8 +88,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
 
-from ._validation import (CountClassifierTags, check_known_labels, count_matrix,
-                          validate_count_input, validate_labels)
+from ._validation import (CountClassifierTags, check_classifier_topics, check_known_labels,
+                          count_matrix, validate_count_input, validate_labels)
 from .corpus import as_count_matrix, is_text_input, token_arrays
 from .lda import _draw_cumulative, _seed, fold_in_per_document
 
@@ -568,8 +568,7 @@ class PaMedLDA(_BayesPAClassifier):
 
     # ------------------------------------------------------------------ checks
     def _check_model_params(self):
-        if int(self.n_topics) < 1:
-            raise ValueError(f"n_topics must be >= 1, got {self.n_topics}")
+        check_classifier_topics(self.n_topics)
         if self.alpha is not None and not self.alpha > 0:
             raise ValueError("alpha must be positive")
         if not self.gamma > 0:

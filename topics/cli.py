@@ -26,7 +26,7 @@ from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, iteration_count, nonneg_float, positive_int
-from structpred.cli import refuse_options
+from structpred.cli import refuse_options, seed_value
 
 from .registry import MODELS, make_estimator
 
@@ -154,7 +154,7 @@ def _add_train_parser(tsub):
     g.add_argument("--iterations", type=iteration_count, metavar="N",
                    help="iterations: Gibbs sweeps, alternations, epochs or passes, as the model "
                         "counts them (default: the model's own)")
-    g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    g.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")
     g.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="set any other parameter of the estimator (VALUE is read as JSON, "
                         "else as a string), e.g. --param alpha=0.1; repeat as needed")
@@ -307,7 +307,24 @@ def _check_classes(docs):
     if len(classes) < 2:
         raise UserError(f"{docs.path}: training needs at least 2 classes, found "
                         f"{len(classes)} ({', '.join(map(repr, classes))})")
+    if len(docs) > 2 and len(classes) == len(docs):
+        # a TSV file 'text<TAB>label' read as 'label<TAB>text': every text a class of its own
+        raise UserError(f"{docs.path}: every one of the {len(docs)} documents has a label of "
+                        f"its own (e.g. {classes[0][:40]!r}), so there is nothing to learn: is "
+                        "the label in the right column or field (TSV: label<TAB>text)?")
     return classes
+
+
+def _check_documents_differ(docs, X):
+    """Refuse training documents whose words (in the vocabulary) are all the same: the
+    classifier cannot tell the classes apart and predicts one class for everything."""
+    from scipy import sparse
+
+    X = sparse.csr_matrix(X)
+    if X.shape[0] > 1 and all((X[i] != X[0]).nnz == 0 for i in range(1, X.shape[0])):
+        terms = f"{X.shape[1]} term{'s' if X.shape[1] != 1 else ''}"
+        raise UserError(f"{docs.path}: all {X.shape[0]} documents have the same words in the "
+                        f"vocabulary of {terms}, so nothing tells the classes apart")
 
 
 def _check_held_out_classes(docs, y):
@@ -403,7 +420,8 @@ def topics_train(args):
 
     check_output(args.output, "-o", [("--data", args.data), ("--valid-data", args.valid_data),
                                      ("--stop-words", args.stop_words if args.stop_words is not None
-                                      and os.path.isfile(args.stop_words) else None)])
+                                      and os.path.isfile(args.stop_words) else None)],
+                 stdout=False)
     docs = _read(args, "required")
     classes = _check_classes(docs)
     y = np.asarray(docs.labels, dtype=str)
@@ -443,6 +461,7 @@ def topics_train(args):
         raise UserError(f"{docs.path}: {exc}") from exc
     if X.sum() == 0:
         raise UserError(f"{docs.path}: no document has a word of the vocabulary")
+    _check_documents_differ(docs, X)
     _check_topic_memory(model_name, est, X, len(classes))
     _log(args, f"{len(classes)} classes, vocabulary of {len(vocab)} terms; training "
                f"{spec.name if args.model == 'auto' else model_name} ({type(est).__name__}) "

@@ -31,6 +31,9 @@ import numpy as np
 
 from sklearn.base import BaseEstimator
 
+from structpred.learners import check_iterations
+
+from ._validation import check_whole
 from .corpus import Vocabulary, as_count_matrix, is_text_input, token_arrays
 
 __all__ = ["LDA", "gibbs_sweep", "gibbs_sweep_biased", "fold_in_sweep", "fold_in_sweep_grouped",
@@ -314,10 +317,10 @@ class LDA(BaseEstimator):
         return 50.0 / self.n_topics if self.alpha is None else float(self.alpha)
 
     def _check_params(self):
-        if int(self.n_topics) < 1:
-            raise ValueError(f"n_topics must be >= 1, got {self.n_topics}")
-        if not (self.alpha_ > 0 and self.beta > 0):
-            raise ValueError("alpha and beta must be positive")
+        check_whole("n_topics", self.n_topics)
+        check_iterations(self.n_iter)   # 0 sweeps left the topics at random
+        if not (0 < self.alpha_ < np.inf and 0 < self.beta < np.inf):
+            raise ValueError("alpha and beta must be positive and finite")
 
     def _counts(self, X, fitting):
         if fitting:

@@ -44,7 +44,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
 
-from ._validation import CountClassifierTags, check_known_labels, count_matrix, labelled_corpus
+from ._validation import (CountClassifierTags, check_classifier_topics, check_known_labels,
+                          count_matrix, labelled_corpus)
 from .corpus import token_arrays
 from .lda import (_seed, collapsed_log_joint, derive_seed, doc_seed, fold_in_per_document,
                   gibbs_sweep_biased, init_counts)
@@ -190,10 +191,9 @@ class _MedLDABase(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEs
 
     # ---- validation
     def _check_params(self):
-        if int(self.n_topics) < 1:
-            raise ValueError(f"n_topics must be >= 1, got {self.n_topics}")
-        if not (self.alpha > 0 and self.beta > 0):
-            raise ValueError("alpha and beta must be positive")
+        check_classifier_topics(self.n_topics)
+        if not (0 < self.alpha < np.inf and 0 < self.beta < np.inf):
+            raise ValueError("alpha and beta must be positive and finite")
         if not (np.isfinite(self.C) and self.C >= 0):
             raise ValueError(f"C must be a finite non-negative number, got {self.C}")
         if not (np.isfinite(self.cost) and self.cost >= 0):

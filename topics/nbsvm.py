@@ -37,6 +37,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
+from structpred.learners import check_iterations
 
 from ._validation import CountClassifierTags, check_known_labels, count_matrix, validate_labels
 
@@ -170,6 +171,9 @@ class NBSVM(CountClassifierTags, ClassifierMixin, BaseEstimator):
                 raise ValueError(f"{name} must be > 0, got {v!r}")
         if not 0.0 <= float(self.beta) <= 1.0:
             raise ValueError(f"beta must lie in [0, 1], got {self.beta!r}")
+        check_iterations(self.max_iter, "max_iter")   # 0 passes gave a zero SVM
+        if not float(self.tol) >= 0:
+            raise ValueError(f"tol must be >= 0, got {self.tol!r}")
         self.__dict__.pop("coef_", None)
         X = self._features(X, fitting=True)
         y = validate_labels(self, y, X.shape[0])

@@ -64,6 +64,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
 
+from structpred.learners import check_iterations
+
 from ._validation import CountClassifierTags, check_known_labels, count_matrix, validate_labels
 
 __all__ = ["SdemNaiveBayes", "class_log_posterior", "loss_weights", "sdem_nb_epoch"]
@@ -291,6 +293,7 @@ class _SdemMixin(CountClassifierTags):
     def fit(self, X, y):
         """``n_epochs`` passes of sdEM over ``(X, y)`` from the prior (``n`` = number of documents)."""
         self.__dict__.pop(self._fitted_attr, None)
+        check_iterations(self.n_epochs, "n_epochs")   # 0 epochs left the prior as the model
         X = self._counts(X, fitting=True)
         y = validate_labels(self, y, X.shape[0])
         self._init_state(y, X.shape[1])

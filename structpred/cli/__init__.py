@@ -15,7 +15,7 @@ from ._common import (ArgumentParser, HelpFormatter, UserError, add_quiet, check
                       iteration_count, log,
                       nonneg_float, nonneg_int,
                       positive_float, positive_int, same_file, wrap_format_errors,
-                      options_given, record_option_defaults, refuse_options)
+                      options_given, record_option_defaults, refuse_options, seed_value)
 from ._cluster import add_cluster_options, cluster_from_args, open_cluster, with_cluster
 from ._main import build_parser, main, subcommands
 
@@ -24,4 +24,5 @@ __all__ = ["main", "build_parser", "subcommands", "UserError", "HelpFormatter", 
            "int_at_least", "positive_float", "nonneg_float", "int_list", "check_output", "check_stdin",
            "check_separate_folders", "iteration_count", "same_file", "add_cluster_options", "cluster_from_args",
            "open_cluster",
-           "with_cluster", "options_given", "record_option_defaults", "refuse_options"]
+           "with_cluster", "options_given", "record_option_defaults", "refuse_options",
+           "seed_value"]

@@ -16,7 +16,7 @@ __all__ = ["UserError", "HelpFormatter", "ArgumentParser", "add_quiet", "log",
            "wrap_format_errors", "positive_int", "nonneg_int", "int_at_least",
            "positive_float", "nonneg_float", "int_list", "check_output", "check_stdin", "same_file",
            "check_separate_folders", "iteration_count", "record_option_defaults",
-           "options_given", "refuse_options"]
+           "options_given", "refuse_options", "seed_value", "empty_option_values"]
 
 
 class UserError(Exception):
@@ -134,6 +134,19 @@ def iteration_count(text):
     return value
 
 
+#: the largest seed: numpy and numba take seeds of 32 bits (a larger one was a numba
+#: traceback in ``topics train``; a negative one an error naming the data file)
+MAX_SEED = 2 ** 32 - 1
+
+
+def seed_value(text):
+    """argparse ``type=``: a random seed, an integer from 0 to :data:`MAX_SEED`."""
+    value = _number(int, text, 0, False)
+    if value > MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_SEED} (32 bits), got {text!r}")
+    return value
+
+
 def positive_float(text):
     """argparse ``type=``: a finite number > 0."""
     return _number(float, text, 0.0, True)
@@ -164,7 +177,8 @@ def same_file(a, b):
         return os.path.realpath(a) == os.path.realpath(b)
 
 
-def check_output(path, option="-o", inputs=(), create_parent=False, figure=False):
+def check_output(path, option="-o", inputs=(), create_parent=False, figure=False,
+                 stdout=True):
     """Refuse, before any work, an output that cannot be written.
 
     The output may be ``"-"`` (stdout).  Otherwise it must be a regular file or a new
@@ -172,9 +186,13 @@ def check_output(path, option="-o", inputs=(), create_parent=False, figure=False
     ``NAME.npz.gz``), not a folder, its folder
     must exist (or, with ``create_parent``, be creatable) and be writable, and it must
     not be one of ``inputs`` (pairs ``(option, path)``; ``None`` paths are skipped).
-    With ``figure``, its suffix must be a format matplotlib writes (none: PNG).
+    With ``figure``, its suffix must be a format matplotlib writes (none: PNG).  Without
+    ``stdout`` (model files), ``"-"`` is refused rather than written as a file named ``-``.
     Raises :class:`UserError`.
     """
+    if path is not None and str(path) == "-" and not stdout:
+        raise UserError(f"{option} -: a model file cannot be written to standard output; "
+                        "give a file name")
     if path is None or str(path) == "-":
         return
     path = os.fspath(path)
@@ -253,6 +271,22 @@ def record_option_defaults(parser):
         parser.set_defaults(_option_defaults={
             a.dest: (a.option_strings[-1], a.default) for a in parser._actions
             if a.option_strings and a.dest not in ("help", "version")})
+
+
+def empty_option_values(args):
+    """The names of the options given an empty value (``-o ''``, ``--data ''``): no option
+    takes one, and as a file name it was read as the current folder or written as a
+    hidden temporary file of the folder above."""
+    known = getattr(args, "_option_defaults", None) or {}
+    out = []
+    for dest, (name, default) in known.items():
+        value = getattr(args, dest, None)
+        if value == default:
+            continue
+        values = value if isinstance(value, (list, tuple)) else [value]
+        if any(isinstance(v, str) and not v for v in values):
+            out.append(name)
+    return out
 
 
 def options_given(args, *dests):

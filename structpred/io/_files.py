@@ -111,6 +111,14 @@ def _is_stdio(path):
     return isinstance(path, str) and path == "-"
 
 
+def _stdin_buffer():
+    """``sys.stdin.buffer``; a process started with standard input closed (``<&-``) has
+    none: :class:`FormatError` instead of an ``AttributeError``."""
+    if sys.stdin is None:
+        raise FormatError("-", None, "standard input is closed")
+    return sys.stdin.buffer
+
+
 def _is_gzip(path):
     with open(path, "rb") as fh:
         return fh.read(2) == _GZIP_MAGIC
@@ -122,6 +130,9 @@ def _check_readable_file(path):
     if os.path.isdir(name):
         raise FormatError(name, None, "is a folder, not a file")
     if not os.path.exists(name):
+        if os.path.islink(name):   # a link to nothing, or a loop of links
+            raise FormatError(name, None, "a symbolic link to a missing file (or a loop of "
+                                          "links)")
         raise FileNotFoundError(errno.ENOENT, "no such file", name)
 
 
@@ -143,7 +154,7 @@ def _open_file_binary(path):
 def _open_binary(path):
     """Like :func:`_open_file_binary`; ``"-"`` gives standard input (left open on exit)."""
     if _is_stdio(path):
-        return contextlib.nullcontext(sys.stdin.buffer)
+        return contextlib.nullcontext(_stdin_buffer())
     return _open_file_binary(path)
 
 
@@ -173,7 +184,7 @@ class _StdinText(io.TextIOWrapper):
     """UTF-8 text view of ``sys.stdin.buffer`` whose ``close`` does not close stdin."""
 
     def __init__(self, errors):
-        super().__init__(sys.stdin.buffer, encoding="utf-8", errors=errors)
+        super().__init__(_stdin_buffer(), encoding="utf-8", errors=errors)
 
     def close(self):  # detach instead of closing the process's stdin
         if not self.closed:

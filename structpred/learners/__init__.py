@@ -3,7 +3,8 @@ forms), the reference learners, the QP path, the learner registry, the monitor a
 its result object, the step size and the parameter set.
 """
 
-from ._dual_extragradient import dual_extragradient, dual_extragradient_streaming, example_step, step_size
+from ._dual_extragradient import (check_iterations, dual_extragradient,
+                                  dual_extragradient_streaming, example_step, step_size)
 from ._monitor import Monitor, SolverResult, structured_hinge_loss
 from ._parameter_set import L2Ball
 from ._qp import solve_saddle_qp, regularization_path
@@ -12,6 +13,7 @@ from ._registry import LEARNERS, check_learner, run_learner
 from ._stream import ExampleStream, RemoteExamples, iterate_examples, n_features_of, power_iteration_norm, first_example
 
 __all__ = [
+    "check_iterations",
     "dual_extragradient",
     "dual_extragradient_streaming",
     "example_step",

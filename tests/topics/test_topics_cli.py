@@ -475,8 +475,10 @@ def test_a_library_warning_is_one_line(tmp_path):
     import json as _json
 
     data = tmp_path / "d.jsonl"
-    data.write_text("".join(_json.dumps({"text": f"word{i} alpha beta", "label": f"c{i}"})
-                            + "\n" for i in range(30)))      # scikit-learn warns above 20 documents
+    # scikit-learn warns when more than half the documents have a class of their own (every
+    # one of its own is refused, as are documents that all have the same words)
+    data.write_text("".join(_json.dumps({"text": f"w{'abcdefghij'[i % 10]}x alpha beta",
+                                         "label": f"c{min(i, 19)}"}) + "\n" for i in range(30)))
     proc = subprocess.run([sys.executable, "-m", "structpred", "topics", "train", "--data",
                            str(data), "--model", "nbsvm", "-o", str(tmp_path / "m.npz"), "-q"],
                           capture_output=True, text=True)
