@@ -34,7 +34,8 @@ from importlib.metadata import entry_points
 
 from .._startup import Terminated, interrupt_in_chain
 from .._version import __version__
-from ._common import ArgumentParser, HelpFormatter, UserError, record_option_defaults
+from ._common import (ArgumentParser, HelpFormatter, UserError, one_line,
+                      record_option_defaults)
 
 __all__ = ["main", "build_parser", "subcommands"]
 
@@ -241,7 +242,7 @@ def main(argv=None):
             raise
         if _RECEIVED["signal"] is not None:
             return _status_after_signal(args, as_program)
-        print(f"structpred: error: {exc}", file=sys.stderr)
+        print(f"structpred: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
         if args.debug:
