@@ -13,6 +13,7 @@ and the polytopes, projections and decoders are in
 
 from __future__ import annotations
 
+import numbers
 from collections import Counter
 
 import numpy as np
@@ -111,15 +112,24 @@ def as_alignments(pairs, gold, what="gold"):
 
     out = []
     for i, (g, pair) in enumerate(zip(gold, pairs)):
+        m, n = len(pair[0]), len(pair[1])
         if not isinstance(g, Alignment):
             try:
-                links = frozenset((int(j), int(k)) for j, k in g)
+                links = frozenset((j, k) for j, k in g)
             except (TypeError, ValueError):
                 raise ValueError(f"{what}[{i}]: expected an Alignment or (j, k) links, got "
                                  f"{type(g).__name__}") from None
-            g = Alignment(sure=links, possible=links)
-        m, n = len(pair[0]), len(pair[1])
-        bad = [(j, k) for j, k in g.possible if not (0 <= j < m and 0 <= k < n)]
+            # whole numbers only (int() cut 0.5 to 0); the range is checked below
+            whole = [(j, k) for j, k in links if isinstance(j, numbers.Integral)
+                     and isinstance(k, numbers.Integral)]
+            bad = [(int(j), int(k)) for j, k in whole if not (0 <= j < m and 0 <= k < n)]
+            if not bad:
+                try:
+                    g = Alignment(sure=links, possible=links)
+                except (TypeError, ValueError) as exc:
+                    raise ValueError(f"{what}[{i}]: {exc}") from None
+        else:
+            bad = [(j, k) for j, k in g.possible if not (0 <= j < m and 0 <= k < n)]
         if bad:
             raise ValueError(f"{what}[{i}]: link {min(bad)} outside the {m} x {n} sentence "
                              f"pair (positions are 0-based)")

@@ -20,6 +20,7 @@ bitext (as eflomal's priors files do).
 
 from __future__ import annotations
 
+import numbers
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -36,6 +37,10 @@ BAYES_DEFAULTS = {"em_iterations": 5, "ibm1_iterations": 4, "hmm_iterations": 4,
                   "fertility_iterations": 4, "n_samplers": 3, "alpha_lex": 0.001, "alpha_jump": 0.5,
                   "alpha_fert": 0.5, "null_prob": 0.2, "max_jump": 100,
                   "lowercase": True, "prefix": 4, "symmetrize": "intersection"}
+
+#: the most sweeps (and samplers) a run accepts, as the learners' and the command line's
+#: iteration cap
+MAX_SWEEPS = 10 ** 7
 
 _SYMMETRIZE = ("intersection", "union", "grow-diag", "grow-diag-final",
                "grow-diag-final-and")
@@ -194,15 +199,34 @@ class BayesianAligner(BaseEstimator):
 
     # ------------------------------------------------------------------ helpers
     def _check(self):
+        # whole numbers, not floats cut to one (2.5 ran 2 sweeps) nor NaN (numpy's error),
+        # at most MAX_SWEEPS (10**12 ran for ever)
+        names = ("em_iterations", "ibm1_iterations", "hmm_iterations",
+                 "fertility_iterations", "n_samplers", "max_jump", "max_fertility", "prefix")
+        for name in names:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise TypeError(f"{name} must be an integer, not {value!r}")
+            if not 0 <= value <= MAX_SWEEPS:
+                raise ValueError(f"{name} must be from 0 to {MAX_SWEEPS:,}, not {value}")
         sched = (int(self.ibm1_iterations), int(self.hmm_iterations),
                  int(self.fertility_iterations))
-        if min(sched) < 0 or sum(sched) < 1:
+        if sum(sched) < 1:
             raise ValueError("the iterations must be >= 0 and not all 0")
         if int(self.n_samplers) < 1:
             raise ValueError("n_samplers must be at least 1")
+        for name in ("null_prob", "alpha_lex", "alpha_jump", "alpha_fert"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(f"{name} must be a number, not {value!r}")
         if not 0.0 < float(self.null_prob) < 1.0:
             raise ValueError(f"null_prob must lie in (0, 1), not {self.null_prob}")
-        if min(self.alpha_lex, self.alpha_jump, self.alpha_fert) <= 0:
+        rs = self.random_state
+        if rs is not None and not isinstance(rs, np.random.SeedSequence) and (
+                isinstance(rs, bool) or not isinstance(rs, numbers.Integral) or rs < 0):
+            raise ValueError(f"random_state must be an integer >= 0, None or a SeedSequence, "
+                             f"not {rs!r}")
+        if not min(self.alpha_lex, self.alpha_jump, self.alpha_fert) > 0:   # NaN too
             raise ValueError("the Dirichlet concentrations must be positive")
         if int(self.max_jump) < 1 or int(self.max_fertility) < 2:
             raise ValueError("max_jump must be >= 1 and max_fertility >= 2")
@@ -211,10 +235,16 @@ class BayesianAligner(BaseEstimator):
                              f"{self.symmetrize!r}")
         return np.array(sched, dtype=np.int64)
 
-    def _normalize(self, sentences):
+    def _normalize(self, sentences, side="source"):
+        if isinstance(sentences, (str, bytes)):
+            raise TypeError(f"expected a list of {side} sentences, got a single string "
+                            f"{sentences[:40]!r}")
         out = []
-        for s in sentences:
+        for i, s in enumerate(sentences):
             toks = s.split() if isinstance(s, str) else list(s)
+            bad = next((w for w in toks if not isinstance(w, str)), None)
+            if bad is not None:
+                raise TypeError(f"{side} sentence {i}: token {bad!r} is not a string")
             if self.lowercase:
                 toks = [w.lower() for w in toks]
             if self.prefix > 0:
@@ -291,7 +321,7 @@ class BayesianAligner(BaseEstimator):
             raise ValueError(f"{len(src)} source but {len(tgt)} target sentences")
         if not len(src):
             raise ValueError("nothing to align")
-        ns, nt = self._normalize(src), self._normalize(tgt)
+        ns, nt = self._normalize(src), self._normalize(tgt, "target")
         for i, (s, t) in enumerate(zip(ns, nt)):
             if not s or not t:
                 raise ValueError(f"sentence pair {i + 1} has an empty side")

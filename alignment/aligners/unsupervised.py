@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import numbers
 import time
 from pathlib import Path
 
@@ -84,6 +85,10 @@ def decode(post_fwd, post_bwd, threshold=0.5, symmetrize="intersect", direction=
     intersection, the maximum for the union, the mean for the grow-diag heuristics), for
     ``--soft`` output.
     """
+    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) \
+            or not 0.0 < threshold <= 1.0:
+        # NaN, 2 or 0 gave no links (or every link) without an error
+        raise ValueError(f"threshold must lie in (0, 1], not {threshold!r}")
     if direction is not None:
         if direction not in DIRECTIONS:
             raise ValueError(f"direction must be one of {DIRECTIONS}, not {direction!r}")
@@ -183,7 +188,16 @@ class UnsupervisedAligner(BaseEstimator):
 
     # ------------------------------------------------------------------ options
     def options(self):
-        """The training options (the cache key's; saved with the model)."""
+        """The training options (the cache key's; saved with the model); ``ValueError``
+        or ``TypeError`` for an option out of range (-1 iterations trained nothing, 2.5
+        was cut to 2, a negative prefix kept whole words)."""
+        for name, lo in (("hmm_iterations", 1), ("ibm1_iterations", 0),
+                         ("ibm2_iterations", 0), ("prefix", 0), ("max_len", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise TypeError(f"{name} must be an integer, not {value!r}")
+            if not lo <= value <= 10 ** 7:
+                raise ValueError(f"{name} must be from {lo} to 10,000,000, not {value}")
         return {"hmm_iterations": int(self.hmm_iterations),
                 "ibm1_iterations": int(self.ibm1_iterations),
                 "ibm2_iterations": int(self.ibm2_iterations), "lowercase": bool(self.lowercase),
@@ -221,6 +235,7 @@ class UnsupervisedAligner(BaseEstimator):
             raise ValueError(f"{len(src)} source but {len(tgt)} target sentences")
         if not src:
             raise ValueError("nothing to train on")
+        self.options()
         path = None
         if cache_dir is not None:
             path = Path(cache_dir) / f"hmm-{self.fingerprint(src, tgt)}.npz"

@@ -45,7 +45,7 @@ def add_bayes_arguments(p):
 
 def _model(args, verbose):
     from alignment.aligners.bayes import BAYES_DEFAULTS as D
-    from alignment.aligners.bayes import BayesianAligner
+    from alignment.aligners.bayes import MAX_SWEEPS, BayesianAligner
 
     if args.iterations is None:
         its = (D["ibm1_iterations"], D["hmm_iterations"], D["fertility_iterations"])
@@ -54,11 +54,12 @@ def _model(args, verbose):
             its = tuple(int(x) for x in args.iterations.split(","))
         except ValueError:
             its = ()
-        if len(its) != 3 or min(its) < 0 or sum(its) < 1:
-            raise UserError(f"--iterations must be three counts I,H,F (>= 0, not all 0), "
+        if len(its) != 3 or min(its) < 0 or sum(its) < 1 or max(its) > MAX_SWEEPS:
+            raise UserError(f"--iterations must be three counts I,H,F (0 to {MAX_SWEEPS:,}, "
+                            "not all 0), "
                             f"not {args.iterations!r}")
-    if args.samplers < 1:
-        raise UserError("--samplers must be at least 1")
+    if not 1 <= args.samplers <= MAX_SWEEPS:
+        raise UserError(f"--samplers must be from 1 to {MAX_SWEEPS:,}")
     if not 0.0 < args.null_prob < 1.0:
         raise UserError(f"--null-prob must lie in (0, 1), not {args.null_prob}")
     if args.direction and args.symmetrize:

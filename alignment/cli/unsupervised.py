@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 from structpred.cli import HelpFormatter as _Formatter
-from structpred.cli import UserError, add_quiet as _add_quiet, log as _log, refuse_options
+from structpred.cli import UserError, add_quiet as _add_quiet, iteration_count, log as _log
+from structpred.cli import refuse_options
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 
 from .common import _read_input
@@ -67,7 +68,7 @@ def add_unsupervised_parser(asub):
                         "by: the direction's, the minimum for intersect, the maximum for "
                         "union, the mean for grow-diag*)")
     m = p.add_argument_group("model")
-    m.add_argument("--hmm-iterations", type=int, default=DEFAULTS["hmm_iterations"],
+    m.add_argument("--hmm-iterations", type=iteration_count, default=DEFAULTS["hmm_iterations"],
                    metavar="N", help="EM iterations of the agreement-trained HMM")
     m.add_argument("--no-lowercase", action="store_true",
                    help="keep case (by default words are lower-cased for the model)")

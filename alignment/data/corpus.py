@@ -26,6 +26,7 @@ Conventions
 from __future__ import annotations
 
 import itertools
+import numbers
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -506,7 +507,13 @@ def length_filter(src, tgt, line_ids, max_len=None, max_ratio=None, protect_firs
     """The pairs :func:`load_bitext` keeps: ``(keep, dropped)``, a boolean array over the
     pairs and the count of dropped pairs per reason (``"empty"``, and ``"too_long"`` /
     ``"ratio"`` when ``max_len`` / ``max_ratio`` is given).  ``line_ids`` are the pairs'
-    0-based line numbers; lines below ``protect_first`` are always kept."""
+    0-based line numbers; lines below ``protect_first`` are always kept.  ``max_len`` and
+    ``max_ratio`` must be numbers >= 1 (``ValueError``: NaN kept every pair, and a value
+    below 1 dropped them all)."""
+    for name, limit in (("max_len", max_len), ("max_ratio", max_ratio)):
+        if limit is not None and (isinstance(limit, bool) or not isinstance(
+                limit, numbers.Real) or not limit >= 1):
+            raise ValueError(f"{name} must be a number >= 1 (or None), not {limit!r}")
     n = len(src)
     ls = np.fromiter(map(len, src), dtype=np.int64, count=n)
     lt = np.fromiter(map(len, tgt), dtype=np.int64, count=n)

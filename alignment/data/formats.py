@@ -22,6 +22,7 @@ invalid UTF-8.  Writers are atomic (:func:`structpred.io.atomic_write`).
 
 from __future__ import annotations
 
+import numbers
 import os
 import re
 from dataclasses import dataclass, field
@@ -48,6 +49,19 @@ __all__ = [
 ]
 
 
+def _position_pair(link):
+    """A link ``(j, k)`` as two ints >= 0; ``TypeError``/``ValueError`` otherwise (``int``
+    cut 0.5 to 0 and kept -1, which Pharaoh cannot write back)."""
+    if isinstance(link, (str, bytes)) or not hasattr(link, "__len__") or len(link) != 2:
+        raise TypeError(f"a link must be a pair (j, k) of positions, not {link!r}")
+    for pos in link:
+        if isinstance(pos, bool) or not isinstance(pos, numbers.Integral):
+            raise TypeError(f"link {tuple(link)!r}: positions must be integers")
+        if pos < 0:
+            raise ValueError(f"link {tuple(link)!r}: positions must be >= 0")
+    return int(link[0]), int(link[1])
+
+
 @dataclass(frozen=True)
 class Alignment:
     """The links of one sentence pair.
@@ -65,8 +79,8 @@ class Alignment:
     possible: frozenset = field(default_factory=frozenset)
 
     def __post_init__(self):
-        sure = frozenset((int(j), int(k)) for j, k in self.sure)
-        possible = frozenset((int(j), int(k)) for j, k in self.possible) | sure
+        sure = frozenset(_position_pair(link) for link in self.sure)
+        possible = frozenset(_position_pair(link) for link in self.possible) | sure
         object.__setattr__(self, "sure", sure)
         object.__setattr__(self, "possible", possible)
 
@@ -149,10 +163,34 @@ def iter_fast_align(path):
                _tokens(path, lineno, parts[1], "target"))
 
 
+def _check_writable_tokens(tokens, i):
+    """``ValueError`` for a side that would not read back as written: no tokens (an empty
+    line), or a token that is empty, holds whitespace (split in two, or a line break that
+    shifts every later line) or cannot be encoded as UTF-8 (a lone surrogate)."""
+    if isinstance(tokens, (str, bytes)):
+        raise TypeError(f"sentence pair {i}: a side is a string ({tokens[:40]!r}), not a list "
+                        "of tokens")
+    if not len(tokens):
+        raise ValueError(f"sentence pair {i}: a side without tokens (an empty line is not "
+                         "read back)")
+    for w in tokens:
+        if not isinstance(w, str) or not w or any(c.isspace() for c in w):
+            raise ValueError(f"sentence pair {i}: token {w!r} is not a non-empty string "
+                             "without whitespace (it would not read back as one token)")
+        try:
+            w.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"sentence pair {i}: token {w!r} is not valid Unicode (a lone "
+                             "surrogate?)") from None
+
+
 def write_parallel(pairs, src_path, tgt_path):
     """Write ``pairs`` as two tokenised files, one sentence per line (each atomically);
     the inverse of :func:`read_parallel`."""
     pairs = list(pairs)
+    for i, pair in enumerate(pairs):
+        for side in pair:
+            _check_writable_tokens(side, i)
     for side, path in ((0, src_path), (1, tgt_path)):
         with open_output(path) as fh:
             for pair in pairs:
@@ -162,12 +200,28 @@ def write_parallel(pairs, src_path, tgt_path):
 def write_fast_align(pairs, path):
     """Write ``pairs`` in fast_align's one-file ``src ||| tgt`` form (atomically);
     the inverse of :func:`read_fast_align`."""
+    pairs = list(pairs)
+    for i, pair in enumerate(pairs):
+        for side in pair:
+            _check_writable_tokens(side, i)
     with open_output(path) as fh:
         for src, tgt in pairs:
             fh.write(f"{' '.join(src)} ||| {' '.join(tgt)}\n")
 
 
-_PHARAOH_LINK = re.compile(r"^([0-9]{1,9})([-?])([0-9]{1,9})$")
+#: ``j-k`` or ``j?k``, with an optional score ``:p`` (``align unsupervised --soft``), ignored
+_PHARAOH_LINK = re.compile(r"^([0-9]{1,9})([-?])([0-9]{1,9})(?::([0-9.eE+-]{1,40}))?$")
+
+
+def _malformed_link(tok, text):
+    """The reason for a malformed Pharaoh link ``tok`` on the line ``text``, with a hint
+    when the line is a NAACL one (``sent src tgt [S|P] [p]``, read as Pharaoh)."""
+    fields = text.split()
+    naacl = (3 <= len(fields) <= 5 and all(f.isdigit() for f in fields[:3])
+             and (len(fields) < 4 or fields[3] in ("S", "P")))
+    hint = (": this line looks like NAACL 'sent src tgt [S|P]' (read such files with "
+            "--gold-format naacl)") if naacl else ""
+    return f"malformed link {tok[:40]!r} (expected 'i-j' or 'i?j', 0-based positions){hint}"
 
 
 def _range_hint(j, k, shape, line_links):
@@ -200,7 +254,8 @@ def _check_range(path, lineno, j, k, shape, base, line_links=()):
 
 
 def read_pharaoh(path, pairs=None):
-    """Read Pharaoh alignments (``j-k`` sure, ``j?k`` possible, 0-based).
+    """Read Pharaoh alignments (``j-k`` sure, ``j?k`` possible, 0-based; a score ``j-k:p``
+    in [0, 1], as ``align unsupervised --soft`` writes, is ignored).
 
     Parameters
     ----------
@@ -223,10 +278,9 @@ def read_pharaoh(path, pairs=None):
         sure, possible = set(), set()
         for tok in split_tokens(text, _name(path), lineno):
             match = _PHARAOH_LINK.match(tok)
-            if match is None:
-                raise FormatError(_name(path), lineno,
-                                  f"malformed link {tok[:40]!r} (expected 'i-j' or 'i?j', "
-                                  "0-based positions)")
+            if match is None or (match.group(4) is not None
+                                 and not _is_probability(match.group(4))):
+                raise FormatError(_name(path), lineno, _malformed_link(tok, text))
             j, kind, k = int(match.group(1)), match.group(2), int(match.group(3))
             (sure if kind == "-" else possible).add((j, k))
         if pairs is not None:
@@ -239,6 +293,13 @@ def read_pharaoh(path, pairs=None):
         raise FormatError(_name(path), lineno + 1,
                           f"only {lineno} alignment lines for {len(pairs)} sentence pairs")
     return out
+
+
+def _is_probability(text):
+    try:
+        return 0.0 <= float(text) <= 1.0
+    except ValueError:
+        return False
 
 
 def format_pharaoh(alignment):

@@ -82,10 +82,19 @@ def sentence_counts(predicted, gold):
     """Per-sentence link counts ``(|A|, |S|, |P|, |A ∩ S|, |A ∩ P|)``, an ``(N, 5)`` int
     array; its column sums are the :class:`AERScore` of the corpus (arguments as in
     :func:`score_alignments`)."""
+    predicted, gold = list(predicted), list(gold)
     if len(predicted) != len(gold):
         raise ValueError(f"{len(predicted)} predicted alignments for {len(gold)} gold ones")
     out = np.zeros((len(gold), 5), np.int64)
     for i, (a, g) in enumerate(zip(predicted, gold)):
+        if not hasattr(g, "sure") or not hasattr(g, "possible"):
+            raise TypeError(f"gold alignment {i} is a {type(g).__name__}, not an Alignment "
+                            "(with sure and possible links)")
+        if isinstance(a, (str, bytes)):
+            # a Pharaoh line: its characters were counted as links
+            raise TypeError(f"predicted alignment {i} is a string ({a[:40]!r}), not an "
+                            "Alignment or a set of (j, k) links (read Pharaoh lines with "
+                            "read_pharaoh)")
         links = a.sure if hasattr(a, "sure") else frozenset(a)
         possible = g.possible | g.sure
         out[i] = (len(links), len(g.sure), len(possible), len(links & g.sure),

@@ -32,6 +32,13 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
         return super()._get_help_string(action) if action.help else "(default: %(default)s)"
 
 
+def one_line(message):
+    """``message`` as one line: line breaks and other control characters (a file name
+    with a newline in it) shown as escapes (``\\n``), so an error stays one line."""
+    return "".join(c if c.isprintable() or c == "\t" else
+                   ascii(c)[1:-1] for c in message)
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """An argument parser whose errors are one line, ``structpred: error: ...`` (exit 2),
     like every other user error; ``--help`` shows the usage."""

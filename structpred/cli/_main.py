@@ -34,7 +34,7 @@ from importlib.metadata import entry_points
 
 from .._startup import Terminated, interrupt_in_chain
 from .._version import __version__
-from ._common import (ArgumentParser, HelpFormatter, UserError, empty_option_values,
+from ._common import (ArgumentParser, HelpFormatter, UserError, empty_option_values, one_line,
                       record_option_defaults)
 
 __all__ = ["main", "build_parser", "subcommands"]
@@ -207,16 +207,6 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
         pass
 
 
-#: the characters that end a line (str.splitlines), shown escaped in an error's one line
-_LINE_BREAKS = {ord(c): repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
-
-
-def _one_line(text):
-    """``text`` on one line: a line break in a file name (``$'a\\nb.txt'``) is shown as
-    ``\\n`` rather than splitting the error in two."""
-    return str(text).translate(_LINE_BREAKS)
-
-
 #: options whose values set the sizes of what a command allocates (named after a MemoryError)
 _SIZE_OPTIONS = ("n_topics", "k_graph", "n_segments", "max_features", "iterations",
                  "bitext_pairs", "max_length", "batch_size", "jobs", "workers")
@@ -255,7 +245,7 @@ def main(argv=None):
             raise
         if _RECEIVED["signal"] is not None:
             return _status_after_signal(args, as_program)
-        print(f"structpred: error: {_one_line(exc)}", file=sys.stderr)
+        print(f"structpred: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
         if args.debug:

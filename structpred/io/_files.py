@@ -111,19 +111,6 @@ def _is_stdio(path):
     return isinstance(path, str) and path == "-"
 
 
-def _stdin_buffer():
-    """``sys.stdin.buffer``; a process started with standard input closed (``<&-``) has
-    none: :class:`FormatError` instead of an ``AttributeError``."""
-    if sys.stdin is None:
-        raise FormatError("-", None, "standard input is closed")
-    return sys.stdin.buffer
-
-
-def _is_gzip(path):
-    with open(path, "rb") as fh:
-        return fh.read(2) == _GZIP_MAGIC
-
-
 def _check_readable_file(path):
     """A folder, or a missing file, as a clear error before opening."""
     name = os.fspath(path)
@@ -136,6 +123,28 @@ def _check_readable_file(path):
         raise FileNotFoundError(errno.ENOENT, "no such file", name)
 
 
+class _Prefixed(io.RawIOBase):
+    """The bytes ``head`` already read from the stream ``rest``, then the rest of it."""
+
+    def __init__(self, head, rest):
+        super().__init__()
+        self._head, self._rest = head, rest
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        if self._head:
+            n = min(len(buf), len(self._head))
+            buf[:n], self._head = self._head[:n], self._head[n:]
+            return n
+        return self._rest.readinto(buf)
+
+    def close(self):
+        self._rest.close()
+        super().close()
+
+
 def _open_file_binary(path):
     """Open a file for binary reading, decompressing gzip data (detected by its magic bytes).
 
@@ -143,12 +152,31 @@ def _open_file_binary(path):
     :class:`FormatError` (a renamed or half-written file would otherwise be read as text).
     """
     _check_readable_file(path)
-    if _is_gzip(path):
-        return gzip.open(path, "rb")
+    # opened once, not a second time after a look at the magic bytes: a FIFO (a shell's
+    # <(...)) can be read only once, and was read as empty after the look
+    fh = open(path, "rb")
+    head = fh.read(2)
+    if fh.seekable():
+        fh.seek(0)
+    else:
+        fh = io.BufferedReader(_Prefixed(head, fh))
+    if head == _GZIP_MAGIC:
+        gz = gzip.GzipFile(filename=os.fspath(path), mode="rb", fileobj=fh)
+        gz.myfileobj = fh   # closed with it (as gzip.open does)
+        return gz
     name = os.fspath(path)
-    if str(name).endswith(".gz") and os.path.getsize(name) > 0:
+    if str(name).endswith(".gz") and head:
+        fh.close()
         raise FormatError(name, None, "not gzip data, although the name ends in .gz")
-    return open(path, "rb")
+    return fh
+
+
+def _stdin_buffer():
+    """``sys.stdin.buffer``; a :class:`FormatError` when standard input is closed (``<&-``:
+    ``sys.stdin`` is ``None``, an ``AttributeError`` before)."""
+    if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
+        raise FormatError("-", None, "standard input is closed")
+    return sys.stdin.buffer
 
 
 def _open_binary(path):
@@ -214,8 +242,10 @@ def _refuse_control(name, lineno, text):
 
 
 #: whitespace other than the ASCII space and tab (no-break and other Unicode spaces, line
-#: and paragraph separators, vertical tab, form feed, the ASCII separators 0x1c-0x1f)
-_OTHER_SPACE = re.compile(r"[^\S \t]")
+#: and paragraph separators, vertical tab, form feed, the ASCII separators 0x1c-0x1f), and
+#: the other control characters (ESC, BEL, DEL, C1 controls: terminal escapes or damaged
+#: text, which were read as letters of a word)
+_OTHER_SPACE = re.compile(r"[^\S \t]|[\x01-\x08\x0e-\x1b\x7f-\x9f]")
 
 
 def split_tokens(text, path="<text>", lineno=None):
@@ -234,6 +264,9 @@ def split_tokens(text, path="<text>", lineno=None):
         import unicodedata
 
         ch = m.group()
+        if not ch.isspace():
+            raise FormatError(path, lineno, f"control character U+{ord(ch):04X} at column "
+                              f"{m.start() + 1}: not part of a word (remove it)")
         what = unicodedata.name(ch, "a control character").lower()
         raise FormatError(path, lineno, f"{what} (U+{ord(ch):04X}) at column {m.start() + 1}: "
                           "tokens are separated by ASCII spaces and tabs only (replace it "
@@ -418,6 +451,11 @@ def check_output_path(path, option=None):
         inner = os.path.splitext(lower[:-3])[1]
         raise OutputPathError(name, None, f"{head}a {inner} file is compressed already and is "
                               "not gzipped; drop the .gz")
+    if str(name).endswith(("/", os.sep)):
+        # a name ending in a slash names a folder, existing or not (it was taken as a new
+        # file, and the writer failed naming its hidden temporary file)
+        raise OutputPathError(name, None, head + "the name ends in a slash: it names a "
+                              "folder, not a file")
     try:
         st = os.lstat(name)
     except OSError:  # a new path (or a parent that is a file: left to the writer's error)
