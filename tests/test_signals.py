@@ -290,3 +290,23 @@ def test_no_progress_bars_off_a_terminal(capsys):
 
     assert not progress_enabled(False)
     assert not progress_enabled(True)          # pytest's stderr is not a terminal
+
+
+def test_ctrl_c_inside_the_bayesian_sampler_is_noticed(tmp_path):
+    """The sampler runs one compiled call per sweep, so Ctrl-C during a long run of the
+    Bayesian aligner (here millions of sweeps of a few pairs, in the main thread) exits 130
+    at once instead of being held until the sampler ends."""
+    out = tmp_path / "links.txt"
+    proc = _start(["align", "unsupervised", "--model", "bayes", "--src", str(DATA / "test.en.gz"),
+                   "--tgt", str(DATA / "test.fr.gz"), "--iterations", "1,1,5000000",
+                   "--jobs", "1", "-o", str(out)])
+    time.sleep(6.0)          # started, kernels loaded, sampling (it prints nothing before)
+    assert proc.poll() is None, proc.communicate()
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    rc = proc.wait(timeout=60)
+    seconds = time.monotonic() - t0
+    rest = proc.stderr.read()
+    assert rc == 130 and rest.strip().splitlines()[-1] == "structpred: interrupted", rest
+    assert "Traceback" not in rest and seconds < 5.0, seconds
+    assert not out.exists()

@@ -48,6 +48,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._runtime import check_stop
+
 __all__ = ["gibbs_direction", "ibm1_em", "cell_keys", "argmax_rows", "link_counts",
            "MODEL_IBM1", "MODEL_HMM", "MODEL_FERT"]
 
@@ -297,22 +299,11 @@ def _draw(probs, m, z, state):
 
 
 @numba.njit(cache=True, nogil=True)
-def gibbs_direction(e_ids, e_off, f_ids, f_off, pid, c_off, n_e_types, n_f_types,
-                    lex_prior, e_prior, jump_prior, fert_prior, alpha_lex, alpha_jump,
-                    alpha_fert, p_null, max_jump, n_fert, schedule, n_collect, seed, marg,
-                    t_init, use_prior=True):
-    """Run one sampler of one direction and add its link marginals to ``marg``.
-
-    ``schedule`` = iterations ``(ibm1, hmm, fert)``; the last ``n_collect`` sweeps of the
-    last model with iterations add the conditional distributions of every ``a_j``
-    (Rao-Blackwellised marginals), divided by ``n_collect``, to ``marg`` (one float per
-    cell).  ``lex_prior`` (per pair id), ``e_prior`` (per generating type), ``jump_prior``
-    (``2 max_jump + 1``) and ``fert_prior`` (``n_e_types x n_fert``) are pseudo-counts.
-    ``t_init`` (word-pair probabilities, :func:`ibm1_em`) gives the initial alignment.
-    ``use_prior=False`` says that every pseudo-count is zero (training): the prior arrays
-    are then not read, with the same result, a third faster.
-    Returns the final alignment (one position per aligned token, 0 = NULL).
-    """
+def _setup(e_ids, e_off, f_ids, f_off, pid, c_off, n_e_types, n_f_types, lex_prior,
+           e_prior, jump_prior, alpha_lex, alpha_jump, p_null, max_jump, n_fert, seed,
+           t_init, use_prior):
+    """The sampler's state after its initial alignment (:func:`_init_state`): the random
+    state, the counts and the derived arrays that :func:`_sweep` updates."""
     state = np.empty(1, dtype=np.uint64)
     state[0] = np.uint64(seed)
     n_sent = len(e_off) - 1
@@ -322,8 +313,6 @@ def gibbs_direction(e_ids, e_off, f_ids, f_off, pid, c_off, n_e_types, n_f_types
     fert_c = np.zeros((n_e_types, n_fert), dtype=np.int32)
     fert = np.zeros(len(e_ids), dtype=np.int32)
     a = np.zeros(len(f_ids), dtype=np.int32)
-    jump_pr_tot = jump_prior.sum() if use_prior else 0.0
-    n_jb = 2 * max_jump + 1
     max_m = 0
     for s in range(n_sent):
         max_m = max(max_m, e_off[s + 1] - e_off[s])
@@ -337,38 +326,83 @@ def gibbs_direction(e_ids, e_off, f_ids, f_off, pid, c_off, n_e_types, n_f_types
         jump_w[b] = alpha_jump + (jump_prior[b] if use_prior else 0.0)
     _init_state(e_ids, e_off, f_off, pid, c_off, a, fert, lex_c, e_c, jump_c, fert_c,
                 t_init, p_null, max_jump, n_fert, probs, state, inv_den, jump_w, den0)
-    n_jumps = int(jump_c.sum())
-    total = schedule[0] + schedule[1] + schedule[2]
-    last_model = 3 if schedule[2] > 0 else (2 if schedule[1] > 0 else 1)
+    return state, lex_c, e_c, jump_c, fert_c, fert, a, probs, den0, inv_den, jump_w
+
+
+@numba.njit(cache=True, nogil=True)
+def _sweep(model, collect, n_collect, n_jumps, e_ids, e_off, f_off, pid, c_off, lex_prior,
+           jump_pr_tot, fert_prior, alpha_lex, alpha_jump, alpha_fert, p_null, max_jump,
+           n_fert, marg, use_prior, state, lex_c, e_c, jump_c, fert_c, fert, a, probs, den0,
+           inv_den, jump_w):
+    """One Gibbs sweep of ``model`` over every aligned token (adding the conditionals to
+    ``marg`` when ``collect``); returns the new number of jumps."""
+    n_jb = 2 * max_jump + 1
+    for s in range(len(e_off) - 1):
+        e0, m = e_off[s], e_off[s + 1] - e_off[s]
+        f0, n = f_off[s], f_off[s + 1] - f_off[s]
+        for j in range(n):
+            row = c_off[s] + j * (m + 1)
+            prev, nxt = _neighbours(a, f0, n, j)
+            n_jumps += _move(a[f0 + j], -1, prev, nxt, row, e0, e_ids, pid, fert,
+                             lex_c, e_c, jump_c, fert_c, max_jump, n_fert, inv_den,
+                             jump_w, den0)
+            z = _conditional(model, m, row, e0, prev, nxt, e_ids, pid, fert, lex_c,
+                             inv_den, jump_w, fert_c, n_jumps, lex_prior,
+                             jump_pr_tot, fert_prior, alpha_lex,
+                             alpha_jump, alpha_fert, p_null, n_jb, max_jump,
+                             n_fert, probs, use_prior)
+            if collect:
+                w = 1.0 / (z * n_collect)
+                for i in range(m + 1):
+                    marg[row + i] += probs[i] * w
+            new = _draw(probs, m, z, state)
+            a[f0 + j] = new
+            n_jumps += _move(new, 1, prev, nxt, row, e0, e_ids, pid, fert, lex_c,
+                             e_c, jump_c, fert_c, max_jump, n_fert, inv_den, jump_w,
+                             den0)
+    return n_jumps
+
+
+def gibbs_direction(e_ids, e_off, f_ids, f_off, pid, c_off, n_e_types, n_f_types,
+                    lex_prior, e_prior, jump_prior, fert_prior, alpha_lex, alpha_jump,
+                    alpha_fert, p_null, max_jump, n_fert, schedule, n_collect, seed, marg,
+                    t_init, use_prior=True, stop=None):
+    """Run one sampler of one direction and add its link marginals to ``marg``.
+
+    ``schedule`` = iterations ``(ibm1, hmm, fert)``; the last ``n_collect`` sweeps of the
+    last model with iterations add the conditional distributions of every ``a_j``
+    (Rao-Blackwellised marginals), divided by ``n_collect``, to ``marg`` (one float per
+    cell).  ``lex_prior`` (per pair id), ``e_prior`` (per generating type), ``jump_prior``
+    (``2 max_jump + 1``) and ``fert_prior`` (``n_e_types x n_fert``) are pseudo-counts.
+    ``t_init`` (word-pair probabilities, :func:`ibm1_em`) gives the initial alignment.
+    ``use_prior=False`` says that every pseudo-count is zero (training): the prior arrays
+    are then not read, with the same result, a third faster.
+
+    Each sweep is one compiled call (:func:`_sweep`), so a signal is handled between
+    sweeps (Ctrl-C in the main thread), and ``stop`` (a :class:`threading.Event`, for a
+    sampler in a thread) is checked there: :class:`alignment._runtime.Cancelled` when set.
+    Returns the final alignment (one position per aligned token, 0 = NULL).
+    """
+    max_jump, n_fert = int(max_jump), int(n_fert)
+    st = _setup(e_ids, e_off, f_ids, f_off, pid, c_off, n_e_types, n_f_types, lex_prior,
+                e_prior, jump_prior, alpha_lex, alpha_jump, p_null, max_jump, n_fert, seed,
+                t_init, use_prior)
+    n_jumps = int(st[3].sum())
+    jump_pr_tot = float(jump_prior.sum()) if use_prior else 0.0
+    sched = [int(x) for x in schedule]
+    total = sum(sched)
+    last_model = 3 if sched[2] > 0 else (2 if sched[1] > 0 else 1)
     it = 0
     for model in range(1, 4):
-        for _ in range(schedule[model - 1]):
+        for _ in range(sched[model - 1]):
+            check_stop(stop)
             it += 1
             collect = model == last_model and it > total - n_collect
-            for s in range(n_sent):
-                e0, m = e_off[s], e_off[s + 1] - e_off[s]
-                f0, n = f_off[s], f_off[s + 1] - f_off[s]
-                for j in range(n):
-                    row = c_off[s] + j * (m + 1)
-                    prev, nxt = _neighbours(a, f0, n, j)
-                    n_jumps += _move(a[f0 + j], -1, prev, nxt, row, e0, e_ids, pid, fert,
-                                     lex_c, e_c, jump_c, fert_c, max_jump, n_fert, inv_den,
-                                     jump_w, den0)
-                    z = _conditional(model, m, row, e0, prev, nxt, e_ids, pid, fert, lex_c,
-                                     inv_den, jump_w, fert_c, n_jumps, lex_prior,
-                                     jump_pr_tot, fert_prior, alpha_lex,
-                                     alpha_jump, alpha_fert, p_null, n_jb, max_jump,
-                                     n_fert, probs, use_prior)
-                    if collect:
-                        w = 1.0 / (z * n_collect)
-                        for i in range(m + 1):
-                            marg[row + i] += probs[i] * w
-                    new = _draw(probs, m, z, state)
-                    a[f0 + j] = new
-                    n_jumps += _move(new, 1, prev, nxt, row, e0, e_ids, pid, fert, lex_c,
-                                     e_c, jump_c, fert_c, max_jump, n_fert, inv_den, jump_w,
-                                     den0)
-    return a
+            n_jumps = _sweep(model, collect, n_collect, n_jumps, e_ids, e_off, f_off, pid,
+                             c_off, lex_prior, jump_pr_tot, fert_prior, alpha_lex,
+                             alpha_jump, alpha_fert, p_null, max_jump, n_fert, marg,
+                             use_prior, *st)
+    return st[6]
 
 
 @numba.njit(cache=True, nogil=True)
