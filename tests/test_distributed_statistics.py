@@ -176,9 +176,12 @@ def test_from_files_on_a_cluster_refuses_what_in_process_refuses(client, tmp_pat
     b.write_text("u v\nt\ns\u00a0r\n")
     with pytest.raises(FormatError, match="no-break space"):
         AlignmentStatistics.from_files(a, b, executor=client, verbose=False)
-    b.write_text("u v\nt\ns r\n")
+    a.write_text("x y\nz z\nw w\n")
+    b.write_text("u v\nt t\ns r\n")
     with pytest.raises(FormatError, match="no sentence pairs left"):
-        AlignmentStatistics.from_files(a, b, executor=client, verbose=False, max_len=0)
+        AlignmentStatistics.from_files(a, b, executor=client, verbose=False, max_len=1)
+    with pytest.raises(FormatError, match="no sentence pairs left"):
+        AlignmentStatistics.from_files(a, b, verbose=False, max_len=1)
 
 
 def test_from_files_on_a_cluster_twice_gives_the_same_bits(client, monkeypatch):
