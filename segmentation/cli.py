@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from structpred.io import progress_enabled
+from structpred.io import missing_reason, progress_enabled
 from structpred.cli import ArgumentParser, HelpFormatter as _Formatter
 from structpred.cli import UserError, check_output, refuse_options, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
@@ -62,7 +62,7 @@ def _image_files(spec):
                 _check_image_header(p)
             files.append(p)
         else:
-            raise UserError(f"{p}: no such file or folder")
+            raise UserError(f"{p}: {missing_reason(p, 'file or folder') or 'not a file'}")
     if not files:
         raise UserError(f"{' '.join(map(str, spec))}: no images found (extensions: png, jpg, ...)")
     seen = {}
@@ -123,7 +123,7 @@ def _point_items(files, limit=None):
     for p in files or []:
         f = Path(p)
         if not f.exists():
-            raise UserError(f"{f}: no such file")
+            raise UserError(f"{f}: {missing_reason(f) or 'not a file'}")
         if f.is_dir():
             raise UserError(f"{f}: is a folder, expected a point file")
         out.append(f)
@@ -292,6 +292,16 @@ def _valid_items(args):
     return None
 
 
+def _check_disjoint(train, valid):
+    """Refuse a validation image or scan that is also a training one: a setting chosen
+    on training examples prefers whatever fits them most."""
+    seen = {os.path.realpath(p) for p in train}
+    both = [p for p in valid if os.path.realpath(p) in seen]
+    if both:
+        raise UserError(f"{both[0]}: is both a training and a validation input ({len(both)} "
+                        f"shared); validation needs held-out data")
+
+
 @_wrap
 @with_cluster
 def segment_train(args):
@@ -329,6 +339,8 @@ def segment_train(args):
     check_output(args.output, "-o", [("image, mask or scan it reads", p) for p in
                                      _input_paths(args, (items or []) + (vitems or []),
                                                   (points or []) + (vpoints or []))])
+    _check_disjoint([it[1] for it in items or []] + list(points or []),
+                    [it[1] for it in vitems or []] + list(vpoints or []))
     model = _model_from_args(args)
     if kind == "image":
         train_src = _image_source(model, items, args.ignore_value)

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from structpred import FormatError, read_lines
+from structpred.io import missing_reason
 
 __all__ = ["load_image", "load_mask", "load_pair", "load_example", "read_manifest", "horse_items",
            "load_points", "parse_label_ranges", "format_label_ranges", "binary_labels",
@@ -97,7 +98,7 @@ def _read_array(path, what):
     if path.is_dir():
         raise FormatError(path, None, f"is a folder, expected an {what} file")
     if not path.exists():
-        raise FormatError(path, None, "no such file")
+        raise FormatError(path, None, missing_reason(path) or "not a file")
     if path.stat().st_size == 0:
         raise FormatError(path, None, f"{what} file is empty")
     try:
@@ -283,7 +284,7 @@ def read_manifest(path, image_dir=None, mask_dir=None, need_masks=False):
     if path.is_dir():
         raise FormatError(path, None, "is a folder, expected a manifest CSV file")
     if not path.exists():
-        raise FormatError(path, None, "no such file")
+        raise FormatError(path, None, missing_reason(path) or "not a file")
     root = path.parent
 
     def folder(given, parts):

@@ -27,7 +27,6 @@ non-negative edge features keeps the potentials associative (eq. 2.5).
 from __future__ import annotations
 
 import functools
-import numbers
 import os
 import tempfile
 import time
@@ -41,6 +40,7 @@ from structpred import decode_mincut
 from structpred import Monitor
 from structpred import L2Ball
 from structpred import ExampleStream
+from structpred import check_seed, check_whole
 from structpred.selection import unwrap_eval_set
 
 from .examples import (AUTO_CLASS_WEIGHTS, AUTO_ETA_SCALES, _candidates, _describe,
@@ -65,10 +65,6 @@ def _check_image_list(images, what="images"):
                         f"{images.shape}: wrap it in a list ([image])")
 
 
-def _check_whole(name, value):
-    """``ValueError`` unless ``value`` is an integer >= 1 (not a bool, not 2.5)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
 
 class MRFSegmenter(CandidateSearch, BaseEstimator):
     r"""Binary associative MRF trained by max-margin estimation, scikit-learn style.
@@ -419,18 +415,16 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
             raise ValueError(f"cv_folds must be >= 2, got {self.cv_folds!r}")
         # each was a ZeroDivisionError, a complex number or a silent NaN before
         for ns in _candidates(self.n_segments, (1000,), "n_segments"):
-            _check_whole("n_segments", ns)
-        _check_whole("validate_every", self.validate_every)
-        _check_whole("colour_components", self.colour_components)
+            check_whole("n_segments", ns)
+        check_whole("validate_every", self.validate_every)
+        check_whole("colour_components", self.colour_components)
         for name, lo_ok in (("compactness", False), ("feature_scale", False),
                             ("edge_scale", True), ("tol", True)):
             v = getattr(self, name)
             if not (0 <= float(v) < np.inf and (lo_ok or float(v) > 0)):
                 raise ValueError(f"{name} must be {'>= 0' if lo_ok else 'positive'} and "
                                  f"finite, got {v!r}")
-        rs = self.random_state   # numpy's "expected non-negative integer" before
-        if isinstance(rs, numbers.Integral) and rs < 0:
-            raise ValueError(f"random_state must be a non-negative integer, got {rs}")
+        check_seed(self.random_state)
 
     def iteration_cap(self, n_train, use_edges=True):
         """Most iterations of one candidate: ``n_iter``, or with ``"auto"`` eq. 3,

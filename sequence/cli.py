@@ -14,7 +14,7 @@ import sys
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import check_output, positive_float, positive_int
-from structpred.cli import refuse_options, seed_value
+from structpred.cli import check_held_out, refuse_options, seed_value
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import iteration_count
 
@@ -166,6 +166,7 @@ def tag_train(args):
     if args.learner == "perceptron":
         refuse_options(args, BOUND_ONLY,
                        "bounds the dual extragradient's weights: the perceptron has no bound")
+    check_held_out([(("--data", args.data), ("--valid-data", args.valid_data))])
     if args.valid_data:
         refuse_options(args, ("valid_fraction",), "holds training sentences out when there is "
                        "no --valid-data: give one or the other")

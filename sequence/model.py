@@ -7,7 +7,6 @@ the word first), ``y`` a list of label lists.
 
 from __future__ import annotations
 
-import numbers
 import time
 
 import numpy as np
@@ -15,6 +14,7 @@ from numba import njit
 from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 
+from structpred import check_seed, check_whole
 from structpred.learners import check_iterations
 from structpred.selection import unwrap_eval_set
 from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
@@ -232,13 +232,9 @@ class SequenceTagger(BaseEstimator):
         if int(self.batch_size) < 1 or int(self.min_count) < 1:
             raise ValueError("batch_size and min_count must be >= 1")
         for name in ("eval_every", "patience"):
-            v = getattr(self, name)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral)
-                                  or v < 1):
-                raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
-        rs = self.random_state   # numpy's "expected non-negative integer" before
-        if isinstance(rs, numbers.Integral) and rs < 0:
-            raise ValueError(f"random_state must be a non-negative integer, got {rs}")
+            if getattr(self, name) is not None:
+                check_whole(name, getattr(self, name))
+        check_seed(self.random_state)
 
     def _examples(self, x, lengths, y=None, geometry="entropy"):
         starts = np.r_[0, np.cumsum(lengths)]

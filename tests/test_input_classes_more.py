@@ -18,28 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from structpred.cli import main
 from structpred.io import FormatError, open_text, read_lines
+
+from cli_helpers import one_line_error as _one_line_error
+from cli_helpers import run_cli as _run
 
 SETTINGS = settings(max_examples=20, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
                                            HealthCheck.too_slow])
-
-
-def _run(argv, capsys):
-    capsys.readouterr()
-    try:
-        rc = main(argv)
-    except SystemExit as exc:   # argparse's errors
-        rc = exc.code
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def _one_line_error(rc, err, *words):
-    lines = err.strip().splitlines()
-    return (rc == 2 and len(lines) == 1 and lines[0].startswith("structpred: error: ")
-            and all(w in lines[0] for w in words))
 
 
 # ------------------------------------------------------------------------ class: paths

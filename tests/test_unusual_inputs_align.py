@@ -29,9 +29,9 @@ from alignment.data.formats import (Alignment, read_parallel, read_pharaoh, writ
                                     write_parallel)
 from alignment.evaluate.aer import score_alignments
 from structpred import FormatError
-from structpred.cli import main
 from structpred.io import check_output_path, read_lines, split_tokens
-from test_input_classes import _one_line_error
+from cli_helpers import run_cli as _run
+from cli_helpers import one_line_error as _one_line_error
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -42,16 +42,6 @@ SRC = "the house .\nyes .\nwe agree .\n"
 TGT = "la maison .\noui .\nnous sommes d' accord .\n"
 GOLD = "0-0 1-1 2-2\n0-0 1-1\n0-0 1-1 2-4\n"
 NAACL = "1 1 1 S\n1 2 2 S\n1 3 3 S\n2 1 1 S\n2 2 2 S\n3 1 1 S\n3 2 2 S\n3 3 5 S\n"
-
-
-def _run(argv, capsys):
-    """``main(argv)`` in-process: ``(status, stdout, stderr)`` (argparse's exits too)."""
-    capsys.readouterr()
-    try:
-        rc = main(argv)
-    except SystemExit as exc:
-        rc = exc.code
-    return (rc, *capsys.readouterr())
 
 
 @pytest.fixture

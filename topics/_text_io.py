@@ -28,7 +28,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from structpred.io import FormatError, binary_kind, read_lines
+from structpred.io import FormatError, binary_kind, missing_reason, read_lines
 
 __all__ = ["FORMATS", "Documents", "detect_format", "read_documents", "binary_kind"]
 
@@ -68,8 +68,8 @@ def detect_format(path, fmt="auto"):
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
     spath = os.fspath(path)
-    if spath != "-" and not os.path.exists(spath):
-        raise FormatError(spath, None, "no such file or folder")
+    if spath != "-" and missing_reason(spath, "file or folder") is not None:
+        raise FormatError(spath, None, missing_reason(spath, "file or folder"))
     if fmt != "auto":
         if fmt == "folder" and not os.path.isdir(spath):
             raise FormatError(spath, None, "--format folder needs a folder")

@@ -13,10 +13,12 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_non_negative, column_or_1d, validate_data
 
+from structpred import check_seed, check_whole
+
 from .corpus import Vocabulary, _document_list, as_count_matrix, is_text_input, token_arrays
 
 __all__ = ["validate_count_input", "validate_labels", "count_matrix", "labelled_corpus",
-           "check_known_labels", "check_classifier_topics", "check_whole",
+           "check_known_labels", "check_classifier_topics", "check_whole", "check_seed", "seed_of",
            "CountClassifierTags"]
 
 
@@ -107,6 +109,7 @@ def labelled_corpus(estimator, X, y):
     ``(X, y_idx, (words, docs, offsets))`` with ``y_idx`` the int64 index of each label in
     ``classes_`` and the token arrays of :func:`topics.corpus.token_arrays` (not empty).
     """
+    check_seed(getattr(estimator, "random_state", None))
     X = count_matrix(estimator, X, fitting=True)
     y = validate_labels(estimator, y, X.shape[0])
     estimator.classes_, y_idx = np.unique(y, return_inverse=True)
@@ -118,11 +121,11 @@ def labelled_corpus(estimator, X, y):
     return X, y_idx.astype(np.int64), tokens
 
 
-def check_whole(name, value, lo=1):
-    """``ValueError`` unless ``value`` is an integer (not a bool, not 2.5: ``int()`` cut it)
-    of at least ``lo``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < lo:
-        raise ValueError(f"{name} must be an integer >= {lo}, got {value!r}")
+def seed_of(random_state):
+    """The integer seed of ``random_state`` (``None``: 0, so that runs repeat), after
+    :func:`structpred.check_seed` refused anything else than ``None`` or an integer >= 0."""
+    check_seed(random_state)
+    return 0 if random_state is None else int(random_state)
 
 
 def check_classifier_topics(n_topics):

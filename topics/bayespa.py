@@ -89,7 +89,7 @@ from sklearn.exceptions import NotFittedError
 
 
 from ._validation import (CountClassifierTags, check_classifier_topics, check_known_labels,
-                          count_matrix, validate_count_input, validate_labels)
+                          count_matrix, seed_of, validate_count_input, validate_labels)
 from .corpus import as_count_matrix, is_text_input, token_arrays
 from .lda import _draw_cumulative, _seed, fold_in_per_document
 
@@ -382,7 +382,7 @@ class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
         self.n_docs_seen_ = 0
         self.n_batches_seen_ = 0
         self.fit_time_ = 0.0
-        rs = 0 if self.random_state is None else int(self.random_state)
+        rs = seed_of(self.random_state)
         self.random_state_ = np.random.default_rng(rs)
 
     def _set_coef(self):
@@ -391,7 +391,7 @@ class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
         if self.prediction == "average":
             self.coef_ = self.coef_mean_.copy()
             return
-        rs = 0 if self.random_state is None else int(self.random_state)
+        rs = seed_of(self.random_state)
         rng = np.random.default_rng([rs, 1, self.n_batches_seen_])
         eps = rng.standard_normal(self.coef_mean_.shape)
         Li = np.linalg.inv(self.precision_chol_)                  # Sigma = L^-T L^-1
@@ -454,7 +454,7 @@ class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
         self._check_fitted()
         X = self._counts(X, reset=False)
         words, _, offsets = token_arrays(X)
-        rs = 0 if self.random_state is None else int(self.random_state)
+        rs = seed_of(self.random_state)
         return self._doc_topic(words, offsets, rs + 2)
 
     def decision_function(self, X):

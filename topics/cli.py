@@ -26,7 +26,7 @@ from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, iteration_count, nonneg_float, positive_int
-from structpred.cli import refuse_options, seed_value
+from structpred.cli import check_held_out, refuse_options, seed_value
 
 from .registry import MODELS, make_estimator
 
@@ -422,6 +422,7 @@ def topics_train(args):
                                      ("--stop-words", args.stop_words if args.stop_words is not None
                                       and os.path.isfile(args.stop_words) else None)],
                  stdout=False)
+    check_held_out([(("--data", args.data), ("--valid-data", args.valid_data))])
     docs = _read(args, "required")
     classes = _check_classes(docs)
     y = np.asarray(docs.labels, dtype=str)

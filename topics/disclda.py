@@ -65,7 +65,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
 
-from ._validation import CountClassifierTags, count_matrix, labelled_corpus
+from ._validation import CountClassifierTags, count_matrix, labelled_corpus, seed_of
 from .corpus import token_arrays
 from .lda import _draw_cumulative, _seed, fold_in_sweep_grouped, init_counts
 from .lda import doc_seed as _doc_seed
@@ -578,7 +578,7 @@ class DiscLDA(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEstima
         return count_matrix(self, X, fitting=fitting)
 
     def _seed(self, salt):
-        rs = 0 if self.random_state is None else int(self.random_state)
+        rs = seed_of(self.random_state)
         return int(np.random.default_rng([rs, salt]).integers(2**31 - 1))
 
     # ------------------------------------------------------------------ fit

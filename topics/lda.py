@@ -33,7 +33,7 @@ from sklearn.base import BaseEstimator
 
 from structpred.learners import check_iterations
 
-from ._validation import check_whole
+from ._validation import check_seed, check_whole
 from .corpus import Vocabulary, as_count_matrix, is_text_input, token_arrays
 
 __all__ = ["LDA", "gibbs_sweep", "gibbs_sweep_biased", "fold_in_sweep", "fold_in_sweep_grouped",
@@ -339,6 +339,7 @@ class LDA(BaseEstimator):
         if words.size == 0:
             raise ValueError("the corpus has no tokens")
         K, V = int(self.n_topics), X.shape[1]
+        check_seed(self.random_state)
         self.seed_ = int(np.random.SeedSequence(self.random_state).entropy)
         rng = np.random.default_rng(self.seed_)
         first_seed = int(rng.integers(2**31 - 1))

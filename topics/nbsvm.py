@@ -39,7 +39,8 @@ from sklearn.exceptions import NotFittedError
 
 from structpred.learners import check_iterations
 
-from ._validation import CountClassifierTags, check_known_labels, count_matrix, validate_labels
+from ._validation import (CountClassifierTags, check_known_labels, count_matrix, seed_of,
+                          validate_labels)
 
 __all__ = ["NBSVM", "svm_dual_cd", "log_count_ratio"]
 
@@ -185,7 +186,7 @@ class NBSVM(CountClassifierTags, ClassifierMixin, BaseEstimator):
         targets = [1] if K == 2 else range(K)
         V = X.shape[1]
         ratios, coefs, icpt, iters = [], [], [], []
-        seed = 0 if self.random_state is None else int(self.random_state)
+        seed = seed_of(self.random_state)
         for c in targets:
             inc = yi == c
             r = log_count_ratio(X, inc, float(self.alpha)) if self.nb_scaling else np.ones(V)

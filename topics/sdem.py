@@ -66,7 +66,8 @@ from sklearn.exceptions import NotFittedError
 
 from structpred.learners import check_iterations
 
-from ._validation import CountClassifierTags, check_known_labels, count_matrix, validate_labels
+from ._validation import (CountClassifierTags, check_known_labels, count_matrix, seed_of,
+                          validate_labels)
 
 __all__ = ["SdemNaiveBayes", "class_log_posterior", "loss_weights", "sdem_nb_epoch"]
 
@@ -343,7 +344,7 @@ class _SdemMixin(CountClassifierTags):
                              f"{self.classes_.size} class")
         self._state = np.zeros(2)   # [t, gamma]
         self.loss_history_ = []
-        rs = 0 if self.random_state is None else int(self.random_state)
+        rs = seed_of(self.random_state)
         self._rng = np.random.default_rng(rs)                       # document order
         return self.classes_.size
 

@@ -27,6 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from structpred import check_seed
+
 from .._runtime import log as _log
 
 __all__ = ["BayesianAligner", "BAYES_DEFAULTS"]
@@ -221,11 +223,7 @@ class BayesianAligner(BaseEstimator):
                 raise TypeError(f"{name} must be a number, not {value!r}")
         if not 0.0 < float(self.null_prob) < 1.0:
             raise ValueError(f"null_prob must lie in (0, 1), not {self.null_prob}")
-        rs = self.random_state
-        if rs is not None and not isinstance(rs, np.random.SeedSequence) and (
-                isinstance(rs, bool) or not isinstance(rs, numbers.Integral) or rs < 0):
-            raise ValueError(f"random_state must be an integer >= 0, None or a SeedSequence, "
-                             f"not {rs!r}")
+        check_seed(self.random_state, seed_sequence=True)
         if not min(self.alpha_lex, self.alpha_jump, self.alpha_fert) > 0:   # NaN too
             raise ValueError("the Dirichlet concentrations must be positive")
         if int(self.max_jump) < 1 or int(self.max_fertility) < 2:
@@ -245,6 +243,11 @@ class BayesianAligner(BaseEstimator):
             bad = next((w for w in toks if not isinstance(w, str)), None)
             if bad is not None:
                 raise TypeError(f"{side} sentence {i}: token {bad!r} is not a string")
+            bad = None if isinstance(s, str) else next(
+                (w for w in toks if not w or len(w.split()) != 1 or w != w.strip()), None)
+            if bad is not None:   # "" or "a b" would be one word here, and two in a file
+                raise ValueError(f"{side} sentence {i}: token {bad!r} is empty or holds "
+                                 f"white space")
             if self.lowercase:
                 toks = [w.lower() for w in toks]
             if self.prefix > 0:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from structpred.cli import UserError
 from structpred.cli import check_output
+from structpred.io import missing_reason
 
 from ..training import C_NEG_GRID   # the c- grid of the pipeline
 
@@ -88,7 +89,7 @@ def _check_inputs(inputs):
         if Path(path).is_dir():
             raise UserError(f"{path}: is a folder, not a file ({option})")
         if not Path(path).exists():
-            raise UserError(f"{path}: no such file ({option})")
+            raise UserError(f"{path}: {missing_reason(path) or 'not a file'} ({option})")
 
 
 def _check_cache_path(path, option, inputs):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from structpred.cli import UserError, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
-from structpred.cli import check_output, check_stdin
+from structpred.cli import check_held_out, check_output, check_stdin
 from structpred.cli import open_cluster, with_cluster
 
 from .common import (_bitext, _check_cache_path, _check_direction, _check_inputs, _external,
@@ -113,6 +113,10 @@ def _check_options(args):
     valid = [args.valid_src, args.valid_tgt, args.valid_gold]
     if any(valid) and not all(valid):
         raise UserError("validation needs all of --valid-src, --valid-tgt and --valid-gold")
+    if all(valid):
+        check_held_out([(("--gold", args.gold), ("--valid-gold", args.valid_gold)),
+                        (("--src", args.src), ("--valid-src", args.valid_src))],
+                       hint="give other sentences, or no validation options")
     auto_model = args.model == "auto"
     D, Q = MODELS["M" if auto_model else args.model]
     if args.max_fertility is not None and D == 1:

@@ -184,6 +184,18 @@ def same_file(a, b):
         return os.path.realpath(a) == os.path.realpath(b)
 
 
+def check_held_out(pairs, hint=None):
+    """Refuse validation data that is the training data: ``pairs`` is a list of
+    ``((train option, path), (validation option, path))``.  Choosing a setting on the
+    training examples themselves prefers whatever fits them most, so the choice would be
+    silently wrong; the user means a held-out file (or none, to hold a part out)."""
+    for (t_opt, t_path), (v_opt, v_path) in pairs:
+        if same_file(t_path, v_path):
+            hint = hint or f"leave {v_opt} out to hold out a part of the training data"
+            raise UserError(f"{v_path}: {v_opt} is the same file as {t_opt}; validation "
+                            f"needs held-out data ({hint})")
+
+
 def check_output(path, option="-o", inputs=(), create_parent=False, figure=False,
                  stdout=True):
     """Refuse, before any work, an output that cannot be written.

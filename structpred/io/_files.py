@@ -32,7 +32,7 @@ import secrets
 import sys
 import zlib
 
-__all__ = ["FormatError", "OutputPathError", "open_text", "read_lines", "split_tokens",
+__all__ = ["FormatError", "OutputPathError", "missing_reason", "open_text", "read_lines", "split_tokens",
            "atomic_write",
            "open_output", "check_output_path", "read_npz", "file_fingerprint", "binary_kind"]
 
@@ -111,16 +111,41 @@ def _is_stdio(path):
     return isinstance(path, str) and path == "-"
 
 
+def missing_reason(path, what="file"):
+    """Why ``path`` cannot be opened as an input, or ``None`` when it exists.
+
+    Tells apart a symbolic link to nothing, a loop of symbolic links, a folder on the
+    path that cannot be searched (no permission) and a plain missing ``what`` ("file",
+    "file or folder"), so that every reader names the real cause in one line."""
+    name = os.fspath(path)
+    try:
+        os.stat(name)
+        return None
+    except OSError as exc:
+        code = exc.errno
+    if code == errno.ELOOP:
+        return "a loop of symbolic links"
+    if code == errno.EACCES:
+        return "permission denied on a folder of the path"
+    if code == errno.ENAMETOOLONG:
+        return "the path is too long for the file system"
+    if code == errno.ENOTDIR:
+        return f"no such {what} (a part of the path is a file, not a folder)"
+    if os.path.islink(name):
+        return f"a symbolic link to a missing {what}"
+    return f"no such {what}"
+
+
 def _check_readable_file(path):
     """A folder, or a missing file, as a clear error before opening."""
     name = os.fspath(path)
     if os.path.isdir(name):
         raise FormatError(name, None, "is a folder, not a file")
-    if not os.path.exists(name):
-        if os.path.islink(name):   # a link to nothing, or a loop of links
-            raise FormatError(name, None, "a symbolic link to a missing file (or a loop of "
-                                          "links)")
-        raise FileNotFoundError(errno.ENOENT, "no such file", name)
+    reason = missing_reason(name)
+    if reason is not None:
+        if reason == "no such file":
+            raise FileNotFoundError(errno.ENOENT, "no such file", name)
+        raise FormatError(name, None, reason)
 
 
 class _Prefixed(io.RawIOBase):
