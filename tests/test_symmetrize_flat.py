@@ -1,12 +1,13 @@
 """The flat, all-pairs symmetrisation (:func:`alignment.aligners.symmetrize.link_views_flat`,
-numba) against the reference set implementation (:func:`symmetrize`), on random link sets."""
+numba) against the reference set implementation (:func:`symmetrize`), and the single-set
+form (:func:`links_flat`) against the first view, on random link sets."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from alignment.aligners.symmetrize import FLAT_VIEWS, link_views_flat, symmetrize
+from alignment.aligners.symmetrize import FLAT_VIEWS, link_views_flat, links_flat, symmetrize
 
 
 @st.composite
@@ -50,3 +51,24 @@ def test_a_link_outside_its_pair_is_refused(bad):
 
 def test_no_pairs():
     assert link_views_flat([], [], np.zeros((0, 2))).shape == (5, 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(pairs())
+def test_one_link_set_equals_the_first_view(ps):
+    lens = [(m, n) for m, n, _, _ in ps]
+    f = [_arr(f) for _, _, f, _ in ps]
+    want = link_views_flat(f, f, lens)[0]
+    out = np.full(len(want), 7.0)          # filled in place, stale values cleared
+    assert np.array_equal(links_flat(f, lens, out=out), want)
+    assert np.array_equal(out, want)
+
+
+@pytest.mark.parametrize("bad", [(2, 0), (0, 3), (-1, 0)])
+def test_one_link_set_outside_its_pair_is_refused(bad):
+    with pytest.raises(ValueError, match="outside a 2x3 sentence pair"):
+        links_flat([_arr({(0, 0)}), _arr({bad})], [(4, 4), (2, 3)])
+
+
+def test_one_link_set_of_no_pairs():
+    assert links_flat([], np.zeros((0, 2))).shape == (0,)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["symmetrize", "links_matrix", "link_views_flat", "SYMMETRIZATIONS", "FLAT_VIEWS"]
+__all__ = ["symmetrize", "links_matrix", "link_views_flat", "links_flat", "SYMMETRIZATIONS",
+           "FLAT_VIEWS"]
 
 
 SYMMETRIZATIONS = ("intersection", "union", "grow-diag", "grow-diag-final",
@@ -178,4 +179,33 @@ def link_views_flat(fwd, bwd, lens, out=None):
     if bad >= 0:
         m, n = lens[bad]
         raise ValueError(f"a link outside a {m}x{n} sentence pair")
+    return out
+
+
+def links_flat(links, lens, out=None):
+    """One link set per sentence pair as one flat 0/1 row (each pair's ``m x n`` block
+    row-major, one pair after the other): the first row of :func:`link_views_flat` for a
+    single direction, without the other four views.
+
+    ``links``: list of (L_i, 2) int arrays (0-based source-target); ``lens``: (P, 2)
+    ``(m, n)`` of every pair; ``out``: a (sum m n,) float array filled in place.
+    """
+    lens = np.asarray(lens, dtype=np.int64).reshape(-1, 2)
+    size = lens[:, 0] * lens[:, 1]
+    if out is None:
+        out = np.zeros(int(size.sum()))
+    else:
+        out[:] = 0.0
+    flat, off = _flat(links)
+    if not len(flat):
+        return out
+    pair = np.repeat(np.arange(len(lens)), np.diff(off))
+    m, n = lens[pair, 0], lens[pair, 1]
+    bad = np.flatnonzero((flat[:, 0] < 0) | (flat[:, 0] >= m) | (flat[:, 1] < 0)
+                         | (flat[:, 1] >= n))
+    if len(bad):
+        p = pair[bad[0]]
+        raise ValueError(f"a link outside a {lens[p, 0]}x{lens[p, 1]} sentence pair")
+    start = np.concatenate([[0], np.cumsum(size)[:-1]])
+    out[start[pair] + flat[:, 0] * n + flat[:, 1]] = 1.0
     return out

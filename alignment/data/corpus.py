@@ -39,6 +39,7 @@ from structpred.io import split_tokens
 
 __all__ = [
     "check_bitext_files",
+    "paired_lines",
     "NULL_ID",
     "UNK_ID",
     "NULL_TOKEN",
@@ -98,6 +99,25 @@ def _read_texts(path, skip, stop):
 def _line_count_error(src_path, tgt_path, n_src, n_tgt, skip_first=0):
     longer, short_n = (src_path, n_tgt) if n_src > n_tgt else (tgt_path, n_src)
     return FormatError(longer, skip_first + short_n + 1, f"line counts differ: {n_src} vs {n_tgt}")
+
+
+def paired_lines(src_path, tgt_path, max_pairs=None):
+    """``(line number, source text, target text)`` of the two files read side by side
+    (1-based line numbers; at most ``max_pairs``); unequal line counts raise the
+    :class:`FormatError` of :func:`load_bitext` (both counts, at the shorter file's end)
+    once the shorter file ends."""
+    end = object()
+    pairs = itertools.zip_longest(read_lines(src_path), read_lines(tgt_path), fillvalue=end)
+    if max_pairs is not None:
+        pairs = itertools.islice(pairs, int(max_pairs))
+    n = 0
+    for a, b in pairs:
+        if a is end or b is end:
+            rest = 1 + sum(1 for _ in pairs)        # the lines left in the longer file
+            n_src, n_tgt = (n + rest, n) if b is end else (n, n + rest)
+            raise _line_count_error(src_path, tgt_path, n_src, n_tgt)
+        n += 1
+        yield a[0], a[1], b[1]
 
 
 def check_bitext_files(src_path, tgt_path, max_pairs=None, skip_first=0):
@@ -555,17 +575,11 @@ def iter_bitext(src_path, tgt_path, skip_first=0, max_len=None, max_ratio=None):
         Invalid UTF-8, corrupt gzip data, or files of different lengths (raised when the
         shorter file ends).
     """
-    end = object()
-    pairs = itertools.zip_longest(read_lines(src_path), read_lines(tgt_path), fillvalue=end)
-    for a, b in pairs:
-        if a is end or b is end:
-            longer, line = (src_path, a[0]) if b is end else (tgt_path, b[0])
-            raise FormatError(longer, line, "line counts differ: the other file ends at "
-                                            f"line {line - 1}")
-        i = a[0] - 1
+    for line, a, b in paired_lines(src_path, tgt_path):
+        i = line - 1
         if i < skip_first:
             continue
-        s, t = split_tokens(a[1], src_path, a[0]), split_tokens(b[1], tgt_path, b[0])
+        s, t = split_tokens(a, src_path, line), split_tokens(b, tgt_path, line)
         m, n = len(s), len(t)
         if not m or not n or (max_len is not None and max(m, n) > max_len) \
                 or (max_ratio is not None and max(m, n) > max_ratio * min(m, n)):

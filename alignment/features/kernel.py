@@ -26,7 +26,7 @@ import numpy as np
 
 from structpred.polytopes.matching import hungarian_matching
 
-from ..aligners.symmetrize import FLAT_VIEWS, link_views_flat
+from ..aligners.symmetrize import FLAT_VIEWS, link_views_flat, links_flat
 from ..stats.dice import _dice_matrix
 from ..stats.hmm import hmm_posteriors
 from ..stats.posteriors import _pair_posteriors
@@ -722,8 +722,8 @@ def _external_link_arrays(links, pairs, n_edges, use_ef, use_fa, use_by=False):
             d = [links._external_arrays(name, s, t) for s, t in pairs]
             link_views_flat([x["fwd"] for x in d], [x["bwd"] for x in d], lens, out=rows)
     if use_fa:
-        sym = [links._external_arrays("fast_align", s, t)["sym"] for s, t in pairs]
-        fa[:] = link_views_flat(sym, sym, lens)[0]
+        links_flat([links._external_arrays("fast_align", s, t)["sym"] for s, t in pairs],
+                   lens, out=fa)
     return ef, fa, by
 
 

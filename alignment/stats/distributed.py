@@ -49,12 +49,12 @@ from collections import Counter
 import numpy as np
 
 from structpred import FormatError
-from structpred.io import read_lines, split_tokens
+from structpred.io import split_tokens
 from structpred.parallel import dask_workers
 
 from .._runtime import log as _log
-from ..data.corpus import (UNK_ID, Vocabulary, _line_count_error, build_cooc, check_bitext_files,
-                           doc_frequencies, length_filter)
+from ..data.corpus import (UNK_ID, Vocabulary, build_cooc, check_bitext_files,
+                           doc_frequencies, length_filter, paired_lines)
 from .dice import DEFAULT_DICE_PRUNE_TOTAL, compact_tables
 from .ibm import (DEFAULT_MAX_JUMP, DEFAULT_N_GIS, e_step, gis_update, length_contexts,
                   m_step, n_buckets, pair_index)
@@ -295,19 +295,11 @@ def _wait_for(futures):
 def _read_pairs(src_path, tgt_path, max_pairs):
     """Chunks ``(first_line, src_lines, tgt_lines)`` of the two files, checked as
     :func:`~alignment.data.corpus.load_bitext` checks them."""
-    end = object()
-    pairs = itertools.zip_longest(read_lines(src_path), read_lines(tgt_path), fillvalue=end)
-    if max_pairs is not None:
-        pairs = itertools.islice(pairs, int(max_pairs))
     first, src, tgt = 0, [], []
     n = 0
-    for a, b in pairs:
-        if a is end or b is end:
-            rest = 1 + sum(1 for _ in pairs)        # the lines left in the longer file
-            n_src, n_tgt = (n + rest, n) if b is end else (n, n + rest)
-            raise _line_count_error(src_path, tgt_path, n_src, n_tgt)
-        src.append(a[1])
-        tgt.append(b[1])
+    for _, a, b in paired_lines(src_path, tgt_path, max_pairs):
+        src.append(a)
+        tgt.append(b)
         n += 1
         if len(src) == CHUNK_LINES:
             yield first, src, tgt
