@@ -605,9 +605,8 @@ class MatchingAligner(BaseEstimator):
                 "fertility_lexicon": getattr(self, "fertility_lexicon_", None),
                 "external_names": (self.external_featurizer_.names if self.use_external else None),
                 "aligners": aligners_state,
-                # without the wall-clock times: the same data and options give the same bytes
-                "history": {k: list(map(float, v)) for k, v in self.result_.history.items()
-                            if k != "time"},
+                # save_npz leaves out the clock readings ("time")
+                "history": {k: list(map(float, v)) for k, v in self.result_.history.items()},
                 "best_iter": self.result_.best_iter,
                 "statistics": {"fingerprint": self.stats_.fingerprint(),
                                "key": self.stats_.cache_key}}

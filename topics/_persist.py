@@ -35,7 +35,7 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
-from structpred.io import FormatError, load_npz, read_npz, save_npz
+from structpred.io import CLOCK_KEYS, FormatError, load_npz, read_npz, save_npz
 
 from .corpus import ENGLISH_STOP_WORDS, Vocabulary
 
@@ -136,7 +136,7 @@ class _Encoder:
                 "params": {k: self.encode(p, f"{key}.params.{k}") for k, p in params.items()},
                 "state": {}}
         for name, value in vars(est).items():
-            if name in params:
+            if name in params or name in CLOCK_KEYS:   # no clock readings: same bytes
                 continue
             try:
                 desc["state"][name] = self.encode(value, f"{key}.{name}")

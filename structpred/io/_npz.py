@@ -19,7 +19,8 @@ import json
 
 from ._files import FormatError, atomic_write, read_npz
 
-__all__ = ["save_npz", "load_npz", "pack_json", "unpack_json", "check_format", "found_format"]
+__all__ = ["save_npz", "load_npz", "pack_json", "unpack_json", "check_format", "found_format",
+           "CLOCK_KEYS", "drop_clock_readings"]
 
 #: the entry that holds the JSON header
 HEADER = "meta"
@@ -114,8 +115,27 @@ def _check_version(path, version, versions, what):
                              if newer else ""))
 
 
+#: header entries that hold clock readings (wall or CPU seconds of a run): a model file
+#: keeps none, so that the same command on the same data writes the same bytes
+CLOCK_KEYS = frozenset({"time", "seconds", "cpu_seconds", "fit_seconds", "total_seconds",
+                        "fit_time", "fit_time_", "inference_time_", "svm_time_", "seconds_"})
+
+
+def drop_clock_readings(obj):
+    """``obj`` (JSON-like: dicts, lists, scalars) without the entries of any dict whose
+    key is in :data:`CLOCK_KEYS`, at any depth."""
+    if isinstance(obj, dict):
+        return {k: drop_clock_readings(v) for k, v in obj.items() if k not in CLOCK_KEYS}
+    if isinstance(obj, (list, tuple)):
+        return [drop_clock_readings(v) for v in obj]
+    return obj
+
+
 def save_npz(path, arrays, header, compressed=True):
     """Write ``arrays`` and ``header`` to one ``.npz`` file, atomically.
+
+    The header is written without clock readings (:func:`drop_clock_readings`), and the
+    archive members carry a fixed time stamp: the bytes depend only on the content.
 
     Parameters
     ----------
@@ -139,7 +159,7 @@ def save_npz(path, arrays, header, compressed=True):
     bad = [k for k, v in out.items() if v.dtype == object]
     if bad:
         raise TypeError(f"object arrays cannot be saved without pickles: {', '.join(bad)}")
-    out[HEADER] = pack_json(header, sort_keys=False)
+    out[HEADER] = pack_json(drop_clock_readings(header), sort_keys=False)
     out["format"] = np.array(str(header["format"]))
     out["version"] = np.array(int(header["version"]), dtype=np.int64)
     if hasattr(path, "write"):
