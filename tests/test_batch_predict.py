@@ -219,9 +219,12 @@ _COMBOS = [((), False, ()), ((), True, ()), (("hmm",), False, ()), (("hmm",), Tr
            (("hmm", "eflomal", "fast_align"), True, ("dice_col_best", "hmm_min")),
            (("hmm", "bayes"), False, ()), (("bayes",), True, ()),
            (("hmm", "bayes", "eflomal", "fast_align"), False, ())]
+_SLOW_COMBOS = {("hmm", "bayes", "eflomal", "fast_align")}    # 20 s: the slow tier
 
 
-@pytest.mark.parametrize("sources,stats_hmm,exclude", _COMBOS,
+@pytest.mark.parametrize("sources,stats_hmm,exclude",
+                         [pytest.param(*c, marks=[pytest.mark.slow] if c[0] in _SLOW_COMBOS
+                                       else []) for c in _COMBOS],
                          ids=["+".join(c[0]) + ("-stats_hmm" if c[1] else "") or "none"
                               for c in _COMBOS])
 def test_both_paths_give_the_same_scores(sources, stats_hmm, exclude, small_stats,
