@@ -12,11 +12,16 @@ import numpy as np
 __all__ = ["check_whole", "check_seed"]
 
 
-def check_whole(name, value, lo=1):
+def check_whole(name, value, lo=1, hi=None):
     """``ValueError`` unless ``value`` is an integer (not a bool, not 2.5, which ``int()``
-    would cut to 2) of at least ``lo``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < lo:
-        raise ValueError(f"{name} must be an integer >= {lo}, got {value!r}")
+    would cut to 2) of at least ``lo`` (and at most ``hi``, a cap that keeps a typo such
+    as ``10**12`` iterations from running for ever)."""
+    whole = not isinstance(value, bool) and isinstance(value, numbers.Integral)
+    if hi is None:
+        if not whole or value < lo:
+            raise ValueError(f"{name} must be an integer >= {lo}, got {value!r}")
+    elif not whole or not lo <= value <= hi:
+        raise ValueError(f"{name} must be an integer from {lo} to {hi:,}, got {value!r}")
 
 
 def check_seed(value, name="random_state", seed_sequence=False):

@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from structpred import check_seed
+from structpred import check_seed, check_whole
 
 from .._runtime import log as _log
 
@@ -206,11 +206,7 @@ class BayesianAligner(BaseEstimator):
         names = ("em_iterations", "ibm1_iterations", "hmm_iterations",
                  "fertility_iterations", "n_samplers", "max_jump", "max_fertility", "prefix")
         for name in names:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                raise TypeError(f"{name} must be an integer, not {value!r}")
-            if not 0 <= value <= MAX_SWEEPS:
-                raise ValueError(f"{name} must be from 0 to {MAX_SWEEPS:,}, not {value}")
+            check_whole(name, getattr(self, name), 0, MAX_SWEEPS)
         sched = (int(self.ibm1_iterations), int(self.hmm_iterations),
                  int(self.fertility_iterations))
         if sum(sched) < 1:

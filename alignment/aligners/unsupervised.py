@@ -44,7 +44,7 @@ import numpy as np
 
 from sklearn.base import BaseEstimator
 
-from structpred import atomic_write
+from structpred import atomic_write, check_whole
 from structpred.io import check_sentence_pairs, check_token_lists
 from .._runtime import log as _log
 
@@ -193,11 +193,7 @@ class UnsupervisedAligner(BaseEstimator):
         was cut to 2, a negative prefix kept whole words)."""
         for name, lo in (("hmm_iterations", 1), ("ibm1_iterations", 0),
                          ("ibm2_iterations", 0), ("prefix", 0), ("max_len", 1)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                raise TypeError(f"{name} must be an integer, not {value!r}")
-            if not lo <= value <= 10 ** 7:
-                raise ValueError(f"{name} must be from {lo} to 10,000,000, not {value}")
+            check_whole(name, getattr(self, name), lo, 10 ** 7)
         return {"hmm_iterations": int(self.hmm_iterations),
                 "ibm1_iterations": int(self.ibm1_iterations),
                 "ibm2_iterations": int(self.ibm2_iterations), "lowercase": bool(self.lowercase),

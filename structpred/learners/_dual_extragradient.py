@@ -54,12 +54,9 @@ MAX_ITERATIONS = 10 ** 7
 def check_iterations(n_iter, name="n_iter"):
     """Raise ``ValueError`` unless ``n_iter`` is an integer from 1 to :data:`MAX_ITERATIONS`
     (``n_iter=0`` would return the starting point as if it had converged)."""
-    import numbers
+    from .._checks import check_whole
 
-    if isinstance(n_iter, bool) or not isinstance(n_iter, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {n_iter!r}")
-    if not 1 <= n_iter <= MAX_ITERATIONS:
-        raise ValueError(f"{name} must be from 1 to {MAX_ITERATIONS:,}, got {n_iter}")
+    check_whole(name, n_iter, 1, MAX_ITERATIONS)
 
 
 def _prepare(examples, W, monitor, n_iter=None, name="n_iter"):
