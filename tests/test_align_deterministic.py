@@ -79,3 +79,28 @@ def test_bayes_run_beside_the_statistics_changes_nothing(tmp_path, capsys):
     assert "bayes (ours, seed 0, ran on" in err
     assert together[0] == alone[0]
     assert together[1] == alone[1]
+
+
+@pytest.mark.slow
+def test_a_model_finds_its_runs_in_a_moved_cache(tmp_path, capsys, monkeypatch):
+    """The model records where its aligner runs were kept; once that cache is moved,
+    ``align predict`` finds the same entries under ``$STRUCTPRED_CACHE`` and gives the same
+    links; with the cache nowhere, one line names both places."""
+    new_src, new_tgt = _new_sentences(tmp_path)
+    cache = tmp_path / "cache"
+    _, links = _train_and_predict(tmp_path, cache, "a", new_src, new_tgt)
+    moved = tmp_path / "elsewhere"
+    shutil.move(str(cache), str(moved))
+    monkeypatch.setenv("STRUCTPRED_CACHE", str(moved))
+    for (name, src, tgt), want in zip((("trial", DATA / "trial.en.gz", DATA / "trial.fr.gz"),
+                                       ("new", new_src, new_tgt)), links):
+        out = tmp_path / f"{name}-moved.links"
+        assert main(["align", "predict", "-m", str(tmp_path / "model-a.npz"), "--src",
+                     str(src), "--tgt", str(tgt), "-q", "-o", str(out)]) == 0
+        assert out.read_text() == want
+    monkeypatch.setenv("STRUCTPRED_CACHE", str(tmp_path / "nowhere"))
+    capsys.readouterr()
+    rc = main(["align", "predict", "-m", str(tmp_path / "model-a.npz"), "--src",
+               str(new_src), "--tgt", str(new_tgt), "-q", "-o", str(tmp_path / "x.links")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "nowhere" in err[0] and "missing" in err[0], err

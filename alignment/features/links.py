@@ -57,6 +57,7 @@ Pair features (+Q models): for each pattern of :mod:`alignment.stats.interaction
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -186,6 +187,24 @@ def start_sources(sources, pairs, bitext_src=None, bitext_tgt=None, cache_dir=".
     where = None if cache_dir is None else str(Path(cache_dir) / "aligners")
     return {"bayes": _start_bayes((src, tgt, where, random_state), n_jobs, verbose,
                                   "beside the statistics and our HMM")}
+
+
+def _moved_entry(path):
+    """Where a cache entry recorded at ``path`` (``ROOT/aligners/NAME``) is looked for
+    once its cache has moved: ``NAME`` under ``$STRUCTPRED_CACHE`` (``.cache`` without it)."""
+    root = os.environ.get("STRUCTPRED_CACHE") or ".cache"
+    return Path(root) / "aligners" / Path(path or "").name
+
+
+def _find_run(path):
+    """The folder of a recorded aligner run: where it was written, or else the same entry
+    in the current cache root (:func:`_moved_entry`); ``None`` when neither holds it."""
+    if not path:
+        return None
+    for p in (Path(path), _moved_entry(path)):
+        if (p / "meta.json").exists():
+            return p
+    return None
 
 
 class AlignerLinks:
@@ -346,11 +365,13 @@ class AlignerLinks:
             if name != "bayes" and _version(name) is None:
                 raise RuntimeError(f"the model uses {name}, which is not installed: "
                                    + _install_hint(name))
-            p = rec.get("path")
-            if not p or not (Path(p) / "meta.json").exists():
+            p = _find_run(rec.get("path"))
+            if p is None:
                 raise RuntimeError(f"the model uses the {name} run {rec.get('fingerprint')} "
-                                   f"kept in {p}, which is missing (train the model again "
-                                   "on this machine, or copy that folder)")
+                                   f"kept in {rec.get('path')}, which is missing, and "
+                                   f"{_moved_entry(rec.get('path'))} is not there either "
+                                   "(set $STRUCTPRED_CACHE to the cache it moved to, train "
+                                   "the model again on this machine, or copy that folder)")
             run = load_run(p)
             if run.fingerprint != rec.get("fingerprint"):
                 raise RuntimeError(f"{p}: the {name} run there is not the one the model was "
