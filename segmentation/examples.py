@@ -44,7 +44,8 @@ def class_weights(class_weight, fg_share):
             raise ValueError(f"class_weight must be None, 'balanced' or a number, got {class_weight!r}")
         pi = min(max(float(fg_share), 1e-6), 1 - 1e-6)
         return 0.5 / pi, 0.5 / (1.0 - pi)
-    if isinstance(class_weight, (numbers.Real, np.ndarray)) and np.ndim(class_weight) == 0:
+    if isinstance(class_weight, (numbers.Real, np.ndarray)) and np.ndim(class_weight) == 0 \
+            and not isinstance(class_weight, (bool, np.bool_)):
         class_weight = float(class_weight)    # a numpy scalar or 0-d array
     return check_positive("class_weight", class_weight), 1.0   # inf: NaN scores before
 

@@ -29,7 +29,7 @@ def validate_count_input(estimator, X, *, reset):
     """Validate a document-term matrix (returned as CSR or ndarray); texts pass unchanged.
     A single string, or an empty list or tuple, is refused in the estimators' words (not
     scikit-learn's "Expected 2D array")."""
-    X = as_csr(X) if sp.issparse(X) else ordered_sequence(X, "X", type(estimator).__name__)
+    X = documents_or_counts(estimator, X)
     if is_text_input(X):
         return X
     if isinstance(X, (str, bytes)):
@@ -60,6 +60,12 @@ def as_csr(X):
     """A sparse matrix of any format as CSR (COO, DIA and BSR cannot be indexed by row: a
     ``TypeError`` or ``NotImplementedError`` deep inside before)."""
     return X if X.format == "csr" else X.tocsr()
+
+
+def documents_or_counts(estimator, X):
+    """``X`` with a sparse matrix made CSR and a generator of documents made a list
+    (:func:`as_csr`, :func:`ordered_sequence`)."""
+    return as_csr(X) if sp.issparse(X) else ordered_sequence(X, "X", type(estimator).__name__)
 
 
 def ordered_sequence(values, name, owner):

@@ -35,7 +35,7 @@ from structpred.learners import check_iterations
 
 from structpred import check_positive
 
-from ._validation import check_seed, check_whole
+from ._validation import check_seed, check_whole, documents_or_counts
 from .corpus import (Vocabulary, as_count_matrix, check_topic_tables, is_text_input,
                      token_arrays)
 
@@ -327,6 +327,7 @@ class LDA(BaseEstimator):
         check_positive("beta", self.beta)
 
     def _counts(self, X, fitting):
+        X = documents_or_counts(self, X)
         if fitting:
             self.vocabulary_ = None
             if is_text_input(X):
