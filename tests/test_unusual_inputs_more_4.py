@@ -6,7 +6,7 @@ n-gram lengths far beyond use (``--ngrams``, ``Vocabulary.ngram_range``); labels
 one label spelled twice (case, white space, invisible characters, Unicode form) in training,
 against a model, and in the Python API; ``tag train`` on fewer sentences than the held-out
 step; tagged columns and labels that a column file cannot hold; documents given as a
-generator, a set or a dict, and count matrices of every sparse format; vocabulary cut-offs
+generator, a set or a dict; vocabulary cut-offs
 that are not counts or fractions; positive parameters given as arrays, strings or ``inf``;
 topic counts whose tables exceed the machine's memory, in the Python API.
 """
@@ -294,21 +294,6 @@ def test_unordered_documents_refused(kind):
 
     with pytest.raises(TypeError, match="document order"):
         topics.SdemNaiveBayes().fit(kind(TOPIC_DOCS[:4]), TOPIC_Y[:4])
-
-
-@pytest.mark.parametrize("fmt", ["coo", "csc", "lil", "dok", "bsr", "dia"])
-def test_every_sparse_format_is_counts(fmt):
-    """COO, DIA and BSR: a TypeError or NotImplementedError deep inside; DOK (a dict) is
-    counts, not an unordered collection."""
-    import topics
-    from topics.corpus import Vocabulary
-
-    X = Vocabulary().fit(TOPIC_DOCS).transform(TOPIC_DOCS)
-    ref = topics.SdemNaiveBayes().fit(X, TOPIC_Y).predict(X)
-    assert list(topics.SdemNaiveBayes().fit(X.asformat(fmt), TOPIC_Y)
-                .predict(X.asformat(fmt))) == list(ref)
-    assert topics.LDA(n_topics=2, n_iter=2).fit(X.asformat(fmt)).transform(
-        X.asformat(fmt)).shape == (8, 2)
 
 
 # ---------------------------------------------------------------- class: vocabulary cut-offs

@@ -56,16 +56,10 @@ def validate_count_input(estimator, X, *, reset):
     return X
 
 
-def as_csr(X):
-    """A sparse matrix of any format as CSR (COO, DIA and BSR cannot be indexed by row: a
-    ``TypeError`` or ``NotImplementedError`` deep inside before)."""
-    return X if X.format == "csr" else X.tocsr()
-
-
 def documents_or_counts(estimator, X):
-    """``X`` with a sparse matrix made CSR and a generator of documents made a list
-    (:func:`as_csr`, :func:`ordered_sequence`)."""
-    return as_csr(X) if sp.issparse(X) else ordered_sequence(X, "X", type(estimator).__name__)
+    """``X`` with a generator of documents made a list (:func:`ordered_sequence`); a sparse
+    matrix as it is (a DOK matrix is a dict, but its order is that of its rows)."""
+    return X if sp.issparse(X) else ordered_sequence(X, "X", type(estimator).__name__)
 
 
 def ordered_sequence(values, name, owner):
