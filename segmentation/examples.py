@@ -9,11 +9,12 @@ lists of the hyperparameters chosen on validation.
 
 from __future__ import annotations
 
+import numbers
 import os
 
 import numpy as np
 
-from structpred import MinCutExample
+from structpred import MinCutExample, check_positive
 
 from .graph_io import save_graph
 from .model_io import feature_names as _feature_names
@@ -43,10 +44,10 @@ def class_weights(class_weight, fg_share):
             raise ValueError(f"class_weight must be None, 'balanced' or a number, got {class_weight!r}")
         pi = min(max(float(fg_share), 1e-6), 1 - 1e-6)
         return 0.5 / pi, 0.5 / (1.0 - pi)
-    r = float(class_weight)
-    if not r > 0:
-        raise ValueError(f"class_weight must be positive, got {r}")
-    return r, 1.0
+    if isinstance(class_weight, (numbers.Real, np.ndarray)) and np.ndim(class_weight) == 0 \
+            and not isinstance(class_weight, (bool, np.bool_)):
+        class_weight = float(class_weight)    # a numpy scalar or 0-d array
+    return check_positive("class_weight", class_weight), 1.0   # inf: NaN scores before
 
 
 def build_example(graph, mean, scale, use_edges, w_fg, w_bg, size_unit, edge_scale=1.0,

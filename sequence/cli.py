@@ -17,6 +17,7 @@ from structpred.cli import check_output, positive_float, positive_int
 from structpred.cli import check_held_out, refuse_options, seed_value
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import iteration_count
+from structpred import check_label_spellings
 
 __all__ = ["add_parser", "tag_train", "tag_predict", "tag_eval", "DEFAULTS"]
 
@@ -157,6 +158,15 @@ def _check_validation_can_score(args, yt, yv, labels):
                         "this data?")
 
 
+def _check_spellings(path, y, known=None):
+    """Refuse labels of ``path`` that are one label spelled twice (``B-NP`` and ``b-np``, or
+    against the model's labels ``known``): :func:`structpred.check_label_spellings`."""
+    try:
+        check_label_spellings(sorted({t for s in y for t in s}), known, name=str(path))
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
 @_wrap_format_errors
 def tag_train(args):
     from .data import deterministic_split, read_conll
@@ -171,6 +181,7 @@ def tag_train(args):
         refuse_options(args, ("valid_fraction",), "holds training sentences out when there is "
                        "no --valid-data: give one or the other")
     X, y = read_conll(args.data)
+    _check_spellings(args.data, y)
     if args.first:
         X, y = X[:args.first], y[:args.first]
     if args.valid_data:
@@ -183,6 +194,7 @@ def tag_train(args):
         tr, va = deterministic_split(len(X), args.valid_fraction)
         Xt, yt = [X[i] for i in tr], [y[i] for i in tr]
         Xv, yv = [X[i] for i in va], [y[i] for i in va]
+    _check_spellings(args.valid_data or args.data, yv, {t for s in yt for t in s})
     _check_validation_can_score(args, yt, yv,
                                 {t for s in y for t in s} | {t for s in yv for t in s})
     unseen = sorted({t for s in yv for t in s} - {t for s in yt for t in s})
@@ -268,6 +280,7 @@ def tag_eval(args):
 
     tagger = _load(args.model)
     X, y = read_conll(args.data, n_columns=tagger.n_columns_ + 1)
+    _check_spellings(args.data, y, tagger.classes_)
     scores = evaluate(y, tagger.predict(X), iob=tagger.iob_)
     if args.json:
         print(json.dumps(scores, sort_keys=True))

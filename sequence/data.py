@@ -84,6 +84,8 @@ def deterministic_split(n, valid_fraction=0.1):
     validation sentences come from every part of the corpus.
     """
     step = max(2, int(round(1.0 / valid_fraction)))
-    valid = list(range(step - 1, n, step))
+    # fewer than ``step`` sentences: the last one validates (none did, and the refusal
+    # blamed the validation labels)
+    valid = list(range(min(step, n) - 1, n, step)) if n >= 2 else []
     vs = set(valid)
     return [i for i in range(n) if i not in vs], valid

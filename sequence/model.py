@@ -14,12 +14,13 @@ from numba import njit
 from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 
-from structpred import check_seed, check_whole
+from structpred import check_label_spellings, check_positive, check_seed, check_whole
 from structpred.learners import check_iterations
 from structpred.selection import unwrap_eval_set
 from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
                         dual_extragradient_streaming, operator_norm)
-from structpred.io import FormatError, check_token_lists, load_npz, save_npz
+from structpred.io import (FormatError, check_token_lists, load_npz, save_npz,
+                          unwritable_token)
 
 from .evaluate import is_iob, score_from_stats, sentence_stats
 from .features import FEATURE_SETS, FeatureIndex, token_features
@@ -46,6 +47,7 @@ def check_tagged_sentences(X, y=None, n_columns=None, what="sentence"):
             if not isinstance(tok, (tuple, list)) or not all(isinstance(c, str) for c in tok):
                 raise TypeError(f"{what} {i}, token {k}: expected a tuple of string columns "
                                 f"(word, ...), got {tok!r:.60}")
+            _refuse_unwritable(tok, f"{what} {i}, token {k}: the column")
             if n_columns is None:
                 n_columns, first = len(tok), f"as the first token of {what} {i} has"
             if len(tok) != n_columns or not tok:
@@ -65,7 +67,17 @@ def check_tagged_sentences(X, y=None, n_columns=None, what="sentence"):
             if not isinstance(label, str):   # an int, None: a TypeError deep in sorting
                 raise TypeError(f"{what} {i}, token {k}: a label must be a string, got "
                                 f"{label!r:.60}")
+            _refuse_unwritable([label], f"{what} {i}, token {k}: the label")
     return X, y
+
+
+def _refuse_unwritable(columns, where):
+    """``ValueError`` for a column or label that a CoNLL file cannot hold (empty, or holding
+    white space): trained or tagged here, it would be two columns or none once written."""
+    bad = unwritable_token(columns)
+    if bad is not None:
+        raise ValueError(f"{where} {bad!r:.40} is empty or holds white space (a column file "
+                         "could not hold it)")
 
 
 class SequenceTagger(BaseEstimator):
@@ -226,8 +238,8 @@ class SequenceTagger(BaseEstimator):
             raise ValueError(f"scale_power must be in [0, 1], got {self.scale_power!r}")
         for name in ("radius", "relative_radius"):
             v = getattr(self, name)
-            if v is not None and not float(v) > 0:
-                raise ValueError(f"{name} must be positive (or inf), got {v!r}")
+            if v is not None:
+                check_positive(name, v, allow_inf=True)
         check_iterations(self.n_iter)   # 1.5, True or NaN were taken (or an int() error)
         if int(self.batch_size) < 1 or int(self.min_count) < 1:
             raise ValueError("batch_size and min_count must be >= 1")
@@ -300,6 +312,7 @@ class SequenceTagger(BaseEstimator):
                                                       "validation sentence")
         self.n_columns_ = len(X[0][0])
         self.classes_ = sorted({t for s in y for t in s})
+        check_label_spellings(self.classes_)
         if len(self.classes_) < 2:
             raise ValueError(f"every training token has the label {self.classes_[0]!r}: a "
                              "tagger needs at least two labels to learn anything")

@@ -6,10 +6,11 @@ numpy's "expected non-negative integer" for a negative seed)."""
 from __future__ import annotations
 
 import numbers
+import unicodedata
 
 import numpy as np
 
-__all__ = ["check_whole", "check_seed"]
+__all__ = ["check_whole", "check_seed", "check_positive", "label_clash", "check_label_spellings"]
 
 
 def check_whole(name, value, lo=1, hi=None):
@@ -34,3 +35,56 @@ def check_seed(value, name="random_state", seed_sequence=False):
         kinds = "an integer >= 0, None or a SeedSequence" if seed_sequence else \
             "an integer >= 0 or None"
         raise ValueError(f"{name} must be {kinds}, got {value!r}")
+
+
+def check_positive(name, value, allow_inf=False):
+    """``value`` as a float, or ``ValueError`` unless it is a real number > 0 and finite
+    (``allow_inf``: or ``inf``); not a bool, a string or an array (numpy's "truth value of an
+    array is ambiguous", ``float()``'s "argument must be a string or a real number")."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0 \
+            or (value == np.inf and not allow_inf):
+        raise ValueError(f"{name} must be a positive{'' if allow_inf else ', finite'} number"
+                         f"{' (or inf)' if allow_inf else ''}, got {value!r:.60}")
+    return float(value)
+
+
+_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
+
+
+def _spelling(label):
+    """What two spellings of one label share: NFKC form, case folded, white space around
+    and invisible characters (zero-width, soft hyphen) removed."""
+    return unicodedata.normalize("NFKC", str(label)).translate(_INVISIBLE).casefold().strip()
+
+
+def label_clash(labels, known=None):
+    """Two different labels that differ only in case, white space around them, invisible
+    characters or Unicode normal form (``'Sport'`` and ``'sport'``, ``'B-NP'`` and
+    ``'b-np'``): ``(label, other)``, else ``None``.  Without ``known``, among ``labels``; with
+    ``known`` (a model's classes), a label of ``labels`` not in ``known`` against one that
+    is.  Such labels are one class spelled twice, far more often than two classes: counted
+    as two, a class is split in training, or every document of it is an error in scoring."""
+    seen = {}
+    if known is not None:
+        known = set(known)
+        for k in known:
+            seen.setdefault(_spelling(k), k)
+    for label in labels:
+        if known is not None and label in known:
+            continue
+        other = seen.setdefault(_spelling(label), label)
+        if other != label:
+            return label, other
+    return None
+
+
+def check_label_spellings(labels, known=None, name="y", where=None):
+    """``ValueError`` naming the pair that :func:`label_clash` finds, after ``name`` (or
+    ``where(label)``, e.g. the file and line of the label)."""
+    clash = label_clash(labels, known)
+    if clash is not None:
+        whose = "the model's label" if known is not None else "the label"
+        name = name if where is None else where(clash[0])
+        raise ValueError(f"{name}: the label {clash[0]!r:.40} and {whose} {clash[1]!r:.40} "
+                         "differ only in case, white space or invisible characters: one class "
+                         "or two? spell them alike")

@@ -96,8 +96,8 @@ def detect_format(path, fmt="auto"):
 
 def _refuse_binary(spath, name):
     """:class:`FormatError` if the file ``spath`` (gzipped or not) is not text."""
-    if spath == "-":
-        return
+    if spath == "-" or not os.path.isfile(spath):
+        return   # a FIFO can be read once: read_lines checks its first line itself
     with open(spath, "rb") as fh:
         head = fh.read(8192)
     if head[:2] == b"\x1f\x8b":

@@ -8,14 +8,17 @@ complex, not empty, ``n_features_in_`` bookkeeping, scikit-learn's error message
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterator, Mapping
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_non_negative, column_or_1d, validate_data
 
-from structpred import check_seed, check_whole
+from structpred import check_label_spellings, check_seed, check_whole
 
-from .corpus import Vocabulary, _document_list, as_count_matrix, is_text_input, token_arrays
+from .corpus import (Vocabulary, _document_list, as_count_matrix, check_topic_tables,
+                     is_text_input, token_arrays)
 
 __all__ = ["validate_count_input", "validate_labels", "count_matrix", "labelled_corpus",
            "check_known_labels", "check_classifier_topics", "check_whole", "check_seed", "seed_of",
@@ -26,6 +29,7 @@ def validate_count_input(estimator, X, *, reset):
     """Validate a document-term matrix (returned as CSR or ndarray); texts pass unchanged.
     A single string, or an empty list or tuple, is refused in the estimators' words (not
     scikit-learn's "Expected 2D array")."""
+    X = documents_or_counts(estimator, X)
     if is_text_input(X):
         return X
     if isinstance(X, (str, bytes)):
@@ -52,10 +56,28 @@ def validate_count_input(estimator, X, *, reset):
     return X
 
 
+def documents_or_counts(estimator, X):
+    """``X`` with a generator of documents made a list (:func:`ordered_sequence`); a sparse
+    matrix as it is (a DOK matrix is a dict, but its order is that of its rows)."""
+    return X if sp.issparse(X) else ordered_sequence(X, "X", type(estimator).__name__)
+
+
+def ordered_sequence(values, name, owner):
+    """``values`` with an iterator (a generator) made a list; a set or a mapping, whose order
+    is not the order of the documents, is a ``TypeError`` (scikit-learn saw one object and said
+    "Expected 2D array, got scalar array")."""
+    if isinstance(values, (set, frozenset, Mapping)):
+        raise TypeError(f"{owner}: {name} must be a sequence in document order (a list, "
+                        f"array or Series), got a {type(values).__name__}")
+    return list(values) if isinstance(values, Iterator) else values
+
+
 def validate_labels(estimator, y, n_docs):
-    """Labels: not None, 1-D (a column vector is raveled with a warning), classification targets."""
+    """Labels: not None, 1-D (a column vector is raveled with a warning), classification
+    targets, no two spelled alike (:func:`structpred.check_label_spellings`)."""
     if y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
+    y = ordered_sequence(y, "y", type(estimator).__name__)
     if isinstance(y, (list, tuple)):
         # None (a TypeError of sorting before), or 1 and "1" (merged into one class)
         missing = next((i for i, v in enumerate(y) if v is None), None)
@@ -65,6 +87,8 @@ def validate_labels(estimator, y, n_docs):
         if len(kinds) > 1:
             raise ValueError("y mixes labels that are strings and numbers: give one kind")
     y = np.asarray(y)
+    if y.dtype.kind in "UO":   # 'Sport' and 'sport': one class split in two
+        check_label_spellings([str(v) for v in np.unique(y) if isinstance(v, str)])
     if y.ndim > 1:
         y = column_or_1d(y, warn=True)
     if y.ndim != 1 or y.shape[0] != n_docs:
@@ -118,6 +142,8 @@ def labelled_corpus(estimator, X, y):
     tokens = token_arrays(X)
     if tokens[0].size == 0:
         raise ValueError("the corpus has no tokens")
+    if isinstance(getattr(estimator, "n_topics", None), numbers.Integral):
+        check_topic_tables(estimator.n_topics, X.shape[1], X.shape[0])
     return X, y_idx.astype(np.int64), tokens
 
 

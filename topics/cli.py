@@ -56,6 +56,17 @@ def _df(text):
     return positive_int(text)
 
 
+def _ngrams(text):
+    """``--ngrams``: an integer from 1 to :data:`topics.corpus.MAX_NGRAM`."""
+    from .corpus import MAX_NGRAM
+
+    value = positive_int(text)
+    if value > MAX_NGRAM:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_NGRAM} (longer runs of words "
+                                         f"recur too rarely to be terms), got {text!r}")
+    return value
+
+
 def _fraction(text):
     """``--valid-fraction``: a number strictly between 0 and 1."""
     try:
@@ -185,7 +196,7 @@ def _add_vocabulary_options(tr):
                         "N < 1, e.g. 0.001; default 2)")
     v.add_argument("--max-features", type=positive_int, metavar="N",
                    help="keep only the N most frequent terms")
-    v.add_argument("--ngrams", type=positive_int, metavar="N",
+    v.add_argument("--ngrams", type=_ngrams, metavar="N",
                    help="terms are runs of 1 to N adjacent words (nbsvm default 2, the others "
                         "1)")
     v.add_argument("--weighting", choices=["counts", "binary", "tfidf"],
@@ -302,7 +313,20 @@ def _vocabulary_overrides(args):
     return out
 
 
+def _check_spellings(docs, known=None):
+    """Refuse labels that are one label spelled twice (``Sport`` and ``sport``; against a
+    model's labels ``known``), naming the document."""
+    from structpred import check_label_spellings
+
+    try:
+        check_label_spellings(docs.labels, known,
+                              where=lambda label: docs.sources[docs.labels.index(label)])
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
 def _check_classes(docs):
+    _check_spellings(docs)
     classes = docs.classes()
     if len(classes) < 2:
         raise UserError(f"{docs.path}: training needs at least 2 classes, found "
@@ -371,15 +395,12 @@ def _check_topic_memory(model_name, est, X, n_classes):
     if not isinstance(k, (int, np.integer)):
         return
     total = int(k) * (n_classes if model_name == "sdem-lda" else 1)
-    need = 8.0 * total * (X.shape[1] + X.shape[0])
-    from .corpus import physical_memory
+    from .corpus import check_topic_tables
 
-    have = physical_memory()
-    if have is not None and need > have:
-        raise UserError(f"--n-topics {k}: {model_name}'s topic tables alone need about "
-                        f"{need / 2**30:,.1f} GiB ({total:,} topics x ({X.shape[1]:,} words + "
-                        f"{X.shape[0]:,} documents) x 8 bytes), more than this machine's "
-                        f"{have / 2**30:,.1f} GiB; give fewer topics")
+    try:
+        check_topic_tables(total, X.shape[1], X.shape[0])
+    except ValueError as exc:
+        raise UserError(f"--n-topics {k}: {model_name}'s {exc}") from None
 
 
 #: ``topics train`` options that only ``--model auto`` (the choice on validation) uses
@@ -559,6 +580,7 @@ def topics_eval(args):
     check_output(args.plot, "--plot", [("--data", args.data), ("-m", args.model)], figure=True)
     saved = _load(args.model)
     docs = _read(args, "required")
+    _check_spellings(docs, saved.labels)
     pred = _predict(saved, docs)
     true = docs.labels
     known = set(saved.labels)

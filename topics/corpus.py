@@ -36,6 +36,8 @@ from typing import Iterable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from structpred import check_whole
+
 __all__ = [
     "ENGLISH_STOP_WORDS", "tokenize", "Vocabulary", "check_counts", "token_arrays",
     "as_count_matrix", "check_token_budget", "physical_memory", "load_jsonl",
@@ -52,6 +54,10 @@ BUNDLED_DATA_DIR = REPO_ROOT / "data" / "text"
 DEFAULT_SHARED_DATA_DIR = REPO_ROOT.parent / "shared" / "data" / "text"
 
 _WEIGHTINGS = ("counts", "binary", "tfidf")
+#: the longest n-gram a vocabulary takes: a document of L words has about L n-grams of each
+#: length, so the cost grows with n (``--ngrams 100000`` ran for minutes on 40 posts), and
+#: runs of more than a few words recur too rarely to be features
+MAX_NGRAM = 10
 
 
 def tokenize(text: str, stop_words=ENGLISH_STOP_WORDS, min_length: int = 2, *, digits=False,
@@ -181,12 +187,16 @@ class Vocabulary:
 
     def _ngram_bounds(self):
         try:
-            lo, hi = (int(v) for v in self.ngram_range)
-        except (TypeError, ValueError):
-            raise ValueError(f"ngram_range must be a pair of integers, got {self.ngram_range!r}")
-        if not 1 <= lo <= hi:
-            raise ValueError(f"ngram_range must satisfy 1 <= lo <= hi, got {self.ngram_range!r}")
-        return lo, hi
+            lo, hi = self.ngram_range
+            check_whole("ngram_range", lo)
+            check_whole("ngram_range", hi)
+        except (TypeError, ValueError):   # 2, (1, 2.5), (True, 2): int() took or cut them
+            raise ValueError(f"ngram_range must be a pair of integers, got "
+                             f"{self.ngram_range!r}") from None
+        if not 1 <= lo <= hi <= MAX_NGRAM:
+            raise ValueError(f"ngram_range must satisfy 1 <= lo <= hi <= {MAX_NGRAM}, got "
+                             f"{self.ngram_range!r}")
+        return int(lo), int(hi)
 
     def _check_weighting(self):
         if self.weighting not in _WEIGHTINGS:
@@ -198,9 +208,26 @@ class Vocabulary:
         """Fit on raw texts or token lists."""
         return self.fit_terms(list(self.analyze(_document_list(docs))))
 
+    def _check_cutoffs(self):
+        """``min_df``/``max_df`` a count >= 0 or a fraction in [0, 1], ``min_count`` a count,
+        ``max_features`` None or a count >= 1 (NaN was numpy's "cannot convert float NaN",
+        -1 and 1.5 were taken: no cut-off, and 1 term)."""
+        for name in ("min_df", "max_df"):
+            v = getattr(self, name)
+            if isinstance(v, (float, np.floating)):
+                if not 0.0 <= v <= 1.0:
+                    raise ValueError(f"{name} must be a count (an integer >= 0) or a fraction "
+                                     f"in [0, 1], got {v!r}")
+            else:
+                check_whole(name, v, lo=0)
+        check_whole("min_count", self.min_count, lo=0)
+        if self.max_features is not None:
+            check_whole("max_features", self.max_features)
+
     def fit_terms(self, terms: Sequence[list]) -> "Vocabulary":
         """Fit on the output of :meth:`analyze` (lets a caller analyse a corpus once)."""
         self._check_weighting()
+        self._check_cutoffs()
         if len(terms) == 0:
             raise ValueError("cannot build a vocabulary from an empty corpus")
         tf = Counter(chain.from_iterable(terms))
@@ -323,6 +350,25 @@ def _format_bytes(n: float) -> str:
     return f"{n:.3g} PB"  # pragma: no cover
 
 
+def check_topic_tables(n_topics, n_words, n_docs) -> None:
+    """``ValueError`` when a topic model's tables alone could not fit in memory: at least a
+    topic-word table (K x V) and the documents' topic proportions (D x K) in float64,
+    ``8 K (V + D)`` bytes (``n_topics=10**9`` was numpy's "Allocation failed" deep in a fit,
+    or swapping without bound)."""
+    need = 8.0 * int(n_topics) * (n_words + n_docs)
+    _refuse_beyond_memory(need, lambda have: (
+        f"the topic tables alone need about {need / 2**30:,.1f} GiB ({int(n_topics):,} topics "
+        f"x ({n_words:,} words + {n_docs:,} documents) x 8 bytes), more than this machine's "
+        f"{have / 2**30:,.1f} GiB; give fewer topics"))
+
+
+def _refuse_beyond_memory(need, message):
+    """``ValueError(message(memory))`` when ``need`` bytes exceed this machine's memory."""
+    have = physical_memory()
+    if have is not None and need > have:
+        raise ValueError(message(have))
+
+
 def check_token_budget(total, *, name="X") -> None:
     """``ValueError`` if ``total`` word tokens would not fit in this machine's memory.
 
@@ -332,12 +378,10 @@ def check_token_budget(total, *, name="X") -> None:
     """
     total = float(total)
     need = total * BYTES_PER_TOKEN
-    mem = physical_memory()
-    if mem is not None and need > mem:
-        raise ValueError(f"{name} holds {total:.1e} word tokens; the samplers keep one entry per "
-                         f"token, which needs ~{_format_bytes(need)}, more than this machine's "
-                         f"{_format_bytes(mem)} of memory: are these counts? (give raw word "
-                         f"counts, e.g. from CountVectorizer)")
+    _refuse_beyond_memory(need, lambda mem: (
+        f"{name} holds {total:.1e} word tokens; the samplers keep one entry per token, which "
+        f"needs ~{_format_bytes(need)}, more than this machine's {_format_bytes(mem)} of "
+        "memory: are these counts? (give raw word counts, e.g. from CountVectorizer)"))
 
 
 def _cell(X: sp.csr_matrix, k: int) -> tuple[int, int]:

@@ -33,8 +33,11 @@ from sklearn.base import BaseEstimator
 
 from structpred.learners import check_iterations
 
-from ._validation import check_seed, check_whole
-from .corpus import Vocabulary, as_count_matrix, is_text_input, token_arrays
+from structpred import check_positive
+
+from ._validation import check_seed, check_whole, documents_or_counts
+from .corpus import (Vocabulary, as_count_matrix, check_topic_tables, is_text_input,
+                     token_arrays)
 
 __all__ = ["LDA", "gibbs_sweep", "gibbs_sweep_biased", "fold_in_sweep", "fold_in_sweep_grouped",
            "fold_in_per_document", "doc_seed", "counter_seed", "derive_seed", "collapsed_log_joint",
@@ -319,10 +322,12 @@ class LDA(BaseEstimator):
     def _check_params(self):
         check_whole("n_topics", self.n_topics)
         check_iterations(self.n_iter)   # 0 sweeps left the topics at random
-        if not (0 < self.alpha_ < np.inf and 0 < self.beta < np.inf):
-            raise ValueError("alpha and beta must be positive and finite")
+        if self.alpha is not None:
+            check_positive("alpha", self.alpha)
+        check_positive("beta", self.beta)
 
     def _counts(self, X, fitting):
+        X = documents_or_counts(self, X)
         if fitting:
             self.vocabulary_ = None
             if is_text_input(X):
@@ -339,6 +344,7 @@ class LDA(BaseEstimator):
         if words.size == 0:
             raise ValueError("the corpus has no tokens")
         K, V = int(self.n_topics), X.shape[1]
+        check_topic_tables(K, V, X.shape[0])
         check_seed(self.random_state)
         self.seed_ = int(np.random.SeedSequence(self.random_state).entropy)
         rng = np.random.default_rng(self.seed_)

@@ -43,6 +43,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
+from structpred import check_positive
 
 from ._validation import (CountClassifierTags, check_classifier_topics, check_known_labels,
                           count_matrix, labelled_corpus)
@@ -192,8 +193,8 @@ class _MedLDABase(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEs
     # ---- validation
     def _check_params(self):
         check_classifier_topics(self.n_topics)
-        if not (0 < self.alpha < np.inf and 0 < self.beta < np.inf):
-            raise ValueError("alpha and beta must be positive and finite")
+        check_positive("alpha", self.alpha)
+        check_positive("beta", self.beta)
         if not (np.isfinite(self.C) and self.C >= 0):
             raise ValueError(f"C must be a finite non-negative number, got {self.C}")
         if not (np.isfinite(self.cost) and self.cost >= 0):

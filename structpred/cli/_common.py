@@ -12,7 +12,7 @@ import sys
 from ..io import FormatError
 from ..io import OutputPathError, check_figure_path, check_output_path
 
-__all__ = ["UserError", "HelpFormatter", "ArgumentParser", "add_quiet", "log",
+__all__ = ["UserError", "HelpFormatter", "ArgumentParser", "add_quiet", "log", "os_error_line",
            "wrap_format_errors", "positive_int", "nonneg_int", "int_at_least",
            "positive_float", "nonneg_float", "int_list", "check_output", "check_stdin", "same_file",
            "check_separate_folders", "iteration_count", "record_option_defaults",
@@ -59,7 +59,7 @@ def log(args, msg):
         print(msg, file=sys.stderr, flush=True)
 
 
-def _os_error_line(exc):
+def os_error_line(exc):
     """``FILE: reason`` of an :class:`OSError` (``[Errno 2] ...`` is not for users)."""
     reason = (exc.strerror or str(exc)).strip()
     reason = reason[:1].lower() + reason[1:]
@@ -81,13 +81,13 @@ def wrap_format_errors(func):
             raise UserError(str(exc)) from exc
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError,
                 PermissionError) as exc:
-            raise UserError(_os_error_line(exc)) from exc
+            raise UserError(os_error_line(exc)) from exc
         except OSError as exc:
             # any other error of a named file (no space left, read-only file system, ...);
             # a closed pipe is the caller's to handle quietly
             if isinstance(exc, BrokenPipeError) or exc.filename is None:
                 raise
-            raise UserError(_os_error_line(exc)) from exc
+            raise UserError(os_error_line(exc)) from exc
 
     return inner
 

@@ -26,6 +26,7 @@ pipe ends quietly.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import sys
@@ -35,7 +36,7 @@ from importlib.metadata import entry_points
 from .._startup import Terminated, interrupt_in_chain
 from .._version import __version__
 from ._common import (ArgumentParser, HelpFormatter, UserError, empty_option_values, one_line,
-                      record_option_defaults)
+                      os_error_line, record_option_defaults)
 
 __all__ = ["main", "build_parser", "subcommands"]
 
@@ -207,6 +208,11 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
         pass
 
 
+#: errors of a write to standard output that lose the results (a full disk, ``> /dev/full``,
+#: a device error): one line and status 2, never a traceback nor a silent status 0
+_WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF)
+
+
 #: options whose values set the sizes of what a command allocates (named after a MemoryError)
 _SIZE_OPTIONS = ("n_topics", "k_graph", "n_segments", "max_features", "iterations",
                  "bitext_pairs", "max_length", "batch_size", "jobs", "workers")
@@ -226,11 +232,14 @@ def main(argv=None):
     empty = empty_option_values(args)
     if empty:
         parser.exit(2, f"structpred: error: argument {empty[0]}: an empty value\n")
+    if sys.stdout is None:   # started with '>&-': every command prints its results there
+        parser.exit(2, "structpred: error: -: standard output is closed\n")
     try:
         with _signal_handlers(), warnings.catch_warnings():
             if not args.debug:
                 warnings.showwarning = _one_line_warning
             status = handler(args)
+            sys.stdout.flush()   # a failed write is reported here, not lost at exit
             if _RECEIVED["signal"] is not None:   # a signal was caught somewhere: never swallowed
                 return _status_after_signal(args, as_program)
             if as_program and not _has_child_processes():
@@ -269,6 +278,11 @@ def main(argv=None):
         except OSError:
             pass
         return 0
+    except OSError as exc:
+        if args.debug or exc.filename is not None or exc.errno not in _WRITE_ERRORS:
+            raise
+        print(f"structpred: error: standard output: {os_error_line(exc)}", file=sys.stderr)
+        return 2
     except Exception as exc:
         # an error that a signal caused (numba's SystemError, an import's RuntimeError, a
         # worker's failure): the signal is the cause to report

@@ -596,9 +596,12 @@ def atomic_write(path, mode="w", encoding="utf-8", compress=None):
             raw.flush()
             os.fsync(raw.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
+            # a write to the open file (a full disk): name the output, not nothing
+            raise OSError(exc.errno, exc.strerror, path) from exc
         raise
     _fsync_directory(directory)
 

@@ -7,7 +7,7 @@ refuse it, naming the sentence, in the form every estimator uses.
 
 from __future__ import annotations
 
-__all__ = ["check_token_lists", "check_sentence_pairs"]
+__all__ = ["check_token_lists", "check_sentence_pairs", "unwritable_token"]
 
 
 def _is_text(value):
@@ -17,6 +17,13 @@ def _is_text(value):
 def _shown(value):
     text = value if isinstance(value, str) else value.decode("utf-8", "replace")
     return repr(text if len(text) <= 40 else text[:40] + "...")
+
+
+def unwritable_token(tokens):
+    """The first of ``tokens`` (strings) that a whitespace-tokenised file cannot hold as one
+    token, else ``None``: an empty string, or one holding white space (a file would split it
+    in two, or a line break would shift every later line)."""
+    return next((t for t in tokens if not t or any(c.isspace() for c in t)), None)
 
 
 def check_token_lists(sentences, what="sentence", items="tokens"):
