@@ -65,9 +65,13 @@ def _image_files(spec):
             raise UserError(f"{p}: {missing_reason(p, 'file or folder') or 'not a file'}")
     if not files:
         raise UserError(f"{' '.join(map(str, spec))}: no images found (extensions: png, jpg, ...)")
-    seen = {}
+    seen, real = {}, {}
     for f in files:
-        if f.stem in seen and seen[f.stem] != f:
+        r = os.path.realpath(f)
+        if r in real:
+            raise UserError(f"{f}: given twice ({real[r]}); each image is scored once")
+        real[r] = f
+        if f.stem in seen:
             raise UserError(f"{f}: two images named {f.stem} ({seen[f.stem]} too); "
                             f"outputs are named by stem")
         seen[f.stem] = f
@@ -119,9 +123,13 @@ def _main_items(args, need_masks):
 
 
 def _point_items(files, limit=None):
-    out = []
+    out, seen = [], {}
     for p in files or []:
         f = Path(p)
+        real = os.path.realpath(f)
+        if real in seen:
+            raise UserError(f"{f}: given twice ({seen[real]}); each scan is scored once")
+        seen[real] = f
         if not f.exists():
             raise UserError(f"{f}: {missing_reason(f) or 'not a file'}")
         if f.is_dir():

@@ -54,8 +54,8 @@ def is_image_file(path):
 
 class StemIndex:
     """The image files of one folder by stem: ``index.find("horse001")`` finds
-    ``horse001.png``, ``horse001.JPG``, ... (a ``.png`` is preferred, then the
-    order of :data:`IMAGE_EXTENSIONS`)."""
+    ``horse001.png``, ``horse001.JPG``, ...; two files of one stem (``a.png`` and
+    ``a.bmp``) are a :class:`FormatError`, since either could be the one meant."""
 
     def __init__(self, folder):
         self.folder = Path(folder)
@@ -76,6 +76,9 @@ class StemIndex:
         """The file for ``stem`` (a name with an image extension is also accepted), or None."""
         stem = str(stem)
         hit = self._by_stem.get(stem)
+        if hit and len(hit) > 1:
+            raise FormatError(self.folder, None, f"two files for {stem}: "
+                              f"{' and '.join(h[1] for h in hit[:2])}; keep one")
         if hit:
             return hit[0][2]
         if is_image_file(stem):

@@ -354,3 +354,47 @@ def test_topics_beyond_memory_refused_in_python(owner):
     est = getattr(topics, owner)(n_topics=10**10, n_iter=1)
     with pytest.raises(ValueError, match="topic tables alone"):
         est.fit(TOPIC_DOCS, *([TOPIC_Y] if owner != "LDA" else []))
+
+
+# -------------------------- class: the same input twice, ambiguous files, misread formats
+@pytest.mark.parametrize("other", [".bmp", ".jpg", ".PNG"])
+def test_two_masks_of_one_stem_are_refused(other, tmp_path):
+    # before: the .png one was taken silently
+    from structpred import FormatError
+    from segmentation.data import StemIndex
+
+    (tmp_path / "a.png").write_bytes(b"x")
+    (tmp_path / f"a{other}").write_bytes(b"x")
+    (tmp_path / "b.png").write_bytes(b"x")
+    index = StemIndex(tmp_path)
+    assert index.find("b") == tmp_path / "b.png"
+    with pytest.raises(FormatError, match="two files for a"):
+        index.find("a")
+
+
+@SETTINGS
+@given(label=st.sampled_from(["sport", "é", "1"]), header=st.booleans())
+def test_json_lines_read_as_tsv_are_refused(label, header, tmp_path, capsys):
+    # before: every raw JSON line was classified (predict) or was one unlabeled text
+    import json as _json
+
+    path = tmp_path / "docs.jsonl"
+    body = "".join(_json.dumps({"label": lab, "text": t}) + "\n"
+                   for lab, t in ((label, "a b c"), ("other", "d e f")))
+    path.write_text(("label\ttext\n" if header else "") + body, encoding="utf-8")
+    rc, _, err = run_cli(["topics", "train", "--data", str(path), "--format", "tsv",
+                          "--model", "nbsvm", "-q", "-o", str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, "JSON", "--format jsonl"), err
+
+
+@SETTINGS
+@given(key=st.sampled_from(["label", "text", "id"]))
+def test_a_json_field_given_twice_is_refused(key, tmp_path, capsys):
+    # before: json kept the last value silently
+    values = {"label": '"a"', "text": '"x y"', "id": "1"}
+    first = '{"label": "a", "text": "x y", "id": 1, "%s": %s}\n' % (key, values[key])
+    path = tmp_path / "docs.jsonl"
+    path.write_text(first + '{"label": "b", "text": "z w"}\n', encoding="utf-8")
+    rc, _, err = run_cli(["topics", "train", "--data", str(path), "--model", "nbsvm", "-q",
+                          "-o", str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, f"{path}:1", f"'{key}' is given twice"), err

@@ -169,8 +169,27 @@ def _lines(spath, name):
         raise
 
 
+def _json_object(line):
+    """Whether ``line`` is one JSON object (a JSON-lines record read as TSV)."""
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
+
+
+def _unique_keys(pairs):
+    """``object_pairs_hook`` of :func:`json.loads`: a dict, or ``ValueError`` naming a key
+    given twice (``json`` keeps the last value silently)."""
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"the field {k!r} is given twice")
+        out[k] = v
+    return out
+
+
 def _read_tsv(spath, name, need, docs):
-    first = True
+    first = first_text = True
     for lineno, line in _lines(spath, name):
         if not line.strip():
             continue
@@ -178,6 +197,10 @@ def _read_tsv(spath, name, need, docs):
             first = False
             if line.strip().lower().replace(" ", "") == "label\ttext":
                 continue                                   # a header line
+        if first_text and line.lstrip().startswith("{") and _json_object(line):
+            raise FormatError(name, lineno, "a JSON object, not 'label<TAB>text': the file "
+                                            "holds JSON lines (--format jsonl)")
+        first_text = False
         label, tab, text = line.partition("\t")
         if not tab:
             if need:
@@ -200,10 +223,12 @@ def _read_jsonl(spath, name, need, docs):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = json.loads(line, object_pairs_hook=_unique_keys)
         except json.JSONDecodeError as exc:
             raise FormatError(name, lineno, f"malformed JSON ({exc.msg} at column {exc.colno}): "
                                             f"expected one JSON object per line") from None
+        except ValueError as exc:          # a field given twice
+            raise FormatError(name, lineno, str(exc)) from None
         if not isinstance(row, dict):
             raise FormatError(name, lineno, f"expected a JSON object with 'text' and 'label' "
                                             f"fields, got a JSON {_json_kind(row)}")

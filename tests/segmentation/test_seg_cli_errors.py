@@ -578,3 +578,43 @@ def test_model_loader_raises_only_value_errors(tmp_path, data):
         p.write_bytes(payload)
         with pytest.raises(ValueError, match="m.npz: "):
             MRFSegmenter.load(p)
+
+
+# ------------------------------------------------ class: the same image or scan twice
+def _other_spelling(path, how, d):
+    if how == "absolute":
+        return str(Path(path).resolve())
+    if how == "dot":
+        return os.path.join(".", os.path.relpath(path))
+    link = d / f"link-{Path(path).name}"
+    if not link.exists():
+        link.symlink_to(Path(path).resolve())
+    return str(link)
+
+
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(how=st.sampled_from(["absolute", "dot", "link"]), kind=st.sampled_from(["image", "points"]),
+       command=st.sampled_from(["eval", "predict"]))
+def test_an_image_or_scan_given_twice_is_refused(how, kind, command, models, tmp_path,
+                                                 monkeypatch, capsys):
+    # before: scored twice in the pooled figures ("2 images") while one file was written
+    root = Path(models[kind]).parent
+    monkeypatch.chdir(root)
+    one = "images/0.png" if kind == "image" else "scan.xyz"
+    if not Path(one).exists():
+        one = sorted(str(p.relative_to(root)) for p in (root / "images").iterdir())[0]
+    argv = ["segment", command, "-m", str(models[kind]),
+            "--images" if kind == "image" else "--points", one,
+            _other_spelling(one, how, tmp_path)]
+    if kind == "image" and command == "eval":
+        argv += ["--masks", "masks"]
+    if command == "predict":
+        argv += ["-o", str(tmp_path / "out")]
+    capsys.readouterr()
+    try:
+        rc = main(argv)
+    except SystemExit as exc:
+        rc = exc.code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "given twice" in err[0], err
