@@ -31,7 +31,7 @@ from . import _startup
 
 _startup.install()   # Ctrl-C during the imports below: one line, status 130 (the command only)
 
-from ._checks import check_seed, check_whole  # noqa: E402
+from ._checks import check_number, check_seed, check_whole  # noqa: E402
 from ._example import StructuredExample
 from ._loss import hamming_loss, weighted_hamming_terms
 from ._version import __version__
@@ -41,7 +41,7 @@ from .learners import __all__ as _learners_all
 from .polytopes import *  # noqa: F401,F403
 from .polytopes import __all__ as _polytopes_all
 
-__all__ = (["__version__", "StructuredExample", "check_seed", "check_whole", "hamming_loss",
+__all__ = (["__version__", "StructuredExample", "check_number", "check_seed", "check_whole", "hamming_loss",
             "weighted_hamming_terms", "FormatError", "atomic_write", "open_output",
             "open_text", "read_lines"]
            + list(_learners_all) + list(_polytopes_all))

@@ -5,11 +5,12 @@ numpy's "expected non-negative integer" for a negative seed)."""
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
-__all__ = ["check_whole", "check_seed"]
+__all__ = ["check_whole", "check_number", "check_seed"]
 
 
 def check_whole(name, value, lo=1):
@@ -17,6 +18,19 @@ def check_whole(name, value, lo=1):
     would cut to 2) of at least ``lo``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < lo:
         raise ValueError(f"{name} must be an integer >= {lo}, got {value!r}")
+
+
+def check_number(name, value, lo=0.0, strict=False, infinite=False):
+    """``ValueError`` unless ``value`` is a real number (not a bool, a string or NaN) of
+    at least ``lo`` (above it with ``strict``), finite unless ``infinite`` (a cost of NaN was
+    a learner's "zp contains NaN values", a negative one a "loss costs" error)."""
+    ok = (not isinstance(value, bool) and isinstance(value, numbers.Real)
+          and not math.isnan(value) and (infinite or math.isfinite(value))
+          and (value > lo if strict else value >= lo))
+    if not ok:
+        kind = "a number" if infinite else "a finite number"
+        raise ValueError(f"{name} must be {kind} {'>' if strict else '>='} {lo:g}, "
+                         f"got {value!r}")
 
 
 def check_seed(value, name="random_state", seed_sequence=False):

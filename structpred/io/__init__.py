@@ -14,14 +14,14 @@ from ._files import (FormatError, OutputPathError, atomic_write, binary_kind,
                      open_output, open_text, progress_enabled, read_lines, read_npz,
                      split_tokens)
 from ._npz import check_format, load_npz, pack_json, save_npz, unpack_json
-from ._tokens import check_sentence_pairs, check_token_lists
+from ._tokens import MAX_WORDS, check_sentence_pairs, check_token_lists
 
 __all__ = ["FormatError", "atomic_write", "open_text", "open_output", "read_lines", "read_npz",
            "split_tokens", "binary_kind", "OTHER_SPACE", "check_output_path", "check_figure_path",
            "OutputPathError", "missing_reason",
            "file_fingerprint", "progress_enabled", "save_npz", "load_npz", "pack_json",
            "unpack_json", "check_format", "load_or_compute", "CacheMismatch", "cache_file",
-           "is_cache_folder", "key_hash", "check_token_lists", "check_sentence_pairs", "save_figure",
+           "is_cache_folder", "key_hash", "check_token_lists", "check_sentence_pairs", "MAX_WORDS", "save_figure",
            "plot_histories"]
 
 
