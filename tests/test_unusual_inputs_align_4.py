@@ -274,3 +274,24 @@ def test_predict_and_train_refuse_a_sentence_beyond_max_words(tiny_model, texts,
     # exactly MAX_WORDS words is aligned
     pairs = [(["a"] * MAX_WORDS, ["b"])]
     assert check_sentence_pairs(pairs, max_words=MAX_WORDS) == pairs
+
+
+@SETTINGS
+@given(links=st.lists(st.sets(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=3),
+                      max_size=3))
+def test_scores_against_gold_without_a_sure_link_are_refused(links):
+    """``score_alignments`` against no gold or possible links only gave recall 1 and AER 0
+    (a perfect score against nothing)."""
+    from alignment.evaluate.aer import score_alignments
+
+    gold = [Alignment(sure=set(), possible=ls) for ls in links]
+    with pytest.raises(ValueError, match="no sure link"):
+        score_alignments([Alignment.from_links(ls) for ls in links], gold)
+
+
+def test_unsupervised_aligner_names_a_token_that_is_not_a_string():
+    from alignment import UnsupervisedAligner
+
+    for src in ([[1, 2]], [[b"a"]], [["a", None]]):
+        with pytest.raises(TypeError, match="sentence pair 0: source token .* not a string"):
+            UnsupervisedAligner(hmm_iterations=1).fit(src, [["x", "y"]])

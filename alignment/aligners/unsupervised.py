@@ -233,6 +233,7 @@ class UnsupervisedAligner(BaseEstimator):
         tgt = check_token_lists(tgt, "target sentence")
         if len(src) != len(tgt):
             raise ValueError(f"{len(src)} source but {len(tgt)} target sentences")
+        check_sentence_pairs(zip(src, tgt))   # tokens are strings (an int had no .lower())
         if not src:
             raise ValueError("nothing to train on")
         self.options()
