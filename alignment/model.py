@@ -22,8 +22,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from structpred import FormatError
-from structpred.io import check_sentence_pairs, load_npz, save_npz
-from structpred import LEARNERS, check_learner, run_learner
+from structpred.io import MAX_WORDS, check_sentence_pairs, load_npz, save_npz
+from structpred import LEARNERS, check_learner, check_number, check_seed, check_whole, run_learner
 from structpred import decode_matching
 from structpred import Monitor
 from structpred import L2Ball
@@ -137,6 +137,22 @@ def as_alignments(pairs, gold, what="gold"):
     return out
 
 
+def _as_list(items, what):
+    """``items`` (a list, tuple, generator...) as a list; ``TypeError`` naming ``what`` for
+    a string or something that is not a collection."""
+    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+        raise TypeError(f"{what} must be a list of alignments, got {type(items).__name__}")
+    return list(items)
+
+
+def _check_sure(gold, what, why):
+    """``ValueError`` when ``gold`` (non-empty) holds no link, or only possible ones."""
+    if not any(g.possible for g in gold):
+        raise ValueError(f"{what} holds no link at all: {why}")
+    if not any(g.sure for g in gold):
+        raise ValueError(f"{what} holds no sure link (only possible ones): {why}")
+
+
 class MatchingAligner(BaseEstimator):
     """Discriminative word aligner (models M, M+F, M+Q, M+F+Q), scikit-learn style.
 
@@ -232,6 +248,23 @@ class MatchingAligner(BaseEstimator):
         self.include_features = include_features
         self.random_state = random_state
         self.verbose = verbose
+
+    def _check_params(self):
+        """The hyperparameters in the estimator's words, before any work (a NaN cost was the
+        learner's "zp contains NaN values", max_fertility 2.5 a model "M+F2.5")."""
+        check_whole("max_fertility", self.max_fertility, 1)
+        check_whole("validate_every", self.validate_every, 1)
+        check_whole("n_frequent", self.n_frequent, 0)
+        if self.patience is not None:
+            check_whole("patience", self.patience, 1)
+        check_seed(self.random_state)
+        for name in ("cost_pos", "cost_neg") + (("possible_cost",) if self.possible_cost
+                                                 is not None else ()):
+            check_number(name, getattr(self, name))
+        check_number("regularization", self.regularization)
+        check_number("radius", self.radius, strict=True, infinite=True)
+        if self.learning_rate is not None:
+            check_number("learning_rate", self.learning_rate, strict=True)
 
     # ------------------------------------------------------------ structure
     @property
@@ -444,17 +477,29 @@ class MatchingAligner(BaseEstimator):
         """
         if stats is None:
             raise ValueError("fit needs the statistics of the bitext (stats=AlignmentStatistics)")
+        self._check_params()
+        if eval_set is not None and (isinstance(eval_set, (str, bytes))
+                                     or not hasattr(eval_set, "__len__") or len(eval_set) != 2):
+            raise ValueError("eval_set must be (validation pairs, their gold alignments)")
         valid_pairs, valid_gold = eval_set if eval_set is not None else (None, None)
-        pairs = check_sentence_pairs(pairs)
-        if valid_pairs is not None:
-            valid_pairs = check_sentence_pairs(valid_pairs, "validation sentence pair")
+        pairs = check_sentence_pairs(pairs, max_words=MAX_WORDS)
+        gold = _as_list(gold, "gold")
         if len(pairs) != len(gold):
             raise ValueError(f"{len(pairs)} sentence pairs but {len(gold)} gold alignments")
         gold = as_alignments(pairs, gold, "gold")
-        if valid_gold is not None and valid_pairs is not None:
+        if valid_pairs is not None:
+            valid_pairs = check_sentence_pairs(valid_pairs, "validation sentence pair",
+                                               max_words=MAX_WORDS)
+            valid_gold = _as_list(valid_gold, "eval_set gold")
+            if len(valid_pairs) != len(valid_gold):
+                raise ValueError(f"eval_set: {len(valid_pairs)} sentence pairs but "
+                                 f"{len(valid_gold)} gold alignments")
             valid_gold = as_alignments(valid_pairs, valid_gold, "eval_set gold")
         if not pairs:
             raise ValueError("no training sentences")
+        _check_sure(gold, "gold", "the model would learn to predict no link")
+        if valid_pairs is not None:
+            _check_sure(valid_gold, "eval_set gold", "validation AER is undefined")
         check_learner(self.learner)
         if self.pair_candidates not in ("all", "likely"):
             raise ValueError(f"pair_candidates must be 'all' or 'likely', got {self.pair_candidates!r}")
@@ -544,7 +589,7 @@ class MatchingAligner(BaseEstimator):
         """
         from .predict.batch import supports
 
-        pairs = check_sentence_pairs(pairs)
+        pairs = check_sentence_pairs(pairs, max_words=MAX_WORDS)
         if supports(self) and all(len(s) and len(t) for s, t in pairs):
             self._check_fitted()
             bp = getattr(self, "_batch_predictor", None)

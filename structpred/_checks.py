@@ -5,12 +5,14 @@ numpy's "expected non-negative integer" for a negative seed)."""
 
 from __future__ import annotations
 
+import math
 import numbers
 import unicodedata
 
 import numpy as np
 
-__all__ = ["check_whole", "check_seed", "check_positive", "label_clash", "check_label_spellings"]
+__all__ = ["check_whole", "check_number", "check_seed", "check_positive", "label_clash",
+           "check_label_spellings"]
 
 
 def check_whole(name, value, lo=1, hi=None):
@@ -23,6 +25,19 @@ def check_whole(name, value, lo=1, hi=None):
             raise ValueError(f"{name} must be an integer >= {lo}, got {value!r}")
     elif not whole or not lo <= value <= hi:
         raise ValueError(f"{name} must be an integer from {lo} to {hi:,}, got {value!r}")
+
+
+def check_number(name, value, lo=0.0, strict=False, infinite=False):
+    """``ValueError`` unless ``value`` is a real number (not a bool, a string or NaN) of
+    at least ``lo`` (above it with ``strict``), finite unless ``infinite`` (a cost of NaN was
+    a learner's "zp contains NaN values", a negative one a "loss costs" error)."""
+    ok = (not isinstance(value, bool) and isinstance(value, numbers.Real)
+          and not math.isnan(value) and (infinite or math.isfinite(value))
+          and (value > lo if strict else value >= lo))
+    if not ok:
+        kind = "a number" if infinite else "a finite number"
+        raise ValueError(f"{name} must be {kind} {'>' if strict else '>='} {lo:g}, "
+                         f"got {value!r}")
 
 
 def check_seed(value, name="random_state", seed_sequence=False):
@@ -39,12 +54,12 @@ def check_seed(value, name="random_state", seed_sequence=False):
 
 def check_positive(name, value, allow_inf=False):
     """``value`` as a float, or ``ValueError`` unless it is a real number > 0 and finite
-    (``allow_inf``: or ``inf``); not a bool, a string or an array (numpy's "truth value of an
-    array is ambiguous", ``float()``'s "argument must be a string or a real number")."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0 \
-            or (value == np.inf and not allow_inf):
-        raise ValueError(f"{name} must be a positive{'' if allow_inf else ', finite'} number"
-                         f"{' (or inf)' if allow_inf else ''}, got {value!r:.60}")
+    (``allow_inf``: or ``inf``): :func:`check_number` with ``lo=0, strict=True``; not a
+    bool, a string or an array (numpy's "truth value of an array is ambiguous")."""
+    if isinstance(value, np.ndarray) or isinstance(value, (list, tuple, dict)):
+        raise ValueError(f"{name} must be a number > 0, got {type(value).__name__} "
+                         f"{value!r:.60}")
+    check_number(name, value, 0.0, strict=True, infinite=allow_inf)
     return float(value)
 
 

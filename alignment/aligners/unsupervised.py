@@ -45,7 +45,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from structpred import atomic_write, check_whole
-from structpred.io import check_sentence_pairs, check_token_lists
+from structpred.io import MAX_WORDS, check_sentence_pairs, check_token_lists
 from .._runtime import log as _log
 
 __all__ = ["UnsupervisedAligner", "decode", "combine_votes", "training_text",
@@ -229,6 +229,7 @@ class UnsupervisedAligner(BaseEstimator):
         tgt = check_token_lists(tgt, "target sentence")
         if len(src) != len(tgt):
             raise ValueError(f"{len(src)} source but {len(tgt)} target sentences")
+        check_sentence_pairs(zip(src, tgt))   # tokens are strings (an int had no .lower())
         if not src:
             raise ValueError("nothing to train on")
         self.options()
@@ -291,7 +292,7 @@ class UnsupervisedAligner(BaseEstimator):
         from ..data.formats import Alignment
 
         out = []
-        for s, t in check_sentence_pairs(pairs):
+        for s, t in check_sentence_pairs(pairs, max_words=MAX_WORDS):
             links = frozenset((int(j), int(k)) for j, k in self.align_pair(
                 s, t, self.threshold, self.symmetrize)[0])
             out.append(Alignment(links, links))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 import time
 
-from structpred.cli import UserError, log as _log, nonneg_int
+from structpred.cli import UserError, finite_float, log as _log, nonneg_int
 
 __all__ = ["add_bayes_arguments", "align_bayes"]
 
@@ -36,7 +36,7 @@ def add_bayes_arguments(p):
                    help="Gibbs sweeps of IBM-1, the HMM and the fertility model (default: "
                         f"{D['ibm1_iterations']},{D['hmm_iterations']},"
                         f"{D['fertility_iterations']})")
-    g.add_argument("--null-prob", type=float, default=D["null_prob"], metavar="P",
+    g.add_argument("--null-prob", type=finite_float, default=D["null_prob"], metavar="P",
                    help="probability of a NULL link")
     g.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="2: sample the two directions in two threads")

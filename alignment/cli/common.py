@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from structpred import FormatError
 from structpred.cli import UserError
 from structpred.cli import check_output
 from structpred.io import missing_reason
@@ -49,6 +50,17 @@ def _read_gold(path, fmt, pairs, n_sentences=None, cover=None, allow_unaligned=F
         n = len(gold) if cover is None else min(cover, len(gold))
         check_gold_coverage(path, seen, n, what)
     return gold
+
+
+def _check_sure_links(path, gold, why):
+    """:class:`UserError` naming ``path`` when its ``gold`` holds no link, or only possible
+    ones: recall and AER are undefined against it (``aer``, validation), and a model trained
+    on it has an empty target (every weight learns to predict no link)."""
+    if not any(g.possible for g in gold):
+        raise UserError(f"{path}: no gold links at all: {why}")
+    if not any(g.sure for g in gold):
+        raise UserError(f"{path}: no sure gold links (only possible ones): {why} "
+                        "(unlabelled NAACL links and Pharaoh 'i-j' links are sure)")
 
 
 def _read_pairs(src, tgt, src_opt="--src", tgt_opt="--tgt"):
@@ -210,13 +222,29 @@ def _external(specs, pairs, into=None, option="--external"):
     return into
 
 
+def _within_length(pairs, src, tgt=None):
+    """``pairs`` (read from ``src`` and ``tgt``, or from one ``src ||| tgt`` file ``src``),
+    one at a time; a side longer than :data:`structpred.io.MAX_WORDS` words is refused with
+    its file and line (a 5,000-word line ran for hours, and Ctrl-C could not stop it)."""
+    from structpred.io import MAX_WORDS
+
+    for lineno, (s, t) in enumerate(pairs, 1):
+        for side, path in ((s, src), (t, tgt or src)):
+            if len(side) > MAX_WORDS:
+                what = "" if tgt else ("source side: " if side is s else "target side: ")
+                raise FormatError(str(path), lineno, f"{what}{len(side):,} words; sentences of "
+                                  f"at most {MAX_WORDS:,} words are aligned (the time grows "
+                                  "with the cube of the length: split the line)")
+        yield s, t
+
+
 def _input_pairs(args):
     """The sentence pairs to align, one at a time (read as they are needed)."""
     from alignment.data.formats import iter_fast_align, iter_parallel
 
     if args.input:
-        return args.input, iter_fast_align(args.input)
-    return args.src, iter_parallel(args.src, args.tgt)
+        return args.input, _within_length(iter_fast_align(args.input), args.input)
+    return args.src, _within_length(iter_parallel(args.src, args.tgt), args.src, args.tgt)
 
 
 #: sentence pairs looked at by :func:`_check_direction`
@@ -282,9 +310,9 @@ def _read_input(args):
     if args.input and (args.src or args.tgt):
         raise UserError("give either -i FILE or --src/--tgt, not both")
     if args.input:
-        pairs = read_fast_align(args.input)
+        pairs = list(_within_length(read_fast_align(args.input), args.input))
     elif args.src and args.tgt:
-        pairs = read_parallel(args.src, args.tgt)
+        pairs = list(_within_length(read_parallel(args.src, args.tgt), args.src, args.tgt))
     else:
         raise UserError("give --src and --tgt, or -i FILE ('src ||| tgt' lines; - for stdin)")
     if not pairs:

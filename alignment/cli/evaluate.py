@@ -7,7 +7,7 @@ from structpred.cli import UserError
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, check_stdin, refuse_options
 
-from .common import _check_inputs, _inputs, _read_gold, _read_pairs, _summary
+from .common import _check_inputs, _check_sure_links, _inputs, _read_gold, _read_pairs, _summary
 
 __all__ = ["aer"]
 
@@ -54,11 +54,7 @@ def aer(args):
     if len(test) != len(gold):
         raise UserError(f"{args.test}: {len(test)} lines but the gold {args.gold} has "
                         f"{len(gold)} sentences")
-    if not any(g.possible for g in gold):
-        raise UserError(f"{args.gold}: no gold links at all: AER is undefined")
-    if not any(g.sure for g in gold):
-        raise UserError(f"{args.gold}: no sure gold links (only possible ones): recall and AER "
-                        "are undefined (unlabelled NAACL links and Pharaoh 'i-j' links are sure)")
+    _check_sure_links(args.gold, gold, "AER is undefined")
     if args.plot:
         bad = [i for i in args.sentences if i > len(pairs)]
         if bad:

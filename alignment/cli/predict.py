@@ -37,6 +37,9 @@ def align_predict(args):
     check_output(args.output, "-o", inputs)
     model = MatchingAligner.load(args.model)
     if args.decoder:
+        if not model.interactions:   # only the ILP of a +Q model has a decoder to choose
+            raise UserError(f"--decoder is for +Q models, not {args.model} (model "
+                            f"{model.model_name})")
         model.decoder = args.decoder
     name, pairs = _input_pairs(args)
     pairs = _direction_checked(args, pairs, model)

@@ -18,12 +18,14 @@ from pathlib import Path
 
 from structpred.cli import UserError, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
-from structpred.cli import check_held_out, check_output, check_stdin
+from structpred.cli import check_held_out, check_output, check_stdin, refuse_options
 from structpred.cli import open_cluster, with_cluster
 
-from .common import (_bitext, _check_cache_path, _check_direction, _check_inputs, _external,
+from .common import (_bitext, _check_cache_path, _check_direction, _check_inputs,
+                     _check_sure_links, _external,
                      _external_specs, _feature_list, _inputs, _interaction_statistics, _is_file,
-                     _option_name, _read_gold, _read_pairs, _statistics, _summary)
+                     _option_name, _read_gold, _read_pairs, _statistics, _summary,
+                     _within_length)
 
 __all__ = ["align_train"]
 
@@ -121,6 +123,10 @@ def _check_options(args):
     D, Q = MODELS["M" if auto_model else args.model]
     if args.max_fertility is not None and D == 1:
         raise UserError(f"--max-fertility needs a +F model, not {args.model}")
+    if not (Q or (auto_model and all(valid))):
+        refuse_options(args, ("decoder", "pair_candidates"), "is for +Q models, not " + (
+            "M (--model auto tries M+F+Q only with validation sentences)" if auto_model
+            else args.model))
     _check_external_options(args, all(valid))
     if args.c_neg != "auto" and len(args.c_neg) > 1 and not all(valid):
         raise UserError("several --c-neg values need validation sentences to choose from "
@@ -208,12 +214,18 @@ def _read_data(args, have_bitext):
                             f"{len(pairs)} sentences")
         pairs = pairs[:args.first]
         gold = gold[:args.first] if gold is not None else None
+    pairs = list(_within_length(pairs, args.src, args.tgt))
+    if gold is not None:
+        _check_sure_links(args.gold, gold, "the model would learn to predict no link")
     valid = None
     if args.valid_gold:
-        valid_pairs = _read_pairs(args.valid_src, args.valid_tgt, "--valid-src", "--valid-tgt")
+        valid_pairs = list(_within_length(_read_pairs(
+            args.valid_src, args.valid_tgt, "--valid-src", "--valid-tgt"), args.valid_src,
+            args.valid_tgt))
         valid = (valid_pairs, _read_gold(args.valid_gold, args.gold_format, valid_pairs,
                                          allow_unaligned=args.allow_unaligned,
                                          what="validation sentences"))
+        _check_sure_links(args.valid_gold, valid[1], "validation AER is undefined")
     external = None
     if args.external:
         external = _external(args.external, all_pairs)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, iteration_count, log as _log
-from structpred.cli import refuse_options
+from structpred.cli import finite_float, refuse_options
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 
 from .common import _read_input
@@ -59,7 +59,7 @@ def add_unsupervised_parser(asub):
                    help="how the two directions' thresholded links are combined "
                         f"(default: {DEFAULTS['symmetrize']}); intersect/union threshold the "
                         "minimum/maximum posterior")
-    d.add_argument("--threshold", type=float, default=None, metavar="T",
+    d.add_argument("--threshold", type=finite_float, default=None, metavar="T",
                    help="link posterior threshold in (0, 1] (default: "
                         f"{DEFAULTS['threshold']}, or {DEFAULTS['eflomal_threshold']} when "
                         "combined with eflomal)")
@@ -82,7 +82,7 @@ def add_unsupervised_parser(asub):
                    help="combine with eflomal's links (eflomal: required; auto: when it is "
                         "installed); each direction's posterior becomes (1-W)*posterior + "
                         "W*[eflomal link]")
-    m.add_argument("--eflomal-weight", type=float, default=DEFAULTS["eflomal_weight"],
+    m.add_argument("--eflomal-weight", type=finite_float, default=DEFAULTS["eflomal_weight"],
                    metavar="W", help="W of --with eflomal")
     b = p.add_argument_group("extra unlabeled text (the input is always included)")
     b.add_argument("--bitext-src", metavar="FILE", help="more source sentences to train on")
@@ -141,6 +141,8 @@ def _check_args(args):
         raise UserError("give both --bitext-src and --bitext-tgt")
     if args.bitext_pairs is not None and args.bitext_pairs < 1:
         raise UserError("--bitext-pairs must be at least 1")
+    if not args.bitext_src:
+        refuse_options(args, ("bitext_pairs",), "needs --bitext-src and --bitext-tgt")
     use_eflomal = False
     if args.with_ == "none":
         refuse_options(args, ("eflomal_weight",), "weighs eflomal's links, which --with none "

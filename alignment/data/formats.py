@@ -150,17 +150,24 @@ def read_fast_align(path):
     return list(iter_fast_align(path))
 
 
+#: runs of '|' that could be taken for fast_align's separator '|||'
+_BARS = re.compile(r"\|{3,}")
+
+
 def iter_fast_align(path):
     """:func:`read_fast_align` one pair at a time."""
     for lineno, text in read_lines(path):
-        parts = text.split(" ||| ")
-        if len(parts) != 2:
-            if text.count("|||") == 1:
-                parts = text.split("|||")
-            else:
-                raise FormatError(_name(path), lineno, "expected 'source ||| target'")
-        yield (_tokens(path, lineno, parts[0], "source"),
-               _tokens(path, lineno, parts[1], "target"))
+        bars = [m for m in _BARS.finditer(text)]
+        if len(bars) != 1 or len(bars[0].group()) != 3:
+            # a second '|||' or a '||||' was split at the first one: a side shifted by a
+            # token '|||' or '|' (fast_align's separator is one token '|||')
+            found = ("no '|||'" if not bars else f"'{bars[0].group()}'" if len(bars) == 1
+                     else f"{len(bars)} runs of '|||'")
+            raise FormatError(_name(path), lineno, f"expected 'source ||| target' with one "
+                              f"'|||', found {found}")
+        cut = bars[0]
+        yield (_tokens(path, lineno, text[:cut.start()], "source"),
+               _tokens(path, lineno, text[cut.end():], "target"))
 
 
 def _check_writable_tokens(tokens, i):

@@ -75,7 +75,11 @@ def score_alignments(predicted, gold):
     -------
     AERScore
     """
-    return AERScore.from_sentence_counts(sentence_counts(predicted, gold))
+    score = AERScore.from_sentence_counts(sentence_counts(predicted, gold))
+    if not score.n_sure:   # recall 0/0 was 1 and AER 0: a perfect score against nothing
+        raise ValueError("gold holds no sure link (no gold, or possible links only): recall "
+                         "and AER are undefined")
+    return score
 
 
 def sentence_counts(predicted, gold):

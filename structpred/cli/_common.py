@@ -95,6 +95,9 @@ def wrap_format_errors(func):
 # ----------------------------------------------------------------------- option types
 def _number(kind, text, lo, strict):
     try:
+        if kind is float and "_" in str(text):
+            # Python reads '0_5' as 5.0 and '0_1' as 1.0: a mistyped decimal point
+            raise ValueError(text)
         value = kind(text)
     except (TypeError, ValueError):
         what = "an integer" if kind is int else "a number"
@@ -152,6 +155,11 @@ def seed_value(text):
     if value > MAX_SEED:
         raise argparse.ArgumentTypeError(f"must be at most {MAX_SEED} (32 bits), got {text!r}")
     return value
+
+
+def finite_float(text):
+    """argparse ``type=``: any finite number (the caller checks its range)."""
+    return _number(float, text, -math.inf, False)
 
 
 def positive_float(text):

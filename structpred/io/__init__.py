@@ -15,7 +15,7 @@ from ._files import (FormatError, OutputPathError, atomic_write, binary_kind,
                      split_tokens)
 from ._npz import (CLOCK_KEYS, check_format, drop_clock_readings, load_npz, pack_json,
                    save_npz, unpack_json)
-from ._tokens import check_sentence_pairs, check_token_lists, unwritable_token
+from ._tokens import MAX_WORDS, check_sentence_pairs, check_token_lists, unwritable_token
 
 __all__ = ["FormatError", "atomic_write", "open_text", "open_output", "read_lines", "read_npz",
            "split_tokens", "binary_kind", "OTHER_SPACE", "check_output_path", "check_figure_path",
@@ -23,7 +23,8 @@ __all__ = ["FormatError", "atomic_write", "open_text", "open_output", "read_line
            "file_fingerprint", "progress_enabled", "save_npz", "load_npz", "pack_json",
            "unpack_json", "check_format", "CLOCK_KEYS", "drop_clock_readings", "load_or_compute",
            "CacheMismatch", "cache_file", "is_cache_folder", "key_hash", "check_token_lists",
-           "check_sentence_pairs", "unwritable_token", "save_figure", "plot_histories"]
+           "check_sentence_pairs", "unwritable_token", "MAX_WORDS", "save_figure",
+           "plot_histories"]
 
 
 def __getattr__(name):

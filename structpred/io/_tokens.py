@@ -7,7 +7,12 @@ refuse it, naming the sentence, in the form every estimator uses.
 
 from __future__ import annotations
 
-__all__ = ["check_token_lists", "check_sentence_pairs", "unwritable_token"]
+__all__ = ["check_token_lists", "check_sentence_pairs", "unwritable_token", "MAX_WORDS"]
+
+#: the longest side of a sentence pair an aligner takes: the HMM posteriors cost time in
+#: the cube of the length (1,000 words: seconds; 5,000: hours, in one compiled call that
+#: Ctrl-C cannot stop)
+MAX_WORDS = 1000
 
 
 def _is_text(value):
@@ -44,12 +49,16 @@ def check_token_lists(sentences, what="sentence", items="tokens"):
     return sentences
 
 
-def check_sentence_pairs(pairs, what="sentence pair"):
+def check_sentence_pairs(pairs, what="sentence pair", max_words=None):
     """``pairs`` as a list of ``(source tokens, target tokens)``, each side a sequence of
-    tokens, not a string (``TypeError`` naming the pair otherwise)."""
+    string tokens, not a string (``TypeError`` naming the pair otherwise), of at most
+    ``max_words`` tokens if given (``ValueError``)."""
     if _is_text(pairs):
         raise TypeError(f"expected a list of {what}s (source tokens, target tokens), got a "
                         f"single string {_shown(pairs)}")
+    if not hasattr(pairs, "__iter__"):
+        raise TypeError(f"expected a list of {what}s (source tokens, target tokens), got "
+                        f"{type(pairs).__name__}")
     pairs = list(pairs)
     for i, pair in enumerate(pairs):
         if _is_text(pair) or not hasattr(pair, "__len__") or len(pair) != 2:
@@ -59,4 +68,15 @@ def check_sentence_pairs(pairs, what="sentence pair"):
             if _is_text(tokens):
                 raise TypeError(f"{what} {i}: the {side} side is a string ({_shown(tokens)}), "
                                 "not a list of tokens: split it first (e.g. text.split())")
+            if not hasattr(tokens, "__iter__"):
+                raise TypeError(f"{what} {i}: the {side} side is {type(tokens).__name__}, not "
+                                "a list of tokens")
+            # a word is a string (an int had no .lower(), bytes were ord()'s error)
+            bad = [w for w in tokens if not isinstance(w, str)]
+            if bad:
+                raise TypeError(f"{what} {i}: {side} token {bad[0]!r} is not a string")
+            if max_words is not None and len(tokens) > max_words:
+                raise ValueError(f"{what} {i}: the {side} side has {len(tokens):,} words; "
+                                 f"at most {max_words:,} are aligned (the time grows with "
+                                 "the cube of the length)")
     return pairs
