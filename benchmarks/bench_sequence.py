@@ -50,6 +50,11 @@ def load(name, data=SHARED):
         X, y = read_conll(data / "conll2000" / "train.txt.gz")
         Xt, yt = read_conll(data / "conll2000" / "test.txt.gz")
         return X, y, Xt, yt
+    if name == "conll2000-pos":   # a task no default was chosen on: the POS column as labels
+        X, y = read_conll(data / "conll2000" / "train.txt.gz")
+        Xt, yt = read_conll(data / "conll2000" / "test.txt.gz")
+        return ([[(t[0],) for t in s] for s in X], [[t[1] for t in s] for s in X],
+                [[(t[0],) for t in s] for s in Xt], [[t[1] for t in s] for s in Xt])
     X, y = read_conll(data / "treebank_pos" / "wsj.conll.gz")
     cut = int(round(0.9 * len(X)))
     return X[:cut], y[:cut], X[cut:], y[cut:]
