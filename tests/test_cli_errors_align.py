@@ -41,6 +41,8 @@ def files(tmp_path_factory, small_stats_file):
     put("notgz.gz", "the house .\nyes .\nwe agree\n")
     big = gzip.compress("".join(f"line {i} of text\n" for i in range(20000)).encode())
     put("trunc.gz", big[: len(big) // 2])
+    put("trunc2.gz", big[: len(big) // 2])     # the two sides are two files
+    put("empty2.txt", "")
     put("badutf.en", b"the house .\nyes \xff .\nwe agree\n")
     put("short.fr", "la chambre .\noui .\n")
     put("oob.pharaoh", "0-0\n0-9\n0-0\n")
@@ -155,12 +157,12 @@ CASES = [
     ("train-bitext-stdin", _with(TRAIN, bitext_src="-", bitext_tgt="{s3_fr}"),
      ["--bitext-src", "standard input"]),
     # ------------------------------------------------------------ align train: input files
-    ("train-src-empty", _with(TRAIN, src="{empty_txt}", tgt="{empty_txt}"),
+    ("train-src-empty", _with(TRAIN, src="{empty_txt}", tgt="{empty2_txt}"),
      ["{empty_txt}: no sentences"]),
     ("train-src-folder", _with(TRAIN, src="{folder}"), ["{folder}", "folder"]),
     ("train-src-missing", _with(TRAIN, src="{folder}/nope.en"), ["{folder}/nope.en", "no such file"]),
     ("train-src-not-gzip", _with(TRAIN, src="{notgz_gz}"), ["{notgz_gz}", "not gzip"]),
-    ("train-src-truncated-gzip", _with(TRAIN, src="{trunc_gz}", tgt="{trunc_gz}"),
+    ("train-src-truncated-gzip", _with(TRAIN, src="{trunc_gz}", tgt="{trunc2_gz}"),
      ["{trunc_gz}:", "truncated"]),
     ("train-src-bad-utf8", _with(TRAIN, src="{badutf_en}"), ["{badutf_en}:2:", "UTF-8"]),
     ("train-line-counts-differ", _with(TRAIN, tgt="{short_fr}"),

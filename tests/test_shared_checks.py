@@ -218,3 +218,23 @@ def test_bayes_refuses_tokens_that_a_file_could_not_hold(bad, side):
     src, tgt = (toks, [["x"]]) if side == "source" else ([["x"]], toks)
     with pytest.raises(ValueError, match=f"{side} sentence 0: token"):
         BayesianAligner(n_samplers=1).fit(src, tgt)
+
+
+@SETTINGS
+@given(spelling=st.sampled_from(["same", "dot", "absolute", "link", "dotdot"]),
+       command=st.sampled_from(["train", "unsupervised", "aer"]))
+def test_the_two_sides_given_as_one_file_are_refused(spelling, command, tmp_path, monkeypatch,
+                                                     capsys):
+    # before: English aligned to itself, with exit 0
+    monkeypatch.chdir(tmp_path)
+    src = tmp_path / "s.en"
+    src.write_text("a b\nc d\n")
+    (tmp_path / "g").write_text("1 1 1\n2 1 1\n")
+    other = _spellings(src, tmp_path)[spelling]
+    argv = {"train": ["align", "train", "--src", str(src), "--tgt", other, "--gold", "g",
+                      "-o", str(tmp_path / "m.npz")],
+            "unsupervised": ["align", "unsupervised", "--src", str(src), "--tgt", other,
+                             "-o", str(tmp_path / "u.links")],
+            "aer": ["aer", "--gold", "g", "--test", "g", "--src", str(src), "--tgt", other]}
+    rc, _, err = _run(argv[command] + ([] if command == "aer" else ["-q"]), capsys)
+    assert _one_line_error(rc, err, "--tgt is the same file as --src"), err

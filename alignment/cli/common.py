@@ -102,6 +102,15 @@ def _check_inputs(inputs):
             raise UserError(f"{path}: is a folder, not a file ({option})")
         if not Path(path).exists():
             raise UserError(f"{path}: {missing_reason(path) or 'not a file'} ({option})")
+    given = dict(inputs)
+    for a, b in _SIDES:
+        if given.get(a) and given.get(b) and _same(given[a], given[b]):
+            raise UserError(f"{given[b]}: {b} is the same file as {a}; the two sides of "
+                            f"sentence pairs are two files")
+
+
+#: options that name the two sides of one set of sentence pairs
+_SIDES = (("--src", "--tgt"), ("--valid-src", "--valid-tgt"), ("--bitext-src", "--bitext-tgt"))
 
 
 def _check_cache_path(path, option, inputs):

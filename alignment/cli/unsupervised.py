@@ -23,7 +23,7 @@ from structpred.cli import UserError, add_quiet as _add_quiet, iteration_count, 
 from structpred.cli import finite_float, refuse_options
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 
-from .common import _read_input
+from .common import _check_inputs, _read_input
 
 __all__ = ["add_unsupervised_parser", "align_unsupervised"]
 
@@ -115,10 +115,11 @@ def _check_paths(args):
     aligned) and ``--cache-dir`` is a folder (or a new path)."""
     from structpred.cli import check_output
 
-    check_output(args.output, "-o", [(opt, getattr(args, name, None)) for opt, name in
-                                     (("--src", "src"), ("--tgt", "tgt"), ("-i", "input"),
-                                      ("--bitext-src", "bitext_src"),
-                                      ("--bitext-tgt", "bitext_tgt"))])
+    inputs = [(opt, getattr(args, name, None)) for opt, name in
+              (("--src", "src"), ("--tgt", "tgt"), ("-i", "input"),
+               ("--bitext-src", "bitext_src"), ("--bitext-tgt", "bitext_tgt"))]
+    check_output(args.output, "-o", inputs)
+    _check_inputs(inputs)
     cache = getattr(args, "cache_dir", None)
     if cache and Path(cache).exists() and not Path(cache).is_dir():
         raise UserError(f"{cache}: --cache-dir is not a folder")
