@@ -238,3 +238,21 @@ def test_the_two_sides_given_as_one_file_are_refused(spelling, command, tmp_path
             "aer": ["aer", "--gold", "g", "--test", "g", "--src", str(src), "--tgt", other]}
     rc, _, err = _run(argv[command] + ([] if command == "aer" else ["-q"]), capsys)
     assert _one_line_error(rc, err, "--tgt is the same file as --src"), err
+
+
+@SETTINGS
+@given(bad=st.sampled_from(["", " ", "a b", "b\t", "x\u00a0", "\u2028"]),
+       owner=st.sampled_from(["unsupervised", "matching"]), side=st.integers(0, 1))
+def test_every_aligner_refuses_tokens_that_a_file_could_not_hold(bad, owner, side):
+    # before: UnsupervisedAligner and MatchingAligner took them (BayesianAligner did not)
+    from structpred.io import check_sentence_pairs
+
+    pair = [["a", "c"], ["x"]]
+    pair[side] = pair[side] + [bad]
+    with pytest.raises(ValueError, match="is empty or holds white space"):
+        if owner == "unsupervised":
+            from alignment.aligners.unsupervised import UnsupervisedAligner
+
+            UnsupervisedAligner().fit([pair[0]], [pair[1]])
+        else:
+            check_sentence_pairs([tuple(pair)])

@@ -28,6 +28,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from structpred import check_seed, check_whole
+from structpred.io import unwritable_token
 
 from .._runtime import log as _log
 
@@ -239,8 +240,7 @@ class BayesianAligner(BaseEstimator):
             bad = next((w for w in toks if not isinstance(w, str)), None)
             if bad is not None:
                 raise TypeError(f"{side} sentence {i}: token {bad!r} is not a string")
-            bad = None if isinstance(s, str) else next(
-                (w for w in toks if not w or len(w.split()) != 1 or w != w.strip()), None)
+            bad = None if isinstance(s, str) else unwritable_token(toks)
             if bad is not None:   # "" or "a b" would be one word here, and two in a file
                 raise ValueError(f"{side} sentence {i}: token {bad!r} is empty or holds "
                                  f"white space")

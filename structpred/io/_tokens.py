@@ -28,6 +28,9 @@ def unwritable_token(tokens):
     """The first of ``tokens`` (strings) that a whitespace-tokenised file cannot hold as one
     token, else ``None``: an empty string, or one holding white space (a file would split it
     in two, or a line break would shift every later line)."""
+    tokens = list(tokens)
+    if " ".join(tokens).split() == tokens:   # the common case, at C speed
+        return None
     return next((t for t in tokens if not t or any(c.isspace() for c in t)), None)
 
 
@@ -71,10 +74,16 @@ def check_sentence_pairs(pairs, what="sentence pair", max_words=None):
             if not hasattr(tokens, "__iter__"):
                 raise TypeError(f"{what} {i}: the {side} side is {type(tokens).__name__}, not "
                                 "a list of tokens")
-            # a word is a string (an int had no .lower(), bytes were ord()'s error)
-            bad = [w for w in tokens if not isinstance(w, str)]
-            if bad:
-                raise TypeError(f"{what} {i}: {side} token {bad[0]!r} is not a string")
+            # a word is a string (an int had no .lower(), bytes were ord()'s error), and one
+            # that a file can hold: "" or "a b" would be one word here, none or two there
+            try:
+                odd = unwritable_token(tokens)     # joins them: a TypeError for a non-string
+            except TypeError:
+                bad = next(w for w in tokens if not isinstance(w, str))
+                raise TypeError(f"{what} {i}: {side} token {bad!r} is not a string") from None
+            if odd is not None:   # "" or "a b": one word here, none or two in a file
+                raise ValueError(f"{what} {i}: {side} token {odd!r} is empty or holds white "
+                                 f"space")
             if max_words is not None and len(tokens) > max_words:
                 raise ValueError(f"{what} {i}: the {side} side has {len(tokens):,} words; "
                                  f"at most {max_words:,} are aligned (the time grows with "
