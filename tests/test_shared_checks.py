@@ -256,3 +256,19 @@ def test_every_aligner_refuses_tokens_that_a_file_could_not_hold(bad, owner, sid
             UnsupervisedAligner().fit([pair[0]], [pair[1]])
         else:
             check_sentence_pairs([tuple(pair)])
+
+
+@SETTINGS
+@given(seed=st.one_of(st.integers(max_value=-1), st.integers(min_value=2 ** 32)),
+       command=st.sampled_from(["train", "bayes"]))
+def test_align_seeds_beyond_32_bits_or_negative_are_refused(seed, command, tmp_path, capsys):
+    # before: align's --seed took any non-negative integer, where the other commands stop
+    # at 32 bits
+    src, tgt = tmp_path / "s.en", tmp_path / "s.fr"
+    src.write_text("a b\n")
+    tgt.write_text("x y\n")
+    argv = (["align", "train", "--src", str(src), "--tgt", str(tgt), "--gold", str(src)]
+            if command == "train" else
+            ["align", "unsupervised", "--model", "bayes", "--src", str(src), "--tgt", str(tgt)])
+    rc, _, err = _run(argv + [f"--seed={seed}", "-o", str(tmp_path / "o")], capsys)
+    assert _one_line_error(rc, err, "argument --seed"), err

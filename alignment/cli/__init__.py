@@ -23,7 +23,7 @@ from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import add_quiet as _add_quiet
 from structpred.cli import int_list, nonneg_float, nonneg_int, positive_int
 from structpred.cli import add_cluster_options
-from structpred.cli import iteration_count
+from structpred.cli import iteration_count, seed_value
 
 from .evaluate import aer
 from .common import C_NEG_GRID, _cache_default
@@ -201,7 +201,7 @@ def _add_train_parser(asub):
     tr.add_argument("--n-frequent", type=nonneg_int, default=10, metavar="N",
                     help="identity features for the N most frequent words of each side and "
                          "their N*N pairs")
-    tr.add_argument("--seed", type=nonneg_int, default=0,
+    tr.add_argument("--seed", type=seed_value, default=0,
                     help="random_state (example order, power iteration)")
     add_cluster_options(tr, "the IBM/HMM statistics and the learner's passes over the examples")
     _add_quiet(tr)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 import time
 
-from structpred.cli import UserError, finite_float, log as _log, nonneg_int
+from structpred.cli import UserError, finite_float, log as _log, seed_value
 
 __all__ = ["add_bayes_arguments", "align_bayes"]
 
@@ -28,7 +28,7 @@ def add_bayes_arguments(p):
 
     g = p.add_argument_group("--model bayes (collapsed Gibbs sampling, Östling & Tiedemann "
                              "2016)")
-    g.add_argument("--seed", type=nonneg_int, default=0, metavar="N",
+    g.add_argument("--seed", type=seed_value, default=0, metavar="N",
                    help="random seed of the samplers (the same seed gives the same links)")
     g.add_argument("--samplers", type=int, default=D["n_samplers"], metavar="N",
                    help="independent samplers per direction, their marginals averaged")
