@@ -682,7 +682,9 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
     # ------------------------------------------------------------- predict
     def _check_fitted(self):
         if not hasattr(self, "coef_"):
-            raise RuntimeError("this MRFSegmenter is not fitted yet")
+            from sklearn.exceptions import NotFittedError   # a ValueError, as scikit-learn's
+
+            raise NotFittedError("this MRFSegmenter is not fitted yet: call fit first")
 
     @property
     def node_weights_(self):

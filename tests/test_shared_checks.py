@@ -272,3 +272,14 @@ def test_align_seeds_beyond_32_bits_or_negative_are_refused(seed, command, tmp_p
             ["align", "unsupervised", "--model", "bayes", "--src", str(src), "--tgt", str(tgt)])
     rc, _, err = _run(argv + [f"--seed={seed}", "-o", str(tmp_path / "o")], capsys)
     assert _one_line_error(rc, err, "argument --seed"), err
+
+
+def test_an_unfitted_segmenter_says_so_as_scikit_learn_does():
+    # before: a RuntimeError, which scikit-learn's conventions (NotFittedError, a
+    # ValueError) do not expect
+    from sklearn.exceptions import NotFittedError
+
+    from segmentation.model import MRFSegmenter
+
+    with pytest.raises(NotFittedError, match="not fitted"):
+        MRFSegmenter().predict([np.zeros((5, 5, 3), np.uint8)])
