@@ -49,6 +49,17 @@ def _check_image_header(path):
                         "extension Pillow reads, or folders of them)") from None
 
 
+def _check_once(paths, what):
+    """Refuse a file named twice, under any spelling (``a.png ./a.png``, a link): it
+    would be scored twice."""
+    seen = {}
+    for p in paths:
+        real = os.path.realpath(p)
+        if real in seen:
+            raise UserError(f"{p}: given twice ({seen[real]}); each {what} is scored once")
+        seen[real] = p
+
+
 def _image_files(spec):
     from segmentation.data import is_image_file
 
@@ -65,12 +76,9 @@ def _image_files(spec):
             raise UserError(f"{p}: {missing_reason(p, 'file or folder') or 'not a file'}")
     if not files:
         raise UserError(f"{' '.join(map(str, spec))}: no images found (extensions: png, jpg, ...)")
-    seen, real = {}, {}
+    _check_once(files, "image")
+    seen = {}
     for f in files:
-        r = os.path.realpath(f)
-        if r in real:
-            raise UserError(f"{f}: given twice ({real[r]}); each image is scored once")
-        real[r] = f
         if f.stem in seen:
             raise UserError(f"{f}: two images named {f.stem} ({seen[f.stem]} too); "
                             f"outputs are named by stem")
@@ -123,13 +131,10 @@ def _main_items(args, need_masks):
 
 
 def _point_items(files, limit=None):
-    out, seen = [], {}
+    _check_once(files or [], "scan")
+    out = []
     for p in files or []:
         f = Path(p)
-        real = os.path.realpath(f)
-        if real in seen:
-            raise UserError(f"{f}: given twice ({seen[real]}); each scan is scored once")
-        seen[real] = f
         if not f.exists():
             raise UserError(f"{f}: {missing_reason(f) or 'not a file'}")
         if f.is_dir():

@@ -20,3 +20,29 @@ def one_line_error(rc, err, *words):
     lines = err.strip().splitlines()
     return (rc == 2 and len(lines) == 1 and lines[0].startswith("structpred: error: ")
             and all(w in lines[0] for w in words))
+
+
+SPELLINGS = ("same", "dot", "absolute", "link", "dotdot")
+
+
+def other_spelling(path, how, folder):
+    """``path`` (an existing file) named another way, ``how`` one of :data:`SPELLINGS`:
+    as given, relative with ``./``, absolute, through a symbolic link made in ``folder``,
+    or through ``folder/sub/..``."""
+    import os
+    from pathlib import Path
+
+    path, folder = Path(path), Path(folder)
+    if how == "dot":
+        return os.path.join(".", os.path.relpath(path))
+    if how == "absolute":
+        return os.path.abspath(path)
+    if how == "link":
+        link = folder / f"link-to-{path.name}"
+        if not link.exists():
+            link.symlink_to(path.resolve())
+        return str(link)
+    if how == "dotdot":
+        (folder / "sub").mkdir(exist_ok=True)
+        return str(folder / "sub" / ".." / path.name)
+    return str(path)

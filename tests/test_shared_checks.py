@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from structpred import check_seed, check_whole
 from structpred.io import missing_reason
 
+from cli_helpers import SPELLINGS, other_spelling
 from cli_helpers import one_line_error as _one_line_error
 from cli_helpers import run_cli as _run
 
@@ -133,46 +134,29 @@ def test_missing_reason_tells_the_classes_apart(kind, tmp_path):
 
 
 # ------------------------------------------------- class: validation = training data
-def _spellings(path, d):
-    """The same file under other names: relative with ./, absolute, through a
-    symbolic link, through a ``..``."""
-    link = d / f"link-to-{path.name}"
-    if not link.exists():
-        link.symlink_to(path)
-    sub = d / "sub"
-    sub.mkdir(exist_ok=True)
-    return {"same": str(path), "dot": os.path.join(".", os.path.relpath(path)),
-            "absolute": os.path.abspath(path), "link": str(link),
-            "dotdot": str(sub / ".." / path.name)}
-
-
 @SETTINGS
-@given(spelling=st.sampled_from(["same", "dot", "absolute", "link", "dotdot"]),
+@given(spelling=st.sampled_from(SPELLINGS),
        command=st.sampled_from(["topics", "tag", "align"]))
 def test_validation_data_that_is_the_training_data_is_refused(spelling, command, tmp_path,
                                                               monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    if command == "topics":
-        train = tmp_path / "train.tsv"
-        train.write_text("a\tapple pear\nb\tcar road\na\tplum fig\nb\tgear fuel\n")
-        other = _spellings(train, tmp_path)[spelling]
-        argv = ["topics", "train", "--data", str(train), "--valid-data", other]
-        option = "--valid-data"
-    elif command == "tag":
-        train = tmp_path / "train.txt"
-        train.write_text("a B-NP\nb I-NP\n\nc O\n")
-        other = _spellings(train, tmp_path)[spelling]
-        argv = ["tag", "train", "--data", str(train), "--valid-data", other]
-        option = "--valid-data"
-    else:
+    if command == "align":
         for name, text in (("s", "a b\n"), ("t", "x y\n"), ("g", "1 1 1\n"),
                            ("vs", "c d\n"), ("vt", "z w\n")):
             (tmp_path / name).write_text(text)
-        train = tmp_path / "g"
-        other = _spellings(train, tmp_path)[spelling]
+        other = other_spelling(tmp_path / "g", spelling, tmp_path)
         argv = ["align", "train", "--src", "s", "--tgt", "t", "--gold", "g",
                 "--valid-src", "vs", "--valid-tgt", "vt", "--valid-gold", other]
         option = "--valid-gold"
+    else:
+        name, text = {"topics": ("train.tsv", "a\tapple pear\nb\tcar road\na\tplum fig\n"
+                                              "b\tgear fuel\n"),
+                      "tag": ("train.txt", "a B-NP\nb I-NP\n\nc O\n")}[command]
+        train = tmp_path / name
+        train.write_text(text)
+        argv = [command, "train", "--data", str(train), "--valid-data",
+                other_spelling(train, spelling, tmp_path)]
+        option = "--valid-data"
     rc, _, err = _run(argv + ["-o", str(tmp_path / "m.npz")], capsys)
     assert _one_line_error(rc, err, option, "held-out"), err
     assert not (tmp_path / "m.npz").exists()
@@ -221,7 +205,7 @@ def test_bayes_refuses_tokens_that_a_file_could_not_hold(bad, side):
 
 
 @SETTINGS
-@given(spelling=st.sampled_from(["same", "dot", "absolute", "link", "dotdot"]),
+@given(spelling=st.sampled_from(SPELLINGS),
        command=st.sampled_from(["train", "unsupervised", "aer"]))
 def test_the_two_sides_given_as_one_file_are_refused(spelling, command, tmp_path, monkeypatch,
                                                      capsys):
@@ -230,7 +214,7 @@ def test_the_two_sides_given_as_one_file_are_refused(spelling, command, tmp_path
     src = tmp_path / "s.en"
     src.write_text("a b\nc d\n")
     (tmp_path / "g").write_text("1 1 1\n2 1 1\n")
-    other = _spellings(src, tmp_path)[spelling]
+    other = other_spelling(src, spelling, tmp_path)
     argv = {"train": ["align", "train", "--src", str(src), "--tgt", other, "--gold", "g",
                       "-o", str(tmp_path / "m.npz")],
             "unsupervised": ["align", "unsupervised", "--src", str(src), "--tgt", other,

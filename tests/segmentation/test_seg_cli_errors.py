@@ -37,6 +37,8 @@ from segmentation.model import MRFSegmenter
 from structpred import FormatError
 from structpred.cli import main
 
+from cli_helpers import other_spelling
+
 HORSES = bundled_data_dir() / "weizmann_horse" / "small"
 OAKLAND = bundled_data_dir() / "oakland3d_part2" / "oakland_part2_01.xyz_label_conf.gz"
 IDS = ("horse001", "horse002", "horse003", "horse004")
@@ -581,17 +583,6 @@ def test_model_loader_raises_only_value_errors(tmp_path, data):
 
 
 # ------------------------------------------------ class: the same image or scan twice
-def _other_spelling(path, how, d):
-    if how == "absolute":
-        return str(Path(path).resolve())
-    if how == "dot":
-        return os.path.join(".", os.path.relpath(path))
-    link = d / f"link-{Path(path).name}"
-    if not link.exists():
-        link.symlink_to(Path(path).resolve())
-    return str(link)
-
-
 @settings(max_examples=10, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(how=st.sampled_from(["absolute", "dot", "link"]), kind=st.sampled_from(["image", "points"]),
@@ -606,7 +597,7 @@ def test_an_image_or_scan_given_twice_is_refused(how, kind, command, models, tmp
         one = sorted(str(p.relative_to(root)) for p in (root / "images").iterdir())[0]
     argv = ["segment", command, "-m", str(models[kind]),
             "--images" if kind == "image" else "--points", one,
-            _other_spelling(one, how, tmp_path)]
+            other_spelling(one, how, tmp_path)]
     if kind == "image" and command == "eval":
         argv += ["--masks", "masks"]
     if command == "predict":
