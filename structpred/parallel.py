@@ -23,11 +23,21 @@ from __future__ import annotations
 
 import collections
 import itertools
+import signal
 
 __all__ = ["map_ordered", "is_dask_client", "check_executor", "dask_workers",
-           "executor_slots"]
+           "executor_slots", "ignore_interrupt"]
 
 _NOTHING = object()
+
+
+def ignore_interrupt():
+    """Initializer of a local worker process: ignore Ctrl-C (SIGINT).
+
+    A terminal sends Ctrl-C to every process of the foreground group, the workers too;
+    the driver handles it (it stops the pool and exits with one line), so a worker must
+    not print a traceback of its own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def is_dask_client(executor):

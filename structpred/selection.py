@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from structpred.parallel import ignore_interrupt
+
 __all__ = ["BootstrapResult", "Candidate", "describe_choice", "fit_candidates", "unwrap_eval_set",
            "paired_bootstrap", "prefer_default"]
 
@@ -207,7 +209,7 @@ def fit_candidates(make, values, fit, jobs=1, score_of=None, greater_is_better=T
                 or threading.active_count() > 1):
             out = [_fit_one(i) for i in range(len(values))]
         else:
-            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            with multiprocessing.get_context("fork").Pool(jobs, initializer=ignore_interrupt) as pool:
                 out = pool.map(_fit_one, range(len(values)), chunksize=1)
     finally:
         _JOB = None

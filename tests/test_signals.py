@@ -310,3 +310,22 @@ def test_ctrl_c_inside_the_bayesian_sampler_is_noticed(tmp_path):
     assert rc == 130 and rest.strip().splitlines()[-1] == "structpred: interrupted", rest
     assert "Traceback" not in rest and seconds < 5.0, seconds
     assert not out.exists()
+
+
+def test_an_error_exit_skips_the_interpreter_teardown(monkeypatch, tmp_path, capsys):
+    # through the teardown SIGINT is back at its default: a Ctrl-C there would end the
+    # process by the signal (status -2) after the error line, so the program leaves at once
+    import os as _os
+
+    from structpred.cli import _main
+
+    left = []
+    monkeypatch.setattr(_main, "_exit_now", lambda status: left.append(status))
+    monkeypatch.setattr(_main, "_has_child_processes", lambda: False)
+    monkeypatch.setattr("sys.argv", ["structpred", "topics", "train", "--data",
+                                     str(tmp_path / "missing.jsonl"), "-o",
+                                     str(tmp_path / "m.npz")])
+    assert _main.main() == 2
+    assert left == [2]
+    assert "missing.jsonl" in capsys.readouterr().err
+    assert _os.path.exists(tmp_path) and not (tmp_path / "m.npz").exists()

@@ -125,3 +125,29 @@ def test_prefer_default_keeps_default_unless_clearly_beaten():
     # the default being best needs no bootstrap
     kept, p = prefer_default(sorted(r, key=lambda c: c.score), "default", None)
     assert kept.value == "default" and p is None
+
+
+class _Box:
+    """A model that records whether Ctrl-C is ignored in the process that fits it."""
+
+    def __init__(self, value):
+        self.value = value
+        self.ignored = None
+
+
+def _record_sigint(model):
+    import signal
+
+    model.ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+
+
+def test_forked_candidate_workers_leave_ctrl_c_to_the_driver():
+    # a terminal sends Ctrl-C to the whole process group: a worker that handled it would
+    # print its own traceback ("Process ForkPoolWorker-2: ...") beside the driver's one line
+    import threading
+
+    if threading.active_count() > 1:
+        pytest.skip("candidates are fitted in this process while other threads run")
+    ranked = fit_candidates(_Box, [1, 2], _record_sigint, jobs=2,
+                            score_of=lambda m: float(m.ignored))
+    assert [c.model.ignored for c in ranked] == [True, True]

@@ -22,11 +22,10 @@ import itertools
 import multiprocessing
 import os
 import select
-import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
-from structpred.parallel import map_ordered
+from structpred.parallel import ignore_interrupt, map_ordered
 
 __all__ = ["predict_chunks", "predict_stream", "chunked", "stdin_waiting", "local_pool",
            "default_jobs", "CLUSTER_CHUNK", "LOCAL_CHUNK"]
@@ -51,8 +50,7 @@ def default_jobs():
 def _set_model(model):
     global _WORKER_MODEL
     _WORKER_MODEL = model
-    # Ctrl-C is the driver's to handle: it stops the pool (no traceback from each worker)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    ignore_interrupt()
 
 
 def _predict_local(chunk):

@@ -234,6 +234,18 @@ def main(argv=None):
         parser.exit(2, f"structpred: error: argument {empty[0]}: an empty value\n")
     if sys.stdout is None:   # started with '>&-': every command prints its results there
         parser.exit(2, "structpred: error: -: standard output is closed\n")
+    status = _run(args, handler, as_program)
+    if as_program and isinstance(status, int) and not _has_child_processes():
+        # leave now, also after an error: through the interpreter's teardown (a second or
+        # more) SIGINT is back at its default, and a Ctrl-C there would kill the process
+        # with no status of ours
+        _exit_now(status)
+    return status
+
+
+def _run(args, handler, as_program):
+    """Run the command's ``handler`` with the signal handlers installed; its exit status,
+    or 2 (130, 143) with one line for what went wrong."""
     try:
         with _signal_handlers(), warnings.catch_warnings():
             if not args.debug:
