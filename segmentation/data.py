@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -166,11 +167,41 @@ def _to_rgb8(im):
     return np.asarray(im.convert("RGB"), dtype=np.uint8).copy()
 
 
+#: EXIF orientations (tag 0x0112) a viewer shows rotated or mirrored; 5-8 exchange width and height
+_EXIF_ORIENTATION = 0x0112
+
+
+def _exif_orientation(im):
+    """The EXIF orientation of an opened image (1, or None without one: shown as stored)."""
+    try:
+        value = im.getexif().get(_EXIF_ORIENTATION)
+        return int(value) if value is not None else None
+    except Exception:  # noqa: BLE001 - a broken EXIF block: the pixels are read as stored
+        return None
+
+
+def _orientation_note(path, orientation):
+    return (f"{path} carries the EXIF orientation {orientation}: viewers show it rotated or "
+            "mirrored, but its pixels are read, and its mask read or written, as stored; to "
+            "work on the image as shown, rotate its pixels first (e.g. 'magick IN "
+            "-auto-orient OUT')")
+
+
 def load_image(path):
     """RGB image as a ``(H, W, 3)`` uint8 array (grey images are replicated), from any mode
     Pillow reads (:func:`_to_rgb8`: 16-bit grey is scaled, not clipped); more than
-    :data:`MAX_PIXELS` pixels are refused before decoding."""
+    :data:`MAX_PIXELS` pixels are refused before decoding.  The pixels are read as stored;
+    an EXIF orientation that viewers apply is named in a warning."""
+    a, orientation = _load_image(path)
+    if orientation not in (None, 1):
+        warnings.warn(_orientation_note(path, orientation), stacklevel=2)
+    return a
+
+
+def _load_image(path):
+    """:func:`load_image`'s pixels and the image's EXIF orientation, without the warning."""
     im = _read_array(path, "image")
+    orientation = _exif_orientation(im)
     try:
         a = _to_rgb8(im)
     except (OSError, ValueError, TypeError, ImportError) as exc:
@@ -178,7 +209,7 @@ def load_image(path):
                           f"({exc})") from None
     if a.ndim != 3 or a.shape[0] == 0 or a.shape[1] == 0:
         raise FormatError(path, None, f"image has no pixels (shape {a.shape})")
-    return a
+    return a, orientation
 
 
 def load_mask(path, ignore_value=None, return_ignore=False):
@@ -231,13 +262,20 @@ def load_mask(path, ignore_value=None, return_ignore=False):
 def load_example(image_path, mask_path=None, ignore_value=None):
     """``(image, mask, ignore)``: image and (optionally) mask, checked to have the
     same size; ``ignore`` marks the mask's "don't care" pixels (or is None)."""
-    img = load_image(image_path)
+    img, orientation = _load_image(image_path)
     if mask_path is None:
+        if orientation not in (None, 1):
+            warnings.warn(_orientation_note(image_path, orientation), stacklevel=2)
         return img, None, None
     mask, ignore = load_mask(mask_path, ignore_value, return_ignore=True)
     if mask.shape != img.shape[:2]:
+        hint = (f" ({_orientation_note(image_path, orientation)})"
+                if orientation is not None and orientation >= 5
+                and mask.shape == img.shape[1::-1] else "")
         raise FormatError(mask_path, None, f"mask is {mask.shape[1]}x{mask.shape[0]} but image "
-                          f"{image_path} is {img.shape[1]}x{img.shape[0]} (width x height)")
+                          f"{image_path} is {img.shape[1]}x{img.shape[0]} (width x height){hint}")
+    if orientation not in (None, 1):
+        warnings.warn(_orientation_note(image_path, orientation), stacklevel=2)
     return img, mask, ignore
 
 
@@ -465,10 +503,13 @@ def load_points(path, max_points=None):
     labels = None
     if arr.shape[1] > 3:
         lab = arr[:, 3]
-        bad = ~np.isfinite(lab) | (lab != np.round(lab)) | (np.abs(lab) > 2 ** 62)
+        huge = np.isfinite(lab) & (np.abs(lab) > 2 ** 62)
+        bad = ~np.isfinite(lab) | (lab != np.round(lab)) | huge
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise FormatError(path_s, linenos[i], f"label {rows[i][3][:20]!r} is not a whole number "
+            what = ("is too large for a class label (at most 2**62 in size)" if huge[i]
+                    else "is not a whole number")
+            raise FormatError(path_s, linenos[i], f"label {rows[i][3][:20]!r} {what} "
                               f"({int(bad.sum())} such points)")
         labels = lab.astype(np.int64)
     return xyz, labels

@@ -220,6 +220,10 @@ def write_fast_align(pairs, path):
 _PHARAOH_LINK = re.compile(r"^([0-9]{1,9})([-?])([0-9]{1,9})(?::([0-9.eE+-]{1,40}))?$")
 
 
+#: a link whose shape is right but one position has more digits than :data:`_PHARAOH_LINK` takes
+_LONG_POSITION = re.compile(r"^([0-9]+)[-?]([0-9]+)(?::[0-9.eE+-]*)?$")
+
+
 def _malformed_link(tok, text):
     """The reason for a malformed Pharaoh link ``tok`` on the line ``text``, with a hint
     when the line is a NAACL one (``sent src tgt [S|P] [p]``, read as Pharaoh)."""
@@ -228,6 +232,11 @@ def _malformed_link(tok, text):
              and (len(fields) < 4 or fields[3] in ("S", "P")))
     hint = (": this line looks like NAACL 'sent src tgt [S|P]' (read such files with "
             "--gold-format naacl)") if naacl else ""
+    long = _LONG_POSITION.match(tok)
+    number = max(long.groups(), key=len) if long is not None else ""
+    if len(number) > 9:
+        return (f"link {tok[:40]!r}: position {number[:30]} is far beyond the length of any "
+                "sentence (positions are word indices, 0-based)")
     return f"malformed link {tok[:40]!r} (expected 'i-j' or 'i?j', 0-based positions){hint}"
 
 
@@ -366,7 +375,11 @@ def read_naacl(path, pairs=None, n_sentences=None, seen=None):
                 raise ValueError
             sent, j, k = (int(x) for x in fields[:3])
         except ValueError:
+            long = next((x for x in fields[:3] if x.isascii() and x.isdigit()
+                         and len(x) > 9), None)
             raise FormatError(name, lineno,
+                              f"number {long[:30]} is far beyond any sentence count or "
+                              "sentence length" if long is not None else
                               f"sentence and positions must be integers, got {' '.join(fields[:3])[:60]!r}"
                               ) from None
         label = fields[3] if len(fields) >= 4 else "S"
