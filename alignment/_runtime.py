@@ -11,12 +11,11 @@ next chunk and re-raises the ``KeyboardInterrupt`` in the main thread.
 
 from __future__ import annotations
 
-import sys
 import threading
 
 import numpy as np
 
-from structpred.io import progress_enabled
+from structpred.io import note, progress_enabled
 
 __all__ = ["progress_enabled", "chunk_ranges", "Cancelled", "check_stop", "run_threads",
            "CHUNK_PAIRS", "log"]
@@ -28,7 +27,7 @@ CHUNK_PAIRS = 1_000_000
 def log(verbose, msg):
     """A progress line on stderr when ``verbose``."""
     if verbose:
-        print(msg, file=sys.stderr, flush=True)
+        note(msg)
 
 
 def chunk_ranges(work_offsets, per_chunk=CHUNK_PAIRS):

@@ -23,6 +23,7 @@ from pathlib import Path
 from structpred.io import missing_reason, progress_enabled
 from structpred.cli import ArgumentParser, HelpFormatter as _Formatter
 from structpred.cli import UserError, check_output, refuse_options, log as _log
+from structpred.io import release_notes
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import open_cluster, with_cluster
 from structpred.cli import check_separate_folders
@@ -363,8 +364,10 @@ def segment_train(args):
         valid_src = _point_source(model, vpoints, args.foreground_labels) if vpoints else None
     t0 = time.perf_counter()
     try:
-        model.fit(train_src, eval_set=valid_src, kind=kind, log=lambda m: _log(args, m),
-                  executor=open_cluster(args))
+        # fit's first line comes once every image or scan is read and checked: the lines
+        # held so far come with it
+        model.fit(train_src, eval_set=valid_src, kind=kind,
+                  log=lambda m: (release_notes(), _log(args, m)), executor=open_cluster(args))
     except ValueError as exc:
         from structpred import FormatError
 

@@ -13,6 +13,7 @@ import sys
 
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
+from structpred.io import release_notes
 from structpred.cli import check_output, positive_float, positive_int
 from structpred.cli import check_held_out, refuse_options, seed_value
 from structpred.cli import wrap_format_errors as _wrap_format_errors
@@ -210,6 +211,7 @@ def tag_train(args):
                             radius=args.radius, relative_radius=args.relative_radius,
                             refit=not args.valid_data,
                             random_state=args.seed, verbose=not args.quiet)
+    release_notes()   # the inputs are checked: the lines held so far come now
     try:
         tagger.fit(Xt, yt, eval_set=(Xv, yv))
     except ValueError as exc:

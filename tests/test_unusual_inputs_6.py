@@ -3,6 +3,7 @@ a user would not expect: numbers far beyond any position in link files, point la
 large for a class, and images with an EXIF orientation."""
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -99,3 +100,70 @@ def test_an_image_without_rotation_reads_without_a_warning(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert load_image(tmp_path / "a.jpg").shape == (20, 30, 3)
+
+
+@pytest.mark.parametrize("jobs", ["0", "-2", "1.5", "two"])
+def test_bayes_jobs_below_one_or_not_whole_are_refused(tmp_path, capsys, jobs):
+    from cli_helpers import one_line_error, run_cli
+
+    (tmp_path / "s").write_text("a b\n")
+    (tmp_path / "t").write_text("x y\n")
+    rc, out, err = run_cli(["align", "unsupervised", "--model", "bayes", "--jobs", jobs,
+                            "--src", str(tmp_path / "s"), "--tgt", str(tmp_path / "t")], capsys)
+    assert one_line_error(rc, err, "--jobs") and out == ""
+
+
+@pytest.mark.parametrize("n_jobs", [0, -1, 1.5, True, "2"])
+def test_bayesian_aligner_refuses_n_jobs_that_is_not_a_count(n_jobs):
+    from alignment.aligners.bayes import BayesianAligner
+
+    with pytest.raises(ValueError, match="n_jobs"):
+        BayesianAligner(n_jobs=n_jobs).fit([["a"]], [["x"]])
+
+
+def _docs(path, rows):
+    import json
+
+    path.write_text("".join(json.dumps({"text": t, "label": y}) + "\n" for t, y in rows))
+    return str(path)
+
+
+def test_a_refusal_after_reading_is_the_only_line_without_quiet(tmp_path, capsys):
+    # "read 4 documents from ..." came before the refusal of --valid-data: two lines
+    from cli_helpers import one_line_error, run_cli
+
+    train = _docs(tmp_path / "train.jsonl", [("a b c", "x"), ("a b d", "y"), ("a q c", "x"),
+                                             ("z b d", "y")])
+    valid = _docs(tmp_path / "valid.jsonl", [("a b c", "w")])
+    rc, out, err = run_cli(["topics", "train", "--data", train, "--valid-data", valid,
+                            "-o", str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, "valid.jsonl", "not in the training data")
+
+
+def test_the_lines_held_back_come_in_order_when_the_command_succeeds(tmp_path, capsys):
+    from cli_helpers import run_cli
+
+    rc, out, err = run_cli(["topics", "train", "--data",
+                            str(Path(__file__).parents[1] / "data/text/20ng-4groups-train.jsonl.gz"),
+                            "--model", "sdem-nb", "-o", str(tmp_path / "m.npz")], capsys)
+    lines = err.strip().splitlines()
+    assert rc == 0 and lines[0].startswith("read 400 documents") and "written to" in lines[-1]
+
+
+def test_notes_are_held_only_while_a_command_runs(capsys):
+    from structpred.io import drop_notes, hold_notes, note, release_notes
+
+    note("now")
+    assert capsys.readouterr().err == "now\n"
+    hold_notes()
+    note("one")
+    note("two")
+    assert capsys.readouterr().err == ""
+    release_notes()
+    note("three")
+    assert capsys.readouterr().err == "one\ntwo\nthree\n"
+    hold_notes()
+    note("lost")
+    drop_notes()
+    note("after")
+    assert capsys.readouterr().err == "after\n"

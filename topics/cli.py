@@ -27,6 +27,7 @@ from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, iteration_count, nonneg_float, positive_int
 from structpred.cli import check_held_out, refuse_options, seed_value
+from structpred.io import release_notes
 
 from .registry import MODELS, make_estimator
 
@@ -415,6 +416,7 @@ def _choose_on_validation(args, docs, y, classes, overrides, info):
     if args.valid_data is None:
         _check_held_out_classes(docs, y)
     valid = _read_validation(args, classes)
+    release_notes()   # the inputs are checked: the lines held so far come now
     _log(args, f"{len(classes)} classes; choosing a model on validation documents")
     try:
         choice = choose(docs.texts, y, valid_texts=None if valid is None else valid.texts,
@@ -485,6 +487,7 @@ def topics_train(args):
         raise UserError(f"{docs.path}: no document has a word of the vocabulary")
     _check_documents_differ(docs, X)
     _check_topic_memory(model_name, est, X, len(classes))
+    release_notes()
     _log(args, f"{len(classes)} classes, vocabulary of {len(vocab)} terms; training "
                f"{spec.name if args.model == 'auto' else model_name} ({type(est).__name__}) "
                f"on all {len(docs)} documents")

@@ -208,6 +208,7 @@ class BayesianAligner(BaseEstimator):
                  "fertility_iterations", "n_samplers", "max_jump", "max_fertility", "prefix")
         for name in names:
             check_whole(name, getattr(self, name), 0, MAX_SWEEPS)
+        check_whole("n_jobs", self.n_jobs, 1, None)
         sched = (int(self.ibm1_iterations), int(self.hmm_iterations),
                  int(self.fertility_iterations))
         if sum(sched) < 1:

@@ -17,7 +17,8 @@ from __future__ import annotations
 import sys
 import time
 
-from structpred.cli import UserError, finite_float, log as _log, seed_value
+from structpred.io import release_notes
+from structpred.cli import UserError, finite_float, log as _log, positive_int, seed_value
 
 __all__ = ["add_bayes_arguments", "align_bayes"]
 
@@ -38,8 +39,9 @@ def add_bayes_arguments(p):
                         f"{D['fertility_iterations']})")
     g.add_argument("--null-prob", type=finite_float, default=D["null_prob"], metavar="P",
                    help="probability of a NULL link")
-    g.add_argument("--jobs", type=int, default=1, metavar="N",
-                   help="2: sample the two directions in two threads")
+    g.add_argument("--jobs", type=positive_int, default=1, metavar="N",
+                   help="threads: 2 or more sample the two directions in two threads (one "
+                        "per direction; more are not used)")
     return g
 
 
@@ -70,7 +72,7 @@ def _model(args, verbose):
                            null_prob=args.null_prob, symmetrize=sym or D["symmetrize"],
                            lowercase=not args.no_lowercase and D["lowercase"],
                            prefix=args.prefix if D["prefix"] else 0,
-                           random_state=args.seed, n_jobs=max(1, args.jobs),
+                           random_state=args.seed, n_jobs=args.jobs,
                            verbose=verbose)
 
 
@@ -98,6 +100,7 @@ def align_bayes(args):
             _log(args, f"extra bitext: {bt.report()}")
     src, tgt, index = training_text(pairs, extra_src, extra_tgt)
     del extra_src, extra_tgt
+    release_notes()   # the inputs are read and checked: the lines held so far come now
     t0 = time.perf_counter()
     try:
         model.fit(src, tgt)

@@ -4,13 +4,12 @@ caches, building the statistics and the other aligners' links, the summary line.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 from structpred import FormatError
 from structpred.cli import UserError
 from structpred.cli import check_output
-from structpred.io import missing_reason
+from structpred.io import missing_reason, note
 
 from ..training import C_NEG_GRID   # the c- grid of the pipeline
 
@@ -19,7 +18,7 @@ __all__ = ["C_NEG_GRID"]
 
 def _summary(msg):
     """A line of the result summary: on stderr, even with ``-q``."""
-    print(msg, file=sys.stderr, flush=True)
+    note(msg)
 
 
 def _gold_format(path, fmt):

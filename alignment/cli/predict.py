@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import sys
 
 from structpred.cli import UserError, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, check_stdin
+from structpred.io import note
 from structpred.cli import open_cluster, with_cluster
 
 from .common import (DIRECTION_SAMPLE, _check_direction, _check_inputs, _external,
@@ -63,7 +63,7 @@ def align_predict(args):
             raise UserError(f"{args.model}: {exc}") from None
     if args.show_weights:
         for fname, value in model.top_features(args.show_weights):
-            print(f"{value:+.4f}  {fname}", file=sys.stderr)
+            note(f"{value:+.4f}  {fname}")
     from tqdm.auto import tqdm
 
     from alignment._runtime import progress_enabled

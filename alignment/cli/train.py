@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 
 from structpred.cli import UserError, log as _log
+from structpred.io import release_notes
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_held_out, check_output, check_stdin, refuse_options
 from structpred.cli import open_cluster, with_cluster
@@ -39,6 +40,7 @@ def align_train(args):
     opts = _check_options(args)
     have_bitext = _check_paths(args, opts["sources"])
     pairs, gold, valid, external, bitext = _read_data(args, have_bitext)
+    release_notes()   # the inputs are read and checked: the lines held so far come now
     executor = open_cluster(args)   # --workers/--scheduler: None without them
     started = {}
     if executor is None:    # the Bayesian aligner samples while the statistics are built

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from structpred.cli import HelpFormatter as _Formatter
+from structpred.io import release_notes
 from structpred.cli import UserError, add_quiet as _add_quiet, iteration_count, log as _log
 from structpred.cli import finite_float, refuse_options
 from structpred.cli import wrap_format_errors as _wrap_format_errors
@@ -202,6 +203,7 @@ def align_unsupervised(args):
     model = UnsupervisedAligner(hmm_iterations=args.hmm_iterations,
                                 lowercase=not args.no_lowercase, prefix=args.prefix,
                                 max_len=args.max_len, verbose=not args.quiet)
+    release_notes()   # the inputs are read and checked: the lines held so far come now
     t0 = time.perf_counter()
     try:
         model.fit(src, tgt, cache_dir=cache)

@@ -48,7 +48,6 @@ the link is at least ``threshold`` (1/2 by default) in the direction asked for.
 from __future__ import annotations
 
 import math
-import sys
 import time
 from dataclasses import dataclass, field
 
@@ -58,7 +57,7 @@ from tqdm.auto import tqdm
 
 from structpred import FormatError
 
-from structpred.io import load_npz, pack_json, save_npz, unpack_json
+from structpred.io import load_npz, note, pack_json, save_npz, unpack_json
 
 from .._cache import bitext_key, fit_options
 
@@ -652,8 +651,8 @@ def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n
             shards.close()
     secs = time.perf_counter() - t0
     if verbose:
-        print(f"HMM: {len(corpus)} pairs, {n_iter} iterations per direction in {secs:.0f}s "
-              f"(p0 fwd {fwd[3]:.3f}, bwd {bwd[3]:.3f})", file=sys.stderr)
+        note(f"HMM: {len(corpus)} pairs, {n_iter} iterations per direction in {secs:.0f}s "
+             f"(p0 fwd {fwd[3]:.3f}, bwd {bwd[3]:.3f})")
     return HMMTables(fwd[0], bwd[0], fwd[1], bwd[1], fwd[2], bwd[2], fwd[3], bwd[3],
                      stats.max_jump, stats.floor, {"fwd": fwd[4], "bwd": bwd[4]}, secs)
 

@@ -25,7 +25,6 @@ from cumulative level blocks: ``f(j, d) = sum_{d' <= d} e_{d'} (x) phi(j)``.
 
 from __future__ import annotations
 
-import sys
 import time
 
 import numba
@@ -33,7 +32,7 @@ import numpy as np
 
 from structpred import FormatError
 
-from structpred.io import (check_format, load_npz, pack_json, read_npz, save_npz,
+from structpred.io import (check_format, load_npz, note, pack_json, read_npz, save_npz,
                            unpack_json)
 
 from .._cache import bitext_key, load_or_compute
@@ -218,8 +217,8 @@ class InteractionStatistics:
                   src_occ, tgt_occ, keys, share, n_pairs=len(src_off) - 1,
                   stats_fingerprint=stats.fingerprint())
         if verbose:
-            print(f"interaction statistics: {res.n_pairs} pairs, {keys.size} linked word pairs "
-                  f"({time.perf_counter() - t0:.1f}s)", file=sys.stderr, flush=True)
+            note(f"interaction statistics: {res.n_pairs} pairs, {keys.size} linked word pairs "
+                 f"({time.perf_counter() - t0:.1f}s)")
         return res
 
     @classmethod

@@ -7,9 +7,8 @@ import argparse
 import functools
 import math
 import os
-import sys
 
-from ..io import FormatError
+from ..io import FormatError, note
 from ..io import OutputPathError, check_figure_path, check_output_path
 
 __all__ = ["UserError", "HelpFormatter", "ArgumentParser", "add_quiet", "log", "os_error_line",
@@ -56,7 +55,7 @@ def add_quiet(p):
 def log(args, msg):
     """Print a log line to stderr unless ``--quiet``."""
     if not getattr(args, "quiet", False):
-        print(msg, file=sys.stderr, flush=True)
+        note(msg)
 
 
 def os_error_line(exc):

@@ -35,6 +35,7 @@ from importlib.metadata import entry_points
 
 from .._startup import Terminated, interrupt_in_chain
 from .._version import __version__
+from ..io import drop_notes, hold_notes, note, release_notes
 from ._common import (ArgumentParser, HelpFormatter, UserError, empty_option_values, one_line,
                       os_error_line, record_option_defaults)
 
@@ -188,6 +189,7 @@ def _signal_handlers():
 
 def _status_after_signal(args, as_program, exc=None):
     """One line and 130 (Ctrl-C) or 143 (SIGTERM)."""
+    drop_notes()
     terminated = isinstance(exc, Terminated) or _RECEIVED["signal"] == signal.SIGTERM
     print(f"structpred: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
     status = 143 if terminated else 130
@@ -202,8 +204,11 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
     --debug)."""
     text = str(message).strip()
     text = text.splitlines()[0] if text else category.__name__
+    if file is None:
+        note(f"structpred: warning: {text}")
+        return
     try:
-        print(f"structpred: warning: {text}", file=sys.stderr if file is None else file)
+        print(f"structpred: warning: {text}", file=file)
     except (OSError, ValueError):
         pass
 
@@ -245,12 +250,18 @@ def main(argv=None):
 
 def _run(args, handler, as_program):
     """Run the command's ``handler`` with the signal handlers installed; its exit status,
-    or 2 (130, 143) with one line for what went wrong."""
+    or 2 (130, 143) with one line for what went wrong.
+
+    The command's progress lines are held until its inputs are checked
+    (:mod:`structpred.io._notes`): a refusal, an interruption or a failed write is then the
+    one line on standard error."""
+    hold_notes()
     try:
         with _signal_handlers(), warnings.catch_warnings():
             if not args.debug:
                 warnings.showwarning = _one_line_warning
             status = handler(args)
+            release_notes()
             sys.stdout.flush()   # a failed write is reported here, not lost at exit
             if _RECEIVED["signal"] is not None:   # a signal was caught somewhere: never swallowed
                 return _status_after_signal(args, as_program)
@@ -266,6 +277,7 @@ def _run(args, handler, as_program):
             raise
         if _RECEIVED["signal"] is not None:
             return _status_after_signal(args, as_program)
+        drop_notes()
         print(f"structpred: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
@@ -277,6 +289,7 @@ def _run(args, handler, as_program):
         # it): one line naming the options that set sizes, not a traceback
         if args.debug:
             raise
+        drop_notes()
         sizes = sorted({a for a in _SIZE_OPTIONS if getattr(args, a, None) is not None})
         named = ", ".join("--" + a.replace("_", "-") for a in sizes)
         print(f"structpred: error: out of memory: the sizes asked for do not fit this machine's "
@@ -293,6 +306,7 @@ def _run(args, handler, as_program):
     except OSError as exc:
         if args.debug or exc.filename is not None or exc.errno not in _WRITE_ERRORS:
             raise
+        drop_notes()
         print(f"structpred: error: standard output: {os_error_line(exc)}", file=sys.stderr)
         return 2
     except Exception as exc:
@@ -302,3 +316,5 @@ def _run(args, handler, as_program):
         if (_RECEIVED["signal"] is None and interrupt is None) or args.debug:
             raise
         return _status_after_signal(args, as_program, interrupt)
+    finally:
+        release_notes()   # a traceback follows: the lines held are its context

@@ -15,10 +15,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 from pathlib import Path
 
 from ._files import FormatError
+from ._notes import note
 
 __all__ = ["CacheMismatch", "load_or_compute", "key_hash", "cache_file", "is_cache_folder"]
 
@@ -62,7 +62,7 @@ def _plain_differences(recorded, wanted):
 
 def _log(verbose, msg):
     if verbose:
-        print(msg, file=sys.stderr, flush=True)
+        note(msg)
 
 
 def load_or_compute(cache, key, compute, load, save, kind, differences=None, compare=None,

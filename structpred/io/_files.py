@@ -663,4 +663,9 @@ def progress_enabled(verbose=True):
     if not verbose:
         return False
     isatty = getattr(sys.stderr, "isatty", None)
-    return bool(isatty and isatty())
+    drawn = bool(isatty and isatty())
+    if drawn:   # a bar is drawn: the work has begun, the lines held come first
+        from ._notes import release_notes
+
+        release_notes()
+    return drawn

@@ -1,0 +1,68 @@
+"""Progress lines on standard error that never come before a refusal of the input.
+
+A command reports what it read ("read 400 documents from ...") before it has checked all
+of its input; a refusal found a moment later would then be its second line, not its only
+one.  While a command runs, :func:`note` therefore *holds* its lines until
+:func:`release_notes`: the command calls it once its inputs are checked and the work
+begins (a progress bar drawn on a terminal releases them too), and the command line calls
+it when the command ends normally.  A refusal calls :func:`drop_notes`, so that its one
+line is all that standard error shows.  Outside a command (the Python API) nothing is
+held: :func:`note` prints at once.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["note", "hold_notes", "release_notes", "drop_notes"]
+
+#: the lines held back (``None``: none are held, :func:`note` prints at once)
+_HELD: list | None = None
+
+
+def _print(msg):
+    try:
+        print(msg, file=sys.stderr, flush=True)
+    except (OSError, ValueError):   # standard error closed: the line is lost, not the run
+        pass
+
+
+def note(msg):
+    """Print the line ``msg`` on standard error, or hold it while :func:`hold_notes` is
+    in force."""
+    if _HELD is not None:
+        _HELD.append(str(msg))
+    else:
+        _print(msg)
+
+
+def hold_notes():
+    """Hold the lines of :func:`note` from now on (a command begins)."""
+    global _HELD
+    _HELD = []
+
+
+def release_notes():
+    """Print the lines held, in order, and print later ones at once (the inputs are
+    checked: the work begins)."""
+    global _HELD
+    held, _HELD = _HELD, None
+    for msg in held or ():
+        _print(msg)
+
+
+def drop_notes():
+    """Forget the lines held, and print later ones at once (a refusal is the one line)."""
+    global _HELD
+    _HELD = None
+
+
+def _forget_in_child():
+    """A forked worker prints its own lines at once: the parent's held lines are the
+    parent's to print (a copy released here would print them twice)."""
+    global _HELD
+    _HELD = None
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
