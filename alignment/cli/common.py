@@ -122,13 +122,13 @@ def _check_cache_path(path, option, inputs):
         raise UserError(f"{option}: a cache cannot be standard input or output")
     if is_cache_folder(path):
         folder = Path(path)
-        if folder.exists() and not os.access(folder, os.W_OK | os.X_OK):
+        if folder.exists() and not _writable(folder):
             raise UserError(f"{path}: cannot write {option}: folder is not writable")
         if not folder.exists():
             probe = folder.resolve()
             while not probe.exists():
                 probe = probe.parent
-            if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+            if not probe.is_dir() or not _writable(probe):
                 raise UserError(f"{path}: cannot create the {option} folder ({probe} is not "
                                 "a writable folder)")
         return
@@ -138,6 +138,14 @@ def _check_cache_path(path, option, inputs):
                 raise UserError(f"{path}: {option} is also given as {name}")
         return
     check_output(path, option, inputs)
+
+
+def _writable(folder):
+    """Whether files can be created in the existing ``folder`` (permission bits, then a
+    real try: a process run as root passes the bits on ``/proc``)."""
+    from structpred.io import folder_refusal
+
+    return os.access(folder, os.W_OK | os.X_OK) and not folder_refusal(folder)
 
 
 def _same(a, b):

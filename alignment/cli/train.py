@@ -178,7 +178,9 @@ def _check_paths(args, sources):
     inputs = _inputs(args, "src", "tgt", "gold", "valid_src", "valid_tgt", "valid_gold",
                      "bitext_src", "bitext_tgt", "external", "valid_external")
     _check_inputs(inputs)
-    check_output(args.output, "-o", inputs + _inputs(args, "stats", "interaction_stats"))
+    check_output(args.output, "-o", inputs + _inputs(args, "stats", "interaction_stats"),
+                 outputs=[(_option_name(args.cache_dir, "--cache-dir"), args.cache_dir)]
+                 if sources else ())
     _check_cache_path(args.stats, "--stats", inputs + [("-o", args.output)])
     _check_cache_path(args.interaction_stats, "--interaction-stats",
                       inputs + [("-o", args.output), ("--stats", args.stats)])

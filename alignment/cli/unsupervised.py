@@ -119,9 +119,9 @@ def _check_paths(args):
     inputs = [(opt, getattr(args, name, None)) for opt, name in
               (("--src", "src"), ("--tgt", "tgt"), ("-i", "input"),
                ("--bitext-src", "bitext_src"), ("--bitext-tgt", "bitext_tgt"))]
-    check_output(args.output, "-o", inputs)
-    _check_inputs(inputs)
     cache = getattr(args, "cache_dir", None)
+    check_output(args.output, "-o", inputs, outputs=[("--cache-dir", cache)])
+    _check_inputs(inputs)
     if cache and Path(cache).exists() and not Path(cache).is_dir():
         raise UserError(f"{cache}: --cache-dir is not a folder")
 

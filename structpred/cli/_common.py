@@ -9,7 +9,7 @@ import math
 import os
 
 from ..io import FormatError, note
-from ..io import OutputPathError, check_figure_path, check_output_path
+from ..io import OutputPathError, check_figure_path, check_output_path, folder_refusal
 
 __all__ = ["UserError", "HelpFormatter", "ArgumentParser", "add_quiet", "log", "os_error_line",
            "wrap_format_errors", "positive_int", "nonneg_int", "int_at_least",
@@ -33,14 +33,35 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
 
 def one_line(message):
     """``message`` as one line: line breaks and other control characters (a file name
-    with a newline in it) shown as escapes (``\\n``), so an error stays one line."""
+    with a newline in it) shown as escapes (``\\n``), so an error stays one line; a byte of a
+    file name that the locale could not decode (``LC_ALL=C``) as that byte (``\\xc3``)."""
     return "".join(c if c.isprintable() or c == "\t" else
+                   f"\\x{ord(c) - 0xDC00:02x}" if "\udc80" <= c <= "\udcff" else
                    ascii(c)[1:-1] for c in message)
+
+
+class _StoreOnce(argparse._StoreAction):
+    """``store``, refusing an option given twice with two values (``-o a.txt -o b.txt``:
+    the first was silently dropped, and ``a.txt`` never written)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_given_once", {})
+        if self.dest in given and given[self.dest] != values:
+            raise argparse.ArgumentError(self, f"given twice ({given[self.dest]!r} and "
+                                         f"{values!r}); give it once")
+        given[self.dest] = values
+        super().__call__(parser, namespace, values, option_string)
 
 
 class ArgumentParser(argparse.ArgumentParser):
     """An argument parser whose errors are one line, ``structpred: error: ...`` (exit 2),
-    like every other user error; ``--help`` shows the usage."""
+    like every other user error; ``--help`` shows the usage.  An option that takes one
+    value may be given once (:class:`_StoreOnce`), or twice with the same value."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
 
     def error(self, message):
         self.exit(2, f"structpred: error: {message} (see '{self.prog} --help')\n")
@@ -58,8 +79,23 @@ def log(args, msg):
         note(msg)
 
 
+#: why a relative path cannot be used: the process's current folder was deleted
+_CWD_GONE = ("the current folder no longer exists (it was deleted); change to an existing "
+             "folder or give absolute paths")
+
+
+def _cwd_gone():
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
+
+
 def os_error_line(exc):
     """``FILE: reason`` of an :class:`OSError` (``[Errno 2] ...`` is not for users)."""
+    if exc.filename is None and isinstance(exc, FileNotFoundError) and _cwd_gone():
+        return _CWD_GONE   # os.getcwd() failed (os.path.abspath of a relative path)
     reason = (exc.strerror or str(exc)).strip()
     reason = reason[:1].lower() + reason[1:]
     if isinstance(exc, IsADirectoryError):
@@ -204,14 +240,15 @@ def check_held_out(pairs, hint=None):
 
 
 def check_output(path, option="-o", inputs=(), create_parent=False, figure=False,
-                 stdout=True):
+                 stdout=True, outputs=()):
     """Refuse, before any work, an output that cannot be written.
 
     The output may be ``"-"`` (stdout).  Otherwise it must be a regular file or a new
     path (:func:`structpred.io._files.check_output_path`: no device, FIFO, symbolic link or
     ``NAME.npz.gz``), not a folder, its folder
     must exist (or, with ``create_parent``, be creatable) and be writable, and it must
-    not be one of ``inputs`` (pairs ``(option, path)``; ``None`` paths are skipped).
+    not be one of ``inputs`` (pairs ``(option, path)``; ``None`` paths are skipped) nor
+    the path of one of the command's other ``outputs`` (a cache folder, pairs likewise).
     With ``figure``, its suffix must be a format matplotlib writes (none: PNG).  Without
     ``stdout`` (model files), ``"-"`` is refused rather than written as a file named ``-``.
     Raises :class:`UserError`.
@@ -225,24 +262,35 @@ def check_output(path, option="-o", inputs=(), create_parent=False, figure=False
     if os.path.isdir(path):
         raise UserError(f"{path}: is a folder ({option} needs a file name)")
     _not_an_input(path, option, inputs)   # that cause first: it names the input
+    for name, other in outputs:
+        if other is not None and str(other) != "-" and same_file(path, other):
+            raise UserError(f"{path}: {option} and {name} name the same path; give two")
     try:
-        check_output_path(path, option)   # devices, links, FIFOs, model.npz.gz
+        check_output_path(path, option)   # devices, links, FIFOs, model.npz.gz, long names
         if figure:
             check_figure_path(path, option)   # a suffix matplotlib writes (--plot a.txt)
     except OutputPathError as exc:
         raise UserError(str(exc)) from None
-    parent = os.path.dirname(os.path.abspath(path))
+    try:
+        parent = os.path.dirname(os.path.abspath(path))
+    except FileNotFoundError:   # os.getcwd() of a deleted folder
+        raise UserError(f"{path}: cannot write {option}: {_CWD_GONE}") from None
     if not os.path.isdir(parent):
         if create_parent:
             probe = parent
             while not os.path.exists(probe):
                 probe = os.path.dirname(probe)
-            if os.path.isdir(probe) and os.access(probe, os.W_OK | os.X_OK):
+            if (os.path.isdir(probe) and os.access(probe, os.W_OK | os.X_OK)
+                    and not folder_refusal(probe)):
                 return
         reason = "is not a folder" if os.path.exists(parent) else "does not exist"
         raise UserError(f"{path}: cannot write {option}: folder {parent} {reason}")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise UserError(f"{path}: cannot write {option}: folder {parent} is not writable")
+    refusal = folder_refusal(parent)   # what the permission bits do not tell (root, /proc)
+    if refusal:
+        raise UserError(f"{path}: cannot write {option}: folder {parent} is not writable "
+                        f"({refusal})")
     if os.path.exists(path) and not os.access(path, os.W_OK) and not os.access(parent, os.W_OK):
         raise UserError(f"{path}: cannot write {option}: permission denied")
 

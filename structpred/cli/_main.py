@@ -25,8 +25,10 @@ pipe ends quietly.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import errno
+import logging
 import os
 import signal
 import sys
@@ -100,10 +102,16 @@ def _exit_now(status):
     scipy loaded): after Ctrl-C the user is waiting.  The command's own clean-up (partial
     files removed by :func:`structpred.atomic_write`) has already run as the
     ``KeyboardInterrupt`` went up the stack."""
+    try:
+        # the exit functions are quick (a millisecond), and some remove temporary files
+        # (matplotlib's configuration folder when $MPLCONFIGDIR or $HOME is unusable)
+        atexit._run_exitfuncs()
+    except BaseException:  # noqa: BLE001 - leaving anyway
+        pass
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError):
             pass
     os._exit(status)
 
@@ -213,6 +221,44 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
         pass
 
 
+class _OneLineLog(logging.Handler):
+    """A library's log record (matplotlib's "Matplotlib created a temporary cache
+    directory", when its configuration folder cannot be made) as a one-line warning, for
+    records no handler of the library takes (Python's ``logging.lastResort``)."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+
+    def emit(self, record):
+        _one_line_warning(record.getMessage(), UserWarning, None, 0)
+
+
+@contextlib.contextmanager
+def _standard_streams(as_program, debug):
+    """Standard error closed (``2>&-``: ``sys.stderr`` is ``None``) gets the null device,
+    where messages are lost rather than printed on standard output among the results
+    (``print(file=None)`` writes there); standard output not in UTF-8
+    (``PYTHONIOENCODING=ascii``, ``latin-1``) is written in UTF-8, the encoding of every
+    file the commands read and write (a word such as ``café`` was a ``UnicodeEncodeError``
+    traceback, or text the commands could not read back); a library's log records are one
+    line each, like its warnings (:class:`_OneLineLog`; not with ``--debug``)."""
+    old, last_resort = sys.stderr, logging.lastResort
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
+    out = sys.stdout
+    encoding = str(getattr(out, "encoding", None) or "utf-8").lower().replace("-", "")
+    if as_program and encoding not in ("utf8", "utf8sig") and hasattr(out, "reconfigure"):
+        with contextlib.suppress(ValueError, OSError):
+            out.flush()
+            out.reconfigure(encoding="utf-8")
+    if not debug:
+        logging.lastResort = _OneLineLog()
+    try:
+        yield
+    finally:
+        sys.stderr, logging.lastResort = old, last_resort
+
+
 #: errors of a write to standard output that lose the results (a full disk, ``> /dev/full``,
 #: a device error): one line and status 2, never a traceback nor a silent status 0
 _WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF)
@@ -227,6 +273,11 @@ def main(argv=None):
     """Run ``structpred`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     as_program = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
+    with _standard_streams(as_program, debug="--debug" in argv):
+        return _run(argv, as_program)
+
+
+def _run(argv, as_program):
     parser = build_parser(argv)
     if not subcommands():
         parser.error("no subcommands are installed (pip install -e . in the source tree)")
@@ -239,7 +290,7 @@ def main(argv=None):
         parser.exit(2, f"structpred: error: argument {empty[0]}: an empty value\n")
     if sys.stdout is None:   # started with '>&-': every command prints its results there
         parser.exit(2, "structpred: error: -: standard output is closed\n")
-    status = _run(args, handler, as_program)
+    status = _run_command(args, handler, as_program)
     if as_program and isinstance(status, int) and not _has_child_processes():
         # leave now, also after an error: through the interpreter's teardown (a second or
         # more) SIGINT is back at its default, and a Ctrl-C there would kill the process
@@ -248,7 +299,7 @@ def main(argv=None):
     return status
 
 
-def _run(args, handler, as_program):
+def _run_command(args, handler, as_program):
     """Run the command's ``handler`` with the signal handlers installed; its exit status,
     or 2 (130, 143) with one line for what went wrong.
 

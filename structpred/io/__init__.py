@@ -10,7 +10,8 @@ matplotlib on first use, so that reading and writing files stays light.
 from ._cache import CacheMismatch, cache_file, is_cache_folder, key_hash, load_or_compute
 from ._files import _OTHER_SPACE as OTHER_SPACE
 from ._files import (FormatError, OutputPathError, atomic_write, binary_kind,
-                     check_figure_path, check_output_path, file_fingerprint, missing_reason,
+                     check_figure_path, check_output_path, file_fingerprint, folder_refusal,
+                     missing_reason,
                      open_output, open_text, progress_enabled, read_lines, read_npz,
                      split_tokens)
 from ._notes import drop_notes, hold_notes, note, release_notes
@@ -20,7 +21,7 @@ from ._tokens import MAX_WORDS, check_sentence_pairs, check_token_lists, unwrita
 
 __all__ = ["FormatError", "atomic_write", "open_text", "open_output", "read_lines", "read_npz",
            "split_tokens", "binary_kind", "OTHER_SPACE", "check_output_path", "check_figure_path",
-           "OutputPathError", "missing_reason",
+           "OutputPathError", "missing_reason", "folder_refusal",
            "file_fingerprint", "progress_enabled", "save_npz", "load_npz", "pack_json",
            "unpack_json", "check_format", "CLOCK_KEYS", "drop_clock_readings", "load_or_compute",
            "CacheMismatch", "cache_file", "is_cache_folder", "key_hash", "check_token_lists",

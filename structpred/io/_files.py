@@ -34,7 +34,8 @@ import zlib
 
 __all__ = ["FormatError", "OutputPathError", "missing_reason", "open_text", "read_lines", "split_tokens",
            "atomic_write",
-           "open_output", "check_output_path", "read_npz", "file_fingerprint", "binary_kind"]
+           "open_output", "check_output_path", "read_npz", "file_fingerprint", "binary_kind",
+           "folder_refusal"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -481,6 +482,9 @@ def check_output_path(path, option=None):
         # file, and the writer failed naming its hidden temporary file)
         raise OutputPathError(name, None, head + "the name ends in a slash: it names a "
                               "folder, not a file")
+    too_long = _name_too_long(name)
+    if too_long:
+        raise OutputPathError(name, None, head + too_long)
     try:
         st = os.lstat(name)
     except OSError:  # a new path (or a parent that is a file: left to the writer's error)
@@ -500,6 +504,43 @@ def check_output_path(path, option=None):
     else:
         reason = "it is not a regular file (a socket?); only regular files are written"
     raise OutputPathError(name, None, head + reason)
+
+
+def _name_max(directory):
+    """The longest file name (in bytes) the file system of ``directory`` takes (255 when
+    it cannot be asked: a folder that does not exist yet)."""
+    try:
+        return os.pathconf(directory or ".", "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        return 255
+
+
+def _name_too_long(path):
+    """Why the last part of ``path`` cannot be a file name there (longer than the file
+    system's limit), or ``None``.  Said before any work: the writer failed after it, with
+    ``file name too long`` on its hidden temporary file."""
+    directory, base = os.path.split(os.fspath(path))
+    size, limit = len(os.fsencode(base)), _name_max(directory)
+    if size <= limit:
+        return None
+    return (f"the file name is too long for the file system ({size} bytes, at most "
+            f"{limit}); give a shorter name")
+
+
+def folder_refusal(directory):
+    """Why no file can be created in the existing folder ``directory``, or ``None``.
+
+    Asked by creating (and removing at once) a hidden temporary file there, as the writers
+    do: permission bits alone do not tell (a process run as root passes them on a
+    read-only or virtual file system such as ``/proc``; access control lists, quotas)."""
+    try:
+        tmp, fd = _create_temp(directory, "structpred-probe")
+    except OSError as exc:
+        return (exc.strerror or str(exc)).lower()
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(tmp)
+    return None
 
 
 #: figure formats every matplotlib this package supports writes (others, such as .gif
@@ -576,7 +617,12 @@ def atomic_write(path, mode="w", encoding="utf-8", compress=None):
         compress = str(path).endswith(".gz")
     directory, name = os.path.split(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)  # e.g. ``--plot runs/x.png`` in a fresh checkout
-    tmp, fd = _create_temp(directory, name)
+    try:
+        tmp, fd = _create_temp(directory, name)
+    except OSError as exc:
+        # name the output, not the hidden temporary file nobody asked for
+        raise OSError(exc.errno, f"{(exc.strerror or str(exc)).lower()} (creating a file in "
+                      f"{directory})", path) from exc
     try:
         with os.fdopen(fd, "wb") as raw:
             if compress:
@@ -608,6 +654,9 @@ def atomic_write(path, mode="w", encoding="utf-8", compress=None):
 
 def _create_temp(directory, name):
     """Create a new hidden temporary file next to the destination; return ``(path, fd)``."""
+    # a name near the file system's limit still gets a temporary file: its part of the
+    # name is cut to fit the dot, the random part and '.tmp' (14 bytes)
+    name = os.fsdecode(os.fsencode(name)[:max(_name_max(directory) - 14, 1)])
     while True:
         tmp = os.path.join(directory, f".{name}.{secrets.token_hex(4)}.tmp")
         try:
