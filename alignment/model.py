@@ -20,10 +20,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 
 from structpred import FormatError
 from structpred.io import MAX_WORDS, check_sentence_pairs, load_npz, save_npz
-from structpred import LEARNERS, check_learner, check_number, check_seed, check_whole, run_learner
+from structpred import (LEARNERS, check_flag, check_learner, check_number, check_seed,
+                        check_whole, run_learner)
 from structpred import decode_matching
 from structpred import Monitor
 from structpred import L2Ball
@@ -258,6 +260,8 @@ class MatchingAligner(BaseEstimator):
         if self.patience is not None:
             check_whole("patience", self.patience, 1)
         check_seed(self.random_state)
+        for name in ("interactions", "use_external", "verbose"):   # "no" switched one on
+            check_flag(name, getattr(self, name))
         for name in ("cost_pos", "cost_neg") + (("possible_cost",) if self.possible_cost
                                                  is not None else ()):
             check_number(name, getattr(self, name))
@@ -547,7 +551,8 @@ class MatchingAligner(BaseEstimator):
     # ------------------------------------------------------------- predict
     def _check_fitted(self):
         if not hasattr(self, "coef_"):
-            raise RuntimeError(f"this {type(self).__name__} is not fitted yet")
+            # scikit-learn's NotFittedError (a ValueError), as every estimator's
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit")
 
     def _decode(self, F, pairs, shape, w, decoder=None):
         s = np.asarray(F.T @ w).ravel()

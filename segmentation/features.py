@@ -408,11 +408,26 @@ def _node_feature_matrix(lab, lf, n, u, edges, length):
                            context, cllr, ring1[:, 1:], ring2, np.ones((n, 1))], axis=1)
 
 
+def _pixel_array(value, what):
+    """``value`` as an array, or a one-line error: ``None``, a string (a file name?) or a
+    nested list whose rows differ in length (numpy's "inhomogeneous shape after 1
+    dimensions") is named as such."""
+    if value is None or isinstance(value, (str, bytes)):
+        raise TypeError(f"{what} must be an array, got {type(value).__name__} {value!r:.40}"
+                        + ("; read files with segmentation.data.load_image"
+                           if isinstance(value, (str, bytes)) and what == "an image" else ""))
+    try:
+        return np.asarray(value)
+    except ValueError:
+        raise ValueError(f"{what} given as nested lists has rows of different lengths "
+                         "(every row must have the same number of pixels)") from None
+
+
 def as_binary_mask(mask):
     """A ground-truth mask as a bool array: booleans, or numbers that are all 0 and 1 (or
     0 and 255); other values (0.5, 2, NaN, the 0/128/255 of a "don't care" band) are a
     ``ValueError`` rather than foreground wherever they are not 0."""
-    m = np.asarray(mask)
+    m = _pixel_array(mask, "a mask")
     if m.dtype == bool:
         return m
     values = np.unique(m) if m.dtype.kind in "iuf" else None
@@ -431,7 +446,7 @@ def as_rgb8(image):
     anything else (16-bit values, floats beyond [0, 1], NaN, booleans) is refused rather
     than read on the wrong scale (files go through :func:`segmentation.data.load_image`,
     which converts every mode)."""
-    a = np.asarray(image)
+    a = _pixel_array(image, "an image")
     if a.ndim != 3 or a.shape[2] != 3:
         raise ValueError(f"expected an RGB image of shape (H, W, 3), got {a.shape}")
     if a.size == 0:   # numpy's "zero-size array to reduction operation" before
@@ -476,6 +491,8 @@ def superpixel_graph(image, mask=None, n_segments=1000, compactness=10.0, ignore
 
     image = as_rgb8(image)
     H, W = image.shape[:2]
+    if mask is not None:
+        mask = as_binary_mask(mask)   # a ragged nested list is named before its shape
     if mask is not None and np.shape(mask) != (H, W):
         raise ValueError(f"mask shape {np.shape(mask)} differs from image shape {(H, W)}")
     lab = _rgb_to_lab(image)

@@ -40,7 +40,7 @@ from structpred import decode_mincut
 from structpred import Monitor
 from structpred import L2Ball
 from structpred import ExampleStream
-from structpred import check_seed, check_whole
+from structpred import check_flag, check_number, check_positive, check_seed, check_whole
 from structpred.selection import unwrap_eval_set
 
 from .examples import (AUTO_CLASS_WEIGHTS, AUTO_ETA_SCALES, _candidates, _describe,
@@ -387,7 +387,9 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
 
         def make(ns):
             igs = ignore if ignore is not None else itertools.repeat(None)
-            for (im, m), ig in zip(_zip_strict(X, y, what, "masks"), igs):
+            for i, ((im, m), ig) in enumerate(zip(_zip_strict(X, y, what, "masks"), igs)):
+                if m is None:   # "training graphs need ground truth (fg_fraction)" before
+                    raise TypeError(f"{what}: mask {i} is None: every image needs its mask")
                 yield self.image_graph(im, m, ig, n_segments=ns)
         make.single_use = not reread
         return make, "image"
@@ -397,22 +399,31 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         if self.validation_metric not in ("iou", "error"):
             raise ValueError(f"validation_metric must be 'iou' or 'error', got {self.validation_metric!r}")
         if not (self.n_iter == "auto" or (isinstance(self.n_iter, (int, np.integer))
-                                          and self.n_iter >= 1)):
+                                          and not isinstance(self.n_iter, bool)
+                                          and self.n_iter >= 1)):   # True was 1 iteration
             raise ValueError(f"n_iter must be 'auto' or a whole number >= 1, got {self.n_iter!r}")
+        for name in ("use_edges", "guard", "colour_model", "memory_efficient", "verbose"):
+            check_flag(name, getattr(self, name))   # "no" switched the option on
+        # float() and int() took "0.1", "2" and cut 2.5 to 2 before
+        for name in ("valid_fraction", "guard_alpha", "compactness", "feature_scale",
+                     "edge_scale", "tol"):
+            check_number(name, getattr(self, name))
+        check_whole("cv_folds", self.cv_folds, 2)
+        if self.learning_rate is not None:   # NaN was named "eta"
+            check_positive("learning_rate", self.learning_rate)
+        if self.n_jobs is not None:
+            check_whole("n_jobs", self.n_jobs)
         if not 0 <= float(self.valid_fraction) < 1:
             raise ValueError(f"valid_fraction must lie in [0, 1), got {self.valid_fraction!r}")
         for cw in _candidates(self.class_weight, AUTO_CLASS_WEIGHTS, "class_weight"):
             class_weights(cw, 0.5)
         for e in _candidates(self.eta_scale, AUTO_ETA_SCALES, "eta_scale"):
-            if not float(e) > 0:
-                raise ValueError(f"eta_scale must be positive, got {e!r}")
+            check_positive("eta_scale", e)
         if not 0 < float(self.guard_alpha) < 1:
             raise ValueError(f"guard_alpha must lie in (0, 1), got {self.guard_alpha!r}")
         for s in self.edge_factors or ():
             if not (0 < float(s) < np.inf) or float(s) == 1.0:
                 raise ValueError(f"edge_factors must be positive, finite and not 1, got {s!r}")
-        if int(self.cv_folds) < 2:
-            raise ValueError(f"cv_folds must be >= 2, got {self.cv_folds!r}")
         # each was a ZeroDivisionError, a complex number or a silent NaN before
         for ns in _candidates(self.n_segments, (1000,), "n_segments"):
             check_whole("n_segments", ns)

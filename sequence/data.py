@@ -9,6 +9,7 @@ list of strings.  Files for prediction may lack the label column (``labelled=Fal
 
 from __future__ import annotations
 
+from structpred import check_flag, check_whole
 from structpred.io import FormatError, read_lines
 from structpred.io import split_tokens
 
@@ -25,7 +26,8 @@ def read_conll(path, labelled=True, n_columns=None):
         The last column is the label.  Without labels, ``labels`` is ``None``.
     n_columns : int, optional
         Columns each line must have (for example those of the training data,
-        when reading test data for a model).  By default the first line fixes it.
+        when reading test data for a model), the label's included: at least 2 when
+        ``labelled``.  By default the first line fixes it.
 
     Raises
     ------
@@ -33,6 +35,9 @@ def read_conll(path, labelled=True, n_columns=None):
         A line with another number of columns than the others, a labelled
         line with one column only, or no sentences; the error names file and line.
     """
+    labelled = check_flag("labelled", labelled)
+    if n_columns is not None:   # "3" gave "expected 3 columns, found 3"
+        check_whole("n_columns", n_columns, 2 if labelled else 1)
     sentences, labels = [], [] if labelled else None
     tokens, tags = [], []
     name = str(path)

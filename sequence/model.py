@@ -14,7 +14,8 @@ from numba import njit
 from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 
-from structpred import check_label_spellings, check_positive, check_seed, check_whole
+from structpred import (check_flag, check_label_spellings, check_number, check_positive,
+                        check_seed, check_whole)
 from structpred.learners import check_iterations
 from structpred.selection import unwrap_eval_set
 from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
@@ -234,6 +235,7 @@ class SequenceTagger(BaseEstimator):
                              f"got {self.feature_set!r}")
         if self.scaling not in ("count", "none"):
             raise ValueError(f"scaling must be 'count' or 'none', got {self.scaling!r}")
+        check_number("scale_power", self.scale_power)   # float() took "0.5"
         if not 0.0 <= float(self.scale_power) <= 1.0:
             raise ValueError(f"scale_power must be in [0, 1], got {self.scale_power!r}")
         for name in ("radius", "relative_radius"):
@@ -241,8 +243,15 @@ class SequenceTagger(BaseEstimator):
             if v is not None:
                 check_positive(name, v, allow_inf=True)
         check_iterations(self.n_iter)   # 1.5, True or NaN were taken (or an int() error)
-        if int(self.batch_size) < 1 or int(self.min_count) < 1:
-            raise ValueError("batch_size and min_count must be >= 1")
+        for name in ("batch_size", "min_count"):   # int() cut 2.5 to 2
+            check_whole(name, getattr(self, name))
+        for name in ("step_scale", "loss_scale"):   # "3" was taken, 0 named "eta"
+            check_positive(name, getattr(self, name))
+        check_number("smoothing", self.smoothing)
+        if self.max_time is not None:   # -1, NaN and "1" were taken
+            check_number("max_time", self.max_time, infinite=True)
+        for name in ("refit", "verbose"):   # "no" switched one on
+            check_flag(name, getattr(self, name))
         for name in ("eval_every", "patience"):
             if getattr(self, name) is not None:
                 check_whole(name, getattr(self, name))

@@ -11,8 +11,8 @@ import unicodedata
 
 import numpy as np
 
-__all__ = ["check_whole", "check_number", "check_seed", "check_positive", "label_clash",
-           "check_label_spellings"]
+__all__ = ["check_whole", "check_number", "check_seed", "check_positive", "check_flag",
+           "label_clash", "check_label_spellings"]
 
 
 def check_whole(name, value, lo=1, hi=None):
@@ -40,16 +40,31 @@ def check_number(name, value, lo=0.0, strict=False, infinite=False):
                          f"got {value!r}")
 
 
-def check_seed(value, name="random_state", seed_sequence=False):
+def check_seed(value, name="random_state", seed_sequence=False, generators=False):
     """``ValueError`` unless ``value`` is ``None`` or an integer >= 0 (or, with
-    ``seed_sequence``, a :class:`numpy.random.SeedSequence`): what every stochastic
-    component takes as its seed."""
-    if value is None or (seed_sequence and isinstance(value, np.random.SeedSequence)):
+    ``seed_sequence``, a :class:`numpy.random.SeedSequence`; with ``generators``, anything
+    :func:`numpy.random.default_rng` takes: a ``SeedSequence``, ``Generator``, bit
+    generator or ``RandomState``): what every stochastic component takes as its seed."""
+    accepted = ((np.random.SeedSequence,) if seed_sequence or generators else ()) + \
+        ((np.random.Generator, np.random.BitGenerator, np.random.RandomState)
+         if generators else ())
+    if value is None or isinstance(value, accepted):
         return
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        kinds = "an integer >= 0, None or a SeedSequence" if seed_sequence else \
-            "an integer >= 0 or None"
+        kinds = ("an integer >= 0, None, a SeedSequence or a numpy Generator" if generators
+                 else "an integer >= 0, None or a SeedSequence" if seed_sequence else
+                 "an integer >= 0 or None")
         raise ValueError(f"{name} must be {kinds}, got {value!r}")
+
+
+def check_flag(name, value):
+    """``value`` as a bool, or ``ValueError`` unless it is ``True`` or ``False`` (a numpy
+    bool, or the integers 0 and 1, too): any other value was read by its truth, so
+    ``lowercase="no"`` or ``shuffle="false"`` switched the option on."""
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, numbers.Integral)
+                                              and value in (0, 1)):
+        return bool(value)
+    raise ValueError(f"{name} must be True or False, got {value!r:.60}")
 
 
 def check_positive(name, value, allow_inf=False):

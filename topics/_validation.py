@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_non_negative, column_or_1d, validate_data
 
-from structpred import check_label_spellings, check_seed, check_whole
+from structpred import check_flag, check_label_spellings, check_seed, check_whole
 
 from .corpus import (Vocabulary, _document_list, as_count_matrix, check_topic_tables,
                      is_text_input, token_arrays)
@@ -108,6 +108,8 @@ def count_matrix(estimator, X, *, fitting, integer=True, round_counts=None):
     (default: the estimator's ``round_counts`` hyperparameter, else False) asks to round
     them; absurd counts are refused too (:func:`topics.corpus.check_counts`).
     """
+    if fitting:
+        check_flags(estimator)
     if round_counts is None:
         round_counts = getattr(estimator, "round_counts", False)
     X = validate_count_input(estimator, X, reset=fitting)
@@ -124,6 +126,19 @@ def count_matrix(estimator, X, *, fitting, integer=True, round_counts=None):
         raise ValueError(f"X has {X.shape[1]} features, but {type(estimator).__name__} is "
                          f"expecting {estimator.n_features_in_} features as input")
     return X
+
+
+#: the boolean hyperparameters of the topic models (a string such as ``"no"`` was read by its
+#: truth and switched the option on)
+FLAGS = ("round_counts", "shuffle", "binarize", "nb_scaling", "learn_transform",
+         "paper_1_over_J")
+
+
+def check_flags(estimator):
+    """:func:`structpred.check_flag` on each boolean hyperparameter of ``estimator``."""
+    for name in FLAGS:
+        if hasattr(estimator, name):
+            check_flag(name, getattr(estimator, name))
 
 
 def labelled_corpus(estimator, X, y):

@@ -36,7 +36,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from structpred import check_whole
+from structpred import check_flag, check_whole
 
 __all__ = [
     "ENGLISH_STOP_WORDS", "tokenize", "Vocabulary", "check_counts", "token_arrays",
@@ -162,11 +162,15 @@ class Vocabulary:
         lo, hi = self._ngram_bounds()
         if isinstance(docs, (str, bytes)):
             _document_list(docs)   # refused: a string is not a sequence of documents
-        for doc in docs:
+        for i, doc in enumerate(docs):
             if isinstance(doc, str):
                 toks = tok(doc)
             elif isinstance(doc, (list, tuple)):
-                toks = [str(t).lower() for t in doc]
+                bad = next((t for t in doc if not isinstance(t, str)), doc)
+                if bad is not doc:   # 1 and None were read as the words "1" and "none"
+                    raise TypeError(f"document {i}: a token must be a string, got "
+                                    f"{type(bad).__name__} {bad!r:.40}")
+                toks = [t.lower() for t in doc]
                 if stop:
                     toks = [t for t in toks if t not in stop]
             else:
@@ -201,6 +205,7 @@ class Vocabulary:
     def _check_weighting(self):
         if self.weighting not in _WEIGHTINGS:
             raise ValueError(f"weighting must be one of {_WEIGHTINGS}, got {self.weighting!r}")
+        check_flag("sublinear_tf", self.sublinear_tf)
         if self.norm is not None and not float(self.norm) > 0:
             raise ValueError(f"norm must be None or > 0, got {self.norm!r}")
 
@@ -319,8 +324,12 @@ def is_text_input(X) -> bool:
         return len(X) > 0 and isinstance(X.iloc[0], (str, list, tuple))
     if isinstance(X, (list, tuple)) and len(X) > 0:
         first = X[0]
-        return isinstance(first, str) or (isinstance(first, (list, tuple))
-                                          and (len(first) == 0 or isinstance(first[0], str)))
+        if isinstance(first, str) or (isinstance(first, (list, tuple)) and len(first) == 0):
+            return True
+        # token lists with a number among the words (``[1, "c"]``) are texts too, refused
+        # by the vocabulary in words; rows of numbers only are a count matrix
+        return isinstance(first, (list, tuple)) and any(
+            isinstance(t, str) for d in X if isinstance(d, (list, tuple)) for t in d)
     return False
 
 

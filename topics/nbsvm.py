@@ -37,6 +37,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
+from structpred import check_number, check_positive
 from structpred.learners import check_iterations
 
 from ._validation import (CountClassifierTags, check_known_labels, count_matrix, seed_of,
@@ -164,12 +165,9 @@ class NBSVM(CountClassifierTags, ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Eq. 1 and eq. 2 for every class against the rest, then eq. 3."""
-        for name, v in (("alpha", self.alpha), ("C", self.C), ("beta", self.beta)):
-            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-                raise ValueError(f"{name} must be a number, got {v!r}")
-        for name, v in (("alpha", self.alpha), ("C", self.C)):
-            if not float(v) > 0:
-                raise ValueError(f"{name} must be > 0, got {v!r}")
+        for name in ("alpha", "C"):   # inf smoothed every ratio to 0: one class for all
+            check_positive(name, getattr(self, name))
+        check_number("beta", self.beta)
         if not 0.0 <= float(self.beta) <= 1.0:
             raise ValueError(f"beta must lie in [0, 1], got {self.beta!r}")
         check_iterations(self.max_iter, "max_iter")   # 0 passes gave a zero SVM

@@ -31,6 +31,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from structpred import check_flag
+
 __all__ = ["Tokenizer", "ENGLISH_STOP_WORDS", "resolve_stop_words"]
 
 #: scikit-learn's English stop list (Glasgow IR group list), 318 words.
@@ -166,8 +168,8 @@ class Tokenizer:
             raise ValueError(f"alphabet must be 'unicode' or 'ascii', got {alphabet!r}")
         if int(min_length) < 1:
             raise ValueError(f"min_length must be >= 1, got {min_length!r}")
-        self.lowercase = bool(lowercase)
-        self.digits = bool(digits)
+        self.lowercase = check_flag("lowercase", lowercase)
+        self.digits = check_flag("digits", digits)
         self.stop_words = stop_words
         self.min_length = int(min_length)
         self.alphabet = alphabet

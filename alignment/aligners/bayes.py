@@ -26,8 +26,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 
-from structpred import check_seed, check_whole
+from structpred import check_flag, check_seed, check_whole
 from structpred.io import unwritable_token
 
 from .._runtime import log as _log
@@ -208,7 +209,6 @@ class BayesianAligner(BaseEstimator):
                  "fertility_iterations", "n_samplers", "max_jump", "max_fertility", "prefix")
         for name in names:
             check_whole(name, getattr(self, name), 0, MAX_SWEEPS)
-        check_whole("n_jobs", self.n_jobs, 1, None)
         sched = (int(self.ibm1_iterations), int(self.hmm_iterations),
                  int(self.fertility_iterations))
         if sum(sched) < 1:
@@ -222,6 +222,9 @@ class BayesianAligner(BaseEstimator):
         if not 0.0 < float(self.null_prob) < 1.0:
             raise ValueError(f"null_prob must lie in (0, 1), not {self.null_prob}")
         check_seed(self.random_state, seed_sequence=True)
+        check_whole("n_jobs", self.n_jobs, 1)   # 0, 1.5 and "2" were taken
+        for name in ("lowercase", "verbose"):   # "no" switched one on
+            check_flag(name, getattr(self, name))
         if not min(self.alpha_lex, self.alpha_jump, self.alpha_fert) > 0:   # NaN too
             raise ValueError("the Dirichlet concentrations must be positive")
         if int(self.max_jump) < 1 or int(self.max_fertility) < 2:
@@ -439,7 +442,7 @@ class BayesianAligner(BaseEstimator):
             ``(links, fwd, bwd)`` with ``return_directions``.
         """
         if not hasattr(self, "priors_"):
-            raise ValueError("the aligner is not fitted: call fit first")
+            raise NotFittedError("this BayesianAligner is not fitted: call fit first")
         a_fwd, a_bwd, _, enc, _ = self._run(src, tgt, priors=self.priors_, stream=1)
         fwd, bwd = self._directional_sets(a_fwd, a_bwd, enc["s_off"], enc["t_off"])
         links = self._combine(fwd, bwd)

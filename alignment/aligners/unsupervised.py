@@ -43,8 +43,9 @@ from pathlib import Path
 import numpy as np
 
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 
-from structpred import atomic_write, check_whole
+from structpred import atomic_write, check_flag, check_whole
 from structpred.io import MAX_WORDS, check_sentence_pairs, check_token_lists
 from .._runtime import log as _log
 
@@ -194,9 +195,11 @@ class UnsupervisedAligner(BaseEstimator):
         for name, lo in (("hmm_iterations", 1), ("ibm1_iterations", 0),
                          ("ibm2_iterations", 0), ("prefix", 0), ("max_len", 1)):
             check_whole(name, getattr(self, name), lo, 10 ** 7)
+        check_flag("verbose", self.verbose)
         return {"hmm_iterations": int(self.hmm_iterations),
                 "ibm1_iterations": int(self.ibm1_iterations),
-                "ibm2_iterations": int(self.ibm2_iterations), "lowercase": bool(self.lowercase),
+                "ibm2_iterations": int(self.ibm2_iterations),
+                "lowercase": check_flag("lowercase", self.lowercase),
                 "prefix": int(self.prefix), "max_len": int(self.max_len),
                 "format": _MODEL_FORMAT}
 
@@ -282,7 +285,7 @@ class UnsupervisedAligner(BaseEstimator):
     def posteriors(self, src_tokens, tgt_tokens):
         """``(post_fwd, post_bwd)`` link posteriors, ``(m, n)`` each."""
         if getattr(self, "stats_", None) is None:
-            raise ValueError("the aligner is not trained: call fit first")
+            raise NotFittedError("this UnsupervisedAligner is not trained: call fit first")
         return self.stats_.hmm.posteriors(self.stats_, self.normalize(src_tokens),
                                           self.normalize(tgt_tokens))
 

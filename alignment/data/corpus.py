@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-from structpred import FormatError, read_lines
+from structpred import FormatError, check_flag, read_lines
 from structpred.io import OTHER_SPACE as _OTHER_SPACE
 from structpred.io import split_tokens
 
@@ -157,7 +157,7 @@ class Vocabulary:
 
     def __init__(self, tokens=(), counts=None, lowercase=False, unk_count=0):
         tokens = list(tokens)
-        self.lowercase = bool(lowercase)
+        self.lowercase = check_flag("lowercase", lowercase)
         self.itos = [NULL_TOKEN, UNK_TOKEN] + tokens
         self.stoi = {w: i for i, w in enumerate(self.itos)}
         if len(self.stoi) != len(self.itos):
@@ -189,7 +189,7 @@ class Vocabulary:
         Vocabulary
         """
         flat = itertools.chain.from_iterable(sentences)
-        if lowercase:
+        if check_flag("lowercase", lowercase):
             flat = (w.lower() for w in flat)
         return cls.from_counts(Counter(flat), min_count=min_count, lowercase=lowercase)
 

@@ -27,7 +27,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from structpred import FormatError, open_output, read_lines
+from structpred import FormatError, check_whole, open_output, read_lines
 from structpred.io import split_tokens
 
 __all__ = [
@@ -285,6 +285,8 @@ def read_pharaoh(path, pairs=None):
     -------
     list of Alignment
     """
+    if pairs is not None and not hasattr(pairs, "__len__"):
+        pairs = list(pairs)   # a generator: "object of type 'generator' has no len()"
     out = []
     lineno = 0
     for lineno, text in read_lines(path):
@@ -361,7 +363,10 @@ def read_naacl(path, pairs=None, n_sentences=None, seen=None):
         One per sentence; sentences without links get an empty Alignment.
     """
     if pairs is not None:
+        pairs = pairs if hasattr(pairs, "__len__") else list(pairs)   # a generator
         n_sentences = len(pairs)
+    elif n_sentences is not None:   # "2" and 2.5 were TypeErrors, -1 and True counts
+        check_whole("n_sentences", n_sentences, 0)
     sure, possible = {}, {}
     name = _name(path)
     for lineno, text in read_lines(path):

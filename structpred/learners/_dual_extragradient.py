@@ -21,10 +21,12 @@ default, a Bregman step when an example class overrides it.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 
 import numpy as np
 from tqdm.auto import tqdm
 
+from .._checks import check_positive, check_seed
 from ..io import progress_enabled
 from ._monitor import Monitor
 from ._parameter_set import L2Ball
@@ -36,10 +38,8 @@ __all__ = ["dual_extragradient", "dual_extragradient_streaming", "example_step",
 
 def step_size(examples, eta=None, random_state=0, backend=None):
     """``eta = 1/L`` with ``L = ||F||_2`` estimated by power iteration, unless given."""
-    if eta is not None:
-        if not eta > 0:
-            raise ValueError(f"eta must be positive, got {eta}")
-        return float(eta), None
+    if eta is not None:   # inf was an IndexError, "1" a TypeError, True a step of 1
+        return check_positive("eta", eta), None
     L = power_iteration_norm(examples, random_state=random_state, backend=backend)
     if L <= 0:
         raise ValueError("all feature matrices are zero: the problem is trivial")
@@ -59,9 +59,14 @@ def check_iterations(n_iter, name="n_iter"):
     check_whole(name, n_iter, 1, MAX_ITERATIONS)
 
 
-def _prepare(examples, W, monitor, n_iter=None, name="n_iter"):
+def _prepare(examples, W, monitor, n_iter=None, name="n_iter", random_state=0):
     if n_iter is not None:
         check_iterations(n_iter, name)
+    # -1 and "a" were numpy's "expected non-negative integer" and SeedSequence errors
+    check_seed(random_state, generators=True)
+    if W is not None and not callable(getattr(W, "prox", None)):   # 3.0 had no .project
+        raise TypeError(f"W must be a parameter set such as L2Ball(radius) or None, got "
+                        f"{type(W).__name__} {W!r:.40}")
     W = L2Ball() if W is None else W
     monitor = Monitor(every=10**9) if monitor is None else monitor
     monitor.reset()
@@ -102,7 +107,7 @@ def dual_extragradient(examples, W=None, n_iter=100, eta=None, monitor=None,
     averaged z's), ``info['eta']`` and ``info['lipschitz']``.
     """
     examples = list(iterate_examples(examples))
-    W, monitor, d = _prepare(examples, W, monitor, n_iter)
+    W, monitor, d = _prepare(examples, W, monitor, n_iter, random_state=random_state)
     eta, L = step_size(examples, eta, random_state)
     m = len(examples)
     hat_w = W.project(np.zeros(d))
@@ -199,7 +204,11 @@ def dual_extragradient_streaming(examples, W=None, n_iter=100, eta=None, monitor
     if executor is not None:
         return _dual_extragradient_distributed(examples, W, n_iter, eta, monitor, verbose,
                                                random_state, executor, n_partitions)
-    W, monitor, d = _prepare(examples, W, monitor, n_iter)
+    if isinstance(examples, Iterator):   # the step size read it, and no example was left
+        raise TypeError("examples is an iterator, which can be read once; the streaming "
+                        "learner reads the examples once per iteration: give a list or an "
+                        "ExampleStream(factory, length)")
+    W, monitor, d = _prepare(examples, W, monitor, n_iter, random_state=random_state)
     eta, L = step_size(examples, eta, random_state)
     hat_w = W.project(np.zeros(d))
     s_w = np.zeros(d)
@@ -222,7 +231,7 @@ def dual_extragradient_streaming(examples, W=None, n_iter=100, eta=None, monitor
 def _dual_extragradient_distributed(examples, W, n_iter, eta, monitor, verbose, random_state,
                                     executor, n_partitions):
     """Fig. 2.6 with the map on an executor: the same iterates as the in-process loop."""
-    W, monitor, d = _prepare(examples, W, monitor, n_iter)
+    W, monitor, d = _prepare(examples, W, monitor, n_iter, random_state=random_state)
     backend = make_backend(examples, executor, n_partitions)
     backend.n_features = d
     try:

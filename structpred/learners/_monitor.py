@@ -8,6 +8,7 @@ from typing import Callable
 
 import numpy as np
 
+from .._checks import check_flag, check_whole
 from ._stream import iterate_examples
 
 __all__ = ["Monitor", "SolverResult", "structured_hinge_loss"]
@@ -94,12 +95,14 @@ class Monitor:
 
     def __init__(self, every=1, hinge=False, validation: Callable | None = None,
                  greater_is_better=False, patience=None, callback=None):
-        if every < 1:
-            raise ValueError("every must be >= 1")
+        # 2.5 was cut to 2, "3" a TypeError; patience 0 and "no" (read as True) were taken
+        check_whole("every", every)
+        if patience is not None:
+            check_whole("patience", patience)
         self.every = int(every)
-        self.hinge = bool(hinge)
+        self.hinge = check_flag("hinge", hinge)
         self.validation = validation
-        self.greater_is_better = bool(greater_is_better)
+        self.greater_is_better = check_flag("greater_is_better", greater_is_better)
         self.patience = patience
         self.callback = callback
         self.reset()

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numbers
+
 import numpy as np
+
+from .._checks import check_positive
 
 __all__ = ["L2Ball"]
 
@@ -34,12 +38,17 @@ class L2Ball:
     nonneg: tuple = ()
 
     def __post_init__(self):
-        if not (self.radius > 0):
-            raise ValueError(f"radius must be positive, got {self.radius}")
+        check_positive("radius", self.radius, allow_inf=True)   # "3" was a TypeError
         idx = np.asarray(self.nonneg)
         if idx.dtype == bool:
             idx = np.flatnonzero(idx)
-        object.__setattr__(self, "nonneg", tuple(int(i) for i in np.ravel(idx)))
+        idx = np.ravel(idx)
+        # "no" was int()'s error, 1.5 was cut to 1 and -1 named the last coordinate
+        if not all(isinstance(i, numbers.Integral) and not isinstance(i, (bool, np.bool_))
+                   and i >= 0 for i in idx.tolist()):
+            raise ValueError(f"nonneg must be coordinate indices (integers >= 0) or a "
+                             f"boolean mask, got {self.nonneg!r:.60}")
+        object.__setattr__(self, "nonneg", tuple(int(i) for i in idx))
 
     def project(self, w):
         """Euclidean projection of ``w`` onto W (returns a new array)."""

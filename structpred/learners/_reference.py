@@ -36,7 +36,7 @@ def averaged_projected_gradient(examples, W=None, n_iter=100, eta=None, monitor=
     ``eta`` defaults to ``1/||F||_2`` like the dual extragradient.
     """
     examples = list(iterate_examples(examples))
-    W, monitor, d = _prepare(examples, W, monitor, n_iter)
+    W, monitor, d = _prepare(examples, W, monitor, n_iter, random_state=random_state)
     eta, L = step_size(examples, eta, random_state)
     w = W.project(np.zeros(d))
     z = [ex.center().copy() for ex in examples]
@@ -66,7 +66,8 @@ def averaged_perceptron(examples, n_epochs=10, learning_rate=1.0, W=None, monito
     one "iteration" for the monitor.
     """
     examples = list(iterate_examples(examples))
-    W, monitor, d = _prepare(examples, W, monitor, n_epochs, "n_epochs")
+    W, monitor, d = _prepare(examples, W, monitor, n_epochs, "n_epochs",
+                             random_state=random_state)
     rng = np.random.default_rng(random_state)
     w = W.project(np.zeros(d))
     wsum = np.zeros(d)
@@ -106,7 +107,7 @@ def subgradient_method(examples, regularization=1e-3, n_iter=100, step0=None, W=
         return _subgradient_distributed(examples, regularization, n_iter, step0, W, monitor,
                                         verbose, random_state, executor, n_partitions)
     examples = list(iterate_examples(examples))
-    W, monitor, d = _prepare(examples, W, monitor, n_iter)
+    W, monitor, d = _prepare(examples, W, monitor, n_iter, random_state=random_state)
     if step0 is None:
         step0, _ = step_size(examples, None, random_state)
     w = W.project(np.zeros(d))
@@ -139,7 +140,7 @@ def _subgradient_term(example, w):
 
 def _subgradient_distributed(examples, regularization, n_iter, step0, W, monitor, verbose,
                              random_state, executor, n_partitions):
-    W, monitor, d = _prepare(examples, W, monitor, n_iter)
+    W, monitor, d = _prepare(examples, W, monitor, n_iter, random_state=random_state)
     backend = make_backend(examples, executor, n_partitions)
     backend.n_features = d
     try:

@@ -9,13 +9,18 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._example import StructuredExample
+from .matching._common import _as_matrix
 
 __all__ = ['SimplexExample', 'project_simplex']
 
 
 def project_simplex(v):
-    """Euclidean projection onto the probability simplex (sort-based, O(n log n))."""
-    v = np.asarray(v, dtype=np.float64)
+    """Euclidean projection onto the probability simplex (sort-based, O(n log n)).  ``v``
+    must be a non-empty, finite 1-D vector (NaN, ``inf`` and no coordinates were an
+    ``IndexError``, a 2-D array numpy's broadcasting error)."""
+    v = _as_matrix(v, "v", ndim=1)
+    if v.size == 0:
+        raise ValueError("v has no coordinates: the simplex of dimension 0 is empty")
     u = np.sort(v)[::-1]
     css = np.cumsum(u) - 1.0
     k = np.arange(1, v.size + 1)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 
 __all__ = ['matching_violation']
@@ -14,14 +15,20 @@ __all__ = ['matching_violation']
 # ---------------------------------------------------------------------------
 
 
-def _as_matrix(a, name):
-    """Return ``a`` as a C-contiguous float64 2-D array or raise ``ValueError``."""
+def _as_matrix(a, name, ndim=2):
+    """Return ``a`` as a C-contiguous float64 array of ``ndim`` dimensions (2: ``m x n``,
+    1: a vector) or raise ``ValueError``; a scipy sparse matrix is made dense (numpy read it
+    as one object: "setting an array element with a sequence")."""
+    if sp.issparse(a):
+        a = a.toarray()
     try:
         arr = np.asarray(a, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a numeric 2-D array: {exc}") from None
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array (m x n), got {arr.ndim}-D with shape {arr.shape}")
+        raise ValueError(f"{name} must be a numeric {ndim}-D array: {exc}") from None
+    if arr.ndim != ndim:
+        shape = "m x n" if ndim == 2 else "n"
+        raise ValueError(f"{name} must be a {ndim}-D array ({shape}), got {arr.ndim}-D with "
+                         f"shape {arr.shape}")
     if arr.size and not np.all(np.isfinite(arr)):
         bad = "NaN" if np.isnan(arr).any() else "infinite"
         raise ValueError(f"{name} contains {bad} values; all entries must be finite")
