@@ -1,6 +1,8 @@
 """CoNLL-style column files: one token per line, columns separated by white space, the
 label in the last column, a blank line between sentences (``.gz`` and ``-`` for standard
-input are fine).
+input are fine).  Universal Dependencies' CoNLL-U files (and CoNLL-X ones) are recognised
+by their ten tab-separated columns: their word form is the token and their UPOS column
+the label (:func:`read_conll`).
 
 A sentence is a list of tokens, each a tuple of its columns *without* the label (the
 word first, then optional feature columns such as the POS tag); labels are a parallel
@@ -9,15 +11,84 @@ list of strings.  Files for prediction may lack the label column (``labelled=Fal
 
 from __future__ import annotations
 
+import re
+
 from structpred import check_flag, check_whole
 from structpred.io import FormatError, read_lines
 from structpred.io import split_tokens
 
-__all__ = ["read_conll", "write_conll", "deterministic_split"]
+__all__ = ["read_conll", "write_conll", "deterministic_split", "is_conllu_line",
+           "CONLLU_LABELS"]
+
+#: the CoNLL-U columns that can be the label (UPOS, the universal tag, by default)
+CONLLU_LABELS = {"upos": 3, "xpos": 4}
+
+#: a CoNLL-U word line's ID: a word ``3``, a multiword token ``3-4``, an empty node ``3.1``
+_CONLLU_ID = re.compile(r"^[0-9]+(?:-[0-9]+|\.[0-9]+)?$")
 
 
-def read_conll(path, labelled=True, n_columns=None):
+def is_conllu_line(line):
+    """Whether ``line`` is a CoNLL-U (or CoNLL-X) word line: ten tab-separated columns, the
+    first an ID."""
+    fields = line.rstrip("\r\n").split("\t")
+    return len(fields) == 10 and _CONLLU_ID.match(fields[0]) is not None
+
+
+def _read_conllu(lines, name, labelled, label):
+    """:func:`read_conll` of a CoNLL-U file: comment lines (``#``) and the lines of
+    multiword tokens (``3-4``) and empty nodes (``3.1``) are skipped; the token is the
+    word form (white space inside it, as in some treebanks, becomes ``_``), the label
+    the ``label`` column."""
+    column = CONLLU_LABELS[label]
+    sentences, labels = [], [] if labelled else None
+    tokens, tags = [], []
+    last = 0
+    for lineno, line in lines:
+        last = lineno
+        if not line.strip():
+            if tokens:
+                sentences.append(tokens)
+                if labelled:
+                    labels.append(tags)
+                tokens, tags = [], []
+            continue
+        if line.startswith("#"):
+            continue
+        fields = line.rstrip("\r\n").split("\t")
+        if len(fields) != 10 or _CONLLU_ID.match(fields[0]) is None:
+            raise FormatError(name, lineno, f"expected a CoNLL-U word line (10 tab-separated "
+                              f"columns, the first an ID such as 3), found {len(fields)} "
+                              "column" + ("s" if len(fields) != 1 else "")
+                              + ("" if len(fields) != 10 else f" and the ID {fields[0][:20]!r}"))
+        if not fields[0].isdigit():   # a multiword token or an empty node
+            continue
+        form = "_".join(fields[1].split())
+        if not form:
+            raise FormatError(name, lineno, "a CoNLL-U word line without a word form")
+        tokens.append((form,))
+        if labelled:
+            tag = fields[column].strip()
+            if tag in ("", "_"):
+                raise FormatError(name, lineno, f"the word {form[:30]!r} has no "
+                                  f"{label.upper()} label ({tag or 'empty'!r}): a CoNLL-U "
+                                  "file to train or score on needs one on every word")
+            tags.append(tag)
+    if tokens:
+        sentences.append(tokens)
+        if labelled:
+            labels.append(tags)
+    if not sentences:
+        raise FormatError(name, last or None, "no sentences found")
+    return sentences, labels
+
+
+def read_conll(path, labelled=True, n_columns=None, conllu_label="upos"):
     """Read a column file into ``(sentences, labels)``.
+
+    A file whose first word line has ten tab-separated columns, the first an ID, is read
+    as CoNLL-U (Universal Dependencies; CoNLL-X has the same columns): its tokens are the
+    word forms alone, its labels the ``conllu_label`` column, and comment lines,
+    multiword tokens and empty nodes are skipped.
 
     Parameters
     ----------
@@ -27,7 +98,11 @@ def read_conll(path, labelled=True, n_columns=None):
     n_columns : int, optional
         Columns each line must have (for example those of the training data,
         when reading test data for a model), the label's included: at least 2 when
-        ``labelled``.  By default the first line fixes it.
+        ``labelled``.  By default the first line fixes it.  A CoNLL-U file counts as two
+        (the word form and the label).
+    conllu_label : {"upos", "xpos"}
+        The label of a CoNLL-U file: the universal part-of-speech tag or the
+        treebank's own.
 
     Raises
     ------
@@ -38,11 +113,23 @@ def read_conll(path, labelled=True, n_columns=None):
     labelled = check_flag("labelled", labelled)
     if n_columns is not None:   # "3" gave "expected 3 columns, found 3"
         check_whole("n_columns", n_columns, 2 if labelled else 1)
+    if conllu_label not in CONLLU_LABELS:
+        raise ValueError(f"conllu_label must be one of {', '.join(CONLLU_LABELS)}, got "
+                         f"{conllu_label!r}")
+    name = str(path)
+    lines = list(read_lines(path))
+    first = next((line for _, line in lines if line.strip() and not line.startswith("#")),
+                 None)
+    if first is not None and is_conllu_line(first):
+        if n_columns is not None and n_columns != (2 if labelled else 1):
+            raise FormatError(name, None, f"a CoNLL-U file (the word form and its "
+                              f"{conllu_label.upper()}), but {n_columns} columns are expected "
+                              "(the model was trained on a file with feature columns)")
+        return _read_conllu(lines, name, labelled, conllu_label)
     sentences, labels = [], [] if labelled else None
     tokens, tags = [], []
-    name = str(path)
     last = 0
-    for lineno, line in read_lines(path):
+    for lineno, line in lines:
         last = lineno
         fields = split_tokens(line, name, lineno)   # ASCII spaces and tabs only
         if not fields or fields[0] == "-DOCSTART-":

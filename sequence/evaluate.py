@@ -15,10 +15,14 @@ __all__ = ["chunks", "is_iob", "chunk_counts", "f1_from_counts", "token_accuracy
            "evaluate", "sentence_stats", "score_from_stats"]
 
 
+#: BILOU's L(ast) and U(nit) are IOBES's E(nd) and S(ingle)
+_BILOU = {"L": "E", "U": "S"}
+
+
 def _split(tag):
     if tag == "O" or len(tag) < 2 or tag[1] not in "-_":
         return "O", ""
-    return tag[0], tag[2:]
+    return _BILOU.get(tag[0], tag[0]), tag[2:]
 
 
 def _end_of_chunk(prev_tag, tag, prev_type, type_):
@@ -48,9 +52,9 @@ def chunks(tags):
 
 
 def is_iob(label_set):
-    """Whether labels look like IOB/IOBES chunk tags (every label is O or X-TYPE)."""
+    """Whether labels look like IOB/IOBES/BILOU chunk tags (every label is O or X-TYPE)."""
     labels = set(label_set)
-    return bool(labels) and all(t == "O" or (len(t) > 2 and t[0] in "BIES" and t[1] in "-_")
+    return bool(labels) and all(t == "O" or (len(t) > 2 and t[0] in "BIESLU" and t[1] in "-_")
                                 for t in labels) and any(t != "O" for t in labels)
 
 
