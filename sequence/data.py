@@ -34,23 +34,45 @@ def is_conllu_line(line):
     return len(fields) == 10 and _CONLLU_ID.match(fields[0]) is not None
 
 
+class _Sentences:
+    """The sentences (and labels) of a file, collected a token at a time."""
+
+    def __init__(self, labelled):
+        self.sentences, self.labels = [], [] if labelled else None
+        self.tokens, self.tags = [], []
+
+    def add(self, token, tag=None):
+        self.tokens.append(token)
+        if self.labels is not None:
+            self.tags.append(tag)
+
+    def end(self):
+        """A blank line: the sentence read so far (if any) is complete."""
+        if self.tokens:
+            self.sentences.append(self.tokens)
+            if self.labels is not None:
+                self.labels.append(self.tags)
+            self.tokens, self.tags = [], []
+
+    def result(self, name, last):
+        self.end()
+        if not self.sentences:
+            raise FormatError(name, last or None, "no sentences found")
+        return self.sentences, self.labels
+
+
 def _read_conllu(lines, name, labelled, label):
     """:func:`read_conll` of a CoNLL-U file: comment lines (``#``) and the lines of
     multiword tokens (``3-4``) and empty nodes (``3.1``) are skipped; the token is the
     word form (white space inside it, as in some treebanks, becomes ``_``), the label
     the ``label`` column."""
     column = CONLLU_LABELS[label]
-    sentences, labels = [], [] if labelled else None
-    tokens, tags = [], []
+    out = _Sentences(labelled)
     last = 0
     for lineno, line in lines:
         last = lineno
         if not line.strip():
-            if tokens:
-                sentences.append(tokens)
-                if labelled:
-                    labels.append(tags)
-                tokens, tags = [], []
+            out.end()
             continue
         if line.startswith("#"):
             continue
@@ -65,21 +87,15 @@ def _read_conllu(lines, name, labelled, label):
         form = "_".join(fields[1].split())
         if not form:
             raise FormatError(name, lineno, "a CoNLL-U word line without a word form")
-        tokens.append((form,))
+        tag = None
         if labelled:
             tag = fields[column].strip()
             if tag in ("", "_"):
                 raise FormatError(name, lineno, f"the word {form[:30]!r} has no "
                                   f"{label.upper()} label ({tag or 'empty'!r}): a CoNLL-U "
                                   "file to train or score on needs one on every word")
-            tags.append(tag)
-    if tokens:
-        sentences.append(tokens)
-        if labelled:
-            labels.append(tags)
-    if not sentences:
-        raise FormatError(name, last or None, "no sentences found")
-    return sentences, labels
+        out.add((form,), tag)
+    return out.result(name, last)
 
 
 def read_conll(path, labelled=True, n_columns=None, conllu_label="upos"):
@@ -126,18 +142,13 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos"):
                               f"{conllu_label.upper()}), but {n_columns} columns are expected "
                               "(the model was trained on a file with feature columns)")
         return _read_conllu(lines, name, labelled, conllu_label)
-    sentences, labels = [], [] if labelled else None
-    tokens, tags = [], []
+    out = _Sentences(labelled)
     last = 0
     for lineno, line in lines:
         last = lineno
         fields = split_tokens(line, name, lineno)   # ASCII spaces and tabs only
         if not fields or fields[0] == "-DOCSTART-":
-            if tokens:
-                sentences.append(tokens)
-                if labelled:
-                    labels.append(tags)
-                tokens, tags = [], []
+            out.end()
             continue
         if n_columns is None:
             n_columns = len(fields)
@@ -148,17 +159,10 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos"):
             raise FormatError(name, lineno, f"expected {n_columns} columns, found "
                               f"{len(fields)}")
         if labelled:
-            tokens.append(tuple(fields[:-1]))
-            tags.append(fields[-1])
+            out.add(tuple(fields[:-1]), fields[-1])
         else:
-            tokens.append(tuple(fields))
-    if tokens:
-        sentences.append(tokens)
-        if labelled:
-            labels.append(tags)
-    if not sentences:
-        raise FormatError(name, last or None, "no sentences found")
-    return sentences, labels
+            out.add(tuple(fields))
+    return out.result(name, last)
 
 
 def write_conll(fh, sentences, labels):
