@@ -22,7 +22,7 @@ from pathlib import Path
 
 from structpred.io import missing_reason, progress_enabled
 from structpred.cli import ArgumentParser, HelpFormatter as _Formatter
-from structpred.cli import UserError, check_output, refuse_options, log as _log
+from structpred.cli import UserError, check_held_out, check_output, refuse_options, log as _log
 from structpred.io import release_notes
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import open_cluster, with_cluster
@@ -306,16 +306,6 @@ def _valid_items(args):
     return None
 
 
-def _check_disjoint(train, valid):
-    """Refuse a validation image or scan that is also a training one: a setting chosen
-    on training examples prefers whatever fits them most."""
-    seen = {os.path.realpath(p) for p in train}
-    both = [p for p in valid if os.path.realpath(p) in seen]
-    if both:
-        raise UserError(f"{both[0]}: is both a training and a validation input ({len(both)} "
-                        f"shared); validation needs held-out data")
-
-
 @_wrap
 @with_cluster
 def segment_train(args):
@@ -353,8 +343,11 @@ def segment_train(args):
     check_output(args.output, "-o", [("image, mask or scan it reads", p) for p in
                                      _input_paths(args, (items or []) + (vitems or []),
                                                   (points or []) + (vpoints or []))])
-    _check_disjoint([it[1] for it in items or []] + list(points or []),
-                    [it[1] for it in vitems or []] + list(vpoints or []))
+    # a validation image or scan that is also a training one: a setting chosen on training
+    # examples prefers whatever fits them most
+    check_held_out([(("training data", [it[1] for it in items or []] + list(points or [])),
+                     ("the validation data", [it[1] for it in vitems or []]
+                      + list(vpoints or [])))])
     model = _model_from_args(args)
     if kind == "image":
         train_src = _image_source(model, items, args.ignore_value)

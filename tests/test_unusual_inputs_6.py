@@ -167,3 +167,26 @@ def test_notes_are_held_only_while_a_command_runs(capsys):
     drop_notes()
     note("after")
     assert capsys.readouterr().err == "after\n"
+
+
+@pytest.mark.parametrize("how", ["hardlink", "symlink", "same"])
+def test_a_validation_image_that_is_a_training_one_under_any_name_is_refused(tmp_path, capsys,
+                                                                              how):
+    import os
+    import shutil
+
+    from cli_helpers import one_line_error, run_cli
+
+    H = Path(__file__).parents[1] / "data/segmentation/weizmann_horse/small"
+    images, masks = tmp_path / "images", tmp_path / "masks"
+    shutil.copytree(H / "images", images)
+    shutil.copytree(H / "masks", masks)
+    first = sorted(images.iterdir())[0]
+    other = tmp_path / "valid" / first.name
+    other.parent.mkdir()
+    {"hardlink": os.link, "symlink": os.symlink}.get(how, shutil.copy)(first, other)
+    valid = other if how != "same" else first
+    rc, out, err = run_cli(["segment", "train", "--images", str(images), "--masks", str(masks),
+                            "--valid-images", str(valid), "--valid-masks", str(masks),
+                            "-o", str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, "both a training and a validation input")

@@ -227,16 +227,42 @@ def same_file(a, b):
         return os.path.realpath(a) == os.path.realpath(b)
 
 
+def _file_key(path):
+    """What identifies the file ``path`` names: its device and inode when it exists (hard
+    links and every spelling alike), else its resolved path."""
+    try:
+        st = os.stat(path)
+        return ("inode", st.st_dev, st.st_ino)
+    except (OSError, ValueError):
+        return ("path", os.path.realpath(path))
+
+
+def shared_files(train, valid):
+    """The paths of ``valid`` that name a file of ``train`` (under any spelling: ``./``,
+    symbolic or hard links), in the order of ``valid``; ``None`` and ``-`` are skipped."""
+    keep = [p for p in train if p is not None and str(p) != "-"]
+    seen = {_file_key(p) for p in keep}
+    return [p for p in valid if p is not None and str(p) != "-" and _file_key(p) in seen]
+
+
 def check_held_out(pairs, hint=None):
     """Refuse validation data that is the training data: ``pairs`` is a list of
-    ``((train option, path), (validation option, path))``.  Choosing a setting on the
-    training examples themselves prefers whatever fits them most, so the choice would be
-    silently wrong; the user means a held-out file (or none, to hold a part out)."""
+    ``((train option, path), (validation option, path))``, where a path may also be a list
+    of paths (images, scans).  Choosing a setting on the training examples themselves
+    prefers whatever fits them most, so the choice would be silently wrong; the user means
+    held-out data (or none, to hold a part out)."""
     for (t_opt, t_path), (v_opt, v_path) in pairs:
-        if same_file(t_path, v_path):
-            hint = hint or f"leave {v_opt} out to hold out a part of the training data"
-            raise UserError(f"{v_path}: {v_opt} is the same file as {t_opt}; validation "
-                            f"needs held-out data ({hint})")
+        many = isinstance(v_path, (list, tuple))
+        both = shared_files(t_path if isinstance(t_path, (list, tuple)) else [t_path],
+                            v_path if many else [v_path])
+        if not both:
+            continue
+        if many:
+            raise UserError(f"{both[0]}: is both a training and a validation input "
+                            f"({len(both)} shared); {v_opt} needs held-out data")
+        hint = hint or f"leave {v_opt} out to hold out a part of the training data"
+        raise UserError(f"{v_path}: {v_opt} is the same file as {t_opt}; validation "
+                        f"needs held-out data ({hint})")
 
 
 def check_output(path, option="-o", inputs=(), create_parent=False, figure=False,
