@@ -190,3 +190,48 @@ def test_a_validation_image_that_is_a_training_one_under_any_name_is_refused(tmp
                             "--valid-images", str(valid), "--valid-masks", str(masks),
                             "-o", str(tmp_path / "m.npz")], capsys)
     assert one_line_error(rc, err, "both a training and a validation input")
+
+
+def test_a_one_column_dataframe_of_texts_is_its_documents():
+    pd = pytest.importorskip("pandas")
+    from topics import SdemNaiveBayes
+
+    docs = ["the cat sat", "dogs bark loud", "a cat purrs", "the dog runs"] * 5
+    y = ["c", "d", "c", "d"] * 5
+    frame = SdemNaiveBayes().fit(pd.DataFrame({"text": docs}), y)
+    plain = SdemNaiveBayes().fit(docs, y)
+    assert np.array_equal(frame.predict(pd.DataFrame({"text": docs})), plain.predict(docs))
+    with pytest.raises(TypeError, match=r"2 columns.*X\['text'\]"):
+        SdemNaiveBayes().fit(pd.DataFrame({"text": docs, "title": docs}), y)
+
+
+def test_symmetrize_and_format_pharaoh_take_alignments_and_link_sets_alike():
+    from alignment.aligners.symmetrize import SYMMETRIZATIONS, symmetrize
+    from alignment.data.formats import Alignment, format_pharaoh
+
+    fwd, bwd = {(0, 1), (1, 0), (2, 2)}, {(0, 1), (2, 2), (2, 1)}
+    for method in SYMMETRIZATIONS:
+        assert symmetrize(Alignment.from_links(fwd), Alignment.from_links(bwd), method) \
+            == symmetrize(fwd, bwd, method)
+    assert format_pharaoh([(2, 2), (0, 1)]) == format_pharaoh(Alignment.from_links(fwd & bwd))
+    with pytest.raises(ValueError, match="positions"):
+        format_pharaoh([(0, -1)])
+    with pytest.raises(TypeError, match="format_pharaoh"):
+        format_pharaoh("0-1")
+
+
+def test_align_train_refuses_a_file_given_as_the_cache_even_where_nothing_is_cached(tmp_path,
+                                                                                  capsys):
+    from cli_helpers import one_line_error, run_cli
+
+    H = Path(__file__).parents[1] / "data/hansards"
+    cache = tmp_path / "cache"
+    cache.write_text("not a folder\n")
+    rc, out, err = run_cli(["align", "train", "--src", str(H / "test.en.gz"),
+                            "--tgt", str(H / "test.fr.gz"), "--gold", str(H / "test.naacl.gz"),
+                            "--first", "20", "--bitext-src", str(H / "bitext.36-2.en.gz"),
+                            "--bitext-tgt", str(H / "bitext.36-2.fr.gz"), "--bitext-pairs",
+                            "500", "--aligners", "none", "--cache-dir", str(cache),
+                            "--iterations", "2", "-o", str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, "--cache-dir is not a folder")
+    assert cache.read_text() == "not a folder\n" and not (tmp_path / "m.npz").exists()

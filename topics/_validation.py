@@ -58,8 +58,21 @@ def validate_count_input(estimator, X, *, reset):
 
 def documents_or_counts(estimator, X):
     """``X`` with a generator of documents made a list (:func:`ordered_sequence`); a sparse
-    matrix as it is (a DOK matrix is a dict, but its order is that of its rows)."""
-    return X if sp.issparse(X) else ordered_sequence(X, "X", type(estimator).__name__)
+    matrix as it is (a DOK matrix is a dict, but its order is that of its rows); a pandas
+    DataFrame with one column of texts is that column (a DataFrame of several text columns
+    is refused: which one holds the documents?)."""
+    if sp.issparse(X):
+        return X
+    if hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc"):
+        texts = [c for c, t in zip(X.columns, X.dtypes)
+                 if getattr(t, "kind", None) in ("O", "U", "S") or str(t) in ("str", "string")]
+        if texts and len(X.columns) == 1:
+            X = X.iloc[:, 0]
+        elif texts:
+            raise TypeError(f"{type(estimator).__name__}: X is a DataFrame with "
+                            f"{len(X.columns)} columns, {len(texts)} of them text: give the "
+                            f"column of documents (X[{str(texts[0])!r}])")
+    return ordered_sequence(X, "X", type(estimator).__name__)
 
 
 def ordered_sequence(values, name, owner):

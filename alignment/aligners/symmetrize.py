@@ -17,16 +17,23 @@ SYMMETRIZATIONS = ("intersection", "union", "grow-diag", "grow-diag-final",
 _NEIGHBOURS = ((-1, 0), (0, -1), (1, 0), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
 
 
+def _links(direction):
+    """The set of ``(j, k)`` links of one direction: an ``Alignment``'s sure links."""
+    sure = getattr(direction, "sure", None)
+    return set(direction if sure is None else sure)
+
+
 def symmetrize(fwd, bwd, method="grow-diag-final-and"):
     """Combine the links of the two directions of one sentence pair.
 
     Parameters
     ----------
-    fwd, bwd : set of (j, k)
-        Source-target links (0-based) of each direction.
+    fwd, bwd : set of (j, k), or Alignment
+        Source-target links (0-based) of each direction (of an ``Alignment``, its sure
+        links: a predicted alignment's links are all sure).
     method : one of :data:`SYMMETRIZATIONS`
     """
-    fwd, bwd = set(fwd), set(bwd)
+    fwd, bwd = _links(fwd), _links(bwd)
     if method == "intersection":
         return fwd & bwd
     union = fwd | bwd

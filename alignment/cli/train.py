@@ -19,7 +19,7 @@ from pathlib import Path
 from structpred.cli import UserError, log as _log
 from structpred.io import release_notes
 from structpred.cli import wrap_format_errors as _wrap_format_errors
-from structpred.cli import check_held_out, check_output, check_stdin, refuse_options
+from structpred.cli import check_held_out, check_output, check_stdin, options_given, refuse_options
 from structpred.cli import open_cluster, with_cluster
 
 from .common import (_bitext, _check_cache_path, _check_direction, _check_inputs,
@@ -184,10 +184,12 @@ def _check_paths(args, sources):
     _check_cache_path(args.stats, "--stats", inputs + [("-o", args.output)])
     _check_cache_path(args.interaction_stats, "--interaction-stats",
                       inputs + [("-o", args.output), ("--stats", args.stats)])
+    option = _option_name(args.cache_dir, "--cache-dir")
+    if ((sources or options_given(args, "cache_dir")) and Path(args.cache_dir).exists()
+            and not Path(args.cache_dir).is_dir()):
+        # a file named as the cache: refused also where nothing is cached (a mistake either way)
+        raise UserError(f"{args.cache_dir}: {option} is not a folder")
     if sources:
-        option = _option_name(args.cache_dir, "--cache-dir")
-        if Path(args.cache_dir).exists() and not Path(args.cache_dir).is_dir():
-            raise UserError(f"{args.cache_dir}: {option} is not a folder")
         _check_cache_path(str(args.cache_dir) + os.sep, option, [])
     have_bitext = _bitext(args)
     if not have_bitext and not _is_file(args.stats):

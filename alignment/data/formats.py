@@ -321,7 +321,15 @@ def _is_probability(text):
 
 
 def format_pharaoh(alignment):
-    """One Pharaoh line: sorted sure links ``j-k``, then possible-only ``j?k``."""
+    """One Pharaoh line: sorted sure links ``j-k``, then possible-only ``j?k``.
+
+    ``alignment`` is an :class:`Alignment`, or a collection of ``(j, k)`` links (a
+    predicted alignment, as :func:`~alignment.aligners.symmetrize.symmetrize` returns)."""
+    if not isinstance(alignment, Alignment):
+        if isinstance(alignment, (str, bytes)) or not hasattr(alignment, "__iter__"):
+            raise TypeError(f"format_pharaoh: expected an Alignment or a collection of "
+                            f"(j, k) links, got {type(alignment).__name__}")
+        alignment = Alignment.from_links(alignment)   # checks every link
     sure = sorted(alignment.sure)
     extra = sorted(alignment.possible - alignment.sure)
     return " ".join([f"{j}-{k}" for j, k in sure] + [f"{j}?{k}" for j, k in extra])
