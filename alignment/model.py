@@ -648,7 +648,7 @@ class MatchingAligner(BaseEstimator):
         params["aligners"] = list(self.aligners)
         aligners_state = None
         if self.aligners:
-            aligners_state, al_arrays = self.aligner_links_.state()
+            aligners_state, al_arrays = self.aligner_links_.state(path)
             arrays.update(al_arrays)
         meta = {"format": _MODEL_FORMAT, "version": self.FORMAT_VERSION, "params": params,
                 "feature_names": self.feature_names_,

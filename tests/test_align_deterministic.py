@@ -104,3 +104,24 @@ def test_a_model_finds_its_runs_in_a_moved_cache(tmp_path, capsys, monkeypatch):
                str(new_src), "--tgt", str(new_tgt), "-q", "-o", str(tmp_path / "x.links")])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "nowhere" in err[0] and "missing" in err[0], err
+
+
+@pytest.mark.slow
+def test_the_same_command_in_two_folders_writes_the_same_model(tmp_path, capsys):
+    """The model records its aligner runs' cache folders relative to its own folder (an
+    absolute path made the bytes depend on where the command ran), and finds them there
+    after the whole folder has moved."""
+    new_src, new_tgt = _new_sentences(tmp_path)
+    made = []
+    for name in ("a", "b"):
+        folder = tmp_path / name
+        folder.mkdir()
+        made.append(_train_and_predict(folder, folder / "cache", "1", new_src, new_tgt))
+    assert made[0][0] == made[1][0]
+    assert made[0][1] == made[1][1]
+    moved = tmp_path / "moved"
+    (tmp_path / "a").rename(moved)
+    out = tmp_path / "new.links"
+    assert main(["align", "predict", "-m", str(moved / "model-1.npz"), "--src", str(new_src),
+                 "--tgt", str(new_tgt), "-q", "-o", str(out)]) == 0
+    assert out.read_text() == made[0][1][1]

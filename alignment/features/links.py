@@ -196,15 +196,27 @@ def _moved_entry(path):
     return Path(root) / "aligners" / Path(path or "").name
 
 
-def _find_run(path):
-    """The folder of a recorded aligner run: where it was written, or else the same entry
-    in the current cache root (:func:`_moved_entry`); ``None`` when neither holds it."""
+def _find_run(path, model_dir=None):
+    """The folder of a recorded aligner run: where it was written (a path relative to the
+    model file's folder ``model_dir``, or an absolute one in older models), or else the same
+    entry in the current cache root (:func:`_moved_entry`); ``None`` when neither holds it."""
     if not path:
         return None
-    for p in (Path(path), _moved_entry(path)):
+    here = [Path(model_dir) / path] if model_dir is not None else []
+    for p in (*here, Path(path), _moved_entry(path)):
         if (p / "meta.json").exists():
             return p
     return None
+
+
+def _recorded_path(run_path, model_path):
+    """How a model records the cache folder of an aligner run: relative to the model file's
+    folder, so that the same command gives the same model bytes wherever it is run (the
+    absolute path differed between two working folders); absolute without a model path."""
+    target = Path(run_path).resolve()
+    if model_path is None:
+        return str(target)
+    return os.path.relpath(target, Path(model_path).resolve().parent)
 
 
 class AlignerLinks:
@@ -321,16 +333,18 @@ class AlignerLinks:
         return out
 
     # ------------------------------------------------------------------ persistence
-    def state(self):
+    def state(self, model_path=None):
         """``(meta, arrays)`` to save with a model: the ``hmm`` tables are embedded; the
-        external runs are recorded by their cache folder and fingerprint."""
+        external runs are recorded by their cache folder (relative to the folder of the
+        model file ``model_path``) and fingerprint."""
         meta = {"sources": list(self.sources), "runs": {}}
         arrays = {}
         if self.unsupervised is not None:
             meta["hmm_options"] = self.unsupervised.options()
             arrays.update({f"uhmm/{k}": v for k, v in self.unsupervised.stats_.to_arrays().items()})
         for name, run in self.runs.items():
-            meta["runs"][name] = {"path": None if run.path is None else str(Path(run.path).resolve()),
+            meta["runs"][name] = {"path": None if run.path is None
+                                  else _recorded_path(run.path, model_path),
                                   "fingerprint": run.fingerprint, "version": run.version,
                                   "n_pairs": run.n_pairs}
         return meta, arrays
@@ -351,6 +365,8 @@ class AlignerLinks:
                 {k[len("uhmm/"):]: v for k, v in arrays.items() if k.startswith("uhmm/")}, path)
         out = cls(meta["sources"], un)
         out._recorded_runs = dict(meta.get("runs", {}))
+        out._model_dir = (Path(path).resolve().parent if path not in (None, "<model>")
+                          else None)
         return out
 
     def check(self):
@@ -365,10 +381,13 @@ class AlignerLinks:
             if name != "bayes" and _version(name) is None:
                 raise RuntimeError(f"the model uses {name}, which is not installed: "
                                    + _install_hint(name))
-            p = _find_run(rec.get("path"))
+            model_dir = getattr(self, "_model_dir", None)
+            p = _find_run(rec.get("path"), model_dir)
             if p is None:
+                kept = (Path(model_dir) / rec["path"] if model_dir is not None
+                        and rec.get("path") else rec.get("path"))
                 raise RuntimeError(f"the model uses the {name} run {rec.get('fingerprint')} "
-                                   f"kept in {rec.get('path')}, which is missing, and "
+                                   f"kept in {kept}, which is missing, and "
                                    f"{_moved_entry(rec.get('path'))} is not there either "
                                    "(set $STRUCTPRED_CACHE to the cache it moved to, train "
                                    "the model again on this machine, or copy that folder)")
