@@ -510,6 +510,6 @@ def load_points(path, max_points=None):
             what = ("is too large for a class label (at most 2**62 in size)" if huge[i]
                     else "is not a whole number")
             raise FormatError(path_s, linenos[i], f"label {rows[i][3][:20]!r} {what} "
-                              f"({int(bad.sum())} such points)")
+                              f"({int(bad.sum())} such point{'s' if bad.sum() != 1 else ''})")
         labels = lab.astype(np.int64)
     return xyz, labels
