@@ -306,6 +306,19 @@ def _valid_items(args):
     return None
 
 
+def _check_listed_inputs(args, items, vitems, points, vpoints):
+    """The images, masks and scans that manifests and folders list (the files named on the
+    command line were checked before reading): none is the output, and no validation
+    image or scan is a training one (a setting chosen on training examples prefers
+    whatever fits them most)."""
+    check_output(args.output, "-o", [("image, mask or scan it reads", p) for p in
+                                     _input_paths(args, (items or []) + (vitems or []),
+                                                  (points or []) + (vpoints or []))])
+    check_held_out([(("training data", [it[1] for it in items or []] + list(points or [])),
+                     ("the validation data", [it[1] for it in vitems or []]
+                      + list(vpoints or [])))])
+
+
 @_wrap
 @with_cluster
 def segment_train(args):
@@ -338,16 +351,7 @@ def segment_train(args):
     else:
         vitems = _valid_items(args)
         vpoints = None
-    # the images and masks the manifests and folders list (the named files were checked
-    # before reading)
-    check_output(args.output, "-o", [("image, mask or scan it reads", p) for p in
-                                     _input_paths(args, (items or []) + (vitems or []),
-                                                  (points or []) + (vpoints or []))])
-    # a validation image or scan that is also a training one: a setting chosen on training
-    # examples prefers whatever fits them most
-    check_held_out([(("training data", [it[1] for it in items or []] + list(points or [])),
-                     ("the validation data", [it[1] for it in vitems or []]
-                      + list(vpoints or [])))])
+    _check_listed_inputs(args, items, vitems, points, vpoints)
     model = _model_from_args(args)
     if kind == "image":
         train_src = _image_source(model, items, args.ignore_value)
