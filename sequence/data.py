@@ -2,7 +2,9 @@
 label in the last column, a blank line between sentences (``.gz`` and ``-`` for standard
 input are fine).  Universal Dependencies' CoNLL-U files (and CoNLL-X ones) are recognised
 by their ten tab-separated columns: their word form is the token and their UPOS column
-the label (:func:`read_conll`).
+the label; GermEval 2014 files (``index token outer-NE inner-NE``) by four tab-separated
+columns numbered from 1: their word is the token and the outer named entity the label
+(:func:`read_conll`).  ``-DOCSTART-`` lines (CoNLL-2002/2003) end a sentence.
 
 A sentence is a list of tokens, each a tuple of its columns *without* the label (the
 word first, then optional feature columns such as the POS tag); labels are a parallel
@@ -16,6 +18,8 @@ import re
 from structpred import check_flag, check_whole
 from structpred.io import FormatError, read_lines
 from structpred.io import split_tokens
+
+from .evaluate import label_kind_error
 
 __all__ = ["read_conll", "write_conll", "deterministic_split", "is_conllu_line",
            "CONLLU_LABELS"]
@@ -40,11 +44,13 @@ class _Sentences:
     def __init__(self, labelled):
         self.sentences, self.labels = [], [] if labelled else None
         self.tokens, self.tags = [], []
+        self.first_line = {}   # label -> the line it first occurs on
 
-    def add(self, token, tag=None):
+    def add(self, token, tag=None, lineno=None):
         self.tokens.append(token)
         if self.labels is not None:
             self.tags.append(tag)
+            self.first_line.setdefault(tag, lineno)
 
     def end(self):
         """A blank line: the sentence read so far (if any) is complete."""
@@ -58,15 +64,39 @@ class _Sentences:
         self.end()
         if not self.sentences:
             raise FormatError(name, last or None, "no sentences found")
+        mixture = label_kind_error(self.first_line)
+        if mixture is not None:
+            raise FormatError(name, self.first_line[mixture[0]], mixture[1])
         return self.sentences, self.labels
 
 
-def _read_conllu(lines, name, labelled, label):
-    """:func:`read_conll` of a CoNLL-U file: comment lines (``#``) and the lines of
-    multiword tokens (``3-4``) and empty nodes (``3.1``) are skipped; the token is the
-    word form (white space inside it, as in some treebanks, becomes ``_``), the label
-    the ``label`` column."""
-    column = CONLLU_LABELS[label]
+#: the tab-separated formats with a token index in the first column, read as the word form and
+#: one label column: ``(name, columns, label columns, the ID of a line)``
+_TABBED = {
+    "CoNLL-U": (10, CONLLU_LABELS, "an ID such as 3"),
+    "GermEval 2014": (4, {"outer": 2}, "the token's index in its sentence"),
+}
+
+
+def _is_germeval_start(before, first, second):
+    """Whether the first word line of a file, ``first``, begins a GermEval 2014 file: four
+    tab-separated columns, ``index token outer-NE inner-NE``, the index 1, after a comment
+    line ``before`` (``#`` and a tab, the source) or before the line ``second`` of index 2
+    (or no line: a sentence of one token)."""
+    fields = first.rstrip("\r\n").split("\t")
+    return (len(fields) == 4 and fields[0] == "1"
+            and ((before or "").startswith("#\t") or second is None or not second.strip()
+                 or second.startswith("2\t")))
+
+
+def _read_tabbed(lines, name, labelled, fmt, label):
+    """:func:`read_conll` of a CoNLL-U or GermEval 2014 file (``fmt``, a key of
+    :data:`_TABBED`): comment lines (``#``) are skipped, and in CoNLL-U the lines of
+    multiword tokens (``3-4``) and empty nodes (``3.1``); the token is the word form (white
+    space inside it, as in some treebanks, becomes ``_``), the label the ``label`` column
+    (GermEval: the outer named entity; the inner one is not read)."""
+    n_fields, labels, id_text = _TABBED[fmt]
+    column = labels[label]
     out = _Sentences(labelled)
     last = 0
     for lineno, line in lines:
@@ -77,24 +107,29 @@ def _read_conllu(lines, name, labelled, label):
         if line.startswith("#"):
             continue
         fields = line.rstrip("\r\n").split("\t")
-        if len(fields) != 10 or _CONLLU_ID.match(fields[0]) is None:
-            raise FormatError(name, lineno, f"expected a CoNLL-U word line (10 tab-separated "
-                              f"columns, the first an ID such as 3), found {len(fields)} "
-                              "column" + ("s" if len(fields) != 1 else "")
-                              + ("" if len(fields) != 10 else f" and the ID {fields[0][:20]!r}"))
+        if fmt == "CoNLL-U":
+            ok = _CONLLU_ID.match(fields[0]) is not None
+        else:
+            ok = fields[0] == str(len(out.tokens) + 1)
+        if len(fields) != n_fields or not ok:
+            raise FormatError(name, lineno, f"expected a {fmt} word line ({n_fields} "
+                              f"tab-separated columns, the first {id_text}), found "
+                              f"{len(fields)} column" + ("s" if len(fields) != 1 else "")
+                              + ("" if len(fields) != n_fields
+                                 else f" and the ID {fields[0][:20]!r}"))
         if not fields[0].isdigit():   # a multiword token or an empty node
             continue
         form = "_".join(fields[1].split())
         if not form:
-            raise FormatError(name, lineno, "a CoNLL-U word line without a word form")
+            raise FormatError(name, lineno, f"a {fmt} word line without a word form")
         tag = None
         if labelled:
             tag = fields[column].strip()
             if tag in ("", "_"):
                 raise FormatError(name, lineno, f"the word {form[:30]!r} has no "
-                                  f"{label.upper()} label ({tag or 'empty'!r}): a CoNLL-U "
+                                  f"{label.upper()} label ({tag or 'empty'!r}): a {fmt} "
                                   "file to train or score on needs one on every word")
-        out.add((form,), tag)
+        out.add((form,), tag, lineno)
     return out.result(name, last)
 
 
@@ -104,7 +139,12 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos"):
     A file whose first word line has ten tab-separated columns, the first an ID, is read
     as CoNLL-U (Universal Dependencies; CoNLL-X has the same columns): its tokens are the
     word forms alone, its labels the ``conllu_label`` column, and comment lines,
-    multiword tokens and empty nodes are skipped.
+    multiword tokens and empty nodes are skipped.  A file whose first sentence begins
+    with four tab-separated columns numbered from 1 is read as GermEval 2014 (``index
+    token outer-NE inner-NE``, ``#`` comment lines): its tokens are the words, its labels
+    the outer named entities (the inner ones are not read).  In any other file, a line
+    whose first column is ``-DOCSTART-`` (CoNLL-2002/2003) ends a sentence and is no
+    token.
 
     Parameters
     ----------
@@ -114,8 +154,8 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos"):
     n_columns : int, optional
         Columns each line must have (for example those of the training data,
         when reading test data for a model), the label's included: at least 2 when
-        ``labelled``.  By default the first line fixes it.  A CoNLL-U file counts as two
-        (the word form and the label).
+        ``labelled``.  By default the first line fixes it.  A CoNLL-U or GermEval file
+        counts as two (the word form and the label).
     conllu_label : {"upos", "xpos"}
         The label of a CoNLL-U file: the universal part-of-speech tag or the
         treebank's own.
@@ -134,16 +174,26 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos"):
                          f"{conllu_label!r}")
     name = str(path)
     lines = list(read_lines(path))
-    first = next((line for _, line in lines if line.strip() and not line.startswith("#")),
-                 None)
-    if first is not None and is_conllu_line(first):
+    words = [k for k, (_, line) in enumerate(lines) if line.strip()
+             and not line.startswith("#")]
+    fmt = None
+    if words:
+        k = words[0]
+        first = lines[k][1]
+        if is_conllu_line(first):
+            fmt = "CoNLL-U"
+        elif _is_germeval_start(lines[k - 1][1] if k else None, first,
+                                lines[k + 1][1] if k + 1 < len(lines) else None):
+            fmt = "GermEval 2014"
+    if fmt is not None:
         if n_columns is not None and n_columns != (2 if labelled else 1):
-            raise FormatError(name, None, f"a CoNLL-U file (the word form and its "
-                              f"{conllu_label.upper()}), but {n_columns} columns are expected "
-                              "(the model was trained on a file with feature columns)")
-        return _read_conllu(lines, name, labelled, conllu_label)
+            raise FormatError(name, None, f"a {fmt} file (the word form and its label), "
+                              f"but {n_columns} columns are expected (the model was "
+                              "trained on a file with feature columns)")
+        return _read_tabbed(lines, name, labelled, fmt,
+                            conllu_label if fmt == "CoNLL-U" else "outer")
     out = _Sentences(labelled)
-    last = 0
+    last = fixed = 0
     for lineno, line in lines:
         last = lineno
         fields = split_tokens(line, name, lineno)   # ASCII spaces and tabs only
@@ -151,15 +201,16 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos"):
             out.end()
             continue
         if n_columns is None:
-            n_columns = len(fields)
+            n_columns, fixed = len(fields), lineno
             if labelled and n_columns < 2:
                 raise FormatError(name, lineno, "expected at least two columns "
                                   "(token ... label), found one")
         if len(fields) != n_columns:
             raise FormatError(name, lineno, f"expected {n_columns} columns, found "
-                              f"{len(fields)}")
+                              f"{len(fields)}" + (f" (line {fixed} has {n_columns})"
+                                                  if fixed else ""))
         if labelled:
-            out.add(tuple(fields[:-1]), fields[-1])
+            out.add(tuple(fields[:-1]), fields[-1], lineno)
         else:
             out.add(tuple(fields))
     return out.result(name, last)

@@ -1,7 +1,8 @@
 """Scores: chunk F1 under the rules of the CoNLL-2000 ``conlleval`` script for IOB
 labels, token accuracy otherwise.
 
-``conlleval`` rules: a chunk starts at ``B-X``, at ``I-X`` after a token of another type
+``conlleval`` rules: a tag without a type (``B``, ``I``: one kind of chunk) has the type
+``""``; a chunk starts at ``B-X``, at ``I-X`` after a token of another type
 or after ``O`` (so a stray ``I-`` starts a chunk), and (IOBES) at ``S-``/``E-`` as usual;
 a chunk ends where the next one starts or at ``O``; ``[`` and ``]`` tags are absent here.
 A predicted chunk is correct when its start, end and type equal a gold chunk's.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["chunks", "is_iob", "chunk_counts", "f1_from_counts", "token_accuracy",
+__all__ = ["chunks", "is_iob", "label_kind_error", "chunk_counts", "f1_from_counts", "token_accuracy",
            "evaluate", "sentence_stats", "score_from_stats"]
 
 
@@ -19,7 +20,15 @@ __all__ = ["chunks", "is_iob", "chunk_counts", "f1_from_counts", "token_accuracy
 _BILOU = {"L": "E", "U": "S"}
 
 
+def _is_chunk_tag(tag, typed=False):
+    """``B-X``, ``I_X``, ... (IOB, IOBES, BILOU), or without ``typed`` also ``B``, ``I``, ..."""
+    return ((len(tag) > 2 and tag[0] in "BIESLU" and tag[1] in "-_")
+            or (not typed and len(tag) == 1 and tag in "BIESLU"))
+
+
 def _split(tag):
+    if len(tag) == 1 and tag in "BIESLU":   # untyped: conlleval's type ""
+        return _BILOU.get(tag, tag), ""
     if tag == "O" or len(tag) < 2 or tag[1] not in "-_":
         return "O", ""
     return _BILOU.get(tag[0], tag[0]), tag[2:]
@@ -52,10 +61,29 @@ def chunks(tags):
 
 
 def is_iob(label_set):
-    """Whether labels look like IOB/IOBES/BILOU chunk tags (every label is O or X-TYPE)."""
+    """Whether labels look like IOB/IOBES/BILOU chunk tags (every label is O, X-TYPE or,
+    for one kind of chunk without a type, X; X one of B, I, E, S, L, U)."""
     labels = set(label_set)
-    return bool(labels) and all(t == "O" or (len(t) > 2 and t[0] in "BIESLU" and t[1] in "-_")
-                                for t in labels) and any(t != "O" for t in labels)
+    return bool(labels) and all(t == "O" or _is_chunk_tag(t) for t in labels) \
+        and any(t != "O" for t in labels)
+
+
+def label_kind_error(label_set):
+    """``(label, message)`` when some labels are typed chunk tags (``B-PER``) and
+    ``label`` is neither one nor ``O`` (``NOUN``; ``0``, a zero, for ``O``), else ``None``:
+    chunk F1 cannot score such a mixture, and token accuracy, chosen before, scored the
+    chunks token by token without a word."""
+    labels = sorted(set(label_set))
+    typed = [t for t in labels if _is_chunk_tag(t, typed=True)]
+    odd = [t for t in labels if t != "O" and not _is_chunk_tag(t)]
+    if not (typed and odd):
+        return None
+    hint = ("is '0', a zero, meant as the letter O?" if odd[0] == "0" else
+            "a chunking or NER file holds chunk tags and O only; is the label column the "
+            "last one?")
+    return odd[0], (f"the label {odd[0][:30]!r} is neither O nor a chunk tag, but "
+                    f"{', '.join(typed[:3])} are chunk tags (B-TYPE, I-TYPE, ...): chunk F1 "
+                    f"cannot score such a mixture ({hint})")
 
 
 def chunk_counts(gold, pred):

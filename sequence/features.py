@@ -4,7 +4,9 @@ Each token gets a list of feature strings (binary features).  Feature sets:
 
 ``"window"``
     bias, the lower-cased word at offsets -2..2, the word itself, and when the file has a
-    second column (POS), the tag at offsets -2..2 and the tag bigrams around the token;
+    second column (POS), the tag at offsets -2..2 and the tag bigrams around the token,
+    and the value of every further column (the chunk tag of CoNLL-2003's ``word POS chunk
+    NER``, say) at the token itself (``c3[0]=I-NP``: it was read and never used);
 ``"full"`` (the default of ``structpred tag train``)
     ``"window"`` plus prefixes and suffixes of length 1..4, the word shape
     (``Xxxx`` -> ``Xx``, digits ``d``) at offsets -1..1, and word bigrams
@@ -60,6 +62,8 @@ def sentence_features(tokens, feature_set="full"):
                 f.append(f"p[{o}]=" + at(pos, i + o, "<s>" if o < 0 else "</s>"))
             f.append("p[-1]|p[0]=" + at(pos, i - 1, "<s>") + "|" + pos[i])
             f.append("p[0]|p[1]=" + pos[i] + "|" + at(pos, i + 1, "</s>"))
+        for k in range(2, len(tokens[i])):
+            f.append(f"c{k + 1}[0]=" + tokens[i][k])
         if full:
             w = words[i]
             for k in range(1, 5):

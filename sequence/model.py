@@ -23,7 +23,7 @@ from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
 from structpred.io import (FormatError, check_token_lists, load_npz, save_npz,
                           unwritable_token)
 
-from .evaluate import is_iob, score_from_stats, sentence_stats
+from .evaluate import is_iob, label_kind_error, score_from_stats, sentence_stats
 from .features import FEATURE_SETS, FeatureIndex, token_features
 
 __all__ = ["SequenceTagger", "LEARNERS", "load_tagger"]
@@ -325,6 +325,9 @@ class SequenceTagger(BaseEstimator):
         if len(self.classes_) < 2:
             raise ValueError(f"every training token has the label {self.classes_[0]!r}: a "
                              "tagger needs at least two labels to learn anything")
+        mixture = label_kind_error(self.classes_)
+        if mixture is not None:
+            raise ValueError(mixture[1])
         self.iob_ = is_iob(self.classes_)
         feats = token_features(X, self.feature_set)
         self.features_ = FeatureIndex.from_features(feats, self.min_count)

@@ -340,7 +340,9 @@ def read_lines(path):
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
                     raise FormatError(name, lineno, f"bad encoding: byte {raw[exc.start]:#04x} at "
-                                      f"column {exc.start + 1} is not valid UTF-8") from None
+                                      f"column {exc.start + 1} is not valid UTF-8 (Latin-1, as "
+                                      "in the CoNLL-2002 files? convert it: iconv -f latin1 "
+                                      "-t utf-8)") from None
                 if "\x00" in text or "\r" in text:
                     _refuse_control(name, lineno, text)
                 yield lineno, text
