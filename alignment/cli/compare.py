@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from structpred.cli import HelpFormatter as _Formatter
+from structpred.io import release_notes
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import positive_int, wrap_format_errors as _wrap_format_errors
 
@@ -88,6 +89,7 @@ def align_compare(args):
     t0 = time.perf_counter()
     data, (train, train_gold), (valid, valid_gold), (test, test_gold), (bsrc, btgt) = \
         _compare_data(args, n_pairs)
+    release_notes()   # the inputs are checked: the work begins
     verbose = not args.quiet
     sources = resolve_sources("auto")
     # our HMM, our Bayesian aligner and the external aligners, on the bitext plus every

@@ -6,6 +6,7 @@ import os
 import time
 from pathlib import Path
 
+from structpred.io import release_notes
 from structpred.cli import UserError, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output
@@ -60,6 +61,7 @@ def align_demo(args):
         raise UserError(f"{args.data_dir or 'data/hansards'}: the protocol needs trial "
                         f"sentences and more than 200 test sentences "
                         f"(found {len(data.trial_pairs)} and {len(data.test_pairs)})")
+    release_notes()   # the inputs are checked: the work begins
     t0 = time.perf_counter()
     stats, inter = hansards_setup(data, args.bitext_pairs, cache_dir=args.cache_dir,
                                   verbose=not args.quiet, ibm_agreement=args.ibm_agreement,
