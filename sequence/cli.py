@@ -67,7 +67,8 @@ def add_parser(subparsers, name):
                     "iterations.\n"
                     "Example:\n  structpred tag train --data train.txt.gz -o model.npz")
     tr.add_argument("--data", required=True, metavar="FILE",
-                    help="labelled training sentences (columns: word [features...] label)")
+                    help="labelled training sentences (columns: word [features...] label; or "
+                         "CoNLL-U, tagged with UPOS; or GermEval 2014, its outer entities)")
     tr.add_argument("-o", "--output", required=True, metavar="NPZ", help="model file to write")
     tr.add_argument("--valid-data", metavar="FILE", help="labelled validation sentences")
     tr.add_argument("--valid-fraction", type=_fraction, default=DEFAULTS["valid_fraction"],
