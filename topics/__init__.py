@@ -9,7 +9,7 @@
 * corpus handling: :class:`Tokenizer` (letters of every script), :func:`tokenize`,
   :class:`Vocabulary` (n-grams, binary / tf-idf weights) and the data loaders;
 * :mod:`topics.auto`: the validation choice of ``structpred topics train``;
-* :func:`read_documents` (folder / TSV / JSON-lines input), :func:`save_model` and
+* :func:`read_documents` (folder / TSV / CSV / JSON-lines input), :func:`save_model` and
   :func:`load_model` (``.npz`` model files without pickle), as used by
   ``structpred topics``.
 

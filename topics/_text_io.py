@@ -1,6 +1,6 @@
 """Labelled (or unlabelled) documents from a user's files, for ``structpred topics``.
 
-Three layouts, chosen by :func:`detect_format` or by name:
+Four layouts, chosen by :func:`detect_format` or by name:
 
 * ``folder`` -- one sub-folder per class, one document per file
   (``PATH/<label>/<file>``, the 20 Newsgroups layout).  Unlabelled documents may
@@ -11,7 +11,14 @@ Three layouts, chosen by :func:`detect_format` or by name:
   (prediction), a line without a tab is the text.  A first line ``label<TAB>text``
   is taken as a header and skipped.
 * ``jsonl`` -- one JSON object per line with a ``text`` field and (for training and
-  evaluation) a ``label`` field; other fields are ignored (.gz ok).
+  evaluation) a ``label`` field; other fields are ignored (.gz ok).  ``label_field`` and
+  ``text_field`` name other fields (Yelp: ``stars`` and ``text``); several text fields are
+  joined with a space.  A label may be a string or a finite number (``5`` and ``5.0``
+  are ``"5"``).
+* ``csv`` -- comma-separated values read by :mod:`csv` (RFC 4180: quoted fields may hold
+  commas, doubled quotes and line breaks; a line break inside a quoted field is read as
+  ``"\\n"``), one document per record (.gz ok).  See :func:`read_documents` for how the
+  header, the label column and the text columns are found.
 
 Blank lines are skipped.  Malformed input raises :class:`structpred.io.FormatError`
 (``FILE:LINE: reason``); so does a file that is not text (:func:`binary_kind`: a NUL byte
@@ -21,8 +28,10 @@ name or layout.
 
 from __future__ import annotations
 
+import csv
 import gzip
 import json
+import math
 import os
 import zlib
 from dataclasses import dataclass, field
@@ -30,12 +39,18 @@ from pathlib import Path
 
 from structpred.io import FormatError, binary_kind, missing_reason, read_lines
 
-__all__ = ["FORMATS", "Documents", "detect_format", "read_documents", "binary_kind"]
+__all__ = ["FORMATS", "LABEL_NAMES", "TEXT_NAMES", "Documents", "detect_format", "read_documents",
+           "binary_kind"]
 
-FORMATS = ("auto", "folder", "tsv", "jsonl")
+FORMATS = ("auto", "folder", "tsv", "jsonl", "csv")
+
+#: CSV header names (case-insensitive) taken as the label column and the text column
+LABEL_NAMES = ("label", "class", "category", "target", "sentiment", "stars", "y")
+TEXT_NAMES = ("text", "document", "content", "review", "body", "sentence", "message")
 
 _TSV_SUFFIXES = (".tsv", ".tab")
 _JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
+_CSV_SUFFIXES = (".csv",)
 
 
 @dataclass
@@ -64,7 +79,8 @@ class Documents:
 def detect_format(path, fmt="auto"):
     """The format of ``path``: ``fmt`` unless it is ``"auto"``; then a folder is
     ``folder``, ``*.tsv[.gz]`` / ``*.tab`` is ``tsv``, ``*.jsonl`` / ``*.json`` /
-    ``*.ndjson`` (``.gz`` ok) is ``jsonl``.  Raises :class:`FormatError` otherwise."""
+    ``*.ndjson`` (``.gz`` ok) is ``jsonl``, ``*.csv[.gz]`` is ``csv``.  Raises
+    :class:`FormatError` otherwise."""
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
     spath = os.fspath(path)
@@ -79,7 +95,7 @@ def detect_format(path, fmt="auto"):
         return fmt
     if spath == "-":
         raise FormatError("<stdin>", None, "cannot tell the format of standard input: "
-                                           "give --format tsv or --format jsonl")
+                                           "give --format tsv, csv or jsonl")
     if os.path.isdir(spath):
         return "folder"
     name = os.path.basename(spath).lower()
@@ -89,9 +105,11 @@ def detect_format(path, fmt="auto"):
         return "tsv"
     if name.endswith(_JSONL_SUFFIXES):
         return "jsonl"
+    if name.endswith(_CSV_SUFFIXES):
+        return "csv"
     raise FormatError(spath, None, "cannot tell the format from the file name (expected a "
-                                   "folder, *.tsv or *.jsonl, optionally .gz): give --format "
-                                   "tsv, jsonl or folder")
+                                   "folder, *.tsv, *.csv or *.jsonl, optionally .gz): give "
+                                   "--format tsv, csv, jsonl or folder")
 
 
 def _refuse_binary(spath, name):
@@ -111,18 +129,40 @@ def _refuse_binary(spath, name):
         raise FormatError(name, None, f"not a text file: {kind}")
 
 
-def read_documents(path, fmt="auto", *, labels="required"):
+def read_documents(path, fmt="auto", *, labels="required", label_field=None, text_field=None):
     """Read the documents of ``path``.
 
     Parameters
     ----------
     path : str or path-like
-        A folder, a TSV file or a JSON-lines file (``"-"``: standard input, with an
+        A folder, a TSV, CSV or JSON-lines file (``"-"``: standard input, with an
         explicit ``fmt``).
-    fmt : {"auto", "folder", "tsv", "jsonl"}
+    fmt : {"auto", "folder", "tsv", "jsonl", "csv"}
     labels : {"required", "optional"}
         ``"required"`` (training, evaluation): every document needs a label;
         ``"optional"`` (prediction): labels are read where present.
+    label_field : str or int, optional
+        CSV and JSON lines only: the label's field (JSON lines, default ``"label"``) or
+        column, by header name (case-insensitive) or, in CSV, by 1-based number.
+    text_field : str, int or sequence of them, optional
+        CSV and JSON lines only: the text's field(s) or column(s), likewise; a string
+        may list several separated by commas (``"title,description"``); several are
+        joined with a space, in the order given.
+
+    Notes
+    -----
+    CSV: the first record is a header when one of its fields (stripped, case-insensitive) is
+    a known column name (:data:`LABEL_NAMES`, :data:`TEXT_NAMES`) or a name given as
+    ``label_field`` / ``text_field``.  With a header, the label column is ``label_field``
+    or else the one column named like a label (none: no labels; several: refused when
+    labels are required), the text column(s) ``text_field`` or else the one column named
+    like a text (none or several: refused).  Without a header, columns are numbers (a
+    field option of digits is a number, with or without a header): the label is
+    ``label_field`` or else column 1 (unless it is a text column), the text
+    ``text_field`` or else column 2; a file of more than two columns needs ``text_field``
+    (no column is dropped silently), a file of one column is texts without labels.
+    Every record must have as many fields as the first; blank lines are skipped; an
+    empty label is no label; an empty (or blank) text is refused.
 
     Returns
     -------
@@ -132,7 +172,8 @@ def read_documents(path, fmt="auto", *, labels="required"):
     ------
     FormatError
         Naming the file (and line) of the problem: no such file, an empty input, a
-        line without a tab or label, malformed JSON, a missing ``text`` field, ...
+        line without a tab or label, malformed JSON or CSV, a missing field or column
+        (naming those there are), ...
     """
     if labels not in ("required", "optional"):
         raise ValueError("labels must be 'required' or 'optional'")
@@ -140,21 +181,50 @@ def read_documents(path, fmt="auto", *, labels="required"):
     fmt = detect_format(path, fmt)
     spath = os.fspath(path)
     name = "<stdin>" if spath == "-" else spath
+    fields = _FieldOptions(_field_list(label_field, "label_field"),
+                           _field_list(text_field, "text_field"))
+    if len(fields.label or ()) > 1:
+        raise ValueError(f"label_field names one field, got {label_field!r}")
+    if fmt in ("folder", "tsv") and (fields.label or fields.text):
+        raise FormatError(name, None, f"--label-field and --text-field apply to CSV and JSON "
+                                      f"lines, not to {fmt} input")
     docs = Documents(path=name, format=fmt)
     if fmt == "folder":
         _read_folder(Path(spath), need, docs)
-    elif fmt == "tsv":
-        _refuse_binary(spath, name)
-        _read_tsv(spath, name, need, docs)
     else:
         _refuse_binary(spath, name)
-        _read_jsonl(spath, name, need, docs)
+        reader = {"tsv": _read_tsv, "jsonl": _read_jsonl, "csv": _read_csv}[fmt]
+        reader(spath, name, need, docs, fields)
     if not docs.texts:
         raise FormatError(name, 1 if fmt != "folder" else None,
                           "no documents (empty or blank file)" if fmt != "folder" else
                           "no documents: expected one sub-folder per class holding one "
                           "file per document")
     return docs
+
+
+@dataclass
+class _FieldOptions:
+    """``--label-field`` (a list of one name) and ``--text-field`` (names), or ``None``."""
+
+    label: list = None
+    text: list = None
+
+
+def _field_list(value, what):
+    """A field option as a list of stripped names (``None`` when not given)."""
+    if value is None:
+        return None
+    items = value.split(",") if isinstance(value, str) else (
+        list(value) if isinstance(value, (list, tuple)) else [value])
+    if not items or not all(isinstance(v, (str, int)) and not isinstance(v, bool)
+                            for v in items):
+        raise ValueError(f"{what} must be a name, a column number or a list of them, "
+                         f"got {value!r}")
+    items = [str(v).strip() for v in items]
+    if not all(items):
+        raise ValueError(f"{what} {value!r} has an empty name")
+    return items
 
 
 # ----------------------------------------------------------------------- readers
@@ -188,7 +258,7 @@ def _unique_keys(pairs):
     return out
 
 
-def _read_tsv(spath, name, need, docs):
+def _read_tsv(spath, name, need, docs, fields=None):
     first = first_text = True
     for lineno, line in _lines(spath, name):
         if not line.strip():
@@ -197,9 +267,8 @@ def _read_tsv(spath, name, need, docs):
             first = False
             if line.strip().lower().replace(" ", "") == "label\ttext":
                 continue                                   # a header line
-        if first_text and line.lstrip().startswith("{") and _json_object(line):
-            raise FormatError(name, lineno, "a JSON object, not 'label<TAB>text': the file "
-                                            "holds JSON lines (--format jsonl)")
+        if first_text:
+            _refuse_other_format_in_tsv(name, lineno, line, need)
         first_text = False
         label, tab, text = line.partition("\t")
         if not tab:
@@ -218,7 +287,32 @@ def _read_tsv(spath, name, need, docs):
         docs.sources.append(f"{name}:{lineno}")
 
 
-def _read_jsonl(spath, name, need, docs):
+def _refuse_other_format_in_tsv(name, lineno, line, need):
+    """The first line of a TSV input that is JSON lines or CSV (read as TSV, each JSON
+    line or each CSV row, header included, became one text)."""
+    if line.lstrip().startswith("{") and _json_object(line):
+        raise FormatError(name, lineno, "a JSON object, not 'label<TAB>text': the file "
+                                        "holds JSON lines (--format jsonl)")
+    if "\t" in line or "," not in line:
+        return
+    named_csv = name.lower().removesuffix(".gz").endswith(_CSV_SUFFIXES)
+    if need or named_csv or _csv_header_like(line):
+        raise FormatError(name, lineno, "no tab but commas: expected 'label<TAB>text'; is the "
+                                        "file comma-separated (--format csv)?")
+
+
+def _csv_header_like(line):
+    """Whether ``line``, read as CSV, is two or more fields with a known column name."""
+    try:
+        row = next(csv.reader([line]), [])
+    except csv.Error:
+        return False
+    return len(row) > 1 and bool(_named_like(row, LABEL_NAMES + TEXT_NAMES))
+
+
+def _read_jsonl(spath, name, need, docs, fields):
+    label_key = fields.label[0] if fields.label else "label"
+    text_keys = fields.text or ["text"]
     for lineno, line in _lines(spath, name):
         if not line.strip():
             continue
@@ -230,28 +324,232 @@ def _read_jsonl(spath, name, need, docs):
         except ValueError as exc:          # a field given twice
             raise FormatError(name, lineno, str(exc)) from None
         if not isinstance(row, dict):
-            raise FormatError(name, lineno, f"expected a JSON object with 'text' and 'label' "
-                                            f"fields, got a JSON {_json_kind(row)}")
-        if "text" not in row:
-            raise FormatError(name, lineno, "no 'text' field")
-        text = row["text"]
-        if not isinstance(text, str):
-            raise FormatError(name, lineno, f"the 'text' field must be a string, got "
-                                            f"{_json_kind(text)}")
-        label = row.get("label")
-        if isinstance(label, bool) or not (label is None or isinstance(label, (str, int))):
-            raise FormatError(name, lineno, f"the 'label' field must be a string or an integer, "
-                                            f"got {_json_kind(label)}")
-        label = None if label is None else str(label).strip()
+            raise FormatError(name, lineno, f"expected a JSON object with {text_keys[0]!r} and "
+                                            f"{label_key!r} fields, got a JSON {_json_kind(row)}")
+        parts = []
+        for key in text_keys:
+            if key not in row:
+                raise FormatError(name, lineno, f"no {key!r} field{_json_fields(row)}")
+            if not isinstance(row[key], str):
+                raise FormatError(name, lineno, f"the {key!r} field must be a string, got "
+                                                f"{_json_kind(row[key])}")
+            parts.append(row[key])
+        label = _json_label(row.get(label_key), label_key, name, lineno)
         if not label:
             if need:
-                raise FormatError(name, lineno, "no 'label' field" if "label" not in row
-                                  else "empty 'label' field")
+                raise FormatError(name, lineno, f"no {label_key!r} field{_json_fields(row)}"
+                                  if label_key not in row else f"empty {label_key!r} field")
             label = None
         _check_label(label, name, lineno)
-        docs.texts.append(text)
+        docs.texts.append(" ".join(parts))
         docs.labels.append(label)
         docs.sources.append(f"{name}:{lineno}")
+
+
+def _json_fields(row):
+    """`` (its fields: a, b, c)`` for a message about a missing field."""
+    keys = [str(k) for k in row]
+    shown = ", ".join(repr(k[:30]) for k in keys[:12]) + (", ..." if len(keys) > 12 else "")
+    return f" (its fields: {shown})" if keys else " (an empty object)"
+
+
+def _json_label(value, key, name, lineno):
+    """A JSON label as a stripped string (``None`` when absent): a string, an integer, or
+    a finite number (``5.0`` is ``"5"``: Yelp's stars)."""
+    if value is None:
+        return None
+    if isinstance(value, float) and math.isfinite(value):
+        return str(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        got = repr(value) if isinstance(value, float) else _json_kind(value)
+        raise FormatError(name, lineno, f"the {key!r} field must be a string or a finite "
+                                        f"number, got {got}")
+    return str(value).strip()
+
+
+# ----------------------------------------------------------------------- CSV
+
+#: the largest CSV field read (the csv module's default, 131,072 characters, refused long
+#: posts; a quote never closed runs to the end of the file and is reported as such)
+_CSV_FIELD_LIMIT = 2**31 - 1
+
+
+def _csv_records(spath, name):
+    """The non-blank records of a CSV file, ``[(line, fields)]`` with the line where each
+    starts.  Lines come from ``read_lines`` (encoding, BOM, NUL and CR checks)."""
+    at = [0]
+
+    def lines():
+        for lineno, text in _lines(spath, name):
+            at[0] = lineno
+            yield text + "\n"
+
+    reader = csv.reader(lines(), strict=True)
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, _CSV_FIELD_LIMIT))
+    out = []
+    try:
+        while True:
+            start = at[0] + 1
+            try:
+                row = next(reader)
+            except StopIteration:
+                return out
+            except csv.Error as exc:
+                if "end of data" in str(exc):
+                    raise FormatError(name, start, "a quoted field opened in this record is "
+                                                   "never closed (the file ends inside it)") \
+                        from None
+                raise FormatError(name, at[0], f"malformed CSV ({exc}): a quote inside a "
+                                               f"quoted field is written twice (\"\")") from None
+            if len(row) > 1 or (row and row[0].strip()):
+                out.append((start, row))
+    finally:
+        csv.field_size_limit(limit)
+
+
+def _named_like(row, names):
+    """The indices of the fields of ``row`` that are one of ``names`` (case-insensitive)."""
+    return [i for i, f in enumerate(row) if f.strip().lower() in names]
+
+
+def _shown(row):
+    return ", ".join(repr(f[:30]) for f in row[:12]) + (", ..." if len(row) > 12 else "")
+
+
+@dataclass
+class _Columns:
+    """Where a CSV file's label and text are: 0-based indices, and the names to show."""
+
+    header: bool
+    label: int = None
+    text: list = field(default_factory=list)
+    names: list = field(default_factory=list)
+
+    def name(self, i):
+        return repr(self.names[i]) if self.header else f"column {i + 1}"
+
+
+def _csv_column(name, line, first, cols, item, option):
+    """The index of the column a field option ``item`` names (a number or a name)."""
+    n = len(first)
+    if item.isdigit():
+        if not 1 <= int(item) <= n:
+            raise FormatError(name, line, f"{option} {item}: no such column, the rows have {n} "
+                                          f"field{'s' if n != 1 else ''} (numbered from 1)")
+        return int(item) - 1
+    hits = _named_like(first, (item.lower(),))
+    if not hits:
+        hint = "" if cols.header else (f"; the first row is not a header: give column "
+                                       f"numbers, 1 to {n}")
+        raise FormatError(name, line, f"{option} {item}: no column of that name; the first "
+                                      f"row's fields are {_shown(first)}{hint}")
+    if len(hits) > 1:
+        raise FormatError(name, line, f"{option} {item}: columns "
+                                      f"{' and '.join(str(i + 1) for i in hits)} have that "
+                                      f"name: give a column number")
+    return hits[0]
+
+
+def _csv_columns(name, records, need, fields):
+    """The header (or none) and the label and text columns of a CSV file (see
+    :func:`read_documents`)."""
+    line, first = records[0]
+    _refuse_tsv_as_csv(name, records)
+    given = tuple(f.lower() for f in (fields.label or []) + (fields.text or [])
+                  if not f.isdigit())
+    cols = _Columns(header=bool(_named_like(first, LABEL_NAMES + TEXT_NAMES + given)),
+                    names=[f.strip() for f in first])
+    n = len(first)
+    if fields.text:
+        cols.text = [_csv_column(name, line, first, cols, f, "--text-field")
+                     for f in fields.text]
+    elif cols.header:
+        cols.text = _named_like(first, TEXT_NAMES)
+        if len(cols.text) != 1:
+            found = (f"{len(cols.text)} text-like columns "
+                     f"({', '.join(cols.name(i) for i in cols.text)})" if cols.text else
+                     f"no column named {', '.join(TEXT_NAMES)} among {_shown(first)}")
+            raise FormatError(name, line, f"{found}: give --text-field NAME (several, "
+                                          f"joined with a space: --text-field NAME,NAME)")
+    elif n > 2:
+        raise FormatError(name, line, f"no header (no field of the first row is a known "
+                                      f"column name) and {n} columns: give them by number, "
+                                      f"e.g. --label-field 1 --text-field 2,3")
+    else:
+        cols.text = [n - 1]
+    if fields.label:
+        cols.label = _csv_column(name, line, first, cols, fields.label[0], "--label-field")
+    elif cols.header:
+        like = [i for i in _named_like(first, LABEL_NAMES) if i not in cols.text]
+        if len(like) > 1 and need:
+            raise FormatError(name, line, f"{len(like)} label-like columns "
+                                          f"({', '.join(cols.name(i) for i in like)}): choose "
+                                          f"one with --label-field NAME")
+        cols.label = like[0] if len(like) == 1 else None
+    else:
+        cols.label = 0 if n > 1 and 0 not in cols.text else None
+    if cols.label is not None and cols.label in cols.text:
+        raise FormatError(name, line, f"{cols.name(cols.label)} is both the label and a text "
+                                      f"column")
+    if cols.label is None and need:
+        raise FormatError(name, line, f"no label column among {_shown(first)}"
+                                      f"{'' if cols.header else ' (no header)'}: give "
+                                      f"--label-field NAME or NUMBER (label names known: "
+                                      f"{', '.join(LABEL_NAMES)})")
+    return cols
+
+
+def _refuse_tsv_as_csv(name, records):
+    """A TSV file read as CSV: its first row one field holding a tab, and the header
+    ``label<TAB>text`` or every row likewise (each line would be one text, label and
+    all)."""
+    line, first = records[0]
+    if len(first) != 1 or "\t" not in first[0]:
+        return
+    if (_named_like(first[0].split("\t"), LABEL_NAMES + TEXT_NAMES)
+            or all(len(r) == 1 and "\t" in r[0] for _, r in records)):
+        raise FormatError(name, line, "tabs and no commas: the file holds tab-separated "
+                                      "values (--format tsv), not CSV")
+
+
+def _read_csv(spath, name, need, docs, fields):
+    records = _csv_records(spath, name)
+    if not records:
+        return
+    cols = _csv_columns(name, records, need, fields)
+    width, (first_line, _) = len(records[0][1]), records[0]
+    rows = records[1:] if cols.header else records
+    if not rows:
+        raise FormatError(name, first_line, "no documents: only a header row")
+    labelled = empty_at = None
+    for line, row in rows:
+        if len(row) != width:
+            what = "the header" if cols.header else f"the first row (line {first_line})"
+            raise FormatError(name, line, f"{len(row)} field{'s' if len(row) != 1 else ''} "
+                                          f"where {what} has {width}: a comma in an unquoted "
+                                          f"field? (quote the field)")
+        text = " ".join(row[i] for i in cols.text)
+        if not text.strip():
+            raise FormatError(name, line, f"empty text "
+                                          f"({', '.join(cols.name(i) for i in cols.text)})")
+        label = row[cols.label].strip() if cols.label is not None else ""
+        if "\t" in label:
+            raise FormatError(name, line, f"the label {label[:40]!r} holds a tab: is the file "
+                                          f"tab-separated (--format tsv)?")
+        _check_label(label, name, line)
+        if label:
+            labelled = line
+        elif empty_at is None:
+            empty_at = line
+        if need and labelled is not None and empty_at is not None:
+            raise FormatError(name, empty_at, f"empty label ({cols.name(cols.label)})")
+        docs.texts.append(text)
+        docs.labels.append(label or None)
+        docs.sources.append(f"{name}:{line}")
+    if need and labelled is None:
+        raise FormatError(name, rows[0][0], f"the label column, {cols.name(cols.label)}, is "
+                                            f"empty in every row: give --label-field")
 
 
 def _json_kind(v):

@@ -3,8 +3,10 @@
 Registered in the ``structpred.commands`` entry-point group (pyproject.toml).
 
 Input (``--data PATH``, see :mod:`topics._text_io`): a folder with one sub-folder per
-class (``PATH/<label>/<file>``, the 20 Newsgroups layout), a TSV file ``label<TAB>text``
-or JSON lines with ``label`` and ``text`` fields (``.gz`` ok).  Texts are tokenised by
+class (``PATH/<label>/<file>``, the 20 Newsgroups layout), a TSV file ``label<TAB>text``,
+a CSV file (a header naming the label and text columns, or columns by number) or JSON
+lines with ``label`` and ``text`` fields (``.gz`` ok); ``--label-field`` and
+``--text-field`` name other CSV columns or JSON fields.  Texts are tokenised by
 :class:`topics.tokens.Tokenizer` (lower-cased words of every script; the default model also
 keeps numbers and has no stop list, the others drop the English stop words) and counted over a :class:`topics.corpus.Vocabulary` fitted on the training texts; the
 model file (:mod:`topics._persist`, ``.npz`` without pickle) keeps the vocabulary, the
@@ -80,14 +82,40 @@ def _fraction(text):
     return v
 
 
+def _field_names(many):
+    """``--label-field`` (one name or column number) / ``--text-field`` (several, joined by
+    commas): the list of names."""
+    def parse(text):
+        items = [t.strip() for t in text.split(",")]
+        if not all(items):
+            raise argparse.ArgumentTypeError(f"an empty name in {text!r}")
+        if len(items) > 1 and not many:
+            raise argparse.ArgumentTypeError(f"one field or column, got {text!r}")
+        if any(t.isdigit() and int(t) < 1 for t in items):
+            raise argparse.ArgumentTypeError(f"columns are numbered from 1, got {text!r}")
+        return items
+    return parse
+
+
 def _add_data(p, what):
     g = p.add_argument_group("input")
     g.add_argument("--data", required=True, metavar="PATH",
                    help=f"{what}: a folder with one sub-folder per class (PATH/<label>/<file>), "
-                        "a TSV file 'label<TAB>text' (one document per line) or JSON lines with "
-                        "'label' and 'text' fields (.gz ok)")
-    g.add_argument("--format", default="auto", choices=["auto", "folder", "tsv", "jsonl"],
-                   help="input format; auto: a folder, *.tsv or *.jsonl/*.json (.gz ok)")
+                        "a TSV file 'label<TAB>text' (one document per line), a CSV file (a "
+                        "header naming the label and text columns, or columns given by number) "
+                        "or JSON lines with 'label' and 'text' fields (.gz ok)")
+    g.add_argument("--format", default="auto", choices=["auto", "folder", "tsv", "jsonl", "csv"],
+                   help="input format; auto: a folder, *.tsv, *.csv or *.jsonl/*.json (.gz ok)")
+    g.add_argument("--label-field", type=_field_names(False), metavar="NAME",
+                   help="CSV and JSON lines: the label's column or field (JSON lines default: "
+                        "label; CSV default: the column named label, class, category, target, "
+                        "sentiment, stars or y, else column 1 of a file without a header); a "
+                        "CSV column may be given by number, from 1")
+    g.add_argument("--text-field", type=_field_names(True), metavar="NAME[,NAME...]",
+                   help="CSV and JSON lines: the text's column(s) or field(s), several joined "
+                        "with a space (JSON lines default: text; CSV default: the column named "
+                        "text, document, content, review, body, sentence or message, else column "
+                        "2 of a two-column file without a header); CSV columns may be numbers")
 
 
 def add_parser(subparsers, name):
@@ -177,7 +205,8 @@ def _add_validation_options(tr):
     """``topics train``'s validation options (for ``--model auto``)."""
     a = tr.add_argument_group("validation (--model auto)")
     a.add_argument("--valid-data", metavar="PATH",
-                   help="labelled validation documents (same formats as --data) instead of "
+                   help="labelled validation documents (same formats as --data, read with its "
+                        "--label-field and --text-field) instead of "
                         "holding out a fraction of the training documents")
     a.add_argument("--valid-fraction", type=_fraction, default=0.2, metavar="F",
                    help="share of each class held out for validation (default 0.2; chosen by "
@@ -265,7 +294,8 @@ def _check_param_types(model_name, params, n_classes):
 def _read(args, labels):
     from ._text_io import read_documents
 
-    docs = read_documents(args.data, args.format, labels=labels)
+    docs = read_documents(args.data, args.format, labels=labels, label_field=args.label_field,
+                          text_field=args.text_field)
     _log(args, f"read {len(docs)} documents from {docs.path} ({docs.format})")
     return docs
 
@@ -374,7 +404,8 @@ def _read_validation(args, classes):
         return None
     from ._text_io import read_documents
 
-    valid = read_documents(args.valid_data, "auto", labels="required")
+    valid = read_documents(args.valid_data, "auto", labels="required",
+                           label_field=args.label_field, text_field=args.text_field)
     _log(args, f"read {len(valid)} validation documents from {valid.path}")
     unseen = sorted(set(valid.labels) - set(classes))
     if unseen:
@@ -451,8 +482,9 @@ def topics_train(args):
     y = np.asarray(docs.labels, dtype=str)
     overrides = _vocabulary_overrides(args)
     user_params = _parse_params(args.param)
-    info = {"data": docs.path, "format": docs.format, "n_documents": len(docs),
-            "n_classes": len(classes)}
+    # the input's path and format are not kept: the same documents as TSV, CSV or JSON
+    # lines write the same model bytes, and predict/eval read their input with their options
+    info = {"n_documents": len(docs), "n_classes": len(classes)}
     t_start = time.perf_counter()
     if args.model == "auto":
         if args.n_topics is not None or args.iterations is not None or user_params:
