@@ -235,3 +235,31 @@ def test_align_train_refuses_a_file_given_as_the_cache_even_where_nothing_is_cac
                             "--iterations", "2", "-o", str(tmp_path / "m.npz")], capsys)
     assert one_line_error(rc, err, "--cache-dir is not a folder")
     assert cache.read_text() == "not a folder\n" and not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.parametrize("text, value", [("1_000", 1000), ("+5", 5), (" 5 ", 5), ("３", 3),
+                                         ("٣", 3), ("१२", 12)])
+def test_whole_numbers_written_other_ways_read_as_they_spell(text, value):
+    from structpred.cli import positive_int
+
+    assert positive_int(text) == value
+
+
+@pytest.mark.parametrize("text", ["1e3", "0x10", "5.0", "inf", "²", "", "1 000", "0"])
+def test_whole_numbers_that_are_not_are_refused(text):
+    import argparse
+
+    from structpred.cli import positive_int
+
+    with pytest.raises(argparse.ArgumentTypeError):
+        positive_int(text)
+
+
+@pytest.mark.parametrize("text", ["0_5", "1_0.5"])
+def test_a_decimal_with_an_underscore_is_refused(text):
+    import argparse
+
+    from structpred.cli import finite_float
+
+    with pytest.raises(argparse.ArgumentTypeError):
+        finite_float(text)
