@@ -10,6 +10,8 @@ A predicted chunk is correct when its start, end and type equal a gold chunk's.
 
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 
 __all__ = ["chunks", "is_iob", "label_kind_error", "chunk_counts", "f1_from_counts", "token_accuracy",
@@ -75,9 +77,17 @@ def label_kind_error(label_set):
     chunks token by token without a word."""
     labels = sorted(set(label_set))
     typed = [t for t in labels if _is_chunk_tag(t, typed=True)]
-    odd = [t for t in labels if t != "O" and not _is_chunk_tag(t)]
+    # a label that is another one spelled otherwise (i-np beside I-NP) is left to the
+    # spelling check, which names that cause
+    folded = collections.Counter(t.casefold() for t in labels)
+    odd = [t for t in labels if t != "O" and not _is_chunk_tag(t)
+           and folded[t.casefold()] == 1]
     if not (typed and odd):
         return None
+    if odd[0].upper() == "O" or _is_chunk_tag(odd[0].upper()):
+        return odd[0], (f"the label {odd[0][:30]!r} and the chunk tags {', '.join(typed[:3])} "
+                        "differ only in case: a chunk tag spelled two ways is scored as two "
+                        "labels; write every tag one way")
     hint = ("is '0', a zero, meant as the letter O?" if odd[0] == "0" else
             "a chunking or NER file holds chunk tags and O only; is the label column the "
             "last one?")

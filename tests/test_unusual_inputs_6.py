@@ -263,3 +263,12 @@ def test_a_decimal_with_an_underscore_is_refused(text):
 
     with pytest.raises(argparse.ArgumentTypeError):
         finite_float(text)
+
+
+def test_a_chunk_tag_in_lower_case_beside_upper_case_ones_is_named_as_such(tmp_path):
+    from sequence.data import read_conll
+
+    path = tmp_path / "chunks.txt"
+    path.write_text("He PRP B-NP\nreckons VBZ B-VP\nthe DT B-NP\ndeficit NN i-np\n\n")
+    with pytest.raises(FormatError, match="'i-np' and the chunk tags .* differ only in case"):
+        read_conll(path)
