@@ -95,7 +95,8 @@ def _masks_for(files, mask_dir):
     for f in files:
         m = index.find(f.stem)
         if m is None:
-            raise UserError(f"{f}: no mask named {f.stem}.* in {mask_dir}")
+            raise UserError(f"{f}: no mask named {f.stem}.* in {mask_dir}"
+                            f"{index.near_miss(f.stem)}")
         out.append(m)
     return out
 
@@ -589,7 +590,8 @@ def _pred_masks(args, items):
     for ident, img_path, mask_path, where in items:
         p = index.find(ident)
         if p is None:
-            raise UserError(f"{args.pred}: no predicted mask named {ident}.* (for {where})")
+            raise UserError(f"{args.pred}: no predicted mask named {ident}.* (for {where})"
+                            f"{index.near_miss(ident)}")
         pred = load_mask(p)
         _, truth, ign = load_example(img_path, mask_path, args.ignore_value) if img_path is not None \
             else (None, *_truth_only(mask_path, args.ignore_value))

@@ -88,6 +88,18 @@ class StemIndex:
                 return p
         return None
 
+    def near_miss(self, stem):
+        """For a ``stem`` that :meth:`find` does not find: ``" (FOLDER holds NAME: ...)"``
+        when a file of the folder adds a suffix to the stem (``horse001_mask.png``,
+        ``horse001-gt.jpg``), which is not matched (files are matched by the image's name
+        alone); else ``""``."""
+        stem = str(stem)
+        near = sorted(name for s, hits in self._by_stem.items() for _, name, _ in hits
+                      if s.startswith(stem) and len(s) > len(stem) and not s[len(stem)].isalnum())
+        return (f" ({self.folder} holds {near[0]}: files are matched by the image's name "
+                f"alone ({stem}.png, {stem}.jpg, ...): rename them without the suffix)"
+                if near else "")
+
 
 def _image_error(path, what, exc):
     return FormatError(path, None, f"cannot read {what}: not an image file or truncated "
@@ -251,6 +263,9 @@ def load_mask(path, ignore_value=None, return_ignore=False):
         shown = ", ".join(map(str, values[:6].tolist())) + (", ..." if values.size > 6 else "")
         extra = "" if ignore_value is None else f" besides the ignore value {ignore_value}"
         hint = "" if ignore_value is not None else " (a \"don't care\" value: --ignore-value)"
+        if Path(path).suffix.lower() in (".jpg", ".jpeg"):
+            hint = (" (JPEG compression is lossy: it spreads 0 and 255 into nearby values; "
+                    "save masks as PNG, or threshold them at 128)")
         raise FormatError(path, None, f"mask is not binary: it holds {values.size} values{extra} "
                           f"({shown}); expected only 0 and 255 (or 0 and 1){hint}")
     mask = a > 0

@@ -29,7 +29,7 @@ from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, iteration_count, nonneg_float, positive_int
 from structpred.cli import check_held_out, refuse_options, seed_value
-from structpred.io import release_notes
+from structpred.io import note, release_notes
 
 from .registry import MODELS, make_estimator
 
@@ -533,8 +533,9 @@ def topics_train(args):
     info["total_seconds"] = round(time.perf_counter() - t_start, 3)
     name = spec.name if args.model == "auto" else model_name
     skipped = save_model(args.output, est, model=name, vocabulary=vocab, info=info)
-    _log(args, f"trained in {secs:.1f}s ({time.perf_counter() - t_start:.1f}s in all); model "
-               f"written to {args.output}")
+    # the result summary: printed with -q too, as -q's help says (it was hidden)
+    note(f"trained {name} in {secs:.1f}s ({time.perf_counter() - t_start:.1f}s in all); model "
+         f"written to {args.output}")
     if skipped:
         _log(args, f"note: not stored (not needed to predict): {', '.join(skipped)}")
     return 0

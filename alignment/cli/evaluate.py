@@ -36,7 +36,16 @@ def aer(args):
         refuse_options(args, ("sentences",), "chooses the sentences that --plot draws: give "
                        "--plot too")
     pairs = _read_pairs(args.src, args.tgt) if have_text else None
-    test = read_pharaoh(args.test, pairs)
+    try:
+        test = read_pharaoh(args.test, pairs)
+    except FormatError as exc:
+        # the hint of a NAACL line, '--gold-format naacl', is for --gold, not --test
+        reason, naacl, _ = exc.reason.partition(": this line looks like NAACL")
+        if naacl:
+            raise FormatError(exc.path, exc.line, f"{reason}: this line looks like NAACL gold, "
+                              "but --test takes Pharaoh links, as 'align predict' writes them "
+                              "(are --gold and --test exchanged?)") from None
+        raise
     if not test:
         raise UserError(f"{args.test}: no alignment lines (the file is empty)")
     try:

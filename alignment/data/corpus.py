@@ -97,8 +97,10 @@ def _read_texts(path, skip, stop):
 
 
 def _line_count_error(src_path, tgt_path, n_src, n_tgt, skip_first=0):
-    longer, short_n = (src_path, n_tgt) if n_src > n_tgt else (tgt_path, n_src)
-    return FormatError(longer, skip_first + short_n + 1, f"line counts differ: {n_src} vs {n_tgt}")
+    longer, shorter, short_n = ((src_path, tgt_path, n_tgt) if n_src > n_tgt
+                                else (tgt_path, src_path, n_src))
+    return FormatError(longer, skip_first + short_n + 1, f"line counts differ: {shorter} has "
+                       f"only {skip_first + short_n} lines")
 
 
 def paired_lines(src_path, tgt_path, max_pairs=None):

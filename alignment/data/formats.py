@@ -381,6 +381,10 @@ def read_naacl(path, pairs=None, n_sentences=None, seen=None):
         fields = split_tokens(text, name, lineno)
         if not fields:
             continue
+        if all(_PHARAOH_LINK.match(f) for f in fields):   # a Pharaoh file read as NAACL
+            raise FormatError(name, lineno, "expected 'sent src tgt [S|P] [p]': this line looks "
+                              "like Pharaoh 'i-j' links (read such files with --gold-format "
+                              "pharaoh)")
         if not 3 <= len(fields) <= 5:
             raise FormatError(name, lineno, "expected 'sent src tgt [S|P] [p]'")
         try:
