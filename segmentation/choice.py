@@ -128,12 +128,17 @@ class CandidateSearch:
         cands = self._guard_candidates(res.w, _pad(ures.w, prep.n_edge), prep.n_node)
         self._use(prep)
         stats = {k: self._image_stats(w, valid) for k, w in cands.items()}
-        value, guard = self._guard(stats, {"unary": ures.best_iter, "mrf": res.best_iter}, log)
+        value, guard = self._guard(stats, {"unary": ures.best_iter, "mrf": res.best_iter}, log,
+                                   items="images" if self.kind_ == "image" else "scans")
         if value == "unary":
             out.update(row=dict(urow, edges="unary"), res=ures, hist=uhist, w=cands["unary"])
         else:
             out.update(row=dict(row, edges=value), w=cands[value])
         out["score"] = _iou(stats[value].sum(0))
+        if self.validation_metric == "iou":
+            # the summary's figure is the guard's (the search's monitor scored the unscaled
+            # MRF, and the guard may have scaled its edges)
+            out["row"]["valid_score"] = out["score"]
         out.update(guard=guard, stats=stats, cands=cands)
         return out
 

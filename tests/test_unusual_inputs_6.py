@@ -272,3 +272,24 @@ def test_a_chunk_tag_in_lower_case_beside_upper_case_ones_is_named_as_such(tmp_p
     path.write_text("He PRP B-NP\nreckons VBZ B-VP\nthe DT B-NP\ndeficit NN i-np\n\n")
     with pytest.raises(FormatError, match="'i-np' and the chunk tags .* differ only in case"):
         read_conll(path)
+
+
+def test_segment_train_summary_gives_the_guards_figure_for_scans(tmp_path, capsys):
+    # the summary gave the unscaled MRF's figure while the guard chose its edges x 2, and
+    # the choice line spoke of validation "images" for point scans
+    import re
+
+    from cli_helpers import run_cli
+
+    O = Path(__file__).parents[1] / "data/segmentation/oakland3d_part2"
+    rc, out, err = run_cli(["segment", "train", "--points",
+                            str(O / "oakland_part2_01.xyz_label_conf.gz"),
+                            "--foreground-labels", "1300-1306", "--valid-points",
+                            str(O / "oakland_part2_06.xyz_label_conf.gz"), "--voxel", "1.0",
+                            "--iterations", "10", "-q", "-o", str(tmp_path / "m.npz")], capsys)
+    assert rc == 0, err
+    choice = next(line for line in out.splitlines() if line.startswith("edges: chose"))
+    kept = re.match(r"edges: chose (.+?) on validation", choice).group(1)
+    figure = re.search(rf"([0-9.]+)% with edges={re.escape(kept)}[,;)]", choice).group(1)
+    assert "validation scans" in choice and "images" not in choice
+    assert f"validation IoU {figure}%" in out
