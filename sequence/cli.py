@@ -245,8 +245,8 @@ def tag_predict(args):
     if n_cols == tagger.n_columns_ + 1:
         X = [[tok[:-1] for tok in s] for s in X]
     elif n_cols != tagger.n_columns_:
-        raise UserError(f"{args.input}: line 1: {n_cols} columns, but the model was trained "
-                        f"on {tagger.n_columns_} (+ the label)")
+        raise UserError(f"{args.input}: its word lines have {n_cols} columns, but the model "
+                        f"was trained on {tagger.n_columns_} (+ the label)")
     _check_feature_column(args.input, tagger, X)
     pred = tagger.predict(X)
     with open_output(args.output) as fh:

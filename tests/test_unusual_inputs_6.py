@@ -293,3 +293,18 @@ def test_segment_train_summary_gives_the_guards_figure_for_scans(tmp_path, capsy
     figure = re.search(rf"([0-9.]+)% with edges={re.escape(kept)}[,;)]", choice).group(1)
     assert "validation scans" in choice and "images" not in choice
     assert f"validation IoU {figure}%" in out
+
+
+def test_tag_predict_names_no_wrong_line_for_a_column_count_mismatch(tmp_path, capsys):
+    # the message said "line 1" whatever line the first word was on
+    from cli_helpers import one_line_error, run_cli
+
+    data = Path(__file__).parents[1] / "data/sequence/conll2000-train-300.txt.gz"
+    model = tmp_path / "m.npz"
+    rc, _, err = run_cli(["tag", "train", "--data", str(data), "--iterations", "2", "-q",
+                          "-o", str(model)], capsys)
+    assert rc == 0, err
+    words = tmp_path / "words.txt"
+    words.write_text("\n\n-DOCSTART- -X- -X- -X- O\n\nHe a b c d\nreads a b c d\n")
+    rc, _, err = run_cli(["tag", "predict", "-m", str(model), "-i", str(words)], capsys)
+    assert one_line_error(rc, err, "word lines have 5 columns") and "line 1" not in err
