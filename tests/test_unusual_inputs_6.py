@@ -308,3 +308,17 @@ def test_tag_predict_names_no_wrong_line_for_a_column_count_mismatch(tmp_path, c
     words.write_text("\n\n-DOCSTART- -X- -X- -X- O\n\nHe a b c d\nreads a b c d\n")
     rc, _, err = run_cli(["tag", "predict", "-m", str(model), "-i", str(words)], capsys)
     assert one_line_error(rc, err, "word lines have 5 columns") and "line 1" not in err
+
+
+def test_a_manifest_whose_masks_carry_a_suffix_gets_the_hint(tmp_path):
+    from segmentation.data import read_manifest
+
+    images, masks = tmp_path / "images", tmp_path / "masks"
+    images.mkdir()
+    masks.mkdir()
+    Image.new("RGB", (4, 4)).save(images / "a.png")
+    Image.new("L", (4, 4)).save(masks / "a_mask.png")
+    manifest = tmp_path / "manifest.csv"
+    manifest.write_text("id\na\n")
+    with pytest.raises(FormatError, match=r"manifest.csv:2: no mask named a\.\* .*a_mask.png"):
+        read_manifest(manifest, images, masks, need_masks=True)
