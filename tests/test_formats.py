@@ -45,6 +45,11 @@ def test_round_trips(tmp_path_factory, data):
     d = tmp_path_factory.mktemp("rt")
     _write(d / "s", "".join(" ".join(s) + "\n" for s, _ in pairs))
     _write(d / "t", "".join(" ".join(t) + "\n" for _, t in pairs), gz=True)
+    import unicodedata
+
+    pairs = [tuple([unicodedata.normalize("NFC", w) for w in side] for side in p)
+             for p in pairs]   # the readers give words in NFC (a compatibility ideograph
+                               # such as U+F9xx is its unified one)
     assert read_parallel(d / "s", d / "t") == pairs
     write_fast_align(pairs, d / "fa")
     assert read_fast_align(d / "fa") == pairs

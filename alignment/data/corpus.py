@@ -35,7 +35,7 @@ import numpy as np
 
 from structpred import FormatError, check_flag, read_lines
 from structpred.io import OTHER_SPACE as _OTHER_SPACE
-from structpred.io import split_tokens
+from structpred.io import split_tokens, word_text
 
 __all__ = [
     "check_bitext_files",
@@ -89,7 +89,7 @@ def _iter_texts(path, skip, stop):
         if lineno > skip:
             if _OTHER_SPACE.search(text):
                 split_tokens(text, path, lineno)   # raises: ASCII spaces and tabs only
-            yield text
+            yield word_text(text, path, lineno)
 
 
 def _read_texts(path, skip, stop):
@@ -581,7 +581,8 @@ def iter_bitext(src_path, tgt_path, skip_first=0, max_len=None, max_ratio=None):
         i = line - 1
         if i < skip_first:
             continue
-        s, t = split_tokens(a, src_path, line), split_tokens(b, tgt_path, line)
+        s = split_tokens(word_text(a, src_path, line), src_path, line)
+        t = split_tokens(word_text(b, tgt_path, line), tgt_path, line)
         m, n = len(s), len(t)
         if not m or not n or (max_len is not None and max(m, n) > max_len) \
                 or (max_ratio is not None and max(m, n) > max_ratio * min(m, n)):

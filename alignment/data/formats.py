@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 
 from structpred import FormatError, check_whole, open_output, read_lines
-from structpred.io import split_tokens
+from structpred.io import split_tokens, word_text
 
 __all__ = [
     "FormatError",
@@ -99,7 +99,7 @@ def _name(path):
 
 
 def _tokens(path, lineno, text, side=None):
-    toks = split_tokens(text, _name(path), lineno)
+    toks = split_tokens(word_text(text, _name(path), lineno), _name(path), lineno)
     if not toks:
         what = "empty sentence" if side is None else f"empty {side} sentence"
         raise FormatError(_name(path), lineno, what)
@@ -222,6 +222,15 @@ _PHARAOH_LINK = re.compile(r"^([0-9]{1,9})([-?])([0-9]{1,9})(?::([0-9.eE+-]{1,40
 
 #: a link whose shape is right but one position has more digits than :data:`_PHARAOH_LINK` takes
 _LONG_POSITION = re.compile(r"^([0-9]+)[-?]([0-9]+)(?::[0-9.eE+-]*)?$")
+#: a link labelled sure or possible ``i-j-S``/``i-j-P`` (or ``i-j-p``), and a link to a
+#: NULL word written as position -1 (``-1-3``, ``3--1``)
+_LINK_LABEL = re.compile(r"^[0-9]+[-?][0-9]+[-:]?[SPsp]$")
+_NULL_LINK = re.compile(r"^(-1-[0-9]+|[0-9]+--1|-1--1)$")
+#: the header line of a sentence pair in a GIZA++ alignment file (``*.A3.final``)
+_GIZA_A3 = re.compile(r"^# Sentence pair \(\d+\)")
+_GIZA_A3_REASON = ("a GIZA++ alignment file (A3.final: '# Sentence pair (N)' lines, then "
+                   "the target sentence and 'word ({ positions })'), not Pharaoh or NAACL "
+                   "links: convert it to Pharaoh 'i-j' lines first")
 
 
 def _malformed_link(tok, text):
@@ -232,6 +241,14 @@ def _malformed_link(tok, text):
              and (len(fields) < 4 or fields[3] in ("S", "P")))
     hint = (": this line looks like NAACL 'sent src tgt [S|P]' (read such files with "
             "--gold-format naacl)") if naacl else ""
+    if _GIZA_A3.match(text):
+        return _GIZA_A3_REASON
+    if _LINK_LABEL.match(tok):
+        return (f"malformed link {tok[:40]!r}: a link with a label 'i-j-S' or 'i-j-P' (write "
+                "sure links 'i-j', possible links 'i?j')")
+    if _NULL_LINK.match(tok):
+        return (f"malformed link {tok[:40]!r}: a link to NULL (position -1)? Pharaoh lists "
+                "word-to-word links only: leave unaligned words out of the line")
     long = _LONG_POSITION.match(tok)
     number = max(long.groups(), key=len) if long is not None else ""
     if len(number) > 9:
@@ -256,17 +273,33 @@ def _range_hint(j, k, shape, line_links):
     return ""
 
 
-def _check_range(path, lineno, j, k, shape, base, line_links=()):
+#: letters of scripts written without spaces between words (Han, kana, Thai, Lao,
+#: Myanmar, Khmer): a sentence of them not split into words is one "word"
+_UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff"
+                       "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def _unsegmented_hint(side, tokens):
+    """A hint when the sentence ``tokens`` is one token of several letters of a script
+    written without spaces (Chinese, Japanese, Thai...): the text was not split into words."""
+    if tokens is None or len(tokens) != 1 or len(_UNSPACED.findall(tokens[0])) < 2:
+        return ""
+    return (f" (the {side} sentence is one 'word' of {len(tokens[0])} characters without "
+            "spaces: split Chinese, Japanese or Thai text into words, separated by spaces, "
+            "first)")
+
+
+def _check_range(path, lineno, j, k, shape, base, line_links=(), pair=(None, None)):
     m, n = shape
     hint = _range_hint(j, k, shape, line_links) if base == 0 else ""
     if not 0 <= j < m:
         raise FormatError(_name(path), lineno,
                           f"source position {j + base} out of range: the source sentence has "
-                          f"{m} words{hint}")
+                          f"{m} words{hint or _unsegmented_hint('source', pair[0])}")
     if not 0 <= k < n:
         raise FormatError(_name(path), lineno,
                           f"target position {k + base} out of range: the target sentence has "
-                          f"{n} words{hint}")
+                          f"{n} words{hint or _unsegmented_hint('target', pair[1])}")
 
 
 def read_pharaoh(path, pairs=None):
@@ -305,7 +338,7 @@ def read_pharaoh(path, pairs=None):
             src, tgt = pairs[lineno - 1]
             links = sorted(sure | possible)
             for j, k in links:
-                _check_range(path, lineno, j, k, (len(src), len(tgt)), 0, links)
+                _check_range(path, lineno, j, k, (len(src), len(tgt)), 0, links, (src, tgt))
         out.append(Alignment(frozenset(sure), frozenset(possible)))
     if pairs is not None and lineno < len(pairs):
         raise FormatError(_name(path), lineno + 1,
@@ -385,6 +418,8 @@ def read_naacl(path, pairs=None, n_sentences=None, seen=None):
             raise FormatError(name, lineno, "expected 'sent src tgt [S|P] [p]': this line looks "
                               "like Pharaoh 'i-j' links (read such files with --gold-format "
                               "pharaoh)")
+        if _GIZA_A3.match(text):
+            raise FormatError(name, lineno, _GIZA_A3_REASON)
         if not 3 <= len(fields) <= 5:
             raise FormatError(name, lineno, "expected 'sent src tgt [S|P] [p]'")
         try:
@@ -410,6 +445,9 @@ def read_naacl(path, pairs=None, n_sentences=None, seen=None):
             except ValueError:
                 raise FormatError(name, lineno, f"confidence must be a number, got {fields[4]!r}"
                                   ) from None
+        if sent == 0:
+            raise FormatError(name, lineno, "sentence number 0 out of range: NAACL sentences "
+                              "are numbered from 1 (add 1 to the first column)")
         if sent < 1 or (n_sentences is not None and sent > n_sentences):
             raise FormatError(name, lineno, f"sentence number {sent} out of range: there are "
                               f"{n_sentences} sentences" if n_sentences is not None else
@@ -422,7 +460,8 @@ def read_naacl(path, pairs=None, n_sentences=None, seen=None):
             continue
         if pairs is not None:
             src, tgt = pairs[sent - 1]
-            _check_range(path, lineno, j - 1, k - 1, (len(src), len(tgt)), 1)
+            _check_range(path, lineno, j - 1, k - 1, (len(src), len(tgt)), 1,
+                         pair=(src, tgt))
         (sure if label == "S" else possible).setdefault(sent - 1, set()).add((j - 1, k - 1))
     if n_sentences is None:
         n_sentences = max([*sure, *possible], default=-1) + 1

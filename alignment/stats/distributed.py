@@ -49,7 +49,7 @@ from collections import Counter
 import numpy as np
 
 from structpred import FormatError
-from structpred.io import split_tokens
+from structpred.io import split_tokens, word_text
 from structpred.parallel import dask_workers
 
 from .._runtime import log as _log
@@ -71,8 +71,10 @@ class _Chunk:
 
     def __init__(self, src_lines, tgt_lines, first_line, max_len, max_ratio, protect_first,
                  src_name, tgt_name):
-        src = [split_tokens(t, src_name, first_line + i + 1) for i, t in enumerate(src_lines)]
-        tgt = [split_tokens(t, tgt_name, first_line + i + 1) for i, t in enumerate(tgt_lines)]
+        src = [split_tokens(word_text(t, src_name, first_line + i + 1), src_name,
+                            first_line + i + 1) for i, t in enumerate(src_lines)]
+        tgt = [split_tokens(word_text(t, tgt_name, first_line + i + 1), tgt_name,
+                            first_line + i + 1) for i, t in enumerate(tgt_lines)]
         line_ids = np.arange(first_line, first_line + len(src), dtype=np.int64)
         keep, self.dropped = length_filter(src, tgt, line_ids, max_len, max_ratio,
                                            protect_first)

@@ -300,6 +300,29 @@ def split_tokens(text, path="<text>", lineno=None):
     return text.split()
 
 
+def word_text(text, path="<text>", lineno=None):
+    """A line of words (a sentence to align) in Unicode normal form NFC, so that a word
+    spelt with a combining accent (NFD, as macOS file tools and some corpora write it) is
+    the word spelt with the precomposed letter; a token made of invisible format characters
+    only (a right-to-left mark U+200F, a zero-width space, a soft hyphen, separated from
+    its word by a space) is a :class:`FormatError` naming file, line and column: it would
+    count as a word and shift every later position. ASCII lines are returned as they are."""
+    if text.isascii():
+        return text
+    import unicodedata
+
+    if not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+    for m in re.finditer(r"[^ \t\n]+", text):
+        tok = m.group()
+        if all(unicodedata.category(c) == "Cf" for c in tok):
+            what = unicodedata.name(tok[0], "a format character").lower()
+            raise FormatError(path, lineno, f"a token of invisible characters only ({what}, "
+                              f"U+{ord(tok[0]):04X}) at column {m.start() + 1}: it would "
+                              "count as a word (remove it, or join it to its word)")
+    return text
+
+
 def read_lines(path):
     """Yield ``(line_number, text)`` for each line of a plain or gzipped UTF-8 file.
 
