@@ -93,7 +93,7 @@ def _masks_for(files, mask_dir):
     index = StemIndex(mask_dir)
     out = []
     for f in files:
-        m = index.find(f.stem)
+        m = index.find(f.stem, exclude=f)
         if m is None:
             raise UserError(f"{f}: no mask named {f.stem}.* in {mask_dir}"
                             f"{index.near_miss(f.stem)}")
@@ -113,6 +113,11 @@ def _image_items(args, need_masks, manifest=None, split=None, images=None, masks
                 raise UserError(f"{manifest}: no rows with split {split!r}")
         out = [(it.id, it.image, it.mask, it.where) for it in items]
     elif images:
+        if masks and any(Path(s).is_dir() and Path(masks).is_dir() and Path(s).samefile(masks)
+                         for s in images):
+            raise UserError(f"{masks}: --images and --masks name the same folder, so its masks "
+                            "would be read as images too; name the image files (--images "
+                            "DIR/*.jpg) or move the masks to a folder of their own")
         files = _image_files(images)
         if need_masks and not masks:
             raise UserError("--images needs --masks (a folder of masks named like the images)")
@@ -320,6 +325,14 @@ def _check_listed_inputs(args, items, vitems, points, vpoints):
                       + list(vpoints or [])))])
 
 
+def _ignore_hint(args):
+    """For a missing foreground: the ignore value may be the masks' own foreground value."""
+    v = getattr(args, "ignore_value", None)
+    return (f" (--ignore-value {v} is the foreground value of 0/{v} masks, so none is left: "
+            f"leave it out, or give it only with {'0/1' if v == 255 else '0/255'} masks)"
+            if v in (1, 255) else "")
+
+
 @_wrap
 @with_cluster
 def segment_train(args):
@@ -371,7 +384,8 @@ def segment_train(args):
 
         if isinstance(exc, FormatError):
             raise
-        raise UserError(f"{_source_name(args)}: {exc}") from exc
+        hint = _ignore_hint(args) if str(exc).startswith("no foreground") else ""
+        raise UserError(f"{_source_name(args)}: {exc}{hint}") from exc
     if model.n_iter == "auto" or model.chosen_.get("capped"):
         capped = [r for r in model.selection_ if r.get("capped")]
         if capped:
@@ -592,12 +606,16 @@ def _pred_masks(args, items):
         if p is None:
             raise UserError(f"{args.pred}: no predicted mask named {ident}.* (for {where})"
                             f"{index.near_miss(ident)}")
-        pred = load_mask(p)
+        pred, pred_ign = load_mask(p, args.ignore_value, return_ignore=True)
         _, truth, ign = load_example(img_path, mask_path, args.ignore_value) if img_path is not None \
             else (None, *_truth_only(mask_path, args.ignore_value))
         if pred.shape != truth.shape:
             raise UserError(f"{p}: predicted mask is {pred.shape[1]}x{pred.shape[0]} but the gold "
                             f"mask {mask_path} is {truth.shape[1]}x{truth.shape[0]}")
+        if pred_ign is not None and (ign is None or (pred_ign & ~ign).any()):
+            n = int((pred_ign if ign is None else pred_ign & ~ign).sum())
+            raise UserError(f"{p}: {n} pixels hold the ignore value {args.ignore_value} where the "
+                            f"gold mask {mask_path} has a label; a prediction labels every pixel")
         preds.append(pred)
         truths.append(truth)
         ignores.append(ign)
@@ -666,7 +684,7 @@ def segment_eval(args):
         what = ("pixel in their masks" if kind == "image" else
                 "point in the scans (check --foreground-labels)")
         raise UserError(f"{_count(n, kind)}: no foreground {what}, so foreground IoU is "
-                        "undefined")
+                        f"undefined{_ignore_hint(args)}")
     print(f"{_count(n, kind)}: {format_scores(sc)}")
     sys.stdout.flush()
     return 0

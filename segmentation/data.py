@@ -73,10 +73,13 @@ class StemIndex:
         for v in self._by_stem.values():
             v.sort()
 
-    def find(self, stem):
-        """The file for ``stem`` (a name with an image extension is also accepted), or None."""
+    def find(self, stem, exclude=None):
+        """The file for ``stem`` (a name with an image extension is also accepted), or None;
+        a file ``exclude`` (the image itself, when the masks share its folder) is passed over."""
         stem = str(stem)
         hit = self._by_stem.get(stem)
+        if hit and exclude is not None:
+            hit = [h for h in hit if not h[2].exists() or not h[2].samefile(exclude)]
         if hit and len(hit) > 1:
             raise FormatError(self.folder, None, f"two files for {stem}: "
                               f"{' and '.join(h[1] for h in hit[:2])}; keep one")
@@ -239,12 +242,16 @@ def load_mask(path, ignore_value=None, return_ignore=False):
         a = np.asarray(im)
     except (OSError, ValueError, TypeError) as exc:
         raise _image_error(path, "mask", exc) from None
+    if a.ndim == 3 and im.mode in ("LA", "La", "PA", "RGBA", "RGBa"):
+        a = _drop_alpha(path, a)
     if a.ndim == 3:
         if not np.all(a[..., :3] == a[..., :1]):
             raise FormatError(path, None, "mask is a colour image; expected a binary grey mask")
         a = a[..., 0]
     if a.ndim != 2 or a.size == 0:
         raise FormatError(path, None, f"mask has no pixels (shape {a.shape})")
+    if a.dtype.kind == "f" and np.all(np.isfinite(a)) and np.all((a == 0) | (a == 1) | (a == 255)):
+        a = a.astype(np.uint8)   # a floating-point mask (TIFF) of 0.0 and 1.0 (or 255.0)
     if a.dtype.kind not in "biu":
         raise FormatError(path, None, f"mask holds {a.dtype} values; expected whole numbers 0 and 255")
     ignore = None
@@ -259,19 +266,36 @@ def load_mask(path, ignore_value=None, return_ignore=False):
             ignore = None
     values = np.unique(a if ignore is None else a[~ignore])
     vs = set(values.tolist())
-    if not (vs <= {0, 255} or vs <= {0, 1}):
+    if not (vs <= {0, 255} or vs <= {0, 1} or (a.dtype.itemsize >= 2 and vs <= {0, 65535})):
         shown = ", ".join(map(str, values[:6].tolist())) + (", ..." if values.size > 6 else "")
         extra = "" if ignore_value is None else f" besides the ignore value {ignore_value}"
         hint = "" if ignore_value is not None else " (a \"don't care\" value: --ignore-value)"
+        if ignore_value is None and vs <= {0, 1, 255}:
+            hint = " (255 around 0 and 1: PASCAL VOC's void border? --ignore-value 255)"
+        elif im.mode == "P" or 1 < int(values[-1]) < 255:
+            hint = (" (a class-index mask, as PASCAL VOC's palette PNGs? make the class wanted 1 "
+                    "and every other class 0, keeping 255 for --ignore-value 255)")
         if Path(path).suffix.lower() in (".jpg", ".jpeg"):
             hint = (" (JPEG compression is lossy: it spreads 0 and 255 into nearby values; "
                     "save masks as PNG, or threshold them at 128)")
         raise FormatError(path, None, f"mask is not binary: it holds {values.size} values{extra} "
-                          f"({shown}); expected only 0 and 255 (or 0 and 1){hint}")
+                          f"({shown}); expected only 0 and 255 (or 0 and 1, or 0 and 65535 in "
+                          f"16-bit masks){hint}")
     mask = a > 0
     if ignore is not None:
         mask &= ~ignore
     return (mask, ignore) if return_ignore else mask
+
+
+def _drop_alpha(path, a):
+    """A mask's pixels without its alpha channel, which is not read; a mask whose figure is
+    drawn only in its alpha channel (a cut-out: one colour everywhere) is refused."""
+    alpha, colour = a[..., -1], a[..., :-1]
+    if np.all(colour == colour.flat[0]) and not np.all(alpha == alpha.flat[0]):
+        raise FormatError(path, None, "mask is one colour everywhere and its figure is drawn "
+                          "only in its alpha channel, which is not read; save the alpha "
+                          "channel as a grey mask (e.g. 'magick IN -alpha extract OUT')")
+    return colour if colour.shape[-1] > 1 else colour[..., 0]
 
 
 def load_example(image_path, mask_path=None, ignore_value=None):
