@@ -427,11 +427,9 @@ def read_manifest(path, image_dir=None, mask_dir=None, need_masks=False):
                 mask = mask if mask.is_file() else None
                 where = f"mask {root / cell('mask')} not found"
             else:
-                stem = Path(ident).stem if is_image_file(ident) else ident
-                mask = lookup(mask_dir, stem)
-                near = (indexes[mask_dir].near_miss(stem)
-                        if mask is None and need_masks and indexes.get(mask_dir) else "")
-                where = f"no mask named {ident}.* in {mask_dir}{near}"
+                mask = lookup(mask_dir, stem := Path(ident).stem if is_image_file(ident) else ident)
+                where = f"no mask named {ident}.* in {mask_dir}" + (indexes[mask_dir].near_miss(
+                    stem) if mask is None and need_masks and indexes.get(mask_dir) else "")
             if mask is None and need_masks:
                 raise FormatError(path, lineno, where)
             split = cell(split_col) if split_col else None
