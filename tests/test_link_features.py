@@ -156,7 +156,7 @@ def _train_args(out, *extra):
             "--iterations", "10", "-o", str(out), *extra]
 
 
-def test_cli_default_uses_the_aligners(tmp_path, capsys):
+def test_cli_default_uses_the_aligners(tmp_path, capsys, monkeypatch):
     out = tmp_path / "m.npz"
     cache = tmp_path / "cache"
     assert main(_train_args(out, "--cache-dir", str(cache))) == 0
@@ -172,6 +172,9 @@ def test_cli_default_uses_the_aligners(tmp_path, capsys):
     # the bayes run the model needs is gone: one line naming the model, exit 2
     for entry in (cache / "aligners").iterdir():
         shutil.rmtree(entry)
+    # and not in the cache a moved run is looked for either ($STRUCTPRED_CACHE: the test
+    # session's, where another test of this process may have left the same run)
+    monkeypatch.setenv("STRUCTPRED_CACHE", str(tmp_path / "empty-cache"))
     capsys.readouterr()
     rc = main(["align", "predict", "-m", str(out), "--src", str(DATA / "trial.en.gz"),
                "--tgt", str(DATA / "trial.fr.gz"), "-q"])
