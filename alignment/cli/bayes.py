@@ -17,8 +17,8 @@ from __future__ import annotations
 import sys
 import time
 
-from structpred.io import release_notes
 from structpred.cli import UserError, finite_float, log as _log, positive_int, seed_value
+from structpred.io import release_notes
 
 __all__ = ["add_bayes_arguments", "align_bayes"]
 

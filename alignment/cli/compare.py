@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 
 from structpred.cli import HelpFormatter as _Formatter
-from structpred.io import release_notes
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import positive_int, wrap_format_errors as _wrap_format_errors
+from structpred.io import release_notes
 
 from .common import _cache_default, _option_name
 

@@ -6,10 +6,10 @@ import os
 import time
 from pathlib import Path
 
-from structpred.io import release_notes
 from structpred.cli import UserError, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output
+from structpred.io import release_notes
 
 from .common import _check_cache_path, _summary
 

@@ -17,10 +17,10 @@ import os
 from pathlib import Path
 
 from structpred.cli import UserError, log as _log
-from structpred.io import release_notes
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_held_out, check_output, check_stdin, options_given, refuse_options
 from structpred.cli import open_cluster, with_cluster
+from structpred.io import release_notes
 
 from .common import (_bitext, _check_cache_path, _check_direction, _check_inputs,
                      _check_sure_links, _external,

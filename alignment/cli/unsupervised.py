@@ -19,10 +19,10 @@ import time
 from pathlib import Path
 
 from structpred.cli import HelpFormatter as _Formatter
-from structpred.io import release_notes
 from structpred.cli import UserError, add_quiet as _add_quiet, iteration_count, log as _log
 from structpred.cli import finite_float, refuse_options
 from structpred.cli import wrap_format_errors as _wrap_format_errors
+from structpred.io import release_notes
 
 from .common import _check_inputs, _read_input
 
