@@ -12,7 +12,7 @@ import unicodedata
 import numpy as np
 
 __all__ = ["check_whole", "check_number", "check_seed", "check_positive", "check_flag",
-           "label_clash", "check_label_spellings"]
+           "label_clash", "check_label_spellings", "whole_array"]
 
 
 def check_whole(name, value, lo=1, hi=None):
@@ -25,6 +25,35 @@ def check_whole(name, value, lo=1, hi=None):
             raise ValueError(f"{name} must be an integer >= {lo}, got {value!r}")
     elif not whole or not lo <= value <= hi:
         raise ValueError(f"{name} must be an integer from {lo} to {hi:,}, got {value!r}")
+
+
+def whole_array(name, values):
+    """``values`` as a 1-D int64 array, or ``ValueError`` unless every entry is a whole
+    number (``np.asarray(.., dtype=np.int64)`` cut 0.5 to 0 and NaN to a huge negative)."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D sequence of integers, got shape {arr.shape}")
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.int64, copy=False)
+    if arr.dtype.kind == "f" and np.all(np.abs(arr) <= _EXACT) and np.all(arr == np.round(arr)):
+        return arr.astype(np.int64)          # also np.asarray([]), which is float
+    bad = [v for v in arr.tolist() if not _is_whole(v)]
+    if not bad and arr.dtype.kind != "b":
+        return arr.astype(np.int64)          # an object array of whole numbers
+    got = bad[0] if bad else arr.tolist()[0]
+    raise ValueError(f"{name} must hold integers, got {got!r} ({arr.dtype})")
+
+
+#: the largest magnitude of a float that stands for an exact integer (2**53)
+_EXACT = 2.0 ** 53
+
+
+def _is_whole(v):
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, numbers.Integral):
+        return -2 ** 63 <= v < 2 ** 63
+    return isinstance(v, numbers.Real) and abs(v) <= _EXACT and v == int(v)
 
 
 def check_number(name, value, lo=0.0, strict=False, infinite=False):

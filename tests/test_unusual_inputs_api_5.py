@@ -245,7 +245,7 @@ def test_a_step_size_that_is_not_a_positive_number_is_refused(eta):
 def test_learner_seeds_are_refused_in_the_shared_words(learner, seed):
     # before: numpy's "expected non-negative integer" or SeedSequence's error
     with pytest.raises(ValueError, match="random_state must be an integer >= 0"):
-        learner(_simplex_examples(), S.L2Ball(10), n_iter=2, random_state=seed)
+        learner(_simplex_examples(), W=S.L2Ball(10), n_iter=2, random_state=seed)
 
 
 def test_learner_seeds_may_be_numpy_generators_but_not_negative():

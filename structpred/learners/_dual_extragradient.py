@@ -70,7 +70,19 @@ def _prepare(examples, W, monitor, n_iter=None, name="n_iter", random_state=0):
     W = L2Ball() if W is None else W
     monitor = Monitor(every=10**9) if monitor is None else monitor
     monitor.reset()
+    if isinstance(examples, (list, tuple)):
+        _check_widths(examples)
     return W, monitor, n_features_of(examples)
+
+
+def _check_widths(examples):
+    """``ValueError`` naming the first example whose feature count differs from example
+    0's (numpy's "matmul: dimension mismatch" named neither)."""
+    widths = [getattr(ex, "n_features", None) for ex in examples]
+    for i, d in enumerate(widths[1:], 1):
+        if d is not None and widths[0] is not None and d != widths[0]:
+            raise ValueError(f"example {i} has {d} features and example 0 has {widths[0]}: "
+                             "every example must use the same feature space (one w)")
 
 
 def dual_extragradient(examples, W=None, n_iter=100, eta=None, monitor=None,

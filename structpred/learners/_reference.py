@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from tqdm.auto import tqdm
 
+from .._checks import check_number, check_positive
 from ..io import progress_enabled
 from ._dual_extragradient import _prepare, step_size
 from ._executor import make_backend
@@ -65,6 +66,7 @@ def averaged_perceptron(examples, n_epochs=10, learning_rate=1.0, W=None, monito
     The output is the average of ``w`` over all steps so far.  An epoch is
     one "iteration" for the monitor.
     """
+    learning_rate = check_positive("learning_rate", learning_rate)
     examples = list(iterate_examples(examples))
     W, monitor, d = _prepare(examples, W, monitor, n_epochs, "n_epochs",
                              random_state=random_state)
@@ -103,6 +105,13 @@ def subgradient_method(examples, regularization=1e-3, n_iter=100, step0=None, W=
     iteration is one map-reduce of ``(hinge_i, F_i z_i* - f_i)``, as in
     :func:`~structpred.dual_extragradient_streaming`.
     """
+    if callable(getattr(regularization, "prox", None)):   # the others take W second
+        raise TypeError(f"regularization must be a number, got the parameter set "
+                        f"{regularization!r}: pass it as W=")
+    # a negative lambda made J unbounded below and was run to a meaningless w
+    check_number("regularization", regularization, 0.0)
+    if step0 is not None:
+        step0 = check_positive("step0", step0)
     if executor is not None:
         return _subgradient_distributed(examples, regularization, n_iter, step0, W, monitor,
                                         verbose, random_state, executor, n_partitions)

@@ -31,8 +31,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..._checks import check_whole, whole_array
 from ..._example import StructuredExample
 from . import _kernels as kern
+from ._checks import check_feasible, check_potentials, check_starts
 
 __all__ = ["ChainExample", "chain_marginals", "chain_viterbi", "project_chain",
            "chain_kl_prox", "n_chain_weights", "tree_potentials_of"]
@@ -65,23 +67,23 @@ def chain_marginals(node, edge, starts):
     -------
     node_marg (N, K), edge_marg (E, K, K), log_z (n_chains,)
     """
-    node = np.ascontiguousarray(node, dtype=np.float64)
-    edge = np.ascontiguousarray(edge, dtype=np.float64)
-    starts = np.asarray(starts, dtype=np.int64)
+    starts = check_starts(starts, np.shape(node)[0] if np.ndim(node) else -1)
+    node, edge = check_potentials(node, edge, np.shape(node)[0] - starts.size + 1)
     nm = np.empty_like(node)
     em = np.empty_like(edge)
-    logz = kern.chain_sum_product(node, edge, starts, nm, em)
+    logz = check_feasible(kern.chain_sum_product(node, edge, starts, nm, em))
     return nm, em, logz
 
 
 def chain_viterbi(node, edge, starts):
     """MAP labels (N,) and best scores (n_chains,); ``edge`` may be (E, K, K) or (K, K)."""
-    node = np.ascontiguousarray(node, dtype=np.float64)
-    edge = np.asarray(edge, dtype=np.float64)
+    starts = check_starts(starts, np.shape(node)[0] if np.ndim(node) else -1)
+    node, edge = check_potentials(node, edge, np.shape(node)[0] - starts.size + 1,
+                                  shared_ok=True)
     shared = edge.ndim == 2
     edge = np.ascontiguousarray(edge[None] if shared else edge)
     labels = np.empty(node.shape[0], dtype=np.int64)
-    best = kern.chain_viterbi(node, edge, np.asarray(starts, dtype=np.int64), shared, labels)
+    best = check_feasible(kern.chain_viterbi(node, edge, starts, shared, labels), "best score")
     return labels, best
 
 
@@ -221,7 +223,9 @@ class ChainExample(StructuredExample):
             raise ValueError("the compact encoding needs geometry='entropy'")
         x = sp.csr_matrix(x, dtype=np.float64)
         x.sort_indices()
-        self.lengths = np.asarray(lengths, dtype=np.int64)
+        if not np.all(np.isfinite(x.data)):
+            raise ValueError("x contains NaN or infinite feature values")
+        self.lengths = whole_array("lengths", lengths)
         if np.any(self.lengths < 1):
             raise ValueError("every chain needs at least one token")
         self.starts = _starts_of(self.lengths)
@@ -231,7 +235,8 @@ class ChainExample(StructuredExample):
         if n_labels is None:
             if y is None:
                 raise ValueError("n_labels is needed without y")
-            n_labels = int(np.max(y)) + 1
+            n_labels = int(np.max(whole_array("y", y))) + 1
+        check_whole("n_labels", n_labels, 1)
         self.n_labels = K = int(n_labels)
         self.n_obs = x.shape[1]
         self.geometry = geometry
@@ -247,7 +252,7 @@ class ChainExample(StructuredExample):
         self._left[self.starts[1:] - 1] = False
         self._dual = None
         self._center = None
-        self.y = None if y is None else np.asarray(y, dtype=np.int64)
+        self.y = None if y is None else whole_array("y", y)
         self.d = 0.0
         if self.y is not None:
             if self.y.shape != (N,) or self.y.min() < 0 or self.y.max() >= K:
@@ -262,6 +267,12 @@ class ChainExample(StructuredExample):
             self.z_gold = None
             self.c = np.zeros(self.n_vars)
             self.target_features = None
+
+    def __repr__(self):
+        # the dataclass repr of StructuredExample reads F, which a chain never forms
+        return (f"ChainExample(n_chains={self.lengths.size}, n_tokens={self.n_tokens}, "
+                f"n_labels={self.n_labels}, n_obs={self.n_obs}, geometry={self.geometry!r}, "
+                f"labelled={self.y is not None})")
 
     def __getstate__(self):
         state = dict(self.__dict__)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _kernels as kern
+from ._checks import check_feasible, check_potentials
 
 __all__ = ["tree_marginals", "tree_map"]
 
@@ -24,14 +25,15 @@ def tree_marginals(node, edge, parent):
     ``P(y) ∝ exp(sum_i node[i, y_i] + sum_{i>0} edge[i-1, y_parent(i), y_i])``;
     sum-product in log space.  ``parent[0] = -1`` and ``parent[i] < i``.
     """
-    node = np.ascontiguousarray(node, dtype=np.float64)
-    edge = np.ascontiguousarray(edge, dtype=np.float64)
-    return kern.tree_sum_product(node, edge, _check_tree(parent, node.shape[0]))
+    node, edge = check_potentials(node, edge, max(np.shape(node)[0] - 1, 0))
+    nm, em, logz = kern.tree_sum_product(node, edge, _check_tree(parent, node.shape[0]))
+    check_feasible(np.atleast_1d(logz))
+    return nm, em, logz
 
 
 def tree_map(node, edge, parent):
     """MAP labelling of a tree by max-product; returns ``(labels, score)``."""
-    node = np.ascontiguousarray(node, dtype=np.float64)
-    edge = np.ascontiguousarray(edge, dtype=np.float64)
+    node, edge = check_potentials(node, edge, max(np.shape(node)[0] - 1, 0))
     labels, best = kern.tree_max_product(node, edge, _check_tree(parent, node.shape[0]))
+    check_feasible(np.atleast_1d(best), "best score")
     return labels, float(best)

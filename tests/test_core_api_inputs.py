@@ -1,0 +1,151 @@
+"""The core's public functions refuse inputs that disagree with themselves, by name.
+
+Before these checks ``chain_viterbi``/``chain_marginals`` with ``starts`` that did not
+cover the tokens returned uninitialised memory, NaN potentials gave NaN marginals, a
+potential of 1e308 gave marginals that did not sum to one, ``ChainExample(y=[0, 0.5])``
+cut 0.5 to label 0, ``repr(ChainExample)`` raised AttributeError, a negative
+``regularization`` ran the subgradient method on an unbounded objective, and examples of
+two feature widths failed inside numpy's matmul.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sps
+from hypothesis import given, settings, strategies as st
+
+import structpred as sp
+from structpred._checks import whole_array
+
+
+def _chain(lengths, K=3, seed=0):
+    rng = np.random.default_rng(seed)
+    N = int(sum(lengths))
+    starts = np.concatenate([[0], np.cumsum(lengths)])
+    return rng.normal(size=(N, K)), rng.normal(size=(N - len(lengths), K, K)), starts
+
+
+@settings(max_examples=40, deadline=None)
+@given(lengths=st.lists(st.integers(1, 5), min_size=1, max_size=4),
+       shift=st.integers(-3, 3).filter(lambda s: s != 0),
+       where=st.sampled_from(["first", "last", "order"]))
+def test_starts_that_do_not_cover_the_tokens_are_refused(lengths, shift, where):
+    node, edge, starts = _chain(lengths)
+    bad = starts.copy()
+    if where == "first":
+        bad[0] += shift
+    elif where == "last":
+        bad[-1] += shift
+    elif len(bad) > 2:
+        bad[1], bad[2] = bad[2], bad[1]
+    else:
+        bad = np.array([0, 0, bad[-1]])
+    for fn in (sp.chain_marginals, sp.chain_viterbi):
+        with pytest.raises(ValueError, match="starts"):
+            fn(node, edge, bad)
+
+
+@settings(max_examples=30, deadline=None)
+@given(lengths=st.lists(st.integers(1, 5), min_size=1, max_size=4),
+       value=st.sampled_from([np.nan, np.inf, 1e200, -1e200]),
+       in_edge=st.booleans(), data=st.data())
+def test_nan_infinite_or_huge_potentials_are_refused(lengths, value, in_edge, data):
+    node, edge, starts = _chain(lengths)
+    target = edge if in_edge and edge.size else node
+    i = data.draw(st.integers(0, target.size - 1))
+    target.flat[i] = value
+    for fn in (sp.chain_marginals, sp.chain_viterbi):
+        with pytest.raises(ValueError, match="potentials"):
+            fn(node, edge, starts)
+
+
+def test_minus_infinity_forbids_labels_but_not_every_labelling():
+    node, edge, starts = _chain([3])
+    node[1, 0] = -np.inf
+    nm, em, logz = sp.chain_marginals(node, edge, starts)
+    assert nm[1, 0] == 0.0 and np.allclose(nm.sum(1), 1.0) and np.isfinite(logz).all()
+    assert sp.chain_viterbi(node, edge, starts)[0][1] != 0
+    node[1, :] = -np.inf
+    for fn in (sp.chain_marginals, sp.chain_viterbi):
+        with pytest.raises(ValueError, match="no labelling of finite score"):
+            fn(node, edge, starts)
+
+
+@pytest.mark.parametrize("edge_shape", [(3, 3, 3), (1, 3, 3), (2, 3), (2, 2, 3, 3)])
+def test_edge_arrays_of_the_wrong_shape_are_refused(edge_shape):
+    node, _, starts = _chain([3])
+    with pytest.raises(ValueError, match="edge must have shape"):
+        sp.chain_marginals(node, np.zeros(edge_shape), starts)
+    with pytest.raises(ValueError, match="edge must have shape"):
+        sp.tree_marginals(node, np.zeros(edge_shape), [-1, 0, 1])
+
+
+def test_a_tree_with_one_edge_potential_per_node_is_refused():
+    # n nodes have n - 1 edges; an (n, K, K) array was read as its first n - 1 silently
+    with pytest.raises(ValueError, match=r"\(2, 2, 2\)"):
+        sp.tree_map(np.zeros((3, 2)), np.zeros((3, 2, 2)), [-1, 0, 0])
+
+
+def test_chain_example_repr_and_integer_labels():
+    x = sps.csr_matrix(np.eye(3))
+    ex = sp.ChainExample(x, [2, 1], y=[0, 1, 0], n_labels=2)
+    assert repr(ex).startswith("ChainExample(n_chains=2, n_tokens=3, n_labels=2")
+    assert np.array_equal(sp.ChainExample(x, [2.0, 1.0], y=[0.0, 1.0, 0.0]).y, [0, 1, 0])
+    with pytest.raises(ValueError, match="y must hold integers, got 0.5"):
+        sp.ChainExample(x, [2, 1], y=[0, 0.5, 0], n_labels=2)
+    with pytest.raises(ValueError, match="lengths must hold integers"):
+        sp.ChainExample(x, [1.5, 1.5], y=[0, 1, 0], n_labels=2)
+    with pytest.raises(ValueError, match="n_labels must be an integer"):
+        sp.ChainExample(x, [2, 1], y=[0, 1, 0], n_labels=2.5)
+    x_nan = sps.csr_matrix(np.array([[np.nan, 0, 0], [0, 1, 0], [0, 0, 1]]))
+    with pytest.raises(ValueError, match="NaN"):
+        sp.ChainExample(x_nan, [2, 1], y=[0, 1, 0], n_labels=2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.integers(-10, 10), st.floats(allow_nan=True),
+                          st.booleans(), st.text(max_size=2)), max_size=6))
+def test_whole_array_keeps_whole_numbers_and_names_the_first_other_entry(values):
+    # numpy reads [0, False] as integers before any check sees it; all-bool lists are refused
+    if any(isinstance(v, bool) for v in values) and not all(isinstance(v, bool) for v in values):
+        values = [v for v in values if not isinstance(v, bool)]
+    def whole(v):
+        return (not isinstance(v, (bool, str)) and abs(v) <= 2 ** 53 and v == int(v))
+    if all(whole(v) for v in values):
+        assert whole_array("y", values).tolist() == [int(v) for v in values]
+    else:
+        with pytest.raises(ValueError, match="y must hold integers"):
+            whole_array("y", values)
+
+
+def _matching(width):
+    F = sps.csr_matrix(np.arange(1, 4 * width + 1, dtype=float).reshape(width, 4))
+    return sp.MatchingExample(F, np.array([1.0, 0, 0, 1]), shape=(2, 2))
+
+
+@pytest.mark.parametrize("learner", [sp.dual_extragradient, sp.averaged_projected_gradient,
+                                     sp.subgradient_method])
+def test_examples_of_two_feature_widths_are_refused_by_index(learner):
+    with pytest.raises(ValueError, match="example 1 has 3 features and example 0 has 2"):
+        learner([_matching(2), _matching(3)], n_iter=2)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"regularization": -1.0}, "regularization"), ({"regularization": np.nan}, "regularization"),
+    ({"step0": 0.0}, "step0"), ({"step0": np.inf}, "step0")])
+def test_subgradient_method_refuses_meaningless_constants(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        sp.subgradient_method([_matching(2)], n_iter=2, **kwargs)
+
+
+@pytest.mark.parametrize("rate", [0.0, -1.0, np.nan, np.inf, "1"])
+def test_averaged_perceptron_refuses_a_learning_rate_that_is_not_positive(rate):
+    with pytest.raises(ValueError, match="learning_rate"):
+        sp.averaged_perceptron([_matching(2)], n_epochs=1, learning_rate=rate)
+
+
+def test_subgradient_method_names_a_parameter_set_given_as_regularization():
+    # the other learners take W second; here the second argument is lambda
+    with pytest.raises(TypeError, match="pass it as W="):
+        sp.subgradient_method([_matching(2)], sp.L2Ball(10.0), n_iter=2)
