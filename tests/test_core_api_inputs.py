@@ -149,3 +149,34 @@ def test_subgradient_method_names_a_parameter_set_given_as_regularization():
     # the other learners take W second; here the second argument is lambda
     with pytest.raises(TypeError, match="pass it as W="):
         sp.subgradient_method([_matching(2)], sp.L2Ball(10.0), n_iter=2)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: sp.adjacent_pairs(-1, 2), "m must be an integer >= 0"),
+    (lambda: sp.adjacent_pairs(2, 2.5), "n must be an integer >= 0"),
+    (lambda: sp.fertility_constraints((2, 2), 0), "max_fertility must be an integer >= 1"),
+    (lambda: sp.fertility_constraints((2,), 2), r"shape must be \(m, n\)"),
+    (lambda: sp.split_fertility_vector(np.zeros(3), (2, 2), 1), "has 4 entries"),
+    (lambda: sp.fertility_indicators(np.array([[2, 0], [1, 1]]), 3), "0/1 edge matrix"),
+    (lambda: sp.mincut_score([2, 0], [1.0, 1.0], [1.0], [[0, 1]]), "0/1 labelling of the 2"),
+    (lambda: sp.mincut_score([1, 0, 1], [1.0, 1.0], [1.0], [[0, 1]]), "0/1 labelling of the 2"),
+    (lambda: sp.structured_hinge_loss([_matching(2)], np.zeros(3)), "example 0 has 2 features"),
+])
+def test_polytope_helpers_refuse_sizes_and_values_outside_their_domain(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+@settings(max_examples=30, deadline=None)
+@given(m=st.integers(0, 4), n=st.integers(0, 4), D=st.integers(1, 3), data=st.data())
+def test_fertility_helpers_agree_on_valid_shapes(m, n, D, data):
+    y = np.array(data.draw(st.lists(st.integers(0, 1), min_size=m * n, max_size=m * n)),
+                 dtype=np.int64).reshape(m, n)
+    src, tgt = sp.fertility_indicators(y, D)
+    z = np.concatenate([y.ravel(), src.ravel(), tgt.ravel()]).astype(float)
+    edges, s2, t2 = sp.split_fertility_vector(z, (m, n), D)
+    assert np.array_equal(edges, y) and np.array_equal(s2, src) and np.array_equal(t2, tgt)
+    A, b = sp.fertility_constraints((m, n), D)
+    assert A.shape == (m + n, z.size)
+    if not ((y.sum(1) > D).any() or (y.sum(0) > D).any()):
+        assert np.all(A @ z <= b + 1e-12)

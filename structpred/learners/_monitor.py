@@ -25,7 +25,13 @@ def structured_hinge_loss(examples, w):
         from ._executor import hinge_term
 
         return float(examples.map_reduce(hinge_term, w)[0])
-    return float(sum(ex.hinge_loss(w) for ex in iterate_examples(examples)))
+    w = np.asarray(w, dtype=np.float64)
+    total = 0.0
+    for i, ex in enumerate(iterate_examples(examples)):
+        if w.shape != (ex.n_features,):
+            raise ValueError(f"w has shape {w.shape}; example {i} has {ex.n_features} features")
+        total += ex.hinge_loss(w)
+    return float(total)
 
 
 @dataclass

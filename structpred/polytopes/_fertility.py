@@ -36,6 +36,8 @@ import numba as nb
 import numpy as np
 import scipy.sparse as sp
 
+from .._checks import check_whole
+
 __all__ = ["fertility_constraints", "project_fertility_matching",
            "project_fertility_matching_cvxpy", "decode_fertility_matching",
            "fertility_indicators", "split_fertility_vector"]
@@ -63,11 +65,26 @@ def _fert_arrays(edges, src, tgt):
     return edges, src, tgt
 
 
-def split_fertility_vector(z, shape, max_fertility):
-    """Split a flat ``[edges, src (D-1)*m, tgt (D-1)*n]`` vector into its three arrays."""
+def _fertility_shape(shape, max_fertility):
+    """``(m, n, D - 1)``, or ``ValueError`` naming a shape or a fertility that is not a
+    whole number of the right range (0 was numpy's "negative dimensions")."""
+    if len(tuple(shape)) != 2:
+        raise ValueError(f"shape must be (m, n), got {shape!r}")
     m, n = shape
-    e = max_fertility - 1
+    check_whole("m", m, 0)
+    check_whole("n", n, 0)
+    check_whole("max_fertility", max_fertility, 1)
+    return m, n, max_fertility - 1
+
+
+def split_fertility_vector(z, shape, max_fertility):
+    """Split a flat ``[edges, src (D-1)*m, tgt (D-1)*n, ...]`` vector into its three arrays
+    (entries after them, such as the QAP's pair variables, are not read)."""
+    m, n, e = _fertility_shape(shape, max_fertility)
     z = np.asarray(z, dtype=np.float64)
+    if z.ndim != 1 or z.size < m * n + e * (m + n):   # pair variables may follow (QAP)
+        raise ValueError(f"z has shape {z.shape}; a {m} x {n} pair with max_fertility "
+                         f"{max_fertility} has {m * n + e * (m + n)} entries")
     edges = z[: m * n].reshape(m, n)
     src = z[m * n: m * n + e * m].reshape(e, m)
     tgt = z[m * n + e * m: m * n + e * (m + n)].reshape(e, n)
@@ -76,7 +93,11 @@ def split_fertility_vector(z, shape, max_fertility):
 
 def fertility_indicators(y, max_fertility):
     """Indicators ``z_dj. = [deg_j >= d]`` for ``2 <= d <= D`` of a 0/1 edge matrix."""
+    check_whole("max_fertility", max_fertility, 1)
     y = np.asarray(y)
+    if y.ndim != 2 or not np.isin(y, (0, 1)).all():
+        raise ValueError(f"y must be a 0/1 edge matrix (m x n), got shape {y.shape} with "
+                         f"values {np.unique(y)[:5].tolist()}")
     d = np.arange(2, max_fertility + 1)[:, None]
     return ((y.sum(1)[None, :] >= d).astype(np.float64),
             (y.sum(0)[None, :] >= d).astype(np.float64))
@@ -87,8 +108,7 @@ def fertility_constraints(shape, max_fertility):
 
     The variable order is ``[edges (row-major), src (D-1, m), tgt (D-1, n)]``.
     """
-    m, n = shape
-    e = max_fertility - 1
+    m, n, e = _fertility_shape(shape, max_fertility)
     rows = sp.kron(sp.eye(m), np.ones((1, n)))           # sum_k z_jk
     cols = sp.kron(np.ones((1, m)), sp.eye(n))           # sum_j z_jk
     # - sum_d z_dj.  and  - sum_d z_d.k

@@ -39,6 +39,7 @@ import scipy.sparse as sp
 
 from ._fertility import decode_fertility_matching, fertility_constraints, fertility_indicators, project_fertility_matching, split_fertility_vector
 from ._qap_dual import DualQAPProjector
+from .._checks import check_whole
 from .._example import StructuredExample
 
 __all__ = ["PATTERNS", "adjacent_pairs", "qap_constraints", "decode_qap", "QAPSolution",
@@ -73,6 +74,8 @@ def adjacent_pairs(m, n, one_to_two=True):
     pattern : ndarray of int64, shape (P,)
         Index into :data:`PATTERNS`.
     """
+    check_whole("m", m, 0)       # -1 gave no pairs, 2.5 a TypeError of numpy's
+    check_whole("n", n, 0)
     idx = np.arange(m * n).reshape(m, n)
     blocks = [(idx[:-1, :-1], idx[1:, 1:], MONOTONE),
               (idx[:-1, 1:], idx[1:, :-1], INVERTED)]

@@ -41,10 +41,14 @@ def check_graph(edges, n_nodes):
 
 def mincut_score(y, node_scores, edge_penalties, edges):
     """``s(y) = sum_j s_j y_j - sum_jk s_jk |y_j - y_k|`` (eq. 2.5 at a vertex)."""
-    y = np.asarray(y, dtype=np.float64)
-    edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    s, lam, edges = _check_scores(node_scores, edge_penalties, edges)
+    y = np.asarray(y)
+    if y.shape != s.shape or not np.isin(y, (0, 1)).all():
+        raise ValueError(f"y must be a 0/1 labelling of the {s.size} nodes, got shape "
+                         f"{y.shape} with values {np.unique(y)[:5].tolist()}")
+    y = y.astype(np.float64)
     cut = np.abs(y[edges[:, 0]] - y[edges[:, 1]])
-    return float(np.dot(node_scores, y) - np.dot(edge_penalties, cut))
+    return float(np.dot(s, y) - np.dot(lam, cut))
 
 
 def _check_scores(node_scores, edge_penalties, edges):
