@@ -111,8 +111,26 @@ def f1_from_counts(counts):
     return 100.0 * 2 * prec * rec / (prec + rec)
 
 
+def check_aligned(gold, pred):
+    """``ValueError`` naming the first sentence whose predicted labels are not as many as
+    its gold ones, or a count of sentences that differs (``zip`` cut them silently)."""
+    gold, pred = list(gold), list(pred)
+    if len(gold) != len(pred):
+        raise ValueError(f"{len(gold)} gold sentences but {len(pred)} predicted ones")
+    for i, (g, p) in enumerate(zip(gold, pred)):
+        if isinstance(g, str) or isinstance(p, str) or len(g) != len(p):
+            raise ValueError(f"sentence {i}: {_count(g)} gold labels but {_count(p)} "
+                             "predicted ones (each a list of labels)")
+    return gold, pred
+
+
+def _count(labels):
+    return f"a string {labels!r:.30}" if isinstance(labels, str) else len(labels)
+
+
 def token_accuracy(gold, pred):
     """Share of tokens (in %) whose label is right."""
+    gold, pred = check_aligned(gold, pred)
     n = sum(len(s) for s in gold)
     right = sum(a == b for gs, ps in zip(gold, pred) for a, b in zip(gs, ps))
     return 100.0 * right / max(n, 1)
@@ -138,12 +156,13 @@ def score_from_stats(stats):
 
 def evaluate(gold, pred, iob=None):
     """A dict of scores: token accuracy always; chunk precision, recall and F1 for IOB labels."""
+    gold, pred = check_aligned(gold, pred)
     if iob is None:
         iob = is_iob({t for s in gold for t in s})
     out = {"accuracy": token_accuracy(gold, pred), "sentences": len(gold),
            "tokens": sum(len(s) for s in gold)}
     if iob:
-        c, p, g = sentence_stats(gold, pred, True).sum(0)
+        c, p, g = (int(v) for v in sentence_stats(gold, pred, True).sum(0))
         out.update(precision=100.0 * c / max(p, 1), recall=100.0 * c / max(g, 1),
                    f1=f1_from_counts((c, p, g)), chunks_gold=int(g), chunks_predicted=int(p),
                    chunks_correct=int(c))

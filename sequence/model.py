@@ -38,10 +38,12 @@ FORMAT_VERSION = 1
 
 def check_tagged_sentences(X, y=None, n_columns=None, what="sentence"):
     """``X`` (and ``y``) as lists, checked before any feature is built: every token a tuple
-    of ``n_columns`` strings (default: as many as the first token), never a string (it would
-    be read one letter per column); every label list as long as its sentence.  A one-line
-    ``TypeError`` or ``ValueError`` naming the sentence and token otherwise."""
-    X = check_token_lists(X, what)
+    of ``n_columns`` strings (default: as many as the first token) or a string, which is the
+    one-column token ``(word,)`` (not one letter per column); every label list as long as its
+    sentence.  A one-line ``TypeError`` or ``ValueError`` naming the sentence and token
+    otherwise."""
+    X = [[(tok,) if isinstance(tok, str) else tok for tok in sent]
+         for sent in check_token_lists(X, what)]
     first = "as the model was trained on"
     for i, sent in enumerate(X):
         for k, tok in enumerate(sent):
@@ -298,7 +300,8 @@ class SequenceTagger(BaseEstimator):
         Parameters
         ----------
         X : list of sentences
-            Each sentence is a list of tokens, each token a tuple of string columns.
+            Each sentence is a list of tokens, each token a tuple of string columns
+            (``(word, POS)``) or a word alone (the one-column token ``(word,)``).
         y : list of label lists
             One label per token.
         eval_set : (X_valid, y_valid), optional

@@ -180,3 +180,44 @@ def test_fertility_helpers_agree_on_valid_shapes(m, n, D, data):
     assert A.shape == (m + n, z.size)
     if not ((y.sum(1) > D).any() or (y.sum(0) > D).any()):
         assert np.all(A @ z <= b + 1e-12)
+
+
+def test_a_tagger_takes_sentences_of_bare_words_as_one_column_tokens():
+    from sequence.model import SequenceTagger
+
+    X = [["the", "dog", "runs"], ["a", "cat"]] * 5
+    y = [["D", "N", "V"], ["D", "N"]] * 5
+    bare = SequenceTagger(n_iter=5, min_count=1).fit(X, y)
+    tupled = SequenceTagger(n_iter=5, min_count=1).fit([[(w,) for w in s] for s in X], y)
+    assert np.array_equal(bare.coef_, tupled.coef_) if hasattr(bare, "coef_") else True
+    assert bare.predict([["the", "cat"]]) == tupled.predict([[("the",), ("cat",)]])
+    with pytest.raises(TypeError, match="looks like one tokenised sentence; pass a list"):
+        bare.predict(["the", "cat"])
+    with pytest.raises(ValueError, match="1 columns, but 2 were expected"):
+        SequenceTagger(n_iter=5, min_count=1).fit([[("the", "DT"), ("dog", "NN")]] * 4,
+                                                 [["D", "N"]] * 4).predict([["the", "dog"]])
+
+
+@settings(max_examples=30, deadline=None)
+@given(lengths=st.lists(st.integers(1, 4), min_size=1, max_size=4), data=st.data())
+def test_sequence_scores_refuse_predictions_that_do_not_line_up(lengths, data):
+    from sequence.evaluate import evaluate, token_accuracy
+
+    gold = [["B-NP"] + ["I-NP"] * (n - 1) for n in lengths]
+    pred = [list(s) for s in gold]
+    fault = data.draw(st.sampled_from(["fewer sentences", "shorter", "longer", "string"]))
+    i = data.draw(st.integers(0, len(gold) - 1))
+    if fault == "fewer sentences":
+        pred = pred[:-1]
+    elif fault == "shorter":
+        pred[i] = pred[i][:-1]
+    elif fault == "longer":
+        pred[i] = pred[i] + ["O"]
+    else:
+        pred[i] = " ".join(pred[i])
+    for fn in (evaluate, token_accuracy):
+        with pytest.raises(ValueError, match="gold") as info:
+            fn(gold, pred)
+        assert "\n" not in str(info.value)
+    assert evaluate(gold, gold)["f1"] == 100.0
+    assert all(type(v) in (int, float) for v in evaluate(gold, gold).values())

@@ -673,8 +673,8 @@ def test_a_string_given_for_tokens_is_refused_by_every_estimator(sents, where, i
 def test_tagged_sentences_that_do_not_fit_their_labels_are_refused(lengths, data):
     """SequenceTagger: a label list of another length than its sentence ("y must hold one
     label in 0..n_labels-1 per token" before), a token with another number of columns (an
-    IndexError), a token or a label list given as a string (read one letter per column or
-    per label): one line naming the sentence."""
+    IndexError; a bare word is a one-column token), a label list given as a string (read
+    one letter per label): one line naming the sentence."""
     from sequence.model import SequenceTagger
 
     X = [[("The", "DT"), ("end", "NN")]] + [[(f"w{k}", "NN") for k in range(n)]
@@ -692,9 +692,9 @@ def test_tagged_sentences_that_do_not_fit_their_labels_are_refused(lengths, data
     elif fault == "columns":
         X[i][-1] = X[i][-1][:1]
         want = f"sentence {i}, token {lengths[i] - 1} has 1 columns"
-    else:
+    else:   # a bare word is the one-column token (word,): here one column too few
         X[i][0] = "w0"
-        want = f"sentence {i}, token 0: expected a tuple"
+        want = f"sentence {i}, token 0 has 1 columns, but 2 were expected"
     with pytest.raises((TypeError, ValueError), match=want) as info:
         SequenceTagger(n_iter=1).fit(X, y)
     assert "\n" not in str(info.value)

@@ -45,6 +45,12 @@ def check_token_lists(sentences, what="sentence", items="tokens"):
         raise TypeError(f"expected a list of {what}s (each a list of {items}), got a single "
                         f"string {_shown(sentences)}")
     sentences = list(sentences)
+    if sentences and all(_is_text(s) for s in sentences) and not any(
+            any(c.isspace() for c in s) for s in sentences):
+        # ["the", "cat"]: one tokenised sentence where a list of them was expected
+        raise TypeError(f"{what} 0 is a string ({_shown(sentences[0])}), as is every item: "
+                        f"this looks like one tokenised {what}; pass a list of them "
+                        f"([{items}], not {items})")
     for i, s in enumerate(sentences):
         if _is_text(s):
             raise TypeError(f"{what} {i} is a string ({_shown(s)}), not a list of {items}: "
