@@ -8,12 +8,17 @@ arrays are ``(N, K)``, edge arrays ``(E, K, K)`` indexed ``[left, right]``.
 Trees are one at a time: ``parent[0] = -1`` and ``parent[i] < i``; edge
 ``i - 1`` joins ``parent[i]`` (first index) and ``i`` (second index).
 
-Sum-product runs in log space.  On chains the ``K^2`` exponentials of each
+Sum-product on chains with one potential per edge (:func:`chain_sum_product`)
+and on trees runs in log space.  On chains the ``K^2`` exponentials of each
 edge are computed once per call and reused by the forward pass, the backward
 pass and the edge marginals (row maxima are factored out so that every
 product is of numbers in ``[0, 1]``); a message or marginal that would
 underflow falls back to an exact log-sum-exp, so the result is exact for any
-potentials and any length.
+potentials and any length.  With the same potentials on every edge (the
+learners' case, :func:`chain_sum_product_shared`) a chain is summed in
+probability space with per-position scaling, which needs no logarithm in its
+``K^2`` loops, and in log space only when its potentials span more than
+``-_LOG_FLOOR`` nats.
 """
 
 from __future__ import annotations
