@@ -131,6 +131,11 @@ class StructuredExample:
         """``F_i z``: the (expected) features of an encoding."""
         return np.asarray(self.F @ z).ravel()
 
+    def add_features_of(self, z, out):
+        """``out += F_i z`` in place (the learners' reduce); a subclass may scatter into
+        ``out`` directly instead of forming a vector of size |w|."""
+        out += self.features_of(z)
+
     # -------------------------------------------------- problem-specific part
     def project(self, z):
         """Euclidean projection onto the polytope ``Z_i``."""

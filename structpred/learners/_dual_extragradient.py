@@ -147,18 +147,45 @@ def dual_extragradient(examples, W=None, n_iter=100, eta=None, monitor=None,
                           info={"eta": eta, "lipschitz": L, "u_bar_z": ubar_z})
 
 
+def _prox_steps(example, ubar_w, v_w, t, eta):
+    """Rebuilds ``s_zi^{t-1} = t (F_i' u_bar_w + c_i)`` (sec. 2.5) and takes the two
+    proximal steps on ``z_i``: returns ``(v_zi, u_zi)``."""
+    s_z = t * example.loss_augmented_scores(ubar_w)
+    v_z = example.prox(example.center(), s_z, eta)
+    return v_z, example.prox(v_z, example.loss_augmented_scores(v_w), eta)
+
+
 def example_step(example, ubar_w, v_w, t, eta):
     """The per-example *map* of the memory-efficient dual extragradient (fig. 2.6).
 
-    Rebuilds ``s_zi^{t-1} = t (F_i' u_bar_w + c_i)`` (sec. 2.5), takes the two
-    proximal steps on ``z_i`` and returns the example's contributions
-    ``(F_i v_zi - f_i, F_i u_zi - f_i)`` to ``r_w`` and to ``s_w``.
+    Takes the two proximal steps on ``z_i`` (:func:`_prox_steps`) and returns the
+    example's contributions ``(F_i v_zi - f_i, F_i u_zi - f_i)`` to ``r_w`` and to ``s_w``.
     """
-    s_z = t * example.loss_augmented_scores(ubar_w)
-    v_z = example.prox(example.center(), s_z, eta)
-    u_z = example.prox(v_z, example.loss_augmented_scores(v_w), eta)
+    v_z, u_z = _prox_steps(example, ubar_w, v_w, t, eta)
     f = example.target_features
     return example.features_of(v_z) - f, example.features_of(u_z) - f
+
+
+def _steps_in_place(examples, ubar_w, v_w, t, eta, d, target):
+    """The map and the reduce in one pass, in process: ``F_i v_zi`` and ``F_i u_zi`` are
+    added into ``r_w`` and ``s_w``'s increment in place (``add_features_of``) and
+    ``target = sum_i f_i`` is subtracted once, so no vector of size |w| is formed per
+    example.  ``target`` is None on the first pass, which sums it; returns
+    ``(r_w, q_w, target)``."""
+    r = np.zeros(d)
+    q = np.zeros(d)
+    first = target is None
+    if first:
+        target = np.zeros(d)
+    for ex in iterate_examples(examples):
+        v_z, u_z = _prox_steps(ex, ubar_w, v_w, t, eta)
+        ex.add_features_of(v_z, r)
+        ex.add_features_of(u_z, q)
+        if first:
+            target += ex.target_features
+    r -= target
+    q -= target
+    return r, q, target
 
 
 def _reduce_sums(parts, d):
@@ -196,7 +223,8 @@ def dual_extragradient_streaming(examples, W=None, n_iter=100, eta=None, monitor
         ``map_fn(func, iterable)``; pass ``pool.imap`` (multiprocessing) or
         a Dask/concurrent.futures map to shard the examples.  ``func`` is a
         :func:`functools.partial` of the module-level :func:`example_step`,
-        so it pickles.  Ignored when ``executor`` is given.
+        so it pickles.  Ignored when ``executor`` is given.  With the default the
+        map and the reduce run as one pass in process (:func:`_steps_in_place`).
     executor : None, dask.distributed.Client or concurrent.futures.Executor
         Where the map runs (:mod:`structpred.learners._executor`).  With a
         Dask client the examples are partitioned and scattered to the workers
@@ -225,12 +253,16 @@ def dual_extragradient_streaming(examples, W=None, n_iter=100, eta=None, monitor
     hat_w = W.project(np.zeros(d))
     s_w = np.zeros(d)
     ubar_w = np.zeros(d)
+    target = None   # sum_i f_i, summed by the first in-process pass
     status, t = 0, -1
     for t in tqdm(range(n_iter), disable=not progress_enabled(verbose),
                   desc="dual-ex (streaming)"):
         v_w = W.prox(hat_w, s_w, eta)
-        step = functools.partial(example_step, ubar_w=ubar_w, v_w=v_w, t=t, eta=eta)
-        r_w, q_w = _reduce_sums(map_fn(step, iterate_examples(examples)), d)
+        if map_fn is map:
+            r_w, q_w, target = _steps_in_place(examples, ubar_w, v_w, t, eta, d, target)
+        else:
+            step = functools.partial(example_step, ubar_w=ubar_w, v_w=v_w, t=t, eta=eta)
+            r_w, q_w = _reduce_sums(map_fn(step, iterate_examples(examples)), d)
         s_w = s_w - q_w
         u_w = W.prox(v_w, -r_w, eta)
         ubar_w = (t * ubar_w + u_w) / (t + 1)

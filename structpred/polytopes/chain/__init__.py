@@ -1,4 +1,5 @@
-"""The chain and tree marginal polytopes: sum-product marginals (log space), the
+"""The chain and tree marginal polytopes: sum-product marginals (log space; with shared
+edge potentials, probability space with per-position scaling), the
 Bregman (KL) proximal step, Viterbi / max-product decoding, the Euclidean projection
 (accelerated dual ascent, with a cvxpy reference) and the problem class
 :class:`ChainExample` for label sequences.

@@ -324,10 +324,11 @@ class ChainExample(StructuredExample):
                 w[n + K * K:n + K * K + K], w[n + K * K + K:])
 
     # ------------------------------------------------------------ operators
-    def node_scores(self, w):
-        """``(N, K)`` node scores and the ``(K, K)`` transition scores for weights ``w``."""
+    def node_scores(self, w, out=None):
+        """``(N, K)`` node scores (into ``out`` when given) and the ``(K, K)`` transition
+        scores for weights ``w``."""
         We, Wt, Ws, Wend = self._split_w(w)
-        node = np.empty((self.n_tokens, self.n_labels))
+        node = np.empty((self.n_tokens, self.n_labels)) if out is None else out
         kern.emission_scores(self.x.indptr, self.x.indices, self.x.data,
                              np.ascontiguousarray(We), node)
         a = self.label_scale
@@ -336,24 +337,32 @@ class ChainExample(StructuredExample):
         return node, a * Wt
 
     def scores(self, w):
-        node, Wt = self.node_scores(w)
-        if self.compact:
-            return np.concatenate([node.ravel(), Wt.ravel()])
-        edge = np.broadcast_to(Wt, (self.n_edges, self.n_labels, self.n_labels))
-        return np.concatenate([node.ravel(), edge.ravel()])
+        s = np.empty(self.n_vars)
+        node, Wt = self.node_scores(w, out=s[:self._nk].reshape(-1, self.n_labels))
+        s[self._nk:].reshape(-1, self.n_labels, self.n_labels)[:] = Wt
+        return s
+
+    def loss_augmented_scores(self, w):
+        s = self.scores(w)
+        s += self.c
+        return s
 
     def features_of(self, z):
+        g = np.zeros(self.n_features)
+        self.add_features_of(z, g)
+        return g
+
+    def add_features_of(self, z, out):
+        """``out += F z`` in place: the token features scattered straight into ``out``."""
         K = self.n_labels
         zn, ze = self.split(np.asarray(z, dtype=np.float64))
-        g = np.zeros(self.n_features)
         n = self.n_obs * K
         kern.emission_gradient(self.x.indptr, self.x.indices, self.x.data,
-                               np.ascontiguousarray(zn), g[:n].reshape(-1, K))
+                               np.ascontiguousarray(zn), out[:n].reshape(-1, K))
         a = self.label_scale
-        g[n:n + K * K] = a * (ze if self.compact else ze.sum(axis=0)).ravel()
-        g[n + K * K:n + K * K + K] = a * zn[self.starts[:-1]].sum(axis=0)
-        g[n + K * K + K:] = a * zn[self.starts[1:] - 1].sum(axis=0)
-        return g
+        out[n:n + K * K] += a * (ze if self.compact else ze.sum(axis=0)).ravel()
+        out[n + K * K:n + K * K + K] += a * zn[self.starts[:-1]].sum(axis=0)
+        out[n + K * K + K:] += a * zn[self.starts[1:] - 1].sum(axis=0)
 
     # --------------------------------------------------------- the polytope
     def project(self, z):
@@ -414,9 +423,8 @@ class ChainExample(StructuredExample):
             node[np.arange(N), self.y] += 1.0 - self.smoothing
             # a product distribution: no edge potentials, edge marginals are outer products
             t = np.flatnonzero(self._left)
-            edge = node[t][:, :, None] * node[t + 1][:, None, :]
-            if self.compact:
-                edge = edge.sum(axis=0)
+            edge = (node[t].T @ node[t + 1] if self.compact
+                    else node[t][:, :, None] * node[t + 1][:, None, :])
             theta = np.concatenate([np.log(node).ravel(), np.zeros(edge.size)])
             self._center = _Marginals(np.concatenate([node.ravel(), edge.ravel()]), theta)
         return self._center

@@ -8,12 +8,17 @@ arrays are ``(N, K)``, edge arrays ``(E, K, K)`` indexed ``[left, right]``.
 Trees are one at a time: ``parent[0] = -1`` and ``parent[i] < i``; edge
 ``i - 1`` joins ``parent[i]`` (first index) and ``i`` (second index).
 
-Sum-product runs in log space.  On chains the ``K^2`` exponentials of each
+Sum-product on chains with one potential per edge (:func:`chain_sum_product`)
+and on trees runs in log space.  On chains the ``K^2`` exponentials of each
 edge are computed once per call and reused by the forward pass, the backward
 pass and the edge marginals (row maxima are factored out so that every
 product is of numbers in ``[0, 1]``); a message or marginal that would
 underflow falls back to an exact log-sum-exp, so the result is exact for any
-potentials and any length.
+potentials and any length.  With the same potentials on every edge (the
+learners' case, :func:`chain_sum_product_shared`) a chain is summed in
+probability space with per-position scaling, which needs no logarithm in its
+``K^2`` loops, and in log space only when its potentials span more than
+``-_LOG_FLOOR`` nats.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from numba import njit
 
 _TINY = 1e-250   # below this a fast sum may have lost digits: recompute exactly
 _BIG = 650.0     # exp(_BIG) * 1e-308 is still negligible
+_LOG_FLOOR = -600.0   # the widest range of potentials the scaled (probability-space) sums take
 
 
 @njit(cache=True)
@@ -423,104 +429,160 @@ def emission_gradient(indptr, indices, values, Z, G):
 def chain_sum_product_shared(node, edge, starts, node_marg, edge_sum):
     """:func:`chain_sum_product` when every edge has the same potentials ``edge`` (K, K).
 
-    The ``K^2`` exponentials are computed once per call; each position costs
-    ``O(K^2)`` multiply-adds and ``O(K)`` exponentials.  Fills the node
-    marginals and adds the edge marginals of all edges into ``edge_sum``
-    (K, K); returns ``log Z`` per chain.
+    Fills the node marginals and adds the edge marginals of all edges into
+    ``edge_sum`` (K, K); returns ``log Z`` per chain.  Each chain is summed in
+    probability space with per-position scaling (:func:`_scaled_chain`):
+    ``alpha_t = normalise((alpha_{t-1} E) * psi_t)`` with ``E = exp(edge - max)``
+    computed once per call and ``psi_t = exp(node_t - max_t)``, so a position
+    costs ``3 K^2`` multiply-adds and ``K`` exponentials.  A chain whose
+    potentials span too wide a range for that (:func:`_chain_shifts`), or hold
+    an infinity or NaN, is summed exactly in log space instead, by
+    :func:`chain_sum_product` on its edges.
     """
     N, K = node.shape
     n_chains = starts.size - 1
     logz = np.empty(n_chains)
-    alpha = np.empty((N, K))
-    beta = np.empty((N, K))
-    rowmax = np.empty(K)
-    expE = np.zeros((K, K))
+    emax, log_emin = _range_of(edge)
+    E = np.empty((K, K))
     for a in range(K):
-        m = -np.inf
         for b in range(K):
-            if edge[a, b] > m:
-                m = edge[a, b]
-        rowmax[a] = m
-        if m > -np.inf:
-            for b in range(K):
-                expE[a, b] = np.exp(edge[a, b] - m)
-    p = np.empty(K)
-    tmp = np.empty(K)
+            E[a, b] = np.exp(edge[a, b] - emax)
+    ET = np.ascontiguousarray(E.T)
+    maxlen = 1
+    for c in range(n_chains):
+        maxlen = max(maxlen, starts[c + 1] - starts[c])
+    buf = np.empty((4, maxlen, K))     # psi, alpha, beta, and the shifts in buf[3, :, 0]
     for c in range(n_chains):
         s, e = starts[c], starts[c + 1]
-        n = e - s
-        if n == 0:
+        if e == s:
             logz[c] = 0.0
-            continue
-        for k in range(K):
-            alpha[s, k] = node[s, k]
-        for t in range(s + 1, e):
-            G = -np.inf
-            for a in range(K):
-                tmp[a] = alpha[t - 1, a] + rowmax[a]
-                if tmp[a] > G:
-                    G = tmp[a]
-            for a in range(K):
-                p[a] = np.exp(tmp[a] - G) if G > -np.inf else 0.0
-            for b in range(K):
-                acc = 0.0
-                for a in range(K):
-                    acc += p[a] * expE[a, b]
-                if acc > _TINY:
-                    alpha[t, b] = node[t, b] + G + np.log(acc)
-                else:
-                    for a in range(K):
-                        tmp[a] = alpha[t - 1, a] + edge[a, b]
-                    alpha[t, b] = node[t, b] + _logsumexp(tmp)
-        lz = _logsumexp(alpha[e - 1])
-        logz[c] = lz
-        for k in range(K):
-            beta[e - 1, k] = 0.0
-        for t in range(e - 2, s - 1, -1):
-            H = -np.inf
-            for b in range(K):
-                tmp[b] = node[t + 1, b] + beta[t + 1, b]
-                if tmp[b] > H:
-                    H = tmp[b]
-            for b in range(K):
-                p[b] = np.exp(tmp[b] - H) if H > -np.inf else 0.0
-            for a in range(K):
-                acc = 0.0
-                for b in range(K):
-                    acc += expE[a, b] * p[b]
-                if acc > _TINY:
-                    beta[t, a] = rowmax[a] + H + np.log(acc)
-                else:
-                    m = -np.inf
-                    for b in range(K):
-                        v = edge[a, b] + tmp[b]
-                        if v > m:
-                            m = v
-                    if m == -np.inf:
-                        beta[t, a] = m
-                    else:
-                        acc2 = 0.0
-                        for b in range(K):
-                            acc2 += np.exp(edge[a, b] + tmp[b] - m)
-                        beta[t, a] = m + np.log(acc2)
-            G = -np.inf
-            for a in range(K):
-                tmp[a] = alpha[t, a] + rowmax[a]
-                if tmp[a] > G:
-                    G = tmp[a]
-            const = G + H - lz
-            if const < _BIG and G > -np.inf:
-                scale = np.exp(const)
-                for a in range(K):
-                    pa = np.exp(tmp[a] - G) * scale
-                    for b in range(K):
-                        edge_sum[a, b] += pa * expE[a, b] * p[b]
-            else:
-                for a in range(K):
-                    for b in range(K):
-                        edge_sum[a, b] += np.exp(alpha[t, a] + edge[a, b] + node[t + 1, b]
-                                                 + beta[t + 1, b] - lz)
-        for t in range(s, e):
-            for k in range(K):
-                node_marg[t, k] = np.exp(alpha[t, k] + beta[t, k] - lz)
+        elif _chain_shifts(node, s, e, log_emin, buf[3, :, 0]):
+            logz[c] = _scaled_chain(node, s, e, E, ET, emax, buf, node_marg, edge_sum)
+        else:
+            logz[c] = _log_space_chain(node, edge, s, e, node_marg, edge_sum)
     return logz
+
+
+@njit(cache=True)
+def _range_of(edge):
+    """``(max, min - max)`` of the edge potentials (``min - max`` is NaN or -inf when
+    one is not finite, which sends every chain to the log-space path)."""
+    hi = -np.inf
+    lo = np.inf
+    for v in edge.ravel():
+        hi = max(hi, v)
+        lo = min(lo, v)
+    if not (np.isfinite(hi) and np.isfinite(lo)):
+        return 0.0, -np.inf
+    return hi, lo - hi
+
+
+@njit(cache=True)
+def _chain_shifts(node, s, e, log_emin, shift):
+    """Row maxima of the chain's node potentials into ``shift``; whether the scaled
+    sum may be used.
+
+    With ``E = exp(edge - max)`` (entries at least ``exp(log_emin)``) and
+    ``psi_t = exp(node_t - max_t)`` (at least ``exp(min_t - max_t)``), every
+    product of the scaled recursions whose terms matter is then a normal number
+    (at least ``exp(_LOG_FLOOR) / K``): terms that underflow change a message by
+    less than ``K 1e-308`` relative to its largest entry, which is at least
+    ``exp(log_emin + min_t - max_t)``, so the marginals are exact to rounding.
+    """
+    for i in range(e - s):
+        hi = -np.inf
+        lo = np.inf
+        for v in node[s + i]:
+            hi = max(hi, v)
+            lo = min(lo, v)
+        if not (lo - hi + log_emin > _LOG_FLOOR):   # also false for NaN and infinities
+            return False
+        shift[i] = hi
+    return True
+
+
+@njit(cache=True)
+def _scaled_chain(node, s, e, E, ET, emax, buf, node_marg, edge_sum):
+    """Forward-backward in probability space on one chain (positions ``s..e-1``).
+
+    Messages are normalised to a largest entry of 1 at every position (their
+    logarithms kept in ``log Z``); the node marginals are normalised per
+    position, the edge marginals ``alpha_t(a) E(a, b) psi_{t+1}(b) beta_{t+1}(b)``
+    by the same sum.  Returns ``log Z``.
+    """
+    n = e - s
+    K = E.shape[0]
+    psi, alpha, beta = buf[0], buf[1], buf[2]
+    shift = buf[3, :, 0]
+    for i in range(n):
+        for k in range(K):
+            psi[i, k] = np.exp(node[s + i, k] - shift[i])
+            alpha[i, k] = 0.0
+    for k in range(K):
+        alpha[0, k] = psi[0, k]
+    lz = shift[0]
+    for i in range(1, n):          # forward: alpha_i = normalise((alpha_{i-1} E) * psi_i)
+        for a in range(K):
+            pa = alpha[i - 1, a]
+            for b in range(K):
+                alpha[i, b] += pa * E[a, b]
+        m = 0.0
+        for b in range(K):
+            alpha[i, b] *= psi[i, b]
+            m = max(m, alpha[i, b])
+        inv = 1.0 / m
+        for b in range(K):
+            alpha[i, b] *= inv
+        lz += shift[i] + emax + np.log(m)
+    total = 0.0
+    for k in range(K):
+        total += alpha[n - 1, k]
+        beta[n - 1, k] = 1.0
+    lz += np.log(total)
+    for k in range(K):
+        node_marg[e - 1, k] = alpha[n - 1, k] / total
+    r = np.empty(K)
+    for i in range(n - 2, -1, -1):   # backward: beta_i = normalise(E (psi_{i+1} * beta_{i+1}))
+        for b in range(K):
+            r[b] = psi[i + 1, b] * beta[i + 1, b]
+            beta[i, b] = 0.0
+        for b in range(K):
+            rb = r[b]
+            for a in range(K):
+                beta[i, a] += ET[b, a] * rb
+        m = 0.0
+        for a in range(K):
+            m = max(m, beta[i, a])
+        inv = 1.0 / m
+        d = 0.0
+        for a in range(K):
+            beta[i, a] *= inv
+            d += alpha[i, a] * beta[i, a]
+        for b in range(K):
+            r[b] *= inv
+        for a in range(K):
+            node_marg[s + i, a] = alpha[i, a] * beta[i, a] / d
+            pa = alpha[i, a] / d
+            for b in range(K):
+                edge_sum[a, b] += pa * E[a, b] * r[b]
+    return lz
+
+
+@njit(cache=True)
+def _log_space_chain(node, edge, s, e, node_marg, edge_sum):
+    """One chain of :func:`chain_sum_product_shared` in log space: the shared
+    potentials on each of its edges, summed by :func:`chain_sum_product`."""
+    n = e - s
+    K = edge.shape[0]
+    edges = np.empty((n - 1, K, K))
+    for j in range(n - 1):
+        edges[j] = edge
+    marg = np.empty((n - 1, K, K))
+    starts = np.zeros(2, dtype=np.int64)
+    starts[1] = n
+    lz = chain_sum_product(node[s:e], edges, starts, node_marg[s:e], marg)
+    for j in range(n - 1):
+        for a in range(K):
+            for b in range(K):
+                edge_sum[a, b] += marg[j, a, b]
+    return lz[0]

@@ -20,7 +20,7 @@ class _ProtocolOperator:
     def map_reduce(self, func, v):
         u = np.zeros(self.n_features)
         for ex in iterate_examples(self.examples):
-            u += ex.features_of(ex.scores(v))
+            ex.add_features_of(ex.scores(v), u)
         return (u,)
 
 
