@@ -91,10 +91,9 @@ def align_bayes(args):
     if bool(args.bitext_src) != bool(args.bitext_tgt):
         raise UserError("give both --bitext-src and --bitext-tgt")
     if args.bitext_src:
-        from alignment.data.corpus import load_bitext
+        from alignment.cli.common import _load_extra_bitext
 
-        bt = load_bitext(args.bitext_src, args.bitext_tgt, max_pairs=args.bitext_pairs,
-                         protect_first=0)
+        bt = _load_extra_bitext(args)
         extra_src, extra_tgt = bt.src, bt.tgt
         if verbose:
             _log(args, f"extra bitext: {bt.report()}")

@@ -62,8 +62,9 @@ def _check_sure_links(path, gold, why):
                         "(unlabelled NAACL links and Pharaoh 'i-j' links are sure)")
 
 
-def _read_pairs(src, tgt, src_opt="--src", tgt_opt="--tgt"):
-    """Sentence pairs of two files; none at all is an error."""
+def _read_pairs(src, tgt, src_opt="--src", tgt_opt="--tgt", segmented=True):
+    """Sentence pairs of two files; none at all is an error, and so (with ``segmented``)
+    is a side of unsegmented Chinese, Japanese, Thai... text (:func:`_check_segmented`)."""
     from alignment.data.formats import read_parallel
 
     if bool(src) != bool(tgt):
@@ -71,7 +72,37 @@ def _read_pairs(src, tgt, src_opt="--src", tgt_opt="--tgt"):
     pairs = read_parallel(src, tgt)
     if not pairs:
         raise UserError(f"{src}: no sentences (the file is empty)")
+    if segmented:
+        _check_segmented(pairs, src, tgt)
     return pairs
+
+
+#: bitext pairs (``--bitext-src``/``--bitext-tgt``) looked at by :func:`_check_segmented`
+SEGMENTED_SAMPLE = 2000
+
+
+def _load_extra_bitext(args):
+    """``align unsupervised``'s ``--bitext-src``/``--bitext-tgt``
+    (:func:`alignment.data.corpus.load_bitext`), its first pairs checked for unsegmented
+    text."""
+    from alignment.data.corpus import load_bitext
+
+    bt = load_bitext(args.bitext_src, args.bitext_tgt, max_pairs=args.bitext_pairs,
+                     protect_first=0)
+    _check_segmented(list(zip(bt.src[:SEGMENTED_SAMPLE], bt.tgt[:SEGMENTED_SAMPLE])),
+                     args.bitext_src, args.bitext_tgt)
+    return bt
+
+
+def _check_segmented(pairs, src, tgt=None):
+    """Refuse sentence pairs (read from ``src`` and ``tgt``, or from one ``src ||| tgt``
+    file ``src``) a side of which is text of a script written without spaces, not split
+    into words (:func:`alignment.data.formats.check_segmented`)."""
+    from alignment.data.formats import check_segmented
+
+    for side, path in ((0, src), (1, tgt or src)):
+        what = "" if tgt else ("source side: ", "target side: ")[side]
+        check_segmented([p[side] for p in pairs], path, what)
 
 
 def _is_file(path):
@@ -333,4 +364,5 @@ def _read_input(args):
         raise UserError("give --src and --tgt, or -i FILE ('src ||| tgt' lines; - for stdin)")
     if not pairs:
         raise UserError(f"{args.input or args.src}: no sentence pairs")
+    _check_segmented(pairs, args.input or args.src, None if args.input else args.tgt)
     return pairs

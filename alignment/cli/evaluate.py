@@ -35,7 +35,7 @@ def aer(args):
     else:
         refuse_options(args, ("sentences",), "chooses the sentences that --plot draws: give "
                        "--plot too")
-    pairs = _read_pairs(args.src, args.tgt) if have_text else None
+    pairs = _read_pairs(args.src, args.tgt, segmented=False) if have_text else None
     try:
         test = read_pharaoh(args.test, pairs)
     except FormatError as exc:

@@ -22,8 +22,8 @@ from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_held_out, check_output, check_stdin, options_given, refuse_options
 from structpred.cli import open_cluster, with_cluster
 
-from .common import (_bitext, _check_cache_path, _check_direction, _check_inputs,
-                     _check_sure_links, _external,
+from .common import (SEGMENTED_SAMPLE, _bitext, _check_cache_path, _check_direction,
+                     _check_inputs, _check_segmented, _check_sure_links, _external,
                      _external_specs, _feature_list, _inputs, _interaction_statistics, _is_file,
                      _option_name, _read_gold, _read_pairs, _statistics, _summary,
                      _within_length)
@@ -248,4 +248,5 @@ def _read_bitext(args):
     if args.bitext_pairs is not None:
         bt = bt[:args.bitext_pairs]
     bt = [(s, t) for s, t in bt if s and t]
+    _check_segmented(bt[:SEGMENTED_SAMPLE], args.bitext_src, args.bitext_tgt)
     return [s for s, _ in bt], [t for _, t in bt]

@@ -191,10 +191,9 @@ def align_unsupervised(args):
     pairs = _read_input(args)
     extra_src = extra_tgt = None
     if args.bitext_src:
-        from alignment.data.corpus import load_bitext
+        from alignment.cli.common import _load_extra_bitext
 
-        bt = load_bitext(args.bitext_src, args.bitext_tgt, max_pairs=args.bitext_pairs,
-                         protect_first=0)
+        bt = _load_extra_bitext(args)
         extra_src, extra_tgt = bt.src, bt.tgt
         _log(args, f"extra bitext: {bt.report()}")
     src, tgt, index = training_text(pairs, extra_src, extra_tgt)

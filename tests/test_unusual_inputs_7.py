@@ -1,0 +1,142 @@
+"""Unusual inputs, seventh sweep (issue 28, docs/errors.md), by class:
+
+- text of a script written without spaces (Chinese, Japanese, Thai...) not split into
+  words, given to ``align train``, ``align predict`` and ``align unsupervised``: each line
+  was one "word", aligned with exit status 0;
+"""
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from alignment import MatchingAligner
+from alignment.data.formats import check_segmented
+from structpred import FormatError
+
+from cli_helpers import one_line_error, run_cli
+
+SETTINGS = settings(max_examples=20, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                           HealthCheck.too_slow])
+
+
+def _write(path, lines):
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+# ------------------------------------------------ class: unsegmented text (alignment)
+SRC = ["the house is small .", "i agree .", "he is a good student ."]
+TGT = ["la maison est petite .", "je suis d' accord .", "il est un bon étudiant ."]
+UNSEGMENTED = {
+    "Chinese": (["房子很小。", "我同意。", "他是一个好学生。"], "jieba"),
+    "Japanese": (["家はとても小さいです。", "私は賛成です。", "彼は良い学生です。"], "MeCab"),
+    "Thai": (["บ้านหลังนี้เล็กมาก", "ฉันเห็นด้วยครับ", "เขาเป็นนักเรียนที่ดี"], "PyThaiNLP"),
+}
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    """Model M fitted for 2 iterations on 2 pairs with statistics of the same pairs."""
+    from alignment.stats.statistics import AlignmentStatistics
+
+    pairs = [(s.split(), t.split()) for s, t in zip(SRC, TGT)]
+    stats = AlignmentStatistics.from_sentences([s for s, _ in pairs], [t for _, t in pairs],
+                                              verbose=False)
+    gold = [[(0, 0), (1, 1)], [(0, 0)], [(0, 0)]]
+    path = tmp_path_factory.mktemp("model") / "m.npz"
+    MatchingAligner(n_iter=2).fit(pairs, gold, stats=stats).save(path)
+    return str(path)
+
+
+@pytest.mark.parametrize("language", sorted(UNSEGMENTED))
+@pytest.mark.parametrize("command", ["unsupervised", "bayes", "fast_align", "predict",
+                                     "train"])
+def test_unsegmented_text_is_refused_naming_a_segmenter(tmp_path, capsys, tiny_model,
+                                                        language, command):
+    """Each line of unsegmented text was one word: aligned (0-0 on every line), exit 0."""
+    lines, segmenter = UNSEGMENTED[language]
+    src = _write(tmp_path / "a.en", SRC)
+    tgt = _write(tmp_path / "a.xx", lines)
+    out = str(tmp_path / "out")
+    files = ["--src", src, "--tgt", tgt]
+    argv = {"unsupervised": ["align", "unsupervised"] + files,
+            "bayes": ["align", "unsupervised", "--model", "bayes"] + files,
+            "fast_align": ["align", "unsupervised", "-i", _write(
+                tmp_path / "in.txt", [f"{s} ||| {t}" for s, t in zip(SRC, lines)])],
+            "predict": ["align", "predict", "-m", tiny_model] + files,
+            "train": ["align", "train", "--aligners", "none", "--gold", _write(
+                tmp_path / "g.txt", ["0-0"] * 3), "--bitext-src", _write(tmp_path / "b.en", SRC),
+                "--bitext-tgt", _write(tmp_path / "b.fr", TGT)] + files}[command]
+    rc, _, err = run_cli(argv + ["-o", out, "-q"], capsys)
+    where = str(tmp_path / "in.txt") + ": target side: " if command == "fast_align" else tgt
+    assert one_line_error(rc, err, where, f"{language} letters without spaces", "unsegmented",
+                          segmenter), err
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_unsegmented_bitext_for_the_statistics_is_refused(tmp_path, capsys):
+    src = _write(tmp_path / "a.en", SRC)
+    tgt = _write(tmp_path / "a.fr", TGT)
+    zh = _write(tmp_path / "bt.zh", UNSEGMENTED["Chinese"][0])
+    rc, _, err = run_cli(["align", "unsupervised", "--src", src, "--tgt", tgt,
+                          "--bitext-src", src, "--bitext-tgt", zh, "-o",
+                          str(tmp_path / "out"), "-q"], capsys)
+    assert one_line_error(rc, err, zh, "unsegmented", "jieba"), err
+
+
+def test_a_normal_bitext_with_one_word_lines_is_aligned(tmp_path, capsys, tiny_model):
+    src = _write(tmp_path / "a.en", SRC + ["yes", "thanks"])
+    tgt = _write(tmp_path / "a.zh", ["房子 很 小 。", "我 同意 。", "他 是 一个 好 学生 。",
+                                     "是", "谢谢"])
+    out = tmp_path / "out"
+    rc, _, err = run_cli(["align", "predict", "-m", tiny_model, "--src", src, "--tgt", tgt,
+                          "-o", str(out), "-q"], capsys)
+    assert rc == 0, err
+    assert len(out.read_text().splitlines()) == 5
+
+
+WORD = st.text("abcdefghij", min_size=1, max_size=8)
+HAN = st.text("我你他是的一个好学生家小同意", min_size=1, max_size=3)
+
+
+@SETTINGS
+@given(sentences=st.lists(st.lists(WORD | HAN, min_size=2, max_size=6), min_size=1,
+                          max_size=30),
+       one_word=st.lists(st.sampled_from(["yes", "oui", "谢谢", "好", "我同意", "ok"]),
+                         max_size=3))
+def test_a_segmented_corpus_with_a_few_one_word_lines_passes(sentences, one_word):
+    """Lines of several words, and a few one-word lines (short ones of Chinese letters
+    included), are a normal corpus."""
+    check_segmented(sentences + [[w] for w in one_word], "a.txt")
+
+
+@SETTINGS
+@given(words=st.lists(st.sampled_from(["谢谢", "你好", "好", "我", "学生"]), min_size=1,
+                      max_size=20))
+def test_lines_of_short_chinese_words_pass(words):
+    """A word list (one short word a line) is segmented text: no refusal."""
+    check_segmented([[w] for w in words], "words.zh")
+
+
+@SETTINGS
+@given(lines=st.lists(st.text("我你他是的一个好学生家小同意很", min_size=5, max_size=40),
+                      min_size=1, max_size=30),
+       normal=st.integers(0, 2))
+def test_lines_of_long_unsegmented_chinese_are_refused(lines, normal):
+    sentences = [[w] for w in lines] + [["房子", "很", "小"]] * (normal if len(lines) >= 20
+                                                             else 0)
+    with pytest.raises(FormatError, match=re.escape("zh.txt: ") + ".*unsegmented.*jieba"):
+        check_segmented(sentences, "zh.txt")
+
+
+def test_aer_keeps_its_own_hint_for_unsegmented_text(tmp_path, capsys):
+    """``aer`` names the unsegmented sentence at the gold link beyond it (its own hint)."""
+    src = _write(tmp_path / "a.en", SRC)
+    zh = _write(tmp_path / "a.zh", UNSEGMENTED["Chinese"][0])
+    gold = _write(tmp_path / "g.txt", ["0-0 1-1"] * 3)
+    rc, _, err = run_cli(["aer", "--gold", gold, "--test", gold, "--src", src, "--tgt", zh],
+                         capsys)
+    assert one_line_error(rc, err, gold, "split Chinese, Japanese or Thai"), err
