@@ -3,6 +3,8 @@
 - text of a script written without spaces (Chinese, Japanese, Thai...) not split into
   words, given to ``align train``, ``align predict`` and ``align unsupervised``: each line
   was one "word", aligned with exit status 0;
+- a side of the input in another case than the model's bitext (the statistics are
+  case-sensitive): now a warning;
 """
 
 import re
@@ -140,3 +142,28 @@ def test_aer_keeps_its_own_hint_for_unsegmented_text(tmp_path, capsys):
     rc, _, err = run_cli(["aer", "--gold", gold, "--test", gold, "--src", src, "--tgt", zh],
                          capsys)
     assert one_line_error(rc, err, gold, "split Chinese, Japanese or Thai"), err
+
+
+# -------------------------------------- class: input in another case than the bitext
+@pytest.mark.parametrize("side", ["--src", "--tgt"])
+def test_input_in_another_case_than_the_model_gets_a_warning(tmp_path, capsys, tiny_model,
+                                                            side):
+    """The statistics are case-sensitive: 'The' is unknown to a lower-cased bitext."""
+    upper = {"--src": [s.title() for s in SRC], "--tgt": [t.title() for t in TGT]}[side]
+    src = _write(tmp_path / "a.en", upper if side == "--src" else SRC)
+    tgt = _write(tmp_path / "a.fr", upper if side == "--tgt" else TGT)
+    out = tmp_path / "out"
+    rc, _, err = run_cli(["align", "predict", "-m", tiny_model, "--src", src, "--tgt", tgt,
+                          "-o", str(out), "-q"], capsys)
+    lines = [ln for ln in err.splitlines() if not ln.startswith("aligned 3 ")]
+    assert rc == 0 and len(out.read_text().splitlines()) == 3
+    assert len(lines) == 1 and lines[0].startswith(f"structpred: warning: {side}: "), err
+    assert "only by their case" in lines[0] and f"lower-case {side}" in lines[0]
+
+
+def test_input_in_the_case_of_the_model_gets_no_warning(tmp_path, capsys, tiny_model):
+    src = _write(tmp_path / "a.en", SRC + ["Paris ."])
+    tgt = _write(tmp_path / "a.fr", TGT + ["Paris ."])
+    rc, _, err = run_cli(["align", "predict", "-m", tiny_model, "--src", src, "--tgt", tgt,
+                          "-o", str(tmp_path / "out"), "-q"], capsys)
+    assert rc == 0 and "warning" not in err, err

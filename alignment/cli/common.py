@@ -327,6 +327,43 @@ def _check_direction(pairs, stats, src_opt="--src", tgt_opt="--tgt"):
                         f"give the model's source language as {src_opt}")
 
 
+def _case_only_unknown(sentences, vocab):
+    """``(tokens, unknown)``: the number of tokens of ``sentences`` and those unknown to
+    ``vocab`` that it knows in another case."""
+    lowered, n, unknown = None, 0, []
+    for sentence in sentences:
+        for w in sentence:
+            n += 1
+            if w in vocab:
+                continue
+            if lowered is None:
+                lowered = {t.lower() for t in vocab.tokens[2:]}
+            if w.lower() in lowered:
+                unknown.append(w)
+    return n, unknown
+
+
+def _check_case(pairs, stats, src_opt="--src", tgt_opt="--tgt"):
+    """Warn when a side of ``pairs`` (its first :data:`DIRECTION_SAMPLE`) is written in
+    another case than the model's bitext: the statistics (Dice, IBM, HMM lexicons) are
+    case-sensitive, so a word known only in another case (``The`` to a lower-cased bitext)
+    loses their features.  Whether the two sides are in the same case does not matter (the
+    word-form features compare lower-cased words), so only this is looked at."""
+    import warnings
+
+    for side, opt, vocab in ((0, src_opt, stats.src_vocab), (1, tgt_opt, stats.tgt_vocab)):
+        n, unknown = _case_only_unknown([p[side] for p in pairs[:DIRECTION_SAMPLE]], vocab)
+        if len(unknown) < 5 or len(unknown) < 0.05 * n:
+            continue
+        lower = not any(c.isupper() for t in vocab.tokens[2:2002] for c in t)
+        examples = ", ".join(repr(w) for w in list(dict.fromkeys(unknown))[:4])
+        how = (f"the model's bitext is lower-cased: lower-case {opt}" if lower
+               else f"write {opt} in the case of the model's bitext")
+        warnings.warn(f"{opt}: {100 * len(unknown) / n:.0f}% of its words ({len(unknown)} of "
+                      f"{n}: {examples}, ...) are unknown to the model only by their "
+                      f"case, and lose the bitext statistics' features; {how}")
+
+
 class _FromEnvironment(str):
     """A default taken from an environment variable, which it names in messages."""
 

@@ -23,7 +23,7 @@ from structpred.cli import check_held_out, check_output, check_stdin, options_gi
 from structpred.cli import open_cluster, with_cluster
 
 from .common import (SEGMENTED_SAMPLE, _bitext, _check_cache_path, _check_direction,
-                     _check_inputs, _check_segmented, _check_sure_links, _external,
+                     _check_case, _check_inputs, _check_segmented, _check_sure_links, _external,
                      _external_specs, _feature_list, _inputs, _interaction_statistics, _is_file,
                      _option_name, _read_gold, _read_pairs, _statistics, _summary,
                      _within_length)
@@ -51,6 +51,7 @@ def align_train(args):
                                      verbose=not args.quiet)
     stats = _statistics(args, have_bitext, executor)
     _check_direction(pairs, stats)
+    _check_case(pairs, stats)
     try:
         model, report = train_aligner(
             pairs, gold, stats=stats, eval_set=valid, bitext=bitext,
