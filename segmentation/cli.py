@@ -23,7 +23,7 @@ from pathlib import Path
 from structpred.io import missing_reason, progress_enabled
 from structpred.cli import ArgumentParser, HelpFormatter as _Formatter
 from structpred.cli import UserError, check_held_out, check_output, refuse_options, log as _log
-from structpred.io import release_notes
+from structpred.io import counted, release_notes
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import open_cluster, with_cluster
 from structpred.cli import check_separate_folders
@@ -249,8 +249,7 @@ class _Outputs:
 # ------------------------------------------------------------ train
 def _count(n, kind):
     """``"1 image"``, ``"3 images"``, ``"1 scan"``, ..."""
-    word = "image" if kind == "image" else "scan"
-    return f"{n} {word}{'' if n == 1 else 's'}"
+    return counted(n, "image" if kind == "image" else "scan")
 
 
 def _progress(args):

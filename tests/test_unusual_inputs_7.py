@@ -5,6 +5,9 @@
   was one "word", aligned with exit status 0;
 - a side of the input in another case than the model's bitext (the statistics are
   case-sensitive): now a warning;
+- ``topics eval`` on documents none of whose labels the model knows (0 % accuracy, exit 0),
+  and some unknown labels (a note on standard output, among the results);
+- counts of one in messages ("trained ... on 1 sentences", "(1 sentences)");
 """
 
 import re
@@ -167,3 +170,81 @@ def test_input_in_the_case_of_the_model_gets_no_warning(tmp_path, capsys, tiny_m
     rc, _, err = run_cli(["align", "predict", "-m", tiny_model, "--src", src, "--tgt", tgt,
                           "-o", str(tmp_path / "out"), "-q"], capsys)
     assert rc == 0 and "warning" not in err, err
+
+
+# ------------------------------------------- class: labels the topic model does not know
+TOPIC_TRAIN = ["sport\tthe match was won by the home team",
+               "sport\tgoal scored in the final minute of the game",
+               "politics\tthe parliament voted on the new law",
+               "politics\tthe minister announced an election"]
+
+
+@pytest.fixture(scope="module")
+def topic_model(tmp_path_factory):
+    d = tmp_path_factory.mktemp("topics")
+    data = _write(d / "train.tsv", TOPIC_TRAIN)
+    path = d / "m.npz"
+    from structpred.cli import main
+
+    assert main(["topics", "train", "--data", data, "--model", "nbsvm", "--min-df", "1",
+                 "-o", str(path), "-q"]) == 0
+    return str(path)
+
+
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(labels=st.lists(st.text("abcxyz", min_size=1, max_size=6).filter(
+    lambda t: t not in ("sport", "politics")), min_size=1, max_size=5))
+def test_topics_eval_refuses_documents_of_unknown_labels_only(tmp_path_factory, capsys,
+                                                            topic_model, labels):
+    """None of the labels known: the accuracy was 0 %, with exit status 0."""
+    data = _write(tmp_path_factory.mktemp("e") / "eval.tsv",
+                  [f"{lab}\tthe match was won" for lab in labels])
+    rc, out, err = run_cli(["topics", "eval", "-m", topic_model, "--data", data], capsys)
+    assert one_line_error(rc, err, data, "no document has a label the model knows",
+                          "'politics', 'sport'"), err
+    assert out == ""
+
+
+def test_topics_eval_warns_of_some_unknown_labels(tmp_path, capsys, topic_model):
+    """Some unknown labels: counted as errors, as before, with one warning line naming the
+    first such document and the accuracy on the others (it was a note among the results)."""
+    data = _write(tmp_path / "eval.tsv", ["sport\tthe match was won",
+                                          "weather\train tomorrow",
+                                          "politics\tthe parliament voted"])
+    rc, out, err = run_cli(["topics", "eval", "-m", topic_model, "--data", data, "-q"], capsys)
+    warning = [ln for ln in err.splitlines() if ln.startswith("structpred: warning: ")]
+    assert rc == 0 and len(warning) == 1, err
+    assert f"{data}:2: 1 of the 3 documents has a label the model was not trained on " \
+           "('weather'), counted as errors (accuracy on the other 2: 100.00%)" in warning[0]
+    assert "accuracy: 66.67% (2 of 3 documents)" in out and "note:" not in out
+
+
+# --------------------------------------------------------- class: counts of one
+@SETTINGS
+@given(n=st.integers(0, 10**6), noun=st.sampled_from(["sentence", "document", "pair",
+                                                       "image", "sentence pair", "link"]))
+def test_counted_agrees_with_its_number(n, noun):
+    from structpred.io import counted
+
+    text = counted(n, noun)
+    assert text == f"{n} {noun}" if n == 1 else text == f"{n} {noun}s"
+
+
+def test_summaries_of_one_say_one_sentence(tmp_path, capsys, topic_model):
+    gold = _write(tmp_path / "g.txt", ["0-0"])
+    rc, out, err = run_cli(["aer", "--gold", gold, "--test", gold], capsys)
+    assert rc == 0 and "(1 sentence)" in out, out + err
+    data = _write(tmp_path / "e.tsv", ["sport\tthe match was won"])
+    rc, out, err = run_cli(["topics", "eval", "-m", topic_model, "--data", data], capsys)
+    assert rc == 0 and "(1 of 1 document)" in out and "read 1 document " in err, out + err
+
+
+@pytest.mark.slow
+def test_tag_train_on_one_sentence_says_one_sentence(tmp_path, capsys):
+    data = _write(tmp_path / "two.conll", ["the DT B-NP", "dog NN I-NP", "runs VBZ B-VP", "",
+                                           "a DT B-NP", "cat NN I-NP", "sleeps VBZ B-VP"])
+    rc, out, err = run_cli(["tag", "train", "--data", data, "-o", str(tmp_path / "t.npz"),
+                            "--iterations", "2"], capsys)
+    assert rc == 0 and "trained bregman on 1 sentence (" in out, out + err
+    assert "1 sentences" not in out + err and "1 iterations" not in out + err

@@ -9,7 +9,7 @@ from pathlib import Path
 from structpred import FormatError
 from structpred.cli import UserError
 from structpred.cli import check_output
-from structpred.io import missing_reason, note
+from structpred.io import counted, missing_reason, note
 
 from ..training import C_NEG_GRID   # the c- grid of the pipeline
 
@@ -204,7 +204,7 @@ def _bitext(args):
         n = min(file_fingerprint(src)["lines"], file_fingerprint(tgt)["lines"])
         if args.bitext_pairs > n:
             raise UserError(f"--bitext-pairs {args.bitext_pairs}: out of range, the bitext "
-                            f"{src} has {n} pairs")
+                            f"{src} has {counted(n, 'pair')}")
     return True
 
 

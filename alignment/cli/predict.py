@@ -7,7 +7,7 @@ import contextlib
 from structpred.cli import UserError, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, check_stdin
-from structpred.io import note
+from structpred.io import counted, note
 from structpred.cli import open_cluster, with_cluster
 
 from .common import (DIRECTION_SAMPLE, _check_case, _check_direction, _check_inputs,
@@ -94,9 +94,9 @@ def align_predict(args):
         if n == 0:
             raise UserError(f"{name}: no sentences to align (the input is empty)")
     if to_stdout:
-        _log(args, f"aligned {n} sentence pairs")
+        _log(args, f"aligned {counted(n, 'sentence pair')}")
     else:
-        _summary(f"aligned {n} sentence pairs; links written to {args.output}")
+        _summary(f"aligned {counted(n, 'sentence pair')}; links written to {args.output}")
     return 0
 
 

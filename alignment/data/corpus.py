@@ -35,7 +35,7 @@ import numpy as np
 
 from structpred import FormatError, check_flag, read_lines
 from structpred.io import OTHER_SPACE as _OTHER_SPACE
-from structpred.io import split_tokens, word_text
+from structpred.io import counted, split_tokens, word_text
 
 __all__ = [
     "check_bitext_files",
@@ -471,7 +471,7 @@ def report_line(n_read, n_kept, dropped, max_len=None):
             "too_long": f"longer than {max_len} tokens" if max_len else "too long",
             "ratio": "with a bad length ratio"}
     parts = [f"{v} {what.get(k, k)}" for k, v in dropped.items() if v]
-    return (f"read {n_read} pairs, kept {n_kept}"
+    return (f"read {counted(n_read, 'pair')}, kept {n_kept}"
             + (f" (left out: {', '.join(parts)})" if parts else ""))
 
 

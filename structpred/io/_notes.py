@@ -15,10 +15,16 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["note", "hold_notes", "release_notes", "drop_notes"]
+__all__ = ["note", "hold_notes", "release_notes", "drop_notes", "counted"]
 
 #: the lines held back (``None``: none are held, :func:`note` prints at once)
 _HELD: list | None = None
+
+
+def counted(n, noun, plural=None):
+    """``n`` and ``noun`` in the number ``n`` asks for: ``"1 sentence"``, ``"3 sentences"``,
+    ``"1 sentence pair"``, ``counted(2, "class", "classes")`` (messages said "1 sentences")."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def _print(msg):
