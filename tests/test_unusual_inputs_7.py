@@ -8,6 +8,9 @@
 - ``topics eval`` on documents none of whose labels the model knows (0 % accuracy, exit 0),
   and some unknown labels (a note on standard output, among the results);
 - counts of one in messages ("trained ... on 1 sentences", "(1 sentences)");
+- class-index masks (PASCAL VOC's palette PNGs) whose foreground is a class other than 1
+  (``--foreground-labels`` now takes their class indices), and such masks saved as RGB
+  colours (a generic "colour image" refusal);
 """
 
 import re
@@ -248,3 +251,122 @@ def test_tag_train_on_one_sentence_says_one_sentence(tmp_path, capsys):
                             "--iterations", "2"], capsys)
     assert rc == 0 and "trained bregman on 1 sentence (" in out, out + err
     assert "1 sentences" not in out + err and "1 iterations" not in out + err
+
+
+# ------------------------------------------------------ class: class-index (VOC) masks
+def _voc_masks(folder, n=3, void=True, rgb=False):
+    import numpy as np
+    from PIL import Image
+
+    from segmentation.data import _voc_palette
+
+    pal = _voc_palette()
+    rng = np.random.default_rng(0)
+    (folder / "img").mkdir()
+    (folder / "mask").mkdir()
+    for k in range(n):
+        cls = np.zeros((40, 50), np.uint8)
+        cls[10:30, 10:25] = 15
+        cls[5:15, 30:45] = 13
+        if void:
+            cls[9, 9:26] = cls[30, 9:26] = 255
+        img = rng.integers(0, 60, (40, 50, 3)).astype(np.uint8)
+        img[cls == 15] += 150
+        Image.fromarray(img).save(folder / "img" / f"a{k}.png")
+        if rgb:
+            Image.fromarray(pal[cls]).save(folder / "mask" / f"a{k}.png")
+        else:
+            m = Image.fromarray(cls, "P")
+            m.putpalette(pal.flatten().tolist())
+            m.save(folder / "mask" / f"a{k}.png")
+    return str(folder / "img"), str(folder / "mask")
+
+
+@SETTINGS
+@given(labels=st.sets(st.integers(0, 20), min_size=1, max_size=4))
+def test_foreground_labels_choose_the_classes_of_a_class_index_mask(tmp_path_factory, labels):
+    """Class indices in the ranges are the foreground, the others background, the void
+    border ignored."""
+    from segmentation.data import load_example
+
+    images, masks = _voc_masks(tmp_path_factory.mktemp("voc"), n=1)
+    ranges = tuple((c, c) for c in sorted(labels))
+    _, mask, ignore = load_example(f"{images}/a0.png", f"{masks}/a0.png", ignore_value=255,
+                                   foreground=ranges)
+    import numpy as np
+    from PIL import Image
+
+    cls = np.asarray(Image.open(f"{masks}/a0.png"))
+    assert (ignore == (cls == 255)).all()
+    assert (mask == (np.isin(cls, sorted(labels)) & (cls != 255))).all()
+
+
+def test_a_class_index_mask_is_refused_with_the_foreground_labels_hint(tmp_path, capsys):
+    images, masks = _voc_masks(tmp_path)
+    rc, _, err = run_cli(["segment", "eval", "--pred", masks, "--masks", masks], capsys)
+    assert one_line_error(rc, err, "class-index mask", "--foreground-labels 15",
+                          "--ignore-value 255"), err
+
+
+def _binary_predictions(folder):
+    """Masks 0/255 of class 15 of the VOC masks of ``folder / "mask"``."""
+    import numpy as np
+    from PIL import Image
+
+    pred = folder / "pred"
+    pred.mkdir()
+    for f in sorted((folder / "mask").iterdir()):
+        cls = np.asarray(Image.open(f))
+        Image.fromarray(np.where(cls == 15, 255, 0).astype(np.uint8)).save(pred / f.name)
+    return pred
+
+
+def test_a_void_border_without_ignore_value_is_refused(tmp_path, capsys):
+    """With --foreground-labels, 255 would be background: refused naming --ignore-value."""
+    images, masks = _voc_masks(tmp_path)
+    pred = _binary_predictions(tmp_path)
+    rc, _, err = run_cli(["segment", "eval", "--pred", str(pred), "--masks", masks,
+                          "--foreground-labels", "15"], capsys)
+    assert one_line_error(rc, err, "a0.png", "void border", "--ignore-value 255"), err
+
+
+def test_eval_pred_scores_class_index_gold_masks(tmp_path, capsys):
+    """Gold VOC masks against binary predictions of class 15: IoU 100."""
+    images, masks = _voc_masks(tmp_path)
+    pred = _binary_predictions(tmp_path)
+    rc, out, err = run_cli(["segment", "eval", "--pred", str(pred), "--masks", masks,
+                            "--foreground-labels", "15", "--ignore-value", "255"], capsys)
+    assert rc == 0 and "foreground IoU 100.00%" in out, out + err
+
+
+def test_a_voc_mask_saved_as_rgb_gets_a_voc_hint(tmp_path, capsys):
+    images, masks = _voc_masks(tmp_path, rgb=True)
+    rc, _, err = run_cli(["segment", "eval", "--pred", masks, "--masks", masks], capsys)
+    assert one_line_error(rc, err, "colour image", "PASCAL VOC's class colours",
+                          "(192, 128, 128) is class 15", "--foreground-labels"), err
+
+
+def test_an_ordinary_colour_mask_gets_no_voc_hint(tmp_path):
+    import numpy as np
+    from PIL import Image
+
+    from segmentation.data import load_mask
+
+    a = np.random.default_rng(1).integers(0, 255, (10, 10, 3)).astype(np.uint8)
+    Image.fromarray(a).save(tmp_path / "m.png")
+    with pytest.raises(FormatError) as err:
+        load_mask(tmp_path / "m.png")
+    assert "colour image" in str(err.value) and "VOC" not in str(err.value)
+
+
+@pytest.mark.slow
+def test_segment_train_and_eval_on_class_15(tmp_path, capsys):
+    images, masks = _voc_masks(tmp_path)
+    model = str(tmp_path / "m.npz")
+    rc, out, err = run_cli(["segment", "train", "--images", images, "--masks", masks,
+                            "--foreground-labels", "15", "--ignore-value", "255", "-o", model,
+                            "-q", "--iterations", "3"], capsys)
+    assert rc == 0, err
+    rc, out, err = run_cli(["segment", "eval", "-m", model, "--images", images, "--masks",
+                            masks, "--ignore-value", "255"], capsys)   # the model's labels
+    assert rc == 0 and "foreground IoU" in out, out + err
