@@ -11,6 +11,11 @@
 - class-index masks (PASCAL VOC's palette PNGs) whose foreground is a class other than 1
   (``--foreground-labels`` now takes their class indices), and such masks saved as RGB
   colours (a generic "colour image" refusal);
+- a pipe (``<(...)``, a FIFO) given as a model (it was "corrupt or truncated ... not
+  seekable") or as ``align train``'s bitext, which is read twice (it was "empty: no
+  sentence pairs");
+- documents of an empty or blank text in TSV, JSON lines and folders (refused in CSV
+  only; ``predict`` gave them the most frequent class);
 """
 
 import re
@@ -370,3 +375,69 @@ def test_segment_train_and_eval_on_class_15(tmp_path, capsys):
     rc, out, err = run_cli(["segment", "eval", "-m", model, "--images", images, "--masks",
                             masks, "--ignore-value", "255"], capsys)   # the model's labels
     assert rc == 0 and "foreground IoU" in out, out + err
+
+
+# ------------------------------------------------------- class: pipes for files
+@pytest.mark.parametrize("command", ["align", "topics", "tag", "segment"])
+def test_a_model_given_as_a_pipe_is_named_as_such(tmp_path, capsys, command):
+    import os
+
+    fifo = tmp_path / "model.npz"
+    os.mkfifo(fifo)
+    data = _write(tmp_path / "d.txt", ["a b"])
+    argv = {"align": ["align", "predict", "-m", str(fifo), "--src", data, "--tgt",
+                      _write(tmp_path / "d2.txt", ["c d"])],
+            "topics": ["topics", "eval", "-m", str(fifo), "--data",
+                       _write(tmp_path / "d.tsv", ["a\tb c"])],
+            "tag": ["tag", "predict", "-m", str(fifo), "-i", data],
+            "segment": ["segment", "predict", "-m", str(fifo), "--points", data, "-o",
+                        str(tmp_path / "out")]}[command]
+    rc, _, err = run_cli(argv, capsys)
+    assert one_line_error(rc, err, str(fifo), "a pipe or device, not a file"), err
+
+
+def test_align_train_refuses_a_bitext_given_as_a_pipe(tmp_path, capsys):
+    import os
+
+    src = _write(tmp_path / "a.en", SRC)
+    tgt = _write(tmp_path / "a.fr", TGT)
+    fifo = tmp_path / "bt.en"
+    os.mkfifo(fifo)
+    rc, _, err = run_cli(["align", "train", "--src", src, "--tgt", tgt, "--gold",
+                          _write(tmp_path / "g.txt", ["0-0"] * 3), "--aligners", "none",
+                          "--bitext-src", str(fifo), "--bitext-tgt", tgt,
+                          "-o", str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, str(fifo), "--bitext-src is a pipe", "read more than once"), err
+
+
+# -------------------------------------------------- class: documents without text
+BLANK = st.text(" \t", max_size=4)
+
+
+@SETTINGS
+@given(blank=BLANK, fmt=st.sampled_from(["tsv", "jsonl", "folder"]),
+       command=st.sampled_from(["train", "predict"]))
+def test_a_document_of_empty_text_is_refused_with_its_line(tmp_path_factory, blank, fmt,
+                                                          command):
+    import json
+
+    from topics._text_io import read_documents
+
+    d = tmp_path_factory.mktemp("docs")
+    texts = [("sport", "the match was won"), ("politics", blank), ("sport", "goal")]
+    if fmt == "tsv":
+        path = _write(d / "d.tsv", [f"{lab}\t{t}" for lab, t in texts])
+        where = f"{path}:2: empty text"
+    elif fmt == "jsonl":
+        path = _write(d / "d.jsonl", [json.dumps({"label": lab, "text": t})
+                                      for lab, t in texts])
+        where = f"{path}:2: empty text"
+    else:
+        path = d / "docs"
+        for i, (lab, t) in enumerate(texts):
+            (path / lab).mkdir(parents=True, exist_ok=True)
+            (path / lab / f"{i}.txt").write_text(t)
+        where = str(path / "politics" / "1.txt") + ": empty text"
+    with pytest.raises(FormatError) as err:
+        read_documents(path, fmt, labels="required" if command == "train" else "optional")
+    assert str(err.value).startswith(where), err.value

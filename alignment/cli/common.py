@@ -198,6 +198,11 @@ def _bitext(args):
         if str(path) == "-":
             raise UserError(f"{opt}: the bitext cannot be read from standard input "
                             "(it is read more than once)")
+        if os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path):
+            # a process substitution '<(...)' or a FIFO: read once for its fingerprint, it
+            # was empty for the statistics ("empty: no sentence pairs")
+            raise UserError(f"{path}: {opt} is a pipe or device, not a file: the bitext is "
+                            "read more than once; give a file")
     if args.bitext_pairs is not None:
         from structpred.io import file_fingerprint
 
