@@ -561,7 +561,9 @@ def _inputs_for(args, model, need_masks):
     kind = "image" if items else "points"
     _refuse_other_kind(args, kind)
     if model is not None and kind != model.kind_:
-        raise UserError(f"{args.model}: the model was trained on {model.kind_} data, not {kind}")
+        names = {"image": "images", "points": "point clouds"}
+        raise UserError(f"{args.model}: the model was trained on {names[model.kind_]}, not "
+                        f"{names[kind]}")
     return kind, items or points
 
 

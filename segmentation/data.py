@@ -513,6 +513,14 @@ def horse_items(data_dir, split=None):
 
 
 # ------------------------------------------------------------------ points
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def parse_label_ranges(text):
     """``"1300-1306,1400"`` -> ``((1300, 1306), (1400, 1400))`` (inclusive ranges).
 
@@ -588,7 +596,10 @@ def load_points(path, max_points=None):
                 try:
                     float(x)
                 except ValueError:
-                    raise FormatError(path_s, ln, f"non-numeric value {x[:20]!r}") from None
+                    header = ln == linenos[0] and not any(_is_number(v) for v in r)
+                    raise FormatError(path_s, ln, f"non-numeric value {x[:20]!r}" + (
+                        " (a header line? point files hold numbers only: remove it)"
+                        if header else "")) from None
         raise FormatError(path_s, None, "non-numeric values") from None
     xyz = arr[:, :3]
     bad = ~np.all(np.isfinite(xyz), axis=1)

@@ -16,6 +16,7 @@
   sentence pairs");
 - documents of an empty or blank text in TSV, JSON lines and folders (refused in CSV
   only; ``predict`` gave them the most frequent class);
+- a header line in a point file (named only as "non-numeric value 'x'");
 """
 
 import re
@@ -441,3 +442,27 @@ def test_a_document_of_empty_text_is_refused_with_its_line(tmp_path_factory, bla
     with pytest.raises(FormatError) as err:
         read_documents(path, fmt, labels="required" if command == "train" else "optional")
     assert str(err.value).startswith(where), err.value
+
+
+# ---------------------------------------------------- class: point files with a header
+@SETTINGS
+@given(header=st.sampled_from(["x y z label", "X Y Z L", "// x y z class"]))
+def test_a_header_line_of_a_point_file_is_named(tmp_path_factory, header):
+    from segmentation.data import load_points
+
+    path = tmp_path_factory.mktemp("pts") / "scan.xyz"
+    columns = max(len(header.split()), 4)
+    path.write_text(header + "\n" + "0 0 0 1" + " 0" * (columns - 4) + "\n")
+    with pytest.raises(FormatError) as err:
+        load_points(path)
+    assert ":1: " in str(err.value) and "a header line?" in str(err.value)
+
+
+def test_a_non_number_in_a_data_line_is_not_called_a_header(tmp_path):
+    from segmentation.data import load_points
+
+    path = tmp_path / "scan.xyz"
+    path.write_text("0 0 0 1\n1 1 x 0\n")
+    with pytest.raises(FormatError) as err:
+        load_points(path)
+    assert ":2: " in str(err.value) and "header" not in str(err.value)
