@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 import time
 
-from structpred.io import release_notes
+from structpred.io import counted, release_notes
 from structpred.cli import UserError, finite_float, log as _log, positive_int, seed_value
 
 __all__ = ["add_bayes_arguments", "align_bayes"]
@@ -106,7 +106,7 @@ def align_bayes(args):
     except ValueError as exc:
         raise UserError(str(exc)) from exc
     if verbose:
-        _log(args, f"bayes: {len(src)} training pairs sampled in "
+        _log(args, f"bayes: {counted(len(src), 'training pair')} sampled in "
                    f"{time.perf_counter() - t0:.0f}s")
     links = {"fwd": model.fwd_links_, "bwd": model.bwd_links_}.get(args.direction,
                                                                    model.links_)

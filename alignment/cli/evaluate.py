@@ -69,7 +69,8 @@ def aer(args):
         bad = [i for i in args.sentences if i > len(pairs)]
         if bad:
             raise UserError(f"--sentences: {', '.join(map(str, bad))} out of range "
-                            f"(there {'is' if len(pairs) == 1 else 'are'} {counted(len(pairs), 'sentence')})")
+                            f"(there {'is' if len(pairs) == 1 else 'are'} "
+                            f"{counted(len(pairs), 'sentence')})")
     score = score_alignments(test, gold)
     print(f"{format_scores(score)}  ({counted(len(gold), 'sentence')})", flush=True)
     if args.errors:

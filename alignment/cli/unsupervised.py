@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from structpred.cli import HelpFormatter as _Formatter
-from structpred.io import release_notes
+from structpred.io import counted, release_notes
 from structpred.cli import UserError, add_quiet as _add_quiet, iteration_count, log as _log
 from structpred.cli import finite_float, refuse_options
 from structpred.cli import wrap_format_errors as _wrap_format_errors
@@ -208,8 +208,8 @@ def align_unsupervised(args):
         model.fit(src, tgt, cache_dir=cache)
     except ValueError as exc:
         raise UserError(str(exc)) from exc
-    _log(args, f"unsupervised: model ready for {len(pairs)} input pairs "
-               f"({len(src)} training pairs, {time.perf_counter() - t0:.0f}s)")
+    _log(args, f"unsupervised: model ready for {counted(len(pairs), 'input pair')} "
+               f"({counted(len(src), 'training pair')}, {time.perf_counter() - t0:.0f}s)")
     ef = None
     if use_eflomal:
         from alignment.aligners.runs import run_aligner
