@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-from structpred import FormatError, check_flag, read_lines
+from structpred import FormatError, check_flag, check_whole, read_lines
 from structpred.io import OTHER_SPACE as _OTHER_SPACE
 from structpred.io import counted, split_tokens, word_text
 
@@ -508,6 +508,9 @@ def load_bitext(src_path, tgt_path, max_pairs=None, max_len=None, max_ratio=None
     FormatError
         Invalid UTF-8, corrupt gzip data, or files of different lengths.
     """
+    if max_pairs is not None:    # -2 read nothing, 1.5 one line
+        check_whole("max_pairs", max_pairs, lo=0)
+    check_whole("skip_first", skip_first, lo=0)
     stop = None if max_pairs is None else skip_first + max_pairs
     src_lines = _read_texts(src_path, skip_first, stop)
     tgt_lines = _read_texts(tgt_path, skip_first, stop)
