@@ -173,6 +173,20 @@ def test_input_in_another_case_than_the_model_gets_a_warning(tmp_path, capsys, t
     assert "only by their case" in lines[0] and f"lower-case {side}" in lines[0]
 
 
+def test_align_train_warns_of_gold_sentences_in_another_case_than_the_bitext(tmp_path,
+                                                                           capsys):
+    src = _write(tmp_path / "a.en", [s.title() for s in SRC])
+    tgt = _write(tmp_path / "a.fr", TGT)
+    rc, _, err = run_cli(["align", "train", "--src", src, "--tgt", tgt, "--gold",
+                          _write(tmp_path / "g.txt", ["0-0"] * 3), "--aligners", "none",
+                          "--bitext-src", _write(tmp_path / "b.en", SRC),
+                          "--bitext-tgt", _write(tmp_path / "b.fr", TGT), "--iterations", "2",
+                          "-o", str(tmp_path / "m.npz"), "-q"], capsys)
+    warning = [ln for ln in err.splitlines() if ln.startswith("structpred: warning: ")]
+    assert rc == 0 and len(warning) == 1 and "--src: " in warning[0], err
+    assert "lower-case --src" in warning[0]
+
+
 def test_input_in_the_case_of_the_model_gets_no_warning(tmp_path, capsys, tiny_model):
     src = _write(tmp_path / "a.en", SRC + ["Paris ."])
     tgt = _write(tmp_path / "a.fr", TGT + ["Paris ."])

@@ -52,6 +52,8 @@ def align_train(args):
     stats = _statistics(args, have_bitext, executor)
     _check_direction(pairs, stats)
     _check_case(pairs, stats)
+    if valid is not None:
+        _check_case(valid[0], stats, "--valid-src", "--valid-tgt")
     try:
         model, report = train_aligner(
             pairs, gold, stats=stats, eval_set=valid, bitext=bitext,
