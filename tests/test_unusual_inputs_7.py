@@ -17,6 +17,8 @@
 - documents of an empty or blank text in TSV, JSON lines and folders (refused in CSV
   only; ``predict`` gave them the most frequent class);
 - a header line in a point file (named only as "non-numeric value 'x'");
+- an output name holding a line break: the progress and summary lines on standard error
+  were two lines (the errors showed ``\\n``);
 """
 
 import re
@@ -480,3 +482,14 @@ def test_a_non_number_in_a_data_line_is_not_called_a_header(tmp_path):
     with pytest.raises(FormatError) as err:
         load_points(path)
     assert ":2: " in str(err.value) and "header" not in str(err.value)
+
+
+# ------------------------------------------- class: names with line breaks in messages
+def test_a_summary_line_naming_a_file_with_a_line_break_stays_one_line(tmp_path, capsys,
+                                                                      topic_model):
+    data = _write(tmp_path / "d.tsv", ["sport\tthe match was won"])
+    out = tmp_path / "o\nut.txt"
+    rc, _, err = run_cli(["topics", "predict", "-m", topic_model, "--data", data,
+                          "-o", str(out)], capsys)
+    assert rc == 0 and out.read_text() == "sport\n", err
+    assert err.splitlines()[-1] == f"1 label written to {tmp_path}/o\\nut.txt", err
