@@ -29,6 +29,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from structpred.io import counted
+
 from ._runtime import log as _log
 
 __all__ = ["train_aligner", "start_aligner_runs", "TrainingReport", "C_NEG_GRID"]
@@ -82,10 +84,10 @@ class TrainingReport:
         """The summary lines ``align train`` prints."""
         out = []
         if self.labels:
-            out.append(f"labels: {self.labels} on the {self.n_train} training sentences "
+            out.append(f"labels: {self.labels} on the {counted(self.n_train, 'training sentence')} "
                        "(no gold)")
         out += self.choices
-        msg = (f"trained model {self.model_name} on {self.n_train} sentences in "
+        msg = (f"trained model {self.model_name} on {counted(self.n_train, 'sentence')} in "
                f"{self.seconds.get('training', 0.0):.1f}s ({self.learner_message})")
         if self.best_iter is not None and self.n_valid:
             msg += (f"; best validation AER {100 * self.best_score:.2f}% at iteration "
@@ -217,8 +219,9 @@ def train_aligner(pairs, gold=None, *, stats, eval_set=None, bitext=None, aligne
               aligner_links=links, executor=executor)
 
     _log(verbose, f"training model {make(c_negs[0], None).model_name} with "
-                  f"{base.get('learner', 'dual-extragradient')} on {len(pairs)} sentences "
-                  f"(at most {n_iter} iterations"
+                  f"{base.get('learner', 'dual-extragradient')} on "
+                  f"{counted(len(pairs), 'sentence')} "
+                  f"(at most {counted(n_iter, 'iteration')}"
                   + (f"; c- in {', '.join(f'{c:g}' for c in c_negs)}, "
                      f"{min(jobs, len(c_negs))} at once" if len(c_negs) > 1 else "")
                   + (f"; then {extended} at the chosen c-" if extended else "") + ")")
@@ -332,9 +335,9 @@ def _aligner_features(pairs, gold, valid_pairs, bitext, aligners, labels, thesis
                              n_jobs=min(2, jobs), started=started, verbose=verbose)
     if labels:
         gold = auto_labels(links, labels, pairs)
-        _log(verbose, f"labelled {len(pairs)} sentences with {labels} "
-                      f"({sum(len(g.sure) for g in gold)} links); it is left out of the "
-                      "features")
+        _log(verbose, f"labelled {counted(len(pairs), 'sentence')} with {labels} "
+                      f"({counted(sum(len(g.sure) for g in gold), 'link')}); it is left out of "
+                      "the features")
         sources = tuple(x for x in sources if x != labels)
         links = links.subset(sources) if sources else None
     return gold, links, sources
@@ -370,9 +373,10 @@ def describe_sources(links):
         elif name == "bayes":
             run = links.runs[name]
             parts.append(f"bayes (ours, seed {run.options['random_state']}, "
-                         f"{'cached run' if run.from_cache else 'ran'} on {run.n_pairs} pairs)")
+                         f"{'cached run' if run.from_cache else 'ran'} on "
+                         f"{counted(run.n_pairs, 'pair')})")
         else:
             run = links.runs[name]
             parts.append(f"{name} {run.version} ({'cached run' if run.from_cache else 'ran'}"
-                         f" on {run.n_pairs} pairs)")
+                         f" on {counted(run.n_pairs, 'pair')})")
     return ", ".join(parts)

@@ -19,15 +19,15 @@ def _predict_points(model, xyz):
     return model.predict_points(xyz)
 
 
-def predict_images(model, items, need_masks, ignore_value, executor, guard=None,
+def predict_images(model, items, need_masks, reading, executor, guard=None,
                    max_in_flight=None):
     """``(image, mask, ignore, prediction)`` of each ``(ident, image_path, mask_path, _)``
-    of ``items``, in order.  ``guard(fn)`` wraps the wait for each prediction (to turn a
+    of ``items``, in order (masks read with ``load_example``'s keywords ``reading``).  ``guard(fn)`` wraps the wait for each prediction (to turn a
     worker's error into the caller's)."""
     from segmentation.data import load_example
 
     guard = guard or (lambda fn: fn())
-    loaded = (load_example(img, mask if need_masks else None, ignore_value)
+    loaded = (load_example(img, mask if need_masks else None, **reading)
               for _, img, mask, _ in items)
     ahead, mine = itertools.tee(loaded)
     preds = map_ordered(_predict_image, (img for img, _, _ in ahead), executor, chunk_size=1,

@@ -23,7 +23,7 @@ from pathlib import Path
 from structpred.io import missing_reason, progress_enabled
 from structpred.cli import ArgumentParser, HelpFormatter as _Formatter
 from structpred.cli import UserError, check_held_out, check_output, refuse_options, log as _log
-from structpred.io import release_notes
+from structpred.io import counted, release_notes
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import open_cluster, with_cluster
 from structpred.cli import check_separate_folders
@@ -249,8 +249,7 @@ class _Outputs:
 # ------------------------------------------------------------ train
 def _count(n, kind):
     """``"1 image"``, ``"3 images"``, ``"1 scan"``, ..."""
-    word = "image" if kind == "image" else "scan"
-    return f"{n} {word}{'' if n == 1 else 's'}"
+    return counted(n, "image" if kind == "image" else "scan")
 
 
 def _progress(args):
@@ -276,13 +275,26 @@ def _model_from_args(args):
                         random_state=args.seed, verbose=_progress(args))
 
 
-def _image_source(model, items, ignore_value):
-    """``make(n_segments)``: graphs of ``items`` read from disk one at a time."""
+def _mask_reading(args, model=None):
+    """How masks are read: ``load_example``'s ``ignore_value`` and ``foreground`` (the class
+    indices of ``--foreground-labels``, or those the image model was trained with)."""
+    from segmentation.data import parse_label_ranges
+
+    ranges = getattr(args, "foreground_labels", None)
+    if ranges is None and model is not None and model.kind_ == "image" and \
+            model.foreground_labels:
+        ranges = parse_label_ranges(model.foreground_labels)
+    return {"ignore_value": getattr(args, "ignore_value", None), "foreground": ranges}
+
+
+def _image_source(model, items, reading):
+    """``make(n_segments)``: graphs of ``items`` read from disk one at a time (their masks
+    as ``reading`` says, :func:`_mask_reading`)."""
     from segmentation.data import load_example
 
     def make(ns):
         for _, img, mask, _ in items:
-            im, m, ig = load_example(img, mask, ignore_value)
+            im, m, ig = load_example(img, mask, **reading)
             yield model.image_graph(im, m, ig, n_segments=ns)
     return make
 
@@ -368,8 +380,9 @@ def segment_train(args):
     _check_listed_inputs(args, items, vitems, points, vpoints)
     model = _model_from_args(args)
     if kind == "image":
-        train_src = _image_source(model, items, args.ignore_value)
-        valid_src = _image_source(model, vitems, args.ignore_value) if vitems else None
+        reading = _mask_reading(args)
+        train_src = _image_source(model, items, reading)
+        valid_src = _image_source(model, vitems, reading) if vitems else None
     else:
         train_src = _point_source(model, points, args.foreground_labels)
         valid_src = _point_source(model, vpoints, args.foreground_labels) if vpoints else None
@@ -468,19 +481,19 @@ def _run_images(args, model, items, need_masks, outs, executor=None):
 
     out_dir = outs.folder(args.output) if getattr(args, "output", None) else None
     sbs = outs.folder(args.side_by_side) if args.side_by_side else None
-    ignore_value = getattr(args, "ignore_value", None)
+    reading = _mask_reading(args, model)
     preds, truths, ignores = [], [], []
     if executor is not None:
         from segmentation._parallel_predict import predict_images
 
-        done = predict_images(model, items, need_masks, ignore_value, executor,
+        done = predict_images(model, items, need_masks, reading, executor,
                               lambda fn: _predict_or_fail(model, fn, args.model))
     for ident, img_path, mask_path, _ in items:
         if executor is not None:
             img, mask, ign, pred = next(done)
         else:
             img, mask, ign = load_example(img_path, mask_path if need_masks else None,
-                                          ignore_value)
+                                          **reading)
             pred = _predict_or_fail(model, lambda: model.predict([img])[0], img_path)
         if out_dir is not None:
             _write_mask(pred, outs.add(out_dir / f"{ident}.png"))
@@ -523,7 +536,7 @@ def _run_points(args, model, files, ranges, outs, executor=None):
 IMAGE_ONLY = ("n_segments", "no_colour_model", "ignore_value", "image_dir", "mask_dir",
                "split", "masks", "valid_split", "valid_images", "valid_masks",
                "valid_manifest", "side_by_side")
-POINTS_ONLY = ("voxel", "k_graph", "foreground_labels", "valid_points")
+POINTS_ONLY = ("voxel", "k_graph", "valid_points")
 
 
 def _refuse_other_kind(args, kind):
@@ -548,7 +561,9 @@ def _inputs_for(args, model, need_masks):
     kind = "image" if items else "points"
     _refuse_other_kind(args, kind)
     if model is not None and kind != model.kind_:
-        raise UserError(f"{args.model}: the model was trained on {model.kind_} data, not {kind}")
+        names = {"image": "images", "points": "point clouds"}
+        raise UserError(f"{args.model}: the model was trained on {names[model.kind_]}, not "
+                        f"{names[kind]}")
     return kind, items or points
 
 
@@ -579,6 +594,8 @@ def segment_predict(args):
     kind, inputs = _inputs_for(args, model, need_masks=False)
     if kind == "points" and args.side_by_side:
         raise UserError("--side-by-side is for images")
+    refuse_options(args, ["foreground_labels"], "is for reading masks (train, eval), and "
+                   "predict reads none")
     ins = _input_paths(args, inputs if kind == "image" else None,
                        inputs if kind == "points" else None)
     _check_output_dir(args.output, ins, "-o")
@@ -597,7 +614,7 @@ def segment_predict(args):
 
 def _pred_masks(args, items):
     """Predictions of another tool: ``<pred>/<id>.<ext>`` for each gold item."""
-    from segmentation.data import StemIndex, load_example, load_mask
+    from segmentation.data import StemIndex, load_example
 
     index = StemIndex(args.pred)
     preds, truths, ignores = [], [], []
@@ -606,9 +623,10 @@ def _pred_masks(args, items):
         if p is None:
             raise UserError(f"{args.pred}: no predicted mask named {ident}.* (for {where})"
                             f"{index.near_miss(ident)}")
-        pred, pred_ign = load_mask(p, args.ignore_value, return_ignore=True)
-        _, truth, ign = load_example(img_path, mask_path, args.ignore_value) if img_path is not None \
-            else (None, *_truth_only(mask_path, args.ignore_value))
+        reading = _mask_reading(args)
+        pred, pred_ign = _load_prediction(p, reading)
+        _, truth, ign = load_example(img_path, mask_path, **reading) if img_path is not None \
+            else (None, *_truth_only(mask_path, reading))
         if pred.shape != truth.shape:
             raise UserError(f"{p}: predicted mask is {pred.shape[1]}x{pred.shape[0]} but the gold "
                             f"mask {mask_path} is {truth.shape[1]}x{truth.shape[0]}")
@@ -622,10 +640,26 @@ def _pred_masks(args, items):
     return preds, truths, ignores
 
 
-def _truth_only(mask_path, ignore_value):
+def _load_prediction(path, reading):
+    """A predicted mask and its ignored pixels.  With class-index gold masks
+    (``--foreground-labels``) a binary prediction (``segment predict``'s 0/255) is read as
+    it is, the ignore value not read in it (255 is its foreground); a prediction of class
+    indices (another tool's) is read as the gold masks are."""
+    from segmentation.data import load_mask
+    from structpred import FormatError
+
+    if reading["foreground"] is not None:
+        try:
+            return load_mask(path), None
+        except FormatError:
+            pass
+    return load_mask(path, return_ignore=True, **reading)
+
+
+def _truth_only(mask_path, reading):
     from segmentation.data import load_mask
 
-    return load_mask(mask_path, ignore_value, return_ignore=True)
+    return load_mask(mask_path, return_ignore=True, **reading)
 
 
 def _gold_items_for_pred(args):

@@ -99,7 +99,10 @@ def _add_segment_inputs(p, masks=True, labels=True):
                    help="point files 'x y z label [...]' (.gz ok)")
     g.add_argument("--foreground-labels", type=_label_ranges, metavar="RANGES",
                    help="point labels of the foreground, e.g. 1300-1306 (Oakland vegetation) "
-                        "or 1200-1207,1400; default for eval: the model's"
+                        "or 1200-1207,1400; with images, the class indices of masks that hold "
+                        "classes (PASCAL VOC's palette PNGs: 15 is person; every other class is "
+                        "background, --ignore-value 255 leaves out the void border); default "
+                        "for eval: the model's"
                    if labels else argparse.SUPPRESS)
     g.add_argument("--limit", type=positive_int, default=None, metavar="N",
                    help="first N inputs only")

@@ -227,7 +227,7 @@ def _load_image(path):
     return a, orientation
 
 
-def load_mask(path, ignore_value=None, return_ignore=False):
+def load_mask(path, ignore_value=None, return_ignore=False, foreground=None):
     """Binary mask as a bool ``(H, W)`` array.
 
     Accepts single-channel (or RGB with equal channels) images holding only
@@ -235,7 +235,10 @@ def load_mask(path, ignore_value=None, return_ignore=False):
     ``ignore_value``, pixels of that value are "don't care": they are not
     part of the binary check, and with ``return_ignore`` the function returns
     ``(mask, ignore)`` with ``ignore`` a bool array (None when no pixel has
-    the value); ignored pixels are False in ``mask``.
+    the value); ignored pixels are False in ``mask``.  With ``foreground``, label
+    ranges (:func:`parse_label_ranges`, e.g. ``((15, 15),)``), the mask holds class
+    indices (PASCAL VOC's palette PNGs): those in the ranges are the foreground, the
+    others the background.
     """
     im = _read_array(path, "mask")
     try:
@@ -246,7 +249,8 @@ def load_mask(path, ignore_value=None, return_ignore=False):
         a = _drop_alpha(path, a)
     if a.ndim == 3:
         if not np.all(a[..., :3] == a[..., :1]):
-            raise FormatError(path, None, "mask is a colour image; expected a binary grey mask")
+            raise FormatError(path, None, "mask is a colour image; expected a binary grey mask"
+                              + _voc_colour_hint(a))
         a = a[..., 0]
     if a.ndim != 2 or a.size == 0:
         raise FormatError(path, None, f"mask has no pixels (shape {a.shape})")
@@ -265,6 +269,12 @@ def load_mask(path, ignore_value=None, return_ignore=False):
         if not ignore.any():
             ignore = None
     values = np.unique(a if ignore is None else a[~ignore])
+    if foreground is not None:
+        _check_void(path, values, foreground)
+        mask = binary_labels(a, foreground).astype(bool)
+        if ignore is not None:
+            mask &= ~ignore
+        return (mask, ignore) if return_ignore else mask
     vs = set(values.tolist())
     if not (vs <= {0, 255} or vs <= {0, 1} or (a.dtype.itemsize >= 2 and vs <= {0, 65535})):
         shown = ", ".join(map(str, values[:6].tolist())) + (", ..." if values.size > 6 else "")
@@ -273,8 +283,9 @@ def load_mask(path, ignore_value=None, return_ignore=False):
         if ignore_value is None and vs <= {0, 1, 255}:
             hint = " (255 around 0 and 1: PASCAL VOC's void border? --ignore-value 255)"
         elif im.mode == "P" or 1 < int(values[-1]) < 255:
-            hint = (" (a class-index mask, as PASCAL VOC's palette PNGs? make the class wanted 1 "
-                    "and every other class 0, keeping 255 for --ignore-value 255)")
+            hint = (" (a class-index mask, as PASCAL VOC's palette PNGs? give the classes of "
+                    "the foreground as --foreground-labels, e.g. --foreground-labels 15 "
+                    "--ignore-value 255)")
         if Path(path).suffix.lower() in (".jpg", ".jpeg"):
             hint = (" (JPEG compression is lossy: it spreads 0 and 255 into nearby values; "
                     "save masks as PNG, or threshold them at 128)")
@@ -285,6 +296,50 @@ def load_mask(path, ignore_value=None, return_ignore=False):
     if ignore is not None:
         mask &= ~ignore
     return (mask, ignore) if return_ignore else mask
+
+
+def _voc_palette():
+    """PASCAL VOC's colour of each class index 0-255 (bits of the index spread over the
+    colours' high bits): 1 is (128, 0, 0), 15 (person) (192, 128, 128), 255 (void)
+    (224, 224, 192)."""
+    out = np.zeros((256, 3), np.uint8)
+    for i in range(256):
+        c, rgb = i, [0, 0, 0]
+        for j in range(8):
+            for k in range(3):
+                rgb[k] |= ((c >> k) & 1) << (7 - j)
+            c >>= 3
+        out[i] = rgb
+    return out
+
+
+def _voc_colour_hint(a):
+    """For a colour mask all of whose colours are PASCAL VOC's class colours: a class-index
+    mask saved as RGB."""
+    colours = np.unique(a[..., :3].reshape(-1, 3), axis=0)
+    palette = _voc_palette()
+    codes = palette.astype(np.int64) @ [65536, 256, 1]
+    index = {int(c): i for i, c in enumerate(codes) if i <= 20 or i == 255}
+    found = [index.get(int(c)) for c in colours.astype(np.int64) @ [65536, 256, 1]]
+    if len(found) > 8 or None in found:
+        return ""
+    shown = ", ".join(f"{tuple(int(v) for v in palette[i])} is "
+                      + ("the void border 255" if i == 255 else f"class {i}")
+                      for i in sorted(found) if i)
+    return (f" (its colours are PASCAL VOC's class colours, {shown}: a class-index mask saved "
+            "as RGB; save the class indices as a palette or grey PNG, as VOC's "
+            "SegmentationClass PNGs are, and give --foreground-labels with the classes wanted)")
+
+
+def _check_void(path, values, foreground):
+    """A class-index mask (``foreground`` labels given) holding 255, PASCAL VOC's void
+    border, that is neither foreground nor ignored: it would be read as background."""
+    inner = values[(values > 0) & (values < 255)]
+    if values.size and int(values[-1]) == 255 and inner.size and not any(
+            a <= 255 <= b for a, b in foreground):
+        raise FormatError(path, None, "mask holds 255 besides the class indices "
+                          f"{', '.join(map(str, values[:-1][:6].tolist()))}: PASCAL VOC's void "
+                          "border? give --ignore-value 255 (it would be read as background)")
 
 
 def _drop_alpha(path, a):
@@ -298,15 +353,16 @@ def _drop_alpha(path, a):
     return colour if colour.shape[-1] > 1 else colour[..., 0]
 
 
-def load_example(image_path, mask_path=None, ignore_value=None):
+def load_example(image_path, mask_path=None, ignore_value=None, foreground=None):
     """``(image, mask, ignore)``: image and (optionally) mask, checked to have the
-    same size; ``ignore`` marks the mask's "don't care" pixels (or is None)."""
+    same size; ``ignore`` marks the mask's "don't care" pixels (or is None); ``foreground``
+    as :func:`load_mask`'s."""
     img, orientation = _load_image(image_path)
     if mask_path is None:
         if orientation not in (None, 1):
             warnings.warn(_orientation_note(image_path, orientation), stacklevel=2)
         return img, None, None
-    mask, ignore = load_mask(mask_path, ignore_value, return_ignore=True)
+    mask, ignore = load_mask(mask_path, ignore_value, return_ignore=True, foreground=foreground)
     if mask.shape != img.shape[:2]:
         hint = (f" ({_orientation_note(image_path, orientation)})"
                 if orientation is not None and orientation >= 5
@@ -457,6 +513,14 @@ def horse_items(data_dir, split=None):
 
 
 # ------------------------------------------------------------------ points
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def parse_label_ranges(text):
     """``"1300-1306,1400"`` -> ``((1300, 1306), (1400, 1400))`` (inclusive ranges).
 
@@ -532,7 +596,10 @@ def load_points(path, max_points=None):
                 try:
                     float(x)
                 except ValueError:
-                    raise FormatError(path_s, ln, f"non-numeric value {x[:20]!r}") from None
+                    header = ln == linenos[0] and not any(_is_number(v) for v in r)
+                    raise FormatError(path_s, ln, f"non-numeric value {x[:20]!r}" + (
+                        " (a header line? point files hold numbers only: remove it)"
+                        if header else "")) from None
         raise FormatError(path_s, None, "non-numeric values") from None
     xyz = arr[:, :3]
     bad = ~np.all(np.isfinite(xyz), axis=1)

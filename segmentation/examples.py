@@ -281,14 +281,12 @@ def prepare_graphs(graphs, hold_out, frac, root, tag, kind, use_edges):
         raise ValueError("no training data")
     if tot <= 0:
         raise ValueError("every training pixel is marked \"don't care\"")
-    if fg <= 0:
-        raise DegenerateDataError(f"no foreground {'pixel' if kind == 'image' else 'point'} "
-                                  f"in any of the {n_train} training "
-                                  f"{'masks' if kind == 'image' else 'scans'}")
-    if fg >= tot:
-        raise DegenerateDataError(f"no background {'pixel' if kind == 'image' else 'point'} "
-                                  f"in any of the {n_train} training "
-                                  f"{'masks' if kind == 'image' else 'scans'}")
+    for side, none in (("foreground", fg <= 0), ("background", fg >= tot)):
+        if none:
+            unit, what = ("pixel", "mask") if kind == "image" else ("point", "scan")
+            where = (f"any of the {n_train} training {what}s" if n_train != 1
+                     else f"the training {what}")
+            raise DegenerateDataError(f"no {side} {unit} in {where}")
     mean, scale = acc.standardisation()
     prep = _Prepared(kept, paths, mean, scale, fg / tot, tot / max(nodes, 1), mean.size,
                      n_edge_feat if use_edges else 0, n_train, node_names,

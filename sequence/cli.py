@@ -13,7 +13,7 @@ import sys
 
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
-from structpred.io import release_notes
+from structpred.io import counted, release_notes
 from structpred.cli import check_output, positive_float, positive_int
 from structpred.cli import check_held_out, refuse_options, seed_value
 from structpred.cli import wrap_format_errors as _wrap_format_errors
@@ -201,9 +201,10 @@ def tag_train(args):
                                 {t for s in y for t in s} | {t for s in yv for t in s})
     unseen = sorted({t for s in yv for t in s} - {t for s in yt for t in s})
     if unseen:
-        _log(args, f"note: {len(unseen)} validation labels never occur in training "
+        _log(args, f"note: validation labels that never occur in training: {len(unseen)} "
                    f"({', '.join(unseen[:5])}); they count as errors")
-    _log(args, f"read {len(X)} sentences; training on {len(Xt)}, validating on {len(Xv)}")
+    _log(args, f"read {counted(len(X), 'sentence')}; training on {len(Xt)}, validating on "
+               f"{len(Xv)}")
     from .model import SequenceTagger    # after reading: bad input fails fast
 
     tagger = SequenceTagger(learner=args.learner, feature_set=args.features,
@@ -223,11 +224,12 @@ def tag_train(args):
     n_final = tagger.refit_sentences_ or len(Xt)
     tagger.save(args.output, info={"data": str(args.data), "sentences": n_final,
                                    "valid_sentences": len(Xv)})
-    final = (f"; then trained on all {n_final} sentences for {tagger.best_iter_ + 1} "
-             "iterations" if tagger.refit_sentences_ else "")
-    print(f"trained {args.learner} on {len(Xt)} sentences ({len(tagger.features_)} features, "
-          f"{len(tagger.classes_)} labels) in {tagger.fit_time_:.1f} s; "
-          f"{tagger.n_iter_} iterations, best at {tagger.best_iter_}: validation {what} "
+    final = (f"; then trained on all {counted(n_final, 'sentence')} for "
+             f"{counted(tagger.best_iter_ + 1, 'iteration')}" if tagger.refit_sentences_ else "")
+    print(f"trained {args.learner} on {counted(len(Xt), 'sentence')} "
+          f"({counted(len(tagger.features_), 'feature')}, "
+          f"{counted(len(tagger.classes_), 'label')}) in {tagger.fit_time_:.1f} s; "
+          f"{counted(tagger.n_iter_, 'iteration')}, best at {tagger.best_iter_}: validation {what} "
           f"{score:.2f}{final}; wrote {args.output}")
     return 0
 
@@ -251,7 +253,7 @@ def tag_predict(args):
     pred = tagger.predict(X)
     with open_output(args.output) as fh:
         write_conll(fh, X, pred)
-    _log(args, f"labelled {len(X)} sentence{'s' if len(X) != 1 else ''}")
+    _log(args, f"labelled {counted(len(X), 'sentence')}")
     return 0
 
 
@@ -288,8 +290,8 @@ def tag_eval(args):
     if args.json:
         print(json.dumps(scores, sort_keys=True))
         return 0
-    line = f"{scores['sentences']} sentences, {scores['tokens']} tokens: accuracy " \
-           f"{scores['accuracy']:.2f}"
+    line = (f"{counted(scores['sentences'], 'sentence')}, {counted(scores['tokens'], 'token')}: "
+            f"accuracy {scores['accuracy']:.2f}")
     if tagger.iob_:
         line += (f"; chunks: precision {scores['precision']:.2f}, recall "
                  f"{scores['recall']:.2f}, F1 {scores['f1']:.2f}")

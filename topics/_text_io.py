@@ -282,6 +282,7 @@ def _read_tsv(spath, name, need, docs, fields=None):
                     raise FormatError(name, lineno, "empty label before the tab: expected "
                                                     "'label<TAB>text'")
                 label = None
+        _check_text(text, name, lineno, "after the tab" if tab else "")
         docs.texts.append(text)
         docs.labels.append(label)
         docs.sources.append(f"{name}:{lineno}")
@@ -341,6 +342,8 @@ def _read_jsonl(spath, name, need, docs, fields):
                                   if label_key not in row else f"empty {label_key!r} field")
             label = None
         _check_label(label, name, lineno)
+        _check_text(" ".join(parts), name, lineno,
+                    f"({', '.join(repr(k) for k in text_keys)})")
         docs.texts.append(" ".join(parts))
         docs.labels.append(label)
         docs.sources.append(f"{name}:{lineno}")
@@ -587,6 +590,16 @@ def _check_label(label, name, lineno):
                                         f"character {bad!r}: labels are written one per line")
 
 
+def _check_text(text, name, lineno, where):
+    """Refuse a document whose text is empty or blank, as in CSV files: it has no word to
+    learn from or to classify (``predict`` gave it the most frequent class, and training
+    counted it in its class)."""
+    if not text.strip():
+        raise FormatError(name, lineno, f"empty text{' ' + where if where else ''}: every "
+                          "document needs words (leave the "
+                          f"{'line' if lineno else 'file'} out)")
+
+
 def _add_file(f, label, docs):
     try:
         raw = f.read_bytes()
@@ -601,6 +614,7 @@ def _add_file(f, label, docs):
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         text = raw.decode("latin-1")
+    _check_text(text, str(f), None, "")
     docs.texts.append(text)
     docs.labels.append(label)
     docs.sources.append(str(f))

@@ -21,6 +21,7 @@ import os
 import sys
 import textwrap
 import time
+import warnings
 
 import numpy as np
 
@@ -29,7 +30,7 @@ from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, iteration_count, nonneg_float, positive_int
 from structpred.cli import check_held_out, refuse_options, seed_value
-from structpred.io import note, release_notes
+from structpred.io import counted, note, release_notes
 
 from .registry import MODELS, make_estimator
 
@@ -296,7 +297,7 @@ def _read(args, labels):
 
     docs = read_documents(args.data, args.format, labels=labels, label_field=args.label_field,
                           text_field=args.text_field)
-    _log(args, f"read {len(docs)} documents from {docs.path} ({docs.format})")
+    _log(args, f"read {counted(len(docs), 'document')} from {docs.path} ({docs.format})")
     return docs
 
 
@@ -554,7 +555,7 @@ def topics_predict(args):
         for p in pred:
             fh.write(p + "\n")
     if args.output != "-":
-        _log(args, f"{len(pred)} labels written to {args.output}")
+        _log(args, f"{counted(len(pred), 'label')} written to {args.output}")
     return 0
 
 
@@ -610,6 +611,27 @@ def _plot_confusion(cm, labels, accuracy, path, title):
     save_figure(fig, path)
 
 
+def _some(items, n=5):
+    """The first ``n`` of ``items`` quoted, ``...`` and their number after them."""
+    items = list(items)
+    shown = ", ".join(map(repr, items[:n]))
+    return shown if len(items) <= n else f"{shown}, ... ({len(items)} in all)"
+
+
+def _check_known_labels(docs, known):
+    """The labels of ``docs`` that the model does not know (sorted); none of them known is
+    refused (the accuracy was 0 %, with exit status 0: the label column or the model is
+    the wrong one)."""
+    known = set(known)
+    unseen = sorted({t for t in docs.labels if t not in known})
+    if unseen and len(unseen) == len(set(docs.labels)):
+        raise UserError(f"{docs.path}: no document has a label the model knows (its labels: "
+                        f"{_some(sorted(known))}; the documents': {_some(unseen, 3)}): is the "
+                        "label in the right column or field, and is this the model for these "
+                        "documents?")
+    return unseen
+
+
 @_wrap
 def topics_eval(args):
     """``structpred topics eval``."""
@@ -617,21 +639,23 @@ def topics_eval(args):
     saved = _load(args.model)
     docs = _read(args, "required")
     _check_spellings(docs, saved.labels)
+    unseen = _check_known_labels(docs, saved.labels)
     pred = _predict(saved, docs)
     true = docs.labels
-    known = set(saved.labels)
-    unseen = sorted({t for t in true if t not in known})
     labels = list(saved.labels) + unseen
     cm = confusion_matrix(true, pred, labels)
     correct = int(np.trace(cm))
     acc = correct / len(true)
+    if unseen:
+        left = [i for i, t in enumerate(true) if t in set(unseen)]
+        n = len(left)
+        warnings.warn(f"{docs.sources[left[0]]}: {n} of the {len(true)} documents "
+                      f"{'has a label' if n == 1 else 'have labels'} the model was not trained "
+                      f"on ({_some(unseen)}), counted as errors (accuracy on the other "
+                      f"{len(true) - n}: {100 * correct / (len(true) - n):.2f}%)")
     print(f"model: {saved.model} ({type(saved.estimator).__name__}), {len(saved.labels)} "
           f"classes, {len(saved.vocabulary)} words")
-    print(f"accuracy: {100 * acc:.2f}% ({correct} of {len(true)} documents)")
-    if unseen:
-        n = sum(t in set(unseen) for t in true)
-        print(f"note: {n} documents have labels the model was not trained on: "
-              f"{', '.join(unseen)}")
+    print(f"accuracy: {100 * acc:.2f}% ({correct} of {counted(len(true), 'document')})")
     print("confusion matrix (rows: true label, columns: predicted label):")
     print(format_confusion(cm, labels))
     sys.stdout.flush()

@@ -29,7 +29,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from structpred import check_flag, check_seed, check_whole
-from structpred.io import unwritable_token
+from structpred.io import counted, unwritable_token
 
 from .._runtime import log as _log
 
@@ -418,7 +418,7 @@ class BayesianAligner(BaseEstimator):
         self.links_ = self._combine(self.fwd_links_, self.bwd_links_)
         secs["total"] = time.perf_counter() - t0
         self.seconds_ = secs
-        _log(self.verbose, f"bayes: {len(src)} pairs in {secs['total']:.1f}s "
+        _log(self.verbose, f"bayes: {counted(len(src), 'pair')} in {secs['total']:.1f}s "
                            f"(sampling {secs['sample']:.1f}s)")
         return self
 

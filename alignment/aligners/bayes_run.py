@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from structpred.io import load_npz, save_npz
+from structpred.io import counted, load_npz, save_npz
 from .._runtime import log as _log
 from .runs import (AlignerRun, LinkSets, _as_lines, _check_bitext, _cpu_seconds, _entry_dir,
                    _save_run, bitext_fingerprint, load_run, run_fingerprint)
@@ -143,7 +143,7 @@ def run_bayes(src, tgt, cache_dir, random_state=0, n_jobs=1, refresh=False, verb
     secs = time.perf_counter() - t0
     run = AlignerRun("bayes", opts, fp, _version(), len(src_lines), secs, dirs,
                      meta={"cpu_seconds": _cpu_seconds() - c0})
-    _log(verbose, f"bayes: {len(src_lines)} pairs in {secs:.0f}s")
+    _log(verbose, f"bayes: {counted(len(src_lines), 'pair')} in {secs:.0f}s")
     if path is not None:
         path.mkdir(parents=True, exist_ok=True)
         _save_priors(path, al)          # before meta.json, which marks the entry complete

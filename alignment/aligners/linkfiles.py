@@ -32,7 +32,7 @@ import json
 import re
 
 from structpred import FormatError, atomic_write, read_lines
-from structpred.io import split_tokens
+from structpred.io import counted, split_tokens
 
 from ..data.formats import Alignment, check_index_base
 
@@ -245,7 +245,7 @@ def run_eflomal(src_sentences, tgt_sentences, model=3, n_samplers=2, verbose=Tru
                 pairs = zip(fh, src_sentences, tgt_sentences)
                 out.append([_parse_pharaoh(ln, path, i + 1, (len(s), len(t)))
                             for i, (ln, s, t) in enumerate(itertools.islice(pairs, keep))])
-    _log(verbose, f"eflomal: {len(src_sentences)} pairs in {time.perf_counter() - t0:.0f}s")
+    _log(verbose, f"eflomal: {counted(len(src_sentences), 'pair')} in {time.perf_counter() - t0:.0f}s")
     return out[0], out[1]
 
 
@@ -274,7 +274,7 @@ def run_fast_align(src_sentences, tgt_sentences, align_indices, iterations=5, ve
     links = [{(int(a["source_index"] if isinstance(a, dict) else a[0]),
                int(a["target_index"] if isinstance(a, dict) else a[1])) for a in r["alignments"]}
              for r in res]
-    _log(verbose, f"fast_align: {len(src_sentences)} pairs in {time.perf_counter() - t0:.0f}s")
+    _log(verbose, f"fast_align: {counted(len(src_sentences), 'pair')} in {time.perf_counter() - t0:.0f}s")
     return links
 
 

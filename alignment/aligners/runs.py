@@ -60,7 +60,7 @@ from pathlib import Path
 import numpy as np
 
 from structpred import FormatError, atomic_write, open_text
-from structpred.io import load_npz, read_npz, save_npz
+from structpred.io import counted, load_npz, read_npz, save_npz
 from .._runtime import log as _log
 
 __all__ = ["available_aligners", "resolve_aligners", "parse_link_set_name", "LinkSets",
@@ -577,7 +577,7 @@ def run_aligner(aligner, src, tgt, cache_dir=DEFAULT_CACHE_DIR, replicate=0, ref
         secs = time.perf_counter() - t0
     run = AlignerRun(aligner, opts, fp, version, len(src_lines), secs, dirs,
                      replicate=int(replicate), meta={"cpu_seconds": _cpu_seconds() - c0})
-    _log(verbose, f"{aligner}: {len(src_lines)} pairs in {secs:.0f}s")
+    _log(verbose, f"{aligner}: {counted(len(src_lines), 'pair')} in {secs:.0f}s")
     if path is not None:
         _save_run(run, path, bfp)
     else:

@@ -46,7 +46,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from structpred import atomic_write, check_flag, check_whole
-from structpred.io import MAX_WORDS, check_sentence_pairs, check_token_lists
+from structpred.io import MAX_WORDS, check_sentence_pairs, check_token_lists, counted
 from .._runtime import log as _log
 
 __all__ = ["UnsupervisedAligner", "decode", "combine_votes", "training_text",
@@ -271,7 +271,7 @@ class UnsupervisedAligner(BaseEstimator):
         self.stats_ = stats
         self.seconds_ = {"ibm": t1 - t0, "hmm": time.perf_counter() - t1,
                          "cpu": time.process_time() - c0}
-        _log(self.verbose, f"unsupervised: {len(ns_train)} training pairs, IBM 1/2 in "
+        _log(self.verbose, f"unsupervised: {counted(len(ns_train), 'training pair')}, IBM 1/2 in "
                            f"{self.seconds_['ibm']:.0f}s, HMM (agreement, "
                            f"{self.hmm_iterations} it.) in {self.seconds_['hmm']:.0f}s")
         if path is not None:

@@ -18,7 +18,7 @@ import sys
 import time
 
 from structpred.cli import UserError, finite_float, log as _log, positive_int, seed_value
-from structpred.io import release_notes
+from structpred.io import counted, release_notes
 
 __all__ = ["add_bayes_arguments", "align_bayes"]
 
@@ -91,10 +91,9 @@ def align_bayes(args):
     if bool(args.bitext_src) != bool(args.bitext_tgt):
         raise UserError("give both --bitext-src and --bitext-tgt")
     if args.bitext_src:
-        from alignment.data.corpus import load_bitext
+        from alignment.cli.common import _load_extra_bitext
 
-        bt = load_bitext(args.bitext_src, args.bitext_tgt, max_pairs=args.bitext_pairs,
-                         protect_first=0)
+        bt = _load_extra_bitext(args)
         extra_src, extra_tgt = bt.src, bt.tgt
         if verbose:
             _log(args, f"extra bitext: {bt.report()}")
@@ -107,7 +106,7 @@ def align_bayes(args):
     except ValueError as exc:
         raise UserError(str(exc)) from exc
     if verbose:
-        _log(args, f"bayes: {len(src)} training pairs sampled in "
+        _log(args, f"bayes: {counted(len(src), 'training pair')} sampled in "
                    f"{time.perf_counter() - t0:.0f}s")
     links = {"fwd": model.fwd_links_, "bwd": model.bwd_links_}.get(args.direction,
                                                                    model.links_)

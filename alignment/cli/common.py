@@ -9,7 +9,7 @@ from pathlib import Path
 from structpred import FormatError
 from structpred.cli import UserError
 from structpred.cli import check_output
-from structpred.io import missing_reason, note
+from structpred.io import counted, missing_reason, note
 
 from ..training import C_NEG_GRID   # the c- grid of the pipeline
 
@@ -62,8 +62,9 @@ def _check_sure_links(path, gold, why):
                         "(unlabelled NAACL links and Pharaoh 'i-j' links are sure)")
 
 
-def _read_pairs(src, tgt, src_opt="--src", tgt_opt="--tgt"):
-    """Sentence pairs of two files; none at all is an error."""
+def _read_pairs(src, tgt, src_opt="--src", tgt_opt="--tgt", segmented=True):
+    """Sentence pairs of two files; none at all is an error, and so (with ``segmented``)
+    is a side of unsegmented Chinese, Japanese, Thai... text (:func:`_check_segmented`)."""
     from alignment.data.formats import read_parallel
 
     if bool(src) != bool(tgt):
@@ -71,7 +72,37 @@ def _read_pairs(src, tgt, src_opt="--src", tgt_opt="--tgt"):
     pairs = read_parallel(src, tgt)
     if not pairs:
         raise UserError(f"{src}: no sentences (the file is empty)")
+    if segmented:
+        _check_segmented(pairs, src, tgt)
     return pairs
+
+
+#: bitext pairs (``--bitext-src``/``--bitext-tgt``) looked at by :func:`_check_segmented`
+SEGMENTED_SAMPLE = 2000
+
+
+def _load_extra_bitext(args):
+    """``align unsupervised``'s ``--bitext-src``/``--bitext-tgt``
+    (:func:`alignment.data.corpus.load_bitext`), its first pairs checked for unsegmented
+    text."""
+    from alignment.data.corpus import load_bitext
+
+    bt = load_bitext(args.bitext_src, args.bitext_tgt, max_pairs=args.bitext_pairs,
+                     protect_first=0)
+    _check_segmented(list(zip(bt.src[:SEGMENTED_SAMPLE], bt.tgt[:SEGMENTED_SAMPLE])),
+                     args.bitext_src, args.bitext_tgt)
+    return bt
+
+
+def _check_segmented(pairs, src, tgt=None):
+    """Refuse sentence pairs (read from ``src`` and ``tgt``, or from one ``src ||| tgt``
+    file ``src``) a side of which is text of a script written without spaces, not split
+    into words (:func:`alignment.data.formats.check_segmented`)."""
+    from alignment.data.formats import check_segmented
+
+    for side, path in ((0, src), (1, tgt or src)):
+        what = "" if tgt else ("source side: ", "target side: ")[side]
+        check_segmented([p[side] for p in pairs], path, what)
 
 
 def _is_file(path):
@@ -167,13 +198,18 @@ def _bitext(args):
         if str(path) == "-":
             raise UserError(f"{opt}: the bitext cannot be read from standard input "
                             "(it is read more than once)")
+        if os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path):
+            # a process substitution '<(...)' or a FIFO: read once for its fingerprint, it
+            # was empty for the statistics ("empty: no sentence pairs")
+            raise UserError(f"{path}: {opt} is a pipe or device, not a file: the bitext is "
+                            "read more than once; give a file")
     if args.bitext_pairs is not None:
         from structpred.io import file_fingerprint
 
         n = min(file_fingerprint(src)["lines"], file_fingerprint(tgt)["lines"])
         if args.bitext_pairs > n:
             raise UserError(f"--bitext-pairs {args.bitext_pairs}: out of range, the bitext "
-                            f"{src} has {n} pairs")
+                            f"{src} has {counted(n, 'pair')}")
     return True
 
 
@@ -296,6 +332,43 @@ def _check_direction(pairs, stats, src_opt="--src", tgt_opt="--tgt"):
                         f"give the model's source language as {src_opt}")
 
 
+def _case_only_unknown(sentences, vocab):
+    """``(tokens, unknown)``: the number of tokens of ``sentences`` and those unknown to
+    ``vocab`` that it knows in another case."""
+    lowered, n, unknown = None, 0, []
+    for sentence in sentences:
+        for w in sentence:
+            n += 1
+            if w in vocab:
+                continue
+            if lowered is None:
+                lowered = {t.lower() for t in vocab.tokens[2:]}
+            if w.lower() in lowered:
+                unknown.append(w)
+    return n, unknown
+
+
+def _check_case(pairs, stats, src_opt="--src", tgt_opt="--tgt"):
+    """Warn when a side of ``pairs`` (its first :data:`DIRECTION_SAMPLE`) is written in
+    another case than the model's bitext: the statistics (Dice, IBM, HMM lexicons) are
+    case-sensitive, so a word known only in another case (``The`` to a lower-cased bitext)
+    loses their features.  Whether the two sides are in the same case does not matter (the
+    word-form features compare lower-cased words), so only this is looked at."""
+    import warnings
+
+    for side, opt, vocab in ((0, src_opt, stats.src_vocab), (1, tgt_opt, stats.tgt_vocab)):
+        n, unknown = _case_only_unknown([p[side] for p in pairs[:DIRECTION_SAMPLE]], vocab)
+        if len(unknown) < 5 or len(unknown) < 0.05 * n:
+            continue
+        lower = not any(c.isupper() for t in vocab.tokens[2:2002] for c in t)
+        examples = ", ".join(repr(w) for w in list(dict.fromkeys(unknown))[:4])
+        how = (f"the model's bitext is lower-cased: lower-case {opt}" if lower
+               else f"write {opt} in the case of the model's bitext")
+        warnings.warn(f"{opt}: {100 * len(unknown) / n:.0f}% of its words ({len(unknown)} of "
+                      f"{n}: {examples}, ...) are unknown to the model only by their "
+                      f"case, and lose the bitext statistics' features; {how}")
+
+
 class _FromEnvironment(str):
     """A default taken from an environment variable, which it names in messages."""
 
@@ -333,4 +406,5 @@ def _read_input(args):
         raise UserError("give --src and --tgt, or -i FILE ('src ||| tgt' lines; - for stdin)")
     if not pairs:
         raise UserError(f"{args.input or args.src}: no sentence pairs")
+    _check_segmented(pairs, args.input or args.src, None if args.input else args.tgt)
     return pairs

@@ -6,6 +6,7 @@ from __future__ import annotations
 from structpred.cli import UserError
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, check_stdin, refuse_options
+from structpred.io import counted
 
 from .common import _check_inputs, _check_sure_links, _inputs, _read_gold, _read_pairs, _summary
 
@@ -35,7 +36,7 @@ def aer(args):
     else:
         refuse_options(args, ("sentences",), "chooses the sentences that --plot draws: give "
                        "--plot too")
-    pairs = _read_pairs(args.src, args.tgt) if have_text else None
+    pairs = _read_pairs(args.src, args.tgt, segmented=False) if have_text else None
     try:
         test = read_pharaoh(args.test, pairs)
     except FormatError as exc:
@@ -56,21 +57,22 @@ def aer(args):
     except FormatError as exc:
         if pairs is None and "sentence number" in exc.reason:
             raise FormatError(exc.path, exc.line, f"{exc.reason} ({args.test} has "
-                              f"{len(test)} lines)") from None
+                              f"{counted(len(test), 'line')})") from None
         raise
     if not gold:
         raise UserError(f"{args.gold}: no gold alignments (the file is empty)")
     if len(test) != len(gold):
-        raise UserError(f"{args.test}: {len(test)} lines but the gold {args.gold} has "
-                        f"{len(gold)} sentences")
+        raise UserError(f"{args.test}: {counted(len(test), 'line')} but the gold {args.gold} "
+                        f"has {counted(len(gold), 'sentence')}")
     _check_sure_links(args.gold, gold, "AER is undefined")
     if args.plot:
         bad = [i for i in args.sentences if i > len(pairs)]
         if bad:
             raise UserError(f"--sentences: {', '.join(map(str, bad))} out of range "
-                            f"(there are {len(pairs)} sentences)")
+                            f"(there {'is' if len(pairs) == 1 else 'are'} "
+                            f"{counted(len(pairs), 'sentence')})")
     score = score_alignments(test, gold)
-    print(f"{format_scores(score)}  ({len(gold)} sentences)", flush=True)
+    print(f"{format_scores(score)}  ({counted(len(gold), 'sentence')})", flush=True)
     if args.errors:
         from alignment.evaluate.aer import error_breakdown, format_errors
 

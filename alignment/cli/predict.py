@@ -7,11 +7,11 @@ import contextlib
 from structpred.cli import UserError, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, check_stdin
-from structpred.io import note
+from structpred.io import counted, note
 from structpred.cli import open_cluster, with_cluster
 
-from .common import (DIRECTION_SAMPLE, _check_direction, _check_inputs, _external,
-                     _external_specs, _input_pairs, _inputs, _summary)
+from .common import (DIRECTION_SAMPLE, _check_case, _check_direction, _check_inputs,
+                     _check_segmented, _external, _external_specs, _input_pairs, _inputs, _summary)
 
 __all__ = ["align_predict"]
 
@@ -94,15 +94,17 @@ def align_predict(args):
         if n == 0:
             raise UserError(f"{name}: no sentences to align (the input is empty)")
     if to_stdout:
-        _log(args, f"aligned {n} sentence pairs")
+        _log(args, f"aligned {counted(n, 'sentence pair')}")
     else:
-        _summary(f"aligned {n} sentence pairs; links written to {args.output}")
+        _summary(f"aligned {counted(n, 'sentence pair')}; links written to {args.output}")
     return 0
 
 
 def _direction_checked(args, pairs, model):
     """``pairs`` (an iterator), its first pairs checked for swapped sides against the
-    model's statistics (:func:`_check_direction`); standard input is not looked ahead."""
+    model's statistics (:func:`_check_direction`), for a case other than the model's
+    (:func:`_check_case`, a warning) and for unsegmented text (:func:`_check_segmented`);
+    standard input is not looked ahead."""
     if "-" in (args.input, args.src, args.tgt):
         return pairs
     import itertools
@@ -110,4 +112,6 @@ def _direction_checked(args, pairs, model):
     head = list(itertools.islice(pairs, DIRECTION_SAMPLE))
     sides = ("the source side of -i", "its target side") if args.input else ("--src", "--tgt")
     _check_direction(head, model.stats_, *sides)
+    _check_segmented(head, args.input or args.src, None if args.input else args.tgt)
+    _check_case(head, model.stats_, *sides)
     return itertools.chain(head, pairs)

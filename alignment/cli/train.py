@@ -22,8 +22,8 @@ from structpred.cli import check_held_out, check_output, check_stdin, options_gi
 from structpred.cli import open_cluster, with_cluster
 from structpred.io import release_notes
 
-from .common import (_bitext, _check_cache_path, _check_direction, _check_inputs,
-                     _check_sure_links, _external,
+from .common import (SEGMENTED_SAMPLE, _bitext, _check_cache_path, _check_direction,
+                     _check_case, _check_inputs, _check_segmented, _check_sure_links, _external,
                      _external_specs, _feature_list, _inputs, _interaction_statistics, _is_file,
                      _option_name, _read_gold, _read_pairs, _statistics, _summary,
                      _within_length)
@@ -51,6 +51,9 @@ def align_train(args):
                                      verbose=not args.quiet)
     stats = _statistics(args, have_bitext, executor)
     _check_direction(pairs, stats)
+    _check_case(pairs, stats)
+    if valid is not None:
+        _check_case(valid[0], stats, "--valid-src", "--valid-tgt")
     try:
         model, report = train_aligner(
             pairs, gold, stats=stats, eval_set=valid, bitext=bitext,
@@ -248,4 +251,5 @@ def _read_bitext(args):
     if args.bitext_pairs is not None:
         bt = bt[:args.bitext_pairs]
     bt = [(s, t) for s, t in bt if s and t]
+    _check_segmented(bt[:SEGMENTED_SAMPLE], args.bitext_src, args.bitext_tgt)
     return [s for s, _ in bt], [t for _, t in bt]

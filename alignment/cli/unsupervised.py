@@ -22,7 +22,7 @@ from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, iteration_count, log as _log
 from structpred.cli import finite_float, refuse_options
 from structpred.cli import wrap_format_errors as _wrap_format_errors
-from structpred.io import release_notes
+from structpred.io import counted, release_notes
 
 from .common import _check_inputs, _read_input
 
@@ -191,10 +191,9 @@ def align_unsupervised(args):
     pairs = _read_input(args)
     extra_src = extra_tgt = None
     if args.bitext_src:
-        from alignment.data.corpus import load_bitext
+        from alignment.cli.common import _load_extra_bitext
 
-        bt = load_bitext(args.bitext_src, args.bitext_tgt, max_pairs=args.bitext_pairs,
-                         protect_first=0)
+        bt = _load_extra_bitext(args)
         extra_src, extra_tgt = bt.src, bt.tgt
         _log(args, f"extra bitext: {bt.report()}")
     src, tgt, index = training_text(pairs, extra_src, extra_tgt)
@@ -209,8 +208,8 @@ def align_unsupervised(args):
         model.fit(src, tgt, cache_dir=cache)
     except ValueError as exc:
         raise UserError(str(exc)) from exc
-    _log(args, f"unsupervised: model ready for {len(pairs)} input pairs "
-               f"({len(src)} training pairs, {time.perf_counter() - t0:.0f}s)")
+    _log(args, f"unsupervised: model ready for {counted(len(pairs), 'input pair')} "
+               f"({counted(len(src), 'training pair')}, {time.perf_counter() - t0:.0f}s)")
     ef = None
     if use_eflomal:
         from alignment.aligners.runs import run_aligner

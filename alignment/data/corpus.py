@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-from structpred import FormatError, check_flag, read_lines
+from structpred import FormatError, check_flag, check_whole, read_lines
 from structpred.io import OTHER_SPACE as _OTHER_SPACE
-from structpred.io import split_tokens, word_text
+from structpred.io import counted, split_tokens, word_text
 
 __all__ = [
     "check_bitext_files",
@@ -471,7 +471,7 @@ def report_line(n_read, n_kept, dropped, max_len=None):
             "too_long": f"longer than {max_len} tokens" if max_len else "too long",
             "ratio": "with a bad length ratio"}
     parts = [f"{v} {what.get(k, k)}" for k, v in dropped.items() if v]
-    return (f"read {n_read} pairs, kept {n_kept}"
+    return (f"read {counted(n_read, 'pair')}, kept {n_kept}"
             + (f" (left out: {', '.join(parts)})" if parts else ""))
 
 
@@ -508,6 +508,9 @@ def load_bitext(src_path, tgt_path, max_pairs=None, max_len=None, max_ratio=None
     FormatError
         Invalid UTF-8, corrupt gzip data, or files of different lengths.
     """
+    if max_pairs is not None:    # -2 read nothing, 1.5 one line
+        check_whole("max_pairs", max_pairs, lo=0)
+    check_whole("skip_first", skip_first, lo=0)
     stop = None if max_pairs is None else skip_first + max_pairs
     src_lines = _read_texts(src_path, skip_first, stop)
     tgt_lines = _read_texts(tgt_path, skip_first, stop)

@@ -46,6 +46,7 @@ __all__ = [
     "write_naacl",
     "check_gold_coverage",
     "check_index_base",
+    "check_segmented",
 ]
 
 
@@ -287,6 +288,47 @@ def _unsegmented_hint(side, tokens):
     return (f" (the {side} sentence is one 'word' of {len(tokens[0])} characters without "
             "spaces: split Chinese, Japanese or Thai text into words, separated by spaces, "
             "first)")
+
+
+#: (first letter, last letter, language, a word segmenter for it) of the scripts of
+#: :data:`_UNSPACED`; Han letters without kana are Chinese
+_SEGMENTERS = (("\u3040", "\u30ff", "Japanese", "MeCab"),
+               ("\u0e00", "\u0e7f", "Thai", "PyThaiNLP"),
+               ("\u0e80", "\u0eff", "Lao", "LaoNLP"),
+               ("\u1000", "\u109f", "Myanmar", None),
+               ("\u1780", "\u17ff", "Khmer", "khmer-nltk"))
+
+
+def _unspaced_language(text):
+    """``(language, segmenter)`` of the letters of :data:`_UNSPACED` in ``text``."""
+    for lo, hi, language, segmenter in _SEGMENTERS:
+        if any(lo <= c <= hi for c in text):
+            return language, segmenter
+    return "Chinese", "jieba"
+
+
+def check_segmented(sentences, path, what=""):
+    """Refuse sentences that are (nearly) all one "word" of letters of a script written
+    without spaces: Chinese, Japanese, Thai, Lao, Myanmar or Khmer text that was not split
+    into words (each line was aligned as one word, with exit status 0).
+
+    A side is refused when 90 % or more of its non-empty lines are one token holding two or
+    more such letters and these tokens are 5 or more characters long on average; a normal
+    corpus with a few one-word lines (and dictionary-like lines of short words) passes.
+    ``what`` (e.g. ``"source side: "``) starts the reason; a :class:`FormatError` naming
+    ``path`` and the first such line."""
+    lines = [s for s in sentences if len(s)]
+    one = [(i, s[0]) for i, s in enumerate(sentences, 1)
+           if len(s) == 1 and len(_UNSPACED.findall(s[0])) >= 2]
+    if not lines or len(one) < 0.9 * len(lines) or sum(len(w) for _, w in one) < 5 * len(one):
+        return
+    language, segmenter = _unspaced_language("".join(w for _, w in one[:50]))
+    raise FormatError(_name(path), None,
+                      f"{what}{len(one)} of {len(lines)} lines are one 'word' of {language} "
+                      f"letters without spaces (line {one[0][0]}: {len(one[0][1])} characters):"
+                      " the text looks unsegmented; split it into words separated by spaces "
+                      f"first, with a {language} word segmenter"
+                      + (f" (e.g. {segmenter})" if segmenter else ""))
 
 
 def _check_range(path, lineno, j, k, shape, base, line_links=(), pair=(None, None)):

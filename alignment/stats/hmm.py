@@ -57,7 +57,7 @@ from tqdm.auto import tqdm
 
 from structpred import FormatError
 
-from structpred.io import load_npz, note, pack_json, save_npz, unpack_json
+from structpred.io import counted, load_npz, note, pack_json, save_npz, unpack_json
 
 from .._cache import bitext_key, fit_options
 
@@ -651,7 +651,7 @@ def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n
             shards.close()
     secs = time.perf_counter() - t0
     if verbose:
-        note(f"HMM: {len(corpus)} pairs, {n_iter} iterations per direction in {secs:.0f}s "
+        note(f"HMM: {counted(len(corpus), 'pair')}, {counted(n_iter, 'iteration')} per direction in {secs:.0f}s "
              f"(p0 fwd {fwd[3]:.3f}, bwd {bwd[3]:.3f})")
     return HMMTables(fwd[0], bwd[0], fwd[1], bwd[1], fwd[2], bwd[2], fwd[3], bwd[3],
                      stats.max_jump, stats.floor, {"fwd": fwd[4], "bwd": bwd[4]}, secs)

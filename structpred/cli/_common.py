@@ -9,6 +9,7 @@ import math
 import os
 
 from ..io import FormatError, note
+from ..io._notes import one_line
 from ..io import OutputPathError, check_figure_path, check_output_path, folder_refusal
 
 __all__ = ["UserError", "HelpFormatter", "ArgumentParser", "add_quiet", "log", "os_error_line",
@@ -29,15 +30,6 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
         if action.default in (None, False, argparse.SUPPRESS) or action.help is None:
             return action.help
         return super()._get_help_string(action) if action.help else "(default: %(default)s)"
-
-
-def one_line(message):
-    """``message`` as one line: line breaks and other control characters (a file name
-    with a newline in it) shown as escapes (``\\n``), so an error stays one line; a byte of a
-    file name that the locale could not decode (``LC_ALL=C``) as that byte (``\\xc3``)."""
-    return "".join(c if c.isprintable() or c == "\t" else
-                   f"\\x{ord(c) - 0xDC00:02x}" if "\udc80" <= c <= "\udcff" else
-                   ascii(c)[1:-1] for c in message)
 
 
 class _StoreOnce(argparse._StoreAction):

@@ -394,6 +394,11 @@ def read_npz(path, what="an .npz file"):
 
     name = os.fspath(path)
     _check_readable_file(name)
+    if not os.path.isfile(name):
+        # a pipe (a process substitution '<(...)', a FIFO) or a device: the archive is read
+        # with random access, and a pipe once (it was "corrupt or truncated ... not seekable")
+        raise FormatError(name, None, f"a pipe or device, not a file: {what} is read with "
+                          "random access; give the file itself")
     with open(name, "rb") as fh:
         magic = fh.read(4)
     if not magic:

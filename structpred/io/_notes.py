@@ -15,10 +15,25 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["note", "hold_notes", "release_notes", "drop_notes"]
+__all__ = ["note", "hold_notes", "release_notes", "drop_notes", "counted"]
 
 #: the lines held back (``None``: none are held, :func:`note` prints at once)
 _HELD: list | None = None
+
+
+def one_line(message):
+    """``message`` as one line: line breaks and other control characters (a file name
+    with a newline in it) shown as escapes (``\\n``), so an error stays one line; a byte of a
+    file name that the locale could not decode (``LC_ALL=C``) as that byte (``\\xc3``)."""
+    return "".join(c if c.isprintable() or c == "\t" else
+                   f"\\x{ord(c) - 0xDC00:02x}" if "\udc80" <= c <= "\udcff" else
+                   ascii(c)[1:-1] for c in message)
+
+
+def counted(n, noun, plural=None):
+    """``n`` and ``noun`` in the number ``n`` asks for: ``"1 sentence"``, ``"3 sentences"``,
+    ``"1 sentence pair"``, ``counted(2, "class", "classes")`` (messages said "1 sentences")."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def _print(msg):
@@ -30,9 +45,11 @@ def _print(msg):
 
 def note(msg):
     """Print the line ``msg`` on standard error, or hold it while :func:`hold_notes` is
-    in force."""
+    in force; one line (:func:`one_line`: a file name holding a line break is shown with
+    ``\\n``, as in the errors; "4 labels written to o" and "ut.txt" were two lines)."""
+    msg = one_line(str(msg))
     if _HELD is not None:
-        _HELD.append(str(msg))
+        _HELD.append(msg)
     else:
         _print(msg)
 

@@ -90,6 +90,8 @@ def check_sentence_pairs(pairs, what="sentence pair", max_words=None):
             if odd is not None:   # "" or "a b": one word here, none or two in a file
                 raise ValueError(f"{what} {i}: {side} token {odd!r} is empty or holds white "
                                  f"space")
+            if hasattr(tokens, "__len__") and len(tokens) == 0:
+                raise ValueError(f"{what} {i}: empty sentence (the {side} side has no tokens)")
             if max_words is not None and len(tokens) > max_words:
                 raise ValueError(f"{what} {i}: the {side} side has {len(tokens):,} words; "
                                  f"at most {max_words:,} are aligned (the time grows with "

@@ -218,7 +218,7 @@ def c_points_no_foreground(r, m):
     p.write_text("".join(f"{i} {i % 7} {i % 3} 1200 2\n" for i in range(200)))
     return (["segment", "train", "--points", str(p), "--foreground-labels", "1300-1306",
              "-o", str(r / "m.npz"), "--voxel", "0.5", *TRAIN_FAST[2:]],
-            rf"{re.escape(str(p))}: no foreground point in any of the 1 training scans")
+            rf"{re.escape(str(p))}: no foreground point in the training scan")
 
 
 def c_points_empty(r, m):
@@ -340,7 +340,7 @@ def c_model_other_features(r, m):
 def c_model_kind_mismatch(r, m):
     p = make_points(r / "scan.xyz", 300)
     return (["segment", "predict", "-m", str(m["image"]), "--points", str(p), "-o", str(r / "pred")],
-            r"img\.npz: the model was trained on image data, not points")
+            r"img\.npz: the model was trained on images, not point clouds")
 
 
 def c_eval_pred_missing_mask(r, m):
