@@ -183,8 +183,8 @@ def inner_folds(y, fit, seed):
     return [(fit[a], fit[b]) for a, b in cross_validation_folds(y[fit], 5, seed)]
 
 
-def chooser_rule(src, key, folds, seeds):
-    """The guard's pick (default or svm) on each fold's fitting part, validated by 5-fold
+def chooser_rule(src, key, folds, seeds, base):
+    """The guard's pick (``base`` or svm) on each fold's fitting part, validated by 5-fold
     cross-validation with each shuffling seed of ``seeds`` (pooled)."""
     from structpred.selection import paired_bootstrap
 
@@ -193,23 +193,25 @@ def chooser_rule(src, key, folds, seeds):
         a, b = [], []
         for r in seeds:
             c = src.correctness(f"{key}-f{fi}-cv{r}", inner_folds(src.y, fit, r),
-                                ["default", "svm"])
-            a.append(c["default"])
+                                [base, "svm"])
+            a.append(c[base])
             b.append(c["svm"])
         a, b = np.concatenate(a), np.concatenate(b)
         better = b.mean() > a.mean() and paired_bootstrap(a, b).p_not_better < 0.05
-        picks.append("svm" if better else "default")
+        picks.append("svm" if better else base)
     return picks
 
 
 def chooser_rows(args, src):
-    """``{rule: outer correctness}`` of the guard with one or three cross-validations."""
+    """``{rule: outer correctness}`` of the guard (``--chooser-default`` against svm) with one
+    or three cross-validations."""
     rows = {"one 5-fold CV": [], "5-fold CV x 3 seeds": []}
     for key, folds in instances(args, src):
-        outer = src.correctness(key, folds, ["default", "svm"])
+        outer = src.correctness(key, folds, [args.chooser_default, "svm"])
         ends = np.cumsum([0] + [v.size for _, v in folds])
         for rule, seeds in (("one 5-fold CV", [0]), ("5-fold CV x 3 seeds", [0, 1, 2])):
-            for fi, pick in enumerate(chooser_rule(src, key, folds, seeds)):
+            picks = chooser_rule(src, key, folds, seeds, args.chooser_default)
+            for fi, pick in enumerate(picks):
                 rows[rule].append(outer[pick][ends[fi]:ends[fi + 1]])
                 print(f"#   {src.corpus} {key} fold {fi}: {rule} picks {pick}", flush=True)
     return {k: np.concatenate(v) for k, v in rows.items()}
@@ -245,6 +247,8 @@ def main(argv=None):
                     help="validation documents of each subsample (other training documents)")
     ap.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
     ap.add_argument("--chooser", action="store_true", help="also the chooser's rule")
+    ap.add_argument("--chooser-default", default="default", choices=list(VARIANTS),
+                    help="the default the chooser's rule keeps against svm")
     ap.add_argument("--out", default="runs/small_corpus", help="the cache")
     args = ap.parse_args(argv)
     Path(args.out).mkdir(parents=True, exist_ok=True)
