@@ -500,9 +500,11 @@ def topics_train(args):
         spec = spec_of(args.model)
         model_name = args.model
         mspec = MODELS[args.model]
+        # --iterations N makes N passes: the default's floor of steps goes with its epochs
         est_params = {k: v for k, v in spec.params.items()
                       if not (args.n_topics is not None and k == mspec.topics)
-                      and not (args.iterations is not None and k == mspec.iterations)}
+                      and not (args.iterations is not None
+                               and k in (mspec.iterations, "min_updates"))}
         est_params.update(user_params)
     _check_param_types(model_name, user_params, len(classes))
     try:

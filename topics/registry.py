@@ -44,7 +44,8 @@ MODELS = {
     "sdem-nb": ModelSpec(
         "topics.sdem", "SdemNaiveBayes", "n_epochs", None,
         help="multinomial naive Bayes trained by sdEM (hinge loss, log prior, tf-idf words; "
-             "the default's model); --iterations: epochs (default 6)"),
+             "the default's model); --iterations: epochs (default 6, and at least 6,000 "
+             "document visits on a smaller corpus)"),
     "sdem-lda": ModelSpec(
         "topics.sdem_lda", "SdemLDAClassifier", "n_epochs", "n_topics",
         help="one LDA per class trained by sdEM; --n-topics: topics per class (default 2); "

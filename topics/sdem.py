@@ -69,7 +69,8 @@ from structpred.learners import check_iterations
 from ._validation import (CountClassifierTags, check_known_labels, count_matrix, seed_of,
                           validate_labels)
 
-__all__ = ["SdemNaiveBayes", "class_log_posterior", "loss_weights", "sdem_nb_epoch"]
+__all__ = ["SdemNaiveBayes", "class_log_posterior", "fit_epochs", "loss_weights",
+           "sdem_nb_epoch"]
 
 _LOSSES = {"ncll": 0, "hinge": 1, "nll": 2}
 
@@ -146,6 +147,33 @@ def loss_weights(logp, y, loss, w):
         w[y] = 1.0
         w[ybar] = -1.0
     return 1.0 - margin
+
+
+def fit_epochs(n_epochs, min_updates, n_docs):
+    """The passes :meth:`SdemNaiveBayes.fit` makes over ``n_docs`` documents.
+
+    Parameters
+    ----------
+    n_epochs : int
+        The passes asked for.
+    min_updates : int or None
+        The fewest document visits (steps of sdEM) wanted; None: no floor.
+    n_docs : int
+        Documents of the fit.
+
+    Returns
+    -------
+    int
+        ``max(n_epochs, ceil(min_updates / n_docs))``: ``n_epochs`` on a corpus of at least
+        ``min_updates / n_epochs`` documents, more passes on a smaller one (with
+        ``min_updates = 6000``, the default of ``topics train``: 20 passes over 300
+        documents, 6 from 1,000 documents on).
+    """
+    check_iterations(n_epochs, "n_epochs")   # 0 epochs left the prior as the model
+    if min_updates is None:
+        return int(n_epochs)
+    check_iterations(min_updates, "min_updates")
+    return max(int(n_epochs), -(-int(min_updates) // max(int(n_docs), 1)))
 
 
 @nb.njit(cache=True)
@@ -292,15 +320,20 @@ class _SdemMixin(CountClassifierTags):
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, y):
-        """``n_epochs`` passes of sdEM over ``(X, y)`` from the prior (``n`` = number of documents)."""
+        """``n_epochs`` passes of sdEM over ``(X, y)`` from the prior (``n`` = number of
+        documents), or more where ``min_updates`` asks for them (:func:`fit_epochs`; the
+        passes made are ``n_epochs_``)."""
         self.__dict__.pop(self._fitted_attr, None)
         check_iterations(self.n_epochs, "n_epochs")   # 0 epochs left the prior as the model
         X = self._counts(X, fitting=True)
+        # only SdemNaiveBayes has min_updates; sdEM-LDA makes n_epochs passes
+        epochs = fit_epochs(self.n_epochs, getattr(self, "min_updates", None), X.shape[0])
         y = validate_labels(self, y, X.shape[0])
         self._init_state(y, X.shape[1])
         yi = self._label_index(y, X.shape[0])
         self.n_stream_ = X.shape[0]
-        for _ in range(int(self.n_epochs)):
+        self.n_epochs_ = epochs
+        for _ in range(epochs):
             self._epoch(X, yi, self.n_stream_)
         return self
 
@@ -380,6 +413,12 @@ class SdemNaiveBayes(_SdemMixin, ClassifierMixin, BaseEstimator):
         ``lambda`` of ``rho_t = 1 / (1 + lambda t)``.
     n_epochs : int
         Passes over the data in :meth:`fit`.
+    min_updates : int or None
+        At least this many document visits in :meth:`fit`: ``max(n_epochs, ceil(min_updates
+        / n_documents))`` passes (:func:`fit_epochs`); None: ``n_epochs`` passes.  The
+        default of ``topics train`` sets 6,000, which gives a corpus of fewer than 1,000
+        documents more than its 6 passes (evidence: "Small corpora" in
+        ``docs/results/topics.md``).
     vocabulary : Vocabulary or None
         Used when ``fit`` receives raw texts or token lists.
     random_state : int
@@ -394,11 +433,14 @@ class SdemNaiveBayes(_SdemMixin, ClassifierMixin, BaseEstimator):
     class_counts_ : ndarray (K,)    ``C``
     gamma_ : float
     loss_history_ : list of float   mean loss of each pass (before each update)
+    n_epochs_ : int                 passes made by :meth:`fit`
     """
 
     def __init__(self, loss="ncll", prior="laplace", learning_decay=1e-3, n_epochs=5,
-                 vocabulary=None, random_state=0, hinge_weights="pm1", shuffle=True):
+                 vocabulary=None, random_state=0, hinge_weights="pm1", shuffle=True,
+                 min_updates=None):
         self.shuffle = shuffle
+        self.min_updates = min_updates
         self.loss = loss
         self.hinge_weights = hinge_weights
         self.prior = prior

@@ -121,3 +121,16 @@ def test_candidates_fitted_at_once_choose_the_same():
     two = choose(texts, y, specs=specs, jobs=2)
     assert [(c.value, c.score) for c in one.ranked] == [(c.value, c.score) for c in two.ranked]
     assert one.spec.name == two.spec.name
+
+
+def test_the_default_makes_more_passes_over_a_small_corpus_only():
+    from topics.auto import MIN_UPDATES, fit_spec
+
+    spec = spec_of(DEFAULT_CANDIDATE)
+    assert spec.params["min_updates"] == MIN_UPDATES == 6000
+    texts, y = corpus(300)
+    _, est = fit_spec(spec, texts, y)
+    assert est.n_epochs_ == 20                   # 6,000 visits of 300 documents
+    texts, y = corpus(1200)
+    _, est = fit_spec(spec, texts, y)
+    assert est.n_epochs_ == spec.params["n_epochs"] == 6

@@ -231,3 +231,28 @@ def test_hinge_weights_option_is_validated_and_used():
 @parametrize_with_checks([SdemNaiveBayes(n_epochs=3), SdemNaiveBayes(loss="hinge", n_epochs=3)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def test_min_updates_sets_the_passes_on_small_corpora():
+    from topics.sdem import fit_epochs
+
+    # topics train's default (6 passes, at least 6,000 visits): Brown's 303-document folds
+    assert fit_epochs(6, 6000, 303) == 20
+    assert fit_epochs(6, 6000, 379) == 16
+    assert fit_epochs(6, 6000, 999) == 7
+    assert [fit_epochs(6, 6000, n) for n in (1000, 1120, 11314)] == [6, 6, 6]
+    assert fit_epochs(6, None, 10) == 6
+    with pytest.raises(ValueError):
+        fit_epochs(6, 0, 10)
+
+
+def test_min_updates_is_the_same_as_asking_for_the_passes():
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix(rng.poisson(1.0, (12, 8)).astype(float))
+    y = np.array(["a", "b", "c"] * 4)
+    floor = SdemNaiveBayes(loss="hinge", prior="log", n_epochs=2, min_updates=100).fit(X, y)
+    plain = SdemNaiveBayes(loss="hinge", prior="log", n_epochs=9).fit(X, y)
+    assert floor.n_epochs_ == plain.n_epochs_ == 9          # ceil(100 / 12)
+    np.testing.assert_array_equal(floor.word_counts_, plain.word_counts_)
+    few = SdemNaiveBayes(loss="hinge", prior="log", n_epochs=2, min_updates=10).fit(X, y)
+    assert few.n_epochs_ == 2

@@ -488,3 +488,14 @@ def test_a_library_warning_is_one_line(tmp_path):
     lines = [ln for ln in err.strip().splitlines() if not ln.startswith("trained nbsvm in ")]
     assert lines and all(ln.startswith("structpred: warning: ") for ln in lines), err
     assert ".py:" not in err
+
+
+def test_sdem_nb_passes_on_a_small_corpus(data, tmp_path, capsys):
+    # the default's floor of 6,000 document visits: 50 passes over the 120 documents;
+    # --iterations N makes N passes
+    path = tmp_path / "floor.npz"
+    rc, _, err = _run(["topics", "train", "--data", str(data / "train.jsonl.gz"), "--model",
+                       "sdem-nb", "-o", str(path)], capsys)
+    assert rc == 0, err
+    assert load_model(path).estimator.n_epochs_ == 50
+    assert load_model(_train(data, tmp_path, capsys)).estimator.n_epochs_ == 2
