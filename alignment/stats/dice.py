@@ -12,7 +12,7 @@ sentences containing each word (document frequencies), so :math:`0 \le
 \mathrm{Dice} \le 1`.
 
 The counts :math:`C(e, f)` are a CSR table over English words with sorted French
-columns (:func:`alignment.data.corpus.build_cooc`).  To keep saved models small,
+columns (:func:`alignment.data.cooc.build_cooc`).  To keep saved models small,
 :func:`prune_cooc` can drop the pairs seen once whose Dice is small anyway: a pair
 with :math:`C(e, f) = 1`, :math:`C(e) > 1`, :math:`C(f) > 1` and :math:`C(e) + C(f)
 > K` is removed, so that it reads as :math:`C(e, f) = 0`; this changes any Dice value
@@ -25,7 +25,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..data.corpus import UNK_ID, build_cooc, doc_frequencies, find_in_row
+from ..data.cooc import build_cooc, doc_frequencies, find_in_row
+from ..data.corpus import UNK_ID
 
 __all__ = ["DEFAULT_DICE_PRUNE_TOTAL", "cooc_table", "prune_cooc", "compact_tables", "dice_matrix"]
 

@@ -53,8 +53,9 @@ from structpred.io import split_tokens, word_text
 from structpred.parallel import dask_workers
 
 from .._runtime import log as _log
-from ..data.corpus import (UNK_ID, Vocabulary, build_cooc, check_bitext_files,
-                           doc_frequencies, length_filter, paired_lines)
+from ..data.cooc import build_cooc, doc_frequencies
+from ..data.corpus import (UNK_ID, Vocabulary, check_bitext_files, length_filter,
+                           paired_lines)
 from .dice import DEFAULT_DICE_PRUNE_TOTAL, compact_tables
 from .ibm import (DEFAULT_MAX_JUMP, DEFAULT_N_GIS, e_step, gis_update, length_contexts,
                   m_step, n_buckets, pair_index)

@@ -62,7 +62,8 @@ from structpred.io import counted, load_npz, note, pack_json, save_npz, unpack_j
 from .._cache import bitext_key, fit_options
 
 from .._runtime import check_stop, chunk_ranges, progress_enabled, run_threads
-from ..data.corpus import EncodedCorpus, find_in_row
+from ..data.cooc import find_in_row
+from ..data.corpus import EncodedCorpus
 from .ibm import m_step, pair_index
 
 __all__ = ["HMMTables", "train_hmm", "train_hmm_files", "hmm_posteriors", "hmm_forward_backward",

@@ -78,7 +78,7 @@ starts from Model 1's final t-table with uniform bucket weights (its first E-ste
 then a Model 1 E-step).
 
 Data layout.  Translation tables live on the sentence-level co-occurrence pattern of
-the corpus (:func:`alignment.data.corpus.build_cooc`): a CSR table over (English word
+the corpus (:func:`alignment.data.cooc.build_cooc`): a CSR table over (English word
 ``e``, French word ``f``) pairs, shared by both directions, with one value array per
 direction (``t_fwd[p]`` :math:`= t(f \mid e)`, ``t_bwd[p]`` :math:`= t(e \mid f)`);
 the NULL rows are dense arrays over the generated vocabulary.  Before EM every
@@ -98,7 +98,7 @@ from tqdm.auto import tqdm
 
 from .._runtime import check_stop, chunk_ranges, progress_enabled, run_threads
 from .._runtime import log as _log
-from ..data.corpus import build_cooc, find_in_row
+from ..data.cooc import build_cooc, find_in_row
 
 __all__ = [
     "DEFAULT_MAX_JUMP",
@@ -443,7 +443,7 @@ class IBMTables:
     Attributes
     ----------
     row_ptr, cols, counts : CSR over (source word, target word) of the sentence-level
-        co-occurrence counts (:func:`alignment.data.corpus.build_cooc`).
+        co-occurrence counts (:func:`alignment.data.cooc.build_cooc`).
     fwd, bwd : DirectionModel
     max_jump : int
     seconds : dict
@@ -652,7 +652,7 @@ def train_ibm(corpus, n_iter_model1=5, n_iter_model2=5, max_jump=DEFAULT_MAX_JUM
         2 trains the two directions concurrently in two threads (the kernels release
         the GIL); 1 trains them one after the other.  The result is the same.
     cooc : tuple, optional
-        ``(row_ptr, cols, counts)`` of :func:`alignment.data.corpus.build_cooc` on this
+        ``(row_ptr, cols, counts)`` of :func:`alignment.data.cooc.build_cooc` on this
         corpus (without NULL), if already computed.
     agreement : bool
         Train the two directions jointly by agreement (:func:`train_agreement`)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..data.corpus import find_in_row
+from ..data.cooc import find_in_row
 from .ibm import jump_bucket
 
 __all__ = ["pair_posteriors"]
