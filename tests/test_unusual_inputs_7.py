@@ -493,3 +493,16 @@ def test_a_summary_line_naming_a_file_with_a_line_break_stays_one_line(tmp_path,
                           "-o", str(out)], capsys)
     assert rc == 0 and out.read_text() == "sport\n", err
     assert err.splitlines()[-1] == f"1 label written to {tmp_path}/o\\nut.txt", err
+
+
+@pytest.mark.parametrize("empty_side", ["src", "tgt"])
+def test_an_empty_side_of_a_bitext_is_named_as_empty(tmp_path, empty_side):
+    # before: "a.fr:1: line counts differ: empty.txt has only 0 lines"
+    from alignment.data.formats import read_parallel
+    from structpred import FormatError
+
+    (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "a.fr").write_text("la maison\n")
+    files = [str(tmp_path / "empty.txt"), str(tmp_path / "a.fr")]
+    with pytest.raises(FormatError, match=r"empty.txt: empty: no lines, while .*a.fr has some"):
+        read_parallel(*(files if empty_side == "src" else files[::-1]))

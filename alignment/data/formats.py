@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 
 from structpred import FormatError, check_whole, open_output, read_lines
-from structpred.io import split_tokens, word_text
+from structpred.io import counted, split_tokens, word_text
 
 __all__ = [
     "FormatError",
@@ -140,8 +140,11 @@ def iter_parallel(src_path, tgt_path):
         if s is None or t is None:
             longer, shorter = (tgt_path, src_path) if s is None else (src_path, tgt_path)
             lineno = (t or s)[0]
-            raise FormatError(_name(longer), lineno,
-                              f"line counts differ: {_name(shorter)} has only {lineno - 1} lines")
+            if lineno == 1:   # "has only 0 lines" named the empty file as a short one
+                raise FormatError(_name(shorter), None,
+                                  f"empty: no lines, while {_name(longer)} has some")
+            raise FormatError(_name(longer), lineno, f"line counts differ: {_name(shorter)} has "
+                              f"only {counted(lineno - 1, 'line')}")
         yield _tokens(src_path, s[0], s[1]), _tokens(tgt_path, t[0], t[1])
 
 
