@@ -20,7 +20,12 @@ from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import iteration_count
 from structpred import check_label_spellings
 
+from .evaluate import is_iob
+
 __all__ = ["add_parser", "tag_train", "tag_predict", "tag_eval", "DEFAULTS"]
+
+#: tokens of a lone sentence that suggest a file without blank lines between sentences
+LONG_SENTENCE = 100
 
 #: the defaults of ``tag train``, chosen on validation splits of CoNLL-2000 and the
 #: treebank POS sample (docs/results/sequence.md)
@@ -163,10 +168,18 @@ def _check_validation_can_score(args, yt, yv, labels):
 def _check_spellings(path, y, known=None):
     """Refuse labels of ``path`` that are one label spelled twice (``B-NP`` and ``b-np``, or
     against the model's labels ``known``): :func:`structpred.check_label_spellings`."""
+    labels = sorted({t for s in y for t in s})
     try:
-        check_label_spellings(sorted({t for s in y for t in s}), known, name=str(path))
+        check_label_spellings(labels, known, name=str(path))
     except ValueError as exc:
         raise UserError(str(exc)) from None
+    if known is None and not is_iob(set(labels)) and is_iob({t.upper() for t in labels}):
+        # conlleval reads upper-case B-/I- prefixes only: "b-np" is a plain label
+        import warnings
+
+        warnings.warn(f"{path}: the labels ({', '.join(labels[:3])}, ...) look like chunk tags "
+                      "in lower case: they are scored by token accuracy, not chunk F1; "
+                      "upper-case their prefixes (B-, I-) for chunk F1")
 
 
 @_wrap_format_errors
@@ -191,8 +204,10 @@ def tag_train(args):
         Xt, yt = X, y
     else:
         if len(X) < 2:
+            hint = (f": its {len(X[0])} tokens are one sentence; are sentences separated by "
+                    "blank lines?" if X and len(X[0]) >= LONG_SENTENCE else "")
             raise UserError(f"{args.data}: needs at least 2 sentences to hold some out for "
-                            "validation (or give --valid-data)")
+                            f"validation (or give --valid-data){hint}")
         tr, va = deterministic_split(len(X), args.valid_fraction)
         Xt, yt = [X[i] for i in tr], [y[i] for i in tr]
         Xv, yv = [X[i] for i in va], [y[i] for i in va]

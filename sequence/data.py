@@ -201,14 +201,18 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos"):
             out.end()
             continue
         if n_columns is None:
-            n_columns, fixed = len(fields), lineno
+            n_columns, fixed, comment = len(fields), lineno, fields[0].startswith("#")
             if labelled and n_columns < 2:
                 raise FormatError(name, lineno, "expected at least two columns "
                                   "(token ... label), found one")
         if len(fields) != n_columns:
+            # a '# ...' first line fixed the count: column files have no comments
             raise FormatError(name, lineno, f"expected {n_columns} columns, found "
                               f"{len(fields)}" + (f" (line {fixed} has {n_columns})"
-                                                  if fixed else ""))
+                                                  if fixed else "")
+                              + (f"; line {fixed} starts with '#': a comment? column files "
+                                 "have none (only CoNLL-U's are read): remove it"
+                                 if fixed and comment else ""))
         if labelled:
             out.add(tuple(fields[:-1]), fields[-1], lineno)
         else:

@@ -506,3 +506,40 @@ def test_an_empty_side_of_a_bitext_is_named_as_empty(tmp_path, empty_side):
     files = [str(tmp_path / "empty.txt"), str(tmp_path / "a.fr")]
     with pytest.raises(FormatError, match=r"empty.txt: empty: no lines, while .*a.fr has some"):
         read_parallel(*(files if empty_side == "src" else files[::-1]))
+
+
+def _column_file(path, n_sentences, sep="\n\n", first=""):
+    rows = [f"w{i}{k} NN {'B-NP' if k == 0 else 'I-NP'}" for i in range(n_sentences)
+            for k in range(3)]
+    text = sep.join("\n".join(rows[3 * i:3 * i + 3]) for i in range(n_sentences))
+    path.write_text(first + text + "\n")
+    return str(path)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.integers(34, 60))
+def test_a_column_file_without_blank_lines_is_named_as_one_long_sentence(tmp_path, capsys, n):
+    data = _column_file(tmp_path / "noblank.txt", n, sep="\n")
+    rc, out, err = run_cli(["tag", "train", "--data", data, "-o", str(tmp_path / "m.npz"), "-q"],
+                           capsys)
+    assert one_line_error(rc, err, f"its {3 * n} tokens are one sentence",
+                          "separated by blank lines") and out == ""
+
+
+def test_a_comment_line_of_a_column_file_is_named(tmp_path, capsys):
+    # before: "expected 3 columns, found 2 (line 1 has 3)": '# a comment' read as a token
+    data = _column_file(tmp_path / "c.txt", 5, first="# sent_id = 1\n")
+    rc, out, err = run_cli(["tag", "train", "--data", data, "-o", str(tmp_path / "m.npz"), "-q"],
+                           capsys)
+    assert one_line_error(rc, err, "line 1 starts with '#': a comment?") and out == ""
+
+
+def test_chunk_tags_in_lower_case_get_a_warning(tmp_path, capsys):
+    data = tmp_path / "lower.txt"
+    data.write_text(open(_column_file(tmp_path / "c.txt", 12)).read().lower())
+    rc, _, err = run_cli(["tag", "train", "--data", str(data), "-o", str(tmp_path / "m.npz"),
+                          "-q", "--iterations", "2"], capsys)
+    assert rc == 0 and "look like chunk tags in lower case" in err and "\n" not in err.strip()
+    rc, _, err = run_cli(["tag", "train", "--data", _column_file(tmp_path / "u.txt", 12), "-o",
+                          str(tmp_path / "m2.npz"), "-q", "--iterations", "2"], capsys)
+    assert rc == 0 and "lower case" not in err
