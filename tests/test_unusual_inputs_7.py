@@ -543,3 +543,23 @@ def test_chunk_tags_in_lower_case_get_a_warning(tmp_path, capsys):
     rc, _, err = run_cli(["tag", "train", "--data", _column_file(tmp_path / "u.txt", 12), "-o",
                           str(tmp_path / "m2.npz"), "-q", "--iterations", "2"], capsys)
     assert rc == 0 and "lower case" not in err
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tabbed=st.lists(st.booleans(), min_size=2, max_size=8))
+def test_texts_to_predict_with_and_without_a_tab_are_refused(tmp_path_factory, tabbed):
+    # before: 'good nice<TAB>lovely' was the label 'good nice' and the text 'lovely', the
+    # next line without a tab a text alone
+    from topics import read_documents
+
+    path = tmp_path_factory.mktemp("tsv") / "texts.tsv"
+    path.write_text("".join(f"pos\tgood text {i}\n" if t else f"good text {i}\n"
+                            for i, t in enumerate(tabbed)))
+    if all(tabbed) or not any(tabbed):
+        docs = read_documents(path, labels="optional")
+        assert len(docs.texts) == len(tabbed)
+        assert all(t.startswith("good text") for t in docs.texts)
+    else:
+        line = next(i for i, t in enumerate(tabbed) if t != tabbed[0]) + 1
+        with pytest.raises(FormatError, match=rf"texts.tsv:{line}: (a|no) tab, but line 1"):
+            read_documents(path, labels="optional")

@@ -260,6 +260,7 @@ def _unique_keys(pairs):
 
 def _read_tsv(spath, name, need, docs, fields=None):
     first = first_text = True
+    layout = None   # (has a tab, line) of the first text line, without labels required
     for lineno, line in _lines(spath, name):
         if not line.strip():
             continue
@@ -271,6 +272,9 @@ def _read_tsv(spath, name, need, docs, fields=None):
             _refuse_other_format_in_tsv(name, lineno, line, need)
         first_text = False
         label, tab, text = line.partition("\t")
+        layout = layout or (bool(tab), lineno)
+        if not need and bool(tab) != layout[0]:
+            _refuse_mixed_layout(name, lineno, bool(tab), layout[1])
         if not tab:
             if need:
                 raise FormatError(name, lineno, "no tab: expected 'label<TAB>text'")
@@ -286,6 +290,15 @@ def _read_tsv(spath, name, need, docs, fields=None):
         docs.texts.append(text)
         docs.labels.append(label)
         docs.sources.append(f"{name}:{lineno}")
+
+
+def _refuse_mixed_layout(name, lineno, tab, first):
+    """Without labels required, lines with and without a tab: one read as 'label<TAB>text'
+    and the other as a text alone, the part before a tab silently taken for a label."""
+    raise FormatError(name, lineno, f"{'a tab' if tab else 'no tab'}, but line {first} "
+                      f"{'has none' if tab else 'is label<TAB>text'}: every line must be "
+                      "'label<TAB>text' (the label may be empty), or every line a text "
+                      "without a tab")
 
 
 def _refuse_other_format_in_tsv(name, lineno, line, need):
