@@ -147,7 +147,11 @@ def test_documents_that_are_all_the_same_are_refused(n, words, tmp_path, capsys)
     _jsonl(data, ["a", "b"] * n, [" ".join(words)] * (2 * n))
     rc, _, err = _run(["topics", "train", "--data", str(data), "--model", "nbsvm",
                        "--min-df", "1", "-o", str(tmp_path / "m.npz"), "-q"], capsys)
-    assert _one_line_error(rc, err, "have the same words")
+    assert _one_line_error(rc, err, "have the same text")
+    # with the choice on validation too, refused before any candidate is fitted
+    rc, out, err = _run(["topics", "train", "--data", str(data), "-o", str(tmp_path / "m.npz")],
+                        capsys)
+    assert _one_line_error(rc, err, "have the same text") and out == ""
 
 
 @pytest.mark.parametrize("name", ["LDASVM", "GibbsMedLDA", "ImportanceMedLDA", "PaMedLDA"])
@@ -348,3 +352,12 @@ def test_a_file_name_with_a_line_break_keeps_the_error_on_one_line(brk, tmp_path
     rc, _, err = _run(["tag", "train", "--data", str(tmp_path / f"a{brk}b.txt"), "-o",
                        str(tmp_path / "m.npz")], capsys)
     assert _one_line_error(rc, err, "no such file")
+
+
+def test_documents_the_same_in_the_vocabulary_only_are_refused(tmp_path, capsys):
+    # the texts differ in stop words only: nbsvm's English stop list leaves the same words
+    data = tmp_path / "d.jsonl"
+    _jsonl(data, ["a", "b"] * 4, ["apple pear the", "apple pear a"] * 4)
+    rc, _, err = _run(["topics", "train", "--data", str(data), "--model", "nbsvm",
+                       "--min-df", "1", "-o", str(tmp_path / "m.npz"), "-q"], capsys)
+    assert _one_line_error(rc, err, "have the same words in the vocabulary")

@@ -363,6 +363,10 @@ def _check_classes(docs):
     if len(classes) < 2:
         raise UserError(f"{docs.path}: training needs at least 2 classes, found "
                         f"{len(classes)} ({', '.join(map(repr, classes))})")
+    if len(docs) > 1 and len({" ".join(t.split()).lower() for t in docs.texts}) == 1:
+        # before the choice on validation, which otherwise ran and printed first
+        raise UserError(f"{docs.path}: all {len(docs)} documents have the same text "
+                        f"({docs.texts[0].strip()[:40]!r}), so nothing tells the classes apart")
     if len(docs) > 2 and len(classes) == len(docs):
         # a TSV file 'text<TAB>label' read as 'label<TAB>text': every text a class of its own
         raise UserError(f"{docs.path}: every one of the {len(docs)} documents has a label of "
