@@ -23,8 +23,8 @@ import re
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["FEATURE_SETS", "token_features", "sentence_features", "FeatureIndex", "word_shape",
-           "pos_values"]
+__all__ = ["FEATURE_SETS", "token_features", "sentence_features", "FeatureIndex", "FeatureCodes",
+           "word_shape", "pos_values"]
 
 FEATURE_SETS = ("window", "full")
 _SHAPE = [(re.compile(r"[A-Z]+"), "X"), (re.compile(r"[a-z]+"), "x"), (re.compile(r"[0-9]+"), "d")]
@@ -38,8 +38,10 @@ def word_shape(word):
     return word
 
 
-def sentence_features(tokens, feature_set="full"):
-    """Feature strings of every token of a sentence (a list of column tuples)."""
+def sentence_features(tokens, feature_set="full", shapes=None):
+    """Feature strings of every token of a sentence (a list of column tuples).
+
+    ``shapes``, a dict, caches :func:`word_shape` per word form across calls."""
     if feature_set not in FEATURE_SETS:
         raise ValueError(f"feature_set must be one of {FEATURE_SETS}, got {feature_set!r}")
     n = len(tokens)
@@ -47,7 +49,9 @@ def sentence_features(tokens, feature_set="full"):
     lower = [w.lower() for w in words]
     pos = [t[1] for t in tokens] if tokens and len(tokens[0]) > 1 else None
     full = feature_set == "full"
-    shapes = [word_shape(w) for w in words] if full else None
+    if full:
+        cache = {} if shapes is None else shapes
+        shapes = [cache.get(w) or cache.setdefault(w, word_shape(w)) for w in words]
 
     def at(seq, i, pad):
         return seq[i] if 0 <= i < n else pad
@@ -86,7 +90,8 @@ def pos_values(names):
 
 def token_features(sentences, feature_set="full"):
     """:func:`sentence_features` of every sentence."""
-    return [sentence_features(s, feature_set) for s in sentences]
+    shapes = {}
+    return [sentence_features(s, feature_set, shapes) for s in sentences]
 
 
 class FeatureIndex:
@@ -145,3 +150,69 @@ class FeatureIndex:
         if scaled:
             x.data *= self.scale[x.indices]
         return x, np.asarray(lengths, dtype=np.int64)
+
+
+class FeatureCodes:
+    """The feature strings of several groups of sentences as integer codes.
+
+    ``add`` encodes a group (the output of :func:`token_features`); every distinct string
+    gets the next code when first met, so the codes of the strings that the groups
+    ``0..g`` hold are in their order of first occurrence over those groups, one group after
+    another.  :meth:`index` and :meth:`transform` then give what
+    :meth:`FeatureIndex.from_features` and :meth:`FeatureIndex.transform` give on the
+    concatenated strings of the groups, without the strings: the tagger's refit, which
+    trains on the training and the validation sentences together, reuses the codes of the
+    validated run.
+    """
+
+    def __init__(self):
+        self.vocab = {}
+        self.groups = []   # (codes, token indptr, sentence lengths) per group
+
+    def add(self, feats):
+        """Encode one group of sentences; returns its number."""
+        vocab = self.vocab
+        codes, indptr, lengths = [], [0], []
+        for sent in feats:
+            lengths.append(len(sent))
+            for tok in sent:
+                for f in tok:
+                    c = vocab.get(f)
+                    if c is None:
+                        c = vocab[f] = len(vocab)
+                    codes.append(c)
+                indptr.append(len(codes))
+        self.groups.append((np.asarray(codes, dtype=np.int64),
+                            np.asarray(indptr, dtype=np.int64),
+                            np.asarray(lengths, dtype=np.int64)))
+        return len(self.groups) - 1
+
+    def _codes(self, groups):
+        return np.concatenate([self.groups[g][0] for g in groups])
+
+    def index(self, groups, min_count=1):
+        """``FeatureIndex.from_features`` of the groups' strings, and the column of every
+        code (-1: not kept)."""
+        counts = np.bincount(self._codes(groups), minlength=len(self.vocab))
+        kept = np.flatnonzero(counts >= min_count)   # codes: first-occurrence order
+        names = np.empty(len(self.vocab), dtype=object)
+        names[list(self.vocab.values())] = list(self.vocab.keys())
+        columns = np.full(len(self.vocab), -1, dtype=np.int64)
+        columns[kept] = np.arange(kept.size)
+        index = FeatureIndex(names[kept].tolist(), scale=1.0 / np.sqrt(counts[kept]))
+        return index, columns
+
+    def transform(self, groups, index, columns, scaled=False):
+        """``index.transform`` of the groups' strings, one group after another."""
+        cols = columns[self._codes(groups)]
+        per_token = np.concatenate([np.diff(self.groups[g][1]) for g in groups])
+        keep = cols >= 0
+        token_of = np.repeat(np.arange(per_token.size), per_token)[keep]
+        indptr = np.r_[0, np.cumsum(np.bincount(token_of, minlength=per_token.size))]
+        indices = cols[keep].astype(np.int32)
+        x = sp.csr_matrix((np.ones(indices.size), indices, indptr.astype(np.int64)),
+                          shape=(per_token.size, len(index.names)))
+        x.sum_duplicates()
+        if scaled:
+            x.data *= index.scale[x.indices]
+        return x, np.concatenate([self.groups[g][2] for g in groups])

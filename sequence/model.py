@@ -24,7 +24,7 @@ from structpred.io import (FormatError, check_token_lists, load_npz, save_npz,
                           unwritable_token)
 
 from .evaluate import is_iob, label_kind_error, score_from_stats, sentence_stats
-from .features import FEATURE_SETS, FeatureIndex, token_features
+from .features import FEATURE_SETS, FeatureCodes, FeatureIndex, token_features
 
 __all__ = ["SequenceTagger", "LEARNERS", "load_tagger"]
 
@@ -281,8 +281,8 @@ class SequenceTagger(BaseEstimator):
         return self.features_.transform(token_features(X, self.feature_set),
                                         scaled=self.scaled_)
 
-    def _validation_metric(self, X_valid, y_valid):
-        x, lengths = self._design(X_valid)
+    def _validation_metric(self, design, y_valid):
+        x, lengths = design
         ex = ChainExample(x, lengths, n_labels=len(self.classes_), label_scale=self.label_scale_)
         starts = np.r_[0, np.cumsum(lengths)]
 
@@ -313,6 +313,11 @@ class SequenceTagger(BaseEstimator):
         -------
         self
         """
+        return self._fit(X, y, eval_set)
+
+    def _fit(self, X, y, eval_set, codes=None):
+        """:meth:`fit`; ``codes``, ``(FeatureCodes, groups)``, holds the feature strings of
+        ``X`` encoded (the refit's, from the validated run)."""
         X_valid, y_valid = self._split_eval_set(eval_set)
         self._check_params()
         t0 = time.process_time()
@@ -332,25 +337,26 @@ class SequenceTagger(BaseEstimator):
         if mixture is not None:
             raise ValueError(mixture[1])
         self.iob_ = is_iob(self.classes_)
-        feats = token_features(X, self.feature_set)
-        self.features_ = FeatureIndex.from_features(feats, self.min_count)
+        codes, train, valid = self._feature_codes(X, X_valid, codes)
+        self.features_, columns = codes.index(train, max(int(self.min_count), 1))
         self.scaled_ = self.scaling == "count" and self.learner != "perceptron"
         power = float(self.scale_power)
         # FeatureIndex.from_features gives 1 / sqrt(count); the value used is count ** -power (stored
         # in the model file, so prediction needs no power)
         self.features_.scale = self.features_.scale ** (2.0 * power)
-        x, lengths = self.features_.transform(feats, scaled=self.scaled_)
+        x, lengths = codes.transform(train, self.features_, columns, scaled=self.scaled_)
         n_tokens = x.shape[0]
         self.radius_ = float(self.relative_radius * np.sqrt(n_tokens) if self.radius is None
                              else self.radius)
         self.label_scale_ = (float((len(self.classes_) / n_tokens) ** power) if self.scaled_
                              else 1.0)
-        del feats
         labels = self._encode_labels(y)
         metric = None
         if X_valid is not None:
             # labels the training sentences never show cannot be predicted: they count as errors
-            metric = self._validation_metric(X_valid, y_valid)
+            metric = self._validation_metric(
+                codes.transform([valid], self.features_, columns, scaled=self.scaled_),
+                y_valid)
         deadline = None if self.max_time is None else t0 + float(self.max_time)
 
         def out_of_time(t, w, rec):
@@ -372,7 +378,8 @@ class SequenceTagger(BaseEstimator):
             self._set_result(res.w, res.n_iter, res.best_iter, res.history)
         self.refit_sentences_ = None
         if self.refit and X_valid is not None and self.best_iter_ is not None:
-            self._refit(list(X) + list(X_valid), list(y) + list(y_valid))
+            self._refit(list(X) + list(X_valid), list(y) + list(y_valid),
+                        (codes, train + [valid]))
         self.fit_time_ = time.process_time() - t0
         return self
 
@@ -389,11 +396,23 @@ class SequenceTagger(BaseEstimator):
                              "length")
         return X_valid, y_valid
 
-    def _refit(self, X, y):
-        """Train on ``X`` for ``best_iter_ + 1`` iterations and take over that model."""
+    def _feature_codes(self, X, X_valid, codes):
+        """``(FeatureCodes, training groups, validation group)``: the feature strings of the
+        training sentences and of the validation sentences, encoded (``codes`` if given:
+        the refit's, all of them training)."""
+        if codes is not None:
+            return codes[0], list(codes[1]), None
+        codes = FeatureCodes()
+        train = [codes.add(token_features(X, self.feature_set))]
+        valid = None if X_valid is None else codes.add(token_features(X_valid, self.feature_set))
+        return codes, train, valid
+
+    def _refit(self, X, y, codes):
+        """Train on ``X`` for ``best_iter_ + 1`` iterations and take over that model.
+        ``codes``: the encoded feature strings of ``X`` (see :meth:`_fit`)."""
         full = clone(self).set_params(n_iter=self.best_iter_ + 1, refit=False, patience=None,
                                       max_time=None)
-        full.fit(X, y)
+        full._fit(X, y, None, codes)
         record = (self.n_iter_, self.best_iter_, self.history_)
         for name, value in vars(full).items():
             if name.endswith("_") and not name.startswith("_"):

@@ -13,7 +13,8 @@ from sklearn.base import clone
 
 from sequence.data import deterministic_split, read_conll
 from sequence.evaluate import chunks, evaluate, f1_from_counts, is_iob, sentence_stats
-from sequence.features import FeatureIndex, sentence_features, word_shape
+from sequence.features import (FeatureCodes, FeatureIndex, sentence_features, token_features,
+                               word_shape)
 from sequence.model import SequenceTagger, load_tagger
 from structpred.cli import main
 from structpred.io import FormatError
@@ -190,6 +191,39 @@ def test_load_tagger_rejects_other_files(tmp_path):
         load_tagger(p)
 
 
+@pytest.mark.parametrize("min_count", [1, 2, 3])
+def test_feature_codes_give_what_the_feature_index_gives_on_the_strings(min_count):
+    """The encoded groups (training, validation) give the index and the matrices that
+    FeatureIndex gives on the strings: of the training group alone (validation strings
+    unseen in training dropped) and of both groups together (the refit's)."""
+    X, _ = read_conll(TRAIN)
+    tr, va = deterministic_split(len(X))
+    ft, fv = token_features([X[i] for i in tr]), token_features([X[i] for i in va])
+    codes = FeatureCodes()
+    groups = [codes.add(ft), codes.add(fv)]
+    for train, feats in (([0], ft), (groups, ft + fv)):
+        ref = FeatureIndex.from_features(feats, min_count)
+        index, columns = codes.index(train, min_count)
+        assert index.names == ref.names
+        np.testing.assert_array_equal(index.scale, ref.scale)
+        for part, part_feats in (([0], ft), ([1], fv), (groups, ft + fv)):
+            for scaled in (False, True):
+                x, lengths = codes.transform(part, index, columns, scaled=scaled)
+                x0, lengths0 = ref.transform(part_feats, scaled=scaled)
+                np.testing.assert_array_equal(lengths, lengths0)
+                for a in ("indptr", "indices", "data"):
+                    np.testing.assert_array_equal(getattr(x, a), getattr(x0, a))
+                assert x.shape == x0.shape
+
+
+def test_token_features_cache_of_shapes_changes_no_string():
+    """token_features shares one word-shape cache across sentences: the same strings as
+    sentence_features of each sentence alone."""
+    X, _ = read_conll(TRAIN)
+    X = X[:60] + [[("", "NN"), ("1,2", "CD")]]
+    assert token_features(X) == [sentence_features(s) for s in X]
+
+
 def test_refit_trains_on_all_sentences_for_the_validated_iterations():
     """``refit=True``: the model is the one trained on training + validation sentences for
     ``best_iter_ + 1`` iterations, the validation record stays the first run's, and a
@@ -206,6 +240,7 @@ def test_refit_trains_on_all_sentences_for_the_validated_iterations():
     again = SequenceTagger(n_iter=plain.best_iter_ + 1).fit(Xt + Xv, yt + yv)
     np.testing.assert_array_equal(tagger.coef_, again.coef_)
     assert tagger.features_.names == again.features_.names
+    np.testing.assert_array_equal(tagger.features_.scale, again.features_.scale)
     assert not np.array_equal(tagger.coef_, plain.coef_)
     assert tagger.refit_sentences_ == len(X) and plain.refit_sentences_ is None
     # without validation sentences there is nothing to choose on and nothing to refit
