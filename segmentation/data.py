@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from structpred import FormatError, read_lines
-from structpred.io import missing_reason
+from structpred.io import counted, missing_reason
 
 __all__ = ["load_image", "load_mask", "load_pair", "load_example", "read_manifest", "horse_items",
            "load_points", "parse_label_ranges", "format_label_ranges", "binary_labels",
@@ -617,6 +617,6 @@ def load_points(path, max_points=None):
             what = ("is too large for a class label (at most 2**62 in size)" if huge[i]
                     else "is not a whole number")
             raise FormatError(path_s, linenos[i], f"label {rows[i][3][:20]!r} {what} "
-                              f"({int(bad.sum())} such point{'s' if bad.sum() != 1 else ''})")
+                              f"({counted(int(bad.sum()), 'such point')})")
         labels = lab.astype(np.int64)
     return xyz, labels

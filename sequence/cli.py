@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
@@ -175,8 +176,6 @@ def _check_spellings(path, y, known=None):
         raise UserError(str(exc)) from None
     if known is None and not is_iob(set(labels)) and is_iob({t.upper() for t in labels}):
         # conlleval reads upper-case B-/I- prefixes only: "b-np" is a plain label
-        import warnings
-
         warnings.warn(f"{path}: the labels ({', '.join(labels[:3])}, ...) look like chunk tags "
                       "in lower case: they are scored by token accuracy, not chunk F1; "
                       "upper-case their prefixes (B-, I-) for chunk F1")

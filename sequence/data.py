@@ -17,7 +17,7 @@ import re
 
 from structpred import check_flag, check_whole
 from structpred.io import FormatError, read_lines
-from structpred.io import split_tokens
+from structpred.io import counted, split_tokens
 
 from .evaluate import label_kind_error
 
@@ -114,7 +114,7 @@ def _read_tabbed(lines, name, labelled, fmt, label):
         if len(fields) != n_fields or not ok:
             raise FormatError(name, lineno, f"expected a {fmt} word line ({n_fields} "
                               f"tab-separated columns, the first {id_text}), found "
-                              f"{len(fields)} column" + ("s" if len(fields) != 1 else "")
+                              f"{counted(len(fields), 'column')}"
                               + ("" if len(fields) != n_fields
                                  else f" and the ID {fields[0][:20]!r}"))
         if not fields[0].isdigit():   # a multiword token or an empty node

@@ -130,7 +130,11 @@ def _count(labels):
 
 def token_accuracy(gold, pred):
     """Share of tokens (in %) whose label is right."""
-    gold, pred = check_aligned(gold, pred)
+    return _accuracy(*check_aligned(gold, pred))
+
+
+def _accuracy(gold, pred):
+    """:func:`token_accuracy` of label lists already checked to line up."""
     n = sum(len(s) for s in gold)
     right = sum(a == b for gs, ps in zip(gold, pred) for a, b in zip(gs, ps))
     return 100.0 * right / max(n, 1)
@@ -159,7 +163,7 @@ def evaluate(gold, pred, iob=None):
     gold, pred = check_aligned(gold, pred)
     if iob is None:
         iob = is_iob({t for s in gold for t in s})
-    out = {"accuracy": token_accuracy(gold, pred), "sentences": len(gold),
+    out = {"accuracy": _accuracy(gold, pred), "sentences": len(gold),
            "tokens": sum(len(s) for s in gold)}
     if iob:
         c, p, g = (int(v) for v in sentence_stats(gold, pred, True).sum(0))

@@ -37,7 +37,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from structpred.io import FormatError, binary_kind, missing_reason, read_lines
+from structpred.io import FormatError, binary_kind, counted, missing_reason, read_lines
 
 __all__ = ["FORMATS", "LABEL_NAMES", "TEXT_NAMES", "Documents", "detect_format", "read_documents",
            "binary_kind"]
@@ -451,8 +451,8 @@ def _csv_column(name, line, first, cols, item, option):
     n = len(first)
     if item.isdigit():
         if not 1 <= int(item) <= n:
-            raise FormatError(name, line, f"{option} {item}: no such column, the rows have {n} "
-                                          f"field{'s' if n != 1 else ''} (numbered from 1)")
+            raise FormatError(name, line, f"{option} {item}: no such column, the rows have "
+                                          f"{counted(n, 'field')} (numbered from 1)")
         return int(item) - 1
     hits = _named_like(first, (item.lower(),))
     if not hits:
@@ -542,7 +542,7 @@ def _read_csv(spath, name, need, docs, fields):
     for line, row in rows:
         if len(row) != width:
             what = "the header" if cols.header else f"the first row (line {first_line})"
-            raise FormatError(name, line, f"{len(row)} field{'s' if len(row) != 1 else ''} "
+            raise FormatError(name, line, f"{counted(len(row), 'field')} "
                                           f"where {what} has {width}: a comma in an unquoted "
                                           f"field? (quote the field)")
         text = " ".join(row[i] for i in cols.text)

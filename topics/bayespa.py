@@ -87,6 +87,7 @@ from scipy.special import digamma
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
+from structpred.io import counted
 
 from ._validation import (CountClassifierTags, check_classifier_topics, check_known_labels,
                           count_matrix, seed_of, validate_count_input, validate_labels)
@@ -358,7 +359,7 @@ class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
             known = np.unique(np.asarray(classes))
             if known.size < 2:
                 raise ValueError(f"{type(self).__name__} needs at least 2 classes, got "
-                                 f"{known.size} class{'es' if known.size != 1 else ''}")
+                                 f"{counted(known.size, 'class', 'classes')}")
         elif classes is not None and not np.array_equal(np.unique(np.asarray(classes)), known):
             raise ValueError(f"classes={classes!r} differs from the classes of the first call "
                              f"{known.tolist()!r}")

@@ -382,7 +382,7 @@ def _check_documents_differ(docs, X):
 
     X = sparse.csr_matrix(X)
     if X.shape[0] > 1 and all((X[i] != X[0]).nnz == 0 for i in range(1, X.shape[0])):
-        terms = f"{X.shape[1]} term{'s' if X.shape[1] != 1 else ''}"
+        terms = counted(X.shape[1], "term")
         raise UserError(f"{docs.path}: all {X.shape[0]} documents have the same words in the "
                         f"vocabulary of {terms}, so nothing tells the classes apart")
 

@@ -283,10 +283,16 @@ _UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff"
                        "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
+def _one_unspaced_word(tokens):
+    """Whether the sentence ``tokens`` is one token of two or more letters of a script
+    written without spaces (Chinese, Japanese, Thai...): a line not split into words."""
+    return tokens is not None and len(tokens) == 1 and len(_UNSPACED.findall(tokens[0])) >= 2
+
+
 def _unsegmented_hint(side, tokens):
-    """A hint when the sentence ``tokens`` is one token of several letters of a script
-    written without spaces (Chinese, Japanese, Thai...): the text was not split into words."""
-    if tokens is None or len(tokens) != 1 or len(_UNSPACED.findall(tokens[0])) < 2:
+    """A hint when the sentence ``tokens`` is one unsegmented 'word'
+    (:func:`_one_unspaced_word`): the text was not split into words."""
+    if not _one_unspaced_word(tokens):
         return ""
     return (f" (the {side} sentence is one 'word' of {len(tokens[0])} characters without "
             "spaces: split Chinese, Japanese or Thai text into words, separated by spaces, "
@@ -321,8 +327,7 @@ def check_segmented(sentences, path, what=""):
     ``what`` (e.g. ``"source side: "``) starts the reason; a :class:`FormatError` naming
     ``path`` and the first such line."""
     lines = [s for s in sentences if len(s)]
-    one = [(i, s[0]) for i, s in enumerate(sentences, 1)
-           if len(s) == 1 and len(_UNSPACED.findall(s[0])) >= 2]
+    one = [(i, s[0]) for i, s in enumerate(sentences, 1) if _one_unspaced_word(s)]
     if not lines or len(one) < 0.9 * len(lines) or sum(len(w) for _, w in one) < 5 * len(one):
         return
     language, segmenter = _unspaced_language("".join(w for _, w in one[:50]))

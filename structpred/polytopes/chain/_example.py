@@ -232,10 +232,11 @@ class ChainExample(StructuredExample):
         if x.shape[0] != self.starts[-1]:
             raise ValueError(f"x has {x.shape[0]} rows, lengths sum to {self.starts[-1]}")
         self.x = x
+        y = None if y is None else whole_array("y", y)
         if n_labels is None:
             if y is None:
                 raise ValueError("n_labels is needed without y")
-            n_labels = int(np.max(whole_array("y", y))) + 1
+            n_labels = int(np.max(y)) + 1
         check_whole("n_labels", n_labels, 1)
         self.n_labels = K = int(n_labels)
         self.n_obs = x.shape[1]
@@ -252,7 +253,7 @@ class ChainExample(StructuredExample):
         self._left[self.starts[1:] - 1] = False
         self._dual = None
         self._center = None
-        self.y = None if y is None else whole_array("y", y)
+        self.y = y
         self.d = 0.0
         if self.y is not None:
             if self.y.shape != (N,) or self.y.min() < 0 or self.y.max() >= K:
