@@ -123,15 +123,24 @@ def test_pair_ids_are_numpy_unique_and_links_do_not_depend_on_the_path(monkeypat
     sees the same pair ids and gives the same links as with the sort (issue 31, point 4:
     a speed-up only)."""
     from alignment.aligners import bayes
+    from alignment.stats.gibbs import cell_keys
 
     rng = np.random.default_rng(0)
-    keys = rng.integers(0, 5000, 20000)
+    n_gen, n_ali = 70, 90
+    gen_len, ali_len = rng.integers(1, 9, 300), rng.integers(1, 9, 300)
+    gen_off = np.concatenate([[0], np.cumsum(gen_len)]).astype(np.int64)
+    ali_off = np.concatenate([[0], np.cumsum(ali_len)]).astype(np.int64)
+    gen = rng.integers(1, n_gen, gen_off[-1]).astype(np.int32)
+    ali = rng.integers(1, n_ali, ali_off[-1]).astype(np.int32)
+    keys, want_off = cell_keys(gen, gen_off, ali, ali_off, n_ali)
     want_u, want_p = np.unique(keys, return_inverse=True)
     for limit in (1 << 27, 0):                      # dense table, then the sort
         monkeypatch.setattr(bayes, "DENSE_PAIR_KEYS", limit)
-        u, p = bayes.pair_ids(keys, 5000)
+        u, p, c_off = bayes.pair_ids(gen, gen_off, ali, ali_off, n_gen, n_ali)
         assert u.dtype == want_u.dtype and np.array_equal(u, want_u)
         assert p.dtype == np.int32 and np.array_equal(p, want_p.reshape(-1))
+        assert np.array_equal(c_off, want_off)
+    monkeypatch.setattr(bayes, "DENSE_PAIR_KEYS", 0)
     src, tgt = _small_bitext()
     kw = dict(em_iterations=1, ibm1_iterations=2, hmm_iterations=2, fertility_iterations=2,
               n_samplers=1, random_state=3)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numbers
 import time
+from array import array
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -55,43 +56,77 @@ _SYMMETRIZE = ("intersection", "union", "grow-diag", "grow-diag-final",
 DENSE_PAIR_KEYS = 1 << 27
 
 
-def pair_ids(keys, n_keys):
-    """``(uniq, pid)``: the sorted distinct word-pair keys and the index of every key among
-    them (int32), as ``np.unique(keys, return_inverse=True)`` gives them.
+def pair_ids(gen, gen_off, ali, ali_off, n_gen, n_ali):
+    """``(uniq, pid, c_off)``: the sorted distinct word-pair keys ``e * n_ali + f`` of the
+    cells of :func:`alignment.stats.gibbs.cell_keys`, the index of every cell's key among
+    them (int32), as ``np.unique(keys, return_inverse=True)`` gives them, and where each
+    sentence's cells start.
 
-    With at most :data:`DENSE_PAIR_KEYS` possible keys (``0 <= keys < n_keys``) a dense
-    table of the keys present, and its running count, give the same arrays ten times
-    faster than sorting (the sort was a quarter of a one-sampler run's time).
+    With at most :data:`DENSE_PAIR_KEYS` possible keys a table of all of them gives the
+    same arrays without forming the keys or sorting them
+    (:func:`alignment.stats.gibbs.dense_pair_ids`; the sort was a quarter of a
+    one-sampler run's time).
     """
-    if n_keys <= DENSE_PAIR_KEYS:
-        present = np.zeros(n_keys, dtype=np.bool_)
-        present[keys] = True
-        ids = np.cumsum(present, dtype=np.int32)
-        ids -= 1
-        return np.flatnonzero(present).astype(np.int64), ids[keys]
+    from ..stats.gibbs import cell_keys, dense_pair_ids
+
+    if int(n_gen) * int(n_ali) <= DENSE_PAIR_KEYS:
+        return dense_pair_ids(gen, gen_off, ali, ali_off, n_gen, n_ali)
+    keys, c_off = cell_keys(gen, gen_off, ali, ali_off, n_ali)
     uniq, pid = np.unique(keys, return_inverse=True)
-    return uniq, pid.reshape(-1).astype(np.int32)
+    return uniq, pid.reshape(-1).astype(np.int32), c_off
 
 
 class _Side:
-    """Word ids of one side (``0`` is NULL; real words from ``1``)."""
+    """Word ids of one side (``0`` is NULL; real words from ``1``) of the words as the
+    model sees them: lower-cased (``lowercase``) and cut to ``prefix`` characters (0: whole
+    words)."""
 
-    def __init__(self, vocab=None):
+    def __init__(self, vocab=None, lowercase=True, prefix=0):
         self.vocab = dict(vocab or {})
+        self.lowercase, self.prefix = bool(lowercase), int(prefix)
 
-    def encode(self, sentences, grow=True):
-        ids, off = [], np.zeros(len(sentences) + 1, dtype=np.int64)
-        voc = self.vocab
-        for n, s in enumerate(sentences):
-            for w in s:
-                i = voc.get(w)
+    def encode(self, sentences, side="source", grow=True):
+        """``(ids, offsets)`` of ``sentences`` (strings split on white space, or lists of
+        tokens, which are checked); each distinct word form is normalised once.  Without
+        ``grow`` an unknown word gets the id after the vocabulary's last."""
+        if isinstance(sentences, (str, bytes)):
+            raise TypeError(f"expected a list of {side} sentences, got a single string "
+                            f"{sentences[:40]!r}")
+        voc, lower, prefix = self.vocab, self.lowercase, self.prefix
+
+        class _Ids(dict):       # word form -> id, filled on first sight, in token order
+            def __missing__(self, w):
+                n = w.lower() if lower else w
+                if prefix > 0:
+                    n = n[:prefix]
+                i = voc.get(n)
                 if i is None:
                     i = len(voc) + 1
                     if grow:
-                        voc[w] = i
-                ids.append(i)
+                        voc[n] = i
+                self[w] = i
+                return i
+
+        ids, lookup = array("i"), _Ids().__getitem__
+        off = np.zeros(len(sentences) + 1, dtype=np.int64)
+        for n, s in enumerate(sentences):
+            toks = s.split() if isinstance(s, str) else _checked_tokens(s, side, n)
+            ids.extend(map(lookup, toks))
             off[n + 1] = len(ids)
-        return np.asarray(ids, dtype=np.int32), off
+        return np.frombuffer(ids, dtype=np.int32).copy() if len(ids) else \
+            np.zeros(0, dtype=np.int32), off
+
+
+def _checked_tokens(s, side, i):
+    """The tokens of sentence ``i`` given as a list: strings without white space."""
+    toks = list(s)
+    bad = next((w for w in toks if not isinstance(w, str)), None)
+    if bad is not None:
+        raise TypeError(f"{side} sentence {i}: token {bad!r} is not a string")
+    bad = unwritable_token(toks)
+    if bad is not None:   # "" or "a b" would be one word here, and two in a file
+        raise ValueError(f"{side} sentence {i}: token {bad!r} is empty or holds white space")
+    return toks
 
 
 class BayesianAligner(BaseEstimator):
@@ -157,11 +192,13 @@ class BayesianAligner(BaseEstimator):
 
     Attributes
     ----------
-    fwd_links_, bwd_links_ : list of set of (int, int)
+    fwd_link_sets_, bwd_link_sets_ : alignment.aligners.runs.LinkSets
         Directional links of the training pairs (fwd: each target word's source word;
-        bwd: each source word's target word), 0-based source-target.
+        bwd: each source word's target word), 0-based source-target, in arrays.
+    fwd_links_, bwd_links_ : list of set of (int, int)
+        The same links as Python sets (formed on first access).
     links_ : list of set of (int, int)
-        The symmetrised links of the training pairs.
+        The symmetrised links of the training pairs (formed on first access).
     priors_ : dict
         Per direction (``"fwd"``, ``"bwd"``): the fitted lexical expected counts
         (sorted word-pair keys and counts), their totals per word, the jump counts and
@@ -234,27 +271,6 @@ class BayesianAligner(BaseEstimator):
                              f"{self.symmetrize!r}")
         return np.array(sched, dtype=np.int64)
 
-    def _normalize(self, sentences, side="source"):
-        if isinstance(sentences, (str, bytes)):
-            raise TypeError(f"expected a list of {side} sentences, got a single string "
-                            f"{sentences[:40]!r}")
-        out = []
-        for i, s in enumerate(sentences):
-            toks = s.split() if isinstance(s, str) else list(s)
-            bad = next((w for w in toks if not isinstance(w, str)), None)
-            if bad is not None:
-                raise TypeError(f"{side} sentence {i}: token {bad!r} is not a string")
-            bad = None if isinstance(s, str) else unwritable_token(toks)
-            if bad is not None:   # "" or "a b" would be one word here, and two in a file
-                raise ValueError(f"{side} sentence {i}: token {bad!r} is empty or holds "
-                                 f"white space")
-            if self.lowercase:
-                toks = [w.lower() for w in toks]
-            if self.prefix > 0:
-                toks = [w[:self.prefix] for w in toks]
-            out.append(toks)
-        return out
-
     def _seeds(self, stream):
         ss = self.random_state
         if not isinstance(ss, np.random.SeedSequence):
@@ -264,11 +280,9 @@ class BayesianAligner(BaseEstimator):
 
     def _direction(self, name, gen, gen_off, ali, ali_off, n_gen, n_ali, priors, seeds):
         """Sample one direction; ``(marg, pid, c_off, keys_unique)``."""
-        from ..stats.gibbs import cell_keys, gibbs_direction, ibm1_em
+        from ..stats.gibbs import gibbs_direction, ibm1_em
 
-        keys, c_off = cell_keys(gen, gen_off, ali, ali_off, n_ali)
-        uniq, pid = pair_ids(keys, n_gen * n_ali)
-        del keys
+        uniq, pid, c_off = pair_ids(gen, gen_off, ali, ali_off, n_gen, n_ali)
         n_fert = int(self.max_fertility) + 1
         if priors is None:
             lex_prior = np.zeros(len(uniq))
@@ -324,15 +338,14 @@ class BayesianAligner(BaseEstimator):
             raise ValueError(f"{len(src)} source but {len(tgt)} target sentences")
         if not len(src):
             raise ValueError("nothing to align")
-        ns, nt = self._normalize(src), self._normalize(tgt, "target")
-        for i, (s, t) in enumerate(zip(ns, nt)):
-            if not s or not t:
-                raise ValueError(f"sentence pair {i + 1} has an empty side")
         grow = priors is None
-        sv = _Side(None if grow else self.src_vocab_)
-        tv = _Side(None if grow else self.tgt_vocab_)
-        s_ids, s_off = sv.encode(ns)
-        t_ids, t_off = tv.encode(nt)
+        sv = _Side(None if grow else self.src_vocab_, self.lowercase, self.prefix)
+        tv = _Side(None if grow else self.tgt_vocab_, self.lowercase, self.prefix)
+        s_ids, s_off = sv.encode(src, "source")     # new words get new ids in align too
+        t_ids, t_off = tv.encode(tgt, "target")
+        empty = np.flatnonzero((np.diff(s_off) == 0) | (np.diff(t_off) == 0))
+        if len(empty):
+            raise ValueError(f"sentence pair {empty[0] + 1} has an empty side")
         n_s = int(s_ids.max()) + 1
         n_t = int(t_ids.max()) + 1
         if not grow:
@@ -359,14 +372,13 @@ class BayesianAligner(BaseEstimator):
         return a_fwd, a_bwd, res, enc, secs
 
     @staticmethod
-    def _directional_sets(a_fwd, a_bwd, s_off, t_off):
-        fwd, bwd = [], []
-        for n in range(len(s_off) - 1):
-            af = a_fwd[t_off[n]:t_off[n + 1]]
-            ab = a_bwd[s_off[n]:s_off[n + 1]]
-            fwd.append({(int(i) - 1, k) for k, i in enumerate(af) if i > 0})
-            bwd.append({(j, int(i) - 1) for j, i in enumerate(ab) if i > 0})
-        return fwd, bwd
+    def _link_sets(a_fwd, a_bwd, s_off, t_off):
+        """The two directions' links as :class:`~alignment.aligners.runs.LinkSets`."""
+        from ..stats.gibbs import alignment_links
+        from .runs import LinkSets
+
+        return (LinkSets(*alignment_links(a_fwd, t_off, s_off, True)),
+                LinkSets(*alignment_links(a_bwd, s_off, t_off, False)))
 
     def _combine(self, fwd, bwd):
         if self.symmetrize == "intersection":
@@ -390,7 +402,7 @@ class BayesianAligner(BaseEstimator):
         -------
         self
         """
-        from ..stats.gibbs import link_counts
+        from ..stats.gibbs import link_counts, pair_totals
 
         self._check()
         t0 = time.perf_counter()
@@ -405,7 +417,7 @@ class BayesianAligner(BaseEstimator):
                 ("bwd", a_bwd, enc["t_ids"], enc["t_off"], enc["s_off"], enc["n_t"],
                  enc["n_s"])):
             marg, pid, _, uniq = res[d]
-            counts = np.bincount(pid, weights=marg, minlength=len(uniq))
+            counts = pair_totals(pid, marg, len(uniq))
             e_tot = np.bincount(uniq // n_ali, weights=counts, minlength=n_gen)
             jump, fert = link_counts(a, gen, gen_off, ali_off, n_gen, int(self.max_jump),
                                      n_fert)
@@ -413,14 +425,32 @@ class BayesianAligner(BaseEstimator):
             priors[d] = {"keys": uniq[keep], "counts": counts[keep], "e_totals": e_tot,
                          "jump": jump, "fert": fert, "n_gen": n_gen, "n_ali": n_ali}
         self.priors_ = priors
-        self.fwd_links_, self.bwd_links_ = self._directional_sets(a_fwd, a_bwd, enc["s_off"],
-                                                                  enc["t_off"])
-        self.links_ = self._combine(self.fwd_links_, self.bwd_links_)
+        self.fwd_link_sets_, self.bwd_link_sets_ = self._link_sets(a_fwd, a_bwd, enc["s_off"],
+                                                                   enc["t_off"])
+        self._sets = {}
         secs["total"] = time.perf_counter() - t0
         self.seconds_ = secs
         _log(self.verbose, f"bayes: {counted(len(src), 'pair')} in {secs['total']:.1f}s "
                            f"(sampling {secs['sample']:.1f}s)")
         return self
+
+    def _fitted_sets(self, name):
+        if "fwd_link_sets_" not in self.__dict__:
+            raise AttributeError(f"{name}: this BayesianAligner is not fitted")
+        sets = self.__dict__.setdefault("_sets", {})
+        if name not in sets:        # Python sets of every pair: formed on first use only
+            if name == "links_":
+                sets[name] = self._combine(self.fwd_links_, self.bwd_links_)
+            else:
+                sets[name] = list(getattr(self, name.replace("links_", "link_sets_")))
+        return sets[name]
+
+    fwd_links_ = property(lambda self: self._fitted_sets("fwd_links_"),
+                          doc="Forward links of the training pairs (list of sets).")
+    bwd_links_ = property(lambda self: self._fitted_sets("bwd_links_"),
+                          doc="Backward links of the training pairs (list of sets).")
+    links_ = property(lambda self: self._fitted_sets("links_"),
+                      doc="Symmetrised links of the training pairs (list of sets).")
 
     def fit_align(self, src, tgt):
         """:meth:`fit`, then the symmetrised links of the training pairs (``links_``)."""
@@ -444,6 +474,6 @@ class BayesianAligner(BaseEstimator):
         if not hasattr(self, "priors_"):
             raise NotFittedError("this BayesianAligner is not fitted: call fit first")
         a_fwd, a_bwd, _, enc, _ = self._run(src, tgt, priors=self.priors_, stream=1)
-        fwd, bwd = self._directional_sets(a_fwd, a_bwd, enc["s_off"], enc["t_off"])
+        fwd, bwd = (list(x) for x in self._link_sets(a_fwd, a_bwd, enc["s_off"], enc["t_off"]))
         links = self._combine(fwd, bwd)
         return (links, fwd, bwd) if return_directions else links

@@ -139,7 +139,7 @@ def run_bayes(src, tgt, cache_dir, random_state=0, n_jobs=1, refresh=False, verb
     t0, c0 = time.perf_counter(), _cpu_seconds()
     al = BayesianAligner(**opts, n_jobs=n_jobs, verbose=verbose)
     al.fit(src_lines, tgt_lines)
-    dirs = {"fwd": LinkSets.from_sets(al.fwd_links_), "bwd": LinkSets.from_sets(al.bwd_links_)}
+    dirs = {"fwd": al.fwd_link_sets_, "bwd": al.bwd_link_sets_}
     secs = time.perf_counter() - t0
     run = AlignerRun("bayes", opts, fp, _version(), len(src_lines), secs, dirs,
                      meta={"cpu_seconds": _cpu_seconds() - c0})

@@ -50,7 +50,8 @@ import numpy as np
 
 from .._runtime import check_stop
 
-__all__ = ["gibbs_direction", "ibm1_em", "cell_keys", "argmax_rows", "link_counts",
+__all__ = ["gibbs_direction", "ibm1_em", "cell_keys", "cell_offsets", "dense_pair_ids",
+           "pair_totals", "alignment_links", "argmax_rows", "link_counts",
            "MODEL_IBM1", "MODEL_HMM", "MODEL_FERT"]
 
 MODEL_IBM1, MODEL_HMM, MODEL_FERT = 1, 2, 3
@@ -81,11 +82,7 @@ def cell_keys(e_ids, e_off, f_ids, f_off, n_f_types):
     """``(keys, c_off)``: the word-pair key ``e * n_f_types + f`` of every (aligned token,
     generating position) cell, NULL (``e = 0``) first in each token's row."""
     n_sent = len(e_off) - 1
-    c_off = np.zeros(n_sent + 1, dtype=np.int64)
-    for s in range(n_sent):
-        m = e_off[s + 1] - e_off[s]
-        n = f_off[s + 1] - f_off[s]
-        c_off[s + 1] = c_off[s] + n * (m + 1)
+    c_off = cell_offsets(e_off, f_off)
     keys = np.empty(c_off[n_sent], dtype=np.int64)
     for s in range(n_sent):
         e0, m = e_off[s], e_off[s + 1] - e_off[s]
@@ -99,6 +96,102 @@ def cell_keys(e_ids, e_off, f_ids, f_off, n_f_types):
                 keys[c] = np.int64(e_ids[e0 + i]) * n_f_types + f
                 c += 1
     return keys, c_off
+
+
+@numba.njit(cache=True, nogil=True)
+def cell_offsets(e_off, f_off):
+    """Where each sentence's cells start: sentence ``s`` has ``n_s (m_s + 1)`` cells, one
+    per (aligned token, generating position or NULL)."""
+    n_sent = len(e_off) - 1
+    c_off = np.zeros(n_sent + 1, dtype=np.int64)
+    for s in range(n_sent):
+        c_off[s + 1] = c_off[s] + (f_off[s + 1] - f_off[s]) * (e_off[s + 1] - e_off[s] + 1)
+    return c_off
+
+
+@numba.njit(cache=True, nogil=True)
+def _dense_cells(e_ids, e_off, f_ids, f_off, c_off, n_f_types, table, pid, mark):
+    """With ``mark``: set ``table[key] = 1`` for the key of every cell (the keys of
+    :func:`cell_keys`); else write ``pid[cell] = table[key]``."""
+    for s in range(len(e_off) - 1):
+        e0, m = e_off[s], e_off[s + 1] - e_off[s]
+        f0, n = f_off[s], f_off[s + 1] - f_off[s]
+        c = c_off[s]
+        for j in range(n):
+            f = f_ids[f0 + j]
+            for i in range(m + 1):
+                key = f if i == 0 else np.int64(e_ids[e0 + i - 1]) * n_f_types + f
+                if mark:
+                    table[key] = 1
+                else:
+                    pid[c] = table[key]
+                c += 1
+
+
+def dense_pair_ids(e_ids, e_off, f_ids, f_off, n_e_types, n_f_types):
+    """``(uniq, pid, c_off)`` as ``np.unique(cell_keys(...)[0], return_inverse=True)``
+    gives them, found with a table of all ``n_e_types x n_f_types`` possible keys instead
+    of a sort, and without forming the keys (one int32 per possible key)."""
+    c_off = cell_offsets(e_off, f_off)
+    table = np.zeros(int(n_e_types) * int(n_f_types), dtype=np.int32)
+    pid = np.empty(c_off[-1], dtype=np.int32)
+    _dense_cells(e_ids, e_off, f_ids, f_off, c_off, np.int64(n_f_types), table, pid, True)
+    uniq = np.flatnonzero(table)
+    table[uniq] = np.arange(len(uniq), dtype=np.int32)
+    _dense_cells(e_ids, e_off, f_ids, f_off, c_off, np.int64(n_f_types), table, pid, False)
+    return uniq, pid, c_off
+
+
+@numba.njit(cache=True, nogil=True)
+def pair_totals(pid, marg, n_pairs):
+    """``np.bincount(pid, weights=marg, minlength=n_pairs)``, added in the same order,
+    without a float64 copy of ``marg``."""
+    out = np.zeros(n_pairs, dtype=np.float64)
+    for c in range(len(pid)):
+        out[pid[c]] += marg[c]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def alignment_links(a, ali_off, gen_off, ali_is_target):
+    """The links of one direction's alignment ``a`` (one position per aligned token,
+    0 = NULL) as ``(offsets, links)``: pair ``s``'s 0-based (source, target) links are
+    ``links[offsets[s]:offsets[s + 1]]``, sorted.  ``ali_is_target``: the aligned tokens
+    are the target side (the fwd direction)."""
+    n_sent = len(ali_off) - 1
+    offsets = np.zeros(n_sent + 1, dtype=np.int64)
+    max_m = 0
+    for s in range(n_sent):
+        k = 0
+        for p in range(ali_off[s], ali_off[s + 1]):
+            if a[p] > 0:
+                k += 1
+        offsets[s + 1] = offsets[s] + k
+        max_m = max(max_m, gen_off[s + 1] - gen_off[s])
+    links = np.empty((offsets[n_sent], 2), dtype=np.int32)
+    start = np.empty(max_m + 2, dtype=np.int64)
+    for s in range(n_sent):
+        a0, n = ali_off[s], ali_off[s + 1] - ali_off[s]
+        o = offsets[s]
+        if not ali_is_target:           # (p, a_p - 1): already sorted by p
+            for p in range(n):
+                if a[a0 + p] > 0:
+                    links[o, 0], links[o, 1] = p, a[a0 + p] - 1
+                    o += 1
+            continue
+        m = gen_off[s + 1] - gen_off[s]  # (a_p - 1, p): a counting sort by a_p
+        start[:m + 2] = 0
+        for p in range(n):
+            start[a[a0 + p] + 1] += 1
+        start[1] = o                     # (the NULL count, at start[1], is dropped)
+        for i in range(2, m + 2):
+            start[i] += start[i - 1]
+        for p in range(n):
+            i = a[a0 + p]
+            if i > 0:
+                links[start[i], 0], links[start[i], 1] = i - 1, p
+                start[i] += 1
+    return offsets, links
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -125,25 +218,31 @@ def ibm1_em(e_ids, e_off, f_off, pid, c_off, n_e_types, lex_prior, p_null, n_ite
     cnt = np.empty(n_pairs, dtype=np.float64)
     tot = np.empty(n_e_types, dtype=np.float64)
     gen = np.empty(n_pairs, dtype=np.int64)
+    max_m = 0
     for s in range(len(e_off) - 1):   # the generating word of every pair id
         e0, m = e_off[s], e_off[s + 1] - e_off[s]
+        max_m = max(max_m, m)
         for j in range(f_off[s + 1] - f_off[s]):
             row = c_off[s] + j * (m + 1)
             gen[pid[row]] = 0
             for i in range(1, m + 1):
                 gen[pid[row + i]] = e_ids[e0 + i - 1]
+    buf = np.empty(max_m + 1, dtype=np.float64)
     for _ in range(n_iter):
         cnt[:] = lex_prior + 1e-3
         for s in range(len(e_off) - 1):
             m = e_off[s + 1] - e_off[s]
+            k = (1.0 - p_null) / m if m > 0 else 0.0
             for j in range(f_off[s + 1] - f_off[s]):
                 row = c_off[s] + j * (m + 1)
-                z = p_null * t[pid[row]]
+                # each cell's term p(a_j = i) t(f_j | e_i) once, kept for both loops
+                buf[0] = p_null * t[pid[row]]
+                z = buf[0]
                 for i in range(1, m + 1):
-                    z += (1.0 - p_null) / m * t[pid[row + i]]
-                cnt[pid[row]] += p_null * t[pid[row]] / z
-                for i in range(1, m + 1):
-                    cnt[pid[row + i]] += (1.0 - p_null) / m * t[pid[row + i]] / z
+                    buf[i] = k * t[pid[row + i]]
+                    z += buf[i]
+                for i in range(m + 1):
+                    cnt[pid[row + i]] += buf[i] / z
         tot[:] = 0.0
         for c in range(n_pairs):
             tot[gen[c]] += cnt[c]
