@@ -134,6 +134,7 @@ def test_pair_ids_are_numpy_unique_and_links_do_not_depend_on_the_path(monkeypat
     ali = rng.integers(1, n_ali, ali_off[-1]).astype(np.int32)
     keys, want_off = cell_keys(gen, gen_off, ali, ali_off, n_ali)
     want_u, want_p = np.unique(keys, return_inverse=True)
+    monkeypatch.setattr(bayes, "DENSE_KEYS_PER_CELL", 1 << 30)
     for limit in (1 << 27, 0):                      # dense table, then the sort
         monkeypatch.setattr(bayes, "DENSE_PAIR_KEYS", limit)
         u, p, c_off = bayes.pair_ids(gen, gen_off, ali, ali_off, n_gen, n_ali)

@@ -54,6 +54,9 @@ _SYMMETRIZE = ("intersection", "union", "grow-diag", "grow-diag-final",
 #: largest key space (generating x aligned types) whose pair ids are found with a dense
 #: table (one byte and one int32 per possible key); larger ones are sorted
 DENSE_PAIR_KEYS = 1 << 27
+#: ... and at most this many possible keys per cell: a few sentence pairs (new pairs aligned
+#: with the priors of a large vocabulary) are sorted, as scanning the table would cost more
+DENSE_KEYS_PER_CELL = 16
 
 
 def pair_ids(gen, gen_off, ali, ali_off, n_gen, n_ali):
@@ -62,14 +65,17 @@ def pair_ids(gen, gen_off, ali, ali_off, n_gen, n_ali):
     them (int32), as ``np.unique(keys, return_inverse=True)`` gives them, and where each
     sentence's cells start.
 
-    With at most :data:`DENSE_PAIR_KEYS` possible keys a table of all of them gives the
+    With at most :data:`DENSE_PAIR_KEYS` possible keys (and
+    :data:`DENSE_KEYS_PER_CELL` per cell) a table of all of them gives the
     same arrays without forming the keys or sorting them
     (:func:`alignment.stats.gibbs.dense_pair_ids`; the sort was a quarter of a
     one-sampler run's time).
     """
     from ..stats.gibbs import cell_keys, dense_pair_ids
 
-    if int(n_gen) * int(n_ali) <= DENSE_PAIR_KEYS:
+    n_keys = int(n_gen) * int(n_ali)
+    n_cells = int(np.dot(np.diff(ali_off), np.diff(gen_off) + 1))
+    if n_keys <= min(DENSE_PAIR_KEYS, DENSE_KEYS_PER_CELL * n_cells):
         return dense_pair_ids(gen, gen_off, ali, ali_off, n_gen, n_ali)
     keys, c_off = cell_keys(gen, gen_off, ali, ali_off, n_ali)
     uniq, pid = np.unique(keys, return_inverse=True)
