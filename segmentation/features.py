@@ -445,10 +445,17 @@ def as_rgb8(image):
     floating-point images in [0, 1] (scikit-image's convention) are scaled to 0-255;
     anything else (16-bit values, floats beyond [0, 1], NaN, booleans) is refused rather
     than read on the wrong scale (files go through :func:`segmentation.data.load_image`,
-    which converts every mode)."""
+    which converts every mode).  A grey image, ``(H, W)`` or ``(H, W, 1)``, is taken on the
+    same scales and replicated to three channels, as the file reader converts grey files
+    (it was refused)."""
     a = _pixel_array(image, "an image")
+    if a.ndim == 3 and a.shape[2] == 1:
+        a = a[..., 0]
+    if a.ndim == 2:
+        return as_rgb8(np.repeat(a[..., None], 3, axis=2))
     if a.ndim != 3 or a.shape[2] != 3:
-        raise ValueError(f"expected an RGB image of shape (H, W, 3), got {a.shape}")
+        raise ValueError(f"expected an RGB image of shape (H, W, 3) or a grey one of shape "
+                         f"(H, W), got {a.shape}")
     if a.size == 0:   # numpy's "zero-size array to reduction operation" before
         raise ValueError(f"the image has no pixels (shape {a.shape})")
     if a.dtype == np.uint8:

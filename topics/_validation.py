@@ -21,6 +21,7 @@ from .corpus import (Vocabulary, _document_list, as_count_matrix, check_topic_ta
                      is_text_input, token_arrays)
 
 __all__ = ["validate_count_input", "validate_labels", "count_matrix", "labelled_corpus",
+           "check_documents_have_text",
            "check_known_labels", "check_classifier_topics", "check_whole", "check_seed", "seed_of",
            "CountClassifierTags"]
 
@@ -31,6 +32,7 @@ def validate_count_input(estimator, X, *, reset):
     scikit-learn's "Expected 2D array")."""
     X = documents_or_counts(estimator, X)
     if is_text_input(X):
+        check_documents_have_text(estimator, X)
         return X
     if isinstance(X, (str, bytes)):
         _document_list(X)
@@ -54,6 +56,21 @@ def validate_count_input(estimator, X, *, reset):
         raise ValueError(" ".join(keep)) from None
     check_non_negative(X, type(estimator).__name__)
     return X
+
+
+def check_documents_have_text(estimator, X):
+    """Refuse a document that is an empty or blank string, or an empty token list, as the
+    command line refuses one in a file (``empty text``): it has no word to learn from or to
+    classify, and every classifier gave it its prior's class.  A document with words none
+    of which the vocabulary keeps (unknown words, stop words) is classified by the prior,
+    as documented by each estimator."""
+    for i, doc in enumerate(X):
+        empty = (not doc.strip()) if isinstance(doc, str) else (
+            isinstance(doc, (list, tuple)) and len(doc) == 0)
+        if empty:
+            raise ValueError(f"{type(estimator).__name__}: document {i} is "
+                             f"{'an empty token list' if not isinstance(doc, str) else 'empty or blank'}"
+                             ": every document needs words (leave it out)")
 
 
 def documents_or_counts(estimator, X):
