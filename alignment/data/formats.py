@@ -253,6 +253,10 @@ def _malformed_link(tok, text):
     if _NULL_LINK.match(tok):
         return (f"malformed link {tok[:40]!r}: a link to NULL (position -1)? Pharaoh lists "
                 "word-to-word links only: leave unaligned words out of the line")
+    scored = _PHARAOH_LINK.match(tok)
+    if scored is not None and scored.group(4) is not None:   # a score outside [0, 1]
+        return (f"malformed link {tok[:40]!r}: the score {scored.group(4)[:20]!r} is not a "
+                "probability in [0, 1] (as 'align unsupervised --soft' writes)")
     long = _LONG_POSITION.match(tok)
     number = max(long.groups(), key=len) if long is not None else ""
     if len(number) > 9:

@@ -242,8 +242,10 @@ def check_held_out(pairs, hint=None):
     ``((train option, path), (validation option, path))``, where a path may also be a list
     of paths (images, scans).  Choosing a setting on the training examples themselves
     prefers whatever fits them most, so the choice would be silently wrong; the user means
-    held-out data (or none, to hold a part out)."""
+    held-out data (or none, to hold a part out).  Both given as ``-`` is refused as
+    standard input read twice (:func:`check_stdin`; the second read found it spent)."""
     for (t_opt, t_path), (v_opt, v_path) in pairs:
+        check_stdin(**{t_opt: t_path, v_opt: v_path})
         many = isinstance(v_path, (list, tuple))
         both = shared_files(t_path if isinstance(t_path, (list, tuple)) else [t_path],
                             v_path if many else [v_path])
