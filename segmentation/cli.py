@@ -208,8 +208,9 @@ def _check_output_dir(path, inputs, flag):
             raise UserError(f"{d}: folder is not writable")
     else:
         parent = d.parent if str(d.parent) else Path(".")
-        if not parent.is_dir():
-            raise UserError(f"{d}: folder {parent} does not exist")
+        if not parent.is_dir():   # a loop of links was "does not exist"
+            raise UserError(f"{d}: folder {parent}: "
+                            f"{missing_reason(parent, 'folder') or 'not a folder'}")
         if not os.access(parent, os.W_OK | os.X_OK):
             raise UserError(f"{d}: folder {parent} is not writable")
     if _resolved(d) in inputs:

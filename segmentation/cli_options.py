@@ -9,7 +9,7 @@ from structpred import LEARNERS
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import int_at_least, nonneg_float, nonneg_int, positive_float, positive_int
 from structpred.cli import add_quiet as _add_quiet, add_cluster_options, iteration_count
-from structpred.cli import seed_value
+from structpred.cli import comma_items, seed_value
 
 __all__ = ["add_train_parser", "add_predict_parser", "add_eval_parser"]
 
@@ -35,7 +35,7 @@ def _list_or_auto(item):
         text = str(text).strip()
         if text == "auto":
             return "auto"
-        vals = [item(t.strip()) for t in text.split(",") if t.strip()]
+        vals = [item(t) for t in comma_items(text)]
         if not vals:
             raise argparse.ArgumentTypeError("expected 'auto', a value or a comma-separated list")
         return vals[0] if len(vals) == 1 else tuple(vals)
@@ -44,7 +44,7 @@ def _list_or_auto(item):
 
 def _factor_list(text):
     """Comma-separated positive factors other than 1 (``edge_factors``)."""
-    vals = tuple(positive_float(t.strip()) for t in str(text).split(",") if t.strip())
+    vals = tuple(positive_float(t) for t in comma_items(text))
     if not vals or any(v == 1.0 for v in vals):
         raise argparse.ArgumentTypeError(f"expected positive factors other than 1, got {text!r}")
     return vals

@@ -552,8 +552,10 @@ def parse_label_ranges(text):
     Raises ``ValueError`` with a message for a command line on anything else.
     """
     out = []
-    for part in str(text).split(","):
-        part = part.strip()
+    parts = [part.strip() for part in str(text).split(",")]
+    if len(parts) > 1 and not all(parts):   # "1300,,1306": dropped silently before
+        raise ValueError(f"an empty item in {text!r} (two commas in a row, or one at an end?)")
+    for part in parts:
         if not part:
             continue
         m = re.fullmatch(r"(-?\d{1,18})(?:\s*-\s*(-?\d{1,18}))?", part)   # int64 labels

@@ -416,7 +416,11 @@ def read_npz(path, what="an .npz file"):
         raise
     except Exception as exc:  # noqa: BLE001 - zipfile, zlib, numpy's header parser (even
         # tokenize errors), absurd shapes (MemoryError): all mean a damaged file
+        import zipfile
+
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if isinstance(exc, zipfile.BadZipFile):   # Python's "File is not a zip file"
+            reason = "its zip archive is incomplete: was the file cut short?"
         raise FormatError(name, None, f"corrupt or truncated, not {what} ({reason})") from None
 
 
