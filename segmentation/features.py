@@ -497,6 +497,10 @@ def superpixel_graph(image, mask=None, n_segments=1000, compactness=10.0, ignore
     """
     from skimage.segmentation import slic
 
+    from structpred import check_positive, check_whole
+
+    check_whole("n_segments", n_segments)   # 0 was Python's "float division by zero"
+    check_positive("compactness", compactness)
     image = as_rgb8(image)
     H, W = image.shape[:2]
     if mask is not None:

@@ -213,3 +213,15 @@ def test_a_file_that_is_not_an_image_is_named_by_what_it_is(tmp_path, head):
     with pytest.raises(FormatError, match=re.escape(KINDS[head])) as info:
         load_image(path)
     assert "UnidentifiedImageError" not in str(info.value)
+
+
+@pytest.mark.parametrize("kw,want", [({"n_segments": 0}, "n_segments must be an integer >= 1"),
+                                     ({"n_segments": 2.5}, "n_segments must be an integer"),
+                                     ({"compactness": float("nan")}, "compactness must be"),
+                                     ({"compactness": -1}, "compactness must be")])
+def test_superpixel_graph_names_a_size_outside_its_domain(kw, want):
+    """``n_segments=0`` was Python's "float division by zero"."""
+    from segmentation import superpixel_graph
+
+    with pytest.raises(ValueError, match=want):
+        superpixel_graph(np.zeros((4, 4, 3), np.uint8), **kw)
