@@ -1,5 +1,8 @@
 """Unusual inputs of the command line, eighth sweep (issue 28, docs/errors.md), by class:
 
+- a topic model's parameter refused by the estimator as it starts (``--n-topics 1``,
+  ``--param C=-1``) came after two progress lines; ``--param C=1 --param C=2`` took the
+  last value silently;
 - options the chosen mode does not use, silently ignored: ``tag train --relative-radius``
   beside ``--radius``; ``topics train --valid-fraction`` with ``--valid-data``, or with
   fewer than 2,000 training documents (the choice is made by cross-validation);
@@ -71,6 +74,19 @@ def test_valid_fraction_where_the_choice_does_not_use_it_is_refused(files, capsy
     assert one_line_error(rc, err, "--valid-fraction",
                           "--valid-data" if valid else "cross-validation"), err
     assert not (files / "m.npz").exists()
+
+
+@pytest.mark.parametrize("extra,words", [
+    (["--model", "lda-svm", "--n-topics", "1"], ("n_topics must be >= 2",)),
+    (["--model", "nbsvm", "--param", "C=-1"], ("C must be",)),
+    (["--model", "nbsvm", "--param", "C=1", "--param", "C=2"], ("--param C given twice",))])
+def test_a_parameter_the_estimator_refuses_is_one_line(files, capsys, extra, words):
+    """Checked by the estimator as it starts: the progress lines printed before made the
+    refusal three lines ("read 12 documents ...", "2 classes, ..."); a ``--param`` given
+    twice took the last value silently."""
+    rc, _, err = run_cli(["topics", "train", "--data", str(files / "docs.tsv"), "-o",
+                          str(files / "m.npz"), *extra], capsys)
+    assert one_line_error(rc, err, *words), err
 
 
 # ------------------------------------------------- class: standard input read twice
