@@ -42,6 +42,18 @@ def _list_or_auto(item):
     return parse
 
 
+def _scale(text):
+    """``--feature-scale``: a number > 0 and at most :data:`segmentation.model.MAX_SCALE`
+    (1e308 made the features infinite, refused naming the data)."""
+    from segmentation.model import MAX_SCALE
+
+    v = positive_float(text)
+    if v > MAX_SCALE:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_SCALE:g} (it multiplies "
+                                         f"standardised features), got {text!r}")
+    return v
+
+
 def _factor_list(text):
     """Comma-separated positive factors other than 1 (``edge_factors``)."""
     vals = tuple(positive_float(t) for t in comma_items(text))
@@ -159,7 +171,7 @@ def add_train_parser(ssub, handler):
     tr.add_argument("--class-weight", type=_list_or_auto(_class_weight_item), default="auto",
                     help="Hamming loss class weight: 'none', 'balanced' or the foreground weight; "
                          "'auto' tries none and balanced, a comma-separated list tries each")
-    tr.add_argument("--feature-scale", type=positive_float, default=0.02,
+    tr.add_argument("--feature-scale", type=_scale, default=0.02,
                     help="multiplies all features: balances the w- and z-steps of the extragradient")
     tr.add_argument("--validate-every", type=positive_int, default=5)
     tr.add_argument("--no-edges", action="store_true", help="unary-only linear model (no MRF edges)")

@@ -148,6 +148,16 @@ def test_a_comma_list_with_an_empty_item_is_refused(option, data, where, at_end,
     assert one_line_error(rc, err, option, "empty item"), err
 
 
+@SETTINGS
+@given(exponent=st.integers(7, 308))
+def test_a_feature_scale_that_overflows_is_named(exponent, capsys):
+    """``--feature-scale 1e308`` was "MASKS: feature matrix contains NaN or infinite
+    values", naming the mask folder."""
+    rc, _, err = run_cli(["segment", "train", "--images", "a.png", "-o", "m",
+                          "--feature-scale", f"1e{exponent}"], capsys)
+    assert one_line_error(rc, err, "--feature-scale", "at most"), err
+
+
 # ------------------------------------------------- class: link scores (aer --test)
 @SETTINGS
 @given(score=st.one_of(st.floats(1.0001, 1e6), st.floats(-1e6, -0.0001)))

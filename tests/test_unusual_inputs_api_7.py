@@ -225,3 +225,13 @@ def test_superpixel_graph_names_a_size_outside_its_domain(kw, want):
 
     with pytest.raises(ValueError, match=want):
         superpixel_graph(np.zeros((4, 4, 3), np.uint8), **kw)
+
+
+@pytest.mark.parametrize("name", ["feature_scale", "edge_scale"])
+def test_a_scale_that_overflows_the_features_is_named(name):
+    """1e300 made the features infinite: "feature matrix contains NaN or infinite values"."""
+    from segmentation import MRFSegmenter
+
+    with pytest.raises(ValueError, match=f"{name} must be at most"):
+        MRFSegmenter(**{name: 1e300}).fit([np.zeros((4, 4, 3), np.uint8)] * 2,
+                                          [np.eye(4, dtype=bool)] * 2)
