@@ -14,7 +14,8 @@
 - a link score outside [0, 1] (``0-0:1.5``) was only a "malformed link";
 - an output whose folder is a loop of symbolic links or a link to nothing was "does not
   exist";
-- a truncated ``.npz`` model named Python's "File is not a zip file";
+- a truncated ``.npz`` model named Python's "File is not a zip file"; ``-m -`` was "no
+  such file";
 - a library warning of several lines (scikit-learn's "lbfgs failed to converge
   (status=1):" and its cause on the next lines) was cut at its first line.
 """
@@ -223,6 +224,25 @@ def test_a_truncated_npz_model_is_named_without_pythons_words(tmp_path, capsys, 
                          capsys)
     assert one_line_error(rc, err, "cut.npz", "cut short"), err
     assert "zip file" not in err
+
+
+MODEL_FROM_STDIN = {
+    "tag predict": ["tag", "predict", "-m", "-", "-i", "tr.txt"],
+    "tag eval": ["tag", "eval", "-m", "-", "--data", "tr.txt"],
+    "topics predict": ["topics", "predict", "-m", "-", "--data", "docs.tsv"],
+    "segment predict": ["segment", "predict", "-m", "-", "--images", "a.png", "-o", "sb"],
+    "align predict": ["align", "predict", "-m", "-", "--src", "a.en", "--tgt", "a.fr"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(MODEL_FROM_STDIN))
+def test_a_model_named_as_standard_input_is_refused_as_such(files, capsys, monkeypatch,
+                                                            command):
+    """``-m -`` was "-: no such file" (or "no such model file")."""
+    monkeypatch.chdir(files)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    rc, _, err = run_cli(MODEL_FROM_STDIN[command], capsys)
+    assert one_line_error(rc, err, "standard input cannot hold", "random access"), err
 
 
 # ------------------------------------------------- class: library warnings
