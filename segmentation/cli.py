@@ -361,6 +361,10 @@ def segment_train(args):
             if os.path.isfile(f):
                 named.append((f"--{k.replace('_', '-')}", f))
     check_output(args.output, "-o", named, stdout=False)
+    if args.no_guard or args.no_edges:   # it was accepted and ignored
+        refuse_options(args, ("edge_factors",), "rescales the MRF's edge weights in the "
+                       "guard's comparison: " + ("--no-edges trains no edge weights"
+                                                 if args.no_edges else "--no-guard runs none"))
     items = _main_items(args, need_masks=True)
     points = _point_items(args.points, args.limit)
     if items and points:

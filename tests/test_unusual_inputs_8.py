@@ -6,6 +6,7 @@
 - options the chosen mode does not use, silently ignored: ``tag train --relative-radius``
   beside ``--radius``; ``topics train --valid-fraction`` with ``--valid-data``, or with
   fewer than 2,000 training documents (the choice is made by cross-validation);
+  ``segment train --edge-factors`` with ``--no-edges`` or ``--no-guard``;
 - standard input named for two inputs (``align unsupervised --src - --tgt -`` read
   alternate lines of one stream and was refused as "line counts differ"; ``tag train``/
   ``topics train --data - --valid-data -`` found the second read empty);
@@ -75,6 +76,16 @@ def test_valid_fraction_where_the_choice_does_not_use_it_is_refused(files, capsy
     assert one_line_error(rc, err, "--valid-fraction",
                           "--valid-data" if valid else "cross-validation"), err
     assert not (files / "m.npz").exists()
+
+
+@pytest.mark.parametrize("flag", ["--no-edges", "--no-guard"])
+def test_edge_factors_without_the_guard_or_edges_is_refused(files, capsys, flag):
+    """``--edge-factors`` rescales the MRF's edges in the guard: with ``--no-edges`` or
+    ``--no-guard`` it was accepted and ignored."""
+    rc, _, err = run_cli(["segment", "train", "--images", str(files / "a.png"), "--masks",
+                          str(files), "-o", str(files / "m.npz"), flag, "--edge-factors", "2"],
+                         capsys)
+    assert one_line_error(rc, err, "--edge-factors", flag), err
 
 
 @pytest.mark.parametrize("extra,words", [
