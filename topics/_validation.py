@@ -90,12 +90,13 @@ def check_documents_have_text(estimator, X):
         if not isinstance(doc, (str, list, tuple, np.ndarray)):   # NaN of a Series, None
             raise TypeError(f"{type(estimator).__name__}: document {i} is {doc!r:.40}, not a "
                             "string or a list of tokens (a missing text?)")
-        empty = (not doc.strip()) if isinstance(doc, str) else (
-            isinstance(doc, (list, tuple)) and len(doc) == 0)
+        if isinstance(doc, str):
+            empty = "empty or blank" if not doc.strip() else None
+        else:
+            empty = "an empty token list" if len(doc) == 0 else None
         if empty:
-            raise ValueError(f"{type(estimator).__name__}: document {i} is "
-                             f"{'an empty token list' if not isinstance(doc, str) else 'empty or blank'}"
-                             ": every document needs words (leave it out)")
+            raise ValueError(f"{type(estimator).__name__}: document {i} is {empty}: every "
+                             "document needs words (leave it out)")
 
 
 def documents_or_counts(estimator, X):

@@ -10,7 +10,8 @@ import os
 
 from ..io import FormatError, note
 from ..io._notes import one_line
-from ..io import OutputPathError, check_figure_path, check_output_path, folder_refusal, missing_reason
+from ..io import (OutputPathError, check_figure_path, check_output_path, folder_refusal,
+                  missing_reason)
 
 __all__ = ["UserError", "HelpFormatter", "ArgumentParser", "add_quiet", "log", "os_error_line",
            "wrap_format_errors", "positive_int", "nonneg_int", "int_at_least",
