@@ -1,8 +1,6 @@
 """Unusual inputs of the command line, eighth sweep (issue 28, docs/errors.md), by class:
 
-- a topic model's parameter refused by the estimator as it starts (``--n-topics 1``,
-  ``--param C=-1``) came after two progress lines; ``--param C=1 --param C=2`` took the
-  last value silently;
+- ``--param C=1 --param C=2`` took the last value silently;
 - options the chosen mode does not use, silently ignored: ``tag train --relative-radius``
   beside ``--radius``; ``topics train --valid-fraction`` with ``--valid-data``, or with
   fewer than 2,000 training documents (the choice is made by cross-validation);
@@ -89,13 +87,9 @@ def test_edge_factors_without_the_guard_or_edges_is_refused(files, capsys, flag)
 
 
 @pytest.mark.parametrize("extra,words", [
-    (["--model", "lda-svm", "--n-topics", "1"], ("n_topics must be >= 2",)),
-    (["--model", "nbsvm", "--param", "C=-1"], ("C must be",)),
     (["--model", "nbsvm", "--param", "C=1", "--param", "C=2"], ("--param C given twice",))])
-def test_a_parameter_the_estimator_refuses_is_one_line(files, capsys, extra, words):
-    """Checked by the estimator as it starts: the progress lines printed before made the
-    refusal three lines ("read 12 documents ...", "2 classes, ..."); a ``--param`` given
-    twice took the last value silently."""
+def test_a_parameter_given_twice_is_refused(files, capsys, extra, words):
+    """A ``--param`` given twice took the last value silently."""
     rc, _, err = run_cli(["topics", "train", "--data", str(files / "docs.tsv"), "-o",
                           str(files / "m.npz"), *extra], capsys)
     assert one_line_error(rc, err, *words), err

@@ -30,7 +30,7 @@ from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, iteration_count, nonneg_float, positive_int
 from structpred.cli import check_held_out, refuse_options, seed_value
-from structpred.io import counted, note, release_notes, release_notes_after
+from structpred.io import counted, note, release_notes
 
 from .registry import MODELS, make_estimator
 
@@ -537,16 +537,15 @@ def topics_train(args):
         raise UserError(f"{docs.path}: no document has a word of the vocabulary")
     _check_documents_differ(docs, X)
     _check_topic_memory(model_name, est, X, len(classes))
+    release_notes()
     _log(args, f"{len(classes)} classes, vocabulary of {len(vocab)} terms; training "
                f"{spec.name if args.model == 'auto' else model_name} ({type(est).__name__}) "
                f"on all {len(docs)} documents")
     t0 = time.perf_counter()
     try:
-        with release_notes_after(1.0):   # the estimator checks its parameters first
-            est.fit(X, y)
+        est.fit(X, y)
     except ValueError as exc:
         raise UserError(f"{model_name}: {exc}") from exc
-    release_notes()
     secs = time.perf_counter() - t0
     info["fit_seconds"] = round(secs, 3)
     info["total_seconds"] = round(time.perf_counter() - t_start, 3)

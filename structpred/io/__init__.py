@@ -14,7 +14,7 @@ from ._files import (FormatError, OutputPathError, atomic_write, binary_kind,
                      missing_reason,
                      open_output, open_text, progress_enabled, read_lines, read_npz,
                      refuse_stdin_model, split_tokens, word_text)
-from ._notes import counted, drop_notes, hold_notes, note, release_notes, release_notes_after
+from ._notes import counted, drop_notes, hold_notes, note, release_notes
 from ._npz import (CLOCK_KEYS, check_format, drop_clock_readings, load_npz, pack_json,
                    save_npz, unpack_json)
 from ._tokens import MAX_WORDS, check_sentence_pairs, check_token_lists, unwritable_token
@@ -27,7 +27,7 @@ __all__ = ["refuse_stdin_model", "FormatError", "atomic_write", "open_text", "op
            "unpack_json", "check_format", "CLOCK_KEYS", "drop_clock_readings", "load_or_compute",
            "CacheMismatch", "cache_file", "is_cache_folder", "key_hash", "check_token_lists",
            "check_sentence_pairs", "unwritable_token", "MAX_WORDS", "save_figure",
-           "plot_histories", "note", "hold_notes", "release_notes", "release_notes_after", "drop_notes", "counted"]
+           "plot_histories", "note", "hold_notes", "release_notes", "drop_notes", "counted"]
 
 
 def __getattr__(name):

@@ -12,10 +12,8 @@ held: :func:`note` prints at once.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
-import threading
 
 __all__ = ["note", "hold_notes", "release_notes", "drop_notes", "counted"]
 
@@ -69,21 +67,6 @@ def release_notes():
     held, _HELD = _HELD, None
     for msg in held or ():
         _print(msg)
-
-
-@contextlib.contextmanager
-def release_notes_after(seconds=1.0):
-    """Keep holding the lines while the work runs, for ``seconds`` at most (then a timer
-    prints them) or until it ends: a refusal raised at once by the work (an estimator's
-    check of its parameters, ``topics train --param C=-1``) drops them and stays one line
-    (the lines printed before it made three)."""
-    timer = threading.Timer(seconds, release_notes)
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
 
 
 def drop_notes():
