@@ -208,8 +208,9 @@ def _check_output_dir(path, inputs, flag):
             raise UserError(f"{d}: folder is not writable")
     else:
         parent = d.parent if str(d.parent) else Path(".")
-        if not parent.is_dir():
-            raise UserError(f"{d}: folder {parent} does not exist")
+        if not parent.is_dir():   # a loop of links was "does not exist"
+            raise UserError(f"{d}: folder {parent}: "
+                            f"{missing_reason(parent, 'folder') or 'not a folder'}")
         if not os.access(parent, os.W_OK | os.X_OK):
             raise UserError(f"{d}: folder {parent} is not writable")
     if _resolved(d) in inputs:
@@ -360,6 +361,10 @@ def segment_train(args):
             if os.path.isfile(f):
                 named.append((f"--{k.replace('_', '-')}", f))
     check_output(args.output, "-o", named, stdout=False)
+    if args.no_guard or args.no_edges:   # it was accepted and ignored
+        refuse_options(args, ("edge_factors",), "rescales the MRF's edge weights in the "
+                       "guard's comparison: " + ("--no-edges trains no edge weights"
+                                                 if args.no_edges else "--no-guard runs none"))
     items = _main_items(args, need_masks=True)
     points = _point_items(args.points, args.limit)
     if items and points:

@@ -9,7 +9,7 @@ from structpred import LEARNERS
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import int_at_least, nonneg_float, nonneg_int, positive_float, positive_int
 from structpred.cli import add_quiet as _add_quiet, add_cluster_options, iteration_count
-from structpred.cli import seed_value
+from structpred.cli import comma_items, seed_value
 
 __all__ = ["add_train_parser", "add_predict_parser", "add_eval_parser"]
 
@@ -35,16 +35,28 @@ def _list_or_auto(item):
         text = str(text).strip()
         if text == "auto":
             return "auto"
-        vals = [item(t.strip()) for t in text.split(",") if t.strip()]
+        vals = [item(t) for t in comma_items(text)]
         if not vals:
             raise argparse.ArgumentTypeError("expected 'auto', a value or a comma-separated list")
         return vals[0] if len(vals) == 1 else tuple(vals)
     return parse
 
 
+def _scale(text):
+    """``--feature-scale``: a number > 0 and at most :data:`segmentation.model.MAX_SCALE`
+    (1e308 made the features infinite, refused naming the data)."""
+    from segmentation.model import MAX_SCALE
+
+    v = positive_float(text)
+    if v > MAX_SCALE:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_SCALE:g} (it multiplies "
+                                         f"standardised features), got {text!r}")
+    return v
+
+
 def _factor_list(text):
     """Comma-separated positive factors other than 1 (``edge_factors``)."""
-    vals = tuple(positive_float(t.strip()) for t in str(text).split(",") if t.strip())
+    vals = tuple(positive_float(t) for t in comma_items(text))
     if not vals or any(v == 1.0 for v in vals):
         raise argparse.ArgumentTypeError(f"expected positive factors other than 1, got {text!r}")
     return vals
@@ -159,7 +171,7 @@ def add_train_parser(ssub, handler):
     tr.add_argument("--class-weight", type=_list_or_auto(_class_weight_item), default="auto",
                     help="Hamming loss class weight: 'none', 'balanced' or the foreground weight; "
                          "'auto' tries none and balanced, a comma-separated list tries each")
-    tr.add_argument("--feature-scale", type=positive_float, default=0.02,
+    tr.add_argument("--feature-scale", type=_scale, default=0.02,
                     help="multiplies all features: balances the w- and z-steps of the extragradient")
     tr.add_argument("--validate-every", type=positive_int, default=5)
     tr.add_argument("--no-edges", action="store_true", help="unary-only linear model (no MRF edges)")

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from structpred import FormatError, read_lines
-from structpred.io import counted, missing_reason
+from structpred.io import binary_kind, counted, missing_reason
 
 __all__ = ["load_image", "load_mask", "load_pair", "load_example", "read_manifest", "horse_items",
            "load_points", "parse_label_ranges", "format_label_ranges", "binary_labels",
@@ -105,8 +105,33 @@ class StemIndex:
 
 
 def _image_error(path, what, exc):
+    """The reason Pillow could not read ``path``, in words: what the file is when Pillow
+    does not know its format (text, a PDF, a NumPy array...), else Pillow's own reason
+    (a truncated file), never the name of Pillow's exception class."""
+    if type(exc).__name__ == "UnidentifiedImageError":
+        return FormatError(path, None, f"cannot read {what}: not an image file "
+                           f"({_file_kind(path)})")
+    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return FormatError(path, None, f"cannot read {what}: not an image file or truncated "
-                       f"({type(exc).__name__}: {exc})")
+                       f"({reason})")
+
+
+def _file_kind(path):
+    """What the file ``path`` holds, from its first 8 KB, for :func:`_image_error`."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8192)
+    except OSError:
+        return "it cannot be read"
+    kind = binary_kind(head)
+    if kind:
+        return f"it is {kind}"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:   # not only a character cut at the 8 KB boundary
+            return "a format Pillow does not read"
+    return "it is text"
 
 
 def _read_array(path, what):
@@ -527,8 +552,10 @@ def parse_label_ranges(text):
     Raises ``ValueError`` with a message for a command line on anything else.
     """
     out = []
-    for part in str(text).split(","):
-        part = part.strip()
+    parts = [part.strip() for part in str(text).split(",")]
+    if len(parts) > 1 and not all(parts):   # "1300,,1306": dropped silently before
+        raise ValueError(f"an empty item in {text!r} (two commas in a row, or one at an end?)")
+    for part in parts:
         if not part:
             continue
         m = re.fullmatch(r"(-?\d{1,18})(?:\s*-\s*(-?\d{1,18}))?", part)   # int64 labels

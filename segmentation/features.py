@@ -445,10 +445,18 @@ def as_rgb8(image):
     floating-point images in [0, 1] (scikit-image's convention) are scaled to 0-255;
     anything else (16-bit values, floats beyond [0, 1], NaN, booleans) is refused rather
     than read on the wrong scale (files go through :func:`segmentation.data.load_image`,
-    which converts every mode)."""
+    which converts every mode).  A grey image, ``(H, W)`` or ``(H, W, 1)``, is taken on the
+    same scales and replicated to three channels, and an RGBA image ``(H, W, 4)`` is taken
+    without its alpha channel, as the file reader converts grey and RGBA files (they were
+    refused)."""
     a = _pixel_array(image, "an image")
+    if a.ndim == 3 and a.shape[2] in (1, 4):
+        a = a[..., 0] if a.shape[2] == 1 else a[..., :3]
+    if a.ndim == 2:
+        return as_rgb8(np.repeat(a[..., None], 3, axis=2))
     if a.ndim != 3 or a.shape[2] != 3:
-        raise ValueError(f"expected an RGB image of shape (H, W, 3), got {a.shape}")
+        raise ValueError(f"expected an RGB image of shape (H, W, 3) (RGBA: (H, W, 4)) or a "
+                         f"grey one of shape (H, W), got {a.shape}")
     if a.size == 0:   # numpy's "zero-size array to reduction operation" before
         raise ValueError(f"the image has no pixels (shape {a.shape})")
     if a.dtype == np.uint8:
@@ -489,6 +497,10 @@ def superpixel_graph(image, mask=None, n_segments=1000, compactness=10.0, ignore
     """
     from skimage.segmentation import slic
 
+    from structpred import check_positive, check_whole
+
+    check_whole("n_segments", n_segments)   # 0 was Python's "float division by zero"
+    check_positive("compactness", compactness)
     image = as_rgb8(image)
     H, W = image.shape[:2]
     if mask is not None:

@@ -56,6 +56,12 @@ __all__ = ["MRFSegmenter", "LEARNERS", "build_example", "class_weights", "parse_
 
 
 
+#: the largest ``feature_scale``/``edge_scale``: it multiplies standardised features, and
+#: 1e308 made them infinite (refused as "feature matrix contains NaN or infinite values",
+#: named after the data)
+MAX_SCALE = 1e6
+
+
 def _check_image_list(images, what="images"):
     """Refuse one image array given where a sequence of images is expected: iterated, its
     rows would be read as images (and refused with a message about their shape)."""
@@ -435,6 +441,9 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
             if not (0 <= float(v) < np.inf and (lo_ok or float(v) > 0)):
                 raise ValueError(f"{name} must be {'>= 0' if lo_ok else 'positive'} and "
                                  f"finite, got {v!r}")
+            if name.endswith("_scale") and float(v) > MAX_SCALE:   # the features overflowed
+                raise ValueError(f"{name} must be at most {MAX_SCALE:g} (it multiplies "
+                                 f"standardised features), got {v!r}")
         check_seed(self.random_state)
 
     def iteration_cap(self, n_train, use_edges=True):

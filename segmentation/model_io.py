@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from structpred.io import FormatError, load_npz, save_npz
+from structpred.io import FormatError, load_npz, refuse_stdin_model, save_npz
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "save_segmenter", "load_segmenter", "feature_names",
            "current_feature_names"]
@@ -148,6 +148,7 @@ def load_segmenter(cls, path):
     """Read a model written by :func:`save_segmenter` as an instance of ``cls``; raises
     ``ValueError`` naming ``path`` on anything that is not such a model (never unpickles)."""
     spath = os.fspath(path)
+    refuse_stdin_model(spath, "a segmentation model")
     if os.path.isdir(spath):
         raise ValueError(f"{spath}: is a folder, expected a model file (.npz)")
     if not os.path.exists(spath):

@@ -191,6 +191,9 @@ def tag_train(args):
         refuse_options(args, BOUND_ONLY,
                        "bounds the dual extragradient's weights: the perceptron has no bound")
     check_held_out([(("--data", args.data), ("--valid-data", args.valid_data))])
+    if args.radius is not None:   # --relative-radius applies only without --radius
+        refuse_options(args, ("relative_radius",), "sets the radius when --radius is not "
+                       "given: give one or the other")
     if args.valid_data:
         refuse_options(args, ("valid_fraction",), "holds training sentences out when there is "
                        "no --valid-data: give one or the other")
@@ -261,7 +264,8 @@ def tag_predict(args):
     if n_cols == tagger.n_columns_ + 1:
         X = [[tok[:-1] for tok in s] for s in X]
     elif n_cols != tagger.n_columns_:
-        raise UserError(f"{args.input}: its word lines have {n_cols} columns, but the model "
+        raise UserError(f"{args.input}: its word lines have {counted(n_cols, 'column')}, but "
+                        "the model "
                         f"was trained on {tagger.n_columns_} (+ the label)")
     _check_feature_column(args.input, tagger, X)
     pred = tagger.predict(X)

@@ -20,7 +20,7 @@ from structpred.learners import check_iterations
 from structpred.selection import unwrap_eval_set
 from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
                         dual_extragradient_streaming, operator_norm)
-from structpred.io import (FormatError, check_token_lists, load_npz, save_npz,
+from structpred.io import (FormatError, check_token_lists, counted, load_npz, save_npz,
                           unwritable_token)
 
 from .evaluate import is_iob, label_kind_error, score_from_stats, sentence_stats
@@ -54,8 +54,9 @@ def check_tagged_sentences(X, y=None, n_columns=None, what="sentence"):
             if n_columns is None:
                 n_columns, first = len(tok), f"as the first token of {what} {i} has"
             if len(tok) != n_columns or not tok:
-                raise ValueError(f"{what} {i}, token {k} has {len(tok)} columns, but "
-                                 f"{n_columns} were expected ({first})")
+                raise ValueError(f"{what} {i}, token {k} has {counted(len(tok), 'column')}, "
+                                 f"but {n_columns} {'was' if n_columns == 1 else 'were'} "
+                                 f"expected ({first})")
     if y is None:
         return X, None
     y = check_token_lists(y, "label list", "labels")

@@ -193,7 +193,7 @@ def test_a_tagger_takes_sentences_of_bare_words_as_one_column_tokens():
     assert bare.predict([["the", "cat"]]) == tupled.predict([[("the",), ("cat",)]])
     with pytest.raises(TypeError, match="looks like one tokenised sentence; pass a list"):
         bare.predict(["the", "cat"])
-    with pytest.raises(ValueError, match="1 columns, but 2 were expected"):
+    with pytest.raises(ValueError, match="1 column, but 2 were expected"):
         SequenceTagger(n_iter=5, min_count=1).fit([[("the", "DT"), ("dog", "NN")]] * 4,
                                                  [["D", "N"]] * 4).predict([["the", "dog"]])
 

@@ -691,10 +691,10 @@ def test_tagged_sentences_that_do_not_fit_their_labels_are_refused(lengths, data
         want = f"sentence {i} has {lengths[i]} tokens but {lengths[i] + 1} labels"
     elif fault == "columns":
         X[i][-1] = X[i][-1][:1]
-        want = f"sentence {i}, token {lengths[i] - 1} has 1 columns"
+        want = f"sentence {i}, token {lengths[i] - 1} has 1 column,"
     else:   # a bare word is the one-column token (word,): here one column too few
         X[i][0] = "w0"
-        want = f"sentence {i}, token 0 has 1 columns, but 2 were expected"
+        want = f"sentence {i}, token 0 has 1 column, but 2 were expected"
     with pytest.raises((TypeError, ValueError), match=want) as info:
         SequenceTagger(n_iter=1).fit(X, y)
     assert "\n" not in str(info.value)

@@ -35,7 +35,7 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
-from structpred.io import CLOCK_KEYS, FormatError, load_npz, read_npz, save_npz
+from structpred.io import CLOCK_KEYS, FormatError, load_npz, read_npz, refuse_stdin_model, save_npz
 
 from .corpus import ENGLISH_STOP_WORDS, Vocabulary
 
@@ -333,6 +333,7 @@ def load_model(path):
     not such a model file, and ``FileNotFoundError`` if it does not exist.
     """
     where = os.fspath(path)
+    refuse_stdin_model(where, "a topic model")
     if not os.path.exists(where):
         raise FormatError(where, None, "no such model file")
     if os.path.isdir(where):

@@ -21,6 +21,7 @@ from .corpus import (Vocabulary, _document_list, as_count_matrix, check_topic_ta
                      is_text_input, token_arrays)
 
 __all__ = ["validate_count_input", "validate_labels", "count_matrix", "labelled_corpus",
+           "check_documents_have_text",
            "check_known_labels", "check_classifier_topics", "check_whole", "check_seed", "seed_of",
            "CountClassifierTags"]
 
@@ -29,8 +30,14 @@ def validate_count_input(estimator, X, *, reset):
     """Validate a document-term matrix (returned as CSR or ndarray); texts pass unchanged.
     A single string, or an empty list or tuple, is refused in the estimators' words (not
     scikit-learn's "Expected 2D array")."""
+    name = type(estimator).__name__
+    if X is None:   # scikit-learn's "Expected 2D array, got scalar array" before
+        raise TypeError(f"{name}: X is None; give documents (a list, array or Series of "
+                        "texts) or a count matrix")
     X = documents_or_counts(estimator, X)
+    X = _column_of_texts(name, X)
     if is_text_input(X):
+        check_documents_have_text(estimator, X)
         return X
     if isinstance(X, (str, bytes)):
         _document_list(X)
@@ -45,6 +52,10 @@ def validate_count_input(estimator, X, *, reset):
     try:
         X = validate_data(estimator, X, reset=reset, accept_sparse="csr", dtype="numeric")
     except ValueError as exc:
+        if str(exc).startswith("could not convert"):   # Python's float() of a string
+            raise ValueError(f"{name}: X is neither documents nor counts: a matrix holds a "
+                             f"value that is not a number ({str(exc).rsplit(': ', 1)[-1]})"
+                             ) from None
         # scikit-learn's first line names the cause ("Input X contains NaN."); the rest
         # recommends other scikit-learn estimators
         lines = str(exc).splitlines()
@@ -54,6 +65,38 @@ def validate_count_input(estimator, X, *, reset):
         raise ValueError(" ".join(keep)) from None
     check_non_negative(X, type(estimator).__name__)
     return X
+
+
+def _column_of_texts(name, X):
+    """A 2-D NumPy array of strings of one column, ``(n, 1)``, as its column of documents
+    (as a one-column DataFrame is); of more columns, a ``TypeError`` naming its shape
+    (scikit-learn's "dtype='numeric' is not compatible with arrays of bytes/strings")."""
+    if isinstance(X, np.ndarray) and X.ndim >= 2 and X.dtype.kind in "USO" and (
+            X.dtype.kind != "O" or (X.size and isinstance(X.flat[0], (str, bytes)))):
+        if X.ndim == 2 and X.shape[1] == 1:
+            return X[:, 0]
+        raise TypeError(f"{name}: X is an array of strings of shape {X.shape}: give a 1-D "
+                        "sequence of documents (one text each)")
+    return X
+
+
+def check_documents_have_text(estimator, X):
+    """Refuse a document that is an empty or blank string, or an empty token list, as the
+    command line refuses one in a file (``empty text``): it has no word to learn from or to
+    classify, and every classifier gave it its prior's class.  A document with words none
+    of which the vocabulary keeps (unknown words, stop words) is classified by the prior,
+    as documented by each estimator."""
+    for i, doc in enumerate(X):
+        if not isinstance(doc, (str, list, tuple, np.ndarray)):   # NaN of a Series, None
+            raise TypeError(f"{type(estimator).__name__}: document {i} is {doc!r:.40}, not a "
+                            "string or a list of tokens (a missing text?)")
+        if isinstance(doc, str):
+            empty = "empty or blank" if not doc.strip() else None
+        else:
+            empty = "an empty token list" if len(doc) == 0 else None
+        if empty:
+            raise ValueError(f"{type(estimator).__name__}: document {i} is {empty}: every "
+                             "document needs words (leave it out)")
 
 
 def documents_or_counts(estimator, X):

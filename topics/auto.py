@@ -31,7 +31,7 @@ import numpy as np
 
 from .corpus import Vocabulary
 
-__all__ = ["CandidateSpec", "CANDIDATES", "DEFAULT_CANDIDATE", "MIN_UPDATES", "MODEL_DEFAULTS",
+__all__ = ["CandidateSpec", "CANDIDATES", "CV_BELOW", "DEFAULT_CANDIDATE", "MIN_UPDATES", "MODEL_DEFAULTS",
            "Choice", "validation_split", "cross_validation_folds", "plan", "choose", "fit_spec",
            "analyze_once", "spec_of"]
 
@@ -141,6 +141,10 @@ CANDIDATES = (
 
 #: the documented default: kept unless a candidate is better in >= 95% of bootstraps
 DEFAULT_CANDIDATE = "sdem-nb-hinge"
+
+#: below this many training documents (and without validation documents) the choice is made
+#: by cross-validation over them all, not on a held-out share (``valid_fraction``)
+CV_BELOW = 2000
 
 #: ``--model X``: the settings it trains with (the validated ones where X is a candidate)
 MODEL_DEFAULTS = {c.model: c for c in reversed(CANDIDATES)}      # the first of each model
@@ -351,7 +355,7 @@ def _fit_trial(trial, analyses, folds, y, y_valid, seed, overrides):
 
 
 def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction=0.2, seed=0,
-           cv_below=2000, n_folds=5, time_budget=30.0, specs=CANDIDATES, default=DEFAULT_CANDIDATE, overrides=None,
+           cv_below=CV_BELOW, n_folds=5, time_budget=30.0, specs=CANDIDATES, default=DEFAULT_CANDIDATE, overrides=None,
            log=None, jobs=1):
     """Choose a candidate on validation documents (see the module docstring).
 

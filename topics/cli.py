@@ -255,6 +255,9 @@ def _parse_params(items):
         name = name.strip().replace("-", "_")
         if not eq or not name:
             raise UserError(f"--param {item!r}: expected NAME=VALUE")
+        if name in out:   # the last value was taken silently
+            raise UserError(f"--param {name} given twice ({json.dumps(out[name])} and "
+                            f"{value!r}); give it once")
         try:
             out[name] = json.loads(value)
         except json.JSONDecodeError:
@@ -447,10 +450,18 @@ AUTO_ONLY = ("valid_data", "valid_fraction", "time_budget", "jobs")
 def _choose_on_validation(args, docs, y, classes, overrides, info):
     """``--model auto``: the candidate chosen on validation documents (printed, and
     recorded in ``info``)."""
-    from .auto import choose
+    from .auto import CV_BELOW, choose
 
     if args.valid_data is None:
         _check_held_out_classes(docs, y)
+    if args.valid_data is not None:   # --valid-fraction was silently ignored
+        refuse_options(args, ("valid_fraction",), "holds training documents out when there "
+                       "is no --valid-data: give one or the other")
+    elif len(y) < CV_BELOW:
+        refuse_options(args, ("valid_fraction",), "holds a share of the training documents "
+                       f"out only from {CV_BELOW:,} of them; with {counted(len(y), 'document')}"
+                       " the choice is made by 5-fold cross-validation over them all: leave "
+                       "it out")
     valid = _read_validation(args, classes)
     release_notes()   # the inputs are checked: the lines held so far come now
     _log(args, f"{len(classes)} classes; choosing a model on validation documents")

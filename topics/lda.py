@@ -35,7 +35,7 @@ from structpred.learners import check_iterations
 
 from structpred import check_positive
 
-from ._validation import check_seed, check_whole, documents_or_counts
+from ._validation import check_documents_have_text, check_seed, check_whole, documents_or_counts
 from .corpus import (Vocabulary, as_count_matrix, check_topic_tables, is_text_input,
                      token_arrays)
 
@@ -328,6 +328,8 @@ class LDA(BaseEstimator):
 
     def _counts(self, X, fitting):
         X = documents_or_counts(self, X)
+        if is_text_input(X):
+            check_documents_have_text(self, X)
         if fitting:
             self.vocabulary_ = None
             if is_text_input(X):
@@ -376,7 +378,9 @@ class LDA(BaseEstimator):
         (:func:`fold_in_per_document`: one chain per document, seeded from ``random_state`` and
         the document's tokens, so the result for a document does not depend on the others).
 
-        Unknown words are dropped; an empty document gets the prior mean ``1/K``.
+        Unknown words are dropped; a document left without a word (unknown or stop words
+        only, or an empty count row) gets the prior mean ``1/K``; a text that is empty or
+        blank is refused, as by the command line (:func:`topics._validation.check_documents_have_text`).
         """
         if not hasattr(self, "components_"):
             raise RuntimeError("this LDA is not fitted yet")

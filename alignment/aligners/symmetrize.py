@@ -18,9 +18,24 @@ _NEIGHBOURS = ((-1, 0), (0, -1), (1, 0), (0, 1), (-1, -1), (-1, 1), (1, -1), (1,
 
 
 def _links(direction):
-    """The set of ``(j, k)`` links of one direction: an ``Alignment``'s sure links."""
+    """The set of ``(j, k)`` links of one direction: an ``Alignment``'s sure links, or a
+    collection of links, each two integer positions >= 0 (``(0.5, 1)`` was kept as it was,
+    and ``"01"`` read as a link); ``TypeError``/``ValueError`` otherwise."""
+    from ..data.formats import _position_pair
+
     sure = getattr(direction, "sure", None)
-    return set(direction if sure is None else sure)
+    if sure is not None:
+        return set(sure)
+    if isinstance(direction, (str, bytes)) or not hasattr(direction, "__iter__"):
+        raise TypeError(f"expected a set of (j, k) links or an Alignment, got "
+                        f"{type(direction).__name__}")
+    links = set(direction)
+    try:   # the common case, ints >= 0, checked without a call per link
+        if all(type(j) is int and type(k) is int and j >= 0 and k >= 0 for j, k in links):
+            return links
+    except (TypeError, ValueError):   # not pairs: named below
+        pass
+    return {_position_pair(link) for link in links}
 
 
 def symmetrize(fwd, bwd, method="grow-diag-final-and"):
@@ -33,14 +48,15 @@ def symmetrize(fwd, bwd, method="grow-diag-final-and"):
         links: a predicted alignment's links are all sure).
     method : one of :data:`SYMMETRIZATIONS`
     """
+    if method not in SYMMETRIZATIONS:
+        raise ValueError(f"unknown symmetrization {method!r}; one of "
+                         f"{', '.join(SYMMETRIZATIONS)}")
     fwd, bwd = _links(fwd), _links(bwd)
     if method == "intersection":
         return fwd & bwd
     union = fwd | bwd
     if method == "union":
         return union
-    if method not in SYMMETRIZATIONS:
-        raise ValueError(f"unknown symmetrization {method!r}")
     links = fwd & bwd
     src_aligned = {j for j, _ in links}
     tgt_aligned = {k for _, k in links}

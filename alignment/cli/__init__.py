@@ -21,7 +21,7 @@ import argparse
 from structpred import LEARNERS
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import add_quiet as _add_quiet
-from structpred.cli import int_list, nonneg_float, nonneg_int, positive_int
+from structpred.cli import comma_items, int_list, nonneg_float, nonneg_int, positive_int
 from structpred.cli import add_cluster_options
 from structpred.cli import iteration_count, seed_value
 
@@ -37,7 +37,7 @@ def _c_neg_values(text):
     """argparse ``type=`` of --c-neg: ``auto`` or comma-separated costs >= 0."""
     if str(text).strip() == "auto":
         return "auto"
-    items = [t for t in str(text).split(",") if t.strip()]
+    items = comma_items(text)
     if not items:
         raise argparse.ArgumentTypeError(f"expected a cost, a comma-separated list or auto, "
                                          f"got {text!r}")

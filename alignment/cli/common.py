@@ -124,7 +124,12 @@ def _inputs(args, *names):
 
 
 def _check_inputs(inputs):
-    """Every input file exists and is a file, before anything is read or computed."""
+    """Every input file exists and is a file, before anything is read or computed; at most
+    one reads standard input (``--src - --tgt -`` read alternate lines of one stream, and
+    were refused as "line counts differ")."""
+    from structpred.cli import check_stdin
+
+    check_stdin(**{option: path for option, path in inputs if str(path) == "-"})
     for option, path in inputs:
         if path is None or str(path) == "-":
             continue

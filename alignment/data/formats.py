@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 
 from structpred import FormatError, check_whole, open_output, read_lines
-from structpred.io import counted, split_tokens, word_text
+from structpred.io import check_token_lists, counted, split_tokens, word_text
 
 __all__ = [
     "FormatError",
@@ -253,6 +253,10 @@ def _malformed_link(tok, text):
     if _NULL_LINK.match(tok):
         return (f"malformed link {tok[:40]!r}: a link to NULL (position -1)? Pharaoh lists "
                 "word-to-word links only: leave unaligned words out of the line")
+    scored = _PHARAOH_LINK.match(tok)
+    if scored is not None and scored.group(4) is not None:   # a score outside [0, 1]
+        return (f"malformed link {tok[:40]!r}: the score {scored.group(4)[:20]!r} is not a "
+                "probability in [0, 1] (as 'align unsupervised --soft' writes)")
     long = _LONG_POSITION.match(tok)
     number = max(long.groups(), key=len) if long is not None else ""
     if len(number) > 9:
@@ -325,7 +329,10 @@ def check_segmented(sentences, path, what=""):
     more such letters and these tokens are 5 or more characters long on average; a normal
     corpus with a few one-word lines (and dictionary-like lines of short words) passes.
     ``what`` (e.g. ``"source side: "``) starts the reason; a :class:`FormatError` naming
-    ``path`` and the first such line."""
+    ``path`` and the first such line.  A string given for ``sentences`` or for one sentence
+    is a ``TypeError`` (:func:`structpred.io.check_token_lists`): a line of unsegmented text
+    given as a string was many "tokens" of one letter, and passed silently."""
+    sentences = check_token_lists(sentences)
     lines = [s for s in sentences if len(s)]
     one = [(i, s[0]) for i, s in enumerate(sentences, 1) if _one_unspaced_word(s)]
     if not lines or len(one) < 0.9 * len(lines) or sum(len(w) for _, w in one) < 5 * len(one):

@@ -10,11 +10,12 @@ import os
 
 from ..io import FormatError, note
 from ..io._notes import one_line
-from ..io import OutputPathError, check_figure_path, check_output_path, folder_refusal
+from ..io import (OutputPathError, check_figure_path, check_output_path, folder_refusal,
+                  missing_reason)
 
 __all__ = ["UserError", "HelpFormatter", "ArgumentParser", "add_quiet", "log", "os_error_line",
            "wrap_format_errors", "positive_int", "nonneg_int", "int_at_least",
-           "positive_float", "nonneg_float", "int_list", "check_output", "check_stdin", "same_file",
+           "positive_float", "nonneg_float", "int_list", "comma_items", "check_output", "check_stdin", "same_file",
            "check_separate_folders", "iteration_count", "record_option_defaults",
            "options_given", "refuse_options", "seed_value", "empty_option_values"]
 
@@ -199,10 +200,20 @@ def nonneg_float(text):
     return _number(float, text, 0.0, False)
 
 
+def comma_items(text):
+    """The stripped items of a comma-separated option value; an empty one (``1,,2``,
+    ``1,2,``: a value lost to a typo, dropped silently before) is refused."""
+    items = [t.strip() for t in str(text).split(",")]
+    if len(items) > 1 and not all(items):
+        raise argparse.ArgumentTypeError(f"an empty item in the comma-separated list {text!r} "
+                                         "(two commas in a row, or one at an end?)")
+    return [t for t in items if t]
+
+
 def int_list(text):
     """argparse ``type=``: comma-separated integers >= 1, e.g. ``1,5,9`` (1-based numbers;
     the caller checks the upper end against its data)."""
-    items = [t.strip() for t in str(text).split(",") if t.strip()]
+    items = comma_items(text)
     if not items:
         raise argparse.ArgumentTypeError(f"must be comma-separated numbers, got {text!r}")
     return [_number(int, t, 1, False) for t in items]
@@ -242,8 +253,10 @@ def check_held_out(pairs, hint=None):
     ``((train option, path), (validation option, path))``, where a path may also be a list
     of paths (images, scans).  Choosing a setting on the training examples themselves
     prefers whatever fits them most, so the choice would be silently wrong; the user means
-    held-out data (or none, to hold a part out)."""
+    held-out data (or none, to hold a part out).  Both given as ``-`` is refused as
+    standard input read twice (:func:`check_stdin`; the second read found it spent)."""
     for (t_opt, t_path), (v_opt, v_path) in pairs:
+        check_stdin(**{t_opt: t_path, v_opt: v_path})
         many = isinstance(v_path, (list, tuple))
         both = shared_files(t_path if isinstance(t_path, (list, tuple)) else [t_path],
                             v_path if many else [v_path])
@@ -301,7 +314,9 @@ def check_output(path, option="-o", inputs=(), create_parent=False, figure=False
             if (os.path.isdir(probe) and os.access(probe, os.W_OK | os.X_OK)
                     and not folder_refusal(probe)):
                 return
-        reason = "is not a folder" if os.path.exists(parent) else "does not exist"
+        reason = ("is not a folder" if os.path.exists(parent) else
+                  "does not exist" if not os.path.islink(parent) else
+                  f"is {missing_reason(parent, 'folder')}")   # a loop, a link to nothing
         raise UserError(f"{path}: cannot write {option}: folder {parent} {reason}")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise UserError(f"{path}: cannot write {option}: folder {parent} is not writable")

@@ -208,15 +208,15 @@ def _status_after_signal(args, as_program, exc=None):
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
     """A library's warning (scikit-learn's, numpy's) as one line on standard error, like the
-    errors: its first line, without the source file and line of the library (those with
-    --debug)."""
-    text = str(message).strip()
-    text = text.splitlines()[0] if text else category.__name__
+    errors, without the source file and line of the library (those with --debug): its lines
+    joined, their indentation and blank lines dropped (scikit-learn's "lbfgs failed to
+    converge (status=1):" was cut there, at its first line, before the cause)."""
+    text = " ".join(str(message).split()) or category.__name__
     if file is None:
         note(f"structpred: warning: {text}")
         return
     try:
-        print(f"structpred: warning: {text}", file=file)
+        print(f"structpred: warning: {one_line(text)}", file=file)
     except (OSError, ValueError):
         pass
 

@@ -13,13 +13,13 @@ from ._files import (FormatError, OutputPathError, atomic_write, binary_kind,
                      check_figure_path, check_output_path, file_fingerprint, folder_refusal,
                      missing_reason,
                      open_output, open_text, progress_enabled, read_lines, read_npz,
-                     split_tokens, word_text)
+                     refuse_stdin_model, split_tokens, word_text)
 from ._notes import counted, drop_notes, hold_notes, note, release_notes
 from ._npz import (CLOCK_KEYS, check_format, drop_clock_readings, load_npz, pack_json,
                    save_npz, unpack_json)
 from ._tokens import MAX_WORDS, check_sentence_pairs, check_token_lists, unwritable_token
 
-__all__ = ["FormatError", "atomic_write", "open_text", "open_output", "read_lines", "read_npz",
+__all__ = ["refuse_stdin_model", "FormatError", "atomic_write", "open_text", "open_output", "read_lines", "read_npz",
            "split_tokens", "word_text",
            "binary_kind", "OTHER_SPACE", "check_output_path", "check_figure_path",
            "OutputPathError", "missing_reason", "folder_refusal",

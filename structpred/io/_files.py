@@ -34,7 +34,7 @@ import zlib
 
 __all__ = ["FormatError", "OutputPathError", "missing_reason", "open_text", "read_lines", "split_tokens",
            "atomic_write",
-           "open_output", "check_output_path", "read_npz", "file_fingerprint", "binary_kind",
+           "open_output", "check_output_path", "read_npz", "refuse_stdin_model", "file_fingerprint", "binary_kind",
            "folder_refusal"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -393,6 +393,7 @@ def read_npz(path, what="an .npz file"):
     import numpy as np
 
     name = os.fspath(path)
+    refuse_stdin_model(name, what)
     _check_readable_file(name)
     if not os.path.isfile(name):
         # a pipe (a process substitution '<(...)', a FIFO) or a device: the archive is read
@@ -416,8 +417,21 @@ def read_npz(path, what="an .npz file"):
         raise
     except Exception as exc:  # noqa: BLE001 - zipfile, zlib, numpy's header parser (even
         # tokenize errors), absurd shapes (MemoryError): all mean a damaged file
+        import zipfile
+
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if isinstance(exc, zipfile.BadZipFile):   # Python's "File is not a zip file"
+            reason = "its zip archive is incomplete: was the file cut short?"
         raise FormatError(name, None, f"corrupt or truncated, not {what} ({reason})") from None
+
+
+def refuse_stdin_model(name, what="a model"):
+    """``-`` named as a model (``-m -``), which no file of that name stands for: refused as
+    standard input, which an archive read with random access cannot come from (it was "no
+    such file")."""
+    if os.fspath(name) == "-" and not os.path.exists("-"):
+        raise FormatError("-", None, f"standard input cannot hold {what}, which is read with "
+                          "random access: give its file")
 
 
 _FINGERPRINTS = {}

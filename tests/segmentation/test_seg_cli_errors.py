@@ -142,7 +142,7 @@ def c_image_not_an_image(r, m):
     (r / "images" / "horse002.png").write_text("this is not a PNG\n")
     return (["segment", "train", "--images", str(r / "images"), "--masks", str(r / "masks"),
              "-o", str(r / "m.npz"), *TRAIN_FAST],
-            r"images/horse002\.png: cannot read image: not an image file or truncated")
+            r"images/horse002\.png: cannot read image: not an image file \(it is text\)")
 
 
 def c_image_truncated(r, m):

@@ -207,12 +207,12 @@ def test_texts_unknown_words_and_empty_document_predict_prior():
              "orbit launch nasa moon", "belief god church jesus", "nasa moon orbit", "god jesus"]
     y = np.array(["sci", "rel", "sci", "rel", "sci", "rel"])
     m = DiscLDA(n_class_topics=1, n_shared_topics=1, n_iter=20, n_burn=5, n_samples=20).fit(texts, y)
-    P = m.predict_proba(["", "unseenword zzz", "nasa orbit"])
+    P = m.predict_proba(["the of and", "unseenword zzz", "nasa orbit"])
     prior = m.class_prior_
     np.testing.assert_allclose(P[0], prior)
     np.testing.assert_allclose(P[1], prior)
     assert m.predict(["nasa orbit launch"])[0] == "sci"
-    F = m.transform([""])
+    F = m.transform(["the of and"])
     np.testing.assert_allclose(F[0], np.einsum("c,ckl->k", prior, m.transform_) / m.n_z_topics_)
 
 

@@ -287,7 +287,7 @@ def test_empty_batch_and_text_input():
     tr, ytr = [tr[i] for i in idx], ytr[idx]
     vocab = Vocabulary(min_df=3).fit(tr)
     m = PaMedHDPClassifier(batch_size=40, vocabulary=vocab, **FAST)
-    m.partial_fit(["", "zzzunknown"], ytr[:2], classes=np.unique(ytr))
+    m.partial_fit(["the of and", "zzzunknown"], ytr[:2], classes=np.unique(ytr))
     assert m.n_topics_ == 0 and m.transform(["nothing"]).shape == (1, 0)
     assert m.predict(tr[:3]).shape == (3,)
     m.partial_fit(tr, ytr)
