@@ -173,8 +173,9 @@ def _add_train_parser(tsub):
         description="Fit a vocabulary and a text classifier on labelled documents and write "
                     "them to a model file (.npz, no pickle).\n"
                     "By default (--model auto) a validation fraction of the training documents "
-                    "is held out, the candidates (sdEM naive Bayes with the hinge and NCLL "
-                    "losses, NBSVM, naive Bayes; sdEM-LDA and paMedLDA where the corpus is "
+                    "is held out (below 2,000 documents: 5-fold cross-validation instead), the "
+                    "candidates (sdEM naive Bayes with the hinge and NCLL losses, a linear SVM, "
+                    "NBSVM, naive Bayes; sdEM-LDA and paMedLDA where the corpus is "
                     "large enough and time allows) are fitted on the rest, the default "
                     "(sdEM naive Bayes, hinge loss, tf-idf words) is "
                     "kept unless another is more accurate in >= 95% of paired bootstraps of the "
@@ -211,7 +212,8 @@ def _add_validation_options(tr):
                         "holding out a fraction of the training documents")
     a.add_argument("--valid-fraction", type=_fraction, default=0.2, metavar="F",
                    help="share of each class held out for validation (default 0.2; chosen by "
-                        "--seed)")
+                        "--seed); from 2,000 training documents on, as smaller corpora are "
+                        "cross-validated (5 folds)")
     a.add_argument("--jobs", type=positive_int, default=2, metavar="N",
                    help="fit this many candidates at once (processes; default 2)")
     a.add_argument("--time-budget", type=nonneg_float, default=30.0, metavar="SECONDS",
