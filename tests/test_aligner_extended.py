@@ -31,6 +31,24 @@ def test_interaction_statistics(inter, small_stats, hansards):
     assert sh.shape == (len(s), len(t), 3, 4) and np.all((sh >= 0) & (sh <= 1))
 
 
+def test_interaction_statistics_in_two_threads_are_the_same(inter, small_stats, hansards):
+    """The fixture counted the two halves of the pairs in two threads (integer counts,
+    added): one thread gives the same arrays."""
+    from conftest import TEST_BITEXT_PAIRS
+
+    import alignment.stats.interactions as mod
+    from alignment.data.corpus import load_bitext
+
+    bt = load_bitext(hansards.bitext_src, hansards.bitext_tgt, max_pairs=TEST_BITEXT_PAIRS,
+                     max_len=80)
+    one = InteractionStatistics.from_sentences(small_stats, bt.src, bt.tgt, n_jobs=1)
+    for name in ("src_fert_share", "tgt_fert_share", "src_count", "tgt_count", "pair_keys",
+                 "pattern_share"):
+        np.testing.assert_array_equal(getattr(one, name), getattr(inter, name))
+    work = np.cumsum([0] + [len(s) * len(t) for s, t in zip(bt.src, bt.tgt)])
+    assert len(mod.chunk_ranges(work, 1_000_000)) > 1          # the fixture used two threads
+
+
 def test_interaction_statistics_roundtrip(inter, tmp_path):
     inter.save(tmp_path / "i.npz")
     back = InteractionStatistics.load(tmp_path / "i.npz")

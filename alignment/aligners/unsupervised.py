@@ -163,6 +163,9 @@ class UnsupervisedAligner(BaseEstimator):
         Leave pairs with a longer side out of *training* (they are still aligned).
     threshold, symmetrize : float, str
         How :meth:`predict` decodes the posteriors (:func:`decode`).
+    n_jobs : int
+        Threads of the training (2: IBM 1/2's two directions, and the two halves of each
+        HMM E-step, in two threads).  Not a training option: the tables do not depend on it.
     verbose : bool
 
     Attributes
@@ -176,7 +179,7 @@ class UnsupervisedAligner(BaseEstimator):
     def __init__(self, hmm_iterations=DEFAULTS["hmm_iterations"], ibm1_iterations=5,
                  ibm2_iterations=5, lowercase=DEFAULTS["lowercase"], prefix=DEFAULTS["prefix"],
                  max_len=80, threshold=DEFAULTS["threshold"],
-                 symmetrize=DEFAULTS["symmetrize"], verbose=False):
+                 symmetrize=DEFAULTS["symmetrize"], n_jobs=2, verbose=False):
         self.hmm_iterations = hmm_iterations
         self.ibm1_iterations = ibm1_iterations
         self.ibm2_iterations = ibm2_iterations
@@ -185,6 +188,7 @@ class UnsupervisedAligner(BaseEstimator):
         self.max_len = max_len
         self.threshold = threshold
         self.symmetrize = symmetrize
+        self.n_jobs = n_jobs
         self.verbose = verbose
 
     # ------------------------------------------------------------------ options
@@ -196,6 +200,7 @@ class UnsupervisedAligner(BaseEstimator):
                          ("ibm2_iterations", 0), ("prefix", 0), ("max_len", 1)):
             check_whole(name, getattr(self, name), lo, 10 ** 7)
         check_flag("verbose", self.verbose)
+        check_whole("n_jobs", self.n_jobs, 1, 10 ** 7)
         return {"hmm_iterations": int(self.hmm_iterations),
                 "ibm1_iterations": int(self.ibm1_iterations),
                 "ibm2_iterations": int(self.ibm2_iterations),
@@ -263,10 +268,11 @@ class UnsupervisedAligner(BaseEstimator):
         nt_train = nt if len(keep) == len(nt) else [nt[i] for i in keep]
         stats = AlignmentStatistics.from_sentences(
             ns, nt, n_iter_model1=int(self.ibm1_iterations),
-            n_iter_model2=int(self.ibm2_iterations), verbose=self.verbose)
+            n_iter_model2=int(self.ibm2_iterations), n_jobs=int(self.n_jobs),
+            verbose=self.verbose)
         t1 = time.perf_counter()
         hmm = train_hmm(stats, ns_train, nt_train, n_iter=int(self.hmm_iterations),
-                        agreement=True, verbose=self.verbose)
+                        agreement=True, n_jobs=int(self.n_jobs), verbose=self.verbose)
         stats.with_hmm(hmm)
         self.stats_ = stats
         self.seconds_ = {"ibm": t1 - t0, "hmm": time.perf_counter() - t1,

@@ -265,8 +265,9 @@ class AlignerLinks:
         random_state : int
             Seed of the ``bayes`` run (part of its fingerprint).
         n_jobs : int
-            Threads of the ``bayes`` run (its links do not depend on them); with more than
-            one, it also runs beside the ``hmm`` source's training.
+            Threads of the ``bayes`` run and of the ``hmm`` source's training (neither's
+            output depends on them); with more than one, the ``bayes`` run also runs
+            beside the ``hmm`` source's training.
         started : dict, optional
             What :func:`start_sources` started on the same arguments (a run started on
             other text is waited for, then ignored).
@@ -290,7 +291,7 @@ class AlignerLinks:
             bayes_job = _start_bayes(key, n_jobs, verbose, "beside our HMM")
         un = None
         if "hmm" in sources:
-            un = UnsupervisedAligner(max_len=max_len, verbose=verbose)
+            un = UnsupervisedAligner(max_len=max_len, n_jobs=n_jobs, verbose=verbose)
             un.fit(src, tgt, cache_dir=None if cache is None else cache / "unsupervised")
         runs = {}
         for name in sources:

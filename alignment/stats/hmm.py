@@ -265,14 +265,15 @@ def _add_jumps(jumps, C, max_jump, jump_obs, ctx):
 
 @numba.njit(cache=True, nogil=True)
 def _e_step_agree(src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off, t_f, t_b, tn_f, tn_b,
-                  w_f, w_b, p0_f, p0_b, max_jump, floor, counts_f, counts_b, null_f, null_b,
+                  w_f, w_b, p0_f, p0_b, max_jump, floor, counts, null_f, null_b,
                   jump_f, jump_b, ctx_f, ctx_b):
     """Joint E-step of the two directions trained by agreement (Liang et al. 2006).
 
     Each direction runs its own forward-backward; the link counts of both
     translation tables are the product of the two directions' link posteriors,
-    ``q_jk = P_fwd(a_k = j) P_bwd(b_j = k)``, and a word's NULL count is what its
-    links leave (``1 - sum q``).  The jump and NULL-transition counts stay each
+    ``q_jk = P_fwd(a_k = j) P_bwd(b_j = k)``, so both tables share one count array
+    ``counts`` (the two tables live on the same entries); a word's NULL count is what
+    its links leave (``1 - sum q``).  The jump and NULL-transition counts stay each
     direction's own.  Returns ``(ll_f, ll_b, null_trans_f, null_trans_b, n_f, n_b)``.
     """
     n_sent = len(src_off) - 1
@@ -303,8 +304,7 @@ def _e_step_agree(src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off, t_f, t_b, 
                 rowq[j] += q
                 p = pidx[base + j * n + k]
                 if p >= 0:
-                    counts_f[p] += q
-                    counts_b[p] += q
+                    counts[p] += q
             null_f[tgt_ids[f0 + k]] += max(1.0 - colq, 0.0)
         for j in range(m):
             null_b[src_ids[e0 + j]] += max(1.0 - rowq[j], 0.0)
@@ -515,10 +515,13 @@ class _Direction:
         self.max_c = int(np.diff(self.cond_off).max(initial=0))
         self.history = []
 
-    def accumulators(self):
-        """Zeroed ``(counts, null_counts, jump_obs, ctx)`` for one E-step."""
-        return (np.zeros_like(self.t), np.zeros_like(self.t_null),
-                np.zeros(2 * self.max_jump + 1), np.zeros((self.max_c + 1, self.max_c + 1)))
+    def accumulators(self, counts=True):
+        """Zeroed ``(counts, null_counts, jump_obs, ctx)`` for one E-step; without
+        ``counts`` (by agreement, where both directions share one count array) only
+        ``(null_counts, jump_obs, ctx)``."""
+        rest = (np.zeros_like(self.t_null), np.zeros(2 * self.max_jump + 1),
+                np.zeros((self.max_c + 1, self.max_c + 1)))
+        return ((np.zeros_like(self.t),) + rest) if counts else rest
 
     def m_step(self, acc, ll, n_null, n_trans, n_gis):
         """Translation tables by renormalised counts, jump weights by GIS, ``p0`` the
@@ -566,28 +569,78 @@ def _train_direction(corpus, stats, pidx, pair_off, direction, n_iter, p0, n_gis
     return d.result()
 
 
-def _train_agreement(corpus, stats, pidx, pair_off, n_iter, p0, n_gis, verbose, shards=None):
+#: the agreement E-step cuts the pairs into this many parts of about equal work, whatever
+#: the number of threads; each part accumulates into arrays of its own and the parts are
+#: added in this order, so one thread and two give the same tables bit for bit
+_AGREE_PARTS = 2
+
+
+def _agree_parts(pair_off, n_parts=None):
+    """The fixed partition of the agreement E-step: for each of ``n_parts`` (default
+    :data:`_AGREE_PARTS`) consecutive runs of sentences of about equal work (token pairs,
+    ``pair_off``), its chunks of about ``_HMM_CHUNK_PAIRS / 2`` token pairs
+    (:func:`alignment._runtime.chunk_ranges`); runs with no sentence are left out."""
+    n_parts = _AGREE_PARTS if n_parts is None else int(n_parts)
+    off = np.asarray(pair_off, dtype=np.int64)
+    n = len(off) - 1
+    cuts = np.searchsorted(off, off[-1] * np.arange(1, n_parts) / n_parts, side="left")
+    bounds = np.unique(np.concatenate(([0], np.clip(cuts, 0, n), [n]))).astype(np.int64)
+    return [[(lo + a, lo + b) for a, b in chunk_ranges(off[lo:hi + 1], _HMM_CHUNK_PAIRS // 2)]
+            for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()) if hi > lo]
+
+
+def _agree_part(corpus, pidx, pair_off, chunks, f, b, floor, stop=None):
+    """The agreement E-step on one part's ``chunks``: ``(totals, counts, (null, jump,
+    ctx) of fwd, the same of bwd)``, with the six totals of :func:`_e_step_agree`."""
+    counts, af, ab = np.zeros_like(f.t), f.accumulators(False), b.accumulators(False)
+    tot = np.zeros(6)
+    for lo, hi in chunks:
+        check_stop(stop)
+        tot += np.array(_e_step_agree(
+            corpus.src_ids, corpus.src_offsets[lo:hi + 1], corpus.tgt_ids,
+            corpus.tgt_offsets[lo:hi + 1], pidx, pair_off[lo:hi + 1],
+            f.t, b.t, f.t_null, b.t_null, f.w, b.w, f.p0, b.p0, f.max_jump, floor,
+            counts, af[0], ab[0], af[1], ab[1], af[2], ab[2]))
+    return [tot, counts, *af, *ab]
+
+
+def _train_agreement(corpus, stats, pidx, pair_off, n_iter, p0, n_gis, verbose, shards=None,
+                     n_jobs=2):
+    """EM of both directions by agreement: each E-step on the fixed parts of
+    :func:`_agree_parts` (or on ``shards``), then each direction's M-step."""
     f, b = _Direction(corpus, stats, "fwd", p0), _Direction(corpus, stats, "bwd", p0)
-    chunks = chunk_ranges(pair_off, _HMM_CHUNK_PAIRS // 2) if shards is None else ()
+    parts = _agree_parts(pair_off) if shards is None else ()
     for _ in tqdm(range(int(n_iter)), disable=not progress_enabled(verbose),
                   desc="HMM EM (agreement)", unit="iter"):
-        af, ab = f.accumulators(), b.accumulators()
-        tot = np.zeros(6)
         if shards is not None:
-
-            out = shards.map_reduce(hmm_agree_shard, f.t, b.t, f.t_null, b.t_null, f.w, b.w,
-                                    f.p0, b.p0, f.max_jump, stats.floor, f.max_c, b.max_c)
-            tot, af, ab = np.array(out[:6]), list(out[6:10]), list(out[10:14])
-        for lo, hi in chunks:
-            tot += np.array(_e_step_agree(
-                corpus.src_ids, corpus.src_offsets[lo:hi + 1], corpus.tgt_ids,
-                corpus.tgt_offsets[lo:hi + 1], pidx, pair_off[lo:hi + 1],
-                f.t, b.t, f.t_null, b.t_null, f.w, b.w, f.p0, b.p0, f.max_jump, stats.floor,
-                af[0], ab[0], af[1], ab[1], af[2], ab[2], af[3], ab[3]))
+            out = list(shards.map_reduce(hmm_agree_shard, f.t, b.t, f.t_null, b.t_null, f.w,
+                                         b.w, f.p0, b.p0, f.max_jump, stats.floor, f.max_c,
+                                         b.max_c))
+            out[0] = np.array(out[:6])
+            del out[1:6]
+        else:
+            out = _agree_parts_e_step(corpus, pidx, pair_off, parts, f, b, stats.floor, n_jobs)
+        tot, counts, af, ab = out[0], out[1], out[2:5], out[5:8]
         lf, lb, nf, nb, tf, tb = (float(x) for x in tot)
-        f.m_step(af, lf, nf, tf, n_gis)
-        b.m_step(ab, lb, nb, tb, n_gis)
+        f.m_step((counts, *af), lf, nf, tf, n_gis)
+        b.m_step((counts, *ab), lb, nb, tb, n_gis)
     return f.result(), b.result()
+
+
+def _agree_parts_e_step(corpus, pidx, pair_off, parts, f, b, floor, n_jobs):
+    """:func:`_agree_part` on each part (each in a thread of its own with ``n_jobs >= 2``,
+    else one after the other), the results added in part order into the first part's."""
+    calls = [lambda stop, c=c: _agree_part(corpus, pidx, pair_off, c, f, b, floor, stop)
+             for c in parts]
+    if n_jobs >= 2 and len(calls) > 1:
+        done = run_threads(*calls)
+    else:
+        done = [call(None) for call in calls]
+    out = done[0]
+    for res in done[1:]:
+        for acc, x in zip(out, res):
+            acc += x
+    return out
 
 
 def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n_jobs=2,
@@ -606,10 +659,14 @@ def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n
     n_gis : int
         GIS steps of each jump M-step.
     agreement : bool
-        Train the two directions jointly by agreement (see the module docstring);
-        the two directions then run in one thread.
+        Train the two directions jointly by agreement (see the module docstring).
+        Both directions' forward-backward then run together on each sentence pair, and
+        the E-step cuts the pairs into two fixed halves of about equal work, each
+        accumulating its own counts, added in order afterwards.
     n_jobs : int
-        2: the two directions in two threads (the kernels release the GIL).
+        2: the two directions in two threads (by agreement: the two halves of each
+        E-step in two threads); the kernels release the GIL.  The tables do not depend
+        on it (the same partition and order of additions with one thread).
     executor : dask.distributed.Client or concurrent.futures.Executor, optional
         Run the E-steps on shards of the bitext there: the shards are placed once, each
         iteration sends the current tables and adds the shards' expected counts in a
@@ -640,7 +697,7 @@ def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n
     try:
         if agreement:
             fwd, bwd = _train_agreement(corpus, stats, pidx, pair_off, n_iter, p0, n_gis, verbose,
-                                        shards=shards)
+                                        shards=shards, n_jobs=n_jobs)
         elif n_jobs >= 2:
             fwd, bwd = run_threads(*(lambda stop, a=a: _train_direction(*a, stop=stop,
                                                                         shards=shards)
@@ -710,14 +767,15 @@ def hmm_shard(shard, direction, t, t_null, w, p0, max_jump, floor, max_c):
 def hmm_agree_shard(shard, t_f, t_b, tn_f, tn_b, w_f, w_b, p0_f, p0_b, max_jump, floor,
                     max_m, max_n):
     """The joint HMM E-step (agreement) on a shard: the six totals of
-    :func:`alignment.stats.hmm._e_step_agree`, then the accumulators of fwd and bwd
-    ``(counts, null, jump, ctx)`` each."""
+    :func:`alignment.stats.hmm._e_step_agree`, the link counts both directions share,
+    then the accumulators of fwd and bwd ``(null, jump, ctx)`` each."""
 
     src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off = shard
     nb = 2 * int(max_jump) + 1
-    af = (np.zeros_like(t_f), np.zeros_like(tn_f), np.zeros(nb), np.zeros((max_m + 1, max_m + 1)))
-    ab = (np.zeros_like(t_b), np.zeros_like(tn_b), np.zeros(nb), np.zeros((max_n + 1, max_n + 1)))
+    counts = np.zeros_like(t_f)
+    af = (np.zeros_like(tn_f), np.zeros(nb), np.zeros((max_m + 1, max_m + 1)))
+    ab = (np.zeros_like(tn_b), np.zeros(nb), np.zeros((max_n + 1, max_n + 1)))
     tot = _e_step_agree(src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off, t_f, t_b, tn_f,
                         tn_b, w_f, w_b, float(p0_f), float(p0_b), int(max_jump), float(floor),
-                        af[0], ab[0], af[1], ab[1], af[2], ab[2], af[3], ab[3])
-    return tuple(tot) + af + ab
+                        counts, af[0], ab[0], af[1], ab[1], af[2], ab[2])
+    return tuple(tot) + (counts,) + af + ab
