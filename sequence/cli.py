@@ -264,15 +264,32 @@ def tag_predict(args):
     if n_cols == tagger.n_columns_ + 1:
         X = [[tok[:-1] for tok in s] for s in X]
     elif n_cols != tagger.n_columns_:
-        raise UserError(f"{args.input}: its word lines have {counted(n_cols, 'column')}, but "
-                        "the model "
-                        f"was trained on {tagger.n_columns_} (+ the label)")
+        what = f"its word lines have {counted(n_cols, 'column')}"
+        if n_cols == 1 and _is_conllu_file(args.input):
+            what = "a CoNLL-U file, read as its word forms alone (1 column)"
+        raise UserError(f"{args.input}: {what}, but the model was trained on "
+                        f"{tagger.n_columns_} (+ the label)")
     _check_feature_column(args.input, tagger, X)
     pred = tagger.predict(X)
     with open_output(args.output) as fh:
         write_conll(fh, X, pred)
     _log(args, f"labelled {counted(len(X), 'sentence')}")
     return 0
+
+
+def _is_conllu_file(path):
+    """Whether the first word line of the file ``path`` (not standard input, which is
+    read once) is a CoNLL-U one."""
+    from structpred.io import read_lines
+
+    from .data import is_conllu_line
+
+    if path == "-":
+        return False
+    for _, line in read_lines(path):
+        if line.strip() and not line.startswith("#"):
+            return is_conllu_line(line)
+    return False
 
 
 def _check_feature_column(path, tagger, X):

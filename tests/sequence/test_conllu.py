@@ -132,3 +132,19 @@ def test_bilou_labels_are_scored_by_chunk_f1():
     scores = evaluate(gold, pred)
     precision, recall = 1 / 3, 1 / 2
     assert scores["f1"] == pytest.approx(100 * 2 * precision * recall / (precision + recall))
+
+
+def test_tag_predict_names_a_conllu_file_given_to_a_model_of_feature_columns(tmp_path, capsys):
+    """A CoNLL-U file is read as its word forms alone; to a model of word and POS columns
+    it was refused by its column count only ("1 column"), which hid the cause."""
+    from cli_helpers import one_line_error, run_cli
+
+    model = tmp_path / "chunker.npz"
+    rc, _, err = run_cli(["tag", "train", "--data", str(DATA / "conll2000-train-300.txt.gz"),
+                          "--iterations", "2", "-q", "-o", str(model)], capsys)
+    assert rc == 0, err
+    path = tmp_path / "sample.conllu"
+    path.write_text(SAMPLE, encoding="utf-8")
+    rc, _, err = run_cli(["tag", "predict", "-m", str(model), "-i", str(path),
+                          "-o", str(tmp_path / "out.txt")], capsys)
+    assert one_line_error(rc, err, "sample.conllu", "a CoNLL-U file", "trained on 2"), err
