@@ -91,3 +91,21 @@ def run_threads(*calls):
         if exc is not None and not isinstance(exc, Cancelled):
             raise exc
     return results
+
+
+def run_parts(calls, n_jobs):
+    """``call(stop)`` for each call: each in a thread of its own with ``n_jobs >= 2``
+    (:func:`run_threads`), else one after the other; the results in call order."""
+    if n_jobs >= 2 and len(calls) > 1:
+        return run_threads(*calls)
+    return [call(None) for call in calls]
+
+
+def add_parts(results):
+    """The first result (a sequence of arrays) with the arrays of the others added into it,
+    in order: the same sums whether the parts ran in threads or one after the other."""
+    out = results[0]
+    for res in results[1:]:
+        for acc, x in zip(out, res):
+            acc += x
+    return out

@@ -91,10 +91,10 @@ class _Side:
         self.vocab = dict(vocab or {})
         self.lowercase, self.prefix = bool(lowercase), int(prefix)
 
-    def encode(self, sentences, side="source", grow=True):
+    def encode(self, sentences, side="source"):
         """``(ids, offsets)`` of ``sentences`` (strings split on white space, or lists of
-        tokens, which are checked); each distinct word form is normalised once.  Without
-        ``grow`` an unknown word gets the id after the vocabulary's last."""
+        tokens, which are checked); each distinct word form is normalised once, and a new
+        one gets the next id (the vocabulary grows)."""
         if isinstance(sentences, (str, bytes)):
             raise TypeError(f"expected a list of {side} sentences, got a single string "
                             f"{sentences[:40]!r}")
@@ -107,9 +107,7 @@ class _Side:
                     n = n[:prefix]
                 i = voc.get(n)
                 if i is None:
-                    i = len(voc) + 1
-                    if grow:
-                        voc[n] = i
+                    i = voc[n] = len(voc) + 1
                 self[w] = i
                 return i
 

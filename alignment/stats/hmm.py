@@ -61,7 +61,8 @@ from structpred.io import counted, load_npz, note, pack_json, save_npz, unpack_j
 
 from .._cache import bitext_key, fit_options
 
-from .._runtime import check_stop, chunk_ranges, progress_enabled, run_threads
+from .._runtime import (add_parts, check_stop, chunk_ranges, progress_enabled, run_parts,
+                        run_threads)
 from ..data.cooc import find_in_row
 from ..data.corpus import EncodedCorpus
 from .ibm import m_step, pair_index
@@ -630,17 +631,9 @@ def _train_agreement(corpus, stats, pidx, pair_off, n_iter, p0, n_gis, verbose, 
 def _agree_parts_e_step(corpus, pidx, pair_off, parts, f, b, floor, n_jobs):
     """:func:`_agree_part` on each part (each in a thread of its own with ``n_jobs >= 2``,
     else one after the other), the results added in part order into the first part's."""
-    calls = [lambda stop, c=c: _agree_part(corpus, pidx, pair_off, c, f, b, floor, stop)
-             for c in parts]
-    if n_jobs >= 2 and len(calls) > 1:
-        done = run_threads(*calls)
-    else:
-        done = [call(None) for call in calls]
-    out = done[0]
-    for res in done[1:]:
-        for acc, x in zip(out, res):
-            acc += x
-    return out
+    return add_parts(run_parts(
+        [lambda stop, c=c: _agree_part(corpus, pidx, pair_off, c, f, b, floor, stop)
+         for c in parts], n_jobs))
 
 
 def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n_jobs=2,

@@ -36,7 +36,7 @@ from structpred.io import (check_format, load_npz, note, pack_json, read_npz, sa
                            unpack_json)
 
 from .._cache import bitext_key, load_or_compute
-from .._runtime import check_stop, chunk_ranges, run_threads
+from .._runtime import add_parts, check_stop, chunk_ranges, run_parts
 from .statistics import deprecated_alias
 from ..data.corpus import find_in_row, load_bitext
 from .posteriors import _pair_posteriors
@@ -222,16 +222,10 @@ class InteractionStatistics:
         np.cumsum(np.diff(src_off) * np.diff(tgt_off), out=work[1:])
         chunks = chunk_ranges(work, 1_000_000)     # Ctrl-C is noticed between chunks
         args = (stats, e_ids, src_off, f_ids, tgt_off)
-        if n_jobs >= 2 and len(chunks) > 1:
-            half = len(chunks) // 2
-            acc, other = run_threads(lambda stop: _count_chunks(*args, chunks[:half], stop),
-                                     lambda stop: _count_chunks(*args, chunks[half:], stop))
-            for a, b in zip(acc, other):
-                a += b
-            del other
-        else:
-            acc = _count_chunks(*args, chunks)
-        src_occ, src_multi, tgt_occ, tgt_multi, links, pat = acc
+        half = len(chunks) // 2
+        parts = [chunks[:half], chunks[half:]] if n_jobs >= 2 and half else [chunks]
+        src_occ, src_multi, tgt_occ, tgt_multi, links, pat = add_parts(run_parts(
+            [lambda stop, c=c: _count_chunks(*args, c, stop) for c in parts], n_jobs))
         keys = np.flatnonzero(links.sum(1) > 0)
         share = pat[keys] / np.maximum(links[keys], 1)[:, :, None]
         res = cls(src_multi / np.maximum(src_occ, 1), tgt_multi / np.maximum(tgt_occ, 1),
