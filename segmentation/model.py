@@ -60,6 +60,9 @@ __all__ = ["MRFSegmenter", "LEARNERS", "build_example", "class_weights", "parse_
 #: 1e308 made them infinite (refused as "feature matrix contains NaN or infinite values",
 #: named after the data)
 MAX_SCALE = 1e6
+#: the guard's factors of the chosen MRF's edge weights (``edge_factors``), chosen by
+#: cross-validation over the horses and the Oakland scans
+DEFAULT_EDGE_FACTORS = (0.5, 1.5, 2.0, 3.0)
 
 
 def _check_image_list(images, what="images"):
@@ -194,7 +197,9 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         :math:`\alpha` of eq. 5.
     edge_factors : tuple of float
         Factors ``s > 0`` of the chosen MRF's edge weights, candidates of the guard
-        (the best on validation is kept, if it beats unary-only by eq. 5).  The default
+        (the best on validation is kept, if it beats unary-only by eq. 5).  Factors other
+        than the default with ``guard=False`` or ``use_edges=False`` are refused (there
+        is no guard to use them).  The default
         (0.5, 1.5, 2, 3) replaced (0.5,) by cross-validation over the horses and the
         Oakland scans (``scripts/select_segmentation_defaults.py``): training stopped
         early on validation leaves the edge weights short of their best strength.
@@ -247,7 +252,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
                  class_weight="auto", radius=np.inf, learning_rate=None, eta_scale="auto",
                  validate_every=5, patience=4, tol=0.0025, valid_fraction=0.15,
                  validation_metric="iou", guard=True, guard_alpha=0.05,
-                 edge_factors=(0.5, 1.5, 2.0, 3.0),
+                 edge_factors=DEFAULT_EDGE_FACTORS,
                  min_valid=20, cv_folds=3, colour_model=True, colour_components=3,
                  edge_scale=1.0, feature_scale=0.02, memory_efficient=False, cache_dir=None,
                  n_segments=1000, compactness=10.0, voxel=0.25, k_graph=6,
@@ -430,6 +435,15 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         for s in self.edge_factors or ():
             if not (0 < float(s) < np.inf) or float(s) == 1.0:
                 raise ValueError(f"edge_factors must be positive, finite and not 1, got {s!r}")
+        given = tuple(float(s) for s in self.edge_factors or ())
+        if given and given != DEFAULT_EDGE_FACTORS and not (self.guard and self.use_edges):
+            # they were accepted and ignored
+            raise ValueError(
+                f"edge_factors={self.edge_factors!r} rescale the MRF's edge weights among the "
+                f"guard's candidates, but " + ("use_edges=False trains no edge weights"
+                                               if not self.use_edges else
+                                               "guard=False runs no guard")
+                + ": leave edge_factors at its default or pass edge_factors=()")
         # each was a ZeroDivisionError, a complex number or a silent NaN before
         for ns in _candidates(self.n_segments, (1000,), "n_segments"):
             check_whole("n_segments", ns)

@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_non_negative, column_or_1d, validate_
 from structpred import check_flag, check_label_spellings, check_seed, check_whole
 
 from .corpus import (Vocabulary, _document_list, as_count_matrix, check_topic_tables,
-                     is_text_input, token_arrays)
+                     is_text_input, ragged_rows_message, token_arrays)
 
 __all__ = ["validate_count_input", "validate_labels", "count_matrix", "labelled_corpus",
            "check_documents_have_text",
@@ -49,6 +49,17 @@ def validate_count_input(estimator, X, *, reset):
         # bytes, None: scikit-learn's "Expected 2D array" before
         raise TypeError(f"{type(estimator).__name__}: a document must be a string or a list "
                         f"of tokens, got {type(X[0]).__name__} (document 0)")
+    ndim = getattr(X, "ndim", None)
+    if ndim is None and isinstance(X, (list, tuple)):
+        try:
+            ndim = np.ndim(X)
+        except ValueError:   # numpy's "inhomogeneous shape"
+            raise ValueError(f"{name}: {ragged_rows_message(X)}") from None
+    if ndim is not None and ndim != 2:   # scikit-learn's "Found array with dim 3" before
+        raise ValueError(f"{name}: X must be a 2-D document-term matrix (one row per "
+                         f"document), got a {ndim}-D array of shape {np.shape(X)}"
+                         + (". Reshape your data with X.reshape(1, -1) if it is one document"
+                            if ndim == 1 else ""))
     try:
         X = validate_data(estimator, X, reset=reset, accept_sparse="csr", dtype="numeric")
     except ValueError as exc:

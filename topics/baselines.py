@@ -23,6 +23,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 
+from structpred import check_positive
+
 from ._validation import (CountClassifierTags, check_classifier_topics, validate_count_input,
                           validate_labels)
 from .lda import LDA
@@ -122,16 +124,26 @@ class LDASVM(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEstimat
         self.random_state = random_state
         self.round_counts = round_counts
 
+    def _lda(self):
+        alpha = 10.0 / int(self.n_topics) if self.alpha is None else self.alpha
+        return LDA(n_topics=self.n_topics, alpha=alpha, beta=self.beta, n_iter=self.n_iter,
+                   n_transform_burn=self.n_transform_burn,
+                   n_transform_samples=self.n_transform_samples, evaluate_every=0,
+                   vocabulary=self.vocabulary, random_state=self.random_state,
+                   round_counts=self.round_counts)
+
+    def _check_params(self):
+        """The hyperparameters (the LDA's too), checked before any data is read."""
+        check_classifier_topics(self.n_topics)
+        self._lda()._check_params()
+        for c in ([self.C] if self.C is not None else list(self.C_grid)):
+            check_positive("C", c)   # LinearSVC's own message came from inside the fit
+
     def fit(self, X, y):
         """Fit LDA on ``X`` (texts, token lists or counts), then the SVM on ``E[theta_d]``."""
         X = validate_count_input(self, X, reset=True)
-        check_classifier_topics(self.n_topics)
-        alpha = 10.0 / int(self.n_topics) if self.alpha is None else self.alpha
-        self.lda_ = LDA(n_topics=self.n_topics, alpha=alpha, beta=self.beta, n_iter=self.n_iter,
-                        n_transform_burn=self.n_transform_burn,
-                        n_transform_samples=self.n_transform_samples, evaluate_every=0,
-                        vocabulary=self.vocabulary, random_state=self.random_state,
-                        round_counts=self.round_counts)
+        self._check_params()
+        self.lda_ = self._lda()
         n_docs = len(X) if isinstance(X, (list, tuple)) else X.shape[0]
         y = validate_labels(self, y, n_docs)
         self.classes_ = np.unique(y)

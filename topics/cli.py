@@ -530,6 +530,11 @@ def topics_train(args):
                              params=spec.params if args.model == "auto" else est_params)
     except ValueError as exc:
         raise UserError(str(exc)) from exc
+    try:
+        if hasattr(est, "_check_params"):   # before the progress lines, not after them
+            est._check_params()
+    except ValueError as exc:
+        raise UserError(f"{model_name}: {exc}") from exc
     vocab = spec.make_vocabulary(overrides)
     try:
         X = vocab.fit_transform(docs.texts)

@@ -399,6 +399,14 @@ def _cell(X: sp.csr_matrix, k: int) -> tuple[int, int]:
     return row, int(X.indices[k])
 
 
+def ragged_rows_message(X, name="X") -> str:
+    """The message for a nested list whose rows differ in length (not a matrix)."""
+    lengths = [len(r) if hasattr(r, "__len__") else 1 for r in X]
+    i = next((k for k, n in enumerate(lengths) if n != lengths[0]), 0)
+    return (f"{name} is not a matrix: its rows differ in length (row 0 has {lengths[0]} "
+            f"values, row {i} has {lengths[i]}); give one column per term in every row")
+
+
 def check_counts(X, *, integer=False, round_counts=False, allow_empty_rows=True,
                  name="X") -> sp.csr_matrix:
     """Validate a document-term matrix and return it as CSR float64 (or int64).
@@ -421,7 +429,10 @@ def check_counts(X, *, integer=False, round_counts=False, allow_empty_rows=True,
         X = sp.csr_matrix(X)
         data = X.data
     else:
-        X = np.asarray(X)
+        try:
+            X = np.asarray(X)
+        except ValueError as exc:   # numpy's "inhomogeneous shape" of ragged rows
+            raise ValueError(ragged_rows_message(X, name)) from exc
         if X.dtype == object:
             try:
                 X = X.astype(np.float64)

@@ -163,8 +163,8 @@ class NBSVM(CountClassifierTags, ClassifierMixin, BaseEstimator):
             X.data[:] = 1.0
         return X
 
-    def fit(self, X, y):
-        """Eq. 1 and eq. 2 for every class against the rest, then eq. 3."""
+    def _check_params(self):
+        """The hyperparameters, checked before any data is read."""
         for name in ("alpha", "C"):   # inf smoothed every ratio to 0: one class for all
             check_positive(name, getattr(self, name))
         check_number("beta", self.beta)
@@ -173,6 +173,10 @@ class NBSVM(CountClassifierTags, ClassifierMixin, BaseEstimator):
         check_iterations(self.max_iter, "max_iter")   # 0 passes gave a zero SVM
         if not float(self.tol) >= 0:
             raise ValueError(f"tol must be >= 0, got {self.tol!r}")
+
+    def fit(self, X, y):
+        """Eq. 1 and eq. 2 for every class against the rest, then eq. 3."""
+        self._check_params()
         self.__dict__.pop("coef_", None)
         X = self._features(X, fitting=True)
         y = validate_labels(self, y, X.shape[0])

@@ -285,6 +285,18 @@ class _SdemMixin(CountClassifierTags):
     _fitted_attr = "word_counts_"
     _integer_counts = False
 
+    def _check_params(self):
+        """The hyperparameters, checked before any data is read (``topics train`` calls it
+        before its progress lines)."""
+        check_iterations(self.n_epochs, "n_epochs")   # 0 epochs left the prior as the model
+        if getattr(self, "min_updates", None) is not None:
+            check_iterations(self.min_updates, "min_updates")
+        self._check_loss()
+        self._check_model_params()
+
+    def _check_model_params(self):
+        """The hyperparameters of the model itself (the subclass's)."""
+
     def _check_loss(self):
         if self.loss not in self._losses:
             raise ValueError(f"loss must be one of {sorted(self._losses)}, got {self.loss!r}")
@@ -324,7 +336,7 @@ class _SdemMixin(CountClassifierTags):
         documents), or more where ``min_updates`` asks for them (:func:`fit_epochs`; the
         passes made are ``n_epochs_``)."""
         self.__dict__.pop(self._fitted_attr, None)
-        check_iterations(self.n_epochs, "n_epochs")   # 0 epochs left the prior as the model
+        self._check_params()
         X = self._counts(X, fitting=True)
         # only SdemNaiveBayes has min_updates; sdEM-LDA makes n_epochs passes
         epochs = fit_epochs(self.n_epochs, getattr(self, "min_updates", None), X.shape[0])
@@ -370,7 +382,7 @@ class _SdemMixin(CountClassifierTags):
         return np.arange(n_docs, dtype=np.int64)
 
     def _set_classes(self, classes):
-        self._check_loss()
+        self._check_params()
         self.classes_ = np.unique(np.asarray(classes))
         if self.classes_.size < 2:
             raise ValueError(f"{type(self).__name__} needs at least 2 classes, got "
@@ -449,9 +461,11 @@ class SdemNaiveBayes(_SdemMixin, ClassifierMixin, BaseEstimator):
         self.vocabulary = vocabulary
         self.random_state = random_state
 
-    def _init_state(self, classes, V):
+    def _check_model_params(self):
         if self.prior not in ("laplace", "log"):
             raise ValueError(f"prior must be 'laplace' or 'log', got {self.prior!r}")
+
+    def _init_state(self, classes, V):
         K = self._set_classes(classes)
         self.alpha_ = 1.0 if self.prior == "laplace" else math.log(V)
         self.word_counts_ = np.full((K, V), self.alpha_)                # Algorithm 2, line 1

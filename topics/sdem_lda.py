@@ -365,14 +365,16 @@ class SdemLDAClassifier(_SdemMixin, ClassifierMixin, BaseEstimator):
     _fitted_attr = "topic_word_counts_"
     _integer_counts = True
 
-    def _init_state(self, classes, V):
-        Z = int(self.n_topics)
-        if Z < 1:
+    def _check_model_params(self):
+        if int(self.n_topics) < 1:
             raise ValueError(f"n_topics must be >= 1, got {self.n_topics}")
         if not self.eta > 0 or (self.doc_alpha is not None and not self.doc_alpha > 0):
             raise ValueError("eta and doc_alpha must be positive")
         if int(self.n_samples) < 1 or int(self.n_burn) < 0:
             raise ValueError("n_samples must be >= 1 and n_burn >= 0")
+
+    def _init_state(self, classes, V):
+        Z = int(self.n_topics)
         K = self._set_classes(classes)
         self.eta0_ = float(self.eta) / Z
         self.doc_alpha_ = 1.0 / Z if self.doc_alpha is None else float(self.doc_alpha)

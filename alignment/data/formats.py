@@ -230,6 +230,8 @@ _LONG_POSITION = re.compile(r"^([0-9]+)[-?]([0-9]+)(?::[0-9.eE+-]*)?$")
 #: NULL word written as position -1 (``-1-3``, ``3--1``)
 _LINK_LABEL = re.compile(r"^[0-9]+[-?][0-9]+[-:]?[SPsp]$")
 _NULL_LINK = re.compile(r"^(-1-[0-9]+|[0-9]+--1|-1--1)$")
+#: a link with positions of the right shape and any score after the colon
+_SCORED_LINK = re.compile(r"^[0-9]{1,9}[-?][0-9]{1,9}:(.+)$")
 #: the header line of a sentence pair in a GIZA++ alignment file (``*.A3.final``)
 _GIZA_A3 = re.compile(r"^# Sentence pair \(\d+\)")
 _GIZA_A3_REASON = ("a GIZA++ alignment file (A3.final: '# Sentence pair (N)' lines, then "
@@ -253,9 +255,9 @@ def _malformed_link(tok, text):
     if _NULL_LINK.match(tok):
         return (f"malformed link {tok[:40]!r}: a link to NULL (position -1)? Pharaoh lists "
                 "word-to-word links only: leave unaligned words out of the line")
-    scored = _PHARAOH_LINK.match(tok)
-    if scored is not None and scored.group(4) is not None:   # a score outside [0, 1]
-        return (f"malformed link {tok[:40]!r}: the score {scored.group(4)[:20]!r} is not a "
+    scored = _SCORED_LINK.match(tok)
+    if scored is not None:   # a score outside [0, 1], or not a number ('nan', 'inf', '0,5')
+        return (f"malformed link {tok[:40]!r}: the score {scored.group(1)[:20]!r} is not a "
                 "probability in [0, 1] (as 'align unsupervised --soft' writes)")
     long = _LONG_POSITION.match(tok)
     number = max(long.groups(), key=len) if long is not None else ""

@@ -1,0 +1,122 @@
+"""Refusals that named the wrong cause, or came too late (issue 28, docs/errors.md), by class:
+
+- shape: a document-term matrix of 0, 1, 3 or more dimensions given to a text classifier
+  showed scikit-learn's "Found array with dim 3 ... required by NBSVM"; rows of different
+  lengths showed numpy's "inhomogeneous shape after 1 dimensions";
+- meaning: a link score that is not a number (``0-0:nan``, ``0-0:inf``, ``0-0:0,5``) was a
+  "malformed link (expected 'i-j' or 'i?j')", while ``0-0:1.5`` was named as a score outside
+  [0, 1];
+- options that are ignored: ``MRFSegmenter(guard=False, edge_factors=(2,))`` (or with
+  ``use_edges=False``) trained without them, while the command line refuses
+  ``--edge-factors`` with ``--no-guard``;
+- order: a parameter that only the estimator refuses (``topics train --model lda-svm
+  --n-topics 1``, ``--param C=-1``) came after the progress lines; the hyperparameters are
+  now checked before any data is read.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cli_helpers import one_line_error, run_cli
+
+SETTINGS = settings(max_examples=20, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                           HealthCheck.too_slow])
+
+DOCS = "".join(f"{label}\t{text}\n" for label, text in [
+    ("pets", "the cat sat on the mat"), ("money", "stocks fell on the market today"),
+    ("pets", "dogs chase cats in the park"), ("money", "the bank raised interest rates")] * 3)
+
+
+def _estimators():
+    from topics import LDA, NBSVM, SdemNaiveBayes
+    return [NBSVM(), SdemNaiveBayes(), LDA(n_topics=2, n_iter=1)]
+
+
+# ------------------------------------------------------------- class: shape of a matrix
+@SETTINGS
+@given(shape=st.one_of(st.just(()), st.lists(st.integers(1, 3), min_size=1, max_size=1),
+                       st.lists(st.integers(1, 3), min_size=3, max_size=4)))
+def test_a_matrix_of_other_than_two_dimensions_is_named(shape):
+    X = np.ones(tuple(shape))
+    for est in _estimators():
+        with pytest.raises(ValueError, match=r"2-D document-term matrix.*got (a )?%d-D"
+                           % len(shape)):
+            est.fit(X, [0, 1, 0])
+
+
+@SETTINGS
+@given(lengths=st.lists(st.integers(1, 4), min_size=2, max_size=5).filter(
+    lambda ls: len(set(ls)) > 1))
+def test_rows_of_different_lengths_are_named(lengths):
+    X = [[1] * n for n in lengths]
+    first_off = next(i for i, n in enumerate(lengths) if n != lengths[0])
+    y = [i % 2 for i in range(len(lengths))]
+    for est in _estimators():
+        with pytest.raises(ValueError, match=f"rows differ in length .*row 0 has "
+                           f"{lengths[0]} values, row {first_off} has {lengths[first_off]}"):
+            est.fit(X, y)
+
+
+# ------------------------------------------------------------- class: a link's score
+@SETTINGS
+@given(score=st.one_of(st.sampled_from(["nan", "NaN", "inf", "-inf", "0,5", "1.5", "-0.1",
+                                        "1e3", "abc", "½"]),
+                       st.text(st.characters(blacklist_categories=("Zs", "Cc", "Cs", "Zl",
+                                                                   "Zp")),
+                               min_size=1, max_size=6).filter(
+                           lambda s: not _probability(s))))
+def test_a_score_that_is_not_a_probability_is_named(tmp_path_factory, score):
+    d = tmp_path_factory.mktemp("aer")
+    (d / "gold").write_text("0 1 1 S\n")
+    (d / "test").write_text(f"0-0:{score}\n", encoding="utf-8")
+    import contextlib
+    import io
+
+    from structpred.cli import main
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        rc = main(["aer", "--gold", str(d / "gold"), "--gold-format", "naacl", "--test",
+                   str(d / "test")])
+    assert one_line_error(rc, err.getvalue(), "test:1", "is not a probability in [0, 1]"), \
+        err.getvalue()
+
+
+def _probability(s):
+    try:
+        return 0.0 <= float(s) <= 1.0
+    except ValueError:
+        return False
+
+
+# ------------------------------------------------------------- class: ignored options
+@pytest.mark.parametrize("kw,cause", [({"guard": False}, "guard=False"),
+                                      ({"use_edges": False}, "use_edges=False")])
+def test_edge_factors_without_the_guard_or_edges_are_refused(kw, cause):
+    from segmentation.model import DEFAULT_EDGE_FACTORS, MRFSegmenter
+    with pytest.raises(ValueError, match=f"edge_factors=.*{cause}"):
+        MRFSegmenter(edge_factors=(2.0,), **kw)._check_params()
+    # the default factors and none at all stay valid without the guard
+    MRFSegmenter(edge_factors=DEFAULT_EDGE_FACTORS, **kw)._check_params()
+    MRFSegmenter(edge_factors=(), **kw)._check_params()
+    MRFSegmenter(edge_factors=(2.0,))._check_params()
+
+
+# ------------------------------------------------------------- class: order of messages
+@pytest.mark.parametrize("extra,words", [
+    (["--model", "lda-svm", "--n-topics", "1"], ("lda-svm", "n_topics must be >= 2")),
+    (["--model", "lda-svm", "--param", "C=-1"], ("lda-svm", "C must be")),
+    (["--model", "nbsvm", "--param", "C=-1"], ("nbsvm", "C must be")),
+    (["--model", "sdem-nb", "--param", "prior=\"uniform\""], ("sdem-nb", "prior must be")),
+    (["--model", "sdem-lda", "--param", "eta=-1"], ("sdem-lda", "eta")),
+    (["--model", "pamedlda", "--param", "c=-1"], ("pamedlda", "c must be")),
+])
+def test_a_parameter_the_estimator_refuses_is_the_only_line(tmp_path, capsys, extra, words):
+    """Without ``-q``: no "read 12 documents" line before the refusal, and no model."""
+    (tmp_path / "docs.tsv").write_text(DOCS)
+    rc, _, err = run_cli(["topics", "train", "--data", str(tmp_path / "docs.tsv"), "-o",
+                          str(tmp_path / "m.npz"), *extra], capsys)
+    assert one_line_error(rc, err, *words), err
+    assert not (tmp_path / "m.npz").exists()
