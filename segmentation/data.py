@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from structpred import FormatError, read_lines
+from structpred import FormatError, read_lines, split_comma_items
 from structpred.io import binary_kind, counted, missing_reason
 
 __all__ = ["load_image", "load_mask", "load_pair", "load_example", "read_manifest", "horse_items",
@@ -552,12 +552,7 @@ def parse_label_ranges(text):
     Raises ``ValueError`` with a message for a command line on anything else.
     """
     out = []
-    parts = [part.strip() for part in str(text).split(",")]
-    if len(parts) > 1 and not all(parts):   # "1300,,1306": dropped silently before
-        raise ValueError(f"an empty item in {text!r} (two commas in a row, or one at an end?)")
-    for part in parts:
-        if not part:
-            continue
+    for part in split_comma_items(text):   # "1300,,1306": dropped silently before
         m = re.fullmatch(r"(-?\d{1,18})(?:\s*-\s*(-?\d{1,18}))?", part)   # int64 labels
         if m is None:
             raise ValueError(f"expected labels or ranges like 1300-1306,1400, got {part!r}")

@@ -12,7 +12,18 @@ import unicodedata
 import numpy as np
 
 __all__ = ["check_whole", "check_number", "check_seed", "check_positive", "check_flag",
-           "label_clash", "check_label_spellings", "whole_array"]
+           "label_clash", "check_label_spellings", "whole_array", "split_comma_items"]
+
+
+def split_comma_items(text):
+    """The stripped items of a comma-separated list ``"a, b,c"``; ``ValueError`` on an empty
+    item (``1,,2``, ``1,2,``: a value lost to a typo, dropped silently before).  A blank
+    ``text`` gives no items."""
+    items = [t.strip() for t in str(text).split(",")]
+    if len(items) > 1 and not all(items):
+        raise ValueError(f"an empty item in the comma-separated list {text!r} "
+                         "(two commas in a row, or one at an end?)")
+    return [t for t in items if t]
 
 
 def check_whole(name, value, lo=1, hi=None):

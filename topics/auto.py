@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .corpus import Vocabulary
+from .registry import CV_BELOW, CV_FOLDS
 
 __all__ = ["CandidateSpec", "CANDIDATES", "CV_BELOW", "DEFAULT_CANDIDATE", "MIN_UPDATES", "MODEL_DEFAULTS",
            "Choice", "validation_split", "cross_validation_folds", "plan", "choose", "fit_spec",
@@ -142,9 +143,6 @@ CANDIDATES = (
 #: the documented default: kept unless a candidate is better in >= 95% of bootstraps
 DEFAULT_CANDIDATE = "sdem-nb-hinge"
 
-#: below this many training documents (and without validation documents) the choice is made
-#: by cross-validation over them all, not on a held-out share (``valid_fraction``)
-CV_BELOW = 2000
 
 #: ``--model X``: the settings it trains with (the validated ones where X is a candidate)
 MODEL_DEFAULTS = {c.model: c for c in reversed(CANDIDATES)}      # the first of each model
@@ -183,7 +181,7 @@ def validation_split(labels, fraction=0.2, seed=0):
     return fit, valid
 
 
-def cross_validation_folds(labels, n_folds=5, seed=0):
+def cross_validation_folds(labels, n_folds=CV_FOLDS, seed=0):
     """Deterministic stratified folds: a list of ``(fit_idx, valid_idx)``, every document in
     exactly one ``valid_idx``.  Within each class the documents are shuffled by ``seed`` and
     dealt to the folds in turn."""
@@ -355,7 +353,7 @@ def _fit_trial(trial, analyses, folds, y, y_valid, seed, overrides):
 
 
 def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction=0.2, seed=0,
-           cv_below=CV_BELOW, n_folds=5, time_budget=30.0, specs=CANDIDATES, default=DEFAULT_CANDIDATE, overrides=None,
+           cv_below=CV_BELOW, n_folds=CV_FOLDS, time_budget=30.0, specs=CANDIDATES, default=DEFAULT_CANDIDATE, overrides=None,
            log=None, jobs=1):
     """Choose a candidate on validation documents (see the module docstring).
 

@@ -32,7 +32,7 @@ from structpred.cli import check_output, iteration_count, nonneg_float, positive
 from structpred.cli import check_held_out, refuse_options, seed_value
 from structpred.io import counted, note, release_notes
 
-from .registry import MODELS, make_estimator
+from .registry import CV_BELOW, CV_FOLDS, MODELS, make_estimator
 
 __all__ = ["add_parser", "topics_train", "topics_predict", "topics_eval", "MODELS",
            "DEFAULT_MODEL", "make_estimator", "confusion_matrix", "format_confusion"]
@@ -173,7 +173,8 @@ def _add_train_parser(tsub):
         description="Fit a vocabulary and a text classifier on labelled documents and write "
                     "them to a model file (.npz, no pickle).\n"
                     "By default (--model auto) a validation fraction of the training documents "
-                    "is held out (below 2,000 documents: 5-fold cross-validation instead), the "
+                    f"is held out (below {CV_BELOW:,} documents: {CV_FOLDS}-fold "
+                    "cross-validation instead), the "
                     "candidates (sdEM naive Bayes with the hinge and NCLL losses, a linear SVM, "
                     "NBSVM, naive Bayes; sdEM-LDA and paMedLDA where the corpus is "
                     "large enough and time allows) are fitted on the rest, the default "
@@ -212,8 +213,8 @@ def _add_validation_options(tr):
                         "holding out a fraction of the training documents")
     a.add_argument("--valid-fraction", type=_fraction, default=0.2, metavar="F",
                    help="share of each class held out for validation (default 0.2; chosen by "
-                        "--seed); from 2,000 training documents on, as smaller corpora are "
-                        "cross-validated (5 folds)")
+                        f"--seed); from {CV_BELOW:,} training documents on, as smaller corpora are "
+                        f"cross-validated ({CV_FOLDS} folds)")
     a.add_argument("--jobs", type=positive_int, default=2, metavar="N",
                    help="fit this many candidates at once (processes; default 2)")
     a.add_argument("--time-budget", type=nonneg_float, default=30.0, metavar="SECONDS",
@@ -452,7 +453,7 @@ AUTO_ONLY = ("valid_data", "valid_fraction", "time_budget", "jobs")
 def _choose_on_validation(args, docs, y, classes, overrides, info):
     """``--model auto``: the candidate chosen on validation documents (printed, and
     recorded in ``info``)."""
-    from .auto import CV_BELOW, choose
+    from .auto import choose
 
     if args.valid_data is None:
         _check_held_out_classes(docs, y)

@@ -29,6 +29,13 @@ class ModelSpec:
         return getattr(importlib.import_module(self.module), self.cls)
 
 
+#: below this many training documents (and without validation documents) ``topics train``
+#: chooses its model by cross-validation over them all, not on a held-out share
+#: (``valid_fraction``); here so that the help text states it without importing the chooser
+CV_BELOW = 2000
+#: the folds of that cross-validation
+CV_FOLDS = 5
+
 MODELS = {
     "nbsvm": ModelSpec(
         "topics.nbsvm", "NBSVM", "max_iter", None,

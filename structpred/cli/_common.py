@@ -8,6 +8,7 @@ import functools
 import math
 import os
 
+from .._checks import split_comma_items
 from ..io import FormatError, note
 from ..io._notes import one_line
 from ..io import (OutputPathError, check_figure_path, check_output_path, folder_refusal,
@@ -203,11 +204,10 @@ def nonneg_float(text):
 def comma_items(text):
     """The stripped items of a comma-separated option value; an empty one (``1,,2``,
     ``1,2,``: a value lost to a typo, dropped silently before) is refused."""
-    items = [t.strip() for t in str(text).split(",")]
-    if len(items) > 1 and not all(items):
-        raise argparse.ArgumentTypeError(f"an empty item in the comma-separated list {text!r} "
-                                         "(two commas in a row, or one at an end?)")
-    return [t for t in items if t]
+    try:
+        return split_comma_items(text)
+    except ValueError as exc:   # argparse shows the message of this kind only
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def int_list(text):
