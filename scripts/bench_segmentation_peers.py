@@ -140,7 +140,8 @@ def candidate_stats(m, graphs):
     """Per-item (intersection, union) of every candidate of the guard: on the validation
     items (what the guard chose on) and on ``graphs`` (the test items), so that other sets
     of candidates can be replayed without training again."""
-    out = {"valid_stats": None, "test_stats": None}
+    out = {"valid_stats": None, "test_stats": None,
+           "final_stats": m._image_stats(m.coef_, graphs).tolist()}   # the model kept
     if getattr(m, "guard_stats_", None):
         out["valid_stats"] = {k: np.asarray(v).tolist() for k, v in m.guard_stats_.items()}
     if getattr(m, "candidates_", None):

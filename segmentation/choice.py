@@ -168,6 +168,32 @@ class CandidateSearch:
                                 scores={c.value: c.score for c in ranked},
                                 n_items=int(len(stats["unary"])))
 
+    def _refit(self, out, merged, n_valid, ns, log):
+        """The candidate kept on held-out validation, trained again on all the training
+        items (``merged``) for eq. 7's iterations, its edge factor applied."""
+        row = out["row"]
+        value = row.get("edges", "mrf" if self.use_edges else "unary")
+        mrf = value != "unary"
+        t_final = int(out["res"].best_iter or 0) + 1
+        what = "images" if self.kind_ == "image" else "scans"
+        frow, fres, _ = self._candidate(
+            merged, row["class_weight"], row["eta_scale"], ns, None, None, log,
+            use_edges=mrf, n_iter=t_final)
+        log(f"  trained again on all {merged.n_train} {what} ({n_valid} of them the "
+            f"validation ones) for {t_final} iterations (refit)")
+        frow.update(final=True, refit=True, edges=value, valid_score=row.get("valid_score"))
+        w = np.array(fres.w, copy=True) if mrf else _pad(fres.w, merged.n_edge)
+        if value.startswith("mrf x"):
+            w[merged.n_node:] *= float(value.split(" ")[-1])
+        cands = (self._guard_candidates(fres.w, np.zeros_like(fres.w), merged.n_node)
+                 if mrf else {"unary": w})
+        if mrf:
+            cands.pop("unary")
+        merged.n_valid = n_valid
+        return dict(out, row=dict(row, refit=True, refit_iterations=t_final,
+                                  n_train=merged.n_train),
+                    res=fres, prep=merged, w=w, rows=out["rows"] + [frow], cands=cands)
+
     # ---------------------------------------------- choice by cross-validation
     def _merged(self, prep, valid, held):
         """``prep`` with the validation graphs added back (statistics recomputed)."""

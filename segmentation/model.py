@@ -155,6 +155,18 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
     lists every candidate, ``chosen_`` the kept one and ``guard_`` the evidence
     (``line`` is what the command line prints).
 
+    The refit (``refit``).  When the validation items were held out of the training
+    items, the kept candidate (its class weight, step and edge factor) is trained again
+    on all of them, with the standardisation of all of them, for
+
+    .. math::
+
+        T = 1 + t^{*}                                                              \tag{7}
+
+    iterations (:math:`t^*`: its best validated iteration), as eq. 6 does after the
+    cross-validation; the first pass of the colour models stays the one trained on the
+    items not held out.
+
     Parameters
     ----------
     learner : one of ``LEARNERS``
@@ -207,6 +219,9 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         Fewer validation items than this: the choice by cross-validation (eq. 6).
     cv_folds : int
         ``K`` of the cross-validation.
+    refit : bool
+        Train the kept candidate again on all the training items, the held-out
+        validation items included (eq. 7); nothing is refitted with ``eval_set``.
     colour_model : bool
         Images: the two-pass model with per-image colour models.
     colour_components : int
@@ -253,7 +268,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
                  validate_every=5, patience=4, tol=0.0025, valid_fraction=0.15,
                  validation_metric="iou", guard=True, guard_alpha=0.05,
                  edge_factors=DEFAULT_EDGE_FACTORS,
-                 min_valid=20, cv_folds=3, colour_model=True, colour_components=3,
+                 min_valid=20, cv_folds=3, refit=False, colour_model=True, colour_components=3,
                  edge_scale=1.0, feature_scale=0.02, memory_efficient=False, cache_dir=None,
                  n_segments=1000, compactness=10.0, voxel=0.25, k_graph=6,
                  foreground_labels=None, selection_size=48, n_jobs=None, random_state=0,
@@ -266,6 +281,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         self.edge_factors = edge_factors
         self.min_valid = min_valid
         self.cv_folds = cv_folds
+        self.refit = refit
         self.colour_model = colour_model
         self.colour_components = colour_components
         self.use_edges = use_edges
@@ -413,7 +429,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
                                           and not isinstance(self.n_iter, bool)
                                           and self.n_iter >= 1)):   # True was 1 iteration
             raise ValueError(f"n_iter must be 'auto' or a whole number >= 1, got {self.n_iter!r}")
-        for name in ("use_edges", "guard", "colour_model", "memory_efficient", "verbose"):
+        for name in ("use_edges", "guard", "refit", "colour_model", "memory_efficient", "verbose"):
             check_flag(name, getattr(self, name))   # "no" switched the option on
         # float() and int() took "0.1", "2" and cut 2.5 to 2 before
         for name in ("valid_fraction", "guard_alpha", "compactness", "feature_scale",
@@ -500,6 +516,9 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
                     out = self._fit_cv(prep, ns, log)
                 else:
                     out = self._fit_on_validation(prep, valid, ns, track_graphs, log)
+                    if self.refit and held and out["validated"]:
+                        out = self._refit(out, self._merged(prep, valid, held), len(valid),
+                                          ns, log)
                 out["first"] = first
                 rows.extend(out["rows"])
                 if best is None or out["score"] > best["score"] + 1e-12:

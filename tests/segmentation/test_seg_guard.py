@@ -217,3 +217,35 @@ def test_candidates_in_forked_processes_give_the_serial_model():
     untimed = (lambda lines: [re.sub(r"\d+s\)", "s)", x) for x in lines])
     assert untimed(la) == untimed(lb) and len(la) >= 8
     assert MRFSegmenter(n_jobs=3)._jobs(2) == 2 and MRFSegmenter(n_jobs=None)._jobs(100) >= 1
+
+
+def test_refit_trains_the_kept_candidate_on_all_training_items():
+    """``refit=True``: with validation items held out of the training items, the kept
+    candidate is trained again on all of them for 1 + its best iteration (eq. 7), with its
+    class weight, step and edge factor, by the same fixed-iteration training that the
+    cross-validated choice ends with; with ``eval_set`` nothing is refitted."""
+    rng = np.random.default_rng(7)
+    graphs = [_graph(rng, noise=1.0, smooth=True) for _ in range(24)]
+    kw = dict(FAST, min_valid=3, valid_fraction=0.25)
+    lines = []
+    a = MRFSegmenter(**kw).fit(graphs)
+    b = MRFSegmenter(refit=True, **kw).fit(graphs, log=lines.append)
+    assert a.n_valid_ == b.n_valid_ == 6 and a.n_train_ == 18
+    assert b.n_train_ == 24                                  # the held-out items went back
+    kept = a.chosen_["edges"]
+    assert b.chosen_["edges"] == kept and b.guard_ == a.guard_   # the same choice
+    t = a.chosen_["best_iter"] + 1
+    assert b.chosen_["refit"] and b.chosen_["refit_iterations"] == t
+    final = [r for r in b.selection_ if r.get("refit")]
+    assert len(final) == 1 and final[0]["n_iter"] == t and final[0]["n_train"] == 24
+    assert any(f"trained again on all 24 scans (6 of them the validation ones) for {t} "
+               "iterations (refit)" in line for line in lines), lines
+    assert not np.array_equal(a.coef_, b.coef_)
+    if kept == "unary":
+        assert np.all(b.edge_weights_ == 0)
+    # eval_set: nothing held out of the training items, nothing refitted
+    c = MRFSegmenter(refit=True, **kw).fit(graphs[:18], eval_set=graphs[18:])
+    assert c.n_train_ == 18 and not c.chosen_.get("refit")
+    with pytest.raises(ValueError, match="refit"):
+        MRFSegmenter(refit="yes")._check_params()
+
