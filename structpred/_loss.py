@@ -54,4 +54,8 @@ def weighted_hamming_terms(z_gold, cost_pos=1.0, cost_neg=1.0):
 def hamming_loss(z_gold, z_pred, cost_pos=1.0, cost_neg=1.0):
     """Value of the weighted Hamming loss of eq. 2.10 for 0/1 (or fractional) z."""
     c, d = weighted_hamming_terms(z_gold, cost_pos, cost_neg)
-    return d + float(np.dot(c, np.asarray(z_pred, dtype=np.float64)))
+    z = np.asarray(z_pred, dtype=np.float64)
+    if z.shape != c.shape:   # numpy's "shapes (2,) and (3,) not aligned" before
+        raise ValueError(f"z_pred has shape {z.shape} and z_gold {c.shape}: the two encodings "
+                         "must describe the same variables")
+    return d + float(np.dot(c.ravel(), z.ravel()))

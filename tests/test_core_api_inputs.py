@@ -221,3 +221,56 @@ def test_sequence_scores_refuse_predictions_that_do_not_line_up(lengths, data):
         assert "\n" not in str(info.value)
     assert evaluate(gold, gold)["f1"] == 100.0
     assert all(type(v) in (int, float) for v in evaluate(gold, gold).values())
+
+
+# ------------------------------------------------------------- magnitudes and kinds of number
+@settings(max_examples=40, deadline=None)
+@given(v=st.lists(st.floats(-5, 5), min_size=1, max_size=8),
+       shift=st.floats(-1e6, 1e6))
+def test_the_simplex_projection_moves_with_a_shift_of_every_coordinate(v, shift):
+    """``Proj(v + t) = Proj(v)`` (the threshold moves with ``t``); it is computed shifted by
+    the largest coordinate, so values near the float range are projected too."""
+    v = np.asarray(v)
+    a, b = sp.project_simplex(v), sp.project_simplex(v + shift)
+    assert abs(a.sum() - 1) < 1e-12 and a.min() >= 0
+    np.testing.assert_allclose(a, b, atol=1e-9 * max(1.0, abs(shift)))
+
+
+@pytest.mark.parametrize("v,expected", [([1e308, 1e308], [0.5, 0.5]),
+                                        ([1e308, -1e308, 0.0], [1.0, 0.0, 0.0]),
+                                        ([-1e308, -1e308, -1e308], [1 / 3] * 3)])
+def test_the_simplex_projection_of_values_near_the_float_range(v, expected):
+    """1e308 twice overflowed the cumulative sum and was an ``IndexError``."""
+    np.testing.assert_allclose(sp.project_simplex(np.array(v)), expected, atol=1e-15)
+
+
+@pytest.mark.parametrize("project", [sp.project_matching, sp.project_matching_flow,
+                                     lambda z: sp.project_matching_batch([z])[0]])
+@pytest.mark.parametrize("zp", [np.full((2, 2), 1e16), np.array([[1e300, 0.5], [0.2, 0.1]]),
+                                np.array([[-3e15, 0.0, 1.0]])])
+def test_matching_projections_refuse_magnitudes_float64_cannot_resolve(project, zp):
+    """Beyond 1e15 the projection (in [0, 1]) is lost to rounding: the Newton kernel divided
+    by zero (``ZeroDivisionError``) and the min-cost flow returned zeros."""
+    with pytest.raises(ValueError, match=r"up to .* in magnitude: beyond 1e\+15"):
+        project(zp)
+
+
+@pytest.mark.parametrize("project", [sp.project_matching, sp.project_matching_flow])
+def test_matching_projections_keep_large_finite_magnitudes_below_the_limit(project):
+    z = project(np.full((2, 2), 9e14))
+    np.testing.assert_allclose(z, 0.5, atol=1e-6)
+    assert sp.matching_violation(z) <= 1e-9
+
+
+@pytest.mark.parametrize("call", [lambda: sp.project_matching(np.array([[1j, 0], [0, 1]])),
+                                  lambda: sp.decode_matching(np.array([[1 + 0j, 0], [0, 1]])),
+                                  lambda: sp.project_simplex(np.array([0.5j, 1.0]))])
+def test_complex_scores_are_refused_not_cut_to_their_real_part(call):
+    with pytest.raises(ValueError, match="complex"):
+        call()
+
+
+def test_hamming_loss_refuses_encodings_of_two_sizes():
+    with pytest.raises(ValueError, match=r"z_pred has shape \(3,\) and z_gold \(2,\)"):
+        sp.hamming_loss(np.array([1, 0]), np.array([1, 0, 1]))
+    assert sp.hamming_loss(np.array([1, 0]), np.array([1, 1]), cost_pos=2.0) == 2.0

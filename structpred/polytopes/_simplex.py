@@ -21,6 +21,12 @@ def project_simplex(v):
     v = _as_matrix(v, "v", ndim=1)
     if v.size == 0:
         raise ValueError("v has no coordinates: the simplex of dimension 0 is empty")
+    # The projection max(v - tau, 0) is the same for v + t (tau moves with it), and tau lies in
+    # [max v - 1, max v): coordinates more than 1 below the largest are 0 whatever their value.
+    # Shifted by the largest and cut at -2, the sums below neither overflow (1e308 twice was
+    # an IndexError) nor lose the coordinates that count to a far-off one.
+    with np.errstate(over="ignore"):   # 1e308 - (-1e308) is -inf: cut at -2 all the same
+        v = np.maximum(v - v.max(), -2.0)
     u = np.sort(v)[::-1]
     css = np.cumsum(u) - 1.0
     k = np.arange(1, v.size + 1)

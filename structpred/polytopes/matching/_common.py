@@ -21,6 +21,8 @@ def _as_matrix(a, name, ndim=2):
     as one object: "setting an array element with a sequence")."""
     if sp.issparse(a):
         a = a.toarray()
+    if np.iscomplexobj(a):   # numpy dropped the imaginary parts with a ComplexWarning
+        raise ValueError(f"{name} must be a real {ndim}-D array, got complex values")
     try:
         arr = np.asarray(a, dtype=np.float64)
     except (TypeError, ValueError) as exc:

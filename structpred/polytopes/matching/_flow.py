@@ -9,7 +9,7 @@ import numpy as np
 
 from ._common import _as_matrix
 from ._newton import _dual_solve
-from ._projection import _active_set_solve, _primal_from_dual
+from ._projection import _active_set_solve, _primal_from_dual, check_magnitude
 
 __all__ = ['project_matching_flow']
 
@@ -142,6 +142,7 @@ def project_matching_flow(zp, tol=1e-10, p0=3, refine_bits=3, final_bits=21, wid
     z : ndarray, shape (m, n)
     """
     zp = _as_matrix(zp, "zp")
+    check_magnitude(zp, "zp")   # 1e16 gave zeros: the integer costs lost every difference
     m, n = zp.shape
     if zp.size == 0:
         z = np.zeros(zp.shape)

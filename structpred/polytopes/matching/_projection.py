@@ -14,7 +14,23 @@ import numpy as np
 from ._common import _as_matrix
 from ._newton import _dual_solve, _find
 
-__all__ = ['project_matching', 'project_matching_batch']
+#: the magnitude of ``zp`` beyond which the projection's steps fall below float64's
+#: resolution (a ``ZeroDivisionError`` inside the kernel, reported as ``ValueError``)
+MAX_MAGNITUDE = 1e15
+
+
+def check_magnitude(zp, name="zp"):
+    """``ValueError`` when ``zp`` holds values beyond :data:`MAX_MAGNITUDE`: the
+    projection lies in [0, 1], and float64 resolves ``z' - alpha - beta`` there only to about
+    ``2.2e-16 * max|z'|``, an error of order 1 (the kernel's steps also vanish: a
+    ``ZeroDivisionError``; the flow's integer costs lose every difference)."""
+    top = float(np.abs(zp).max()) if zp.size else 0.0
+    if top > MAX_MAGNITUDE:
+        raise ValueError(f"{name} holds values up to {top:.3g} in magnitude: beyond "
+                         f"{MAX_MAGNITUDE:.0e} float64 cannot resolve the projection (which "
+                         "lies in [0, 1]); rescale the scores")
+
+__all__ = ['project_matching', 'project_matching_batch', 'check_magnitude']
 
 
 @nb.njit(cache=True)
@@ -408,7 +424,8 @@ def project_matching(zp, tol=1e-10, max_iter=20000, return_info=False):
     Raises
     ------
     ValueError
-        If ``zp`` is not 2-D or contains NaN/inf.
+        If ``zp`` is not 2-D, is complex, contains NaN/inf, or holds values beyond
+        :data:`MAX_MAGNITUDE` (1e15) in magnitude, which float64 cannot resolve.
     """
     if not (type(zp) is np.ndarray and zp.dtype == np.float64 and zp.ndim == 2):
         zp = _as_matrix(zp, "zp")  # conversions and checks (fast path: finiteness checked in Numba)
@@ -421,7 +438,15 @@ def project_matching(zp, tol=1e-10, max_iter=20000, return_info=False):
     # Work with m >= n: the Newton system is a Schur complement over columns.
     transposed = n > m
     a = np.ascontiguousarray(zp.T if transposed else zp)
-    finite, z, alpha, beta, res, it, nn, nr, ns, nls, tol_used = _project_kernel(a, float(tol), int(max_iter))
+    try:
+        finite, z, alpha, beta, res, it, nn, nr, ns, nls, tol_used = _project_kernel(
+            a, float(tol), int(max_iter))
+    except ZeroDivisionError:   # a step below float64's resolution at this magnitude
+        _as_matrix(zp, "zp")
+        check_magnitude(a, "zp")
+        raise
+    if tol_used > 4.0 * 2.220446049250313e-16 * MAX_MAGNITUDE * max(m, n):
+        check_magnitude(a, "zp")   # tol_used is raised with max|zp|: free for the others
     if not finite:
         _as_matrix(zp, "zp")  # raises ValueError (NaN / infinite values)
         raise ValueError("zp contains non-finite values")  # not reached
