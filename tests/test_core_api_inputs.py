@@ -274,3 +274,46 @@ def test_hamming_loss_refuses_encodings_of_two_sizes():
     with pytest.raises(ValueError, match=r"z_pred has shape \(3,\) and z_gold \(2,\)"):
         sp.hamming_loss(np.array([1, 0]), np.array([1, 0, 1]))
     assert sp.hamming_loss(np.array([1, 0]), np.array([1, 1]), cost_pos=2.0) == 2.0
+
+
+@settings(max_examples=25, deadline=None)
+@given(m=st.integers(1, 5), n=st.integers(1, 5), exponent=st.integers(0, 14),
+       seed=st.integers(0, 2**16))
+def test_the_fertility_projection_with_one_slot_is_the_matching_projection(m, n, exponent,
+                                                                           seed):
+    """D = 1 is the matching polytope: its exact Newton projection at every magnitude (the
+    block-coordinate ascent needed about max|z'| sweeps, and at 1e7 returned another vertex
+    without a warning)."""
+    zp = np.random.default_rng(seed).normal(size=(m, n)) * 10.0 ** exponent
+    z, zs, zt = sp.project_fertility_matching(zp)
+    np.testing.assert_array_equal(z, sp.project_matching(zp))
+    assert zs.shape == (0, m) and zt.shape == (0, n)
+
+
+def test_the_fertility_projection_warns_when_it_stops_short():
+    rng = np.random.default_rng(0)
+    zp, src, tgt = rng.normal(size=(4, 5)) * 3, rng.normal(size=(1, 4)), rng.normal(size=(1, 5))
+    with pytest.warns(RuntimeWarning, match="KKT residual"):
+        sp.project_fertility_matching(zp, src, tgt, max_iter=1)
+    with pytest.raises(ValueError, match="complex"):
+        sp.project_fertility_matching(zp.astype(complex))
+
+
+@pytest.mark.parametrize("node,starts,match", [
+    (np.full((2, 3), 1e300), [0, 2], r"beyond 1e\+15"),
+    (np.array([[1j, 0, 0], [0, 0, 1]]), [0, 2], "real, finite"),
+    (np.array([[-np.inf, 0, 0], [0, 0, 1]]), [0, 2], "real, finite"),
+    (np.zeros((2, 3)), [0, 3], "starts must be token offsets"),
+])
+def test_the_chain_projection_checks_its_point(node, starts, match):
+    """``project_chain`` checked nothing: 1e300 was a ``ZeroDivisionError``, starts past the
+    tokens read other memory."""
+    with pytest.raises(ValueError, match=match):
+        sp.project_chain(node, np.zeros((1, 3, 3)), np.array(starts))
+
+
+def test_the_chain_projection_warns_when_it_stops_short():
+    rng = np.random.default_rng(1)
+    with pytest.warns(RuntimeWarning, match="constraint violation"):
+        sp.project_chain(rng.normal(size=(3, 3)), rng.normal(size=(2, 3, 3)), np.array([0, 3]),
+                         max_iter=1)

@@ -32,6 +32,8 @@ With ``D = 1`` all of this reduces to the matching polytope of model M.
 
 from __future__ import annotations
 
+import warnings
+
 import numba as nb
 import numpy as np
 import scipy.sparse as sp
@@ -44,6 +46,8 @@ __all__ = ["fertility_constraints", "project_fertility_matching",
 
 
 def _check(a, name, shape=None):
+    if np.iscomplexobj(a):   # numpy dropped the imaginary parts with a ComplexWarning
+        raise ValueError(f"{name} must be real, got complex values")
     a = np.asarray(a, dtype=np.float64)
     if shape is not None and a.shape != shape:
         raise ValueError(f"{name} has shape {a.shape}, expected {shape}")
@@ -381,6 +385,20 @@ def project_fertility_matching(edges, src=None, tgt=None, tol=1e-11, max_iter=10
     """
     edges, src, tgt = _fert_arrays(edges, src, tgt)
     m, n = edges.shape
+    if src.shape[0] == 0:
+        # D = 1: the matching polytope, whose projection has an exact Newton method; the
+        # block-coordinate ascent below needs about max|z'| sweeps (1e7 gave another vertex)
+        from .matching import project_matching
+
+        z, info = project_matching(edges, tol=tol, max_iter=min(int(max_iter), 20000),
+                                   return_info=True)
+        if warm is not None:
+            warm["alpha"], warm["beta"] = info["alpha"], info["beta"]
+        if return_info:
+            return z, src.copy(), tgt.copy(), {"alpha": info["alpha"], "beta": info["beta"],
+                                               "n_iter": info["iterations"],
+                                               "residual": info["residual"]}
+        return z, src.copy(), tgt.copy()
     a0, b0 = np.zeros(m), np.zeros(n)
     if warm is not None and "alpha" in warm and warm["alpha"].shape == (m,):
         a0, b0 = warm["alpha"], warm["beta"]
@@ -389,6 +407,10 @@ def project_fertility_matching(edges, src=None, tgt=None, tol=1e-11, max_iter=10
         float(tol), int(max_iter), a0, b0)
     if warm is not None:
         warm["alpha"], warm["beta"] = alpha, beta
+    if res > tol:   # it returned a point short of the projection without a word
+        warnings.warn(f"project_fertility_matching: KKT residual {res:.3g} > tol={tol:g} after "
+                      f"{it} sweeps (values up to {np.abs(edges).max():.3g} in magnitude: the "
+                      "sweeps it needs grow with it)", RuntimeWarning, stacklevel=2)
     if return_info:
         return z, zs, zt, {"alpha": alpha, "beta": beta, "n_iter": int(it), "residual": float(res)}
     return z, zs, zt

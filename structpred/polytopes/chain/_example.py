@@ -28,6 +28,8 @@ The loss is the Hamming loss: ``l(z) = sum_t sum_{k != y_t} z_t(k)``
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -95,14 +97,25 @@ def project_chain(node, edge, starts, tol=1e-9, max_iter=20000, warm=None):
     ``warm`` is an optional ``(lam, nu)`` pair of (E, K) multipliers, updated
     in place.  Returns ``(node_proj, edge_proj, info)``.
     """
-    node = np.ascontiguousarray(node, dtype=np.float64)
-    edge = np.ascontiguousarray(edge, dtype=np.float64)
+    from ..matching._projection import check_magnitude
+
+    starts = check_starts(starts, np.shape(node)[0] if np.ndim(node) else -1)
+    for name, arr in (("node", node), ("edge", edge)):   # none was checked before
+        arr = np.asarray(arr)
+        if np.iscomplexobj(arr) or not np.issubdtype(arr.dtype, np.number) \
+                or (arr.size and not np.all(np.isfinite(arr))):
+            raise ValueError(f"{name} must hold real, finite values (a point to project)")
+        check_magnitude(arr, name)   # 1e300 was a ZeroDivisionError
+    node, edge = check_potentials(node, edge, np.shape(node)[0] - starts.size + 1)
     E, K = edge.shape[0], node.shape[1]
     lam, nu = warm if warm is not None else (np.zeros((E, K)), np.zeros((E, K)))
     mn = np.empty_like(node)
     me = np.empty_like(edge)
-    it, viol = kern.chain_project_euclidean(node, edge, np.asarray(starts, dtype=np.int64),
-                                            lam, nu, int(max_iter), float(tol), mn, me)
+    it, viol = kern.chain_project_euclidean(node, edge, starts, lam, nu, int(max_iter),
+                                            float(tol), mn, me)
+    if viol > tol:
+        warnings.warn(f"project_chain: constraint violation {viol:.3g} > tol={tol:g} after "
+                      f"{it} iterations", RuntimeWarning, stacklevel=2)
     return mn, me, {"iterations": int(it), "violation": float(viol)}
 
 
