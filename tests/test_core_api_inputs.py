@@ -317,3 +317,11 @@ def test_the_chain_projection_warns_when_it_stops_short():
     with pytest.warns(RuntimeWarning, match="constraint violation"):
         sp.project_chain(rng.normal(size=(3, 3)), rng.normal(size=(2, 3, 3)), np.array([0, 3]),
                          max_iter=1)
+
+
+@pytest.mark.parametrize("parent", [[-1, 0.5, 0], [-1, 0, np.nan]])
+def test_tree_parents_that_are_not_whole_numbers_are_refused(parent):
+    """``np.asarray(parent, dtype=int64)`` cut 0.5 to node 0 and read NaN as a huge
+    negative number."""
+    with pytest.raises(ValueError, match="parent"):
+        sp.tree_marginals(np.zeros((3, 2)), np.zeros((2, 2, 2)), np.array(parent))

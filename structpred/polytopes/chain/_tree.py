@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from . import _kernels as kern
+from ..._checks import whole_array
 from ._checks import check_feasible, check_potentials
 
 __all__ = ["tree_marginals", "tree_map"]
 
 
 def _check_tree(parent, n):
-    parent = np.asarray(parent, dtype=np.int64)
+    parent = whole_array("parent", parent)   # 0.5 was cut to 0
     if parent.shape != (n,) or (n and parent[0] != -1):
         raise ValueError("parent must have one entry per node, parent[0] = -1")
     if np.any(parent[1:] < 0) or np.any(parent[1:] >= np.arange(1, n)):
