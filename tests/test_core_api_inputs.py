@@ -325,3 +325,27 @@ def test_tree_parents_that_are_not_whole_numbers_are_refused(parent):
     negative number."""
     with pytest.raises(ValueError, match="parent"):
         sp.tree_marginals(np.zeros((3, 2)), np.zeros((2, 2, 2)), np.array(parent))
+
+
+def _matching_examples(widths=(4, 4, 4)):
+    rng = np.random.default_rng(0)
+    out = []
+    for d in widths:
+        y = np.zeros(6)
+        y[[0, 4]] = 1
+        out.append(sp.MatchingExample(sps.csr_matrix(rng.normal(size=(d, 6))), y, shape=(2, 3)))
+    return out
+
+
+def test_learners_name_a_monitor_and_nonneg_coordinates_that_do_not_fit():
+    """``monitor=5`` was an ``AttributeError`` ('reset'); ``L2Ball(nonneg=(10,))`` with 4
+    features an ``IndexError`` inside the first step."""
+    ex = _matching_examples()
+    with pytest.raises(TypeError, match="monitor must be a Monitor or None, got int"):
+        sp.dual_extragradient(ex, n_iter=2, monitor=5)
+    with pytest.raises(ValueError, match=r"W.nonneg names coordinate 10, but the examples "
+                                         r"have 4 features"):
+        sp.dual_extragradient(ex, W=sp.L2Ball(nonneg=(10,)), n_iter=2)
+    assert sp.dual_extragradient(ex, W=sp.L2Ball(nonneg=(3,)), n_iter=2).w[3] >= 0
+    with pytest.raises(ValueError, match="w contains NaN"):
+        sp.structured_hinge_loss(ex, np.full(4, np.nan))

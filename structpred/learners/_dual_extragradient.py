@@ -68,11 +68,19 @@ def _prepare(examples, W, monitor, n_iter=None, name="n_iter", random_state=0):
         raise TypeError(f"W must be a parameter set such as L2Ball(radius) or None, got "
                         f"{type(W).__name__} {W!r:.40}")
     W = L2Ball() if W is None else W
+    if monitor is not None and not callable(getattr(monitor, "reset", None)):
+        raise TypeError(f"monitor must be a Monitor or None, got {type(monitor).__name__} "
+                        f"{monitor!r:.40}")   # an AttributeError ('reset') before
     monitor = Monitor(every=10**9) if monitor is None else monitor
     monitor.reset()
     if isinstance(examples, (list, tuple)):
         _check_widths(examples)
-    return W, monitor, n_features_of(examples)
+    n = n_features_of(examples)
+    nonneg = getattr(W, "nonneg", ())
+    if nonneg and isinstance(n, (int, np.integer)) and max(nonneg) >= n:   # an IndexError before
+        raise ValueError(f"W.nonneg names coordinate {max(nonneg)}, but the examples have "
+                         f"{n} features (coordinates 0..{n - 1})")
+    return W, monitor, n
 
 
 def _check_widths(examples):

@@ -26,6 +26,8 @@ def structured_hinge_loss(examples, w):
 
         return float(examples.map_reduce(hinge_term, w)[0])
     w = np.asarray(w, dtype=np.float64)
+    if not np.all(np.isfinite(w)):   # named "scores contains NaN values" by the decoder
+        raise ValueError("w contains NaN or infinite weights")
     total = 0.0
     for i, ex in enumerate(iterate_examples(examples)):
         if w.shape != (ex.n_features,):
