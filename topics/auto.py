@@ -183,14 +183,18 @@ def validation_split(labels, fraction=0.2, seed=0):
 
 def cross_validation_folds(labels, n_folds=CV_FOLDS, seed=0):
     """Deterministic stratified folds: a list of ``(fit_idx, valid_idx)``, every document in
-    exactly one ``valid_idx``.  Within each class the documents are shuffled by ``seed`` and
-    dealt to the folds in turn."""
+    exactly one ``valid_idx`` -- except the document of a class of one, which every fold
+    trains on (held out, its class would be missing from its fold's training documents: a
+    two-class fold of one class, an error counted for every candidate alike).  Within each
+    class the documents are shuffled by ``seed`` and dealt to the folds in turn."""
     y = np.asarray(labels)
     rng = np.random.default_rng(seed)
-    fold = np.empty(y.size, dtype=np.int64)
+    fold = np.full(y.size, -1, dtype=np.int64)
     start = 0
     for c in np.unique(y):
         idx = rng.permutation(np.flatnonzero(y == c))
+        if idx.size < 2:
+            continue
         fold[idx] = (start + np.arange(idx.size)) % n_folds
         start += idx.size                      # small classes do not all start in fold 0
     out = []

@@ -393,20 +393,25 @@ def _check_documents_differ(docs, X):
                         f"vocabulary of {terms}, so nothing tells the classes apart")
 
 
-def _check_held_out_classes(docs, y):
-    """The choice on held-out documents needs two of every class: one to train on, one to
-    score.  A class of one document would be missing from the training side of its split
-    (a model that cannot predict it, or, with every class a single document, 0 % for every
-    candidate), so it is refused, naming it."""
+def _check_held_out_classes(args, docs, y):
+    """The choice on held-out documents validates on classes of two documents or more; the
+    document of a class of one is always trained on (never held out: its class would be
+    missing from the training side) and named in a note.  With no class of two documents
+    there is nothing to validate on: refused.  (Every class of one was refused before, so
+    R52, whose 'platinum' has one training story, could not be trained by default.)"""
     names, counts = np.unique(y, return_counts=True)
     single = names[counts < 2]
-    if len(single):
-        shown = ", ".join(map(repr, single[:3].tolist())) + (", ..." if len(single) > 3 else "")
-        raise UserError(f"{docs.path}: {len(single)} of the {len(names)} classes "
-                        f"{'has' if len(single) == 1 else 'have'} a single document "
-                        f"({shown}); choosing a model on held-out "
-                        f"documents needs at least 2 of each: give more, --valid-data, or "
-                        f"--model with one model")
+    if not len(single):
+        return
+    shown = ", ".join(map(repr, single[:3].tolist())) + (", ..." if len(single) > 3 else "")
+    if len(single) == len(names):
+        raise UserError(f"{docs.path}: every class has a single document ({shown}): "
+                        "choosing a model on held-out documents needs two of some class: "
+                        "give more, --valid-data, or --model with one model")
+    _log(args, f"note: {len(single)} of the {len(names)} classes "
+               f"{'has' if len(single) == 1 else 'have'} a single document ({shown}): "
+               f"{'it is' if len(single) == 1 else 'they are'} trained on, never held out "
+               "for validation")
 
 
 def _read_validation(args, classes):
@@ -456,7 +461,7 @@ def _choose_on_validation(args, docs, y, classes, overrides, info):
     from .auto import choose
 
     if args.valid_data is None:
-        _check_held_out_classes(docs, y)
+        _check_held_out_classes(args, docs, y)
     if args.valid_data is not None:   # --valid-fraction was silently ignored
         refuse_options(args, ("valid_fraction",), "holds training documents out when there "
                        "is no --valid-data: give one or the other")

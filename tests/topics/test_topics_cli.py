@@ -451,21 +451,52 @@ def test_a_topic_count_beyond_memory_is_refused_before_training(model, data, tmp
 # ------------------------------------------------------- classes of one document
 @settings(max_examples=25, deadline=None)
 @given(counts=st.lists(st.integers(1, 5), min_size=2, max_size=8))
-def test_choice_on_held_out_documents_refuses_classes_of_one_document(counts):
-    """`--model auto` without --valid-data holds documents out: a class of one document
-    cannot be on both sides (it gave 0 % for every candidate, or 'needs at least 2
-    classes' for a file with two).  Refused naming the class; two or more of each pass."""
+def test_classes_of_one_document_are_trained_on_and_named(counts):
+    """`--model auto` without --valid-data validates on classes of two documents or more; a
+    class of one is always trained on and named in a note (R52's 'platinum' made the default
+    command refuse the whole corpus); only a file whose every class has one document, with
+    nothing to validate on, is refused."""
     from topics.cli import _check_held_out_classes
     from structpred.cli import UserError
 
     y = np.array([f"c{k}" for k, n in enumerate(counts) for _ in range(n)])
     docs = type("Docs", (), {"path": "d.jsonl"})()
-    if min(counts) >= 2:
-        _check_held_out_classes(docs, y)
-    else:
-        with pytest.raises(UserError, match=r"d\.jsonl: .*single document .*'c"
-                                            rf"{counts.index(1)}'"):
-            _check_held_out_classes(docs, y)
+    notes = []
+    args = type("Args", (), {"quiet": False})()
+    import topics.cli as tc
+    orig = tc._log
+    tc._log = lambda a, m: notes.append(m)
+    try:
+        if max(counts) < 2:
+            with pytest.raises(UserError, match=r"d\.jsonl: every class has a single document"):
+                _check_held_out_classes(args, docs, y)
+        else:
+            _check_held_out_classes(args, docs, y)
+            singles = [f"'c{k}'" for k, n in enumerate(counts) if n == 1]
+            if singles:
+                assert len(notes) == 1 and singles[0] in notes[0] and "never held out" in notes[0]
+            else:
+                assert not notes
+    finally:
+        tc._log = orig
+
+
+@settings(max_examples=25, deadline=None)
+@given(counts=st.lists(st.integers(1, 12), min_size=2, max_size=6),
+       seed=st.integers(0, 100))
+def test_cross_validation_trains_every_fold_on_every_class(counts, seed):
+    """Documents of classes of two or more are validated once each; the document of a
+    class of one is in every fold's training part, so no fold lacks a class."""
+    from topics.auto import cross_validation_folds
+
+    y = np.array([f"c{k}" for k, n in enumerate(counts) for _ in range(n)])
+    folds = cross_validation_folds(y, 5, seed)
+    validated = np.concatenate([v for _, v in folds])
+    singles = {f"c{k}" for k, n in enumerate(counts) if n == 1}
+    assert sorted(validated.tolist()) == [i for i, c in enumerate(y) if c not in singles]
+    for fit, val in folds:
+        assert set(y[fit]) == set(y)
+        assert not set(fit) & set(val)
 
 
 @pytest.mark.subprocess
@@ -499,3 +530,21 @@ def test_sdem_nb_passes_on_a_small_corpus(data, tmp_path, capsys):
     assert rc == 0, err
     assert load_model(path).estimator.n_epochs_ == 50
     assert load_model(_train(data, tmp_path, capsys)).estimator.n_epochs_ == 2
+
+
+def test_topics_train_with_a_class_of_one_document(tmp_path, capsys):
+    """End to end: the default command trains on a corpus with a class of one document (it
+    refused the corpus), names that class, and the model predicts every class."""
+    rows = [("pets", "the cat sat on the mat with a dog"), ("money", "stocks fell on the market"),
+            ("pets", "dogs chase cats in the park"), ("money", "the bank raised its rates"),
+            ("pets", "my cat sleeps all day long"), ("money", "bond yields rose again today")] * 3
+    rows.append(("weather", "heavy rain and strong wind tonight"))
+    path = tmp_path / "d.tsv"
+    path.write_text("".join(f"{a}\t{b}\n" for a, b in rows))
+    from cli_helpers import run_cli
+    rc, out, err = run_cli(["topics", "train", "--data", str(path), "-o",
+                            str(tmp_path / "m.npz")], capsys)
+    assert rc == 0, err
+    assert "1 of the 3 classes has a single document ('weather')" in err
+    from topics import load_model
+    assert sorted(map(str, load_model(tmp_path / "m.npz").labels)) == ["money", "pets", "weather"]
