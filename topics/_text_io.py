@@ -37,7 +37,8 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from structpred.io import FormatError, binary_kind, counted, missing_reason, read_lines
+from structpred.io import (FormatError, binary_kind, counted, given_encoding, missing_reason,
+                          read_lines)
 
 __all__ = ["FORMATS", "LABEL_NAMES", "TEXT_NAMES", "Documents", "detect_format", "read_documents",
            "binary_kind"]
@@ -623,9 +624,13 @@ def _add_file(f, label, docs):
     kind = binary_kind(raw[:8192])
     if kind is not None:
         raise FormatError(str(f), None, f"not a text file: {kind}")
+    given = given_encoding()
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
+        text = raw.decode(given or "utf-8")
+    except UnicodeDecodeError as exc:
+        if given:   # --encoding: no other guess
+            raise FormatError(str(f), None, f"bad encoding: byte {raw[exc.start]:#04x} at "
+                              f"offset {exc.start} is not valid {given}") from None
         text = raw.decode("latin-1")
     _check_text(text, str(f), None, "")
     docs.texts.append(text)

@@ -67,6 +67,37 @@ def add_quiet(p):
                    help="no progress bars or chatter (the result summary is still printed)")
 
 
+def encoding_name(text):
+    """argparse ``type=`` of ``--encoding``: a codec that writes line ends and ASCII as
+    single bytes (:func:`structpred.io.check_encoding`)."""
+    from ..io import check_encoding
+
+    try:
+        return check_encoding(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+#: the commands whose inputs are text files: their every action takes ``--encoding``
+TEXT_COMMANDS = ("tag", "topics", "align", "aer")
+
+
+def add_encoding(parser):
+    """``--encoding NAME`` on ``parser`` and on every action below it (``tag train``, ...):
+    the text inputs are decoded with it (default UTF-8); outputs stay UTF-8."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        if "--encoding" not in parser._option_string_actions:
+            parser.add_argument("--encoding", type=encoding_name, default=None, metavar="NAME",
+                                help="encoding of the text inputs (default: utf-8; e.g. "
+                                     "latin-1 for the CoNLL-2002 files, cp1252, gb18030); "
+                                     "outputs are written in UTF-8")
+        return
+    for action in subs:
+        for child in action.choices.values():
+            add_encoding(child)
+
+
 def log(args, msg):
     """Print a log line to stderr unless ``--quiet``."""
     if not getattr(args, "quiet", False):

@@ -37,9 +37,9 @@ from importlib.metadata import entry_points
 
 from .._startup import Terminated, interrupt_in_chain
 from .._version import __version__
-from ..io import drop_notes, hold_notes, note, release_notes
-from ._common import (ArgumentParser, HelpFormatter, UserError, empty_option_values, one_line,
-                      os_error_line, record_option_defaults)
+from ..io import drop_notes, hold_notes, input_encoding, note, release_notes
+from ._common import (TEXT_COMMANDS, ArgumentParser, HelpFormatter, UserError, add_encoding,
+                      empty_option_values, one_line, os_error_line, record_option_defaults)
 
 __all__ = ["main", "build_parser", "subcommands"]
 
@@ -90,6 +90,8 @@ def build_parser(argv=None, load=None):
     for name, ep in cmds.items():
         if name in wanted:
             ep.load()(sub, name)
+            if name in TEXT_COMMANDS:
+                add_encoding(sub.choices[name])
             record_option_defaults(sub.choices[name])
         else:
             package = ep.value.split(":")[0].split(".")[0]
@@ -288,6 +290,12 @@ def _run(argv, as_program):
     empty = empty_option_values(args)
     if empty:
         parser.exit(2, f"structpred: error: argument {empty[0]}: an empty value\n")
+    encoding = getattr(args, "encoding", None)
+    if encoding not in (None, "utf-8") and (getattr(args, "workers", None)
+                                            or getattr(args, "scheduler", None)):
+        parser.exit(2, f"structpred: error: --encoding {encoding} with a Dask cluster: its "
+                       "workers read the files as UTF-8; convert them first (iconv -f "
+                       f"{encoding} -t utf-8)\n")
     if sys.stdout is None:   # started with '>&-': every command prints its results there
         parser.exit(2, "structpred: error: -: standard output is closed\n")
     status = _run_command(args, handler, as_program)
@@ -311,7 +319,8 @@ def _run_command(args, handler, as_program):
         with _signal_handlers(), warnings.catch_warnings():
             if not args.debug:
                 warnings.showwarning = _one_line_warning
-            status = handler(args)
+            with input_encoding(getattr(args, "encoding", None)):
+                status = handler(args)
             release_notes()
             sys.stdout.flush()   # a failed write is reported here, not lost at exit
             if _RECEIVED["signal"] is not None:   # a signal was caught somewhere: never swallowed

@@ -32,7 +32,10 @@ import secrets
 import sys
 import zlib
 
+from ._encoding import _ENCODING, check_encoding, given_encoding, input_encoding
+
 __all__ = ["FormatError", "OutputPathError", "missing_reason", "open_text", "read_lines", "split_tokens",
+           "input_encoding", "check_encoding", "given_encoding",
            "atomic_write",
            "open_output", "check_output_path", "read_npz", "refuse_stdin_model", "file_fingerprint", "binary_kind",
            "folder_refusal"]
@@ -323,8 +326,10 @@ def word_text(text, path="<text>", lineno=None):
     return text
 
 
-def read_lines(path):
-    """Yield ``(line_number, text)`` for each line of a plain or gzipped UTF-8 file.
+def read_lines(path, encoding=None):
+    """Yield ``(line_number, text)`` for each line of a plain or gzipped text file, UTF-8
+    unless ``encoding`` (or the command's ``--encoding``, :func:`input_encoding`) says
+    otherwise.
 
     Lines are split on ``"\\n"`` only; the line terminator (``"\\n"`` or
     ``"\\r\\n"``) is removed.  Each line is decoded separately so that invalid
@@ -336,6 +341,9 @@ def read_lines(path):
     ----------
     path : str or path-like
         File to read (``"-"``: standard input).
+    encoding : str, optional
+        A codec that writes line ends and ASCII as single bytes (:func:`check_encoding`);
+        default: UTF-8, or the encoding of :func:`input_encoding`.
 
     Yields
     ------
@@ -345,10 +353,12 @@ def read_lines(path):
     Raises
     ------
     FormatError
-        On bytes that are not valid UTF-8, a NUL byte, a carriage return inside a line,
-        or a corrupt or truncated gzip stream.
+        On bytes that are not valid in the encoding, a NUL byte, a carriage return inside a
+        line, or a corrupt or truncated gzip stream.
     """
     name = path if isinstance(path, str) else os.fspath(path)
+    encoding = _ENCODING["name"] if encoding is None else check_encoding(encoding)
+    utf8 = encoding == "utf-8"
     lineno = 0
     with _open_binary(path) as fh:
         try:
@@ -357,15 +367,16 @@ def read_lines(path):
                     raise FormatError(name, None, f"not UTF-8 text: {kind}")
                 if raw.endswith(b"\n"):
                     raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
-                if lineno == 1 and raw.startswith(_BOM):
+                if lineno == 1 and utf8 and raw.startswith(_BOM):
                     raw = raw[len(_BOM):]
                 try:
-                    text = raw.decode("utf-8")
+                    text = raw.decode(encoding)
                 except UnicodeDecodeError as exc:
+                    hint = (" (Latin-1, as in the CoNLL-2002 files? give --encoding latin-1, or "
+                            "convert it: iconv -f latin1 -t utf-8)" if utf8 else "")
                     raise FormatError(name, lineno, f"bad encoding: byte {raw[exc.start]:#04x} at "
-                                      f"column {exc.start + 1} is not valid UTF-8 (Latin-1, as "
-                                      "in the CoNLL-2002 files? convert it: iconv -f latin1 "
-                                      "-t utf-8)") from None
+                                      f"column {exc.start + 1} is not valid "
+                                      f"{'UTF-8' if utf8 else encoding}{hint}") from None
                 if "\x00" in text or "\r" in text:
                     _refuse_control(name, lineno, text)
                 yield lineno, text
@@ -444,7 +455,8 @@ def file_fingerprint(path, block=1 << 20):
     -------
     dict
         ``{"size": bytes on disk, "lines": lines of the (decompressed) text,
-        "hash": hex BLAKE2b of the whole file as stored, "hashed": "whole file"}`` (read
+        "hash": hex BLAKE2b of the whole file as stored, "hashed": "whole file"}``, and
+        ``"encoding"`` when the inputs are read in another encoding than UTF-8 (read
         in ``block``-byte pieces: the memory stays flat however large the file).  A change
         anywhere in the file changes the hash.  (Keys made before hashed only the first
         and last MB, and have no ``hashed`` entry.)  Results are remembered per (path,
@@ -460,7 +472,7 @@ def file_fingerprint(path, block=1 << 20):
     st = os.stat(name)
     memo = (os.path.realpath(name), st.st_size, st.st_mtime_ns, st.st_ino)
     if memo in _FINGERPRINTS:
-        return dict(_FINGERPRINTS[memo])
+        return _with_encoding(_FINGERPRINTS[memo])
     h = hashlib.blake2b(digest_size=16)
     with open(name, "rb") as fh:
         while chunk := fh.read(block):
@@ -478,7 +490,16 @@ def file_fingerprint(path, block=1 << 20):
     out = {"size": int(st.st_size), "lines": int(lines), "hash": h.hexdigest(),
            "hashed": "whole file"}
     _FINGERPRINTS[memo] = out
-    return dict(out)
+    return _with_encoding(out)
+
+
+def _with_encoding(fingerprint):
+    """A copy of ``fingerprint`` with the input encoding when it is not UTF-8: the same
+    bytes read in another encoding are other text."""
+    out = dict(fingerprint)
+    if _ENCODING["name"] != "utf-8":
+        out["encoding"] = _ENCODING["name"]
+    return out
 
 
 class OutputPathError(FormatError):

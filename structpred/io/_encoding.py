@@ -1,0 +1,56 @@
+"""The encoding of the text inputs: UTF-8, or what a command's ``--encoding`` names.
+
+:func:`read_lines` decodes with :func:`input_encoding`'s encoding when it is given none;
+:func:`check_encoding` admits the codecs that write line ends and ASCII as single bytes, the
+ones a file split on the byte ``\n`` can be read in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+__all__ = ["check_encoding", "input_encoding", "given_encoding"]
+
+#: the encoding :func:`read_lines` decodes with when none is given (``--encoding`` of a
+#: command sets it for the command's inputs through :func:`input_encoding`)
+_ENCODING = {"name": "utf-8", "given": None}
+
+
+def check_encoding(name):
+    """``name`` as Python's codec name, or ``ValueError``: an unknown codec, or one that does
+    not write ``\n`` and ASCII letters as themselves (UTF-16, UTF-32: lines are split on the
+    byte ``\n``, so they would be misread; convert them with ``iconv``)."""
+    import codecs
+
+    try:
+        codec = codecs.lookup(str(name))
+    except LookupError:
+        raise ValueError(f"unknown encoding {name!r} (e.g. utf-8, latin-1, cp1252, "
+                         "iso-8859-2, gb18030)") from None
+    try:
+        compatible = "\n a\t".encode(codec.name) == b"\n a\t"
+    except (UnicodeError, LookupError):
+        compatible = False
+    if not compatible:
+        raise ValueError(f"encoding {name!r} does not write line ends and ASCII as single "
+                         f"bytes: convert the file to UTF-8 first (iconv -f {name} -t utf-8)")
+    return codec.name
+
+
+@contextlib.contextmanager
+def input_encoding(name):
+    """Within the block, :func:`read_lines` decodes files in ``name`` unless told otherwise
+    (the command line's ``--encoding``); ``None`` keeps UTF-8."""
+    old = dict(_ENCODING)
+    _ENCODING["name"] = "utf-8" if name is None else check_encoding(name)
+    _ENCODING["given"] = None if name is None else _ENCODING["name"]
+    try:
+        yield
+    finally:
+        _ENCODING.update(old)
+
+
+def given_encoding():
+    """The encoding :func:`input_encoding` was given (None: UTF-8 by default), for readers
+    that decode whole files themselves."""
+    return _ENCODING["given"]
