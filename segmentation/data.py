@@ -282,7 +282,8 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None):
     if a.dtype.kind == "f" and np.all(np.isfinite(a)) and np.all((a == 0) | (a == 1) | (a == 255)):
         a = a.astype(np.uint8)   # a floating-point mask (TIFF) of 0.0 and 1.0 (or 255.0)
     if a.dtype.kind not in "biu":
-        raise FormatError(path, None, f"mask holds {a.dtype} values; expected whole numbers 0 and 255")
+        raise FormatError(path, None, f"mask holds {a.dtype} values; expected whole numbers 0 "
+                          "and 255" + (_SOFT_HINT if a.dtype.kind == "f" else ""))
     ignore = None
     if ignore_value is not None:
         top = 1 if a.dtype.kind == "b" else int(np.iinfo(a.dtype).max)
@@ -307,6 +308,9 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None):
         hint = "" if ignore_value is not None else " (a \"don't care\" value: --ignore-value)"
         if ignore_value is None and vs <= {0, 1, 255}:
             hint = " (255 around 0 and 1: PASCAL VOC's void border? --ignore-value 255)"
+        elif im.mode != "P" and values.size > _MAX_CLASS_VALUES:
+            # a soft map (scores or probabilities) was called a class-index mask
+            hint = _SOFT_HINT
         elif im.mode == "P" or 1 < int(values[-1]) < 255:
             hint = (" (a class-index mask, as PASCAL VOC's palette PNGs? give the classes of "
                     "the foreground as --foreground-labels, e.g. --foreground-labels 15 "
@@ -321,6 +325,14 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None):
     if ignore is not None:
         mask &= ~ignore
     return (mask, ignore) if return_ignore else mask
+
+
+#: more values than this in a grey mask that is not binary: a soft map, not class indices
+#: (PASCAL VOC has 21 classes and the void border; ADE20K's 150 come as palette PNGs)
+_MAX_CLASS_VALUES = 64
+
+_SOFT_HINT = (" (a probability or score map rather than a mask? threshold it into 0 and 255 "
+              "first, e.g. at the middle of its range)")
 
 
 def _voc_palette():

@@ -313,14 +313,68 @@ def _check_feature_column(path, tagger, X):
                         f"columns it was trained on, with or without the label after them")
 
 
+def _some(items, n=5):
+    """The first ``n`` of ``items`` quoted, and their number when there are more."""
+    items = list(items)
+    shown = ", ".join(repr(t[:30]) for t in items[:n])
+    return shown if len(items) <= n else f"{shown}, ... ({len(items)} in all)"
+
+
+def _check_known_labels(path, y, tagger):
+    """Refuse gold labels none of which the model knows (token accuracy 0 with exit
+    status 0: another tag set, or the label not in the last column), and for a chunker
+    gold chunks none of whose types it knows (only ``O`` in common: chunk F1 0); warn of
+    some unknown labels among known ones (counted as errors: the model cannot predict
+    them)."""
+    from .evaluate import _split as split_tag, chunks
+
+    known = set(tagger.classes_)
+    gold = sorted({t for s in y for t in s})
+    unseen = [t for t in gold if t not in known]
+    hint = ("is the label the last column, and is this the model for this file "
+            "(another tag set?)")
+    if len(unseen) == len(gold):
+        raise UserError(f"{path}: no token has a label the model knows (its labels: "
+                        f"{_some(sorted(known))}; the file's: {_some(unseen, 3)}): {hint}")
+    if tagger.iob_:
+        types = {c[2] for s in y for c in chunks(s)}
+        model_types = {split_tag(t)[1] for t in known if split_tag(t)[0] != "O"}
+        if types and not types & model_types:
+            raise UserError(f"{path}: no chunk has a type the model knows (its types: "
+                            f"{_some(sorted(model_types))}; the file's: "
+                            f"{_some(sorted(types), 3)}), so chunk F1 is 0 whatever it "
+                            f"predicts: {hint}")
+    if unseen:
+        bad = set(unseen)
+        n = sum(t in bad for s in y for t in s)
+        first = next(i for i, s in enumerate(y) if any(t in bad for t in s))
+        other = {"L": "E", "U": "S", "E": "L", "S": "U"}
+        scheme = ("; the file writes chunk ends and single-token chunks as BILOU's L-/U- or "
+                  "IOBES's E-/S- and the model as the other: chunk F1 reads both alike, token "
+                  "accuracy does not" if all(t[:1] in other and other[t[0]] + t[1:] in known
+                                             for t in unseen) else "")
+        warnings.warn(f"{path}: {n} of the {sum(map(len, y))} tokens (the first in sentence "
+                      f"{first + 1}) have labels the model was not trained on "
+                      f"({_some(unseen)}), counted as errors{scheme}")
+
+
 @_wrap_format_errors
 def tag_eval(args):
     from .data import read_conll
     from .evaluate import evaluate
 
     tagger = _load(args.model)
-    X, y = read_conll(args.data, n_columns=tagger.n_columns_ + 1)
+    X, y = read_conll(args.data)
+    n_cols = len(X[0][0])
+    if n_cols != tagger.n_columns_:
+        # "expected 3 columns, found 2" named neither the model nor which file was wrong
+        what = (f"its word lines have {counted(n_cols + 1, 'column')} (the label last)"
+                if n_cols != 1 or not _is_conllu_file(args.data)
+                else "a CoNLL-U file, read as its word forms and their labels (2 columns)")
+        raise UserError(f"{args.data}: {what}, but the model was trained on "
+                        f"{tagger.n_columns_} (+ the label)")
     _check_spellings(args.data, y, tagger.classes_)
+    _check_known_labels(args.data, y, tagger)
     scores = evaluate(y, tagger.predict(X), iob=tagger.iob_)
     if args.json:
         print(json.dumps(scores, sort_keys=True))

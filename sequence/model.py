@@ -470,7 +470,10 @@ class SequenceTagger(BaseEstimator):
         return out
 
     def score(self, X, y):
-        """Chunk F1 (IOB labels) or token accuracy, in %."""
+        """Chunk F1 (IOB labels) or token accuracy, in %.  ``y`` must hold a label list of
+        each sentence's length (a shorter ``y`` was scored on the sentences it reached:
+        ``zip`` cut them silently)."""
+        X, y = check_tagged_sentences(X, y)
         return score_from_stats(sentence_stats(y, self.predict(X), self.iob_))
 
     # --------------------------------------------------------------- persistence

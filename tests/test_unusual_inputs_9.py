@@ -1,0 +1,301 @@
+"""Unusual inputs of the command line, ninth sweep (issue 28, docs/errors.md), by class:
+
+- meaning: ``tag eval`` on a file none of whose labels the model knows (a POS file given
+  to a chunker, exit 0 with "accuracy 0.00"), or whose chunks are all of types the model
+  never saw (an NER file given to a chunker: chunk F1 0), is refused; some unknown labels
+  (BILOU's ``L-``/``U-`` given to an IOBES model) get a warning; a column count that
+  differs from the model's was "expected 2 columns, found 3", naming neither the model nor
+  which side was wrong;
+- meaning: ``topics predict``/``eval`` on documents none of which has a word the model's
+  vocabulary keeps (a corpus in another language) labelled every one with the same class,
+  exit 0: refused; some such documents get a warning;
+- sizes: ``topics train --min-df 1.0`` (a count of 1 by the help, "a fraction if N < 1")
+  was read as scikit-learn reads 1.0, the fraction 100 %, and ``--min-df 2.0`` refused;
+- paths: a link to nothing, a loop of links or a FIFO inside a ``topics`` class folder was
+  skipped silently (a document lost); an empty class folder left its class out without a
+  word (now a warning).
+"""
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cli_helpers import one_line_error, run_cli
+
+SETTINGS = settings(max_examples=10, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                           HealthCheck.too_slow])
+
+CHUNKS = ("the DT B-NP\ncat NN I-NP\nsat VBD B-VP\n. . O\n\n"
+          "a DT B-NP\ndog NN I-NP\nran VBD B-VP\n\n") * 4
+IOBES = ("John S-PER\nwent O\nto O\nNew B-LOC\nYork E-LOC\n\n"
+         "Mary S-PER\nsaw O\nthe O\nBig B-ORG\nCorp E-ORG\n\n") * 4
+DOCS = "".join(f"{label}\t{text}\n" for label, text in [
+    ("pets", "the cat sat on the mat"), ("money", "stocks fell on the market today"),
+    ("pets", "dogs chase cats in the park"), ("money", "the bank raised interest rates")] * 3)
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    from structpred.cli import main
+
+    d = tmp_path_factory.mktemp("models9")
+    (d / "chunks.txt").write_text(CHUNKS)
+    (d / "iobes.txt").write_text(IOBES)
+    (d / "docs.tsv").write_text(DOCS)
+    for name in ("chunks", "iobes"):
+        assert main(["tag", "train", "--data", str(d / f"{name}.txt"), "-o",
+                     str(d / f"{name}.npz"), "--iterations", "5", "-q"]) == 0
+    assert main(["topics", "train", "--data", str(d / "docs.tsv"), "--model", "nbsvm",
+                 "--min-df", "1", "-q", "-o", str(d / "topics.npz")]) == 0
+    return d
+
+
+# ------------------------------------------------- class: labels the tagger does not know
+@SETTINGS
+@given(labels=st.lists(st.sampled_from(["NOUN", "VERB", "DET", "ADJ", "X", "PUNCT"]),
+                       min_size=3, max_size=3))
+def test_tag_eval_of_labels_the_model_does_not_know_is_refused(models, tmp_path, capsys,
+                                                                 labels):
+    """A file of another tag set (POS given to a chunker) was scored "accuracy 0.00"
+    with exit status 0."""
+    f = tmp_path / "pos.txt"
+    f.write_text("".join(f"w{i} DT {lab}\n" for i, lab in enumerate(labels)) + "\n")
+    rc, out, err = run_cli(["tag", "eval", "-m", str(models / "chunks.npz"), "--data",
+                            str(f)], capsys)
+    assert one_line_error(rc, err, str(f), "no token has a label the model knows"), err
+    assert out == ""
+
+
+def test_tag_eval_of_chunks_of_types_the_model_does_not_know_is_refused(models, tmp_path,
+                                                                         capsys):
+    """An NER file given to a chunker shares ``O`` only: chunk F1 was 0, exit 0."""
+    f = tmp_path / "ner.txt"
+    f.write_text("John NNP B-PER\nran VBD O\n\nParis NNP B-LOC\n. . O\n\n")
+    rc, out, err = run_cli(["tag", "eval", "-m", str(models / "chunks.npz"), "--data",
+                            str(f)], capsys)
+    assert one_line_error(rc, err, str(f), "no chunk has a type the model knows",
+                          "'LOC', 'PER'"), err
+
+
+def test_tag_eval_of_bilou_labels_with_an_iobes_model_warns(models, tmp_path, capsys):
+    """BILOU's ``L-``/``U-`` are IOBES's ``E-``/``S-``: chunk F1 reads them alike, token
+    accuracy counts them as errors; it did so without a word."""
+    f = tmp_path / "bilou.txt"
+    f.write_text(IOBES.replace(" S-", " U-").replace(" E-", " L-"))
+    rc, out, err = run_cli(["tag", "eval", "-m", str(models / "iobes.npz"), "--data",
+                            str(f)], capsys)
+    warning = [ln for ln in err.splitlines() if ln.startswith("structpred: warning: ")]
+    assert rc == 0 and len(warning) == 1, err
+    assert "'L-LOC'" in warning[0] and "BILOU" in warning[0] and "counted as errors" in warning[0]
+    assert "F1" in out
+
+
+def test_tag_eval_of_known_labels_gets_no_warning(models, capsys):
+    rc, out, err = run_cli(["tag", "eval", "-m", str(models / "chunks.npz"), "--data",
+                            str(models / "chunks.txt")], capsys)
+    assert rc == 0 and err == "" and "F1" in out
+
+
+@pytest.mark.parametrize("model, lines, found", [
+    ("iobes", "John NNP S-PER\nran VBD O\n\n", "3 columns"),
+    ("chunks", "the B-NP\ncat I-NP\n\n", "2 columns")])
+def test_tag_eval_column_count_names_the_model(models, tmp_path, capsys, model, lines, found):
+    """It was "FILE:1: expected 2 columns, found 3": the file seemed inconsistent."""
+    f = tmp_path / "cols.txt"
+    f.write_text(lines)
+    rc, _, err = run_cli(["tag", "eval", "-m", str(models / f"{model}.npz"), "--data",
+                          str(f)], capsys)
+    assert one_line_error(rc, err, str(f), found, "the model was trained on"), err
+
+
+# ------------------------------------------------- class: documents without a known word
+def test_topics_predict_of_documents_without_a_known_word_is_refused(models, tmp_path,
+                                                                      capsys):
+    """Russian posts given to an English model: every one got the same label, exit 0."""
+    f = tmp_path / "ru.tsv"
+    f.write_text("ракета полетела в космос\nкомпьютерная графика алгоритм\n")
+    out_file = tmp_path / "labels.txt"
+    rc, _, err = run_cli(["topics", "predict", "-m", str(models / "topics.npz"), "--data",
+                          str(f), "-o", str(out_file)], capsys)
+    assert one_line_error(rc, err, str(f), "no document has a word"), err
+    assert not out_file.exists()
+
+
+@pytest.mark.parametrize("command", ["predict", "eval"])
+def test_topics_documents_some_without_a_known_word_warn(models, tmp_path, capsys, command):
+    f = tmp_path / "mixed.tsv"
+    f.write_text("pets\tthe cat sat on the mat\nmoney\tграфика алгоритм\n")
+    rc, out, err = run_cli(["topics", command, "-m", str(models / "topics.npz"), "--data",
+                            str(f), "-q"], capsys)
+    warning = [ln for ln in err.splitlines() if ln.startswith("structpred: warning: ")]
+    assert rc == 0 and len(warning) == 1, err
+    assert f"{f}:2: 1 of the 2 documents has no word" in warning[0]
+
+
+# ------------------------------------------------- class: --min-df written as a decimal
+@SETTINGS
+@given(count=st.integers(1, 3))
+def test_min_df_whole_decimal_is_a_count(models, tmp_path, capsys, count):
+    """``--min-df 1.0`` was the fraction 100 % (2 terms kept, "nothing tells the classes
+    apart"); ``2.0`` was refused as a fraction above 1."""
+    out = tmp_path / "m.npz"
+    rc, _, err = run_cli(["topics", "train", "--data", str(models / "docs.tsv"), "--model",
+                          "nbsvm", "--min-df", f"{count}.0", "-q", "-o", str(out)], capsys)
+    assert rc == 0, err
+    from topics.cli import _df
+
+    assert _df(f"{count}.0") == count and isinstance(_df(f"{count}.0"), int)
+
+
+@pytest.mark.parametrize("value", ["1.5", "0.0_1", "nan", "-0.5"])
+def test_min_df_neither_count_nor_fraction_is_refused(models, tmp_path, capsys, value):
+    rc, _, err = run_cli(["topics", "train", "--data", str(models / "docs.tsv"), "--model",
+                          "nbsvm", "--min-df", value, "-o", str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, "--min-df"), err
+
+
+# ------------------------------------------------- class: odd entries of a class folder
+@pytest.fixture
+def class_folder(tmp_path):
+    root = tmp_path / "corpus"
+    for label, texts in (("pets", ["the cat sat on the mat", "dogs chase cats"]),
+                         ("money", ["stocks fell today", "the bank raised rates"])):
+        (root / label).mkdir(parents=True)
+        for i, text in enumerate(texts * 2):
+            (root / label / f"{i}.txt").write_text(text)
+    return root
+
+
+@pytest.mark.parametrize("kind", ["dangling", "loop", "fifo"])
+def test_topics_folder_entry_that_is_not_a_file_is_refused(class_folder, tmp_path, capsys,
+                                                            kind):
+    """A link to nothing, a loop of links and a FIFO were skipped: a document lost."""
+    odd = class_folder / "pets" / "odd.txt"
+    if kind == "dangling":
+        odd.symlink_to(tmp_path / "missing.txt")
+    elif kind == "loop":
+        odd.symlink_to(odd)
+    else:
+        os.mkfifo(odd)
+    rc, _, err = run_cli(["topics", "train", "--data", str(class_folder), "--model", "nbsvm",
+                          "--min-df", "1", "-o", str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, str(odd), {"dangling": "a symbolic link to a missing",
+                                              "loop": "a loop of symbolic links",
+                                              "fifo": "FIFO"}[kind]), err
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_topics_empty_class_folder_warns(class_folder, tmp_path, capsys):
+    (class_folder / "sport").mkdir()
+    rc, _, err = run_cli(["topics", "train", "--data", str(class_folder), "--model", "nbsvm",
+                          "--min-df", "1", "-q", "-o", str(tmp_path / "m.npz")], capsys)
+    warning = [ln for ln in err.splitlines() if ln.startswith("structpred: warning: ")]
+    assert rc == 0 and len(warning) == 1 and "'sport' is left out" in warning[0], err
+
+
+# ------------------------------------------------- class: formats of other tools
+@SETTINGS
+@given(quoted=st.booleans(), extra=st.sampled_from(["", ";id"]))
+def test_semicolon_separated_csv_is_read(models, tmp_path_factory, capsys, quoted, extra):
+    """A spreadsheet's CSV in a locale with a decimal comma (``label;text``) was refused as
+    "no label column among 'label;text' (no header)"."""
+    d = tmp_path_factory.mktemp("semi")
+    rows = [line.split("\t") for line in DOCS.splitlines()]
+    q = '"' if quoted else ""
+    body = "".join(f"{label};{q}{text}{q}{';7' if extra else ''}\n" for label, text in rows)
+    f = d / "docs.csv"
+    f.write_text(f"label;text{extra}\n" + body)
+    rc, out, err = run_cli(["topics", "eval", "-m", str(models / "topics.npz"), "--data",
+                            str(f)], capsys)
+    assert rc == 0, err
+    assert f"({len(rows)} of {len(rows)} documents)" in out
+
+
+def test_semicolon_csv_with_a_stray_semicolon_names_it(models, tmp_path, capsys):
+    f = tmp_path / "docs.csv"
+    f.write_text("label;text\npets;the cat; sat\n")
+    rc, _, err = run_cli(["topics", "predict", "-m", str(models / "topics.npz"), "--data",
+                          str(f)], capsys)
+    assert one_line_error(rc, err, f"{f}:2", "a semicolon in an unquoted field"), err
+
+
+def test_a_comma_header_is_still_read_with_commas(models, tmp_path, capsys):
+    f = tmp_path / "docs.csv"
+    f.write_text("label,text\npets,the cat sat; on the mat\nmoney,the bank raised rates\n")
+    rc, out, err = run_cli(["topics", "eval", "-m", str(models / "topics.npz"), "--data",
+                            str(f)], capsys)
+    assert rc == 0 and "(2 of 2 documents)" in out, err
+
+
+@SETTINGS
+@given(indent=st.sampled_from([None, 1, 4]))
+def test_a_json_array_of_records_is_read(models, tmp_path_factory, capsys, indent):
+    """A ``.json`` file that is one array of records (``json.dump`` of a list) was refused
+    as "expected a JSON object ..., got a JSON array"."""
+    import json
+
+    d = tmp_path_factory.mktemp("arr")
+    rows = [dict(zip(("label", "text"), line.split("\t"))) for line in DOCS.splitlines()]
+    f = d / "docs.json"
+    f.write_text(json.dumps(rows, indent=indent))
+    rc, out, err = run_cli(["topics", "eval", "-m", str(models / "topics.npz"), "--data",
+                            str(f)], capsys)
+    assert rc == 0, err
+    assert f"({len(rows)} of {len(rows)} documents)" in out
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ('[\n{"label": "pets", "text": "the cat"},\n{"label": "pets"}\n]', 3, "no 'text' field"),
+    ('[{"label": "pets", "text": "the cat"},]', 1, "malformed JSON"),
+    ('[{"label": "pets", "text": "the cat"}]\n{"a": 1}', 2, "more after the JSON array"),
+    ('[\n{"label": "pets",\n "text": "a", "text": "b"}]', 2, "given twice")])
+def test_a_malformed_json_array_names_the_line(models, tmp_path, capsys, text, line, words):
+    f = tmp_path / "docs.json"
+    f.write_text(text)
+    rc, _, err = run_cli(["topics", "eval", "-m", str(models / "topics.npz"), "--data",
+                          str(f)], capsys)
+    assert one_line_error(rc, err, f"{f}:{line}:", words), err
+
+
+@pytest.mark.parametrize("value", ["English", "NONE", "None"])
+def test_stop_words_keyword_in_another_case(models, tmp_path, capsys, value):
+    """``--stop-words English`` was "English: no such file"."""
+    rc, _, err = run_cli(["topics", "train", "--data", str(models / "docs.tsv"), "--model",
+                          "nbsvm", "--min-df", "1", "--stop-words", value, "-q", "-o",
+                          str(tmp_path / "m.npz")], capsys)
+    assert rc == 0, err
+
+
+def test_stop_words_file_named_like_the_keyword_is_a_file(models, tmp_path, capsys,
+                                                          monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "English").write_text("cat\n")
+    from topics.cli import _stop_words
+
+    assert _stop_words("English") == frozenset({"cat"})
+
+
+# ------------------------------------------------- class: soft maps given as masks
+@pytest.mark.parametrize("kind", ["grey", "float"])
+def test_segment_eval_of_a_soft_map_names_it(tmp_path, capsys, kind):
+    """A probability map (200 grey values) was hinted as a class-index mask (PASCAL VOC)."""
+    import numpy as np
+    from PIL import Image
+
+    gold, pred = tmp_path / "gold", tmp_path / "pred"
+    gold.mkdir()
+    pred.mkdir()
+    m = np.zeros((20, 30), np.uint8)
+    m[5:15, 10:20] = 255
+    Image.fromarray(m).save(gold / "a.png")
+    soft = np.linspace(0, 1, 600, dtype=np.float32).reshape(20, 30)
+    if kind == "grey":
+        Image.fromarray((soft * 255).astype(np.uint8)).save(pred / "a.png")
+    else:
+        Image.fromarray(soft, mode="F").save(pred / "a.tif")
+    rc, _, err = run_cli(["segment", "eval", "--pred", str(pred), "--masks", str(gold)], capsys)
+    assert one_line_error(rc, err, "a probability or score map"), err
+    assert "PASCAL" not in err
