@@ -299,3 +299,27 @@ def test_segment_eval_of_a_soft_map_names_it(tmp_path, capsys, kind):
     rc, _, err = run_cli(["segment", "eval", "--pred", str(pred), "--masks", str(gold)], capsys)
     assert one_line_error(rc, err, "a probability or score map"), err
     assert "PASCAL" not in err
+
+
+# ------------------------------------------------- class: a validation share of everything
+def test_segment_valid_fraction_holding_out_every_image_names_it(tmp_path, capsys):
+    """Four images with ``--valid-fraction 0.9``: every one held out, and the refusal said
+    "MASKS: no training data"."""
+    import numpy as np
+    from PIL import Image
+
+    (tmp_path / "img").mkdir()
+    (tmp_path / "mask").mkdir()
+    rng = np.random.default_rng(0)
+    for i in range(4):
+        Image.fromarray(rng.integers(0, 255, (12, 16, 3)).astype(np.uint8)).save(
+            tmp_path / "img" / f"{i}.png")
+        m = np.zeros((12, 16), np.uint8)
+        m[3:9, 4:12] = 255
+        Image.fromarray(m).save(tmp_path / "mask" / f"{i}.png")
+    rc, _, err = run_cli(["segment", "train", "--images", str(tmp_path / "img"), "--masks",
+                          str(tmp_path / "mask"), "--valid-fraction", "0.9", "--iterations",
+                          "2", "-o", str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, "holds out every one of the 4 training images",
+                          "--valid-fraction"), err
+    assert not (tmp_path / "m.npz").exists()

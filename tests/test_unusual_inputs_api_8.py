@@ -3,7 +3,12 @@
 - sizes: ``SequenceTagger.score(X, y)`` with fewer label lists than sentences scored the
   sentences ``zip`` reached (100 % on 2 of 10 sentences): now a ``ValueError``;
 - ``predict`` before ``fit``: ``LDA.transform`` raised a ``RuntimeError`` where every
-  other estimator raises scikit-learn's ``NotFittedError``.
+  other estimator raises scikit-learn's ``NotFittedError``;
+- sizes: ``MRFSegmenter(valid_fraction=0.9)`` on a few images held every one out and said
+  "no training data";
+- encodings and scripts (the tagger's features): a word spelled with a combining accent
+  (NFD) and precomposed (NFC) got two sets of features, and the word shape of a word of
+  Cyrillic, Greek or accented capitals was the word itself (``Москва``, ``Über`` -> ``Üx``).
 """
 
 import pytest
@@ -46,3 +51,53 @@ def test_lda_transform_before_fit_is_not_fitted_error():
 
     with pytest.raises(NotFittedError, match="this LDA is not fitted yet"):
         LDA(n_topics=2).transform(["the cat sat"])
+
+
+def test_segmenter_validation_fraction_holding_out_everything_is_named():
+    import numpy as np
+
+    from segmentation.model import MRFSegmenter
+
+    rng = np.random.default_rng(0)
+    images = [rng.integers(0, 255, (12, 16, 3)).astype(np.uint8) for _ in range(3)]
+    masks = [np.zeros((12, 16), np.uint8) for _ in range(3)]
+    for m in masks:
+        m[3:9, 4:12] = 1
+    with pytest.raises(ValueError, match="holds out every one of the 3 training images"):
+        MRFSegmenter(valid_fraction=0.9, n_segments=20, n_iter=2).fit(images, masks)
+
+
+CASED = st.characters(whitelist_categories=("Lu", "Ll", "Nd"))
+
+
+@SETTINGS
+@given(word=st.text(CASED, min_size=1, max_size=12))
+def test_word_shape_of_every_cased_script(word):
+    """Runs of capitals, small letters and digits are X, x and d in every script."""
+    from sequence.features import word_shape
+
+    shape = word_shape(word)
+    assert set(shape) <= set("Xxd")
+    assert all(a != b for a, b in zip(shape, shape[1:]))
+    assert shape[0] == ("X" if word[0].isupper() else "x" if word[0].islower() else "d")
+
+
+@pytest.mark.parametrize("word, shape", [("Москва", "Xx"), ("Über", "Xx"), ("ΑΘΗΝΑ2", "Xd"),
+                                         ("McDonald's", "XxXx'x"), ("北京", "北京")])
+def test_word_shape_examples(word, shape):
+    from sequence.features import word_shape
+
+    assert word_shape(word) == shape
+
+
+@SETTINGS
+@given(word=st.text(st.sampled_from("aeiouncAEIOUNC\u0301\u0308\u0303"), min_size=1,
+                    max_size=8))
+def test_tagger_features_are_the_same_in_nfc_and_nfd(word):
+    import unicodedata
+
+    from sequence.features import sentence_features
+
+    nfc = [(unicodedata.normalize("NFC", word), "NN")]
+    nfd = [(unicodedata.normalize("NFD", word), "NN")]
+    assert sentence_features(nfc) == sentence_features(nfd)
