@@ -323,3 +323,41 @@ def test_segment_valid_fraction_holding_out_every_image_names_it(tmp_path, capsy
     assert one_line_error(rc, err, "holds out every one of the 4 training images",
                           "--valid-fraction"), err
     assert not (tmp_path / "m.npz").exists()
+
+
+# ------------------------------------------------- class: manifest splits spelled two ways
+@pytest.mark.parametrize("spelling", ["Train", "TRAIN", "tra\u200bin"])
+def test_segment_manifest_split_spelled_another_way_is_refused(tmp_path, capsys, spelling):
+    """A row of split ``Train`` was left out of ``--split train`` silently (trained on 2
+    images of 3)."""
+    import numpy as np
+    from PIL import Image
+
+    (tmp_path / "images").mkdir()
+    (tmp_path / "masks").mkdir()
+    rng = np.random.default_rng(0)
+    for i in range(3):
+        Image.fromarray(rng.integers(0, 255, (12, 16, 3)).astype(np.uint8)).save(
+            tmp_path / "images" / f"im{i}.png")
+        m = np.zeros((12, 16), np.uint8)
+        m[3:9, 4:12] = 255
+        Image.fromarray(m).save(tmp_path / "masks" / f"im{i}.png")
+    manifest = tmp_path / "m.csv"
+    manifest.write_text(f"id,split\nim0,train\nim1,train\nim2,{spelling}\n")
+    rc, _, err = run_cli(["segment", "train", "--manifest", str(manifest), "--split", "train",
+                          "--valid-fraction", "0", "--iterations", "2", "-o",
+                          str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, f"{manifest}:4", repr(spelling)), err
+
+
+def test_segment_manifest_unknown_split_lists_the_splits(tmp_path, capsys):
+    """It was "no rows with split 'trian'", naming no split the manifest has."""
+    manifest = tmp_path / "m.csv"
+    manifest.write_text("id,split\na,train\nb,test\n")
+    for d in ("images", "masks"):
+        (tmp_path / d).mkdir()
+        for name in "ab":
+            (tmp_path / d / f"{name}.png").write_bytes(b"")
+    rc, _, err = run_cli(["segment", "train", "--manifest", str(manifest), "--split", "trian",
+                          "-o", str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, "no rows with split 'trian' (its splits: 'test', 'train')"), err
