@@ -109,7 +109,9 @@ def add_parser(subparsers, name):
         "predict", formatter_class=_Formatter, help="label sentences",
         description="Label the sentences of a column file; the output repeats the input "
                     "columns and adds the predicted label. A label column in the input (one "
-                    "column more than the model was trained with) is dropped. Example:\n"
+                    "column more than the model was trained with) is dropped. A CoNLL-U file "
+                    "is written back as CoNLL-U, its UPOS column the predicted label. "
+                    "Example:\n"
                     "  structpred tag predict -m model.npz -i test.txt -o tagged.txt")
     pr.add_argument("-m", "--model", required=True, metavar="NPZ", help="model file")
     pr.add_argument("-i", "--input", "--data", dest="input", default="-", metavar="FILE",
@@ -255,24 +257,31 @@ def tag_train(args):
 def tag_predict(args):
     from structpred.io import open_output
 
-    from .data import read_conll, write_conll
+    from structpred.io import read_lines
+
+    from .data import is_conllu_lines, read_conll, write_conll, write_conllu
 
     check_output(args.output, "-o", inputs=[("-i", args.input), ("-m", args.model)])
     tagger = _load(args.model)
-    X, _ = read_conll(args.input, labelled=False)
+    lines = list(read_lines(args.input))   # standard input is read once
+    X, _ = read_conll(args.input, labelled=False, _lines=lines)
+    conllu = is_conllu_lines(lines)
     n_cols = len(X[0][0])
-    if n_cols == tagger.n_columns_ + 1:
+    if n_cols == tagger.n_columns_ + 1 and not conllu:
         X = [[tok[:-1] for tok in s] for s in X]
     elif n_cols != tagger.n_columns_:
         what = f"its word lines have {counted(n_cols, 'column')}"
-        if n_cols == 1 and _is_conllu_file(args.input):
+        if n_cols == 1 and conllu:
             what = "a CoNLL-U file, read as its word forms alone (1 column)"
         raise UserError(f"{args.input}: {what}, but the model was trained on "
                         f"{tagger.n_columns_} (+ the label)")
     _check_feature_column(args.input, tagger, X)
     pred = tagger.predict(X)
     with open_output(args.output) as fh:
-        write_conll(fh, X, pred)
+        if conllu:   # CoNLL-U in, CoNLL-U out: the UPOS column holds the prediction
+            write_conllu(fh, lines, pred)
+        else:
+            write_conll(fh, X, pred)
     _log(args, f"labelled {counted(len(X), 'sentence')}")
     return 0
 

@@ -21,8 +21,8 @@ from structpred.io import counted, split_tokens
 
 from .evaluate import label_kind_error
 
-__all__ = ["read_conll", "write_conll", "deterministic_split", "is_conllu_line",
-           "CONLLU_LABELS"]
+__all__ = ["read_conll", "write_conll", "write_conllu", "deterministic_split",
+           "is_conllu_line", "is_conllu_lines", "CONLLU_LABELS"]
 
 #: the CoNLL-U columns that can be the label (UPOS, the universal tag, by default)
 CONLLU_LABELS = {"upos": 3, "xpos": 4}
@@ -133,7 +133,7 @@ def _read_tabbed(lines, name, labelled, fmt, label):
     return out.result(name, last)
 
 
-def read_conll(path, labelled=True, n_columns=None, conllu_label="upos"):
+def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lines=None):
     """Read a column file into ``(sentences, labels)``.
 
     A file whose first word line has ten tab-separated columns, the first an ID, is read
@@ -173,7 +173,7 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos"):
         raise ValueError(f"conllu_label must be one of {', '.join(CONLLU_LABELS)}, got "
                          f"{conllu_label!r}")
     name = str(path)
-    lines = list(read_lines(path))
+    lines = list(read_lines(path)) if _lines is None else _lines   # (number, text) pairs
     words = [k for k, (_, line) in enumerate(lines) if line.strip()
              and not line.startswith("#")]
     fmt = None
@@ -218,6 +218,31 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos"):
         else:
             out.add(tuple(fields))
     return out.result(name, last)
+
+
+def is_conllu_lines(lines):
+    """Whether the first word line of ``lines`` (``(number, text)`` pairs) is a CoNLL-U
+    one, as :func:`read_conll` tells."""
+    for _, line in lines:
+        if line.strip() and not line.startswith("#"):
+            return is_conllu_line(line)
+    return False
+
+
+def write_conllu(fh, lines, labels, label="upos"):
+    """Write the lines of a CoNLL-U file (``(number, text)`` pairs, as read) back with the
+    ``label`` column (UPOS) of each word line set to its predicted label, in order;
+    comments, multiword tokens, empty nodes and the other columns as they were (a CoNLL-U
+    file was tagged as its word forms and labels alone, the rest lost)."""
+    column = CONLLU_LABELS[label]
+    flat = iter([t for s in labels for t in s])
+    for _, line in lines:
+        fields = line.rstrip("\r\n").split("\t")
+        if len(fields) == 10 and fields[0].isdigit():
+            fields[column] = next(flat)
+            fh.write("\t".join(fields) + "\n")
+        else:
+            fh.write(line.rstrip("\r\n") + "\n")
 
 
 def write_conll(fh, sentences, labels):

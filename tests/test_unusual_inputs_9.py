@@ -361,3 +361,78 @@ def test_segment_manifest_unknown_split_lists_the_splits(tmp_path, capsys):
     rc, _, err = run_cli(["segment", "train", "--manifest", str(manifest), "--split", "trian",
                           "-o", str(tmp_path / "m.npz")], capsys)
     assert one_line_error(rc, err, "no rows with split 'trian' (its splits: 'test', 'train')"), err
+
+
+# ------------------------------------------------- class: TSV headers of other names
+@pytest.mark.parametrize("header", ["category\ttext", "Sentiment\tReview", "y\tdocument",
+                                    "label\ttext"])
+def test_tsv_header_of_known_column_names_is_skipped(models, tmp_path, capsys, header):
+    """``category<TAB>text`` was a document of the class "category" (a class more)."""
+    f = tmp_path / "docs.tsv"
+    f.write_text(header + "\n" + DOCS)
+    rc, out, err = run_cli(["topics", "eval", "-m", str(models / "topics.npz"), "--data",
+                            str(f)], capsys)
+    assert rc == 0 and "(12 of 12 documents)" in out, err
+
+
+def test_tsv_header_with_the_text_first_is_refused(models, tmp_path, capsys):
+    f = tmp_path / "docs.tsv"
+    f.write_text("text\tlabel\n" + "".join(
+        "\t".join(reversed(line.split("\t"))) + "\n" for line in DOCS.splitlines()))
+    rc, _, err = run_cli(["topics", "train", "--data", str(f), "-o", str(tmp_path / "m.npz")],
+                         capsys)
+    assert one_line_error(rc, err, f"{f}:1", "the text comes first"), err
+
+
+def test_tsv_text_header_before_texts_without_labels_is_skipped(models, tmp_path, capsys):
+    """A first line ``text`` was labelled as a document: one label more than documents."""
+    f = tmp_path / "texts.tsv"
+    f.write_text("text\nthe cat sat on the mat\nthe bank raised interest rates\n")
+    out = tmp_path / "labels.txt"
+    rc, _, err = run_cli(["topics", "predict", "-m", str(models / "topics.npz"), "--data",
+                          str(f), "-o", str(out)], capsys)
+    assert rc == 0, err
+    assert out.read_text().split() == ["pets", "money"]
+
+
+# ------------------------------------------------- class: CoNLL-U in, CoNLL-U out
+CONLLU = ("# sent_id = 1\n# text = del mundo\n"
+          "1-2\tdel\t_\t_\t_\t_\t_\t_\t_\t_\n"
+          "1\tde\tde\tADP\t_\t_\t3\tcase\t_\t_\n"
+          "2\tel\tel\tDET\t_\t_\t3\tdet\t_\t_\n"
+          "3\tmundo\tmundo\tNOUN\t_\t_\t0\troot\t_\tSpaceAfter=No\n"
+          "3.1\tvive\tvivir\tVERB\t_\t_\t_\t_\t0:root\t_\n\n"
+          "# sent_id = 2\n"
+          "1\tLa\tel\tDET\t_\t_\t2\tdet\t_\t_\n"
+          "2\tcasa\tcasa\tNOUN\t_\t_\t0\troot\t_\t_\n\n") * 3
+
+
+@pytest.mark.parametrize("stdin", [False, True])
+def test_tag_predict_writes_conllu_back_as_conllu(tmp_path, capsys, monkeypatch, stdin):
+    """A CoNLL-U file came out as ``form label`` lines: comments, multiword tokens, empty
+    nodes and the other nine columns lost (the help says the input columns are repeated)."""
+    import io
+    import sys
+
+    data = tmp_path / "ud.conllu"
+    data.write_text(CONLLU)
+    model = tmp_path / "ud.npz"
+    assert run_cli(["tag", "train", "--data", str(data), "-o", str(model), "--iterations",
+                    "5", "-q"], capsys)[0] == 0
+    out = tmp_path / "out.conllu"
+    argv = ["tag", "predict", "-m", str(model), "-o", str(out), "-q"]
+    if stdin:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(CONLLU.encode())))
+    else:
+        argv += ["-i", str(data)]
+    rc, _, err = run_cli(argv, capsys)
+    assert rc == 0, err
+    got, want = out.read_text().splitlines(), CONLLU.splitlines()
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        gf, wf = g.split("\t"), w.split("\t")
+        assert len(gf) == len(wf)
+        if len(wf) == 10 and wf[0].isdigit():
+            assert gf[:3] + gf[4:] == wf[:3] + wf[4:] and gf[3] in {"ADP", "DET", "NOUN"}
+        else:
+            assert g == w

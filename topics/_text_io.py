@@ -9,7 +9,10 @@ Four layouts, chosen by :func:`detect_format` or by name:
   Hidden files and folders (names starting with ``.``) are skipped.
 * ``tsv`` -- one document per line, ``label<TAB>text`` (.gz ok).  Without labels
   (prediction), a line without a tab is the text.  A first line ``label<TAB>text``
-  is taken as a header and skipped.
+  (or another label and text column name of :data:`LABEL_NAMES` and :data:`TEXT_NAMES`,
+  any case: ``category<TAB>text``), or ``text`` alone before texts without labels, is taken
+  as a header and skipped; ``text<TAB>label`` is refused (the columns are the other way
+  round).
 * ``jsonl`` -- one JSON object per line with a ``text`` field and (for training and
   evaluation) a ``label`` field; other fields are ignored (.gz ok).  ``label_field`` and
   ``text_field`` name other fields (Yelp: ``stars`` and ``text``); several text fields are
@@ -274,7 +277,7 @@ def _read_tsv(spath, name, need, docs, fields=None):
             continue
         if first:
             first = False
-            if line.strip().lower().replace(" ", "") == "label\ttext":
+            if _tsv_header(line, name, lineno):
                 continue                                   # a header line
         if first_text:
             _refuse_other_format_in_tsv(name, lineno, line, need)
@@ -298,6 +301,27 @@ def _read_tsv(spath, name, need, docs, fields=None):
         docs.texts.append(text)
         docs.labels.append(label)
         docs.sources.append(f"{name}:{lineno}")
+
+
+def _tsv_header(line, name, lineno):
+    """Whether the first line of a TSV file is a header ``label<TAB>text``, or another pair
+    of the names a CSV header may give them (``category<TAB>text``, ``sentiment<TAB>review``:
+    read as a document of class "category", a class of its own); a header of the text
+    first (``text<TAB>label``) is refused, as every line would be read the wrong way round.
+    A first line ``text`` alone (or another text column's name) heads texts without labels
+    (it was labelled as a document: one label more than the documents)."""
+    fields = [f.strip().lower() for f in line.split("\t")]
+    if len(fields) == 1:
+        return fields[0] in TEXT_NAMES      # a header of texts without labels: 'text'
+    if len(fields) != 2:
+        return False
+    if fields[0] in LABEL_NAMES and fields[1] in TEXT_NAMES:
+        return True
+    if fields[0] in TEXT_NAMES and fields[1] in LABEL_NAMES:
+        raise FormatError(name, lineno, f"a header {line.strip()!r}: the text comes first, but "
+                                        "a TSV file is 'label<TAB>text' (swap the columns, "
+                                        "e.g. awk -F'\\t' -v OFS='\\t' '{print $2, $1}')")
+    return False
 
 
 def _refuse_mixed_layout(name, lineno, tab, first):
