@@ -598,7 +598,8 @@ def binary_labels(labels, ranges):
 
 
 def load_points(path, max_points=None):
-    """Read an ``x y z label [...]`` point file (plain or gzipped).
+    """Read an ``x y z label [...]`` point file (plain or gzipped): values separated by
+    white space or, when the first line's are, by commas (``x,y,z,label``).
 
     Returns ``(xyz, labels)``: an ``(N, 3)`` float array and an int array (or
     ``None`` when the file has only three columns).  Raises
@@ -610,15 +611,22 @@ def load_points(path, max_points=None):
     if Path(path).is_dir():
         raise FormatError(path_s, None, "is a folder, expected a point file")
     rows, linenos = [], []
-    ncol = None
+    ncol = comma = None
     for lineno, line in read_lines(path):
-        parts = line.split()
-        if not parts or parts[0].startswith("#"):
+        if comma is None and line.strip() and not line.lstrip().startswith("#"):
+            # values separated by commas (CSV exports of CloudCompare, PDAL, pandas: 'x,y,z,
+            # label', ', ' too) were one column, refused as "got 1 columns"
+            items = [p.strip() for p in line.split(",")]
+            comma = len(items) > 1 and all(p and not any(c.isspace() for c in p)
+                                           for p in items)
+        parts = [p.strip() for p in line.split(",")] if comma else line.split()
+        if not parts or not parts[0] or parts[0].startswith("#"):
             continue
         if ncol is None:
             ncol = len(parts)
             if ncol < 3:
-                raise FormatError(path_s, lineno, f"expected 'x y z [label ...]', got {ncol} columns")
+                raise FormatError(path_s, lineno, f"expected 'x y z [label ...]', got "
+                                  f"{counted(ncol, 'column')}")
         elif len(parts) != ncol:
             raise FormatError(path_s, lineno, f"{len(parts)} columns, expected {ncol}")
         rows.append(parts[:4])
@@ -638,14 +646,17 @@ def load_points(path, max_points=None):
                     header = ln == linenos[0] and not any(_is_number(v) for v in r)
                     raise FormatError(path_s, ln, f"non-numeric value {x[:20]!r}" + (
                         " (a header line? point files hold numbers only: remove it)"
-                        if header else "")) from None
+                        if header else " (a decimal comma? write decimal points)"
+                        if _is_number(x.replace(",", ".", 1)) else "")) from None
         raise FormatError(path_s, None, "non-numeric values") from None
     xyz = arr[:, :3]
     bad = ~np.all(np.isfinite(xyz), axis=1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise FormatError(path_s, linenos[i], f"{int(bad.sum())} points have NaN or infinite "
-                          f"coordinates (the first here)")
+        n = int(bad.sum())
+        raise FormatError(path_s, linenos[i], f"{counted(n, 'point')} "
+                          f"{'has' if n == 1 else 'have'} NaN or infinite coordinates (the "
+                          "first here)")
     labels = None
     if arr.shape[1] > 3:
         lab = arr[:, 3]

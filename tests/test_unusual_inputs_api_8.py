@@ -8,7 +8,10 @@
   "no training data";
 - encodings and scripts (the tagger's features): a word spelled with a combining accent
   (NFD) and precomposed (NFC) got two sets of features, and the word shape of a word of
-  Cyrillic, Greek or accented capitals was the word itself (``Москва``, ``Über`` -> ``Üx``).
+  Cyrillic, Greek or accented capitals was the word itself (``Москва``, ``Über`` -> ``Üx``);
+- formats of other tools (point files): values separated by commas (``x,y,z,label``, a CSV
+  export) were one column ("got 1 columns"); a decimal comma was only a "non-numeric value";
+  counts of one ("1 points have NaN ...").
 """
 
 import pytest
@@ -101,3 +104,44 @@ def test_tagger_features_are_the_same_in_nfc_and_nfd(word):
     nfc = [(unicodedata.normalize("NFC", word), "NN")]
     nfd = [(unicodedata.normalize("NFD", word), "NN")]
     assert sentence_features(nfc) == sentence_features(nfd)
+
+
+# ------------------------------------------------- point files of other tools
+POINTS = [(0.5 * i, 0.25 * (i % 7), 1.0 + 0.1 * (i % 3), 1300 + (i % 2)) for i in range(30)]
+
+
+@SETTINGS
+@given(sep=st.sampled_from([",", ", ", " ,"]), gz=st.booleans())
+def test_comma_separated_point_files_are_read(tmp_path_factory, sep, gz):
+    """``x,y,z,label`` (a CSV export) was one column: "got 1 columns"."""
+    import gzip
+
+    import numpy as np
+
+    from segmentation.data import load_points
+
+    d = tmp_path_factory.mktemp("pts")
+    text = "".join(sep.join(f"{v:g}" for v in row) + "\n" for row in POINTS)
+    f = d / ("p.csv.gz" if gz else "p.csv")
+    if gz:
+        f.write_bytes(gzip.compress(text.encode()))
+    else:
+        f.write_text(text)
+    xyz, labels = load_points(f)
+    assert np.allclose(xyz, np.array(POINTS)[:, :3]) and labels.tolist() == [r[3] for r in POINTS]
+
+
+@pytest.mark.parametrize("text, words", [
+    ("1,5 2,5 3,5 1300\n", "a decimal comma"),
+    ("1 2\n", "got 2 columns"),
+    ("1,2\n", "got 2 columns"),
+    ("nan 1 2 1300\n", "1 point has NaN"),
+    ("x,y,z,label\n1,2,3,4\n", "a header line")])
+def test_point_files_refusals_name_the_cause(tmp_path, text, words):
+    from segmentation.data import load_points
+    from structpred.io import FormatError
+
+    f = tmp_path / "p.xyz"
+    f.write_text(text)
+    with pytest.raises(FormatError, match=words):
+        load_points(f)
