@@ -204,7 +204,13 @@ def tag_train(args):
     if args.first:
         X, y = X[:args.first], y[:args.first]
     if args.valid_data:
-        Xv, yv = read_conll(args.valid_data, n_columns=len(X[0][0]) + 1)
+        Xv, yv = read_conll(args.valid_data)
+        if len(Xv[0][0]) != len(X[0][0]):
+            # it was "expected 3 columns, found 2", or of a CoNLL-U file "the model was
+            # trained on a file with feature columns" before any model
+            raise UserError(f"{args.valid_data}: {_labelled_columns(args.valid_data, Xv)}, "
+                            f"but --data's {_labelled_columns(args.data, X, short=True)}: "
+                            "validation sentences need the columns of the training ones")
         Xt, yt = X, y
     else:
         if len(X) < 2:
@@ -322,6 +328,15 @@ def _check_feature_column(path, tagger, X):
                         f"columns it was trained on, with or without the label after them")
 
 
+def _labelled_columns(path, X, short=False):
+    """The columns of the labelled file ``path`` (its sentences ``X``), in words."""
+    n = len(X[0][0]) + 1
+    if n == 2 and _is_conllu_file(path):
+        return ("are CoNLL-U word lines" if short else "a CoNLL-U file") + \
+            ", read as word forms and labels (2 columns)"
+    return f"{'have' if short else 'its word lines have'} {counted(n, 'column')} (the label last)"
+
+
 def _some(items, n=5):
     """The first ``n`` of ``items`` quoted, and their number when there are more."""
     items = list(items)
@@ -377,11 +392,8 @@ def tag_eval(args):
     n_cols = len(X[0][0])
     if n_cols != tagger.n_columns_:
         # "expected 3 columns, found 2" named neither the model nor which file was wrong
-        what = (f"its word lines have {counted(n_cols + 1, 'column')} (the label last)"
-                if n_cols != 1 or not _is_conllu_file(args.data)
-                else "a CoNLL-U file, read as its word forms and their labels (2 columns)")
-        raise UserError(f"{args.data}: {what}, but the model was trained on "
-                        f"{tagger.n_columns_} (+ the label)")
+        raise UserError(f"{args.data}: {_labelled_columns(args.data, X)}, but the model was "
+                        f"trained on {tagger.n_columns_} (+ the label)")
     _check_spellings(args.data, y, tagger.classes_)
     _check_known_labels(args.data, y, tagger)
     scores = evaluate(y, tagger.predict(X), iob=tagger.iob_)

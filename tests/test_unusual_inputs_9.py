@@ -436,3 +436,25 @@ def test_tag_predict_writes_conllu_back_as_conllu(tmp_path, capsys, monkeypatch,
             assert gf[:3] + gf[4:] == wf[:3] + wf[4:] and gf[3] in {"ADP", "DET", "NOUN"}
         else:
             assert g == w
+
+
+@pytest.mark.parametrize("train, valid, words", [
+    ("chunks.txt", "the B-NP\ncat I-NP\n\n", "its word lines have 2 columns"),
+    ("chunks.txt", CONLLU, "a CoNLL-U file"),
+    ("conllu", "the DT B-NP\ncat NN I-NP\n\n", "--data's are CoNLL-U word lines")])
+def test_tag_train_validation_columns_name_both_files(models, tmp_path, capsys, train, valid,
+                                                      words):
+    """``--valid-data`` of other columns than ``--data`` was "expected 3 columns, found 2",
+    or for a CoNLL-U file "the model was trained on a file with feature columns" before any
+    model was trained."""
+    if train == "conllu":
+        data = tmp_path / "train.conllu"
+        data.write_text(CONLLU)
+    else:
+        data = models / train
+    v = tmp_path / ("valid.conllu" if valid is CONLLU else "valid.txt")
+    v.write_text(valid)
+    rc, _, err = run_cli(["tag", "train", "--data", str(data), "--valid-data", str(v), "-o",
+                          str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, str(v), words, "validation sentences need the columns"), err
+    assert "the model was trained" not in err
