@@ -104,11 +104,11 @@ def _masks_for(files, mask_dir):
 def _check_split_spelling(manifest, items, split):
     """Refuse manifest rows whose split is ``split`` spelled another way (``Train`` for
     ``train``, ``train `` with a space): they were left out of the split silently."""
-    from structpred._checks import _spelling
+    from structpred import label_clash
 
-    want = _spelling(split)
     for it in items:
-        if it.split is not None and it.split != split and _spelling(it.split) == want:
+        if (it.split is not None and it.split != split
+                and label_clash([it.split], known=[split]) is not None):
             raise UserError(f"{it.where}: the split {it.split!r} differs from the one asked "
                             f"for, {split!r}, only in case, white space or invisible characters: "
                             "the row would be left out; write every split one way")

@@ -458,3 +458,30 @@ def test_tag_train_validation_columns_name_both_files(models, tmp_path, capsys, 
                           str(tmp_path / "m.npz")], capsys)
     assert one_line_error(rc, err, str(v), words, "validation sentences need the columns"), err
     assert "the model was trained" not in err
+
+
+# ------------------------------------------------- class: labels matplotlib reads as formulas
+@SETTINGS
+@given(labels=st.lists(st.text("$\\^_{}ab1 ", min_size=1, max_size=8).filter(str.strip),
+                       min_size=2, max_size=4, unique=True))
+def test_confusion_plot_shows_labels_literally(tmp_path_factory, labels):
+    """Labels holding two ``$`` (``$\\frac{a}$``, ``$5 and $6``) were parsed as mathtext: a
+    traceback after the evaluation, no figure."""
+    import numpy as np
+
+    from topics.cli import _plot_confusion
+
+    path = tmp_path_factory.mktemp("plot") / "cm.png"
+    _plot_confusion(np.eye(len(labels), dtype=np.int64), labels, 1.0, str(path), "nbsvm")
+    assert path.stat().st_size > 0
+
+
+def test_topics_eval_plot_of_dollar_labels(tmp_path, capsys):
+    f = tmp_path / "docs.tsv"
+    f.write_text(DOCS.replace("pets\t", "$\\frac{a}$\t").replace("money\t", "$5 and $6\t"))
+    model = tmp_path / "m.npz"
+    assert run_cli(["topics", "train", "--data", str(f), "--model", "nbsvm", "--min-df", "1",
+                    "-q", "-o", str(model)], capsys)[0] == 0
+    rc, _, err = run_cli(["topics", "eval", "-m", str(model), "--data", str(f), "--plot",
+                          str(tmp_path / "cm.png"), "-q"], capsys)
+    assert rc == 0 and (tmp_path / "cm.png").stat().st_size > 0, err

@@ -640,8 +640,9 @@ def format_confusion(cm, labels, max_width=120):
 
 
 def _plot_confusion(cm, labels, accuracy, path, title):
-    from structpred.io import plt, save_figure
+    from structpred.io import literal_text, plt, save_figure
 
+    labels = [literal_text(lab) for lab in labels]   # '$5 and $6' is no formula
     n = len(labels)
     size = max(4.0, 0.5 * n + 2.5)
     fig, ax = plt.subplots(figsize=(size + 1.0, size))
