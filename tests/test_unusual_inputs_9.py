@@ -13,7 +13,22 @@
   was read as scikit-learn reads 1.0, the fraction 100 %, and ``--min-df 2.0`` refused;
 - paths: a link to nothing, a loop of links or a FIFO inside a ``topics`` class folder was
   skipped silently (a document lost); an empty class folder left its class out without a
-  word (now a warning).
+  word (now a warning);
+- formats of other tools: a semicolon-separated CSV (``label;text``) was "no label column
+  ... (no header)"; a ``.json`` file holding one JSON array of records was "got a JSON
+  array"; a TSV header ``category<TAB>text`` was a document of class "category",
+  ``text`` alone before unlabelled texts one more document, and ``text<TAB>label`` was
+  refused only as "every document has a label of its own"; ``--stop-words English`` was "no such file"; a CoNLL-U file given to
+  ``tag predict`` came out as ``form label`` lines (comments, multiword tokens, empty
+  nodes and nine columns lost);
+- meaning: a probability map given as a mask was hinted as a class-index mask; a manifest
+  row of split ``Train`` was left out of ``--split train`` silently, and an unknown split
+  named none of the manifest's; ``tag train --valid-data`` of other columns than
+  ``--data`` was "expected 3 columns, found 2" (or a model "trained on" before any);
+- sizes: ``segment train --valid-fraction 0.9`` on four images held every one out and
+  said "no training data";
+- labels that matplotlib reads as formulas (``$5 and $6``): ``topics eval --plot`` was a
+  traceback after the evaluation.
 """
 
 import os
