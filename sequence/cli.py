@@ -246,6 +246,13 @@ def tag_train(args):
     best = tagger.history_.get("validation", [])
     score = max(best) if best else float("nan")
     what = "chunk F1" if tagger.iob_ else "accuracy"
+    if best and score == 0:
+        # a model that scores nothing on validation was written with exit status 0 and
+        # "validation chunk F1 0.00" in the summary only
+        warnings.warn(f"{args.valid_data or args.data}: the validation {what} is 0 at every "
+                      f"validation: the model learnt nothing it could score"
+                      + (f" (--radius {args.radius:g} bounds its weights too tightly?)"
+                         if args.radius is not None else " (too few iterations?)"))
     n_final = tagger.refit_sentences_ or len(Xt)
     tagger.save(args.output, info={"data": str(args.data), "sentences": n_final,
                                    "valid_sentences": len(Xv)})

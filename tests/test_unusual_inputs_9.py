@@ -26,7 +26,9 @@
   named none of the manifest's; ``tag train --valid-data`` of other columns than
   ``--data`` was "expected 3 columns, found 2" (or a model "trained on" before any);
 - sizes: ``segment train --valid-fraction 0.9`` on four images held every one out and
-  said "no training data";
+  said "no training data"; ``tag train`` wrote a model that scored 0 at every validation
+  (``--radius 1e-300`` on a random NER file) without a warning, and
+  ``--relative-radius 1e308`` gave numpy's "overflow encountered in scalar multiply";
 - labels that matplotlib reads as formulas (``$5 and $6``): ``topics eval --plot`` was a
   traceback after the evaluation.
 """
@@ -500,3 +502,45 @@ def test_topics_eval_plot_of_dollar_labels(tmp_path, capsys):
     rc, _, err = run_cli(["topics", "eval", "-m", str(model), "--data", str(f), "--plot",
                           str(tmp_path / "cm.png"), "-q"], capsys)
     assert rc == 0 and (tmp_path / "cm.png").stat().st_size > 0, err
+
+
+# ------------------------------------------------- class: sizes of the tagger's bound
+@pytest.mark.parametrize("radius", [None, "1e-300"])
+def test_tag_train_that_scores_zero_at_every_validation_warns(models, tmp_path, capsys,
+                                                             monkeypatch, radius):
+    """A model that scored 0 at every validation (``--radius 1e-300`` on a file where the
+    learner then found nothing) was written with only "validation chunk F1 0.00" in the
+    summary.  The learner's scores are fixed here, so the test does not hang on its
+    numerics."""
+    from sequence.model import SequenceTagger
+
+    fit = SequenceTagger.fit
+
+    def zero_fit(self, *a, **k):
+        fit(self, *a, **k)
+        self.history_["validation"] = [0.0] * len(self.history_["validation"])
+        return self
+
+    monkeypatch.setattr(SequenceTagger, "fit", zero_fit)
+    argv = ["tag", "train", "--data", str(models / "iobes.txt"), "-o", str(tmp_path / "m.npz"),
+            "--iterations", "5", "-q"] + (["--radius", radius] if radius else [])
+    rc, out, err = run_cli(argv, capsys)
+    warning = [ln for ln in err.splitlines() if ln.startswith("structpred: warning: ")]
+    assert rc == 0 and len(warning) == 1, err
+    assert "is 0 at every validation" in warning[0]
+    assert ("--radius 1e-300" in warning[0]) == bool(radius)
+
+
+def test_tag_train_that_scores_gets_no_zero_warning(models, tmp_path, capsys):
+    rc, out, err = run_cli(["tag", "train", "--data", str(models / "iobes.txt"), "-o",
+                            str(tmp_path / "m.npz"), "--iterations", "5", "-q"], capsys)
+    assert rc == 0 and err == "", err
+
+
+def test_tag_train_with_a_huge_relative_radius_has_no_numpy_warning(models, tmp_path, capsys):
+    """``--relative-radius 1e308`` times the root of the tokens overflows to no bound; numpy
+    said "overflow encountered in scalar multiply"."""
+    rc, out, err = run_cli(["tag", "train", "--data", str(models / "iobes.txt"), "-o",
+                            str(tmp_path / "m.npz"), "--relative-radius", "1e308",
+                            "--iterations", "5", "-q"], capsys)
+    assert rc == 0 and "overflow" not in err, err
