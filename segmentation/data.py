@@ -148,7 +148,13 @@ def _read_array(path, what):
     try:
         with Image.open(path) as im:
             _check_pixels(path, what, im.size)
+            frames = int(getattr(im, "n_frames", 1) or 1)   # before load: it seeks
+            im.seek(0)
             im.load()
+            if frames > 1:   # an animated GIF or a multi-page TIFF: its first frame, silently
+                article = "an" if what[:1] in "aeiou" else "a"
+                warnings.warn(f"{path}: {article} {what} of {frames} frames (an animation or a "
+                              "multi-page file): only the first is read", stacklevel=3)
             return im
     except Image.DecompressionBombError:
         raise FormatError(path, None, _too_large(what)) from None

@@ -15,7 +15,7 @@
   skipped silently (a document lost); an empty class folder left its class out without a
   word (now a warning);
 - formats of other tools: a semicolon-separated CSV (``label;text``) was "no label column
-  ... (no header)"; a ``.json`` file holding one JSON array of records was "got a JSON
+  ... (no header)", and Excel's first line ``sep=;`` was read as the header; a ``.json`` file holding one JSON array of records was "got a JSON
   array"; a TSV header ``category<TAB>text`` was a document of class "category",
   ``text`` alone before unlabelled texts one more document, and ``text<TAB>label`` was
   refused only as "every document has a label of its own"; ``--stop-words English`` was "no such file"; a CoNLL-U file given to
@@ -30,7 +30,9 @@
   (``--radius 1e-300`` on a random NER file) without a warning, and
   ``--relative-radius 1e308`` gave numpy's "overflow encountered in scalar multiply";
 - labels that matplotlib reads as formulas (``$5 and $6``): ``topics eval --plot`` was a
-  traceback after the evaluation.
+  traceback after the evaluation;
+- images of several frames (an animated GIF, a multi-page TIFF image or mask) were read as
+  their first frame without a word (now a warning).
 """
 
 import os
@@ -544,3 +546,59 @@ def test_tag_train_with_a_huge_relative_radius_has_no_numpy_warning(models, tmp_
                             str(tmp_path / "m.npz"), "--relative-radius", "1e308",
                             "--iterations", "5", "-q"], capsys)
     assert rc == 0 and "overflow" not in err, err
+
+
+# ------------------------------------------------- class: images of several frames
+@pytest.mark.parametrize("what, suffix", [("image", ".gif"), ("image", ".tif"),
+                                          ("mask", ".tif")])
+def test_multi_frame_images_and_masks_warn(tmp_path, what, suffix):
+    """An animated GIF or a multi-page TIFF was read as its first frame without a word (a
+    TIFF mask of one page per class lost every other class)."""
+    import warnings
+
+    import numpy as np
+    from PIL import Image
+
+    from segmentation.data import load_image, load_mask
+
+    if what == "image":
+        frames = [Image.fromarray(np.full((6, 8, 3), v, np.uint8)) for v in (10, 200)]
+    else:
+        frames = [Image.fromarray(np.where(np.arange(48).reshape(6, 8) % (k + 2), 255, 0)
+                                  .astype(np.uint8)) for k in range(2)]
+    path = tmp_path / f"x{suffix}"
+    frames[0].save(path, save_all=True, append_images=frames[1:])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = load_image(path) if what == "image" else load_mask(path)
+    assert [str(w.message) for w in caught] == [
+        f"{path}: a{'n' if what == 'image' else ''} {what} of 2 frames (an animation or a "
+        "multi-page file): only the first is read"]
+    want = np.asarray(frames[0].convert("RGB") if what == "image" else frames[0])
+    assert np.array_equal(first, want if what == "image" else want > 0)
+
+
+def test_single_frame_image_has_no_warning(tmp_path):
+    import warnings
+
+    import numpy as np
+    from PIL import Image
+
+    from segmentation.data import load_image
+
+    Image.fromarray(np.zeros((4, 4, 3), np.uint8)).save(tmp_path / "a.gif")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_image(tmp_path / "a.gif")
+
+
+@pytest.mark.parametrize("sep", [";", ","])
+def test_csv_with_a_spreadsheet_separator_line_is_read(models, tmp_path, capsys, sep):
+    """Excel's first line ``sep=;`` was read as the header ('no label column among
+    'sep=;'')."""
+    f = tmp_path / "docs.csv"
+    f.write_text(f"sep={sep}\nlabel{sep}text\n" + "".join(
+        line.replace("\t", sep) + "\n" for line in DOCS.splitlines()))
+    rc, out, err = run_cli(["topics", "eval", "-m", str(models / "topics.npz"), "--data",
+                            str(f)], capsys)
+    assert rc == 0 and "(12 of 12 documents)" in out, err

@@ -486,7 +486,9 @@ _CSV_FIELD_LIMIT = 2**31 - 1
 
 def _csv_records(spath, name):
     """The non-blank records of a CSV file, ``[(line, fields)]`` with the line where each
-    starts, and the delimiter (:func:`_csv_delimiter`).  Lines come from ``read_lines`` (encoding, BOM, NUL and CR checks)."""
+    starts, and the delimiter (:func:`_csv_delimiter`; a first line ``sep=;``, which
+    spreadsheets write to name it, gives it and is skipped).  Lines come from
+    ``read_lines`` (encoding, BOM, NUL and CR checks)."""
     at = [0]
     source = _lines(spath, name)
     head = []
@@ -495,6 +497,9 @@ def _csv_records(spath, name):
         if item[1].strip():
             break
     delimiter = _csv_delimiter(head[-1][1]) if head else ","
+    sep = head[-1][1].strip() if head else ""
+    if len(sep) == 5 and sep.lower().startswith("sep=") and sep[4] in ",;\t|":
+        delimiter, head = sep[4], head[:-1]   # Excel's line naming the separator
 
     def lines():
         for lineno, text in itertools.chain(head, source):
