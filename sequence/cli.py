@@ -50,6 +50,14 @@ def _positive_or_inf(text):
     return positive_float(text)
 
 
+PREDICT_HELP = ("Label the sentences of a column file; the output repeats the input columns "
+                "and adds the predicted label. A label column in the input (one column more "
+                "than the model was trained with) is dropped. A CoNLL-U (or GermEval 2014) "
+                "file is written back as such, its UPOS (outer named entity) column the "
+                "predicted label. Example:\n"
+                "  structpred tag predict -m model.npz -i test.txt -o tagged.txt")
+
+
 def add_parser(subparsers, name):
     """Add ``structpred tag`` (train, predict, eval) to ``subparsers``."""
     top = subparsers.add_parser(
@@ -105,14 +113,8 @@ def add_parser(subparsers, name):
     _add_quiet(tr)
     tr.set_defaults(handler=tag_train)
 
-    pr = sub.add_parser(
-        "predict", formatter_class=_Formatter, help="label sentences",
-        description="Label the sentences of a column file; the output repeats the input "
-                    "columns and adds the predicted label. A label column in the input (one "
-                    "column more than the model was trained with) is dropped. A CoNLL-U file "
-                    "is written back as CoNLL-U, its UPOS column the predicted label. "
-                    "Example:\n"
-                    "  structpred tag predict -m model.npz -i test.txt -o tagged.txt")
+    pr = sub.add_parser("predict", formatter_class=_Formatter, help="label sentences",
+                        description=PREDICT_HELP)
     pr.add_argument("-m", "--model", required=True, metavar="NPZ", help="model file")
     pr.add_argument("-i", "--input", "--data", dest="input", default="-", metavar="FILE",
                     help="sentences to label ('-': standard input)")
@@ -272,15 +274,16 @@ def tag_predict(args):
 
     from structpred.io import read_lines
 
-    from .data import is_conllu_lines, read_conll, write_conll, write_conllu
+    from .data import read_conll, tabbed_format, write_conll, write_tabbed
 
     check_output(args.output, "-o", inputs=[("-i", args.input), ("-m", args.model)])
     tagger = _load(args.model)
     lines = list(read_lines(args.input))   # standard input is read once
     X, _ = read_conll(args.input, labelled=False, _lines=lines)
-    conllu = is_conllu_lines(lines)
+    tabbed = tabbed_format(lines)   # CoNLL-U or GermEval 2014: written back as such
+    conllu = tabbed == "CoNLL-U"
     n_cols = len(X[0][0])
-    if n_cols == tagger.n_columns_ + 1 and not conllu:
+    if n_cols == tagger.n_columns_ + 1 and not tabbed:
         X = [[tok[:-1] for tok in s] for s in X]
     elif n_cols != tagger.n_columns_:
         what = f"its word lines have {counted(n_cols, 'column')}"
@@ -291,8 +294,8 @@ def tag_predict(args):
     _check_feature_column(args.input, tagger, X)
     pred = tagger.predict(X)
     with open_output(args.output) as fh:
-        if conllu:   # CoNLL-U in, CoNLL-U out: the UPOS column holds the prediction
-            write_conllu(fh, lines, pred)
+        if tabbed:   # CoNLL-U in, CoNLL-U out: the UPOS (GermEval: outer NE) column
+            write_tabbed(fh, lines, pred, tabbed)
         else:
             write_conll(fh, X, pred)
     _log(args, f"labelled {counted(len(X), 'sentence')}")
@@ -369,6 +372,11 @@ def _check_known_labels(path, y, tagger):
                         f"{_some(sorted(known))}; the file's: {_some(unseen, 3)}): {hint}")
     if tagger.iob_:
         types = {c[2] for s in y for c in chunks(s)}
+        if not types:
+            # chunk recall and F1 are undefined: "F1 0.00" was printed, exit 0
+            raise UserError(f"{path}: no chunk in the gold labels (every one is "
+                            f"{_some(gold, 3)}), so chunk recall and F1 are undefined: "
+                            "give sentences with chunks")
         model_types = {split_tag(t)[1] for t in known if split_tag(t)[0] != "O"}
         if types and not types & model_types:
             raise UserError(f"{path}: no chunk has a type the model knows (its types: "

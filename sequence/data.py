@@ -21,8 +21,8 @@ from structpred.io import counted, split_tokens
 
 from .evaluate import label_kind_error
 
-__all__ = ["read_conll", "write_conll", "write_conllu", "deterministic_split",
-           "is_conllu_line", "is_conllu_lines", "CONLLU_LABELS"]
+__all__ = ["read_conll", "write_conll", "write_tabbed", "deterministic_split",
+           "is_conllu_line", "tabbed_format", "CONLLU_LABELS"]
 
 #: the CoNLL-U columns that can be the label (UPOS, the universal tag, by default)
 CONLLU_LABELS = {"upos": 3, "xpos": 4}
@@ -174,17 +174,7 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lin
                          f"{conllu_label!r}")
     name = str(path)
     lines = list(read_lines(path)) if _lines is None else _lines   # (number, text) pairs
-    words = [k for k, (_, line) in enumerate(lines) if line.strip()
-             and not line.startswith("#")]
-    fmt = None
-    if words:
-        k = words[0]
-        first = lines[k][1]
-        if is_conllu_line(first):
-            fmt = "CoNLL-U"
-        elif _is_germeval_start(lines[k - 1][1] if k else None, first,
-                                lines[k + 1][1] if k + 1 < len(lines) else None):
-            fmt = "GermEval 2014"
+    fmt = tabbed_format(lines)
     if fmt is not None:
         if n_columns is not None and n_columns != (2 if labelled else 1):
             raise FormatError(name, None, f"a {fmt} file (the word form and its label), "
@@ -220,25 +210,35 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lin
     return out.result(name, last)
 
 
-def is_conllu_lines(lines):
-    """Whether the first word line of ``lines`` (``(number, text)`` pairs) is a CoNLL-U
-    one, as :func:`read_conll` tells."""
-    for _, line in lines:
-        if line.strip() and not line.startswith("#"):
-            return is_conllu_line(line)
-    return False
+def tabbed_format(lines):
+    """``"CoNLL-U"``, ``"GermEval 2014"`` or ``None``: the format :func:`read_conll` reads
+    ``lines`` (``(number, text)`` pairs) in, told by their first word line."""
+    words = [k for k, (_, line) in enumerate(lines) if line.strip()
+             and not line.startswith("#")]
+    if not words:
+        return None
+    k = words[0]
+    first = lines[k][1]
+    if is_conllu_line(first):
+        return "CoNLL-U"
+    if _is_germeval_start(lines[k - 1][1] if k else None, first,
+                          lines[k + 1][1] if k + 1 < len(lines) else None):
+        return "GermEval 2014"
+    return None
 
 
-def write_conllu(fh, lines, labels, label="upos"):
-    """Write the lines of a CoNLL-U file (``(number, text)`` pairs, as read) back with the
-    ``label`` column (UPOS) of each word line set to its predicted label, in order;
-    comments, multiword tokens, empty nodes and the other columns as they were (a CoNLL-U
-    file was tagged as its word forms and labels alone, the rest lost)."""
-    column = CONLLU_LABELS[label]
+def write_tabbed(fh, lines, labels, fmt):
+    """Write the lines of a CoNLL-U or GermEval 2014 file (``fmt``; ``(number, text)``
+    pairs, as read) back with the label column of each word line (CoNLL-U's UPOS,
+    GermEval's outer named entity) set to its predicted label, in order; comments,
+    multiword tokens, empty nodes and the other columns as they were (such a file was
+    tagged as its words and labels alone, the rest lost)."""
+    n_fields, columns, _ = _TABBED[fmt]
+    column = columns["upos" if fmt == "CoNLL-U" else "outer"]
     flat = iter([t for s in labels for t in s])
     for _, line in lines:
         fields = line.rstrip("\r\n").split("\t")
-        if len(fields) == 10 and fields[0].isdigit():
+        if len(fields) == n_fields and fields[0].isdigit() and not line.startswith("#"):
             fields[column] = next(flat)
             fh.write("\t".join(fields) + "\n")
         else:

@@ -2,7 +2,8 @@
 
 - meaning: ``tag eval`` on a file none of whose labels the model knows (a POS file given
   to a chunker, exit 0 with "accuracy 0.00"), or whose chunks are all of types the model
-  never saw (an NER file given to a chunker: chunk F1 0), is refused; some unknown labels
+  never saw (an NER file given to a chunker: chunk F1 0), or that holds no chunk at all
+  (every label ``O``: "F1 0.00" for an undefined F1), is refused; some unknown labels
   (BILOU's ``L-``/``U-`` given to an IOBES model) get a warning; a column count that
   differs from the model's was "expected 2 columns, found 3", naming neither the model nor
   which side was wrong;
@@ -18,9 +19,9 @@
   ... (no header)", and Excel's first line ``sep=;`` was read as the header; a ``.json`` file holding one JSON array of records was "got a JSON
   array"; a TSV header ``category<TAB>text`` was a document of class "category",
   ``text`` alone before unlabelled texts one more document, and ``text<TAB>label`` was
-  refused only as "every document has a label of its own"; ``--stop-words English`` was "no such file"; a CoNLL-U file given to
-  ``tag predict`` came out as ``form label`` lines (comments, multiword tokens, empty
-  nodes and nine columns lost);
+  refused only as "every document has a label of its own"; ``--stop-words English`` was "no such file"; a CoNLL-U (or GermEval 2014)
+  file given to ``tag predict`` came out as ``form label`` lines (comments, multiword
+  tokens, empty nodes and the other columns lost);
 - meaning: a probability map given as a mask was hinted as a class-index mask; a manifest
   row of split ``Train`` was left out of ``--split train`` silently, and an unknown split
   named none of the manifest's; ``tag train --valid-data`` of other columns than
@@ -602,3 +603,40 @@ def test_csv_with_a_spreadsheet_separator_line_is_read(models, tmp_path, capsys,
     rc, out, err = run_cli(["topics", "eval", "-m", str(models / "topics.npz"), "--data",
                             str(f)], capsys)
     assert rc == 0 and "(12 of 12 documents)" in out, err
+
+
+@SETTINGS
+@given(n=st.integers(1, 4))
+def test_tag_eval_of_gold_without_chunks_is_refused(models, tmp_path_factory, capsys, n):
+    """Gold labels all ``O`` for a chunker: recall and F1 are undefined; "F1 0.00" was
+    printed with exit status 0."""
+    f = tmp_path_factory.mktemp("allO") / "o.txt"
+    f.write_text("the DT O\ncat NN O\n\n" * n)
+    rc, out, err = run_cli(["tag", "eval", "-m", str(models / "chunks.npz"), "--data",
+                            str(f)], capsys)
+    assert one_line_error(rc, err, str(f), "no chunk in the gold labels"), err
+    assert out == ""
+
+
+def test_tag_predict_writes_germeval_back_as_germeval(tmp_path, capsys):
+    """A GermEval 2014 file came out as ``token label``: indices, source lines and the
+    inner named entities lost."""
+    text = ("#\tsource 1\n1\tJohn\tB-PER\tO\n2\tlebt\tO\tO\n\n"
+            "#\tsource 2\n1\tAnna\tB-PER\tB-LOC\n2\tgeht\tO\tO\n\n") * 3
+    data = tmp_path / "ge.tsv"
+    data.write_text(text)
+    model = tmp_path / "ge.npz"
+    assert run_cli(["tag", "train", "--data", str(data), "-o", str(model), "--iterations", "3",
+                    "-q"], capsys)[0] == 0
+    out = tmp_path / "out.tsv"
+    rc, _, err = run_cli(["tag", "predict", "-m", str(model), "-i", str(data), "-o", str(out),
+                          "-q"], capsys)
+    assert rc == 0, err
+    got, want = out.read_text().splitlines(), text.splitlines()
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        if w[:1].isdigit():
+            gf, wf = g.split("\t"), w.split("\t")
+            assert gf[:2] + gf[3:] == wf[:2] + wf[3:] and gf[2] in {"B-PER", "O"}
+        else:
+            assert g == w
