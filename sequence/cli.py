@@ -284,6 +284,7 @@ def tag_predict(args):
     conllu = tabbed == "CoNLL-U"
     n_cols = len(X[0][0])
     if n_cols == tagger.n_columns_ + 1 and not tabbed:
+        _refuse_index_column(args.input, X)
         X = [[tok[:-1] for tok in s] for s in X]
     elif n_cols != tagger.n_columns_:
         what = f"its word lines have {counted(n_cols, 'column')}"
@@ -300,6 +301,20 @@ def tag_predict(args):
             write_conll(fh, X, pred)
     _log(args, f"labelled {counted(len(X), 'sentence')}")
     return 0
+
+
+def _refuse_index_column(path, X):
+    """Refuse input whose first column numbers the tokens of every sentence (1, 2, ...): a
+    GermEval 2014 or CoNLL-U file without its label columns (``index token``) had its
+    words dropped as the "label column" and was tagged from the numbers."""
+    lengths = [len(s) for s in X]
+    if sum(lengths) >= 3 and max(lengths) >= 2 and all(
+            [tok[0] for tok in s] == [str(i) for i in range(1, len(s) + 1)] for s in X):
+        raise UserError(f"{path}: its first column numbers the tokens of every sentence "
+                        "(1, 2, ...), so the words would be dropped as a label column and the "
+                        "numbers tagged: give the words first (e.g. cut -f2), or the file "
+                        "with all its columns (GermEval 2014: index, token and both "
+                        "entity columns)")
 
 
 def _is_conllu_file(path):

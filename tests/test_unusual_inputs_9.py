@@ -21,7 +21,8 @@
   ``text`` alone before unlabelled texts one more document, and ``text<TAB>label`` was
   refused only as "every document has a label of its own"; ``--stop-words English`` was "no such file"; a CoNLL-U (or GermEval 2014)
   file given to ``tag predict`` came out as ``form label`` lines (comments, multiword
-  tokens, empty nodes and the other columns lost);
+  tokens, empty nodes and the other columns lost), and ``index token`` lines (GermEval
+  without its entity columns) were tagged from the numbers, the words dropped as labels;
 - meaning: a probability map given as a mask was hinted as a class-index mask; a manifest
   row of split ``Train`` was left out of ``--split train`` silently, and an unknown split
   named none of the manifest's; ``tag train --valid-data`` of other columns than
@@ -640,3 +641,24 @@ def test_tag_predict_writes_germeval_back_as_germeval(tmp_path, capsys):
             assert gf[:2] + gf[3:] == wf[:2] + wf[3:] and gf[2] in {"B-PER", "O"}
         else:
             assert g == w
+
+
+def test_tag_predict_of_an_index_column_before_the_words_is_refused(tmp_path, capsys):
+    """``index token`` (GermEval 2014 without its entity columns) given to a model of words:
+    the words were dropped as "the label column" and the numbers tagged, exit 0."""
+    data = tmp_path / "ge.tsv"
+    data.write_text(("#\tsource\n1\tJohn\tB-PER\tO\n2\tlebt\tO\tO\n\n") * 4)
+    model = tmp_path / "ge.npz"
+    assert run_cli(["tag", "train", "--data", str(data), "-o", str(model), "--iterations", "3",
+                    "-q"], capsys)[0] == 0
+    bare = tmp_path / "bare.tsv"
+    bare.write_text("1\tJohn\n2\tlebt\n3\theute\n\n1\tAnna\n")
+    out = tmp_path / "out.txt"
+    rc, _, err = run_cli(["tag", "predict", "-m", str(model), "-i", str(bare), "-o", str(out)],
+                         capsys)
+    assert one_line_error(rc, err, str(bare), "first column numbers the tokens"), err
+    assert not out.exists()
+    bare.write_text("John\tx\nlebt\tx\n\n")   # a second column that is a label: dropped
+    rc, _, err = run_cli(["tag", "predict", "-m", str(model), "-i", str(bare), "-o", str(out),
+                          "-q"], capsys)
+    assert rc == 0 and out.read_text().split("\n")[0].startswith("John "), err
