@@ -101,6 +101,19 @@ def _masks_for(files, mask_dir):
     return out
 
 
+def _check_split_spelling(manifest, items, split):
+    """Refuse manifest rows whose split is ``split`` spelled another way (``Train`` for
+    ``train``, ``train `` with a space): they were left out of the split silently."""
+    from structpred import label_clash
+
+    for it in items:
+        if (it.split is not None and it.split != split
+                and label_clash([it.split], known=[split]) is not None):
+            raise UserError(f"{it.where}: the split {it.split!r} differs from the one asked "
+                            f"for, {split!r}, only in case, white space or invisible characters: "
+                            "the row would be left out; write every split one way")
+
+
 def _image_items(args, need_masks, manifest=None, split=None, images=None, masks=None):
     """``[(id, image_path, mask_path or None, where)]`` from a manifest or images/masks."""
     from segmentation.data import read_manifest
@@ -108,9 +121,12 @@ def _image_items(args, need_masks, manifest=None, split=None, images=None, masks
     if manifest:
         items = read_manifest(manifest, args.image_dir, args.mask_dir, need_masks=need_masks)
         if split:
+            _check_split_spelling(manifest, items, split)
+            splits = sorted({str(it.split) for it in items if it.split is not None})
             items = [it for it in items if it.split == split]
             if not items:
-                raise UserError(f"{manifest}: no rows with split {split!r}")
+                raise UserError(f"{manifest}: no rows with split {split!r} (its splits: "
+                                f"{', '.join(repr(v[:20]) for v in splits[:8]) or 'none'})")
         out = [(it.id, it.image, it.mask, it.where) for it in items]
     elif images:
         if masks and any(Path(s).is_dir() and Path(masks).is_dir() and Path(s).samefile(masks)

@@ -148,7 +148,13 @@ def _read_array(path, what):
     try:
         with Image.open(path) as im:
             _check_pixels(path, what, im.size)
+            frames = int(getattr(im, "n_frames", 1) or 1)   # before load: it seeks
+            im.seek(0)
             im.load()
+            if frames > 1:   # an animated GIF or a multi-page TIFF: its first frame, silently
+                article = "an" if what[:1] in "aeiou" else "a"
+                warnings.warn(f"{path}: {article} {what} of {frames} frames (an animation or a "
+                              "multi-page file): only the first is read", stacklevel=3)
             return im
     except Image.DecompressionBombError:
         raise FormatError(path, None, _too_large(what)) from None
@@ -282,7 +288,8 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None):
     if a.dtype.kind == "f" and np.all(np.isfinite(a)) and np.all((a == 0) | (a == 1) | (a == 255)):
         a = a.astype(np.uint8)   # a floating-point mask (TIFF) of 0.0 and 1.0 (or 255.0)
     if a.dtype.kind not in "biu":
-        raise FormatError(path, None, f"mask holds {a.dtype} values; expected whole numbers 0 and 255")
+        raise FormatError(path, None, f"mask holds {a.dtype} values; expected whole numbers 0 "
+                          "and 255" + (_SOFT_HINT if a.dtype.kind == "f" else ""))
     ignore = None
     if ignore_value is not None:
         top = 1 if a.dtype.kind == "b" else int(np.iinfo(a.dtype).max)
@@ -307,6 +314,9 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None):
         hint = "" if ignore_value is not None else " (a \"don't care\" value: --ignore-value)"
         if ignore_value is None and vs <= {0, 1, 255}:
             hint = " (255 around 0 and 1: PASCAL VOC's void border? --ignore-value 255)"
+        elif im.mode != "P" and values.size > _MAX_CLASS_VALUES:
+            # a soft map (scores or probabilities) was called a class-index mask
+            hint = _SOFT_HINT
         elif im.mode == "P" or 1 < int(values[-1]) < 255:
             hint = (" (a class-index mask, as PASCAL VOC's palette PNGs? give the classes of "
                     "the foreground as --foreground-labels, e.g. --foreground-labels 15 "
@@ -321,6 +331,14 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None):
     if ignore is not None:
         mask &= ~ignore
     return (mask, ignore) if return_ignore else mask
+
+
+#: more values than this in a grey mask that is not binary: a soft map, not class indices
+#: (PASCAL VOC has 21 classes and the void border; ADE20K's 150 come as palette PNGs)
+_MAX_CLASS_VALUES = 64
+
+_SOFT_HINT = (" (a probability or score map rather than a mask? threshold it into 0 and 255 "
+              "first, e.g. at the middle of its range)")
 
 
 def _voc_palette():
@@ -581,7 +599,8 @@ def binary_labels(labels, ranges):
 
 
 def load_points(path, max_points=None):
-    """Read an ``x y z label [...]`` point file (plain or gzipped).
+    """Read an ``x y z label [...]`` point file (plain or gzipped): values separated by
+    white space or, when the first line's are, by commas (``x,y,z,label``).
 
     Returns ``(xyz, labels)``: an ``(N, 3)`` float array and an int array (or
     ``None`` when the file has only three columns).  Raises
@@ -593,15 +612,22 @@ def load_points(path, max_points=None):
     if Path(path).is_dir():
         raise FormatError(path_s, None, "is a folder, expected a point file")
     rows, linenos = [], []
-    ncol = None
+    ncol = comma = None
     for lineno, line in read_lines(path):
-        parts = line.split()
-        if not parts or parts[0].startswith("#"):
+        if comma is None and line.strip() and not line.lstrip().startswith("#"):
+            # values separated by commas (CSV exports of CloudCompare, PDAL, pandas: 'x,y,z,
+            # label', ', ' too) were one column, refused as "got 1 columns"
+            items = [p.strip() for p in line.split(",")]
+            comma = len(items) > 1 and all(p and not any(c.isspace() for c in p)
+                                           for p in items)
+        parts = [p.strip() for p in line.split(",")] if comma else line.split()
+        if not parts or not parts[0] or parts[0].startswith("#"):
             continue
         if ncol is None:
             ncol = len(parts)
             if ncol < 3:
-                raise FormatError(path_s, lineno, f"expected 'x y z [label ...]', got {ncol} columns")
+                raise FormatError(path_s, lineno, f"expected 'x y z [label ...]', got "
+                                  f"{counted(ncol, 'column')}")
         elif len(parts) != ncol:
             raise FormatError(path_s, lineno, f"{len(parts)} columns, expected {ncol}")
         rows.append(parts[:4])
@@ -621,14 +647,17 @@ def load_points(path, max_points=None):
                     header = ln == linenos[0] and not any(_is_number(v) for v in r)
                     raise FormatError(path_s, ln, f"non-numeric value {x[:20]!r}" + (
                         " (a header line? point files hold numbers only: remove it)"
-                        if header else "")) from None
+                        if header else " (a decimal comma? write decimal points)"
+                        if _is_number(x.replace(",", ".", 1)) else "")) from None
         raise FormatError(path_s, None, "non-numeric values") from None
     xyz = arr[:, :3]
     bad = ~np.all(np.isfinite(xyz), axis=1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise FormatError(path_s, linenos[i], f"{int(bad.sum())} points have NaN or infinite "
-                          f"coordinates (the first here)")
+        n = int(bad.sum())
+        raise FormatError(path_s, linenos[i], f"{counted(n, 'point')} "
+                          f"{'has' if n == 1 else 'have'} NaN or infinite coordinates (the "
+                          "first here)")
     labels = None
     if arr.shape[1] > 3:
         lab = arr[:, 3]

@@ -15,6 +15,7 @@ import os
 import numpy as np
 
 from structpred import MinCutExample, check_positive
+from structpred.io import counted
 
 from .graph_io import save_graph
 from .model_io import feature_names as _feature_names
@@ -278,6 +279,15 @@ def prepare_graphs(graphs, hold_out, frac, root, tag, kind, use_edges):
             kept.append(g)
     fg, tot, nodes = acc.fg, acc.tot, acc.nodes
     if acc.s1 is None:
+        n_held = len(valid) + len(vpaths)
+        if n_held:   # it was "no training data", naming the mask folder
+            what = "image" if kind == "image" else "scan"
+            held = (f"every one of the {counted(n_held, 'training ' + what)}" if n_held > 1
+                    else f"the only training {what}")
+            raise ValueError(f"the validation fraction {frac:g} holds out {held}, leaving "
+                             "none to train "
+                             "on: give a smaller one (--valid-fraction, valid_fraction) or "
+                             "validation data")
         raise ValueError("no training data")
     if tot <= 0:
         raise ValueError("every training pixel is marked \"don't care\"")

@@ -50,6 +50,14 @@ def _positive_or_inf(text):
     return positive_float(text)
 
 
+PREDICT_HELP = ("Label the sentences of a column file; the output repeats the input columns "
+                "and adds the predicted label. A label column in the input (one column more "
+                "than the model was trained with) is dropped. A CoNLL-U (or GermEval 2014) "
+                "file is written back as such, its UPOS (outer named entity) column the "
+                "predicted label. Example:\n"
+                "  structpred tag predict -m model.npz -i test.txt -o tagged.txt")
+
+
 def add_parser(subparsers, name):
     """Add ``structpred tag`` (train, predict, eval) to ``subparsers``."""
     top = subparsers.add_parser(
@@ -105,12 +113,8 @@ def add_parser(subparsers, name):
     _add_quiet(tr)
     tr.set_defaults(handler=tag_train)
 
-    pr = sub.add_parser(
-        "predict", formatter_class=_Formatter, help="label sentences",
-        description="Label the sentences of a column file; the output repeats the input "
-                    "columns and adds the predicted label. A label column in the input (one "
-                    "column more than the model was trained with) is dropped. Example:\n"
-                    "  structpred tag predict -m model.npz -i test.txt -o tagged.txt")
+    pr = sub.add_parser("predict", formatter_class=_Formatter, help="label sentences",
+                        description=PREDICT_HELP)
     pr.add_argument("-m", "--model", required=True, metavar="NPZ", help="model file")
     pr.add_argument("-i", "--input", "--data", dest="input", default="-", metavar="FILE",
                     help="sentences to label ('-': standard input)")
@@ -202,7 +206,13 @@ def tag_train(args):
     if args.first:
         X, y = X[:args.first], y[:args.first]
     if args.valid_data:
-        Xv, yv = read_conll(args.valid_data, n_columns=len(X[0][0]) + 1)
+        Xv, yv = read_conll(args.valid_data)
+        if len(Xv[0][0]) != len(X[0][0]):
+            # it was "expected 3 columns, found 2", or of a CoNLL-U file "the model was
+            # trained on a file with feature columns" before any model
+            raise UserError(f"{args.valid_data}: {_labelled_columns(args.valid_data, Xv)}, "
+                            f"but --data's {_labelled_columns(args.data, X, short=True)}: "
+                            "validation sentences need the columns of the training ones")
         Xt, yt = X, y
     else:
         if len(X) < 2:
@@ -238,6 +248,13 @@ def tag_train(args):
     best = tagger.history_.get("validation", [])
     score = max(best) if best else float("nan")
     what = "chunk F1" if tagger.iob_ else "accuracy"
+    if best and score == 0:
+        # a model that scores nothing on validation was written with exit status 0 and
+        # "validation chunk F1 0.00" in the summary only
+        warnings.warn(f"{args.valid_data or args.data}: the validation {what} is 0 at every "
+                      f"validation: the model learnt nothing it could score"
+                      + (f" (--radius {args.radius:g} bounds its weights too tightly?)"
+                         if args.radius is not None else " (too few iterations?)"))
     n_final = tagger.refit_sentences_ or len(Xt)
     tagger.save(args.output, info={"data": str(args.data), "sentences": n_final,
                                    "valid_sentences": len(Xv)})
@@ -255,26 +272,49 @@ def tag_train(args):
 def tag_predict(args):
     from structpred.io import open_output
 
-    from .data import read_conll, write_conll
+    from structpred.io import read_lines
+
+    from .data import read_conll, tabbed_format, write_conll, write_tabbed
 
     check_output(args.output, "-o", inputs=[("-i", args.input), ("-m", args.model)])
     tagger = _load(args.model)
-    X, _ = read_conll(args.input, labelled=False)
+    lines = list(read_lines(args.input))   # standard input is read once
+    X, _ = read_conll(args.input, labelled=False, _lines=lines)
+    tabbed = tabbed_format(lines)   # CoNLL-U or GermEval 2014: written back as such
+    conllu = tabbed == "CoNLL-U"
     n_cols = len(X[0][0])
-    if n_cols == tagger.n_columns_ + 1:
+    if n_cols == tagger.n_columns_ + 1 and not tabbed:
+        _refuse_index_column(args.input, X)
         X = [[tok[:-1] for tok in s] for s in X]
     elif n_cols != tagger.n_columns_:
         what = f"its word lines have {counted(n_cols, 'column')}"
-        if n_cols == 1 and _is_conllu_file(args.input):
+        if n_cols == 1 and conllu:
             what = "a CoNLL-U file, read as its word forms alone (1 column)"
         raise UserError(f"{args.input}: {what}, but the model was trained on "
                         f"{tagger.n_columns_} (+ the label)")
     _check_feature_column(args.input, tagger, X)
     pred = tagger.predict(X)
     with open_output(args.output) as fh:
-        write_conll(fh, X, pred)
+        if tabbed:   # CoNLL-U in, CoNLL-U out: the UPOS (GermEval: outer NE) column
+            write_tabbed(fh, lines, pred, tabbed)
+        else:
+            write_conll(fh, X, pred)
     _log(args, f"labelled {counted(len(X), 'sentence')}")
     return 0
+
+
+def _refuse_index_column(path, X):
+    """Refuse input whose first column numbers the tokens of every sentence (1, 2, ...): a
+    GermEval 2014 or CoNLL-U file without its label columns (``index token``) had its
+    words dropped as the "label column" and was tagged from the numbers."""
+    lengths = [len(s) for s in X]
+    if sum(lengths) >= 3 and max(lengths) >= 2 and all(
+            [tok[0] for tok in s] == [str(i) for i in range(1, len(s) + 1)] for s in X):
+        raise UserError(f"{path}: its first column numbers the tokens of every sentence "
+                        "(1, 2, ...), so the words would be dropped as a label column and the "
+                        "numbers tagged: give the words first (e.g. cut -f2), or the file "
+                        "with all its columns (GermEval 2014: index, token and both "
+                        "entity columns)")
 
 
 def _is_conllu_file(path):
@@ -313,14 +353,79 @@ def _check_feature_column(path, tagger, X):
                         f"columns it was trained on, with or without the label after them")
 
 
+def _labelled_columns(path, X, short=False):
+    """The columns of the labelled file ``path`` (its sentences ``X``), in words."""
+    n = len(X[0][0]) + 1
+    if n == 2 and _is_conllu_file(path):
+        return ("are CoNLL-U word lines" if short else "a CoNLL-U file") + \
+            ", read as word forms and labels (2 columns)"
+    return f"{'have' if short else 'its word lines have'} {counted(n, 'column')} (the label last)"
+
+
+def _some(items, n=5):
+    """The first ``n`` of ``items`` quoted, and their number when there are more."""
+    items = list(items)
+    shown = ", ".join(repr(t[:30]) for t in items[:n])
+    return shown if len(items) <= n else f"{shown}, ... ({len(items)} in all)"
+
+
+def _check_known_labels(path, y, tagger):
+    """Refuse gold labels none of which the model knows (token accuracy 0 with exit
+    status 0: another tag set, or the label not in the last column), and for a chunker
+    gold chunks none of whose types it knows (only ``O`` in common: chunk F1 0); warn of
+    some unknown labels among known ones (counted as errors: the model cannot predict
+    them)."""
+    from .evaluate import _split as split_tag, chunks
+
+    known = set(tagger.classes_)
+    gold = sorted({t for s in y for t in s})
+    unseen = [t for t in gold if t not in known]
+    hint = ("is the label the last column, and is this the model for this file "
+            "(another tag set?)")
+    if len(unseen) == len(gold):
+        raise UserError(f"{path}: no token has a label the model knows (its labels: "
+                        f"{_some(sorted(known))}; the file's: {_some(unseen, 3)}): {hint}")
+    if tagger.iob_:
+        types = {c[2] for s in y for c in chunks(s)}
+        if not types:
+            # chunk recall and F1 are undefined: "F1 0.00" was printed, exit 0
+            raise UserError(f"{path}: no chunk in the gold labels (every one is "
+                            f"{_some(gold, 3)}), so chunk recall and F1 are undefined: "
+                            "give sentences with chunks")
+        model_types = {split_tag(t)[1] for t in known if split_tag(t)[0] != "O"}
+        if types and not types & model_types:
+            raise UserError(f"{path}: no chunk has a type the model knows (its types: "
+                            f"{_some(sorted(model_types))}; the file's: "
+                            f"{_some(sorted(types), 3)}), so chunk F1 is 0 whatever it "
+                            f"predicts: {hint}")
+    if unseen:
+        bad = set(unseen)
+        n = sum(t in bad for s in y for t in s)
+        first = next(i for i, s in enumerate(y) if any(t in bad for t in s))
+        other = {"L": "E", "U": "S", "E": "L", "S": "U"}
+        scheme = ("; the file writes chunk ends and single-token chunks as BILOU's L-/U- or "
+                  "IOBES's E-/S- and the model as the other: chunk F1 reads both alike, token "
+                  "accuracy does not" if all(t[:1] in other and other[t[0]] + t[1:] in known
+                                             for t in unseen) else "")
+        warnings.warn(f"{path}: {n} of the {sum(map(len, y))} tokens (the first in sentence "
+                      f"{first + 1}) have labels the model was not trained on "
+                      f"({_some(unseen)}), counted as errors{scheme}")
+
+
 @_wrap_format_errors
 def tag_eval(args):
     from .data import read_conll
     from .evaluate import evaluate
 
     tagger = _load(args.model)
-    X, y = read_conll(args.data, n_columns=tagger.n_columns_ + 1)
+    X, y = read_conll(args.data)
+    n_cols = len(X[0][0])
+    if n_cols != tagger.n_columns_:
+        # "expected 3 columns, found 2" named neither the model nor which file was wrong
+        raise UserError(f"{args.data}: {_labelled_columns(args.data, X)}, but the model was "
+                        f"trained on {tagger.n_columns_} (+ the label)")
     _check_spellings(args.data, y, tagger.classes_)
+    _check_known_labels(args.data, y, tagger)
     scores = evaluate(y, tagger.predict(X), iob=tagger.iob_)
     if args.json:
         print(json.dumps(scores, sort_keys=True))

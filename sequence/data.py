@@ -21,8 +21,8 @@ from structpred.io import counted, split_tokens
 
 from .evaluate import label_kind_error
 
-__all__ = ["read_conll", "write_conll", "deterministic_split", "is_conllu_line",
-           "CONLLU_LABELS"]
+__all__ = ["read_conll", "write_conll", "write_tabbed", "deterministic_split",
+           "is_conllu_line", "tabbed_format", "CONLLU_LABELS"]
 
 #: the CoNLL-U columns that can be the label (UPOS, the universal tag, by default)
 CONLLU_LABELS = {"upos": 3, "xpos": 4}
@@ -133,7 +133,7 @@ def _read_tabbed(lines, name, labelled, fmt, label):
     return out.result(name, last)
 
 
-def read_conll(path, labelled=True, n_columns=None, conllu_label="upos"):
+def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lines=None):
     """Read a column file into ``(sentences, labels)``.
 
     A file whose first word line has ten tab-separated columns, the first an ID, is read
@@ -173,18 +173,8 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos"):
         raise ValueError(f"conllu_label must be one of {', '.join(CONLLU_LABELS)}, got "
                          f"{conllu_label!r}")
     name = str(path)
-    lines = list(read_lines(path))
-    words = [k for k, (_, line) in enumerate(lines) if line.strip()
-             and not line.startswith("#")]
-    fmt = None
-    if words:
-        k = words[0]
-        first = lines[k][1]
-        if is_conllu_line(first):
-            fmt = "CoNLL-U"
-        elif _is_germeval_start(lines[k - 1][1] if k else None, first,
-                                lines[k + 1][1] if k + 1 < len(lines) else None):
-            fmt = "GermEval 2014"
+    lines = list(read_lines(path)) if _lines is None else _lines   # (number, text) pairs
+    fmt = tabbed_format(lines)
     if fmt is not None:
         if n_columns is not None and n_columns != (2 if labelled else 1):
             raise FormatError(name, None, f"a {fmt} file (the word form and its label), "
@@ -218,6 +208,41 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos"):
         else:
             out.add(tuple(fields))
     return out.result(name, last)
+
+
+def tabbed_format(lines):
+    """``"CoNLL-U"``, ``"GermEval 2014"`` or ``None``: the format :func:`read_conll` reads
+    ``lines`` (``(number, text)`` pairs) in, told by their first word line."""
+    words = [k for k, (_, line) in enumerate(lines) if line.strip()
+             and not line.startswith("#")]
+    if not words:
+        return None
+    k = words[0]
+    first = lines[k][1]
+    if is_conllu_line(first):
+        return "CoNLL-U"
+    if _is_germeval_start(lines[k - 1][1] if k else None, first,
+                          lines[k + 1][1] if k + 1 < len(lines) else None):
+        return "GermEval 2014"
+    return None
+
+
+def write_tabbed(fh, lines, labels, fmt):
+    """Write the lines of a CoNLL-U or GermEval 2014 file (``fmt``; ``(number, text)``
+    pairs, as read) back with the label column of each word line (CoNLL-U's UPOS,
+    GermEval's outer named entity) set to its predicted label, in order; comments,
+    multiword tokens, empty nodes and the other columns as they were (such a file was
+    tagged as its words and labels alone, the rest lost)."""
+    n_fields, columns, _ = _TABBED[fmt]
+    column = columns["upos" if fmt == "CoNLL-U" else "outer"]
+    flat = iter([t for s in labels for t in s])
+    for _, line in lines:
+        fields = line.rstrip("\r\n").split("\t")
+        if len(fields) == n_fields and fields[0].isdigit() and not line.startswith("#"):
+            fields[column] = next(flat)
+            fh.write("\t".join(fields) + "\n")
+        else:
+            fh.write(line.rstrip("\r\n") + "\n")
 
 
 def write_conll(fh, sentences, labels):

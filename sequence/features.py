@@ -19,6 +19,7 @@ sparse token-by-feature matrices; unseen strings are dropped at prediction time.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import numpy as np
 import scipy.sparse as sp
@@ -32,10 +33,29 @@ _SHAPE = [(re.compile(r"[A-Z]+"), "X"), (re.compile(r"[a-z]+"), "x"), (re.compil
 
 def word_shape(word):
     """Compressed shape: runs of capitals, lower-case letters and digits become ``X``, ``x``
-    and ``d`` (``"McDonald's"`` -> ``"XxXx'x"``, ``"1,234.5"`` -> ``"d,d.d"``)."""
-    for pat, rep in _SHAPE:
-        word = pat.sub(rep, word)
-    return word
+    and ``d`` (``"McDonald's"`` -> ``"XxXx'x"``, ``"1,234.5"`` -> ``"d,d.d"``), in every
+    script with letter case (``"Москва"`` -> ``"Xx"``, ``"Über"`` -> ``"Xx"``: the shape of
+    a word of Cyrillic or Greek letters was the word itself, and ``Ü`` stayed ``Ü``);
+    letters without case (Chinese, Arabic) are kept."""
+    if word.isascii():
+        for pat, rep in _SHAPE:
+            word = pat.sub(rep, word)
+        return word
+    out = []
+    for ch in word:
+        c = "X" if ch.isupper() else "x" if ch.islower() else "d" if ch.isdecimal() else ch
+        if not (out and c in "Xxd" and out[-1] == c):
+            out.append(c)
+    return "".join(out)
+
+
+def _nfc(tokens):
+    """``tokens`` with every column in Unicode normal form NFC, so that a word spelled with
+    a combining accent (``cafe`` + U+0301) and precomposed (``café``) gets one set of
+    features (they were two words: a model trained on one form did not know the other)."""
+    if all(c.isascii() or unicodedata.is_normalized("NFC", c) for t in tokens for c in t):
+        return tokens
+    return [tuple(unicodedata.normalize("NFC", c) for c in t) for t in tokens]
 
 
 def sentence_features(tokens, feature_set="full", shapes=None):
@@ -44,6 +64,7 @@ def sentence_features(tokens, feature_set="full", shapes=None):
     ``shapes``, a dict, caches :func:`word_shape` per word form across calls."""
     if feature_set not in FEATURE_SETS:
         raise ValueError(f"feature_set must be one of {FEATURE_SETS}, got {feature_set!r}")
+    tokens = _nfc(tokens)
     n = len(tokens)
     words = [t[0] for t in tokens]
     lower = [w.lower() for w in words]

@@ -7,6 +7,7 @@ the word first), ``y`` a list of label lists.
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -347,8 +348,10 @@ class SequenceTagger(BaseEstimator):
         self.features_.scale = self.features_.scale ** (2.0 * power)
         x, lengths = codes.transform(train, self.features_, columns, scaled=self.scaled_)
         n_tokens = x.shape[0]
-        self.radius_ = float(self.relative_radius * np.sqrt(n_tokens) if self.radius is None
-                             else self.radius)
+        # a float product (math.sqrt): 1e308 times the root of the tokens is inf, no bound,
+        # without numpy's "overflow encountered in scalar multiply" warning
+        self.radius_ = float(float(self.relative_radius) * math.sqrt(n_tokens)
+                             if self.radius is None else self.radius)
         self.label_scale_ = (float((len(self.classes_) / n_tokens) ** power) if self.scaled_
                              else 1.0)
         labels = self._encode_labels(y)
@@ -470,7 +473,10 @@ class SequenceTagger(BaseEstimator):
         return out
 
     def score(self, X, y):
-        """Chunk F1 (IOB labels) or token accuracy, in %."""
+        """Chunk F1 (IOB labels) or token accuracy, in %.  ``y`` must hold a label list of
+        each sentence's length (a shorter ``y`` was scored on the sentences it reached:
+        ``zip`` cut them silently)."""
+        X, y = check_tagged_sentences(X, y)
         return score_from_stats(sentence_stats(y, self.predict(X), self.iob_))
 
     # --------------------------------------------------------------- persistence

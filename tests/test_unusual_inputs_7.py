@@ -235,7 +235,7 @@ def test_topics_eval_warns_of_some_unknown_labels(tmp_path, capsys, topic_model)
     """Some unknown labels: counted as errors, as before, with one warning line naming the
     first such document and the accuracy on the others (it was a note among the results)."""
     data = _write(tmp_path / "eval.tsv", ["sport\tthe match was won",
-                                          "weather\train tomorrow",
+                                          "weather\train at the game tomorrow",
                                           "politics\tthe parliament voted"])
     rc, out, err = run_cli(["topics", "eval", "-m", topic_model, "--data", data, "-q"], capsys)
     warning = [ln for ln in err.splitlines() if ln.startswith("structpred: warning: ")]

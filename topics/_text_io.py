@@ -9,16 +9,23 @@ Four layouts, chosen by :func:`detect_format` or by name:
   Hidden files and folders (names starting with ``.``) are skipped.
 * ``tsv`` -- one document per line, ``label<TAB>text`` (.gz ok).  Without labels
   (prediction), a line without a tab is the text.  A first line ``label<TAB>text``
-  is taken as a header and skipped.
+  (or another label and text column name of :data:`LABEL_NAMES` and :data:`TEXT_NAMES`,
+  any case: ``category<TAB>text``), or ``text`` alone before texts without labels, is taken
+  as a header and skipped; ``text<TAB>label`` is refused (the columns are the other way
+  round).
 * ``jsonl`` -- one JSON object per line with a ``text`` field and (for training and
   evaluation) a ``label`` field; other fields are ignored (.gz ok).  ``label_field`` and
   ``text_field`` name other fields (Yelp: ``stars`` and ``text``); several text fields are
   joined with a space.  A label may be a string or a finite number (``5`` and ``5.0``
-  are ``"5"``).
+  are ``"5"``).  A file that is one JSON array of such objects (``[{...}, {...}]``, as
+  ``json.dump`` writes a list of records) is read likewise, each record named by the
+  line where it starts.
 * ``csv`` -- comma-separated values read by :mod:`csv` (RFC 4180: quoted fields may hold
   commas, doubled quotes and line breaks; a line break inside a quoted field is read as
   ``"\\n"``), one document per record (.gz ok).  See :func:`read_documents` for how the
-  header, the label column and the text columns are found.
+  header, the label column and the text columns are found.  A file whose header's fields
+  are separated by semicolons and hold no comma (``label;text``, the CSV of spreadsheets
+  in locales with a decimal comma) is read with ``;`` as the separator.
 
 Blank lines are skipped.  Malformed input raises :class:`structpred.io.FormatError`
 (``FILE:LINE: reason``); so does a file that is not text (:func:`binary_kind`: a NUL byte
@@ -28,11 +35,15 @@ name or layout.
 
 from __future__ import annotations
 
+import bisect
 import csv
 import gzip
+import itertools
 import json
 import math
 import os
+import re
+import warnings
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -267,7 +278,7 @@ def _read_tsv(spath, name, need, docs, fields=None):
             continue
         if first:
             first = False
-            if line.strip().lower().replace(" ", "") == "label\ttext":
+            if _tsv_header(line, name, lineno):
                 continue                                   # a header line
         if first_text:
             _refuse_other_format_in_tsv(name, lineno, line, need)
@@ -291,6 +302,27 @@ def _read_tsv(spath, name, need, docs, fields=None):
         docs.texts.append(text)
         docs.labels.append(label)
         docs.sources.append(f"{name}:{lineno}")
+
+
+def _tsv_header(line, name, lineno):
+    """Whether the first line of a TSV file is a header ``label<TAB>text``, or another pair
+    of the names a CSV header may give them (``category<TAB>text``, ``sentiment<TAB>review``:
+    read as a document of class "category", a class of its own); a header of the text
+    first (``text<TAB>label``) is refused, as every line would be read the wrong way round.
+    A first line ``text`` alone (or another text column's name) heads texts without labels
+    (it was labelled as a document: one label more than the documents)."""
+    fields = [f.strip().lower() for f in line.split("\t")]
+    if len(fields) == 1:
+        return fields[0] in TEXT_NAMES      # a header of texts without labels: 'text'
+    if len(fields) != 2:
+        return False
+    if fields[0] in LABEL_NAMES and fields[1] in TEXT_NAMES:
+        return True
+    if fields[0] in TEXT_NAMES and fields[1] in LABEL_NAMES:
+        raise FormatError(name, lineno, f"a header {line.strip()!r}: the text comes first, but "
+                                        "a TSV file is 'label<TAB>text' (swap the columns, "
+                                        "e.g. awk -F'\\t' -v OFS='\\t' '{print $2, $1}')")
+    return False
 
 
 def _refuse_mixed_layout(name, lineno, tab, first):
@@ -328,16 +360,15 @@ def _csv_header_like(line):
 def _read_jsonl(spath, name, need, docs, fields):
     label_key = fields.label[0] if fields.label else "label"
     text_keys = fields.text or ["text"]
-    for lineno, line in _lines(spath, name):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line, object_pairs_hook=_unique_keys)
-        except json.JSONDecodeError as exc:
-            raise FormatError(name, lineno, f"malformed JSON ({exc.msg} at column {exc.colno}): "
-                                            f"expected one JSON object per line") from None
-        except ValueError as exc:          # a field given twice
-            raise FormatError(name, lineno, str(exc)) from None
+    source = _lines(spath, name)
+    head = []
+    for item in source:
+        head.append(item)
+        if item[1].strip():
+            break
+    lines = itertools.chain(head, source)
+    array = bool(head) and head[-1][1].lstrip().startswith("[")
+    for lineno, row in (_json_array(lines, name) if array else _json_lines(lines, name)):
         if not isinstance(row, dict):
             raise FormatError(name, lineno, f"expected a JSON object with {text_keys[0]!r} and "
                                             f"{label_key!r} fields, got a JSON {_json_kind(row)}")
@@ -361,6 +392,69 @@ def _read_jsonl(spath, name, need, docs, fields):
         docs.texts.append(" ".join(parts))
         docs.labels.append(label)
         docs.sources.append(f"{name}:{lineno}")
+
+
+def _json_lines(lines, name):
+    """``(line, value)`` of each non-blank line of JSON lines."""
+    for lineno, line in lines:
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line, object_pairs_hook=_unique_keys)
+        except json.JSONDecodeError as exc:
+            raise FormatError(name, lineno, f"malformed JSON ({exc.msg} at column {exc.colno}): "
+                                            f"expected one JSON object per line") from None
+        except ValueError as exc:          # a field given twice
+            raise FormatError(name, lineno, str(exc)) from None
+        yield lineno, row
+
+
+def _json_array(lines, name):
+    """``(line, value)`` of each item of a file that is one JSON array (``[{...}, {...}]``,
+    as ``json.dump`` writes a list of records: it was refused as "got a JSON array"), with
+    the line where the item starts."""
+    numbers, texts = [], []
+    for lineno, line in lines:
+        numbers.append(lineno)
+        texts.append(line)
+    text = "\n".join(texts)
+    starts = [0]
+    for t in texts[:-1]:
+        starts.append(starts[-1] + len(t) + 1)
+
+    def line_at(pos):
+        return numbers[max(bisect.bisect_right(starts, pos) - 1, 0)]
+
+    decoder = json.JSONDecoder(object_pairs_hook=_unique_keys)
+    ws = re.compile(r"\s*")
+    pos = ws.match(text).end() + 1            # after the '['
+    expect_item = None                         # None: first, True: after a comma
+    while True:
+        pos = ws.match(text, pos).end()
+        if pos < len(text) and text[pos] == "]" and not expect_item:
+            pos += 1
+            break
+        try:
+            row, end = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            raise FormatError(name, line_at(exc.pos), f"malformed JSON ({exc.msg}) in the JSON "
+                                                      "array of records") from None
+        except ValueError as exc:          # a field given twice
+            raise FormatError(name, line_at(pos), str(exc)) from None
+        yield line_at(pos), row
+        pos = ws.match(text, end).end()
+        if pos < len(text) and text[pos] == ",":
+            pos, expect_item = pos + 1, True
+        elif pos < len(text) and text[pos] == "]":
+            pos += 1
+            break
+        else:
+            raise FormatError(name, line_at(pos), "malformed JSON: expected ',' or ']' in the "
+                                                  "JSON array of records")
+    pos = ws.match(text, pos).end()
+    if pos < len(text):
+        raise FormatError(name, line_at(pos), "more after the JSON array of records: a file "
+                                              "holds one array, or one JSON object per line")
 
 
 def _json_fields(row):
@@ -393,15 +487,27 @@ _CSV_FIELD_LIMIT = 2**31 - 1
 
 def _csv_records(spath, name):
     """The non-blank records of a CSV file, ``[(line, fields)]`` with the line where each
-    starts.  Lines come from ``read_lines`` (encoding, BOM, NUL and CR checks)."""
+    starts, and the delimiter (:func:`_csv_delimiter`; a first line ``sep=;``, which
+    spreadsheets write to name it, gives it and is skipped).  Lines come from
+    ``read_lines`` (encoding, BOM, NUL and CR checks)."""
     at = [0]
+    source = _lines(spath, name)
+    head = []
+    for item in source:
+        head.append(item)
+        if item[1].strip():
+            break
+    delimiter = _csv_delimiter(head[-1][1]) if head else ","
+    sep = head[-1][1].strip() if head else ""
+    if len(sep) == 5 and sep.lower().startswith("sep=") and sep[4] in ",;\t|":
+        delimiter, head = sep[4], head[:-1]   # Excel's line naming the separator
 
     def lines():
-        for lineno, text in _lines(spath, name):
+        for lineno, text in itertools.chain(head, source):
             at[0] = lineno
             yield text + "\n"
 
-    reader = csv.reader(lines(), strict=True)
+    reader = csv.reader(lines(), strict=True, delimiter=delimiter)
     limit = csv.field_size_limit()
     csv.field_size_limit(max(limit, _CSV_FIELD_LIMIT))
     out = []
@@ -411,7 +517,7 @@ def _csv_records(spath, name):
             try:
                 row = next(reader)
             except StopIteration:
-                return out
+                return out, delimiter
             except csv.Error as exc:
                 if "end of data" in str(exc):
                     raise FormatError(name, start, "a quoted field opened in this record is "
@@ -423,6 +529,20 @@ def _csv_records(spath, name):
                 out.append((start, row))
     finally:
         csv.field_size_limit(limit)
+
+
+def _csv_delimiter(line):
+    """``;`` for a file whose first line is a header of fields separated by semicolons
+    (``label;text``: the CSV of spreadsheets in locales that write a decimal comma) and holds
+    no comma, else ``,``: read with commas, such a header was one field, refused as "no
+    label column ... (no header)"."""
+    if "," in line or ";" not in line:
+        return ","
+    try:
+        row = next(csv.reader([line], delimiter=";"), [])
+    except csv.Error:
+        return ","
+    return ";" if len(row) > 1 and _named_like(row, LABEL_NAMES + TEXT_NAMES) else ","
 
 
 def _named_like(row, names):
@@ -531,7 +651,7 @@ def _refuse_tsv_as_csv(name, records):
 
 
 def _read_csv(spath, name, need, docs, fields):
-    records = _csv_records(spath, name)
+    records, delimiter = _csv_records(spath, name)
     if not records:
         return
     cols = _csv_columns(name, records, need, fields)
@@ -544,8 +664,9 @@ def _read_csv(spath, name, need, docs, fields):
         if len(row) != width:
             what = "the header" if cols.header else f"the first row (line {first_line})"
             raise FormatError(name, line, f"{counted(len(row), 'field')} "
-                                          f"where {what} has {width}: a comma in an unquoted "
-                                          f"field? (quote the field)")
+                                          f"where {what} has {width}: a "
+                                          f"{'comma' if delimiter == ',' else 'semicolon'} "
+                                          f"in an unquoted field? (quote the field)")
         text = " ".join(row[i] for i in cols.text)
         if not text.strip():
             raise FormatError(name, line, f"empty text "
@@ -578,8 +699,27 @@ def _visible(p):
     return not p.name.startswith(".")
 
 
+def _refuse_odd_entry(p):
+    """Refuse an entry of a document folder that is neither a file nor a folder: a link to
+    nothing or a loop of links (skipped silently before: a document lost), a FIFO, a socket
+    or a device (a FIFO was skipped too; reading one would wait for a writer)."""
+    if p.is_file() or p.is_dir():
+        return
+    reason = missing_reason(p, "file")
+    if reason is None:
+        import stat
+
+        mode = p.stat().st_mode
+        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket"
+                if stat.S_ISSOCK(mode) else "a device")
+        reason = f"{kind}, not a file: a folder of documents holds files"
+    raise FormatError(str(p), None, reason)
+
+
 def _read_folder(root, need, docs):
     entries = sorted((p for p in root.iterdir() if _visible(p)), key=lambda p: p.name)
+    for p in entries:
+        _refuse_odd_entry(p)
     loose = [p for p in entries if p.is_file()]
     if loose and need:
         raise FormatError(str(loose[0]), None, f"not in a class folder: with labels, {root} must "
@@ -587,9 +727,16 @@ def _read_folder(root, need, docs):
     for f in loose:
         _add_file(f, None, docs)
     for sub in (p for p in entries if p.is_dir()):
-        files = sorted((f for f in sub.rglob("*") if f.is_file()
-                        and all(_visible(q) for q in f.relative_to(sub).parents if q.name)
-                        and _visible(f)), key=lambda f: str(f.relative_to(sub)))
+        found = [f for f in sub.rglob("*")
+                 if all(_visible(q) for q in f.relative_to(sub).parents if q.name)
+                 and _visible(f)]
+        for f in found:
+            _refuse_odd_entry(f)
+        files = sorted((f for f in found if f.is_file()), key=lambda f: str(f.relative_to(sub)))
+        if not files and need:
+            # an empty class folder left its class out of the model without a word
+            warnings.warn(f"{sub}: a class folder without documents: the class "
+                          f"{sub.name!r} is left out")
         for f in files:
             _check_label(sub.name, str(root), None)
             _add_file(f, sub.name, docs)

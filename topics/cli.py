@@ -52,10 +52,17 @@ def _df(text):
     except ValueError:
         try:
             v = float(text)
+            if "_" in text:   # '0_5' is 5.0 to Python: a mistyped decimal point
+                raise ValueError(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a count or a fraction, got {text!r}") from None
-        if not 0.0 <= v <= 1.0:
-            raise argparse.ArgumentTypeError(f"a fraction must lie in [0, 1], got {v}")
+        if v >= 1.0 and v.is_integer():
+            # "a fraction if N < 1": 1.0 and 2.0 are counts (1.0 was read as scikit-learn
+            # reads it, a fraction of all the documents, and 2.0 refused)
+            return positive_int(str(int(v)))
+        if not 0.0 <= v < 1.0:
+            raise argparse.ArgumentTypeError(f"expected a count (a whole number >= 1) or a "
+                                             f"fraction in [0, 1), got {text!r}")
         return v
     return positive_int(text)
 
@@ -315,15 +322,38 @@ def _load(path):
 
 def _predict(saved, docs):
     X = saved.vocabulary.transform(docs.texts)
+    _check_known_words(X, docs, saved)
     return [str(p) for p in saved.estimator.predict(X)]
+
+
+def _check_known_words(X, docs, saved):
+    """Refuse documents none of which has a word the model's vocabulary keeps, and warn of
+    some: such a document gets the class prior's label whatever its text (a corpus in
+    another language, or another field's, was labelled with one class, exit status 0)."""
+    empty = np.flatnonzero(np.diff(X.indptr) == 0)
+    if not empty.size:
+        return
+    what = (f"the model's vocabulary ({counted(len(saved.vocabulary), 'term')}, e.g. "
+            f"{', '.join(repr(w) for w in list(saved.vocabulary.words_)[:3])})")
+    if empty.size == len(docs):
+        raise UserError(f"{docs.path}: no document has a word that {what} keeps, so each "
+                        "would get the same label whatever its text: are they in the "
+                        "model's language and field, and is this the model for them?")
+    n = int(empty.size)
+    warnings.warn(f"{docs.sources[empty[0]]}: {n} of the {len(docs)} documents "
+                  f"{'has' if n == 1 else 'have'} no word that {what} keeps; "
+                  f"{'it gets' if n == 1 else 'they get'} the label of a document without "
+                  "words, whatever the text")
 
 
 # ----------------------------------------------------------------------- commands
 
 def _stop_words(arg):
     """``--stop-words``: ``english``, ``none`` or a file of words (one a line)."""
-    if arg in ("english", "none"):
-        return "english" if arg == "english" else None
+    if arg.strip().lower() in ("english", "none") and (arg in ("english", "none")
+                                                       or not os.path.lexists(arg)):
+        # 'English' or 'None' (no such file) was "English: no such file"
+        return "english" if arg.strip().lower() == "english" else None
     from structpred.io import read_lines
 
     return frozenset(w.strip().lower() for _, w in read_lines(arg) if w.strip())
@@ -621,8 +651,9 @@ def format_confusion(cm, labels, max_width=120):
 
 
 def _plot_confusion(cm, labels, accuracy, path, title):
-    from structpred.io import plt, save_figure
+    from structpred.io import literal_text, plt, save_figure
 
+    labels = [literal_text(lab) for lab in labels]   # '$5 and $6' is no formula
     n = len(labels)
     size = max(4.0, 0.5 * n + 2.5)
     fig, ax = plt.subplots(figsize=(size + 1.0, size))

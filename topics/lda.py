@@ -30,6 +30,7 @@ import numba as nb
 import numpy as np
 
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 
 from structpred.learners import check_iterations
 
@@ -383,7 +384,7 @@ class LDA(BaseEstimator):
         blank is refused, as by the command line (:func:`topics._validation.check_documents_have_text`).
         """
         if not hasattr(self, "components_"):
-            raise RuntimeError("this LDA is not fitted yet")
+            raise NotFittedError("this LDA is not fitted yet")
         X = self._counts(X, fitting=False)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} columns, the model has {self.n_features_in_}")

@@ -28,11 +28,12 @@ __all__ = ["refuse_stdin_model", "FormatError", "atomic_write", "open_text", "op
            "unpack_json", "check_format", "CLOCK_KEYS", "drop_clock_readings", "load_or_compute",
            "CacheMismatch", "cache_file", "is_cache_folder", "key_hash", "check_token_lists",
            "check_sentence_pairs", "unwritable_token", "MAX_WORDS", "save_figure",
-           "plot_histories", "note", "hold_notes", "release_notes", "drop_notes", "counted"]
+           "plot_histories", "literal_text", "note", "hold_notes", "release_notes",
+           "drop_notes", "counted"]
 
 
 def __getattr__(name):
-    if name in ("save_figure", "plot_histories", "plt"):
+    if name in ("save_figure", "plot_histories", "literal_text", "plt"):
         from . import _plotting
 
         return getattr(_plotting, name)

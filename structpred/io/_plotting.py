@@ -12,6 +12,13 @@ from ._files import atomic_write, check_figure_path
 __all__ = ["plot_histories", "save_figure"]
 
 
+def literal_text(text):
+    """``text`` as matplotlib shows it literally: a ``$`` escaped, so that a pair of them
+    (a label ``$5 and $6``, ``$\\frac{a}$``) is not read as mathtext (a parse error was a
+    traceback after the work)."""
+    return str(text).replace("$", r"\$")
+
+
 def save_figure(fig, path, dpi=100):
     """Write ``fig`` atomically to ``path`` in the format of its suffix (png, pdf, svg, ...)."""
     fmt = check_figure_path(path)   # a suffix matplotlib cannot write: one line, no file

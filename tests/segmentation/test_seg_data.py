@@ -137,7 +137,7 @@ def test_empty_point_file_is_rejected(tmp_path):
 def test_nan_coordinates_are_rejected(tmp_path):
     p = tmp_path / "nan.xyz"
     p.write_text("0 0 0 1300 2\n1 nan 0 1200 2\n")
-    with pytest.raises(FormatError, match=r"nan\.xyz:2: 1 points have NaN"):
+    with pytest.raises(FormatError, match=r"nan\.xyz:2: 1 point has NaN"):
         load_points(p)
 
 
