@@ -263,7 +263,9 @@ class UnsupervisedAligner(BaseEstimator):
         max_len = int(self.max_len)
         keep = [i for i, (s, t) in enumerate(zip(ns, nt)) if len(s) <= max_len and len(t) <= max_len]
         if not keep:
-            raise ValueError(f"no sentence pair with both sides of at most {self.max_len} tokens")
+            raise ValueError(f"no sentence pair with both sides of at most "
+                             f"{counted(self.max_len, 'token')} to train the HMM on (max_len, "
+                             f"--max-len: the longest pairs are left out of its training)")
         ns_train = ns if len(keep) == len(ns) else [ns[i] for i in keep]
         nt_train = nt if len(keep) == len(nt) else [nt[i] for i in keep]
         stats = AlignmentStatistics.from_sentences(

@@ -74,6 +74,9 @@ def _read_pairs(src, tgt, src_opt="--src", tgt_opt="--tgt", segmented=True):
         raise UserError(f"{src}: no sentences (the file is empty)")
     if segmented:
         _check_segmented(pairs, src, tgt)
+    else:   # aer's sentences: a 'src ||| tgt' file fits every link of the source side
+        for side, path in ((0, src), (1, tgt)):
+            _check_one_side([p[side] for p in pairs], path)
     return pairs
 
 
@@ -103,6 +106,22 @@ def _check_segmented(pairs, src, tgt=None):
     for side, path in ((0, src), (1, tgt or src)):
         what = "" if tgt else ("source side: ", "target side: ")[side]
         check_segmented([p[side] for p in pairs], path, what)
+        if tgt:
+            _check_one_side([p[side] for p in pairs], path)
+
+
+def _check_one_side(sentences, path):
+    """Refuse a file given for one side (``--src``, ``--tgt``, ``--bitext-src``, ...) whose
+    lines (90 % or more) hold the token ``|||``: a fast_align ``source ||| target`` file, both
+    sides on each line.  It was aligned (or trained on) with exit status 0, every word of
+    both languages and the ``|||`` a word of one side."""
+    with_bars = [i for i, s in enumerate(sentences, 1) if "|||" in s]
+    if sentences and len(with_bars) >= 0.9 * len(sentences):
+        raise FormatError(path, None, f"{len(with_bars)} of {counted(len(sentences), 'line')} "
+                          f"hold a '|||' token (line {with_bars[0]}): a fast_align 'source ||| "
+                          "target' file, not one side of the sentence pairs; give it as -i FILE "
+                          "(align predict, align unsupervised) or split it into a source and a "
+                          "target file")
 
 
 def _is_file(path):

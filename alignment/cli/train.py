@@ -133,6 +133,9 @@ def _check_options(args):
             "M (--model auto tries M+F+Q only with validation sentences)" if auto_model
             else args.model))
     _check_external_options(args, all(valid))
+    if args.c_pos == 0 and args.c_neg != "auto" and 0 in args.c_neg:
+        raise UserError("--c-pos 0 with --c-neg 0: the loss is zero and the model learns to "
+                        "predict no link")
     if args.c_neg != "auto" and len(args.c_neg) > 1 and not all(valid):
         raise UserError("several --c-neg values need validation sentences to choose from "
                         "(--valid-src, --valid-tgt, --valid-gold)")

@@ -9,7 +9,8 @@ Conventions (as in fast_align, eflomal and the NAACL 2003 shared task):
   first side (English in the Hansards) and indexes the rows ``j`` of an
   alignment; the *target* indexes the columns ``k``.
 * **Pharaoh** alignments have one line per sentence pair with links ``j-k``
-  (sure) and ``j?k`` (possible), 0-based, source first.
+  (sure) and ``j?k`` (possible; awesome-align's gold writes ``jpk``, read alike), 0-based,
+  source first.
 * **NAACL 2003** gold has one link per line: ``sent src tgt [S|P] [p]``, all
   1-based; position 0 is the NULL word and such links are ignored.  A missing
   label means sure; the optional confidence ``p`` is ignored.
@@ -221,11 +222,13 @@ def write_fast_align(pairs, path):
 
 
 #: ``j-k`` or ``j?k``, with an optional score ``:p`` (``align unsupervised --soft``), ignored
-_PHARAOH_LINK = re.compile(r"^([0-9]{1,9})([-?])([0-9]{1,9})(?::([0-9.eE+-]{1,40}))?$")
+#: ``j-k`` sure, ``j?k`` possible, and ``jpk`` possible as awesome-align's and
+#: lilt/alignment-scripts' gold files write it (``11p42``; it was refused as malformed)
+_PHARAOH_LINK = re.compile(r"^([0-9]{1,9})([-?p])([0-9]{1,9})(?::([0-9.eE+-]{1,40}))?$")
 
 
 #: a link whose shape is right but one position has more digits than :data:`_PHARAOH_LINK` takes
-_LONG_POSITION = re.compile(r"^([0-9]+)[-?]([0-9]+)(?::[0-9.eE+-]*)?$")
+_LONG_POSITION = re.compile(r"^([0-9]+)[-?p]([0-9]+)(?::[0-9.eE+-]*)?$")
 #: a link labelled sure or possible ``i-j-S``/``i-j-P`` (or ``i-j-p``), and a link to a
 #: NULL word written as position -1 (``-1-3``, ``3--1``)
 _LINK_LABEL = re.compile(r"^[0-9]+[-?][0-9]+[-:]?[SPsp]$")
@@ -278,6 +281,10 @@ def _range_hint(j, k, shape, line_links):
     if m != n and all(a < n and b < m for a, b in line_links):
         return (" (every link of the line fits the sentence pair with its sides exchanged: "
                 "are --src and --tgt swapped?)")
+    if not at_zero and m != n and all(a <= n and b <= m for a, b in line_links):
+        # awesome-align's gold of the NAACL 2003 Romanian set: 1-based, Romanian first
+        return (" (every link of the line fits the sentence pair 1-based and with its sides "
+                "exchanged: Pharaoh positions start at 0 and the source comes first)")
     return ""
 
 
@@ -360,7 +367,8 @@ def _check_range(path, lineno, j, k, shape, base, line_links=(), pair=(None, Non
 
 
 def read_pharaoh(path, pairs=None):
-    """Read Pharaoh alignments (``j-k`` sure, ``j?k`` possible, 0-based; a score ``j-k:p``
+    """Read Pharaoh alignments (``j-k`` sure, ``j?k`` or awesome-align's ``jpk`` possible,
+    0-based; a score ``j-k:p``
     in [0, 1], as ``align unsupervised --soft`` writes, is ignored).
 
     Parameters

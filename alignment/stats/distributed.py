@@ -49,7 +49,7 @@ from collections import Counter
 import numpy as np
 
 from structpred import FormatError
-from structpred.io import split_tokens, word_text
+from structpred.io import counted, split_tokens, word_text
 from structpred.parallel import dask_workers
 
 from .._runtime import log as _log
@@ -417,7 +417,7 @@ class _ClusterRun:
         max_len = options[0]
         if n_kept == 0:
             raise FormatError(src_path, None, f"no sentence pairs left of {n_read} after "
-                                              f"leaving out those longer than {max_len} tokens")
+                                              f"leaving out those longer than {counted(max_len, 'token')}")
         self.vocab = tuple(Vocabulary.from_counts(c, min_count=min_count) for c in counts)
         del counts
         remaps = [[None] * len(c) for c in chunks]
