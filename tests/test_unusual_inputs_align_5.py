@@ -16,6 +16,12 @@ options, encodings; docs/errors.md), by class:
 - a fast_align ``src ||| tgt`` file given as one side (``--src``, ``--tgt``,
   ``--bitext-src``, ``aer --src``) was aligned, trained on and scored with exit status 0,
   every word of both languages a word of that side; now refused with the hint to use ``-i``;
+- held-out language pairs: ``align predict`` with a model of another pair (a Czech model
+  given Romanian: 69 % of the words unknown to its statistics) aligned by word forms and
+  positions alone with no word; now one warning line per side;
+- ``aer`` without ``--src``/``--tgt`` scored a gold with its sides exchanged (88 % for a
+  model of 14 %) or a 0-based NAACL file (50 %) as read, with no word; now a warning that
+  gives the AER of the other reading;
 - sizes: ``--max-length 1`` said "longer than 1 tokens"; ``align unsupervised`` on pairs all
   longer than ``--max-len`` said only "no sentence pair with both sides of at most 80
   tokens", now naming the option.
@@ -210,3 +216,46 @@ def test_unsupervised_on_pairs_all_too_long_names_the_option():
     pairs = [("a b c".split(), "x y z".split())] * 2
     with pytest.raises(ValueError, match="--max-len"):
         UnsupervisedAligner(max_len=2).fit([s for s, _ in pairs], [t for _, t in pairs])
+
+
+# ------------------------------------------------ class: held-out language pairs
+def test_words_unknown_to_the_model_get_a_warning(files, capsys, tiny_model):
+    """A model of another language pair (Czech given Romanian) aligned by word forms and
+    positions alone, with exit status 0 and no word; now one warning line per side."""
+    other = _write(files["tmp"] / "other.ro", ["aceasta casa este mica foarte mult acum",
+                                               "sunt de acord cu el si cu ea azi"] * 2)
+    src = _write(files["tmp"] / "s.en", SRC[:2] * 2)
+    rc, _, err = run_cli(["align", "predict", "-m", tiny_model, "--src", src, "--tgt", other,
+                          "-o", str(files["tmp"] / "o.txt"), "-q"], capsys)
+    assert rc == 0
+    warnings = [line for line in err.splitlines() if line.startswith("structpred: warning:")]
+    assert len(warnings) == 1 and "--tgt:" in warnings[0] and "unknown" in warnings[0], err
+    rc, _, err = run_cli(["align", "predict", "-m", tiny_model, "--src", files["src"],
+                          "--tgt", files["tgt"], "-o", str(files["tmp"] / "o.txt"), "-q"],
+                         capsys)
+    assert rc == 0 and "warning" not in err, err
+
+
+# ------------------------------------------- class: gold read the wrong way (aer)
+REF = ["0-2 1-0 2-3 3-1", "0-1 1-2 2-0", "0-3 1-0 2-1 3-4 4-2", "0-2 1-3 2-1 3-0"]
+
+
+@pytest.mark.parametrize("how", ["swapped", "naacl0"])
+def test_aer_without_sentences_warns_of_a_gold_read_the_wrong_way(tmp_path, capsys, how):
+    """Without --src/--tgt, a gold with its sides exchanged (AER 88 % of a 14 % model) or
+    a 0-based NAACL file (50 %) was scored as read, with no word; now one warning line."""
+    test = _write(tmp_path / "test.txt", REF)
+    links = [[tuple(map(int, link.split("-"))) for link in line.split()] for line in REF]
+    if how == "swapped":
+        gold = _write(tmp_path / "gold.txt", [" ".join(f"{k}-{j}" for j, k in line)
+                                              for line in links])
+    else:
+        gold = _write(tmp_path / "gold.naacl", [f"{i} {j} {k} S" for i, line in
+                                                enumerate(links, 1) for j, k in line])
+    rc, out, err = run_cli(["aer", "--gold", gold, "--test", test], capsys)
+    assert rc == 0 and "AER" in out
+    assert err.count("structpred: warning:") == 1 and "--src and --tgt" in err, err
+    # the gold as written: no warning
+    good = _write(tmp_path / "good.txt", REF)
+    rc, out, err = run_cli(["aer", "--gold", good, "--test", test], capsys)
+    assert rc == 0 and "AER 0.00%" in out and not err.strip(), err
