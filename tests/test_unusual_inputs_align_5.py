@@ -22,6 +22,11 @@ options, encodings; docs/errors.md), by class:
 - ``aer`` without ``--src``/``--tgt`` scored a gold with its sides exchanged (88 % for a
   model of 14 %) or a 0-based NAACL file (50 %) as read, with no word; now a warning that
   gives the AER of the other reading;
+- empty lines in the unlabeled bitext (one side empty, as OPUS and Europarl files have):
+  ``align train`` refused them as "empty sentence" although its bitext reader and the
+  statistics meant to leave such pairs out; now left out and counted in the summary; a
+  bitext of empty lines only was "no sentence pairs left ... after leaving out those longer
+  than 80 tokens", now named by what left them out;
 - sizes: ``--max-length 1`` said "longer than 1 tokens"; ``align unsupervised`` on pairs all
   longer than ``--max-len`` said only "no sentence pair with both sides of at most 80
   tokens", now naming the option.
@@ -259,3 +264,32 @@ def test_aer_without_sentences_warns_of_a_gold_read_the_wrong_way(tmp_path, caps
     good = _write(tmp_path / "good.txt", REF)
     rc, out, err = run_cli(["aer", "--gold", good, "--test", test], capsys)
     assert rc == 0 and "AER 0.00%" in out and not err.strip(), err
+
+
+# ------------------------------------------------ class: empty lines in the bitext
+def test_bitext_with_empty_lines_leaves_those_pairs_out(files, capsys):
+    """An empty line on one side of the unlabeled bitext (OPUS and Europarl files have
+    them) was refused as "empty sentence" by align train, whose bitext reader and
+    statistics meant to leave such pairs out; now they are left out and counted."""
+    tmp = files["tmp"]
+    src = _write(tmp / "bt.en", SRC + [""] + SRC)
+    tgt = _write(tmp / "bt.fr", TGT + ["le chat"] + TGT)
+    argv = _train(files, bitext_src=src)
+    argv[argv.index("--bitext-tgt") + 1] = tgt
+    argv.remove("-q")
+    rc, _, err = run_cli(argv, capsys)
+    assert rc == 0, err
+    assert "1 with an empty side" in err
+
+
+def test_bitext_of_empty_lines_only_names_them(files, capsys):
+    """It said "after leaving out those longer than 80 tokens" of pairs left out for an
+    empty side."""
+    tmp = files["tmp"]
+    src = _write(tmp / "bt.en", ["", "", ""])
+    tgt = _write(tmp / "bt.fr", ["a", "b", "c"])
+    argv = _train(files, bitext_src=src)
+    argv[argv.index("--bitext-tgt") + 1] = tgt
+    rc, _, err = run_cli(argv, capsys)
+    assert one_line_error(rc, err, "no sentence pairs left", "3 with an empty side"), err
+    assert "longer than" not in err

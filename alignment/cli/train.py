@@ -247,10 +247,13 @@ def _read_data(args, have_bitext):
 
 
 def _read_bitext(args):
-    """The unlabeled bitext's token lists (``--bitext-pairs`` of them), empty pairs left out."""
+    """The unlabeled bitext's token lists (``--bitext-pairs`` of them), pairs with an empty
+    side left out, as the statistics leave them out (an empty line, common in OPUS and
+    Europarl files, was refused as "empty sentence" here while the docstring and the
+    statistics left it out)."""
     from alignment.data.formats import read_parallel
 
-    bt = read_parallel(args.bitext_src, args.bitext_tgt)
+    bt = read_parallel(args.bitext_src, args.bitext_tgt, allow_empty=True)
     if args.bitext_pairs is not None:
         bt = bt[:args.bitext_pairs]
     bt = [(s, t) for s, t in bt if s and t]

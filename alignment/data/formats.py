@@ -100,15 +100,15 @@ def _name(path):
     return path if isinstance(path, str) else os.fspath(path)
 
 
-def _tokens(path, lineno, text, side=None):
+def _tokens(path, lineno, text, side=None, allow_empty=False):
     toks = split_tokens(word_text(text, _name(path), lineno), _name(path), lineno)
-    if not toks:
+    if not toks and not allow_empty:
         what = "empty sentence" if side is None else f"empty {side} sentence"
         raise FormatError(_name(path), lineno, what)
     return toks
 
 
-def read_parallel(src_path, tgt_path):
+def read_parallel(src_path, tgt_path, allow_empty=False):
     """Read a sentence-aligned corpus from two tokenised files.
 
     Parameters
@@ -123,13 +123,14 @@ def read_parallel(src_path, tgt_path):
     Raises
     ------
     FormatError
-        Empty sentence, invalid UTF-8, or different numbers of lines (reported
-        at the first line that exists in only one file).
+        Empty sentence (unless ``allow_empty``: an unlabeled bitext, whose pairs with an
+        empty side are left out by the caller), invalid UTF-8, or different numbers of lines
+        (reported at the first line that exists in only one file).
     """
-    return list(iter_parallel(src_path, tgt_path))
+    return list(iter_parallel(src_path, tgt_path, allow_empty))
 
 
-def iter_parallel(src_path, tgt_path):
+def iter_parallel(src_path, tgt_path, allow_empty=False):
     """:func:`read_parallel` one pair at a time (a pair is yielded as soon as both of its
     lines are read, so standard input can be aligned as it arrives)."""
     src_iter, tgt_iter = iter(read_lines(src_path)), iter(read_lines(tgt_path))
@@ -146,7 +147,8 @@ def iter_parallel(src_path, tgt_path):
                                   f"empty: no lines, while {_name(longer)} has some")
             raise FormatError(_name(longer), lineno, f"line counts differ: {_name(shorter)} has "
                               f"only {counted(lineno - 1, 'line')}")
-        yield _tokens(src_path, s[0], s[1]), _tokens(tgt_path, t[0], t[1])
+        yield (_tokens(src_path, s[0], s[1], allow_empty=allow_empty),
+               _tokens(tgt_path, t[0], t[1], allow_empty=allow_empty))
 
 
 def read_fast_align(path):
