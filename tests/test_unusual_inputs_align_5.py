@@ -27,7 +27,10 @@ options, encodings; docs/errors.md), by class:
   statistics meant to leave such pairs out; now left out and counted in the summary; a
   bitext of empty lines only was "no sentence pairs left ... after leaving out those longer
   than 80 tokens", now named by what left them out;
-- sizes: ``--max-length 1`` said "longer than 1 tokens"; ``align unsupervised`` on pairs all
+- sizes: ``--max-length``/``--max-len`` (``UnsupervisedAligner.max_len``) above 1,000
+  let longer bitext pairs into the HMM's training, cubic in the length (``--max-length
+  100000`` and one bitext line of 2,454 words: more than 5 minutes), now refused;
+  ``--max-length 1`` said "longer than 1 tokens"; ``align unsupervised`` on pairs all
   longer than ``--max-len`` said only "no sentence pair with both sides of at most 80
   tokens", now naming the option.
 """
@@ -293,3 +296,30 @@ def test_bitext_of_empty_lines_only_names_them(files, capsys):
     rc, _, err = run_cli(argv, capsys)
     assert one_line_error(rc, err, "no sentence pairs left", "3 with an empty side"), err
     assert "longer than" not in err
+
+
+# ------------------------------------------- class: sizes (long bitext pairs, HMM)
+def test_max_length_beyond_max_words_is_refused(files, capsys):
+    """--max-length 100000 let a bitext line of 2,454 words into the HMM's training, cubic
+    in the length: align train ran for more than 5 minutes on 20 pairs and that one."""
+    rc, _, err = run_cli(_train(files, "--max-length", "100000"), capsys)
+    assert one_line_error(rc, err, "--max-length", "at most 1,000"), err
+    rc, _, err = run_cli(["align", "unsupervised", "--src", files["src"], "--tgt",
+                          files["tgt"], "--max-len", "1001", "-o",
+                          str(files["tmp"] / "u.txt")], capsys)
+    assert one_line_error(rc, err, "--max-len", "at most 1,000"), err
+    with pytest.raises(ValueError, match="max_len"):
+        UnsupervisedAligner(max_len=100000).fit([s.split() for s in SRC],
+                                                [t.split() for t in TGT])
+
+
+def test_bitext_pairs_beyond_the_max_length_are_left_out(files, capsys):
+    long_src = " ".join(SRC * 60)   # 300 words
+    long_tgt = " ".join(TGT * 60)
+    src = _write(files["tmp"] / "bt.en", SRC + [long_src])
+    tgt = _write(files["tmp"] / "bt.fr", TGT + [long_tgt])
+    argv = _train(files, "--max-length", "100", bitext_src=src)
+    argv[argv.index("--bitext-tgt") + 1] = tgt
+    argv.remove("-q")
+    rc, _, err = run_cli(argv, capsys)
+    assert rc == 0 and "1 longer than 100 tokens" in err, err

@@ -198,7 +198,9 @@ class UnsupervisedAligner(BaseEstimator):
         was cut to 2, a negative prefix kept whole words)."""
         for name, lo in (("hmm_iterations", 1), ("ibm1_iterations", 0),
                          ("ibm2_iterations", 0), ("prefix", 0), ("max_len", 1)):
-            check_whole(name, getattr(self, name), lo, 10 ** 7)
+            # max_len: the HMM's time grows with the cube of the length (MAX_WORDS)
+            check_whole(name, getattr(self, name), lo, MAX_WORDS if name == "max_len"
+                        else 10 ** 7)
         check_flag("verbose", self.verbose)
         check_whole("n_jobs", self.n_jobs, 1, 10 ** 7)
         return {"hmm_iterations": int(self.hmm_iterations),

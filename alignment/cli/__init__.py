@@ -26,8 +26,9 @@ from structpred.cli import add_cluster_options
 from structpred.cli import iteration_count, seed_value
 
 from .evaluate import aer
-from .common import C_NEG_GRID, _cache_default
+from .common import C_NEG_GRID, _cache_default, max_length
 from .._runtime import MAX_COST, MAX_FREQUENT
+from structpred.io import MAX_WORDS
 from .demo import align_demo
 from .predict import align_predict
 
@@ -80,9 +81,10 @@ def _add_stats_options(p):
     g.add_argument("--bitext-tgt", metavar="FILE", help="unlabeled parallel text, target side")
     g.add_argument("--bitext-pairs", type=positive_int, default=None, metavar="N",
                    help="use only the first N pairs of the bitext (default: all)")
-    g.add_argument("--max-length", type=positive_int, default=80, metavar="N",
+    g.add_argument("--max-length", type=max_length, default=80, metavar="N",
                    help="leave bitext pairs with more than N tokens on a side out of the "
-                        "statistics (counted in the summary)")
+                        "statistics (counted in the summary); at most "
+                        f"{MAX_WORDS:,}")
     g.add_argument("--stats", metavar="NPZ|DIR",
                    help="statistics cache.  A file: used if it was made from the same bitext "
                         "and options (else refused, naming what differs; never rewritten), "
