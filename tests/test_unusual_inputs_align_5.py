@@ -16,6 +16,9 @@ options, encodings; docs/errors.md), by class:
 - a fast_align ``src ||| tgt`` file given as one side (``--src``, ``--tgt``,
   ``--bitext-src``, ``aer --src``) was aligned, trained on and scored with exit status 0,
   every word of both languages a word of that side; now refused with the hint to use ``-i``;
+- options (process counts): ``align predict -j 100000`` forked processes until the
+  machine's load passed 1,600, ``--workers 100000`` started Dask processes for minutes and
+  ended in a traceback; now at most one process per CPU (the links are the same);
 - held-out language pairs: ``align predict`` with a model of another pair (a Czech model
   given Romanian: 69 % of the words unknown to its statistics) aligned by word forms and
   positions alone with no word; now one warning line per side;
@@ -323,3 +326,38 @@ def test_bitext_pairs_beyond_the_max_length_are_left_out(files, capsys):
     argv.remove("-q")
     rc, _, err = run_cli(argv, capsys)
     assert rc == 0 and "1 longer than 100 tokens" in err, err
+
+
+# --------------------------------------------- class: --jobs and --workers beyond CPUs
+def test_jobs_beyond_the_cpus_start_no_more_processes_than_cpus(tiny_model):
+    """``align predict -j 100000`` forked (a forking pool starts all its workers at once)
+    until the machine's load passed 1,600; the pool now has at most one process per CPU.
+    No chunk is submitted here, so no process starts, fix or not."""
+    from alignment.predict.parallel import default_jobs, local_pool
+
+    model = MatchingAligner.load(tiny_model)
+    with local_pool(model, 100_000) as pool:
+        assert pool._max_workers <= default_jobs()
+
+
+def test_workers_beyond_the_cpus_start_no_more_than_cpus(monkeypatch, files, capsys,
+                                                         tiny_model):
+    """``--workers 100000`` asked Dask for 100,000 local processes (minutes, then a
+    traceback); the local cluster now gets at most one per CPU."""
+    distributed = pytest.importorskip("distributed")
+    asked = []
+
+    class Refused(Exception):
+        pass
+
+    def fake_cluster(n_workers, **kw):
+        asked.append(n_workers)
+        raise Refused("not started in this test")
+
+    monkeypatch.setattr(distributed, "LocalCluster", fake_cluster)
+    rc, _, err = run_cli(["align", "predict", "-m", tiny_model, "--src", files["src"],
+                          "--tgt", files["tgt"], "-o", str(files["tmp"] / "o.txt"), "-q",
+                          "--workers", "100000"], capsys)
+    from structpred.cli._cluster import _cpus
+
+    assert asked and asked[0] <= _cpus(), (asked, err)
