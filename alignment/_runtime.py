@@ -18,10 +18,19 @@ import numpy as np
 from structpred.io import note, progress_enabled
 
 __all__ = ["progress_enabled", "chunk_ranges", "Cancelled", "check_stop", "run_threads",
-           "CHUNK_PAIRS", "log"]
+           "CHUNK_PAIRS", "log", "MAX_COST", "MAX_FREQUENT"]
 
 #: token pairs (source word x target word) per kernel call
 CHUNK_PAIRS = 1_000_000
+
+
+#: the largest loss cost (``cost_pos``, ``cost_neg``, ``possible_cost``): costs of 1e30
+#: overflowed the learner's projection (a ``ZeroDivisionError``), and a ``cost_neg`` of 1e300
+#: trained a model of 59 % AER without a word
+MAX_COST = 1e6
+#: the largest ``n_frequent``: it adds ``n_frequent**2`` pair-identity features (5,000 took
+#: 17 GB of memory and minutes before the first iteration; the thesis uses 10)
+MAX_FREQUENT = 1000
 
 
 def log(verbose, msg):

@@ -24,6 +24,8 @@ from sklearn.exceptions import NotFittedError
 
 from structpred import FormatError
 from structpred.io import MAX_WORDS, check_sentence_pairs, load_npz, save_npz
+
+from ._runtime import MAX_COST, MAX_FREQUENT
 from structpred import (LEARNERS, check_flag, check_learner, check_number, check_seed,
                         check_whole, run_learner)
 from structpred import decode_matching
@@ -41,6 +43,7 @@ from .features.interactions import NodeFeaturizer, PairFeaturizer
 
 __all__ = ["MatchingAligner", "gold_matching", "gold_fertility_matching", "LEARNERS",
            "MODELS", "model_name"]
+
 
 _MODEL_FORMAT = "structpred-matching-aligner"
 
@@ -257,6 +260,9 @@ class MatchingAligner(BaseEstimator):
         check_whole("max_fertility", self.max_fertility, 1)
         check_whole("validate_every", self.validate_every, 1)
         check_whole("n_frequent", self.n_frequent, 0)
+        if self.n_frequent > MAX_FREQUENT:   # N*N pair features: 5,000 took 17 GB and minutes
+            raise ValueError(f"n_frequent must be at most {MAX_FREQUENT:,} (it adds "
+                             f"n_frequent**2 pair features), got {self.n_frequent!r}")
         if self.patience is not None:
             check_whole("patience", self.patience, 1)
         check_seed(self.random_state)
@@ -265,6 +271,12 @@ class MatchingAligner(BaseEstimator):
         for name in ("cost_pos", "cost_neg") + (("possible_cost",) if self.possible_cost
                                                  is not None else ()):
             check_number(name, getattr(self, name))
+            if getattr(self, name) > MAX_COST:   # 1e30 was a ZeroDivisionError of the projection
+                raise ValueError(f"{name} must be at most {MAX_COST:g} (larger costs overflow "
+                                 f"the learner), got {getattr(self, name)!r}")
+        if self.cost_pos == 0 and self.cost_neg == 0:
+            raise ValueError("cost_pos and cost_neg are both 0: the loss is zero and the model "
+                             "learns to predict no link")
         check_number("regularization", self.regularization)
         check_number("radius", self.radius, strict=True, infinite=True)
         if self.learning_rate is not None:

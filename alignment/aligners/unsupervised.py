@@ -198,7 +198,9 @@ class UnsupervisedAligner(BaseEstimator):
         was cut to 2, a negative prefix kept whole words)."""
         for name, lo in (("hmm_iterations", 1), ("ibm1_iterations", 0),
                          ("ibm2_iterations", 0), ("prefix", 0), ("max_len", 1)):
-            check_whole(name, getattr(self, name), lo, 10 ** 7)
+            # max_len: the HMM's time grows with the cube of the length (MAX_WORDS)
+            check_whole(name, getattr(self, name), lo, MAX_WORDS if name == "max_len"
+                        else 10 ** 7)
         check_flag("verbose", self.verbose)
         check_whole("n_jobs", self.n_jobs, 1, 10 ** 7)
         return {"hmm_iterations": int(self.hmm_iterations),
@@ -263,7 +265,9 @@ class UnsupervisedAligner(BaseEstimator):
         max_len = int(self.max_len)
         keep = [i for i, (s, t) in enumerate(zip(ns, nt)) if len(s) <= max_len and len(t) <= max_len]
         if not keep:
-            raise ValueError(f"no sentence pair with both sides of at most {self.max_len} tokens")
+            raise ValueError(f"no sentence pair with both sides of at most "
+                             f"{counted(self.max_len, 'token')} to train the HMM on (max_len, "
+                             f"--max-len: the longest pairs are left out of its training)")
         ns_train = ns if len(keep) == len(ns) else [ns[i] for i in keep]
         nt_train = nt if len(keep) == len(nt) else [nt[i] for i in keep]
         stats = AlignmentStatistics.from_sentences(

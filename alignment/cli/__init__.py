@@ -26,11 +26,34 @@ from structpred.cli import add_cluster_options
 from structpred.cli import iteration_count, seed_value
 
 from .evaluate import aer
-from .common import C_NEG_GRID, _cache_default
+from .common import C_NEG_GRID, _cache_default, max_length
+from .._runtime import MAX_COST, MAX_FREQUENT
+from structpred.io import MAX_WORDS
 from .demo import align_demo
 from .predict import align_predict
 
 __all__ = ["add_align_parser", "add_aer_parser", "align_predict", "align_demo", "aer"]
+
+
+def _cost(text):
+    """argparse ``type=`` of --c-pos, --possible-cost and each --c-neg value: a number from 0
+    to :data:`alignment._runtime.MAX_COST` (1e30 was a ``ZeroDivisionError`` traceback of the
+    learner's projection; 1e300 for c- a model of 59 % AER, without a word)."""
+    value = nonneg_float(text)
+    if value > MAX_COST:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_COST:g} (larger costs overflow "
+                                         f"the learner), got {text!r}")
+    return value
+
+
+def _n_frequent(text):
+    """argparse ``type=`` of --n-frequent: 0 to :data:`alignment._runtime.MAX_FREQUENT` (it adds
+    N*N pair features: 5,000 took 17 GB of memory and minutes before the first iteration)."""
+    value = nonneg_int(text)
+    if value > MAX_FREQUENT:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_FREQUENT:,} (it adds N*N word-pair "
+                                         f"features), got {text!r}")
+    return value
 
 
 def _c_neg_values(text):
@@ -41,7 +64,7 @@ def _c_neg_values(text):
     if not items:
         raise argparse.ArgumentTypeError(f"expected a cost, a comma-separated list or auto, "
                                          f"got {text!r}")
-    return tuple(dict.fromkeys(nonneg_float(t.strip()) for t in items))
+    return tuple(dict.fromkeys(_cost(t.strip()) for t in items))
 
 
 def _add_text_inputs(p, prefix="", required=False, what="sentences"):
@@ -58,9 +81,10 @@ def _add_stats_options(p):
     g.add_argument("--bitext-tgt", metavar="FILE", help="unlabeled parallel text, target side")
     g.add_argument("--bitext-pairs", type=positive_int, default=None, metavar="N",
                    help="use only the first N pairs of the bitext (default: all)")
-    g.add_argument("--max-length", type=positive_int, default=80, metavar="N",
+    g.add_argument("--max-length", type=max_length, default=80, metavar="N",
                    help="leave bitext pairs with more than N tokens on a side out of the "
-                        "statistics (counted in the summary)")
+                        "statistics (counted in the summary); at most "
+                        f"{MAX_WORDS:,}")
     g.add_argument("--stats", metavar="NPZ|DIR",
                    help="statistics cache.  A file: used if it was made from the same bitext "
                         "and options (else refused, naming what differs; never rewritten), "
@@ -172,7 +196,7 @@ def _add_train_parser(asub):
     _add_stats_options(tr)
     tr.add_argument("-o", "--output", required=True, metavar="NPZ", help="model file to write")
     _add_model_options(tr, auto=True)
-    tr.add_argument("--c-pos", type=nonneg_float, default=1.0, help="cost of a false positive c+")
+    tr.add_argument("--c-pos", type=_cost, default=1.0, help="cost of a false positive c+")
     tr.add_argument("--c-neg", type=_c_neg_values, default="auto", metavar="C|C1,C2,..|auto",
                     help="cost of a false negative c-; several values (or auto = "
                          f"{','.join(f'{c:g}' for c in C_NEG_GRID)}) are each trained and the best on "
@@ -180,7 +204,7 @@ def _add_train_parser(asub):
                          "thesis: 3)")
     tr.add_argument("--jobs", type=positive_int, default=2, metavar="N",
                     help="train this many c- candidates at once (processes)")
-    tr.add_argument("--possible-cost", type=nonneg_float, default=None,
+    tr.add_argument("--possible-cost", type=_cost, default=None,
                     help="cost of predicting a possible-only gold link (default: c+)")
     tr.add_argument("--learner", default="dual-extragradient",
                     choices=LEARNERS,
@@ -198,7 +222,7 @@ def _add_train_parser(asub):
     tr.add_argument("--include-features", default="", metavar="NAMES",
                     help="comma-separated optional edge features to add: farther_src_occ, "
                          "farther_tgt_occ")
-    tr.add_argument("--n-frequent", type=nonneg_int, default=10, metavar="N",
+    tr.add_argument("--n-frequent", type=_n_frequent, default=10, metavar="N",
                     help="identity features for the N most frequent words of each side and "
                          "their N*N pairs")
     tr.add_argument("--seed", type=seed_value, default=0,
@@ -251,15 +275,15 @@ def _add_demo_parser(asub):
     dm.add_argument("--bitext-pairs", type=positive_int, default=None, metavar="N",
                     help="use only the first N bitext pairs for the Dice/IBM statistics "
                          "(default: all of them)")
-    dm.add_argument("--possible-cost", type=nonneg_float, default=None,
+    dm.add_argument("--possible-cost", type=_cost, default=None,
                     help="cost of predicting a possible-only gold link (default: c+)")
     dm.add_argument("--learners", default="all",
                     help="comma-separated learners, or 'all'")
     dm.add_argument("--models", default="M",
                     help="comma-separated models among M, M+F, M+Q, M+F+Q, or 'all'")
     dm.add_argument("--iterations", type=iteration_count, default=200)
-    dm.add_argument("--c-pos", type=nonneg_float, default=1.0)
-    dm.add_argument("--c-neg", type=nonneg_float, default=3.0)
+    dm.add_argument("--c-pos", type=_cost, default=1.0)
+    dm.add_argument("--c-neg", type=_cost, default=3.0)
     dm.add_argument("--cache-dir", default=".cache",
                     help="where statistics are cached (one file per bitext and settings, named "
                          "by their fingerprint)")

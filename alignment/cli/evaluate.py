@@ -8,7 +8,8 @@ from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, check_stdin, refuse_options
 from structpred.io import counted
 
-from .common import _check_inputs, _check_sure_links, _inputs, _read_gold, _read_pairs, _summary
+from .common import (_check_inputs, _check_sure_links, _gold_format, _inputs, _read_gold,
+                     _read_pairs, _summary)
 
 __all__ = ["aer"]
 
@@ -72,6 +73,8 @@ def aer(args):
                             f"(there {'is' if len(pairs) == 1 else 'are'} "
                             f"{counted(len(pairs), 'sentence')})")
     score = score_alignments(test, gold)
+    if pairs is None:
+        _check_gold_orientation(args, test, gold, score)
     print(f"{format_scores(score)}  ({counted(len(gold), 'sentence')})", flush=True)
     if args.errors:
         from alignment.evaluate.aer import error_breakdown, format_errors
@@ -83,3 +86,39 @@ def aer(args):
         save_alignment_grids(pairs, gold, test, [i - 1 for i in args.sentences], args.plot)
         _summary(f"alignment grids written to {args.plot}")
     return 0
+
+
+#: without the sentences, a gold file read another way round than it was written is
+#: suspected when that reading has at most this share of the AER as given (and the AER as
+#: given is at least :data:`SUSPECT_AER`)
+BETTER_SHARE = 0.5
+SUSPECT_AER = 0.3
+
+
+def _check_gold_orientation(args, test, gold, score):
+    """Warn when, without ``--src``/``--tgt`` (which let the range checks catch it), the gold
+    fits the predictions far better with its sides exchanged, or (NAACL) with every
+    position one higher, as a 0-based NAACL file reads: the AER was reported as it came
+    (88 % for a gold of Czech-English given to English-Czech links; 50 % for a 0-based
+    NAACL file of 14 %), with exit status 0 and no word."""
+    import warnings
+
+    from alignment.data.formats import Alignment
+    from alignment.evaluate.aer import score_alignments
+
+    if score.aer < SUSPECT_AER:
+        return
+    readings = [("with its sides exchanged", "are its source and target the other way round?",
+                 lambda j, k: (k, j))]
+    if _gold_format(args.gold, args.gold_format) == "naacl":
+        readings.append(("with every position one higher", "a 0-based NAACL file? NAACL "
+                         "positions start at 1, 0 is NULL", lambda j, k: (j + 1, k + 1)))
+    for how, why, move in readings:
+        other = [Alignment(frozenset(move(j, k) for j, k in g.sure),
+                           frozenset(move(j, k) for j, k in g.possible)) for g in gold]
+        better = score_alignments(test, other)
+        if better.aer <= BETTER_SHARE * score.aer:
+            warnings.warn(f"{args.gold}: read {how}, the gold scores AER {100 * better.aer:.2f}% "
+                          f"against {100 * score.aer:.2f}% as read ({why}); give --src and "
+                          "--tgt to check the positions")
+            return

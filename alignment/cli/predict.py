@@ -11,7 +11,7 @@ from structpred.io import counted, note
 from structpred.cli import open_cluster, with_cluster
 
 from .common import (DIRECTION_SAMPLE, _check_case, _check_direction, _check_inputs,
-                     _check_segmented, _external, _external_specs, _input_pairs, _inputs, _summary)
+                     _check_segmented, _check_unknown, _external, _external_specs, _input_pairs, _inputs, _summary)
 
 __all__ = ["align_predict"]
 
@@ -103,7 +103,8 @@ def align_predict(args):
 def _direction_checked(args, pairs, model):
     """``pairs`` (an iterator), its first pairs checked for swapped sides against the
     model's statistics (:func:`_check_direction`), for a case other than the model's
-    (:func:`_check_case`, a warning) and for unsegmented text (:func:`_check_segmented`);
+    (:func:`_check_case`, a warning), for words the model does not know (:func:`_check_unknown`,
+    a warning) and for unsegmented text (:func:`_check_segmented`);
     standard input is not looked ahead."""
     if "-" in (args.input, args.src, args.tgt):
         return pairs
@@ -114,4 +115,5 @@ def _direction_checked(args, pairs, model):
     _check_direction(head, model.stats_, *sides)
     _check_segmented(head, args.input or args.src, None if args.input else args.tgt)
     _check_case(head, model.stats_, *sides)
+    _check_unknown(head, model.stats_, *sides)
     return itertools.chain(head, pairs)

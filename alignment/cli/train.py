@@ -133,6 +133,9 @@ def _check_options(args):
             "M (--model auto tries M+F+Q only with validation sentences)" if auto_model
             else args.model))
     _check_external_options(args, all(valid))
+    if args.c_pos == 0 and args.c_neg != "auto" and 0 in args.c_neg:
+        raise UserError("--c-pos 0 with --c-neg 0: the loss is zero and the model learns to "
+                        "predict no link")
     if args.c_neg != "auto" and len(args.c_neg) > 1 and not all(valid):
         raise UserError("several --c-neg values need validation sentences to choose from "
                         "(--valid-src, --valid-tgt, --valid-gold)")
@@ -244,10 +247,13 @@ def _read_data(args, have_bitext):
 
 
 def _read_bitext(args):
-    """The unlabeled bitext's token lists (``--bitext-pairs`` of them), empty pairs left out."""
+    """The unlabeled bitext's token lists (``--bitext-pairs`` of them), pairs with an empty
+    side left out, as the statistics leave them out (an empty line, common in OPUS and
+    Europarl files, was refused as "empty sentence" here while the docstring and the
+    statistics left it out)."""
     from alignment.data.formats import read_parallel
 
-    bt = read_parallel(args.bitext_src, args.bitext_tgt)
+    bt = read_parallel(args.bitext_src, args.bitext_tgt, allow_empty=True)
     if args.bitext_pairs is not None:
         bt = bt[:args.bitext_pairs]
     bt = [(s, t) for s, t in bt if s and t]

@@ -24,7 +24,7 @@ from structpred.cli import finite_float, refuse_options
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.io import counted, release_notes
 
-from .common import _check_inputs, _read_input
+from .common import _check_inputs, _read_input, max_length
 
 __all__ = ["add_unsupervised_parser", "align_unsupervised"]
 
@@ -76,7 +76,7 @@ def add_unsupervised_parser(asub):
     m.add_argument("--prefix", type=int, default=DEFAULTS["prefix"], metavar="N",
                    help="model only the first N characters of each word (0: whole words; "
                         "a crude stemmer for inflected languages)")
-    m.add_argument("--max-len", type=int, default=80, metavar="N",
+    m.add_argument("--max-len", type=max_length, default=80, metavar="N",
                    help="leave pairs with a side longer than N out of HMM training (they "
                         "are still aligned)")
     m.add_argument("--with", dest="with_", choices=["auto", "none", "eflomal"], default="none",

@@ -469,7 +469,7 @@ class Bitext:
 def report_line(n_read, n_kept, dropped, max_len=None):
     """``"read 231648 pairs, kept 230401 (left out: 1247 longer than 80 tokens)"``."""
     what = {"empty": "with an empty side",
-            "too_long": f"longer than {max_len} tokens" if max_len else "too long",
+            "too_long": f"longer than {counted(max_len, 'token')}" if max_len else "too long",
             "ratio": "with a bad length ratio"}
     parts = [f"{v} {what.get(k, k)}" for k, v in dropped.items() if v]
     return (f"read {counted(n_read, 'pair')}, kept {n_kept}"

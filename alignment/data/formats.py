@@ -9,7 +9,8 @@ Conventions (as in fast_align, eflomal and the NAACL 2003 shared task):
   first side (English in the Hansards) and indexes the rows ``j`` of an
   alignment; the *target* indexes the columns ``k``.
 * **Pharaoh** alignments have one line per sentence pair with links ``j-k``
-  (sure) and ``j?k`` (possible), 0-based, source first.
+  (sure) and ``j?k`` (possible; awesome-align's gold writes ``jpk``, read alike), 0-based,
+  source first.
 * **NAACL 2003** gold has one link per line: ``sent src tgt [S|P] [p]``, all
   1-based; position 0 is the NULL word and such links are ignored.  A missing
   label means sure; the optional confidence ``p`` is ignored.
@@ -99,15 +100,15 @@ def _name(path):
     return path if isinstance(path, str) else os.fspath(path)
 
 
-def _tokens(path, lineno, text, side=None):
+def _tokens(path, lineno, text, side=None, allow_empty=False):
     toks = split_tokens(word_text(text, _name(path), lineno), _name(path), lineno)
-    if not toks:
+    if not toks and not allow_empty:
         what = "empty sentence" if side is None else f"empty {side} sentence"
         raise FormatError(_name(path), lineno, what)
     return toks
 
 
-def read_parallel(src_path, tgt_path):
+def read_parallel(src_path, tgt_path, allow_empty=False):
     """Read a sentence-aligned corpus from two tokenised files.
 
     Parameters
@@ -122,13 +123,14 @@ def read_parallel(src_path, tgt_path):
     Raises
     ------
     FormatError
-        Empty sentence, invalid UTF-8, or different numbers of lines (reported
-        at the first line that exists in only one file).
+        Empty sentence (unless ``allow_empty``: an unlabeled bitext, whose pairs with an
+        empty side are left out by the caller), invalid UTF-8, or different numbers of lines
+        (reported at the first line that exists in only one file).
     """
-    return list(iter_parallel(src_path, tgt_path))
+    return list(iter_parallel(src_path, tgt_path, allow_empty))
 
 
-def iter_parallel(src_path, tgt_path):
+def iter_parallel(src_path, tgt_path, allow_empty=False):
     """:func:`read_parallel` one pair at a time (a pair is yielded as soon as both of its
     lines are read, so standard input can be aligned as it arrives)."""
     src_iter, tgt_iter = iter(read_lines(src_path)), iter(read_lines(tgt_path))
@@ -145,7 +147,8 @@ def iter_parallel(src_path, tgt_path):
                                   f"empty: no lines, while {_name(longer)} has some")
             raise FormatError(_name(longer), lineno, f"line counts differ: {_name(shorter)} has "
                               f"only {counted(lineno - 1, 'line')}")
-        yield _tokens(src_path, s[0], s[1]), _tokens(tgt_path, t[0], t[1])
+        yield (_tokens(src_path, s[0], s[1], allow_empty=allow_empty),
+               _tokens(tgt_path, t[0], t[1], allow_empty=allow_empty))
 
 
 def read_fast_align(path):
@@ -221,11 +224,13 @@ def write_fast_align(pairs, path):
 
 
 #: ``j-k`` or ``j?k``, with an optional score ``:p`` (``align unsupervised --soft``), ignored
-_PHARAOH_LINK = re.compile(r"^([0-9]{1,9})([-?])([0-9]{1,9})(?::([0-9.eE+-]{1,40}))?$")
+#: ``j-k`` sure, ``j?k`` possible, and ``jpk`` possible as awesome-align's and
+#: lilt/alignment-scripts' gold files write it (``11p42``; it was refused as malformed)
+_PHARAOH_LINK = re.compile(r"^([0-9]{1,9})([-?p])([0-9]{1,9})(?::([0-9.eE+-]{1,40}))?$")
 
 
 #: a link whose shape is right but one position has more digits than :data:`_PHARAOH_LINK` takes
-_LONG_POSITION = re.compile(r"^([0-9]+)[-?]([0-9]+)(?::[0-9.eE+-]*)?$")
+_LONG_POSITION = re.compile(r"^([0-9]+)[-?p]([0-9]+)(?::[0-9.eE+-]*)?$")
 #: a link labelled sure or possible ``i-j-S``/``i-j-P`` (or ``i-j-p``), and a link to a
 #: NULL word written as position -1 (``-1-3``, ``3--1``)
 _LINK_LABEL = re.compile(r"^[0-9]+[-?][0-9]+[-:]?[SPsp]$")
@@ -280,6 +285,10 @@ def _range_hint(j, k, shape, line_links):
     if m != n and all(a < n and b < m for a, b in line_links):
         return (" (every link of the line fits the sentence pair with its sides exchanged: "
                 "are --src and --tgt swapped?)")
+    if not at_zero and m != n and all(a <= n and b <= m for a, b in line_links):
+        # awesome-align's gold of the NAACL 2003 Romanian set: 1-based, Romanian first
+        return (" (every link of the line fits the sentence pair 1-based and with its sides "
+                "exchanged: Pharaoh positions start at 0 and the source comes first)")
     return ""
 
 
@@ -362,7 +371,8 @@ def _check_range(path, lineno, j, k, shape, base, line_links=(), pair=(None, Non
 
 
 def read_pharaoh(path, pairs=None):
-    """Read Pharaoh alignments (``j-k`` sure, ``j?k`` possible, 0-based; a score ``j-k:p``
+    """Read Pharaoh alignments (``j-k`` sure, ``j?k`` or awesome-align's ``jpk`` possible,
+    0-based; a score ``j-k:p``
     in [0, 1], as ``align unsupervised --soft`` writes, is ignored).
 
     Parameters

@@ -67,7 +67,8 @@ class _LocalPool(ProcessPoolExecutor):
 
 @contextlib.contextmanager
 def local_pool(model, jobs):
-    """A pool of ``jobs`` worker processes holding ``model``, for :func:`predict_chunks`.
+    """A pool of ``jobs`` worker processes holding ``model``, for :func:`predict_chunks`
+    (at most :func:`default_jobs`, the CPUs this process may use: the links are the same).
 
     The workers are forked where the platform allows (they share the model and the
     numba kernels compiled here: call ``model.predict`` on a pair first); elsewhere they
@@ -76,7 +77,10 @@ def local_pool(model, jobs):
     """
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    pool = _LocalPool(max_workers=int(jobs), mp_context=ctx, initializer=_set_model,
+    # no more processes than CPUs: a forking pool starts all its workers at once, and
+    # 'align predict -j 100000' forked processes until the machine's load passed 1,600
+    pool = _LocalPool(max_workers=min(int(jobs), default_jobs()), mp_context=ctx,
+                      initializer=_set_model,
                       initargs=(model,))
     try:
         yield pool

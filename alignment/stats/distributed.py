@@ -55,7 +55,7 @@ from structpred.parallel import dask_workers
 from .._runtime import log as _log
 from ..data.cooc import build_cooc, doc_frequencies
 from ..data.corpus import (UNK_ID, Vocabulary, check_bitext_files, length_filter,
-                           paired_lines)
+                           paired_lines, report_line)
 from .dice import DEFAULT_DICE_PRUNE_TOTAL, compact_tables
 from .ibm import (DEFAULT_MAX_JUMP, DEFAULT_N_GIS, e_step, gis_update, length_contexts,
                   m_step, n_buckets, pair_index)
@@ -416,8 +416,8 @@ class _ClusterRun:
                     cnt[word] += k
         max_len = options[0]
         if n_kept == 0:
-            raise FormatError(src_path, None, f"no sentence pairs left of {n_read} after "
-                                              f"leaving out those longer than {max_len} tokens")
+            raise FormatError(src_path, None, "no sentence pairs left: "
+                              + report_line(n_read, n_kept, dropped, max_len))
         self.vocab = tuple(Vocabulary.from_counts(c, min_count=min_count) for c in counts)
         del counts
         remaps = [[None] * len(c) for c in chunks]

@@ -422,8 +422,9 @@ class AlignmentStatistics:
         t_load = time.perf_counter() - t0
         _log(verbose, f"statistics: {bitext.report(max_len)} ({t_load:.1f}s)")
         if len(bitext) == 0:
-            raise FormatError(src_path, None, f"no sentence pairs left of {bitext.n_read} "
-                              f"after leaving out those longer than {max_len} tokens")
+            # "after leaving out those longer than 80 tokens" named the length for pairs
+            # left out for an empty side
+            raise FormatError(src_path, None, f"no sentence pairs left: {bitext.report(max_len)}")
         stats = cls.from_sentences(bitext.src, bitext.tgt, verbose=verbose, **kw)
         stats.timings_ = {"load": t_load, **stats.timings_}
         stats.cache_key = key

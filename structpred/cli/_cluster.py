@@ -21,6 +21,16 @@ import logging
 
 from ._common import UserError, positive_int
 
+
+def _cpus():
+    """The CPUs this process may run on (the most local Dask workers started)."""
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:   # not on Linux
+        return max(1, os.cpu_count() or 1)
+
 __all__ = ["add_cluster_options", "cluster_from_args", "with_cluster", "open_cluster",
            "check_cluster_args", "DASK_HINT"]
 
@@ -82,7 +92,10 @@ def cluster_from_args(args):
     try:
         if workers is not None:
             try:
-                cluster = distributed.LocalCluster(n_workers=int(workers), threads_per_worker=1,
+                # no more worker processes than CPUs: 'align predict --workers 100000' started
+                # processes for minutes and ended in a traceback (the results are the same)
+                cluster = distributed.LocalCluster(n_workers=min(int(workers), _cpus()),
+                                                   threads_per_worker=1,
                                                    processes=True, dashboard_address=":0",
                                                    silence_logs=logging.ERROR)
             except Exception as exc:  # noqa: BLE001 - one line for the user
