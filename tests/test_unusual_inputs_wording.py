@@ -120,3 +120,13 @@ def test_a_parameter_the_estimator_refuses_is_the_only_line(tmp_path, capsys, ex
                           str(tmp_path / "m.npz"), *extra], capsys)
     assert one_line_error(rc, err, *words), err
     assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_a_label_that_is_not_a_number_is_named_by_its_document(bad):
+    """``y`` holding NaN showed scikit-learn's "Input y contains NaN"."""
+    from topics import NBSVM, SdemNaiveBayes
+    docs = ["apple banana cherry", "dog eel fox"] * 5
+    for est in (NBSVM(), SdemNaiveBayes()):
+        with pytest.raises(ValueError, match=r"y\[1\] is (nan|inf): every document needs a label"):
+            est.fit(docs, [1.0, bad] * 5)

@@ -160,6 +160,9 @@ def validate_labels(estimator, y, n_docs):
         y = column_or_1d(y, warn=True)
     if y.ndim != 1 or y.shape[0] != n_docs:
         raise ValueError(f"y must be 1-D with one label per document ({n_docs}), got shape {y.shape}")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):   # scikit-learn's "Input y contains NaN"
+        i = int(np.flatnonzero(~np.isfinite(y))[0])
+        raise ValueError(f"y[{i}] is {y[i]}: every document needs a label")
     check_classification_targets(y)
     return y
 

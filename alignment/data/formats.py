@@ -236,7 +236,7 @@ _LONG_POSITION = re.compile(r"^([0-9]+)[-?p]([0-9]+)(?::[0-9.eE+-]*)?$")
 _LINK_LABEL = re.compile(r"^[0-9]+[-?][0-9]+[-:]?[SPsp]$")
 _NULL_LINK = re.compile(r"^(-1-[0-9]+|[0-9]+--1|-1--1)$")
 #: a link with positions of the right shape and any score after the colon
-_SCORED_LINK = re.compile(r"^[0-9]{1,9}[-?][0-9]{1,9}:(.+)$")
+_SCORED_LINK = re.compile(r"^[0-9]{1,9}[-?p][0-9]{1,9}:(.+)$")
 #: the header line of a sentence pair in a GIZA++ alignment file (``*.A3.final``)
 _GIZA_A3 = re.compile(r"^# Sentence pair \(\d+\)")
 _GIZA_A3_REASON = ("a GIZA++ alignment file (A3.final: '# Sentence pair (N)' lines, then "
