@@ -21,13 +21,16 @@ from structpred.learners import check_iterations
 from structpred.selection import unwrap_eval_set
 from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
                         dual_extragradient_streaming, operator_norm)
-from structpred.io import (FormatError, check_token_lists, counted, load_npz, save_npz,
+from structpred.io import (FormatError, check_token_lists, counted, load_npz, note, save_npz,
                           unwritable_token)
 
 from .evaluate import is_iob, label_kind_error, score_from_stats, sentence_stats
 from .features import FEATURE_SETS, FeatureCodes, FeatureIndex, token_features
 
 __all__ = ["SequenceTagger", "LEARNERS", "load_tagger"]
+
+#: seconds of projected training beyond which the tagger says how long an iteration takes
+LONG_RUN = 600.0
 
 #: ``bregman``: dual extragradient with the KL geometry on the chain polytope (fig. 2.4);
 #: ``euclidean``: the same with Euclidean projections (fig. 2.2); ``perceptron``: the
@@ -363,8 +366,13 @@ class SequenceTagger(BaseEstimator):
                 y_valid)
         deadline = None if self.max_time is None else t0 + float(self.max_time)
 
+        first = {}
+
         def out_of_time(t, w, rec):
-            return deadline is not None and time.process_time() > deadline
+            now = time.process_time()
+            if self.verbose and "told" not in first:
+                self._announce_duration(first, t, now, len(self.classes_))
+            return deadline is not None and now > deadline
 
         every = int(self.eval_every) if (metric is not None or deadline is None) else 1
         monitor = Monitor(every=every, validation=metric, greater_is_better=True,
@@ -386,6 +394,24 @@ class SequenceTagger(BaseEstimator):
                         (codes, train + [valid]))
         self.fit_time_ = time.process_time() - t0
         return self
+
+    def _announce_duration(self, first, t, now, n_labels):
+        """Once, when the iterations measured so far project past :data:`LONG_RUN` seconds
+        for the cap: one line with the time per iteration (off a terminal there is no
+        progress bar, and 800 labels take seconds per iteration: a run of an hour said
+        nothing)."""
+        if "t" not in first:
+            first.update(t=t, cpu=now)
+            return
+        if t <= first["t"]:
+            return
+        per = (now - first["cpu"]) / (t - first["t"])
+        left = per * max(int(self.n_iter) - t, 0)
+        first["told"] = True
+        if left > LONG_RUN:
+            note(f"about {per:.1f} s per iteration ({counted(n_labels, 'label')}): up to "
+                 f"{left / 60:.0f} min more for the cap of {int(self.n_iter)} iterations (the "
+                 "validation stop usually ends it sooner; --iterations sets a lower cap)")
 
     @staticmethod
     def _split_eval_set(eval_set):
