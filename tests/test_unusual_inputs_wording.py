@@ -130,3 +130,35 @@ def test_a_label_that_is_not_a_number_is_named_by_its_document(bad):
     for est in (NBSVM(), SdemNaiveBayes()):
         with pytest.raises(ValueError, match=r"y\[1\] is (nan|inf): every document needs a label"):
             est.fit(docs, [1.0, bad] * 5)
+
+
+# ------------------------------------------------------------- class: gold of other sentences
+def _pairs(n=8):
+    return [(["w"] * (3 + i % 2), ["v"] * (3 + i % 3)) for i in range(n)]
+
+
+@pytest.mark.parametrize("naacl", [True, False])
+def test_gold_of_other_sentences_is_named_as_such(tmp_path, naacl):
+    """Gold written for longer sentences (another file's): the range error of its first line
+    now says that many sentences' links fall outside them (it named one position only)."""
+    from alignment.data.formats import read_naacl, read_pharaoh
+    from structpred.io import FormatError
+
+    pairs = _pairs()
+    path = tmp_path / "g.txt"
+    if naacl:
+        path.write_text("".join(f"{s + 1} {p} {p} S\n" for s in range(8) for p in (1, 7)))
+    else:
+        path.write_text("".join("0-0 6-6\n" for _ in range(8)))
+    read = read_naacl if naacl else read_pharaoh
+    with pytest.raises(FormatError, match=r"the links of 8 of its 8 sentences fall outside "
+                                          r"them: is this the gold of other sentences"):
+        read(path, pairs=pairs)
+    # one bad line among good ones keeps the plain message
+    if naacl:
+        path.write_text("".join(f"{s + 1} 1 1 S\n" for s in range(8)) + "3 9 1 S\n")
+    else:
+        path.write_text("0-0\n" * 2 + "0-9\n" + "0-0\n" * 5)
+    with pytest.raises(FormatError) as err:
+        read(path, pairs=pairs)
+    assert "out of range" in str(err.value) and "other sentences" not in str(err.value)

@@ -357,6 +357,42 @@ def check_segmented(sentences, path, what=""):
                       + (f" (e.g. {segmenter})" if segmenter else ""))
 
 
+def _links_by_sentence(path, naacl):
+    """``{sentence index: [(j, k), ...]}`` (0-based, NULL links left out) of a gold file,
+    read leniently: lines that do not parse are skipped (for a hint, not a reading)."""
+    out = {}
+    for lineno, text in read_lines(path):
+        fields = text.split()
+        if naacl:
+            if len(fields) >= 3 and all(_INT.match(x) for x in fields[:3]):
+                sent, j, k = (int(x) for x in fields[:3])
+                if j > 0 and k > 0:
+                    out.setdefault(sent - 1, []).append((j - 1, k - 1))
+            continue
+        for tok in fields:
+            m = _PHARAOH_LINK.match(tok)
+            if m is not None:
+                out.setdefault(lineno - 1, []).append((int(m.group(1)), int(m.group(3))))
+    return out
+
+
+def _other_sentences_hint(path, pairs, naacl):
+    """A hint when the links of many gold sentences fall outside their sentence pairs (a
+    quarter or more of at least 3): the gold of other sentences (another file's), not a
+    typo on one line.  Empty otherwise."""
+    try:
+        by_sent = _links_by_sentence(path, naacl)
+    except (FormatError, OSError):
+        return ""
+    inside = [s for s in by_sent if 0 <= s < len(pairs)]
+    outside = [s for s in inside if any(not (j < len(pairs[s][0]) and k < len(pairs[s][1]))
+                                        for j, k in by_sent[s])]
+    if len(inside) < 3 or len(outside) < 0.25 * len(inside):
+        return ""
+    return (f"; the links of {len(outside)} of its {len(inside)} sentences fall outside them: "
+            "is this the gold of other sentences (another --src/--tgt file)?")
+
+
 def _check_range(path, lineno, j, k, shape, base, line_links=(), pair=(None, None)):
     m, n = shape
     hint = _range_hint(j, k, shape, line_links) if base == 0 else ""
@@ -406,8 +442,13 @@ def read_pharaoh(path, pairs=None):
         if pairs is not None:
             src, tgt = pairs[lineno - 1]
             links = sorted(sure | possible)
-            for j, k in links:
-                _check_range(path, lineno, j, k, (len(src), len(tgt)), 0, links, (src, tgt))
+            try:
+                for j, k in links:
+                    _check_range(path, lineno, j, k, (len(src), len(tgt)), 0, links,
+                                 (src, tgt))
+            except FormatError as exc:
+                raise FormatError(exc.path, exc.line, exc.reason + _other_sentences_hint(
+                    path, pairs, naacl=False)) from None
         out.append(Alignment(frozenset(sure), frozenset(possible)))
     if pairs is not None and lineno < len(pairs):
         raise FormatError(_name(path), lineno + 1,
@@ -529,8 +570,12 @@ def read_naacl(path, pairs=None, n_sentences=None, seen=None):
             continue
         if pairs is not None:
             src, tgt = pairs[sent - 1]
-            _check_range(path, lineno, j - 1, k - 1, (len(src), len(tgt)), 1,
-                         pair=(src, tgt))
+            try:
+                _check_range(path, lineno, j - 1, k - 1, (len(src), len(tgt)), 1,
+                             pair=(src, tgt))
+            except FormatError as exc:
+                raise FormatError(exc.path, exc.line, exc.reason + _other_sentences_hint(
+                    path, pairs, naacl=True)) from None
         (sure if label == "S" else possible).setdefault(sent - 1, set()).add((j - 1, k - 1))
     if n_sentences is None:
         n_sentences = max([*sure, *possible], default=-1) + 1
