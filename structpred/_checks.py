@@ -12,7 +12,19 @@ import unicodedata
 import numpy as np
 
 __all__ = ["check_whole", "check_number", "check_seed", "check_positive", "check_flag",
-           "label_clash", "check_label_spellings", "whole_array", "split_comma_items"]
+           "label_clash", "check_label_spellings", "whole_array", "split_comma_items",
+           "physical_memory"]
+
+
+def physical_memory() -> int | None:
+    """This machine's physical memory in bytes (``None`` where ``os.sysconf`` cannot say)."""
+    import os
+
+    try:
+        n = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+    return int(n) if n > 0 else None
 
 
 def split_comma_items(text):

@@ -162,3 +162,36 @@ def test_gold_of_other_sentences_is_named_as_such(tmp_path, naacl):
     with pytest.raises(FormatError) as err:
         read(path, pairs=pairs)
     assert "out of range" in str(err.value) and "other sentences" not in str(err.value)
+
+
+# ------------------------------------------------------------- class: sizes against memory
+def test_a_bitext_whose_token_pairs_cannot_fit_in_memory_is_refused_before_the_statistics(
+        tmp_path, capsys, monkeypatch):
+    """The statistics keep about 12 bytes per token pair (source x target words of every
+    pair): a bitext beyond the machine's memory was killed or swapped deep inside them."""
+    import structpred
+
+    (tmp_path / "a.en").write_text("the house is small\ni agree\n" * 20)
+    (tmp_path / "a.fr").write_text("la maison est petite\nje suis d' accord\n" * 20)
+    (tmp_path / "g.txt").write_text("0-0 1-1 2-2 3-3\n0-0 1-1\n" * 20)
+    monkeypatch.setattr(structpred, "physical_memory", lambda: 1000)
+    argv = ["align", "train", "--src", str(tmp_path / "a.en"), "--tgt", str(tmp_path / "a.fr"),
+            "--gold", str(tmp_path / "g.txt"), "--bitext-src", str(tmp_path / "a.en"),
+            "--bitext-tgt", str(tmp_path / "a.fr"), "-o", str(tmp_path / "m.npz")]
+    rc, _, err = run_cli(argv, capsys)
+    assert one_line_error(rc, err, "a.en", "480 token pairs", "--bitext-pairs",
+                          "--max-length"), err
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_align_unsupervised_checks_the_token_pairs_against_memory(tmp_path, capsys,
+                                                                  monkeypatch):
+    import structpred
+
+    (tmp_path / "a.en").write_text("the house is small\ni agree\n" * 20)
+    (tmp_path / "a.fr").write_text("la maison est petite\nje suis d' accord\n" * 20)
+    monkeypatch.setattr(structpred, "physical_memory", lambda: 1000)
+    rc, _, err = run_cli(["align", "unsupervised", "--src", str(tmp_path / "a.en"), "--tgt",
+                          str(tmp_path / "a.fr"), "-o", str(tmp_path / "out.txt")], capsys)
+    assert one_line_error(rc, err, "a.en", "480 token pairs", "--max-len"), err
+    assert not (tmp_path / "out.txt").exists()

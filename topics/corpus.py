@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 from collections import Counter
 from itertools import chain
 from pathlib import Path
@@ -36,7 +35,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from structpred import check_flag, check_whole
+from structpred import check_flag, check_whole, physical_memory
 
 __all__ = [
     "ENGLISH_STOP_WORDS", "tokenize", "Vocabulary", "check_counts", "token_arrays",
@@ -342,13 +341,6 @@ MAX_COUNT = 2**31 - 1
 BYTES_PER_TOKEN = 24
 
 
-def physical_memory() -> int | None:
-    """This machine's physical memory in bytes (``None`` where ``os.sysconf`` cannot say)."""
-    try:
-        n = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
-        return None
-    return int(n) if n > 0 else None
 
 
 def _format_bytes(n: float) -> str:

@@ -479,3 +479,28 @@ def _read_input(args):
         raise UserError(f"{args.input or args.src}: no sentence pairs")
     _check_segmented(pairs, args.input or args.src, None if args.input else args.tgt)
     return pairs
+
+
+#: bytes per token pair (source word x target word of a sentence pair) that the bitext's
+#: statistics keep at the least: the pair index (int32) and the EM's expected counts and
+#: posteriors (float32 pairs); the 1.13M-pair Hansards (603M token pairs) peaked at 7.3 GB
+BYTES_PER_TOKEN_PAIR = 12
+
+
+def check_bitext_memory(bt, limit, option, path):
+    """Refuse, before the statistics allocate it, a bitext whose token pairs (the sum over
+    its pairs of source x target words, within ``limit`` tokens a side) need more memory than the
+    machine has even at :data:`BYTES_PER_TOKEN_PAIR` bytes each (the process was killed, or
+    swapped for hours, deep in the statistics)."""
+    from structpred import physical_memory
+
+    limit = int(limit)
+    cells = sum(len(s) * len(t) for s, t in bt if len(s) <= limit and len(t) <= limit)
+    need, have = cells * BYTES_PER_TOKEN_PAIR, physical_memory()
+    if have is not None and need > have:
+        raise UserError(f"{path}: the bitext has {cells:.3g} token pairs (the sum "
+                        f"over its pairs of source x target words within {option} "
+                        f"{limit}); its statistics need at least {need / 1e9:.3g} GB, more "
+                        f"than this machine's {have / 1e9:.3g} GB: give fewer pairs "
+                        f"(--bitext-pairs), a lower {option}, or a Dask cluster (--workers, "
+                        "--scheduler)")

@@ -26,7 +26,7 @@ from .common import (SEGMENTED_SAMPLE, _bitext, _check_cache_path, _check_direct
                      _check_case, _check_inputs, _check_segmented, _check_sure_links, _external,
                      _external_specs, _feature_list, _inputs, _interaction_statistics, _is_file,
                      _option_name, _read_gold, _read_pairs, _statistics, _summary,
-                     _within_length)
+                     _within_length, check_bitext_memory)
 
 __all__ = ["align_train"]
 
@@ -258,4 +258,6 @@ def _read_bitext(args):
         bt = bt[:args.bitext_pairs]
     bt = [(s, t) for s, t in bt if s and t]
     _check_segmented(bt[:SEGMENTED_SAMPLE], args.bitext_src, args.bitext_tgt)
+    if not (getattr(args, "workers", None) or getattr(args, "scheduler", None)):
+        check_bitext_memory(bt, args.max_length, "--max-length", args.bitext_src)
     return [s for s, _ in bt], [t for _, t in bt]

@@ -24,7 +24,7 @@ from structpred.cli import finite_float, refuse_options
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.io import counted, release_notes
 
-from .common import _check_inputs, _read_input, max_length
+from .common import _check_inputs, _read_input, check_bitext_memory, max_length
 
 __all__ = ["add_unsupervised_parser", "align_unsupervised"]
 
@@ -198,6 +198,7 @@ def align_unsupervised(args):
         _log(args, f"extra bitext: {bt.report()}")
     src, tgt, index = training_text(pairs, extra_src, extra_tgt)
     del extra_src, extra_tgt
+    check_bitext_memory(list(zip(src, tgt)), args.max_len, "--max-len", args.src or args.input)
     cache = Path(args.cache_dir) if args.cache_dir else None
     model = UnsupervisedAligner(hmm_iterations=args.hmm_iterations,
                                 lowercase=not args.no_lowercase, prefix=args.prefix,
