@@ -6,8 +6,6 @@ class docstring) and the choice by cross-validation when the validation set is s
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from .examples import (AUTO_CLASS_WEIGHTS, AUTO_ETA_SCALES, _candidates, _GraphFiles, _iou,
@@ -70,12 +68,9 @@ class CandidateSearch:
 
     def _jobs(self, n):
         """Processes for ``n`` candidates: ``n_jobs`` (None: the CPUs this process may use)."""
-        jobs = self.n_jobs
-        if jobs is None:
-            try:
-                jobs = len(os.sched_getaffinity(0))
-            except AttributeError:  # not on Linux
-                jobs = os.cpu_count() or 1
+        from structpred.parallel import usable_cpus
+
+        jobs = usable_cpus() if self.n_jobs is None else self.n_jobs
         return max(1, min(int(jobs), int(n)))
 
     def _run_candidates(self, specs, ns, valid, log):

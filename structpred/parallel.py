@@ -26,7 +26,19 @@ import itertools
 import signal
 
 __all__ = ["map_ordered", "is_dask_client", "check_executor", "dask_workers",
-           "executor_slots", "ignore_interrupt"]
+           "executor_slots", "ignore_interrupt", "usable_cpus"]
+
+
+def usable_cpus():
+    """The CPUs this process may run on (its affinity mask where the platform has one), at
+    least 1: the default of every ``n_jobs``/``--jobs`` and the most worker processes a
+    command starts."""
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:   # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 _NOTHING = object()
 

@@ -340,6 +340,14 @@ def test_jobs_beyond_the_cpus_start_no_more_processes_than_cpus(tiny_model):
         assert pool._max_workers <= default_jobs()
 
 
+def test_jobs_beyond_the_cpus_are_named_in_a_note(files, capsys, tiny_model):
+    rc, _, err = run_cli(["align", "predict", "-m", tiny_model, "--src", files["src"],
+                          "--tgt", files["tgt"], "-o", str(files["tmp"] / "o.txt"),
+                          "-j", "100000"], capsys)
+    assert rc == 0, err
+    assert "note: --jobs 100000: this process may use" in err, err
+
+
 def test_workers_beyond_the_cpus_start_no_more_than_cpus(monkeypatch, files, capsys,
                                                          tiny_model):
     """``--workers 100000`` asked Dask for 100,000 local processes (minutes, then a
@@ -358,6 +366,6 @@ def test_workers_beyond_the_cpus_start_no_more_than_cpus(monkeypatch, files, cap
     rc, _, err = run_cli(["align", "predict", "-m", tiny_model, "--src", files["src"],
                           "--tgt", files["tgt"], "-o", str(files["tmp"] / "o.txt"), "-q",
                           "--workers", "100000"], capsys)
-    from structpred.cli._cluster import _cpus
+    from structpred.parallel import usable_cpus
 
-    assert asked and asked[0] <= _cpus(), (asked, err)
+    assert asked and asked[0] <= usable_cpus(), (asked, err)

@@ -71,6 +71,7 @@ def align_predict(args):
     to_stdout = str(args.output) == "-"
     interactive = args.input == "-" or "-" in (args.src, args.tgt)
     jobs = args.jobs or (1 if interactive else default_jobs())
+    _note_jobs(args, jobs, default_jobs())
     # eflomal/fast_align align new pairs in batches: read that many pairs at a time; the
     # others a batch of the fast path at a time; from standard input, the lines waiting
     # (each line as it arrives when they come one by one)
@@ -117,3 +118,11 @@ def _direction_checked(args, pairs, model):
     _check_case(head, model.stats_, *sides)
     _check_unknown(head, model.stats_, *sides)
     return itertools.chain(head, pairs)
+
+
+def _note_jobs(args, jobs, cpus):
+    """A note when ``--jobs`` asks for more processes than the CPUs: the local pool starts
+    no more than that (``-j 100000`` forked until the machine's load passed 1,600)."""
+    if jobs > cpus and not (getattr(args, "workers", None) or getattr(args, "scheduler", None)):
+        _log(args, f"note: --jobs {jobs}: this process may use {counted(cpus, 'CPU')}; "
+                   f"starting {counted(cpus, 'process', 'processes')}")

@@ -20,7 +20,6 @@ import contextlib
 import io
 import itertools
 import multiprocessing
-import os
 import select
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -41,10 +40,9 @@ _WORKER_MODEL = None
 
 def default_jobs():
     """The processes ``align predict`` uses by default: the CPUs this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:   # not on Linux
-        return max(1, os.cpu_count() or 1)
+    from structpred.parallel import usable_cpus
+
+    return usable_cpus()
 
 
 def _set_model(model):

@@ -19,17 +19,10 @@ import contextlib
 import functools
 import logging
 
-from ._common import UserError, positive_int
+from ..io import counted
+from ..parallel import usable_cpus
+from ._common import UserError, log, positive_int
 
-
-def _cpus():
-    """The CPUs this process may run on (the most local Dask workers started)."""
-    import os
-
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:   # not on Linux
-        return max(1, os.cpu_count() or 1)
 
 __all__ = ["add_cluster_options", "cluster_from_args", "with_cluster", "open_cluster",
            "check_cluster_args", "DASK_HINT"]
@@ -94,7 +87,11 @@ def cluster_from_args(args):
             try:
                 # no more worker processes than CPUs: 'align predict --workers 100000' started
                 # processes for minutes and ended in a traceback (the results are the same)
-                cluster = distributed.LocalCluster(n_workers=min(int(workers), _cpus()),
+                n = min(int(workers), usable_cpus())
+                if n < int(workers):
+                    log(args, f"note: --workers {workers}: this process may use "
+                              f"{counted(n, 'CPU')}; starting {counted(n, 'worker')}")
+                cluster = distributed.LocalCluster(n_workers=n,
                                                    threads_per_worker=1,
                                                    processes=True, dashboard_address=":0",
                                                    silence_logs=logging.ERROR)
