@@ -17,7 +17,7 @@ import re
 
 from structpred import check_flag, check_whole
 from structpred.io import FormatError, read_lines
-from structpred.io import counted, split_tokens
+from structpred.io import check_visible_tokens, counted, split_tokens
 
 from .evaluate import label_kind_error
 
@@ -187,6 +187,7 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lin
     for lineno, line in lines:
         last = lineno
         fields = split_tokens(line, name, lineno)   # ASCII spaces and tabs only
+        check_visible_tokens(line, name, lineno)    # a U+200F alone was a word
         if not fields or fields[0] == "-DOCSTART-":
             out.end()
             continue

@@ -195,3 +195,21 @@ def test_align_unsupervised_checks_the_token_pairs_against_memory(tmp_path, caps
                           str(tmp_path / "a.fr"), "-o", str(tmp_path / "out.txt")], capsys)
     assert one_line_error(rc, err, "a.en", "480 token pairs", "--max-len"), err
     assert not (tmp_path / "out.txt").exists()
+
+
+@SETTINGS
+@given(mark=st.sampled_from(["\u200f", "\u200b", "\u00ad", "\u2060", "\u200e\u200f"]),
+       where=st.integers(0, 2))
+def test_a_tag_token_of_invisible_characters_only_is_refused(tmp_path_factory, mark, where):
+    """A line whose word is a right-to-left mark (or another format character) alone was
+    read as a word, as the aligners' readers already refuse."""
+    from sequence.data import read_conll
+    from structpred.io import FormatError
+
+    words = ["the", "big", "cat"]
+    words[where] = mark
+    path = tmp_path_factory.mktemp("inv") / "d.txt"
+    path.write_text("".join(f"{w} X\n" for w in words) + "\n", encoding="utf-8")
+    with pytest.raises(FormatError, match=rf"d\.txt:{where + 1}: a token of invisible "
+                                          r"characters only"):
+        read_conll(path)

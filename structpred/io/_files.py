@@ -35,7 +35,7 @@ import zlib
 from ._encoding import _ENCODING, check_encoding, given_encoding, input_encoding
 
 __all__ = ["FormatError", "OutputPathError", "missing_reason", "open_text", "read_lines", "split_tokens",
-           "input_encoding", "check_encoding", "given_encoding",
+           "input_encoding", "check_encoding", "given_encoding", "check_visible_tokens",
            "atomic_write",
            "open_output", "check_output_path", "read_npz", "refuse_stdin_model", "file_fingerprint", "binary_kind",
            "folder_refusal"]
@@ -316,6 +316,19 @@ def word_text(text, path="<text>", lineno=None):
 
     if not unicodedata.is_normalized("NFC", text):
         text = unicodedata.normalize("NFC", text)
+    check_visible_tokens(text, path, lineno)
+    return text
+
+
+def check_visible_tokens(text, path="<text>", lineno=None):
+    """:class:`FormatError` naming file, line and column when a token of the line ``text``
+    (split on ASCII spaces and tabs) is made of invisible format characters only (a
+    right-to-left mark U+200F, a zero-width space, a soft hyphen): it would count as a word
+    (an aligner's position, a tagger's token)."""
+    if text.isascii():
+        return
+    import unicodedata
+
     for m in re.finditer(r"[^ \t\n]+", text):
         tok = m.group()
         if all(unicodedata.category(c) == "Cf" for c in tok):
@@ -323,7 +336,6 @@ def word_text(text, path="<text>", lineno=None):
             raise FormatError(path, lineno, f"a token of invisible characters only ({what}, "
                               f"U+{ord(tok[0]):04X}) at column {m.start() + 1}: it would "
                               "count as a word (remove it, or join it to its word)")
-    return text
 
 
 def read_lines(path, encoding=None):
