@@ -9,7 +9,7 @@ from structpred import LEARNERS
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import int_at_least, nonneg_float, nonneg_int, positive_float, positive_int
 from structpred.cli import add_quiet as _add_quiet, add_cluster_options, iteration_count
-from structpred.cli import comma_items, seed_value
+from structpred.cli import at_most, comma_items, seed_value
 
 __all__ = ["add_train_parser", "add_predict_parser", "add_eval_parser"]
 
@@ -42,16 +42,14 @@ def _list_or_auto(item):
     return parse
 
 
-def _scale(text):
-    """``--feature-scale``: a number > 0 and at most :data:`segmentation.model.MAX_SCALE`
-    (1e308 made the features infinite, refused naming the data)."""
-    from segmentation.model import MAX_SCALE
+def _max_scale():
+    from segmentation.model import MAX_SCALE   # the model's module, read when needed
 
-    v = positive_float(text)
-    if v > MAX_SCALE:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_SCALE:g} (it multiplies "
-                                         f"standardised features), got {text!r}")
-    return v
+    return MAX_SCALE
+
+
+#: ``--feature-scale``: 1e308 made the features infinite (refused naming the data)
+_scale = at_most(positive_float, _max_scale, "it multiplies standardised features")
 
 
 def _factor_list(text):

@@ -62,13 +62,25 @@ def _commands():
                         words = shlex.split(part)
                     except ValueError:
                         continue
-                    while words and ("=" in words[0] and not words[0].startswith("-")
-                                     or words[0] in ("nice", "-n", "10", "5", "time", "env",
-                                                     "timeout", "CI=true")):
-                        words = words[1:]
+                    words = _command_words(words)
                     if words and (words[0] == "structpred" or _script(words)):
                         found.append((page.relative_to(ROOT), start + first, words))
     return found
+
+
+#: commands that run the command after them (with their own options and numbers first)
+WRAPPERS = ("nice", "time", "env", "timeout")
+
+
+def _command_words(words):
+    """``words`` without leading ``NAME=value`` settings and wrapper commands (``nice -n
+    10``, ``timeout 600``): the command itself."""
+    while words and ("=" in words[0] and not words[0].startswith("-")
+                     or words[0] in WRAPPERS):
+        words = words[1:]
+        while words and (words[0].startswith("-") or words[0].isdigit()):
+            words = words[1:]   # the wrapper's options and their values
+    return words
 
 
 def _inline_commands():

@@ -322,22 +322,27 @@ def test_segment_eval_of_a_soft_map_names_it(tmp_path, capsys, kind):
     assert "PASCAL" not in err
 
 
+def _image_folders(images, masks, names):
+    """Random 12 x 16 RGB images and one rectangle masks, ``NAME.png`` in two new folders."""
+    import numpy as np
+    from PIL import Image
+
+    images.mkdir()
+    masks.mkdir()
+    rng = np.random.default_rng(0)
+    for name in names:
+        Image.fromarray(rng.integers(0, 255, (12, 16, 3)).astype(np.uint8)).save(
+            images / f"{name}.png")
+        m = np.zeros((12, 16), np.uint8)
+        m[3:9, 4:12] = 255
+        Image.fromarray(m).save(masks / f"{name}.png")
+
+
 # ------------------------------------------------- class: a validation share of everything
 def test_segment_valid_fraction_holding_out_every_image_names_it(tmp_path, capsys):
     """Four images with ``--valid-fraction 0.9``: every one held out, and the refusal said
     "MASKS: no training data"."""
-    import numpy as np
-    from PIL import Image
-
-    (tmp_path / "img").mkdir()
-    (tmp_path / "mask").mkdir()
-    rng = np.random.default_rng(0)
-    for i in range(4):
-        Image.fromarray(rng.integers(0, 255, (12, 16, 3)).astype(np.uint8)).save(
-            tmp_path / "img" / f"{i}.png")
-        m = np.zeros((12, 16), np.uint8)
-        m[3:9, 4:12] = 255
-        Image.fromarray(m).save(tmp_path / "mask" / f"{i}.png")
+    _image_folders(tmp_path / "img", tmp_path / "mask", [str(i) for i in range(4)])
     rc, _, err = run_cli(["segment", "train", "--images", str(tmp_path / "img"), "--masks",
                           str(tmp_path / "mask"), "--valid-fraction", "0.9", "--iterations",
                           "2", "-o", str(tmp_path / "m.npz")], capsys)
@@ -351,18 +356,7 @@ def test_segment_valid_fraction_holding_out_every_image_names_it(tmp_path, capsy
 def test_segment_manifest_split_spelled_another_way_is_refused(tmp_path, capsys, spelling):
     """A row of split ``Train`` was left out of ``--split train`` silently (trained on 2
     images of 3)."""
-    import numpy as np
-    from PIL import Image
-
-    (tmp_path / "images").mkdir()
-    (tmp_path / "masks").mkdir()
-    rng = np.random.default_rng(0)
-    for i in range(3):
-        Image.fromarray(rng.integers(0, 255, (12, 16, 3)).astype(np.uint8)).save(
-            tmp_path / "images" / f"im{i}.png")
-        m = np.zeros((12, 16), np.uint8)
-        m[3:9, 4:12] = 255
-        Image.fromarray(m).save(tmp_path / "masks" / f"im{i}.png")
+    _image_folders(tmp_path / "images", tmp_path / "masks", [f"im{i}" for i in range(3)])
     manifest = tmp_path / "m.csv"
     manifest.write_text(f"id,split\nim0,train\nim1,train\nim2,{spelling}\n")
     rc, _, err = run_cli(["segment", "train", "--manifest", str(manifest), "--split", "train",

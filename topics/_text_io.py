@@ -241,6 +241,17 @@ def _field_list(value, what):
 
 # ----------------------------------------------------------------------- readers
 
+def _up_to_first_text(source):
+    """``(head, rest)``: the ``(number, text)`` lines of ``source`` up to and including the
+    first that is not blank (its format is judged on it), and the iterator of the rest."""
+    head = []
+    for item in source:
+        head.append(item)
+        if item[1].strip():
+            break
+    return head, source
+
+
 def _lines(spath, name):
     """``read_lines`` with the file's display name in its errors."""
     try:
@@ -360,12 +371,7 @@ def _csv_header_like(line):
 def _read_jsonl(spath, name, need, docs, fields):
     label_key = fields.label[0] if fields.label else "label"
     text_keys = fields.text or ["text"]
-    source = _lines(spath, name)
-    head = []
-    for item in source:
-        head.append(item)
-        if item[1].strip():
-            break
+    head, source = _up_to_first_text(_lines(spath, name))
     lines = itertools.chain(head, source)
     array = bool(head) and head[-1][1].lstrip().startswith("[")
     for lineno, row in (_json_array(lines, name) if array else _json_lines(lines, name)):
@@ -491,12 +497,7 @@ def _csv_records(spath, name):
     spreadsheets write to name it, gives it and is skipped).  Lines come from
     ``read_lines`` (encoding, BOM, NUL and CR checks)."""
     at = [0]
-    source = _lines(spath, name)
-    head = []
-    for item in source:
-        head.append(item)
-        if item[1].strip():
-            break
+    head, source = _up_to_first_text(_lines(spath, name))
     delimiter = _csv_delimiter(head[-1][1]) if head else ","
     sep = head[-1][1].strip() if head else ""
     if len(sep) == 5 and sep.lower().startswith("sep=") and sep[4] in ",;\t|":

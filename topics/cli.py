@@ -28,7 +28,7 @@ import numpy as np
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
-from structpred.cli import check_output, iteration_count, nonneg_float, positive_int
+from structpred.cli import at_most, check_output, iteration_count, nonneg_float, positive_int
 from structpred.cli import check_held_out, refuse_options, seed_value
 from structpred.io import counted, note, release_notes
 
@@ -67,15 +67,14 @@ def _df(text):
     return positive_int(text)
 
 
-def _ngrams(text):
-    """``--ngrams``: an integer from 1 to :data:`topics.corpus.MAX_NGRAM`."""
-    from .corpus import MAX_NGRAM
+def _max_ngram():
+    from .corpus import MAX_NGRAM   # read when --ngrams is given
 
-    value = positive_int(text)
-    if value > MAX_NGRAM:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_NGRAM} (longer runs of words "
-                                         f"recur too rarely to be terms), got {text!r}")
-    return value
+    return MAX_NGRAM
+
+
+#: ``--ngrams``: an integer from 1 to :data:`topics.corpus.MAX_NGRAM`
+_ngrams = at_most(positive_int, _max_ngram, "longer runs of words recur too rarely to be terms")
 
 
 def _fraction(text):

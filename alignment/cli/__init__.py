@@ -21,7 +21,7 @@ import argparse
 from structpred import LEARNERS
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import add_quiet as _add_quiet
-from structpred.cli import comma_items, int_list, nonneg_float, nonneg_int, positive_int
+from structpred.cli import at_most, comma_items, int_list, nonneg_float, nonneg_int, positive_int
 from structpred.cli import add_cluster_options
 from structpred.cli import iteration_count, seed_value
 
@@ -35,25 +35,12 @@ from .predict import align_predict
 __all__ = ["add_align_parser", "add_aer_parser", "align_predict", "align_demo", "aer"]
 
 
-def _cost(text):
-    """argparse ``type=`` of --c-pos, --possible-cost and each --c-neg value: a number from 0
-    to :data:`alignment._runtime.MAX_COST` (1e30 was a ``ZeroDivisionError`` traceback of the
-    learner's projection; 1e300 for c- a model of 59 % AER, without a word)."""
-    value = nonneg_float(text)
-    if value > MAX_COST:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_COST:g} (larger costs overflow "
-                                         f"the learner), got {text!r}")
-    return value
-
-
-def _n_frequent(text):
-    """argparse ``type=`` of --n-frequent: 0 to :data:`alignment._runtime.MAX_FREQUENT` (it adds
-    N*N pair features: 5,000 took 17 GB of memory and minutes before the first iteration)."""
-    value = nonneg_int(text)
-    if value > MAX_FREQUENT:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_FREQUENT:,} (it adds N*N word-pair "
-                                         f"features), got {text!r}")
-    return value
+#: --c-pos, --possible-cost and each --c-neg value: 1e30 was a ``ZeroDivisionError``
+#: traceback of the learner's projection, 1e300 for c- a model of 59 % AER without a word
+_cost = at_most(nonneg_float, MAX_COST, "larger costs overflow the learner")
+#: --n-frequent: it adds N*N pair features (5,000 took 17 GB and minutes before the first
+#: iteration)
+_n_frequent = at_most(nonneg_int, MAX_FREQUENT, "it adds N*N word-pair features")
 
 
 def _c_neg_values(text):

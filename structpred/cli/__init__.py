@@ -13,7 +13,7 @@ implementations share.
 
 from ._common import (ArgumentParser, HelpFormatter, UserError, add_quiet, check_output,
                       check_held_out, check_separate_folders, check_stdin, finite_float, int_at_least,
-                      int_list, comma_items,
+                      int_list, comma_items, at_most,
                       iteration_count, log,
                       nonneg_float, nonneg_int,
                       positive_float, positive_int, same_file, wrap_format_errors,
@@ -23,7 +23,7 @@ from ._main import build_parser, main, subcommands
 
 __all__ = ["main", "build_parser", "subcommands", "UserError", "HelpFormatter", "add_quiet",
            "log", "wrap_format_errors", "ArgumentParser", "positive_int", "nonneg_int",
-           "int_at_least", "finite_float", "positive_float", "nonneg_float", "int_list", "comma_items", "check_output", "check_stdin",
+           "int_at_least", "finite_float", "positive_float", "nonneg_float", "int_list", "comma_items", "at_most", "check_output", "check_stdin",
            "check_held_out", "check_separate_folders", "iteration_count", "same_file", "add_cluster_options", "cluster_from_args",
            "open_cluster",
            "with_cluster", "options_given", "record_option_defaults", "refuse_options",

@@ -16,7 +16,7 @@ from ..io import (OutputPathError, check_figure_path, check_output_path, folder_
 
 __all__ = ["UserError", "HelpFormatter", "ArgumentParser", "add_quiet", "log", "os_error_line",
            "wrap_format_errors", "positive_int", "nonneg_int", "int_at_least",
-           "positive_float", "nonneg_float", "int_list", "comma_items", "check_output", "check_stdin", "same_file",
+           "positive_float", "nonneg_float", "int_list", "comma_items", "at_most", "check_output", "check_stdin", "same_file",
            "check_separate_folders", "iteration_count", "record_option_defaults",
            "options_given", "refuse_options", "seed_value", "empty_option_values"]
 
@@ -239,6 +239,22 @@ def comma_items(text):
         return split_comma_items(text)
     except ValueError as exc:   # argparse shows the message of this kind only
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def at_most(parse, most, why):
+    """argparse ``type=``: ``parse(text)`` (e.g. :func:`nonneg_float`), refused when above
+    ``most`` (a number, or a function giving it, so that a limit kept in a module heavy to
+    import is read only when the option is given); ``why`` says what a larger value does."""
+    def parse_at_most(text):
+        value = parse(text)
+        limit = most() if callable(most) else most
+        if value > limit:
+            shown = f"{limit:,}" if isinstance(limit, int) else f"{limit:g}"
+            raise argparse.ArgumentTypeError(f"must be at most {shown} ({why}), got {text!r}")
+        return value
+
+    parse_at_most.__name__ = getattr(parse, "__name__", "value")
+    return parse_at_most
 
 
 def int_list(text):

@@ -36,6 +36,7 @@ import scipy.sparse as sp
 from ..._checks import check_whole, whole_array
 from ..._example import StructuredExample
 from . import _kernels as kern
+from .._magnitude import check_magnitude
 from ._checks import check_feasible, check_potentials, check_starts
 
 __all__ = ["ChainExample", "chain_marginals", "chain_viterbi", "project_chain",
@@ -97,8 +98,6 @@ def project_chain(node, edge, starts, tol=1e-9, max_iter=20000, warm=None):
     ``warm`` is an optional ``(lam, nu)`` pair of (E, K) multipliers, updated
     in place.  Returns ``(node_proj, edge_proj, info)``.
     """
-    from ..matching._projection import check_magnitude
-
     starts = check_starts(starts, np.shape(node)[0] if np.ndim(node) else -1)
     for name, arr in (("node", node), ("edge", edge)):   # none was checked before
         arr = np.asarray(arr)

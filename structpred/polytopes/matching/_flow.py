@@ -9,7 +9,8 @@ import numpy as np
 
 from ._common import _as_matrix
 from ._newton import _dual_solve
-from ._projection import _active_set_solve, _primal_from_dual, check_magnitude
+from .._magnitude import check_magnitude
+from ._projection import _active_set_solve, _primal_from_dual
 
 __all__ = ['project_matching_flow']
 

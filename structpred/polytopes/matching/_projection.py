@@ -11,26 +11,11 @@ import warnings
 import numba as nb
 import numpy as np
 
+from .._magnitude import MAX_MAGNITUDE, check_magnitude
 from ._common import _as_matrix
 from ._newton import _dual_solve, _find
 
-#: the magnitude of ``zp`` beyond which the projection's steps fall below float64's
-#: resolution (a ``ZeroDivisionError`` inside the kernel, reported as ``ValueError``)
-MAX_MAGNITUDE = 1e15
-
-
-def check_magnitude(zp, name="zp"):
-    """``ValueError`` when ``zp`` holds values beyond :data:`MAX_MAGNITUDE`: the
-    projection lies in [0, 1], and float64 resolves ``z' - alpha - beta`` there only to about
-    ``2.2e-16 * max|z'|``, an error of order 1 (the kernel's steps also vanish: a
-    ``ZeroDivisionError``; the flow's integer costs lose every difference)."""
-    top = float(np.abs(zp).max()) if zp.size else 0.0
-    if top > MAX_MAGNITUDE:
-        raise ValueError(f"{name} holds values up to {top:.3g} in magnitude: beyond "
-                         f"{MAX_MAGNITUDE:.0e} float64 cannot resolve the projection (which "
-                         "lies in [0, 1]); rescale the scores")
-
-__all__ = ['project_matching', 'project_matching_batch', 'check_magnitude']
+__all__ = ['project_matching', 'project_matching_batch']
 
 
 @nb.njit(cache=True)
