@@ -8,8 +8,8 @@ from pathlib import Path
 
 from structpred import FormatError
 from structpred.cli import UserError
-from structpred.cli import check_output
-from structpred.io import counted, missing_reason, note
+from structpred.cli import at_most, check_output, positive_int
+from structpred.io import MAX_WORDS, counted, missing_reason, note
 
 from ..training import C_NEG_GRID   # the c- grid of the pipeline
 
@@ -62,21 +62,12 @@ def _check_sure_links(path, gold, why):
                         "(unlabelled NAACL links and Pharaoh 'i-j' links are sure)")
 
 
-def max_length(text):
-    """argparse ``type=`` of --max-length (``align unsupervised --max-len``): 1 to
-    :data:`structpred.io.MAX_WORDS`.  The HMM trained on the bitext takes time in the cube of
-    a pair's length: ``--max-length 100000`` let a bitext line of 2,454 words in, and
-    ``align train`` ran for more than 5 minutes on 20 short pairs and that one."""
-    import argparse
-
-    from structpred.cli import positive_int
-    from structpred.io import MAX_WORDS
-
-    value = positive_int(text)
-    if value > MAX_WORDS:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_WORDS:,} (the HMM's time grows "
-                                         f"with the cube of a pair's length), got {text!r}")
-    return value
+#: argparse ``type=`` of --max-length (``align unsupervised --max-len``): 1 to
+#: :data:`structpred.io.MAX_WORDS`.  The HMM trained on the bitext takes time in the cube of a
+#: pair's length: ``--max-length 100000`` let a bitext line of 2,454 words in, and ``align
+#: train`` ran for more than 5 minutes on 20 short pairs and that one.
+max_length = at_most(positive_int, MAX_WORDS, "the HMM's time grows with the cube of a pair's "
+                     "length")
 
 
 def _read_pairs(src, tgt, src_opt="--src", tgt_opt="--tgt", segmented=True):
