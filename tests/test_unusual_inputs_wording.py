@@ -213,3 +213,46 @@ def test_a_tag_token_of_invisible_characters_only_is_refused(tmp_path_factory, m
     with pytest.raises(FormatError, match=rf"d\.txt:{where + 1}: a token of invisible "
                                           r"characters only"):
         read_conll(path)
+
+
+@SETTINGS
+@given(n=st.integers(3, 10), data=st.data())
+def test_the_other_sentences_hint_follows_the_share_of_sentences_out_of_range(tmp_path_factory,
+                                                                              n, data):
+    """Any number of gold sentences and any of them with a link past their pair: a range
+    error always, and the hint exactly when a quarter or more of them are out of range."""
+    from alignment.data.formats import read_pharaoh
+    from structpred.io import FormatError
+
+    pairs = [(["w"] * 3, ["v"] * 3)] * n
+    bad = data.draw(st.sets(st.integers(0, n - 1), min_size=1))
+    path = tmp_path_factory.mktemp("gold") / "g.txt"
+    path.write_text("".join("0-0 5-5\n" if i in bad else "0-0 1-1\n" for i in range(n)))
+    with pytest.raises(FormatError) as err:
+        read_pharaoh(path, pairs=pairs)
+    assert f"g.txt:{min(bad) + 1}: source position 5 out of range" in str(err.value)
+    hinted = f"the links of {len(bad)} of its {n} sentences fall outside them" in str(err.value)
+    assert hinted == (len(bad) >= 0.25 * n), str(err.value)
+
+
+@SETTINGS
+@given(lengths=st.lists(st.tuples(st.integers(1, 120), st.integers(1, 120)), min_size=1,
+                        max_size=30),
+       limit=st.integers(1, 100), memory=st.integers(1, 10**6))
+def test_the_bitext_memory_check_counts_the_token_pairs_within_the_limit(monkeypatch, lengths,
+                                                                         limit, memory):
+    """Refused exactly when 12 bytes per token pair of the pairs within the length limit
+    exceed the machine's memory; pairs beyond the limit are not counted."""
+    import structpred
+    from alignment.cli.common import BYTES_PER_TOKEN_PAIR, check_bitext_memory
+    from structpred.cli import UserError
+
+    monkeypatch.setattr(structpred, "physical_memory", lambda: memory)
+    bt = [(["a"] * m, ["b"] * k) for m, k in lengths]
+    cells = sum(m * k for m, k in lengths if m <= limit and k <= limit)
+    if cells * BYTES_PER_TOKEN_PAIR > memory:
+        with pytest.raises(UserError, match=f"the bitext has {cells:.3g} token pairs .*"
+                                            f"--max-length {limit}"):
+            check_bitext_memory(bt, limit, "--max-length", "b.en")
+    else:
+        check_bitext_memory(bt, limit, "--max-length", "b.en")
