@@ -14,6 +14,8 @@
   now checked before any data is read.
 """
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -251,8 +253,8 @@ def test_the_bitext_memory_check_counts_the_token_pairs_within_the_limit(monkeyp
     bt = [(["a"] * m, ["b"] * k) for m, k in lengths]
     cells = sum(m * k for m, k in lengths if m <= limit and k <= limit)
     if cells * BYTES_PER_TOKEN_PAIR > memory:
-        with pytest.raises(UserError, match=f"the bitext has {cells:.3g} token pairs .*"
-                                            f"--max-length {limit}"):
+        with pytest.raises(UserError, match=re.escape(f"the bitext has {cells:.3g} token "
+                                                      "pairs") + f".*--max-length {limit}"):
             check_bitext_memory(bt, limit, "--max-length", "b.en")
     else:
         check_bitext_memory(bt, limit, "--max-length", "b.en")
