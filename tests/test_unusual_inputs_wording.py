@@ -240,21 +240,49 @@ def test_the_other_sentences_hint_follows_the_share_of_sentences_out_of_range(tm
 @SETTINGS
 @given(lengths=st.lists(st.tuples(st.integers(1, 120), st.integers(1, 120)), min_size=1,
                         max_size=30),
-       limit=st.integers(1, 100), memory=st.integers(1, 10**6))
+       limit=st.integers(1, 100), memory=st.integers(1, 10**6), bayes=st.booleans())
 def test_the_bitext_memory_check_counts_the_token_pairs_within_the_limit(monkeypatch, lengths,
-                                                                         limit, memory):
-    """Refused exactly when 12 bytes per token pair of the pairs within the length limit
-    exceed the machine's memory; pairs beyond the limit are not counted."""
+                                                                         limit, memory, bayes):
+    """Refused exactly when 12 bytes per token pair (38, as measured, with our Bayesian
+    aligner on the bitext) of the pairs within the length limit exceed the machine's memory;
+    pairs beyond the limit are not counted."""
     import structpred
-    from alignment.cli.common import BYTES_PER_TOKEN_PAIR, check_bitext_memory
+    from alignment.cli.common import (BYTES_PER_TOKEN_PAIR, BYTES_PER_TOKEN_PAIR_WITH_BAYES,
+                                      check_bitext_memory)
     from structpred.cli import UserError
 
     monkeypatch.setattr(structpred, "physical_memory", lambda: memory)
     bt = [(["a"] * m, ["b"] * k) for m, k in lengths]
     cells = sum(m * k for m, k in lengths if m <= limit and k <= limit)
-    if cells * BYTES_PER_TOKEN_PAIR > memory:
+    per = BYTES_PER_TOKEN_PAIR_WITH_BAYES if bayes else BYTES_PER_TOKEN_PAIR
+    if cells * per > memory:
         with pytest.raises(UserError, match=re.escape(f"the bitext has {cells:.3g} token "
-                                                      "pairs") + f".*--max-length {limit}"):
-            check_bitext_memory(bt, limit, "--max-length", "b.en")
+                                                      "pairs") + f".*--max-length {limit}"
+                           + f".*\\({per} bytes each\\)"
+                           + (".*--aligners none" if bayes else "")):
+            check_bitext_memory(bt, limit, "--max-length", "b.en", bayes)
     else:
-        check_bitext_memory(bt, limit, "--max-length", "b.en")
+        check_bitext_memory(bt, limit, "--max-length", "b.en", bayes)
+
+
+def test_align_train_checks_the_memory_of_its_bayesian_run(monkeypatch, tmp_path, capsys):
+    """``align train`` with its default sources checks the bitext at the measured 38 bytes
+    a token pair, and at the statistics' 12 with ``--aligners none``."""
+    import structpred
+    from cli_helpers import one_line_error, run_cli
+
+    src, tgt = tmp_path / "b.en", tmp_path / "b.fr"
+    src.write_text("a b c\n" * 10)
+    tgt.write_text("x y z\n" * 10)
+    gold = tmp_path / "g"
+    gold.write_text("0-0\n" * 10)
+    monkeypatch.setattr(structpred, "physical_memory", lambda: 90 * 20)   # 90 token pairs
+    base = ["align", "train", "--src", str(src), "--tgt", str(tgt), "--gold", str(gold),
+            "--bitext-src", str(src), "--bitext-tgt", str(tgt),
+            "--cache-dir", str(tmp_path / "c"), "-o", str(tmp_path / "m.npz"), "-q"]
+    rc, _, err = run_cli(base, capsys)
+    assert one_line_error(rc, err, "b.en", "90 token pairs", "38 bytes each",
+                          "--aligners none"), err
+    monkeypatch.setattr(structpred, "physical_memory", lambda: 90 * 11)
+    rc, _, err = run_cli(base + ["--aligners", "none"], capsys)
+    assert one_line_error(rc, err, "90 token pairs", "12 bytes each"), err

@@ -476,22 +476,34 @@ def _read_input(args):
 #: statistics keep at the least: the pair index (int32) and the EM's expected counts and
 #: posteriors (float32 pairs); the 1.13M-pair Hansards (603M token pairs) peaked at 7.3 GB
 BYTES_PER_TOKEN_PAIR = 12
+#: ... and what ``align train`` with its default sources takes at its peak, our Bayesian
+#: aligner's pair ids and link marginals of both directions (int32 and float32 a cell) held
+#: beside the statistics and our HMM: on the 231,648 Hansards pairs (128.6M token pairs
+#: within 80 tokens a side) the command peaked at 4.97 GB resident, 38.6 bytes per token
+#: pair (``/usr/bin/time -v``, docs/results/alignment.md, "Memory")
+BYTES_PER_TOKEN_PAIR_WITH_BAYES = 38
 
 
-def check_bitext_memory(bt, limit, option, path):
+def check_bitext_memory(bt, limit, option, path, bayes=False):
     """Refuse, before the statistics allocate it, a bitext whose token pairs (the sum over
     its pairs of source x target words, within ``limit`` tokens a side) need more memory than the
-    machine has even at :data:`BYTES_PER_TOKEN_PAIR` bytes each (the process was killed, or
-    swapped for hours, deep in the statistics)."""
+    machine has: at :data:`BYTES_PER_TOKEN_PAIR` bytes each (a floor) for the statistics,
+    at :data:`BYTES_PER_TOKEN_PAIR_WITH_BAYES` (measured) when our Bayesian aligner
+    (``bayes``) runs on the bitext too (the process was killed, or swapped for hours, deep
+    in the statistics or the sampler)."""
     from structpred import physical_memory
 
     limit = int(limit)
     cells = sum(len(s) * len(t) for s, t in bt if len(s) <= limit and len(t) <= limit)
-    need, have = cells * BYTES_PER_TOKEN_PAIR, physical_memory()
+    per = BYTES_PER_TOKEN_PAIR_WITH_BAYES if bayes else BYTES_PER_TOKEN_PAIR
+    need, have = cells * per, physical_memory()
     if have is not None and need > have:
+        what = ("its statistics and our Bayesian aligner need about" if bayes
+                else "its statistics need at least")
         raise UserError(f"{path}: the bitext has {cells:.3g} token pairs (the sum "
                         f"over its pairs of source x target words within {option} "
-                        f"{limit}); its statistics need at least {need / 1e9:.3g} GB, more "
+                        f"{limit}); {what} {need / 1e9:.3g} GB ({per} bytes each), more "
                         f"than this machine's {have / 1e9:.3g} GB: give fewer pairs "
-                        f"(--bitext-pairs), a lower {option}, or a Dask cluster (--workers, "
-                        "--scheduler)")
+                        f"(--bitext-pairs), a lower {option}, or "
+                        + ("--aligners none (no Bayesian run) and " if bayes else "")
+                        + "a Dask cluster (--workers, --scheduler)")

@@ -39,7 +39,8 @@ def align_train(args):
 
     opts = _check_options(args)
     have_bitext = _check_paths(args, opts["sources"])
-    pairs, gold, valid, external, bitext = _read_data(args, have_bitext)
+    pairs, gold, valid, external, bitext = _read_data(args, have_bitext,
+                                                      "bayes" in opts["sources"])
     release_notes()   # the inputs are read and checked: the lines held so far come now
     executor = open_cluster(args)   # --workers/--scheduler: None without them
     started = {}
@@ -210,10 +211,11 @@ def _check_paths(args, sources):
     return have_bitext
 
 
-def _read_data(args, have_bitext):
+def _read_data(args, have_bitext, bayes=False):
     """``(pairs, gold, eval_set, external, bitext)`` from the files (gold ``None`` with
     ``--labels``; ``eval_set`` and ``external`` ``None`` when not given; ``bitext`` the
-    token lists the other aligners run on, or ``None``)."""
+    token lists the other aligners run on, or ``None``).  ``bayes``: our Bayesian aligner
+    runs on the bitext (its memory is checked with the statistics')."""
     pairs = _read_pairs(args.src, args.tgt)
     all_pairs = pairs   # --external files are line-aligned with the whole --src/--tgt
     gold = None
@@ -243,10 +245,10 @@ def _read_data(args, have_bitext):
         external = _external(args.external, all_pairs)
         if valid is not None:
             _external(args.valid_external, valid[0], into=external, option="--valid-external")
-    return pairs, gold, valid, external, _read_bitext(args) if have_bitext else None
+    return pairs, gold, valid, external, _read_bitext(args, bayes) if have_bitext else None
 
 
-def _read_bitext(args):
+def _read_bitext(args, bayes=False):
     """The unlabeled bitext's token lists (``--bitext-pairs`` of them), pairs with an empty
     side left out, as the statistics leave them out (an empty line, common in OPUS and
     Europarl files, was refused as "empty sentence" here while the docstring and the
@@ -259,5 +261,5 @@ def _read_bitext(args):
     bt = [(s, t) for s, t in bt if s and t]
     _check_segmented(bt[:SEGMENTED_SAMPLE], args.bitext_src, args.bitext_tgt)
     if not (getattr(args, "workers", None) or getattr(args, "scheduler", None)):
-        check_bitext_memory(bt, args.max_length, "--max-length", args.bitext_src)
+        check_bitext_memory(bt, args.max_length, "--max-length", args.bitext_src, bayes)
     return [s for s, _ in bt], [t for _, t in bt]
