@@ -281,7 +281,7 @@ def _init_state(e_ids, e_off, f_off, pid, c_off, a, fert, lex_c, e_c, jump_c, fe
                 prev = i
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _neighbours(a, f0, n, j):
     """``(prev, next)``: the positions of the last non-NULL link before token ``j`` (0 if
     none) and of the first after it (-1 if none)."""
@@ -298,7 +298,7 @@ def _neighbours(a, f0, n, j):
     return prev, nxt
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _move(i, sign, prev, nxt, row, e0, e_ids, pid, fert, lex_c, e_c, jump_c, fert_c,
           max_jump, n_fert, inv_den, jump_w, den0):
     """Add (``sign = 1``) or remove (``-1``) the link ``a_j = i`` from the counts: its
@@ -338,7 +338,7 @@ def _move(i, sign, prev, nxt, row, e0, e_ids, pid, fert, lex_c, e_c, jump_c, fer
     return dj
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _conditional(model, m, row, e0, prev, nxt, e_ids, pid, fert, lex_c, inv_den, jump_w,
                  fert_c, n_jumps, lex_prior, jump_pr_tot, fert_prior,
                  alpha_lex, alpha_jump, alpha_fert, p_null, n_jb, max_jump, n_fert,
@@ -386,7 +386,7 @@ def _conditional(model, m, row, e0, prev, nxt, e_ids, pid, fert, lex_c, inv_den,
     return z + pn
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _draw(probs, m, z, state):
     u = _uniform(state) * z
     acc = 0.0
