@@ -186,6 +186,11 @@ def add_train_parser(ssub, handler):
     tr.set_defaults(handler=handler)
 
 
+#: an output folder may hold files of the names predictions take that no prediction wrote
+_OVERWRITE = ("replace files of the names the outputs take that are no earlier prediction "
+              "(a gold mask, an input): they are refused without it")
+
+
 def add_predict_parser(ssub, handler):
     """``structpred segment predict``."""
     pr = ssub.add_parser("predict", formatter_class=_Formatter, help="write predicted masks or point labels",
@@ -196,6 +201,7 @@ def add_predict_parser(ssub, handler):
     pr.add_argument("-o", "--output", required=True, metavar="DIR", help="output folder")
     pr.add_argument("--side-by-side", metavar="DIR",
                     help="also write input | prediction images to this folder")
+    pr.add_argument("--overwrite", action="store_true", help=_OVERWRITE)
     add_cluster_options(pr, "the predictions (inputs are read here and sent to the workers)")
     _add_quiet(pr)
     pr.set_defaults(handler=handler)
@@ -217,5 +223,6 @@ def add_eval_parser(ssub, handler):
     _add_segment_inputs(ev)
     ev.add_argument("--side-by-side", metavar="DIR",
                     help="also write input | truth | prediction images to this folder")
+    ev.add_argument("--overwrite", action="store_true", help=_OVERWRITE)
     _add_quiet(ev)
     ev.set_defaults(handler=handler)

@@ -1,0 +1,123 @@
+"""Unusual inputs of the command line, tenth sweep (issue 28, docs/errors.md), by class:
+
+- paths (outputs that are inputs of another kind): ``segment predict -o DIR`` (and
+  ``--side-by-side DIR``, also of ``segment eval``) replaced any file of the name a
+  prediction takes (``<id>.png``): ``-o masks/`` overwrote the gold masks with exit 0;
+  now a file there that no prediction of structpred wrote (a PNG without the text chunk
+  the predictions carry, a point file of other lines) is refused before any work unless
+  ``--overwrite``;
+"""
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from cli_helpers import one_line_error, run_cli
+
+SETTINGS = settings(max_examples=10, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                           HealthCheck.too_slow])
+
+HORSES = os.path.join(os.path.dirname(__file__), "..", "data", "segmentation",
+                      "weizmann_horse", "small")
+IDS = ("horse001", "horse002", "horse003")
+
+
+def _crop(folder, ident, size=40):
+    a = np.asarray(Image.open(os.path.join(HORSES, folder, f"{ident}.png")))
+    r0, c0 = (a.shape[0] - size) // 2, (a.shape[1] - size) // 2
+    return a[r0:r0 + size, c0:c0 + size]
+
+
+@pytest.fixture(scope="module")
+def horses(tmp_path_factory):
+    """Three small horse crops (``images/``, ``masks/``) and a model trained on them."""
+    from structpred.cli import main
+
+    d = tmp_path_factory.mktemp("horses10")
+    for sub in ("images", "masks"):
+        (d / sub).mkdir()
+        for i in IDS:
+            Image.fromarray(_crop(sub, i)).save(d / sub / f"{i}.png")
+    assert main(["segment", "train", "--images", str(d / "images"), "--masks", str(d / "masks"),
+                 "--n-segments", "30", "--iterations", "2", "--class-weight", "none",
+                 "--eta-scale", "1", "--valid-fraction", "0", "-q",
+                 "-o", str(d / "model.npz")]) == 0
+    return d
+
+
+# ------------------------------------ class: output folders holding files of other sources
+def _foreign(path, kind):
+    """A file at ``path`` that no prediction wrote."""
+    if kind == "gold mask":
+        Image.fromarray(np.zeros((4, 4), dtype=np.uint8)).save(path)
+    elif kind == "rgb image":
+        Image.fromarray(np.zeros((4, 4, 3), dtype=np.uint8)).save(path)
+    elif kind == "text":
+        path.write_text("not an image\n")
+    elif kind == "empty":
+        path.write_bytes(b"")
+    else:   # a link to a file elsewhere
+        target = path.parent.parent / f"target-{path.name}"
+        target.write_bytes(b"x")
+        path.symlink_to(target)
+
+
+@SETTINGS
+@given(kind=st.sampled_from(["gold mask", "rgb image", "text", "empty", "link"]),
+       which=st.sampled_from(IDS), flag=st.sampled_from(["-o", "--side-by-side"]))
+def test_predict_keeps_files_it_did_not_write(horses, tmp_path_factory, capsys, kind, which,
+                                              flag):
+    out = tmp_path_factory.mktemp("out")
+    folder = out / "dest"
+    folder.mkdir()
+    _foreign(folder / f"{which}.png", kind)
+    before = sorted(os.listdir(folder))
+    other = ["--side-by-side", str(out / "sbs")] if flag == "-o" else ["-o", str(out / "pred")]
+    rc, _, err = run_cli(["segment", "predict", "-m", str(horses / "model.npz"), "--images",
+                          str(horses / "images"), flag, str(folder), *other, "-q"], capsys)
+    assert one_line_error(rc, err, f"{which}.png", "no prediction", flag, "--overwrite"), err
+    assert sorted(os.listdir(folder)) == before
+    # --overwrite replaces it (a symbolic link is never replaced by a file)
+    rc, _, err = run_cli(["segment", "predict", "-m", str(horses / "model.npz"), "--images",
+                          str(horses / "images"), flag, str(folder), *other, "--overwrite",
+                          "-q"], capsys)
+    if kind == "link":
+        assert one_line_error(rc, err, "symbolic link"), err
+        return
+    assert rc == 0, err
+    assert sorted(os.listdir(folder)) == sorted(f"{i}.png" for i in IDS)
+
+
+def test_predict_into_the_gold_masks_is_refused_and_reruns_are_not(horses, tmp_path, capsys):
+    """``-o masks/`` (the gold masks, which predict does not read) is refused; a second
+    run into a folder of predictions replaces them; eval --side-by-side likewise."""
+    gold = sorted((horses / "masks").iterdir())
+    sums = [p.read_bytes() for p in gold]
+    rc, _, err = run_cli(["segment", "predict", "-m", str(horses / "model.npz"), "--images",
+                          str(horses / "images"), "-o", str(horses / "masks"), "-q"], capsys)
+    assert one_line_error(rc, err, "masks", "a gold mask"), err
+    assert [p.read_bytes() for p in gold] == sums
+    for _ in range(2):
+        assert run_cli(["segment", "predict", "-m", str(horses / "model.npz"), "--images",
+                        str(horses / "images"), "-o", str(tmp_path / "pred"), "-q"],
+                       capsys)[0] == 0
+    for _ in range(2):
+        assert run_cli(["segment", "eval", "-m", str(horses / "model.npz"), "--images",
+                        str(horses / "images"), "--masks", str(horses / "masks"),
+                        "--side-by-side", str(tmp_path / "pred"), "--overwrite", "-q"],
+                       capsys)[0] == 0
+    (tmp_path / "copy").mkdir()
+    (tmp_path / "copy" / f"{IDS[0]}.png").write_bytes(sums[0])
+    rc, _, err = run_cli(["segment", "eval", "-m", str(horses / "model.npz"), "--images",
+                          str(horses / "images"), "--masks", str(horses / "masks"),
+                          "--side-by-side", str(tmp_path / "copy"), "-q"], capsys)
+    assert one_line_error(rc, err, "--side-by-side", "no prediction"), err
+    rc, _, err = run_cli(["segment", "eval", "-m", str(horses / "model.npz"), "--images",
+                          str(horses / "images"), "--masks", str(horses / "masks"),
+                          "--overwrite", "-q"], capsys)
+    assert one_line_error(rc, err, "--overwrite", "--side-by-side"), err
