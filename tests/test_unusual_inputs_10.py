@@ -6,6 +6,10 @@
   now a file there that no prediction of structpred wrote (a PNG without the text chunk
   the predictions carry, a point file of other lines) is refused before any work unless
   ``--overwrite``;
+- formats of other tools: a file compressed by zstd (lz4, lzip, compress) given where
+  text is read was "bad encoding: byte 0xb5 ... give --encoding latin-1", and a model
+  compressed by any of them (or xz, bzip2) "not an .npz archive"; now named as such, with
+  the hint to decompress it;
 """
 
 import os
@@ -121,3 +125,35 @@ def test_predict_into_the_gold_masks_is_refused_and_reruns_are_not(horses, tmp_p
                           str(horses / "images"), "--masks", str(horses / "masks"),
                           "--overwrite", "-q"], capsys)
     assert one_line_error(rc, err, "--overwrite", "--side-by-side"), err
+
+
+# --------------------------------------------- class: files compressed by other tools
+COMPRESSED = {"zstd": b"\x28\xb5\x2f\xfd", "lz4": b"\x04\x22\x4d\x18", "lzip": b"LZIP",
+              "compress (.Z)": b"\x1f\x9d", "bzip2": b"BZh9", "xz": b"\xfd7zXZ\x00"}
+
+
+@SETTINGS
+@given(kind=st.sampled_from(sorted(COMPRESSED)), tail=st.binary(min_size=0, max_size=64),
+       role=st.sampled_from(["--gold", "--test"]))
+def test_text_compressed_by_other_tools_is_named(tmp_path_factory, capsys, kind, tail, role):
+    """A zstd (lz4, lzip, compress) file given where text is read was "bad encoding: byte
+    0xb5 ... (Latin-1, as in the CoNLL-2002 files? give --encoding latin-1 ...)"."""
+    d = tmp_path_factory.mktemp("z")
+    (d / "f").write_bytes(COMPRESSED[kind] + b"\x91" + tail)   # compressed: never clean text
+    (d / "ok").write_text("0-0 1-1\n")
+    files = {"--gold": d / "ok", "--test": d / "ok", role: d / "f"}
+    rc, _, err = run_cli(["aer", "--gold", str(files["--gold"]), "--test",
+                          str(files["--test"])], capsys)
+    assert one_line_error(rc, err, str(d / "f"), f"{kind} data", "decompress"), err
+    assert "latin-1" not in err
+
+
+@SETTINGS
+@given(kind=st.sampled_from(sorted(COMPRESSED)))
+def test_model_compressed_by_other_tools_is_named(horses, tmp_path_factory, capsys, kind):
+    """A model compressed with zstd, xz, ... was "not an .npz archive" (gzip was named)."""
+    d = tmp_path_factory.mktemp("zm")
+    (d / "m.npz").write_bytes(COMPRESSED[kind] + (horses / "model.npz").read_bytes()[:100])
+    rc, _, err = run_cli(["segment", "predict", "-m", str(d / "m.npz"), "--images",
+                          str(horses / "images"), "-o", str(d / "out")], capsys)
+    assert one_line_error(rc, err, "m.npz", f"{kind} data", "decompress"), err

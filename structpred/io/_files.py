@@ -44,12 +44,24 @@ _GZIP_MAGIC = b"\x1f\x8b"
 
 _UTF16 = "UTF-16 encoded (convert it to UTF-8, e.g. iconv -f UTF-16 -t UTF-8)"
 
+def _compressed(kind, tool):
+    return f"{kind} data (decompress it first, e.g. {tool}; of compressed text, gzip is read)"
+
+
 #: leading bytes of files that are not UTF-8 text, and what each file is
 BINARY_MAGIC = ((b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"),
                 (b"GIF87a", "a GIF image"), (b"GIF89a", "a GIF image"),
                 (b"%PDF-", "a PDF document"),
                 (b"PK\x03\x04", "a zip archive (an .npz model, or an office document)"),
-                (b"\x7fELF", "a program"), (b"BZh", "bzip2 data"), (b"\xfd7zXZ\x00", "xz data"),
+                (b"\x7fELF", "a program"),
+                (b"BZh", _compressed("bzip2", "bunzip2")), (b"\xfd7zXZ\x00", _compressed("xz", "unxz")),
+                (b"\x28\xb5\x2f\xfd", _compressed("zstd", "unzstd")),
+                (b"\x04\x22\x4d\x18", _compressed("lz4", "unlz4")),
+                (b"LZIP", _compressed("lzip", "lzip -d")),
+                (b"\x1f\x9d", _compressed("compress (.Z)", "uncompress")),
+                (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"), (b"Rar!\x1a\x07", "a RAR archive"),
+                (b"II*\x00", "a TIFF image"), (b"MM\x00*", "a TIFF image"),
+                (b"SQLite format 3\x00", "an SQLite database"),
                 (b"RIFF", "a RIFF file (audio or image)"), (b"\x93NUMPY", "a NumPy array"),
                 (b"\xff\xfe", _UTF16), (b"\xfe\xff", _UTF16))
 
@@ -424,12 +436,16 @@ def read_npz(path, what="an .npz file"):
         raise FormatError(name, None, f"a pipe or device, not a file: {what} is read with "
                           "random access; give the file itself")
     with open(name, "rb") as fh:
-        magic = fh.read(4)
-    if not magic:
+        head = fh.read(16)
+    if not head:
         raise FormatError(name, None, f"empty file, not {what}")
-    if magic[:2] == _GZIP_MAGIC:
+    if head[:2] == _GZIP_MAGIC:
         raise FormatError(name, None, f"gzip data, not {what}")
-    if magic != b"PK\x03\x04":
+    if head[:4] != b"PK\x03\x04":
+        # a model compressed with zstd, xz, ... (only gzip was named)
+        kind = binary_kind(head)
+        if kind is not None and not kind.startswith("binary data"):
+            raise FormatError(name, None, f"{kind}, not {what}")
         raise FormatError(name, None, f"not {what} (not an .npz archive)")
     try:
         with np.load(name, allow_pickle=False) as z:
