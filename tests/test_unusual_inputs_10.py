@@ -10,6 +10,9 @@
   text is read was "bad encoding: byte 0xb5 ... give --encoding latin-1", and a model
   compressed by any of them (or xz, bzip2) "not an .npz archive"; now named as such, with
   the hint to decompress it;
+- environment: ``NUMBA_NUM_THREADS=0`` (or ``-1``) was a traceback of numba's import,
+  ``NUMBA_NUM_THREADS=abc`` a warning of eight lines, ``OMP_NUM_THREADS=abc`` a line of
+  libgomp's before the command ran: refused in one line naming the variable;
 """
 
 import os
@@ -157,3 +160,41 @@ def test_model_compressed_by_other_tools_is_named(horses, tmp_path_factory, caps
     rc, _, err = run_cli(["segment", "predict", "-m", str(d / "m.npz"), "--images",
                           str(horses / "images"), "-o", str(d / "out")], capsys)
     assert one_line_error(rc, err, "m.npz", f"{kind} data", "decompress"), err
+
+
+# ------------------------------------------- class: thread counts in the environment
+def _version_with(name, value):
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS")}
+    env.update({name: value, "PYTHONPATH": os.pathsep.join(
+        [os.path.join(os.path.dirname(__file__), ".."), env.get("PYTHONPATH", "")])})
+    return subprocess.run([sys.executable, "-m", "structpred", "--version"], env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+@SETTINGS
+@given(name=st.sampled_from(["NUMBA_NUM_THREADS", "OMP_NUM_THREADS"]),
+       value=st.one_of(st.sampled_from(["0", "-1", "", " ", "abc", "1.5", "2,0", "٣", "1e3"]),
+                       st.text(st.characters(codec="ascii", exclude_categories=["Cc"]),
+                               max_size=6)))
+def test_thread_counts_the_libraries_cannot_read_are_refused(name, value):
+    """``NUMBA_NUM_THREADS=0`` was a traceback of numba's import, ``abc`` a warning of eight
+    lines; ``OMP_NUM_THREADS=abc`` a line of libgomp's before the command ran."""
+    from structpred._startup import check_environment
+
+    refusal = check_environment({name: value})
+    items = value.split(",") if name == "OMP_NUM_THREADS" else [value]
+    valid = all(v.strip().isascii() and v.strip().isdigit() and int(v) >= 1 for v in items)
+    assert (refusal is None) == valid
+    assert valid or (f"${name}" in refusal and repr(value) in refusal)
+
+
+def test_thread_counts_in_the_command():
+    """The command refuses them in one line before importing numba; whole numbers run."""
+    for name, value in (("NUMBA_NUM_THREADS", "0"), ("OMP_NUM_THREADS", "abc")):
+        res = _version_with(name, value)
+        assert one_line_error(res.returncode, res.stderr, f"${name}", repr(value)), res.stderr
+    res = _version_with("OMP_NUM_THREADS", "4,2")
+    assert res.returncode == 0 and res.stdout.startswith("structpred "), res.stderr
