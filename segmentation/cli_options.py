@@ -52,6 +52,11 @@ def _max_scale():
 _scale = at_most(positive_float, _max_scale, "it multiplies standardised features")
 
 
+#: ``--eta-scale``: 1e300 overflowed the first step (numpy's warnings, then "the point to
+#: project must be finite" naming the mask folder)
+_eta_scale = at_most(positive_float, _max_scale, "it multiplies the step size")
+
+
 def _factor_list(text):
     """Comma-separated positive factors other than 1 (``edge_factors``)."""
     vals = tuple(positive_float(t) for t in comma_items(text))
@@ -163,7 +168,7 @@ def add_train_parser(ssub, handler):
                          "the CPUs this process may use; the model is the same)")
     tr.add_argument("--no-colour-model", action="store_true",
                     help="images: no per-image colour models (one pass of the unary features)")
-    tr.add_argument("--eta-scale", type=_list_or_auto(positive_float), default="auto",
+    tr.add_argument("--eta-scale", type=_list_or_auto(_eta_scale), default="auto",
                     help="step eta = ETA_SCALE / ||F||_2; 'auto' tries 3 and 10, a comma-separated "
                          "list tries each")
     tr.add_argument("--class-weight", type=_list_or_auto(_class_weight_item), default="auto",

@@ -13,6 +13,9 @@
 - environment: ``NUMBA_NUM_THREADS=0`` (or ``-1``) was a traceback of numba's import,
   ``NUMBA_NUM_THREADS=abc`` a warning of eight lines, ``OMP_NUM_THREADS=abc`` a line of
   libgomp's before the command ran: refused in one line naming the variable;
+- sizes: ``segment train --eta-scale 1e300`` overflowed the first step (numpy's warnings,
+  then "the point to project must be finite" naming the mask folder): capped at 1e6 as
+  ``--feature-scale`` is;
 """
 
 import os
@@ -198,3 +201,21 @@ def test_thread_counts_in_the_command():
         assert one_line_error(res.returncode, res.stderr, f"${name}", repr(value)), res.stderr
     res = _version_with("OMP_NUM_THREADS", "4,2")
     assert res.returncode == 0 and res.stdout.startswith("structpred "), res.stderr
+
+
+# ------------------------------------------------------- class: step sizes beyond use
+@SETTINGS
+@given(value=st.floats(min_value=1.0000001e6, max_value=1e308), listed=st.booleans())
+def test_eta_scale_beyond_the_cap(horses, tmp_path_factory, capsys, value, listed):
+    """``--eta-scale 1e300`` overflowed the first step: numpy's warnings, then "the point to
+    project must be finite" naming the mask folder."""
+    from segmentation.model import MRFSegmenter
+
+    text = f"3,{value!r}" if listed else repr(value)
+    out = tmp_path_factory.mktemp("eta") / "m.npz"
+    rc, _, err = run_cli(["segment", "train", "--images", str(horses / "images"), "--masks",
+                          str(horses / "masks"), "--eta-scale", text, "-o", str(out)], capsys)
+    assert one_line_error(rc, err, "--eta-scale", "at most"), err
+    assert not out.exists()
+    with pytest.raises(ValueError, match="eta_scale must be at most"):
+        MRFSegmenter(eta_scale=(3, value) if listed else value)._check_params()
