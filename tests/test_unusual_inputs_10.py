@@ -16,9 +16,14 @@
 - sizes: ``segment train --eta-scale 1e300`` overflowed the first step (numpy's warnings,
   then "the point to project must be finite" naming the mask folder): capped at 1e6 as
   ``--feature-scale`` is;
+- paths and option values: a file name that starts with ``-`` (``--data -x.txt``) was
+  argparse's "expected one argument" alone; now with the hint ``./-x.txt`` (or
+  ``--data=-x.txt``); ``align unsupervised --prefix 99999999999`` was named as the
+  estimator's ``prefix``, not the option.
 """
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -219,3 +224,39 @@ def test_eta_scale_beyond_the_cap(horses, tmp_path_factory, capsys, value, liste
     assert not out.exists()
     with pytest.raises(ValueError, match="eta_scale must be at most"):
         MRFSegmenter(eta_scale=(3, value) if listed else value)._check_params()
+
+
+# ------------------------------------------------- class: file names that start with '-'
+DASH_COMMANDS = ((["aer", "--test", "t.txt", "--gold"], "--gold="),
+                 (["tag", "predict", "-m", "m.npz", "--data"], "--data="),
+                 (["topics", "predict", "-m", "m.npz", "-o", "o.txt", "--data"], "--data="),
+                 (["align", "predict", "-m", "m.npz", "-i"], "--input="),
+                 (["segment", "predict", "-m", "m.npz", "-o", "out", "--images"], None))
+
+
+@SETTINGS
+@given(name=st.text("xyzäw_.0123456789", min_size=1, max_size=8).map("-".__add__).filter(
+           lambda n: not re.fullmatch(r"-\d+|-\d*\.\d+", n)),
+       which=st.integers(0, len(DASH_COMMANDS) - 1))
+def test_a_file_name_that_starts_with_a_dash(capsys, name, which):
+    """``--data -x.txt`` was argparse's "expected one argument", without a word of the file
+    named ``-x.txt`` that it read as an option."""
+    argv, long_form = DASH_COMMANDS[which]
+    rc, _, err = run_cli([*argv, name], capsys)
+    assert one_line_error(rc, err, "expected", f"./{name}"), err
+    assert long_form is None or f"{long_form}{name}" in err
+
+
+def test_a_missing_value_before_an_option_gets_no_file_hint(capsys):
+    rc, _, err = run_cli(["tag", "predict", "-m", "m.npz", "--data", "-", "-o", "-q"], capsys)
+    assert one_line_error(rc, err, "expected one argument") and "./" not in err, err
+
+
+@SETTINGS
+@given(value=st.one_of(st.integers(10 ** 7 + 1, 10 ** 30), st.integers(-10 ** 30, -1)))
+def test_prefix_out_of_range_names_the_option(capsys, value):
+    """``align unsupervised --prefix 99999999999`` was "prefix must be an integer from 0 to
+    10,000,000" (the estimator's parameter, not the option)."""
+    rc, _, err = run_cli(["align", "unsupervised", "--src", "a", "--tgt", "b",
+                          "--prefix", str(value)], capsys)
+    assert one_line_error(rc, err, "argument --prefix"), err

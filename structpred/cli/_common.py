@@ -7,6 +7,8 @@ import argparse
 import functools
 import math
 import os
+import re
+import sys
 
 from .._checks import split_comma_items
 from ..io import FormatError, note
@@ -57,8 +59,34 @@ class ArgumentParser(argparse.ArgumentParser):
         self.register("action", None, _StoreOnce)
         self.register("action", "store", _StoreOnce)
 
+    def parse_known_args(self, args=None, namespace=None):
+        self._argv = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message):
+        message += _dash_value_hint(message, getattr(self, "_argv", ()),
+                                    self._option_string_actions)
         self.exit(2, f"structpred: error: {message} (see '{self.prog} --help')\n")
+
+
+def _dash_value_hint(message, argv, options):
+    """For argparse's "expected one argument" after an option followed by a value that
+    starts with ``-`` and is none of the ``options`` (a file ``-x.txt``, read as an
+    option): how to give it."""
+    m = re.match(r"argument (\S+): expected (?:one|at least one) argument", message)
+    if not m:
+        return ""
+    names = m.group(1).split("/")
+    at = [i for i, tok in enumerate(argv) if tok in names]
+    if not at or at[-1] + 1 >= len(argv):
+        return ""
+    value = argv[at[-1] + 1]
+    if (not value.startswith("-") or value == "-" or value.startswith("--")
+            or value[:2] in options):
+        return ""
+    return (f"; {value!r} starts with '-' and was read as an option: for a file of that "
+            f"name write ./{value}" + (f" or {names[-1]}={value}" if "one argument" in
+                                       message and "least" not in message else ""))
 
 
 def add_quiet(p):
