@@ -19,10 +19,15 @@
 - paths and option values: a file name that starts with ``-`` (``--data -x.txt``) was
   argparse's "expected one argument" alone; now with the hint ``./-x.txt`` (or
   ``--data=-x.txt``); ``align unsupervised --prefix 99999999999`` was named as the
-  estimator's ``prefix``, not the option.
+  estimator's ``prefix``, not the option;
+- sizes: a stream without line ends (``--data - < /dev/zero``) was read until the memory
+  ran out ("out of memory: the sizes asked for do not fit"); its NUL bytes are now found
+  in its first megabyte.
 """
 
+import io
 import os
+import sys
 import re
 
 import numpy as np
@@ -260,3 +265,37 @@ def test_prefix_out_of_range_names_the_option(capsys, value):
     rc, _, err = run_cli(["align", "unsupervised", "--src", "a", "--tgt", "b",
                           "--prefix", str(value)], capsys)
     assert one_line_error(rc, err, "argument --prefix"), err
+
+
+# ------------------------------------------ class: streams without line ends (/dev/zero)
+class _Endless(io.RawIOBase):
+    """``/dev/zero`` (or another byte forever), failing the test after 64 MB read."""
+
+    def __init__(self, byte):
+        self.byte, self.read_so_far = byte, 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        self.read_so_far += len(buf)
+        assert self.read_so_far < 64 << 20, "read on and on: the line was never checked"
+        buf[:] = self.byte * len(buf)
+        return len(buf)
+
+
+@SETTINGS
+@given(which=st.sampled_from([["aer", "--gold", "-", "--test", "TEST"],
+                              ["aer", "--gold", "TEST", "--test", "-"],
+                              ["aer", "--gold", "-", "--test", "TEST", "--gold-format", "naacl"]]),
+       chunk=st.sampled_from([1 << 12, 1 << 16]))
+def test_a_stream_of_nul_bytes_without_line_ends(tmp_path_factory, monkeypatch, capsys, which,
+                                                 chunk):
+    """``--data - < /dev/zero`` was read until the memory ran out ("out of memory: the sizes
+    asked for do not fit"): the NUL bytes were looked for once the line had ended."""
+    d = tmp_path_factory.mktemp("zero")
+    (d / "test.txt").write_text("0-0\n")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(_Endless(b"\0"))))
+    monkeypatch.setattr("structpred.io._files._CHUNK", chunk)
+    rc, _, err = run_cli([str(d / "test.txt") if a == "TEST" else a for a in which], capsys)
+    assert one_line_error(rc, err, "-:1", "NUL byte"), err

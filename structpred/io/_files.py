@@ -350,6 +350,27 @@ def check_visible_tokens(text, path="<text>", lineno=None):
                               "count as a word (remove it, or join it to its word)")
 
 
+#: the bytes of a line read at once: a longer line is checked for NUL bytes as it is read
+_CHUNK = 1 << 20
+
+
+def _raw_lines(fh):
+    """The lines of the binary stream ``fh`` with their line ends, as iterating it gives
+    them, except that a line longer than :data:`_CHUNK` holding a NUL byte ends after it:
+    a stream without line ends (``< /dev/zero``, binary data) was read whole before the
+    NUL was refused, until the memory ran out."""
+    while raw := fh.readline(_CHUNK):
+        parts = [raw]
+        while (len(parts[-1]) == _CHUNK and not parts[-1].endswith(b"\n")
+               and b"\x00" not in parts[-1]):
+            parts.append(fh.readline(_CHUNK))
+        if len(parts) > 1:
+            raw = b"".join(parts)
+            if b"\x00" in parts[-1] and not raw.endswith(b"\n"):
+                raw = raw[:raw.index(b"\x00") + 1]
+        yield raw
+
+
 def read_lines(path, encoding=None):
     """Yield ``(line_number, text)`` for each line of a plain or gzipped text file, UTF-8
     unless ``encoding`` (or the command's ``--encoding``, :func:`input_encoding`) says
@@ -386,7 +407,7 @@ def read_lines(path, encoding=None):
     lineno = 0
     with _open_binary(path) as fh:
         try:
-            for lineno, raw in enumerate(fh, start=1):
+            for lineno, raw in enumerate(_raw_lines(fh), start=1):
                 if lineno == 1 and (kind := _binary_first_line(raw)) is not None:
                     raise FormatError(name, None, f"not UTF-8 text: {kind}")
                 if raw.endswith(b"\n"):
