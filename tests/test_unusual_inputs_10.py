@@ -22,7 +22,9 @@
   estimator's ``prefix``, not the option;
 - sizes: a stream without line ends (``--data - < /dev/zero``) was read until the memory
   ran out ("out of memory: the sizes asked for do not fit"); its NUL bytes are now found
-  in its first megabyte.
+  in its first megabyte;
+- names: ``topics --data -`` named standard input ``<stdin>`` in its errors, every other
+  command ``-``.
 """
 
 import io
@@ -299,3 +301,22 @@ def test_a_stream_of_nul_bytes_without_line_ends(tmp_path_factory, monkeypatch, 
     monkeypatch.setattr("structpred.io._files._CHUNK", chunk)
     rc, _, err = run_cli([str(d / "test.txt") if a == "TEST" else a for a in which], capsys)
     assert one_line_error(rc, err, "-:1", "NUL byte"), err
+
+
+# ----------------------------------------- class: standard input named in the messages
+@SETTINGS
+@given(line=st.integers(1, 5), fmt=st.sampled_from(["tsv", "jsonl", "csv", None]))
+def test_topics_names_standard_input_as_the_other_commands_do(tmp_path_factory, monkeypatch,
+                                                              capsys, line, fmt):
+    """``topics --data -`` named standard input ``<stdin>`` (``<stdin>:2: bad encoding``),
+    every other command ``-`` (``-:2: bad encoding``, ``-: standard input is closed``)."""
+    good = {"tsv": "a\tthe cat\n", "jsonl": '{"label": "a", "text": "the cat"}\n',
+            "csv": "a,the cat\n", None: ""}[fmt]
+    head = "label,text\n" if fmt == "csv" else ""
+    data = (head + good * (line - 1 - bool(head))).encode() + b"\xff\n" if fmt else b"x\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    out = tmp_path_factory.mktemp("stdin") / "m.npz"
+    rc, _, err = run_cli(["topics", "train", "--data", "-", "-o", str(out)]
+                         + (["--format", fmt] if fmt else []), capsys)
+    assert one_line_error(rc, err, "-:" if fmt else "-: cannot tell"), err
+    assert "<stdin>" not in err

@@ -106,8 +106,8 @@ def detect_format(path, fmt="auto"):
                                            f"{fmt} file")
         return fmt
     if spath == "-":
-        raise FormatError("<stdin>", None, "cannot tell the format of standard input: "
-                                           "give --format tsv, csv or jsonl")
+        raise FormatError("-", None, "cannot tell the format of standard input: "
+                                     "give --format tsv, csv or jsonl")
     if os.path.isdir(spath):
         return "folder"
     name = os.path.basename(spath).lower()
@@ -192,7 +192,7 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
     need = labels == "required"
     fmt = detect_format(path, fmt)
     spath = os.fspath(path)
-    name = "<stdin>" if spath == "-" else spath
+    name = spath   # standard input is "-", as in the other commands (it was "<stdin>")
     fields = _FieldOptions(_field_list(label_field, "label_field"),
                            _field_list(text_field, "text_field"))
     if len(fields.label or ()) > 1:
