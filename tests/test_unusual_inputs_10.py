@@ -19,7 +19,10 @@
 - paths and option values: a file name that starts with ``-`` (``--data -x.txt``) was
   argparse's "expected one argument" alone; now with the hint ``./-x.txt`` (or
   ``--data=-x.txt``); ``align unsupervised --prefix 99999999999`` was named as the
-  estimator's ``prefix``, not the option;
+  estimator's ``prefix``, not the option; a negative number with an exponent
+  (``--eflomal-weight -1e-3``, which argparse reads as an option) gets the hint
+  ``--eflomal-weight=-1e-3``;
+- sizes: a decimal below the smallest float (``--c-pos 1e-400``) read as 0 with exit 0;
 - sizes: a stream without line ends (``--data - < /dev/zero``) was read until the memory
   ran out ("out of memory: the sizes asked for do not fit"); its NUL bytes are now found
   in its first megabyte;
@@ -243,7 +246,7 @@ DASH_COMMANDS = ((["aer", "--test", "t.txt", "--gold"], "--gold="),
 
 @SETTINGS
 @given(name=st.text("xyzäw_.0123456789", min_size=1, max_size=8).map("-".__add__).filter(
-           lambda n: not re.fullmatch(r"-\d+|-\d*\.\d+", n)),
+           lambda n: not re.fullmatch(r"-[\d_]*\.?[\d_]*", n)),   # numbers: see below
        which=st.integers(0, len(DASH_COMMANDS) - 1))
 def test_a_file_name_that_starts_with_a_dash(capsys, name, which):
     """``--data -x.txt`` was argparse's "expected one argument", without a word of the file
@@ -252,6 +255,15 @@ def test_a_file_name_that_starts_with_a_dash(capsys, name, which):
     rc, _, err = run_cli([*argv, name], capsys)
     assert one_line_error(rc, err, "expected", f"./{name}"), err
     assert long_form is None or f"{long_form}{name}" in err
+
+
+@SETTINGS
+@given(value=st.builds("-{}e{}".format, st.integers(0, 99), st.integers(-9, 9)))
+def test_a_negative_number_with_an_exponent(capsys, value):
+    """argparse reads ``-1e-3`` as an option (only ``-1``, ``-0.5`` as numbers)."""
+    rc, _, err = run_cli(["align", "unsupervised", "--src", "a", "--tgt", "b",
+                          "--eflomal-weight", value], capsys)
+    assert one_line_error(rc, err, f"write --eflomal-weight={value}") and "./" not in err, err
 
 
 def test_a_missing_value_before_an_option_gets_no_file_hint(capsys):
@@ -320,3 +332,37 @@ def test_topics_names_standard_input_as_the_other_commands_do(tmp_path_factory, 
                          + (["--format", fmt] if fmt else []), capsys)
     assert one_line_error(rc, err, "-:" if fmt else "-: cannot tell"), err
     assert "<stdin>" not in err
+
+
+# ------------------------------------------------- class: decimals below the smallest float
+UNDERFLOW = st.builds("{}{}{}e-{}".format, st.sampled_from(["", "-", "+"]),
+                      st.sampled_from(["1", "9", "0.5", "3.25", "１"]),
+                      st.sampled_from(["", "0"]), st.integers(330, 99999))
+
+
+@SETTINGS
+@given(text=UNDERFLOW, option=st.sampled_from([("align", "train", "--c-pos"),
+                                               ("align", "train", "--possible-cost"),
+                                               ("segment", "train", "--tol"),
+                                               ("topics", "train", "--time-budget"),
+                                               ("align", "unsupervised", "--threshold")]))
+def test_decimals_below_the_smallest_float(capsys, text, option):
+    """``--c-pos 1e-400`` read as 0 (a cost of 0, with exit 0): a decimal whose digits are
+    not all 0 that a float cannot hold is refused naming the option."""
+    from structpred.cli import finite_float, nonneg_float, positive_float
+
+    for parse in (finite_float, nonneg_float, positive_float):
+        with pytest.raises(Exception, match="too small for a float"):
+            parse(text)
+    rc, _, err = run_cli([*option[:2], f"{option[2]}={text}"], capsys)
+    assert one_line_error(rc, err, f"argument {option[2]}", "too small for a float"), err
+    if text.startswith("-"):   # argparse reads '-1e-400' after a space as an option
+        rc, _, err = run_cli([*option[:2], option[2], text], capsys)
+        assert one_line_error(rc, err, f"write {option[2]}={text}"), err
+
+
+@pytest.mark.parametrize("text", ["0", "0.0", "-0", "0e5", "5e-324"])
+def test_zero_and_the_smallest_float_are_numbers(text):
+    from structpred.cli import nonneg_float
+
+    assert nonneg_float(text) == float(text)

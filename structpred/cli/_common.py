@@ -84,6 +84,11 @@ def _dash_value_hint(message, argv, options):
     if (not value.startswith("-") or value == "-" or value.startswith("--")
             or value[:2] in options):
         return ""
+    try:
+        float(value)   # argparse reads '-1e-3' as an option (only '-1', '-0.5' as numbers)
+        return f"; {value!r} was read as an option: write {names[-1]}={value}"
+    except ValueError:
+        pass
     return (f"; {value!r} starts with '-' and was read as an option: for a file of that "
             f"name write ./{value}" + (f" or {names[-1]}={value}" if "one argument" in
                                        message and "least" not in message else ""))
@@ -192,6 +197,11 @@ def _number(kind, text, lo, strict):
         raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
     if kind is float and not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    if kind is float and value == 0 and any(c.isdigit() and int(c)
+                                          for c in re.split(r"[eE]", str(text))[0]):
+        # '1e-400' is below the smallest float and reads as 0 (a cost of 0, silently)
+        raise argparse.ArgumentTypeError(f"{text.strip()!r} is too small for a float (below "
+                                         "about 5e-324) and would read as 0")
     if value < lo or (strict and value == lo):
         what = "an integer" if kind is int else "a number"
         raise argparse.ArgumentTypeError(f"must be {what} {'>' if strict else '>='} {lo:g}, "
