@@ -26,6 +26,9 @@
 - sizes: a stream without line ends (``--data - < /dev/zero``) was read until the memory
   ran out ("out of memory: the sizes asked for do not fit"); its NUL bytes are now found
   in its first megabyte;
+- formats of other tools: a segmentation manifest separated by semicolons or tabs was
+  "manifest needs an 'id' (or 'image') column"; an OLE file (``Thumbs.db``, an Office
+  97-2003 document) given as text was a bad encoding;
 - names: ``topics --data -`` named standard input ``<stdin>`` in its errors, every other
   command ``-``.
 """
@@ -366,3 +369,32 @@ def test_zero_and_the_smallest_float_are_numbers(text):
     from structpred.cli import nonneg_float
 
     assert nonneg_float(text) == float(text)
+
+
+# -------------------------------------------------- class: manifests of other separators
+@settings(max_examples=6, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sep=st.sampled_from([";", "\t"]), extra=st.booleans(), first=st.booleans(),
+       bom=st.booleans())
+def test_manifests_separated_by_semicolons_or_tabs(horses, tmp_path_factory, capsys, sep,
+                                                   extra, first, bom):
+    """A manifest ``id;split`` (a spreadsheet's CSV in a locale of decimal commas) or
+    ``id<TAB>split`` was "manifest needs an 'id' (or 'image') column"."""
+    d = tmp_path_factory.mktemp("manifest")
+    cols = (["split", "id"] if first else ["id", "split"]) + (["width"] if extra else [])
+    rows = [sep.join(cols)] + [sep.join({"id": i, "split": "test", "width": "1,5"}[c]
+                                        for c in cols) for i in IDS]
+    (d / "m.csv").write_text(("\ufeff" if bom else "") + "\n".join(rows) + "\n")
+    rc, _, err = run_cli(["segment", "predict", "-m", str(horses / "model.npz"), "--manifest",
+                          str(d / "m.csv"), "--image-dir", str(horses / "images"),
+                          "--split", "test", "-o", str(d / "out"), "-q"], capsys)
+    assert rc == 0, err
+    assert sorted(os.listdir(d / "out")) == sorted(f"{i}.png" for i in IDS)
+
+
+def test_an_ole_file_is_named(tmp_path, capsys):
+    """An Office 97-2003 document (or a Windows ``Thumbs.db``) given as text."""
+    (tmp_path / "Thumbs.db").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 64)
+    rc, _, err = run_cli(["aer", "--gold", str(tmp_path / "Thumbs.db"), "--test",
+                          str(tmp_path / "Thumbs.db")], capsys)
+    assert one_line_error(rc, err, "Thumbs.db", "an OLE file"), err

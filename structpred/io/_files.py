@@ -62,6 +62,8 @@ BINARY_MAGIC = ((b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG
                 (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"), (b"Rar!\x1a\x07", "a RAR archive"),
                 (b"II*\x00", "a TIFF image"), (b"MM\x00*", "a TIFF image"),
                 (b"SQLite format 3\x00", "an SQLite database"),
+                (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
+                 "an OLE file (an Office 97-2003 document, Thumbs.db)"),
                 (b"RIFF", "a RIFF file (audio or image)"), (b"\x93NUMPY", "a NumPy array"),
                 (b"\xff\xfe", _UTF16), (b"\xfe\xff", _UTF16))
 
