@@ -29,6 +29,10 @@
 - formats of other tools: a segmentation manifest separated by semicolons or tabs was
   "manifest needs an 'id' (or 'image') column"; an OLE file (``Thumbs.db``, an Office
   97-2003 document) given as text was a bad encoding;
+- encodings: ``--encoding utf-8-sig`` was refused as not writing line ends as single
+  bytes; ``rot13``/``base64``/``hex`` were refused with an ``iconv`` command of a codec
+  iconv does not know, and ``idna`` or ``raw_unicode_escape`` accepted (the latter turned
+  ``\u00e9`` in a text into ``é``);
 - names: ``topics --data -`` named standard input ``<stdin>`` in its errors, every other
   command ``-``.
 """
@@ -398,3 +402,28 @@ def test_an_ole_file_is_named(tmp_path, capsys):
     rc, _, err = run_cli(["aer", "--gold", str(tmp_path / "Thumbs.db"), "--test",
                           str(tmp_path / "Thumbs.db")], capsys)
     assert one_line_error(rc, err, "Thumbs.db", "an OLE file"), err
+
+
+# ----------------------------------------------------- class: codecs that are no encodings
+@SETTINGS
+@given(name=st.sampled_from(["rot13", "rot_13", "base64", "hex", "zlib", "bz2", "uu",
+                             "quopri", "idna", "punycode", "unicode_escape",
+                             "raw_unicode_escape"]))
+def test_codecs_of_python_that_are_no_file_encodings(tmp_path_factory, capsys, name):
+    """``--encoding rot13`` (base64, hex) was "does not write line ends ... (iconv -f rot13
+    -t utf-8)", and ``raw_unicode_escape``, ``idna`` were accepted: the first turned the
+    letters ``\\u00e9`` of a text into ``é``."""
+    d = tmp_path_factory.mktemp("codec")
+    (d / "l.txt").write_text("0-0 1-1\n")
+    rc, _, err = run_cli(["aer", "--gold", str(d / "l.txt"), "--test", str(d / "l.txt"),
+                          "--encoding", name], capsys)
+    assert one_line_error(rc, err, "--encoding", "not the encoding of a file"), err
+
+
+@pytest.mark.parametrize("name", ["utf-8-sig", "UTF_8_SIG"])
+def test_utf_8_with_a_signature_is_utf_8(tmp_path, capsys, name):
+    """``--encoding utf-8-sig`` was refused as not writing line ends as single bytes."""
+    (tmp_path / "l.txt").write_bytes(b"\xef\xbb\xbf0-0 1-1\n")
+    rc, out, err = run_cli(["aer", "--gold", str(tmp_path / "l.txt"), "--test",
+                            str(tmp_path / "l.txt"), "--encoding", name], capsys)
+    assert rc == 0 and "AER 0.00%" in out, err
