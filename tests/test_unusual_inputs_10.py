@@ -33,6 +33,8 @@
   bytes; ``rot13``/``base64``/``hex`` were refused with an ``iconv`` command of a codec
   iconv does not know, and ``idna`` or ``raw_unicode_escape`` accepted (the latter turned
   ``\u00e9`` in a text into ``é``);
+- formats of other tools: an ``.npz`` model of pickled Python objects was "corrupt or
+  truncated ... (Object arrays cannot be loaded when allow_pickle=False)";
 - names: ``topics --data -`` named standard input ``<stdin>`` in its errors, every other
   command ``-``.
 """
@@ -427,3 +429,25 @@ def test_utf_8_with_a_signature_is_utf_8(tmp_path, capsys, name):
     rc, out, err = run_cli(["aer", "--gold", str(tmp_path / "l.txt"), "--test",
                             str(tmp_path / "l.txt"), "--encoding", name], capsys)
     assert rc == 0 and "AER 0.00%" in out, err
+
+
+# ------------------------------------------ class: archives of other programs as models
+@SETTINGS
+@given(value=st.sampled_from([{"x": 1}, [1, 2], "text", None]),
+       command=st.sampled_from([["tag", "predict", "--data", "D"],
+                                ["topics", "predict", "--data", "D"],
+                                ["align", "predict", "--src", "D", "--tgt", "E"],
+                                ["segment", "predict", "--images", "D", "-o", "OUT"]]))
+def test_a_model_of_pickled_objects(tmp_path_factory, capsys, value, command):
+    """An ``.npz`` holding Python objects (``np.savez`` of object arrays, another program's
+    file) was "corrupt or truncated ... (Object arrays cannot be loaded when
+    allow_pickle=False)": it is neither, and it is never unpickled."""
+    d = tmp_path_factory.mktemp("pickled")
+    np.savez(d / "m.npz", a=np.array([value], dtype=object))
+    (d / "d.txt").write_text("a\n")
+    (d / "e.txt").write_text("b\n")
+    names = {"D": str(d / "d.txt"), "E": str(d / "e.txt"), "OUT": str(d / "out")}
+    argv = command[:2] + ["-m", str(d / "m.npz")] + [names.get(a, a) for a in command[2:]]
+    rc, _, err = run_cli(argv, capsys)
+    assert one_line_error(rc, err, "m.npz", "pickled Python objects"), err
+    assert "corrupt" not in err and "allow_pickle" not in err

@@ -484,6 +484,9 @@ def read_npz(path, what="an .npz file"):
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if isinstance(exc, zipfile.BadZipFile):   # Python's "File is not a zip file"
             reason = "its zip archive is incomplete: was the file cut short?"
+        elif "allow_pickle" in reason:   # an archive of another program: not damaged
+            raise FormatError(name, None, f"not {what} (an .npz archive holding pickled "
+                              "Python objects, which are never loaded)") from None
         raise FormatError(name, None, f"corrupt or truncated, not {what} ({reason})") from None
 
 
