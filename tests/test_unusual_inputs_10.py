@@ -5,7 +5,8 @@
   prediction takes (``<id>.png``): ``-o masks/`` overwrote the gold masks with exit 0;
   now a file there that no prediction of structpred wrote (a PNG without the text chunk
   the predictions carry, a point file of other lines) is refused before any work unless
-  ``--overwrite``;
+  ``--overwrite``; ``-o /dev/stdout`` was "a symbolic link is not replaced by a file;
+  give the path it points to" (now named as standard output, with the hint ``-o -``);
 - formats of other tools: a file compressed by zstd (lz4, lzip, compress) given where
   text is read was "bad encoding: byte 0xb5 ... give --encoding latin-1", and a model
   compressed by any of them (or xz, bzip2) "not an .npz archive"; now named as such, with
@@ -451,3 +452,26 @@ def test_a_model_of_pickled_objects(tmp_path_factory, capsys, value, command):
     rc, _, err = run_cli(argv, capsys)
     assert one_line_error(rc, err, "m.npz", "pickled Python objects"), err
     assert "corrupt" not in err and "allow_pickle" not in err
+
+
+# ------------------------------------------ class: the standard streams named as files
+@SETTINGS
+@given(path=st.sampled_from(["/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2",
+                             "/proc/self/fd/1", "/proc/self/fd/2"]),
+       command=st.sampled_from(["segment", "aer", "tag"]))
+def test_standard_streams_named_as_output_files(horses, tmp_path_factory, capsys, path,
+                                                command):
+    """``-o /dev/stdout`` was "a symbolic link is not replaced by a file; give the path it
+    points to, or remove the link": the way to standard output is ``-o -``."""
+    d = tmp_path_factory.mktemp("streams")
+    (d / "l.txt").write_text("0-0\n")
+    (d / "s.txt").write_text("a b\n")
+    (d / "t.txt").write_text("c d\n")
+    argv = {"segment": ["segment", "train", "--images", str(horses / "images"), "--masks",
+                        str(horses / "masks"), "-o", path],
+            "aer": ["aer", "--gold", str(d / "l.txt"), "--test", str(d / "l.txt"), "--src",
+                    str(d / "s.txt"), "--tgt", str(d / "t.txt"), "--plot", path],
+            "tag": ["tag", "train", "--data", str(d / "s.txt"), "-o", path]}[command]
+    rc, _, err = run_cli(argv, capsys)
+    which = "output" if path.endswith(("1", "stdout")) else "error"
+    assert one_line_error(rc, err, path, f"names standard {which}"), err

@@ -566,6 +566,12 @@ class OutputPathError(FormatError):
 _NO_GZIP = (".npz", ".npy", ".png", ".jpg", ".jpeg", ".pdf", ".pkl", ".zip")
 
 
+#: the names of the standard streams as files (``-o /dev/stdout``), and which each is
+_STREAM_PATHS = {f"{d}/{n}": which for d in ("/dev/fd", "/proc/self/fd")
+                 for n, which in (("1", "output"), ("2", "error"))}
+_STREAM_PATHS.update({"/dev/stdout": "output", "/dev/stderr": "error"})
+
+
 def check_output_path(path, option=None):
     """Refuse an output path that must not be written, before any work and again just
     before writing (the one place every writer of :mod:`structpred` checks).
@@ -604,6 +610,11 @@ def check_output_path(path, option=None):
     too_long = _name_too_long(name)
     if too_long:
         raise OutputPathError(name, None, head + too_long)
+    stream = _STREAM_PATHS.get(os.path.abspath(name))
+    if stream:   # it was "a symbolic link is not replaced by a file; give the path ..."
+        raise OutputPathError(name, None, f"{head}it names standard {stream}, not a file"
+                              + (stdout if stream == "output" else
+                                 ": standard error is for messages"))
     try:
         st = os.lstat(name)
     except OSError:  # a new path (or a parent that is a file: left to the writer's error)
