@@ -36,6 +36,8 @@
   ``\u00e9`` in a text into ``é``);
 - formats of other tools: an ``.npz`` model of pickled Python objects was "corrupt or
   truncated ... (Object arrays cannot be loaded when allow_pickle=False)";
+- paths: a read that failed with EIO (a failing disk, ``/proc/self/mem``) was "standard
+  output: input/output error", taken for a failed write of the results;
 - names: ``topics --data -`` named standard input ``<stdin>`` in its errors, every other
   command ``-``.
 """
@@ -475,3 +477,24 @@ def test_standard_streams_named_as_output_files(horses, tmp_path_factory, capsys
     rc, _, err = run_cli(argv, capsys)
     which = "output" if path.endswith(("1", "stdout")) else "error"
     assert one_line_error(rc, err, path, f"names standard {which}"), err
+
+
+# ------------------------------------- class: read errors of the device (input/output error)
+@pytest.mark.skipif(not os.path.exists("/proc/self/mem"), reason="Linux's /proc")
+@SETTINGS
+@given(command=st.sampled_from([["aer", "--gold", "BAD", "--test", "OK"],
+                                ["aer", "--gold", "OK", "--test", "BAD"],
+                                ["tag", "predict", "-m", "BAD", "--data", "OK"],
+                                ["topics", "train", "--data", "BAD", "--format", "tsv",
+                                 "-o", "OUT"],
+                                ["segment", "train", "--points", "BAD", "-o", "OUT",
+                                 "--foreground-labels", "1"]]))
+def test_a_file_that_fails_to_read(tmp_path_factory, capsys, command):
+    """A read that fails with EIO (a failing disk; ``/proc/self/mem`` at offset 0) was
+    "standard output: input/output error": taken for a failed write of the results."""
+    d = tmp_path_factory.mktemp("eio")
+    (d / "ok.txt").write_text("0-0\n")
+    names = {"BAD": "/proc/self/mem", "OK": str(d / "ok.txt"), "OUT": str(d / "o.npz")}
+    rc, _, err = run_cli([names.get(a, a) for a in command], capsys)
+    assert one_line_error(rc, err, "/proc/self/mem", "input/output error"), err
+    assert "standard output" not in err

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from structpred.io import (FormatError, binary_kind, counted, given_encoding, missing_reason,
+                          naming_read_errors,
                           read_lines)
 
 __all__ = ["FORMATS", "LABEL_NAMES", "TEXT_NAMES", "Documents", "detect_format", "read_documents",
@@ -128,7 +129,7 @@ def _refuse_binary(spath, name):
     """:class:`FormatError` if the file ``spath`` (gzipped or not) is not text."""
     if spath == "-" or not os.path.isfile(spath):
         return   # a FIFO can be read once: read_lines checks its first line itself
-    with open(spath, "rb") as fh:
+    with open(spath, "rb") as fh, naming_read_errors(spath):
         head = fh.read(8192)
     if head[:2] == b"\x1f\x8b":
         try:
