@@ -38,6 +38,7 @@
   truncated ... (Object arrays cannot be loaded when allow_pickle=False)";
 - paths: a read that failed with EIO (a failing disk, ``/proc/self/mem``) was "standard
   output: input/output error", taken for a failed write of the results;
+- the same input twice: ``aer --sentences 1,1`` drew the grid of sentence 1 twice;
 - names: ``topics --data -`` named standard input ``<stdin>`` in its errors, every other
   command ``-``.
 """
@@ -498,3 +499,20 @@ def test_a_file_that_fails_to_read(tmp_path_factory, capsys, command):
     rc, _, err = run_cli([names.get(a, a) for a in command], capsys)
     assert one_line_error(rc, err, "/proc/self/mem", "input/output error"), err
     assert "standard output" not in err
+
+
+# ----------------------------------------------------- class: a number listed twice
+@SETTINGS
+@given(numbers=st.lists(st.integers(1, 5), min_size=2, max_size=5).filter(
+           lambda v: len(set(v)) < len(v)))
+def test_a_sentence_listed_twice(tmp_path_factory, capsys, numbers):
+    """``aer --sentences 1,1`` drew the grid of sentence 1 twice, with exit 0."""
+    d = tmp_path_factory.mktemp("twice")
+    for name, text in (("l.txt", "0-0\n" * 5), ("s.txt", "a\n" * 5), ("t.txt", "b\n" * 5)):
+        (d / name).write_text(text)
+    rc, _, err = run_cli(["aer", "--gold", str(d / "l.txt"), "--test", str(d / "l.txt"),
+                          "--src", str(d / "s.txt"), "--tgt", str(d / "t.txt"), "--plot",
+                          str(d / "g.png"), "--sentences", ",".join(map(str, numbers))],
+                         capsys)
+    assert one_line_error(rc, err, "--sentences", "given twice"), err
+    assert not (d / "g.png").exists()

@@ -301,7 +301,11 @@ def int_list(text):
     items = comma_items(text)
     if not items:
         raise argparse.ArgumentTypeError(f"must be comma-separated numbers, got {text!r}")
-    return [_number(int, t, 1, False) for t in items]
+    values = [_number(int, t, 1, False) for t in items]
+    twice = next((v for i, v in enumerate(values) if v in values[:i]), None)
+    if twice is not None:   # aer --sentences 1,1 drew sentence 1 twice
+        raise argparse.ArgumentTypeError(f"{twice} is given twice in {text!r}")
+    return values
 
 
 # ------------------------------------------------------------------------ file checks
