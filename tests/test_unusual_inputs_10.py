@@ -39,6 +39,8 @@
 - paths: a read that failed with EIO (a failing disk, ``/proc/self/mem``) was "standard
   output: input/output error", taken for a failed write of the results;
 - the same input twice: ``aer --sentences 1,1`` drew the grid of sentence 1 twice;
+- meaning: ``topics --label-field text --text-field text`` on JSON lines was refused by a
+  symptom (a label holding a line break), where CSV named the field;
 - names: ``topics --data -`` named standard input ``<stdin>`` in its errors, every other
   command ``-``.
 """
@@ -516,3 +518,26 @@ def test_a_sentence_listed_twice(tmp_path_factory, capsys, numbers):
                          capsys)
     assert one_line_error(rc, err, "--sentences", "given twice"), err
     assert not (d / "g.png").exists()
+
+
+# ------------------------------------------ class: one field for the label and the text
+@SETTINGS
+@given(field=st.sampled_from(["text", "label", "body", "stars"]),
+       more=st.lists(st.sampled_from(["title", "summary"]), max_size=2, unique=True),
+       first=st.booleans())
+def test_json_lines_one_field_for_label_and_text(tmp_path_factory, capsys, field, more,
+                                                 first):
+    """``--label-field text --text-field text`` on JSON lines was refused only by its
+    symptom (a label holding a line break, or every document a class of its own), while CSV
+    named the field."""
+    import json
+
+    d = tmp_path_factory.mktemp("fields")
+    rows = [{"text": f"doc {i}\nline two", "label": "ab"[i % 2], "body": f"b {i}",
+             "stars": i % 2, "title": "t", "summary": "s"} for i in range(6)]
+    (d / "d.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    texts = [field, *more] if first else [*more, field]
+    rc, _, err = run_cli(["topics", "train", "--data", str(d / "d.jsonl"), "--label-field",
+                          field, "--text-field", ",".join(texts), "-o", str(d / "m.npz")],
+                         capsys)
+    assert one_line_error(rc, err, "d.jsonl", f"{field!r} is both the label and a text"), err

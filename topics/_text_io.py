@@ -201,6 +201,10 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
     if fmt in ("folder", "tsv") and (fields.label or fields.text):
         raise FormatError(name, None, f"--label-field and --text-field apply to CSV and JSON "
                                       f"lines, not to {fmt} input")
+    if fmt == "jsonl" and fields.label and fields.label[0] in (fields.text or ()):
+        # CSV names it so; JSON lines went on to a symptom (a label holding a line break)
+        raise FormatError(name, None, f"{fields.label[0]!r} is both the label and a text "
+                                      "field (--label-field, --text-field)")
     docs = Documents(path=name, format=fmt)
     if fmt == "folder":
         _read_folder(Path(spath), need, docs)
