@@ -11,6 +11,8 @@
   text is read was "bad encoding: byte 0xb5 ... give --encoding latin-1", and a model
   compressed by any of them (or xz, bzip2) "not an .npz archive"; now named as such, with
   the hint to decompress it;
+- formats: bytes appended to gzip data were "corrupt or truncated gzip data (Not a
+  gzipped file (b'ga'))";
 - environment: ``NUMBA_NUM_THREADS=0`` (or ``-1``) was a traceback of numba's import,
   ``NUMBA_NUM_THREADS=abc`` a warning of eight lines, ``OMP_NUM_THREADS=abc`` a line of
   libgomp's before the command ran: refused in one line naming the variable;
@@ -541,3 +543,20 @@ def test_json_lines_one_field_for_label_and_text(tmp_path_factory, capsys, field
                           field, "--text-field", ",".join(texts), "-o", str(d / "m.npz")],
                          capsys)
     assert one_line_error(rc, err, "d.jsonl", f"{field!r} is both the label and a text"), err
+
+
+# --------------------------------------------- class: bytes appended to gzip data
+@SETTINGS
+@given(tail=st.binary(min_size=2, max_size=40).filter(lambda b: b[0] not in (0, 0x1f)),
+       lines=st.integers(1, 4))
+def test_bytes_appended_to_gzip_data(tmp_path_factory, capsys, tail, lines):
+    """A gzip file with something appended was "corrupt or truncated gzip data (Not a gzipped
+    file (b'ga'))", Python's words for the bytes after the end of the gzip data."""
+    import gzip
+
+    d = tmp_path_factory.mktemp("gzipped")
+    (d / "l.txt.gz").write_bytes(gzip.compress(b"0-0\n" * lines) + tail)
+    rc, _, err = run_cli(["aer", "--gold", str(d / "l.txt.gz"), "--test",
+                          str(d / "l.txt.gz")], capsys)
+    assert one_line_error(rc, err, f"l.txt.gz:{lines + 1}", "after the end of the gzip"), err
+    assert "Not a gzipped" not in err

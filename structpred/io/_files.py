@@ -378,6 +378,9 @@ def read_lines(path, encoding=None):
                     _refuse_control(name, lineno, text)
                 yield lineno, text
         except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            if str(exc).startswith("Not a gzipped file"):   # Python's words, and a wrong cause
+                raise FormatError(name, lineno + 1, "bytes after the end of the gzip data "
+                                  "that are not gzip data (something appended to it?)") from None
             raise FormatError(name, lineno + 1, f"corrupt or truncated gzip data ({exc})") from None
         except OSError as exc:
             _name_read_error(exc, name)
