@@ -36,11 +36,20 @@ def save_png(array, fh):
 
 def planned_names(kind, inputs):
     """The file names the predictions of ``inputs`` take: ``<id>.png`` for images (items
-    ``(id, image, mask, ...)``), ``<name>.pred.txt`` for point files."""
+    ``(id, image, mask, ...)``), ``<name>.pred.txt`` for point files; two inputs of one
+    name (``a/s.txt`` and ``b/s.txt``, or ``s.txt.gz``) are refused: the second prediction
+    replaced the first, and the summary counted both."""
     if kind == "image":
         return [f"{it[0]}.png" for it in inputs]
-    return [(f.name[:-3] if f.name.endswith(".gz") else f.name) + ".pred.txt"
-            for f in map(Path, inputs)]
+    names, seen = [], {}
+    for f in map(Path, inputs):
+        name = (f.name[:-3] if f.name.endswith(".gz") else f.name) + ".pred.txt"
+        if name in seen:
+            raise UserError(f"{f}: its prediction would be {name}, as that of {seen[name]}; "
+                            "predict scans of one name into separate -o folders")
+        seen[name] = f
+        names.append(name)
+    return names
 
 
 def _written_here(path):

@@ -7,6 +7,8 @@
   the predictions carry, a point file of other lines) is refused before any work unless
   ``--overwrite``; ``-o /dev/stdout`` was "a symbolic link is not replaced by a file;
   give the path it points to" (now named as standard output, with the hint ``-o -``);
+  two scans of one name (``a/s.txt b/s.txt``) were predicted into one file, the second
+  replacing the first;
 - formats of other tools: a file compressed by zstd (lz4, lzip, compress) given where
   text is read was "bad encoding: byte 0xb5 ... give --encoding latin-1", and a model
   compressed by any of them (or xz, bzip2) "not an .npz archive"; now named as such, with
@@ -560,3 +562,40 @@ def test_bytes_appended_to_gzip_data(tmp_path_factory, capsys, tail, lines):
                           str(d / "l.txt.gz")], capsys)
     assert one_line_error(rc, err, f"l.txt.gz:{lines + 1}", "after the end of the gzip"), err
     assert "Not a gzipped" not in err
+
+
+# ------------------------------------------- class: two scans whose predictions share a name
+@pytest.fixture(scope="module")
+def scans(tmp_path_factory):
+    """A scan of the bundled Oakland data (every 60th point) and a point model."""
+    import gzip
+
+    from structpred.cli import main
+
+    d = tmp_path_factory.mktemp("scans10")
+    src = os.path.join(os.path.dirname(HORSES), "..", "oakland3d_part2",
+                       "oakland_part2_01.xyz_label_conf.gz")
+    with gzip.open(src, "rt") as fh:
+        (d / "s.txt").write_text("".join(ln for k, ln in enumerate(fh) if k % 60 == 0))
+    assert main(["segment", "train", "--points", str(d / "s.txt"), "--foreground-labels",
+                 "1300-1306", "--iterations", "2", "-q", "-o", str(d / "pm.npz")]) == 0
+    return d
+
+
+@settings(max_examples=4, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(gz=st.booleans(), folder=st.sampled_from(["a", "a/b"]))
+def test_two_scans_of_one_name(scans, tmp_path_factory, capsys, gz, folder):
+    """``--points a/s.txt b/s.txt`` (or ``b/s.txt.gz``) wrote both predictions to
+    ``s.txt.pred.txt``, the second replacing the first, and said "predictions for 2 scans"."""
+    import gzip
+
+    d = tmp_path_factory.mktemp("two")
+    (d / folder).mkdir(parents=True)
+    data = (scans / "s.txt").read_bytes()
+    other = d / folder / ("s.txt.gz" if gz else "s.txt")
+    other.write_bytes(gzip.compress(data) if gz else data)
+    rc, _, err = run_cli(["segment", "predict", "-m", str(scans / "pm.npz"), "--points",
+                          str(scans / "s.txt"), str(other), "-o", str(d / "out")], capsys)
+    assert one_line_error(rc, err, str(other), "s.txt.pred.txt", "separate -o"), err
+    assert not (d / "out").exists()
