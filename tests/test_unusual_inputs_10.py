@@ -45,6 +45,8 @@
 - the same input twice: ``aer --sentences 1,1`` drew the grid of sentence 1 twice;
 - meaning: ``topics --label-field text --text-field text`` on JSON lines was refused by a
   symptom (a label holding a line break), where CSV named the field;
+- encodings: a byte 0x80-0x9F (Windows-1252's curly quotes) was hinted as Latin-1, and
+  ``--encoding latin-1`` then refused the control character it reads as;
 - names: ``topics --data -`` named standard input ``<stdin>`` in its errors, every other
   command ``-``.
 """
@@ -599,3 +601,21 @@ def test_two_scans_of_one_name(scans, tmp_path_factory, capsys, gz, folder):
                           str(scans / "s.txt"), str(other), "-o", str(d / "out")], capsys)
     assert one_line_error(rc, err, str(other), "s.txt.pred.txt", "separate -o"), err
     assert not (d / "out").exists()
+
+
+# -------------------------------------------- class: text in Windows-1252 (curly quotes)
+@SETTINGS
+@given(byte=st.integers(0x80, 0x9F).filter(lambda b: bytes([b]).decode("cp1252", "replace")
+                                            != "\ufffd"),
+       before=st.text("abc ", max_size=5))
+def test_windows_1252_bytes_get_the_cp1252_hint(tmp_path_factory, capsys, byte, before):
+    """A byte 0x80-0x9F (Windows-1252's curly quotes and dashes) was hinted as Latin-1, and
+    ``--encoding latin-1`` then refused the control character U+0093 it reads as."""
+    d = tmp_path_factory.mktemp("cp1252")
+    (d / "l.txt").write_bytes(b"0-0 " + before.encode() + bytes([byte]) + b"\n")
+    rc, _, err = run_cli(["aer", "--gold", str(d / "l.txt"), "--test", str(d / "l.txt")],
+                         capsys)
+    assert one_line_error(rc, err, "--encoding cp1252") and "latin-1" not in err, err
+    rc, _, err = run_cli(["aer", "--gold", str(d / "l.txt"), "--test", str(d / "l.txt"),
+                          "--encoding", "latin-1"], capsys)
+    assert one_line_error(rc, err, "U+00", "--encoding cp1252"), err

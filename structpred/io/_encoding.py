@@ -69,3 +69,14 @@ def given_encoding():
     """The encoding :func:`input_encoding` was given (None: UTF-8 by default), for readers
     that decode whole files themselves."""
     return _ENCODING["given"]
+
+
+def _other_encoding_hint(byte):
+    """The encoding a byte that is not UTF-8 suggests: Windows-1252 for 0x80-0x9F (its curly
+    quotes and dashes, control characters in Latin-1: that hint led to a second refusal),
+    Latin-1 for the others."""
+    if 0x80 <= byte <= 0x9F:
+        return (" (Windows-1252, as Windows programs write curly quotes and dashes? give "
+                "--encoding cp1252, or convert it: iconv -f cp1252 -t utf-8)")
+    return (" (Latin-1, as in the CoNLL-2002 files? give --encoding latin-1, or convert it: "
+            "iconv -f latin1 -t utf-8)")

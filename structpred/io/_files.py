@@ -32,7 +32,8 @@ import secrets
 import sys
 import zlib
 
-from ._encoding import _ENCODING, check_encoding, given_encoding, input_encoding
+from ._encoding import (_ENCODING, _other_encoding_hint, check_encoding, given_encoding,
+                        input_encoding)
 from ._magic import (BINARY_MAGIC, _binary_first_line, _name_read_error,  # noqa: F401
                      binary_kind, naming_read_errors)
 
@@ -258,8 +259,11 @@ def split_tokens(text, path="<text>", lineno=None):
 
         ch = m.group()
         if not ch.isspace():
+            # U+0080-U+009F: the bytes of Windows-1252's quotes and dashes read as Latin-1
+            hint = (" or, if the file is in Windows-1252 (curly quotes, dashes), give "
+                    "--encoding cp1252" if "\x80" <= ch <= "\x9f" else "")
             raise FormatError(path, lineno, f"control character U+{ord(ch):04X} at column "
-                              f"{m.start() + 1}: not part of a word (remove it)")
+                              f"{m.start() + 1}: not part of a word (remove it{hint})")
         what = unicodedata.name(ch, "a control character").lower()
         raise FormatError(path, lineno, f"{what} (U+{ord(ch):04X}) at column {m.start() + 1}: "
                           "tokens are separated by ASCII spaces and tabs only (replace it "
@@ -369,8 +373,7 @@ def read_lines(path, encoding=None):
                 try:
                     text = raw.decode(encoding)
                 except UnicodeDecodeError as exc:
-                    hint = (" (Latin-1, as in the CoNLL-2002 files? give --encoding latin-1, or "
-                            "convert it: iconv -f latin1 -t utf-8)" if utf8 else "")
+                    hint = "" if not utf8 else _other_encoding_hint(raw[exc.start])
                     raise FormatError(name, lineno, f"bad encoding: byte {raw[exc.start]:#04x} at "
                                       f"column {exc.start + 1} is not valid "
                                       f"{'UTF-8' if utf8 else encoding}{hint}") from None
