@@ -47,6 +47,8 @@
   symptom (a label holding a line break), where CSV named the field;
 - encodings: a byte 0x80-0x9F (Windows-1252's curly quotes) was hinted as Latin-1, and
   ``--encoding latin-1`` then refused the control character it reads as;
+- keywords in another case: ``align compare --bitext-pairs ALL`` was "expected a number
+  or 'all'";
 - names: ``topics --data -`` named standard input ``<stdin>`` in its errors, every other
   command ``-``.
 """
@@ -619,3 +621,14 @@ def test_windows_1252_bytes_get_the_cp1252_hint(tmp_path_factory, capsys, byte, 
     rc, _, err = run_cli(["aer", "--gold", str(d / "l.txt"), "--test", str(d / "l.txt"),
                           "--encoding", "latin-1"], capsys)
     assert one_line_error(rc, err, "U+00", "--encoding cp1252"), err
+
+
+@SETTINGS
+@given(word=st.sampled_from(["ALL", "All", "aLl", " all "]))
+def test_the_keyword_all_in_any_case(tmp_path_factory, capsys, word):
+    """``align compare --bitext-pairs ALL`` was "expected a number or 'all'", while
+    ``--stop-words English`` is the keyword ``english``."""
+    d = tmp_path_factory.mktemp("nodata")
+    rc, _, err = run_cli(["align", "compare", "--bitext-pairs", word, "--data-dir", str(d)],
+                         capsys)
+    assert one_line_error(rc, err, "missing") and "bitext-pairs" not in err, err
