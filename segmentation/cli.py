@@ -28,6 +28,7 @@ from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import open_cluster, with_cluster
 from structpred.cli import check_separate_folders
 
+from ._outputs import Outputs as _Outputs, check_overwrite, planned_names, save_png
 from .cli_options import add_eval_parser, add_predict_parser, add_train_parser
 
 __all__ = ["add_parser", "segment_train", "segment_predict", "segment_eval"]
@@ -233,36 +234,6 @@ def _check_output_dir(path, inputs, flag):
         raise UserError(f"{d}: {flag} is also an input folder; predictions would overwrite inputs")
 
 
-class _Outputs:
-    """Files written by one command: removed again (with folders it made) on failure."""
-
-    def __init__(self):
-        self.files, self.made = [], []
-
-    def folder(self, d):
-        d = Path(d)
-        if not d.exists():
-            d.mkdir()
-            self.made.append(d)
-        return d
-
-    def add(self, path):
-        self.files.append(Path(path))
-        return path
-
-    def rollback(self):
-        for f in self.files:
-            try:
-                f.unlink()
-            except OSError:
-                pass
-        for d in reversed(self.made):
-            try:
-                d.rmdir()
-            except OSError:
-                pass
-
-
 # ------------------------------------------------------------ train
 def _count(n, kind):
     """``"1 image"``, ``"3 images"``, ``"1 scan"``, ..."""
@@ -459,7 +430,6 @@ def _load_model(path):
 def _side_by_side(image, truth, pred, path):
     """Input | truth | prediction, written as one PNG."""
     import numpy as np
-    from PIL import Image
 
     from structpred import atomic_write
 
@@ -471,17 +441,16 @@ def _side_by_side(image, truth, pred, path):
     for p in panels[1:]:
         row += [gap, p]
     with atomic_write(path, mode="wb") as fh:
-        Image.fromarray(np.concatenate(row, axis=1)).save(fh, format="PNG")
+        save_png(np.concatenate(row, axis=1), fh)
 
 
 def _write_mask(mask, path):
     import numpy as np
-    from PIL import Image
 
     from structpred import atomic_write
 
     with atomic_write(path, mode="wb") as fh:
-        Image.fromarray(np.asarray(mask, dtype=np.uint8) * 255).save(fh, format="PNG")
+        save_png(np.asarray(mask, dtype=np.uint8) * 255, fh)
 
 
 def _predict_or_fail(model, fn, where):
@@ -620,9 +589,12 @@ def segment_predict(args):
     ins = _input_paths(args, inputs if kind == "image" else None,
                        inputs if kind == "points" else None)
     _check_output_dir(args.output, ins, "-o")
+    names = planned_names(kind, inputs)
+    check_overwrite(args.output, names, "-o", args.overwrite)
     if args.side_by_side:
         _check_output_dir(args.side_by_side, ins, "--side-by-side")
         check_separate_folders(("-o", args.output), ("--side-by-side", args.side_by_side))
+        check_overwrite(args.side_by_side, names, "--side-by-side", args.overwrite)
     outs = _Outputs()
     executor = open_cluster(args)   # --workers/--scheduler: None without them
     if kind == "image":
@@ -710,6 +682,8 @@ def segment_eval(args):
         raise UserError("give -m MODEL or --pred DIR, not both")
     if not args.pred and not args.model:
         raise UserError("give -m MODEL (a trained model) or --pred DIR (predicted masks)")
+    if args.overwrite and not args.side_by_side:
+        raise UserError("--overwrite is for --side-by-side (eval writes no other file)")
     if args.pred:
         if args.points:
             raise UserError("--pred scores mask images; score point predictions with -m")
@@ -728,6 +702,8 @@ def segment_eval(args):
         if args.side_by_side:
             _check_output_dir(args.side_by_side, _input_paths(args, inputs if kind == "image" else None),
                               "--side-by-side")
+            check_overwrite(args.side_by_side, planned_names(kind, inputs), "--side-by-side",
+                            args.overwrite)
         if kind == "image":
             preds, truths, ignores = _guarded(outs, lambda: _run_images(args, model, inputs, True, outs))
         else:

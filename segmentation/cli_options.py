@@ -52,6 +52,11 @@ def _max_scale():
 _scale = at_most(positive_float, _max_scale, "it multiplies standardised features")
 
 
+#: ``--eta-scale``: 1e300 overflowed the first step (numpy's warnings, then "the point to
+#: project must be finite" naming the mask folder)
+_eta_scale = at_most(positive_float, _max_scale, "it multiplies the step size")
+
+
 def _factor_list(text):
     """Comma-separated positive factors other than 1 (``edge_factors``)."""
     vals = tuple(positive_float(t) for t in comma_items(text))
@@ -163,7 +168,7 @@ def add_train_parser(ssub, handler):
                          "the CPUs this process may use; the model is the same)")
     tr.add_argument("--no-colour-model", action="store_true",
                     help="images: no per-image colour models (one pass of the unary features)")
-    tr.add_argument("--eta-scale", type=_list_or_auto(positive_float), default="auto",
+    tr.add_argument("--eta-scale", type=_list_or_auto(_eta_scale), default="auto",
                     help="step eta = ETA_SCALE / ||F||_2; 'auto' tries 3 and 10, a comma-separated "
                          "list tries each")
     tr.add_argument("--class-weight", type=_list_or_auto(_class_weight_item), default="auto",
@@ -186,6 +191,11 @@ def add_train_parser(ssub, handler):
     tr.set_defaults(handler=handler)
 
 
+#: an output folder may hold files of the names predictions take that no prediction wrote
+_OVERWRITE = ("replace files of the names the outputs take that are no earlier prediction "
+              "(a gold mask, an input): they are refused without it")
+
+
 def add_predict_parser(ssub, handler):
     """``structpred segment predict``."""
     pr = ssub.add_parser("predict", formatter_class=_Formatter, help="write predicted masks or point labels",
@@ -196,6 +206,7 @@ def add_predict_parser(ssub, handler):
     pr.add_argument("-o", "--output", required=True, metavar="DIR", help="output folder")
     pr.add_argument("--side-by-side", metavar="DIR",
                     help="also write input | prediction images to this folder")
+    pr.add_argument("--overwrite", action="store_true", help=_OVERWRITE)
     add_cluster_options(pr, "the predictions (inputs are read here and sent to the workers)")
     _add_quiet(pr)
     pr.set_defaults(handler=handler)
@@ -217,5 +228,6 @@ def add_eval_parser(ssub, handler):
     _add_segment_inputs(ev)
     ev.add_argument("--side-by-side", metavar="DIR",
                     help="also write input | truth | prediction images to this folder")
+    ev.add_argument("--overwrite", action="store_true", help=_OVERWRITE)
     _add_quiet(ev)
     ev.set_defaults(handler=handler)

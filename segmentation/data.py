@@ -16,6 +16,7 @@ Every error names the offending file, and the line where there is one
 from __future__ import annotations
 
 import csv
+import itertools
 import re
 import warnings
 from dataclasses import dataclass
@@ -445,6 +446,22 @@ def _csv_lines(path):
         yield text + "\n"
 
 
+def _manifest_reader(path):
+    """A ``csv.reader`` of the manifest ``path``, its fields separated by commas or, when
+    the header holds no comma and its fields split by ``;`` or a tab name an ``id`` or
+    ``image`` column, by that (a spreadsheet's CSV where the decimal mark is a comma, a
+    TSV file): those were "manifest needs an 'id' (or 'image') column"."""
+    lines = _csv_lines(path)
+    first = next(lines, None)
+    delimiter = ","
+    for sep in (";", "\t"):
+        if first is not None and "," not in first and sep in first and {"id", "image"} & {
+                h.strip().lstrip("\ufeff").lower() for h in first.split(sep)}:
+            delimiter = sep
+    return csv.reader(itertools.chain([first] if first is not None else [], lines),
+                      delimiter=delimiter)
+
+
 def read_manifest(path, image_dir=None, mask_dir=None, need_masks=False):
     """Read a manifest CSV with an ``id`` column (and optionally a split column).
 
@@ -485,7 +502,7 @@ def read_manifest(path, image_dir=None, mask_dir=None, need_masks=False):
 
     items = []
     try:
-        reader = csv.reader(_csv_lines(path))
+        reader = _manifest_reader(path)
         header = next(reader, None)
         if header is None:
             raise FormatError(path, None, "manifest is empty")

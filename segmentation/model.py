@@ -446,6 +446,9 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
             class_weights(cw, 0.5)
         for e in _candidates(self.eta_scale, AUTO_ETA_SCALES, "eta_scale"):
             check_positive("eta_scale", e)
+            if float(e) > MAX_SCALE:   # the first step overflowed
+                raise ValueError(f"eta_scale must be at most {MAX_SCALE:g} (it multiplies the "
+                                 f"step size), got {e!r}")
         if not 0 < float(self.guard_alpha) < 1:
             raise ValueError(f"guard_alpha must lie in (0, 1), got {self.guard_alpha!r}")
         for s in self.edge_factors or ():

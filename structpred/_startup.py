@@ -57,9 +57,34 @@ def _hook(exc_type, exc, tb, previous=sys.excepthook):
     previous(exc_type, exc, tb)
 
 
+#: thread counts that the libraries read from the environment when they are imported:
+#: numba's (0 or -1 was a traceback of its import, ``abc`` a warning of eight lines) and
+#: OpenMP's (libgomp printed "Invalid value for environment variable OMP_NUM_THREADS")
+THREAD_VARIABLES = {"NUMBA_NUM_THREADS": "a whole number >= 1",
+                    "OMP_NUM_THREADS": "whole numbers >= 1, separated by commas"}
+
+
+def check_environment(environ=os.environ):
+    """The one-line refusal of a thread count of :data:`THREAD_VARIABLES` that the library
+    reading it cannot parse, or ``None``."""
+    for name, what in THREAD_VARIABLES.items():
+        value = environ.get(name)
+        if value is None:
+            continue
+        items = value.split(",") if name == "OMP_NUM_THREADS" else [value]
+        if not all(v.strip().isascii() and v.strip().isdigit() and int(v) >= 1
+                   for v in items):
+            return (f"${name}: must be {what}, got {value!r} (set it so, or unset it: the "
+                    "default is the CPUs)")
+    return None
+
+
 def install():
     """Make an uncaught Ctrl-C (SIGTERM) one line and status 130 (143) when running as the
-    command."""
+    command; refuse thread counts in the environment that the libraries cannot read."""
+    if running_as_command() and (refusal := check_environment()) is not None:
+        sys.stderr.write(f"structpred: error: {refusal}\n")
+        raise SystemExit(2)
     if running_as_command() and sys.excepthook is sys.__excepthook__:
         import signal
 

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from structpred.io import (FormatError, binary_kind, counted, given_encoding, missing_reason,
+                          naming_read_errors,
                           read_lines)
 
 __all__ = ["FORMATS", "LABEL_NAMES", "TEXT_NAMES", "Documents", "detect_format", "read_documents",
@@ -106,8 +107,8 @@ def detect_format(path, fmt="auto"):
                                            f"{fmt} file")
         return fmt
     if spath == "-":
-        raise FormatError("<stdin>", None, "cannot tell the format of standard input: "
-                                           "give --format tsv, csv or jsonl")
+        raise FormatError("-", None, "cannot tell the format of standard input: "
+                                     "give --format tsv, csv or jsonl")
     if os.path.isdir(spath):
         return "folder"
     name = os.path.basename(spath).lower()
@@ -128,7 +129,7 @@ def _refuse_binary(spath, name):
     """:class:`FormatError` if the file ``spath`` (gzipped or not) is not text."""
     if spath == "-" or not os.path.isfile(spath):
         return   # a FIFO can be read once: read_lines checks its first line itself
-    with open(spath, "rb") as fh:
+    with open(spath, "rb") as fh, naming_read_errors(spath):
         head = fh.read(8192)
     if head[:2] == b"\x1f\x8b":
         try:
@@ -192,7 +193,7 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
     need = labels == "required"
     fmt = detect_format(path, fmt)
     spath = os.fspath(path)
-    name = "<stdin>" if spath == "-" else spath
+    name = spath   # standard input is "-", as in the other commands (it was "<stdin>")
     fields = _FieldOptions(_field_list(label_field, "label_field"),
                            _field_list(text_field, "text_field"))
     if len(fields.label or ()) > 1:
@@ -200,6 +201,10 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
     if fmt in ("folder", "tsv") and (fields.label or fields.text):
         raise FormatError(name, None, f"--label-field and --text-field apply to CSV and JSON "
                                       f"lines, not to {fmt} input")
+    if fmt == "jsonl" and fields.label and fields.label[0] in (fields.text or ()):
+        # CSV names it so; JSON lines went on to a symptom (a label holding a line break)
+        raise FormatError(name, None, f"{fields.label[0]!r} is both the label and a text "
+                                      "field (--label-field, --text-field)")
     docs = Documents(path=name, format=fmt)
     if fmt == "folder":
         _read_folder(Path(spath), need, docs)

@@ -309,7 +309,7 @@ def _read(args, labels):
 
     docs = read_documents(args.data, args.format, labels=labels, label_field=args.label_field,
                           text_field=args.text_field)
-    _log(args, f"read {counted(len(docs), 'document')} from {docs.path} ({docs.format})")
+    _log(args, f"read {counted(len(docs), 'document')} from {'standard input' if docs.path == '-' else docs.path} ({docs.format})")
     return docs
 
 

@@ -133,7 +133,7 @@ def _check_compare_args(args):
     if args.data_dir is not None and not Path(args.data_dir).is_dir():
         raise UserError(f"{args.data_dir}: --data-dir is not a folder")
     n_pairs = None
-    if args.bitext_pairs != "all":
+    if args.bitext_pairs.strip().lower() != "all":   # 'ALL' was "expected a number or 'all'"
         try:
             n_pairs = int(args.bitext_pairs)
         except ValueError:

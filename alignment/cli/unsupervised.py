@@ -20,13 +20,17 @@ from pathlib import Path
 
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, iteration_count, log as _log
-from structpred.cli import finite_float, refuse_options
+from structpred.cli import at_most, finite_float, nonneg_int, refuse_options
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.io import counted, release_notes
 
 from .common import _check_inputs, _read_input, check_bitext_memory, max_length
 
 __all__ = ["add_unsupervised_parser", "align_unsupervised"]
+
+
+#: ``--prefix``: the estimator's bound (it was named as ``prefix``, not the option)
+_prefix = at_most(nonneg_int, 10_000_000, "a prefix longer than every word is the whole word")
 
 
 def add_unsupervised_parser(asub):
@@ -73,7 +77,7 @@ def add_unsupervised_parser(asub):
                    metavar="N", help="EM iterations of the agreement-trained HMM")
     m.add_argument("--no-lowercase", action="store_true",
                    help="keep case (by default words are lower-cased for the model)")
-    m.add_argument("--prefix", type=int, default=DEFAULTS["prefix"], metavar="N",
+    m.add_argument("--prefix", type=_prefix, default=DEFAULTS["prefix"], metavar="N",
                    help="model only the first N characters of each word (0: whole words; "
                         "a crude stemmer for inflected languages)")
     m.add_argument("--max-len", type=max_length, default=80, metavar="N",
@@ -137,8 +141,8 @@ def _check_args(args):
         raise UserError(f"--eflomal-weight must lie in [0, 1], not {args.eflomal_weight}")
     if args.hmm_iterations < 1:
         raise UserError("--hmm-iterations must be at least 1")
-    if args.prefix < 0 or args.max_len < 1:
-        raise UserError("--prefix must be >= 0 and --max-len >= 1")
+    if args.max_len < 1:
+        raise UserError("--max-len must be >= 1")
     if bool(args.bitext_src) != bool(args.bitext_tgt):
         raise UserError("give both --bitext-src and --bitext-tgt")
     if args.bitext_pairs is not None and args.bitext_pairs < 1:

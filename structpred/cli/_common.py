@@ -7,6 +7,8 @@ import argparse
 import functools
 import math
 import os
+import re
+import sys
 
 from .._checks import split_comma_items
 from ..io import FormatError, note
@@ -57,8 +59,39 @@ class ArgumentParser(argparse.ArgumentParser):
         self.register("action", None, _StoreOnce)
         self.register("action", "store", _StoreOnce)
 
+    def parse_known_args(self, args=None, namespace=None):
+        self._argv = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message):
+        message += _dash_value_hint(message, getattr(self, "_argv", ()),
+                                    self._option_string_actions)
         self.exit(2, f"structpred: error: {message} (see '{self.prog} --help')\n")
+
+
+def _dash_value_hint(message, argv, options):
+    """For argparse's "expected one argument" after an option followed by a value that
+    starts with ``-`` and is none of the ``options`` (a file ``-x.txt``, read as an
+    option): how to give it."""
+    m = re.match(r"argument (\S+): expected (?:one|at least one) argument", message)
+    if not m:
+        return ""
+    names = m.group(1).split("/")
+    at = [i for i, tok in enumerate(argv) if tok in names]
+    if not at or at[-1] + 1 >= len(argv):
+        return ""
+    value = argv[at[-1] + 1]
+    if (not value.startswith("-") or value == "-" or value.startswith("--")
+            or value[:2] in options):
+        return ""
+    try:
+        float(value)   # argparse reads '-1e-3' as an option (only '-1', '-0.5' as numbers)
+        return f"; {value!r} was read as an option: write {names[-1]}={value}"
+    except ValueError:
+        pass
+    return (f"; {value!r} starts with '-' and was read as an option: for a file of that "
+            f"name write ./{value}" + (f" or {names[-1]}={value}" if "one argument" in
+                                       message and "least" not in message else ""))
 
 
 def add_quiet(p):
@@ -164,6 +197,11 @@ def _number(kind, text, lo, strict):
         raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
     if kind is float and not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    if kind is float and value == 0 and any(c.isdigit() and int(c)
+                                          for c in re.split(r"[eE]", str(text))[0]):
+        # '1e-400' is below the smallest float and reads as 0 (a cost of 0, silently)
+        raise argparse.ArgumentTypeError(f"{text.strip()!r} is too small for a float (below "
+                                         "about 5e-324) and would read as 0")
     if value < lo or (strict and value == lo):
         what = "an integer" if kind is int else "a number"
         raise argparse.ArgumentTypeError(f"must be {what} {'>' if strict else '>='} {lo:g}, "
@@ -263,7 +301,11 @@ def int_list(text):
     items = comma_items(text)
     if not items:
         raise argparse.ArgumentTypeError(f"must be comma-separated numbers, got {text!r}")
-    return [_number(int, t, 1, False) for t in items]
+    values = [_number(int, t, 1, False) for t in items]
+    twice = next((v for i, v in enumerate(values) if v in values[:i]), None)
+    if twice is not None:   # aer --sentences 1,1 drew sentence 1 twice
+        raise argparse.ArgumentTypeError(f"{twice} is given twice in {text!r}")
+    return values
 
 
 # ------------------------------------------------------------------------ file checks

@@ -9,7 +9,7 @@ matplotlib on first use, so that reading and writing files stays light.
 
 from ._cache import CacheMismatch, cache_file, is_cache_folder, key_hash, load_or_compute
 from ._files import _OTHER_SPACE as OTHER_SPACE
-from ._files import (FormatError, OutputPathError, atomic_write, binary_kind,
+from ._files import (FormatError, OutputPathError, atomic_write, binary_kind, naming_read_errors,
                      check_figure_path, check_output_path, file_fingerprint, folder_refusal,
                      check_encoding, check_visible_tokens, given_encoding, input_encoding,
                      missing_reason,
@@ -23,7 +23,7 @@ from ._tokens import MAX_WORDS, check_sentence_pairs, check_token_lists, unwrita
 __all__ = ["refuse_stdin_model", "FormatError", "atomic_write", "open_text", "open_output", "read_lines", "read_npz",
            "input_encoding", "check_encoding", "given_encoding", "check_visible_tokens",
            "split_tokens", "word_text",
-           "binary_kind", "OTHER_SPACE", "check_output_path", "check_figure_path",
+           "binary_kind", "naming_read_errors", "OTHER_SPACE", "check_output_path", "check_figure_path",
            "OutputPathError", "missing_reason", "folder_refusal",
            "file_fingerprint", "progress_enabled", "save_npz", "load_npz", "pack_json",
            "unpack_json", "check_format", "CLOCK_KEYS", "drop_clock_readings", "load_or_compute",

@@ -16,6 +16,12 @@ __all__ = ["check_encoding", "input_encoding", "given_encoding"]
 _ENCODING = {"name": "utf-8", "given": None}
 
 
+#: codecs that decode text in a file, not a file: what each is for
+_NOT_FILE_ENCODINGS = {"idna": "domain names", "punycode": "domain names",
+                       "raw-unicode-escape": "string escapes",
+                       "unicode-escape": "string escapes"}
+
+
 def check_encoding(name):
     """``name`` as Python's codec name, or ``ValueError``: an unknown codec, or one that does
     not write ``\n`` and ASCII letters as themselves (UTF-16, UTF-32: lines are split on the
@@ -27,6 +33,15 @@ def check_encoding(name):
     except LookupError:
         raise ValueError(f"unknown encoding {name!r} (e.g. utf-8, latin-1, cp1252, "
                          "iso-8859-2, gb18030)") from None
+    if codec.name == "utf-8-sig":   # a byte-order mark at the start is dropped anyway
+        return "utf-8"
+    if not getattr(codec, "_is_text_encoding", True) or codec.name in _NOT_FILE_ENCODINGS:
+        # rot13, base64, hex: Python's transforms (they were "does not write line ends"
+        # with an iconv command of a codec iconv does not know); idna and the escapes
+        # decode parts of a text (raw_unicode_escape turned the letters '\u00e9' into é)
+        what = _NOT_FILE_ENCODINGS.get(codec.name, "transforming bytes or text")
+        raise ValueError(f"{name!r} is a codec of Python's for {what}, not the encoding of "
+                         "a file (e.g. utf-8, latin-1, cp1252, gb18030)")
     try:
         compatible = "\n a\t".encode(codec.name) == b"\n a\t"
     except (UnicodeError, LookupError):
@@ -54,3 +69,14 @@ def given_encoding():
     """The encoding :func:`input_encoding` was given (None: UTF-8 by default), for readers
     that decode whole files themselves."""
     return _ENCODING["given"]
+
+
+def _other_encoding_hint(byte):
+    """The encoding a byte that is not UTF-8 suggests: Windows-1252 for 0x80-0x9F (its curly
+    quotes and dashes, control characters in Latin-1: that hint led to a second refusal),
+    Latin-1 for the others."""
+    if 0x80 <= byte <= 0x9F:
+        return (" (Windows-1252, as Windows programs write curly quotes and dashes? give "
+                "--encoding cp1252, or convert it: iconv -f cp1252 -t utf-8)")
+    return (" (Latin-1, as in the CoNLL-2002 files? give --encoding latin-1, or convert it: "
+            "iconv -f latin1 -t utf-8)")

@@ -32,54 +32,18 @@ import secrets
 import sys
 import zlib
 
-from ._encoding import _ENCODING, check_encoding, given_encoding, input_encoding
+from ._encoding import (_ENCODING, _other_encoding_hint, check_encoding, given_encoding,
+                        input_encoding)
+from ._magic import (BINARY_MAGIC, _binary_first_line, _name_read_error,  # noqa: F401
+                     binary_kind, naming_read_errors)
 
 __all__ = ["FormatError", "OutputPathError", "missing_reason", "open_text", "read_lines", "split_tokens",
            "input_encoding", "check_encoding", "given_encoding", "check_visible_tokens",
            "atomic_write",
-           "open_output", "check_output_path", "read_npz", "refuse_stdin_model", "file_fingerprint", "binary_kind",
+           "open_output", "check_output_path", "read_npz", "refuse_stdin_model", "file_fingerprint", "binary_kind", "naming_read_errors",
            "folder_refusal"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
-
-_UTF16 = "UTF-16 encoded (convert it to UTF-8, e.g. iconv -f UTF-16 -t UTF-8)"
-
-#: leading bytes of files that are not UTF-8 text, and what each file is
-BINARY_MAGIC = ((b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"),
-                (b"GIF87a", "a GIF image"), (b"GIF89a", "a GIF image"),
-                (b"%PDF-", "a PDF document"),
-                (b"PK\x03\x04", "a zip archive (an .npz model, or an office document)"),
-                (b"\x7fELF", "a program"), (b"BZh", "bzip2 data"), (b"\xfd7zXZ\x00", "xz data"),
-                (b"RIFF", "a RIFF file (audio or image)"), (b"\x93NUMPY", "a NumPy array"),
-                (b"\xff\xfe", _UTF16), (b"\xfe\xff", _UTF16))
-
-
-def binary_kind(head):
-    """What the leading bytes ``head`` of a file show it is, if not text (else ``None``):
-    a known magic number (:data:`BINARY_MAGIC`) or NUL bytes."""
-    for magic, what in BINARY_MAGIC:
-        if head.startswith(magic):
-            return what
-    if b"\x00" in head:
-        return "binary data (it holds NUL bytes)"
-    return None
-
-
-def _binary_first_line(raw):
-    """What a file is, from its first line ``raw`` (with its line end), when that starts
-    with a magic number (cut at its first newline: the PNG one holds two) and is not clean
-    text (undecodable, or holding control characters), so that a text line that happens to
-    begin with ``RIFF`` is still read.  NUL bytes alone are left to :func:`read_lines`,
-    which names their line and column."""
-    kind = next((what for magic, what in BINARY_MAGIC
-                 if raw.startswith(magic.split(b"\n")[0])), None)
-    if kind is None:
-        return None
-    try:
-        text = raw.rstrip(b"\r\n").decode("utf-8")
-    except UnicodeDecodeError:
-        return kind
-    return kind if any(c < " " and c != "\t" for c in text) else None
 
 
 class FormatError(ValueError):
@@ -184,7 +148,8 @@ def _open_file_binary(path):
     # opened once, not a second time after a look at the magic bytes: a FIFO (a shell's
     # <(...)) can be read only once, and was read as empty after the look
     fh = open(path, "rb")
-    head = fh.read(2)
+    with naming_read_errors(path):
+        head = fh.read(2)
     if fh.seekable():
         fh.seek(0)
     else:
@@ -294,8 +259,11 @@ def split_tokens(text, path="<text>", lineno=None):
 
         ch = m.group()
         if not ch.isspace():
+            # U+0080-U+009F: the bytes of Windows-1252's quotes and dashes read as Latin-1
+            hint = (" or, if the file is in Windows-1252 (curly quotes, dashes), give "
+                    "--encoding cp1252" if "\x80" <= ch <= "\x9f" else "")
             raise FormatError(path, lineno, f"control character U+{ord(ch):04X} at column "
-                              f"{m.start() + 1}: not part of a word (remove it)")
+                              f"{m.start() + 1}: not part of a word (remove it{hint})")
         what = unicodedata.name(ch, "a control character").lower()
         raise FormatError(path, lineno, f"{what} (U+{ord(ch):04X}) at column {m.start() + 1}: "
                           "tokens are separated by ASCII spaces and tabs only (replace it "
@@ -338,6 +306,27 @@ def check_visible_tokens(text, path="<text>", lineno=None):
                               "count as a word (remove it, or join it to its word)")
 
 
+#: the bytes of a line read at once: a longer line is checked for NUL bytes as it is read
+_CHUNK = 1 << 20
+
+
+def _raw_lines(fh):
+    """The lines of the binary stream ``fh`` with their line ends, as iterating it gives
+    them, except that a line longer than :data:`_CHUNK` holding a NUL byte ends after it:
+    a stream without line ends (``< /dev/zero``, binary data) was read whole before the
+    NUL was refused, until the memory ran out."""
+    while raw := fh.readline(_CHUNK):
+        parts = [raw]
+        while (len(parts[-1]) == _CHUNK and not parts[-1].endswith(b"\n")
+               and b"\x00" not in parts[-1]):
+            parts.append(fh.readline(_CHUNK))
+        if len(parts) > 1:
+            raw = b"".join(parts)
+            if b"\x00" in parts[-1] and not raw.endswith(b"\n"):
+                raw = raw[:raw.index(b"\x00") + 1]
+        yield raw
+
+
 def read_lines(path, encoding=None):
     """Yield ``(line_number, text)`` for each line of a plain or gzipped text file, UTF-8
     unless ``encoding`` (or the command's ``--encoding``, :func:`input_encoding`) says
@@ -374,7 +363,7 @@ def read_lines(path, encoding=None):
     lineno = 0
     with _open_binary(path) as fh:
         try:
-            for lineno, raw in enumerate(fh, start=1):
+            for lineno, raw in enumerate(_raw_lines(fh), start=1):
                 if lineno == 1 and (kind := _binary_first_line(raw)) is not None:
                     raise FormatError(name, None, f"not UTF-8 text: {kind}")
                 if raw.endswith(b"\n"):
@@ -384,8 +373,7 @@ def read_lines(path, encoding=None):
                 try:
                     text = raw.decode(encoding)
                 except UnicodeDecodeError as exc:
-                    hint = (" (Latin-1, as in the CoNLL-2002 files? give --encoding latin-1, or "
-                            "convert it: iconv -f latin1 -t utf-8)" if utf8 else "")
+                    hint = "" if not utf8 else _other_encoding_hint(raw[exc.start])
                     raise FormatError(name, lineno, f"bad encoding: byte {raw[exc.start]:#04x} at "
                                       f"column {exc.start + 1} is not valid "
                                       f"{'UTF-8' if utf8 else encoding}{hint}") from None
@@ -393,7 +381,13 @@ def read_lines(path, encoding=None):
                     _refuse_control(name, lineno, text)
                 yield lineno, text
         except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            if str(exc).startswith("Not a gzipped file"):   # Python's words, and a wrong cause
+                raise FormatError(name, lineno + 1, "bytes after the end of the gzip data "
+                                  "that are not gzip data (something appended to it?)") from None
             raise FormatError(name, lineno + 1, f"corrupt or truncated gzip data ({exc})") from None
+        except OSError as exc:
+            _name_read_error(exc, name)
+            raise
 
 
 def read_npz(path, what="an .npz file"):
@@ -423,13 +417,17 @@ def read_npz(path, what="an .npz file"):
         # with random access, and a pipe once (it was "corrupt or truncated ... not seekable")
         raise FormatError(name, None, f"a pipe or device, not a file: {what} is read with "
                           "random access; give the file itself")
-    with open(name, "rb") as fh:
-        magic = fh.read(4)
-    if not magic:
+    with open(name, "rb") as fh, naming_read_errors(name):
+        head = fh.read(16)
+    if not head:
         raise FormatError(name, None, f"empty file, not {what}")
-    if magic[:2] == _GZIP_MAGIC:
+    if head[:2] == _GZIP_MAGIC:
         raise FormatError(name, None, f"gzip data, not {what}")
-    if magic != b"PK\x03\x04":
+    if head[:4] != b"PK\x03\x04":
+        # a model compressed with zstd, xz, ... (only gzip was named)
+        kind = binary_kind(head)
+        if kind is not None and not kind.startswith("binary data"):
+            raise FormatError(name, None, f"{kind}, not {what}")
         raise FormatError(name, None, f"not {what} (not an .npz archive)")
     try:
         with np.load(name, allow_pickle=False) as z:
@@ -445,6 +443,9 @@ def read_npz(path, what="an .npz file"):
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if isinstance(exc, zipfile.BadZipFile):   # Python's "File is not a zip file"
             reason = "its zip archive is incomplete: was the file cut short?"
+        elif "allow_pickle" in reason:   # an archive of another program: not damaged
+            raise FormatError(name, None, f"not {what} (an .npz archive holding pickled "
+                              "Python objects, which are never loaded)") from None
         raise FormatError(name, None, f"corrupt or truncated, not {what} ({reason})") from None
 
 
@@ -524,6 +525,12 @@ class OutputPathError(FormatError):
 _NO_GZIP = (".npz", ".npy", ".png", ".jpg", ".jpeg", ".pdf", ".pkl", ".zip")
 
 
+#: the names of the standard streams as files (``-o /dev/stdout``), and which each is
+_STREAM_PATHS = {f"{d}/{n}": which for d in ("/dev/fd", "/proc/self/fd")
+                 for n, which in (("1", "output"), ("2", "error"))}
+_STREAM_PATHS.update({"/dev/stdout": "output", "/dev/stderr": "error"})
+
+
 def check_output_path(path, option=None):
     """Refuse an output path that must not be written, before any work and again just
     before writing (the one place every writer of :mod:`structpred` checks).
@@ -562,6 +569,11 @@ def check_output_path(path, option=None):
     too_long = _name_too_long(name)
     if too_long:
         raise OutputPathError(name, None, head + too_long)
+    stream = _STREAM_PATHS.get(os.path.abspath(name))
+    if stream:   # it was "a symbolic link is not replaced by a file; give the path ..."
+        raise OutputPathError(name, None, f"{head}it names standard {stream}, not a file"
+                              + (stdout if stream == "output" else
+                                 ": standard error is for messages"))
     try:
         st = os.lstat(name)
     except OSError:  # a new path (or a parent that is a file: left to the writer's error)

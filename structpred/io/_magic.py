@@ -1,0 +1,85 @@
+"""What a file is when it is not text (its magic number), and read errors that name it.
+
+:func:`binary_kind` names a file by its leading bytes (:data:`BINARY_MAGIC`);
+:func:`naming_read_errors` gives an :class:`OSError` of a read that names no file the
+name of the file read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+__all__ = ["BINARY_MAGIC", "binary_kind", "naming_read_errors"]
+
+_UTF16 = "UTF-16 encoded (convert it to UTF-8, e.g. iconv -f UTF-16 -t UTF-8)"
+
+def _compressed(kind, tool):
+    return f"{kind} data (decompress it first, e.g. {tool}; of compressed text, gzip is read)"
+
+
+#: leading bytes of files that are not UTF-8 text, and what each file is
+BINARY_MAGIC = ((b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"),
+                (b"GIF87a", "a GIF image"), (b"GIF89a", "a GIF image"),
+                (b"%PDF-", "a PDF document"),
+                (b"PK\x03\x04", "a zip archive (an .npz model, or an office document)"),
+                (b"\x7fELF", "a program"),
+                (b"BZh", _compressed("bzip2", "bunzip2")), (b"\xfd7zXZ\x00", _compressed("xz", "unxz")),
+                (b"\x28\xb5\x2f\xfd", _compressed("zstd", "unzstd")),
+                (b"\x04\x22\x4d\x18", _compressed("lz4", "unlz4")),
+                (b"LZIP", _compressed("lzip", "lzip -d")),
+                (b"\x1f\x9d", _compressed("compress (.Z)", "uncompress")),
+                (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"), (b"Rar!\x1a\x07", "a RAR archive"),
+                (b"II*\x00", "a TIFF image"), (b"MM\x00*", "a TIFF image"),
+                (b"SQLite format 3\x00", "an SQLite database"),
+                (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
+                 "an OLE file (an Office 97-2003 document, Thumbs.db)"),
+                (b"RIFF", "a RIFF file (audio or image)"), (b"\x93NUMPY", "a NumPy array"),
+                (b"\xff\xfe", _UTF16), (b"\xfe\xff", _UTF16))
+
+
+def binary_kind(head):
+    """What the leading bytes ``head`` of a file show it is, if not text (else ``None``):
+    a known magic number (:data:`BINARY_MAGIC`) or NUL bytes."""
+    for magic, what in BINARY_MAGIC:
+        if head.startswith(magic):
+            return what
+    if b"\x00" in head:
+        return "binary data (it holds NUL bytes)"
+    return None
+
+
+def _binary_first_line(raw):
+    """What a file is, from its first line ``raw`` (with its line end), when that starts
+    with a magic number (cut at its first newline: the PNG one holds two) and is not clean
+    text (undecodable, or holding control characters), so that a text line that happens to
+    begin with ``RIFF`` is still read.  NUL bytes alone are left to :func:`read_lines`,
+    which names their line and column."""
+    kind = next((what for magic, what in BINARY_MAGIC
+                 if raw.startswith(magic.split(b"\n")[0])), None)
+    if kind is None:
+        return None
+    try:
+        text = raw.rstrip(b"\r\n").decode("utf-8")
+    except UnicodeDecodeError:
+        return kind
+    return kind if any(c < " " and c != "\t" for c in text) else None
+
+
+def _name_read_error(exc, name):
+    """Raise an :class:`OSError` of a read that names no file (``EIO`` of a failing disk or
+    of ``/proc/self/mem``) again, naming ``name``: it was taken for a failed write to
+    standard output ("standard output: input/output error")."""
+    if exc.filename is None and exc.errno is not None and not isinstance(exc, BrokenPipeError):
+        raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(name)) from exc
+
+
+@contextlib.contextmanager
+def naming_read_errors(name):
+    """Within the block, an :class:`OSError` that names no file names ``name``
+    (:func:`_name_read_error`)."""
+    try:
+        yield
+    except OSError as exc:
+        _name_read_error(exc, name)
+        raise
