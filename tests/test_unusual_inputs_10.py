@@ -60,7 +60,7 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
@@ -610,6 +610,7 @@ def test_two_scans_of_one_name(scans, tmp_path_factory, capsys, gz, folder):
 @given(byte=st.integers(0x80, 0x9F).filter(lambda b: bytes([b]).decode("cp1252", "replace")
                                             != "\ufffd"),
        before=st.text("abc ", max_size=5))
+@example(byte=0x85, before="")      # NEL in Latin-1: white space, refused on another path
 def test_windows_1252_bytes_get_the_cp1252_hint(tmp_path_factory, capsys, byte, before):
     """A byte 0x80-0x9F (Windows-1252's curly quotes and dashes) was hinted as Latin-1, and
     ``--encoding latin-1`` then refused the control character U+0093 it reads as."""

@@ -258,16 +258,17 @@ def split_tokens(text, path="<text>", lineno=None):
         import unicodedata
 
         ch = m.group()
+        # U+0080-U+009F (U+0085, NEL, is white space too): the bytes of Windows-1252's
+        # quotes, dashes and ellipsis read as Latin-1
+        hint = (" or, if the file is in Windows-1252 (curly quotes, dashes), give "
+                "--encoding cp1252" if "\x80" <= ch <= "\x9f" else "")
         if not ch.isspace():
-            # U+0080-U+009F: the bytes of Windows-1252's quotes and dashes read as Latin-1
-            hint = (" or, if the file is in Windows-1252 (curly quotes, dashes), give "
-                    "--encoding cp1252" if "\x80" <= ch <= "\x9f" else "")
             raise FormatError(path, lineno, f"control character U+{ord(ch):04X} at column "
                               f"{m.start() + 1}: not part of a word (remove it{hint})")
         what = unicodedata.name(ch, "a control character").lower()
         raise FormatError(path, lineno, f"{what} (U+{ord(ch):04X}) at column {m.start() + 1}: "
                           "tokens are separated by ASCII spaces and tabs only (replace it "
-                          "with a space)")
+                          f"with a space{hint})")
     return text.split()
 
 
