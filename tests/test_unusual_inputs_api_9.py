@@ -43,3 +43,71 @@ def test_tree_of_no_node_has_one_empty_labelling(k):
     assert labels.shape == (0,) and score == 0.0
     nm, em, logz = S.tree_marginals(node, edge, parent)
     assert nm.shape == (0, k) and em.shape == (0, k, k) and logz == 0.0
+
+
+COUNTS = np.random.default_rng(0).integers(0, 3, (12, 6))
+
+
+def _stream_estimator(name):
+    import topics
+
+    return {"SdemNaiveBayes": lambda: topics.SdemNaiveBayes(),
+            "SdemLDAClassifier": lambda: topics.SdemLDAClassifier(n_topics=1),
+            "PaMedLDA": lambda: topics.PaMedLDA(n_topics=2),
+            "PaMedHDPClassifier": lambda: topics.PaMedHDPClassifier()}[name]()
+
+
+STREAMS = st.sampled_from(["SdemNaiveBayes", "SdemLDAClassifier", "PaMedLDA",
+                           "PaMedHDPClassifier"])
+
+
+@SETTINGS
+@given(name=STREAMS, missing=st.sampled_from(["car", "fruit"]))
+def test_partial_fit_names_labels_outside_classes(name, missing):
+    """``classes=['car']`` with a batch of 'car' and 'fruit' said "needs at least 2
+    classes"."""
+    other = "fruit" if missing == "car" else "car"
+    with pytest.raises(ValueError, match=re.escape(f"y contains labels not in classes: "
+                                                   f"[{missing!r}]")):
+        _stream_estimator(name).partial_fit(COUNTS, LABELS, classes=[other])
+
+
+@SETTINGS
+@given(name=STREAMS, classes=st.sampled_from([["a", "b"], ["car"], ["car", "fruit", "veg"]]))
+def test_partial_fit_classes_other_than_the_first_calls_are_refused(name, classes):
+    """The sdEM classifiers ignored a later call's different ``classes``."""
+    model = _stream_estimator(name).partial_fit(COUNTS, LABELS, classes=["car", "fruit"])
+    with pytest.raises(ValueError, match="differs from the classes of the first call"):
+        model.partial_fit(COUNTS[:2], LABELS[:2], classes=classes)
+
+
+@SETTINGS
+@given(name=STREAMS, classes=st.sampled_from(["car", b"car"]))
+def test_partial_fit_classes_given_as_a_string_is_a_type_error(name, classes):
+    """A string was one class ("needs at least 2 classes, got 1 class")."""
+    with pytest.raises(TypeError, match="classes must be a list of every label"):
+        _stream_estimator(name).partial_fit(COUNTS, LABELS, classes=classes)
+
+
+@SETTINGS
+@given(name=STREAMS, kind=st.sampled_from([set, frozenset, tuple, iter]))
+def test_partial_fit_classes_as_a_set_are_its_labels(name, kind):
+    """A set was one class (numpy made it a 0-d object array)."""
+    model = _stream_estimator(name).partial_fit(COUNTS, LABELS, classes=kind(["fruit", "car"]))
+    assert model.classes_.tolist() == ["car", "fruit"]
+
+
+@SETTINGS
+@given(name=STREAMS, number=st.integers(0, 9))
+def test_partial_fit_classes_of_strings_and_numbers_are_refused(name, number):
+    """``[1, 'car', 'fruit']`` became the strings '1', 'car', 'fruit' (``fit`` refuses such
+    labels)."""
+    with pytest.raises(ValueError, match="classes mixes labels that are strings and numbers"):
+        _stream_estimator(name).partial_fit(COUNTS, LABELS, classes=[number, "car", "fruit"])
+
+
+@pytest.mark.parametrize("name", ["PaMedLDA", "PaMedHDPClassifier"])
+def test_texts_to_a_stream_model_fitted_on_counts_do_not_name_partial_fit(name):
+    model = _stream_estimator(name).fit(COUNTS, LABELS)
+    with pytest.raises(ValueError, match=f"this {name} was fitted on a count matrix"):
+        model.predict(["apple banana"])
