@@ -111,3 +111,26 @@ def test_texts_to_a_stream_model_fitted_on_counts_do_not_name_partial_fit(name):
     model = _stream_estimator(name).fit(COUNTS, LABELS)
     with pytest.raises(ValueError, match=f"this {name} was fitted on a count matrix"):
         model.predict(["apple banana"])
+
+
+SENTS = [[("the", "DT"), ("cat", "NN")], [("a", "DT"), ("dog", "NN")]] * 3
+TAGS = [["B", "I"], ["B", "O"]] * 3
+
+
+@SETTINGS
+@given(scale=st.floats(1.01e6, 1e308), learner=st.sampled_from(["bregman", "euclidean"]))
+def test_tagger_step_scale_beyond_its_cap_is_named(scale, learner):
+    """``step_scale=1e10`` was the chain projection's "node holds values up to 7.69e+19",
+    1e200 "node potentials contain NaN or +inf": neither named the argument."""
+    from sequence.model import SequenceTagger
+
+    with pytest.raises(ValueError, match=re.escape(f"step_scale must be a finite number > 0 "
+                                                   f"and at most 1e+06, got {scale!r}")):
+        SequenceTagger(n_iter=2, step_scale=scale, learner=learner).fit(SENTS, TAGS)
+
+
+def test_tagger_step_scale_at_its_cap_trains():
+    from sequence.model import SequenceTagger
+
+    model = SequenceTagger(n_iter=2, step_scale=1e6, learner="euclidean").fit(SENTS, TAGS)
+    assert model.score(SENTS, TAGS) == pytest.approx(100.0)
