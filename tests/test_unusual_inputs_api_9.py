@@ -6,6 +6,17 @@
 - empty inputs: ``tree_map`` of a tree of no node returned uninitialised memory as its
   score (``9.3e-310``), ``tree_marginals`` a ``log Z`` of ``log K`` (the empty tree has one
   labelling, ``log Z = 0``).
+- ``partial_fit``'s ``classes`` (``SdemNaiveBayes``, ``SdemLDAClassifier``, ``PaMedLDA``,
+  ``PaMedHDPClassifier``): labels of the batch outside ``classes`` said "needs at least 2
+  classes", a string or a set was one class, ``[1, 'car']`` became strings, and the sdEM
+  classifiers ignored a later call's different ``classes``; ``PaMedLDA.predict`` of texts
+  after a fit on counts named ``partial_fit``;
+- scales: ``SequenceTagger(step_scale=1e10)`` ended in the chain projection's "node holds
+  values up to 7.69e+19" (1e200 in "+inf potentials"), not naming the argument;
+- unchecked hyperparameters of ``MRFSegmenter``: ``patience=0`` (or -1) stopped every
+  candidate at its first validation, a model of nearly no training, silently;
+  ``selection_size=-1`` was numpy's "Number of samples, -1, must be non-negative", NaN
+  ``int()``'s error, 2.5 and ``"3"`` were taken; ``min_valid`` took -1, 2.5, ``"3"`` and NaN.
 """
 
 import re
@@ -134,3 +145,38 @@ def test_tagger_step_scale_at_its_cap_trains():
 
     model = SequenceTagger(n_iter=2, step_scale=1e6, learner="euclidean").fit(SENTS, TAGS)
     assert model.score(SENTS, TAGS) == pytest.approx(100.0)
+
+
+def _images(n):
+    rng = np.random.default_rng(0)
+    masks = [np.zeros((8, 9), bool) for _ in range(n)]
+    for m in masks:
+        m[:4] = True
+    return [rng.integers(0, 256, (8, 9, 3), dtype=np.uint8) for _ in range(n)], masks
+
+
+BAD_WHOLE = st.one_of(st.integers(-5, 0), st.sampled_from([2.5, "3", True, float("nan")]))
+
+
+@SETTINGS
+@given(name=st.sampled_from(["patience", "selection_size", "min_valid"]), value=BAD_WHOLE)
+def test_segmenter_counts_are_whole_numbers_in_range(name, value):
+    from segmentation.model import MRFSegmenter
+
+    lo = 0 if name == "min_valid" else 1
+    if name == "min_valid" and type(value) is int and value == 0:   # a valid count
+        value = -1
+    images, masks = _images(2)
+    with pytest.raises(ValueError, match=re.escape(f"{name} must be an integer >= {lo}, "
+                                                   f"got {value!r}")):
+        MRFSegmenter(n_iter=2, n_segments=10, **{name: value}).fit(images, masks)
+
+
+def test_segmenter_selection_size_below_the_training_images_still_selects():
+    from segmentation.model import MRFSegmenter
+
+    images, masks = _images(6)
+    model = MRFSegmenter(n_iter=2, n_segments=10, guard=False, colour_model=False, n_jobs=1,
+                         eta_scale=[1.0, 2.0], selection_size=2, patience=1)
+    model.fit(images[:4], masks[:4], eval_set=(images[4:], masks[4:]))
+    assert model.predict(images[:1])[0].shape == (8, 9)
