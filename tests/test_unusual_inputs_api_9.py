@@ -16,7 +16,13 @@
 - unchecked hyperparameters of ``MRFSegmenter``: ``patience=0`` (or -1) stopped every
   candidate at its first validation, a model of nearly no training, silently;
   ``selection_size=-1`` was numpy's "Number of samples, -1, must be non-negative", NaN
-  ``int()``'s error, 2.5 and ``"3"`` were taken; ``min_valid`` took -1, 2.5, ``"3"`` and NaN.
+  ``int()``'s error, 2.5 and ``"3"`` were taken; ``min_valid`` took -1, 2.5, ``"3"`` and NaN;
+- ``MatchingAligner``: ``score(pairs, gold)`` refused gold given as ``(j, k)`` links, which
+  ``fit`` takes; ``fit(stats="x")`` was an ``AttributeError`` ("'str' object has no
+  attribute 'most_frequent'");
+- steps: a ``learning_rate`` too large for the scores (``MatchingAligner``, ``MRFSegmenter``;
+  any ``eta`` of :func:`structpred.run_learner`) ended in the projection's "zp holds values
+  up to 3e+300" or "the point to project must be finite", naming no step.
 """
 
 import re
@@ -180,3 +186,66 @@ def test_segmenter_selection_size_below_the_training_images_still_selects():
                          eta_scale=[1.0, 2.0], selection_size=2, patience=1)
     model.fit(images[:4], masks[:4], eval_set=(images[4:], masks[4:]))
     assert model.predict(images[:1])[0].shape == (8, 9)
+
+
+@pytest.fixture(scope="module")
+def bitext():
+    from alignment.stats.statistics import AlignmentStatistics
+
+    src = [["the", "house"], ["a", "car"], ["the", "car"]] * 2
+    tgt = [["das", "haus"], ["ein", "auto"], ["das", "auto"]] * 2
+    stats = AlignmentStatistics.from_sentences(src, tgt, verbose=False)
+    return list(zip(src, tgt)), [[(0, 0), (1, 1)]] * 6, stats
+
+
+@SETTINGS
+@given(kind=st.sampled_from([list, set, frozenset, tuple]))
+def test_aligner_score_takes_gold_links_as_fit_does(bitext, kind):
+    from alignment import MatchingAligner
+
+    pairs, gold, stats = bitext
+    model = MatchingAligner(n_iter=2).fit(pairs, gold, stats=stats)
+    assert model.score(pairs, [kind(g) for g in gold]) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="6 sentence pairs but 2 gold alignments"):
+        model.score(pairs, gold[:2])
+
+
+@pytest.mark.parametrize("stats", ["x", 3, object()])
+def test_aligner_stats_of_another_type_is_named(bitext, stats):
+    from alignment import MatchingAligner
+
+    pairs, gold, _ = bitext
+    with pytest.raises(TypeError, match="stats must be the AlignmentStatistics of the bitext"):
+        MatchingAligner(n_iter=2).fit(pairs, gold, stats=stats)
+
+
+@SETTINGS
+@given(eta=st.floats(1e20, 1e300), learner=st.sampled_from(["dual-extragradient",
+                                                           "projected-gradient"]))
+def test_aligner_step_too_large_is_named(bitext, eta, learner):
+    from alignment import MatchingAligner
+
+    pairs, gold, stats = bitext
+    with pytest.raises(ValueError, match=re.escape(f"{learner}: with the step eta={eta:g} the "
+                                                   "iterates grew beyond")):
+        MatchingAligner(n_iter=5, learning_rate=eta, learner=learner).fit(pairs, gold,
+                                                                           stats=stats)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+def test_segmenter_step_too_large_is_named():
+    from segmentation.model import MRFSegmenter
+
+    images, masks = _images(2)
+    with pytest.raises(ValueError, match=re.escape("with the step eta=1e+300 the iterates")):
+        MRFSegmenter(n_iter=3, n_segments=10, guard=False, colour_model=False,
+                     learning_rate=1e300).fit(images, masks)
+
+
+def test_projections_given_nan_or_huge_points_still_raise_value_errors():
+    import structpred as S
+
+    with pytest.raises(ValueError, match="holds values up to"):
+        S.project_matching(np.full((2, 2), 1e300))
+    with pytest.raises(ValueError, match="the point to project must be finite"):
+        S.project_mincut(np.array([np.nan, 0.0]), np.zeros(1), np.array([[0, 1]]))
