@@ -22,7 +22,10 @@
   attribute 'most_frequent'");
 - steps: a ``learning_rate`` too large for the scores (``MatchingAligner``, ``MRFSegmenter``;
   any ``eta`` of :func:`structpred.run_learner`) ended in the projection's "zp holds values
-  up to 3e+300" or "the point to project must be finite", naming no step.
+  up to 3e+300" or "the point to project must be finite", naming no step;
+- vocabularies (topics): documents of stop words, numbers or single letters only were "empty
+  after applying the frequency cut-offs"; ``min_length=2.5`` was cut to 2 and ``"3"``
+  taken; ``norm="l2"`` was Python's "could not convert string to float".
 """
 
 import re
@@ -249,3 +252,50 @@ def test_projections_given_nan_or_huge_points_still_raise_value_errors():
         S.project_matching(np.full((2, 2), 1e300))
     with pytest.raises(ValueError, match="the point to project must be finite"):
         S.project_mincut(np.array([np.nan, 0.0]), np.zeros(1), np.array([[0, 1]]))
+
+
+@SETTINGS
+@given(docs=st.sampled_from([["a b c", "d e f"], ["the and of", "is it"], ["123 456", "7 89"]]),
+       digits=st.booleans())
+def test_vocabulary_without_terms_names_the_tokenizer_not_the_cut_offs(docs, digits):
+    """Single letters, stop words or numbers only were "empty after applying the frequency
+    cut-offs" (there were none to apply)."""
+    from topics import Vocabulary
+
+    if digits and docs[0][0].isdigit():
+        docs = ["1 2", "3 4"]
+    with pytest.raises(ValueError, match="the documents hold no term: every token is a stop"):
+        Vocabulary(digits=digits).fit(docs)
+
+
+@SETTINGS
+@given(min_df=st.integers(3, 9))
+def test_vocabulary_emptied_by_its_cut_offs_names_them(min_df):
+    from topics import Vocabulary
+
+    with pytest.raises(ValueError, match=re.escape(f"frequency cut-offs (min_df={min_df}, ")):
+        Vocabulary(min_df=min_df).fit(["apple pie", "apple tart"])
+
+
+@SETTINGS
+@given(value=st.sampled_from([2.5, "3", True, 0, -1, float("nan")]))
+def test_tokenizer_min_length_is_a_whole_number(value):
+    """``int()`` cut 2.5 to 2 and took ``"3"``; NaN was its error."""
+    from topics import Tokenizer, Vocabulary
+
+    with pytest.raises(ValueError, match=re.escape(f"min_length must be an integer >= 1, "
+                                                   f"got {value!r}")):
+        Tokenizer(min_length=value)
+    with pytest.raises(ValueError, match="min_length must be an integer >= 1"):
+        Vocabulary(min_length=value).fit(["apple pie"])
+
+
+@SETTINGS
+@given(norm=st.sampled_from(["l2", "2", 0, -1.0, float("inf"), [2.0]]))
+def test_vocabulary_norm_is_a_positive_number(norm):
+    """``norm="l2"`` (scikit-learn's spelling) was "could not convert string to float", and
+    ``"2"`` was taken."""
+    from topics import Vocabulary
+
+    with pytest.raises(ValueError, match="norm must be a"):
+        Vocabulary(norm=norm).fit(["apple pie"])
