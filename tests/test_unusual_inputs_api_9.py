@@ -25,7 +25,12 @@
   up to 3e+300" or "the point to project must be finite", naming no step;
 - vocabularies (topics): documents of stop words, numbers or single letters only were "empty
   after applying the frequency cut-offs"; ``min_length=2.5`` was cut to 2 and ``"3"``
-  taken; ``norm="l2"`` was Python's "could not convert string to float".
+  taken; ``norm="l2"`` was Python's "could not convert string to float";
+- the core: ``power_iteration_norm(n_iter=0)`` returned 0.0 (a norm of no iteration), a
+  negative ``random_state`` was numpy's "expected non-negative integer"; ``n_partitions="a"``
+  with an executor a ``TypeError`` of ``/``; ``weighted_hamming_terms`` (and every example's
+  ``cost_pos``/``cost_neg``) made NaN or ``None`` costs a loss vector of NaN, silently, and
+  arrays of another length numpy's "operands could not be broadcast together".
 """
 
 import re
@@ -299,3 +304,64 @@ def test_vocabulary_norm_is_a_positive_number(norm):
 
     with pytest.raises(ValueError, match="norm must be a"):
         Vocabulary(norm=norm).fit(["apple pie"])
+
+
+def _matching_examples():
+    import scipy.sparse as sp
+
+    import structpred as S
+
+    out = []
+    for seed in range(3):
+        F = sp.random(4, 6, density=0.7, random_state=seed, format="csr")
+        z = np.zeros(6)
+        z[[0, 4]] = 1
+        out.append(S.MatchingExample(F, z, shape=(2, 3)))
+    return out
+
+
+@SETTINGS
+@given(kw=st.sampled_from([dict(n_iter=0), dict(n_iter=2.5), dict(tol=-1.0),
+                           dict(tol=float("nan")), dict(random_state=-1),
+                           dict(random_state="0")]))
+def test_power_iteration_norm_checks_its_arguments(kw):
+    import structpred as S
+
+    name = next(iter(kw))
+    with pytest.raises(ValueError, match=f"{name} must be"):
+        S.power_iteration_norm(_matching_examples(), **kw)
+
+
+@SETTINGS
+@given(n=st.sampled_from([0, -1, 1.5, "a", True]))
+def test_streaming_learner_partitions_are_whole_numbers(n):
+    from concurrent.futures import ThreadPoolExecutor
+
+    import structpred as S
+
+    with ThreadPoolExecutor(1) as executor, pytest.raises(ValueError, match="n_partitions must"):
+        S.dual_extragradient_streaming(_matching_examples(), n_iter=2, executor=executor,
+                                       n_partitions=n)
+
+
+BAD_COSTS = st.sampled_from([float("nan"), float("inf"), None, "a", [1.0, 2.0],
+                             np.ones((6, 1)), np.full(6, np.nan)])
+
+
+@SETTINGS
+@given(cost=BAD_COSTS, name=st.sampled_from(["cost_pos", "cost_neg"]))
+def test_loss_costs_that_are_not_finite_numbers_of_the_right_shape_are_named(cost, name):
+    import structpred as S
+
+    with pytest.raises(ValueError, match=f"{name} must be"):
+        S.weighted_hamming_terms(np.zeros(6), **{name: cost})
+    example = _matching_examples()[0]
+    with pytest.raises(ValueError, match=f"{name} must be"):
+        S.MatchingExample(example.F, example.z_gold, shape=(2, 3), **{name: cost})
+
+
+def test_loss_costs_that_broadcast_are_taken():
+    import structpred as S
+
+    c, d = S.weighted_hamming_terms(np.array([1.0, 0.0]), np.array([2.0, 3.0]), 0.5)
+    assert c.tolist() == [-0.5, 3.0] and d == 0.5
