@@ -30,7 +30,10 @@
   negative ``random_state`` was numpy's "expected non-negative integer"; ``n_partitions="a"``
   with an executor a ``TypeError`` of ``/``; ``weighted_hamming_terms`` (and every example's
   ``cost_pos``/``cost_neg``) made NaN or ``None`` costs a loss vector of NaN, silently, and
-  arrays of another length numpy's "operands could not be broadcast together".
+  arrays of another length numpy's "operands could not be broadcast together";
+- predicted links (``score_alignments``, ``error_breakdown``): ``('0', '0')`` (a Pharaoh
+  link split but not converted), ``(0.5, 0)``, ``(-1, 0)``, ``(0, 0, 0)`` were links that hit
+  nothing, silently; an ``(n, 2)`` array of links was "unhashable type: 'numpy.ndarray'".
 """
 
 import re
@@ -365,3 +368,29 @@ def test_loss_costs_that_broadcast_are_taken():
 
     c, d = S.weighted_hamming_terms(np.array([1.0, 0.0]), np.array([2.0, 3.0]), 0.5)
     assert c.tolist() == [-0.5, 3.0] and d == 0.5
+
+
+BAD_LINKS = st.sampled_from([("0", "0"), (0.5, 0), (-1, 0), (0, 0, 0), (None, 0), 0, (True, 0)])
+
+
+@SETTINGS
+@given(link=BAD_LINKS, i=st.integers(0, 3))
+def test_predicted_links_that_are_not_two_positions_are_named(link, i):
+    from alignment import Alignment, score_alignments
+
+    gold = [Alignment(sure={(0, 0)}, possible={(1, 1)})] * 4
+    predicted = [{(0, 0)}] * 4
+    predicted[i] = {(1, 1), link}
+    with pytest.raises((TypeError, ValueError), match=f"predicted alignment {i}: "):
+        score_alignments(predicted, gold)
+
+
+@SETTINGS
+@given(n=st.integers(0, 3))
+def test_predicted_links_as_an_array_are_its_rows(n):
+    from alignment import Alignment, score_alignments
+
+    gold = [Alignment(sure={(0, 0)}, possible={(1, 1)})]
+    rows = np.array([(0, 0), (1, 1), (2, 2)][:n], dtype=np.int64).reshape(n, 2)
+    score = score_alignments([rows], gold)
+    assert (score.n_predicted, score.hit_sure) == (n, min(n, 1))
