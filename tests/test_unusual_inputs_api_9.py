@@ -33,7 +33,12 @@
   arrays of another length numpy's "operands could not be broadcast together";
 - predicted links (``score_alignments``, ``error_breakdown``): ``('0', '0')`` (a Pharaoh
   link split but not converted), ``(0.5, 0)``, ``(-1, 0)``, ``(0, 0, 0)`` were links that hit
-  nothing, silently; an ``(n, 2)`` array of links was "unhashable type: 'numpy.ndarray'".
+  nothing, silently; an ``(n, 2)`` array of links was "unhashable type: 'numpy.ndarray'";
+- sweep counts of the topic models (``LDA``, ``PaMedLDA``, ``PaMedHDPClassifier``):
+  ``n_transform_samples=0`` gave topic proportions summing to 0.96, a negative
+  ``n_transform_burn`` and 2.5 sweeps were taken, ``evaluate_every=-1`` was numpy's "expected
+  non-negative integer" (2.5 recorded at sweep 2.5), ``batch_size="4"``, ``n_gibbs=1.5``,
+  ``burn_in=0.5`` were cut or taken by ``int()``, ``c="1"`` was a ``TypeError`` of ``>``.
 """
 
 import re
@@ -394,3 +399,40 @@ def test_predicted_links_as_an_array_are_its_rows(n):
     rows = np.array([(0, 0), (1, 1), (2, 2)][:n], dtype=np.int64).reshape(n, 2)
     score = score_alignments([rows], gold)
     assert (score.n_predicted, score.hit_sure) == (n, min(n, 1))
+
+
+SWEEPS = {"LDA": ["n_transform_burn", "n_transform_samples", "evaluate_every"],
+          "PaMedLDA": ["batch_size", "n_gibbs", "n_passes", "n_samples", "burn_in",
+                       "n_transform_burn", "n_transform_samples"]}
+
+
+@SETTINGS
+@given(model=st.sampled_from(sorted(SWEEPS)), data=st.data(),
+       value=st.sampled_from([2.5, "4", True, -1, float("nan")]))
+def test_topic_model_sweep_counts_are_whole_numbers(model, data, value):
+    import topics
+
+    name = data.draw(st.sampled_from(SWEEPS[model]))
+    estimator = getattr(topics, model)(n_topics=2, **{name: value})
+    with pytest.raises(ValueError, match=re.escape(f"{name} must be an integer from ")):
+        estimator.fit(COUNTS, LABELS)
+
+
+def test_lda_transform_without_samples_is_refused():
+    """``n_transform_samples=0`` gave proportions that do not sum to 1."""
+    from topics import LDA
+
+    with pytest.raises(ValueError, match="n_transform_samples must be an integer from 1"):
+        LDA(n_topics=2, n_iter=3, n_transform_samples=0).fit(COUNTS)
+
+
+@SETTINGS
+@given(model=st.sampled_from(["PaMedLDA", "PaMedHDPClassifier"]),
+       name=st.sampled_from(["c", "v", "gamma"]), value=st.sampled_from(["1", 0, -1.0]))
+def test_bayes_pa_positive_parameters_are_numbers(model, name, value):
+    import topics
+
+    kw = {"n_topics": 2} if model == "PaMedLDA" else {}
+    with pytest.raises(ValueError, match=re.escape(f"{name} must be a finite number > 0, got "
+                                                   f"{value!r}")):
+        getattr(topics, model)(**kw, **{name: value}).fit(COUNTS, LABELS)

@@ -20,7 +20,7 @@ from structpred import check_flag, check_label_spellings, check_seed, check_whol
 from .corpus import (Vocabulary, _document_list, as_count_matrix, check_topic_tables,
                      is_text_input, ragged_rows_message, token_arrays)
 
-__all__ = ["validate_count_input", "validate_labels", "stream_classes", "count_matrix", "labelled_corpus",
+__all__ = ["validate_count_input", "validate_labels", "stream_classes", "check_sweep_counts", "count_matrix", "labelled_corpus",
            "check_documents_have_text",
            "check_known_labels", "check_classifier_topics", "check_whole", "check_seed", "seed_of",
            "CountClassifierTags"]
@@ -267,6 +267,26 @@ def seed_of(random_state):
     :func:`structpred.check_seed` refused anything else than ``None`` or an integer >= 0."""
     check_seed(random_state)
     return 0 if random_state is None else int(random_state)
+
+
+def check_sweep_counts(estimator, counts, positive=()):
+    """Counts of sweeps, samples and documents of a topic model: each name of ``counts``
+    (``{name: lowest}``) an integer from its lowest value to 10,000,000, each name of
+    ``positive`` a finite number > 0 (``int()`` cut 2.5 to 2 and took ``"4"``; a negative
+    ``n_transform_burn`` was taken, ``n_transform_samples=0`` gave topic proportions that
+    do not sum to 1, a negative ``evaluate_every`` was numpy's "expected non-negative
+    integer"; ``c="1"`` was a ``TypeError`` of ``>``)."""
+    from structpred import check_number
+    from structpred.learners import check_iterations
+
+    for name, lo in counts.items():
+        value = getattr(estimator, name)
+        if lo == 1:
+            check_iterations(value, name)
+        else:
+            check_whole(name, value, lo, 10 ** 7)
+    for name in positive:
+        check_number(name, getattr(estimator, name), strict=True)
 
 
 def check_classifier_topics(n_topics):

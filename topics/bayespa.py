@@ -89,7 +89,7 @@ from sklearn.exceptions import NotFittedError
 
 
 from ._validation import (CountClassifierTags, check_classifier_topics, check_known_labels,
-                          count_matrix, seed_of, stream_classes, validate_count_input,
+                          check_sweep_counts, count_matrix, seed_of, stream_classes, validate_count_input,
                           validate_labels)
 from .corpus import as_count_matrix, is_text_input, token_arrays
 from .lda import _draw_cumulative, _seed, fold_in_per_document
@@ -315,20 +315,16 @@ class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
     # ------------------------------------------------------------------ checks
     def _check_params(self):
         self._check_model_params()
-        for name in ("c", "v"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be positive")
+        check_sweep_counts(self, {"batch_size": 1, "n_gibbs": 1, "n_passes": 1, "n_samples": 1,
+                                  "burn_in": 0, "n_transform_burn": 0,
+                                  "n_transform_samples": 1}, positive=("c", "v"))
         if not self.epsilon >= 0:
             raise ValueError("epsilon must be >= 0")
-        if int(self.batch_size) < 1 or int(self.n_gibbs) < 1 or int(self.n_passes) < 1:
-            raise ValueError("batch_size, n_gibbs and n_passes must be >= 1")
         if not 0 <= int(self.burn_in) < int(self.n_samples):
             raise ValueError(f"need 0 <= burn_in < n_samples, got burn_in={self.burn_in}, "
                              f"n_samples={self.n_samples}")
         if self.prediction not in PREDICTIONS:
             raise ValueError(f"prediction must be one of {PREDICTIONS}, got {self.prediction!r}")
-        if int(self.n_transform_samples) < 1 or int(self.n_transform_burn) < 0:
-            raise ValueError("n_transform_samples must be >= 1 and n_transform_burn >= 0")
 
     def _check_fitted(self):
         if not hasattr(self, "topic_word_"):
@@ -563,10 +559,8 @@ class PaMedLDA(_BayesPAClassifier):
     # ------------------------------------------------------------------ checks
     def _check_model_params(self):
         check_classifier_topics(self.n_topics)
-        if self.alpha is not None and not self.alpha > 0:
-            raise ValueError("alpha must be positive")
-        if not self.gamma > 0:
-            raise ValueError("gamma must be positive")
+        check_sweep_counts(self, {}, positive=("gamma",) if self.alpha is None
+                           else ("alpha", "gamma"))   # "1" was a TypeError of ">"
 
     @property
     def alpha_(self):
