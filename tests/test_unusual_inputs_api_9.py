@@ -38,7 +38,10 @@
   ``n_transform_samples=0`` gave topic proportions summing to 0.96, a negative
   ``n_transform_burn`` and 2.5 sweeps were taken, ``evaluate_every=-1`` was numpy's "expected
   non-negative integer" (2.5 recorded at sweep 2.5), ``batch_size="4"``, ``n_gibbs=1.5``,
-  ``burn_in=0.5`` were cut or taken by ``int()``, ``c="1"`` was a ``TypeError`` of ``>``.
+  ``burn_in=0.5`` were cut or taken by ``int()``, ``c="1"`` was a ``TypeError`` of ``>``;
+- ``Monitor``: a validation metric returning NaN kept the first iterate as the best,
+  silently; a string, ``None`` or an array was Python's ``float()`` error; a ``validation``
+  or ``callback`` that is not a function failed at the first record.
 """
 
 import re
@@ -436,3 +439,36 @@ def test_bayes_pa_positive_parameters_are_numbers(model, name, value):
     with pytest.raises(ValueError, match=re.escape(f"{name} must be a finite number > 0, got "
                                                    f"{value!r}")):
         getattr(topics, model)(**kw, **{name: value}).fit(COUNTS, LABELS)
+
+
+@SETTINGS
+@given(value=st.sampled_from([float("nan"), "a", None, np.array([1.0, 2.0]), [0.5]]),
+       at=st.integers(0, 3))
+def test_monitor_validation_that_is_not_a_number_is_named(value, at):
+    import structpred as S
+
+    calls = []
+
+    def metric(w):
+        calls.append(1)
+        return value if len(calls) > at else 0.5
+
+    with pytest.raises(ValueError, match=re.escape(f"at iteration {at}")):
+        S.dual_extragradient(_matching_examples(), n_iter=5,
+                             monitor=S.Monitor(validation=metric))
+
+
+@pytest.mark.parametrize("name", ["validation", "callback"])
+def test_monitor_functions_must_be_callable(name):
+    import structpred as S
+
+    with pytest.raises(TypeError, match=f"{name} must be a function or None, got int"):
+        S.Monitor(**{name: 5})
+
+
+def test_monitor_takes_numpy_scalars():
+    import structpred as S
+
+    res = S.dual_extragradient(_matching_examples(), n_iter=3,
+                               monitor=S.Monitor(validation=lambda w: np.float32(0.5)))
+    assert res.history["validation"] == [0.5, 0.5, 0.5]
