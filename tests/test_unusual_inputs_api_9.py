@@ -41,7 +41,9 @@
   ``burn_in=0.5`` were cut or taken by ``int()``, ``c="1"`` was a ``TypeError`` of ``>``;
 - ``Monitor``: a validation metric returning NaN kept the first iterate as the best,
   silently; a string, ``None`` or an array was Python's ``float()`` error; a ``validation``
-  or ``callback`` that is not a function failed at the first record.
+  or ``callback`` that is not a function failed at the first record;
+- ``SimplexExample(geometry="entropy", smoothing=nan)`` made every weight NaN (0 or -1 a
+  centre off the simplex's interior); ``ChainExample(smoothing="0.1")`` a ``TypeError``.
 """
 
 import re
@@ -472,3 +474,20 @@ def test_monitor_takes_numpy_scalars():
     res = S.dual_extragradient(_matching_examples(), n_iter=3,
                                monitor=S.Monitor(validation=lambda w: np.float32(0.5)))
     assert res.history["validation"] == [0.5, 0.5, 0.5]
+
+
+@SETTINGS
+@given(smoothing=st.sampled_from([float("nan"), 0, -1.0, 2.0, "0.1"]))
+def test_entropy_centre_smoothing_is_a_number_in_its_range(smoothing):
+    """``SimplexExample(geometry="entropy", smoothing=nan)`` made every weight NaN, 0 or -1
+    put the centre on the simplex's boundary or outside; ``ChainExample(smoothing="0.1")``
+    was a ``TypeError`` of ``<``."""
+    import scipy.sparse as sp
+
+    import structpred as S
+
+    F = sp.random(3, 4, density=0.8, random_state=0, format="csr")
+    with pytest.raises(ValueError, match="smoothing must be"):
+        S.SimplexExample(F, np.array([0, 1, 0, 0.0]), geometry="entropy", smoothing=smoothing)
+    with pytest.raises(ValueError, match="smoothing must be"):
+        S.ChainExample(np.ones((2, 3)), [2], y=[0, 1], n_labels=2, smoothing=smoothing)
