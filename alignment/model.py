@@ -516,6 +516,10 @@ class MatchingAligner(BaseEstimator):
         _check_sure(gold, "gold", "the model would learn to predict no link")
         if valid_pairs is not None:
             _check_sure(valid_gold, "eval_set gold", "validation AER is undefined")
+        from .stats.statistics import AlignmentStatistics
+        if not isinstance(stats, AlignmentStatistics):   # "'str' object has no attribute ..."
+            raise TypeError(f"stats must be the AlignmentStatistics of the bitext, got "
+                            f"{type(stats).__name__}")
         check_learner(self.learner)
         if self.pair_candidates not in ("all", "likely"):
             raise ValueError(f"pair_candidates must be 'all' or 'likely', got {self.pair_candidates!r}")
@@ -633,8 +637,13 @@ class MatchingAligner(BaseEstimator):
         return state
 
     def score(self, pairs, gold):
-        """``1 - AER`` (greater is better, as scikit-learn expects)."""
-        return 1.0 - score_alignments(self.predict(pairs), gold).aer
+        """``1 - AER`` (greater is better, as scikit-learn expects).  ``gold`` as in
+        :meth:`fit`: ``Alignment`` objects or collections of ``(j, k)`` links (links were
+        refused here while :meth:`fit` took them)."""
+        pairs, gold = list(pairs), _as_list(gold, "gold")   # predict spends a generator
+        if len(gold) != len(pairs):
+            raise ValueError(f"{len(pairs)} sentence pairs but {len(gold)} gold alignments")
+        return 1.0 - score_alignments(self.predict(pairs), as_alignments(pairs, gold)).aer
 
     def top_features(self, k=15):
         """The ``k`` features with the largest absolute weight, by name."""

@@ -193,7 +193,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
     validate_every : int
         Record hinge loss / validation score every so many iterations.
     patience : int or None
-        ``p`` of the stopping rule (eq. 2), in records; None runs to the cap.
+        ``p`` of the stopping rule (eq. 2), in records (>= 1); None runs to the cap.
     tol : float
         Smallest gain of the best validation score over ``patience`` records that
         keeps a candidate going (eq. 2; 0.0025 is 0.25 IoU points).
@@ -440,6 +440,13 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
             check_positive("learning_rate", self.learning_rate)
         if self.n_jobs is not None:
             check_whole("n_jobs", self.n_jobs)
+        # patience 0 (or -1) stopped every candidate at its first validation (a model of
+        # nearly no training, silently; the command line's 0 is None), NaN was int()'s
+        # error; a negative selection_size numpy's "Number of samples, -1"; 2.5 was cut
+        for name, lo in (("patience", 1), ("selection_size", 1)):
+            if getattr(self, name) is not None:
+                check_whole(name, getattr(self, name), lo)
+        check_whole("min_valid", self.min_valid, 0)
         if not 0 <= float(self.valid_fraction) < 1:
             raise ValueError(f"valid_fraction must lie in [0, 1), got {self.valid_fraction!r}")
         for cw in _candidates(self.class_weight, AUTO_CLASS_WEIGHTS, "class_weight"):

@@ -36,6 +36,8 @@ LONG_RUN = 600.0
 #: ``euclidean``: the same with Euclidean projections (fig. 2.2); ``perceptron``: the
 #: averaged structured perceptron (Collins 2002).
 LEARNERS = ("bregman", "euclidean", "perceptron")
+#: the largest ``step_scale`` (a step a third of a million times the default's)
+MAX_STEP_SCALE = 1e6
 FORMAT = "structpred-sequence-tagger"
 FORMAT_VERSION = 1
 
@@ -254,6 +256,9 @@ class SequenceTagger(BaseEstimator):
             check_whole(name, getattr(self, name))
         for name in ("step_scale", "loss_scale"):   # "3" was taken, 0 named "eta"
             check_positive(name, getattr(self, name))
+        # 1e10 grew the weights past what the chain projections resolve ("node holds values
+        # up to 7.69e+19"), 1e200 to +inf potentials: errors that did not name step_scale
+        check_number("step_scale", self.step_scale, strict=True, hi=MAX_STEP_SCALE)
         check_number("smoothing", self.smoothing)
         if self.max_time is not None:   # -1, NaN and "1" were taken
             check_number("max_time", self.max_time, infinite=True)

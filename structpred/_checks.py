@@ -79,16 +79,18 @@ def _is_whole(v):
     return isinstance(v, numbers.Real) and abs(v) <= _EXACT and v == int(v)
 
 
-def check_number(name, value, lo=0.0, strict=False, infinite=False):
+def check_number(name, value, lo=0.0, strict=False, infinite=False, hi=None):
     """``ValueError`` unless ``value`` is a real number (not a bool, a string or NaN) of
     at least ``lo`` (above it with ``strict``), finite unless ``infinite`` (a cost of NaN was
-    a learner's "zp contains NaN values", a negative one a "loss costs" error)."""
+    a learner's "zp contains NaN values", a negative one a "loss costs" error), and at most
+    ``hi`` when given (a cap on a scale whose overflow would surface deep in a solver)."""
     ok = (not isinstance(value, bool) and isinstance(value, numbers.Real)
           and not math.isnan(value) and (infinite or math.isfinite(value))
-          and (value > lo if strict else value >= lo))
+          and (value > lo if strict else value >= lo) and (hi is None or value <= hi))
     if not ok:
         kind = "a number" if infinite else "a finite number"
-        raise ValueError(f"{name} must be {kind} {'>' if strict else '>='} {lo:g}, "
+        most = "" if hi is None else f" and at most {hi:g}"
+        raise ValueError(f"{name} must be {kind} {'>' if strict else '>='} {lo:g}{most}, "
                          f"got {value!r}")
 
 

@@ -42,13 +42,32 @@ def weighted_hamming_terms(z_gold, cost_pos=1.0, cost_neg=1.0):
         The constant ``d_i``.
     """
     y = np.asarray(z_gold, dtype=np.float64)
-    cp = np.broadcast_to(np.asarray(cost_pos, dtype=np.float64), y.shape)
-    cn = np.broadcast_to(np.asarray(cost_neg, dtype=np.float64), y.shape)
+    cp = _costs("cost_pos", cost_pos, y.shape)
+    cn = _costs("cost_neg", cost_neg, y.shape)
     if np.any(cp < 0) or np.any(cn < 0):
         raise ValueError("loss costs must be non-negative")
     c = cp - (cn + cp) * y
     d = float(np.sum(cn * y))
     return c, d
+
+
+def _costs(name, value, shape):
+    """``value`` as float64 costs broadcast to ``shape``; ``ValueError`` naming ``name`` for
+    a value that is not numbers (``float()``'s "could not convert"), an array that does not
+    broadcast (numpy's "operands could not be broadcast together with remapped shapes") and
+    NaN or infinite costs (``None`` and NaN gave a loss vector of NaN, silently)."""
+    try:
+        if value is None:   # float64 reads it as NaN
+            raise TypeError
+        arr = np.broadcast_to(np.asarray(value, dtype=np.float64), shape)
+    except (TypeError, ValueError):
+        got = np.shape(value) if isinstance(value, (np.ndarray, list, tuple)) else None
+        raise ValueError(f"{name} must be a number >= 0 or an array of them that broadcasts "
+                         f"to z_gold's shape {shape}, got "
+                         + (f"shape {got}" if got is not None else f"{value!r:.60}")) from None
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got {float(arr[~np.isfinite(arr)][0])}")
+    return arr
 
 
 def hamming_loss(z_gold, z_pred, cost_pos=1.0, cost_neg=1.0):

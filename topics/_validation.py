@@ -8,7 +8,7 @@ complex, not empty, ``n_features_in_`` bookkeeping, scikit-learn's error message
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
 import scipy.sparse as sp
@@ -20,7 +20,7 @@ from structpred import check_flag, check_label_spellings, check_seed, check_whol
 from .corpus import (Vocabulary, _document_list, as_count_matrix, check_topic_tables,
                      is_text_input, ragged_rows_message, token_arrays)
 
-__all__ = ["validate_count_input", "validate_labels", "count_matrix", "labelled_corpus",
+__all__ = ["validate_count_input", "validate_labels", "stream_classes", "check_sweep_counts", "count_matrix", "labelled_corpus",
            "check_documents_have_text",
            "check_known_labels", "check_classifier_topics", "check_whole", "check_seed", "seed_of",
            "CountClassifierTags"]
@@ -139,23 +139,24 @@ def ordered_sequence(values, name, owner):
     return list(values) if isinstance(values, Iterator) else values
 
 
-def validate_labels(estimator, y, n_docs):
+def validate_labels(estimator, y, n_docs, name="y"):
     """Labels: not None, 1-D (a column vector is raveled with a warning), classification
-    targets, no two spelled alike (:func:`structpred.check_label_spellings`)."""
+    targets, no two spelled alike (:func:`structpred.check_label_spellings`).  ``name``: the
+    argument named in the errors (``classes`` of ``partial_fit``)."""
     if y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
-    y = ordered_sequence(y, "y", type(estimator).__name__)
+    y = ordered_sequence(y, name, type(estimator).__name__)
     if isinstance(y, (list, tuple)):
         # None (a TypeError of sorting before), or 1 and "1" (merged into one class)
         missing = next((i for i, v in enumerate(y) if v is None), None)
         if missing is not None:
-            raise ValueError(f"y[{missing}] is None: every document needs a label")
+            raise ValueError(f"{name}[{missing}] is None: every document needs a label")
         kinds = {"a string" if isinstance(v, str) else "a number" for v in y}
         if len(kinds) > 1:
-            raise ValueError("y mixes labels that are strings and numbers: give one kind")
+            raise ValueError(f"{name} mixes labels that are strings and numbers: give one kind")
     y = np.asarray(y)
     if y.dtype.kind in "UO":   # 'Sport' and 'sport': one class split in two
-        check_label_spellings([str(v) for v in np.unique(y) if isinstance(v, str)])
+        check_label_spellings([str(v) for v in np.unique(y) if isinstance(v, str)], name=name)
     if y.ndim > 1:
         y = column_or_1d(y, warn=True)
     if y.ndim != 1 or y.shape[0] != n_docs:
@@ -165,6 +166,35 @@ def validate_labels(estimator, y, n_docs):
         raise ValueError(f"y[{i}] is {y[i]}: every document needs a label")
     check_classification_targets(y)
     return y
+
+
+def stream_classes(estimator, classes, y, first):
+    """The sorted labels of a stream, from ``partial_fit``'s ``classes`` and its batch's
+    validated labels ``y``: required on the ``first`` call, the first call's later (or
+    ``None``).  A string is a ``TypeError`` (its characters were one class), a set is read
+    as its labels (it was one class), labels of ``y`` outside ``classes`` are named (before:
+    "needs at least 2 classes"), and ``classes`` must be those of the first call (a
+    different list was ignored by the sdEM classifiers)."""
+    owner = type(estimator).__name__
+    known = None if first else estimator.classes_
+    if classes is None:
+        if known is None:
+            raise ValueError("classes must be passed on the first call to partial_fit")
+        return known
+    if isinstance(classes, (str, bytes)) or not isinstance(classes, Iterable):
+        raise TypeError(f"{owner}: classes must be a list of every label of the stream, "
+                        f"got {type(classes).__name__} {classes!r:.40}")
+    values = list(classes)
+    given = np.unique(validate_labels(estimator, values, len(values), name="classes"))
+    if known is not None and not np.array_equal(given, known):
+        raise ValueError(f"classes={given.tolist()!r:.80} differs from the classes of the "
+                         f"first call {known.tolist()!r:.80}")
+    unseen = np.setdiff1d(y, given)
+    if unseen.size:
+        raise ValueError(f"y contains labels not in classes: {unseen[:5].tolist()}")
+    if given.size < 2:
+        raise ValueError(f"{owner} needs at least 2 classes, got {given.size} class")
+    return given
 
 
 def count_matrix(estimator, X, *, fitting, integer=True, round_counts=None):
@@ -237,6 +267,26 @@ def seed_of(random_state):
     :func:`structpred.check_seed` refused anything else than ``None`` or an integer >= 0."""
     check_seed(random_state)
     return 0 if random_state is None else int(random_state)
+
+
+def check_sweep_counts(estimator, counts, positive=()):
+    """Counts of sweeps, samples and documents of a topic model: each name of ``counts``
+    (``{name: lowest}``) an integer from its lowest value to 10,000,000, each name of
+    ``positive`` a finite number > 0 (``int()`` cut 2.5 to 2 and took ``"4"``; a negative
+    ``n_transform_burn`` was taken, ``n_transform_samples=0`` gave topic proportions that
+    do not sum to 1, a negative ``evaluate_every`` was numpy's "expected non-negative
+    integer"; ``c="1"`` was a ``TypeError`` of ``>``)."""
+    from structpred import check_number
+    from structpred.learners import check_iterations
+
+    for name, lo in counts.items():
+        value = getattr(estimator, name)
+        if lo == 1:
+            check_iterations(value, name)
+        else:
+            check_whole(name, value, lo, 10 ** 7)
+    for name in positive:
+        check_number(name, getattr(estimator, name), strict=True)
 
 
 def check_classifier_topics(n_topics):

@@ -87,10 +87,10 @@ from scipy.special import digamma
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
-from structpred.io import counted
 
 from ._validation import (CountClassifierTags, check_classifier_topics, check_known_labels,
-                          count_matrix, seed_of, validate_count_input, validate_labels)
+                          check_sweep_counts, count_matrix, seed_of, stream_classes, validate_count_input,
+                          validate_labels)
 from .corpus import as_count_matrix, is_text_input, token_arrays
 from .lda import _draw_cumulative, _seed, fold_in_per_document
 
@@ -315,20 +315,16 @@ class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
     # ------------------------------------------------------------------ checks
     def _check_params(self):
         self._check_model_params()
-        for name in ("c", "v"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be positive")
+        check_sweep_counts(self, {"batch_size": 1, "n_gibbs": 1, "n_passes": 1, "n_samples": 1,
+                                  "burn_in": 0, "n_transform_burn": 0,
+                                  "n_transform_samples": 1}, positive=("c", "v"))
         if not self.epsilon >= 0:
             raise ValueError("epsilon must be >= 0")
-        if int(self.batch_size) < 1 or int(self.n_gibbs) < 1 or int(self.n_passes) < 1:
-            raise ValueError("batch_size, n_gibbs and n_passes must be >= 1")
         if not 0 <= int(self.burn_in) < int(self.n_samples):
             raise ValueError(f"need 0 <= burn_in < n_samples, got burn_in={self.burn_in}, "
                              f"n_samples={self.n_samples}")
         if self.prediction not in PREDICTIONS:
             raise ValueError(f"prediction must be one of {PREDICTIONS}, got {self.prediction!r}")
-        if int(self.n_transform_samples) < 1 or int(self.n_transform_burn) < 0:
-            raise ValueError("n_transform_samples must be >= 1 and n_transform_burn >= 0")
 
     def _check_fitted(self):
         if not hasattr(self, "topic_word_"):
@@ -338,6 +334,9 @@ class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
         X = validate_count_input(self, X, reset=reset)
         vocab = getattr(self, "vocabulary_", None)
         if is_text_input(X) and vocab is None:
+            if not reset:         # predict named partial_fit
+                raise ValueError(f"text input needs a fitted vocabulary: this "
+                                 f"{type(self).__name__} was fitted on a count matrix")
             if self.vocabulary is None or not len(self.vocabulary):
                 raise ValueError("text input to partial_fit needs a fitted vocabulary "
                                  "(pass vocabulary=Vocabulary().fit(texts), or use fit)")
@@ -352,17 +351,7 @@ class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
     def _labels(self, y, n_docs, classes):
         """Labels as a (D x T) matrix of one-vs-all signs; sets ``classes_`` on the first call."""
         y = validate_labels(self, y, n_docs)
-        known = getattr(self, "classes_", None)
-        if known is None:
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit")
-            known = np.unique(np.asarray(classes))
-            if known.size < 2:
-                raise ValueError(f"{type(self).__name__} needs at least 2 classes, got "
-                                 f"{counted(known.size, 'class', 'classes')}")
-        elif classes is not None and not np.array_equal(np.unique(np.asarray(classes)), known):
-            raise ValueError(f"classes={classes!r} differs from the classes of the first call "
-                             f"{known.tolist()!r}")
+        known = stream_classes(self, classes, y, not hasattr(self, "classes_"))
         unseen = np.setdiff1d(y, known)
         if unseen.size:
             raise ValueError(f"y contains labels not in classes: {unseen[:5].tolist()}")
@@ -570,10 +559,8 @@ class PaMedLDA(_BayesPAClassifier):
     # ------------------------------------------------------------------ checks
     def _check_model_params(self):
         check_classifier_topics(self.n_topics)
-        if self.alpha is not None and not self.alpha > 0:
-            raise ValueError("alpha must be positive")
-        if not self.gamma > 0:
-            raise ValueError("gamma must be positive")
+        check_sweep_counts(self, {}, positive=("gamma",) if self.alpha is None
+                           else ("alpha", "gamma"))   # "1" was a TypeError of ">"
 
     @property
     def alpha_(self):

@@ -35,7 +35,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from structpred import check_flag, check_whole, physical_memory
+from structpred import check_flag, check_positive, check_whole, physical_memory
 
 __all__ = [
     "ENGLISH_STOP_WORDS", "tokenize", "Vocabulary", "check_counts", "token_arrays",
@@ -205,8 +205,8 @@ class Vocabulary:
         if self.weighting not in _WEIGHTINGS:
             raise ValueError(f"weighting must be one of {_WEIGHTINGS}, got {self.weighting!r}")
         check_flag("sublinear_tf", self.sublinear_tf)
-        if self.norm is not None and not float(self.norm) > 0:
-            raise ValueError(f"norm must be None or > 0, got {self.norm!r}")
+        if self.norm is not None:   # float() took "2", and "l2" was its "could not convert"
+            check_positive("norm", self.norm)
 
     def fit(self, docs: Iterable) -> "Vocabulary":
         """Fit on raw texts or token lists."""
@@ -235,6 +235,13 @@ class Vocabulary:
         if len(terms) == 0:
             raise ValueError("cannot build a vocabulary from an empty corpus")
         tf = Counter(chain.from_iterable(terms))
+        if not tf:   # it blamed the frequency cut-offs
+            lo = self._ngram_bounds()[0]
+            short = "" if lo == 1 else f", or no document has {lo} tokens (ngram_range)"
+            number = "" if self.digits else "a number (digits=False), "
+            raise ValueError(f"the documents hold no term: every token is a stop word, "
+                             f"{number}or shorter than min_length={self.min_length} "
+                             f"characters{short}")
         df = Counter(chain.from_iterable(map(set, terms)))
         n = len(terms)
         min_df = self.min_df if isinstance(self.min_df, (int, np.integer)) else int(np.ceil(self.min_df * n))
@@ -249,7 +256,9 @@ class Vocabulary:
             words = words[: int(self.max_features)]
         words.sort()
         if not words:
-            raise ValueError("the vocabulary is empty after applying the frequency cut-offs")
+            raise ValueError(f"the vocabulary is empty after applying the frequency cut-offs "
+                             f"(min_df={self.min_df!r}, max_df={self.max_df!r}, min_count="
+                             f"{self.min_count!r}) to the {len(df)} terms of the documents")
         self.words_ = words
         self.index_ = {w: i for i, w in enumerate(words)}
         self.idf_ = None

@@ -36,7 +36,8 @@ from structpred.learners import check_iterations
 
 from structpred import check_positive
 
-from ._validation import check_documents_have_text, check_seed, check_whole, documents_or_counts
+from ._validation import (check_documents_have_text, check_seed, check_sweep_counts, check_whole,
+                          documents_or_counts)
 from .corpus import (Vocabulary, as_count_matrix, check_topic_tables, is_text_input,
                      token_arrays)
 
@@ -323,6 +324,10 @@ class LDA(BaseEstimator):
     def _check_params(self):
         check_whole("n_topics", self.n_topics)
         check_iterations(self.n_iter)   # 0 sweeps left the topics at random
+        check_sweep_counts(self, {"n_transform_burn": 0, "n_transform_samples": 1}
+                           if self.evaluate_every is None else
+                           {"n_transform_burn": 0, "n_transform_samples": 1,
+                            "evaluate_every": 0})
         if self.alpha is not None:
             check_positive("alpha", self.alpha)
         check_positive("beta", self.beta)

@@ -190,6 +190,9 @@ class NBSVM(CountClassifierTags, ClassifierMixin, BaseEstimator):
         ratios, coefs, icpt, iters = [], [], [], []
         seed = seed_of(self.random_state)
         for c in targets:
+            # numba's np.random.seed reads 32 bits: a seed of 2**63 or more (2**64) did not
+            # fit the kernel's int64 (OverflowError); the same bits as before for the others
+            c_seed = (seed + int(c)) % 2 ** 32
             inc = yi == c
             r = log_count_ratio(X, inc, float(self.alpha)) if self.nb_scaling else np.ones(V)
             Z = sp.csr_matrix(X.multiply(r[None, :]))
@@ -197,7 +200,7 @@ class NBSVM(CountClassifierTags, ClassifierMixin, BaseEstimator):
             w = np.zeros(V)
             b, it = svm_dual_cd(Z.indptr.astype(np.int64), Z.indices.astype(np.int64), Z.data,
                                 np.where(inc, 1.0, -1.0), float(self.C), int(self.max_iter),
-                                float(self.tol), seed + int(c), w)
+                                float(self.tol), c_seed, w)
             w_bar = np.abs(w).sum() / V
             w = (1.0 - float(self.beta)) * w_bar + float(self.beta) * w           # eq. 3
             ratios.append(r)

@@ -27,6 +27,7 @@ import numpy as np
 from .bayespa import (_BayesPAClassifier, _doc_lengths, draw_lambda, fold_in_documents,
                       gaussian_update, label_coefficients, label_move, label_terms,
                       second_moments, topic_dirichlet_update)
+from ._validation import check_sweep_counts
 from .lda import _draw_cumulative
 
 __all__ = ["PaMedHDPClassifier", "hdp_sweep", "sample_tables", "stick_posterior",
@@ -425,9 +426,7 @@ class PaMedHDPClassifier(_BayesPAClassifier):
 
     # ------------------------------------------------------------------ checks
     def _check_model_params(self):
-        for name in ("alpha", "gamma", "eta"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be positive")
+        check_sweep_counts(self, {}, positive=("alpha", "gamma", "eta"))   # "1": ">"'s error
 
     @property
     def n_topics_(self):

@@ -67,7 +67,7 @@ from sklearn.exceptions import NotFittedError
 from structpred.learners import check_iterations
 
 from ._validation import (CountClassifierTags, check_known_labels, count_matrix, seed_of,
-                          validate_labels)
+                          stream_classes, validate_labels)
 
 __all__ = ["SdemNaiveBayes", "class_log_posterior", "fit_epochs", "loss_weights",
            "sdem_nb_epoch"]
@@ -365,8 +365,10 @@ class _SdemMixin(CountClassifierTags):
         """
         first = not hasattr(self, self._fitted_attr)
         if first and classes is None:
-            raise ValueError("classes must be given on the first call to partial_fit")
+            raise ValueError("classes must be passed on the first call to partial_fit")
         X = self._counts(X, fitting=first)
+        y = validate_labels(self, y, X.shape[0])
+        classes = stream_classes(self, classes, y, first)
         if first:
             self._init_state(classes, X.shape[1])
             self.n_stream_ = int(n) if n is not None else X.shape[0]

@@ -31,7 +31,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from structpred import check_flag
+from structpred import check_flag, check_whole
 
 __all__ = ["Tokenizer", "ENGLISH_STOP_WORDS", "resolve_stop_words"]
 
@@ -166,8 +166,7 @@ class Tokenizer:
                  alphabet="unicode"):
         if alphabet not in ("unicode", "ascii"):
             raise ValueError(f"alphabet must be 'unicode' or 'ascii', got {alphabet!r}")
-        if int(min_length) < 1:
-            raise ValueError(f"min_length must be >= 1, got {min_length!r}")
+        check_whole("min_length", min_length)   # int() cut 2.5 to 2 and took "3"
         self.lowercase = check_flag("lowercase", lowercase)
         self.digits = check_flag("digits", digits)
         self.stop_words = stop_words

@@ -82,6 +82,21 @@ def score_alignments(predicted, gold):
     return score
 
 
+def _predicted_links(links, i):
+    """The links of predicted alignment ``i`` given as a collection of ``(j, k)`` (or an
+    ``(n, 2)`` array), checked as :class:`~alignment.data.formats.Alignment` checks them:
+    ``('0', '0')``, ``(0.5, 0)``, ``(-1, 0)`` or ``(0, 0, 0)`` were counted as links that
+    hit nothing, silently, and an array's rows were "unhashable type"."""
+    from alignment.data.formats import Alignment
+
+    if isinstance(links, np.ndarray):
+        links = [tuple(row) for row in links.tolist()] if links.ndim == 2 else links.tolist()
+    try:
+        return Alignment(sure=links).sure
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"predicted alignment {i}: {exc}") from None
+
+
 def sentence_counts(predicted, gold):
     """Per-sentence link counts ``(|A|, |S|, |P|, |A ∩ S|, |A ∩ P|)``, an ``(N, 5)`` int
     array; its column sums are the :class:`AERScore` of the corpus (arguments as in
@@ -99,7 +114,7 @@ def sentence_counts(predicted, gold):
             raise TypeError(f"predicted alignment {i} is a string ({a[:40]!r}), not an "
                             "Alignment or a set of (j, k) links (read Pharaoh lines with "
                             "read_pharaoh)")
-        links = a.sure if hasattr(a, "sure") else frozenset(a)
+        links = a.sure if hasattr(a, "sure") else _predicted_links(a, i)
         possible = g.possible | g.sure
         out[i] = (len(links), len(g.sure), len(possible), len(links & g.sure),
                   len(links & possible))
@@ -195,8 +210,8 @@ def error_breakdown(predicted, gold, pairs):
                          f"{len(pairs)} sentence pairs")
     false, missed = Counter(), Counter()
     n_false_free = n_missed_free = 0
-    for a, g, (src, tgt) in zip(predicted, gold, pairs):
-        links = a.sure if hasattr(a, "sure") else frozenset(a)
+    for i, (a, g, (src, tgt)) in enumerate(zip(predicted, gold, pairs)):
+        links = a.sure if hasattr(a, "sure") else _predicted_links(a, i)
         possible = g.possible | g.sure
         gold_src = {j for j, _ in g.sure}
         gold_tgt = {k for _, k in g.sure}

@@ -28,6 +28,7 @@ import pickle
 
 import numpy as np
 
+from .._checks import check_whole
 from ..parallel import check_executor, dask_workers, executor_slots, is_dask_client
 from ._stream import RemoteExamples, ff_product, iterate_examples
 
@@ -270,6 +271,8 @@ def make_backend(examples, executor=None, n_partitions=None):
     """The backend for ``executor``: ``None`` (in process), a Dask client or a
     :class:`concurrent.futures.Executor`."""
     check_executor(executor)
+    if n_partitions is not None:   # "a" was a TypeError of "/", -1 and 1.5 were taken
+        check_whole("n_partitions", n_partitions)
     if executor is None:
         return InProcess(examples)
     if is_dask_client(executor):

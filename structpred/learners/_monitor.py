@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -80,6 +81,24 @@ class SolverResult:
         return self.status in (0, 1)
 
 
+def _score(value, t):
+    """The validation metric's ``value`` at iteration ``t`` as a float; ``ValueError`` for a
+    string, ``None``, an array of several values (Python's ``float()`` errors) and NaN,
+    which compares false with every score (the first iterate was kept as the best)."""
+    if isinstance(value, (str, bytes, bool)) or np.ndim(value) != 0:
+        raise ValueError(f"validation must return a number, got {type(value).__name__} "
+                         f"{value!r:.40} at iteration {t}")
+    try:
+        score = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"validation must return a number, got {type(value).__name__} "
+                         f"at iteration {t}") from None
+    if math.isnan(score):
+        raise ValueError(f"validation returned NaN at iteration {t}: no iterate can be "
+                         "compared with it")
+    return score
+
+
 class Monitor:
     """Records the quantities of sec. 2.6 along a learner's path.
 
@@ -109,6 +128,9 @@ class Monitor:
             check_whole("patience", patience)
         self.every = int(every)
         self.hinge = check_flag("hinge", hinge)
+        for name, f in (("validation", validation), ("callback", callback)):
+            if f is not None and not callable(f):   # it failed at the first record
+                raise TypeError(f"{name} must be a function or None, got {type(f).__name__}")
         self.validation = validation
         self.greater_is_better = check_flag("greater_is_better", greater_is_better)
         self.patience = patience
@@ -144,7 +166,7 @@ class Monitor:
             rec["hinge"] = structured_hinge_loss(examples, w)
         status = 0
         if self.validation is not None:
-            score = float(self.validation(w))
+            score = _score(self.validation(w), t)
             rec["validation"] = score
             better = (self.best_score is None
                       or (score > self.best_score if self.greater_is_better else score < self.best_score))

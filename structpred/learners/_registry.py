@@ -37,12 +37,25 @@ def run_learner(learner, examples, W, *, n_iter, eta=None, regularization=1e-3, 
     method there (:mod:`structpred.learners._executor`); the projected gradient and the
     perceptron take no executor and always run in this process.
     """
+    from ..polytopes._magnitude import MagnitudeError
+
+    check_learner(learner)
+    common = dict(W=W, monitor=monitor, verbose=verbose, random_state=random_state)
+    try:
+        return _run(learner, examples, n_iter, eta, regularization, executor, common)
+    except MagnitudeError as exc:   # "zp holds values up to 3e+300", naming no step
+        if eta is None:
+            raise
+        raise ValueError(f"{learner}: with the step eta={eta:g} the iterates grew beyond what "
+                         f"the projection resolves ({exc}): give a smaller step (the learning "
+                         "rate, or its scale)") from None
+
+
+def _run(learner, examples, n_iter, eta, regularization, executor, common):
     # imported here so that the command line can list LEARNERS without loading the solvers
     from ._dual_extragradient import dual_extragradient_streaming
     from ._reference import averaged_perceptron, averaged_projected_gradient, subgradient_method
 
-    check_learner(learner)
-    common = dict(W=W, monitor=monitor, verbose=verbose, random_state=random_state)
     if learner == "dual-extragradient":
         return dual_extragradient_streaming(examples, n_iter=n_iter, eta=eta, executor=executor,
                                             **common)

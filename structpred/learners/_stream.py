@@ -12,6 +12,8 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from .._checks import check_number, check_seed, check_whole
+
 __all__ = ["ExampleStream", "RemoteExamples", "iterate_examples", "first_example"]
 
 
@@ -114,6 +116,9 @@ def power_iteration_norm(examples, n_iter=100, tol=1e-7, random_state=0, backend
     :func:`~structpred.learners._executor.make_backend` is given, so that the
     examples may live on other machines).
     """
+    check_whole("n_iter", n_iter)   # 0 returned 0.0, a norm of no iteration
+    check_number("tol", tol)
+    check_seed(random_state, generators=True)   # -1: numpy's "expected non-negative integer"
     if backend is not None:
         def BBt(v):
             return backend.map_reduce(ff_product, v)[0]

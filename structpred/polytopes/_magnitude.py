@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MAX_MAGNITUDE", "check_magnitude"]
+__all__ = ["MAX_MAGNITUDE", "MagnitudeError", "check_magnitude"]
 
 #: the magnitude of ``zp`` beyond which the projection's steps fall below float64's
 #: resolution (a ``ZeroDivisionError`` inside the kernel, reported as ``ValueError``)
 MAX_MAGNITUDE = 1e15
+
+
+class MagnitudeError(ValueError):
+    """A point too large (or infinite) for a projection to resolve: inside a learner, the
+    sign of a step too large for the scores (:func:`structpred.run_learner` says so)."""
 
 
 def check_magnitude(zp, name="zp"):
@@ -24,6 +29,6 @@ def check_magnitude(zp, name="zp"):
     ``ZeroDivisionError``; the flow's integer costs lose every difference)."""
     top = float(np.abs(zp).max()) if zp.size else 0.0
     if top > MAX_MAGNITUDE:
-        raise ValueError(f"{name} holds values up to {top:.3g} in magnitude: beyond "
+        raise MagnitudeError(f"{name} holds values up to {top:.3g} in magnitude: beyond "
                          f"{MAX_MAGNITUDE:.0e} float64 cannot resolve the projection (which "
                          "lies in [0, 1]); rescale the scores")

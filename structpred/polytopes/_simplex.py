@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from .._checks import check_number
 from .._example import StructuredExample
 from .matching._common import _as_matrix
 
@@ -51,6 +52,8 @@ class SimplexExample(StructuredExample):
     def __post_init__(self):
         if self.geometry not in ("euclidean", "entropy"):
             raise ValueError(f"unknown geometry {self.geometry!r}")
+        if self.geometry == "entropy":   # NaN made every weight NaN, 0 or -1 a centre on
+            check_number("smoothing", self.smoothing, strict=True, hi=1.0)   # the boundary
         super().__post_init__()
 
     def project(self, z):

@@ -303,7 +303,7 @@ def test_bad_input(slice20):
     with pytest.raises(ValueError, match="at least 2 classes"):
         PaMedHDPClassifier().fit(Xtr[:10], np.zeros(10))
     for bad in (dict(alpha=0.0), dict(gamma=-1.0), dict(eta=0.0), dict(v=0.0)):
-        with pytest.raises(ValueError, match="positive"):
+        with pytest.raises(ValueError, match="must be a finite number > 0"):
             PaMedHDPClassifier(**bad).fit(Xtr[:10], ytr[:10])
     with pytest.raises(ValueError, match="burn_in"):
         PaMedHDPClassifier(n_samples=2, burn_in=2).fit(Xtr[:10], ytr[:10])

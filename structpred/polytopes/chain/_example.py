@@ -33,7 +33,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from ..._checks import check_whole, whole_array
+from ..._checks import check_number, check_whole, whole_array
 from ..._example import StructuredExample
 from . import _kernels as kern
 from .._magnitude import check_magnitude
@@ -226,6 +226,7 @@ class ChainExample(StructuredExample):
                  compact=None, tol=1e-6, label_scale=1.0, loss_scale=1.0):
         if geometry not in ("euclidean", "entropy"):
             raise ValueError(f"unknown geometry {geometry!r}")
+        check_number("smoothing", smoothing, strict=True)   # "0.1" was a TypeError of "<"
         if not 0.0 < smoothing < 1.0:
             raise ValueError(f"smoothing must be in (0, 1), got {smoothing}")
         if not float(loss_scale) > 0.0:

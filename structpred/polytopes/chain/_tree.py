@@ -24,10 +24,14 @@ def tree_marginals(node, edge, parent):
     """Node and edge marginals and ``log Z`` of a tree-structured Gibbs distribution.
 
     ``P(y) ∝ exp(sum_i node[i, y_i] + sum_{i>0} edge[i-1, y_parent(i), y_i])``;
-    sum-product in log space.  ``parent[0] = -1`` and ``parent[i] < i``.
+    sum-product in log space.  ``parent[0] = -1`` and ``parent[i] < i``.  A tree of no
+    node has one labelling, the empty one (``log Z = 0``; it was ``log K``).
     """
     node, edge = check_potentials(node, edge, max(np.shape(node)[0] - 1, 0))
-    nm, em, logz = kern.tree_sum_product(node, edge, _check_tree(parent, node.shape[0]))
+    parent = _check_tree(parent, node.shape[0])
+    if node.shape[0] == 0:                  # one labelling, the empty one: log Z = log 1
+        return node.copy(), edge.copy(), 0.0
+    nm, em, logz = kern.tree_sum_product(node, edge, parent)
     check_feasible(np.atleast_1d(logz))
     return nm, em, logz
 
@@ -35,6 +39,9 @@ def tree_marginals(node, edge, parent):
 def tree_map(node, edge, parent):
     """MAP labelling of a tree by max-product; returns ``(labels, score)``."""
     node, edge = check_potentials(node, edge, max(np.shape(node)[0] - 1, 0))
-    labels, best = kern.tree_max_product(node, edge, _check_tree(parent, node.shape[0]))
+    parent = _check_tree(parent, node.shape[0])
+    if node.shape[0] == 0:                  # the empty labelling scores 0 (the kernel's
+        return np.zeros(0, np.int64), 0.0    # score was uninitialised memory)
+    labels, best = kern.tree_max_product(node, edge, parent)
     check_feasible(np.atleast_1d(best), "best score")
     return labels, float(best)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._magnitude import MagnitudeError
 from ._active_set import _project_active_set
 from ._decode import check_graph
 from ._dual_ascent import _project_kernel
@@ -116,7 +117,8 @@ def project_mincut(zp_nodes, zp_edges, edges, tol=1e-10, max_iter=100000, p0=Non
     if ze.size != edges.shape[0]:
         raise ValueError(f"{ze.size} edge values for {edges.shape[0]} edges")
     if not (np.all(np.isfinite(zv)) and np.all(np.isfinite(ze))):
-        raise ValueError("the point to project must be finite")
+        nan = np.isnan(zv).any() or np.isnan(ze).any()   # infinite: a step overflowed
+        raise (ValueError if nan else MagnitudeError)("the point to project must be finite")
     p = np.zeros(ze.size) if p0 is None else np.array(p0, dtype=np.float64).ravel()
     ej = np.ascontiguousarray(edges[:, 0])
     ek = np.ascontiguousarray(edges[:, 1])
