@@ -47,11 +47,9 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.extending import intrinsic
 
 from .._runtime import check_stop
+from ._prefetch import prefetch_entries
 
 __all__ = ["gibbs_direction", "ibm1_em", "cell_keys", "cell_offsets", "dense_pair_ids",
            "pair_totals", "alignment_links", "argmax_rows", "link_counts",
@@ -67,32 +65,6 @@ _S27 = np.uint64(27)
 _S31 = np.uint64(31)
 _S11 = np.uint64(11)
 _INV53 = 1.0 / 9007199254740992.0
-
-
-@intrinsic
-def _prefetch(typingctx, arr, idx):
-    """Ask the CPU to fetch ``arr[idx]`` into its caches (``llvm.prefetch``: a read, kept
-    in every cache level); no effect on any result.  The sweep is bound by the scattered
-    loads of the lexical counts ``lex_c[pid[...]]``, so it prefetches the next token's
-    while it samples this one."""
-    def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-        fn = builder.module.globals.get("llvm.prefetch.p0i8") or ir.Function(
-            builder.module, fnty, name="llvm.prefetch.p0i8")
-        ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), i8p)
-        builder.call(fn, [ptr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
-        return context.get_dummy_value()
-
-    return types.void(arr, idx), codegen
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _prefetch_row(lex_c, pid, row, m):
-    """Prefetch the lexical counts of the ``m + 1`` cells of the token row at ``row``."""
-    for i in range(m + 1):
-        _prefetch(lex_c, pid[row + i])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -471,10 +443,13 @@ def _sweep(model, collect, n_collect, n_jumps, e_ids, e_off, f_off, pid, c_off, 
         f0, n = f_off[s], f_off[s + 1] - f_off[s]
         for j in range(n):
             row = c_off[s] + j * (m + 1)
-            if j + 1 < n:           # the next token's counts, fetched while this one is sampled
-                _prefetch_row(lex_c, pid, row + m + 1, m)
+            # the next token's lexical counts, fetched while this one is sampled (the
+            # sweep is bound by these scattered loads)
+            if j + 1 < n:
+                prefetch_entries(lex_c, pid, row + m + 1, row + 2 * (m + 1))
             elif s + 1 < n_sent:
-                _prefetch_row(lex_c, pid, c_off[s + 1], e_off[s + 2] - e_off[s + 1])
+                prefetch_entries(lex_c, pid, c_off[s + 1],
+                                 c_off[s + 1] + e_off[s + 2] - e_off[s + 1] + 1)
             prev, nxt = _neighbours(a, f0, n, j)
             n_jumps += _move(a[f0 + j], -1, prev, nxt, row, e0, e_ids, pid, fert,
                              lex_c, e_c, jump_c, fert_c, max_jump, n_fert, inv_den,

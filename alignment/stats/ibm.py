@@ -99,6 +99,7 @@ from tqdm.auto import tqdm
 from .._runtime import check_stop, chunk_ranges, progress_enabled, run_threads
 from .._runtime import log as _log
 from ..data.cooc import build_cooc, find_in_row
+from ._prefetch import prefetch_entries
 
 __all__ = [
     "DEFAULT_MAX_JUMP",
@@ -271,11 +272,15 @@ def e_step(gen_ids, gen_off, cond_off, pidx, pair_off, transposed, t, t_null, mo
     """
     post = np.empty((_max_length(gen_off), _max_length(cond_off) + 1))
     ll = 0.0
-    for s in range(len(gen_off) - 1):
+    n_sent = len(gen_off) - 1
+    for s in range(n_sent):
         g0 = gen_off[s]
         G = gen_off[s + 1] - g0
         C = cond_off[s + 1] - cond_off[s]
         base = pair_off[s]
+        if s + 1 < n_sent:      # the next sentence's table entries, fetched meanwhile
+            prefetch_entries(t, pidx, pair_off[s + 1], pair_off[s + 2])
+            prefetch_entries(counts, pidx, pair_off[s + 1], pair_off[s + 2])
         ll += _word_posteriors(gen_ids, g0, G, C, pidx, base, transposed, t, t_null, model2, w,
                                max_jump, post)
         for g in range(G):
@@ -304,11 +309,18 @@ def e_step_agree(src_ids, src_off, tgt_ids, tgt_off, pidx, pair_off, t_f, t_b, t
     pf = np.empty((max_n, max_m + 1))   # fwd: French words generated from English
     pb = np.empty((max_m, max_n + 1))   # bwd: English words generated from French
     ll_f = ll_b = 0.0
-    for s in range(len(src_off) - 1):
+    n_sent = len(src_off) - 1
+    for s in range(n_sent):
         e0, f0 = src_off[s], tgt_off[s]
         m = src_off[s + 1] - e0
         n = tgt_off[s + 1] - f0
         base = pair_off[s]
+        if s + 1 < n_sent:      # the next sentence's table entries, fetched meanwhile
+            lo, hi = pair_off[s + 1], pair_off[s + 2]
+            prefetch_entries(t_f, pidx, lo, hi)
+            prefetch_entries(t_b, pidx, lo, hi)
+            prefetch_entries(counts_f, pidx, lo, hi)
+            prefetch_entries(counts_b, pidx, lo, hi)
         ll_f += _word_posteriors(tgt_ids, f0, n, m, pidx, base, False, t_f, tn_f, model2, w_f,
                                  max_jump, pf)
         ll_b += _word_posteriors(src_ids, e0, m, n, pidx, base, True, t_b, tn_b, model2, w_b,
