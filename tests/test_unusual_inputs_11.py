@@ -1,0 +1,66 @@
+"""Unusual inputs of the command line, eleventh sweep (issue 28, docs/errors.md): inputs
+that parse fine but mean something other than what the command assumes, by class:
+
+- label spaces: class numbers written two ways (``1``, ``01``, ``1.0``, ``+1``: a label
+  column written by a spreadsheet or by pandas as floats) were as many classes in
+  ``topics train`` (a class split in two, exit 0) and, against a model of ``1``, every
+  document of ``1.0`` an error in ``topics eval``; now refused as one number written two
+  ways, as labels spelled in two cases are (``structpred.check_label_spellings``);
+"""
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cli_helpers import one_line_error, run_cli
+
+SETTINGS = settings(max_examples=10, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                           HealthCheck.too_slow])
+
+FRUIT = ("apple banana fruit sweet juice", "pear plum fruit ripe juice")
+CARS = ("car engine wheel road drive", "bus engine road wheel fuel")
+
+
+# ----------------------------------------------------- class: numbers written two ways
+def _number_spellings(n):
+    """Other ways to write the whole number ``n`` as a label."""
+    return st.sampled_from([f"0{n}", f"{n}.0", f"+{n}", f"{n}.00", f"{n}e0", f"00{n}"])
+
+
+@SETTINGS
+@given(other=_number_spellings(1), row=st.integers(0, 7))
+def test_class_numbers_written_two_ways_are_refused(tmp_path_factory, capsys, other, row):
+    d = tmp_path_factory.mktemp("num")
+    rows = [("1", FRUIT[i % 2]) if i % 2 == 0 else ("2", CARS[i % 2]) for i in range(8)]
+    rows[row - row % 2] = (other, FRUIT[0])
+    data = d / "train.tsv"
+    data.write_text("".join(f"{lab}\t{text}\n" for lab, text in rows))
+    rc, _, err = run_cli(["topics", "train", "--data", str(data), "--model", "sdem-nb",
+                          "-o", str(d / "m.npz"), "-q"], capsys)
+    assert one_line_error(rc, err, "one number written two ways", repr(other)), err
+
+
+def test_class_numbers_against_the_model(tmp_path, capsys):
+    rows = [("1", FRUIT[i % 2]) if i % 2 == 0 else ("2", CARS[i % 2]) for i in range(8)]
+    data = tmp_path / "train.tsv"
+    data.write_text("".join(f"{lab}\t{text}\n" for lab, text in rows))
+    model = tmp_path / "m.npz"
+    assert run_cli(["topics", "train", "--data", str(data), "--model", "sdem-nb",
+                    "-o", str(model), "-q"], capsys)[0] == 0
+    test = tmp_path / "test.tsv"
+    test.write_text("".join(f"{lab}.0\t{text}\n" for lab, text in rows))
+    rc, _, err = run_cli(["topics", "eval", "--data", str(test), "-m", str(model)], capsys)
+    assert one_line_error(rc, err, f"{test}:1:", "'1.0'", "one number written two ways"), err
+
+
+def test_numbers_the_check_reads_as_numbers():
+    from structpred import check_label_spellings, label_clash
+
+    assert label_clash(["1", "01"]) == ("01", "1")
+    assert label_clash(["1", "2", "10", "1.5", "15"]) is None
+    assert label_clash(["1e5", "100000"]) is not None
+    with pytest.raises(ValueError, match=re.escape("'2.0' and the label '2'")):
+        check_label_spellings(["2", "2.0"])
