@@ -6,6 +6,10 @@ that parse fine but mean something other than what the command assumes, by class
   ``topics train`` (a class split in two, exit 0) and, against a model of ``1``, every
   document of ``1.0`` an error in ``topics eval``; now refused as one number written two
   ways, as labels spelled in two cases are (``structpred.check_label_spellings``);
+- label spaces: ``tag train`` on chunk tags of two schemes (IOBES's ``S-``/``E-`` in some
+  sentences, IOB's one-token ``B-X`` or chunk-ending ``I-X`` in others: files joined from
+  two sources) trained a tagger that learnt two labels for one chunk shape, with exit 0;
+  now refused naming the file, sentence and token;
 """
 
 import re
@@ -64,3 +68,60 @@ def test_numbers_the_check_reads_as_numbers():
     assert label_clash(["1e5", "100000"]) is not None
     with pytest.raises(ValueError, match=re.escape("'2.0' and the label '2'")):
         check_label_spellings(["2", "2.0"])
+
+
+# ------------------------------------------------ class: chunk tags of two schemes mixed
+def _chunked():
+    """Sentences of chunk spans ``(length, type)``."""
+    return st.lists(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["NP", "VP", "PP"])),
+                             min_size=1, max_size=5), min_size=2, max_size=5)
+
+
+def _write(spans, scheme):
+    """The labels of chunk spans ``(length, type)`` (length 0: an ``O`` token) in
+    ``scheme`` (``iob``, ``iobes``, ``bilou``)."""
+    single, end = {"iob": ("B", "I"), "iobes": ("S", "E"), "bilou": ("U", "L")}[scheme]
+    out = []
+    for n, kind in spans:
+        if n == 0:
+            out.append("O")
+        elif n == 1:
+            out.append(f"{single}-{kind}")
+        else:
+            out += [f"B-{kind}"] + [f"I-{kind}"] * (n - 2) + [f"{end}-{kind}"]
+    return out
+
+
+@SETTINGS
+@given(sentences=_chunked(), scheme=st.sampled_from(["iob", "iobes", "bilou"]))
+def test_one_scheme_is_accepted(sentences, scheme):
+    from sequence.evaluate import scheme_mix
+
+    assert scheme_mix([_write(s, scheme) for s in sentences]) is None
+
+
+@SETTINGS
+@given(sentences=_chunked().filter(lambda ss: any(n for s in ss for n, _ in s)),
+       other=st.sampled_from(["iobes", "bilou"]), data=st.data())
+def test_two_schemes_are_refused(sentences, other, data):
+    from sequence.evaluate import scheme_mix
+
+    chunky = [k for k, s in enumerate(sentences) if any(n for n, _ in s)]
+    iob = data.draw(st.sampled_from(chunky))
+    labels = [_write(s, "iob" if k == iob else other) for k, s in enumerate(sentences)]
+    # the other scheme's tags must occur for the mixture to be seen
+    labels.append(_write([(1, "NP"), (2, "VP")], other))
+    mix = scheme_mix(labels)
+    assert mix is not None and mix[0] == iob
+
+
+def test_tag_train_refuses_two_schemes(tmp_path, capsys):
+    lines = []
+    for k in range(6):
+        tags = ["B-NP", "I-NP", "O", "B-VP"] if k == 4 else ["B-NP", "E-NP", "O", "S-VP"]
+        lines += [f"w{i} {t}" for i, t in enumerate(tags)] + [""]
+    data = tmp_path / "mixed.txt"
+    data.write_text("\n".join(lines))
+    rc, _, err = run_cli(["tag", "train", "--data", str(data), "-o", str(tmp_path / "m.npz"),
+                          "-q"], capsys)
+    assert one_line_error(rc, err, f"{data}: sentence 5, token 2:", "'I-NP'", "IOBES"), err
