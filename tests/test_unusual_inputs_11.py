@@ -10,6 +10,10 @@ that parse fine but mean something other than what the command assumes, by class
   sentences, IOB's one-token ``B-X`` or chunk-ending ``I-X`` in others: files joined from
   two sources) trained a tagger that learnt two labels for one chunk shape, with exit 0;
   now refused naming the file, sentence and token;
+- files in the wrong role: ``topics eval`` on the training file (or on test data that
+  holds many training documents) printed its near-100 % accuracy as any other, with exit
+  0; the model now keeps a 64-bit digest of each training text, and 5 % or more of the
+  documents (2 at least) found among them is one ``structpred: warning:`` line;
 """
 
 import re
@@ -125,3 +129,46 @@ def test_tag_train_refuses_two_schemes(tmp_path, capsys):
     rc, _, err = run_cli(["tag", "train", "--data", str(data), "-o", str(tmp_path / "m.npz"),
                           "-q"], capsys)
     assert one_line_error(rc, err, f"{data}: sentence 5, token 2:", "'I-NP'", "IOBES"), err
+
+
+# ----------------------------------------------- class: the training file given as test
+def _topic_rows(n, offset=0):
+    return [("fruit", f"{FRUIT[i % 2]} w{i + offset}") if i % 2 == 0 else
+            ("cars", f"{CARS[i % 2]} w{i + offset}") for i in range(n)]
+
+
+@pytest.fixture(scope="module")
+def topic_model(tmp_path_factory):
+    from structpred.cli import main
+
+    d = tmp_path_factory.mktemp("topics11")
+    (d / "train.tsv").write_text("".join(f"{a}\t{b}\n" for a, b in _topic_rows(40)))
+    assert main(["topics", "train", "--data", str(d / "train.tsv"), "--model", "sdem-nb",
+                 "-o", str(d / "m.npz"), "-q"]) == 0
+    return d
+
+
+@SETTINGS
+@given(n_seen=st.integers(0, 20), spaces=st.sampled_from([" ", "  ", "\t"]))
+def test_training_documents_in_the_test_file(topic_model, tmp_path_factory, capsys, n_seen,
+                                             spaces):
+    train = _topic_rows(40)
+    rows = [(a, b.replace(" ", spaces)) for a, b in train[:n_seen]] + _topic_rows(20, 1000)
+    test = tmp_path_factory.mktemp("t") / "test.tsv"
+    test.write_text("".join(f"{a}\t{b}\n" for a, b in rows))
+    rc, out, err = run_cli(["topics", "eval", "--data", str(test),
+                            "-m", str(topic_model / "m.npz"), "-q"], capsys)
+    assert rc == 0 and "accuracy" in out
+    warned = [line for line in err.splitlines() if line.startswith("structpred: warning:")]
+    if n_seen >= 2:
+        assert len(warned) == 1 and f"{n_seen} of the {len(rows)} documents" in warned[0]
+        assert f"{test}:1" in warned[0]
+    else:
+        assert not warned, err
+
+
+def test_the_training_file_as_test(topic_model, capsys):
+    train = str(topic_model / "train.tsv")
+    rc, _, err = run_cli(["topics", "eval", "--data", train, "-m", str(topic_model / "m.npz"),
+                          "-q"], capsys)
+    assert rc == 0 and "40 of the 40 documents" in err and "is this the training file?" in err
