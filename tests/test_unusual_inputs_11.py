@@ -14,10 +14,15 @@ that parse fine but mean something other than what the command assumes, by class
   holds many training documents) printed its near-100 % accuracy as any other, with exit
   0; the model now keeps a 64-bit digest of each training text, and 5 % or more of the
   documents (2 at least) found among them is one ``structpred: warning:`` line;
+- units: a point cloud in millimetres given to ``segment`` (train, eval, predict), whose
+  features read coordinates as metres, was "out of memory: the sizes asked for do not
+  fit" (its ground grid of 2 m columns was allocated for a scan 100 km across); now
+  refused naming the span and asking whether the coordinates are in millimetres;
 """
 
 import re
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -172,3 +177,33 @@ def test_the_training_file_as_test(topic_model, capsys):
     rc, _, err = run_cli(["topics", "eval", "--data", train, "-m", str(topic_model / "m.npz"),
                           "-q"], capsys)
     assert rc == 0 and "40 of the 40 documents" in err and "is this the training file?" in err
+
+
+# ---------------------------------------------------- class: point clouds in millimetres
+def _scan(span, n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    xyz = rng.uniform(0, 1, (n, 3)) * [span, span * 0.8, 5.0]
+    return xyz
+
+
+@SETTINGS
+@given(span=st.floats(40, 300), seed=st.integers(0, 3))
+def test_points_in_millimetres_are_named(span, seed):
+    from segmentation.points import point_graph
+
+    xyz = _scan(span, seed=seed)
+    point_graph(xyz, voxel=1.0)                       # metres: read
+    with pytest.raises(ValueError, match="are its coordinates in millimetres"):
+        point_graph(xyz * 1000.0, voxel=1.0)
+
+
+def test_segment_train_on_millimetres(tmp_path, capsys):
+    xyz = _scan(120) * 1000.0
+    labels = np.where(xyz[:, 2] > 2500, 1300, 1400)
+    pts = tmp_path / "mm.txt"
+    pts.write_text("".join(f"{x:.1f} {y:.1f} {z:.1f} {lab}\n"
+                           for (x, y, z), lab in zip(xyz, labels)))
+    rc, _, err = run_cli(["segment", "train", "--points", str(pts), "--foreground-labels",
+                          "1300", "--voxel", "1.0", "--iterations", "1", "-q",
+                          "-o", str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, f"{pts}:", "millimetres"), err
