@@ -18,6 +18,11 @@ that parse fine but mean something other than what the command assumes, by class
   features read coordinates as metres, was "out of memory: the sizes asked for do not
   fit" (its ground grid of 2 m columns was allocated for a scan 100 km across); now
   refused naming the span and asking whether the coordinates are in millimetres;
+- tokenisation: untokenised text (``complex,``, ``confusing.``: punctuation glued to the
+  words) given to ``align predict`` (or ``align train``) with a model of a tokenised
+  bitext was aligned with exit 0 and no word (under the share of unknown words that
+  warns): the words lost the statistics' features and the links were of other positions
+  than tokenised gold's; now one ``structpred: warning:`` line per side;
 """
 
 import re
@@ -207,3 +212,40 @@ def test_segment_train_on_millimetres(tmp_path, capsys):
                           "1300", "--voxel", "1.0", "--iterations", "1", "-q",
                           "-o", str(tmp_path / "m.npz")], capsys)
     assert one_line_error(rc, err, f"{pts}:", "millimetres"), err
+
+
+# ------------------------------------------- class: untokenised text for a tokenised model
+WORDS = ("the", "link", "is", "complex", "people", "find", "it", "confusing", "we", "went")
+PUNCT = (".", ",", "?", ":", "!")
+
+
+class _Stats:
+    """What the checks read of a model's statistics: the vocabularies of its sides."""
+
+    def __init__(self):
+        self.src_vocab = self.tgt_vocab = set(WORDS) | set(PUNCT)
+
+
+@SETTINGS
+@given(sentences=st.lists(st.lists(st.sampled_from(WORDS), min_size=2, max_size=8),
+                          min_size=10, max_size=30),
+       punct=st.sampled_from(PUNCT), glue=st.booleans(), side=st.sampled_from([0, 1]))
+def test_untokenised_text_is_named(sentences, punct, glue, side):
+    import warnings
+
+    from alignment.cli.common import _check_glued
+
+    tokens = [s + [punct] for s in sentences]
+    glued = [s[:-1] + [s[-1] + punct] for s in sentences]
+    pairs = [(g if glue and side == 0 else t, g if glue and side == 1 else t)
+             for t, g in zip(tokens, glued)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _check_glued(pairs, _Stats())
+    text = [str(w.message) for w in caught]
+    if glue:
+        opt = ("--src", "--tgt")[side]
+        assert len(text) == 1 and text[0].startswith(f"{opt}: {len(pairs)} of its")
+        assert "untokenised" in text[0]
+    else:
+        assert not text
