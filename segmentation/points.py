@@ -105,8 +105,16 @@ def _height_above_min(xyz, query, cell):
 MAX_K_GRAPH = 256
 
 
-def _check_sizes(xyz, voxel, k_graph):
-    """Refuse sizes that do not fit the data, before anything is allocated."""
+#: the most cells of the ground grid (``cell`` metres square) of one scan: 2**28 cells
+#: of 8 bytes (2 GiB), a scan 32 km across in metres
+MAX_GROUND_CELLS = 2 ** 28
+
+
+def _check_sizes(xyz, voxel, k_graph, cell=2.0):
+    """Refuse sizes that do not fit the data, before anything is allocated; a scan whose
+    ground grid of ``cell``-metre columns exceeds :data:`MAX_GROUND_CELLS` is named as
+    one whose coordinates may be in millimetres or centimetres (the features read them as
+    metres; the grid ran out of memory: "out of memory: the sizes asked for ...")."""
     if not (isinstance(k_graph, (int, np.integer)) and 1 <= k_graph <= MAX_K_GRAPH):
         raise ValueError(f"k_graph={k_graph!r} (--k-graph): neighbours per node must be an "
                          f"integer from 1 to {MAX_K_GRAPH}")
@@ -116,6 +124,12 @@ def _check_sizes(xyz, voxel, k_graph):
     if extent / voxel > 2.0 ** 40:
         raise ValueError(f"voxel size {voxel:g} m (--voxel) is too small for a scan "
                          f"{extent:g} m across")
+    dx, dy = (xyz.max(axis=0) - xyz.min(axis=0))[:2]
+    if (dx / cell + 3) * (dy / cell + 3) > MAX_GROUND_CELLS:
+        raise ValueError(f"the scan spans {dx:.0f} x {dy:.0f} in its coordinates' units, read "
+                         f"as metres (the point features' unit): {dx / 1000:.0f} x "
+                         f"{dy / 1000:.0f} km, beyond a scan's size; are its coordinates in "
+                         "millimetres or centimetres? divide them by 1000 or 100")
 
 
 def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0):
@@ -141,7 +155,7 @@ def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0):
         raise ValueError(f"expected a non-empty (N, 3) array of points, got shape {xyz.shape}")
     if not np.all(np.isfinite(xyz)):
         raise ValueError("point coordinates contain NaN or infinite values")
-    _check_sizes(xyz, voxel, k_graph)
+    _check_sizes(xyz, voxel, k_graph, cell)
     keep, assign = voxel_subsample(xyz, voxel)
     nodes = xyz[keep]
     n = nodes.shape[0]

@@ -21,7 +21,7 @@ from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import iteration_count
 from structpred import check_label_spellings
 
-from .evaluate import is_iob
+from .evaluate import is_iob, scheme_mix
 
 __all__ = ["add_parser", "tag_train", "tag_predict", "tag_eval", "DEFAULTS"]
 
@@ -178,6 +178,9 @@ def _check_spellings(path, y, known=None):
         check_label_spellings(labels, known, name=str(path))
     except ValueError as exc:
         raise UserError(str(exc)) from None
+    mix = scheme_mix(y) if known is None else None
+    if mix is not None:
+        raise UserError(f"{path}: sentence {mix[0] + 1}, token {mix[1] + 1}: {mix[2]}")
     if known is None and not is_iob(set(labels)) and is_iob({t.upper() for t in labels}):
         # conlleval reads upper-case B-/I- prefixes only: "b-np" is a plain label
         warnings.warn(f"{path}: the labels ({', '.join(labels[:3])}, ...) look like chunk tags "

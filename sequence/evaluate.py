@@ -14,7 +14,7 @@ import collections
 
 import numpy as np
 
-__all__ = ["chunks", "is_iob", "label_kind_error", "chunk_counts", "f1_from_counts", "token_accuracy",
+__all__ = ["chunks", "is_iob", "label_kind_error", "scheme_mix", "chunk_counts", "f1_from_counts", "token_accuracy",
            "evaluate", "sentence_stats", "score_from_stats"]
 
 
@@ -94,6 +94,41 @@ def label_kind_error(label_set):
     return odd[0], (f"the label {odd[0][:30]!r} is neither O nor a chunk tag, but "
                     f"{', '.join(typed[:3])} are chunk tags (B-TYPE, I-TYPE, ...): chunk F1 "
                     f"cannot score such a mixture ({hint})")
+
+
+def _iob_chunk(sentence):
+    """Index of the first token of ``sentence`` that ends a chunk as IOB writes it and
+    IOBES (BILOU) never does: a chunk of one token as ``B-X``, a longer one ending at
+    ``I-X``; else ``None``."""
+    tags = [_split(t) for t in sentence] + [("O", "")]
+    for i, (tag, type_) in enumerate(tags[:-1]):
+        nxt, nxt_type = tags[i + 1]
+        if tag in "BI" and not (nxt in "IE" and nxt_type == type_):
+            return i
+    return None
+
+
+def scheme_mix(label_lists):
+    """``(sentence, token, message)`` when chunk tags mix IOBES (or BILOU), which writes
+    chunk ends (``E-``/``L-``) and chunks of one token (``S-``/``U-``), with IOB, which
+    writes neither (a chunk of one token ``B-X``, a longer one ending at ``I-X``), else
+    ``None``: a tagger learns two labels for one chunk shape, and predicts either."""
+    label_lists = list(label_lists)
+    labels = {t for s in label_lists for t in s}
+    if not is_iob(labels):
+        return None
+    ends = sorted(t for t in labels if t != "O" and _split(t)[0] in "ES")
+    if not ends:
+        return None
+    for k, sentence in enumerate(label_lists):
+        i = _iob_chunk(sentence)
+        if i is not None:
+            return k, i, (f"the label {sentence[i][:30]!r} ends a chunk as IOB writes it, but "
+                          f"{', '.join(ends[:3])} are IOBES (BILOU) tags, which write a chunk "
+                          "of one token as S- and the end of a longer one as E-: chunk tags "
+                          "of two schemes teach the tagger two labels for one chunk; convert "
+                          "the file to one scheme")
+    return None
 
 
 def chunk_counts(gold, pred):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 import unicodedata
 
 import numpy as np
@@ -135,10 +136,23 @@ def check_positive(name, value, allow_inf=False):
 _INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
 
 
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?")
+
+
 def _spelling(label):
     """What two spellings of one label share: NFKC form, case folded, white space around
-    and invisible characters (zero-width, soft hyphen) removed."""
-    return unicodedata.normalize("NFKC", str(label)).translate(_INVISIBLE).casefold().strip()
+    and invisible characters (zero-width, soft hyphen) removed, and a decimal number
+    written as its value (``1``, ``01``, ``1.0``, ``+1`` are one label, as a spreadsheet or
+    pandas writes a class number)."""
+    text = unicodedata.normalize("NFKC", str(label)).translate(_INVISIBLE).casefold().strip()
+    if _NUMBER.fullmatch(text) and math.isfinite(float(text)):
+        return repr(float(text) + 0.0)
+    return text
+
+
+def _is_number(label):
+    text = str(label).strip()
+    return bool(_NUMBER.fullmatch(text.casefold())) and math.isfinite(float(text))
 
 
 def label_clash(labels, known=None):
@@ -169,6 +183,7 @@ def check_label_spellings(labels, known=None, name="y", where=None):
     if clash is not None:
         whose = "the model's label" if known is not None else "the label"
         name = name if where is None else where(clash[0])
+        how = ("are one number written two ways" if all(map(_is_number, clash)) else
+               "differ only in case, white space or invisible characters")
         raise ValueError(f"{name}: the label {clash[0]!r:.40} and {whose} {clash[1]!r:.40} "
-                         "differ only in case, white space or invisible characters: one class "
-                         "or two? spell them alike")
+                         f"{how}: one class or two? spell them alike")

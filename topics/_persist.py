@@ -39,7 +39,7 @@ from structpred.io import CLOCK_KEYS, FormatError, load_npz, read_npz, refuse_st
 
 from .corpus import ENGLISH_STOP_WORDS, Vocabulary
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "SavedModel", "save_model", "load_model",
+__all__ = ["FORMAT", "FORMAT_VERSION", "SavedModel", "save_model", "load_model", "text_digests",
            "vocabulary_params", "rebuild_vocabulary"]
 
 FORMAT = "structpred-topics-model"
@@ -276,13 +276,26 @@ class SavedModel:
     model: str
     info: dict
     meta: dict
+    #: :func:`text_digests` of the training documents (``None``: a model written before)
+    training_digests: object = None
 
 
-def save_model(path, estimator, *, model, vocabulary, info=None):
+def text_digests(texts):
+    """A 64-bit digest of each text, its white space runs read as one space: what
+    ``topics eval`` compares to find the model's training documents among its own."""
+    import hashlib
+
+    return np.array([int.from_bytes(hashlib.blake2b(" ".join(t.split()).encode("utf-8", "replace"),
+                                                    digest_size=8).digest(), "little")
+                     for t in texts], dtype=np.uint64)
+
+
+def save_model(path, estimator, *, model, vocabulary, info=None, texts=None):
     """Write a fitted ``estimator`` with its ``vocabulary`` to ``path`` (atomically).
 
     ``model`` is the name the estimator was chosen by (e.g. ``"sdem-nb"``); ``info``
-    any JSON-able facts to keep with it (data file, sizes, training time).  Returns the
+    any JSON-able facts to keep with it (data file, sizes, training time); ``texts`` the
+    training documents, kept as :func:`text_digests` only.  Returns the
     list of attributes that could not be stored (see the module docstring).
     """
     enc = _Encoder()
@@ -299,6 +312,8 @@ def save_model(path, estimator, *, model, vocabulary, info=None):
     if vocabulary.idf_ is not None:
         arrays["vocabulary_idf"] = np.asarray(vocabulary.idf_, dtype=np.float64)
     arrays["labels"] = np.asarray(labels, dtype=str)
+    if texts is not None:
+        arrays["training_digests"] = text_digests(texts)
     save_npz(path, arrays, meta)
     return enc.skipped
 
@@ -352,4 +367,5 @@ def load_model(path):
         raise FormatError(where, None, f"not a valid topic model file ({type(exc).__name__}: "
                                        f"{exc})") from None
     return SavedModel(estimator=est, vocabulary=vocab, labels=labels, model=meta.get("model", "?"),
-                      info=meta.get("info", {}), meta=meta)
+                      info=meta.get("info", {}), meta=meta,
+                      training_digests=arrays.get("training_digests"))

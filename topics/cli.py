@@ -592,7 +592,8 @@ def topics_train(args):
     info["fit_seconds"] = round(secs, 3)
     info["total_seconds"] = round(time.perf_counter() - t_start, 3)
     name = spec.name if args.model == "auto" else model_name
-    skipped = save_model(args.output, est, model=name, vocabulary=vocab, info=info)
+    skipped = save_model(args.output, est, model=name, vocabulary=vocab, info=info,
+                         texts=docs.texts)
     # the result summary: printed with -q too, as -q's help says (it was hidden)
     note(f"trained {name} in {secs:.1f}s ({time.perf_counter() - t_start:.1f}s in all); model "
          f"written to {args.output}")
@@ -692,6 +693,24 @@ def _check_known_labels(docs, known):
     return unseen
 
 
+def _warn_training_documents(docs, saved, share=0.05):
+    """One warning when ``share`` or more of ``docs`` (2 at least) are the model's training
+    documents (the training file given as the test file, or test data that overlaps it):
+    the accuracy measured on them is not that on unseen text (it was printed as if it were)."""
+    from ._persist import text_digests
+
+    if saved.training_digests is None or not len(docs):
+        return
+    seen = np.isin(text_digests(docs.texts), saved.training_digests)
+    n = int(seen.sum())
+    if n >= 2 and n >= share * len(docs):
+        which = ("every one of them: is this the training file?" if n == len(docs) else
+                 f"the first at {docs.sources[int(np.argmax(seen))]}")
+        warnings.warn(f"{docs.path}: {n} of the {counted(len(docs), 'document')} are documents "
+                      f"the model was trained on ({which}); the accuracy on them overstates "
+                      "that on unseen text")
+
+
 @_wrap
 def topics_eval(args):
     """``structpred topics eval``."""
@@ -701,6 +720,7 @@ def topics_eval(args):
     _check_spellings(docs, saved.labels)
     unseen = _check_known_labels(docs, saved.labels)
     pred = _predict(saved, docs)
+    _warn_training_documents(docs, saved)
     true = docs.labels
     labels = list(saved.labels) + unseen
     cm = confusion_matrix(true, pred, labels)

@@ -4,6 +4,7 @@ caches, building the statistics and the other aligners' links, the summary line.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from structpred import FormatError
@@ -399,6 +400,43 @@ def _check_case(pairs, stats, src_opt="--src", tgt_opt="--tgt"):
         warnings.warn(f"{opt}: {100 * len(unknown) / n:.0f}% of its words ({len(unknown)} of "
                       f"{n}: {examples}, ...) are unknown to the model only by their "
                       f"case, and lose the bitext statistics' features; {how}")
+    _check_glued(pairs, stats, src_opt, tgt_opt)
+
+
+_GLUED = re.compile(r"""(.*?\w)([.,;:!?"')\]]+)""")
+
+
+def _glued_words(sentence, vocab):
+    """The tokens of ``sentence`` unknown to ``vocab`` that are a word it knows with
+    punctuation it knows glued after it (``complex,`` where it knows ``complex`` and ``,``)."""
+    out = []
+    for w in sentence:
+        m = None if w in vocab else _GLUED.fullmatch(w)
+        if m and m.group(1) in vocab and all(c in vocab for c in m.group(2)):
+            out.append(w)
+    return out
+
+
+def _check_glued(pairs, stats, src_opt="--src", tgt_opt="--tgt"):
+    """Warn when a tenth or more of the sentences of a side of ``pairs`` (its first
+    :data:`DIRECTION_SAMPLE`; 5 such tokens at least) hold a word with punctuation glued on
+    that the model's tokenised bitext knows apart (``confusing.`` for ``confusing`` ``.``):
+    untokenised text lost the statistics' features of those words, and its links are of
+    other positions than those of tokenised gold (aligned with exit status 0, no word)."""
+    import warnings
+
+    for side, opt, vocab in ((0, src_opt, stats.src_vocab), (1, tgt_opt, stats.tgt_vocab)):
+        found = [_glued_words(p[side], vocab) for p in pairs[:DIRECTION_SAMPLE]]
+        words = [w for ws in found for w in ws]
+        if len(words) < 5 or sum(map(bool, found)) < 0.1 * len(found):
+            continue
+        examples = ", ".join(repr(w) for w in list(dict.fromkeys(words))[:4])
+        warnings.warn(f"{opt}: {sum(map(bool, found))} of its {len(found)} sentences hold words "
+                      f"with punctuation glued on ({examples}, ...) that the model's bitext "
+                      f"holds apart: is {opt} untokenised? tokenise it as the bitext is (the "
+                      "punctuation a token of its own), or those words lose the bitext "
+                      "statistics' features and the links' positions are not those of "
+                      "tokenised text")
 
 
 #: share of a side's words unknown to the model's statistics above which
