@@ -110,7 +110,7 @@ class BatchPredictor:
         for a in range(0, len(pairs), BATCH):
             off, ls, lt = self.predict_links(pairs[a:a + BATCH], prepared=True)
             ls, lt, off = ls.tolist(), lt.tolist(), off.tolist()
-            for p in range(len(off) - 1):
-                links = frozenset(zip(ls[off[p]:off[p + 1]], lt[off[p]:off[p + 1]]))
-                out.append(Alignment(sure=links, possible=links))
+            # the decoder's positions are ints >= 0: the constructor's checks are skipped
+            out.extend(Alignment._predicted(ls[off[p]:off[p + 1]], lt[off[p]:off[p + 1]])
+                       for p in range(len(off) - 1))
         return out

@@ -289,6 +289,10 @@ def word_text(text, path="<text>", lineno=None):
     return text
 
 
+#: the characters that may be format characters (category Cf): see check_visible_tokens
+_MAYBE_FORMAT = re.compile("[\xad\u0100-\U0010ffff]")
+
+
 def check_visible_tokens(text, path="<text>", lineno=None):
     """:class:`FormatError` naming file, line and column when a token of the line ``text``
     (split on ASCII spaces and tabs) is made of invisible format characters only (a
@@ -298,6 +302,10 @@ def check_visible_tokens(text, path="<text>", lineno=None):
         return
     import unicodedata
 
+    # a token of format characters has one: U+00AD, or a character above U+00FF (no other
+    # character below U+0100 is of category Cf); most non-ASCII lines have none
+    if not any(unicodedata.category(c) == "Cf" for c in _MAYBE_FORMAT.findall(text)):
+        return
     for m in re.finditer(r"[^ \t\n]+", text):
         tok = m.group()
         if all(unicodedata.category(c) == "Cf" for c in tok):
