@@ -556,6 +556,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
             self.first_pass_coef_, self.first_pass_mean_, self.first_pass_std_ = first
         self.feature_mean_, self.feature_std_ = prep.mean, prep.scale
         self.fg_share_, self.size_unit_ = prep.fg_share, prep.size_unit
+        self.spacing_ = prep.spacing   # the training scans' point spacing (points.check_spacing)
         self.class_weights_ = class_weights(row["class_weight"], prep.fg_share)
         self.n_node_features_, self.n_edge_features_ = prep.n_node, prep.n_edge
         self.node_feature_names_, self.edge_feature_names_ = prep.node_names, prep.edge_names
@@ -807,12 +808,20 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         """:class:`~segmentation.metrics.SegmentationScores` of the fitted model on graphs
         with ground truth (base-feature graphs get the second pass's features first)."""
         self._check_fitted()
-        return self._scores_on_graphs(self.coef_, graphs)
+        return self._scores_on_graphs(self.coef_, (self._spaced(g) for g in graphs))
+
+    def _spaced(self, graph):
+        """``graph``, once its point spacing is found near the training scans' (a scan in
+        other units is a ``ValueError``: :func:`segmentation.points.check_spacing`)."""
+        from .points import check_spacing
+
+        check_spacing(getattr(graph, "spacing", None), getattr(self, "spacing_", None))
+        return graph
 
     def predict_graph(self, graph):
         """Node labels (bool) of one graph."""
         self._check_fitted()
-        return self._predict_graph(self.coef_, graph)
+        return self._predict_graph(self.coef_, self._spaced(graph))
 
     def predict(self, images):
         """Boolean masks for RGB images."""
@@ -827,7 +836,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
     def predict_points(self, xyz):
         """Boolean labels of every point of a cloud."""
         self._check_fitted()
-        g = self.point_graph(xyz)
+        g = self._spaced(self.point_graph(xyz))
         return g.to_pixels(self._predict_graph(self.coef_, g))
 
     def score(self, images, masks):
