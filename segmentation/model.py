@@ -323,11 +323,12 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         return superpixel_graph(image, mask, n_segments=n_segments or self._segments(),
                                 compactness=self.compactness, ignore=ignore)
 
-    def point_graph(self, xyz, labels=None):
-        """Thinned kNN graph of a point cloud (see :mod:`segmentation.points`)."""
+    def point_graph(self, xyz, labels=None, spacing=None):
+        """Thinned kNN graph of a point cloud (see :mod:`segmentation.points`; ``spacing``:
+        the training scans' point spacing, a scan in other units refused)."""
         from .points import point_graph
 
-        return point_graph(xyz, labels, voxel=self.voxel, k_graph=self.k_graph)
+        return point_graph(xyz, labels, voxel=self.voxel, k_graph=self.k_graph, spacing=spacing)
 
     # ---------------------------------------------------------------- fit
     def fit(self, X, y=None, *, eval_set=None, ignore=None, eval_ignore=None, kind=None,
@@ -836,7 +837,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
     def predict_points(self, xyz):
         """Boolean labels of every point of a cloud."""
         self._check_fitted()
-        g = self._spaced(self.point_graph(xyz))
+        g = self.point_graph(xyz, spacing=getattr(self, "spacing_", None))
         return g.to_pixels(self._predict_graph(self.coef_, g))
 
     def score(self, images, masks):

@@ -189,7 +189,7 @@ def check_spacing(spacing, trained, against="the training scans'"):
                      "scans' units")
 
 
-def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0):
+def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0, spacing=None):
     """Thinned point cloud, features and kNN graph.
 
     Parameters
@@ -204,6 +204,9 @@ def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0):
         thinned cloud has fewer other nodes).
     cell : float
         Column size (metres) for the local minimum height.
+    spacing : float, optional
+        The training scans' point spacing: a scan in other units (:func:`check_spacing`)
+        is refused before it is thinned.
     """
     from scipy.spatial import cKDTree
 
@@ -213,6 +216,9 @@ def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0):
     if not np.all(np.isfinite(xyz)):
         raise ValueError("point coordinates contain NaN or infinite values")
     _check_sizes(xyz, voxel, k_graph, cell)
+    tree = cKDTree(xyz)
+    own = point_spacing(xyz, tree)
+    check_spacing(own, spacing)
     keep, assign = voxel_subsample(xyz, voxel)
     nodes = xyz[keep]
     n = nodes.shape[0]
@@ -220,8 +226,6 @@ def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0):
         raise ValueError(f"the scan thins to {n} voxel at a voxel size of {voxel:g} m "
                          "(--voxel): at least 2 are needed; give a smaller voxel size or a "
                          "larger scan")
-    tree = cKDTree(xyz)
-    spacing = point_spacing(xyz, tree)
     feats = [_eigen_features(xyz, tree, nodes, min(k, xyz.shape[0])) for k in _SCALES]
     h = _height_above_min(xyz, nodes, cell)
     X = np.concatenate(feats + [h[:, None], (h ** 2 / 10.0)[:, None], np.ones((n, 1))], axis=1)
@@ -244,4 +248,4 @@ def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0):
         fg = mask[keep].astype(np.float64)
     return PointGraph(xyz=nodes, node_features=X, edges=pairs.astype(np.int64), edge_features=Xe,
                       sizes=sizes, fg_fraction=fg, labels=assign.astype(np.int64), mask=mask,
-                      spacing=None if spacing is None else np.asarray(spacing))
+                      spacing=None if own is None else np.asarray(own))
