@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cli_helpers import one_line_error, run_cli
+from test_unusual_inputs_11 import _write as _tags   # chunk spans written in a scheme
 from segmentation.data import bundled_data_dir, load_points
 
 SETTINGS = settings(max_examples=8, deadline=None,
@@ -193,20 +194,6 @@ def test_a_model_without_the_spacing_still_predicts(scan_files, tmp_path, capsys
 
 
 # --------------------------------------- class: chunk tags of two schemes (Python API)
-def _tags(spans, scheme):
-    """Labels of chunk spans ``(length, type)`` (length 0: an ``O`` token) in ``scheme``."""
-    single, end = {"iob": ("B", "I"), "iobes": ("S", "E"), "bilou": ("U", "L")}[scheme]
-    out = []
-    for n, kind in spans:
-        if n == 0:
-            out.append("O")
-        elif n == 1:
-            out.append(f"{single}-{kind}")
-        else:
-            out += [f"B-{kind}"] + [f"I-{kind}"] * (n - 2) + [f"{end}-{kind}"]
-    return out
-
-
 _SPANS = st.lists(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["NP", "VP"])),
                            min_size=1, max_size=4), min_size=2, max_size=5)
 
