@@ -522,11 +522,11 @@ def _run_points(args, model, files, ranges, outs, executor=None):
     if executor is not None:
         from segmentation._parallel_predict import predict_points
 
-        done = predict_points(model, (_read_points(f, ranges) for f in files), executor,
-                              lambda fn: _predict_or_fail(model, fn, args.model))
+        # a worker's refusal names the scan it was given (a scan in other units)
+        done = predict_points(model, (_read_points(f, ranges) for f in files), executor)
     for f in files:
         if executor is not None:
-            xyz, lab, pred = next(done)
+            xyz, lab, pred = _predict_or_fail(model, lambda: next(done), f)
         else:
             xyz, lab = _read_points(f, ranges)
             pred = _predict_or_fail(model, lambda: model.predict_points(xyz), f)

@@ -160,6 +160,17 @@ def test_segment_refuses_a_scan_in_other_units(scan_files, tmp_path, capsys, uni
     assert not (tmp_path / "out").exists()
 
 
+def test_segment_predict_on_a_cluster_names_the_scan(scan_files, dask_client, tmp_path,
+                                                    capsys):
+    """The workers' refusal names the scan, not the model (``--scheduler``)."""
+    scan = scan_files / "scan_mm.xyz"
+    rc, _, err = run_cli(["segment", "predict", "-m", str(scan_files / "m.npz"), "--points",
+                          str(scan_files / "scan_m.xyz"), str(scan), "-o", str(tmp_path / "out"),
+                          "--scheduler", dask_client.scheduler.address, "-q"], capsys)
+    assert one_line_error(rc, err, f"{scan}:", "other units"), err
+    assert not (tmp_path / "out").exists()
+
+
 def test_segment_reads_a_scan_in_metres(scan_files, tmp_path, capsys):
     scan = scan_files / "scan_m.xyz"
     rc, out, err = run_cli(["segment", "eval", "-m", str(scan_files / "m.npz"), "--points",
