@@ -14,8 +14,9 @@ import collections
 
 import numpy as np
 
-__all__ = ["chunks", "is_iob", "label_kind_error", "scheme_mix", "check_scheme", "sentence_texts", "chunk_counts", "f1_from_counts", "token_accuracy",
-           "evaluate", "sentence_stats", "score_from_stats"]
+__all__ = ["chunks", "is_iob", "label_kind_error", "scheme_mix", "check_scheme", "sentence_texts",
+           "chunk_counts", "f1_from_counts", "token_accuracy", "evaluate", "sentence_stats",
+           "score_from_stats"]
 
 
 #: BILOU's L(ast) and U(nit) are IOBES's E(nd) and S(ingle)

@@ -21,14 +21,13 @@ def text_digests(texts):
 
 
 def training_overlap(texts, trained, share=0.05):
-    """``(n, first)`` when ``share`` or more of ``texts`` (2 at least, or the one text of a
-    single-text file) have a digest among ``trained`` (:func:`text_digests` of the training
-    texts; ``None``: a model written before they were kept): how many, and the index of the
-    first; else ``None``."""
+    """``(n, first)`` when ``share`` or more of ``texts`` (2 at least) have a digest among
+    ``trained`` (:func:`text_digests` of the training texts; ``None``: a model written
+    before they were kept): how many, and the index of the first; else ``None``."""
     if trained is None or not len(texts):
         return None
     seen = np.isin(text_digests(texts), np.asarray(trained, dtype=np.uint64))
     n = int(seen.sum())
-    if n >= min(2, len(texts)) and n >= share * len(texts):
+    if n >= 2 and n >= share * len(texts):
         return n, int(np.argmax(seen))
     return None
