@@ -8,7 +8,8 @@ docs/errors.md): data that does not fit the model, or means something else, by c
   its training scans' point spacing (median distance to the nearest point) and a scan
   whose spacing is 20 times it or more, or 1/20 or less, is refused naming both
   (``segment predict``/``eval``; ``segment train`` against the first training scan;
-  ``MRFSegmenter.predict_points``/``predict_graph``/``score_graphs`` raise ``ValueError``);
+  ``MRFSegmenter.predict_points``/``predict_graph``/``score_graphs`` raise ``ValueError``;
+  on a cluster the workers' refusal names the scan, where it named the model file);
 - label spaces: ``SequenceTagger.fit`` on chunk tags of two schemes (IOB and IOBES) trained
   a tagger with two labels for one chunk shape (``tag train`` refused them); now one check
   (``sequence.evaluate.check_scheme``) serves both;
