@@ -209,7 +209,7 @@ class CandidateSearch:
         out = _Prepared(list(kept) if not paths else [], list(paths), mean, scale, fg / tot,
                         tot / max(nodes, 1), mean.size, prep.n_edge, n, prep.node_names,
                         prep.edge_names)
-        out.lipschitz = {}
+        out.lipschitz, out.spacing = {}, acc.spacing()
         return out
 
     def _fit_cv(self, prep, ns, log):

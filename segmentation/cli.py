@@ -287,11 +287,26 @@ def _image_source(model, items, reading):
     return make
 
 
-def _point_source(model, files, ranges):
+def _point_source(model, files, ranges, first=None):
+    """``make(n_segments)``: graphs of the scans ``files``; each scan's point spacing must
+    be near the first training scan's (``first``, shared with the validation scans'
+    source, holds its name and spacing once read): one in other units is refused."""
+    from segmentation.points import check_spacing
+
+    first = [] if first is None else first
+
     def make(ns):
         for f in files:
             xyz, lab = _read_points(f, ranges)
-            yield model.point_graph(xyz, lab)
+            g = model.point_graph(xyz, lab)
+            if first:
+                try:
+                    check_spacing(g.spacing, first[0][1], against=f"{first[0][0]}'s")
+                except ValueError as exc:
+                    raise UserError(f"{f}: {exc}") from None
+            elif g.spacing is not None:
+                first.append((f, float(g.spacing)))
+            yield g
     return make
 
 
@@ -376,8 +391,10 @@ def segment_train(args):
         train_src = _image_source(model, items, reading)
         valid_src = _image_source(model, vitems, reading) if vitems else None
     else:
-        train_src = _point_source(model, points, args.foreground_labels)
-        valid_src = _point_source(model, vpoints, args.foreground_labels) if vpoints else None
+        first = []   # the first training scan and its point spacing
+        train_src = _point_source(model, points, args.foreground_labels, first)
+        valid_src = (_point_source(model, vpoints, args.foreground_labels, first) if vpoints
+                     else None)
     t0 = time.perf_counter()
     try:
         # fit's first line comes once every image or scan is read and checked: the lines
@@ -505,11 +522,11 @@ def _run_points(args, model, files, ranges, outs, executor=None):
     if executor is not None:
         from segmentation._parallel_predict import predict_points
 
-        done = predict_points(model, (_read_points(f, ranges) for f in files), executor,
-                              lambda fn: _predict_or_fail(model, fn, args.model))
+        # a worker's refusal names the scan it was given (a scan in other units)
+        done = predict_points(model, (_read_points(f, ranges) for f in files), executor)
     for f in files:
         if executor is not None:
-            xyz, lab, pred = next(done)
+            xyz, lab, pred = _predict_or_fail(model, lambda: next(done), f)
         else:
             xyz, lab = _read_points(f, ranges)
             pred = _predict_or_fail(model, lambda: model.predict_points(xyz), f)

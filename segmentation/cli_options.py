@@ -43,7 +43,7 @@ def _list_or_auto(item):
 
 
 def _max_scale():
-    from segmentation.model import MAX_SCALE   # the model's module, read when needed
+    from segmentation._params import MAX_SCALE   # the model's checks, read when needed
 
     return MAX_SCALE
 

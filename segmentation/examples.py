@@ -130,6 +130,8 @@ class _Prepared:
         self.n_node, self.n_edge, self.n_train = n_node, n_edge, n_train
         self.node_names, self.edge_names = node_names, edge_names
         self.lipschitz = {}
+        #: the training scans' median point spacing (None: images, or graphs made by hand)
+        self.spacing = None
 
     def subset(self, k):
         """The same statistics with ``k`` evenly spaced training graphs."""
@@ -140,6 +142,7 @@ class _Prepared:
         sub = _Prepared(kept, paths, self.mean, self.scale, self.fg_share, self.size_unit,
                         self.n_node, self.n_edge, len(idx), self.node_names, self.edge_names)
         sub.n_valid = getattr(self, "n_valid", None)
+        sub.spacing = self.spacing
         return sub
 
 
@@ -150,6 +153,7 @@ class _Moments:
     def __init__(self):
         self.s1 = self.s2 = None
         self.cnt, self.fg, self.tot, self.nodes = 0, 0.0, 0.0, 0
+        self.spacings = []
 
     def add(self, g, i=0):
         X = np.asarray(g.node_features, dtype=np.float64)
@@ -164,6 +168,12 @@ class _Moments:
         self.fg += float(np.dot(g.fg_fraction, ls))
         self.tot += float(np.sum(ls))
         self.nodes += int(np.count_nonzero(ls))
+        if getattr(g, "spacing", None) is not None:
+            self.spacings.append(float(g.spacing))
+
+    def spacing(self):
+        """The median of the scans' point spacings (None: no scan has one)."""
+        return float(np.median(self.spacings)) if self.spacings else None
 
     def standardisation(self):
         """``(mean, scale)``; constant columns (the bias) stay as they are."""
@@ -301,6 +311,7 @@ def prepare_graphs(graphs, hold_out, frac, root, tag, kind, use_edges):
     prep = _Prepared(kept, paths, mean, scale, fg / tot, tot / max(nodes, 1), mean.size,
                      n_edge_feat if use_edges else 0, n_train, node_names,
                      edge_names if use_edges else [])
+    prep.spacing = acc.spacing()
     out_valid = None
     if hold_out:
         out_valid = valid if root is None else _GraphFiles(vpaths)

@@ -35,12 +35,11 @@ import numpy as np
 
 from sklearn.base import BaseEstimator
 
-from structpred import LEARNERS, check_learner, run_learner
+from structpred import LEARNERS, run_learner
 from structpred import decode_mincut
 from structpred import Monitor
 from structpred import L2Ball
 from structpred import ExampleStream
-from structpred import check_flag, check_number, check_positive, check_seed, check_whole
 from structpred.selection import unwrap_eval_set
 
 from .examples import (AUTO_CLASS_WEIGHTS, AUTO_ETA_SCALES, _candidates, _describe,
@@ -56,13 +55,7 @@ __all__ = ["MRFSegmenter", "LEARNERS", "build_example", "class_weights", "parse_
 
 
 
-#: the largest ``feature_scale``/``edge_scale``: it multiplies standardised features, and
-#: 1e308 made them infinite (refused as "feature matrix contains NaN or infinite values",
-#: named after the data)
-MAX_SCALE = 1e6
-#: the guard's factors of the chosen MRF's edge weights (``edge_factors``), chosen by
-#: cross-validation over the horses and the Oakland scans
-DEFAULT_EDGE_FACTORS = (0.5, 1.5, 2.0, 3.0)
+from ._params import DEFAULT_EDGE_FACTORS, check_params
 
 
 def _check_image_list(images, what="images"):
@@ -323,11 +316,12 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         return superpixel_graph(image, mask, n_segments=n_segments or self._segments(),
                                 compactness=self.compactness, ignore=ignore)
 
-    def point_graph(self, xyz, labels=None):
-        """Thinned kNN graph of a point cloud (see :mod:`segmentation.points`)."""
+    def point_graph(self, xyz, labels=None, spacing=None):
+        """Thinned kNN graph of a point cloud (see :mod:`segmentation.points`; ``spacing``:
+        the training scans' point spacing, a scan in other units refused)."""
         from .points import point_graph
 
-        return point_graph(xyz, labels, voxel=self.voxel, k_graph=self.k_graph)
+        return point_graph(xyz, labels, voxel=self.voxel, k_graph=self.k_graph, spacing=spacing)
 
     # ---------------------------------------------------------------- fit
     def fit(self, X, y=None, *, eval_set=None, ignore=None, eval_ignore=None, kind=None,
@@ -422,69 +416,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         return make, "image"
 
     def _check_params(self):
-        check_learner(self.learner)
-        if self.validation_metric not in ("iou", "error"):
-            raise ValueError(f"validation_metric must be 'iou' or 'error', got {self.validation_metric!r}")
-        if not (self.n_iter == "auto" or (isinstance(self.n_iter, (int, np.integer))
-                                          and not isinstance(self.n_iter, bool)
-                                          and self.n_iter >= 1)):   # True was 1 iteration
-            raise ValueError(f"n_iter must be 'auto' or a whole number >= 1, got {self.n_iter!r}")
-        for name in ("use_edges", "guard", "refit", "colour_model", "memory_efficient", "verbose"):
-            check_flag(name, getattr(self, name))   # "no" switched the option on
-        # float() and int() took "0.1", "2" and cut 2.5 to 2 before
-        for name in ("valid_fraction", "guard_alpha", "compactness", "feature_scale",
-                     "edge_scale", "tol"):
-            check_number(name, getattr(self, name))
-        check_whole("cv_folds", self.cv_folds, 2)
-        if self.learning_rate is not None:   # NaN was named "eta"
-            check_positive("learning_rate", self.learning_rate)
-        if self.n_jobs is not None:
-            check_whole("n_jobs", self.n_jobs)
-        # patience 0 (or -1) stopped every candidate at its first validation (a model of
-        # nearly no training, silently; the command line's 0 is None), NaN was int()'s
-        # error; a negative selection_size numpy's "Number of samples, -1"; 2.5 was cut
-        for name, lo in (("patience", 1), ("selection_size", 1)):
-            if getattr(self, name) is not None:
-                check_whole(name, getattr(self, name), lo)
-        check_whole("min_valid", self.min_valid, 0)
-        if not 0 <= float(self.valid_fraction) < 1:
-            raise ValueError(f"valid_fraction must lie in [0, 1), got {self.valid_fraction!r}")
-        for cw in _candidates(self.class_weight, AUTO_CLASS_WEIGHTS, "class_weight"):
-            class_weights(cw, 0.5)
-        for e in _candidates(self.eta_scale, AUTO_ETA_SCALES, "eta_scale"):
-            check_positive("eta_scale", e)
-            if float(e) > MAX_SCALE:   # the first step overflowed
-                raise ValueError(f"eta_scale must be at most {MAX_SCALE:g} (it multiplies the "
-                                 f"step size), got {e!r}")
-        if not 0 < float(self.guard_alpha) < 1:
-            raise ValueError(f"guard_alpha must lie in (0, 1), got {self.guard_alpha!r}")
-        for s in self.edge_factors or ():
-            if not (0 < float(s) < np.inf) or float(s) == 1.0:
-                raise ValueError(f"edge_factors must be positive, finite and not 1, got {s!r}")
-        given = tuple(float(s) for s in self.edge_factors or ())
-        if given and given != DEFAULT_EDGE_FACTORS and not (self.guard and self.use_edges):
-            # they were accepted and ignored
-            raise ValueError(
-                f"edge_factors={self.edge_factors!r} rescale the MRF's edge weights among the "
-                f"guard's candidates, but " + ("use_edges=False trains no edge weights"
-                                               if not self.use_edges else
-                                               "guard=False runs no guard")
-                + ": leave edge_factors at its default or pass edge_factors=()")
-        # each was a ZeroDivisionError, a complex number or a silent NaN before
-        for ns in _candidates(self.n_segments, (1000,), "n_segments"):
-            check_whole("n_segments", ns)
-        check_whole("validate_every", self.validate_every)
-        check_whole("colour_components", self.colour_components)
-        for name, lo_ok in (("compactness", False), ("feature_scale", False),
-                            ("edge_scale", True), ("tol", True)):
-            v = getattr(self, name)
-            if not (0 <= float(v) < np.inf and (lo_ok or float(v) > 0)):
-                raise ValueError(f"{name} must be {'>= 0' if lo_ok else 'positive'} and "
-                                 f"finite, got {v!r}")
-            if name.endswith("_scale") and float(v) > MAX_SCALE:   # the features overflowed
-                raise ValueError(f"{name} must be at most {MAX_SCALE:g} (it multiplies "
-                                 f"standardised features), got {v!r}")
-        check_seed(self.random_state)
+        check_params(self)
 
     def iteration_cap(self, n_train, use_edges=True):
         """Most iterations of one candidate: ``n_iter``, or with ``"auto"`` eq. 3,
@@ -556,6 +488,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
             self.first_pass_coef_, self.first_pass_mean_, self.first_pass_std_ = first
         self.feature_mean_, self.feature_std_ = prep.mean, prep.scale
         self.fg_share_, self.size_unit_ = prep.fg_share, prep.size_unit
+        self.spacing_ = prep.spacing   # the training scans' point spacing (points.check_spacing)
         self.class_weights_ = class_weights(row["class_weight"], prep.fg_share)
         self.n_node_features_, self.n_edge_features_ = prep.n_node, prep.n_edge
         self.node_feature_names_, self.edge_feature_names_ = prep.node_names, prep.edge_names
@@ -807,12 +740,20 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         """:class:`~segmentation.metrics.SegmentationScores` of the fitted model on graphs
         with ground truth (base-feature graphs get the second pass's features first)."""
         self._check_fitted()
-        return self._scores_on_graphs(self.coef_, graphs)
+        return self._scores_on_graphs(self.coef_, (self._spaced(g) for g in graphs))
+
+    def _spaced(self, graph):
+        """``graph``, once its point spacing is found near the training scans' (a scan in
+        other units is a ``ValueError``: :func:`segmentation.points.check_spacing`)."""
+        from .points import check_spacing
+
+        check_spacing(getattr(graph, "spacing", None), getattr(self, "spacing_", None))
+        return graph
 
     def predict_graph(self, graph):
         """Node labels (bool) of one graph."""
         self._check_fitted()
-        return self._predict_graph(self.coef_, graph)
+        return self._predict_graph(self.coef_, self._spaced(graph))
 
     def predict(self, images):
         """Boolean masks for RGB images."""
@@ -827,7 +768,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
     def predict_points(self, xyz):
         """Boolean labels of every point of a cloud."""
         self._check_fitted()
-        g = self.point_graph(xyz)
+        g = self.point_graph(xyz, spacing=getattr(self, "spacing_", None))
         return g.to_pixels(self._predict_graph(self.coef_, g))
 
     def score(self, images, masks):

@@ -30,7 +30,8 @@ def save_segmenter(model, path):
             "n_edge_features": model.n_edge_features_, "fg_share": model.fg_share_,
             "node_feature_names": list(model.node_feature_names_ or []),
             "edge_feature_names": list(model.edge_feature_names_ or []),
-            "size_unit": model.size_unit_, "class_weights": list(model.class_weights_),
+            "size_unit": model.size_unit_, "point_spacing": getattr(model, "spacing_", None),
+            "class_weights": list(model.class_weights_),
             "history": {k: [None if v is None else float(v) for v in vals]
                         for k, vals in model.history_.items()},
             "best_iter": model.result_.best_iter if hasattr(model, "result_") else None,
@@ -98,6 +99,9 @@ def _restore(cls, meta, arrays, bad):
         model.n_edge_features_ = int(meta["n_edge_features"])
         model.fg_share_ = float(meta["fg_share"])
         model.size_unit_ = float(meta["size_unit"])
+        # None: images, or a model written before the spacing was kept (not checked)
+        spacing = meta.get("point_spacing")
+        model.spacing_ = None if spacing is None else float(spacing)
         model.class_weights_ = tuple(meta["class_weights"])
         model.history_ = meta["history"]
         model.node_feature_names_ = meta.get("node_feature_names")

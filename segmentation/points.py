@@ -21,6 +21,12 @@ training statistics by the model):
 Edges: the symmetrised ``k_graph``-nearest-neighbour graph of the nodes.
 Edge features (non-negative): a constant 1 and ``exp(-d^2 / (2 sigma^2))``
 with ``d`` the edge length and ``sigma`` the median edge length of the scan.
+
+The graph also keeps the scan's point spacing (:func:`point_spacing`): a fitted model
+keeps its training scans', and a scan whose spacing is :data:`SPACING_FACTOR` times
+larger or smaller is refused (:func:`check_spacing`): its coordinates are in other units
+(centimetres or millimetres), which the voxel size, the 2 m ground cells and the heights
+read as metres.
 """
 
 from __future__ import annotations
@@ -31,8 +37,8 @@ import numpy as np
 
 from .features import SegmentationGraph
 
-__all__ = ["PointGraph", "point_graph", "voxel_subsample", "POINT_FEATURE_NAMES",
-           "POINT_EDGE_FEATURE_NAMES"]
+__all__ = ["PointGraph", "point_graph", "voxel_subsample", "point_spacing", "check_spacing",
+           "SPACING_FACTOR", "POINT_FEATURE_NAMES", "POINT_EDGE_FEATURE_NAMES"]
 
 _SCALES = (10, 30)
 POINT_FEATURE_NAMES = tuple(
@@ -58,9 +64,11 @@ class PointGraph(SegmentationGraph):
     fg_fraction: np.ndarray | None = None
     labels: np.ndarray | None = None
     mask: np.ndarray | None = None
+    #: :func:`point_spacing` of the scan (a 0-d array; None: a graph made by hand)
+    spacing: np.ndarray | None = None
 
     _ARRAYS = ("xyz", "node_features", "edges", "edge_features", "sizes")
-    _OPTIONAL = ("fg_fraction", "labels", "mask")
+    _OPTIONAL = ("fg_fraction", "labels", "mask", "spacing")
 
 
 def voxel_subsample(xyz, voxel):
@@ -132,7 +140,56 @@ def _check_sizes(xyz, voxel, k_graph, cell=2.0):
                          "millimetres or centimetres? divide them by 1000 or 100")
 
 
-def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0):
+#: how many times larger or smaller than the training scans' a scan's point spacing may
+#: be (the ten Oakland part-2 scans: 0.040 to 0.071 m, 1.8x apart; centimetres are 100x)
+SPACING_FACTOR = 20.0
+
+#: the points whose nearest neighbour :func:`point_spacing` measures, at most
+_SPACING_SAMPLE = 5000
+
+
+def point_spacing(xyz, tree=None):
+    """The scan's point spacing: the median distance from a point to its nearest other
+    point (repeated points skipped), over every ``ceil(N / 5000)``-th point; ``None`` when
+    every point is one place.  In the coordinates' units (metres for Oakland: 0.040 to
+    0.071 in its ten part-2 scans)."""
+    from scipy.spatial import cKDTree
+
+    xyz = np.asarray(xyz, dtype=np.float64)
+    if xyz.shape[0] < 2:
+        return None
+    tree = cKDTree(xyz) if tree is None else tree
+    step = -(-xyz.shape[0] // _SPACING_SAMPLE)
+    k = min(xyz.shape[0], 8)   # past a few repeats of the point itself
+    dist, _ = tree.query(xyz[::step], k=k)
+    # each point's nearest other place: its smallest non-zero distance
+    near = np.where(dist > 0, dist, np.inf).min(axis=1)
+    near = near[np.isfinite(near)]
+    return float(np.median(near)) if near.size else None
+
+
+def check_spacing(spacing, trained, against="the training scans'"):
+    """Refuse a scan whose :func:`point_spacing` ``spacing`` is :data:`SPACING_FACTOR`
+    times the training scans' ``trained`` or more, or as many times less (``None``
+    for either: nothing to compare); ``against`` names whose spacing ``trained`` is."""
+    if spacing is None or trained is None:
+        return
+    spacing, trained = float(spacing), float(trained)
+    if not (spacing > 0 and trained > 0):
+        return
+    ratio = spacing / trained
+    if 1 / SPACING_FACTOR < ratio < SPACING_FACTOR:
+        return
+    times = f"{ratio:.0f} times" if ratio > 1 else f"1/{1 / ratio:.0f} of"
+    units = ("centimetres or millimetres where those are in metres" if ratio > 1 else
+             "metres where those are in centimetres or millimetres")
+    raise ValueError(f"the scan's point spacing is {spacing:.4g} (median distance to the "
+                     f"nearest point), {times} {against} {trained:.4g}: are its coordinates "
+                     f"in other units ({units})? the features read them in the training "
+                     "scans' units")
+
+
+def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0, spacing=None):
     """Thinned point cloud, features and kNN graph.
 
     Parameters
@@ -147,6 +204,9 @@ def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0):
         thinned cloud has fewer other nodes).
     cell : float
         Column size (metres) for the local minimum height.
+    spacing : float, optional
+        The training scans' point spacing: a scan in other units (:func:`check_spacing`)
+        is refused before it is thinned.
     """
     from scipy.spatial import cKDTree
 
@@ -156,6 +216,9 @@ def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0):
     if not np.all(np.isfinite(xyz)):
         raise ValueError("point coordinates contain NaN or infinite values")
     _check_sizes(xyz, voxel, k_graph, cell)
+    tree = cKDTree(xyz)
+    own = point_spacing(xyz, tree)
+    check_spacing(own, spacing)
     keep, assign = voxel_subsample(xyz, voxel)
     nodes = xyz[keep]
     n = nodes.shape[0]
@@ -163,7 +226,6 @@ def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0):
         raise ValueError(f"the scan thins to {n} voxel at a voxel size of {voxel:g} m "
                          "(--voxel): at least 2 are needed; give a smaller voxel size or a "
                          "larger scan")
-    tree = cKDTree(xyz)
     feats = [_eigen_features(xyz, tree, nodes, min(k, xyz.shape[0])) for k in _SCALES]
     h = _height_above_min(xyz, nodes, cell)
     X = np.concatenate(feats + [h[:, None], (h ** 2 / 10.0)[:, None], np.ones((n, 1))], axis=1)
@@ -185,4 +247,5 @@ def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0):
         mask = np.asarray(labels).astype(bool)
         fg = mask[keep].astype(np.float64)
     return PointGraph(xyz=nodes, node_features=X, edges=pairs.astype(np.int64), edge_features=Xe,
-                      sizes=sizes, fg_fraction=fg, labels=assign.astype(np.int64), mask=mask)
+                      sizes=sizes, fg_fraction=fg, labels=assign.astype(np.int64), mask=mask,
+                      spacing=None if own is None else np.asarray(own))

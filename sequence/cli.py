@@ -21,7 +21,7 @@ from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import iteration_count
 from structpred import check_label_spellings
 
-from .evaluate import is_iob, scheme_mix
+from .evaluate import check_scheme, is_iob
 
 __all__ = ["add_parser", "tag_train", "tag_predict", "tag_eval", "DEFAULTS"]
 
@@ -178,9 +178,11 @@ def _check_spellings(path, y, known=None):
         check_label_spellings(labels, known, name=str(path))
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    mix = scheme_mix(y) if known is None else None
-    if mix is not None:
-        raise UserError(f"{path}: sentence {mix[0] + 1}, token {mix[1] + 1}: {mix[2]}")
+    if known is None:
+        try:
+            check_scheme(y, str(path))
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
     if known is None and not is_iob(set(labels)) and is_iob({t.upper() for t in labels}):
         # conlleval reads upper-case B-/I- prefixes only: "b-np" is a plain label
         warnings.warn(f"{path}: the labels ({', '.join(labels[:3])}, ...) look like chunk tags "
@@ -415,6 +417,28 @@ def _check_known_labels(path, y, tagger):
                       f"({_some(unseen)}), counted as errors{scheme}")
 
 
+def _warn_training_sentences(path, X, tagger):
+    """One warning when the sentences ``X`` of ``path`` are (5 % or more of them) sentences
+    the tagger was trained on (the training file given as test data): the score measured
+    on them was printed as any other.  A model written before the training sentences'
+    digests were kept says nothing."""
+    from structpred import training_overlap
+
+    from .evaluate import sentence_texts
+
+    found = training_overlap(sentence_texts(X), getattr(tagger, "training_digests_", None))
+    if found is None:
+        return
+    n, first = found
+    if n == len(X):
+        warnings.warn(f"{path} is the data the model was trained on (all of its "
+                      f"{counted(n, 'sentence')}); its score is not a test score")
+    else:
+        warnings.warn(f"{path}: {n} of the {counted(len(X), 'sentence')} (the first: "
+                      f"sentence {first + 1}) are sentences the model was trained on; the "
+                      "score overstates that on unseen text")
+
+
 @_wrap_format_errors
 def tag_eval(args):
     from .data import read_conll
@@ -429,6 +453,7 @@ def tag_eval(args):
                         f"trained on {tagger.n_columns_} (+ the label)")
     _check_spellings(args.data, y, tagger.classes_)
     _check_known_labels(args.data, y, tagger)
+    _warn_training_sentences(args.data, X, tagger)
     scores = evaluate(y, tagger.predict(X), iob=tagger.iob_)
     if args.json:
         print(json.dumps(scores, sort_keys=True))

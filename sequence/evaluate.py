@@ -14,8 +14,9 @@ import collections
 
 import numpy as np
 
-__all__ = ["chunks", "is_iob", "label_kind_error", "scheme_mix", "chunk_counts", "f1_from_counts", "token_accuracy",
-           "evaluate", "sentence_stats", "score_from_stats"]
+__all__ = ["chunks", "is_iob", "label_kind_error", "scheme_mix", "check_scheme", "sentence_texts",
+           "chunk_counts", "f1_from_counts", "token_accuracy", "evaluate", "sentence_stats",
+           "score_from_stats"]
 
 
 #: BILOU's L(ast) and U(nit) are IOBES's E(nd) and S(ingle)
@@ -129,6 +130,24 @@ def scheme_mix(label_lists):
                           "of two schemes teach the tagger two labels for one chunk; convert "
                           "the file to one scheme")
     return None
+
+
+def check_scheme(label_lists, name=None):
+    """Refuse chunk tags of two schemes (:func:`scheme_mix`) with a one-line ``ValueError``
+    naming the sentence and token: counted from 1 after the file ``name`` (``tag train``),
+    else the list indices from 0 (``SequenceTagger.fit``)."""
+    mix = scheme_mix(label_lists)
+    if mix is not None:
+        k, i, message = mix
+        where = f"{name}: sentence {k + 1}, token {i + 1}" if name else f"sentence {k}, token {i}"
+        raise ValueError(f"{where}: {message}")
+
+
+def sentence_texts(X):
+    """Each sentence's tokens (every column) as one text: what the tagger keeps digests of
+    (:func:`structpred.text_digests`) to find its training sentences in ``tag eval``."""
+    return [" ".join(" ".join(tok) if isinstance(tok, (tuple, list)) else str(tok)
+                     for tok in sent) for sent in X]
 
 
 def chunk_counts(gold, pred):

@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 
 from structpred import (check_flag, check_label_spellings, check_number, check_positive,
-                        check_seed, check_whole)
+                        check_seed, check_whole, text_digests)
 from structpred.learners import check_iterations
 from structpred.selection import unwrap_eval_set
 from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
@@ -24,7 +24,8 @@ from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
 from structpred.io import (FormatError, check_token_lists, counted, load_npz, note, save_npz,
                           unwritable_token)
 
-from .evaluate import is_iob, label_kind_error, score_from_stats, sentence_stats
+from .evaluate import (check_scheme, is_iob, label_kind_error, score_from_stats,
+                       sentence_stats, sentence_texts)
 from .features import FEATURE_SETS, FeatureCodes, FeatureIndex, token_features
 
 __all__ = ["SequenceTagger", "LEARNERS", "load_tagger"]
@@ -340,6 +341,7 @@ class SequenceTagger(BaseEstimator):
         self.n_columns_ = len(X[0][0])
         self.classes_ = sorted({t for s in y for t in s})
         check_label_spellings(self.classes_)
+        check_scheme(y)
         if len(self.classes_) < 2:
             raise ValueError(f"every training token has the label {self.classes_[0]!r}: a "
                              "tagger needs at least two labels to learn anything")
@@ -347,6 +349,8 @@ class SequenceTagger(BaseEstimator):
         if mixture is not None:
             raise ValueError(mixture[1])
         self.iob_ = is_iob(self.classes_)
+        # digests of the training sentences, kept in the model file: tag eval warns of them
+        self.training_digests_ = text_digests(sentence_texts(X))
         codes, train, valid = self._feature_codes(X, X_valid, codes)
         self.features_, columns = codes.index(train, max(int(self.min_count), 1))
         self.scaled_ = self.scaling == "count" and self.learner != "perceptron"
@@ -530,6 +534,8 @@ class SequenceTagger(BaseEstimator):
         arrays = {"features": np.frombuffer("\n".join(self.features_.names).encode("utf-8"),
                                             dtype=np.uint8),
                   "coef": self.coef_, "feature_scale": self.features_.scale}
+        if getattr(self, "training_digests_", None) is not None:
+            arrays["training_digests"] = self.training_digests_
         save_npz(path, arrays, header)
 
 
@@ -567,6 +573,9 @@ def load_tagger(path):
     tagger.fit_time_ = header.get("fit_time")
     tagger.refit_sentences_ = header.get("refit_sentences")
     tagger.info_ = header.get("info", {})
+    # None: a model written before the training sentences' digests were kept
+    digests = arrays.get("training_digests")
+    tagger.training_digests_ = None if digests is None else np.asarray(digests, np.uint64)
     K = len(tagger.classes_)
     if coef.size != len(tagger.features_) * K + K * K + 2 * K:
         raise FormatError(name, None, "damaged sequence tagger model (weights do not match "

@@ -34,6 +34,7 @@ _startup.install()   # Ctrl-C during the imports below: one line, status 130 (th
 from ._checks import (check_flag, check_label_spellings, check_number,  # noqa: E402
                       check_positive, check_seed, check_whole, label_clash, physical_memory,
                       split_comma_items)
+from ._digests import text_digests, training_overlap
 from ._example import StructuredExample
 from ._loss import hamming_loss, weighted_hamming_terms
 from ._version import __version__
@@ -45,7 +46,7 @@ from .polytopes import __all__ as _polytopes_all
 
 __all__ = (["__version__", "StructuredExample", "check_flag", "check_label_spellings",
             "check_number", "check_positive", "check_seed", "check_whole", "label_clash",
-            "split_comma_items", "physical_memory",
+            "split_comma_items", "physical_memory", "text_digests", "training_overlap",
             "hamming_loss", "weighted_hamming_terms", "FormatError", "atomic_write", "open_output",
             "open_text", "read_lines"]
            + list(_learners_all) + list(_polytopes_all))

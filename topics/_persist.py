@@ -35,6 +35,7 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
+from structpred import text_digests
 from structpred.io import CLOCK_KEYS, FormatError, load_npz, read_npz, refuse_stdin_model, save_npz
 
 from .corpus import ENGLISH_STOP_WORDS, Vocabulary
@@ -278,16 +279,6 @@ class SavedModel:
     meta: dict
     #: :func:`text_digests` of the training documents (``None``: a model written before)
     training_digests: object = None
-
-
-def text_digests(texts):
-    """A 64-bit digest of each text, its white space runs read as one space: what
-    ``topics eval`` compares to find the model's training documents among its own."""
-    import hashlib
-
-    return np.array([int.from_bytes(hashlib.blake2b(" ".join(t.split()).encode("utf-8", "replace"),
-                                                    digest_size=8).digest(), "little")
-                     for t in texts], dtype=np.uint64)
 
 
 def save_model(path, estimator, *, model, vocabulary, info=None, texts=None):

@@ -697,15 +697,13 @@ def _warn_training_documents(docs, saved, share=0.05):
     """One warning when ``share`` or more of ``docs`` (2 at least) are the model's training
     documents (the training file given as the test file, or test data that overlaps it):
     the accuracy measured on them is not that on unseen text (it was printed as if it were)."""
-    from ._persist import text_digests
+    from structpred import training_overlap
 
-    if saved.training_digests is None or not len(docs):
-        return
-    seen = np.isin(text_digests(docs.texts), saved.training_digests)
-    n = int(seen.sum())
-    if n >= 2 and n >= share * len(docs):
+    found = training_overlap(docs.texts, saved.training_digests, share)
+    if found is not None:
+        n, first = found
         which = ("every one of them: is this the training file?" if n == len(docs) else
-                 f"the first at {docs.sources[int(np.argmax(seen))]}")
+                 f"the first at {docs.sources[first]}")
         warnings.warn(f"{docs.path}: {n} of the {counted(len(docs), 'document')} are documents "
                       f"the model was trained on ({which}); the accuracy on them overstates "
                       "that on unseen text")
