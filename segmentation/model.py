@@ -40,7 +40,8 @@ from structpred import decode_mincut
 from structpred import Monitor
 from structpred import L2Ball
 from structpred import ExampleStream
-from structpred import check_flag, check_number, check_positive, check_seed, check_whole
+from structpred import (check_flag, check_number, check_n_jobs, check_positive, check_whole,
+                        estimator_seed)
 from structpred.selection import unwrap_eval_set
 
 from .examples import (AUTO_CLASS_WEIGHTS, AUTO_ETA_SCALES, _candidates, _describe,
@@ -250,15 +251,15 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         of them, again stopped early on validation.  None: every candidate on
         all training graphs.
     n_jobs : int or None
-        Candidates trained at once, in forked processes (None: as many as the CPUs this
-        process may use; 1: one after the other).  The results are the same; without
+        Candidates trained at once, in forked processes (None or -1: as many as the CPUs
+        this process may use, -2 all but one; 1: one after the other).  The results are the same; without
         ``fork``, or while this process runs other threads (a Dask client), one after the
         other.
     foreground_labels : str or None
         Point clouds: the fine labels that make the foreground
         (``"1300-1306"``); recorded with the model so that ``eval`` reads
         labelled scans the same way.  Not used by the estimator itself.
-    random_state : int
+    random_state : int, None, numpy RandomState or Generator
     verbose : bool
         Progress bars.
     """
@@ -438,8 +439,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         check_whole("cv_folds", self.cv_folds, 2)
         if self.learning_rate is not None:   # NaN was named "eta"
             check_positive("learning_rate", self.learning_rate)
-        if self.n_jobs is not None:
-            check_whole("n_jobs", self.n_jobs)
+        check_n_jobs(self.n_jobs, none=True)   # -1: every CPU, -2: all but one
         # patience 0 (or -1) stopped every candidate at its first validation (a model of
         # nearly no training, silently; the command line's 0 is None), NaN was int()'s
         # error; a negative selection_size numpy's "Number of samples, -1"; 2.5 was cut
@@ -484,7 +484,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
             if name.endswith("_scale") and float(v) > MAX_SCALE:   # the features overflowed
                 raise ValueError(f"{name} must be at most {MAX_SCALE:g} (it multiplies "
                                  f"standardised features), got {v!r}")
-        check_seed(self.random_state)
+        estimator_seed(self)   # a RandomState or Generator: drawn before any fork
 
     def iteration_cap(self, n_train, use_edges=True):
         """Most iterations of one candidate: ``n_iter``, or with ``"auto"`` eq. 3,
@@ -633,7 +633,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         return colour_model_features(X[:, :3], graph.sizes, graph.edges,
                                      graph.edge_features[:, 0], scores,
                                      n_components=int(self.colour_components),
-                                     random_state=self.random_state)
+                                     random_state=estimator_seed(self))
 
     def _candidate(self, prep, cw, eta_scale, ns, valid, track_graphs, log, tag="",
                    use_edges=None, n_iter=None):
@@ -694,7 +694,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         if key not in prep.lipschitz:
             if examples is None:
                 examples = self._examples(prep, cw, use_edges)
-            prep.lipschitz[key] = power_iteration_norm(examples, random_state=self.random_state)
+            prep.lipschitz[key] = power_iteration_norm(examples, random_state=estimator_seed(self))
         return prep.lipschitz[key]
 
     def _train_candidate(self, prep, cw, eta_scale, valid, track_graphs, use_edges=None,
@@ -735,7 +735,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
             eta = float(eta_scale) / self.lipschitz_
         cap = int(n_iter) if n_iter is not None else self.iteration_cap(prep.n_train, use_edges)
         res = run_learner(self.learner, examples, W, n_iter=cap, eta=eta, monitor=monitor,
-                          verbose=self.verbose, random_state=self.random_state,
+                          verbose=self.verbose, random_state=estimator_seed(self),
                           executor=getattr(self, "_executor", None))
         hist = dict(res.history)
         if track_graphs:

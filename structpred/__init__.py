@@ -31,8 +31,9 @@ from . import _startup
 
 _startup.install()   # Ctrl-C during the imports below: one line, status 130 (the command only)
 
-from ._checks import (check_flag, check_label_spellings, check_number,  # noqa: E402
-                      check_positive, check_seed, check_whole, label_clash, physical_memory,
+from ._checks import (check_flag, check_label_spellings, check_n_jobs,  # noqa: E402
+                      check_number, check_positive, check_seed, check_whole, estimator_seed,
+                      resolve_seed, label_clash, physical_memory,
                       split_comma_items)
 from ._example import StructuredExample
 from ._loss import hamming_loss, weighted_hamming_terms
@@ -45,6 +46,7 @@ from .polytopes import __all__ as _polytopes_all
 
 __all__ = (["__version__", "StructuredExample", "check_flag", "check_label_spellings",
             "check_number", "check_positive", "check_seed", "check_whole", "label_clash",
+            "check_n_jobs", "estimator_seed", "resolve_seed",
             "split_comma_items", "physical_memory",
             "hamming_loss", "weighted_hamming_terms", "FormatError", "atomic_write", "open_output",
             "open_text", "read_lines"]
