@@ -260,11 +260,17 @@ def test_jobs_option_in_a_command(capsys):
 
 # ---------------------------------------------- class: NUMBA_* variables numba can't use
 def _version_with(name, value):
+    """``structpred --version`` with ``name=value``, in a folder of its own (a relative
+    ``NUMBA_CHROME_TRACE`` or ``NUMBA_CACHE_DIR`` writes there)."""
+    import tempfile
+
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     env.update({name: value, "PYTHONPATH": os.pathsep.join(
-        [os.path.join(os.path.dirname(__file__), ".."), env.get("PYTHONPATH", "")])})
-    return subprocess.run([sys.executable, "-m", "structpred", "--version"], env=env,
-                          capture_output=True, text=True, timeout=120)
+        [os.path.abspath(os.path.join(os.path.dirname(__file__), "..")),
+         env.get("PYTHONPATH", "")])})
+    with tempfile.TemporaryDirectory() as cwd:
+        return subprocess.run([sys.executable, "-m", "structpred", "--version"], env=env,
+                              cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
 #: variables numba reads at import, by the kind of value each takes
