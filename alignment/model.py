@@ -665,6 +665,7 @@ class MatchingAligner(BaseEstimator):
         if self.interaction_stats_ is not None:
             arrays.update({f"inter/{k}": v for k, v in self.interaction_stats_.to_arrays().items()})
         params = self.get_params()
+        params["random_state"] = estimator_seed(self)   # a RandomState: the seed drawn
         params["radius"] = None if not np.isfinite(self.radius) else float(self.radius)
         params["aligners"] = list(self.aligners)
         aligners_state = None

@@ -166,7 +166,8 @@ def add_train_parser(ssub, handler):
                          "validation (default: the estimator's, see MRFSegmenter)")
     tr.add_argument("--jobs", type=jobs_count, default=None, metavar="N",
                     help="train this many candidates at once in forked processes (default: "
-                         "the CPUs this process may use; the model is the same)")
+                         "the CPUs this process may use, as with -1; -2: all but one; the model "
+                         "is the same)")
     tr.add_argument("--no-colour-model", action="store_true",
                     help="images: no per-image colour models (one pass of the unary features)")
     tr.add_argument("--eta-scale", type=_list_or_auto(_eta_scale), default="auto",

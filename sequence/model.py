@@ -514,9 +514,10 @@ class SequenceTagger(BaseEstimator):
     def save(self, path, info=None):
         """Write the fitted tagger to ``path`` atomically: an ``.npz`` (no pickles) with
         the weights, the feature strings and a JSON header."""
+        params = dict(self.get_params(), random_state=estimator_seed(self))   # as drawn
         header = {"format": FORMAT, "version": FORMAT_VERSION,
                   "params": {k: (None if isinstance(v, float) and not np.isfinite(v) else v)
-                             for k, v in self.get_params().items()},
+                             for k, v in params.items()},
                   "inf_params": [k for k, v in self.get_params().items()
                                  if isinstance(v, float) and np.isinf(v)],
                   "radius": (None if not np.isfinite(getattr(self, "radius_", np.inf))

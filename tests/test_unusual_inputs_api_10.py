@@ -6,6 +6,9 @@
   must be an integer >= 0 or None"); now it draws a 32-bit seed from it once
   (:func:`structpred.resolve_seed`, :func:`structpred.estimator_seed`), so that equal
   instances give equal results, and leaves the parameter as given (``sklearn.base.clone``);
+  a model fitted so is saved with the seed drawn (``save`` of the tagger, the segmenter,
+  ``MatchingAligner`` and the topic models would have been "Object of type RandomState is
+  not JSON serializable");
 - worker counts: joblib's ``n_jobs=-1`` (every CPU) and ``-2`` (all but one) were refused
   by ``MRFSegmenter``, ``BayesianAligner`` and ``UnsupervisedAligner`` (and ``--jobs -1`` by
   the commands), and the alignment functions taking ``n_jobs``/``jobs`` ran -1 as one
@@ -322,3 +325,44 @@ def test_numba_values_it_cannot_use_are_refused(name, value):
 def test_numba_values_it_reads_run(name, value):
     res = _version_with(name, value)
     assert res.returncode == 0 and not res.stderr.strip(), res.stderr
+
+
+# ------------------------------------------- class: models fitted with an instance, saved
+@pytest.mark.parametrize("owner", ["tagger", "segmenter", "topics"])
+def test_a_model_fitted_with_an_instance_saves_the_seed_drawn(owner, tmp_path):
+    """Saving was "Object of type RandomState is not JSON serializable" (the topic models:
+    an internal ``_Unsupported``); now the file records the seed drawn from the instance, and
+    the model loads and predicts as before."""
+    rs = np.random.RandomState(11)
+    seed = resolve_seed(np.random.RandomState(11))
+    path = tmp_path / "m.npz"
+    if owner == "tagger":
+        from sequence.model import SequenceTagger, load_tagger
+
+        X = [[("a", "N"), ("b", "V")], [("c", "N")]]
+        model = SequenceTagger(learner="perceptron", n_iter=2, random_state=rs)
+        model.fit(X, [["B-NP", "O"], ["B-NP"]]).save(path)
+        loaded = load_tagger(path)
+        assert loaded.predict(X) == model.predict(X)
+    elif owner == "segmenter":
+        from segmentation.model import MRFSegmenter
+
+        rng = np.random.default_rng(0)
+        images = [rng.integers(0, 256, (6, 7, 3)).astype(np.uint8) for _ in range(2)]
+        masks = [rng.random((6, 7)) < 0.5 for _ in range(2)]
+        model = MRFSegmenter(n_iter=1, guard=False, valid_fraction=0, random_state=rs)
+        model.fit(images, masks).save(path)
+        loaded = MRFSegmenter.load(path)
+        assert _same(loaded.predict(images), model.predict(images))
+    else:
+        from topics import NBSVM, Vocabulary
+        from topics._persist import load_model, save_model
+
+        docs = ["apple pear plum", "car road gear", "apple plum fig", "road car fuel"] * 2
+        vocab = Vocabulary()
+        X = vocab.fit_transform(docs)
+        model = NBSVM(random_state=rs).fit(X, ["f", "c"] * 4)
+        assert save_model(path, model, model="nbsvm", vocabulary=vocab) == []
+        loaded = load_model(path).estimator
+        np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    assert loaded.random_state == seed

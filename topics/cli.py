@@ -223,7 +223,8 @@ def _add_validation_options(tr):
                         f"--seed); from {CV_BELOW:,} training documents on, as smaller corpora are "
                         f"cross-validated ({CV_FOLDS} folds)")
     a.add_argument("--jobs", type=jobs_count, default=2, metavar="N",
-                   help="fit this many candidates at once (processes; default 2)")
+                   help="fit this many candidates at once (processes; default 2; -1: every "
+                        "CPU, -2: all but one)")
     a.add_argument("--time-budget", type=nonneg_float, default=30.0, metavar="SECONDS",
                    help="estimated seconds allowed for the slower topic-model candidates "
                         "(default 30)")

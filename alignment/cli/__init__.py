@@ -191,7 +191,8 @@ def _add_train_parser(asub):
                          "the validation sentences kept (without them, or with --preset "
                          "thesis: 3)")
     tr.add_argument("--jobs", type=jobs_count, default=2, metavar="N",
-                    help="train this many c- candidates at once (processes)")
+                    help="train this many c- candidates at once (processes; -1: every CPU, -2: all "
+                         "but one)")
     tr.add_argument("--possible-cost", type=_cost, default=None,
                     help="cost of predicting a possible-only gold link (default: c+)")
     tr.add_argument("--learner", default="dual-extragradient",
@@ -246,7 +247,7 @@ def _add_predict_parser(asub):
                     help="align chunks of sentence pairs in N processes on this machine, "
                          "written in input order as they are done (default: every CPU this "
                          "process may use, once the input has more than one chunk; 1 for "
-                         "standard input)")
+                         "standard input; -1: every CPU, -2: all but one)")
     add_cluster_options(pr, "the alignment of chunks of sentence pairs")
     _add_quiet(pr)
     pr.set_defaults(handler=align_predict)

@@ -41,7 +41,7 @@ def add_bayes_arguments(p):
                    help="probability of a NULL link")
     g.add_argument("--jobs", type=jobs_count, default=1, metavar="N",
                    help="threads: 2 or more sample the two directions in two threads (one "
-                        "per direction; more are not used)")
+                        "per direction; more are not used; -1: every CPU)")
     return g
 
 
