@@ -135,11 +135,11 @@ def test_an_instance_stands_for_the_seed_drawn_from_it(package, kind, seed):
 
 @SETTINGS
 @given(seed=BAD_SEEDS, package=st.sampled_from(["topics", "sequence", "segmentation",
-                                                "alignment", "matching"]))
+                                                "alignment", "matching", "core"]))
 def test_bad_random_state_is_refused_naming_it(seed, package):
     """A bool, a negative or fractional number, a string: refused, naming ``random_state``
-    (the aligner, which takes a ``SeedSequence``, refuses the others)."""
-    if package == "alignment" and isinstance(seed, np.random.SeedSequence):
+    (the aligner and the core, which take a ``SeedSequence``, refuse the others)."""
+    if package in ("alignment", "core") and isinstance(seed, np.random.SeedSequence):
         return
     with pytest.raises(ValueError, match=r"random_state must be an integer >= 0, None"):
         if package == "matching":
