@@ -26,8 +26,8 @@ from structpred import FormatError
 from structpred.io import MAX_WORDS, check_sentence_pairs, load_npz, save_npz
 
 from ._runtime import MAX_COST, MAX_FREQUENT
-from structpred import (LEARNERS, check_flag, check_learner, check_number, check_seed,
-                        check_whole, run_learner)
+from structpred import (LEARNERS, check_flag, check_learner, check_number,
+                        check_whole, estimator_seed, run_learner)
 from structpred import decode_matching
 from structpred import Monitor
 from structpred import L2Ball
@@ -220,7 +220,7 @@ class MatchingAligner(BaseEstimator):
     include_features : tuple of str
         Optional edge features to add (names from
         :data:`alignment.features.edges.OPTIONAL_FEATURES`).
-    random_state : int
+    random_state : int, None, numpy RandomState or Generator
     verbose : bool
     """
 
@@ -265,7 +265,7 @@ class MatchingAligner(BaseEstimator):
                              f"n_frequent**2 pair features), got {self.n_frequent!r}")
         if self.patience is not None:
             check_whole("patience", self.patience, 1)
-        check_seed(self.random_state)
+        estimator_seed(self)   # a RandomState or Generator: drawn from now
         for name in ("interactions", "use_external", "verbose"):   # "no" switched one on
             check_flag(name, getattr(self, name))
         for name in ("cost_pos", "cost_neg") + (("possible_cost",) if self.possible_cost
@@ -558,7 +558,7 @@ class MatchingAligner(BaseEstimator):
         W = L2Ball(radius=self.radius, nonneg=nonneg)
         res = run_learner(self.learner, examples, W, n_iter=self.n_iter, eta=self.learning_rate,
                           regularization=self.regularization, monitor=monitor,
-                          verbose=self.verbose, random_state=self.random_state,
+                          verbose=self.verbose, random_state=estimator_seed(self),
                           executor=executor)
         self.result_ = res
         self.coef_ = W.project(res.w)
@@ -665,6 +665,7 @@ class MatchingAligner(BaseEstimator):
         if self.interaction_stats_ is not None:
             arrays.update({f"inter/{k}": v for k, v in self.interaction_stats_.to_arrays().items()})
         params = self.get_params()
+        params["random_state"] = estimator_seed(self)   # a RandomState: the seed drawn
         params["radius"] = None if not np.isfinite(self.radius) else float(self.radius)
         params["aligners"] = list(self.aligners)
         aligners_state = None

@@ -29,6 +29,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from structpred import check_n_jobs
 from structpred.io import counted
 
 from ._runtime import log as _log
@@ -184,8 +185,8 @@ def train_aligner(pairs, gold=None, *, stats, eval_set=None, bitext=None, aligne
     t0 = time.perf_counter()
     gold, links, sources = _aligner_features(pairs, gold, valid_pairs, bitext, aligners,
                                              labels, thesis, cache_dir, max_len, verbose,
-                                             random_state=random_state, jobs=jobs,
-                                             started=started)
+                                             random_state=random_state,
+                                             jobs=check_n_jobs(jobs, "jobs"), started=started)
     t1 = time.perf_counter()
     auto_model = model == "auto"
     D, Q = MODELS["M" if auto_model else model]
@@ -202,7 +203,7 @@ def train_aligner(pairs, gold=None, *, stats, eval_set=None, bitext=None, aligne
     if extended and interaction_stats is None and bitext is None:
         _log(verbose, "model auto: M only (M+F+Q needs the bitext or interaction_stats)")
         extended = None
-    jobs = 1 if executor is not None else jobs
+    jobs = 1 if executor is not None else check_n_jobs(jobs, "jobs")   # -1: every CPU
     quiet_fits = len(c_negs) > 1 and jobs > 1
     inter = _InteractionCache(interaction_stats, stats, bitext, verbose)
     base = dict(params, aligners=sources, use_external=external is not None, n_iter=n_iter,
@@ -316,8 +317,8 @@ def start_aligner_runs(pairs, valid_pairs=None, bitext=None, aligners="default",
         return {}
     _, wanted = _wanted_sources(bitext, aligners, labels, preset == "thesis")
     return start_sources(wanted, list(pairs) + list(valid_pairs or []), bitext[0], bitext[1],
-                         cache_dir=cache_dir, random_state=random_state, n_jobs=min(2, jobs),
-                         verbose=verbose)
+                         cache_dir=cache_dir, random_state=random_state,
+                         n_jobs=min(2, check_n_jobs(jobs, "jobs")), verbose=verbose)
 
 
 def _aligner_features(pairs, gold, valid_pairs, bitext, aligners, labels, thesis, cache_dir,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from structpred import check_flag, check_learner, check_number, check_positive, check_seed
-from structpred import check_whole
+from structpred import check_flag, check_learner, check_number, check_positive, check_n_jobs
+from structpred import check_whole, estimator_seed
 
 from .examples import AUTO_CLASS_WEIGHTS, AUTO_ETA_SCALES, _candidates, class_weights
 
@@ -39,8 +39,7 @@ def check_params(model):
     check_whole("cv_folds", model.cv_folds, 2)
     if model.learning_rate is not None:   # NaN was named "eta"
         check_positive("learning_rate", model.learning_rate)
-    if model.n_jobs is not None:
-        check_whole("n_jobs", model.n_jobs)
+    check_n_jobs(model.n_jobs, none=True)   # -1: every CPU, -2: all but one
     # patience 0 (or -1) stopped every candidate at its first validation (a model of
     # nearly no training, silently; the command line's 0 is None), NaN was int()'s
     # error; a negative selection_size numpy's "Number of samples, -1"; 2.5 was cut
@@ -85,4 +84,4 @@ def check_params(model):
         if name.endswith("_scale") and float(v) > MAX_SCALE:   # the features overflowed
             raise ValueError(f"{name} must be at most {MAX_SCALE:g} (it multiplies "
                              f"standardised features), got {v!r}")
-    check_seed(model.random_state)
+    estimator_seed(model)   # a RandomState or Generator: drawn before any fork

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from structpred import check_n_jobs, estimator_seed
+
 from .examples import (AUTO_CLASS_WEIGHTS, AUTO_ETA_SCALES, _candidates, _GraphFiles, _iou,
                        _iou_score, _Moments, _pad, _Prepared)
 
@@ -70,7 +72,7 @@ class CandidateSearch:
         """Processes for ``n`` candidates: ``n_jobs`` (None: the CPUs this process may use)."""
         from structpred.parallel import usable_cpus
 
-        jobs = usable_cpus() if self.n_jobs is None else self.n_jobs
+        jobs = check_n_jobs(self.n_jobs, none=True) or usable_cpus()
         return max(1, min(int(jobs), int(n)))
 
     def _run_candidates(self, specs, ns, valid, log):
@@ -157,7 +159,7 @@ class CandidateSearch:
                                    best_iters.get(k.split(" ")[0]), 0.0) for k in order),
                         key=lambda c: (-c.score, order.index(c.value)))
         kept, p = prefer_default(ranked, "unary", lambda k: stats[k], _iou_score,
-                                 alpha=float(self.guard_alpha), random_state=self.random_state)
+                                 alpha=float(self.guard_alpha), random_state=estimator_seed(self))
         line = describe("edges", ranked, kept, p, "unary", metric="IoU", items=items)
         return kept.value, dict(kept=kept.value, p_not_better=p, line=line,
                                 scores={c.value: c.score for c in ranked},

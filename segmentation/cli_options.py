@@ -7,7 +7,8 @@ import argparse
 
 from structpred import LEARNERS
 from structpred.cli import HelpFormatter as _Formatter
-from structpred.cli import int_at_least, nonneg_float, nonneg_int, positive_float, positive_int
+from structpred.cli import (int_at_least, jobs_count, nonneg_float, nonneg_int, positive_float,
+                            positive_int)
 from structpred.cli import add_quiet as _add_quiet, add_cluster_options, iteration_count
 from structpred.cli import at_most, comma_items, seed_value
 
@@ -163,9 +164,10 @@ def add_train_parser(ssub, handler):
     tr.add_argument("--edge-factors", type=_factor_list, default=None, metavar="S[,S...]",
                     help="factors of the chosen MRF's edge weights that the guard also tries on "
                          "validation (default: the estimator's, see MRFSegmenter)")
-    tr.add_argument("--jobs", type=positive_int, default=None, metavar="N",
+    tr.add_argument("--jobs", type=jobs_count, default=None, metavar="N",
                     help="train this many candidates at once in forked processes (default: "
-                         "the CPUs this process may use; the model is the same)")
+                         "the CPUs this process may use, as with -1; -2: all but one; the model "
+                         "is the same)")
     tr.add_argument("--no-colour-model", action="store_true",
                     help="images: no per-image colour models (one pass of the unary features)")
     tr.add_argument("--eta-scale", type=_list_or_auto(_eta_scale), default="auto",

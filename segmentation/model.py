@@ -40,6 +40,7 @@ from structpred import decode_mincut
 from structpred import Monitor
 from structpred import L2Ball
 from structpred import ExampleStream
+from structpred import estimator_seed
 from structpred.selection import unwrap_eval_set
 
 from .examples import (AUTO_CLASS_WEIGHTS, AUTO_ETA_SCALES, _candidates, _describe,
@@ -243,15 +244,15 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         of them, again stopped early on validation.  None: every candidate on
         all training graphs.
     n_jobs : int or None
-        Candidates trained at once, in forked processes (None: as many as the CPUs this
-        process may use; 1: one after the other).  The results are the same; without
+        Candidates trained at once, in forked processes (None or -1: as many as the CPUs
+        this process may use, -2 all but one; 1: one after the other).  The results are the same; without
         ``fork``, or while this process runs other threads (a Dask client), one after the
         other.
     foreground_labels : str or None
         Point clouds: the fine labels that make the foreground
         (``"1300-1306"``); recorded with the model so that ``eval`` reads
         labelled scans the same way.  Not used by the estimator itself.
-    random_state : int
+    random_state : int, None, numpy RandomState or Generator
     verbose : bool
         Progress bars.
     """
@@ -566,7 +567,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         return colour_model_features(X[:, :3], graph.sizes, graph.edges,
                                      graph.edge_features[:, 0], scores,
                                      n_components=int(self.colour_components),
-                                     random_state=self.random_state)
+                                     random_state=estimator_seed(self))
 
     def _candidate(self, prep, cw, eta_scale, ns, valid, track_graphs, log, tag="",
                    use_edges=None, n_iter=None):
@@ -627,7 +628,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         if key not in prep.lipschitz:
             if examples is None:
                 examples = self._examples(prep, cw, use_edges)
-            prep.lipschitz[key] = power_iteration_norm(examples, random_state=self.random_state)
+            prep.lipschitz[key] = power_iteration_norm(examples, random_state=estimator_seed(self))
         return prep.lipschitz[key]
 
     def _train_candidate(self, prep, cw, eta_scale, valid, track_graphs, use_edges=None,
@@ -668,7 +669,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
             eta = float(eta_scale) / self.lipschitz_
         cap = int(n_iter) if n_iter is not None else self.iteration_cap(prep.n_train, use_edges)
         res = run_learner(self.learner, examples, W, n_iter=cap, eta=eta, monitor=monitor,
-                          verbose=self.verbose, random_state=self.random_state,
+                          verbose=self.verbose, random_state=estimator_seed(self),
                           executor=getattr(self, "_executor", None))
         hist = dict(res.history)
         if track_graphs:

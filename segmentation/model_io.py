@@ -12,6 +12,7 @@ import os
 
 import numpy as np
 
+from structpred import estimator_seed
 from structpred.io import FormatError, load_npz, refuse_stdin_model, save_npz
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "save_segmenter", "load_segmenter", "feature_names",
@@ -24,6 +25,7 @@ FORMAT_VERSION = 3
 def save_segmenter(model, path):
     """Write a fitted segmenter to ``path`` (``.npz``, atomically)."""
     params = model.get_params()
+    params["random_state"] = estimator_seed(model)   # a RandomState: the seed drawn
     params["radius"] = None if not np.isfinite(model.radius) else float(model.radius)
     meta = {"format": FORMAT, "version": FORMAT_VERSION, "params": params,
             "kind": model.kind_, "n_node_features": model.n_node_features_,

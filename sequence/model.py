@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 
 from structpred import (check_flag, check_label_spellings, check_number, check_positive,
-                        check_seed, check_whole, text_digests)
+                        check_whole, estimator_seed, text_digests)
 from structpred.learners import check_iterations
 from structpred.selection import unwrap_eval_set
 from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
@@ -190,7 +190,7 @@ class SequenceTagger(BaseEstimator):
         every labelled sentence, as the other problem packages' final models do.  The
         validation record (``history_``, ``best_iter_``) is the first run's.  ``tag
         train`` sets it when its validation sentences are held out of ``--data``.
-    random_state : int
+    random_state : int, None, numpy RandomState or Generator
         Seeds the power iteration of ``L`` and the perceptron's order.
     verbose : bool
         Progress bars (on a terminal only).
@@ -268,7 +268,7 @@ class SequenceTagger(BaseEstimator):
         for name in ("eval_every", "patience"):
             if getattr(self, name) is not None:
                 check_whole(name, getattr(self, name))
-        check_seed(self.random_state)
+        estimator_seed(self)   # a RandomState or Generator: drawn from now
 
     def _examples(self, x, lengths, y=None, geometry="entropy"):
         starts = np.r_[0, np.cumsum(lengths)]
@@ -391,7 +391,7 @@ class SequenceTagger(BaseEstimator):
         else:
             geometry = "entropy" if self.learner == "bregman" else "euclidean"
             examples = self._examples(x, lengths, labels, geometry)
-            L = operator_norm(examples, random_state=self.random_state)
+            L = operator_norm(examples, random_state=estimator_seed(self))
             self.eta_ = float(self.step_scale) / L
             res = dual_extragradient_streaming(examples, L2Ball(radius=self.radius_),
                                                n_iter=int(self.n_iter), eta=self.eta_,
@@ -472,7 +472,7 @@ class SequenceTagger(BaseEstimator):
         w = np.zeros(d)
         u = np.zeros(d)
         starts = np.r_[0, np.cumsum(lengths)].astype(np.int64)
-        rng = np.random.default_rng(self.random_state)
+        rng = np.random.default_rng(estimator_seed(self))
         counter = np.ones(1)
         monitor.reset()
         status, t = 0, -1
@@ -518,9 +518,10 @@ class SequenceTagger(BaseEstimator):
     def save(self, path, info=None):
         """Write the fitted tagger to ``path`` atomically: an ``.npz`` (no pickles) with
         the weights, the feature strings and a JSON header."""
+        params = dict(self.get_params(), random_state=estimator_seed(self))   # as drawn
         header = {"format": FORMAT, "version": FORMAT_VERSION,
                   "params": {k: (None if isinstance(v, float) and not np.isfinite(v) else v)
-                             for k, v in self.get_params().items()},
+                             for k, v in params.items()},
                   "inf_params": [k for k, v in self.get_params().items()
                                  if isinstance(v, float) and np.isinf(v)],
                   "radius": (None if not np.isfinite(getattr(self, "radius_", np.inf))

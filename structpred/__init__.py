@@ -31,8 +31,10 @@ from . import _startup
 
 _startup.install()   # Ctrl-C during the imports below: one line, status 130 (the command only)
 
-from ._checks import (check_flag, check_label_spellings, check_number,  # noqa: E402
-                      check_positive, check_seed, check_whole, label_clash, physical_memory,
+from ._checks import (SEED_INSTANCES, check_flag, check_label_spellings,  # noqa: E402
+                      check_n_jobs,
+                      check_number, check_positive, check_seed, check_whole, estimator_seed,
+                      resolve_seed, label_clash, physical_memory,
                       split_comma_items)
 from ._digests import text_digests, training_overlap
 from ._example import StructuredExample
@@ -46,6 +48,7 @@ from .polytopes import __all__ as _polytopes_all
 
 __all__ = (["__version__", "StructuredExample", "check_flag", "check_label_spellings",
             "check_number", "check_positive", "check_seed", "check_whole", "label_clash",
+            "check_n_jobs", "estimator_seed", "resolve_seed", "SEED_INSTANCES",
             "split_comma_items", "physical_memory", "text_digests", "training_overlap",
             "hamming_loss", "weighted_hamming_terms", "FormatError", "atomic_write", "open_output",
             "open_text", "read_lines"]

@@ -12,7 +12,8 @@ import unicodedata
 
 import numpy as np
 
-__all__ = ["check_whole", "check_number", "check_seed", "check_positive", "check_flag",
+__all__ = ["check_whole", "check_number", "check_seed", "resolve_seed", "estimator_seed",
+           "SEED_INSTANCES", "check_n_jobs", "check_positive", "check_flag",
            "label_clash", "check_label_spellings", "whole_array", "split_comma_items",
            "physical_memory"]
 
@@ -95,21 +96,77 @@ def check_number(name, value, lo=0.0, strict=False, infinite=False, hi=None):
                          f"got {value!r}")
 
 
+#: the numpy generator objects every estimator takes as its ``random_state``
+SEED_INSTANCES = (np.random.RandomState, np.random.Generator)
+
+
 def check_seed(value, name="random_state", seed_sequence=False, generators=False):
-    """``ValueError`` unless ``value`` is ``None`` or an integer >= 0 (or, with
-    ``seed_sequence``, a :class:`numpy.random.SeedSequence`; with ``generators``, anything
+    """``ValueError`` unless ``value`` is ``None``, an integer >= 0 or a numpy
+    ``RandomState``/``Generator`` (or, with ``seed_sequence``, a
+    :class:`numpy.random.SeedSequence`; with ``generators``, anything
     :func:`numpy.random.default_rng` takes: a ``SeedSequence``, ``Generator``, bit
-    generator or ``RandomState``): what every stochastic component takes as its seed."""
-    accepted = ((np.random.SeedSequence,) if seed_sequence or generators else ()) + \
-        ((np.random.Generator, np.random.BitGenerator, np.random.RandomState)
-         if generators else ())
+    generator or ``RandomState``): what every stochastic component takes as its seed.  A
+    bool, a negative or fractional number and a string are refused, naming ``name``."""
+    accepted = SEED_INSTANCES + ((np.random.SeedSequence,) if seed_sequence or generators
+                                 else ()) + ((np.random.BitGenerator,) if generators else ())
     if value is None or isinstance(value, accepted):
         return
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
         kinds = ("an integer >= 0, None, a SeedSequence or a numpy Generator" if generators
-                 else "an integer >= 0, None or a SeedSequence" if seed_sequence else
-                 "an integer >= 0 or None")
-        raise ValueError(f"{name} must be {kinds}, got {value!r}")
+                 else "an integer >= 0, None, a SeedSequence, a numpy RandomState or "
+                 "Generator" if seed_sequence else
+                 "an integer >= 0, None, a numpy RandomState or Generator")
+        raise ValueError(f"{name} must be {kinds}, got {value!r:.60}")
+
+
+def resolve_seed(value, name="random_state", seed_sequence=False):
+    """``value`` (a ``random_state``, checked by :func:`check_seed`) as the seed a component
+    takes: ``None`` and an integer as they are (a ``SeedSequence`` too with
+    ``seed_sequence``), a numpy ``RandomState`` or ``Generator`` as an integer in
+    ``[0, 2**32)`` drawn from it.  The draw advances the instance, and two instances in
+    one state give one seed, so equal fresh ``RandomState(0)`` give equal results."""
+    check_seed(value, name, seed_sequence=seed_sequence)
+    if isinstance(value, np.random.RandomState):
+        return int(value.randint(0, 2 ** 32, dtype=np.uint64))
+    if isinstance(value, np.random.Generator):
+        return int(value.integers(0, 2 ** 32, dtype=np.uint64))
+    return value if value is None or isinstance(value, np.random.SeedSequence) else int(value)
+
+
+def estimator_seed(estimator, name="random_state", seed_sequence=False):
+    """The seed of ``estimator``'s ``random_state`` (:func:`resolve_seed`), its parameter
+    left as given (``sklearn.base.clone`` and ``get_params`` see it unchanged).  From a
+    ``RandomState`` or ``Generator`` the seed is drawn once, at the estimator's first use
+    of that instance, and kept for its later fits and predictions (so that they agree);
+    another instance given later is drawn from again."""
+    value = getattr(estimator, name)
+    if not isinstance(value, SEED_INSTANCES):
+        return resolve_seed(value, name, seed_sequence)
+    kept = estimator.__dict__.get("_drawn_seed")
+    if kept is None or kept[0] is not value:
+        kept = (value, resolve_seed(value, name, seed_sequence))
+        estimator.__dict__["_drawn_seed"] = kept
+    return kept[1]
+
+
+def check_n_jobs(value, name="n_jobs", none=False, hi=10 ** 7):
+    """The number of workers ``value`` stands for, by joblib's convention: an integer from 1
+    to ``hi`` itself, -1 every CPU this process may use
+    (:func:`structpred.parallel.usable_cpus`), -2 all but one, ``-k`` all but ``k - 1``, never
+    fewer than 1; ``None`` stays ``None`` where ``none`` (the caller's default).  0, a bool,
+    a fraction and a string are refused (``ValueError`` naming ``name``)."""
+    if value is None and none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value == 0:
+        raise ValueError(f"{name} must be an integer >= 1 or negative (-1: every CPU, -2: all "
+                         f"but one){', or None' if none else ''}, got {value!r:.60}")
+    if not -hi <= value <= hi:
+        raise ValueError(f"{name} must be at most {hi:,} in size, got {value!r}")
+    if value > 0:
+        return int(value)
+    from .parallel import usable_cpus
+
+    return max(1, usable_cpus() + 1 + int(value))
 
 
 def check_flag(name, value):

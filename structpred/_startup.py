@@ -81,10 +81,15 @@ def check_environment(environ=os.environ):
 
 def install():
     """Make an uncaught Ctrl-C (SIGTERM) one line and status 130 (143) when running as the
-    command; refuse thread counts in the environment that the libraries cannot read."""
-    if running_as_command() and (refusal := check_environment()) is not None:
-        sys.stderr.write(f"structpred: error: {refusal}\n")
-        raise SystemExit(2)
+    command; refuse thread counts in the environment that the libraries cannot read, and
+    ``NUMBA_*`` variables that numba cannot use (:mod:`structpred._numba_env`)."""
+    if running_as_command():
+        from ._numba_env import check_numba_environment
+
+        refusal = check_environment() or check_numba_environment()
+        if refusal is not None:
+            sys.stderr.write(f"structpred: error: {refusal}\n")
+            raise SystemExit(2)
     if running_as_command() and sys.excepthook is sys.__excepthook__:
         import signal
 

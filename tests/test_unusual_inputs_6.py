@@ -102,7 +102,7 @@ def test_an_image_without_rotation_reads_without_a_warning(tmp_path):
         assert load_image(tmp_path / "a.jpg").shape == (20, 30, 3)
 
 
-@pytest.mark.parametrize("jobs", ["0", "-2", "1.5", "two"])
+@pytest.mark.parametrize("jobs", ["0", "-0", "1.5", "two"])   # -2: all CPUs but one
 def test_bayes_jobs_below_one_or_not_whole_are_refused(tmp_path, capsys, jobs):
     from cli_helpers import one_line_error, run_cli
 

@@ -35,7 +35,7 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
-from structpred import text_digests
+from structpred import SEED_INSTANCES, estimator_seed, text_digests
 from structpred.io import CLOCK_KEYS, FormatError, load_npz, read_npz, refuse_stdin_model, save_npz
 
 from .corpus import ENGLISH_STOP_WORDS, Vocabulary
@@ -133,11 +133,14 @@ class _Encoder:
 
     def estimator(self, est, key):
         params = est.get_params(deep=False)
+        if isinstance(params.get("random_state"), SEED_INSTANCES):   # the seed drawn from it
+            params["random_state"] = estimator_seed(est)
         desc = {_TAG: "estimator", "class": _class_path(type(est)),
                 "params": {k: self.encode(p, f"{key}.params.{k}") for k, p in params.items()},
                 "state": {}}
         for name, value in vars(est).items():
-            if name in params or name in CLOCK_KEYS:   # no clock readings: same bytes
+            # no clock readings (same bytes), nor the instance a seed was drawn from
+            if name in params or name in CLOCK_KEYS or name == "_drawn_seed":
                 continue
             try:
                 desc["state"][name] = self.encode(value, f"{key}.{name}")

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_non_negative, column_or_1d, validate_data
 
-from structpred import check_flag, check_label_spellings, check_seed, check_whole
+from structpred import check_flag, check_label_spellings, check_seed, check_whole, estimator_seed
 
 from .corpus import (Vocabulary, _document_list, as_count_matrix, check_topic_tables,
                      is_text_input, ragged_rows_message, token_arrays)
@@ -262,11 +262,13 @@ def labelled_corpus(estimator, X, y):
     return X, y_idx.astype(np.int64), tokens
 
 
-def seed_of(random_state):
-    """The integer seed of ``random_state`` (``None``: 0, so that runs repeat), after
-    :func:`structpred.check_seed` refused anything else than ``None`` or an integer >= 0."""
-    check_seed(random_state)
-    return 0 if random_state is None else int(random_state)
+def seed_of(estimator):
+    """The integer seed of ``estimator.random_state`` (``None``: 0, so that runs repeat; a
+    numpy ``RandomState`` or ``Generator``: a seed drawn from it once,
+    :func:`structpred.estimator_seed`), after :func:`structpred.check_seed` refused anything
+    else than those or an integer >= 0."""
+    seed = estimator_seed(estimator)
+    return 0 if seed is None else seed
 
 
 def check_sweep_counts(estimator, counts, positive=()):

@@ -23,7 +23,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 
-from structpred import check_positive
+from structpred import check_positive, estimator_seed
 
 from ._validation import (CountClassifierTags, check_classifier_topics, validate_count_input,
                           validate_labels)
@@ -92,7 +92,7 @@ class LDASVM(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEstimat
     validation_fraction : float
     vocabulary : Vocabulary or None
         For text input (see :class:`topics.lda.LDA`).
-    random_state : int
+    random_state : int, None, numpy RandomState or Generator
     round_counts : bool, default False
         Round non-integer counts (e.g. TF-IDF weights) to the nearest integer.  By
         default such a matrix raises ``ValueError``: the LDA Gibbs sampler needs whole
@@ -129,7 +129,7 @@ class LDASVM(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEstimat
         return LDA(n_topics=self.n_topics, alpha=alpha, beta=self.beta, n_iter=self.n_iter,
                    n_transform_burn=self.n_transform_burn,
                    n_transform_samples=self.n_transform_samples, evaluate_every=0,
-                   vocabulary=self.vocabulary, random_state=self.random_state,
+                   vocabulary=self.vocabulary, random_state=estimator_seed(self),
                    round_counts=self.round_counts)
 
     def _check_params(self):
@@ -153,7 +153,7 @@ class LDASVM(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEstimat
         self.n_features_in_ = self.lda_.n_features_in_
         F = self.lda_.transform(X)
         self.svm_, self.C_, self.validation_errors_ = fit_linear_svm(
-            F, y, self.C, self.C_grid, self.validation_fraction, self.random_state)
+            F, y, self.C, self.C_grid, self.validation_fraction, estimator_seed(self))
         return self
 
     def _check_fitted(self):

@@ -372,7 +372,7 @@ class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
         self.n_docs_seen_ = 0
         self.n_batches_seen_ = 0
         self.fit_time_ = 0.0
-        rs = seed_of(self.random_state)
+        rs = seed_of(self)
         self.random_state_ = np.random.default_rng(rs)
 
     def _set_coef(self):
@@ -381,7 +381,7 @@ class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
         if self.prediction == "average":
             self.coef_ = self.coef_mean_.copy()
             return
-        rs = seed_of(self.random_state)
+        rs = seed_of(self)
         rng = np.random.default_rng([rs, 1, self.n_batches_seen_])
         eps = rng.standard_normal(self.coef_mean_.shape)
         Li = np.linalg.inv(self.precision_chol_)                  # Sigma = L^-T L^-1
@@ -444,7 +444,7 @@ class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
         self._check_fitted()
         X = self._counts(X, reset=False)
         words, _, offsets = token_arrays(X)
-        rs = seed_of(self.random_state)
+        rs = seed_of(self)
         return self._doc_topic(words, offsets, rs + 2)
 
     def decision_function(self, X):
@@ -505,7 +505,7 @@ class PaMedLDA(_BayesPAClassifier):
         (``docs/results/topic-model-defaults.md``).
     vocabulary : Vocabulary or None
         For text input (fitted in :meth:`fit`; :meth:`partial_fit` needs it fitted).
-    random_state : int or None
+    random_state : int, None, numpy RandomState or Generator
     round_counts : bool, default False
         Round non-integer counts (e.g. TF-IDF weights) to the nearest integer.  By
         default such a matrix raises ``ValueError``: the Gibbs samplers need whole

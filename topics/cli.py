@@ -28,7 +28,8 @@ import numpy as np
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
-from structpred.cli import at_most, check_output, iteration_count, nonneg_float, positive_int
+from structpred.cli import (at_most, check_output, iteration_count, jobs_count, nonneg_float,
+                            positive_int)
 from structpred.cli import check_held_out, refuse_options, seed_value
 from structpred.io import counted, note, release_notes
 
@@ -221,8 +222,9 @@ def _add_validation_options(tr):
                    help="share of each class held out for validation (default 0.2; chosen by "
                         f"--seed); from {CV_BELOW:,} training documents on, as smaller corpora are "
                         f"cross-validated ({CV_FOLDS} folds)")
-    a.add_argument("--jobs", type=positive_int, default=2, metavar="N",
-                   help="fit this many candidates at once (processes; default 2)")
+    a.add_argument("--jobs", type=jobs_count, default=2, metavar="N",
+                   help="fit this many candidates at once (processes; default 2; -1: every "
+                        "CPU, -2: all but one)")
     a.add_argument("--time-budget", type=nonneg_float, default=30.0, metavar="SECONDS",
                    help="estimated seconds allowed for the slower topic-model candidates "
                         "(default 30)")

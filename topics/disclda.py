@@ -506,7 +506,7 @@ class DiscLDA(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEstima
         to the fixed block ``T``.
     vocabulary : Vocabulary or None
         Used when ``fit`` gets texts or token lists (default ``Vocabulary()``).
-    random_state : int
+    random_state : int, None, numpy RandomState or Generator
     round_counts : bool, default False
         Round non-integer counts (e.g. TF-IDF weights) to the nearest integer.  By
         default such a matrix raises ``ValueError``: the Gibbs samplers need whole
@@ -578,7 +578,7 @@ class DiscLDA(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEstima
         return count_matrix(self, X, fitting=fitting)
 
     def _seed(self, salt):
-        rs = seed_of(self.random_state)
+        rs = seed_of(self)
         return int(np.random.default_rng([rs, salt]).integers(2**31 - 1))
 
     # ------------------------------------------------------------------ fit

@@ -34,9 +34,9 @@ from sklearn.exceptions import NotFittedError
 
 from structpred.learners import check_iterations
 
-from structpred import check_positive
+from structpred import check_positive, estimator_seed
 
-from ._validation import (check_documents_have_text, check_seed, check_sweep_counts, check_whole,
+from ._validation import (check_documents_have_text, check_sweep_counts, check_whole,
                           documents_or_counts)
 from .corpus import (Vocabulary, as_count_matrix, check_topic_tables, is_text_input,
                      token_arrays)
@@ -283,7 +283,7 @@ class LDA(BaseEstimator):
         Record ``log p(w, z)`` every so many sweeps (0: never).
     vocabulary : :class:`~topics.corpus.Vocabulary` or None
         Used when ``fit`` gets raw texts or token lists (default: ``Vocabulary()``).
-    random_state : int
+    random_state : int, None, numpy RandomState or Generator
     round_counts : bool, default False
         Round non-integer counts (e.g. TF-IDF weights) to the nearest integer.  By
         default such a matrix raises ``ValueError``: the Gibbs sampler needs whole
@@ -353,8 +353,7 @@ class LDA(BaseEstimator):
             raise ValueError("the corpus has no tokens")
         K, V = int(self.n_topics), X.shape[1]
         check_topic_tables(K, V, X.shape[0])
-        check_seed(self.random_state)
-        self.seed_ = int(np.random.SeedSequence(self.random_state).entropy)
+        self.seed_ = int(np.random.SeedSequence(estimator_seed(self)).entropy)
         rng = np.random.default_rng(self.seed_)
         first_seed = int(rng.integers(2**31 - 1))
         z = rng.integers(0, K, size=words.size).astype(np.int64)

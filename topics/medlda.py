@@ -43,7 +43,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
-from structpred import check_positive
+from structpred import check_positive, estimator_seed
 
 from ._validation import (CountClassifierTags, check_classifier_topics, check_known_labels,
                           count_matrix, labelled_corpus)
@@ -209,7 +209,7 @@ class _MedLDABase(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEs
         self._check_params()
         X, y_idx, (words, docs, _) = labelled_corpus(self, X, y)
         # root of the prediction streams: random_state, or fresh entropy when it is None
-        self.seed_ = int(np.random.SeedSequence(self.random_state).entropy)
+        self.seed_ = int(np.random.SeedSequence(estimator_seed(self)).entropy)
         nd = np.asarray(X.sum(axis=1)).ravel().astype(np.float64)
         return X, y_idx, words, docs, nd
 
@@ -221,7 +221,7 @@ class _MedLDABase(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEs
         epochs = int(self.svm_max_epochs) * (20 if final else 1)
         res = fit_multiclass_svm_dual(F, y_idx, float(self.C), float(self.cost), self.classes_.size,
                                       lam0=lam, tol=self.svm_tol, max_epochs=epochs,
-                                      random_state=self.random_state)
+                                      random_state=estimator_seed(self))
         self.svm_time_ += time.perf_counter() - t
         return res
 
@@ -338,7 +338,7 @@ class GibbsMedLDA(_MedLDABase):
         Duality-gap tolerance and epoch cap of the SVM dual solver.
     vocabulary : Vocabulary or None
         For text input.
-    random_state : int
+    random_state : int, None, numpy RandomState or Generator
     round_counts : bool, default False
         Round non-integer counts (e.g. TF-IDF weights) to the nearest integer.  By
         default such a matrix raises ``ValueError``: the Gibbs samplers need whole
@@ -388,7 +388,7 @@ class GibbsMedLDA(_MedLDABase):
         X, y_idx, words, docs, nd = self._prepare_fit(X, y)
         D, V, K = X.shape[0], X.shape[1], int(self.n_topics)
         alpha, beta = float(self.alpha), float(self.beta)
-        rng = np.random.default_rng(self.random_state)
+        rng = np.random.default_rng(estimator_seed(self))
         _seed(int(rng.integers(2**31 - 1)))
         z = rng.integers(0, K, size=words.size).astype(np.int64)
         ndk, nwk, nk = init_counts(words, docs, z, D, K, V)
@@ -511,7 +511,8 @@ class ImportanceMedLDA(_MedLDABase):
         return 1.0 / self.n_samples_ if self.paper_1_over_J else 1.0
 
     def _seed_for(self, offset):
-        rng = np.random.default_rng(None if self.random_state is None else self.random_state + offset)
+        seed = estimator_seed(self)
+        rng = np.random.default_rng(None if seed is None else seed + offset)
         return int(rng.integers(2**63 - 1))
 
     def _theta(self, ndk):
@@ -529,7 +530,7 @@ class ImportanceMedLDA(_MedLDABase):
             raise ValueError(f"init must be 'random' or 'uniform', got {self.init!r}")
         theta, phi = np.full((D, K), 1.0 / K), np.ones((K, V))
         if self.init == "random":   # counts of a random topic assignment, plus one
-            rng = np.random.default_rng(self.random_state)
+            rng = np.random.default_rng(estimator_seed(self))
             np.add.at(phi, (rng.integers(0, K, words.size), words), 1.0)
         phi /= phi.sum(axis=1, keepdims=True)
         bias_row, exp_bias = np.full(D, -1, np.int64), np.ones((1, K))

@@ -130,7 +130,7 @@ class NBSVM(CountClassifierTags, ClassifierMixin, BaseEstimator):
         Stop when the projected gradient's spread is below this.
     vocabulary : Vocabulary or None
         Used when ``fit`` receives raw texts or token lists.
-    random_state : int
+    random_state : int, None, numpy RandomState or Generator
         Seeds the order of the coordinate passes.
 
     Attributes
@@ -188,7 +188,7 @@ class NBSVM(CountClassifierTags, ClassifierMixin, BaseEstimator):
         targets = [1] if K == 2 else range(K)
         V = X.shape[1]
         ratios, coefs, icpt, iters = [], [], [], []
-        seed = seed_of(self.random_state)
+        seed = seed_of(self)
         for c in targets:
             # numba's np.random.seed reads 32 bits: a seed of 2**63 or more (2**64) did not
             # fit the kernel's int64 (OverflowError); the same bits as before for the others

@@ -364,7 +364,7 @@ class PaMedHDPClassifier(_BayesPAClassifier):
         Fold-in sweeps discarded / averaged for ``E[zbar]`` of a test document (eq. P2).
     vocabulary : Vocabulary or None
         For text input (fitted in :meth:`fit`; :meth:`partial_fit` needs it fitted).
-    random_state : int or None
+    random_state : int, None, numpy RandomState or Generator
         Seeds every random stream of the estimator (``None`` means 0, as in PaMedLDA).
     round_counts : bool, default False
         Round non-integer counts (e.g. TF-IDF weights) to the nearest integer.  By

@@ -391,7 +391,7 @@ class _SdemMixin(CountClassifierTags):
                              f"{self.classes_.size} class")
         self._state = np.zeros(2)   # [t, gamma]
         self.loss_history_ = []
-        rs = seed_of(self.random_state)
+        rs = seed_of(self)
         self._rng = np.random.default_rng(rs)                       # document order
         return self.classes_.size
 
@@ -435,7 +435,7 @@ class SdemNaiveBayes(_SdemMixin, ClassifierMixin, BaseEstimator):
         ``docs/results/topics.md``).
     vocabulary : Vocabulary or None
         Used when ``fit`` receives raw texts or token lists.
-    random_state : int
+    random_state : int, None, numpy RandomState or Generator
     shuffle : bool
         Visit the documents of each pass (and of each :meth:`partial_fit` batch) in a fresh
         random order; ``False`` keeps the given order (a stream).

@@ -72,6 +72,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 
+from ._validation import seed_of
 from .lda import counter_seed, derive_seed, fold_in_sweep_grouped
 from .sdem import _add, _SdemMixin, loss_weights, normalize_log
 
@@ -324,7 +325,7 @@ class SdemLDAClassifier(_SdemMixin, ClassifierMixin, BaseEstimator):
         Coordinate-ascent iterations / tolerance of the variational ``p(y | d)``.
     vocabulary : Vocabulary or None
         Used when ``fit`` receives raw texts or token lists.
-    random_state : int
+    random_state : int, None, numpy RandomState or Generator
     round_counts : bool, default False
         Round non-integer counts (e.g. TF-IDF weights) to the nearest integer.  By
         default such a matrix raises ``ValueError``: the Gibbs samplers need whole
@@ -381,7 +382,7 @@ class SdemLDAClassifier(_SdemMixin, ClassifierMixin, BaseEstimator):
         self.topic_word_counts_ = np.full((K, Z, V), self.eta0_)     # Algorithm 5, line 1
         self.topic_totals_ = np.full((K, Z), self.eta0_ * V)
         self.class_counts_ = np.ones(K)
-        rs = 0 if self.random_state is None else int(self.random_state)
+        rs = seed_of(self)
         self._chain_seed = derive_seed(rs, 1)        # the t-th document's chains: (seed, t)
 
     # ------------------------------------------------------------------ fit

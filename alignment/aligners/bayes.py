@@ -29,7 +29,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from structpred import check_flag, check_seed, check_whole
+from structpred import check_flag, check_n_jobs, check_whole, estimator_seed
 from structpred.io import counted, unwritable_token
 
 from .._runtime import log as _log
@@ -187,10 +187,12 @@ class BayesianAligner(BaseEstimator):
         Lower-case words for the model (positions are unchanged).
     prefix : int
         Model only the first ``prefix`` characters of each word (0: whole words).
-    random_state : int, numpy SeedSequence or None
-        Seed of every sampler (None: fresh entropy, not reproducible).
+    random_state : int, None, numpy SeedSequence, RandomState or Generator
+        Seed of every sampler (None: fresh entropy, not reproducible; a RandomState or
+        Generator: a seed drawn from it once, :func:`structpred.estimator_seed`).
     n_jobs : int
-        1: one thread; 2 or more: the two directions in two threads.
+        1: one thread; 2 or more (or -1, every CPU, when there are two): the two directions
+        in two threads.
     verbose : bool
         Progress on stderr.
 
@@ -262,8 +264,8 @@ class BayesianAligner(BaseEstimator):
                 raise TypeError(f"{name} must be a number, not {value!r}")
         if not 0.0 < float(self.null_prob) < 1.0:
             raise ValueError(f"null_prob must lie in (0, 1), not {self.null_prob}")
-        check_seed(self.random_state, seed_sequence=True)
-        check_whole("n_jobs", self.n_jobs, 1)   # 0, 1.5 and "2" were taken
+        estimator_seed(self, seed_sequence=True)   # drawn from now
+        check_n_jobs(self.n_jobs)   # 0, 1.5 and "2" were taken; -1: every CPU
         for name in ("lowercase", "verbose"):   # "no" switched one on
             check_flag(name, getattr(self, name))
         if not min(self.alpha_lex, self.alpha_jump, self.alpha_fert) > 0:   # NaN too
@@ -276,7 +278,7 @@ class BayesianAligner(BaseEstimator):
         return np.array(sched, dtype=np.int64)
 
     def _seeds(self, stream):
-        ss = self.random_state
+        ss = estimator_seed(self, seed_sequence=True)
         if not isinstance(ss, np.random.SeedSequence):
             ss = np.random.SeedSequence(ss)
         ss = np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (stream,))
@@ -361,7 +363,7 @@ class BayesianAligner(BaseEstimator):
                         None if priors is None else priors["fwd"], seeds[0]),
                 "bwd": ("bwd", t_ids, t_off, s_ids, s_off, n_t, n_s,
                         None if priors is None else priors["bwd"], seeds[1])}
-        if int(self.n_jobs) > 1:
+        if check_n_jobs(self.n_jobs) > 1:
             with ThreadPoolExecutor(2) as ex:
                 futs = {d: ex.submit(self._direction, *args) for d, args in jobs.items()}
                 res = {d: f.result() for d, f in futs.items()}

@@ -45,7 +45,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from structpred import atomic_write, check_flag, check_whole
+from structpred import atomic_write, check_flag, check_n_jobs, check_whole
 from structpred.io import MAX_WORDS, check_sentence_pairs, check_token_lists, counted
 from .._runtime import log as _log
 
@@ -202,7 +202,7 @@ class UnsupervisedAligner(BaseEstimator):
             check_whole(name, getattr(self, name), lo, MAX_WORDS if name == "max_len"
                         else 10 ** 7)
         check_flag("verbose", self.verbose)
-        check_whole("n_jobs", self.n_jobs, 1, 10 ** 7)
+        check_n_jobs(self.n_jobs)   # -1: every CPU, -2: all but one
         return {"hmm_iterations": int(self.hmm_iterations),
                 "ibm1_iterations": int(self.ibm1_iterations),
                 "ibm2_iterations": int(self.ibm2_iterations),
@@ -272,11 +272,11 @@ class UnsupervisedAligner(BaseEstimator):
         nt_train = nt if len(keep) == len(nt) else [nt[i] for i in keep]
         stats = AlignmentStatistics.from_sentences(
             ns, nt, n_iter_model1=int(self.ibm1_iterations),
-            n_iter_model2=int(self.ibm2_iterations), n_jobs=int(self.n_jobs),
+            n_iter_model2=int(self.ibm2_iterations), n_jobs=check_n_jobs(self.n_jobs),
             verbose=self.verbose)
         t1 = time.perf_counter()
         hmm = train_hmm(stats, ns_train, nt_train, n_iter=int(self.hmm_iterations),
-                        agreement=True, n_jobs=int(self.n_jobs), verbose=self.verbose)
+                        agreement=True, n_jobs=check_n_jobs(self.n_jobs), verbose=self.verbose)
         stats.with_hmm(hmm)
         self.stats_ = stats
         self.seconds_ = {"ibm": t1 - t0, "hmm": time.perf_counter() - t1,

@@ -21,7 +21,8 @@ import argparse
 from structpred import LEARNERS
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import add_quiet as _add_quiet
-from structpred.cli import at_most, comma_items, int_list, nonneg_float, nonneg_int, positive_int
+from structpred.cli import (at_most, comma_items, int_list, jobs_count, nonneg_float, nonneg_int,
+                            positive_int)
 from structpred.cli import add_cluster_options
 from structpred.cli import iteration_count, seed_value
 
@@ -189,8 +190,9 @@ def _add_train_parser(asub):
                          f"{','.join(f'{c:g}' for c in C_NEG_GRID)}) are each trained and the best on "
                          "the validation sentences kept (without them, or with --preset "
                          "thesis: 3)")
-    tr.add_argument("--jobs", type=positive_int, default=2, metavar="N",
-                    help="train this many c- candidates at once (processes)")
+    tr.add_argument("--jobs", type=jobs_count, default=2, metavar="N",
+                    help="train this many c- candidates at once (processes; -1: every CPU, -2: all "
+                         "but one)")
     tr.add_argument("--possible-cost", type=_cost, default=None,
                     help="cost of predicting a possible-only gold link (default: c+)")
     tr.add_argument("--learner", default="dual-extragradient",
@@ -241,11 +243,11 @@ def _add_predict_parser(asub):
                     help="+Q models: override the decoder stored in the model")
     pr.add_argument("--external", action="append", default=[], metavar="NAME=FILE",
                     help="models trained with --external: the same link sets for the input")
-    pr.add_argument("-j", "--jobs", type=positive_int, default=None, metavar="N",
+    pr.add_argument("-j", "--jobs", type=jobs_count, default=None, metavar="N",
                     help="align chunks of sentence pairs in N processes on this machine, "
                          "written in input order as they are done (default: every CPU this "
                          "process may use, once the input has more than one chunk; 1 for "
-                         "standard input)")
+                         "standard input; -1: every CPU, -2: all but one)")
     add_cluster_options(pr, "the alignment of chunks of sentence pairs")
     _add_quiet(pr)
     pr.set_defaults(handler=align_predict)

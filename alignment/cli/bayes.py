@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 import time
 
-from structpred.cli import UserError, finite_float, log as _log, positive_int, seed_value
+from structpred.cli import UserError, finite_float, jobs_count, log as _log, seed_value
 from structpred.io import counted, release_notes
 
 __all__ = ["add_bayes_arguments", "align_bayes"]
@@ -39,9 +39,9 @@ def add_bayes_arguments(p):
                         f"{D['fertility_iterations']})")
     g.add_argument("--null-prob", type=finite_float, default=D["null_prob"], metavar="P",
                    help="probability of a NULL link")
-    g.add_argument("--jobs", type=positive_int, default=1, metavar="N",
+    g.add_argument("--jobs", type=jobs_count, default=1, metavar="N",
                    help="threads: 2 or more sample the two directions in two threads (one "
-                        "per direction; more are not used)")
+                        "per direction; more are not used; -1: every CPU)")
     return g
 
 

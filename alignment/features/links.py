@@ -63,6 +63,8 @@ from pathlib import Path
 
 import numpy as np
 
+from structpred import check_n_jobs
+
 from .._runtime import log as _log
 from ..aligners.linkfiles import _key
 from .kernel import HMM_THRESHOLD
@@ -181,6 +183,7 @@ def start_sources(sources, pairs, bitext_src=None, bitext_tgt=None, cache_dir=".
     dict
         ``{"bayes": handle}``, or empty when nothing was started.
     """
+    n_jobs = check_n_jobs(n_jobs)   # -1: every CPU, -2: all but one
     if "bayes" not in tuple(sources) or n_jobs < 2 or bitext_src is None:
         return {}
     src, tgt = _source_text(pairs, bitext_src, bitext_tgt)
@@ -275,7 +278,7 @@ class AlignerLinks:
         from ..aligners.runs import run_aligner
         from ..aligners.unsupervised import UnsupervisedAligner
 
-        sources = tuple(sources)
+        sources, n_jobs = tuple(sources), check_n_jobs(n_jobs)
         src, tgt = _source_text(pairs, bitext_src, bitext_tgt)
         cache = Path(cache_dir) if cache_dir is not None else None
         where = None if cache is None else cache / "aligners"

@@ -55,7 +55,7 @@ import numba
 import numpy as np
 from tqdm.auto import tqdm
 
-from structpred import FormatError
+from structpred import FormatError, check_n_jobs
 
 from structpred.io import counted, load_npz, note, pack_json, save_npz, unpack_json
 
@@ -675,7 +675,7 @@ def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n
         raise ValueError(f"{len(src_sentences)} source but {len(tgt_sentences)} target sentences")
     if not src_sentences:
         raise ValueError("empty bitext")
-    t0 = time.perf_counter()
+    t0, n_jobs = time.perf_counter(), check_n_jobs(n_jobs)
     corpus = EncodedCorpus.from_sentences(src_sentences, tgt_sentences, stats.src_vocab,
                                           stats.tgt_vocab)
     pidx, pair_off = pair_index(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,

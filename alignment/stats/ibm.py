@@ -94,6 +94,7 @@ from dataclasses import dataclass, field
 
 import numba
 import numpy as np
+from structpred import check_n_jobs
 from tqdm.auto import tqdm
 
 from .._runtime import check_stop, chunk_ranges, progress_enabled, run_threads
@@ -680,7 +681,7 @@ def train_ibm(corpus, n_iter_model1=5, n_iter_model2=5, max_jump=DEFAULT_MAX_JUM
     -------
     IBMTables
     """
-    seconds = {}
+    seconds, n_jobs = {}, check_n_jobs(n_jobs)
     t0 = time.perf_counter()
     if cooc is None:
         cooc = build_cooc(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,

@@ -30,7 +30,7 @@ import time
 import numba
 import numpy as np
 
-from structpred import FormatError
+from structpred import FormatError, check_n_jobs
 
 from structpred.io import (check_format, load_npz, note, pack_json, read_npz, save_npz,
                            unpack_json)
@@ -207,7 +207,7 @@ class InteractionStatistics:
         With ``n_jobs >= 2`` the two halves of the pairs are counted in two threads, each
         into counts of its own, then added (integer counts: the same result as one
         thread, at the cost of one more copy of the link and pattern counts)."""
-        t0 = time.perf_counter()
+        t0, n_jobs = time.perf_counter(), check_n_jobs(n_jobs)
         src_ids, src_off, tgt_ids, tgt_off = [], [0], [], [0]
         for s, t in zip(src_sentences, tgt_sentences):
             e, f = stats.encode(s, t)

@@ -214,6 +214,21 @@ def positive_int(text):
     return _number(int, text, 1, False)
 
 
+def jobs_count(text):
+    """argparse ``type=`` of ``--jobs``: an integer >= 1, or joblib's negative counts (-1:
+    every CPU this process may use, -2: all but one, never fewer than 1), read as the count
+    it stands for (:func:`structpred.check_n_jobs`); 0 is refused."""
+    from .._checks import check_n_jobs
+
+    value = _number(int, text, -10 ** 7, False)
+    try:
+        return check_n_jobs(value, name="it")
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be an integer >= 1 or negative (-1: every CPU, -2: all but one), "
+            f"got {text!r}") from None
+
+
 def nonneg_int(text):
     """argparse ``type=``: an integer >= 0 (0 often meaning "none")."""
     return _number(int, text, 0, False)
