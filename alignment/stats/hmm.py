@@ -132,13 +132,18 @@ def hmm_forward_backward(E, e_null, J, p0):
     scale = np.zeros(G)
     A = np.zeros(C + 1)  # mass by remembered position at k - 1
     A[0] = 1.0
+    acc = np.empty(C)
     for k in range(G):
+        # acc[i] = sum_r A[r] J[r, i], row by row of J (contiguous, vectorised), each
+        # acc[i] summed over r = 0..C in order as before: the same floating-point result
+        acc[:] = 0.0
+        for r in range(C + 1):
+            a = A[r]
+            for i in range(C):
+                acc[i] += a * J[r, i]
         s = 0.0
         for i in range(C):
-            acc = 0.0
-            for r in range(C + 1):
-                acc += A[r] * J[r, i]
-            v = acc * E[k, i]
+            v = acc[i] * E[k, i]
             a_real[k, i] = v
             s += v
         for r in range(C + 1):
