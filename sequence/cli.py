@@ -21,7 +21,7 @@ from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import iteration_count
 from structpred import check_label_spellings
 
-from .evaluate import check_scheme, is_iob
+from .evaluate import check_scheme, check_valid_scheme, is_iob
 
 __all__ = ["add_parser", "tag_train", "tag_predict", "tag_eval", "DEFAULTS"]
 
@@ -152,6 +152,11 @@ def _check_validation_can_score(args, yt, yv, labels):
     that the training sentences hold; with other labels, no label that training holds."""
     from .evaluate import chunks, is_iob
 
+    if args.valid_data:   # each file is clean alone: the two schemes together
+        try:
+            check_valid_scheme(yt, yv, str(args.valid_data))
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
     where = args.valid_data or f"{args.data} (the held-out every-10th sentences)"
     if is_iob(labels):
         valid_types = {c[2] for s in yv for c in chunks(s)}

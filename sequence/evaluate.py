@@ -14,7 +14,7 @@ import collections
 
 import numpy as np
 
-__all__ = ["chunks", "is_iob", "label_kind_error", "scheme_mix", "check_scheme", "sentence_texts",
+__all__ = ["chunks", "is_iob", "label_kind_error", "scheme_mix", "check_scheme", "check_valid_scheme", "sentence_texts",
            "chunk_counts", "f1_from_counts", "token_accuracy", "evaluate", "sentence_stats",
            "score_from_stats"]
 
@@ -141,6 +141,31 @@ def check_scheme(label_lists, name=None):
         k, i, message = mix
         where = f"{name}: sentence {k + 1}, token {i + 1}" if name else f"sentence {k}, token {i}"
         raise ValueError(f"{where}: {message}")
+
+
+def check_valid_scheme(train, valid, name=None):
+    """Refuse validation chunk tags of the other scheme than the training ones' (IOB
+    against IOBES or BILOU, :func:`scheme_mix`): every chunk the two write differently
+    scored as wrong, and the iteration chosen on that.  Each set alone is checked by
+    :func:`check_scheme`; ``name`` is the validation file (``tag train --valid-data``)."""
+    train, valid = list(train), list(valid)
+    check_scheme(valid, name)
+    mix = scheme_mix(train + valid)
+    if mix is None:
+        return
+    k, i, _ = mix
+    # the validation token of the other scheme: its first chunk end (E-, S-; the training
+    # labels are IOB) or the IOB chunk end that scheme_mix found (they are IOBES)
+    at = [(k, i) for k, s in enumerate(valid) for i, t in enumerate(s)
+          if t != "O" and _split(t)[0] in "ES"][:1] or [(k - len(train), i)]
+    ends = any(t != "O" and _split(t)[0] in "ES" for s in valid for t in s)
+    k, i = at[0]
+    where = f"{name}: sentence {k + 1}, token {i + 1}" if name else \
+        f"validation sentence {k}, token {i}"
+    theirs, ours = ("IOBES (BILOU)", "IOB") if ends else ("IOB", "IOBES (BILOU)")
+    raise ValueError(f"{where}: the validation chunk tags are {theirs}, the training ones "
+                     f"{ours}: a chunk the two schemes write differently would score as wrong; "
+                     "convert the validation labels to the training labels' scheme")
 
 
 def sentence_texts(X):

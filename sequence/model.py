@@ -24,7 +24,7 @@ from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
 from structpred.io import (FormatError, check_token_lists, counted, load_npz, note, save_npz,
                           unwritable_token)
 
-from .evaluate import (check_scheme, is_iob, label_kind_error, score_from_stats,
+from .evaluate import (check_scheme, check_valid_scheme, is_iob, label_kind_error, score_from_stats,
                        sentence_stats, sentence_texts)
 from .features import FEATURE_SETS, FeatureCodes, FeatureIndex, token_features
 
@@ -342,6 +342,8 @@ class SequenceTagger(BaseEstimator):
         self.classes_ = sorted({t for s in y for t in s})
         check_label_spellings(self.classes_)
         check_scheme(y)
+        if y_valid is not None:
+            check_valid_scheme(y, y_valid)
         if len(self.classes_) < 2:
             raise ValueError(f"every training token has the label {self.classes_[0]!r}: a "
                              "tagger needs at least two labels to learn anything")

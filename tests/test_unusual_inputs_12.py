@@ -235,6 +235,39 @@ def test_fit_reads_one_scheme():
     assert "S-NP" in tagger.classes_
 
 
+@SETTINGS
+@given(sentences=_SPANS.filter(lambda ss: all(any(n for n, _ in s) for s in ss)),
+       other=st.sampled_from(["iobes", "bilou"]), valid_other=st.booleans())
+def test_validation_tags_of_the_other_scheme_are_refused(sentences, other, valid_other):
+    """Training labels of one scheme, validation labels of the other (each alone clean)."""
+    from sequence import SequenceTagger
+
+    half = len(sentences) // 2
+    # a one-token chunk in every set: B-X in IOB, S-X (U-X) in IOBES (BILOU)
+    train = [_tags(s, "iob" if valid_other else other) for s in sentences[:half]]
+    valid = [_tags(s, other if valid_other else "iob") for s in sentences[half:]]
+    train.append(_tags([(1, "NP"), (2, "VP")], "iob" if valid_other else other))
+    valid.append(_tags([(1, "NP"), (2, "VP")], other if valid_other else "iob"))
+    X = [[f"w{i}" for i in range(len(s))] for s in train]
+    Xv = [[f"w{i}" for i in range(len(s))] for s in valid]
+    with pytest.raises(ValueError, match="the validation chunk tags are "
+                       + re.escape("IOBES (BILOU)" if valid_other else "IOB") + ", the training"):
+        SequenceTagger(learner="perceptron", n_iter=1).fit(X, train, eval_set=(Xv, valid))
+
+
+def test_tag_train_refuses_validation_tags_of_the_other_scheme(tmp_path, capsys):
+    words = [("He", "B-NP"), ("reads", "B-VP"), ("books", "B-NP"), (".", "O")]
+    other = [("He", "S-NP"), ("reads", "S-VP"), ("books", "S-NP"), (".", "O")]
+    data, valid = tmp_path / "train.txt", tmp_path / "valid.txt"
+    data.write_text("\n\n".join("\n".join(f"{w} {t}" for w, t in words) for _ in range(4)) + "\n")
+    valid.write_text("\n".join(f"{w} {t}" for w, t in other) + "\n")
+    rc, _, err = run_cli(["tag", "train", "--data", str(data), "--valid-data", str(valid),
+                          "--learner", "perceptron", "-q", "-o", str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, f"{valid}: sentence 1, token 1:",
+                          "the validation chunk tags are IOBES (BILOU), the training ones IOB"), err
+    assert not (tmp_path / "m.npz").exists()
+
+
 # ------------------------------------------------- class: the training file as test data
 @functools.lru_cache(maxsize=None)
 def _sentences():
