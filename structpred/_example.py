@@ -121,7 +121,24 @@ class StructuredExample:
     # ------------------------------------------------------------ operators
     def scores(self, w):
         """Part scores ``F_i' w``."""
-        return np.asarray(self.F.T @ w).ravel()
+        return np.asarray(self.F_T @ w).ravel()
+
+    @property
+    def F_T(self):
+        """``F_i'``, a view of ``F``'s arrays made once per ``F`` (scipy builds, and checks,
+        a new transposed matrix on every ``F.T``: a fifth of the learners' time on small
+        alignment problems).  The same product, computed the same way."""
+        cached = self.__dict__.get("_F_T")
+        if cached is None or cached[0] is not self.F:
+            cached = (self.F, self.F.T)
+            self.__dict__["_F_T"] = cached
+        return cached[1]
+
+    def __getstate__(self):
+        # the transposed view is not sent (a Dask worker makes its own)
+        state = dict(self.__dict__)
+        state.pop("_F_T", None)
+        return state
 
     def loss_augmented_scores(self, w):
         """``F_i' w + c_i``: the objective of loss-augmented inference (eq. 2.12)."""

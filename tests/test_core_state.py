@@ -58,3 +58,24 @@ def test_mincut_default_backend_is_fixed():
     assert inspect.signature(decode_mincut).parameters["backend"].default == "ortools"
     with pytest.raises(ValueError):
         decode_mincut(np.ones(2), np.ones(1), np.array([[0, 1]]), backend="auto")
+
+
+def test_the_transposed_features_follow_F_and_are_not_pickled():
+    """``F_T`` is made once per ``F`` (a new ``F`` gets its own) and left out of pickles."""
+    import pickle
+
+    import numpy as np
+    import scipy.sparse as sp
+
+    from structpred import MatchingExample
+
+    rng = np.random.default_rng(0)
+    F = sp.csr_matrix(rng.random((5, 4)) * (rng.random((5, 4)) < 0.5))
+    ex = MatchingExample(F, np.array([1.0, 0, 0, 1.0]), shape=(2, 2))
+    w = rng.random(5)
+    assert ex.F_T is ex.F_T
+    assert np.array_equal(ex.scores(w), np.asarray(F.T @ w).ravel())
+    ex.F = sp.csr_matrix(2.0 * F.toarray())
+    assert np.array_equal(ex.scores(w), 2.0 * np.asarray(F.T @ w).ravel())
+    state = pickle.loads(pickle.dumps(ex)).__dict__
+    assert "_F_T" not in state

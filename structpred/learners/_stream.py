@@ -102,7 +102,7 @@ def n_features_of(examples):
 def ff_product(example, v):
     """``F_i F_i' v``: one example's term of the power iteration for ``||F||_2`` (a
     1-tuple, the form of a backend's ``map_reduce``)."""
-    return (example.F @ (example.F.T @ v),)
+    return (example.F @ (example.F_T @ v),)
 
 
 def power_iteration_norm(examples, n_iter=100, tol=1e-7, random_state=0, backend=None):
@@ -127,7 +127,7 @@ def power_iteration_norm(examples, n_iter=100, tol=1e-7, random_state=0, backend
         def BBt(v):
             u = np.zeros(d)
             for ex in iterate_examples(examples):
-                u += ex.F @ (ex.F.T @ v)
+                u += ex.F @ (ex.F_T @ v)
             return u
         d = n_features_of(examples)
     rng = np.random.default_rng(random_state)

@@ -289,7 +289,7 @@ class ChainExample(StructuredExample):
                 f"labelled={self.y is not None})")
 
     def __getstate__(self):
-        state = dict(self.__dict__)
+        state = dict(super().__getstate__())
         state["_center"] = None
         state["_dual"] = None
         return state
