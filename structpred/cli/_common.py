@@ -214,6 +214,12 @@ def positive_int(text):
     return _number(int, text, 1, False)
 
 
+def whole_number(text):
+    """argparse ``type=``: any integer (the caller checks its range, in its own words);
+    ``type=int`` named itself: "invalid int value: '1e3'"."""
+    return _number(int, text, -math.inf, False)
+
+
 def nonneg_int(text):
     """argparse ``type=``: an integer >= 0 (0 often meaning "none")."""
     return _number(int, text, 0, False)

@@ -706,7 +706,16 @@ def atomic_write(path, mode="w", encoding="utf-8", compress=None):
     if compress is None:
         compress = str(path).endswith(".gz")
     directory, name = os.path.split(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)  # e.g. ``--plot runs/x.png`` in a fresh checkout
+    try:
+        os.makedirs(directory, exist_ok=True)  # e.g. ``--plot runs/x.png`` in a fresh checkout
+    except OSError as exc:
+        # the folder replaced by a file during the run: "<folder>: file exists" named
+        # neither the output nor the cause
+        why = ("a part of that path is a file, not a folder"
+               if isinstance(exc, (FileExistsError, NotADirectoryError))
+               else (exc.strerror or str(exc)).lower())
+        raise OSError(exc.errno, f"its folder {directory} cannot be made: {why}",
+                      path) from exc
     try:
         tmp, fd = _create_temp(directory, name)
     except OSError as exc:
