@@ -341,6 +341,20 @@ def _read_meta(where):
     return meta, arrays
 
 
+def _probe(estimator, n_words, where):
+    """Predict one document of the vocabulary's first and last words: arrays of the model
+    that do not fit one another (an edited or damaged file) failed at ``predict`` in an
+    ``IndexError`` traceback, after the data was read."""
+    probe = sp.csr_matrix((np.ones(min(n_words, 2)), ([0] * min(n_words, 2),
+                                                      sorted({0, n_words - 1}))),
+                          shape=(1, n_words)) if n_words else sp.csr_matrix((1, 0))
+    try:
+        estimator.predict(probe)
+    except (IndexError, ValueError, TypeError) as exc:
+        raise FormatError(where, None, "a topic model file whose arrays do not fit one "
+                                       "another (a damaged or edited file)") from None
+
+
 def load_model(path):
     """Read a file written by :func:`save_model`.
 
@@ -366,6 +380,7 @@ def load_model(path):
     except (KeyError, TypeError, ValueError) as exc:
         raise FormatError(where, None, f"not a valid topic model file ({type(exc).__name__}: "
                                        f"{exc})") from None
+    _probe(est, len(vocab.words_), where)
     return SavedModel(estimator=est, vocabulary=vocab, labels=labels, model=meta.get("model", "?"),
                       info=meta.get("info", {}), meta=meta,
                       training_digests=arrays.get("training_digests"))

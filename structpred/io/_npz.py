@@ -40,7 +40,8 @@ def unpack_json(arr, path, what):
     try:
         return json.loads(bytes(np.asarray(arr, dtype=np.uint8)).decode("utf-8"))
     except (ValueError, TypeError, UnicodeDecodeError):
-        raise FormatError(path, None, f"corrupt {what} (unreadable metadata)") from None
+        raise FormatError(path, None, f"{what} whose header is unreadable (a damaged or "
+                                      "edited file)") from None
 
 
 def _text(arr):
@@ -190,6 +191,21 @@ def _write_npz(fh, arrays, compressed):
                 np.lib.format.write_array(member, np.asanyarray(arr), allow_pickle=False)
 
 
+def _check_finite(arrays, path, what):
+    """Refuse an array of floats holding NaN or an infinity: no file structpred writes
+    holds one (an infinite radius is kept in the header), so it is a damaged or edited
+    file; a NaN weight made ``tag predict`` a traceback, ``topics predict`` label every
+    document without a word, ``segment predict`` blame the image ("scores must be
+    finite")."""
+    import numpy as np
+
+    for key, a in arrays.items():
+        if a.dtype.kind in "fc" and a.size and not np.isfinite(a).all():
+            which = "NaN" if np.isnan(a).any() else "an infinite value"
+            raise FormatError(path, None, f"{what} whose array {key!r} holds {which} (a "
+                                          "damaged or edited file)")
+
+
 def load_npz(path, fmt, versions, what="a structpred file", legacy_ok=False):
     """Read a file of :func:`save_npz`: ``(header, arrays)``, the format and version checked.
 
@@ -235,8 +251,10 @@ def load_npz(path, fmt, versions, what="a structpred file", legacy_ok=False):
         _check_version(path, version, versions, what)
         arrays.pop("format", None)
         arrays.pop("version", None)
+        _check_finite(arrays, path, what)       # once the file is known to be of its kind
         return header, arrays
     version = check_format(arrays, path, fmt, versions, what, legacy_ok=legacy_ok)
     arrays.pop("format", None)
     arrays.pop("version", None)
+    _check_finite(arrays, path, what)
     return {"format": fmt, "version": version}, arrays
