@@ -33,9 +33,9 @@ import sys
 import zlib
 
 from ._encoding import (_ENCODING, _other_encoding_hint, check_encoding, given_encoding,
-                        input_encoding)
+                        input_encoding, utf8_read_as)
 from ._magic import (BINARY_MAGIC, _binary_first_line, _name_read_error,  # noqa: F401
-                     binary_kind, naming_read_errors)
+                     binary_kind, compressed_name, naming_read_errors)
 
 __all__ = ["FormatError", "OutputPathError", "missing_reason", "open_text", "read_lines", "split_tokens",
            "input_encoding", "check_encoding", "given_encoding", "check_visible_tokens",
@@ -378,6 +378,8 @@ def read_lines(path, encoding=None):
                     raise FormatError(name, lineno, f"bad encoding: byte {raw[exc.start]:#04x} at "
                                       f"column {exc.start + 1} is not valid "
                                       f"{'UTF-8' if utf8 else encoding}{hint}") from None
+                if not utf8 and (why := utf8_read_as(raw, encoding)):
+                    raise FormatError(name, lineno, why)
                 if "\x00" in text or "\r" in text:
                     _refuse_control(name, lineno, text)
                 yield lineno, text
@@ -558,10 +560,8 @@ def check_output_path(path, option=None):
     head = f"not written ({option}): " if option else "not written: "
     stdout = " (use '-' for standard output where the command allows it)"
     lower = str(name).lower()
-    if lower.endswith(".gz") and lower[:-3].endswith(_NO_GZIP):
-        inner = os.path.splitext(lower[:-3])[1]
-        raise OutputPathError(name, None, f"{head}a {inner} file is compressed already and is "
-                              "not gzipped; drop the .gz")
+    if why := compressed_name(lower, _NO_GZIP):   # model.npz.gz, out.txt.bz2
+        raise OutputPathError(name, None, head + why)
     if str(name).endswith(("/", os.sep)):
         # a name ending in a slash names a folder, existing or not (it was taken as a new
         # file, and the writer failed naming its hidden temporary file)
