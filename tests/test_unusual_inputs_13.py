@@ -76,16 +76,17 @@ def test_the_options_of_this_sweep_are_typed():
 @SETTINGS
 @given(value=st.one_of(st.sampled_from(["0x10", "1e3", "abc", "2**3", "1,2", "5.", "½",
                                         "nan", "", " ", "0b1", "1e400", "-"]),
-                       st.text(max_size=6)),
-       which=st.integers(0, len(TYPED) - 1))
-def test_every_typed_option_refuses_in_its_own_words(value, which):
+                       st.text(max_size=6)))
+def test_every_typed_option_refuses_in_its_own_words(value):
     """argparse shows "invalid <function name> value" for a ValueError of a type
     function: every option's type raises ArgumentTypeError (its own message) instead."""
-    _, _, parse = TYPED[which]
-    try:
-        parse(value)
-    except argparse.ArgumentTypeError:
-        pass
+    for command, option, parse in TYPED:
+        try:
+            parse(value)
+        except argparse.ArgumentTypeError:
+            pass
+        except (TypeError, ValueError) as exc:
+            raise AssertionError(f"{command} {option} {value!r}: {exc!r}") from None
 
 
 @pytest.mark.parametrize("argv,option", [
@@ -244,6 +245,15 @@ def test_utf8_text_read_as_a_single_byte_encoding_is_refused(tmp_path_factory, w
     path.write_text("plain words\n" * before + f"le {word} x\n", encoding="utf-8")
     with pytest.raises(FormatError, match=rf"f\.txt:{before + 1}: this line is UTF-8 text"):
         list(read_lines(path, encoding=encoding))
+
+
+@SETTINGS
+@given(word=ACCENTED)
+def test_utf8_and_utf8_with_a_signature_read_utf8_text(tmp_path_factory, word):
+    path = tmp_path_factory.mktemp("enc") / "f.txt"
+    path.write_text(f"le {word} x\n", encoding="utf-8")
+    for encoding in ("utf-8", "utf-8-sig", "UTF8"):
+        assert [t for _, t in read_lines(path, encoding=encoding)] == [f"le {word} x"]
 
 
 def test_tag_predict_names_utf8_given_encoding_latin_1(tagger, tmp_path, capsys):

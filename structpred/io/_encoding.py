@@ -86,7 +86,8 @@ def _other_encoding_hint(byte):
 @functools.lru_cache(maxsize=None)
 def _single_byte(encoding):
     """True for a codec of one character per byte (Latin-1, cp1252, the ISO 8859 family)."""
-    return len(bytes(range(256)).decode(encoding, errors="replace")) == 256
+    return (not encoding.lower().replace("_", "-").startswith("utf")   # utf-8-sig is UTF-8
+            and len(bytes(range(256)).decode(encoding, errors="replace")) == 256)
 
 
 def utf8_read_as(raw, encoding):

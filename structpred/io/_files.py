@@ -371,6 +371,8 @@ def read_lines(path, encoding=None):
                     raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
                 if lineno == 1 and utf8 and raw.startswith(_BOM):
                     raw = raw[len(_BOM):]
+                if not utf8 and (why := utf8_read_as(raw, encoding)):
+                    raise FormatError(name, lineno, why)   # before cp1252 fails on its byte 0x81
                 try:
                     text = raw.decode(encoding)
                 except UnicodeDecodeError as exc:
@@ -378,8 +380,6 @@ def read_lines(path, encoding=None):
                     raise FormatError(name, lineno, f"bad encoding: byte {raw[exc.start]:#04x} at "
                                       f"column {exc.start + 1} is not valid "
                                       f"{'UTF-8' if utf8 else encoding}{hint}") from None
-                if not utf8 and (why := utf8_read_as(raw, encoding)):
-                    raise FormatError(name, lineno, why)
                 if "\x00" in text or "\r" in text:
                     _refuse_control(name, lineno, text)
                 yield lineno, text
