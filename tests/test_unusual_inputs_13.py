@@ -275,3 +275,25 @@ def test_an_output_named_for_another_compressor_is_refused(suffix, tagger, tmp_p
                           str(tagger / "train.txt"), "-o", str(out)], capsys)
     assert one_line_error(rc, err, out.name, "gzip only"), err
     assert not out.exists()
+
+
+# ------------------------------------- class: damaged model files (alignment statistics)
+def test_statistics_missing_an_entry_name_it_without_pythons_words(small_stats):
+    from alignment.stats.statistics import AlignmentStatistics
+
+    arrays = small_stats.to_arrays()
+    del arrays["n_pairs"]
+    with pytest.raises(FormatError, match=r"\(no 'n_pairs' entry; a damaged or edited file\)"
+                       ) as info:
+        AlignmentStatistics.from_arrays(arrays, "m.npz")
+    assert "KeyError" not in str(info.value)
+
+
+def test_statistics_with_hmm_tables_missing_one_are_refused(small_stats):
+    """A model whose HMM tables lost their first array was read as having none and aligned
+    without its HMM features, with exit 0 (other links)."""
+    from alignment.stats.statistics import AlignmentStatistics
+
+    arrays = dict(small_stats.to_arrays(), hmm_scalars=np.array([0.2, 0.2, 5.0, 1e-7]))
+    with pytest.raises(FormatError, match=r"corrupt HMM tables \(no 'hmm_\w+' entry"):
+        AlignmentStatistics.from_arrays(arrays, "m.npz")

@@ -35,7 +35,8 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
-from structpred.io import CLOCK_KEYS, FormatError, load_npz, read_npz, refuse_stdin_model, save_npz
+from structpred.io import (CLOCK_KEYS, FormatError, damage_reason, load_npz, read_npz,
+                          refuse_stdin_model, save_npz)
 
 from .corpus import ENGLISH_STOP_WORDS, Vocabulary
 
@@ -378,8 +379,8 @@ def load_model(path):
     except FormatError:
         raise
     except (KeyError, TypeError, ValueError) as exc:
-        raise FormatError(where, None, f"not a valid topic model file ({type(exc).__name__}: "
-                                       f"{exc})") from None
+        raise FormatError(where, None, f"not a valid topic model file ({damage_reason(exc)})"
+                          ) from None
     _probe(est, len(vocab.words_), where)
     return SavedModel(estimator=est, vocabulary=vocab, labels=labels, model=meta.get("model", "?"),
                       info=meta.get("info", {}), meta=meta,

@@ -19,7 +19,7 @@ import json
 
 from ._files import FormatError, atomic_write, read_npz
 
-__all__ = ["save_npz", "load_npz", "pack_json", "unpack_json", "check_format", "found_format",
+__all__ = ["save_npz", "load_npz", "damage_reason", "pack_json", "unpack_json", "check_format", "found_format",
            "CLOCK_KEYS", "drop_clock_readings"]
 
 #: the entry that holds the JSON header
@@ -189,6 +189,15 @@ def _write_npz(fh, arrays, compressed):
             info.external_attr = 0o600 << 16
             with zf.open(info, "w", force_zip64=True) as member:
                 np.lib.format.write_array(member, np.asanyarray(arr), allow_pickle=False)
+
+
+def damage_reason(exc):
+    """What an exception raised while rebuilding an object from a file's arrays says about
+    the file, without Python's words ("KeyError: 'n_pairs'"): an entry missing, or arrays
+    that do not fit one another."""
+    if isinstance(exc, KeyError) and exc.args:
+        return f"no {exc.args[0]!r} entry; a damaged or edited file"
+    return "arrays that do not fit one another; a damaged or edited file"
 
 
 def _check_finite(arrays, path, what):
