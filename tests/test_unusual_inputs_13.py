@@ -75,7 +75,7 @@ def test_the_options_of_this_sweep_are_typed():
 
 @SETTINGS
 @given(value=st.one_of(st.sampled_from(["0x10", "1e3", "abc", "2**3", "1,2", "5.", "½",
-                                        "nan", "", " ", "0b1", "1e400", "-"]),
+                                        "nan", "", " ", "0b1", "1e400", "-", "²", "３"]),
                        st.text(max_size=6)))
 def test_every_typed_option_refuses_in_its_own_words(value):
     """argparse shows "invalid <function name> value" for a ValueError of a type
@@ -297,3 +297,33 @@ def test_statistics_with_hmm_tables_missing_one_are_refused(small_stats):
     arrays = dict(small_stats.to_arrays(), hmm_scalars=np.array([0.2, 0.2, 5.0, 1e-7]))
     with pytest.raises(FormatError, match=r"corrupt HMM tables \(no 'hmm_\w+' entry"):
         AlignmentStatistics.from_arrays(arrays, "m.npz")
+
+
+# ------------------------------------- class: paths the shell (or a browser) meant
+@SETTINGS
+@given(kind=st.sampled_from(["url", "tilde", "variable", "pattern"]),
+       stem=st.text("abcxyz", min_size=1, max_size=6),
+       command=st.sampled_from(["tag", "topics", "align"]))
+def test_a_path_the_shell_did_not_expand_gets_a_hint(kind, stem, command, tmp_path_factory,
+                                                     capsys):
+    d = tmp_path_factory.mktemp("paths")
+    path, words = {"url": (f"https://example.org/{stem}.txt", "a URL"),
+                   "tilde": (f"~/{stem}-missing.txt", "did not expand '~'"),
+                   "variable": (f"$HOME/{stem}.txt", "a variable the shell did not expand"),
+                   "pattern": (f"{d}/*.txt", "a pattern")}[kind]
+    if kind == "pattern" and stem.startswith("a"):
+        (d / f"{stem}.txt").write_text("x\n")           # a pattern that matches a file
+        words = "it matches 1 files; write it without quotes"
+    argv = {"tag": ["tag", "train", "--data", path, "-o", str(d / "m.npz")],
+            "topics": ["topics", "train", "--data", path, "--format", "tsv",
+                       "-o", str(d / "m.npz")],
+            "align": ["align", "unsupervised", "--src", path, "--tgt", path + "x"]}[command]
+    rc, _, err = run_cli(argv, capsys)
+    assert one_line_error(rc, err, path, "no such file", words), err
+
+
+def test_a_plain_missing_file_gets_no_hint(tmp_path, capsys):
+    rc, _, err = run_cli(["tag", "train", "--data", str(tmp_path / "none.txt"), "-o",
+                          str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, "none.txt: no such file"), err
+    assert err.rstrip().endswith("no such file"), err

@@ -35,7 +35,7 @@ import zlib
 from ._encoding import (_ENCODING, _other_encoding_hint, check_encoding, given_encoding,
                         input_encoding, utf8_read_as)
 from ._magic import (BINARY_MAGIC, _binary_first_line, _name_read_error,  # noqa: F401
-                     binary_kind, compressed_name, naming_read_errors)
+                     binary_kind, compressed_name, naming_read_errors, unexpanded_hint)
 
 __all__ = ["FormatError", "OutputPathError", "missing_reason", "open_text", "read_lines", "split_tokens",
            "input_encoding", "check_encoding", "given_encoding", "check_visible_tokens",
@@ -101,7 +101,7 @@ def missing_reason(path, what="file"):
         return f"no such {what} (a part of the path is a file, not a folder)"
     if os.path.islink(name):
         return f"a symbolic link to a missing {what}"
-    return f"no such {what}"
+    return f"no such {what}{unexpanded_hint(name)}"   # an URL, '~', '$HOME', '*.png'
 
 
 def _check_readable_file(path):

@@ -104,3 +104,25 @@ def compressed_name(lower, no_gzip):
         return (f"outputs are compressed with gzip only (a name ending in .gz), and a {suffix} "
                 f"file would hold uncompressed text: name it .gz, or compress it afterwards")
     return None
+
+
+def unexpanded_hint(name):
+    """For a path that does not exist: a hint when it is something the shell or a browser
+    meant (a URL, a ``~`` or ``$VAR`` the shell did not expand inside quotes, a pattern no
+    file matched), else ``""``. "no such file" alone left the user to guess."""
+    import re
+
+    if re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*://", name):
+        return " (a URL: structpred reads local files; download it first)"
+    if name.startswith("~"):
+        return (" (the shell did not expand '~' inside quotes: write the path without them, "
+                "or with $HOME)")
+    if re.search(r"\$(\w+|\{\w+\})", name):
+        return " (a variable the shell did not expand inside single quotes)"
+    if re.search(r"[*?]|\[[^]]*\]", name):
+        import glob
+
+        n = len(glob.glob(name))
+        return (f" (a pattern that the shell did not expand inside quotes: it matches {n} "
+                "files; write it without quotes)" if n else " (a pattern: no file matches it)")
+    return ""
