@@ -115,6 +115,13 @@ def test_a_model_array_holding_nan_or_infinity_is_named(tmp_path_factory, dtype,
     with pytest.raises(FormatError, match=r"array 'coef' holds (NaN|an infinite value) "
                                           r"\(a damaged or edited file\)"):
         load_npz(path, "demo", (1,), "a demo model")
+    # an array of another shape than the one written
+    arrays = dict(np.load(path))
+    arrays["coef"] = np.zeros(size + 1)
+    np.savez(path, **arrays)
+    with pytest.raises(FormatError, match=rf"array 'coef' has the shape \({size + 1},\), not "
+                                          rf"the \({size},\) it was written with"):
+        load_npz(path, "demo", (1,), "a demo model")
     # a file of another kind is named as such first, whatever its arrays hold
     with pytest.raises(FormatError, match=r"not a tagger \(a demo file\)"):
         load_npz(path, "tagger", (1,), "a tagger")
@@ -159,10 +166,19 @@ def _short_scale(a):
     a["feature_scale"] = a["feature_scale"][:-1]
 
 
+def _short_scale_unrecorded(a):
+    """As a file written before :func:`save_npz` recorded the shapes."""
+    _short_scale(a)
+    meta = json.loads(bytes(a["meta"]).decode())
+    del meta["shapes"]
+    a["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
+
+
 @pytest.mark.parametrize("change,words", [
     (_nan_coef, "array 'coef' holds NaN"),
     (_no_params, "entries missing or unreadable"),
-    (_short_scale, "weights do not match the features")])
+    (_short_scale, "array 'feature_scale' has the shape"),
+    (_short_scale_unrecorded, "weights do not match the features")])
 def test_tag_predict_with_a_damaged_model_is_one_line(tagger, change, words, tmp_path, capsys):
     model = _edited(tagger / "m.npz", tmp_path / "bad.npz", change)
     rc, _, err = run_cli(["tag", "predict", "-m", str(model), "-i", str(tagger / "train.txt"),
@@ -180,8 +196,15 @@ def test_topic_arrays_that_do_not_fit_are_named(tmp_path, capsys):
 
     def short_state(a):
         a["state._state"] = a["state._state"][:1]
+        meta = json.loads(bytes(a["meta"]).decode())
+        del meta["shapes"]         # a file written before the shapes were recorded
+        a["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
+
+    def short_counts(a):           # (1, V) counts broadcast: labels with exit 0 before
+        a["state.word_counts_"] = a["state.word_counts_"][:1]
 
     for change, words in ((short_state, "arrays do not fit one another"),
+                          (short_counts, "'state.word_counts_' has the shape (1, "),
                           (lambda a: a.update({"state.word_counts_": a["state.word_counts_"]
                                                * np.nan}), "holds NaN")):
         model = _edited(tmp_path / "m.npz", tmp_path / "bad.npz", change)

@@ -160,6 +160,9 @@ def save_npz(path, arrays, header, compressed=True):
     bad = [k for k, v in out.items() if v.dtype == object]
     if bad:
         raise TypeError(f"object arrays cannot be saved without pickles: {', '.join(bad)}")
+    # the shape of every array, checked when the file is read: an array cut short or
+    # grown by an edit was used silently where it broadcast (a topic model's counts)
+    header = dict(header, shapes={k: list(v.shape) for k, v in out.items()})
     out[HEADER] = pack_json(drop_clock_readings(header), sort_keys=False)
     out["format"] = np.array(str(header["format"]))
     out["version"] = np.array(int(header["version"]), dtype=np.int64)
@@ -215,6 +218,19 @@ def _check_finite(arrays, path, what):
                                           "damaged or edited file)")
 
 
+def _check_shapes(arrays, shapes, path, what):
+    """Refuse an array whose shape is not the one :func:`save_npz` recorded (files written
+    before it recorded shapes pass)."""
+    if not isinstance(shapes, dict):
+        return
+    for key, a in arrays.items():
+        want = shapes.get(key)
+        if isinstance(want, list) and list(a.shape) != want:
+            raise FormatError(path, None, f"{what} whose array {key!r} has the shape "
+                                          f"{tuple(a.shape)}, not the {tuple(want)} it was "
+                                          "written with (a damaged or edited file)")
+
+
 def load_npz(path, fmt, versions, what="a structpred file", legacy_ok=False):
     """Read a file of :func:`save_npz`: ``(header, arrays)``, the format and version checked.
 
@@ -261,6 +277,7 @@ def load_npz(path, fmt, versions, what="a structpred file", legacy_ok=False):
         arrays.pop("format", None)
         arrays.pop("version", None)
         _check_finite(arrays, path, what)       # once the file is known to be of its kind
+        _check_shapes(arrays, header.pop("shapes", None), path, what)
         return header, arrays
     version = check_format(arrays, path, fmt, versions, what, legacy_ok=legacy_ok)
     arrays.pop("format", None)
