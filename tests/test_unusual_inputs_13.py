@@ -350,3 +350,14 @@ def test_a_plain_missing_file_gets_no_hint(tmp_path, capsys):
                           str(tmp_path / "m.npz")], capsys)
     assert one_line_error(rc, err, "none.txt: no such file"), err
     assert err.rstrip().endswith("no such file"), err
+
+
+def test_a_segmentation_header_without_an_entry_is_named_without_pythons_words(tmp_path):
+    from segmentation.model import MRFSegmenter
+
+    save_npz(tmp_path / "m.npz", {"coef": np.zeros(3), "feature_mean": np.zeros(3),
+                                  "feature_std": np.ones(3)},
+             {"format": "structpred-mrf-segmenter", "version": 3, "kind": "image"})
+    with pytest.raises(ValueError, match=r"damaged header: no '\w+' entry") as info:
+        MRFSegmenter.load(tmp_path / "m.npz")
+    assert "KeyError" not in str(info.value)
