@@ -63,13 +63,13 @@ def _check_once(paths, what):
 
 
 def _image_files(spec):
-    from segmentation.data import is_image_file
+    from segmentation.data import folder_images, is_image_file
 
     files = []
     for s in spec:
         p = Path(s)
         if p.is_dir():
-            files.extend(sorted(f for f in p.iterdir() if f.is_file() and is_image_file(f)))
+            files.extend(folder_images(p))
         elif p.exists():
             if not is_image_file(p):
                 _check_image_header(p)
@@ -677,12 +677,12 @@ def _gold_items_for_pred(args):
     if args.manifest or args.images:
         return _main_items(args, need_masks=True)
     if args.masks:
-        from segmentation.data import is_image_file
+        from segmentation.data import folder_images
 
         d = Path(args.masks)
         if not d.is_dir():
             raise UserError(f"{d}: no such folder")
-        files = sorted(f for f in d.iterdir() if f.is_file() and is_image_file(f))
+        files = folder_images(d)
         if not files:
             raise UserError(f"{d}: no masks found")
         items = [(f.stem, None, f, str(f)) for f in files]

@@ -30,7 +30,7 @@ from structpred.io import binary_kind, counted, missing_reason
 __all__ = ["load_image", "load_mask", "load_pair", "load_example", "read_manifest", "horse_items",
            "load_points", "parse_label_ranges", "format_label_ranges", "binary_labels",
            "default_data_dir", "bundled_data_dir", "ImageItem", "IMAGE_EXTENSIONS",
-           "StemIndex"]
+           "StemIndex", "folder_images"]
 
 #: File extensions read as images (any letter case).
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".gif", ".webp", ".ppm",
@@ -54,6 +54,27 @@ def is_image_file(path):
     return Path(path).suffix.lower() in IMAGE_EXTENSIONS
 
 
+def folder_images(folder):
+    """The image files of ``folder``, sorted: the entries with an image extension
+    (:func:`is_image_file`), hidden ones left out (macOS's AppleDouble ``._x.png`` beside
+    each file copied from a Mac, ``.DS_Store``: an AppleDouble file was read as an image
+    of its own, "no mask named ._x.*"), as the document folders of ``topics`` leave them
+    out. An entry of an image name that is not a file (a link to nothing, a loop of links,
+    a FIFO, a folder) is a :class:`FormatError` naming it: it was passed over silently,
+    an image (or a mask: "no mask named x.*") lost."""
+    out = []
+    for f in Path(folder).iterdir():
+        if f.name.startswith(".") or not is_image_file(f):
+            continue
+        if not f.is_file():
+            reason = missing_reason(f, "file") or (
+                "a folder, not an image file" if f.is_dir()
+                else "not a regular file (a FIFO, socket or device), not an image file")
+            raise FormatError(str(f), None, reason)
+        out.append(f)
+    return sorted(out)
+
+
 class StemIndex:
     """The image files of one folder by stem: ``index.find("horse001")`` finds
     ``horse001.png``, ``horse001.JPG``, ...; two files of one stem (``a.png`` and
@@ -67,10 +88,8 @@ class StemIndex:
             raise FormatError(self.folder, None, "expected a folder")
         rank = {e: i for i, e in enumerate(IMAGE_EXTENSIONS)}
         self._by_stem = {}
-        for f in self.folder.iterdir():
-            ext = f.suffix.lower()
-            if ext in rank and f.is_file():
-                self._by_stem.setdefault(f.stem, []).append((rank[ext], f.name, f))
+        for f in folder_images(self.folder):
+            self._by_stem.setdefault(f.stem, []).append((rank[f.suffix.lower()], f.name, f))
         for v in self._by_stem.values():
             v.sort()
 

@@ -13,7 +13,7 @@ import os
 import numpy as np
 
 from structpred import estimator_seed
-from structpred.io import FormatError, load_npz, refuse_stdin_model, save_npz
+from structpred.io import FormatError, damage_reason, load_npz, refuse_stdin_model, save_npz
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "save_segmenter", "load_segmenter", "feature_names",
            "current_feature_names"]
@@ -114,7 +114,7 @@ def _restore(cls, meta, arrays, bad):
         if first is not None:
             model.first_pass_coef_, model.first_pass_mean_, model.first_pass_std_ = first
     except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"{bad} (damaged header: {type(exc).__name__}: {exc})") from None
+        raise ValueError(f"{bad} (damaged header: {damage_reason(exc)})") from None
     if model.kind_ not in ("image", "points"):
         raise ValueError(f"{bad} (unknown kind {model.kind_!r})")
     return model

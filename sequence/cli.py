@@ -15,7 +15,7 @@ import warnings
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.io import counted, release_notes
-from structpred.cli import check_output, positive_float, positive_int
+from structpred.cli import check_output, finite_float, positive_float, positive_int
 from structpred.cli import check_held_out, refuse_options, seed_value
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import iteration_count
@@ -35,7 +35,7 @@ DEFAULTS = {"learner": "bregman", "feature_set": "full", "n_iter": 300, "eval_ev
 
 
 def _fraction(text):
-    v = float(text)
+    v = finite_float(text)     # 'abc', '0x1': named as not a number, never "_fraction"
     if not 0.0 < v < 0.5:
         import argparse
 

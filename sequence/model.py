@@ -551,24 +551,35 @@ def load_tagger(path):
     header, arrays = load_npz(path, FORMAT, (FORMAT_VERSION,), what=what)
     name = str(path)
     try:
-        names = arrays["features"].tobytes().decode("utf-8")
-        coef = arrays["coef"].astype(np.float64)
-        scale = arrays["feature_scale"].astype(np.float64)
-    except (KeyError, ValueError, UnicodeDecodeError, AttributeError):
-        raise FormatError(name, None, f"damaged {what}") from None
+        tagger = _tagger_from(header, arrays)
+    except (KeyError, TypeError, ValueError, UnicodeDecodeError, AttributeError):
+        # a header entry missing (a KeyError traceback before) or of another type
+        raise FormatError(name, None, f"{what} with entries missing or unreadable (a "
+                                      "damaged or edited file)") from None
+    K = len(tagger.classes_)
+    if (tagger.coef_.size != len(tagger.features_) * K + K * K + 2 * K
+            or tagger.features_.scale.size != len(tagger.features_)):
+        raise FormatError(name, None, "damaged sequence tagger model (weights do not match "
+                                      "the features)")
+    return tagger
+
+
+def _tagger_from(header, arrays):
+    names = arrays["features"].tobytes().decode("utf-8")
     params = dict(header["params"])
     for k in header.get("inf_params", []):
         params[k] = np.inf
     if header.get("radius_inf"):             # files of the first format
         params["radius"] = np.inf
     tagger = SequenceTagger(**params)
-    tagger.classes_ = header["classes"]
-    tagger.iob_ = header["iob"]
-    tagger.n_columns_ = header["n_columns"]
-    tagger.features_ = FeatureIndex(names.split("\n") if names else [], scale=scale)
+    tagger.classes_ = list(header["classes"])
+    tagger.iob_ = bool(header["iob"])
+    tagger.n_columns_ = int(header["n_columns"])
+    tagger.features_ = FeatureIndex(names.split("\n") if names else [],
+                                    scale=np.asarray(arrays["feature_scale"], dtype=np.float64))
     tagger.scaled_ = bool(header["scaled"])
     tagger.label_scale_ = float(header["label_scale"])
-    tagger.coef_ = coef
+    tagger.coef_ = np.asarray(arrays["coef"], dtype=np.float64)
     tagger.n_iter_, tagger.best_iter_ = header["n_iter"], header["best_iter"]
     tagger.eta_ = header["eta"]
     radius = header.get("radius")
@@ -579,10 +590,6 @@ def load_tagger(path):
     # None: a model written before the training sentences' digests were kept
     digests = arrays.get("training_digests")
     tagger.training_digests_ = None if digests is None else np.asarray(digests, np.uint64)
-    K = len(tagger.classes_)
-    if coef.size != len(tagger.features_) * K + K * K + 2 * K:
-        raise FormatError(name, None, "damaged sequence tagger model (weights do not match "
-                                      "the features)")
     return tagger
 
 

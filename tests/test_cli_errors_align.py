@@ -69,6 +69,8 @@ def files(tmp_path_factory, small_stats_file):
     with np.load(model, allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}
     meta = json.loads(bytes(arrays["meta"]).decode())
+    meta.pop("shapes", None)   # as files written before save_npz recorded the shapes: the
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)   # loader's checks
 
     def variant(name, **change):
         a = dict(arrays)

@@ -36,7 +36,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from structpred import SEED_INSTANCES, estimator_seed, text_digests
-from structpred.io import CLOCK_KEYS, FormatError, load_npz, read_npz, refuse_stdin_model, save_npz
+from structpred.io import (CLOCK_KEYS, FormatError, damage_reason, load_npz, read_npz,
+                          refuse_stdin_model, save_npz)
 
 from .corpus import ENGLISH_STOP_WORDS, Vocabulary
 
@@ -335,6 +336,20 @@ def _read_meta(where):
     return meta, arrays
 
 
+def _probe(estimator, n_words, where):
+    """Predict one document of the vocabulary's first and last words: arrays of the model
+    that do not fit one another (an edited or damaged file) failed at ``predict`` in an
+    ``IndexError`` traceback, after the data was read."""
+    probe = sp.csr_matrix((np.ones(min(n_words, 2)), ([0] * min(n_words, 2),
+                                                      sorted({0, n_words - 1}))),
+                          shape=(1, n_words)) if n_words else sp.csr_matrix((1, 0))
+    try:
+        estimator.predict(probe)
+    except (IndexError, ValueError, TypeError) as exc:
+        raise FormatError(where, None, "a topic model file whose arrays do not fit one "
+                                       "another (a damaged or edited file)") from None
+
+
 def load_model(path):
     """Read a file written by :func:`save_model`.
 
@@ -358,8 +373,9 @@ def load_model(path):
     except FormatError:
         raise
     except (KeyError, TypeError, ValueError) as exc:
-        raise FormatError(where, None, f"not a valid topic model file ({type(exc).__name__}: "
-                                       f"{exc})") from None
+        raise FormatError(where, None, f"not a valid topic model file ({damage_reason(exc)})"
+                          ) from None
+    _probe(est, len(vocab.words_), where)
     return SavedModel(estimator=est, vocabulary=vocab, labels=labels, model=meta.get("model", "?"),
                       info=meta.get("info", {}), meta=meta,
                       training_digests=arrays.get("training_digests"))

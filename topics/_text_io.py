@@ -576,7 +576,7 @@ class _Columns:
 def _csv_column(name, line, first, cols, item, option):
     """The index of the column a field option ``item`` names (a number or a name)."""
     n = len(first)
-    if item.isdigit():
+    if item.isdecimal():   # "²" is a digit that int() does not read: a name
         if not 1 <= int(item) <= n:
             raise FormatError(name, line, f"{option} {item}: no such column, the rows have "
                                           f"{counted(n, 'field')} (numbered from 1)")
@@ -600,7 +600,7 @@ def _csv_columns(name, records, need, fields):
     line, first = records[0]
     _refuse_tsv_as_csv(name, records)
     given = tuple(f.lower() for f in (fields.label or []) + (fields.text or [])
-                  if not f.isdigit())
+                  if not f.isdecimal())
     cols = _Columns(header=bool(_named_like(first, LABEL_NAMES + TEXT_NAMES + given)),
                     names=[f.strip() for f in first])
     n = len(first)

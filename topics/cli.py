@@ -99,7 +99,7 @@ def _field_names(many):
             raise argparse.ArgumentTypeError(f"an empty name in {text!r}")
         if len(items) > 1 and not many:
             raise argparse.ArgumentTypeError(f"one field or column, got {text!r}")
-        if any(t.isdigit() and int(t) < 1 for t in items):
+        if any(t.isdecimal() and int(t) < 1 for t in items):   # int("²") fails
             raise argparse.ArgumentTypeError(f"columns are numbered from 1, got {text!r}")
         return items
     return parse

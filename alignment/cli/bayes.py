@@ -17,7 +17,8 @@ from __future__ import annotations
 import sys
 import time
 
-from structpred.cli import UserError, finite_float, jobs_count, log as _log, seed_value
+from structpred.cli import UserError, finite_float, jobs_count, log as _log
+from structpred.cli import seed_value, whole_number
 from structpred.io import counted, release_notes
 
 __all__ = ["add_bayes_arguments", "align_bayes"]
@@ -31,7 +32,7 @@ def add_bayes_arguments(p):
                              "2016)")
     g.add_argument("--seed", type=seed_value, default=0, metavar="N",
                    help="random seed of the samplers (the same seed gives the same links)")
-    g.add_argument("--samplers", type=int, default=D["n_samplers"], metavar="N",
+    g.add_argument("--samplers", type=whole_number, default=D["n_samplers"], metavar="N",
                    help="independent samplers per direction, their marginals averaged")
     g.add_argument("--iterations", default=None, metavar="I,H,F",
                    help="Gibbs sweeps of IBM-1, the HMM and the fertility model (default: "

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from structpred.cli import HelpFormatter as _Formatter
 from structpred.cli import UserError, add_quiet as _add_quiet, iteration_count, log as _log
-from structpred.cli import at_most, finite_float, nonneg_int, refuse_options
+from structpred.cli import at_most, finite_float, nonneg_int, refuse_options, whole_number
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.io import counted, release_notes
 
@@ -92,7 +92,7 @@ def add_unsupervised_parser(asub):
     b = p.add_argument_group("extra unlabeled text (the input is always included)")
     b.add_argument("--bitext-src", metavar="FILE", help="more source sentences to train on")
     b.add_argument("--bitext-tgt", metavar="FILE", help="their translations")
-    b.add_argument("--bitext-pairs", type=int, default=None, metavar="N",
+    b.add_argument("--bitext-pairs", type=whole_number, default=None, metavar="N",
                    help="use only the first N pairs of the extra bitext")
     p.add_argument("--cache-dir", metavar="DIR", default=None,
                    help="keep the trained model and eflomal's links here, keyed by a "

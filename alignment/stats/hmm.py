@@ -57,7 +57,7 @@ from tqdm.auto import tqdm
 
 from structpred import FormatError, check_n_jobs
 
-from structpred.io import counted, load_npz, note, pack_json, save_npz, unpack_json
+from structpred.io import counted, damage_reason, load_npz, note, pack_json, save_npz, unpack_json
 
 from .._cache import bitext_key, fit_options
 
@@ -429,8 +429,7 @@ class HMMTables:
             out = cls(*(np.asarray(a[prefix + k]) for k in cls._ARRAYS), float(p0f), float(p0b),
                       int(mj), float(floor))
         except Exception as exc:  # noqa: BLE001 - any inconsistency is a damaged file
-            raise FormatError(path, None, f"corrupt HMM tables ({type(exc).__name__}: {exc})"
-                              ) from None
+            raise FormatError(path, None, f"corrupt HMM tables ({damage_reason(exc)})") from None
         if not (len(out.t_fwd) == len(out.t_bwd) and len(out.jump_fwd) == len(out.jump_bwd)
                 == 2 * out.max_jump + 1):
             raise FormatError(path, None, "corrupt HMM tables (inconsistent sizes)")

@@ -32,7 +32,7 @@ import numpy as np
 
 from structpred import FormatError, check_n_jobs
 
-from structpred.io import (check_format, load_npz, note, pack_json, read_npz, save_npz,
+from structpred.io import (check_format, damage_reason, load_npz, note, pack_json, read_npz, save_npz,
                            unpack_json)
 
 from .._cache import bitext_key, load_or_compute
@@ -308,8 +308,7 @@ class InteractionStatistics:
                       int(a["n_pairs"]),
                       str(a["stats_fingerprint"]) if "stats_fingerprint" in a else "")
         except Exception as exc:  # noqa: BLE001 - any inconsistency is a damaged file
-            raise FormatError(path, None, f"corrupt {_WHAT} ({type(exc).__name__}: {exc})"
-                              ) from None
+            raise FormatError(path, None, f"corrupt {_WHAT} ({damage_reason(exc)})") from None
         if len(out.pattern_share) != len(out.pair_keys):
             raise FormatError(path, None, f"corrupt {_WHAT} (inconsistent sizes)")
         if "provenance" in a:

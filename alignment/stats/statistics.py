@@ -41,8 +41,8 @@ import numpy as np
 from structpred import FormatError
 from structpred.parallel import is_dask_client
 
-from structpred.io import (check_format, is_cache_folder, load_npz, pack_json, save_npz,
-                           unpack_json)
+from structpred.io import (check_format, damage_reason, is_cache_folder, load_npz, pack_json,
+                           save_npz, unpack_json)
 
 from .._cache import bitext_key, compare_keys, fit_options, load_or_compute
 from .._runtime import log as _log
@@ -675,12 +675,13 @@ class AlignmentStatistics:
                         dice_prune_total=None if dpt < 0 else dpt,
                         log_likelihood={k: np.asarray(a[f"ll_{k}"]).tolist() for k in _LL_KEYS},
                         n_pairs=int(a["n_pairs"]))
-            stats.with_hmm(HMMTables.from_arrays(a, "hmm_", path) if "hmm_t_fwd" in a else None)
+            # any HMM entry: the tables (their first dropped, the model aligned without them)
+            stats.with_hmm(HMMTables.from_arrays(a, "hmm_", path)
+                           if any(k.startswith("hmm_") for k in a) else None)
         except FormatError:
             raise
         except Exception as exc:  # noqa: BLE001 - any inconsistency is a damaged file
-            raise FormatError(path, None, f"corrupt {_WHAT} ({type(exc).__name__}: "
-                              f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
+            raise FormatError(path, None, f"corrupt {_WHAT} ({damage_reason(exc)})") from None
         if "provenance" in a:
             prov = unpack_json(a["provenance"], path, _WHAT)
             key, report = (prov.get("key"), prov.get("report")) if isinstance(prov, dict) \

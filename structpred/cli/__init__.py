@@ -16,7 +16,7 @@ from ._common import (ArgumentParser, HelpFormatter, UserError, add_quiet, check
                       int_list, comma_items, at_most,
                       iteration_count, log,
                       jobs_count, nonneg_float, nonneg_int,
-                      positive_float, positive_int, same_file, wrap_format_errors,
+                      positive_float, positive_int, same_file, whole_number, wrap_format_errors,
                       options_given, record_option_defaults, refuse_options, seed_value)
 from ._cluster import add_cluster_options, cluster_from_args, open_cluster, with_cluster
 from ._main import build_parser, main, subcommands
@@ -27,4 +27,4 @@ __all__ = ["main", "build_parser", "subcommands", "UserError", "HelpFormatter", 
            "check_held_out", "check_separate_folders", "iteration_count", "same_file", "add_cluster_options", "cluster_from_args",
            "open_cluster",
            "with_cluster", "options_given", "record_option_defaults", "refuse_options",
-           "seed_value"]
+           "seed_value", "whole_number"]

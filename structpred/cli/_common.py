@@ -229,6 +229,12 @@ def jobs_count(text):
             f"got {text!r}") from None
 
 
+def whole_number(text):
+    """argparse ``type=``: any integer (the caller checks its range, in its own words);
+    ``type=int`` named itself: "invalid int value: '1e3'"."""
+    return _number(int, text, -math.inf, False)
+
+
 def nonneg_int(text):
     """argparse ``type=``: an integer >= 0 (0 often meaning "none")."""
     return _number(int, text, 0, False)

@@ -16,8 +16,8 @@ from ._files import (FormatError, OutputPathError, atomic_write, binary_kind, na
                      open_output, open_text, progress_enabled, read_lines, read_npz,
                      refuse_stdin_model, split_tokens, word_text)
 from ._notes import counted, drop_notes, hold_notes, note, release_notes
-from ._npz import (CLOCK_KEYS, check_format, drop_clock_readings, load_npz, pack_json,
-                   save_npz, unpack_json)
+from ._npz import (CLOCK_KEYS, check_format, damage_reason, drop_clock_readings, load_npz,
+                   pack_json, save_npz, unpack_json)
 from ._tokens import MAX_WORDS, check_sentence_pairs, check_token_lists, unwritable_token
 
 __all__ = ["refuse_stdin_model", "FormatError", "atomic_write", "open_text", "open_output", "read_lines", "read_npz",
@@ -25,7 +25,7 @@ __all__ = ["refuse_stdin_model", "FormatError", "atomic_write", "open_text", "op
            "split_tokens", "word_text",
            "binary_kind", "naming_read_errors", "OTHER_SPACE", "check_output_path", "check_figure_path",
            "OutputPathError", "missing_reason", "folder_refusal",
-           "file_fingerprint", "progress_enabled", "save_npz", "load_npz", "pack_json",
+           "file_fingerprint", "progress_enabled", "save_npz", "load_npz", "damage_reason", "pack_json",
            "unpack_json", "check_format", "CLOCK_KEYS", "drop_clock_readings", "load_or_compute",
            "CacheMismatch", "cache_file", "is_cache_folder", "key_hash", "check_token_lists",
            "check_sentence_pairs", "unwritable_token", "MAX_WORDS", "save_figure",

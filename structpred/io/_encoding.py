@@ -8,6 +8,7 @@ ones a file split on the byte ``\n`` can be read in.
 from __future__ import annotations
 
 import contextlib
+import functools
 
 __all__ = ["check_encoding", "input_encoding", "given_encoding"]
 
@@ -80,3 +81,27 @@ def _other_encoding_hint(byte):
                 "--encoding cp1252, or convert it: iconv -f cp1252 -t utf-8)")
     return (" (Latin-1, as in the CoNLL-2002 files? give --encoding latin-1, or convert it: "
             "iconv -f latin1 -t utf-8)")
+
+
+@functools.lru_cache(maxsize=None)
+def _single_byte(encoding):
+    """True for a codec of one character per byte (Latin-1, cp1252, the ISO 8859 family)."""
+    return (not encoding.lower().replace("_", "-").startswith("utf")   # utf-8-sig is UTF-8
+            and len(bytes(range(256)).decode(encoding, errors="replace")) == 256)
+
+
+def utf8_read_as(raw, encoding):
+    """For a line ``raw`` of a file read in the single-byte ``encoding`` (``--encoding
+    latin-1``): a reason to refuse it when it holds UTF-8 text beyond ASCII (``café``
+    read as ``cafÃ©``, silently, or refused for a no-break space that ``à`` became), else
+    None. Text of a single-byte encoding is valid UTF-8 only by a rare chance (``Ã©``)."""
+    if raw.isascii() or not _single_byte(encoding):
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    word = next(w for w in text.split() if not w.isascii())[:20]
+    return (f"this line is UTF-8 text ({word!r} reads as "
+            f"{word.encode('utf-8').decode(encoding, errors='replace')!r} in {encoding}): "
+            "drop --encoding: the default reads UTF-8")

@@ -33,9 +33,9 @@ import sys
 import zlib
 
 from ._encoding import (_ENCODING, _other_encoding_hint, check_encoding, given_encoding,
-                        input_encoding)
+                        input_encoding, utf8_read_as)
 from ._magic import (BINARY_MAGIC, _binary_first_line, _name_read_error,  # noqa: F401
-                     binary_kind, naming_read_errors)
+                     binary_kind, compressed_name, naming_read_errors, unexpanded_hint)
 
 __all__ = ["FormatError", "OutputPathError", "missing_reason", "open_text", "read_lines", "split_tokens",
            "input_encoding", "check_encoding", "given_encoding", "check_visible_tokens",
@@ -101,7 +101,7 @@ def missing_reason(path, what="file"):
         return f"no such {what} (a part of the path is a file, not a folder)"
     if os.path.islink(name):
         return f"a symbolic link to a missing {what}"
-    return f"no such {what}"
+    return f"no such {what}{unexpanded_hint(name)}"   # an URL, '~', '$HOME', '*.png'
 
 
 def _check_readable_file(path):
@@ -379,6 +379,8 @@ def read_lines(path, encoding=None):
                     raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
                 if lineno == 1 and utf8 and raw.startswith(_BOM):
                     raw = raw[len(_BOM):]
+                if not utf8 and (why := utf8_read_as(raw, encoding)):
+                    raise FormatError(name, lineno, why)   # before cp1252 fails on its byte 0x81
                 try:
                     text = raw.decode(encoding)
                 except UnicodeDecodeError as exc:
@@ -566,10 +568,8 @@ def check_output_path(path, option=None):
     head = f"not written ({option}): " if option else "not written: "
     stdout = " (use '-' for standard output where the command allows it)"
     lower = str(name).lower()
-    if lower.endswith(".gz") and lower[:-3].endswith(_NO_GZIP):
-        inner = os.path.splitext(lower[:-3])[1]
-        raise OutputPathError(name, None, f"{head}a {inner} file is compressed already and is "
-                              "not gzipped; drop the .gz")
+    if why := compressed_name(lower, _NO_GZIP):   # model.npz.gz, out.txt.bz2
+        raise OutputPathError(name, None, head + why)
     if str(name).endswith(("/", os.sep)):
         # a name ending in a slash names a folder, existing or not (it was taken as a new
         # file, and the writer failed naming its hidden temporary file)
@@ -714,7 +714,16 @@ def atomic_write(path, mode="w", encoding="utf-8", compress=None):
     if compress is None:
         compress = str(path).endswith(".gz")
     directory, name = os.path.split(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)  # e.g. ``--plot runs/x.png`` in a fresh checkout
+    try:
+        os.makedirs(directory, exist_ok=True)  # e.g. ``--plot runs/x.png`` in a fresh checkout
+    except OSError as exc:
+        # the folder replaced by a file during the run: "<folder>: file exists" named
+        # neither the output nor the cause
+        why = ("a part of that path is a file, not a folder"
+               if isinstance(exc, (FileExistsError, NotADirectoryError))
+               else (exc.strerror or str(exc)).lower())
+        raise OSError(exc.errno, f"its folder {directory} cannot be made: {why}",
+                      path) from exc
     try:
         tmp, fd = _create_temp(directory, name)
     except OSError as exc:

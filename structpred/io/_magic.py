@@ -83,3 +83,46 @@ def naming_read_errors(name):
     except OSError as exc:
         _name_read_error(exc, name)
         raise
+
+
+#: the suffixes of compressed files of other tools than gzip, which no writer makes
+_OTHER_COMPRESSED = (".bz2", ".xz", ".lzma", ".zst", ".lz4", ".lz", ".z", ".7z", ".rar", ".tgz")
+
+
+def compressed_name(lower, no_gzip):
+    """Why an output name (lower-cased) is refused for its compression suffix, or None:
+    ``.gz`` after a format compressed already (``model.npz.gz``; ``no_gzip`` lists them),
+    or the suffix of another compressor (``out.txt.bz2``, ``.xz``, ``.zst``: the text was
+    written uncompressed under that name, which bzcat, xzcat, zstd refuse)."""
+    import os
+
+    if lower.endswith(".gz") and lower[:-3].endswith(no_gzip):
+        inner = os.path.splitext(lower[:-3])[1]
+        return f"a {inner} file is compressed already and is not gzipped; drop the .gz"
+    if lower.endswith(_OTHER_COMPRESSED):
+        suffix = os.path.splitext(lower)[1]
+        return (f"outputs are compressed with gzip only (a name ending in .gz), and a {suffix} "
+                f"file would hold uncompressed text: name it .gz, or compress it afterwards")
+    return None
+
+
+def unexpanded_hint(name):
+    """For a path that does not exist: a hint when it is something the shell or a browser
+    meant (a URL, a ``~`` or ``$VAR`` the shell did not expand inside quotes, a pattern no
+    file matched), else ``""``. "no such file" alone left the user to guess."""
+    import re
+
+    if re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*://", name):
+        return " (a URL: structpred reads local files; download it first)"
+    if name.startswith("~"):
+        return (" (the shell did not expand '~' inside quotes: write the path without them, "
+                "or with $HOME)")
+    if re.search(r"\$(\w+|\{\w+\})", name):
+        return " (a variable the shell did not expand inside single quotes)"
+    if re.search(r"[*?]|\[[^]]*\]", name):
+        import glob
+
+        n = len(glob.glob(name))
+        return (f" (a pattern that the shell did not expand inside quotes: it matches {n} "
+                "files; write it without quotes)" if n else " (a pattern: no file matches it)")
+    return ""

@@ -19,7 +19,7 @@ import json
 
 from ._files import FormatError, atomic_write, read_npz
 
-__all__ = ["save_npz", "load_npz", "pack_json", "unpack_json", "check_format", "found_format",
+__all__ = ["save_npz", "load_npz", "damage_reason", "pack_json", "unpack_json", "check_format", "found_format",
            "CLOCK_KEYS", "drop_clock_readings"]
 
 #: the entry that holds the JSON header
@@ -40,7 +40,8 @@ def unpack_json(arr, path, what):
     try:
         return json.loads(bytes(np.asarray(arr, dtype=np.uint8)).decode("utf-8"))
     except (ValueError, TypeError, UnicodeDecodeError):
-        raise FormatError(path, None, f"corrupt {what} (unreadable metadata)") from None
+        raise FormatError(path, None, f"{what} whose header is unreadable (a damaged or "
+                                      "edited file)") from None
 
 
 def _text(arr):
@@ -159,6 +160,9 @@ def save_npz(path, arrays, header, compressed=True):
     bad = [k for k, v in out.items() if v.dtype == object]
     if bad:
         raise TypeError(f"object arrays cannot be saved without pickles: {', '.join(bad)}")
+    # the shape of every array, checked when the file is read: an array cut short or
+    # grown by an edit was used silently where it broadcast (a topic model's counts)
+    header = dict(header, shapes={k: list(v.shape) for k, v in out.items()})
     out[HEADER] = pack_json(drop_clock_readings(header), sort_keys=False)
     out["format"] = np.array(str(header["format"]))
     out["version"] = np.array(int(header["version"]), dtype=np.int64)
@@ -188,6 +192,43 @@ def _write_npz(fh, arrays, compressed):
             info.external_attr = 0o600 << 16
             with zf.open(info, "w", force_zip64=True) as member:
                 np.lib.format.write_array(member, np.asanyarray(arr), allow_pickle=False)
+
+
+def damage_reason(exc):
+    """What an exception raised while rebuilding an object from a file's arrays says about
+    the file, without Python's words ("KeyError: 'n_pairs'"): an entry missing, or arrays
+    that do not fit one another."""
+    if isinstance(exc, KeyError) and exc.args:
+        return f"no {exc.args[0]!r} entry; a damaged or edited file"
+    return "arrays that do not fit one another; a damaged or edited file"
+
+
+def _check_finite(arrays, path, what):
+    """Refuse an array of floats holding NaN or an infinity: no file structpred writes
+    holds one (an infinite radius is kept in the header), so it is a damaged or edited
+    file; a NaN weight made ``tag predict`` a traceback, ``topics predict`` label every
+    document without a word, ``segment predict`` blame the image ("scores must be
+    finite")."""
+    import numpy as np
+
+    for key, a in arrays.items():
+        if a.dtype.kind in "fc" and a.size and not np.isfinite(a).all():
+            which = "NaN" if np.isnan(a).any() else "an infinite value"
+            raise FormatError(path, None, f"{what} whose array {key!r} holds {which} (a "
+                                          "damaged or edited file)")
+
+
+def _check_shapes(arrays, shapes, path, what):
+    """Refuse an array whose shape is not the one :func:`save_npz` recorded (files written
+    before it recorded shapes pass)."""
+    if not isinstance(shapes, dict):
+        return
+    for key, a in arrays.items():
+        want = shapes.get(key)
+        if isinstance(want, list) and list(a.shape) != want:
+            raise FormatError(path, None, f"{what} whose array {key!r} has the shape "
+                                          f"{tuple(a.shape)}, not the {tuple(want)} it was "
+                                          "written with (a damaged or edited file)")
 
 
 def load_npz(path, fmt, versions, what="a structpred file", legacy_ok=False):
@@ -235,8 +276,11 @@ def load_npz(path, fmt, versions, what="a structpred file", legacy_ok=False):
         _check_version(path, version, versions, what)
         arrays.pop("format", None)
         arrays.pop("version", None)
+        _check_finite(arrays, path, what)       # once the file is known to be of its kind
+        _check_shapes(arrays, header.pop("shapes", None), path, what)
         return header, arrays
     version = check_format(arrays, path, fmt, versions, what, legacy_ok=legacy_ok)
     arrays.pop("format", None)
     arrays.pop("version", None)
+    _check_finite(arrays, path, what)
     return {"format": fmt, "version": version}, arrays

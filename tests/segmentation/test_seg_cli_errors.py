@@ -481,7 +481,7 @@ def test_version_1_unary_model_still_loads(tmp_path):
         arrays = {k: z[k] for k in z.files}
     meta = json.loads(bytes(arrays["meta"]).decode())
     meta["version"] = 1
-    for k in ("node_feature_names", "edge_feature_names", "chosen", "selection"):
+    for k in ("node_feature_names", "edge_feature_names", "chosen", "selection", "shapes"):
         meta.pop(k)
     arrays["coef"] = np.concatenate([arrays["coef"], np.zeros(8)])
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
