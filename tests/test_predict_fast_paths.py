@@ -8,7 +8,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from alignment.data.formats import Alignment
-from structpred.io._files import check_visible_tokens
+from structpred.io._words import check_visible_tokens
 from structpred.io import FormatError
 
 

@@ -8,16 +8,17 @@ matplotlib on first use, so that reading and writing files stays light.
 """
 
 from ._cache import CacheMismatch, cache_file, is_cache_folder, key_hash, load_or_compute
-from ._files import _OTHER_SPACE as OTHER_SPACE
+from ._words import _OTHER_SPACE as OTHER_SPACE
 from ._files import (FormatError, OutputPathError, atomic_write, binary_kind, naming_read_errors,
                      check_figure_path, check_output_path, file_fingerprint, folder_refusal,
-                     check_encoding, check_visible_tokens, given_encoding, input_encoding,
+                     check_encoding, given_encoding, input_encoding,
                      missing_reason,
                      open_output, open_text, progress_enabled, read_lines, read_npz,
-                     refuse_stdin_model, split_tokens, word_text)
+                     refuse_stdin_model)
 from ._notes import counted, drop_notes, hold_notes, note, release_notes
 from ._npz import (CLOCK_KEYS, check_format, damage_reason, drop_clock_readings, load_npz,
                    pack_json, save_npz, unpack_json)
+from ._words import check_visible_tokens, split_tokens, word_text
 from ._tokens import MAX_WORDS, check_sentence_pairs, check_token_lists, unwritable_token
 
 __all__ = ["refuse_stdin_model", "FormatError", "atomic_write", "open_text", "open_output", "read_lines", "read_npz",

@@ -1,0 +1,92 @@
+"""The tokens of a line of whitespace-tokenised text (Pharaoh, NAACL, fast_align, CoNLL):
+split on ASCII spaces and tabs only, in Unicode normal form NFC, with no token of
+invisible characters only; anything else is a :class:`FormatError` naming file, line and
+column."""
+
+from __future__ import annotations
+
+import re
+
+from ._files import FormatError
+
+__all__ = ["split_tokens", "word_text", "check_visible_tokens"]
+
+
+#: whitespace other than the ASCII space and tab (no-break and other Unicode spaces, line
+#: and paragraph separators, vertical tab, form feed, the ASCII separators 0x1c-0x1f), and
+#: the other control characters (ESC, BEL, DEL, C1 controls: terminal escapes or damaged
+#: text, which were read as letters of a word)
+_OTHER_SPACE = re.compile(r"[^\S \t]|[\x01-\x08\x0e-\x1b\x7f-\x9f]")
+
+
+def split_tokens(text, path="<text>", lineno=None):
+    """The tokens of a whitespace-tokenised line: split on ASCII spaces and tabs only, as
+    the formats (Pharaoh, NAACL, fast_align, CoNLL) say.
+
+    Any other whitespace (a no-break space, a thin space, an ideographic space, a
+    vertical tab...) is a :class:`FormatError` naming the character, the file, line and
+    column, rather than a silent second way to split. A line terminator at the end
+    (``"\\n"`` or ``"\\r\\n"``, as a file object yields lines) is not part of the line.
+    """
+    if text.endswith("\n"):
+        text = text[:-2] if text.endswith("\r\n") else text[:-1]
+    m = _OTHER_SPACE.search(text)
+    if m is not None:
+        import unicodedata
+
+        ch = m.group()
+        # U+0080-U+009F (U+0085, NEL, is white space too): the bytes of Windows-1252's
+        # quotes, dashes and ellipsis read as Latin-1
+        hint = (" or, if the file is in Windows-1252 (curly quotes, dashes), give "
+                "--encoding cp1252" if "\x80" <= ch <= "\x9f" else "")
+        if not ch.isspace():
+            raise FormatError(path, lineno, f"control character U+{ord(ch):04X} at column "
+                              f"{m.start() + 1}: not part of a word (remove it{hint})")
+        what = unicodedata.name(ch, "a control character").lower()
+        raise FormatError(path, lineno, f"{what} (U+{ord(ch):04X}) at column {m.start() + 1}: "
+                          "tokens are separated by ASCII spaces and tabs only (replace it "
+                          f"with a space{hint})")
+    return text.split()
+
+
+def word_text(text, path="<text>", lineno=None):
+    """A line of words (a sentence to align) in Unicode normal form NFC, so that a word
+    spelt with a combining accent (NFD, as macOS file tools and some corpora write it) is
+    the word spelt with the precomposed letter; a token made of invisible format characters
+    only (a right-to-left mark U+200F, a zero-width space, a soft hyphen, separated from
+    its word by a space) is a :class:`FormatError` naming file, line and column: it would
+    count as a word and shift every later position. ASCII lines are returned as they are."""
+    if text.isascii():
+        return text
+    import unicodedata
+
+    if not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+    check_visible_tokens(text, path, lineno)
+    return text
+
+
+#: the characters that may be format characters (category Cf): see check_visible_tokens
+_MAYBE_FORMAT = re.compile("[\xad\u0100-\U0010ffff]")
+
+
+def check_visible_tokens(text, path="<text>", lineno=None):
+    """:class:`FormatError` naming file, line and column when a token of the line ``text``
+    (split on ASCII spaces and tabs) is made of invisible format characters only (a
+    right-to-left mark U+200F, a zero-width space, a soft hyphen): it would count as a word
+    (an aligner's position, a tagger's token)."""
+    if text.isascii():
+        return
+    import unicodedata
+
+    # a token of format characters has one: U+00AD, or a character above U+00FF (no other
+    # character below U+0100 is of category Cf); most non-ASCII lines have none
+    if not any(unicodedata.category(c) == "Cf" for c in _MAYBE_FORMAT.findall(text)):
+        return
+    for m in re.finditer(r"[^ \t\n]+", text):
+        tok = m.group()
+        if all(unicodedata.category(c) == "Cf" for c in tok):
+            what = unicodedata.name(tok[0], "a format character").lower()
+            raise FormatError(path, lineno, f"a token of invisible characters only ({what}, "
+                              f"U+{ord(tok[0]):04X}) at column {m.start() + 1}: it would "
+                              "count as a word (remove it, or join it to its word)")
