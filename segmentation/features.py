@@ -466,8 +466,10 @@ def as_rgb8(image):
         lo, hi = (int(a.min()), int(a.max())) if a.size else (0, 0)
         if lo >= 0 and hi <= 255:
             return a.astype(np.uint8)
+        why = ("16-bit? scale them to 0-255" if hi > 255 else   # int8: -128 to 127
+               "signed 8-bit? add 128, or read them as unsigned (a.view(np.uint8))")
         raise ValueError(f"expected 8-bit RGB values 0-255, got {a.dtype} values from {lo} "
-                         f"to {hi} (16-bit? scale them to 0-255){hint}")
+                         f"to {hi} ({why}){hint}")
     if a.dtype.kind == "f":
         if not np.isfinite(a).all():
             raise ValueError("the image holds NaN or infinite values")

@@ -35,7 +35,7 @@ import numpy as np
 
 from sklearn.base import BaseEstimator
 
-from structpred import LEARNERS, run_learner
+from structpred import LEARNERS, check_ordered, run_learner
 from structpred import decode_mincut
 from structpred import Monitor
 from structpred import L2Ball
@@ -61,7 +61,9 @@ from ._params import DEFAULT_EDGE_FACTORS, check_params
 
 def _check_image_list(images, what="images"):
     """Refuse one image array given where a sequence of images is expected: iterated, its
-    rows would be read as images (and refused with a message about their shape)."""
+    rows would be read as images (and refused with a message about their shape); ``None``,
+    a set or a dict (:func:`structpred.check_ordered`)."""
+    check_ordered(images, what, "images", read=False)
     if isinstance(images, np.ndarray) and images.dtype != object and (
             images.ndim == 2 or (images.ndim == 3 and images.shape[-1] in (3, 4))):
         raise TypeError(f"{what}: expected a list of images, got one image array of shape "

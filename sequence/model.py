@@ -15,8 +15,8 @@ from numba import njit
 from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 
-from structpred import (check_flag, check_label_spellings, check_number, check_positive,
-                        check_whole, estimator_seed, text_digests)
+from structpred import (check_flag, check_label_spellings, check_number, check_ordered,
+                        check_positive, check_whole, estimator_seed, text_digests)
 from structpred.learners import check_iterations
 from structpred.selection import unwrap_eval_set
 from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
@@ -49,7 +49,7 @@ def check_tagged_sentences(X, y=None, n_columns=None, what="sentence"):
     one-column token ``(word,)`` (not one letter per column); every label list as long as its
     sentence.  A one-line ``TypeError`` or ``ValueError`` naming the sentence and token
     otherwise."""
-    X = [[(tok,) if isinstance(tok, str) else tok for tok in sent]
+    X = [[(tok,) if isinstance(tok, str) else _row(tok) for tok in sent]
          for sent in check_token_lists(X, what)]
     first = "as the model was trained on"
     for i, sent in enumerate(X):
@@ -80,6 +80,15 @@ def check_tagged_sentences(X, y=None, n_columns=None, what="sentence"):
                                 f"{label!r:.60}")
             _refuse_unwritable([label], f"{what} {i}, token {k}: the label")
     return X, y
+
+
+def _row(tok):
+    """A token given as a 1-D numpy array of strings (a row of a sentence given as an
+    ``(n_tokens, n_columns)`` array) as the tuple of its columns; it was refused as "expected
+    a tuple of string columns" while the same row as a list was taken."""
+    if isinstance(tok, np.ndarray) and tok.ndim == 1 and tok.dtype.kind in "UO":
+        return tuple(tok.tolist())
+    return tok
 
 
 def _refuse_unwritable(columns, where):
@@ -332,7 +341,7 @@ class SequenceTagger(BaseEstimator):
         X_valid, y_valid = self._split_eval_set(eval_set)
         self._check_params()
         t0 = time.process_time()
-        X, y = check_tagged_sentences(X, y)
+        X, y = check_tagged_sentences(X, check_ordered(y, "y", "label lists"))
         if len(X) == 0:
             raise ValueError("X and y must be non-empty lists of the same length")
         if X_valid is not None:
@@ -520,6 +529,9 @@ class SequenceTagger(BaseEstimator):
     def save(self, path, info=None):
         """Write the fitted tagger to ``path`` atomically: an ``.npz`` (no pickles) with
         the weights, the feature strings and a JSON header."""
+        if not hasattr(self, "coef_"):   # it was "object has no attribute 'classes_'"
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit "
+                                 "before save")
         params = dict(self.get_params(), random_state=estimator_seed(self))   # as drawn
         header = {"format": FORMAT, "version": FORMAT_VERSION,
                   "params": {k: (None if isinstance(v, float) and not np.isfinite(v) else v)

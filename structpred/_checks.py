@@ -15,7 +15,7 @@ import numpy as np
 __all__ = ["check_whole", "check_number", "check_seed", "resolve_seed", "estimator_seed",
            "SEED_INSTANCES", "check_n_jobs", "check_positive", "check_flag",
            "label_clash", "check_label_spellings", "whole_array", "split_comma_items",
-           "physical_memory"]
+           "physical_memory", "check_ordered"]
 
 
 def physical_memory() -> int | None:
@@ -27,6 +27,23 @@ def physical_memory() -> int | None:
     except (AttributeError, ValueError, OSError):
         return None
     return int(n) if n > 0 else None
+
+
+def check_ordered(values, name, items="items", read=True):
+    """``values`` as a sequence in order (an iterator made a list, unless ``read`` is
+    false: then it is returned unread): ``None``, a set, a
+    mapping or a value that cannot be iterated is a ``TypeError`` naming ``name`` (a set
+    has no order, so its items were paired with the wrong labels or positions silently; a
+    dict was read as its keys; ``None`` and a number were Python's "not iterable")."""
+    from collections.abc import Iterator, Mapping
+
+    if isinstance(values, (set, frozenset, Mapping)):
+        raise TypeError(f"{name} must be a sequence in order (a list, tuple or array of "
+                        f"{items}), got a {type(values).__name__}, which has no order")
+    if values is None or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be a list of {items}, got "
+                        f"{'None' if values is None else type(values).__name__}")
+    return list(values) if read and isinstance(values, Iterator) else values
 
 
 def split_comma_items(text):

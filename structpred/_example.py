@@ -33,7 +33,16 @@ __all__ = ["StructuredExample"]
 
 
 def _check_features(F, n_vars):
-    F = sp.csr_matrix(F, dtype=np.float64)
+    kind = (F.dtype if sp.issparse(F) else np.asarray(F).dtype).kind
+    if kind not in "biuf" and not (kind == "O" and not sp.issparse(F)):
+        # complex: cut to its real part, silently; strings: float()'s "could not convert"
+        what = {"c": "complex numbers", "U": "strings", "S": "bytes", "M": "dates",
+                "m": "time spans"}.get(kind, "values that are not numbers")
+        raise TypeError(f"the feature matrix must hold real numbers, got {what}")
+    try:
+        F = sp.csr_matrix(F, dtype=np.float64)
+    except (TypeError, ValueError) as exc:   # an object array holding a string or None
+        raise TypeError("the feature matrix must hold real numbers") from exc
     if F.shape[1] != n_vars:
         raise ValueError(f"feature matrix has {F.shape[1]} columns, expected {n_vars}")
     if F.nnz and not np.all(np.isfinite(F.data)):

@@ -139,6 +139,12 @@ def ordered_sequence(values, name, owner):
     return list(values) if isinstance(values, Iterator) else values
 
 
+def _label_kind(v):
+    if isinstance(v, str):
+        return "a string"
+    return "a boolean" if isinstance(v, (bool, np.bool_)) else "a number"
+
+
 def validate_labels(estimator, y, n_docs, name="y"):
     """Labels: not None, 1-D (a column vector is raveled with a warning), classification
     targets, no two spelled alike (:func:`structpred.check_label_spellings`).  ``name``: the
@@ -151,9 +157,12 @@ def validate_labels(estimator, y, n_docs, name="y"):
         missing = next((i for i, v in enumerate(y) if v is None), None)
         if missing is not None:
             raise ValueError(f"{name}[{missing}] is None: every document needs a label")
-        kinds = {"a string" if isinstance(v, str) else "a number" for v in y}
-        if len(kinds) > 1:
+        kinds = {_label_kind(v) for v in y}
+        if "a string" in kinds and len(kinds) > 1:
             raise ValueError(f"{name} mixes labels that are strings and numbers: give one kind")
+        if len(kinds) > 1:   # True and 1 were one class (numpy compares them equal)
+            raise ValueError(f"{name} mixes labels that are booleans and numbers (True is "
+                             f"the class 1 to numpy): give one kind")
     y = np.asarray(y)
     if y.dtype.kind in "UO":   # 'Sport' and 'sport': one class split in two
         check_label_spellings([str(v) for v in np.unique(y) if isinstance(v, str)], name=name)

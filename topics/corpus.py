@@ -444,6 +444,9 @@ def check_counts(X, *, integer=False, round_counts=False, allow_empty_rows=True,
         data = X
     if X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(f"empty corpus: {name} has shape {X.shape}")
+    if np.asarray(data).dtype == bool:   # presence or absence: counts 0 and 1
+        data = np.asarray(data, dtype=np.float64)
+        X = X.astype(np.float64)
     if not np.issubdtype(np.asarray(data).dtype, np.number):
         raise ValueError(f"{name} must be numeric")
     data = np.asarray(data, dtype=np.float64)

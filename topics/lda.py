@@ -334,6 +334,8 @@ class LDA(BaseEstimator):
 
     def _counts(self, X, fitting):
         X = documents_or_counts(self, X)
+        if isinstance(X, (list, tuple)) and len(X) == 0:   # was "got 1-D" (a matrix's words)
+            raise ValueError(f"LDA: X holds no documents (an empty {type(X).__name__})")
         if is_text_input(X):
             check_documents_have_text(self, X)
         if fitting:

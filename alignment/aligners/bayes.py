@@ -29,7 +29,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from structpred import check_flag, check_n_jobs, check_whole, estimator_seed
+from structpred import check_flag, check_n_jobs, check_ordered, check_whole, estimator_seed
 from structpred.io import counted, unwritable_token
 
 from .._runtime import log as _log
@@ -123,7 +123,7 @@ class _Side:
 
 def _checked_tokens(s, side, i):
     """The tokens of sentence ``i`` given as a list: strings without white space."""
-    toks = list(s)
+    toks = list(check_ordered(s, f"{side} sentence {i}", "tokens"))
     bad = next((w for w in toks if not isinstance(w, str)), None)
     if bad is not None:
         raise TypeError(f"{side} sentence {i}: token {bad!r} is not a string")
@@ -340,6 +340,8 @@ class BayesianAligner(BaseEstimator):
         from ..stats.gibbs import argmax_rows
 
         t0 = time.perf_counter()
+        src = check_ordered(src, "src", "source sentences")   # None, a set, a generator
+        tgt = check_ordered(tgt, "tgt", "target sentences")
         if len(src) != len(tgt):
             raise ValueError(f"{len(src)} source but {len(tgt)} target sentences")
         if not len(src):
@@ -412,6 +414,8 @@ class BayesianAligner(BaseEstimator):
 
         self._check()
         t0 = time.perf_counter()
+        src, tgt = check_ordered(src, "src", "source sentences"), check_ordered(
+            tgt, "tgt", "target sentences")   # an iterator read once, here
         a_fwd, a_bwd, res, enc, secs = self._run(src, tgt)
         self.src_vocab_ = enc["sv"].vocab
         self.tgt_vocab_ = enc["tv"].vocab

@@ -7,6 +7,8 @@ refuse it, naming the sentence, in the form every estimator uses.
 
 from __future__ import annotations
 
+from .._checks import check_ordered
+
 __all__ = ["check_token_lists", "check_sentence_pairs", "unwritable_token", "MAX_WORDS"]
 
 #: the longest side of a sentence pair an aligner takes: the HMM posteriors cost time in
@@ -44,7 +46,7 @@ def check_token_lists(sentences, what="sentence", items="tokens"):
     if _is_text(sentences):
         raise TypeError(f"expected a list of {what}s (each a list of {items}), got a single "
                         f"string {_shown(sentences)}")
-    sentences = list(sentences)
+    sentences = list(check_ordered(sentences, f"the {what}s", f"{what}s"))
     if sentences and all(_is_text(s) for s in sentences) and not any(
             any(c.isspace() for c in s) for s in sentences):
         # ["the", "cat"]: one tokenised sentence where a list of them was expected
@@ -55,6 +57,7 @@ def check_token_lists(sentences, what="sentence", items="tokens"):
         if _is_text(s):
             raise TypeError(f"{what} {i} is a string ({_shown(s)}), not a list of {items}: "
                             "split it first (e.g. text.split())")
+        check_ordered(s, f"{what} {i}", items)   # a set: its tokens in no order
     return sentences
 
 
@@ -65,10 +68,8 @@ def check_sentence_pairs(pairs, what="sentence pair", max_words=None):
     if _is_text(pairs):
         raise TypeError(f"expected a list of {what}s (source tokens, target tokens), got a "
                         f"single string {_shown(pairs)}")
-    if not hasattr(pairs, "__iter__"):
-        raise TypeError(f"expected a list of {what}s (source tokens, target tokens), got "
-                        f"{type(pairs).__name__}")
-    pairs = list(pairs)
+    pairs = list(check_ordered(pairs, f"the {what}s", f"{what}s (source tokens, target "
+                                                      "tokens)"))
     for i, pair in enumerate(pairs):
         if _is_text(pair) or not hasattr(pair, "__len__") or len(pair) != 2:
             raise TypeError(f"{what} {i} must be (source tokens, target tokens), got "
@@ -77,9 +78,7 @@ def check_sentence_pairs(pairs, what="sentence pair", max_words=None):
             if _is_text(tokens):
                 raise TypeError(f"{what} {i}: the {side} side is a string ({_shown(tokens)}), "
                                 "not a list of tokens: split it first (e.g. text.split())")
-            if not hasattr(tokens, "__iter__"):
-                raise TypeError(f"{what} {i}: the {side} side is {type(tokens).__name__}, not "
-                                "a list of tokens")
+            check_ordered(tokens, f"{what} {i}: the {side} side", "tokens")
             # a word is a string (an int had no .lower(), bytes were ord()'s error), and one
             # that a file can hold: "" or "a b" would be one word here, none or two there
             try:

@@ -37,8 +37,8 @@ def structured_hinge_loss(examples, w):
     return float(total)
 
 
-@dataclass
-class SolverResult:
+@dataclass(eq=False)   # compared by identity: ``==`` of its arrays was numpy's "truth
+class SolverResult:    # value of an array with more than one element is ambiguous"
     """What every learner returns (in the spirit of ``scipy.optimize.OptimizeResult``).
 
     Attributes

@@ -12,7 +12,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from .._checks import check_number, check_seed, check_whole
+from .._checks import check_number, check_ordered, check_seed, check_whole
 
 __all__ = ["ExampleStream", "RemoteExamples", "iterate_examples", "first_example"]
 
@@ -86,11 +86,20 @@ class RemoteExamples:
 
 
 def iterate_examples(examples):
+    if not isinstance(examples, (list, tuple, ExampleStream, RemoteExamples)):
+        # None, a dict: refused; an iterator is kept as it is (not read here)
+        check_ordered(examples, "examples", "StructuredExample objects", read=False)
     return iter(examples)
 
 
 def first_example(examples):
+    """The first example, which must follow the protocol of
+    :class:`~structpred.StructuredExample` (an ``int`` was "'int' object has no attribute
+    'n_features'" deep in a learner)."""
     for ex in iterate_examples(examples):
+        if not hasattr(ex, "n_features"):
+            raise TypeError(f"example 0 must be a StructuredExample (features, loss, "
+                            f"polytope), got {type(ex).__name__}")
         return ex
     raise ValueError("no training examples")
 
