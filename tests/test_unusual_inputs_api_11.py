@@ -232,3 +232,53 @@ def test_a_signed_8_bit_image_is_not_called_16_bit():
     with pytest.raises(ValueError, match=r"int8 values from -\d+ to \d+ \(signed 8-bit\?"):
         MRFSegmenter(n_iter=1, guard=False, valid_fraction=0).fit(
             [im.astype(np.int8) for im in images], masks)
+
+
+# ------------------------ class: containers without order in the readers, writers and scores
+def _alignment_call(where, value, tmp_path):
+    from alignment import Alignment, score_alignments, write_parallel, write_pharaoh
+
+    gold = [Alignment(sure={(0, 0), (1, 1)})] * 2
+    if where == "score predicted":
+        return score_alignments(value, gold)
+    if where == "score gold":
+        return score_alignments([{(0, 0)}] * 2, value)
+    if where == "write_pharaoh":
+        return write_pharaoh(value, tmp_path / "a.txt")
+    if where == "write_parallel pairs":
+        return write_parallel(value, tmp_path / "s.txt", tmp_path / "t.txt")
+    return write_parallel([(value, ["b"])], tmp_path / "s.txt", tmp_path / "t.txt")
+
+
+ALIGNMENT_WHERE = ["score predicted", "score gold", "write_pharaoh", "write_parallel pairs",
+                   "write_parallel side"]
+
+
+@SETTINGS
+@given(where=st.sampled_from(ALIGNMENT_WHERE), make=UNORDERED)
+def test_alignment_functions_refuse_a_container_without_order(tmp_path, where, make):
+    """``write_parallel`` wrote a set side in the set's order, silently; a set of
+    predictions was scored against the gold in no order."""
+    value = make([frozenset({(0, 0)}), frozenset({(1, 1)})] if "side" not in where
+                 else ["a", "b"])
+    kind = type(value).__name__
+    with pytest.raises(TypeError, match=re.escape(f"got a {kind}, which has no order")):
+        _alignment_call(where, value, tmp_path)
+
+
+@SETTINGS
+@given(where=st.sampled_from(ALIGNMENT_WHERE))
+def test_alignment_functions_name_none(tmp_path, where):
+    """``score_alignments(None, gold)`` was "'NoneType' object is not iterable"."""
+    with pytest.raises(TypeError, match=r"must be a list of .*, got None$"):
+        _alignment_call(where, None, tmp_path)
+
+
+@SETTINGS
+@given(links=st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), max_size=6))
+def test_format_pharaoh_reads_an_array_of_links_as_its_rows(links):
+    """An ``(n, 2)`` array was "unhashable type: 'numpy.ndarray'"."""
+    from alignment import format_pharaoh
+
+    array = np.array(links, dtype=np.int64).reshape(-1, 2)
+    assert format_pharaoh(array) == format_pharaoh(set(links))

@@ -28,7 +28,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from structpred import FormatError, check_whole, open_output, read_lines
+from structpred import FormatError, check_ordered, check_whole, open_output, read_lines
 from structpred.io import check_token_lists, counted, split_tokens, word_text
 
 __all__ = [
@@ -195,6 +195,7 @@ def _check_writable_tokens(tokens, i):
     if isinstance(tokens, (str, bytes)):
         raise TypeError(f"sentence pair {i}: a side is a string ({tokens[:40]!r}), not a list "
                         "of tokens")
+    check_ordered(tokens, f"sentence pair {i}: a side", "tokens")   # a set: written unordered
     if not len(tokens):
         raise ValueError(f"sentence pair {i}: a side without tokens (an empty line is not "
                          "read back)")
@@ -212,7 +213,7 @@ def _check_writable_tokens(tokens, i):
 def write_parallel(pairs, src_path, tgt_path):
     """Write ``pairs`` as two tokenised files, one sentence per line (each atomically);
     the inverse of :func:`read_parallel`."""
-    pairs = list(pairs)
+    pairs = list(check_ordered(pairs, "pairs", "sentence pairs"))
     for i, pair in enumerate(pairs):
         for side in pair:
             _check_writable_tokens(side, i)
@@ -483,6 +484,8 @@ def format_pharaoh(alignment):
         if isinstance(alignment, (str, bytes)) or not hasattr(alignment, "__iter__"):
             raise TypeError(f"format_pharaoh: expected an Alignment or a collection of "
                             f"(j, k) links, got {type(alignment).__name__}")
+        if hasattr(alignment, "tolist") and getattr(alignment, "ndim", 0) == 2:
+            alignment = [tuple(row) for row in alignment.tolist()]   # an (n, 2) array
         alignment = Alignment.from_links(alignment)   # checks every link
     sure = sorted(alignment.sure)
     extra = sorted(alignment.possible - alignment.sure)
@@ -491,6 +494,7 @@ def format_pharaoh(alignment):
 
 def write_pharaoh(alignments, path="-"):
     """Write alignments in Pharaoh form to ``path`` (``"-"``: stdout; atomic for files)."""
+    alignments = check_ordered(alignments, "alignments", "alignments (one per sentence pair)")
     with open_output(path) as fh:
         for a in alignments:
             fh.write(format_pharaoh(a) + "\n")

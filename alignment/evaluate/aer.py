@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from structpred import check_ordered
 from structpred.selection import BootstrapResult
 from structpred.selection import paired_bootstrap as _bootstrap
 
@@ -101,7 +102,8 @@ def sentence_counts(predicted, gold):
     """Per-sentence link counts ``(|A|, |S|, |P|, |A ∩ S|, |A ∩ P|)``, an ``(N, 5)`` int
     array; its column sums are the :class:`AERScore` of the corpus (arguments as in
     :func:`score_alignments`)."""
-    predicted, gold = list(predicted), list(gold)
+    predicted = list(check_ordered(predicted, "predicted", "alignments"))   # a set: no order
+    gold = list(check_ordered(gold, "gold", "alignments"))
     if len(predicted) != len(gold):
         raise ValueError(f"{len(predicted)} predicted alignments for {len(gold)} gold ones")
     out = np.zeros((len(gold), 5), np.int64)
