@@ -282,3 +282,33 @@ def test_format_pharaoh_reads_an_array_of_links_as_its_rows(links):
 
     array = np.array(links, dtype=np.int64).reshape(-1, 2)
     assert format_pharaoh(array) == format_pharaoh(set(links))
+
+
+# ------------------------------------------- class: documents and labels of topics.auto.choose
+AUTO_DOCS = DOCS + DOCS[:8]
+AUTO_LABELS = LABELS + LABELS[:8]
+BAD_CHOICES = [
+    ({"labels": AUTO_LABELS[:-1]}, ValueError, "20 texts but 19 labels"),
+    ({"labels": [None] + AUTO_LABELS[1:]}, ValueError, "labels[0] is None"),
+    ({"labels": [float("nan")] + AUTO_LABELS[1:]}, ValueError, "labels[0] is nan"),
+    ({"labels": [1, "1"] * 10}, ValueError, "labels mix numbers and strings"),
+    ({"labels": [True, 1, 0, 2] * 5}, ValueError, "labels mix booleans and numbers"),
+    ({"texts": set(AUTO_DOCS)}, TypeError, "texts must be a sequence in order"),
+    ({"texts": None}, TypeError, "texts must be a list of documents, got None"),
+    ({"valid_texts": DOCS[:4], "valid_labels": LABELS[:3]}, ValueError,
+     "4 valid_texts but 3 valid_labels"),
+    ({"time_budget": float("nan")}, ValueError, "time_budget must be a finite number >= 0"),
+]
+
+
+@SETTINGS
+@given(case=st.sampled_from(BAD_CHOICES))
+def test_choose_refuses_documents_and_labels_that_do_not_fit(case):
+    """19 labels for 20 documents and a ``None`` label were taken; a set of texts was
+    "list index out of range", a short validation list numpy's "index 23 is out of bounds"."""
+    from topics.auto import choose
+
+    kwargs, error, match = case
+    args = {"texts": AUTO_DOCS, "labels": AUTO_LABELS, "time_budget": 1.0, **kwargs}
+    with pytest.raises(error, match=re.escape(match)):
+        choose(args.pop("texts"), args.pop("labels"), **args)

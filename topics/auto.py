@@ -356,6 +356,41 @@ def _fit_trial(trial, analyses, folds, y, y_valid, seed, overrides):
     trial.seconds = time.perf_counter() - t0
 
 
+def _checked_data(texts, labels, valid_texts, valid_labels, time_budget):
+    """The documents and labels of :func:`choose` as lists (the labels as strings), refused
+    in its words when they do not fit: another number of labels than documents (19 labels
+    for 20 documents were taken, and a validation list one short was numpy's "index 23 is
+    out of bounds"), a set (no order: "list index out of range") or ``None``, a missing label
+    (``None``, NaN: the class "None"), labels mixing strings, numbers and booleans (``1`` and
+    ``"1"`` were one class), a ``time_budget`` that is not a finite number >= 0 (NaN)."""
+    from structpred import check_number, check_ordered
+
+    from ._validation import _label_kind
+
+    check_number("time_budget", time_budget, 0.0)
+    out = []
+    for t, l, what in ((texts, labels, ""), (valid_texts, valid_labels, "valid_")):
+        if what and t is None and l is None:
+            out += [None, None]
+            continue
+        t = list(check_ordered(t, f"{what}texts", "documents"))
+        l = list(check_ordered(l, f"{what}labels", "labels"))
+        if len(t) != len(l):
+            raise ValueError(f"{len(t)} {what}texts but {len(l)} {what}labels: give one label "
+                             "per document")
+        missing = next((i for i, v in enumerate(l) if v is None or v != v), None)
+        if missing is not None:
+            raise ValueError(f"{what}labels[{missing}] is {l[missing]}: every document needs a "
+                             "label")
+        kinds = sorted({_label_kind(v)[2:].lstrip() for v in l})
+        if len(kinds) > 1:
+            raise ValueError(f"{what}labels mix {' and '.join(k + 's' for k in kinds)}: give "
+                             "one kind" + (" (1 and '1' would be one class)"
+                                           if "string" in kinds else ""))
+        out += [t, l]
+    return out[0], np.asarray(out[1]).astype(str), out[2], out[3]
+
+
 def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction=0.2, seed=0,
            cv_below=CV_BELOW, n_folds=CV_FOLDS, time_budget=30.0, specs=CANDIDATES, default=DEFAULT_CANDIDATE, overrides=None,
            log=None, jobs=1):
@@ -386,7 +421,8 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
     """
     from structpred.selection import fit_candidates, prefer_default
 
-    y = np.asarray(labels).astype(str)
+    texts, y, valid_texts, valid_labels = _checked_data(texts, labels, valid_texts,
+                                                        valid_labels, time_budget)
     specs = list(specs)
     if valid_texts is not None:
         all_texts = list(texts) + list(valid_texts)
