@@ -35,6 +35,8 @@ def check_ordered(values, name, items="items", read=True):
     mapping or a value that cannot be iterated is a ``TypeError`` naming ``name`` (a set
     has no order, so its items were paired with the wrong labels or positions silently; a
     dict was read as its keys; ``None`` and a number were Python's "not iterable")."""
+    if type(values) is list or type(values) is tuple:   # the common case, per sentence
+        return values
     from collections.abc import Iterator, Mapping
 
     if isinstance(values, (set, frozenset, Mapping)):
