@@ -184,19 +184,21 @@ def _tiny_counts():
 @given(model=st.sampled_from(["PaMedLDA", "PaMedHDPClassifier"]),
        setting=st.one_of(st.builds(lambda e: {"c": 10.0 ** e}, st.integers(155, 308)),
                          st.builds(lambda e: {"v": 10.0 ** -e}, st.integers(155, 307)),
-                         st.builds(lambda e: {"v": 10.0 ** e}, st.integers(151, 308))))
+                         st.builds(lambda e: {"v": 10.0 ** e}, st.integers(151, 308)),
+                         st.builds(lambda e: {"epsilon": 10.0 ** e}, st.integers(155, 308))))
 def test_a_bayes_pa_classifier_whose_posterior_overflows_is_refused_at_fit(model, setting):
     """``c`` so large (``v`` so small) that the weights' Gaussian posterior overflowed:
     the fit went on with NaN weights, and the model written loaded as "a damaged or
-    edited file"; now the fit is refused naming the settings."""
+    edited file"; now the fit is refused naming the settings (``v`` and ``epsilon`` so
+    large were Python's OverflowError and numpy's "mean <= 0")."""
     import topics
 
     X, y = _tiny_counts()
     est = getattr(topics, model)(n_topics=3, **setting) if model == "PaMedLDA" else \
         getattr(topics, model)(**setting)
-    c, v = float(est.c), float(est.v)
-    with pytest.raises(ValueError, match=re.escape(f"c={c:g}, v={v:g}: the weights' Gaussian "
-                                                   "posterior overflowed")):
+    c, v, eps = float(est.c), float(est.v), float(est.epsilon)
+    with pytest.raises(ValueError, match=re.escape(f"c={c:g}, v={v:g}, epsilon={eps:g}: the "
+                                                   "weights' Gaussian posterior overflowed")):
         est.fit(X, y)
 
 

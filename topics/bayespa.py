@@ -232,6 +232,8 @@ def sample_lambda(zeta_mean, quad, c, rng):
     shape 1 (``Generator.wald``).  Arrays broadcast; returns ``lambda``.
     """
     s = c * np.sqrt(np.asarray(zeta_mean, float) ** 2 + np.asarray(quad, float))
+    if not np.isfinite(s).all():   # epsilon = 1e300: numpy's "mean <= 0" in wald
+        raise OverflowError("the margin's scale overflowed")
     s = np.maximum(s, 1e-12)
     return 1.0 / rng.wald(1.0 / s, 1.0)
 
@@ -408,8 +410,9 @@ class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
                 raise ValueError(self._overflow_message())
 
     def _overflow_message(self):
-        return (f"c={float(self.c):g}, v={float(self.v):g}: the weights' Gaussian posterior "
-                "overflowed (no finite weights); use values nearer the defaults (c=1, v=10)")
+        return (f"c={float(self.c):g}, v={float(self.v):g}, epsilon={float(self.epsilon):g}: "
+                "the weights' Gaussian posterior overflowed (no finite weights); use values "
+                "nearer the defaults (c=1, v=10, epsilon=164)")
 
     # ------------------------------------------------------------------ fitting
     def partial_fit(self, X, y, classes=None):
