@@ -202,6 +202,22 @@ def test_a_bayes_pa_classifier_whose_posterior_overflows_is_refused_at_fit(model
         est.fit(X, y)
 
 
+@SETTINGS
+@given(model=st.sampled_from(["GibbsMedLDA", "ImportanceMedLDA"]), e=st.integers(155, 300))
+def test_a_medlda_whose_label_bias_overflows_is_refused_at_fit(model, e):
+    """MedLDA with ``cost`` so large that the topics' label bias overflowed: the model was
+    fitted and written with NaN in ``exp_bias_`` (``topics train --model medlda-gibbs
+    --param cost=1e300``, exit status 0), then refused as "a damaged or edited file"
+    (``ImportanceMedLDA``: "F contains NaN or infinite values")."""
+    import topics
+
+    X, y = _tiny_counts()
+    est = getattr(topics, model)(n_topics=3, n_iter=2, cost=10.0 ** e)
+    with pytest.raises(ValueError, match=re.escape(f"cost={10.0 ** e:g}, C=100000: the topics' "
+                                                   "label bias overflowed")):
+        est.fit(X, y)
+
+
 @pytest.mark.parametrize("model", ["pamedlda", "pamedhdp"])
 def test_topics_train_that_overflows_writes_no_model_and_a_sound_one_loads(model, tmp_path,
                                                                           capsys):
