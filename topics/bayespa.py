@@ -232,6 +232,8 @@ def sample_lambda(zeta_mean, quad, c, rng):
     shape 1 (``Generator.wald``).  Arrays broadcast; returns ``lambda``.
     """
     s = c * np.sqrt(np.asarray(zeta_mean, float) ** 2 + np.asarray(quad, float))
+    if not np.isfinite(s).all():   # epsilon = 1e300: numpy's "mean <= 0" in wald
+        raise OverflowError("the margin's scale overflowed")
     s = np.maximum(s, 1e-12)
     return 1.0 / rng.wald(1.0 / s, 1.0)
 
@@ -304,6 +306,10 @@ def _doc_lengths(offsets):
 
 # --------------------------------------------------------------------------- estimators
 
+#: the arrays of the weights' Gaussian posterior, finite after every mini-batch
+_GAUSSIAN_STATE = ("precision_", "linear_", "coef_mean_", "precision_chol_")
+
+
 class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
                          BaseEstimator):
     """What paMedLDA and paMedHDP share: input checks, the one-vs-all labels, the stream of
@@ -363,6 +369,8 @@ class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
     def _init_gaussian(self, K):
         """``q_0(w_tau) = N(0, v^2 I)`` for every task, in natural parameters."""
         T = self.classes_.size
+        if not 1e-150 <= float(self.v) <= 1e150:     # v ** 2 overflows (a Python error)
+            raise ValueError(self._overflow_message())
         self.precision_ = np.tile(np.eye(K) / float(self.v) ** 2, (T, 1, 1))
         self.precision_chol_ = np.tile(np.eye(K) / float(self.v), (T, 1, 1))
         self.linear_ = np.zeros((T, K))
@@ -391,7 +399,20 @@ class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
         bs = int(self.batch_size)
         for s in range(0, X.shape[0], bs):
             words, _, offsets = token_arrays(X[s:s + bs])
-            self._update_batch(words, offsets, Y[s:s + bs])
+            try:
+                with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+                    self._update_batch(words, offsets, Y[s:s + bs])   # checked below
+            except (np.linalg.LinAlgError, OverflowError):
+                raise ValueError(self._overflow_message()) from None
+            # c = 1e300 (or v = 1e-300) made the posterior NaN: the model written loaded
+            # as "a damaged or edited file"; refused here, naming the settings
+            if not all(np.isfinite(getattr(self, k)).all() for k in _GAUSSIAN_STATE):
+                raise ValueError(self._overflow_message())
+
+    def _overflow_message(self):
+        return (f"c={float(self.c):g}, v={float(self.v):g}, epsilon={float(self.epsilon):g}: "
+                "the weights' Gaussian posterior overflowed (no finite weights); use values "
+                "nearer the defaults (c=1, v=10, epsilon=164)")
 
     # ------------------------------------------------------------------ fitting
     def partial_fit(self, X, y, classes=None):

@@ -219,11 +219,23 @@ class _MedLDABase(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEs
         ``20 * svm_max_epochs`` for the final ``kappa`` on the last features."""
         t = time.perf_counter()
         epochs = int(self.svm_max_epochs) * (20 if final else 1)
-        res = fit_multiclass_svm_dual(F, y_idx, float(self.C), float(self.cost), self.classes_.size,
-                                      lam0=lam, tol=self.svm_tol, max_epochs=epochs,
-                                      random_state=estimator_seed(self))
+        with np.errstate(over="ignore", invalid="ignore"):   # checked by _topic_bias
+            res = fit_multiclass_svm_dual(F, y_idx, float(self.C), float(self.cost),
+                                          self.classes_.size, lam0=lam, tol=self.svm_tol,
+                                          max_epochs=epochs, random_state=estimator_seed(self))
         self.svm_time_ += time.perf_counter() - t
         return res
+
+    def _topic_bias(self, lam, kappa, y_idx, nd):
+        """:func:`topic_bias`, refused when it overflowed (cost = 1e300: a model holding
+        NaN was written, then refused as "a damaged or edited file")."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            bias_row, exp_bias = topic_bias(lam, kappa, y_idx, nd)
+        if not (np.isfinite(kappa).all() and np.isfinite(exp_bias).all()):
+            raise ValueError(f"cost={float(self.cost):g}, C={float(self.C):g}: the topics' "
+                             "label bias overflowed (no finite model); use a smaller cost "
+                             "(the default: 16)")
+        return bias_row, exp_bias
 
     def _converged(self, objective):
         """Append ``objective``; True when its relative change is below ``tol`` (sec. 5)."""
@@ -409,7 +421,7 @@ class GibbsMedLDA(_MedLDABase):
             F = self._zbar(ndk.astype(np.float64), nd)
             res = self._svm_step(F, y_idx, lam)
             lam = res.lam
-            bias_row, exp_bias = topic_bias(lam, res.kappa, y_idx, nd)
+            bias_row, exp_bias = self._topic_bias(lam, res.kappa, y_idx, nd)
             self.n_iter_ = it
             if self._converged(res.primal - collapsed_log_joint(ndk, nwk, alpha, beta)):
                 break
@@ -549,7 +561,7 @@ class ImportanceMedLDA(_MedLDABase):
             F = self._zbar(ndk, nd)
             res = self._svm_step(F, y_idx, lam)
             lam = res.lam
-            bias_row, exp_bias = topic_bias(lam, res.kappa, y_idx, nd)
+            bias_row, exp_bias = self._topic_bias(lam, res.kappa, y_idx, nd)
             self.n_iter_ = it
             if self._converged(res.primal - ll):
                 break

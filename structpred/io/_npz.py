@@ -147,6 +147,12 @@ def save_npz(path, arrays, header, compressed=True):
         JSON-serialisable; holds at least ``format`` (the kind of file) and ``version``.
     compressed : bool
         ``np.savez_compressed`` (default) or ``np.savez``.
+
+    Raises
+    ------
+    ValueError
+        A float array holds NaN or an infinity (:func:`load_npz` would refuse the file):
+        nothing is written.
     """
     import numpy as np
 
@@ -160,6 +166,14 @@ def save_npz(path, arrays, header, compressed=True):
     bad = [k for k, v in out.items() if v.dtype == object]
     if bad:
         raise TypeError(f"object arrays cannot be saved without pickles: {', '.join(bad)}")
+    # load_npz refuses NaN and infinities as a damaged file: a file is never written with
+    # one (a topic model trained with c=1e300 was written, then refused as "damaged")
+    bad = [k for k, v in out.items() if v.dtype.kind in "fc" and v.size and not np.isfinite(v).all()]
+    if bad:
+        where = "the file" if hasattr(path, "write") else str(path)
+        raise ValueError(f"{where}: not written: its array {bad[0]!r} would hold NaN or an "
+                         "infinite value, which no structpred file may hold (did the training "
+                         "diverge?)")
     # the shape of every array, checked when the file is read: an array cut short or
     # grown by an edit was used silently where it broadcast (a topic model's counts)
     header = dict(header, shapes={k: list(v.shape) for k, v in out.items()})
@@ -205,7 +219,8 @@ def damage_reason(exc):
 
 def _check_finite(arrays, path, what):
     """Refuse an array of floats holding NaN or an infinity: no file structpred writes
-    holds one (an infinite radius is kept in the header), so it is a damaged or edited
+    holds one (:func:`save_npz` refuses them; an infinite radius is kept in the header),
+    so it is a damaged or edited
     file; a NaN weight made ``tag predict`` a traceback, ``topics predict`` label every
     document without a word, ``segment predict`` blame the image ("scores must be
     finite")."""
