@@ -210,7 +210,8 @@ def test_a_token_that_is_not_a_string_is_named(token, side, where):
                  lambda: MatchingAligner().fit([tuple(pair)], [[(0, 0)]], stats=object())):
         with pytest.raises(TypeError, match="sentence pair 0: .* token .* is not a string"):
             call()
-    with pytest.raises(TypeError, match="sentence pair 0: the source side is NoneType"):
+    with pytest.raises(TypeError, match="sentence pair 0: the source side must be a list of "
+                                        "tokens, got None"):
         check_sentence_pairs([(None, ["x"])])
 
 
