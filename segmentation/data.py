@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from structpred import FormatError, read_lines, split_comma_items
-from structpred.io import binary_kind, counted, missing_reason
+from structpred.io import binary_kind, counted, missing_reason, odd_entry_reason
 
 __all__ = ["load_image", "load_mask", "load_pair", "load_example", "read_manifest", "horse_items",
            "load_points", "parse_label_ranges", "format_label_ranges", "binary_labels",
@@ -67,9 +67,8 @@ def folder_images(folder):
         if f.name.startswith(".") or not is_image_file(f):
             continue
         if not f.is_file():
-            reason = missing_reason(f, "file") or (
-                "a folder, not an image file" if f.is_dir()
-                else "not a regular file (a FIFO, socket or device), not an image file")
+            reason = ("a folder, not an image file" if f.is_dir()
+                      else odd_entry_reason(f, ", not an image file"))
             raise FormatError(str(f), None, reason)
         out.append(f)
     return sorted(out)

@@ -109,6 +109,11 @@ def _iob_chunk(sentence):
     return None
 
 
+def _ends_chunk(tag):
+    """Whether ``tag`` is IOBES's (BILOU's) end of a chunk or chunk of one token."""
+    return tag != "O" and _split(tag)[0] in "ES"
+
+
 def scheme_mix(label_lists):
     """``(sentence, token, message)`` when chunk tags mix IOBES (or BILOU), which writes
     chunk ends (``E-``/``L-``) and chunks of one token (``S-``/``U-``), with IOB, which
@@ -118,7 +123,7 @@ def scheme_mix(label_lists):
     labels = {t for s in label_lists for t in s}
     if not is_iob(labels):
         return None
-    ends = sorted(t for t in labels if t != "O" and _split(t)[0] in "ES")
+    ends = sorted(filter(_ends_chunk, labels))
     if not ends:
         return None
     for k, sentence in enumerate(label_lists):
@@ -156,10 +161,10 @@ def check_valid_scheme(train, valid, name=None):
     k, i, _ = mix
     # the validation token of the other scheme: its first chunk end (E-, S-; the training
     # labels are IOB) or the IOB chunk end that scheme_mix found (they are IOBES)
-    at = [(k, i) for k, s in enumerate(valid) for i, t in enumerate(s)
-          if t != "O" and _split(t)[0] in "ES"][:1] or [(k - len(train), i)]
-    ends = any(t != "O" and _split(t)[0] in "ES" for s in valid for t in s)
-    k, i = at[0]
+    end = next(((k, i) for k, s in enumerate(valid) for i, t in enumerate(s) if _ends_chunk(t)),
+               None)
+    ends = end is not None
+    k, i = end if ends else (k - len(train), i)
     where = f"{name}: sentence {k + 1}, token {i + 1}" if name else \
         f"validation sentence {k}, token {i}"
     theirs, ours = ("IOBES (BILOU)", "IOB") if ends else ("IOB", "IOBES (BILOU)")

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from structpred.io import (FormatError, binary_kind, counted, given_encoding, missing_reason,
+                          odd_entry_reason,
                           naming_read_errors,
                           read_lines)
 
@@ -709,17 +710,9 @@ def _refuse_odd_entry(p):
     """Refuse an entry of a document folder that is neither a file nor a folder: a link to
     nothing or a loop of links (skipped silently before: a document lost), a FIFO, a socket
     or a device (a FIFO was skipped too; reading one would wait for a writer)."""
-    if p.is_file() or p.is_dir():
-        return
-    reason = missing_reason(p, "file")
-    if reason is None:
-        import stat
-
-        mode = p.stat().st_mode
-        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket"
-                if stat.S_ISSOCK(mode) else "a device")
-        reason = f"{kind}, not a file: a folder of documents holds files"
-    raise FormatError(str(p), None, reason)
+    reason = odd_entry_reason(p, ", not a file: a folder of documents holds files")
+    if reason is not None:
+        raise FormatError(str(p), None, reason)
 
 
 def _read_folder(root, need, docs):

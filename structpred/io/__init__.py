@@ -12,7 +12,7 @@ from ._words import _OTHER_SPACE as OTHER_SPACE
 from ._files import (FormatError, OutputPathError, atomic_write, binary_kind, naming_read_errors,
                      check_figure_path, check_output_path, file_fingerprint, folder_refusal,
                      check_encoding, given_encoding, input_encoding,
-                     missing_reason,
+                     missing_reason, odd_entry_reason,
                      open_output, open_text, progress_enabled, read_lines, read_npz,
                      refuse_stdin_model)
 from ._notes import counted, drop_notes, hold_notes, note, release_notes
@@ -21,7 +21,7 @@ from ._npz import (CLOCK_KEYS, check_format, damage_reason, drop_clock_readings,
 from ._words import check_visible_tokens, split_tokens, word_text
 from ._tokens import MAX_WORDS, check_sentence_pairs, check_token_lists, unwritable_token
 
-__all__ = ["refuse_stdin_model", "FormatError", "atomic_write", "open_text", "open_output", "read_lines", "read_npz",
+__all__ = ["refuse_stdin_model", "odd_entry_reason", "FormatError", "atomic_write", "open_text", "open_output", "read_lines", "read_npz",
            "input_encoding", "check_encoding", "given_encoding", "check_visible_tokens",
            "split_tokens", "word_text",
            "binary_kind", "naming_read_errors", "OTHER_SPACE", "check_output_path", "check_figure_path",

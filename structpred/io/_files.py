@@ -36,7 +36,7 @@ from ._encoding import (_ENCODING, _other_encoding_hint, check_encoding, given_e
 from ._magic import (BINARY_MAGIC, _binary_first_line, _name_read_error,  # noqa: F401
                      binary_kind, compressed_name, naming_read_errors, unexpanded_hint)
 
-__all__ = ["FormatError", "OutputPathError", "missing_reason", "open_text", "read_lines",
+__all__ = ["FormatError", "OutputPathError", "missing_reason", "odd_entry_reason", "open_text", "read_lines",
            "input_encoding", "check_encoding", "given_encoding",
            "atomic_write",
            "open_output", "check_output_path", "read_npz", "refuse_stdin_model", "file_fingerprint", "binary_kind", "naming_read_errors",
@@ -101,6 +101,24 @@ def missing_reason(path, what="file"):
     if os.path.islink(name):
         return f"a symbolic link to a missing {what}"
     return f"no such {what}{unexpanded_hint(name)}"   # an URL, '~', '$HOME', '*.png'
+
+
+def odd_entry_reason(path, note=", not a file"):
+    """Why the entry ``path`` of a folder being read is neither a file nor a folder (a
+    link to nothing, a loop of links, a FIFO, a socket, a device; ``note`` follows the
+    last three), else ``None``: the folder readers (``topics``' documents, ``segment``'s
+    images) refuse it by name rather than pass it over, a document or an image lost."""
+    p = os.fspath(path)
+    if os.path.isfile(p) or os.path.isdir(p):
+        return None
+    reason = missing_reason(p, "file")
+    if reason is None:
+        import stat
+
+        mode = os.stat(p).st_mode
+        reason = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket"
+                  if stat.S_ISSOCK(mode) else "a device") + note
+    return reason
 
 
 def _check_readable_file(path):

@@ -168,10 +168,10 @@ def save_npz(path, arrays, header, compressed=True):
         raise TypeError(f"object arrays cannot be saved without pickles: {', '.join(bad)}")
     # load_npz refuses NaN and infinities as a damaged file: a file is never written with
     # one (a topic model trained with c=1e300 was written, then refused as "damaged")
-    bad = [k for k, v in out.items() if v.dtype.kind in "fc" and v.size and not np.isfinite(v).all()]
-    if bad:
+    bad = _non_finite(out)
+    if bad is not None:
         where = "the file" if hasattr(path, "write") else str(path)
-        raise ValueError(f"{where}: not written: its array {bad[0]!r} would hold NaN or an "
+        raise ValueError(f"{where}: not written: its array {bad!r} would hold NaN or an "
                          "infinite value, which no structpred file may hold (did the training "
                          "diverge?)")
     # the shape of every array, checked when the file is read: an array cut short or
@@ -217,6 +217,14 @@ def damage_reason(exc):
     return "arrays that do not fit one another; a damaged or edited file"
 
 
+def _non_finite(arrays):
+    """The name of the first array of floats holding NaN or an infinity, else ``None``."""
+    import numpy as np
+
+    return next((k for k, a in arrays.items()
+                 if a.dtype.kind in "fc" and a.size and not np.isfinite(a).all()), None)
+
+
 def _check_finite(arrays, path, what):
     """Refuse an array of floats holding NaN or an infinity: no file structpred writes
     holds one (:func:`save_npz` refuses them; an infinite radius is kept in the header),
@@ -226,11 +234,11 @@ def _check_finite(arrays, path, what):
     finite")."""
     import numpy as np
 
-    for key, a in arrays.items():
-        if a.dtype.kind in "fc" and a.size and not np.isfinite(a).all():
-            which = "NaN" if np.isnan(a).any() else "an infinite value"
-            raise FormatError(path, None, f"{what} whose array {key!r} holds {which} (a "
-                                          "damaged or edited file)")
+    key = _non_finite(arrays)
+    if key is not None:
+        which = "NaN" if np.isnan(arrays[key]).any() else "an infinite value"
+        raise FormatError(path, None, f"{what} whose array {key!r} holds {which} (a "
+                                      "damaged or edited file)")
 
 
 def _check_shapes(arrays, shapes, path, what):
