@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from alignment.data.corpus import EncodedCorpus, Vocabulary, build_cooc, read_tokenized
 from alignment.stats.dice import cooc_table, prune_cooc
@@ -435,3 +437,40 @@ def test_bitext_line_count_mismatch_names_file_and_line(tmp_path):
     with pytest.raises(FormatError, match="line counts differ") as ei:
         load_bitext(src, tgt)
     assert ei.value.path == str(src) and ei.value.line == 3
+
+
+def _pair_index_by_search(corpus, row_ptr, cols):
+    """The definition of ``pair_index``: for every token pair, a search of its row."""
+    out = []
+    for s in range(len(corpus.src_offsets) - 1):
+        src = corpus.src_ids[corpus.src_offsets[s]:corpus.src_offsets[s + 1]]
+        tgt = corpus.tgt_ids[corpus.tgt_offsets[s]:corpus.tgt_offsets[s + 1]]
+        for e in src:
+            row = list(cols[row_ptr[e]:row_ptr[e + 1]])
+            out += [row_ptr[e] + row.index(f) if f in row else -1 for f in tgt]
+    return np.array(out, dtype=np.int64)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.integers(0, 6), min_size=1, max_size=9),
+                          st.lists(st.integers(0, 7), min_size=1, max_size=9)),
+                min_size=1, max_size=6),
+       st.integers(1, 4))
+def test_pair_index_equals_a_search_of_each_row(sents, every):
+    """The sorted sweep of ``pair_index`` (repeated source words copied, repeated target
+    words looked up once, galloping searches) finds what a search of the row finds, on
+    the full co-occurrence table and on a table with entries left out (``-1``)."""
+    src = [[f"e{w}" for w in s] for s, _ in sents]
+    tgt = [[f"f{w}" for w in t] for _, t in sents]
+    sv, tv = Vocabulary.build(src), Vocabulary.build(tgt)
+    corpus = EncodedCorpus.from_sentences(src, tgt, sv, tv)
+    row_ptr, cols, _ = build_cooc(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
+                                  corpus.tgt_offsets, len(sv), len(tv))
+    keep = np.arange(len(cols)) % every == 0          # every k-th entry of the table
+    rows = np.repeat(np.arange(len(row_ptr) - 1), np.diff(row_ptr))
+    kept_ptr = np.zeros_like(row_ptr)
+    np.cumsum(np.bincount(rows[keep], minlength=len(row_ptr) - 1), out=kept_ptr[1:])
+    pidx, pair_off = pair_index(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
+                                corpus.tgt_offsets, kept_ptr, cols[keep])
+    assert pair_off[-1] == len(pidx)
+    np.testing.assert_array_equal(pidx, _pair_index_by_search(corpus, kept_ptr, cols[keep]))

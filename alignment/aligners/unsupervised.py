@@ -219,6 +219,18 @@ class UnsupervisedAligner(BaseEstimator):
             out = [w[:int(self.prefix)] for w in out]
         return list(out)
 
+    def _normalize_all(self, sentences):
+        """:meth:`normalize` of every sentence, each word type normalised once."""
+        if not self.lowercase and int(self.prefix) <= 0:
+            return [list(s) for s in sentences]
+        memo = {}
+
+        def norm(w):
+            memo[w] = v = self.normalize((w,))[0]
+            return v
+
+        return [[memo[w] if w in memo else norm(w) for w in s] for s in sentences]
+
     def fingerprint(self, src, tgt):
         """Hash of the training text and the options (the model cache key)."""
         h = hashlib.blake2b(digest_size=12)
@@ -256,8 +268,7 @@ class UnsupervisedAligner(BaseEstimator):
                         self.seconds_.update(json.load(fh).get("seconds", {}))
                 return self
         t0, c0 = time.perf_counter(), time.process_time()
-        ns = [self.normalize(s) for s in src]
-        nt = [self.normalize(t) for t in tgt]
+        ns, nt = self._normalize_all(src), self._normalize_all(tgt)
         if any(not s or not t for s, t in zip(ns, nt)):
             raise ValueError("every sentence pair needs tokens on both sides")
         # IBM 1/2 on every pair (cheap, and the vocabulary then covers every pair to be

@@ -152,18 +152,57 @@ def jump_bucket(j, k, C, G, max_jump):
 
 
 @numba.njit(cache=True, nogil=True)
+def _find_sorted_in_row(cols, lo, hi, fs, n, found):
+    """``found[q]``: the index of ``fs[q]`` in the sorted row ``cols[lo:hi]`` (or -1), for
+    the ``n`` sorted values ``fs``.  Each search gallops from where the previous one
+    ended (the values only grow), then bisects the bracket; a repeated value copies."""
+    cur = lo
+    for q in range(n):
+        f = fs[q]
+        if q > 0 and f == fs[q - 1]:
+            found[q] = found[q - 1]
+            continue
+        a, b, step = cur, cur, 1
+        while b < hi and cols[b] < f:   # cols[a - 1] < f <= cols[b] once it stops
+            a = b + 1
+            b = cur + step
+            step <<= 1
+        r = find_in_row(cols, a, min(b + 1, hi), f)
+        found[q] = r
+        cur = r + 1 if r >= 0 else a
+
+
+@numba.njit(cache=True, nogil=True)
 def _pair_index_fill(src_ids, src_off, tgt_ids, tgt_off, row_ptr, cols, pair_off, pidx, lo, hi):
-    """Fill ``pidx`` for the sentences ``lo .. hi - 1`` (see :func:`pair_index`)."""
+    """Fill ``pidx`` for the sentences ``lo .. hi - 1`` (see :func:`pair_index`): the
+    sentence's target words sorted once, each distinct source word's row searched for
+    them in one sweep (:func:`_find_sorted_in_row`), a repeated source word's row copied."""
+    max_n = 1
+    for s in range(lo, hi):
+        max_n = max(max_n, tgt_off[s + 1] - tgt_off[s])
+    fs = np.empty(max_n, dtype=np.int32)
+    found = np.empty(max_n, dtype=np.int32)
     for s in range(lo, hi):
         m = src_off[s + 1] - src_off[s]
         n = tgt_off[s + 1] - tgt_off[s]
-        base = pair_off[s]
+        base, e0, f0 = pair_off[s], src_off[s], tgt_off[s]
+        order = np.argsort(tgt_ids[f0:f0 + n], kind="mergesort")
+        for q in range(n):
+            fs[q] = tgt_ids[f0 + order[q]]
         for j in range(m):
-            e = src_ids[src_off[s] + j]
-            lo_e = row_ptr[e]
-            hi_e = row_ptr[e + 1]
-            for k in range(n):
-                pidx[base + j * n + k] = find_in_row(cols, lo_e, hi_e, tgt_ids[tgt_off[s] + k])
+            e = src_ids[e0 + j]
+            rep = -1
+            for jj in range(j):
+                if src_ids[e0 + jj] == e:
+                    rep = jj
+                    break
+            if rep >= 0:
+                for k in range(n):
+                    pidx[base + j * n + k] = pidx[base + rep * n + k]
+                continue
+            _find_sorted_in_row(cols, row_ptr[e], row_ptr[e + 1], fs, n, found)
+            for q in range(n):
+                pidx[base + j * n + order[q]] = found[q]
 
 
 def pair_index(src_ids, src_off, tgt_ids, tgt_off, row_ptr, cols):

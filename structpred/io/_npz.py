@@ -203,9 +203,24 @@ def _write_npz(fh, arrays, compressed):
         for name, arr in arrays.items():
             info = zipfile.ZipInfo(name + ".npy", date_time=_ZIP_TIME)
             info.compress_type = method
+            _fast_deflate(info)
             info.external_attr = 0o600 << 16
             with zf.open(info, "w", force_zip64=True) as member:
                 np.lib.format.write_array(member, np.asanyarray(arr), allow_pickle=False)
+
+
+#: zlib level of the archive members: level 1 deflates the float tables of an aligner's
+#: model (125 MB of arrays) to 48.5 MB in 1.4 CPU s, the default level 6 to 45.6 MB in 5.5 s
+_DEFLATE_LEVEL = 1
+
+
+def _fast_deflate(info):
+    """Set the member's zlib level to :data:`_DEFLATE_LEVEL` (``ZipInfo.compress_level``
+    from Python 3.13, ``_compresslevel`` before)."""
+    for attr in ("compress_level", "_compresslevel"):
+        if hasattr(info, attr):
+            setattr(info, attr, _DEFLATE_LEVEL)
+            return
 
 
 def damage_reason(exc):
