@@ -49,14 +49,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from structpred.io import (FormatError, binary_kind, counted, given_encoding, missing_reason,
-                          odd_entry_reason,
+                          odd_entry_reason, utf8_misread_reason,
                           naming_read_errors,
                           read_lines)
 
 __all__ = ["FORMATS", "LABEL_NAMES", "TEXT_NAMES", "Documents", "detect_format", "read_documents",
-           "binary_kind"]
+           "binary_kind", "MAX_DOCUMENT_BYTES", "MAX_JSON_ARRAY_BYTES"]
 
 FORMATS = ("auto", "folder", "tsv", "jsonl", "csv")
+
+#: the most bytes one document may hold, a line of a TSV, CSV or JSON-lines file or a file
+#: of a folder (a long book is a few MB): a longer one is refused once that many are read
+MAX_DOCUMENT_BYTES = 1 << 24
+
+#: the most bytes of a JSON array on one line (``json.dump`` of a list of records writes a
+#: whole corpus so): it is read whole anyway
+MAX_JSON_ARRAY_BYTES = 1 << 30
+
+
+def _json_line_cap(start):
+    """The most bytes of a line of a JSON file starting with ``start``: a JSON array (one
+    line for a corpus) or a document."""
+    return MAX_JSON_ARRAY_BYTES if start.lstrip().startswith(b"[") else MAX_DOCUMENT_BYTES
 
 #: CSV header names (case-insensitive) taken as the label column and the text column
 LABEL_NAMES = ("label", "class", "category", "target", "sentiment", "stars", "y")
@@ -258,10 +272,11 @@ def _up_to_first_text(source):
     return head, source
 
 
-def _lines(spath, name):
-    """``read_lines`` with the file's display name in its errors."""
+def _lines(spath, name, max_line=None):
+    """``read_lines`` with the file's display name in its errors; a line holds a document
+    of :data:`MAX_DOCUMENT_BYTES` at most, unless ``max_line`` says otherwise."""
     try:
-        yield from read_lines(spath)
+        yield from read_lines(spath, max_line=max_line or MAX_DOCUMENT_BYTES)
     except FormatError as exc:
         if exc.path != name:
             raise FormatError(name, exc.line, exc.reason) from None
@@ -377,7 +392,7 @@ def _csv_header_like(line):
 def _read_jsonl(spath, name, need, docs, fields):
     label_key = fields.label[0] if fields.label else "label"
     text_keys = fields.text or ["text"]
-    head, source = _up_to_first_text(_lines(spath, name))
+    head, source = _up_to_first_text(_lines(spath, name, _json_line_cap))
     lines = itertools.chain(head, source)
     array = bool(head) and head[-1][1].lstrip().startswith("[")
     for lineno, row in (_json_array(lines, name) if array else _json_lines(lines, name)):
@@ -762,15 +777,22 @@ def _check_text(text, name, lineno, where):
 
 def _add_file(f, label, docs):
     try:
-        raw = f.read_bytes()
+        with open(f, "rb") as fh:
+            raw = fh.read(MAX_DOCUMENT_BYTES + 1)
         if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
+            with gzip.open(f, "rb") as fh:
+                raw = fh.read(MAX_DOCUMENT_BYTES + 1)
     except (OSError, EOFError, zlib.error) as exc:
         raise FormatError(str(f), None, f"cannot read ({exc})") from None
+    if len(raw) > MAX_DOCUMENT_BYTES:
+        raise FormatError(str(f), None, f"a document longer than {MAX_DOCUMENT_BYTES:,} bytes, "
+                          "the most a document may hold: is it a text document?")
     kind = binary_kind(raw[:8192])
     if kind is not None:
         raise FormatError(str(f), None, f"not a text file: {kind}")
     given = given_encoding()
+    if given and (why := utf8_misread_reason(raw, given)):
+        raise FormatError(str(f), None, why)
     try:
         text = raw.decode(given or "utf-8")
     except UnicodeDecodeError as exc:

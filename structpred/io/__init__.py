@@ -9,24 +9,24 @@ matplotlib on first use, so that reading and writing files stays light.
 
 from ._cache import CacheMismatch, cache_file, is_cache_folder, key_hash, load_or_compute
 from ._words import _OTHER_SPACE as OTHER_SPACE
-from ._files import (FormatError, OutputPathError, atomic_write, binary_kind, naming_read_errors,
+from ._files import (MAX_LINE_BYTES, FormatError, OutputPathError, atomic_write, binary_kind, naming_read_errors,
                      check_figure_path, check_output_path, file_fingerprint, folder_refusal,
-                     check_encoding, given_encoding, input_encoding,
+                     check_encoding, given_encoding, input_encoding, utf8_misread_reason,
                      missing_reason, odd_entry_reason,
                      open_output, open_text, progress_enabled, read_lines, read_npz,
                      refuse_stdin_model)
 from ._notes import counted, drop_notes, hold_notes, note, release_notes
-from ._npz import (CLOCK_KEYS, check_format, damage_reason, drop_clock_readings, load_npz,
-                   pack_json, save_npz, unpack_json)
+from ._npz import (CLOCK_KEYS, check_format, content_digest, damage_reason,
+                   drop_clock_readings, load_npz, pack_json, save_npz, unpack_json)
 from ._words import check_visible_tokens, split_tokens, word_text
 from ._tokens import MAX_WORDS, check_sentence_pairs, check_token_lists, unwritable_token
 
-__all__ = ["refuse_stdin_model", "odd_entry_reason", "FormatError", "atomic_write", "open_text", "open_output", "read_lines", "read_npz",
-           "input_encoding", "check_encoding", "given_encoding", "check_visible_tokens",
+__all__ = ["MAX_LINE_BYTES", "refuse_stdin_model", "odd_entry_reason", "FormatError", "atomic_write", "open_text", "open_output", "read_lines", "read_npz",
+           "input_encoding", "check_encoding", "given_encoding", "utf8_misread_reason", "check_visible_tokens",
            "split_tokens", "word_text",
            "binary_kind", "naming_read_errors", "OTHER_SPACE", "check_output_path", "check_figure_path",
            "OutputPathError", "missing_reason", "folder_refusal",
-           "file_fingerprint", "progress_enabled", "save_npz", "load_npz", "damage_reason", "pack_json",
+           "file_fingerprint", "progress_enabled", "save_npz", "load_npz", "content_digest", "damage_reason", "pack_json",
            "unpack_json", "check_format", "CLOCK_KEYS", "drop_clock_readings", "load_or_compute",
            "CacheMismatch", "cache_file", "is_cache_folder", "key_hash", "check_token_lists",
            "check_sentence_pairs", "unwritable_token", "MAX_WORDS", "save_figure",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 
-__all__ = ["check_encoding", "input_encoding", "given_encoding"]
+__all__ = ["check_encoding", "input_encoding", "given_encoding", "utf8_misread_reason"]
 
 #: the encoding :func:`read_lines` decodes with when none is given (``--encoding`` of a
 #: command sets it for the command's inputs through :func:`input_encoding`)
@@ -105,3 +105,68 @@ def utf8_read_as(raw, encoding):
     return (f"this line is UTF-8 text ({word!r} reads as "
             f"{word.encode('utf-8').decode(encoding, errors='replace')!r} in {encoding}): "
             "drop --encoding: the default reads UTF-8")
+
+
+def utf8_misread_reason(raw, encoding):
+    """A reason to refuse the bytes ``raw`` (a file's, or its first line's beyond ASCII)
+    read in ``encoding`` when they are UTF-8 text beyond ASCII, which ``encoding`` would
+    read as other characters (``你好`` as ``浣犲ソ`` in GB18030), else None."""
+    if encoding == "utf-8" or raw.isascii():
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    word = next((w for w in text.split() if not w.isascii()), text.strip())[:20]
+    return (f"this file looks like UTF-8 text, not {encoding} ({word!r} reads as "
+            f"{word.encode('utf-8').decode(encoding, errors='replace')!r} in {encoding}): "
+            "give --encoding utf-8 or none (UTF-8 is the default); if it is "
+            f"{encoding} text, convert it: iconv -f {encoding} -t utf-8")
+
+
+class LineRefused(Exception):
+    """A line :func:`utf8_held_back` refuses: ``(lineno, reason)``, which
+    :func:`~structpred.io.read_lines` raises as a :class:`~structpred.FormatError` naming
+    its file."""
+
+
+#: the bytes of text, from the first line beyond ASCII, that :func:`utf8_held_back` holds
+#: back to tell UTF-8 from text of a multi-byte encoding: a line or a few lines of Chinese
+#: or Japanese in GB18030 or Shift JIS are valid UTF-8 only by chance, rarer with each line
+UTF8_EVIDENCE = 1 << 16
+
+
+def multi_byte(encoding):
+    """True for an encoding other than UTF-8 that writes characters of several bytes
+    (GB18030, Shift JIS, EUC-KR, Big5): text in UTF-8 decodes in most of them without an
+    error, into other characters."""
+    return encoding != "utf-8" and not _single_byte(encoding)
+
+
+def utf8_held_back(lines, encoding):
+    """The ``(lineno, raw)`` of ``lines`` (line ends removed), for a :func:`multi_byte`
+    ``encoding`` (``--encoding gb18030``): ASCII lines pass at once; from the first line
+    beyond ASCII, lines are held back until one is not UTF-8 (text of the encoding: they
+    all pass, and every later line at once) or, when all are UTF-8 at the end of the input
+    or past :data:`UTF8_EVIDENCE` bytes, :class:`LineRefused` names the first: the file is
+    UTF-8, and would be read as other characters, silently (``你好`` as ``浣犲ソ``).
+    Standard input still streams: what is held back is bounded."""
+    held, size, utf8 = [], 0, True
+    lines = iter(lines)
+    for lineno, raw in lines:
+        if not held and raw.isascii():
+            yield lineno, raw
+            continue
+        held.append((lineno, raw))
+        size += len(raw)
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            utf8 = False              # text of the encoding
+            break
+        if size >= UTF8_EVIDENCE:
+            break
+    if held and utf8:
+        raise LineRefused(held[0][0], utf8_misread_reason(held[0][1], encoding))
+    yield from held
+    yield from lines

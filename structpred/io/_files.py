@@ -31,13 +31,14 @@ import secrets
 import sys
 import zlib
 
-from ._encoding import (_ENCODING, _other_encoding_hint, check_encoding, given_encoding,
-                        input_encoding, utf8_read_as)
+from ._encoding import (_ENCODING, LineRefused, _other_encoding_hint, check_encoding,
+                        given_encoding, input_encoding, multi_byte, utf8_held_back,
+                        utf8_misread_reason, utf8_read_as)
 from ._magic import (BINARY_MAGIC, _binary_first_line, _name_read_error,  # noqa: F401
                      binary_kind, compressed_name, naming_read_errors, unexpanded_hint)
 
-__all__ = ["FormatError", "OutputPathError", "missing_reason", "odd_entry_reason", "open_text", "read_lines",
-           "input_encoding", "check_encoding", "given_encoding",
+__all__ = ["MAX_LINE_BYTES", "FormatError", "OutputPathError", "missing_reason", "odd_entry_reason", "open_text", "read_lines",
+           "input_encoding", "check_encoding", "given_encoding", "utf8_misread_reason",
            "atomic_write",
            "open_output", "check_output_path", "read_npz", "refuse_stdin_model", "file_fingerprint", "binary_kind", "naming_read_errors",
            "folder_refusal"]
@@ -255,25 +256,52 @@ def _refuse_control(name, lineno, text):
 #: the bytes of a line read at once: a longer line is checked for NUL bytes as it is read
 _CHUNK = 1 << 20
 
+#: the most bytes one line of a text input may hold (line end left out), unless its reader
+#: says otherwise (topics' documents): far more than a sentence, or a token's line, has;
+#: a longer line (a file without line ends) was read whole, decoded and split, for a
+#: minute and gigabytes of memory, before a refusal that did not say why
+MAX_LINE_BYTES = 1 << 20
 
-def _raw_lines(fh):
+
+def _raw_lines(fh, limit):
     """The lines of the binary stream ``fh`` with their line ends, as iterating it gives
     them, except that a line longer than :data:`_CHUNK` holding a NUL byte ends after it:
     a stream without line ends (``< /dev/zero``, binary data) was read whole before the
-    NUL was refused, until the memory ran out."""
+    NUL was refused, until the memory ran out; a line longer than ``limit`` bytes (or
+    ``limit(first bytes of the line)``) is a :class:`LineRefused` once that many are read."""
     while raw := fh.readline(_CHUNK):
-        parts = [raw]
+        parts, size = [raw], len(raw)
+        limit_here = limit(raw) if callable(limit) else limit
         while (len(parts[-1]) == _CHUNK and not parts[-1].endswith(b"\n")
-               and b"\x00" not in parts[-1]):
+               and b"\x00" not in parts[-1] and size <= limit_here + 2):
             parts.append(fh.readline(_CHUNK))
+            size += len(parts[-1])
         if len(parts) > 1:
             raw = b"".join(parts)
             if b"\x00" in parts[-1] and not raw.endswith(b"\n"):
                 raw = raw[:raw.index(b"\x00") + 1]
+        if len(raw) - raw.endswith(b"\n") - raw.endswith(b"\r\n") > limit_here:
+            raise LineRefused(None, f"a line longer than {limit_here:,} bytes, the most a line of "
+                              "this input may hold: is it a file of this format, with its "
+                              "line ends?")
         yield raw
 
 
-def read_lines(path, encoding=None):
+def _stripped_lines(fh, name, utf8, where, limit):
+    """``(lineno, raw)`` of :func:`_raw_lines`, line ends removed, a first line of binary
+    data refused, a byte-order mark dropped; ``where[0]``: the number of the line read."""
+    for lineno, raw in enumerate(_raw_lines(fh, limit), start=1):
+        where[0] = lineno
+        if lineno == 1 and (kind := _binary_first_line(raw)) is not None:
+            raise FormatError(name, None, f"not UTF-8 text: {kind}")
+        if raw.endswith(b"\n"):
+            raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
+        if lineno == 1 and utf8 and raw.startswith(_BOM):
+            raw = raw[len(_BOM):]
+        yield lineno, raw
+
+
+def read_lines(path, encoding=None, max_line=None):
     """Yield ``(line_number, text)`` for each line of a plain or gzipped text file, UTF-8
     unless ``encoding`` (or the command's ``--encoding``, :func:`input_encoding`) says
     otherwise.
@@ -291,6 +319,10 @@ def read_lines(path, encoding=None):
     encoding : str, optional
         A codec that writes line ends and ASCII as single bytes (:func:`check_encoding`);
         default: UTF-8, or the encoding of :func:`input_encoding`.
+    max_line : int or callable, optional
+        The most bytes a line may hold (default :data:`MAX_LINE_BYTES`), or a function of
+        the line's first bytes (up to a megabyte) that gives it; a longer line is refused
+        as soon as that many are read.
 
     Yields
     ------
@@ -301,21 +333,20 @@ def read_lines(path, encoding=None):
     ------
     FormatError
         On bytes that are not valid in the encoding, a NUL byte, a carriage return inside a
-        line, or a corrupt or truncated gzip stream.
+        line, a line longer than ``max_line``, text in UTF-8 read in another encoding
+        beyond ASCII, or a corrupt or truncated gzip stream.
     """
     name = path if isinstance(path, str) else os.fspath(path)
     encoding = _ENCODING["name"] if encoding is None else check_encoding(encoding)
     utf8 = encoding == "utf-8"
-    lineno = 0
+    where = [0]
     with _open_binary(path) as fh:
         try:
-            for lineno, raw in enumerate(_raw_lines(fh), start=1):
-                if lineno == 1 and (kind := _binary_first_line(raw)) is not None:
-                    raise FormatError(name, None, f"not UTF-8 text: {kind}")
-                if raw.endswith(b"\n"):
-                    raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
-                if lineno == 1 and utf8 and raw.startswith(_BOM):
-                    raw = raw[len(_BOM):]
+            lines = _stripped_lines(fh, name, utf8, where,
+                                    MAX_LINE_BYTES if max_line is None else max_line)
+            if multi_byte(encoding):    # gb18030, shift_jis: UTF-8 text read silently
+                lines = utf8_held_back(lines, encoding)
+            for lineno, raw in lines:
                 if not utf8 and (why := utf8_read_as(raw, encoding)):
                     raise FormatError(name, lineno, why)   # before cp1252 fails on its byte 0x81
                 try:
@@ -328,11 +359,13 @@ def read_lines(path, encoding=None):
                 if "\x00" in text or "\r" in text:
                     _refuse_control(name, lineno, text)
                 yield lineno, text
+        except LineRefused as exc:
+            raise FormatError(name, exc.args[0] or where[0] + 1, exc.args[1]) from None
         except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
             if str(exc).startswith("Not a gzipped file"):   # Python's words, and a wrong cause
-                raise FormatError(name, lineno + 1, "bytes after the end of the gzip data "
+                raise FormatError(name, where[0] + 1, "bytes after the end of the gzip data "
                                   "that are not gzip data (something appended to it?)") from None
-            raise FormatError(name, lineno + 1, f"corrupt or truncated gzip data ({exc})") from None
+            raise FormatError(name, where[0] + 1, f"corrupt or truncated gzip data ({exc})") from None
         except OSError as exc:
             _name_read_error(exc, name)
             raise

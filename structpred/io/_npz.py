@@ -19,11 +19,14 @@ import json
 
 from ._files import FormatError, atomic_write, read_npz
 
-__all__ = ["save_npz", "load_npz", "damage_reason", "pack_json", "unpack_json", "check_format", "found_format",
+__all__ = ["save_npz", "load_npz", "content_digest", "damage_reason", "pack_json", "unpack_json", "check_format", "found_format",
            "CLOCK_KEYS", "drop_clock_readings"]
 
 #: the entry that holds the JSON header
 HEADER = "meta"
+
+#: the header field holding :func:`content_digest` of the arrays and the rest of the header
+DIGEST = "digest"
 
 
 def pack_json(obj, sort_keys=True):
@@ -56,6 +59,24 @@ def _text(arr):
         except UnicodeDecodeError:
             return None
     return None
+
+
+def content_digest(arrays, header):
+    """``"sha256:..."`` over ``header`` (less its :data:`DIGEST`, as sorted JSON) and each
+    array's name, dtype, shape and bytes, in the order of the names: what :func:`save_npz`
+    records and :func:`load_npz` checks (a file edited after it was written)."""
+    import hashlib
+
+    import numpy as np
+
+    h = hashlib.sha256()
+    rest = json.loads(json.dumps({k: v for k, v in header.items() if k != DIGEST}))
+    h.update(json.dumps(rest, sort_keys=True).encode("utf-8"))
+    for key in sorted(arrays):
+        a = np.ascontiguousarray(arrays[key])
+        h.update(json.dumps([key, a.dtype.str, list(a.shape)]).encode("utf-8"))
+        h.update(a.data if a.dtype.kind in "biuf" else a.tobytes())   # numbers: no copy
+    return "sha256:" + h.hexdigest()
 
 
 def found_format(arrays):
@@ -177,7 +198,11 @@ def save_npz(path, arrays, header, compressed=True):
     # the shape of every array, checked when the file is read: an array cut short or
     # grown by an edit was used silently where it broadcast (a topic model's counts)
     header = dict(header, shapes={k: list(v.shape) for k, v in out.items()})
-    out[HEADER] = pack_json(drop_clock_readings(header), sort_keys=False)
+    header = drop_clock_readings({k: v for k, v in header.items() if k != DIGEST})
+    # a digest of the content, checked when the file is read: an edit that keeps every
+    # shape and finite value (one weight changed) was read silently
+    header[DIGEST] = content_digest(out, header)
+    out[HEADER] = pack_json(header, sort_keys=False)
     out["format"] = np.array(str(header["format"]))
     out["version"] = np.array(int(header["version"]), dtype=np.int64)
     if hasattr(path, "write"):
@@ -269,6 +294,18 @@ def _check_shapes(arrays, shapes, path, what):
                                           "written with (a damaged or edited file)")
 
 
+def _check_digest(arrays, header, path, what):
+    """Refuse arrays or a header that do not give the digest :func:`save_npz` recorded (an
+    edit keeping every shape and finite value); files written before it recorded one (no
+    :data:`DIGEST` in the header) pass.  Pops the digest from ``header``."""
+    if DIGEST not in header:
+        return
+    if header.pop(DIGEST) != content_digest(arrays, header):
+        raise FormatError(path, None, f"{what} changed after it was written (its content "
+                                      "digest does not match the one recorded): retrain it "
+                                      "or restore the file")
+
+
 def load_npz(path, fmt, versions, what="a structpred file", legacy_ok=False):
     """Read a file of :func:`save_npz`: ``(header, arrays)``, the format and version checked.
 
@@ -315,7 +352,9 @@ def load_npz(path, fmt, versions, what="a structpred file", legacy_ok=False):
         arrays.pop("format", None)
         arrays.pop("version", None)
         _check_finite(arrays, path, what)       # once the file is known to be of its kind
-        _check_shapes(arrays, header.pop("shapes", None), path, what)
+        _check_shapes(arrays, header.get("shapes"), path, what)
+        _check_digest(arrays, header, path, what)
+        header.pop("shapes", None)
         return header, arrays
     version = check_format(arrays, path, fmt, versions, what, legacy_ok=legacy_ok)
     arrays.pop("format", None)

@@ -36,6 +36,7 @@ from segmentation.data import bundled_data_dir, load_mask, load_points, read_man
 from segmentation.model import MRFSegmenter
 from structpred import FormatError
 from structpred.cli import main
+from structpred.io import content_digest
 
 from cli_helpers import other_spelling
 
@@ -316,6 +317,9 @@ def _edit_model(src, dst, edit):
         arrays = {k: z[k] for k in z.files}
     meta = json.loads(bytes(arrays["meta"]).decode())
     edit(meta)
+    # as a structpred writing that header would have written it: its content digest
+    meta["digest"] = content_digest({k: v for k, v in arrays.items()
+                                     if k not in ("meta", "format", "version")}, meta)
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
     np.savez(dst, **arrays)
 
@@ -481,7 +485,8 @@ def test_version_1_unary_model_still_loads(tmp_path):
         arrays = {k: z[k] for k in z.files}
     meta = json.loads(bytes(arrays["meta"]).decode())
     meta["version"] = 1
-    for k in ("node_feature_names", "edge_feature_names", "chosen", "selection", "shapes"):
+    for k in ("node_feature_names", "edge_feature_names", "chosen", "selection", "shapes",
+              "digest"):
         meta.pop(k)
     arrays["coef"] = np.concatenate([arrays["coef"], np.zeros(8)])
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
