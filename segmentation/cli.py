@@ -681,7 +681,7 @@ def _gold_items_for_pred(args):
 
         d = Path(args.masks)
         if not d.is_dir():
-            raise UserError(f"{d}: no such folder")
+            raise UserError(f"{d}: {missing_reason(d, 'folder') or 'expected a folder'}")
         files = folder_images(d)
         if not files:
             raise UserError(f"{d}: no masks found")
@@ -707,7 +707,8 @@ def segment_eval(args):
         if args.side_by_side:
             raise UserError("--side-by-side needs -m")
         if not Path(args.pred).is_dir():
-            raise UserError(f"{args.pred}: no such folder")
+            raise UserError(f"{args.pred}: "
+                            f"{missing_reason(args.pred, 'folder') or 'expected a folder'}")
         items = _gold_items_for_pred(args)
         preds, truths, ignores = _pred_masks(args, items)
         kind, n = "image", len(items)

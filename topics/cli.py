@@ -97,6 +97,8 @@ def _field_names(many):
         items = [t.strip() for t in text.split(",")]
         if not all(items):
             raise argparse.ArgumentTypeError(f"an empty name in {text!r}")
+        if len(set(items)) < len(items):   # the text read twice, its words counted twice
+            raise argparse.ArgumentTypeError(f"a field named twice in {text!r}")
         if len(items) > 1 and not many:
             raise argparse.ArgumentTypeError(f"one field or column, got {text!r}")
         if any(t.isdecimal() and int(t) < 1 for t in items):   # int("²") fails

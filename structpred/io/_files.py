@@ -100,6 +100,8 @@ def missing_reason(path, what="file"):
         return f"no such {what} (a part of the path is a file, not a folder)"
     if os.path.islink(name):
         return f"a symbolic link to a missing {what}"
+    if name == "-":   # the options that read standard input never get here
+        return f"no such {what} (this option does not read standard input: '-' is a name here)"
     return f"no such {what}{unexpanded_hint(name)}"   # an URL, '~', '$HOME', '*.png'
 
 
@@ -280,9 +282,10 @@ def read_lines(path, encoding=None):
 
     Lines are split on ``"\\n"`` only; the line terminator (``"\\n"`` or
     ``"\\r\\n"``) is removed.  Each line is decoded separately so that invalid
-    UTF-8 is reported where it occurs.  A byte-order mark at the start of the file is
-    dropped; a NUL byte, or a carriage return left inside a line (a file with CR-only
-    line ends would otherwise be read as one line), is a :class:`FormatError`.
+    UTF-8 is reported where it occurs.  A byte-order mark at the start of the file, or of a
+    later line (files joined with ``cat``, each with its mark), is dropped; a NUL byte, or
+    a carriage return left inside a line (a file with CR-only line ends would otherwise be
+    read as one line), is a :class:`FormatError`.
 
     Parameters
     ----------
@@ -314,7 +317,7 @@ def read_lines(path, encoding=None):
                     raise FormatError(name, None, f"not UTF-8 text: {kind}")
                 if raw.endswith(b"\n"):
                     raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
-                if lineno == 1 and utf8 and raw.startswith(_BOM):
+                if utf8 and raw.startswith(_BOM):   # line 1, or a file joined on (cat a b)
                     raw = raw[len(_BOM):]
                 if not utf8 and (why := utf8_read_as(raw, encoding)):
                     raise FormatError(name, lineno, why)   # before cp1252 fails on its byte 0x81

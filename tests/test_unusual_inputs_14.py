@@ -1,0 +1,341 @@
+"""Unusual inputs of the command line, fourteenth sweep (issue 28, docs/errors.md), by class.
+
+Fixed in this sweep:
+
+- a byte-order mark at the start of a later line (files joined with ``cat``, each written
+  with its mark): the mark was glued to the line's first token, so ``aer`` refused a
+  Pharaoh line as "malformed link '\\ufeff0-0'", ``topics`` refused the labels as two
+  spellings (or a JSON line as "Unexpected UTF-8 BOM"), and ``tag predict`` and the aligners
+  read an unknown word ``\\ufeffConfidence`` with exit 0: it is dropped, as at line 1;
+- ``-`` given to an input option that does not read standard input (``segment --manifest``,
+  ``--images``, ``--points``, ``--masks``, ``--pred``): "-: no such file", as if no such
+  file were meant; now the option is named as one that does not read standard input;
+- ``topics --text-field text,text`` (or a CSV column by name and by number, or in two
+  cases): the text was read twice, every word counted twice, with exit 0;
+- ``topics train/eval --text-field title,label`` on JSON lines, whose label field is
+  ``label`` by default: each document's label was read as a word of its text (the label
+  leaked into the features), with exit 0.
+
+The other inputs tried (recorded below as regression tests) were already handled: Pharaoh
+links with ranges or a third column, line counts that differ, mixed CRLF and LF, UTF-16 with
+and without a mark, truncated and not-gzip ``.gz``, bzip2 data, Latin-1 bytes, options given
+twice, numbers at 0, negative, NaN or fractional, gold links listed twice, gold of the other
+format, ``-`` for the inputs that read standard input, FIFOs as inputs, outputs in missing
+folders, folders, devices and names ending in ``/``, models of another kind, a closed pipe
+(``| head -1``) and an ASCII terminal for non-ASCII words.
+"""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cli_helpers import one_line_error, run_cli
+from structpred import FormatError
+from structpred.io import missing_reason, read_lines
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SETTINGS = settings(max_examples=15, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                           HealthCheck.too_slow])
+
+BOM = "\ufeff"
+
+
+def _w(path, text, encoding="utf-8"):
+    Path(path).write_bytes(text.encode(encoding) if isinstance(text, str) else text)
+    return str(path)
+
+
+# -------------------------------------------- class: byte-order marks of joined files
+@SETTINGS
+@given(lines=st.lists(st.text("ab é-0 ", max_size=6), min_size=1, max_size=8),
+       marks=st.data(), crlf=st.booleans(), gz=st.booleans())
+def test_a_byte_order_mark_at_the_start_of_any_line_is_dropped(tmp_path_factory, lines, marks,
+                                                               crlf, gz):
+    """``cat a.txt b.txt``, each written with a mark: the mark of ``b.txt`` starts a later
+    line; it is read as the mark of line 1 is (dropped), never as a letter of a word."""
+    import gzip
+
+    marked = [(BOM if marks.draw(st.booleans()) else "") + ln for ln in lines]
+    data = "".join(ln + ("\r\n" if crlf else "\n") for ln in marked).encode()
+    path = tmp_path_factory.mktemp("bom") / ("f.txt.gz" if gz else "f.txt")
+    path.write_bytes(gzip.compress(data) if gz else data)
+    assert [t for _, t in read_lines(path)] == lines
+
+
+def test_aer_reads_gold_joined_from_files_with_marks(tmp_path, capsys):
+    gold = _w(tmp_path / "g.txt", "0-0 1-1\n" + BOM + "0-0\n")
+    test = _w(tmp_path / "t.txt", "0-0 1-1\n0-0\n")
+    rc, out, err = run_cli(["aer", "--gold", gold, "--gold-format", "pharaoh", "--test", test],
+                           capsys)
+    assert rc == 0 and "AER 0.00%" in out, err
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "jsonl"])
+def test_topics_reads_documents_joined_from_files_with_marks(fmt, tmp_path):
+    from topics import read_documents
+
+    rows = [("fruit", "apple pear"), ("car", "engine road")]
+    one = "".join((f"{lab}\t{txt}\n" if fmt == "tsv" else
+                   f'{{"label": "{lab}", "text": "{txt}"}}\n') for lab, txt in rows)
+    path = _w(tmp_path / f"d.{fmt}", BOM + one + BOM + one)
+    docs = read_documents(path)
+    assert list(docs.labels) == ["fruit", "car"] * 2
+    assert list(docs.texts) == ["apple pear", "engine road"] * 2
+
+
+# ------------------------------- class: '-' for an input that does not read standard input
+def test_missing_reason_names_a_dash_as_no_standard_input(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert "does not read standard input" in missing_reason("-")
+    assert "does not read standard input" in missing_reason("-", "folder")
+    assert missing_reason("other") == "no such file"
+    (tmp_path / "-").write_text("x\n")    # a file named '-' is a file
+    assert missing_reason("-") is None
+
+
+@pytest.mark.parametrize("which", ["--pred", "--masks"])
+def test_segment_eval_names_a_dash_for_a_folder(which, tmp_path, capsys):
+    (tmp_path / "d").mkdir()
+    other = "--masks" if which == "--pred" else "--pred"
+    rc, _, err = run_cli(["segment", "eval", which, "-", other, str(tmp_path / "d")], capsys)
+    assert one_line_error(rc, err, "-: no such folder", "does not read standard input"), err
+
+
+def test_a_stem_index_of_a_dash_names_standard_input():
+    from segmentation.data import StemIndex
+
+    with pytest.raises(FormatError, match=re.escape("does not read standard input")):
+        StemIndex("-")
+
+
+# --------------------------------------------------- class: a text field named twice
+def _json_docs(path, extra="title"):
+    rows = [("fruit", "apple banana", "juice sweet"), ("car", "engine wheel", "road fuel")]
+    return _w(path, "".join(f'{{"label": "{lab}", "{extra}": "{t}", "text": "{s} {i}"}}\n'
+                            for i in range(3) for lab, t, s in rows))
+
+
+@SETTINGS
+@given(names=st.lists(st.sampled_from(["text", "title"]), min_size=2, max_size=4).filter(
+    lambda v: len(set(v)) < len(v)))
+def test_a_text_field_named_twice_is_refused(tmp_path_factory, capsys, names):
+    """``--text-field text,text`` read each text twice, every word counted twice."""
+    d = tmp_path_factory.mktemp("twice")
+    data = _json_docs(d / "d.jsonl")
+    rc, _, err = run_cli(["topics", "train", "--data", data, "--text-field", ",".join(names),
+                          "-o", str(d / "m.npz")], capsys)
+    assert one_line_error(rc, err, "--text-field", "a field named twice"), err
+    assert not (d / "m.npz").exists()
+    from topics import read_documents
+
+    with pytest.raises(ValueError, match="names a field twice"):
+        read_documents(data, text_field=names)
+
+
+@pytest.mark.parametrize("fields", ["text,3", "text,TEXT", "3,3"])
+def test_a_csv_column_named_twice_in_two_ways_is_refused(fields, tmp_path, capsys):
+    rows = "".join(f"fruit,apple banana,juice {i}\ncar,engine wheel,road {i}\n" for i in range(3))
+    data = _w(tmp_path / "d.csv", "label,title,text\n" + rows)
+    rc, _, err = run_cli(["topics", "train", "--data", data, "--text-field", fields, "--model",
+                          "nbsvm", "-o", str(tmp_path / "m.npz")], capsys)
+    if fields == "3,3":   # refused as given, before reading
+        assert one_line_error(rc, err, "a field named twice"), err
+    else:
+        assert one_line_error(rc, err, f"{data}:1", "names column 3 twice"), err
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_two_different_csv_columns_are_read():
+    from topics import read_documents
+
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        data = _w(Path(d) / "d.csv", "label,title,text\nfruit,apple,pear\n")
+        docs = read_documents(data, text_field="title,text")
+    assert list(docs.texts) == ["apple pear"]
+
+
+# ---------------------------------------- class: the default label field read as text
+@pytest.mark.parametrize("command", ["train", "eval"])
+def test_the_default_label_field_among_the_text_fields_is_refused(command, topic_model,
+                                                                  tmp_path, capsys):
+    """JSON lines take their label from ``label`` by default; ``--text-field title,label``
+    read each document's label as a word of its text (the label in the features)."""
+    data = _json_docs(tmp_path / "d.jsonl")
+    argv = ["topics", command, "--data", data, "--text-field", "title,label"]
+    argv += (["-o", str(tmp_path / "m.npz")] if command == "train" else
+             ["-m", str(topic_model / "m.npz")])
+    rc, _, err = run_cli(argv, capsys)
+    assert one_line_error(rc, err, "'label' is both the label and a text field"), err
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_predict_takes_a_field_named_label_as_text(tmp_path):
+    """Without labels to read, a field named ``label`` may be a text field."""
+    from topics import read_documents
+
+    data = _json_docs(tmp_path / "d.jsonl")
+    docs = read_documents(data, labels="optional", text_field="title,label")
+    assert docs.texts[0] == "apple banana fruit"
+
+
+# ------------------------------------------- regression: inputs that were already handled
+GOLD = "0-0 1-1\n0-0\n"
+
+
+@pytest.mark.parametrize("name,data,words", [
+    ("range.txt", "0-0-1 1-1\n0-0\n", "malformed link '0-0-1'"),
+    ("extra.txt", "0-0 1-1 x\n0-0\n", "malformed link 'x'"),
+    ("three.txt", GOLD + "0-0\n", "3 lines but the gold"),
+    ("u16.txt", GOLD.encode("utf-16"), "UTF-16"),
+    ("u16le.txt", GOLD.encode("utf-16-le"), "NUL byte"),
+    ("trunc.txt.gz", None, "corrupt or truncated gzip data"),
+    ("plain.txt.gz", GOLD, "not gzip data"),
+    ("b.txt.bz2", None, "bzip2 data"),
+    ("g.naacl", "1 1 1 S\n1 2 2 S\n2 1 1 S\n", "looks like NAACL gold")])
+def test_aer_refuses_test_links_of_another_shape(name, data, words, tmp_path, capsys):
+    import bz2
+    import gzip
+
+    if name == "trunc.txt.gz":
+        data = gzip.compress(GOLD.encode())[:20]
+    if name == "b.txt.bz2":
+        data = bz2.compress(GOLD.encode())
+    test = _w(tmp_path / name, data)
+    gold = _w(tmp_path / "gold.txt", GOLD)
+    rc, _, err = run_cli(["aer", "--gold", gold, "--gold-format", "pharaoh", "--test", test],
+                         capsys)
+    assert one_line_error(rc, err, name, words), err
+
+
+@pytest.mark.parametrize("test", ["0-0 1-1\r\n0-0\n", "0-0 0-0 1-1\n0-0\n",
+                                  "1-1 0-0\n0-0\r\n"])
+def test_aer_reads_mixed_line_ends_and_links_listed_twice(test, tmp_path, capsys):
+    gold = _w(tmp_path / "gold.txt", GOLD)
+    rc, out, err = run_cli(["aer", "--gold", gold, "--gold-format", "pharaoh", "--test",
+                            _w(tmp_path / "t.txt", test)], capsys)
+    assert rc == 0 and "AER 0.00%" in out, err
+
+
+@pytest.mark.parametrize("extra,words", [
+    (["--errors", "-1"], "--errors: must be an integer >= 0"),
+    (["--errors", "nan"], "--errors: must be an integer"),
+    (["--errors", "2.5"], "--errors: must be an integer"),
+    (["--test", "x"], "--test: given twice"),
+    (["--plot", "nod/p.png"], "does not exist"),
+    (["--plot", "."], "is a folder"),
+    (["--plot", "/dev/full"], "it is a device"),
+    (["--plot", "p.png", "--sentences", "0"], "--sentences: must be an integer >= 1"),
+    (["--plot", "p.png", "--sentences", "1-2"], "--sentences: must be an integer"),
+    (["--plot", "p.png", "--sentences", "99"], "99 out of range")])
+def test_aer_option_values_that_are_refused(extra, words, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name, text in (("g.txt", GOLD), ("s.txt", "a b\nc\n"), ("t.txt", "x y\nz\n")):
+        _w(name, text)
+    rc, _, err = run_cli(["aer", "--gold", "g.txt", "--gold-format", "pharaoh", "--test",
+                          "g.txt", "--src", "s.txt", "--tgt", "t.txt"] + extra, capsys)
+    assert one_line_error(rc, err, words), err
+    assert not (tmp_path / "p.png").exists()
+
+
+def test_aer_reads_standard_input_and_a_fifo(tmp_path, capsys, monkeypatch):
+    import io
+    import threading
+
+    gold = _w(tmp_path / "g.txt", GOLD)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(GOLD.encode())))
+    rc, out, err = run_cli(["aer", "--gold", gold, "--gold-format", "pharaoh", "--test", "-"],
+                           capsys)
+    assert rc == 0 and "AER 0.00%" in out, err
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(GOLD))
+    writer.start()
+    rc, out, err = run_cli(["aer", "--gold", gold, "--gold-format", "pharaoh", "--test",
+                            str(fifo)], capsys)
+    writer.join()
+    assert rc == 0 and "AER 0.00%" in out, err
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["tag", "train", "--data", "d", "-o", "m.npz", "--iterations", "0"], ">= 1"),
+    (["tag", "train", "--data", "d", "-o", "m.npz", "--iterations", "1e9"], "an integer"),
+    (["tag", "train", "--data", "d", "-o", "m.npz", "--iterations", "2", "--iterations", "3"],
+     "given twice"),
+    (["tag", "train", "--data", "d", "-o", "m.npz", "--radius", "nan"], "finite"),
+    (["tag", "train", "--data", "d", "-o", "m.npz", "--radius", "-1"], "> 0"),
+    (["tag", "train", "--data", "d", "-o", "m.npz", "--valid-fraction", "1"], "(0, 0.5)"),
+    (["topics", "train", "--data", "d", "-o", "m.npz", "--ngrams", "99999"], "at most 10"),
+    (["topics", "train", "--data", "d", "-o", "m.npz", "--jobs", "0"], ">= 1 or negative"),
+    (["topics", "train", "--data", "d", "-o", "m.npz", "--time-budget", "inf"], "finite"),
+    (["segment", "predict", "-m", "m", "--images", "i", "-o", "o", "--limit", "-1"], ">= 1"),
+    (["align", "predict", "-m", "m", "--show-weights", "-1"], ">= 0"),
+    (["align", "predict", "-m", "m", "-j", "0"], ">= 1 or negative")])
+def test_sizes_of_every_command_are_refused_as_given(argv, words, capsys):
+    rc, _, err = run_cli(argv, capsys)
+    assert one_line_error(rc, err, words), err
+
+
+@pytest.fixture(scope="module")
+def topic_model(tmp_path_factory):
+    from structpred.cli import main
+
+    d = tmp_path_factory.mktemp("topics14")
+    rows = [("fruit", "apple banana pear juice sweet"), ("car", "engine wheel road fuel bus")]
+    (d / "t.tsv").write_text("".join(f"{lab}\t{txt} {i}\n" for i in range(6)
+                                     for lab, txt in rows))
+    assert main(["topics", "train", "--data", str(d / "t.tsv"), "--model", "nbsvm",
+                 "-o", str(d / "m.npz"), "-q"]) == 0
+    return d
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["tag", "predict", "-i", "t.tsv", "-o", "o.txt"], "not a sequence tagger model"),
+    (["align", "predict", "--src", "t.tsv", "--tgt", "m.npz"], "not a word-alignment model"),
+    (["segment", "predict", "--images", ".", "-o", "out"], "not a structpred segmentation")])
+def test_a_topic_model_given_to_other_commands(topic_model, argv, words, capsys,
+                                               monkeypatch):
+    monkeypatch.chdir(topic_model)
+    rc, _, err = run_cli(argv[:2] + ["-m", "m.npz"] + argv[2:], capsys)
+    assert one_line_error(rc, err, "m.npz", words), err
+    assert not (topic_model / "o.txt").exists() and not (topic_model / "out").exists()
+
+
+@pytest.mark.parametrize("output,words", [
+    ("t.tsv", "would overwrite the input"), ("nodir/o.txt", "does not exist"),
+    (".", "is a folder"), ("o.txt/", "ends in a slash"), ("/dev/full", "it is a device")])
+def test_topics_predict_outputs_that_are_refused(topic_model, output, words, capsys,
+                                                 monkeypatch):
+    monkeypatch.chdir(topic_model)
+    rc, _, err = run_cli(["topics", "predict", "-m", "m.npz", "--data", "t.tsv", "-o", output],
+                         capsys)
+    assert one_line_error(rc, err, words), err
+
+
+@pytest.mark.subprocess
+def test_a_closed_pipe_and_an_ascii_terminal(tmp_path):
+    """``| head -1`` closes the pipe after one line: status 0 and no traceback; a terminal
+    of ASCII only (``LANG=C``, ``PYTHONIOENCODING=ascii``) still gets non-ASCII words."""
+    for name, text in (("g.txt", GOLD), ("s.txt", "café au\nlait\n"), ("t.txt", "ça x\ny\n")):
+        _w(tmp_path / name, text)
+    _w(tmp_path / "p.txt", "0-1 1-0\n0-0\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), LANG="C", LC_ALL="C",
+               PYTHONIOENCODING="ascii")
+    cmd = [sys.executable, "-m", "structpred", "aer", "--gold", "g.txt", "--gold-format",
+           "pharaoh", "--test", "p.txt", "--src", "s.txt", "--tgt", "t.txt", "--errors", "5"]
+    p = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    head = [p.stdout.readline() for _ in range(3)]
+    p.stdout.close()      # as '| head -3' does
+    err = p.stderr.read()
+    assert p.wait(timeout=60) == 0 and head[0].startswith(b"precision"), err
+    assert "café - x".encode() in head[2], head
+    assert b"Traceback" not in err and b"Broken pipe" not in err, err
