@@ -339,3 +339,15 @@ def test_a_closed_pipe_and_an_ascii_terminal(tmp_path):
     assert p.wait(timeout=60) == 0 and head[0].startswith(b"precision"), err
     assert "café - x".encode() in head[2], head
     assert b"Traceback" not in err and b"Broken pipe" not in err, err
+
+
+@pytest.mark.parametrize("first,second", [("1", "2"), ("1.0", "abc"), ("true", "1")])
+def test_a_param_given_twice_shows_both_values_as_given(first, second, topic_model, capsys,
+                                                        monkeypatch):
+    """``--param C=1 --param C=2`` said "given twice (1 and '2')": the first value as
+    JSON read it, the second as typed."""
+    monkeypatch.chdir(topic_model)
+    rc, _, err = run_cli(["topics", "train", "--data", "t.tsv", "-o", "n.npz", "--model",
+                          "nbsvm", "--param", f"C={first}", "--param", f"C={second}"], capsys)
+    assert one_line_error(rc, err, f"--param C given twice ({first!r} and {second!r})"), err
+    assert not (topic_model / "n.npz").exists()

@@ -262,15 +262,16 @@ _wrap = _wrap_format_errors
 
 
 def _parse_params(items):
-    out = {}
+    out, given = {}, {}
     for item in items or ():
         name, eq, value = item.partition("=")
         name = name.strip().replace("-", "_")
         if not eq or not name:
             raise UserError(f"--param {item!r}: expected NAME=VALUE")
-        if name in out:   # the last value was taken silently
-            raise UserError(f"--param {name} given twice ({json.dumps(out[name])} and "
-                            f"{value!r}); give it once")
+        if name in out:   # the last value was taken silently; both shown as given
+            raise UserError(f"--param {name} given twice ({given[name]!r} and {value!r}); "
+                            "give it once")
+        given[name] = value
         try:
             out[name] = json.loads(value)
         except json.JSONDecodeError:
