@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from structpred.io import missing_reason, progress_enabled
+from structpred.io import gz_name, missing_reason, progress_enabled
 from structpred.cli import ArgumentParser, HelpFormatter as _Formatter
 from structpred.cli import UserError, check_held_out, check_output, refuse_options, log as _log
 from structpred.io import counted, release_notes
@@ -531,7 +531,7 @@ def _run_points(args, model, files, ranges, outs, executor=None):
             xyz, lab = _read_points(f, ranges)
             pred = _predict_or_fail(model, lambda: model.predict_points(xyz), f)
         if out_dir is not None:
-            name = f.name[:-3] if f.name.endswith(".gz") else f.name
+            name = f.name[:-3] if gz_name(f.name) else f.name
             with atomic_write(outs.add(out_dir / f"{name}.pred.txt")) as fh:
                 np.savetxt(fh, np.column_stack([xyz, pred.astype(int)]), fmt="%.4f %.4f %.4f %d")
         preds.append(pred)

@@ -351,3 +351,57 @@ def test_a_param_given_twice_shows_both_values_as_given(first, second, topic_mod
                           "nbsvm", "--param", f"C={first}", "--param", f"C={second}"], capsys)
     assert one_line_error(rc, err, f"--param C given twice ({first!r} and {second!r})"), err
     assert not (topic_model / "n.npz").exists()
+
+
+# ------------------------------------------- class: compressed names in another case
+def _cases(suffix):
+    return st.lists(st.booleans(), min_size=len(suffix), max_size=len(suffix)).map(
+        lambda up: "".join(c.upper() if u else c for c, u in zip(suffix, up)))
+
+
+@SETTINGS
+@given(gz=_cases(".gz"), text=st.text("ab é\n", max_size=20))
+def test_an_output_named_gz_in_any_case_is_gzipped(tmp_path_factory, gz, text):
+    """``-o out.txt.GZ`` was written as plain text (``gunzip`` refuses it), while
+    ``out.txt.BZ2`` was refused as the name of another compressor."""
+    import gzip
+
+    from structpred.io import atomic_write, gz_name
+
+    assert gz_name(f"out.txt{gz}")
+    path = tmp_path_factory.mktemp("gz") / f"out.txt{gz}"
+    with atomic_write(path) as fh:
+        fh.write(text)
+    assert gzip.decompress(path.read_bytes()).decode() == text
+    plain = path.with_name(f"plain.txt{gz}")
+    plain.write_text("a\n")
+    with pytest.raises(FormatError, match=re.escape("not gzip data, although the name ends "
+                                                    "in .gz")):
+        list(read_lines(plain))
+
+
+def test_topics_predict_gzips_labels_named_gz_in_capitals(topic_model, capsys, monkeypatch):
+    import gzip
+
+    monkeypatch.chdir(topic_model)
+    rc, _, err = run_cli(["topics", "predict", "-m", "m.npz", "--data", "t.tsv", "-o",
+                          "labels.txt.GZ"], capsys)
+    assert rc == 0, err
+    assert gzip.decompress((topic_model / "labels.txt.GZ").read_bytes()).split()[:2] == [
+        b"fruit", b"car"]
+
+
+def test_two_scans_whose_names_differ_by_a_gz_in_capitals_are_refused():
+    from segmentation._outputs import planned_names
+    from structpred.cli import UserError
+
+    assert planned_names("points", ["a/s.txt.GZ"]) == ["s.txt.pred.txt"]
+    with pytest.raises(UserError, match=re.escape("its prediction would be s.txt.pred.txt")):
+        planned_names("points", ["a/s.txt", "b/s.txt.Gz"])
+
+
+def test_aer_reads_a_naacl_file_named_in_capitals(tmp_path, capsys):
+    gold = _w(tmp_path / "GOLD.NAACL", "1 1 1 S\n1 2 2 S\n2 1 1 S\n")
+    rc, out, err = run_cli(["aer", "--gold", gold, "--test", _w(tmp_path / "t.txt", GOLD)],
+                           capsys)
+    assert rc == 0 and "AER 0.00%" in out, err

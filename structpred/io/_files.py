@@ -37,6 +37,7 @@ from ._magic import (BINARY_MAGIC, _binary_first_line, _name_read_error,  # noqa
                      binary_kind, compressed_name, naming_read_errors, unexpanded_hint)
 
 __all__ = ["FormatError", "OutputPathError", "missing_reason", "odd_entry_reason", "open_text", "read_lines",
+           "gz_name",
            "input_encoding", "check_encoding", "given_encoding",
            "atomic_write",
            "open_output", "check_output_path", "read_npz", "refuse_stdin_model", "file_fingerprint", "binary_kind", "naming_read_errors",
@@ -76,6 +77,13 @@ class FormatError(ValueError):
 
 def _is_stdio(path):
     return isinstance(path, str) and path == "-"
+
+
+def gz_name(path):
+    """Whether ``path`` names a gzip file: it ends in ``.gz`` in any case (``out.txt.GZ``
+    was written as plain text, while ``.BZ2`` was refused as a name of another
+    compressor)."""
+    return os.fspath(path).lower().endswith(".gz")
 
 
 def missing_reason(path, what="file"):
@@ -178,7 +186,7 @@ def _open_file_binary(path):
         gz.myfileobj = fh   # closed with it (as gzip.open does)
         return gz
     name = os.fspath(path)
-    if str(name).endswith(".gz") and head:
+    if gz_name(name) and head:
         fh.close()
         raise FormatError(name, None, "not gzip data, although the name ends in .gz")
     return fh
@@ -652,7 +660,7 @@ def atomic_write(path, mode="w", encoding="utf-8", compress=None):
     path = os.fspath(path)
     check_output_path(path)
     if compress is None:
-        compress = str(path).endswith(".gz")
+        compress = gz_name(path)
     directory, name = os.path.split(os.path.abspath(path))
     try:
         os.makedirs(directory, exist_ok=True)  # e.g. ``--plot runs/x.png`` in a fresh checkout
@@ -674,7 +682,7 @@ def atomic_write(path, mode="w", encoding="utf-8", compress=None):
         with os.fdopen(fd, "wb") as raw:
             if compress:
                 # mtime=0 keeps the output reproducible; filename goes into the header
-                stream = gzip.GzipFile(filename=name[:-3] if name.endswith(".gz") else name,
+                stream = gzip.GzipFile(filename=name[:-3] if gz_name(name) else name,
                                        mode="wb", fileobj=raw, mtime=0)
             else:
                 stream = raw
