@@ -405,3 +405,66 @@ def test_aer_reads_a_naacl_file_named_in_capitals(tmp_path, capsys):
     rc, out, err = run_cli(["aer", "--gold", gold, "--test", _w(tmp_path / "t.txt", GOLD)],
                            capsys)
     assert rc == 0 and "AER 0.00%" in out, err
+
+
+# ------------------------------- class: validation held out from copies of training data
+SENTENCES = [[("He", "PRP", "B-NP"), ("runs", "VBZ", "B-VP"), (".", ".", "O")],
+             [("The", "DT", "B-NP"), ("dog", "NN", "I-NP"), ("sleeps", "VBZ", "B-VP")],
+             [("A", "DT", "B-NP"), ("cat", "NN", "I-NP"), ("eats", "VBZ", "B-VP")],
+             [("We", "PRP", "B-NP"), ("sing", "VBP", "B-VP"), ("!", ".", "O")],
+             [("They", "PRP", "B-NP"), ("swim", "VBP", "B-VP"), (".", ".", "O")],
+             [("Birds", "NNS", "B-NP"), ("fly", "VBP", "B-VP"), ("high", "RB", "B-ADVP")]]
+
+
+def _conll(sentences):
+    return "\n".join("".join(" ".join(tok) + "\n" for tok in s) for s in sentences)
+
+
+@SETTINGS
+@given(copies=st.integers(2, 3), unique=st.integers(0, 2))
+def test_tag_validation_sentences_that_are_training_ones_warn(copies, unique):
+    """``cat a.txt a.txt`` as ``--data``: every held-out sentence is a training one too, and
+    the iteration was chosen on them silently."""
+    import warnings
+
+    from sequence.cli import _warn_of_copies
+
+    X = [[t[:2] for t in s] for s in SENTENCES]
+    valid = X[:2] * copies + [[("new", "JJ")]] * unique
+    with pytest.warns(UserWarning, match=re.escape("validation sentences (the first: 'He "
+                                                   "runs .') are training sentences too")):
+        _warn_of_copies("v.txt", X, valid)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _warn_of_copies("v.txt", X[2:], X[:2])            # no copies
+        _warn_of_copies("v.txt", X, X[:1] + [[("new", "JJ")]] * 2)   # one of three
+
+
+def test_tag_train_on_a_file_joined_to_itself_warns(tmp_path, capsys):
+    data = _w(tmp_path / "d.txt", _conll(SENTENCES * 2))
+    rc, _, err = run_cli(["tag", "train", "--data", data, "-o", str(tmp_path / "m.npz"),
+                          "--iterations", "1", "--valid-fraction", "0.2", "-q"], capsys)
+    lines = err.strip().splitlines()
+    assert rc == 0 and len(lines) == 1 and lines[0].startswith("structpred: warning: "), err
+    assert "are training sentences too" in lines[0], err
+
+
+@pytest.mark.parametrize("valid", [False, True])
+def test_topics_train_on_copies_of_its_documents_warns(valid, tmp_path, capsys):
+    rows = [("fruit", "apple banana pear"), ("car", "engine wheel road")]
+    one = "".join(f"{lab}\t{txt} {i}\n" for i in range(4) for lab, txt in rows)
+    data = _w(tmp_path / "d.tsv", one * (1 if valid else 2))
+    argv = ["topics", "train", "--data", data, "-o", str(tmp_path / "m.npz"), "-q",
+            "--time-budget", "1"]
+    if valid:
+        argv += ["--valid-data", _w(tmp_path / "v.tsv", one)]
+    rc, _, err = run_cli(argv, capsys)
+    lines = [ln for ln in err.strip().splitlines() if ln.startswith("structpred: warning")]
+    words = "validation documents" if valid else "are copies of one another"
+    assert rc == 0 and len(lines) == 1 and words in lines[0], err
+
+
+def test_topics_train_on_distinct_documents_does_not_warn(topic_model, tmp_path, capsys):
+    rc, _, err = run_cli(["topics", "train", "--data", str(topic_model / "t.tsv"), "-o",
+                          str(tmp_path / "m.npz"), "-q", "--time-budget", "1"], capsys)
+    assert rc == 0 and "warning" not in err, err

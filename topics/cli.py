@@ -485,6 +485,31 @@ def _check_topic_memory(model_name, est, X, n_classes):
         raise UserError(f"--n-topics {k}: {model_name}'s {exc}") from None
 
 
+def _warn_of_copies(docs, valid):
+    """A warning when half or more of the validation documents (2 at least) are training
+    documents too: of ``--valid-data``, or, held out from ``--data``, documents with a copy
+    among the others (a file joined to itself, ``cat a.tsv a.tsv``). Their accuracy favours
+    the models that memorise the training documents, and the choice was silently biased."""
+    from structpred import text_digests, training_overlap
+
+    seen = text_digests(docs.texts)
+    if valid is not None:
+        found = training_overlap(valid.texts, seen, 0.5)
+        where, n = valid.path, len(valid.texts)
+    else:
+        _, index, counts = np.unique(seen, return_inverse=True, return_counts=True)
+        copied = np.flatnonzero(counts[index] > 1)
+        found = (len(copied), int(copied[0])) if len(copied) >= max(2, len(seen) / 2) else None
+        where, n = docs.path, len(seen)
+    if found:
+        held = valid is not None
+        warnings.warn(f"{where}: {found[0]} of the {n} {'validation ' if held else ''}"
+                      f"documents (the first: document {found[1] + 1}) are "
+                      f"{'training documents too' if held else 'copies of one another'} "
+                      "(a file joined to itself, or documents listed twice?): the validation "
+                      "accuracy favours the models that memorise the training documents")
+
+
 #: ``topics train`` options that only ``--model auto`` (the choice on validation) uses
 AUTO_ONLY = ("valid_data", "valid_fraction", "time_budget", "jobs")
 
@@ -505,6 +530,7 @@ def _choose_on_validation(args, docs, y, classes, overrides, info):
                        " the choice is made by 5-fold cross-validation over them all: leave "
                        "it out")
     valid = _read_validation(args, classes)
+    _warn_of_copies(docs, valid)
     release_notes()   # the inputs are checked: the lines held so far come now
     _log(args, f"{len(classes)} classes; choosing a model on validation documents")
     try:
