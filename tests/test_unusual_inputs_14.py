@@ -14,7 +14,14 @@ Fixed in this sweep:
   cases): the text was read twice, every word counted twice, with exit 0;
 - ``topics train/eval --text-field title,label`` on JSON lines, whose label field is
   ``label`` by default: each document's label was read as a word of its text (the label
-  leaked into the features), with exit 0.
+  leaked into the features), with exit 0;
+- an output named ``.gz`` in capitals (``-o labels.txt.GZ``) was written as plain text,
+  which ``gunzip`` refuses (``.BZ2`` was refused already), and a gold file ``GOLD.NAACL``
+  was read as Pharaoh and refused;
+- validation on copies of the training data (``cat a.txt a.txt`` as ``--data``): ``tag
+  train`` validated on held-out sentences that were training sentences too, and ``topics
+  train`` chose its model on copies of its documents, silently; both now warn;
+- ``topics train --param C=1 --param C=2`` named the values ``(1 and '2')``.
 
 The other inputs tried (recorded below as regression tests) were already handled: Pharaoh
 links with ranges or a third column, line counts that differ, mixed CRLF and LF, UTF-16 with
