@@ -21,7 +21,9 @@ Fixed in this sweep:
 - validation on copies of the training data (``cat a.txt a.txt`` as ``--data``): ``tag
   train`` validated on held-out sentences that were training sentences too, and ``topics
   train`` chose its model on copies of its documents, silently; both now warn;
-- ``topics train --param C=1 --param C=2`` named the values ``(1 and '2')``.
+- ``topics train --param C=1 --param C=2`` named the values ``(1 and '2')``;
+- blank lines at the end of one side of a bitext, or of ``aer --test``: "line counts
+  differ" gave the counts only; now it says that the surplus lines are blank.
 
 The other inputs tried (recorded below as regression tests) were already handled: Pharaoh
 links with ranges or a third column, line counts that differ, mixed CRLF and LF, UTF-16 with
@@ -475,3 +477,39 @@ def test_topics_train_on_distinct_documents_does_not_warn(topic_model, tmp_path,
     rc, _, err = run_cli(["topics", "train", "--data", str(topic_model / "t.tsv"), "-o",
                           str(tmp_path / "m.npz"), "-q", "--time-budget", "1"], capsys)
     assert rc == 0 and "warning" not in err, err
+
+
+# ------------------------------------------------- class: blank lines at the end of a file
+BLANKS = st.lists(st.sampled_from(["", " ", "\t", "  "]), min_size=1, max_size=3)
+
+
+@SETTINGS
+@given(blanks=BLANKS, which=st.sampled_from(["src", "tgt"]), words=st.booleans())
+def test_bitext_lines_beyond_the_other_side_that_are_blank_get_a_hint(
+        tmp_path_factory, blanks, which, words):
+    """An editor's empty lines at the end of one side: "line counts differ" named the
+    counts only; now it says that the surplus lines are blank (and only then)."""
+    from alignment.data.corpus import paired_lines
+    from alignment.data.formats import read_parallel
+
+    d = tmp_path_factory.mktemp("tail")
+    extra = blanks + (["word"] if words else [])
+    sides = {"src": ["a b", "c"], "tgt": ["x y", "z"]}
+    sides[which] = sides[which] + extra
+    src = _w(d / "s.txt", "".join(ln + "\n" for ln in sides["src"]))
+    tgt = _w(d / "t.txt", "".join(ln + "\n" for ln in sides["tgt"]))
+    for read in (lambda: list(paired_lines(src, tgt)), lambda: read_parallel(src, tgt)):
+        with pytest.raises(FormatError, match="line counts differ") as info:
+            read()
+        n = len(extra)
+        hint = f"its last {'line is' if n == 1 else f'{n} lines are'} blank"
+        assert (hint in str(info.value)) == (not words), str(info.value)
+
+
+@pytest.mark.parametrize("tail,hint", [("\n", True), ("\n\n", True), ("0-0\n", False)])
+def test_aer_names_blank_lines_after_the_last_sentence(tail, hint, tmp_path, capsys):
+    test = _w(tmp_path / "t.txt", GOLD + tail)
+    rc, _, err = run_cli(["aer", "--gold", _w(tmp_path / "g.txt", GOLD), "--gold-format",
+                          "pharaoh", "--test", test], capsys)
+    assert one_line_error(rc, err, "but the gold", "has 2 sentences"), err
+    assert ("blank: empty lines at the end? remove them" in err) == hint, err

@@ -37,7 +37,7 @@ from ._magic import (BINARY_MAGIC, _binary_first_line, _name_read_error,  # noqa
                      binary_kind, compressed_name, naming_read_errors, unexpanded_hint)
 
 __all__ = ["FormatError", "OutputPathError", "missing_reason", "odd_entry_reason", "open_text", "read_lines",
-           "gz_name",
+           "gz_name", "blank_tail_hint",
            "input_encoding", "check_encoding", "given_encoding",
            "atomic_write",
            "open_output", "check_output_path", "read_npz", "refuse_stdin_model", "file_fingerprint", "binary_kind", "naming_read_errors",
@@ -77,6 +77,18 @@ class FormatError(ValueError):
 
 def _is_stdio(path):
     return isinstance(path, str) and path == "-"
+
+
+def blank_tail_hint(extra):
+    """The hint of a refusal of files whose line counts differ, when the surplus lines of
+    the longer one (``extra``: their texts) are all blank: an editor's empty lines at the
+    end, which count as lines (sentences without words or links)."""
+    extra = list(extra)
+    if not extra or any(t.strip() for t in extra):
+        return ""
+    n = len(extra)
+    return (f" (its last {'line is' if n == 1 else f'{n} lines are'} blank: empty lines at the "
+            "end? remove them)")
 
 
 def gz_name(path):
