@@ -23,7 +23,9 @@ Fixed in this sweep:
   train`` chose its model on copies of its documents, silently; both now warn;
 - ``topics train --param C=1 --param C=2`` named the values ``(1 and '2')``;
 - blank lines at the end of one side of a bitext, or of ``aer --test``: "line counts
-  differ" gave the counts only; now it says that the surplus lines are blank.
+  differ" gave the counts only; now it says that the surplus lines are blank;
+- UTF-16 or UTF-32 text without a byte-order mark: "NUL byte at column 2: not a text
+  file"; now named, with the ``iconv`` command (and UTF-32 with its mark is UTF-32).
 
 The other inputs tried (recorded below as regression tests) were already handled: Pharaoh
 links with ranges or a third column, line counts that differ, mixed CRLF and LF, UTF-16 with
@@ -513,3 +515,36 @@ def test_aer_names_blank_lines_after_the_last_sentence(tail, hint, tmp_path, cap
                           "pharaoh", "--test", test], capsys)
     assert one_line_error(rc, err, "but the gold", "has 2 sentences"), err
     assert ("blank: empty lines at the end? remove them" in err) == hint, err
+
+
+# --------------------------------------------- class: UTF-16 and UTF-32 without a mark
+@SETTINGS
+@given(text=st.text(st.characters(min_codepoint=32, max_codepoint=126), min_size=2,
+                    max_size=30),
+       codec=st.sampled_from(["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"]),
+       lines=st.integers(1, 3))
+def test_wide_text_without_a_byte_order_mark_is_named(tmp_path_factory, text, codec, lines):
+    """Windows tools write UTF-16 without a mark; it was "NUL byte at column 2: not a text
+    file" (with the mark: "UTF-16 encoded", with the iconv command)."""
+    from structpred.io import binary_kind
+
+    path = tmp_path_factory.mktemp("wide") / "f.txt"
+    data = ((text + "\n") * lines).encode(codec)
+    path.write_bytes(data)
+    name, order = codec[:6].upper(), codec[-2:].upper()
+    words = f"{name} encoded, without a byte-order mark (convert it to UTF-8, e.g. iconv -f " \
+            f"{name}{order} -t UTF-8)"
+    with pytest.raises(FormatError, match=re.escape(words)):
+        list(read_lines(path))
+    assert binary_kind(data) == words
+
+
+@pytest.mark.parametrize("data,words", [
+    (b"a\x00b c\n", "NUL byte at column 2"), (b"\x00\x00\x00\x00ab\n", "NUL byte at column 1"),
+    ("0-0\n".encode("utf-32"), "UTF-32 encoded (convert"),
+    ("0-0\n".encode("utf-16"), "UTF-16 encoded (convert")])
+def test_other_nul_bytes_are_named_as_before(data, words, tmp_path):
+    path = tmp_path / "f.txt"
+    path.write_bytes(data)
+    with pytest.raises(FormatError, match=re.escape(words)):
+        list(read_lines(path))
