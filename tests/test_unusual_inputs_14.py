@@ -207,7 +207,7 @@ GOLD = "0-0 1-1\n0-0\n"
     ("extra.txt", "0-0 1-1 x\n0-0\n", "malformed link 'x'"),
     ("three.txt", GOLD + "0-0\n", "3 lines but the gold"),
     ("u16.txt", GOLD.encode("utf-16"), "UTF-16"),
-    ("u16le.txt", GOLD.encode("utf-16-le"), "NUL byte"),
+    ("u16le.txt", GOLD.encode("utf-16-le"), "UTF-16 encoded, without a byte-order mark"),
     ("trunc.txt.gz", None, "corrupt or truncated gzip data"),
     ("plain.txt.gz", GOLD, "not gzip data"),
     ("b.txt.bz2", None, "bzip2 data"),
