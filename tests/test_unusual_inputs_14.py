@@ -25,7 +25,9 @@ Fixed in this sweep:
 - blank lines at the end of one side of a bitext, or of ``aer --test``: "line counts
   differ" gave the counts only; now it says that the surplus lines are blank;
 - UTF-16 or UTF-32 text without a byte-order mark: "NUL byte at column 2: not a text
-  file"; now named, with the ``iconv`` command (and UTF-32 with its mark is UTF-32).
+  file"; now named, with the ``iconv`` command (and UTF-32 with its mark is UTF-32);
+- a CRLF file whose last line ends in a CR alone (its LF cut): refused as "CR-only (old
+  Mac) line ends?"; now read.
 
 The other inputs tried (recorded below as regression tests) were already handled: Pharaoh
 links with ranges or a third column, line counts that differ, mixed CRLF and LF, UTF-16 with
@@ -548,3 +550,18 @@ def test_other_nul_bytes_are_named_as_before(data, words, tmp_path):
     path.write_bytes(data)
     with pytest.raises(FormatError, match=re.escape(words)):
         list(read_lines(path))
+
+
+# ------------------------------------------- class: a CRLF file cut after its last CR
+@SETTINGS
+@given(lines=st.lists(st.text("ab -0", min_size=1, max_size=5), min_size=1, max_size=4))
+def test_a_last_line_ending_in_a_carriage_return_is_read(tmp_path_factory, lines):
+    """``a\\r\\nb\\r`` (a CRLF file whose last line end lost its LF) was refused as
+    "carriage return (CR) ... inside a line: CR-only (old Mac) line ends?"."""
+    path = tmp_path_factory.mktemp("cr") / "f.txt"
+    path.write_bytes(("\r\n".join(lines) + "\r").encode())
+    assert [t for _, t in read_lines(path)] == lines
+    if len(lines) > 1:   # CR-only line ends are still refused
+        path.write_bytes(("\r".join(lines) + "\r").encode())
+        with pytest.raises(FormatError, match=re.escape("CR-only (old Mac) line ends?")):
+            list(read_lines(path))

@@ -301,11 +301,11 @@ def read_lines(path, encoding=None):
     otherwise.
 
     Lines are split on ``"\\n"`` only; the line terminator (``"\\n"`` or
-    ``"\\r\\n"``) is removed.  Each line is decoded separately so that invalid
-    UTF-8 is reported where it occurs.  A byte-order mark at the start of the file, or of a
-    later line (files joined with ``cat``, each with its mark), is dropped; a NUL byte, or
-    a carriage return left inside a line (a file with CR-only line ends would otherwise be
-    read as one line), is a :class:`FormatError`.
+    ``"\\r\\n"``, or ``"\\r"`` ending the last line) is removed.  Each line is decoded
+    separately so that invalid UTF-8 is reported where it occurs.  A byte-order mark at the
+    start of the file, or of a later line (files joined with ``cat``, each with its mark),
+    is dropped; a NUL byte, or a carriage return left inside a line (a file with CR-only
+    line ends would otherwise be read as one line), is a :class:`FormatError`.
 
     Parameters
     ----------
@@ -337,6 +337,8 @@ def read_lines(path, encoding=None):
                     raise FormatError(name, None, f"not UTF-8 text: {kind}")
                 if raw.endswith(b"\n"):
                     raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
+                elif raw.endswith(b"\r"):   # the last line, its CRLF cut after the CR
+                    raw = raw[:-1]
                 if utf8 and raw.startswith(_BOM):   # line 1, or a file joined on (cat a b)
                     raw = raw[len(_BOM):]
                 if not utf8 and (why := utf8_read_as(raw, encoding)):
