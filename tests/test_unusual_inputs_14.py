@@ -291,7 +291,15 @@ def test_aer_reads_standard_input_and_a_fifo(tmp_path, capsys, monkeypatch):
     (["topics", "train", "--data", "d", "-o", "m.npz", "--time-budget", "inf"], "finite"),
     (["segment", "predict", "-m", "m", "--images", "i", "-o", "o", "--limit", "-1"], ">= 1"),
     (["align", "predict", "-m", "m", "--show-weights", "-1"], ">= 0"),
-    (["align", "predict", "-m", "m", "-j", "0"], ">= 1 or negative")])
+    (["align", "predict", "-m", "m", "-j", "0"], ">= 1 or negative"),
+    (["align", "train", "--src", "s", "--tgt", "t", "-o", "m.npz", "--max-length", "0"],
+     ">= 1"),
+    (["align", "train", "--src", "s", "--tgt", "t", "-o", "m.npz", "--max-fertility", "2.5"],
+     "an integer"),
+    (["align", "train", "--src", "s", "--tgt", "t", "-o", "m.npz", "--c-pos", "nan"],
+     "finite"),
+    (["align", "train", "--src", "s", "--tgt", "t", "-o", "m.npz", "--hmm", "1e3"],
+     "an integer")])
 def test_sizes_of_every_command_are_refused_as_given(argv, words, capsys):
     rc, _, err = run_cli(argv, capsys)
     assert one_line_error(rc, err, words), err
