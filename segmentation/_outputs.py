@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from structpred.cli import UserError
+from structpred.io import gz_name
 
 __all__ = ["Outputs", "SOFTWARE", "check_overwrite", "planned_names", "save_png"]
 
@@ -43,7 +44,7 @@ def planned_names(kind, inputs):
         return [f"{it[0]}.png" for it in inputs]
     names, seen = [], {}
     for f in map(Path, inputs):
-        name = (f.name[:-3] if f.name.endswith(".gz") else f.name) + ".pred.txt"
+        name = (f.name[:-3] if gz_name(f.name) else f.name) + ".pred.txt"
         if name in seen:
             raise UserError(f"{f}: its prediction would be {name}, as that of {seen[name]}; "
                             "predict scans of one name into separate -o folders")

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from structpred.io import missing_reason, progress_enabled
+from structpred.io import gz_name, missing_reason, progress_enabled
 from structpred.cli import ArgumentParser, HelpFormatter as _Formatter
 from structpred.cli import UserError, check_held_out, check_output, refuse_options, log as _log
 from structpred.io import counted, release_notes
@@ -531,7 +531,7 @@ def _run_points(args, model, files, ranges, outs, executor=None):
             xyz, lab = _read_points(f, ranges)
             pred = _predict_or_fail(model, lambda: model.predict_points(xyz), f)
         if out_dir is not None:
-            name = f.name[:-3] if f.name.endswith(".gz") else f.name
+            name = f.name[:-3] if gz_name(f.name) else f.name
             with atomic_write(outs.add(out_dir / f"{name}.pred.txt")) as fh:
                 np.savetxt(fh, np.column_stack([xyz, pred.astype(int)]), fmt="%.4f %.4f %.4f %d")
         preds.append(pred)
@@ -681,7 +681,7 @@ def _gold_items_for_pred(args):
 
         d = Path(args.masks)
         if not d.is_dir():
-            raise UserError(f"{d}: no such folder")
+            raise UserError(f"{d}: {missing_reason(d, 'folder') or 'expected a folder'}")
         files = folder_images(d)
         if not files:
             raise UserError(f"{d}: no masks found")
@@ -707,7 +707,8 @@ def segment_eval(args):
         if args.side_by_side:
             raise UserError("--side-by-side needs -m")
         if not Path(args.pred).is_dir():
-            raise UserError(f"{args.pred}: no such folder")
+            raise UserError(f"{args.pred}: "
+                            f"{missing_reason(args.pred, 'folder') or 'expected a folder'}")
         items = _gold_items_for_pred(args)
         preds, truths, ignores = _pred_masks(args, items)
         kind, n = "image", len(items)

@@ -81,8 +81,8 @@ class StemIndex:
 
     def __init__(self, folder):
         self.folder = Path(folder)
-        if not self.folder.exists():
-            raise FormatError(self.folder, None, "no such folder")
+        if (why := missing_reason(self.folder, "folder")) is not None:
+            raise FormatError(self.folder, None, why)
         if not self.folder.is_dir():
             raise FormatError(self.folder, None, "expected a folder")
         rank = {e: i for i, e in enumerate(IMAGE_EXTENSIONS)}

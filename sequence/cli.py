@@ -146,11 +146,33 @@ def _load(path):
 BOUND_ONLY = ("radius", "relative_radius")
 
 
-def _check_validation_can_score(args, yt, yv, labels):
+def _warn_of_copies(where, Xt, Xv):
+    """A warning when half or more of the validation sentences (2 at least) are training
+    sentences too (a file joined to itself, ``cat a.txt a.txt``, or a validation file cut
+    from the training one): their score favours the iterations that fit the training
+    sentences, and the iteration chosen was silently biased."""
+    from structpred import text_digests, training_overlap
+
+    from .evaluate import sentence_texts
+
+    found = training_overlap(sentence_texts(Xv), text_digests(sentence_texts(Xt)), 0.5)
+    if found:
+        words = [tok[0] if isinstance(tok, (tuple, list)) else str(tok) for tok in Xv[found[1]]]
+        first = " ".join(words[:6]) + (" ..." if len(words) > 6 else "")
+        warnings.warn(f"{where}: {found[0]} of the {len(Xv)} validation sentences (the first: "
+                      f"{first!r}) are training sentences too (a file joined to itself, or "
+                      "sentences listed twice?): their score favours the iterations that fit "
+                      "the training sentences, not new ones")
+
+
+def _check_validation_can_score(args, train, valid, labels):
     """Refuse validation sentences on which every model scores 0, so that their score
     cannot choose the iteration: with IOB labels, no chunk at all, or no chunk of a type
-    that the training sentences hold; with other labels, no label that training holds."""
+    that the training sentences hold; with other labels, no label that training holds.
+    Warn of validation sentences that are mostly training ones (:func:`_warn_of_copies`)."""
     from .evaluate import chunks, is_iob
+
+    (Xt, yt), (Xv, yv) = train, valid
 
     if args.valid_data:   # each file is clean alone: the two schemes together
         try:
@@ -173,6 +195,7 @@ def _check_validation_can_score(args, yt, yv, labels):
         raise UserError(f"{where}: no validation label occurs in the training sentences, so "
                         "every model scores accuracy 0 on them: is it the validation file of "
                         "this data?")
+    _warn_of_copies(where, Xt, Xv)
 
 
 def _check_spellings(path, y, known=None):
@@ -234,7 +257,7 @@ def tag_train(args):
         Xt, yt = [X[i] for i in tr], [y[i] for i in tr]
         Xv, yv = [X[i] for i in va], [y[i] for i in va]
     _check_spellings(args.valid_data or args.data, yv, {t for s in yt for t in s})
-    _check_validation_can_score(args, yt, yv,
+    _check_validation_can_score(args, (Xt, yt), (Xv, yv),
                                 {t for s in y for t in s} | {t for s in yv for t in s})
     unseen = sorted({t for s in yv for t in s} - {t for s in yt for t in s})
     if unseen:

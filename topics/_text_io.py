@@ -216,9 +216,11 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
     if fmt in ("folder", "tsv") and (fields.label or fields.text):
         raise FormatError(name, None, f"--label-field and --text-field apply to CSV and JSON "
                                       f"lines, not to {fmt} input")
-    if fmt == "jsonl" and fields.label and fields.label[0] in (fields.text or ()):
-        # CSV names it so; JSON lines went on to a symptom (a label holding a line break)
-        raise FormatError(name, None, f"{fields.label[0]!r} is both the label and a text "
+    label_key = (fields.label or ["label"])[0]   # JSON lines' default: label
+    if fmt == "jsonl" and (fields.label or need) and label_key in (fields.text or ()):
+        # CSV names it so; JSON lines went on to a symptom (a label holding a line break),
+        # or, the default 'label' among --text-field, read each label as a word of its text
+        raise FormatError(name, None, f"{label_key!r} is both the label and a text "
                                       "field (--label-field, --text-field)")
     docs = Documents(path=name, format=fmt)
     if fmt == "folder":
@@ -256,6 +258,8 @@ def _field_list(value, what):
     items = [str(v).strip() for v in items]
     if not all(items):
         raise ValueError(f"{what} {value!r} has an empty name")
+    if len(set(items)) < len(items):   # the text read twice, its words counted twice
+        raise ValueError(f"{what} {value!r} names a field twice")
     return items
 
 
@@ -623,6 +627,10 @@ def _csv_columns(name, records, need, fields):
     if fields.text:
         cols.text = [_csv_column(name, line, first, cols, f, "--text-field")
                      for f in fields.text]
+        if len(set(cols.text)) < len(cols.text):   # a name and its number, or two cases
+            twice = next(i for i in cols.text if cols.text.count(i) > 1)
+            raise FormatError(name, line, f"--text-field {','.join(fields.text)}: names "
+                                          f"column {twice + 1} twice (its text read twice)")
     elif cols.header:
         cols.text = _named_like(first, TEXT_NAMES)
         if len(cols.text) != 1:

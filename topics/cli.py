@@ -97,6 +97,8 @@ def _field_names(many):
         items = [t.strip() for t in text.split(",")]
         if not all(items):
             raise argparse.ArgumentTypeError(f"an empty name in {text!r}")
+        if len(set(items)) < len(items):   # the text read twice, its words counted twice
+            raise argparse.ArgumentTypeError(f"a field named twice in {text!r}")
         if len(items) > 1 and not many:
             raise argparse.ArgumentTypeError(f"one field or column, got {text!r}")
         if any(t.isdecimal() and int(t) < 1 for t in items):   # int("²") fails
@@ -260,15 +262,16 @@ _wrap = _wrap_format_errors
 
 
 def _parse_params(items):
-    out = {}
+    out, given = {}, {}
     for item in items or ():
         name, eq, value = item.partition("=")
         name = name.strip().replace("-", "_")
         if not eq or not name:
             raise UserError(f"--param {item!r}: expected NAME=VALUE")
-        if name in out:   # the last value was taken silently
-            raise UserError(f"--param {name} given twice ({json.dumps(out[name])} and "
-                            f"{value!r}); give it once")
+        if name in out:   # the last value was taken silently; both shown as given
+            raise UserError(f"--param {name} given twice ({given[name]!r} and {value!r}); "
+                            "give it once")
+        given[name] = value
         try:
             out[name] = json.loads(value)
         except json.JSONDecodeError:
@@ -482,6 +485,31 @@ def _check_topic_memory(model_name, est, X, n_classes):
         raise UserError(f"--n-topics {k}: {model_name}'s {exc}") from None
 
 
+def _warn_of_copies(docs, valid):
+    """A warning when half or more of the validation documents (2 at least) are training
+    documents too: of ``--valid-data``, or, held out from ``--data``, documents with a copy
+    among the others (a file joined to itself, ``cat a.tsv a.tsv``). Their accuracy favours
+    the models that memorise the training documents, and the choice was silently biased."""
+    from structpred import text_digests, training_overlap
+
+    seen = text_digests(docs.texts)
+    if valid is not None:
+        found = training_overlap(valid.texts, seen, 0.5)
+        where, n = valid.path, len(valid.texts)
+    else:
+        _, index, counts = np.unique(seen, return_inverse=True, return_counts=True)
+        copied = np.flatnonzero(counts[index] > 1)
+        found = (len(copied), int(copied[0])) if len(copied) >= max(2, len(seen) / 2) else None
+        where, n = docs.path, len(seen)
+    if found:
+        held = valid is not None
+        warnings.warn(f"{where}: {found[0]} of the {n} {'validation ' if held else ''}"
+                      f"documents (the first: document {found[1] + 1}) are "
+                      f"{'training documents too' if held else 'copies of one another'} "
+                      "(a file joined to itself, or documents listed twice?): the validation "
+                      "accuracy favours the models that memorise the training documents")
+
+
 #: ``topics train`` options that only ``--model auto`` (the choice on validation) uses
 AUTO_ONLY = ("valid_data", "valid_fraction", "time_budget", "jobs")
 
@@ -502,6 +530,7 @@ def _choose_on_validation(args, docs, y, classes, overrides, info):
                        " the choice is made by 5-fold cross-validation over them all: leave "
                        "it out")
     valid = _read_validation(args, classes)
+    _warn_of_copies(docs, valid)
     release_notes()   # the inputs are checked: the lines held so far come now
     _log(args, f"{len(classes)} classes; choosing a model on validation documents")
     try:

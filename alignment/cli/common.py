@@ -23,8 +23,8 @@ def _summary(msg):
 
 
 def _gold_format(path, fmt):
-    """``fmt``, or guessed from the file name: ``*.naacl[.gz]`` is NAACL, anything else Pharaoh."""
-    return fmt or ("naacl" if ".naacl" in Path(str(path)).name else "pharaoh")
+    """``fmt``, or guessed from the file name: ``*.naacl[.gz]`` (any case) is NAACL, anything else Pharaoh."""
+    return fmt or ("naacl" if ".naacl" in Path(str(path)).name.lower() else "pharaoh")
 
 
 def _read_gold(path, fmt, pairs, n_sentences=None, cover=None, allow_unaligned=False,

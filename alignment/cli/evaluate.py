@@ -6,7 +6,7 @@ from __future__ import annotations
 from structpred.cli import UserError
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, check_stdin, refuse_options
-from structpred.io import counted
+from structpred.io import blank_tail_hint, counted
 
 from .common import (_check_inputs, _check_sure_links, _gold_format, _inputs, _read_gold,
                      _read_pairs, _summary)
@@ -62,9 +62,10 @@ def aer(args):
         raise
     if not gold:
         raise UserError(f"{args.gold}: no gold alignments (the file is empty)")
-    if len(test) != len(gold):
+    if len(test) != len(gold):   # an empty line is a sentence without links
+        hint = blank_tail_hint("" if not a.possible else "-" for a in test[len(gold):])
         raise UserError(f"{args.test}: {counted(len(test), 'line')} but the gold {args.gold} "
-                        f"has {counted(len(gold), 'sentence')}")
+                        f"has {counted(len(gold), 'sentence')}{hint}")
     _check_sure_links(args.gold, gold, "AER is undefined")
     if args.plot:
         bad = [i for i in args.sentences if i > len(pairs)]

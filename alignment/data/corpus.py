@@ -34,7 +34,7 @@ import numpy as np
 
 from structpred import FormatError, check_flag, check_whole, read_lines
 from structpred.io import OTHER_SPACE as _OTHER_SPACE
-from structpred.io import counted, split_tokens, word_text
+from structpred.io import blank_tail_hint, counted, split_tokens, word_text
 
 from .cooc import build_cooc, doc_frequencies, find_in_row
 
@@ -97,11 +97,13 @@ def _read_texts(path, skip, stop):
     return list(_iter_texts(path, skip, stop))
 
 
-def _line_count_error(src_path, tgt_path, n_src, n_tgt, skip_first=0):
+def _line_count_error(src_path, tgt_path, n_src, n_tgt, skip_first=0, extra=()):
+    """``extra``: the texts of the longer file's surplus lines, if read (a hint when they
+    are all blank)."""
     longer, shorter, short_n = ((src_path, tgt_path, n_tgt) if n_src > n_tgt
                                 else (tgt_path, src_path, n_src))
     return FormatError(longer, skip_first + short_n + 1, f"line counts differ: {shorter} has "
-                       f"only {skip_first + short_n} lines")
+                       f"only {skip_first + short_n} lines{blank_tail_hint(extra)}")
 
 
 def paired_lines(src_path, tgt_path, max_pairs=None):
@@ -116,9 +118,10 @@ def paired_lines(src_path, tgt_path, max_pairs=None):
     n = 0
     for a, b in pairs:
         if a is end or b is end:
-            rest = 1 + sum(1 for _ in pairs)        # the lines left in the longer file
-            n_src, n_tgt = (n + rest, n) if b is end else (n, n + rest)
-            raise _line_count_error(src_path, tgt_path, n_src, n_tgt)
+            # the texts of the lines left in the longer file
+            rest = [(x if y is end else y)[1] for x, y in itertools.chain([(a, b)], pairs)]
+            n_src, n_tgt = (n + len(rest), n) if b is end else (n, n + len(rest))
+            raise _line_count_error(src_path, tgt_path, n_src, n_tgt, extra=rest)
         n += 1
         yield a[0], a[1], b[1]
 

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 
 from structpred import FormatError, check_ordered, check_whole, open_output, read_lines
-from structpred.io import check_token_lists, counted, split_tokens, word_text
+from structpred.io import blank_tail_hint, check_token_lists, counted, split_tokens, word_text
 
 __all__ = [
     "FormatError",
@@ -156,8 +156,9 @@ def iter_parallel(src_path, tgt_path, allow_empty=False):
             if lineno == 1:   # "has only 0 lines" named the empty file as a short one
                 raise FormatError(_name(shorter), None,
                                   f"empty: no lines, while {_name(longer)} has some")
+            rest = [(t or s)[1]] + [x[1] for x in (tgt_iter if s is None else src_iter)]
             raise FormatError(_name(longer), lineno, f"line counts differ: {_name(shorter)} has "
-                              f"only {counted(lineno - 1, 'line')}")
+                              f"only {counted(lineno - 1, 'line')}{blank_tail_hint(rest)}")
         yield (_tokens(src_path, s[0], s[1], allow_empty=allow_empty),
                _tokens(tgt_path, t[0], t[1], allow_empty=allow_empty))
 

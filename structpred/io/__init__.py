@@ -12,7 +12,7 @@ from ._words import _OTHER_SPACE as OTHER_SPACE
 from ._files import (MAX_LINE_BYTES, FormatError, OutputPathError, atomic_write, binary_kind, naming_read_errors,
                      check_figure_path, check_output_path, file_fingerprint, folder_refusal,
                      check_encoding, given_encoding, input_encoding, utf8_misread_reason,
-                     missing_reason, odd_entry_reason,
+                     blank_tail_hint, gz_name, missing_reason, odd_entry_reason,
                      open_output, open_text, progress_enabled, read_lines, read_npz,
                      refuse_stdin_model)
 from ._notes import counted, drop_notes, hold_notes, note, release_notes
@@ -25,7 +25,7 @@ __all__ = ["MAX_LINE_BYTES", "refuse_stdin_model", "odd_entry_reason", "FormatEr
            "input_encoding", "check_encoding", "given_encoding", "utf8_misread_reason", "check_visible_tokens",
            "split_tokens", "word_text",
            "binary_kind", "naming_read_errors", "OTHER_SPACE", "check_output_path", "check_figure_path",
-           "OutputPathError", "missing_reason", "folder_refusal",
+           "OutputPathError", "missing_reason", "folder_refusal", "gz_name", "blank_tail_hint",
            "file_fingerprint", "progress_enabled", "save_npz", "load_npz", "content_digest", "damage_reason", "pack_json",
            "unpack_json", "check_format", "CLOCK_KEYS", "drop_clock_readings", "load_or_compute",
            "CacheMismatch", "cache_file", "is_cache_folder", "key_hash", "check_token_lists",

@@ -35,9 +35,11 @@ from ._encoding import (_ENCODING, LineRefused, _other_encoding_hint, check_enco
                         given_encoding, input_encoding, multi_byte, utf8_held_back,
                         utf8_misread_reason, utf8_read_as)
 from ._magic import (BINARY_MAGIC, _binary_first_line, _name_read_error,  # noqa: F401
-                     binary_kind, compressed_name, naming_read_errors, unexpanded_hint)
+                     binary_kind, blank_tail_hint, compressed_name, naming_read_errors,
+                     unexpanded_hint)
 
 __all__ = ["MAX_LINE_BYTES", "FormatError", "OutputPathError", "missing_reason", "odd_entry_reason", "open_text", "read_lines",
+           "gz_name", "blank_tail_hint",
            "input_encoding", "check_encoding", "given_encoding", "utf8_misread_reason",
            "atomic_write",
            "open_output", "check_output_path", "read_npz", "refuse_stdin_model", "file_fingerprint", "binary_kind", "naming_read_errors",
@@ -79,6 +81,13 @@ def _is_stdio(path):
     return isinstance(path, str) and path == "-"
 
 
+def gz_name(path):
+    """Whether ``path`` names a gzip file: it ends in ``.gz`` in any case (``out.txt.GZ``
+    was written as plain text, while ``.BZ2`` was refused as a name of another
+    compressor)."""
+    return os.fspath(path).lower().endswith(".gz")
+
+
 def missing_reason(path, what="file"):
     """Why ``path`` cannot be opened as an input, or ``None`` when it exists.
 
@@ -101,6 +110,8 @@ def missing_reason(path, what="file"):
         return f"no such {what} (a part of the path is a file, not a folder)"
     if os.path.islink(name):
         return f"a symbolic link to a missing {what}"
+    if name == "-":   # the options that read standard input never get here
+        return f"no such {what} (this option does not read standard input: '-' is a name here)"
     return f"no such {what}{unexpanded_hint(name)}"   # an URL, '~', '$HOME', '*.png'
 
 
@@ -177,7 +188,7 @@ def _open_file_binary(path):
         gz.myfileobj = fh   # closed with it (as gzip.open does)
         return gz
     name = os.fspath(path)
-    if str(name).endswith(".gz") and head:
+    if gz_name(name) and head:
         fh.close()
         raise FormatError(name, None, "not gzip data, although the name ends in .gz")
     return fh
@@ -296,7 +307,9 @@ def _stripped_lines(fh, name, utf8, where, limit):
             raise FormatError(name, None, f"not UTF-8 text: {kind}")
         if raw.endswith(b"\n"):
             raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
-        if lineno == 1 and utf8 and raw.startswith(_BOM):
+        elif raw.endswith(b"\r"):   # the last line, its CRLF cut after the CR
+            raw = raw[:-1]
+        if utf8 and raw.startswith(_BOM):   # line 1, or a file joined on (cat a b)
             raw = raw[len(_BOM):]
         yield lineno, raw
 
@@ -307,9 +320,10 @@ def read_lines(path, encoding=None, max_line=None):
     otherwise.
 
     Lines are split on ``"\\n"`` only; the line terminator (``"\\n"`` or
-    ``"\\r\\n"``) is removed.  Each line is decoded separately so that invalid
-    UTF-8 is reported where it occurs.  A byte-order mark at the start of the file is
-    dropped; a NUL byte, or a carriage return left inside a line (a file with CR-only
+    ``"\\r\\n"``, or ``"\\r"`` ending the last line) is removed.  Each line is decoded
+    separately so that invalid UTF-8 is reported where it occurs.  A byte-order mark at the
+    start of the file, or of a later line (files joined with ``cat``, each with its mark),
+    is dropped; a NUL byte, or a carriage return left inside a line (a file with CR-only
     line ends would otherwise be read as one line), is a :class:`FormatError`.
 
     Parameters
@@ -682,7 +696,7 @@ def atomic_write(path, mode="w", encoding="utf-8", compress=None):
     path = os.fspath(path)
     check_output_path(path)
     if compress is None:
-        compress = str(path).endswith(".gz")
+        compress = gz_name(path)
     directory, name = os.path.split(os.path.abspath(path))
     try:
         os.makedirs(directory, exist_ok=True)  # e.g. ``--plot runs/x.png`` in a fresh checkout
@@ -704,7 +718,7 @@ def atomic_write(path, mode="w", encoding="utf-8", compress=None):
         with os.fdopen(fd, "wb") as raw:
             if compress:
                 # mtime=0 keeps the output reproducible; filename goes into the header
-                stream = gzip.GzipFile(filename=name[:-3] if name.endswith(".gz") else name,
+                stream = gzip.GzipFile(filename=name[:-3] if gz_name(name) else name,
                                        mode="wb", fileobj=raw, mtime=0)
             else:
                 stream = raw

@@ -35,15 +35,38 @@ BINARY_MAGIC = ((b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG
                 (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
                  "an OLE file (an Office 97-2003 document, Thumbs.db)"),
                 (b"RIFF", "a RIFF file (audio or image)"), (b"\x93NUMPY", "a NumPy array"),
+                (b"\xff\xfe\x00\x00", _UTF16.replace("16", "32")),
+                (b"\x00\x00\xfe\xff", _UTF16.replace("16", "32")),
                 (b"\xff\xfe", _UTF16), (b"\xfe\xff", _UTF16))
+
+
+def _wide_without_mark(head):
+    """``head`` (leading bytes) as UTF-16 or UTF-32 text of ASCII characters without a
+    byte-order mark (every other, or three of four, bytes NUL: Windows tools write such
+    files), else ``None``; these were refused as "NUL byte at column 2: not a text file"."""
+    b = head[:64].rstrip(b"\r\n")
+    for width, name in ((4, "UTF-32"), (2, "UTF-16")):
+        b = b[:len(b) // width * width]
+        if len(b) < 2 * width:
+            continue
+        lanes = [b[k::width] for k in range(width)]
+        for order, low in (("LE", 0), ("BE", width - 1)):
+            if (b"\x00" not in lanes[low]
+                    and all(set(lanes[k]) == {0} for k in range(width) if k != low)):
+                return (f"{name} encoded, without a byte-order mark (convert it to UTF-8, "
+                        f"e.g. iconv -f {name}{order} -t UTF-8)")
+    return None
 
 
 def binary_kind(head):
     """What the leading bytes ``head`` of a file show it is, if not text (else ``None``):
-    a known magic number (:data:`BINARY_MAGIC`) or NUL bytes."""
+    a known magic number (:data:`BINARY_MAGIC`), UTF-16 or UTF-32 without a byte-order
+    mark, or NUL bytes."""
     for magic, what in BINARY_MAGIC:
         if head.startswith(magic):
             return what
+    if b"\x00" in head and (wide := _wide_without_mark(head)):
+        return wide
     if b"\x00" in head:
         return "binary data (it holds NUL bytes)"
     return None
@@ -58,7 +81,7 @@ def _binary_first_line(raw):
     kind = next((what for magic, what in BINARY_MAGIC
                  if raw.startswith(magic.split(b"\n")[0])), None)
     if kind is None:
-        return None
+        return _wide_without_mark(raw) if b"\x00" in raw else None
     try:
         text = raw.rstrip(b"\r\n").decode("utf-8")
     except UnicodeDecodeError:
@@ -126,3 +149,15 @@ def unexpanded_hint(name):
         return (f" (a pattern that the shell did not expand inside quotes: it matches {n} "
                 "files; write it without quotes)" if n else " (a pattern: no file matches it)")
     return ""
+
+
+def blank_tail_hint(extra):
+    """The hint of a refusal of files whose line counts differ, when the surplus lines of
+    the longer one (``extra``: their texts) are all blank: an editor's empty lines at the
+    end, which count as lines (sentences without words or links)."""
+    extra = list(extra)
+    if not extra or any(t.strip() for t in extra):
+        return ""
+    n = len(extra)
+    return (f" (its last {'line is' if n == 1 else f'{n} lines are'} blank: empty lines at the "
+            "end? remove them)")
