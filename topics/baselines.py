@@ -23,7 +23,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 
-from structpred import check_positive, estimator_seed
+from structpred import check_positive, estimator_seed, seed_generator
 
 from ._validation import (CountClassifierTags, check_classifier_topics, validate_count_input,
                           validate_labels)
@@ -61,7 +61,7 @@ def fit_linear_svm(F, y, C=None, C_grid=DEFAULT_C_GRID, validation_fraction=0.2,
 
     errors = {}
     if C is None:
-        val = _stratified_holdout(y, validation_fraction, np.random.default_rng(random_state))
+        val = _stratified_holdout(y, validation_fraction, seed_generator(random_state, generators=True))
         if val.any() and np.unique(y[~val]).size > 1:
             for c in C_grid:
                 errors[float(c)] = float(np.mean(make(c).fit(F[~val], y[~val]).predict(F[val]) != y[val]))

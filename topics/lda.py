@@ -34,7 +34,7 @@ from sklearn.exceptions import NotFittedError
 
 from structpred.learners import check_iterations
 
-from structpred import check_positive, estimator_seed
+from structpred import check_positive, estimator_seed, resolve_seed
 
 from ._validation import (check_documents_have_text, check_sweep_counts, check_whole,
                           documents_or_counts)
@@ -55,7 +55,7 @@ def derive_seed(random_state, *keys):
     """A seed in ``[0, 2**31 - 1)`` for numba's generator, a function of ``random_state``
     (an int; ``None`` draws fresh entropy) and the integer ``keys`` only (e.g. a purpose and a
     sweep or document counter), so that each stream can be rebuilt without replaying others."""
-    entropy = np.random.SeedSequence(random_state).entropy
+    entropy = np.random.SeedSequence(resolve_seed(random_state)).entropy   # a RandomState too
     return int(np.random.default_rng([entropy, *[int(k) for k in keys]]).integers(2**31 - 1))
 
 

@@ -1,0 +1,221 @@
+"""Unusual inputs of the Python API, twelfth sweep (issue 28, docs/errors.md), by class:
+
+- seeds of functions: the estimators took a numpy ``RandomState`` or ``Generator`` as the
+  seed :func:`structpred.resolve_seed` draws from it (sweep 10), but the functions did not:
+  ``run_bayes`` refused one ("the bayes run needs an integer random_state"), and the
+  solvers, the bootstraps, the colour model, the topic splits and SVMs passed it to
+  ``numpy.random.default_rng``, which uses a ``RandomState``'s own bit generator, so
+  ``RandomState(7)`` gave another result than the seed drawn from it; now every public
+  function taking ``random_state``/``seed`` goes through :func:`structpred.seed_generator`
+  or :func:`structpred.resolve_seed`;
+- ``NUMBA_*`` values numba cannot use, at the import of the packages (not only in the
+  command);
+- point clouds in other units than the model's training scans (feet, inches);
+- hyperparameters whose huge or tiny finite values made a fit run without bound.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sps
+
+import structpred as sp
+from structpred import resolve_seed
+
+#: ``random_state`` values of every class, made fresh from a seed
+KINDS = {"int": lambda s: s, "RandomState": np.random.RandomState,
+         "Generator": np.random.default_rng}
+
+
+def _matching_examples():
+    rng = np.random.default_rng(0)
+    out = []
+    for _ in range(4):
+        y = np.zeros(6)
+        y[[0, 4]] = 1
+        out.append(sp.MatchingExample(sps.csr_matrix(rng.normal(size=(4, 6))), y, shape=(2, 3)))
+    return out
+
+
+def _stats():
+    rng = np.random.default_rng(1)
+    return rng.integers(0, 2, 40).astype(float), rng.integers(0, 2, 40).astype(float)
+
+
+def _counts():
+    rng = np.random.default_rng(2)
+    a, b = rng.integers(1, 9, (30, 5)), rng.integers(1, 9, (30, 5))
+    b[:, 1:3] = a[:, 1:3]   # the same gold
+    return a, b
+
+
+def _candidates():
+    a, b = _stats()
+    return [sp.selection.Candidate("best", b, 0.9, None, 0.0),
+            sp.selection.Candidate("default", a, 0.5, None, 0.0)]
+
+
+def _boot(result):
+    return result.interval, result.p_not_better
+
+
+def _gmm(rs):
+    from segmentation.colour_model import weighted_gmm
+
+    X = np.random.default_rng(3).normal(size=(60, 3))
+    return weighted_gmm(X, np.ones(60), n_components=3, n_iter=1, random_state=rs)
+
+
+def _colour(rs):
+    from segmentation.colour_model import colour_model_features
+
+    rng = np.random.default_rng(4)
+    n = 12
+    edges = np.array([(i, i + 1) for i in range(n - 1)])
+    return colour_model_features(rng.uniform(0, 100, (n, 3)), rng.integers(5, 50, n), edges,
+                                 np.ones(n - 1), rng.normal(size=n), random_state=rs)
+
+
+def _svm_dual(rs):
+    from topics.multiclass_svm import fit_multiclass_svm_dual
+
+    rng = np.random.default_rng(5)
+    res = fit_multiclass_svm_dual(rng.random((20, 3)), rng.integers(0, 3, 20), 1.0,
+                                  max_epochs=1, random_state=rs)
+    return res.lam
+
+
+def _linear_svm(rs):
+    from topics.baselines import fit_linear_svm
+
+    rng = np.random.default_rng(6)
+    y = np.array([0, 1] * 10)
+    F = rng.normal(size=(20, 3)) + y[:, None]
+    return fit_linear_svm(F, y, C_grid=(0.01, 1.0), random_state=rs)[1]
+
+
+def _run_bayes(rs):
+    from alignment.aligners.bayes_run import run_bayes
+
+    src = ["a b c", "b c", "c a b d", "d a"] * 2
+    tgt = ["x y z", "y z", "z x y w", "w x"] * 2
+    run = run_bayes(src, tgt, None, random_state=rs, em_iterations=1, ibm1_iterations=1,
+                    hmm_iterations=1, fertility_iterations=1, n_samplers=1)
+    links = run.directions["fwd"]
+    return run.options["random_state"], links.offsets, links.links
+
+
+def _started_seed(rs, monkeypatch, call):
+    """The seed the ``bayes`` run is started with, by ``call``."""
+    import alignment.features.links as links
+
+    seen = []
+    monkeypatch.setattr(links, "_start_bayes", lambda key, *a: seen.append(key[3]) or {})
+    call(rs)
+    return seen[-1]
+
+
+def _start_sources(rs, monkeypatch):
+    from alignment.features.links import start_sources
+
+    pairs = [(["a"], ["x"])]
+    return _started_seed(rs, monkeypatch, lambda r: start_sources(
+        ["bayes"], pairs, [["a"]], [["x"]], cache_dir=None, random_state=r, n_jobs=2))
+
+
+def _start_runs(rs, monkeypatch):
+    from alignment.training import start_aligner_runs
+
+    pairs = [(["a"], ["x"])]
+    return _started_seed(rs, monkeypatch, lambda r: start_aligner_runs(
+        pairs, bitext=([["a"]], [["x"]]), cache_dir=None, random_state=r, jobs=2))
+
+
+#: every public function taking ``random_state`` (or ``seed``), as ``rs -> result``
+FUNCTIONS = {
+    "power_iteration_norm": lambda rs: sp.power_iteration_norm(_matching_examples(), n_iter=1,
+                                                               random_state=rs),
+    "operator_norm": lambda rs: sp.operator_norm(_matching_examples(), n_iter=1,
+                                                 random_state=rs),
+    "step_size": lambda rs: sp.step_size(_matching_examples(), random_state=rs),
+    "dual_extragradient": lambda rs: sp.dual_extragradient(
+        _matching_examples(), n_iter=2, random_state=rs).w,
+    "dual_extragradient_streaming": lambda rs: sp.dual_extragradient_streaming(
+        _matching_examples(), n_iter=2, random_state=rs).w,
+    "averaged_perceptron": lambda rs: sp.averaged_perceptron(
+        _matching_examples(), n_epochs=1, random_state=rs).w,
+    "averaged_projected_gradient": lambda rs: sp.averaged_projected_gradient(
+        _matching_examples(), n_iter=2, random_state=rs).w,
+    "subgradient_method": lambda rs: sp.subgradient_method(
+        _matching_examples(), n_iter=2, random_state=rs).w,
+    "run_learner": lambda rs: sp.run_learner("perceptron", _matching_examples(), None,
+                                             n_iter=1, random_state=rs).w,
+    "selection.paired_bootstrap": lambda rs: _boot(sp.selection.paired_bootstrap(
+        *_stats(), n_boot=50, random_state=rs)),
+    "selection.prefer_default": lambda rs: sp.selection.prefer_default(
+        _candidates(), "default", lambda m: m, n_boot=50, random_state=rs)[1],
+    "aer.paired_bootstrap": lambda rs: _boot(__import__(
+        "alignment.evaluate.aer", fromlist=["x"]).paired_bootstrap(
+        *_counts(), n_boot=50, random_state=rs)),
+    "weighted_gmm": _gmm,
+    "colour_model_features": _colour,
+    "validation_split": lambda rs: __import__("topics.auto", fromlist=["x"]).validation_split(
+        np.array(list("aabbbcccc") * 2), seed=rs),
+    "cross_validation_folds": lambda rs: __import__(
+        "topics.auto", fromlist=["x"]).cross_validation_folds(np.array(list("aabbbcccc") * 2),
+                                                              n_folds=3, seed=rs),
+    "fit_multiclass_svm_dual": _svm_dual,
+    "fit_linear_svm": _linear_svm,
+    "derive_seed": lambda rs: __import__("topics.lda", fromlist=["x"]).derive_seed(rs, 1, 2),
+    "run_bayes": _run_bayes,
+}
+NEEDS_MONKEYPATCH = {"start_sources": _start_sources, "start_aligner_runs": _start_runs}
+
+
+def _same(a, b):
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if hasattr(a, "get_params"):   # a fitted pipeline: its SVM's C and weights
+        return _same(a[-1].coef_, b[-1].coef_) and a[-1].C == b[-1].C
+    if sps.issparse(a):
+        a, b = a.toarray(), b.toarray()
+    return np.array_equal(np.asarray(a), np.asarray(b))
+
+
+def _call(name, rs, monkeypatch):
+    if name in NEEDS_MONKEYPATCH:
+        return NEEDS_MONKEYPATCH[name](rs, monkeypatch)
+    return FUNCTIONS[name](rs)
+
+
+ALL = sorted(FUNCTIONS) + sorted(NEEDS_MONKEYPATCH)
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("kind", ["RandomState", "Generator"])
+def test_every_function_takes_an_instance_as_the_seed_drawn_from_it(name, kind, monkeypatch):
+    """A ``RandomState``/``Generator`` gives the result of the seed
+    :func:`structpred.resolve_seed` draws from an equal instance (``run_bayes`` refused
+    one; the others used its own bit generator, another result), and an int repeats."""
+    drawn = resolve_seed(KINDS[kind](7))
+    assert _same(_call(name, KINDS[kind](7), monkeypatch), _call(name, drawn, monkeypatch))
+    assert _same(_call(name, 11, monkeypatch), _call(name, 11, monkeypatch))
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_function_takes_none(name, monkeypatch):
+    """``None``: fresh entropy (a run of ``run_bayes`` keeps the seed it drew)."""
+    _call(name, None, monkeypatch)
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("bad", [-1, 2.5, True, "7"])
+def test_every_function_refuses_a_bad_seed_naming_it(name, bad, monkeypatch):
+    with pytest.raises(ValueError, match=r"(random_state|seed) must be an integer >= 0"):
+        _call(name, bad, monkeypatch)
+
+
+def test_run_bayes_none_draws_a_seed_it_keeps():
+    """``None`` was refused ("needs an integer random_state"): now a fresh seed, kept in
+    the run's options (so the run can be repeated), and two runs differ in it."""
+    seeds = {_run_bayes(None)[0] for _ in range(3)}
+    assert all(isinstance(s, int) and 0 <= s < 2 ** 32 for s in seeds) and len(seeds) > 1
