@@ -219,3 +219,57 @@ def test_run_bayes_none_draws_a_seed_it_keeps():
     the run's options (so the run can be repeated), and two runs differ in it."""
     seeds = {_run_bayes(None)[0] for _ in range(3)}
     assert all(isinstance(s, int) and 0 <= s < 2 ** 32 for s in seeds) and len(seeds) > 1
+
+
+# ------------------------------- class: NUMBA_* values at the import of the packages
+def _import_with(package, name, value):
+    """``import package`` (and one of its modules that compiles) in a fresh interpreter
+    with ``name=value`` and no other ``NUMBA_*`` variable."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env.update({name: value, "PYTHONPATH": os.pathsep.join(
+        [os.path.abspath(os.path.join(os.path.dirname(__file__), "..")),
+         env.get("PYTHONPATH", "")])})
+    code = (f"import sys\ntry:\n    import {package}\nexcept ImportError as exc:\n"
+            "    print(type(exc).__name__, exc, sep=': ')\n    sys.exit(3)\n"
+            "print('numba' in sys.modules)\n")
+    with tempfile.TemporaryDirectory() as cwd:
+        return subprocess.run([sys.executable, "-c", code], env=env, cwd=cwd,
+                              capture_output=True, text=True, timeout=120)
+
+
+PACKAGES = ["structpred", "alignment", "segmentation", "topics", "sequence"]
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("package", PACKAGES)
+@pytest.mark.parametrize("name, value", [
+    ("NUMBA_OPT", "x"), ("NUMBA_DISABLE_JIT", "maybe"), ("NUMBA_CPU_FEATURES", "avx"),
+    ("NUMBA_CPU_NAME", "bogus"), ("NUMBA_NUM_THREADS", "0")])
+def test_importing_a_package_refuses_a_numba_value_it_cannot_use(package, name, value):
+    """A program importing the toolkit got numba's warning of nine lines and a run on its
+    default (``NUMBA_OPT=x``), LLVM's lines, an abort at the first compilation
+    (``NUMBA_CPU_FEATURES=avx``) or a traceback of numba's import: only the command checked.
+    Now the import raises an ``ImportError`` naming the variable and its value, before numba
+    has written anything."""
+    res = _import_with(package, name, value)
+    assert res.returncode == 3, (res.stdout, res.stderr)
+    assert res.stdout.startswith("NumbaEnvironmentError: ") and len(res.stdout.splitlines()) == 1
+    assert f"${name}" in res.stdout and repr(value) in res.stdout, res.stdout
+    assert "Traceback" not in res.stderr and "parsed" not in res.stderr, res.stderr
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("package", ["alignment", "topics"])
+def test_packages_stay_light_without_numba_variables_and_import_with_good_ones(package):
+    """``import alignment``/``topics`` import no numba unless a ``NUMBA_*`` variable is set
+    (then structpred checks it first); a value numba reads is taken silently."""
+    res = _import_with(package, "NUMBA_OPT", "3")
+    assert res.returncode == 0 and res.stdout.strip() == "True", (res.stdout, res.stderr)
+    assert not res.stderr.strip(), res.stderr
+    res = _import_with(package, "NOT_NUMBA", "x")
+    assert res.returncode == 0 and res.stdout.strip() == "False", (res.stdout, res.stderr)
