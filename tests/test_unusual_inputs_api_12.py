@@ -14,9 +14,13 @@
 - hyperparameters whose huge or tiny finite values made a fit run without bound.
 """
 
+import re
+
 import numpy as np
 import pytest
 import scipy.sparse as sps
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 import structpred as sp
 from structpred import resolve_seed
@@ -273,3 +277,152 @@ def test_packages_stay_light_without_numba_variables_and_import_with_good_ones(p
     assert not res.stderr.strip(), res.stderr
     res = _import_with(package, "NOT_NUMBA", "x")
     assert res.returncode == 0 and res.stdout.strip() == "False", (res.stdout, res.stderr)
+
+
+# ------------------------------------------- class: point clouds in feet and inches
+def _oakland_spacings():
+    """``{name: point spacing}`` of every real Oakland scan (the store's ten where present,
+    else the three bundled)."""
+    from pathlib import Path
+
+    from segmentation.data import bundled_data_dir
+    from segmentation.points import point_spacing
+    from structpred.io import open_text
+
+    bundled = bundled_data_dir() / "oakland3d_part2"
+    store = Path(__file__).resolve().parents[2] / "shared" / "data" / "segmentation" \
+        / "oakland3d_part2"
+    files = {f.name: f for f in sorted(bundled.glob("*.gz"))}
+    files.update({f.name: f for f in sorted(store.glob("*.gz"))} if store.is_dir() else {})
+    out = {}
+    for name, f in files.items():
+        with open_text(f) as fh:
+            xyz = np.loadtxt(fh, usecols=(0, 1, 2), comments="#")
+        out[name] = point_spacing(xyz)
+    return out
+
+
+@pytest.fixture(scope="module")
+def oakland_spacings():
+    return _oakland_spacings()
+
+
+def test_every_real_scan_passes_against_a_model_of_the_others(oakland_spacings):
+    """A model keeps the median spacing of its training scans; each real scan is within
+    the factor of the others' median (1.46x at most), and of any one other (1.79x)."""
+    from segmentation.points import SPACING_FACTOR, check_spacing
+
+    names = sorted(oakland_spacings)
+    assert len(names) >= 3
+    for name in names:
+        others = [oakland_spacings[n] for n in names if n != name]
+        check_spacing(oakland_spacings[name], float(np.median(others)))
+        for other in others:
+            check_spacing(oakland_spacings[name], other)   # the command's scan-to-scan check
+    loo = [max(r, 1 / r) for r in (oakland_spacings[n] / np.median(
+        [oakland_spacings[m] for m in names if m != n]) for n in names)]
+    assert max(loo) * 1.5 < SPACING_FACTOR                      # 1.46 x 1.5 < 2.2
+
+
+@pytest.mark.parametrize("factor, unit", [(3.2808, "feet"), (39.370, "inches"),
+                                          (100.0, "centimetres"),
+                                          (1000.0, "millimetres")])
+@pytest.mark.parametrize("direction", ["scan", "model"])
+def test_real_scans_in_feet_or_inches_are_refused_naming_the_unit(oakland_spacings, factor,
+                                                                 unit, direction):
+    """Feet (3.28x the spacing in metres) and inches (39.4x) passed the 20x check: the
+    features read them as metres, silently.  Now refused, naming both spacings and the
+    likely unit; a scan in metres against a model trained in feet likewise."""
+    from segmentation.points import check_spacing
+
+    for name, s in oakland_spacings.items():
+        others = float(np.median([v for n, v in oakland_spacings.items() if n != name]))
+        scan, model = (s * factor, others) if direction == "scan" else (s, others * factor)
+        named = rf"(\w+ or )*{unit}( or \w+)*"   # the nearest unit first, or another near
+        words = (rf"other units \({named} where those are in metres\)" if direction == "scan"
+                 else rf"other units \(metres where those are in {named}\)")
+        with pytest.raises(ValueError, match=words) as info:
+            check_spacing(scan, model)
+        assert f"{scan:.4g}" in str(info.value) and f"{model:.4g}" in str(info.value)
+
+
+def test_a_scan_in_feet_is_refused_by_predict_points_and_the_command(tmp_path, capsys):
+    """End to end: a model trained on a slice of scan 01 in metres; scan 06 in feet was
+    predicted (exit 0) and is now refused, by the API and in one line by the command,
+    naming the file."""
+    from segmentation.data import bundled_data_dir
+    from segmentation.model import MRFSegmenter
+    from structpred.cli import main
+    from structpred.io import open_text
+
+    from cli_helpers import one_line_error, run_cli
+
+    def scan(name, step):
+        with open_text(bundled_data_dir() / "oakland3d_part2" / name) as fh:
+            a = np.loadtxt(fh, comments="#")[::step]
+        return a[:, :3], np.isin(a[:, 3], np.arange(1300, 1307))
+
+    xyz, lab = scan("oakland_part2_01.xyz_label_conf.gz", 20)
+    xyz6, lab6 = scan("oakland_part2_06.xyz_label_conf.gz", 20)
+    model = MRFSegmenter(learner="perceptron", n_iter=2, voxel=0.4, guard=False,
+                         valid_fraction=0.0).fit([MRFSegmenter(voxel=0.4).point_graph(xyz, lab)])
+    assert model.predict_points(xyz6).shape == (len(xyz6),)       # in metres: read
+    with pytest.raises(ValueError, match=re.escape("feet where those are in metres")):
+        model.predict_points(xyz6 * 3.2808)
+    train, feet = tmp_path / "train.xyz", tmp_path / "feet.xyz"
+    for path, (x, y) in ((train, (xyz, lab)), (feet, (xyz6 * 3.2808, lab6))):
+        path.write_text("".join(f"{a:.4f} {b:.4f} {c:.4f} {1300 if v else 1400}\n"
+                                for (a, b, c), v in zip(x, y)))
+    assert main(["segment", "train", "--points", str(train), "--foreground-labels",
+                 "1300-1306", "--voxel", "0.4", "--iterations", "2", "--learner",
+                 "perceptron", "-o", str(tmp_path / "m.npz"), "-q"]) == 0
+    rc, _, err = run_cli(["segment", "eval", "-m", str(tmp_path / "m.npz"), "--points",
+                          str(feet), "-q"], capsys)
+    assert one_line_error(rc, err, f"{feet}:", "point spacing", "feet where those are in metres"), err
+
+
+# -------------------------------- class: huge or tiny finite hyperparameters (LDASVM)
+OUT_OF_RANGE_C = st.one_of(st.floats(1.001e8, 1e308), st.floats(1e-320, 0.999e-8))
+
+
+@settings(max_examples=10, deadline=None)
+@given(c=OUT_OF_RANGE_C, where=st.sampled_from(["C", "C_grid", "fit_linear_svm"]))
+@example(c=1e300, where="C")
+@example(c=1e-300, where="C_grid")
+def test_lda_svm_refuses_a_c_its_solver_cannot_end_with(c, where):
+    """``LDASVM(C=1e300)`` (and ``1e-300``, or such a value in ``C_grid``) ran liblinear
+    without bound (minutes, then on); now a ``ValueError`` at fit naming ``C`` and the
+    range, before any work."""
+    from topics import LDASVM
+    from topics.baselines import C_RANGE, fit_linear_svm
+
+    name = "C_grid" if where == "C_grid" else "C"
+    with pytest.raises(ValueError, match=re.escape(f"{name} must lie in [{C_RANGE[0]:g}, "
+                                                   f"{C_RANGE[1]:g}]")):
+        if where == "fit_linear_svm":
+            fit_linear_svm(np.eye(4), [0, 1, 0, 1], C=c)
+        else:
+            LDASVM(n_topics=2, n_iter=2, **({"C": c} if where == "C" else {"C_grid": (1.0, c)})
+                   ).fit(["apple pear", "car road"] * 3, ["f", "c"] * 3)
+
+
+@settings(max_examples=6, deadline=None)
+@given(c=st.floats(1e-8, 1e8))
+def test_lda_svm_takes_a_c_in_range(c):
+    from topics.baselines import fit_linear_svm
+
+    rng = np.random.default_rng(0)
+    y = np.array([0, 1] * 10)
+    _, chosen, _ = fit_linear_svm(rng.normal(size=(20, 3)) + y[:, None], y, C=c)
+    assert chosen == c
+
+
+def test_lda_svm_c_out_of_range_in_the_command(tmp_path, capsys):
+    from cli_helpers import one_line_error, run_cli
+
+    data = tmp_path / "docs.tsv"
+    data.write_text("apple pear\tf\ncar road\tc\n")
+    for value in ("1e300", "1e-300"):
+        rc, _, err = run_cli(["topics", "train", "--model", "lda-svm", "--param", f"C={value}",
+                              "--data", str(data), "-o", str(tmp_path / "m.npz"), "-q"], capsys)
+        assert one_line_error(rc, err, "C must lie in [1e-08, 1e+08]", repr(float(value))), err
