@@ -19,7 +19,7 @@ import re
 import numpy as np
 import pytest
 import scipy.sparse as sps
-from hypothesis import example, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import structpred as sp
@@ -426,3 +426,137 @@ def test_lda_svm_c_out_of_range_in_the_command(tmp_path, capsys):
         rc, _, err = run_cli(["topics", "train", "--model", "lda-svm", "--param", f"C={value}",
                               "--data", str(data), "-o", str(tmp_path / "m.npz"), "-q"], capsys)
         assert one_line_error(rc, err, "C must lie in [1e-08, 1e+08]", repr(float(value))), err
+
+
+@settings(max_examples=6, deadline=None)
+@given(value=st.floats(5e-324, 0.99e-10))
+@example(value=1e-17)
+def test_bayesian_aligner_refuses_a_vanishing_prior(value):
+    """``BayesianAligner(alpha_fert=1e-17)`` (and less) was a ``ZeroDivisionError`` inside
+    the sampler; every Dirichlet concentration is now at least 1e-10, named."""
+    from alignment.aligners.bayes import MIN_ALPHA, BayesianAligner
+
+    src, tgt = ["a b c", "b c", "a c d"] * 2, ["x y z", "y z", "x z w"] * 2
+    for name in ("alpha_fert", "alpha_lex", "alpha_jump"):
+        with pytest.raises(ValueError, match=re.escape(f"{name} must be at least "
+                                                       f"{MIN_ALPHA:g}")):
+            BayesianAligner(n_samplers=1, **{name: value}).fit_align(src, tgt)
+    BayesianAligner(n_samplers=1, alpha_fert=MIN_ALPHA).fit_align(src, tgt)   # the bound: runs
+
+
+@settings(max_examples=6, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=st.floats(5e-324, 0.99e-6))
+@example(value=1e-100)
+def test_segmenter_refuses_a_vanishing_feature_scale(value, tmp_path_factory, capsys):
+    """``MRFSegmenter(feature_scale=1e-100)`` was a ``ZeroDivisionError`` of the step size
+    (the features vanished), and ``segment train --feature-scale 1e-100`` named it as an
+    error of the mask folder; now at least 1e-6 (1 / the largest scale), in both."""
+    from segmentation.model import MRFSegmenter
+
+    from cli_helpers import one_line_error, run_cli
+
+    rng = np.random.default_rng(0)
+    images = [rng.integers(0, 256, (6, 7, 3)).astype(np.uint8) for _ in range(2)]
+    masks = [rng.random((6, 7)) < 0.5 for _ in range(2)]
+    with pytest.raises(ValueError, match=re.escape("feature_scale must be at least 1e-06")):
+        MRFSegmenter(n_iter=2, guard=False, valid_fraction=0, feature_scale=value).fit(
+            images, masks)
+    d = tmp_path_factory.mktemp("fs")
+    rc, _, err = run_cli(["segment", "train", "--images", str(d), "--masks", str(d),
+                          "--feature-scale", repr(value), "-o", str(d / "m.npz")], capsys)
+    assert one_line_error(rc, err, "--feature-scale", "must be at least 1e-06"), err
+
+
+# ---------------------------- class: sparse count matrices stored in unusual ways
+def _stored(X, how):
+    """``X`` (CSR counts) stored another way, holding the same matrix."""
+    coo = X.tocoo()
+    if how == "duplicates":   # every count of 2 or more split in two entries, unsorted
+        r, c, v = [], [], []
+        for i, j, x in zip(coo.row, coo.col, coo.data):
+            parts = [x - 1, 1] if x >= 2 else [x]
+            r += [i] * len(parts)
+            c += [j] * len(parts)
+            v += parts
+        order = np.lexsort((-np.array(c), np.array(r)))
+        indptr = np.r_[0, np.cumsum(np.bincount(np.array(r), minlength=X.shape[0]))]
+        out = sps.csr_matrix((np.array(v, float)[order], np.array(c)[order], indptr),
+                             shape=X.shape)
+        out.has_sorted_indices = False
+        return out
+    if how == "explicit zeros":   # a stored 0 in every row
+        dense = X.toarray().astype(float)
+        out = sps.csr_matrix(dense + 1)
+        out.data -= 1
+        return out
+    if how == "coo with duplicates":
+        return sps.coo_matrix((np.r_[coo.data, coo.data * 0], (np.r_[coo.row, coo.row],
+                                                                np.r_[coo.col, coo.col])),
+                              shape=X.shape)
+    if how == "int64 indices":
+        out = X.astype(float)
+        out.indices, out.indptr = out.indices.astype(np.int64), out.indptr.astype(np.int64)
+        return out
+    return {"lil": X.tolil, "dok": X.todok, "csc": X.tocsc, "bsr": X.tobsr}[how]()
+
+
+STORAGES = ["duplicates", "explicit zeros", "coo with duplicates", "int64 indices", "lil",
+            "dok", "csc", "bsr"]
+TOPIC_MODELS = ["NBSVM", "SdemNaiveBayes", "LDA", "GibbsMedLDA", "PaMedHDPClassifier",
+                "SdemLDAClassifier", "DiscLDA"]
+
+
+def _corpus():
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    docs = ["apple pear plum fig apple", "car road gear fuel car", "apple plum fig pear",
+            "road car fuel gear", "pear fig apple", "gear road car"] * 3
+    return CountVectorizer().fit_transform(docs).astype(np.int64).tocsr(), \
+        ["f", "c", "f", "c", "f", "c"] * 3
+
+
+def _output(name, X, y):
+    import topics
+
+    cls = getattr(topics, name)
+    kw = {k: v for k, v in dict(n_iter=3, n_topics=2, random_state=0).items()
+          if k in cls().get_params()}
+    model = cls(**kw).fit(X, y) if name != "LDA" else cls(**kw).fit(X)
+    for method in ("predict_proba", "decision_function", "transform"):
+        if hasattr(model, method):
+            return getattr(model, method)(X)
+
+
+@settings(max_examples=12, deadline=None)
+@given(name=st.sampled_from(TOPIC_MODELS), how=st.sampled_from(STORAGES))
+@example(name="NBSVM", how="duplicates")
+@example(name="LDA", how="explicit zeros")
+def test_a_count_matrix_gives_one_model_however_it_is_stored(name, how):
+    """Duplicate entries of a cell were tokens (or, binarized, presences) of their own, so
+    the topic models depended on how the matrix was stored (``PaMedHDPClassifier``: numpy's
+    "operands could not be broadcast"); and the checks rewrote the caller's arrays (a CSR
+    float matrix with a stored zero came back holding other values).  Now each cell is
+    summed, and the caller's matrix is left as it was."""
+    X, y = _corpus()
+    stored = _stored(X, how)
+    assert np.array_equal(stored.toarray(), X.toarray())
+    copy = stored.copy()
+    np.testing.assert_allclose(_output(name, stored, y), _output(name, X, y))
+    assert np.array_equal(stored.toarray(), copy.toarray())
+    for a in ("data", "indices", "indptr", "row", "col"):
+        if hasattr(copy, a):
+            assert np.array_equal(getattr(stored, a), getattr(copy, a)), a
+
+
+def test_check_counts_leaves_the_callers_matrix_alone():
+    from topics.corpus import check_counts
+
+    X = sps.csr_matrix((np.array([1.0, 0.0, 2.0, 3.0]), np.array([0, 1, 2, 0]),
+                        np.array([0, 3, 4])), shape=(2, 3))
+    for integer in (False, True):
+        before = X.copy()
+        out = check_counts(X, integer=integer)
+        assert np.array_equal(out.toarray(), [[1, 0, 2], [3, 0, 0]])
+        assert np.array_equal(X.data, before.data) and np.array_equal(X.indices, before.indices)
+        assert np.array_equal(X.toarray(), before.toarray())
