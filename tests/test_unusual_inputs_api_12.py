@@ -10,8 +10,24 @@
   or :func:`structpred.resolve_seed`;
 - ``NUMBA_*`` values numba cannot use, at the import of the packages (not only in the
   command);
-- point clouds in other units than the model's training scans (feet, inches);
-- hyperparameters whose huge or tiny finite values made a fit run without bound.
+- point clouds in other units than the model's training scans: feet (3.28 times the
+  spacing) and inches (39.4 times) passed the 20x check; now 2.2x, the likely unit named;
+- hyperparameters whose huge or tiny finite values made a fit run without bound or fail
+  inside: ``LDASVM(C=1e300)`` (and ``1e-300``) ran liblinear without end,
+  ``BayesianAligner(alpha_fert=1e-17)`` and ``MRFSegmenter(feature_scale=1e-100)`` were
+  ``ZeroDivisionError``s; every other float hyperparameter of the estimators was tried at
+  1e300 and 1e-300 (see docs/errors.md);
+- sparse count matrices with duplicate entries of a cell gave the topic models another
+  model than the matrix they stand for, and the checks rewrote a caller's CSR matrix.
+
+Inputs tried and handled right, kept so by the tests at the end: count matrices in every
+sparse format, with int64 or unsorted indices, stored zeros, dense read-only,
+memory-mapped, Fortran-ordered, strided, float16/uint8/object arrays and DataFrames;
+labels as pandas Series (categorical, reversed index), numpy string and object arrays,
+tuples, generators, columns and one-column DataFrames; pickling, cloning,
+``set_params(**get_params())`` and refitting; predicting before fit (``NotFittedError``);
+the core's feature matrices in every sparse format and layout; images read-only,
+Fortran-ordered, strided, int64 or float in [0, 1], masks of 0/255, 0/1, floats.
 """
 
 import re
@@ -23,6 +39,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import structpred as sp
+import structpred.selection  # noqa: F401  - sp.selection
 from structpred import resolve_seed
 
 #: ``random_state`` values of every class, made fresh from a seed
@@ -560,3 +577,170 @@ def test_check_counts_leaves_the_callers_matrix_alone():
         assert np.array_equal(out.toarray(), [[1, 0, 2], [3, 0, 0]])
         assert np.array_equal(X.data, before.data) and np.array_equal(X.indices, before.indices)
         assert np.array_equal(X.toarray(), before.toarray())
+
+
+# -------------------- inputs tried that were handled right (recorded, kept so)
+def _dense_variant(D, how, tmp_path):
+    import pandas as pd
+
+    if how == "read-only":
+        out = D.copy()
+        out.flags.writeable = False
+        return out
+    if how == "memmap":
+        mm = np.memmap(tmp_path / "X.dat", dtype=np.float64, mode="w+", shape=D.shape)
+        mm[:] = D
+        mm.flush()
+        return np.memmap(tmp_path / "X.dat", dtype=np.float64, mode="r", shape=D.shape)
+    if how == "strided view":
+        big = np.zeros((D.shape[0], 2 * D.shape[1]))
+        big[:, ::2] = D
+        return big[:, ::2]
+    return {"Fortran": np.asfortranarray, "float32": lambda a: a.astype(np.float32),
+            "float16": lambda a: a.astype(np.float16), "uint8": lambda a: a.astype(np.uint8),
+            "object": lambda a: a.astype(object), "DataFrame": pd.DataFrame}[how](D)
+
+
+@pytest.mark.parametrize("how", ["read-only", "memmap", "strided view", "Fortran", "float32",
+                                 "float16", "uint8", "object", "DataFrame"])
+@pytest.mark.parametrize("name", ["NBSVM", "SdemNaiveBayes"])
+def test_dense_count_matrices_of_any_layout_give_one_model(name, how, tmp_path):
+    X, y = _corpus()
+    np.testing.assert_allclose(_output(name, _dense_variant(X.toarray(), how, tmp_path), y),
+                               _output(name, X, y))
+
+
+@pytest.mark.parametrize("how", ["Series", "categorical", "numpy str", "tuple", "generator",
+                                 "object array", "column", "DataFrame", "reversed index"])
+def test_topic_labels_of_any_container_give_one_model(how):
+    """Labels as a pandas Series (categorical, or with an index in another order), a numpy
+    string or object array, a tuple, a generator, an ``(n, 1)`` column or a one-column
+    DataFrame: the classes and predictions of a plain list (labels as bytes are refused by
+    scikit-learn: "labels represented as bytes is not supported")."""
+    import pandas as pd
+    from topics import NBSVM
+
+    _, ys = _corpus()
+    docs = ["apple pear plum fig apple", "car road gear fuel car", "apple plum fig pear",
+            "road car fuel gear", "pear fig apple", "gear road car"] * 3
+    y = {"Series": lambda: pd.Series(ys), "categorical": lambda: pd.Series(ys, dtype="category"),
+         "numpy str": lambda: np.array(ys), "tuple": lambda: tuple(ys),
+         "generator": lambda: (s for s in ys), "object array": lambda: np.array(ys, object),
+         "column": lambda: np.array(ys)[:, None], "DataFrame": lambda: pd.DataFrame({"y": ys}),
+         "reversed index": lambda: pd.Series(ys, index=np.arange(len(ys))[::-1])}[how]()
+    model = NBSVM().fit(docs, y)
+    assert [str(c) for c in model.classes_] == ["c", "f"]
+    assert list(model.predict(docs)) == list(NBSVM().fit(docs, ys).predict(docs))
+
+
+@pytest.mark.parametrize("name", ["NBSVM", "SdemNaiveBayes", "LDA", "PaMedLDA"])
+def test_topic_models_pickle_clone_and_refit_alike(name):
+    """Predict before fit is scikit-learn's ``NotFittedError``; a pickled model, a clone
+    fitted again, ``set_params(**get_params())`` and a second fit give the first result."""
+    import pickle
+
+    import topics
+    from sklearn.base import clone
+    from sklearn.exceptions import NotFittedError
+
+    X, y = _corpus()
+    cls = getattr(topics, name)
+    kw = {k: v for k, v in dict(n_iter=3, n_topics=2, random_state=0).items()
+          if k in cls().get_params()}
+    with pytest.raises(NotFittedError):
+        getattr(cls(**kw), "transform" if name == "LDA" else "predict")(X)
+    first = _output(name, X, y)
+    model = cls(**kw).fit(X, y) if name != "LDA" else cls(**kw).fit(X)
+    method = next(m for m in ("predict_proba", "decision_function", "transform")
+                  if hasattr(model, m))
+    np.testing.assert_allclose(getattr(pickle.loads(pickle.dumps(model)), method)(X), first)
+    twin = clone(model).set_params(**model.get_params())
+    twin = twin.fit(X, y) if name != "LDA" else twin.fit(X)
+    np.testing.assert_allclose(getattr(twin, method)(X), first)
+    again = model.fit(X, y) if name != "LDA" else model.fit(X)
+    np.testing.assert_allclose(getattr(again, method)(X), first)
+
+
+def _duplicated_csr(F):
+    """``F`` as CSR holding every entry twice, halved, unsummed."""
+    c = sps.coo_matrix(F)
+    r, col, d = np.r_[c.row, c.row], np.r_[c.col, c.col], np.r_[c.data, c.data] / 2
+    order = np.lexsort((col, r))
+    indptr = np.r_[0, np.cumsum(np.bincount(r, minlength=F.shape[0]))]
+    return sps.csr_matrix((d[order], col[order], indptr), shape=F.shape)
+
+
+def _int64_csr(F):
+    m = sps.csr_matrix(F)
+    m.indices, m.indptr = m.indices.astype(np.int64), m.indptr.astype(np.int64)
+    return m
+
+
+def _read_only(F):
+    out = F.copy()
+    out.flags.writeable = False
+    return out
+
+
+FEATURE_LAYOUTS = {"coo": sps.coo_matrix, "lil": sps.lil_matrix, "dok": sps.dok_matrix,
+                   "csc": sps.csc_matrix, "bsr": sps.bsr_matrix, "csr_array": sps.csr_array,
+                   "duplicates": _duplicated_csr, "int64 indices": _int64_csr,
+                   "float32": lambda F: F.astype(np.float32), "Fortran": np.asfortranarray,
+                   "read-only": _read_only, "object": lambda F: F.astype(object)}
+
+
+@pytest.mark.parametrize("how", sorted(FEATURE_LAYOUTS))
+def test_core_feature_matrices_of_any_layout_give_one_solution(how):
+    """``MatchingExample``'s ``F`` in every sparse format, with duplicate entries or int64
+    indices, of float32 or object dtype, Fortran-ordered or read-only: the dual
+    extragradient's ``w`` of the same matrix as a float CSR."""
+    rng = np.random.default_rng(0)
+    Fs = [rng.normal(size=(4, 6)) for _ in range(3)]
+
+    def solve(make):
+        y = np.zeros(6)
+        y[[0, 4]] = 1
+        return sp.dual_extragradient([sp.MatchingExample(make(F), y, shape=(2, 3))
+                                      for F in Fs], n_iter=5).w
+
+    expect = solve(lambda F: sps.csr_matrix(F.astype(np.float32).astype(float))
+                   if how == "float32" else sps.csr_matrix(F))
+    np.testing.assert_allclose(solve(FEATURE_LAYOUTS[how]), expect, rtol=1e-6, atol=1e-9)
+
+
+IMAGE_LAYOUTS = {"read-only": _read_only, "Fortran": np.asfortranarray,
+                 "float in [0, 1]": lambda a: a / 255.0,
+                 "float32 in [0, 1]": lambda a: (a / 255.0).astype(np.float32),
+                 "int64": lambda a: a.astype(np.int64),
+                 "strided view": lambda a: np.repeat(a, 2, axis=1)[:, ::2]}
+MASK_LAYOUTS = {"uint8 0/255": lambda m: (m * 255).astype(np.uint8),
+                "int 0/1": lambda m: m.astype(int), "float": lambda m: m.astype(float),
+                "read-only": _read_only}
+
+
+@pytest.fixture(scope="module")
+def small_segmenter():
+    from segmentation.model import MRFSegmenter
+
+    rng = np.random.default_rng(0)
+    images = [rng.integers(0, 256, (12, 14, 3)).astype(np.uint8) for _ in range(3)]
+    masks = [rng.random((12, 14)) < 0.5 for _ in range(3)]
+    model = MRFSegmenter(n_iter=2, guard=False, valid_fraction=0, random_state=0)
+    model.fit(images, masks)
+    return model, images, masks, model.predict(images)
+
+
+@pytest.mark.parametrize("how", sorted(IMAGE_LAYOUTS) + sorted(f"mask {k}" for k in MASK_LAYOUTS))
+def test_images_and_masks_of_any_layout_give_one_segmentation(small_segmenter, how):
+    """Images read-only, Fortran-ordered, strided, int64 or float in [0, 1], and masks of
+    0/255, 0/1 integers, floats or read-only: the masks of the plain uint8 and bool arrays
+    (float images in 0-255, uint16 and bool images are refused naming the fix, earlier)."""
+    from segmentation.model import MRFSegmenter
+
+    model, images, masks, expect = small_segmenter
+    if how.startswith("mask "):
+        got = MRFSegmenter(n_iter=2, guard=False, valid_fraction=0, random_state=0).fit(
+            images, [MASK_LAYOUTS[how[5:]](m) for m in masks]).predict(images)
+    else:
+        got = model.predict([IMAGE_LAYOUTS[how](im) for im in images])
+    assert all(np.array_equal(a, b) for a, b in zip(got, expect))
