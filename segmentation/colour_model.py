@@ -90,7 +90,8 @@ def weighted_gmm(X, weights, n_components=3, n_iter=25, random_state=0):
         At most this many components (fewer when there are fewer distinct rows).
     n_iter : int
         EM iterations.
-    random_state : int or numpy.random.Generator
+    random_state : int, None, numpy RandomState or Generator
+        (an instance: the seed :func:`structpred.resolve_seed` draws from it)
         Seeds the k-means++ initialisation.
 
     Returns
@@ -162,7 +163,8 @@ def colour_model_features(lab_means, sizes, edges, lengths, scores, n_components
     scores : ndarray, shape (n,)
         First-pass unary scores ``s_j``; ``s_j > 0`` is predicted foreground.
     n_components : int
-    random_state : int
+    random_state : int, None, numpy RandomState or Generator
+        (an instance: the seed :func:`structpred.resolve_seed` draws from it)
     """
     from .features import _neighbour_mean
 

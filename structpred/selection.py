@@ -105,7 +105,8 @@ def paired_bootstrap(stats_a, stats_b, score=None, *, greater_is_better=True, n_
     n_boot : int
     level : float
         Coverage of the reported interval.
-    random_state : int or numpy.random.Generator
+    random_state : int, None, numpy RandomState or Generator
+        (an instance: the seed :func:`structpred.resolve_seed` draws from it)
 
     Returns
     -------

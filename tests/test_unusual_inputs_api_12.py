@@ -744,3 +744,36 @@ def test_images_and_masks_of_any_layout_give_one_segmentation(small_segmenter, h
     else:
         got = model.predict([IMAGE_LAYOUTS[how](im) for im in images])
     assert all(np.array_equal(a, b) for a, b in zip(got, expect))
+
+
+@pytest.mark.parametrize("how", ["y numpy arrays", "X tuples", "y tuples", "X generator",
+                                 "y generator", "X numpy string rows", "labels ints",
+                                 "labels bools", "no sentence", "an empty sentence"])
+def test_tagger_inputs_of_other_containers(how):
+    """Containers of the tagger's sentences and labels: the tuples, generators and numpy
+    arrays give the model of lists; labels that are not strings, no sentence, and an
+    empty sentence are refused naming the sentence (and token)."""
+    from sequence.model import SequenceTagger
+
+    X = [[("a", "N"), ("b", "V"), ("c", "N")], [("c", "N"), ("a", "V")]] * 3
+    y = [["B-NP", "O", "B-NP"], ["B-NP", "O"]] * 3
+    given = {"y numpy arrays": (X, [np.array(s) for s in y]),
+             "X tuples": ([tuple(s) for s in X], y), "y tuples": (X, [tuple(s) for s in y]),
+             "X generator": ((s for s in X), y), "y generator": (X, (s for s in y)),
+             "X numpy string rows": ([np.array(s) for s in X], y),
+             "labels ints": (X, [[int(t == "B-NP") for t in s] for s in y]),
+             "labels bools": (X, [[t == "B-NP" for t in s] for s in y]),
+             "no sentence": ([], []), "an empty sentence": (X + [[]], y + [[]])}[how]
+
+    def fit(XX, yy):
+        return SequenceTagger(learner="perceptron", n_iter=3, random_state=0).fit(XX, yy)
+
+    refusals = {"labels ints": (TypeError, "sentence 0, token 0: a label must be a string"),
+                "labels bools": (TypeError, "sentence 0, token 0: a label must be a string"),
+                "no sentence": (ValueError, "X and y must be non-empty"),
+                "an empty sentence": (ValueError, "sentence 6 has no tokens")}
+    if how in refusals:
+        with pytest.raises(refusals[how][0], match=re.escape(refusals[how][1])):
+            fit(*given)
+    else:
+        assert [list(map(str, p)) for p in fit(*given).predict(X)] == fit(X, y).predict(X)

@@ -240,7 +240,8 @@ def fit_multiclass_svm_dual(F, y, C, cost=16.0, n_classes=None, lam0=None, tol=1
     tol : float
         Stop when ``primal - dual <= tol * max(1, |primal|)``.
     max_epochs : int
-    random_state : int or None
+    random_state : int, None, numpy RandomState or Generator
+        (an instance: the seed :func:`structpred.resolve_seed` draws from it)
         Seeds the document order of each epoch.
 
     Returns
