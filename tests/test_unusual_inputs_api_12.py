@@ -777,3 +777,25 @@ def test_tagger_inputs_of_other_containers(how):
             fit(*given)
     else:
         assert [list(map(str, p)) for p in fit(*given).predict(X)] == fit(X, y).predict(X)
+
+
+@pytest.mark.parametrize("learner", ["dual_extragradient", "dual_extragradient_streaming",
+                                     "averaged_perceptron", "averaged_projected_gradient",
+                                     "subgradient_method"])
+@pytest.mark.parametrize("how", ["none", "one", "tuple", "generator"])
+def test_learners_on_no_one_or_streamed_examples(learner, how):
+    """No example: "no training examples"; one, a tuple or a generator: the list's ``w``
+    (the streaming learner refuses a generator, which it could read only once)."""
+    examples = _matching_examples()[:1]
+    given = {"none": [], "one": examples, "tuple": tuple(examples),
+             "generator": (e for e in examples)}[how]
+    run = getattr(sp, learner)
+    steps = {"n_epochs" if learner == "averaged_perceptron" else "n_iter": 2}
+    if how == "none":
+        with pytest.raises(ValueError, match="no training examples"):
+            run(given, **steps)
+    elif how == "generator" and learner == "dual_extragradient_streaming":
+        with pytest.raises(TypeError, match="can be read once"):
+            run(given, **steps)
+    else:
+        np.testing.assert_allclose(run(given, **steps).w, run(examples, **steps).w)
