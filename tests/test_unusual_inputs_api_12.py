@@ -799,3 +799,56 @@ def test_learners_on_no_one_or_streamed_examples(learner, how):
             run(given, **steps)
     else:
         np.testing.assert_allclose(run(given, **steps).w, run(examples, **steps).w)
+
+
+# ------------------------------------------------ class: sample_weight of score
+BAD_WEIGHTS = st.one_of(
+    st.tuples(st.integers(0, 17), st.sampled_from([-1.0, -1e-9, float("nan"), float("inf"),
+                                                    -float("inf")])),
+    st.tuples(st.just(None), st.sampled_from(["a", b"x", None])))
+
+
+@settings(max_examples=10, deadline=None)
+@given(bad=BAD_WEIGHTS, name=st.sampled_from(["NBSVM", "SdemNaiveBayes"]))
+@example(bad=(0, -1.0), name="NBSVM")
+@example(bad=(None, "a"), name="NBSVM")
+def test_score_refuses_negative_or_non_numeric_sample_weights(bad, name):
+    """A negative weight was taken (``NBSVM.score(X, y, sample_weight=-ones)`` was 1.0; a
+    mix gave an accuracy beyond [0, 1]) and strings were numpy's "The `dtype` and
+    `signature` arguments to ufuncs ..."; now refused naming the document."""
+    import topics
+
+    X, y = _corpus()
+    model = getattr(topics, name)().fit(X, y)
+    where, value = bad
+    if where is None:
+        w = [value] * len(y)
+        match = "sample_weight must hold numbers"
+    else:
+        w = np.ones(len(y))
+        w[where] = value
+        match = re.escape(f"sample_weight must be finite numbers >= 0 (document {where}: ")
+    with pytest.raises(ValueError, match=match):
+        model.score(X, y, sample_weight=w)
+
+
+def test_every_topic_classifier_checks_sample_weight():
+    """Each classifier's ``score`` reaches the check (``CountClassifierTags`` is before
+    ``ClassifierMixin`` in every one's MRO); good weights give scikit-learn's accuracy."""
+    import topics
+    from sklearn.base import ClassifierMixin
+    from topics._validation import CountClassifierTags
+
+    classifiers = [getattr(topics, n) for n in topics.__all__
+                   if isinstance(getattr(topics, n), type)
+                   and issubclass(getattr(topics, n), ClassifierMixin)]
+    assert len(classifiers) == 9
+    for cls in classifiers:
+        mro = cls.__mro__
+        assert mro.index(CountClassifierTags) < mro.index(ClassifierMixin), cls
+    X, y = _corpus()
+    model = topics.NBSVM().fit(X, y)
+    w = np.r_[np.zeros(9), np.ones(9)]
+    right = (model.predict(X) == np.asarray(y)).astype(float)
+    assert model.score(X, y, sample_weight=w) == pytest.approx(right[9:].mean())
+    assert model.score(X, y, sample_weight=[True] * 18) == pytest.approx(right.mean())
