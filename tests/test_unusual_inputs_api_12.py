@@ -151,7 +151,9 @@ def _start_runs(rs, monkeypatch):
         pairs, bitext=([["a"]], [["x"]]), cache_dir=None, random_state=r, jobs=2))
 
 
-#: every public function taking ``random_state`` (or ``seed``), as ``rs -> result``
+#: every public function taking ``random_state`` (or ``seed``), as ``rs -> result``; the
+#: estimators are added below (their numba kernels' integer seeds, such as
+#: ``gibbs_direction``'s, are internal and take no instance)
 FUNCTIONS = {
     "power_iteration_norm": lambda rs: sp.power_iteration_norm(_matching_examples(), n_iter=1,
                                                                random_state=rs),
@@ -189,7 +191,87 @@ FUNCTIONS = {
     "derive_seed": lambda rs: __import__("topics.lda", fromlist=["x"]).derive_seed(rs, 1, 2),
     "run_bayes": _run_bayes,
 }
-NEEDS_MONKEYPATCH = {"start_sources": _start_sources, "start_aligner_runs": _start_runs}
+def _train_aligner(rs, monkeypatch):
+    """The seed ``train_aligner`` gives its aligner runs and fits (one, drawn once)."""
+    import alignment.training as training
+
+    seen = []
+
+    def stop(*args, random_state, **kwargs):
+        seen.append(random_state)
+        raise LookupError("stop")
+
+    monkeypatch.setattr(training, "_aligner_features", stop)
+    with pytest.raises(LookupError):
+        training.train_aligner([(["a"], ["x"])], [[(0, 0)]], stats=object(), cache_dir=None,
+                               random_state=rs)
+    return seen[-1]
+
+
+def _docs():
+    return ["apple pear plum fig apple", "car road gear fuel car", "apple plum fig pear",
+            "road car fuel gear", "pear fig apple", "gear road car"] * 3, \
+        ["f", "c", "f", "c", "f", "c"] * 3
+
+
+def _fit_spec(rs):
+    from topics.auto import fit_spec, spec_of
+
+    docs, y = _docs()
+    vocab, est = fit_spec(spec_of("sdem-nb-hinge"), docs, y, seed=rs)
+    return est.predict_proba(vocab.transform(docs))
+
+
+def _make_estimator(rs):
+    from topics.registry import make_estimator
+
+    docs, y = _docs()
+    est = make_estimator("lda-svm", n_topics=2, iterations=3, seed=rs)
+    return est.fit(docs, y).transform(docs)
+
+
+def _estimator(name):
+    """``rs -> output`` of the estimator ``name`` fitted with ``random_state=rs``."""
+    def fit(rs):
+        if name == "SequenceTagger":
+            from sequence.model import SequenceTagger
+
+            X = [[("a", "N"), ("b", "V"), ("c", "N")], [("c", "N"), ("a", "V")]] * 3
+            y = [["B-NP", "O", "B-NP"], ["B-NP", "O"]] * 3
+            return SequenceTagger(n_iter=3, random_state=rs).fit(X, y).coef_
+        if name == "MRFSegmenter":
+            from segmentation.model import MRFSegmenter
+
+            rng = np.random.default_rng(0)
+            images = [rng.integers(0, 256, (6, 7, 3)).astype(np.uint8) for _ in range(3)]
+            masks = [rng.random((6, 7)) < 0.5 for _ in range(3)]
+            return MRFSegmenter(n_iter=2, guard=False, valid_fraction=0.34,
+                                random_state=rs).fit(images, masks).coef_
+        if name == "BayesianAligner":
+            from alignment.aligners.bayes import BayesianAligner
+
+            src, tgt = ["a b c", "b c", "a c d"] * 2, ["x y z", "y z", "x z w"] * 2
+            return BayesianAligner(random_state=rs, n_samplers=1).fit_align(src, tgt)
+        import topics
+
+        X, y = _corpus()
+        cls = getattr(topics, name)
+        kw = {k: v for k, v in dict(n_iter=3, n_topics=2).items() if k in cls().get_params()}
+        model = cls(random_state=rs, **kw)
+        model = model.fit(X) if name == "LDA" else model.fit(X, y)
+        for method in ("predict_proba", "decision_function", "transform"):
+            if hasattr(model, method):
+                return getattr(model, method)(X)
+    return fit
+
+
+ESTIMATORS = ["LDA", "LDASVM", "NBSVM", "GibbsMedLDA", "ImportanceMedLDA", "DiscLDA",
+              "PaMedLDA", "PaMedHDPClassifier", "SdemLDAClassifier", "SdemNaiveBayes",
+              "SequenceTagger", "MRFSegmenter", "BayesianAligner"]
+FUNCTIONS.update({"fit_spec": _fit_spec, "make_estimator": _make_estimator})
+FUNCTIONS.update({name: _estimator(name) for name in ESTIMATORS})
+NEEDS_MONKEYPATCH = {"start_sources": _start_sources, "start_aligner_runs": _start_runs,
+                     "train_aligner": _train_aligner}
 
 
 def _same(a, b):
