@@ -222,6 +222,15 @@ def _fit_spec(rs):
     return est.predict_proba(vocab.transform(docs))
 
 
+def _choose(rs):
+    from topics.auto import choose, spec_of
+
+    docs, y = _docs()
+    found = choose(docs, y, seed=rs, specs=[spec_of("sdem-nb-hinge"), spec_of("nbsvm")],
+                   default="sdem-nb-hinge", time_budget=5)
+    return [c.model.correct for c in found.ranked] + [found.p_not_better is None]
+
+
 def _make_estimator(rs):
     from topics.registry import make_estimator
 
@@ -268,7 +277,8 @@ def _estimator(name):
 ESTIMATORS = ["LDA", "LDASVM", "NBSVM", "GibbsMedLDA", "ImportanceMedLDA", "DiscLDA",
               "PaMedLDA", "PaMedHDPClassifier", "SdemLDAClassifier", "SdemNaiveBayes",
               "SequenceTagger", "MRFSegmenter", "BayesianAligner"]
-FUNCTIONS.update({"fit_spec": _fit_spec, "make_estimator": _make_estimator})
+FUNCTIONS.update({"fit_spec": _fit_spec, "make_estimator": _make_estimator,
+                  "choose": _choose})
 FUNCTIONS.update({name: _estimator(name) for name in ESTIMATORS})
 NEEDS_MONKEYPATCH = {"start_sources": _start_sources, "start_aligner_runs": _start_runs,
                      "train_aligner": _train_aligner}
