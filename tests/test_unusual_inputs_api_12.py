@@ -944,3 +944,39 @@ def test_every_topic_classifier_checks_sample_weight():
     right = (model.predict(X) == np.asarray(y)).astype(float)
     assert model.score(X, y, sample_weight=w) == pytest.approx(right[9:].mean())
     assert model.score(X, y, sample_weight=[True] * 18) == pytest.approx(right.mean())
+
+
+# ----------------------------------------------- class: paths of other types (readers)
+@pytest.mark.parametrize("how", ["open file", "StringIO", "int", "None"])
+@pytest.mark.parametrize("reader", ["read_lines", "open_text", "load_points"])
+def test_readers_name_a_path_of_another_type(tmp_path, reader, how):
+    """An open file, a ``StringIO``, a file descriptor or ``None`` given as the path was
+    Python's "expected str, bytes or os.PathLike object, not TextIOWrapper"; now a
+    ``TypeError`` saying a path is wanted."""
+    import io
+
+    from segmentation.data import load_points
+    from structpred.io import open_text, read_lines
+
+    f = tmp_path / "p.xyz"
+    f.write_text("0 0 0 1\n1 0 0 2\n")
+    with open(f) as fh:
+        arg = {"open file": fh, "StringIO": io.StringIO("a\n"), "int": 0, "None": None}[how]
+        run = {"read_lines": lambda a: list(read_lines(a)), "open_text": open_text,
+               "load_points": load_points}[reader]
+        with pytest.raises(TypeError, match=re.escape("expected a file's path (str or "
+                                                      "pathlib.Path; '-' for standard input)")):
+            run(arg)
+
+
+def test_load_points_takes_a_bytes_path_as_read_lines_does(tmp_path):
+    """``load_points(b"scan.xyz")`` was pathlib's "argument should be a str object or an
+    os.PathLike object returning str, not <class 'bytes'>"."""
+    import os
+
+    from segmentation.data import load_points
+
+    f = tmp_path / "p.xyz"
+    f.write_text("0 0 0 1\n1 0 0 2\n")
+    xyz, labels = load_points(os.fsencode(f))[:2]
+    assert xyz.shape == (2, 3) and labels.tolist() == [1, 2]

@@ -121,9 +121,20 @@ def odd_entry_reason(path, note=", not a file"):
     return reason
 
 
+def _fspath(path):
+    """``os.fspath(path)``; an open file, a number or ``None`` given as the path is a
+    ``TypeError`` saying what is wanted (it was Python's "expected str, bytes or
+    os.PathLike object, not TextIOWrapper")."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        what = "an open file" if hasattr(path, "read") else f"{type(path).__name__} {path!r:.40}"
+        raise TypeError(f"expected a file's path (str or pathlib.Path; '-' for standard "
+                        f"input), got {what}")
+    return os.fspath(path)
+
+
 def _check_readable_file(path):
     """A folder, or a missing file, as a clear error before opening."""
-    name = os.fspath(path)
+    name = _fspath(path)
     if os.path.isdir(name):
         raise FormatError(name, None, "is a folder, not a file")
     reason = missing_reason(name)
@@ -303,7 +314,7 @@ def read_lines(path, encoding=None):
         On bytes that are not valid in the encoding, a NUL byte, a carriage return inside a
         line, or a corrupt or truncated gzip stream.
     """
-    name = path if isinstance(path, str) else os.fspath(path)
+    name = path if isinstance(path, str) else _fspath(path)
     encoding = _ENCODING["name"] if encoding is None else check_encoding(encoding)
     utf8 = encoding == "utf-8"
     lineno = 0
