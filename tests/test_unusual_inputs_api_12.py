@@ -980,3 +980,22 @@ def test_load_points_takes_a_bytes_path_as_read_lines_does(tmp_path):
     f.write_text("0 0 0 1\n1 0 0 2\n")
     xyz, labels = load_points(os.fsencode(f))[:2]
     assert xyz.shape == (2, 3) and labels.tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("method", ["fit", "transform"])
+@pytest.mark.parametrize("how", ["a string", "a 1-D row"])
+def test_lda_names_a_single_string_and_a_row_as_the_classifiers_do(method, how):
+    """``LDA().fit("some text")`` said "X must be a 2-D document-term matrix, got 0-D" and a
+    1-D count row "got 1-D", where every classifier says "got a single string; wrap it in
+    a list" and "got a 1-D array of shape (8,). Reshape ..."."""
+    from topics import LDA
+
+    X, _ = _corpus()
+    arg = "apple pear plum" if how == "a string" else X[0].toarray().ravel()
+    error, words = ((TypeError, "got a single string; wrap it in a list") if how == "a string"
+                    else (ValueError, "got a 1-D array of shape (8,). Reshape"))
+    model = LDA(n_topics=2, n_iter=2, random_state=0)
+    if method == "transform":
+        model.fit(X)
+    with pytest.raises(error, match=re.escape(words)):
+        getattr(model, method)(arg)
