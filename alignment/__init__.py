@@ -32,6 +32,11 @@ The names below are imported on first use (``import alignment`` stays light)::
 from __future__ import annotations
 
 import importlib
+import os as _os
+
+if any(_k.startswith("NUMBA_") for _k in _os.environ):
+    # a NUMBA_* value numba cannot use is refused by structpred's import, before numba's
+    import structpred  # noqa: F401
 
 #: public name -> module that defines it
 _EXPORTS = {

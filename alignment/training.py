@@ -29,7 +29,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from structpred import check_n_jobs
+from structpred import check_n_jobs, resolve_seed
 from structpred.io import counted
 
 from ._runtime import log as _log
@@ -154,7 +154,9 @@ def train_aligner(pairs, gold=None, *, stats, eval_set=None, bitext=None, aligne
         c- candidates fitted at once (forked processes).
     executor : optional
         Where the learner's passes run (:func:`structpred.run_learner`).
-    random_state : int
+    random_state : int, None, numpy RandomState or Generator
+        Seed of the Bayesian aligner's run and of the fits (an instance: the seed
+        :func:`structpred.resolve_seed` draws from it, once; ``None``: fresh entropy).
     started : dict, optional
         Aligner runs already going on (:func:`start_aligner_runs` on the same arguments):
         with it, the Bayesian aligner's run can overlap the caller's statistics.
@@ -183,6 +185,7 @@ def train_aligner(pairs, gold=None, *, stats, eval_set=None, bitext=None, aligne
     if labels and bitext is None:
         raise ValueError(f"labels={labels!r} needs the bitext to run the labeller on")
     t0 = time.perf_counter()
+    random_state = resolve_seed(random_state)   # a RandomState: one seed for the runs and fits
     gold, links, sources = _aligner_features(pairs, gold, valid_pairs, bitext, aligners,
                                              labels, thesis, cache_dir, max_len, verbose,
                                              random_state=random_state,
@@ -317,7 +320,7 @@ def start_aligner_runs(pairs, valid_pairs=None, bitext=None, aligners="default",
         return {}
     _, wanted = _wanted_sources(bitext, aligners, labels, preset == "thesis")
     return start_sources(wanted, list(pairs) + list(valid_pairs or []), bitext[0], bitext[1],
-                         cache_dir=cache_dir, random_state=random_state,
+                         cache_dir=cache_dir, random_state=resolve_seed(random_state),
                          n_jobs=min(2, check_n_jobs(jobs, "jobs")), verbose=verbose)
 
 

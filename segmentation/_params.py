@@ -84,4 +84,8 @@ def check_params(model):
         if name.endswith("_scale") and float(v) > MAX_SCALE:   # the features overflowed
             raise ValueError(f"{name} must be at most {MAX_SCALE:g} (it multiplies "
                              f"standardised features), got {v!r}")
+        if name == "feature_scale" and float(v) < 1 / MAX_SCALE:   # 1e-100: the features
+            # vanished, and the step 1/||F|| was a ZeroDivisionError
+            raise ValueError(f"feature_scale must be at least {1 / MAX_SCALE:g} (it multiplies "
+                             f"standardised features), got {v!r}")
     estimator_seed(model)   # a RandomState or Generator: drawn before any fork

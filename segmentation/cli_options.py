@@ -53,6 +53,16 @@ def _max_scale():
 _scale = at_most(positive_float, _max_scale, "it multiplies standardised features")
 
 
+def _feature_scale(text):
+    """``--feature-scale``: :data:`_scale`, and at least ``1 / MAX_SCALE`` (1e-100 made the
+    features vanish: a ``ZeroDivisionError`` of the step size, named as the mask folder's)."""
+    value, lo = _scale(text), 1 / _max_scale()
+    if value < lo:
+        raise argparse.ArgumentTypeError(f"must be at least {lo:g} (it multiplies "
+                                         f"standardised features), got {text!r}")
+    return value
+
+
 #: ``--eta-scale``: 1e300 overflowed the first step (numpy's warnings, then "the point to
 #: project must be finite" naming the mask folder)
 _eta_scale = at_most(positive_float, _max_scale, "it multiplies the step size")
@@ -176,7 +186,7 @@ def add_train_parser(ssub, handler):
     tr.add_argument("--class-weight", type=_list_or_auto(_class_weight_item), default="auto",
                     help="Hamming loss class weight: 'none', 'balanced' or the foreground weight; "
                          "'auto' tries none and balanced, a comma-separated list tries each")
-    tr.add_argument("--feature-scale", type=_scale, default=0.02,
+    tr.add_argument("--feature-scale", type=_feature_scale, default=0.02,
                     help="multiplies all features: balances the w- and z-steps of the extragradient")
     tr.add_argument("--validate-every", type=positive_int, default=5)
     tr.add_argument("--no-edges", action="store_true", help="unary-only linear model (no MRF edges)")

@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from structpred import seed_generator
+
 __all__ = ["COLOUR_FEATURE_NAMES", "weighted_gmm", "gmm_log_density", "colour_model_features"]
 
 #: the node features the second pass adds (appended after the base features)
@@ -88,7 +90,8 @@ def weighted_gmm(X, weights, n_components=3, n_iter=25, random_state=0):
         At most this many components (fewer when there are fewer distinct rows).
     n_iter : int
         EM iterations.
-    random_state : int or numpy.random.Generator
+    random_state : int, None, numpy RandomState or Generator
+        (an instance: the seed :func:`structpred.resolve_seed` draws from it)
         Seeds the k-means++ initialisation.
 
     Returns
@@ -101,7 +104,7 @@ def weighted_gmm(X, weights, n_components=3, n_iter=25, random_state=0):
     keep = w > 0
     X, w = X[keep], w[keep]
     n, d = X.shape
-    rng = np.random.default_rng(random_state)
+    rng = seed_generator(random_state, generators=True)   # a RandomState: its drawn seed
     k = max(1, min(int(n_components), n))
     means = _seed_means(X, w, k, rng)
     k = len(means)
@@ -160,7 +163,8 @@ def colour_model_features(lab_means, sizes, edges, lengths, scores, n_components
     scores : ndarray, shape (n,)
         First-pass unary scores ``s_j``; ``s_j > 0`` is predicted foreground.
     n_components : int
-    random_state : int
+    random_state : int, None, numpy RandomState or Generator
+        (an instance: the seed :func:`structpred.resolve_seed` draws from it)
     """
     from .features import _neighbour_mean
 
@@ -171,7 +175,7 @@ def colour_model_features(lab_means, sizes, edges, lengths, scores, n_components
         # one side has no pixel (an image of one superpixel, e.g. a single pixel): no
         # colour model can be fitted to it, so the colour features say nothing
         return np.zeros((X.shape[0], 2))
-    rng = np.random.default_rng(random_state)
+    rng = seed_generator(random_state, generators=True)   # a RandomState: its drawn seed
     seeds = rng.integers(0, 2 ** 31 - 1, size=2)
     p_fg = weighted_gmm(X, sizes * fg, n_components, random_state=int(seeds[0]))
     p_bg = weighted_gmm(X, sizes * bg, n_components, random_state=int(seeds[1]))

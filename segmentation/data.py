@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import itertools
+import os
 import re
 import warnings
 from dataclasses import dataclass
@@ -643,8 +644,11 @@ def load_points(path, max_points=None):
     bad bytes or gzip data, ragged or non-numeric rows, NaN or infinite
     coordinates and labels that are not whole numbers, naming the file and line.
     """
+    if isinstance(path, bytes):   # as read_lines takes it (pathlib's "argument should be a str")
+        path = os.fsdecode(path)
     path_s = str(path)
-    if Path(path).is_dir():
+    # another type (an open file, None): read_lines names it
+    if isinstance(path, (str, os.PathLike)) and Path(path).is_dir():
         raise FormatError(path_s, None, "is a folder, expected a point file")
     rows, linenos = [], []
     ncol = comma = None

@@ -25,8 +25,8 @@ with ``d`` the edge length and ``sigma`` the median edge length of the scan.
 The graph also keeps the scan's point spacing (:func:`point_spacing`): a fitted model
 keeps its training scans', and a scan whose spacing is :data:`SPACING_FACTOR` times
 larger or smaller is refused (:func:`check_spacing`): its coordinates are in other units
-(centimetres or millimetres), which the voxel size, the 2 m ground cells and the heights
-read as metres.
+(feet, inches, centimetres or millimetres), which the voxel size, the 2 m ground cells and
+the heights read as metres.
 """
 
 from __future__ import annotations
@@ -141,8 +141,24 @@ def _check_sizes(xyz, voxel, k_graph, cell=2.0):
 
 
 #: how many times larger or smaller than the training scans' a scan's point spacing may
-#: be (the ten Oakland part-2 scans: 0.040 to 0.071 m, 1.8x apart; centimetres are 100x)
-SPACING_FACTOR = 20.0
+#: be: the ten Oakland part-2 scans are 0.040 to 0.071 m, 1.79x apart, each within 1.46x
+#: of the median of the other nine (a model's), so 2.2x is that spread times a margin of
+#: 1.5; any of them in feet is 2.25x to 4.4x the others' median, in inches 27x to 52x, so
+#: feet, inches, centimetres and millimetres are refused (docs/results/segmentation.md);
+#: it was 20x, which let feet and inches through
+SPACING_FACTOR = 2.2
+
+#: units of coordinates, by how many times a metre they are
+_UNITS = {"feet": 3.2808, "inches": 39.370, "centimetres": 100.0, "millimetres": 1000.0}
+
+
+def _likely_units(ratio):
+    """The units (of :data:`_UNITS`) whose size against a metre is within
+    :data:`SPACING_FACTOR` of ``ratio`` (>= 1), nearest first (the nearest alone when none
+    is: a scan thinned or densified against the training scans moves the ratio too)."""
+    gap = {u: abs(np.log(ratio / f)) for u, f in _UNITS.items()}
+    near = sorted((u for u in gap if gap[u] < np.log(SPACING_FACTOR)), key=gap.get)
+    return near or [min(gap, key=gap.get)]
 
 #: the points whose nearest neighbour :func:`point_spacing` measures, at most
 _SPACING_SAMPLE = 5000
@@ -180,13 +196,18 @@ def check_spacing(spacing, trained, against="the training scans'"):
     ratio = spacing / trained
     if 1 / SPACING_FACTOR < ratio < SPACING_FACTOR:
         return
-    times = f"{ratio:.0f} times" if ratio > 1 else f"1/{1 / ratio:.0f} of"
-    units = ("centimetres or millimetres where those are in metres" if ratio > 1 else
-             "metres where those are in centimetres or millimetres")
+    big = max(ratio, 1 / ratio)
+    big = f"{big:.0f}" if big >= 100 else f"{big:.3g}"
+    times = f"{big} times" if ratio > 1 else f"1/{big} of"
+    scan = " or ".join(_likely_units(max(ratio, 1 / ratio)))
+    units = (f"{scan} where those are in metres" if ratio > 1 else
+             f"metres where those are in {scan}")
     raise ValueError(f"the scan's point spacing is {spacing:.4g} (median distance to the "
                      f"nearest point), {times} {against} {trained:.4g}: are its coordinates "
                      f"in other units ({units})? the features read them in the training "
-                     "scans' units")
+                     f"scans' units (scans in one unit are within {SPACING_FACTOR:g} times "
+                     "of each other's spacing; a scan thinned or densified beyond that is "
+                     "refused too)")
 
 
 def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0, spacing=None):

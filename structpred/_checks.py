@@ -13,6 +13,7 @@ import unicodedata
 import numpy as np
 
 __all__ = ["check_whole", "check_number", "check_seed", "resolve_seed", "estimator_seed",
+           "seed_generator",
            "SEED_INSTANCES", "check_n_jobs", "check_positive", "check_flag",
            "label_clash", "check_label_spellings", "whole_array", "split_comma_items",
            "physical_memory", "check_ordered"]
@@ -150,6 +151,18 @@ def resolve_seed(value, name="random_state", seed_sequence=False):
     if isinstance(value, np.random.Generator):
         return int(value.integers(0, 2 ** 32, dtype=np.uint64))
     return value if value is None or isinstance(value, np.random.SeedSequence) else int(value)
+
+
+def seed_generator(value, name="random_state", generators=False):
+    """The numpy ``Generator`` a function draws from for its ``random_state`` ``value``
+    (checked by :func:`check_seed`): a ``RandomState`` or ``Generator`` stands for the seed
+    :func:`resolve_seed` draws from it, as in every estimator (``default_rng`` used a
+    ``RandomState``'s own bit generator, and a ``Generator`` itself, so ``RandomState(7)``
+    did not give the result of the seed drawn from it); ``None`` is fresh entropy."""
+    check_seed(value, name, generators=generators)
+    if isinstance(value, SEED_INSTANCES):
+        value = resolve_seed(value, name)
+    return np.random.default_rng(value)
 
 
 def estimator_seed(estimator, name="random_state", seed_sequence=False):

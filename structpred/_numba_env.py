@@ -8,7 +8,10 @@ not know (``NUMBA_CPU_NAME=bogus``) two lines of LLVM's; CPU features not writte
 process (SIGABRT); a cache locator numba does not know (``NUMBA_CACHE_LOCATOR_CLASSES``) a
 traceback at the first compilation; a trace file that cannot be written
 (``NUMBA_CHROME_TRACE``) a traceback at exit.  :func:`check_numba_environment` finds these
-before any work, for the ``structpred`` command (:func:`structpred._startup.install`).
+before any work, for the ``structpred`` command (:func:`structpred._startup.install`), and
+at the import of the packages (``structpred``, ``alignment``, ``segmentation``, ``topics``,
+``sequence``) by a program, as an ``ImportError``
+(:func:`structpred._startup.check_import_environment`).
 Values numba reads and then ignores or works around (an unwritable ``NUMBA_CACHE_DIR``: it
 caches elsewhere; a ``NUMBA_THREADING_LAYER`` the toolkit never uses) are left alone.
 """

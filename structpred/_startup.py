@@ -5,7 +5,8 @@ Importing the package (numpy, numba, scipy) takes seconds; a Ctrl-C then arrives
 traceback.  When the process runs as the command (the ``structpred`` script or
 ``python -m structpred``), :func:`install` makes an uncaught ``KeyboardInterrupt`` one
 line and exit status 130 (SIGTERM: 143), as it is once the command runs.  A program that imports
-:mod:`structpred` as a library is left alone.
+:mod:`structpred` as a library is left alone, but for ``NUMBA_*`` variables that numba
+cannot use (:func:`check_import_environment`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["install", "running_as_command", "Terminated", "interrupt_in_chain"]
+__all__ = ["install", "running_as_command", "Terminated", "interrupt_in_chain",
+           "NumbaEnvironmentError", "check_import_environment"]
 
 
 def running_as_command():
@@ -79,10 +81,32 @@ def check_environment(environ=os.environ):
     return None
 
 
+class NumbaEnvironmentError(ImportError):
+    """A ``NUMBA_*`` variable numba cannot use, found when a program imports the toolkit."""
+
+
+def check_import_environment(environ=os.environ):
+    """For a program that imports the toolkit as a library: :class:`NumbaEnvironmentError`
+    (an ``ImportError``) naming the first ``NUMBA_*`` variable of ``environ`` that numba
+    cannot use and its value, raised before numba is imported by the toolkit (numba's own
+    import warned in nine lines and went on with its default, an LLVM assertion aborted
+    the process at the first compilation, ...).  Nothing is imported without a
+    ``NUMBA_*`` variable."""
+    numba_vars = {k: v for k, v in environ.items() if k.startswith("NUMBA_")}
+    if not numba_vars:
+        return
+    from ._numba_env import check_numba_environment
+
+    refusal = check_environment(numba_vars) or check_numba_environment(environ)
+    if refusal is not None:
+        raise NumbaEnvironmentError(refusal)
+
+
 def install():
     """Make an uncaught Ctrl-C (SIGTERM) one line and status 130 (143) when running as the
     command; refuse thread counts in the environment that the libraries cannot read, and
-    ``NUMBA_*`` variables that numba cannot use (:mod:`structpred._numba_env`)."""
+    ``NUMBA_*`` variables that numba cannot use (:mod:`structpred._numba_env`): in one line
+    for the command, by :func:`check_import_environment` for a program importing it."""
     if running_as_command():
         from ._numba_env import check_numba_environment
 
@@ -90,6 +114,8 @@ def install():
         if refusal is not None:
             sys.stderr.write(f"structpred: error: {refusal}\n")
             raise SystemExit(2)
+    else:
+        check_import_environment()
     if running_as_command() and sys.excepthook is sys.__excepthook__:
         import signal
 

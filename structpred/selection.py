@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from structpred._checks import seed_generator
 from structpred.parallel import ignore_interrupt
 
 __all__ = ["BootstrapResult", "Candidate", "describe_choice", "fit_candidates", "unwrap_eval_set",
@@ -104,7 +105,8 @@ def paired_bootstrap(stats_a, stats_b, score=None, *, greater_is_better=True, n_
     n_boot : int
     level : float
         Coverage of the reported interval.
-    random_state : int or numpy.random.Generator
+    random_state : int, None, numpy RandomState or Generator
+        (an instance: the seed :func:`structpred.resolve_seed` draws from it)
 
     Returns
     -------
@@ -124,7 +126,7 @@ def paired_bootstrap(stats_a, stats_b, score=None, *, greater_is_better=True, n_
     def improvement(sa, sb):
         return sign * (score(sb) - score(sa))
 
-    rng = np.random.default_rng(random_state)
+    rng = seed_generator(random_state, generators=True)   # a RandomState: its drawn seed
     diffs = np.empty(int(n_boot))
     for start in range(0, int(n_boot), 1000):          # bounded memory: 1000 resamples at a time
         stop = min(start + 1000, int(n_boot))

@@ -89,7 +89,7 @@ def test_the_real_scans_spacings_are_near():
     spacings = [point_spacing(load_points(f)[0]) for f in files]
     assert len(spacings) >= 3
     assert 0.03 < min(spacings) and max(spacings) < 0.08   # metres (docs/results/segmentation.md)
-    assert max(spacings) / min(spacings) < SPACING_FACTOR / 5
+    assert max(spacings) / min(spacings) < SPACING_FACTOR / 1.2   # 1.79 (factor 2.2)
 
 
 @SETTINGS
@@ -104,15 +104,18 @@ def test_scans_in_other_units_are_refused(scan_model, scale, size):
     with pytest.raises(ValueError, match="are its coordinates in other units") as info:
         scan_model.predict_points(scaled)
     assert f"{scan_model.spacing_:.4g}" in str(info.value)
-    assert ("centimetres or millimetres where" in str(info.value)) == (scale > 1)
+    assert bool(re.search("(centimetres|millimetres) where", str(info.value))) == (scale > 1)
     if scale > 1:     # a graph made without the model's spacing: refused at prediction
         with pytest.raises(ValueError, match="other units"):
             scan_model.predict_graph(scan_model.point_graph(scaled))
 
 
 @SETTINGS
-@given(scale=st.floats(0.5, 2.0), step=st.sampled_from([1, 10, 40]))
+@given(scale=st.floats(0.8, 1.25), step=st.sampled_from([5, 10, 20]))
 def test_scans_in_metres_are_read(scan_model, scale, step):
+    """Scans of about the training scans' density (the model's: every 10th point), in
+    metres; a scan thinned or densified beyond 2.2 times the spacing (about 5 times the
+    points) is refused, as its units are (tests/test_unusual_inputs_api_12.py)."""
     xyz, _ = _labelled("oakland_part2_06.xyz_label_conf.gz", step)
     pred = scan_model.predict_points(xyz * scale)
     assert pred.shape == (xyz.shape[0],) and pred.dtype == bool
@@ -157,7 +160,7 @@ def test_segment_refuses_a_scan_in_other_units(scan_files, tmp_path, capsys, uni
     argv += ["-o", str(tmp_path / "out")] if command == "predict" else []
     rc, _, err = run_cli(argv + ["-q"], capsys)
     assert one_line_error(rc, err, f"{scan}:", "point spacing", f"{trained:.4g}",
-                          "other units", "centimetres or millimetres"), err
+                          "other units", "centimetres" if unit == "cm" else "millimetres"), err
     assert not (tmp_path / "out").exists()
 
 

@@ -317,6 +317,30 @@ def check_known_labels(classes, y):
         raise ValueError(f"y contains labels not seen in training: {unseen[:5].tolist()}")
 
 
+def check_sample_weight(sample_weight):
+    """``sample_weight`` of ``score`` as a float array, or ``None``: numbers >= 0 (booleans
+    as 0 and 1), finite.  A negative weight was taken (an accuracy above 1, or below 0,
+    silently) and strings were numpy's "The `dtype` and `signature` arguments to ufuncs";
+    scikit-learn checks the length and that one weight is not 0."""
+    if sample_weight is None or np.isscalar(sample_weight) and not isinstance(
+            sample_weight, (str, bytes)):
+        if sample_weight is not None and not (np.isfinite(sample_weight)
+                                              and sample_weight > 0):
+            raise ValueError(f"sample_weight must be > 0 and finite, got {sample_weight!r}")
+        return sample_weight
+    w = np.asarray(sample_weight)
+    if w.dtype.kind not in "biuf":
+        raise ValueError(f"sample_weight must hold numbers, got values of type {w.dtype} "
+                         f"such as {w.ravel()[:1].tolist()}" if w.size else
+                         "sample_weight must hold numbers")
+    w = w.astype(np.float64)
+    if w.size and not (np.all(np.isfinite(w)) and w.min() >= 0):
+        bad = int(np.flatnonzero(~(np.isfinite(w) & (w >= 0)))[0]) if w.ndim == 1 else None
+        where = f" (document {bad}: {float(w[bad])!r})" if bad is not None else ""
+        raise ValueError(f"sample_weight must be finite numbers >= 0{where}")
+    return w
+
+
 class CountClassifierTags:
     """scikit-learn tags shared by the topic-model classifiers.
 
@@ -324,6 +348,11 @@ class CountClassifierTags:
     document-term matrix (or texts); on the random data of the estimator checks
     the topic models score poorly by design (``poor_score``).
     """
+
+    def score(self, X, y, sample_weight=None):
+        """scikit-learn's accuracy, ``sample_weight`` checked first
+        (:func:`check_sample_weight`)."""
+        return super().score(X, y, sample_weight=check_sample_weight(sample_weight))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from structpred import resolve_seed, seed_generator
+
 from .corpus import Vocabulary
 from .registry import CV_BELOW, CV_FOLDS
 
@@ -168,7 +170,7 @@ def validation_split(labels, fraction=0.2, seed=0):
     if not 0.0 < float(fraction) < 1.0:
         raise ValueError(f"the validation fraction must lie in (0, 1), got {fraction!r}")
     y = np.asarray(labels)
-    rng = np.random.default_rng(seed)
+    rng = seed_generator(seed, "seed", generators=True)   # a RandomState: its drawn seed
     valid = []
     for c in np.unique(y):
         idx = np.flatnonzero(y == c)
@@ -188,7 +190,7 @@ def cross_validation_folds(labels, n_folds=CV_FOLDS, seed=0):
     two-class fold of one class, an error counted for every candidate alike).  Within each
     class the documents are shuffled by ``seed`` and dealt to the folds in turn."""
     y = np.asarray(labels)
-    rng = np.random.default_rng(seed)
+    rng = seed_generator(seed, "seed", generators=True)   # a RandomState: its drawn seed
     fold = np.full(y.size, -1, dtype=np.int64)
     start = 0
     for c in np.unique(y):
@@ -423,6 +425,7 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
 
     texts, y, valid_texts, valid_labels = _checked_data(texts, labels, valid_texts,
                                                         valid_labels, time_budget)
+    seed = resolve_seed(seed, "seed")   # a RandomState: one seed drawn, for splits and fits
     specs = list(specs)
     if valid_texts is not None:
         all_texts = list(texts) + list(valid_texts)
@@ -477,6 +480,7 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
 
 def fit_spec(spec, texts, labels, *, seed=0, overrides=None):
     """Fit ``spec`` on all of ``texts``: ``(vocabulary, estimator)``."""
+    seed = resolve_seed(seed, "seed")   # checked before the vocabulary is built
     vocab = spec.make_vocabulary(overrides)
     X = vocab.fit_transform(list(texts))
     if X.sum() == 0:

@@ -23,16 +23,29 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 
-from structpred import check_positive, estimator_seed
+from structpred import check_positive, estimator_seed, seed_generator
 
 from ._validation import (CountClassifierTags, check_classifier_topics, validate_count_input,
                           validate_labels)
 from .lda import LDA
 
-__all__ = ["LDASVM", "fit_linear_svm", "DEFAULT_C_GRID"]
+__all__ = ["LDASVM", "fit_linear_svm", "DEFAULT_C_GRID", "C_RANGE"]
 
 #: geometric grid for the SVM's ``C`` (features are standardised first)
 DEFAULT_C_GRID = (1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
+
+#: the SVM's ``C`` allowed, far beyond the grid: liblinear on standardised features ran
+#: without bound for ``C=1e100`` and ``C=1e-300`` (``LDASVM(C=1e300)``: minutes, then on)
+C_RANGE = (1e-8, 1e8)
+
+
+def _check_c(name, c):
+    """``ValueError`` unless ``c`` is a real number within :data:`C_RANGE`."""
+    c = check_positive(name, c)   # a bool, a string, NaN, inf, 0 or less: the usual wording
+    lo, hi = C_RANGE
+    if not lo <= c <= hi:
+        raise ValueError(f"{name} must lie in [{lo:g}, {hi:g}] (the SVM's solver runs without "
+                         f"bound far outside it), got {c!r}")
 
 
 def _stratified_holdout(y, fraction, rng):
@@ -53,6 +66,8 @@ def fit_linear_svm(F, y, C=None, C_grid=DEFAULT_C_GRID, validation_fraction=0.2,
     smallest ``C``) is refitted on all of ``F``.  Returns ``(pipeline, C, errors)``
     where ``errors`` maps each tried ``C`` to its validation error.
     """
+    for c in ([C] if C is not None else list(C_grid)):
+        _check_c("C" if C is not None else "C_grid", c)
     F = np.asarray(F, float)
     y = np.asarray(y)
 
@@ -61,7 +76,7 @@ def fit_linear_svm(F, y, C=None, C_grid=DEFAULT_C_GRID, validation_fraction=0.2,
 
     errors = {}
     if C is None:
-        val = _stratified_holdout(y, validation_fraction, np.random.default_rng(random_state))
+        val = _stratified_holdout(y, validation_fraction, seed_generator(random_state, generators=True))
         if val.any() and np.unique(y[~val]).size > 1:
             for c in C_grid:
                 errors[float(c)] = float(np.mean(make(c).fit(F[~val], y[~val]).predict(F[val]) != y[val]))
@@ -137,7 +152,8 @@ class LDASVM(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEstimat
         check_classifier_topics(self.n_topics)
         self._lda()._check_params()
         for c in ([self.C] if self.C is not None else list(self.C_grid)):
-            check_positive("C", c)   # LinearSVC's own message came from inside the fit
+            # LinearSVC's own message came from inside the fit; 1e300 ran without bound
+            _check_c("C" if self.C is not None else "C_grid", c)
 
     def fit(self, X, y):
         """Fit LDA on ``X`` (texts, token lists or counts), then the SVM on ``E[theta_d]``."""

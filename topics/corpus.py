@@ -427,7 +427,12 @@ def check_counts(X, *, integer=False, round_counts=False, allow_empty_rows=True,
     if not isinstance(round_counts, (bool, np.bool_)):
         raise ValueError(f"round_counts must be True or False, got {round_counts!r}")
     if sp.issparse(X):
-        X = sp.csr_matrix(X)
+        # a copy: the caller's matrix is never changed (eliminate_zeros and sort_indices
+        # below rewrote the arrays it shares, changing its values); duplicate entries of
+        # one cell summed first (each was a token, or a presence, of its own: the model
+        # depended on how the matrix was stored)
+        X = sp.csr_matrix(X, copy=True)
+        X.sum_duplicates()
         data = X.data
     else:
         try:

@@ -34,10 +34,10 @@ from sklearn.exceptions import NotFittedError
 
 from structpred.learners import check_iterations
 
-from structpred import check_positive, estimator_seed
+from structpred import check_positive, estimator_seed, resolve_seed
 
 from ._validation import (check_documents_have_text, check_sweep_counts, check_whole,
-                          documents_or_counts)
+                          documents_or_counts, validate_count_input)
 from .corpus import (Vocabulary, as_count_matrix, check_topic_tables, is_text_input,
                      token_arrays)
 
@@ -55,7 +55,7 @@ def derive_seed(random_state, *keys):
     """A seed in ``[0, 2**31 - 1)`` for numba's generator, a function of ``random_state``
     (an int; ``None`` draws fresh entropy) and the integer ``keys`` only (e.g. a purpose and a
     sweep or document counter), so that each stream can be rebuilt without replaying others."""
-    entropy = np.random.SeedSequence(random_state).entropy
+    entropy = np.random.SeedSequence(resolve_seed(random_state)).entropy   # a RandomState too
     return int(np.random.default_rng([entropy, *[int(k) for k in keys]]).integers(2**31 - 1))
 
 
@@ -334,6 +334,11 @@ class LDA(BaseEstimator):
 
     def _counts(self, X, fitting):
         X = documents_or_counts(self, X)
+        if isinstance(X, (str, bytes)) or (getattr(X, "ndim", 2) != 2
+                                           and not is_text_input(X)):
+            # the classifiers' words ("got a single string; wrap it in a list", "got a 1-D
+            # array ... Reshape"): LDA said "got 0-D" and "got 1-D"
+            validate_count_input(self, X, reset=False)
         if isinstance(X, (list, tuple)) and len(X) == 0:   # was "got 1-D" (a matrix's words)
             raise ValueError(f"LDA: X holds no documents (an empty {type(X).__name__})")
         if is_text_input(X):

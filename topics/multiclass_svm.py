@@ -37,6 +37,8 @@ import numba as nb
 import numpy as np
 import scipy.sparse as sp
 
+from structpred import seed_generator
+
 __all__ = ["MulticlassSVMResult", "fit_multiclass_svm_dual", "svm_objectives", "kappa_from_lambda"]
 
 
@@ -238,7 +240,8 @@ def fit_multiclass_svm_dual(F, y, C, cost=16.0, n_classes=None, lam0=None, tol=1
     tol : float
         Stop when ``primal - dual <= tol * max(1, |primal|)``.
     max_epochs : int
-    random_state : int or None
+    random_state : int, None, numpy RandomState or Generator
+        (an instance: the seed :func:`structpred.resolve_seed` draws from it)
         Seeds the document order of each epoch.
 
     Returns
@@ -275,7 +278,7 @@ def fit_multiclass_svm_dual(F, y, C, cost=16.0, n_classes=None, lam0=None, tol=1
         lam[over] *= cap / lam[over].sum(axis=1, keepdims=True)
     kappa = kappa_from_lambda(F, y, lam, M)
     sq = np.einsum("dk,dk->d", F, F)
-    rng = np.random.default_rng(random_state)
+    rng = seed_generator(random_state, generators=True)   # a RandomState: its drawn seed
     history = []
     status = "max_iter"
     epoch = 0

@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 
+from structpred import check_seed
+
 __all__ = ["ModelSpec", "MODELS", "make_estimator"]
 
 
@@ -94,7 +96,7 @@ def make_estimator(model, *, n_topics=None, iterations=None, seed=0, n_classes=N
         and the shared topics).
     iterations : int, optional
         ``--iterations``.
-    seed : int
+    seed : int, None, numpy RandomState or Generator
         ``random_state``.
     n_classes : int, optional
         Needed by ``disclda`` with ``n_topics``.
@@ -122,6 +124,7 @@ def make_estimator(model, *, n_topics=None, iterations=None, seed=0, n_classes=N
             kw[spec.topics] = int(n_topics)
     if iterations is not None:
         kw[spec.iterations] = int(iterations)
+    check_seed(seed, "seed")   # an instance is kept: the estimator draws its seed once
     kw["random_state"] = seed
     for k, v in (params or {}).items():
         if k not in names or k == "vocabulary":

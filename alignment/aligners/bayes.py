@@ -43,6 +43,10 @@ BAYES_DEFAULTS = {"em_iterations": 5, "ibm1_iterations": 4, "hmm_iterations": 4,
                   "alpha_fert": 0.5, "null_prob": 0.2, "max_jump": 100,
                   "lowercase": True, "prefix": 4, "symmetrize": "intersection"}
 
+#: the smallest Dirichlet concentration (``alpha_*``) taken: the sampler's fertility
+#: probabilities divided by zero from ``alpha_fert=1e-17`` down
+MIN_ALPHA = 1e-10
+
 #: the most sweeps (and samplers) a run accepts, as the learners' and the command line's
 #: iteration cap
 MAX_SWEEPS = 10 ** 7
@@ -270,6 +274,10 @@ class BayesianAligner(BaseEstimator):
             check_flag(name, getattr(self, name))
         if not min(self.alpha_lex, self.alpha_jump, self.alpha_fert) > 0:   # NaN too
             raise ValueError("the Dirichlet concentrations must be positive")
+        for name in ("alpha_lex", "alpha_jump", "alpha_fert"):
+            if float(getattr(self, name)) < MIN_ALPHA:   # alpha_fert=1e-17: ZeroDivisionError
+                raise ValueError(f"{name} must be at least {MIN_ALPHA:g} (a smaller prior "
+                                 f"vanishes beside the counts), got {getattr(self, name)!r}")
         if int(self.max_jump) < 1 or int(self.max_fertility) < 2:
             raise ValueError("max_jump must be >= 1 and max_fertility >= 2")
         if self.symmetrize not in _SYMMETRIZE:

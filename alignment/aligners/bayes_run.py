@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from structpred import resolve_seed
 from structpred.io import counted, load_npz, save_npz
 from .._runtime import log as _log
 from .runs import (AlignerRun, LinkSets, _as_lines, _check_bitext, _cpu_seconds, _entry_dir,
@@ -59,9 +60,9 @@ def bayes_options(random_state=0, **options):
     unknown = sorted(set(options) - set(params))
     if unknown:
         raise ValueError(f"unknown bayes options {unknown}; known: {sorted(params)}")
-    if not isinstance(random_state, (int, np.integer)) or isinstance(random_state, bool):
-        raise ValueError(f"the bayes run needs an integer random_state, not {random_state!r}")
-    return {**params, **options, "random_state": int(random_state)}
+    if random_state is None:   # fresh entropy: a seed drawn now, kept in the run's options
+        random_state = np.random.default_rng()
+    return {**params, **options, "random_state": resolve_seed(random_state)}
 
 
 def _version():
@@ -109,8 +110,10 @@ def run_bayes(src, tgt, cache_dir, random_state=0, n_jobs=1, refresh=False, verb
     cache_dir : path or None
         Where runs are kept (``None``: no cache, always run; new pairs then cannot be
         aligned from it).
-    random_state : int
-        Seed of every sampler (part of the fingerprint).
+    random_state : int, None, numpy RandomState or Generator
+        Seed of every sampler (part of the fingerprint): a ``RandomState`` or ``Generator``
+        stands for the seed :func:`structpred.resolve_seed` draws from it, ``None`` for a
+        seed drawn from fresh entropy (kept in the run's ``options``).
     n_jobs : int
         Threads (2: the two directions at once); the links do not depend on it.
     refresh : bool

@@ -145,7 +145,8 @@ def paired_bootstrap(counts_a, counts_b, n_boot=10000, level=0.95, random_state=
     n_boot : int
     level : float
         Coverage of the reported interval.
-    random_state : int or numpy.random.Generator
+    random_state : int, None, numpy RandomState or Generator
+        (an instance: the seed :func:`structpred.resolve_seed` draws from it)
 
     Returns
     -------

@@ -63,7 +63,7 @@ from pathlib import Path
 
 import numpy as np
 
-from structpred import check_n_jobs
+from structpred import check_n_jobs, resolve_seed
 
 from .._runtime import log as _log
 from ..aligners.linkfiles import _key
@@ -188,6 +188,7 @@ def start_sources(sources, pairs, bitext_src=None, bitext_tgt=None, cache_dir=".
         return {}
     src, tgt = _source_text(pairs, bitext_src, bitext_tgt)
     where = None if cache_dir is None else str(Path(cache_dir) / "aligners")
+    random_state = resolve_seed(random_state)   # a RandomState: the seed drawn from it
     return {"bayes": _start_bayes((src, tgt, where, random_state), n_jobs, verbose,
                                   "beside the statistics and our HMM")}
 
@@ -265,8 +266,8 @@ class AlignerLinks:
             ``<cache_dir>/unsupervised`` holds the ``hmm`` model and
             ``<cache_dir>/aligners`` the runs of ``bayes`` and the external aligners,
             each keyed by a fingerprint of the text and the options.
-        random_state : int
-            Seed of the ``bayes`` run (part of its fingerprint).
+        random_state : int, None, numpy RandomState or Generator
+            Seed of the ``bayes`` run (part of its fingerprint; see :func:`run_bayes`).
         n_jobs : int
             Threads of the ``bayes`` run and of the ``hmm`` source's training (neither's
             output depends on them); with more than one, the ``bayes`` run also runs
@@ -285,6 +286,7 @@ class AlignerLinks:
         # the Bayesian run samples (numba, without the GIL) in a thread while our HMM
         # trains in this one (with n_jobs > 1): they are independent, and neither's output
         # depends on the threads or on the other
+        random_state = resolve_seed(random_state)   # a RandomState: the seed drawn from it
         key = (src, tgt, None if where is None else str(where), random_state)
         bayes_job = (started or {}).get("bayes")
         if bayes_job is not None and bayes_job.key != key:     # started on other text

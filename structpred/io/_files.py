@@ -35,8 +35,8 @@ from ._encoding import (_ENCODING, LineRefused, _other_encoding_hint, check_enco
                         given_encoding, input_encoding, multi_byte, utf8_held_back,
                         utf8_misread_reason, utf8_read_as)
 from ._magic import (BINARY_MAGIC, _binary_first_line, _name_read_error,  # noqa: F401
-                     binary_kind, blank_tail_hint, compressed_name, naming_read_errors,
-                     unexpanded_hint)
+                     binary_kind, blank_tail_hint, compressed_name, gz_name,
+                     naming_read_errors, unexpanded_hint)
 
 __all__ = ["MAX_LINE_BYTES", "FormatError", "OutputPathError", "missing_reason", "odd_entry_reason", "open_text", "read_lines",
            "gz_name", "blank_tail_hint",
@@ -79,13 +79,6 @@ class FormatError(ValueError):
 
 def _is_stdio(path):
     return isinstance(path, str) and path == "-"
-
-
-def gz_name(path):
-    """Whether ``path`` names a gzip file: it ends in ``.gz`` in any case (``out.txt.GZ``
-    was written as plain text, while ``.BZ2`` was refused as a name of another
-    compressor)."""
-    return os.fspath(path).lower().endswith(".gz")
 
 
 def missing_reason(path, what="file"):
@@ -133,9 +126,20 @@ def odd_entry_reason(path, note=", not a file"):
     return reason
 
 
+def _fspath(path):
+    """``os.fspath(path)``; an open file, a number or ``None`` given as the path is a
+    ``TypeError`` saying what is wanted (it was Python's "expected str, bytes or
+    os.PathLike object, not TextIOWrapper")."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        what = "an open file" if hasattr(path, "read") else f"{type(path).__name__} {path!r:.40}"
+        raise TypeError(f"expected a file's path (str or pathlib.Path; '-' for standard "
+                        f"input), got {what}")
+    return os.fspath(path)
+
+
 def _check_readable_file(path):
     """A folder, or a missing file, as a clear error before opening."""
-    name = os.fspath(path)
+    name = _fspath(path)
     if os.path.isdir(name):
         raise FormatError(name, None, "is a folder, not a file")
     reason = missing_reason(name)
@@ -350,7 +354,7 @@ def read_lines(path, encoding=None, max_line=None):
         line, a line longer than ``max_line``, text in UTF-8 read in another encoding
         beyond ASCII, or a corrupt or truncated gzip stream.
     """
-    name = path if isinstance(path, str) else os.fspath(path)
+    name = path if isinstance(path, str) else _fspath(path)
     encoding = _ENCODING["name"] if encoding is None else check_encoding(encoding)
     utf8 = encoding == "utf-8"
     where = [0]

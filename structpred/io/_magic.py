@@ -161,3 +161,10 @@ def blank_tail_hint(extra):
     n = len(extra)
     return (f" (its last {'line is' if n == 1 else f'{n} lines are'} blank: empty lines at the "
             "end? remove them)")
+
+
+def gz_name(path):
+    """Whether ``path`` names a gzip file: it ends in ``.gz`` in any case (``out.txt.GZ``
+    was written as plain text, while ``.BZ2`` was refused as a name of another
+    compressor)."""
+    return os.fspath(path).lower().endswith(".gz")

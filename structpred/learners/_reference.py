@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from tqdm.auto import tqdm
 
-from .._checks import check_number, check_positive
+from .._checks import check_number, check_positive, seed_generator
 from ..io import progress_enabled
 from ._dual_extragradient import _prepare, step_size
 from ._executor import make_backend
@@ -70,7 +70,7 @@ def averaged_perceptron(examples, n_epochs=10, learning_rate=1.0, W=None, monito
     examples = list(iterate_examples(examples))
     W, monitor, d = _prepare(examples, W, monitor, n_epochs, "n_epochs",
                              random_state=random_state)
-    rng = np.random.default_rng(random_state)
+    rng = seed_generator(random_state, generators=True)   # a RandomState: its drawn seed
     w = W.project(np.zeros(d))
     wsum = np.zeros(d)
     steps = 0

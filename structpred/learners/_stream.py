@@ -12,7 +12,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from .._checks import check_number, check_ordered, check_seed, check_whole
+from .._checks import check_number, check_ordered, check_whole, seed_generator
 
 __all__ = ["ExampleStream", "RemoteExamples", "iterate_examples", "first_example"]
 
@@ -127,7 +127,8 @@ def power_iteration_norm(examples, n_iter=100, tol=1e-7, random_state=0, backend
     """
     check_whole("n_iter", n_iter)   # 0 returned 0.0, a norm of no iteration
     check_number("tol", tol)
-    check_seed(random_state, generators=True)   # -1: numpy's "expected non-negative integer"
+    # -1: numpy's "expected non-negative integer"; a RandomState: the seed drawn from it
+    rng = seed_generator(random_state, generators=True)
     if backend is not None:
         def BBt(v):
             return backend.map_reduce(ff_product, v)[0]
@@ -139,7 +140,6 @@ def power_iteration_norm(examples, n_iter=100, tol=1e-7, random_state=0, backend
                 u += ex.F @ (ex.F_T @ v)
             return u
         d = n_features_of(examples)
-    rng = np.random.default_rng(random_state)
     v = rng.standard_normal(d)
     v /= np.linalg.norm(v)
     lam = 0.0
