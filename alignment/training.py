@@ -186,29 +186,32 @@ def train_aligner(pairs, gold=None, *, stats, eval_set=None, bitext=None, aligne
         raise ValueError(f"labels={labels!r} needs the bitext to run the labeller on")
     t0 = time.perf_counter()
     random_state = resolve_seed(random_state)   # a RandomState: one seed for the runs and fits
+    auto_model = model == "auto"
+    choose = valid_pairs is not None and not thesis
+    extended = "M+F+Q" if auto_model and choose else None
+    if extended and interaction_stats is None and bitext is None:
+        _log(verbose, "model auto: M only (M+F+Q needs the bitext or interaction_stats)")
+        extended = None
+    inter = _InteractionCache(interaction_stats, stats, bitext, verbose)
+    if extended and executor is None and check_n_jobs(jobs, "jobs") > 1:
+        inter.start()   # counted beside our HMM's training, for the M+F+Q candidate
     gold, links, sources = _aligner_features(pairs, gold, valid_pairs, bitext, aligners,
                                              labels, thesis, cache_dir, max_len, verbose,
                                              random_state=random_state,
                                              jobs=check_n_jobs(jobs, "jobs"), started=started)
     t1 = time.perf_counter()
-    auto_model = model == "auto"
     D, Q = MODELS["M" if auto_model else model]
     if max_fertility is not None:
         if D == 1:
             raise ValueError(f"max_fertility needs a +F model, not {model}")
         D = max_fertility
-    choose = valid_pairs is not None and not thesis
     n_iter = n_iter or (1000 if valid_pairs is not None and not thesis else 200)
     c_negs = tuple(C_NEG_GRID if choose else (3.0,)) if c_neg == "auto" else tuple(c_neg)
     if len(c_negs) > 1 and valid_pairs is None:
         raise ValueError("several c- values need validation sentences to choose from")
-    extended = "M+F+Q" if auto_model and choose else None
-    if extended and interaction_stats is None and bitext is None:
-        _log(verbose, "model auto: M only (M+F+Q needs the bitext or interaction_stats)")
-        extended = None
     jobs = 1 if executor is not None else check_n_jobs(jobs, "jobs")   # -1: every CPU
     quiet_fits = len(c_negs) > 1 and jobs > 1
-    inter = _InteractionCache(interaction_stats, stats, bitext, verbose)
+    inter.wait()   # no thread may run while the candidates are fitted in forked processes
     base = dict(params, aligners=sources, use_external=external is not None, n_iter=n_iter,
                 random_state=random_state)
     # early stopping after 10 validations without progress, as align train (not the thesis)
@@ -259,13 +262,42 @@ def _make_model(base, D, Q, c_neg, variant, verbose):
 
 
 class _InteractionCache:
-    """The interaction statistics, built once and only when a +F/+Q model needs them."""
+    """The interaction statistics, built once and only when a +F/+Q model needs them, or
+    in a background thread from :meth:`start` (the same statistics: only the time at which
+    they are counted differs)."""
 
     def __init__(self, given, stats, bitext, verbose):
         self.given, self.stats, self.bitext, self.verbose = given, stats, bitext, verbose
-        self.value = None
+        self.value, self._thread, self._error = None, None, None
+
+    def start(self):
+        """Count them in a daemon thread now; :meth:`get` waits for it."""
+        import threading
+
+        def build():
+            try:
+                self._build()
+            except BaseException as exc:  # noqa: B902 - raised by get(), in the main thread
+                self._error = exc
+
+        self._thread = threading.Thread(target=build, daemon=True)
+        self._thread.start()
+
+    def wait(self):
+        """Wait for the thread of :meth:`start`, if any (polling, so that Ctrl-C is felt)."""
+        while self._thread is not None and self._thread.is_alive():
+            self._thread.join(0.1)
+        self._thread = None
 
     def get(self):
+        self.wait()
+        if self._error is not None:
+            raise self._error
+        if self.value is None:
+            self._build()
+        return self.value
+
+    def _build(self):
         if self.value is None:
             from .stats.interactions import InteractionStatistics
 
@@ -280,7 +312,6 @@ class _InteractionCache:
                 raise ValueError("the +F/+Q models need interaction_stats or the bitext")
             value.check_statistics(self.stats)
             self.value = value
-        return self.value
 
 
 def _wanted_sources(bitext, aligners, labels, thesis, verbose=False):
