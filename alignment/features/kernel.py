@@ -194,14 +194,21 @@ def _top2(x, start, step, count):
 
 @nb.njit(cache=True, nogil=True)
 def _pair_bests(dice, e0, m, n):
-    """Largest and second largest Dice score of each row and column of a pair's block."""
+    """Largest and second largest Dice score of each row and column of a pair's block, and
+    the positions' places, divided once per pair rather than once per edge (the same
+    numbers): the word centres ``(j + 0.5) / m`` and ``(k + 0.5) / n``, and each source
+    word's centre on the target side, ``(j + 0.5) * n / m``."""
     rmax, rsec = np.empty(m), np.empty(m)
     cmax, csec = np.empty(n), np.empty(n)
+    rel_j, diag_j, rel_k = np.empty(m), np.empty(m), np.empty(n)
     for j in range(m):
         rmax[j], rsec[j] = _top2(dice, e0 + j * n, 1, n)
+        rel_j[j] = (j + 0.5) / m
+        diag_j[j] = (j + 0.5) * n / m
     for k in range(n):
         cmax[k], csec[k] = _top2(dice, e0 + k, n, m)
-    return rmax, rsec, cmax, csec
+        rel_k[k] = (k + 0.5) / n
+    return rmax, rsec, cmax, csec, rel_j, rel_k, diag_j
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
@@ -219,12 +226,12 @@ def _edge_values(v, a0, b0, e0, m, n, j, k, sint, tint, sflt, tflt, mats, nulls,
     nf, nbk = nulls
     hf, hb = hmms[0], hmms[1]
     lpf, lpb, ldice, lhf, lhb = logs
-    rmax, rsec, cmax, csec = bests
+    rmax, rsec, cmax, csec, rel_j, rel_k, diag_j = bests
     sj, tk = a0 + j, b0 + k
     i = e0 + j * n + k
     d = dice[i]
-    jj = (j + 0.5) / m
-    kk = (k + 0.5) / n
+    jj = rel_j[j]
+    kk = rel_k[k]
     dist = abs(jj - kk)
     exact = sint[sj, 3] == tint[tk, 3]
     cp = 0
@@ -270,7 +277,7 @@ def _edge_values(v, a0, b0, e0, m, n, j, k, sint, tint, sflt, tflt, mats, nulls,
     v[32] = dist < 0.05                         # dist_lt_05
     v[33] = dist < 0.10                         # dist_lt_10
     v[34] = dist < 0.20                         # dist_lt_20
-    v[35] = abs((j + 0.5) * n / m - (k + 0.5)) <= 1.0                # near_diag_word
+    v[35] = abs(diag_j[j] - (k + 0.5)) <= 1.0                        # near_diag_word
     v[36] = n >= 2 and d >= rsec[j] and d > 0 and not rb              # dice_row_rank2
     v[37] = m >= 2 and d >= csec[k] and d > 0 and not cb              # dice_col_rank2
     if flags[0]:

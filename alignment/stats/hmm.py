@@ -63,8 +63,8 @@ from .._cache import bitext_key, fit_options
 
 from .._runtime import (add_parts, check_stop, chunk_ranges, progress_enabled, run_parts,
                         run_threads)
-from ..data.cooc import find_in_row
 from ..data.corpus import EncodedCorpus
+from .hmm_posterior import _jump_index, _jump_matrix, hmm_forward, hmm_posteriors
 from .ibm import m_step, pair_index
 
 __all__ = ["HMMTables", "train_hmm", "train_hmm_files", "hmm_posteriors", "hmm_forward_backward",
@@ -72,30 +72,6 @@ __all__ = ["HMMTables", "train_hmm", "train_hmm_files", "hmm_posteriors", "hmm_f
 
 FORMAT_NAME = "structpred-hmm-tables"
 FORMAT_VERSION = 1
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _jump_index(d, max_jump):
-    """Index of the jump ``d`` (clipped to ``-D..D``) in the jump weights."""
-    return min(max(d, -max_jump), max_jump) + max_jump
-
-
-@numba.njit(cache=True, nogil=True)
-def _jump_matrix(C, w, p0, max_jump):
-    """``J[r, i]``: probability of a jump from remembered position ``r`` (0..C, 0 =
-    before the sentence) to real position ``i`` (1..C, stored at ``i - 1``),
-    times ``1 - p0``."""
-    J = np.empty((C + 1, C))
-    for r in range(C + 1):
-        tot = 0.0
-        for i in range(C):
-            v = w[_jump_index(i + 1 - r, max_jump)]
-            J[r, i] = v
-            tot += v
-        f = (1.0 - p0) / tot if tot > 0.0 else 0.0
-        for i in range(C):
-            J[r, i] *= f
-    return J
 
 
 @numba.njit(cache=True, nogil=True)
@@ -126,43 +102,8 @@ def hmm_forward_backward(E, e_null, J, p0):
         Log-likelihood of the generated sentence.
     """
     G, C = E.shape
-    # alpha over real states (G, C) and NULL states by remembered position (G, C + 1)
-    a_real = np.zeros((G, C))
-    a_null = np.zeros((G, C + 1))
-    scale = np.zeros(G)
-    A = np.zeros(C + 1)  # mass by remembered position at k - 1
-    A[0] = 1.0
-    acc = np.empty(C)
-    for k in range(G):
-        # acc[i] = sum_r A[r] J[r, i], row by row of J (contiguous, vectorised), each
-        # acc[i] summed over r = 0..C in order as before: the same floating-point result
-        acc[:] = 0.0
-        for r in range(C + 1):
-            a = A[r]
-            for i in range(C):
-                acc[i] += a * J[r, i]
-        s = 0.0
-        for i in range(C):
-            v = acc[i] * E[k, i]
-            a_real[k, i] = v
-            s += v
-        for r in range(C + 1):
-            v = A[r] * p0 * e_null[k]
-            a_null[k, r] = v
-            s += v
-        if s <= 0.0:
-            s = 1e-300
-        scale[k] = s
-        inv = 1.0 / s
-        for i in range(C):
-            a_real[k, i] *= inv
-        for r in range(C + 1):
-            a_null[k, r] *= inv
-        # remembered position after k: real state i -> i + 1, NULL_r -> r
-        for r in range(C + 1):
-            A[r] = a_null[k, r]
-        for i in range(C):
-            A[i + 1] += a_real[k, i]
+    a_real, a_null, scale = hmm_forward(E, e_null, J, p0)
+    A = np.empty(C + 1)
     # backward: B[r] depends only on the remembered position r
     B = np.ones(C + 1)
     gamma = np.zeros((G, C))
@@ -449,44 +390,6 @@ class HMMTables:
         is a :class:`~structpred.FormatError`."""
         _, a = load_npz(path, FORMAT_NAME, (FORMAT_VERSION,), "HMM tables")
         return cls.from_arrays(a, "", path)
-
-
-@numba.njit(cache=True, nogil=True)
-def _emissions(gen, cond, row_ptr, cols, t, t_null, floor, gen_is_tgt):
-    G, C = len(gen), len(cond)
-    E = np.empty((G, C))
-    en = np.empty(G)
-    nrows = len(row_ptr) - 1
-    for g in range(G):
-        x = gen[g]
-        en[g] = max(t_null[x], floor) if 0 <= x < len(t_null) else floor
-        for c in range(C):
-            e, f = (cond[c], x) if gen_is_tgt else (x, cond[c])
-            p = -1
-            if 0 <= e < nrows:
-                p = find_in_row(cols, row_ptr[e], row_ptr[e + 1], f)
-            E[g, c] = max(t[p], floor) if p >= 0 else floor
-    return E, en
-
-
-@numba.njit(cache=True, nogil=True)
-def hmm_posteriors(e_ids, f_ids, row_ptr, cols, t_fwd, t_bwd, t_null_fwd, t_null_bwd,
-                   jump_fwd, jump_bwd, p0_fwd, p0_bwd, max_jump, floor):
-    """HMM link posteriors of one sentence pair, both directions, as ``(m, n)`` arrays."""
-    m, n = len(e_ids), len(f_ids)
-    post_f = np.zeros((m, n))
-    post_b = np.zeros((m, n))
-    if m == 0 or n == 0:
-        return post_f, post_b
-    E, en = _emissions(f_ids, e_ids, row_ptr, cols, t_fwd, t_null_fwd, floor, True)
-    gam, _, _, _, _ = hmm_forward_backward(E, en, _jump_matrix(m, jump_fwd, p0_fwd, max_jump),
-                                           p0_fwd)
-    post_f[:, :] = gam.T
-    E, en = _emissions(e_ids, f_ids, row_ptr, cols, t_bwd, t_null_bwd, floor, False)
-    gam, _, _, _, _ = hmm_forward_backward(E, en, _jump_matrix(n, jump_bwd, p0_bwd, max_jump),
-                                           p0_bwd)
-    post_b[:, :] = gam
-    return post_f, post_b
 
 
 class _Direction:
