@@ -43,14 +43,12 @@ _PRIOR_ARRAYS = ("keys", "counts", "e_totals", "jump", "fert")
 #: options that fix the links (``n_jobs`` and ``verbose`` do not)
 _EXCLUDED = ("n_jobs", "verbose")
 #: the options of ``align train``'s ``bayes`` feature source that differ from
-#: :data:`~alignment.aligners.bayes.BAYES_DEFAULTS` (the stand-alone aligner's): two
-#: samplers per direction instead of three, a third less sampling (issue 31, point 4:
-#: the pipeline within twice eflomal's time).  Chosen on the validation sentences of both
-#: pairs by the rule for a cheaper setting (``scripts/select_bayes_cost.py``: not worse in
-#: 95 % of the paired bootstraps on either pair): Hansards 6.04 against 5.95 (worse in 58 %
-#: of the resamples), Czech 12.00 against 12.14 (worse in 27 %).  One sampler was worse on
-#: both pairs (in 74 % and 87 %) and stays out (docs/results/alignment.md).
-SOURCE_OPTIONS = {"n_samplers": 2}
+#: :data:`~alignment.aligners.bayes.BAYES_DEFAULTS` (the stand-alone aligner's): none.
+#: One sampler per direction instead of three was tried for the time (issue 31, point 4;
+#: ``scripts/select_bayes_cost.py``): it was worse on the validation sentences of both
+#: pairs and saved little wall time, since the run overlaps the statistics
+#: (docs/results/alignment.md), so the three samplers stay
+SOURCE_OPTIONS = {}
 
 
 def bayes_options(random_state=0, **options):

@@ -9,7 +9,7 @@ default, with no link files made by hand and no magic names:
   unlabeled bitext plus the training and validation sentences, is deterministic, and
   gives link *posteriors* for any sentence pair, new ones included, without retraining.
 * **``bayes``** -- our seeded Bayesian aligner (:class:`alignment.aligners.bayes.BayesianAligner`:
-  collapsed Gibbs sampling of IBM-1, HMM and fertility models; its own defaults but two
+  collapsed Gibbs sampling of IBM-1, HMM and fertility models; its own defaults, three
   samplers per direction, :data:`alignment.aligners.bayes_run.SOURCE_OPTIONS`), run once on
   the same text with a
   fixed ``random_state`` and cached by fingerprint
