@@ -73,6 +73,21 @@ def _polytope_violation(zv, ze, edges):
     return max(0.0, -zv.min(), zv.max() - 1, *(d - ze), *(ze - 1), *(-ze))
 
 
+def _assert_as_cvxpy(zv, ze, edges, ours, theirs):
+    """Our projection ``ours`` against cvxpy's ``theirs``: cvxpy's interior point stops
+    about 1e-6 from the optimum, relative to the data (a node at 1.05e-6 against our exact
+    0 was seen), so the points agree to 1e-5 * scale, and our objective is never worse than
+    cvxpy's, its point put into the polytope."""
+    (a, b), (c, d) = ours, theirs
+    scale = max(1.0, np.abs(zv).max(), np.abs(ze).max() if len(ze) else 0.0)
+    np.testing.assert_allclose(a, c, atol=1e-5 * scale)
+    np.testing.assert_allclose(b, d, atol=1e-5 * scale)
+    obj = lambda x, y: 0.5 * np.sum((x - zv) ** 2) + 0.5 * np.sum((y - ze) ** 2)  # noqa: E731
+    cc = np.clip(c, 0, 1)
+    dd = np.clip(np.maximum(d, np.abs(cc[edges[:, 0]] - cc[edges[:, 1]])) if len(edges) else d, 0, 1)
+    assert obj(a, b) <= obj(cc, dd) + 1e-12
+
+
 @settings(max_examples=40, deadline=None)
 @given(graphs(max_nodes=10))
 def test_projection_matches_cvxpy_on_random_graphs(g):
@@ -82,16 +97,7 @@ def test_projection_matches_cvxpy_on_random_graphs(g):
     a, b = project_mincut(zv, ze, edges, tol=1e-12)
     c, d = project_mincut_cvxpy(zv, ze, edges)
     assert _polytope_violation(a, b, edges) <= 1e-12
-    # cvxpy's interior point stops about 1e-6 from the optimum, relative to the data (a
-    # node at 1.05e-6 against our exact 0 was seen), so the points agree to 1e-5 * scale and
-    # our objective is never worse than cvxpy's, its point put into the polytope
-    scale = max(1.0, np.abs(zv).max(), np.abs(ze).max() if len(ze) else 0.0)
-    np.testing.assert_allclose(a, c, atol=1e-5 * scale)
-    np.testing.assert_allclose(b, d, atol=1e-5 * scale)
-    obj = lambda x, y: 0.5 * np.sum((x - zv) ** 2) + 0.5 * np.sum((y - ze) ** 2)  # noqa: E731
-    cc = np.clip(c, 0, 1)
-    dd = np.maximum(d, np.abs(cc[edges[:, 0]] - cc[edges[:, 1]])) if len(edges) else d
-    assert obj(a, b) <= obj(cc, dd) + 1e-12
+    _assert_as_cvxpy(zv, ze, edges, (a, b), (c, d))
 
 
 @pytest.mark.parametrize("kind", ["random", "training-like"])
@@ -218,16 +224,7 @@ def test_active_set_is_exact_against_cvxpy_on_random_graphs(g, kind):
     c, d = project_mincut_cvxpy(zv, ze, edges)
     assert info["exact"] and info["kkt_residual"] < 1e-10 * max(1.0, np.abs(zv).max())
     assert _polytope_violation(a, b, edges) <= 1e-12
-    # cvxpy's interior point stops about 1e-6 from the optimum, relative to the data (a
-    # node at 1.05e-6 against our exact 0 was seen), so the points agree to 1e-5 * scale and
-    # our objective is never worse than cvxpy's, its point put into the polytope
-    scale = max(1.0, np.abs(zv).max(), np.abs(ze).max() if len(ze) else 0.0)
-    np.testing.assert_allclose(a, c, atol=1e-5 * scale)
-    np.testing.assert_allclose(b, d, atol=1e-5 * scale)
-    obj = lambda x, y: 0.5 * np.sum((x - zv) ** 2) + 0.5 * np.sum((y - ze) ** 2)  # noqa: E731
-    cc = np.clip(c, 0, 1)
-    dd = np.maximum(d, np.abs(cc[edges[:, 0]] - cc[edges[:, 1]])) if len(edges) else d
-    assert obj(a, b) <= obj(cc, dd) + 1e-12
+    _assert_as_cvxpy(zv, ze, edges, (a, b), (c, d))
 
 
 @pytest.mark.parametrize("kind", ["random", "training-like", "ties", "outside", "rounded"])
