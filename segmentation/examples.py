@@ -153,7 +153,7 @@ class _Moments:
     def __init__(self):
         self.s1 = self.s2 = None
         self.cnt, self.fg, self.tot, self.nodes = 0, 0.0, 0.0, 0
-        self.spacings = []
+        self.spacings = []   # (the graph's place in the input, its scan's point spacing)
 
     def add(self, g, i=0):
         X = np.asarray(g.node_features, dtype=np.float64)
@@ -169,11 +169,15 @@ class _Moments:
         self.tot += float(np.sum(ls))
         self.nodes += int(np.count_nonzero(ls))
         if getattr(g, "spacing", None) is not None:
-            self.spacings.append(float(g.spacing))
+            self.spacings.append((i, float(g.spacing)))
 
     def spacing(self):
-        """The median of the scans' point spacings (None: no scan has one)."""
-        return float(np.median(self.spacings)) if self.spacings else None
+        """The median of the scans' point spacings (None: no scan has one); a scan far
+        from the others' is refused (:func:`segmentation.points.check_training_spacings`)."""
+        from .points import check_training_spacings
+
+        check_training_spacings(self.spacings)
+        return float(np.median([v for _, v in self.spacings])) if self.spacings else None
 
     def standardisation(self):
         """``(mean, scale)``; constant columns (the bias) stay as they are."""

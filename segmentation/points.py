@@ -38,6 +38,7 @@ import numpy as np
 from .features import SegmentationGraph
 
 __all__ = ["PointGraph", "point_graph", "voxel_subsample", "point_spacing", "check_spacing",
+           "check_training_spacings",
            "SPACING_FACTOR", "POINT_FEATURE_NAMES", "POINT_EDGE_FEATURE_NAMES"]
 
 _SCALES = (10, 30)
@@ -208,6 +209,28 @@ def check_spacing(spacing, trained, against="the training scans'"):
                      f"scans' units (scans in one unit are within {SPACING_FACTOR:g} times "
                      "of each other's spacing; a scan thinned or densified beyond that is "
                      "refused too)")
+
+
+def check_training_spacings(spacings):
+    """Refuse a training scan whose point spacing is :data:`SPACING_FACTOR` times the
+    median of the other training scans' or more, or as many times less (:func:`check_spacing`).
+
+    ``spacings``: ``(position, spacing)`` of each training scan, ``position`` its 0-based
+    place among the scans given.  Checked with three scans or more: each scan against the
+    others' median, which a scan in feet among scans in metres is 2.25x at least (the
+    densest Oakland scan), where against any one other scan it can be 1.83x (a sparser
+    one).  With two scans, the command checks the second against the first as it reads it."""
+    items = [(int(i), float(v)) for i, v in spacings if v is not None]
+    if len(items) < 3:
+        return
+    for k, (i, v) in enumerate(items):
+        others = [w for j, (_, w) in enumerate(items) if j != k]
+        try:
+            check_spacing(v, float(np.median(others)),
+                          against=f"the median of the other {len(others)} training scans'")
+        except ValueError as exc:
+            raise ValueError(f"training scan {i + 1} (of the scans given, in order): "
+                             f"{exc}") from None
 
 
 def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0, spacing=None):

@@ -490,6 +490,50 @@ def test_a_scan_in_feet_is_refused_by_predict_points_and_the_command(tmp_path, c
     assert one_line_error(rc, err, f"{feet}:", "point spacing", "feet where those are in metres"), err
 
 
+def test_each_training_scan_is_checked_against_the_others_median(oakland_spacings):
+    """Training scans were each checked against the first one only: a scan in feet passed
+    beside a sparser first scan (1.83x).  Now each scan is checked against the median of
+    the others; every real scan passes, and any one of them in feet among the others
+    (2.25x their median at least) is refused, naming its place."""
+    from segmentation.points import check_training_spacings
+
+    names = sorted(oakland_spacings)
+    check_training_spacings(list(enumerate(oakland_spacings[n] for n in names)))
+    for k in range(len(names)):
+        spacings = [(i, oakland_spacings[n] * (3.2808 if i == k else 1.0))
+                    for i, n in enumerate(names)]
+        with pytest.raises(ValueError, match=rf"^training scan {k + 1} \(of the scans given"
+                                             r".*feet where those are in metres"):
+            check_training_spacings(spacings)
+    check_training_spacings([(0, 1.0), (1, 3.2808)])     # two scans: the command's check
+
+
+def test_a_scan_in_feet_beside_a_sparse_first_scan_is_refused_by_fit():
+    """End to end through ``MRFSegmenter.fit``: the first scan thinned 4x more than the
+    others (its spacing about twice theirs) let a scan in feet pass the check against the
+    first; against the others' median it is refused."""
+    from segmentation.data import bundled_data_dir
+    from segmentation.model import MRFSegmenter
+    from structpred.io import open_text
+
+    def scan(name, step):
+        with open_text(bundled_data_dir() / "oakland3d_part2" / name) as fh:
+            a = np.loadtxt(fh, comments="#")[::step]
+        return a[:, :3], np.isin(a[:, 3], np.arange(1300, 1307))
+
+    seg = MRFSegmenter(voxel=0.4)
+    names = sorted(p.name for p in (bundled_data_dir() / "oakland3d_part2").glob("*.gz"))
+    sparse = seg.point_graph(*scan(names[0], 80))
+    dense = [seg.point_graph(*scan(n, 20)) for n in names[:3]]
+    xyz, lab = scan(names[1], 20)
+    feet = seg.point_graph(xyz * 3.2808, lab)
+    assert 1 / 2.2 < float(feet.spacing) / float(sparse.spacing) < 2.2   # passes the first's check
+    model = MRFSegmenter(learner="perceptron", n_iter=1, voxel=0.4, guard=False, valid_fraction=0.0)
+    model.fit([sparse, *dense])                                          # in metres: trained
+    with pytest.raises(ValueError, match=r"training scan 5 \(of the scans given.*feet"):
+        model.fit([sparse, *dense, feet])
+
+
 # -------------------------------- class: huge or tiny finite hyperparameters (LDASVM)
 OUT_OF_RANGE_C = st.one_of(st.floats(1.001e8, 1e308), st.floats(1e-320, 0.999e-8))
 
