@@ -573,3 +573,14 @@ def test_a_last_line_ending_in_a_carriage_return_is_read(tmp_path_factory, lines
         path.write_bytes(("\r".join(lines) + "\r").encode())
         with pytest.raises(FormatError, match=re.escape("CR-only (old Mac) line ends?")):
             list(read_lines(path))
+
+
+def test_folder_format_from_standard_input_names_what_stdin_can_be(tmp_path, capsys):
+    """``topics train --data - --format folder`` said only "-: --format folder needs a
+    folder"; standard input is one file, so the refusal names the formats it can be."""
+    from cli_helpers import one_line_error, run_cli
+
+    rc, _, err = run_cli(["topics", "train", "--data", "-", "--format", "folder", "-o",
+                          str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, "--format folder needs a folder",
+                          "standard input holds one file"), err

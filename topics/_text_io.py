@@ -116,7 +116,9 @@ def detect_format(path, fmt="auto"):
         raise FormatError(spath, None, missing_reason(spath, "file or folder"))
     if fmt != "auto":
         if fmt == "folder" and not os.path.isdir(spath):
-            raise FormatError(spath, None, "--format folder needs a folder")
+            raise FormatError(spath, None, "--format folder needs a folder" + (
+                " (standard input holds one file: give --format tsv, csv or jsonl)"
+                if spath == "-" else ""))
         if fmt != "folder" and os.path.isdir(spath):
             raise FormatError(spath, None, f"is a folder (use --format folder or auto), not a "
                                            f"{fmt} file")
