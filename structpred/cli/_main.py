@@ -128,7 +128,7 @@ def _has_child_processes():
 
 
 #: the signal received during this run (``None``: none) and how often it was put off
-_RECEIVED = {"signal": None, "deferred": 0}
+_RECEIVED = {"signal": None, "deferred": 0, "forking": False, "held": None}
 _NUMBA_DIRS = (f"{os.sep}numba{os.sep}", f"{os.sep}llvmlite{os.sep}")
 #: re-deliveries (20 ms apart) before the signal is raised wherever the program is
 _MAX_DEFERRALS = 10
@@ -152,6 +152,9 @@ def _on_signal(signum, frame):
     so that it is raised within a fraction of a second whatever runs; the flag is kept,
     so that a run that somehow goes on still exits with 130/143)."""
     _RECEIVED["signal"] = signum
+    if _RECEIVED["forking"]:   # inside os.fork's hooks, which print and drop an exception
+        _RECEIVED["held"] = signum
+        return
     if _inside_numba(frame) and _RECEIVED["deferred"] < _MAX_DEFERRALS:
         import threading
 
@@ -162,12 +165,31 @@ def _on_signal(signum, frame):
     raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
 
+def _fork_begins():
+    """``os.fork``'s first hook: a signal from here to :func:`_fork_ends` is held (raised
+    in a fork hook, such as logging's ``_releaseLock``, the exception was printed as
+    "Exception ignored" and the run went on)."""
+    _RECEIVED["forking"] = True
+
+
+def _fork_ends():
+    """``os.fork``'s last hook in the parent: a signal held meanwhile is delivered again
+    20 ms later, outside the hooks."""
+    _RECEIVED["forking"] = False
+    held, _RECEIVED["held"] = _RECEIVED["held"], None
+    if held is not None:
+        import threading
+
+        threading.Timer(0.02, os.kill, (os.getpid(), held)).start()
+
+
 def _quiet_sigterm_in_child():
     """In a forked worker (candidates fitted at once, chunks predicted at once) SIGTERM is
     how the parent stops it (``multiprocessing.Pool.terminate``): the worker ends quietly
     instead of raising :class:`Terminated` and printing a traceback."""
     from structpred._startup import _on_term
 
+    _RECEIVED.update(forking=False, held=None)
     try:
         if signal.getsignal(signal.SIGTERM) in (_on_signal, _on_term):
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -175,14 +197,17 @@ def _quiet_sigterm_in_child():
         pass
 
 
-os.register_at_fork(after_in_child=_quiet_sigterm_in_child)
+# registered after logging's hooks (imported above): before-hooks run in the reverse order
+# of registration, after-hooks in it, so these two enclose logging's lock hooks
+os.register_at_fork(before=_fork_begins, after_in_parent=_fork_ends,
+                    after_in_child=_quiet_sigterm_in_child)
 
 
 @contextlib.contextmanager
 def _signal_handlers():
     """:func:`_on_signal` for SIGINT and SIGTERM while a command runs (main thread only);
     the previous handlers afterwards."""
-    _RECEIVED.update(signal=None, deferred=0)
+    _RECEIVED.update(signal=None, deferred=0, forking=False, held=None)
     old = {}
     try:
         for sig in (signal.SIGINT, signal.SIGTERM):
