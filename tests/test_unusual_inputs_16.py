@@ -18,7 +18,10 @@ Fixed in this sweep:
 - an aligner run's ``keys.npy`` damaged (cut short, garbage, another shape, or edited
   keeping its shape): it was never written again, and a model read it as it was (numpy's
   error, or pairs mapped to other pairs' links); ``align train`` now writes it again with
-  a note, and a model refuses a damaged one naming it.
+  a note, and a model refuses a damaged one naming it;
+- an aligner run folder of the cache (``bayes-<fp>/``) whose ``meta.json`` or
+  ``links.npz`` is cut short, garbage or missing: json's "Expecting value", a
+  ``KeyError`` or a model file's advice; now refused naming the folder to delete.
 
 Already handled (recorded as regression tests): a damaged explicit ``--stats`` file (not
 a folder: refused, its advice kept), a cache folder under a regular file, an interrupted
@@ -284,3 +287,41 @@ def test_a_damaged_keys_file_is_written_again_and_refused_when_read(tmp_path, ca
     assert str(path) in capsys.readouterr().err
     assert np.array_equal(np.load(path, allow_pickle=False), KEYS)
     assert [p.name for p in tmp_path.iterdir()] == ["keys.npy"]
+
+
+# ---------------------------------------------- class: an aligner run's cache entry
+@pytest.fixture(scope="module")
+def run_entry(tmp_path_factory):
+    from alignment.aligners.runs import AlignerRun, LinkSets, _save_run
+
+    d = tmp_path_factory.mktemp("runs") / "bayes-0123"
+    links = LinkSets(np.array([0, 1, 2, 2]), np.array([[0, 0], [1, 1]], dtype=np.int32))
+    run = AlignerRun("bayes", {}, "0123", "1", 3, 0.0, {"fwd": links, "bwd": links},
+                     meta={})
+    _save_run(run, d, {"hash": "x"})
+    return d
+
+
+@pytest.mark.parametrize("damage", [
+    ("meta.json", b""), ("meta.json", b'{"aligner": '), ("meta.json", b"[1]"),
+    ("meta.json", b'{"links_format": "structpred-aligner-run-links"}'),
+    ("meta.json", b"\xff\xfe"), ("links.npz", b""), ("links.npz", b"PK\x03\x04cut"),
+    ("links.npz", None)])
+def test_a_damaged_aligner_run_entry_is_refused_naming_the_folder_to_delete(run_entry,
+                                                                            tmp_path, damage):
+    import shutil
+
+    from alignment.aligners.runs import load_run
+
+    entry = tmp_path / run_entry.name
+    shutil.copytree(run_entry, entry)
+    assert load_run(entry).n_pairs == 3
+    name, data = damage
+    if data is None:
+        (entry / name).unlink()
+    else:
+        (entry / name).write_bytes(data)
+    with pytest.raises(FormatError, match=re.escape(str(entry)) + ".*"
+                       + re.escape(f"delete the folder {entry} to recompute")) as info:
+        load_run(entry)
+    assert "\n" not in str(info.value) and "Expecting" not in str(info.value)

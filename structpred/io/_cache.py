@@ -28,12 +28,13 @@ __all__ = ["CacheMismatch", "load_or_compute", "key_hash", "cache_file", "is_cac
 DAMAGED_CACHE_HINT = "a damaged cache file: delete it to recompute"
 
 
-def damaged_cache(exc):
+def damaged_cache(exc, hint=DAMAGED_CACHE_HINT):
     """The :class:`FormatError` ``exc`` (raised reading a file of a cache folder) with
     :data:`DAMAGED_CACHE_HINT` in place of its advice to retrain or restore a model file
-    ("retrain it or restore the file" named no cache, and nothing said it could go)."""
+    ("retrain it or restore the file" named no cache, and nothing said it could go);
+    ``hint`` says what to delete when that is more than the file."""
     reason = str(exc.reason).split(": retrain it", 1)[0]
-    return FormatError(exc.path, exc.line, f"{reason} ({DAMAGED_CACHE_HINT})")
+    return FormatError(exc.path, exc.line, f"{reason} ({hint})")
 
 
 class CacheMismatch(FormatError):
