@@ -325,3 +325,26 @@ def test_a_damaged_aligner_run_entry_is_refused_naming_the_folder_to_delete(run_
                        + re.escape(f"delete the folder {entry} to recompute")) as info:
         load_run(entry)
     assert "\n" not in str(info.value) and "Expecting" not in str(info.value)
+
+
+@pytest.mark.parametrize("how", ["good", "truncated", "other shape"])
+def test_a_model_refuses_a_damaged_keys_file_of_its_run(run_entry, tmp_path, how):
+    import shutil
+
+    from alignment.features.links import AlignerLinks
+
+    entry = tmp_path / run_entry.name
+    shutil.copytree(run_entry, entry)
+    np.save(entry / "keys.npy", KEYS if how != "other shape" else KEYS.reshape(4, 9))
+    if how == "truncated":
+        raw = (entry / "keys.npy").read_bytes()
+        (entry / "keys.npy").write_bytes(raw[:-5])
+    links = AlignerLinks(("bayes",))
+    links._recorded_runs = {"bayes": {"path": str(entry), "fingerprint": "0123"}}
+    links._model_dir = None
+    if how == "good":
+        assert len(links.check()._index) == 3
+        return
+    with pytest.raises(RuntimeError, match=re.escape(str(entry / "keys.npy"))
+                       + ": a damaged index .*delete it"):
+        links.check()
