@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from structpred import atomic_write
+from structpred import FormatError, atomic_write
 
 __all__ = ["save_graph", "load_graph"]
+
+#: what a graph file is, in the messages
+WHAT = "a segmentation graph file (segment train --memory-efficient)"
 
 
 def save_graph(graph, path):
@@ -17,11 +20,22 @@ def save_graph(graph, path):
 
 
 def load_graph(path):
+    """The graph of a file written by :func:`save_graph`; a truncated, empty or foreign
+    file (a graph file changed on disk during the run) is a :class:`FormatError` naming
+    it, never a bare ``BadZipFile`` or ``KeyError: '__kind__'``."""
+    from structpred.io import read_npz
+
     from .features import SuperpixelGraph
     from .points import PointGraph
 
-    with np.load(path, allow_pickle=False) as data:
-        kind = str(data["__kind__"])
-        arrays = {k: data[k] for k in data.files if k != "__kind__"}
-    cls = {"SuperpixelGraph": SuperpixelGraph, "PointGraph": PointGraph}[kind]
-    return cls.from_arrays(arrays)
+    arrays = read_npz(path, WHAT)
+    kinds = {"SuperpixelGraph": SuperpixelGraph, "PointGraph": PointGraph}
+    kind = arrays.pop("__kind__", None)
+    kind = str(kind) if kind is not None and kind.ndim == 0 and kind.dtype.kind == "U" else None
+    if kind not in kinds:
+        raise FormatError(path, None, f"not {WHAT}")
+    try:
+        return kinds[kind].from_arrays(arrays)
+    except (KeyError, ValueError, TypeError, IndexError):
+        raise FormatError(path, None, f"{WHAT} without the arrays of a {kind} (this run wrote "
+                          "it: was it changed on disk?)") from None

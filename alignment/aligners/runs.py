@@ -410,19 +410,46 @@ def _entry_dir(cache_dir, aligner, fp):
 
 
 def load_run(path):
-    """Read a finished cache entry (a folder written by :func:`run_aligner`)."""
+    """Read a finished cache entry (a folder written by :func:`run_aligner`).  A damaged
+    entry (its ``meta.json`` or ``links.npz`` cut short, garbage or edited) is a
+    :class:`FormatError` naming the file and saying to delete the folder (it was json's
+    "Expecting value: line 1 column 1 (char 0)", a ``KeyError``, or a model file's advice
+    "retrain it or restore the file")."""
+    from structpred.io import damaged_cache
+
     path = Path(path)
-    with open(path / "meta.json", encoding="utf-8") as fh:
-        meta = json.load(fh)
+    try:
+        meta, a = _run_files(path)
+        dirs = {d: LinkSets.from_arrays(a, d + "_") for d in meta["directions"]}
+        return AlignerRun(meta["aligner"], meta["options"], meta["fingerprint"], meta["version"],
+                          meta["n_pairs"], meta["seconds"], dirs, path, True,
+                          meta.get("replicate", 0), meta)
+    except FormatError as exc:
+        raise damaged_cache(exc, _delete_entry(path)) from None
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError, FileNotFoundError):
+        raise FormatError(path, None, "an aligner run whose meta.json or links.npz is "
+                          f"damaged or missing ({_delete_entry(path)})") from None
+
+
+def _delete_entry(path):
+    return f"a damaged cache entry: delete the folder {path} to recompute"
+
+
+def _run_files(path):
+    """``(meta, arrays)`` of a run folder: its ``meta.json`` (a dict) and ``links.npz``."""
+    try:
+        with open(path / "meta.json", encoding="utf-8") as fh:
+            meta = json.load(fh)
+    except (ValueError, UnicodeDecodeError):
+        raise FormatError(path / "meta.json", None, "not the JSON of an aligner run") from None
+    if not isinstance(meta, dict):
+        raise FormatError(path / "meta.json", None, "not the JSON of an aligner run")
     if meta.get("links_format") == LINKS_FORMAT:
         _, a = load_npz(path / "links.npz", LINKS_FORMAT, (LINKS_VERSION,),
                         what="an aligner run's links")
     else:   # an entry written before the links file had a header: plain arrays
         a = read_npz(path / "links.npz", what="an aligner run's links")
-    dirs = {d: LinkSets.from_arrays(a, d + "_") for d in meta["directions"]}
-    return AlignerRun(meta["aligner"], meta["options"], meta["fingerprint"], meta["version"],
-                      meta["n_pairs"], meta["seconds"], dirs, path, True,
-                      meta.get("replicate", 0), meta)
+    return meta, a
 
 
 def _save_run(run, path, bitext_fp):

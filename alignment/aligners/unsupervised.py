@@ -46,7 +46,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from structpred import atomic_write, check_flag, check_n_jobs, check_whole
-from structpred.io import MAX_WORDS, check_sentence_pairs, check_token_lists, counted
+from structpred.io import MAX_WORDS, check_sentence_pairs, check_token_lists, counted, note
 from .._runtime import log as _log
 
 __all__ = ["UnsupervisedAligner", "decode", "combine_votes", "training_text",
@@ -260,12 +260,8 @@ class UnsupervisedAligner(BaseEstimator):
             path = Path(cache_dir) / f"hmm-{self.fingerprint(src, tgt)}.npz"
             if path.exists():
                 _log(self.verbose, f"unsupervised: reading the cached model {path}")
-                self.stats_ = AlignmentStatistics.load(path)
-                meta = Path(str(path) + ".json")
-                self.seconds_ = {"cached": True}
-                if meta.exists():   # the training times of the run that made it
-                    with open(meta, encoding="utf-8") as fh:
-                        self.seconds_.update(json.load(fh).get("seconds", {}))
+                self.stats_ = _cached_tables(path)
+                self.seconds_ = {"cached": True, **_cached_seconds(Path(str(path) + ".json"))}
                 return self
         t0, c0 = time.perf_counter(), time.process_time()
         ns, nt = self._normalize_all(src), self._normalize_all(tgt)
@@ -352,3 +348,37 @@ class UnsupervisedAligner(BaseEstimator):
         model = cls(**opts)
         model.stats_ = AlignmentStatistics.load(path)
         return model
+
+
+def _cached_tables(path):
+    """The HMM tables of a file of the cache folder; a damaged file, or one without an
+    HMM, is refused naming the file as a cache to delete (it said "retrain it or restore
+    the file", or passed without an HMM to fail later)."""
+    from structpred.io import DAMAGED_CACHE_HINT, FormatError, damaged_cache
+
+    from ..stats.statistics import AlignmentStatistics
+
+    try:
+        stats = AlignmentStatistics.load(path)
+    except FormatError as exc:
+        raise damaged_cache(exc) from None
+    if getattr(stats, "hmm", None) is None:
+        raise FormatError(path, None, f"alignment statistics without HMM tables "
+                                      f"({DAMAGED_CACHE_HINT})")
+    return stats
+
+
+def _cached_seconds(meta):
+    """The training times recorded beside a cached model (``{}`` when its ``.json`` is
+    missing or damaged: they are only reported, and a damaged file was a bare
+    "Expecting value: line 1 column 1 (char 0)")."""
+    try:
+        with open(meta, encoding="utf-8") as fh:
+            seconds = json.load(fh).get("seconds", {})
+        return {k: float(v) for k, v in dict(seconds).items()}
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, TypeError, AttributeError):
+        note(f"{meta}: unreadable (a damaged cache file: its training times are not "
+             "reported; delete it to silence this note)")
+        return {}

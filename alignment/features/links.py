@@ -64,6 +64,7 @@ from pathlib import Path
 import numpy as np
 
 from structpred import check_n_jobs, resolve_seed
+from structpred.io import note
 
 from .._runtime import log as _log
 from ..aligners.linkfiles import _key
@@ -322,11 +323,8 @@ class AlignerLinks:
             keys = np.frombuffer(b"".join(_key(s, t) for s, t in zip(src, tgt)),
                                  dtype=np.uint8).reshape(-1, 12)
             for run in self.runs.values():
-                if run.path is not None and not (run.path / "keys.npy").exists():
-                    from structpred import atomic_write
-
-                    with atomic_write(run.path / "keys.npy", mode="wb") as fh:
-                        np.save(fh, keys)
+                if run.path is not None:
+                    _write_keys(run.path / "keys.npy", keys)
 
     def subset(self, sources):
         """The same outputs restricted to ``sources`` (e.g. without a labeller)."""
@@ -407,7 +405,11 @@ class AlignerLinks:
             self.runs[name] = run
         if self.runs and not self._index:
             run = next(iter(self.runs.values()))
-            keys = np.load(Path(run.path) / "keys.npy", allow_pickle=False)
+            keys = _read_keys(Path(run.path) / "keys.npy")
+            if keys is None:
+                raise RuntimeError(f"{Path(run.path) / 'keys.npy'}: a damaged index of the "
+                                   "run's sentence pairs (delete it; align train on the "
+                                   "same bitext writes it again)")
             self._index = {}
             for i, row in enumerate(keys):
                 self._index.setdefault(row.tobytes(), i)
@@ -617,3 +619,32 @@ class ExternalFeaturizer:
         """``(n_pair_features, P)`` dense block."""
         L = self.link_sets(external, src, tgt)
         return _pair_products(L.reshape(L.shape[0], -1), pairs, pattern)
+
+
+def _read_keys(path):
+    """The pair keys of a run's ``keys.npy`` (``uint8``, 12 bytes a row), or None when the
+    file is damaged (cut short, garbage, of another shape): it was read as it was, and a
+    ``keys.npy`` edited keeping its shape mapped sentence pairs to other pairs' links."""
+    try:
+        keys = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError):
+        return None
+    if not isinstance(keys, np.ndarray) or keys.dtype != np.uint8 or keys.ndim != 2 \
+            or keys.shape[1] != 12:
+        return None
+    return keys
+
+
+def _write_keys(path, keys):
+    """Write a run's ``keys.npy`` unless it holds these keys already; a damaged one (or
+    one of other pairs: the run folder is named by the pairs, so never a valid one) is
+    rewritten with a note (it was kept, and read as the index of the run)."""
+    from structpred import atomic_write
+
+    if path.exists():
+        old = _read_keys(path)
+        if old is not None and np.array_equal(old, keys):
+            return
+        note(f"{path}: damaged (not the index of this run's sentence pairs): written again")
+    with atomic_write(path, mode="wb") as fh:
+        np.save(fh, keys)

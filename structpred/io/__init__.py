@@ -7,7 +7,8 @@ The plotting helpers (:func:`save_figure`, :func:`plot_histories`) import
 matplotlib on first use, so that reading and writing files stays light.
 """
 
-from ._cache import CacheMismatch, cache_file, is_cache_folder, key_hash, load_or_compute
+from ._cache import (DAMAGED_CACHE_HINT, CacheMismatch, cache_file, damaged_cache,
+                     is_cache_folder, key_hash, load_or_compute)
 from ._words import _OTHER_SPACE as OTHER_SPACE
 from ._files import (MAX_LINE_BYTES, FormatError, OutputPathError, atomic_write, binary_kind, naming_read_errors,
                      check_figure_path, check_output_path, file_fingerprint, folder_refusal,
@@ -29,6 +30,7 @@ __all__ = ["MAX_LINE_BYTES", "refuse_stdin_model", "odd_entry_reason", "FormatEr
            "file_fingerprint", "progress_enabled", "save_npz", "load_npz", "content_digest", "damage_reason", "pack_json",
            "unpack_json", "check_format", "CLOCK_KEYS", "drop_clock_readings", "load_or_compute",
            "CacheMismatch", "cache_file", "is_cache_folder", "key_hash", "check_token_lists",
+           "DAMAGED_CACHE_HINT", "damaged_cache",
            "check_sentence_pairs", "unwritable_token", "MAX_WORDS", "save_figure",
            "plot_histories", "literal_text", "note", "hold_notes", "release_notes",
            "drop_notes", "counted"]

@@ -20,7 +20,21 @@ from pathlib import Path
 from ._files import FormatError
 from ._notes import note
 
-__all__ = ["CacheMismatch", "load_or_compute", "key_hash", "cache_file", "is_cache_folder"]
+__all__ = ["CacheMismatch", "load_or_compute", "key_hash", "cache_file", "is_cache_folder",
+           "DAMAGED_CACHE_HINT", "damaged_cache"]
+
+#: what to do with a damaged file of a cache folder (named by its key, so never a file the
+#: user chose): it is recomputed once deleted
+DAMAGED_CACHE_HINT = "a damaged cache file: delete it to recompute"
+
+
+def damaged_cache(exc, hint=DAMAGED_CACHE_HINT):
+    """The :class:`FormatError` ``exc`` (raised reading a file of a cache folder) with
+    :data:`DAMAGED_CACHE_HINT` in place of its advice to retrain or restore a model file
+    ("retrain it or restore the file" named no cache, and nothing said it could go);
+    ``hint`` says what to delete when that is more than the file."""
+    reason = str(exc.reason).split(": retrain it", 1)[0]
+    return FormatError(exc.path, exc.line, f"{reason} ({hint})")
 
 
 class CacheMismatch(FormatError):
@@ -127,7 +141,12 @@ def load_or_compute(cache, key, compute, load, save, kind, differences=None, com
         save(obj, path)
         _log(verbose, f"{what} written to {path}")
         return obj
-    obj = load(path)
+    try:
+        obj = load(path)
+    except FormatError as exc:
+        if not folder or isinstance(exc, CacheMismatch):
+            raise
+        raise damaged_cache(exc) from None
     if differences is not None:
         diffs = list(differences(obj))
     elif key is None:
