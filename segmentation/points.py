@@ -212,25 +212,27 @@ def check_spacing(spacing, trained, against="the training scans'"):
 
 
 def check_training_spacings(spacings):
-    """Refuse a training scan whose point spacing is :data:`SPACING_FACTOR` times the
-    median of the other training scans' or more, or as many times less (:func:`check_spacing`).
+    """Refuse the training scan farthest from the median of the training scans' point
+    spacings when its spacing is :data:`SPACING_FACTOR` times the median of the other
+    scans' or more, or as many times less (:func:`check_spacing`).
 
     ``spacings``: ``(position, spacing)`` of each training scan, ``position`` its 0-based
-    place among the scans given.  Checked with three scans or more: each scan against the
-    others' median, which a scan in feet among scans in metres is 2.25x at least (the
-    densest Oakland scan), where against any one other scan it can be 1.83x (a sparser
-    one).  With two scans, the command checks the second against the first as it reads it."""
-    items = [(int(i), float(v)) for i, v in spacings if v is not None]
+    place among the scans given.  Checked with three scans or more, where the median is a
+    scan in the training scans' units whatever one scan's units are: a scan in feet among
+    scans in metres is 2.25x their median at least (the densest Oakland scan), where
+    against any one other scan it can be 1.83x (a sparser one).  With two scans, the
+    command checks the second against the first as it reads it."""
+    items = [(int(i), float(v)) for i, v in spacings if v is not None and float(v) > 0]
     if len(items) < 3:
         return
-    for k, (i, v) in enumerate(items):
-        others = [w for j, (_, w) in enumerate(items) if j != k]
-        try:
-            check_spacing(v, float(np.median(others)),
-                          against=f"the median of the other {len(others)} training scans'")
-        except ValueError as exc:
-            raise ValueError(f"training scan {i + 1} (of the scans given, in order): "
-                             f"{exc}") from None
+    med = float(np.median([v for _, v in items]))
+    k = max(range(len(items)), key=lambda j: abs(np.log(items[j][1] / med)))
+    (i, v), others = items[k], [w for j, (_, w) in enumerate(items) if j != k]
+    try:   # the farthest scan against the others' median, as the model checks a new scan
+        check_spacing(v, float(np.median(others)),
+                      against=f"the median of the other {len(others)} training scans'")
+    except ValueError as exc:
+        raise ValueError(f"training scan {i + 1} (of the scans given, in order): {exc}") from None
 
 
 def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0, spacing=None):
