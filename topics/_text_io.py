@@ -48,10 +48,9 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from structpred.io import (FormatError, binary_kind, counted, given_encoding, missing_reason,
-                          odd_entry_reason, utf8_misread_reason,
-                          naming_read_errors,
-                          read_lines)
+from structpred.io import (FormatError, binary_kind, counted, given_encoding, gz_name,
+                          missing_reason, naming_read_errors, odd_entry_reason, read_lines,
+                          utf8_misread_reason)
 
 __all__ = ["FORMATS", "LABEL_NAMES", "TEXT_NAMES", "Documents", "detect_format", "read_documents",
            "binary_kind", "MAX_DOCUMENT_BYTES", "MAX_JSON_ARRAY_BYTES"]
@@ -129,7 +128,7 @@ def detect_format(path, fmt="auto"):
     if os.path.isdir(spath):
         return "folder"
     name = os.path.basename(spath).lower()
-    if name.endswith(".gz"):
+    if gz_name(name):
         name = name[:-3]
     if name.endswith(_TSV_SUFFIXES):
         return "tsv"

@@ -156,10 +156,8 @@ def _on_signal(signum, frame):
         _RECEIVED["held"] = signum
         return
     if _inside_numba(frame) and _RECEIVED["deferred"] < _MAX_DEFERRALS:
-        import threading
-
         _RECEIVED["deferred"] += 1
-        threading.Timer(0.02, os.kill, (os.getpid(), signum)).start()
+        _deliver_later(signum)
         return
     _RECEIVED["deferred"] = 0
     raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
@@ -178,9 +176,14 @@ def _fork_ends():
     _RECEIVED["forking"] = False
     held, _RECEIVED["held"] = _RECEIVED["held"], None
     if held is not None:
-        import threading
+        _deliver_later(held)
 
-        threading.Timer(0.02, os.kill, (os.getpid(), held)).start()
+
+def _deliver_later(signum):
+    """Send ``signum`` to this process again 20 ms from now (from a timer thread)."""
+    import threading
+
+    threading.Timer(0.02, os.kill, (os.getpid(), signum)).start()
 
 
 def _quiet_sigterm_in_child():

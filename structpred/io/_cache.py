@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ._files import FormatError
 from ._notes import note
+from ._npz import RESTORE_ADVICE
 
 __all__ = ["CacheMismatch", "load_or_compute", "key_hash", "cache_file", "is_cache_folder",
            "DAMAGED_CACHE_HINT", "damaged_cache"]
@@ -33,7 +34,7 @@ def damaged_cache(exc, hint=DAMAGED_CACHE_HINT):
     :data:`DAMAGED_CACHE_HINT` in place of its advice to retrain or restore a model file
     ("retrain it or restore the file" named no cache, and nothing said it could go);
     ``hint`` says what to delete when that is more than the file."""
-    reason = str(exc.reason).split(": retrain it", 1)[0]
+    reason = str(exc.reason).removesuffix(f": {RESTORE_ADVICE}")
     return FormatError(exc.path, exc.line, f"{reason} ({hint})")
 
 

@@ -294,6 +294,11 @@ def _check_shapes(arrays, shapes, path, what):
                                           "written with (a damaged or edited file)")
 
 
+#: what a changed model file's refusal advises (:func:`structpred.io.damaged_cache` puts a
+#: cache's advice in its place)
+RESTORE_ADVICE = "retrain it or restore the file"
+
+
 def _check_digest(arrays, header, path, what):
     """Refuse arrays or a header that do not give the digest :func:`save_npz` recorded (an
     edit keeping every shape and finite value); files written before it recorded one (no
@@ -302,8 +307,7 @@ def _check_digest(arrays, header, path, what):
         return
     if header.pop(DIGEST) != content_digest(arrays, header):
         raise FormatError(path, None, f"{what} changed after it was written (its content "
-                                      "digest does not match the one recorded): retrain it "
-                                      "or restore the file")
+                                      f"digest does not match the one recorded): {RESTORE_ADVICE}")
 
 
 def load_npz(path, fmt, versions, what="a structpred file", legacy_ok=False):
