@@ -35,6 +35,7 @@ crude stemmer for morphologically rich languages); positions are unchanged.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import numbers
 import time
@@ -119,6 +120,11 @@ def _pair_key(s, t):
                            digest_size=16).digest()
 
 
+def _pair_head(s, t):
+    """The lengths and first words of a sentence pair (equal for equal pairs)."""
+    return len(s), len(t), s[0] if len(s) else None, t[0] if len(t) else None
+
+
 def training_text(pairs, extra_src=None, extra_tgt=None):
     """The training bitext: the extra unlabeled pairs, then every input pair that is not
     already among them (so the input is always included, and an input drawn from the
@@ -129,9 +135,13 @@ def training_text(pairs, extra_src=None, extra_tgt=None):
     tgt = list(extra_tgt or [])
     if len(src) != len(tgt):
         raise ValueError(f"extra bitext: {len(src)} source but {len(tgt)} target sentences")
+    # only the bitext pairs whose lengths and first words are those of an input pair can
+    # be one: the others are not hashed
+    heads = {_pair_head(s, t) for s, t in pairs}
     where = {}
     for i, (s, t) in enumerate(zip(src, tgt)):
-        where.setdefault(_pair_key(s, t), i)
+        if _pair_head(s, t) in heads:
+            where.setdefault(_pair_key(s, t), i)
     index = np.empty(len(pairs), dtype=np.int64)
     for i, (s, t) in enumerate(pairs):
         j = where.get(_pair_key(s, t))
@@ -219,6 +229,10 @@ class UnsupervisedAligner(BaseEstimator):
             out = [w[:int(self.prefix)] for w in out]
         return list(out)
 
+    def _normalize_word(self, word):
+        """:meth:`normalize` of one word."""
+        return self.normalize((word,))[0]
+
     def _normalize_all(self, sentences):
         """:meth:`normalize` of every sentence, each word type normalised once."""
         if not self.lowercase and int(self.prefix) <= 0:
@@ -236,14 +250,19 @@ class UnsupervisedAligner(BaseEstimator):
         h = hashlib.blake2b(digest_size=12)
         h.update(json.dumps(self.options(), sort_keys=True).encode())
         h.update(f"{len(src)}".encode())
-        for s, t in zip(src, tgt):
-            h.update((" ".join(s) + "\t" + " ".join(t) + "\n").encode("utf-8"))
-        return h.hexdigest()
+        pairs = zip(src, tgt)
+        while True:     # the bytes of every pair in turn, hashed 4,096 pairs at once
+            chunk = "".join(" ".join(s) + "\t" + " ".join(t) + "\n"
+                            for s, t in itertools.islice(pairs, 4096))
+            if not chunk:
+                return h.hexdigest()
+            h.update(chunk.encode("utf-8"))
 
     # ------------------------------------------------------------------ training
     def fit(self, src, tgt, cache_dir=None):
         """Train on tokenised sentences (lists of token lists).  With ``cache_dir`` the
         trained tables are read from / written to ``<cache_dir>/hmm-<fingerprint>.npz``."""
+        from ..data.corpus import EncodedCorpus
         from ..stats.hmm import train_hmm
         from ..stats.statistics import AlignmentStatistics
 
@@ -264,38 +283,41 @@ class UnsupervisedAligner(BaseEstimator):
                 self.seconds_ = {"cached": True, **_cached_seconds(Path(str(path) + ".json"))}
                 return self
         t0, c0 = time.perf_counter(), time.process_time()
-        ns, nt = self._normalize_all(src), self._normalize_all(tgt)
-        if any(not s or not t for s, t in zip(ns, nt)):
+        # the normalised sentences' vocabularies and ids, each word type normalised once
+        plain = not self.lowercase and int(self.prefix) <= 0
+        corpus = EncodedCorpus.build(src, tgt, normalize=None if plain else self._normalize_word)
+        ls, lt = corpus.src_lengths, corpus.tgt_lengths
+        if not (ls.all() and lt.all()):
             raise ValueError("every sentence pair needs tokens on both sides")
         # IBM 1/2 on every pair (cheap, and the vocabulary then covers every pair to be
         # aligned); the HMM's EM, cubic in the length, leaves the longest pairs out
-        max_len = int(self.max_len)
-        keep = [i for i, (s, t) in enumerate(zip(ns, nt)) if len(s) <= max_len and len(t) <= max_len]
-        if not keep:
+        keep = np.flatnonzero((ls <= int(self.max_len)) & (lt <= int(self.max_len)))
+        if not len(keep):
             raise ValueError(f"no sentence pair with both sides of at most "
                              f"{counted(self.max_len, 'token')} to train the HMM on (max_len, "
                              f"--max-len: the longest pairs are left out of its training)")
-        ns_train = ns if len(keep) == len(ns) else [ns[i] for i in keep]
-        nt_train = nt if len(keep) == len(nt) else [nt[i] for i in keep]
-        stats = AlignmentStatistics.from_sentences(
-            ns, nt, n_iter_model1=int(self.ibm1_iterations),
+        _log(self.verbose, f"statistics: {corpus}")
+        stats = AlignmentStatistics.from_corpus(
+            corpus, n_iter_model1=int(self.ibm1_iterations),
             n_iter_model2=int(self.ibm2_iterations), n_jobs=check_n_jobs(self.n_jobs),
             verbose=self.verbose)
         t1 = time.perf_counter()
-        hmm = train_hmm(stats, ns_train, nt_train, n_iter=int(self.hmm_iterations),
+        train = corpus if len(keep) == len(corpus) else corpus.subset(keep)
+        del corpus
+        hmm = train_hmm(stats, None, None, n_iter=int(self.hmm_iterations), corpus=train,
                         agreement=True, n_jobs=check_n_jobs(self.n_jobs), verbose=self.verbose)
         stats.with_hmm(hmm)
         self.stats_ = stats
         self.seconds_ = {"ibm": t1 - t0, "hmm": time.perf_counter() - t1,
                          "cpu": time.process_time() - c0}
-        _log(self.verbose, f"unsupervised: {counted(len(ns_train), 'training pair')}, IBM 1/2 in "
+        _log(self.verbose, f"unsupervised: {counted(len(keep), 'training pair')}, IBM 1/2 in "
                            f"{self.seconds_['ibm']:.0f}s, HMM (agreement, "
                            f"{self.hmm_iterations} it.) in {self.seconds_['hmm']:.0f}s")
         if path is not None:
             stats.save(path)
             with atomic_write(str(path) + ".json") as fh:
                 json.dump({"options": self.options(), "seconds": self.seconds_,
-                           "n_pairs": len(ns), "n_train": len(ns_train)}, fh, sort_keys=True)
+                           "n_pairs": len(src), "n_train": len(keep)}, fh, sort_keys=True)
         return self
 
     # ------------------------------------------------------------------ decoding

@@ -246,14 +246,14 @@ def _bitext(args):
     return True
 
 
-def _statistics(args, have_bitext, executor=None):
+def _statistics(args, have_bitext, executor=None, lines=None):
     from alignment.stats.statistics import AlignmentStatistics
 
     stats = AlignmentStatistics.load_or_fit(
         args.stats, args.bitext_src if have_bitext else None,
         args.bitext_tgt if have_bitext else None, max_pairs=args.bitext_pairs,
         verbose=not args.quiet, max_len=args.max_length, agreement=args.ibm_agreement,
-        hmm=args.hmm, hmm_agreement=args.hmm_agreement, executor=executor)
+        hmm=args.hmm, hmm_agreement=args.hmm_agreement, executor=executor, lines=lines)
     if args.hmm_lexicon:
         stats = stats.with_lexicon(stats.hmm)
     return stats
@@ -269,14 +269,14 @@ def _feature_list(text, option, known):
     return names
 
 
-def _interaction_statistics(args, stats, have_bitext):
+def _interaction_statistics(args, stats, have_bitext, lines=None):
     from alignment.stats.interactions import InteractionStatistics
 
     cache = args.interaction_stats
     return InteractionStatistics.load_or_fit(cache, stats, args.bitext_src if have_bitext else None,
                                              args.bitext_tgt if have_bitext else None,
                                              max_pairs=args.bitext_pairs, verbose=not args.quiet,
-                                             max_len=args.max_length)
+                                             max_len=args.max_length, lines=lines)
 
 
 def _external_specs(specs, option="--external"):

@@ -39,8 +39,8 @@ def align_train(args):
 
     opts = _check_options(args)
     have_bitext = _check_paths(args, opts["sources"])
-    pairs, gold, valid, external, bitext = _read_data(args, have_bitext,
-                                                      "bayes" in opts["sources"])
+    pairs, gold, valid, external, bitext, lines = _read_data(args, have_bitext,
+                                                             "bayes" in opts["sources"])
     release_notes()   # the inputs are read and checked: the lines held so far come now
     executor = open_cluster(args)   # --workers/--scheduler: None without them
     started = {}
@@ -50,7 +50,7 @@ def align_train(args):
                                      preset=args.preset, cache_dir=args.cache_dir,
                                      random_state=args.seed, jobs=args.jobs,
                                      verbose=not args.quiet)
-    stats = _statistics(args, have_bitext, executor)
+    stats = _statistics(args, have_bitext, executor, lines)
     _check_direction(pairs, stats)
     _check_case(pairs, stats)
     if valid is not None:
@@ -60,7 +60,7 @@ def align_train(args):
             pairs, gold, stats=stats, eval_set=valid, bitext=bitext,
             aligners=opts["sources"], labels=args.labels, model=args.model,
             max_fertility=args.max_fertility, c_neg=args.c_neg, preset=args.preset,
-            interaction_stats=_interaction_loader(args, have_bitext),
+            interaction_stats=_interaction_loader(args, have_bitext, lines),
             external=external, cache_dir=args.cache_dir, max_len=args.max_length,
             n_iter=args.iterations, jobs=1 if executor is not None else args.jobs,
             executor=executor, random_state=args.seed, started=started,
@@ -79,14 +79,15 @@ def align_train(args):
     return 0
 
 
-def _interaction_loader(args, have_bitext):
+def _interaction_loader(args, have_bitext, lines=None):
     """The interaction statistics of ``--interaction-stats`` / the bitext, read or counted
-    when a +F/+Q model is first fitted (``None`` when there are none to be had)."""
+    when a +F/+Q model is first fitted (``None`` when there are none to be had); ``lines``:
+    the bitext's lines as already read."""
     if not (have_bitext or _is_file(args.interaction_stats)):
         return None
 
     def load(stats):
-        inter = _interaction_statistics(args, stats, have_bitext)
+        inter = _interaction_statistics(args, stats, have_bitext, lines)
         inter.check_statistics(stats, args.interaction_stats or "--interaction-stats")
         return inter
 
@@ -212,9 +213,10 @@ def _check_paths(args, sources):
 
 
 def _read_data(args, have_bitext, bayes=False):
-    """``(pairs, gold, eval_set, external, bitext)`` from the files (gold ``None`` with
-    ``--labels``; ``eval_set`` and ``external`` ``None`` when not given; ``bitext`` the
-    token lists the other aligners run on, or ``None``).  ``bayes``: our Bayesian aligner
+    """``(pairs, gold, eval_set, external, bitext, lines)`` from the files (gold ``None``
+    with ``--labels``; ``eval_set`` and ``external`` ``None`` when not given; ``bitext`` the
+    token lists the other aligners run on, or ``None``; ``lines`` the token lists of every
+    line of the bitext read, for the statistics, or ``None``).  ``bayes``: our Bayesian aligner
     runs on the bitext (its memory is checked with the statistics')."""
     pairs = _read_pairs(args.src, args.tgt)
     all_pairs = pairs   # --external files are line-aligned with the whole --src/--tgt
@@ -245,21 +247,24 @@ def _read_data(args, have_bitext, bayes=False):
         external = _external(args.external, all_pairs)
         if valid is not None:
             _external(args.valid_external, valid[0], into=external, option="--valid-external")
-    return pairs, gold, valid, external, _read_bitext(args, bayes) if have_bitext else None
+    bitext, lines = _read_bitext(args, bayes) if have_bitext else (None, None)
+    return pairs, gold, valid, external, bitext, lines
 
 
 def _read_bitext(args, bayes=False):
     """The unlabeled bitext's token lists (``--bitext-pairs`` of them), pairs with an empty
     side left out, as the statistics leave them out (an empty line, common in OPUS and
     Europarl files, was refused as "empty sentence" here while the docstring and the
-    statistics left it out)."""
+    statistics left it out), and the token lists of every line read (with the empty ones),
+    from which the statistics are counted without reading the files again."""
     from alignment.data.formats import read_parallel
 
     bt = read_parallel(args.bitext_src, args.bitext_tgt, allow_empty=True)
     if args.bitext_pairs is not None:
         bt = bt[:args.bitext_pairs]
+    lines = [s for s, _ in bt], [t for _, t in bt]
     bt = [(s, t) for s, t in bt if s and t]
     _check_segmented(bt[:SEGMENTED_SAMPLE], args.bitext_src, args.bitext_tgt)
     if not (getattr(args, "workers", None) or getattr(args, "scheduler", None)):
         check_bitext_memory(bt, args.max_length, "--max-length", args.bitext_src, bayes)
-    return [s for s, _ in bt], [t for _, t in bt]
+    return ([s for s, _ in bt], [t for _, t in bt]), lines

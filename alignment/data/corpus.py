@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import itertools
 import numbers
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,8 +47,10 @@ __all__ = [
     "UNK_TOKEN",
     "Vocabulary",
     "EncodedCorpus",
+    "encode_sentences",
     "Bitext",
     "load_bitext",
+    "filter_bitext",
     "length_filter",
     "iter_bitext",
     "read_tokenized",
@@ -280,19 +282,50 @@ class Vocabulary:
                    unk_count=int(counts[UNK_ID]))
 
 
-def _flatten_encode(sentences, vocab):
-    lengths = np.fromiter((len(s) for s in sentences), dtype=np.int64, count=len(sentences))
-    offsets = np.zeros(len(sentences) + 1, dtype=np.int64)
+def _type_ids(sentences):
+    """``(words, ids, offsets)``: the word types of tokenised sentences in order of first
+    appearance, every token's index into them (one dictionary look-up per token) and the
+    sentences' CSR offsets."""
+    n = len(sentences)
+    lengths = np.fromiter(map(len, sentences), dtype=np.int64, count=n)
+    offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
+    types = defaultdict()
+    types.default_factory = types.__len__    # a new word gets the next type id
+    ids = np.fromiter(map(types.__getitem__, itertools.chain.from_iterable(sentences)),
+                      dtype=np.int64, count=int(offsets[-1]))
+    return list(types), ids, offsets
+
+
+def _flatten_encode(sentences, vocab):
+    """``(ids, offsets)`` of tokenised sentences in ``vocab`` (lower-cased first if it
+    lower-cases; unknown words: ``UNK_ID``), each word type looked up once."""
+    words, raw, offsets = _type_ids(sentences)
     get = vocab.stoi.get
-    flat = itertools.chain.from_iterable(sentences)
-    if vocab.lowercase:
-        ids = np.fromiter((get(w.lower(), UNK_ID) for w in flat), dtype=np.int32,
-                          count=int(offsets[-1]))
-    else:
-        ids = np.fromiter((get(w, UNK_ID) for w in flat), dtype=np.int32,
-                          count=int(offsets[-1]))
-    return ids, offsets
+    forms = (w.lower() for w in words) if vocab.lowercase else words
+    lut = np.fromiter((get(w, UNK_ID) for w in forms), dtype=np.int32, count=len(words))
+    return lut[raw], offsets
+
+
+def encode_sentences(sentences, normalize=None, min_count=1):
+    """``(vocabulary, ids, offsets)`` of tokenised sentences: :meth:`Vocabulary.build` and
+    the encoding of :meth:`EncodedCorpus.from_sentences` (the same vocabulary and ids),
+    with each word type looked up, counted and normalised once.
+
+    ``normalize``: a function of one word (lower-casing, a prefix) applied before the
+    vocabulary is built, as if the sentences had been normalised first; ``None``: the
+    tokens as they are.  Every token is mapped to an id of its word type in order of first
+    appearance (one dictionary look-up), and the vocabulary and the ids of the types come
+    from the types' counts, so the work per token is one look-up and one array index."""
+    words, raw, offsets = _type_ids(sentences)
+    forms = words if normalize is None else [normalize(w) for w in words]
+    counts = {}
+    for form, c in zip(forms, np.bincount(raw, minlength=len(words)).tolist()):
+        counts[form] = counts.get(form, 0) + c
+    vocab = Vocabulary.from_counts(counts, min_count=min_count)
+    get = vocab.stoi.get     # the reserved <NULL> and <UNK> keep their ids, as in encoding
+    lut = np.fromiter((get(f, UNK_ID) for f in forms), dtype=np.int32, count=len(forms))
+    return vocab, lut[raw], offsets
 
 
 class EncodedCorpus:
@@ -351,6 +384,16 @@ class EncodedCorpus:
         s_ids, s_off = _flatten_encode(src_sents, src_vocab)
         t_ids, t_off = _flatten_encode(tgt_sents, tgt_vocab)
         return cls(s_ids, s_off, t_ids, t_off, src_vocab, tgt_vocab, line_ids)
+
+    @classmethod
+    def build(cls, src_sents, tgt_sents, normalize=None, min_count=1):
+        """Build the vocabularies of tokenised sentences and encode them
+        (:func:`encode_sentences`; ``normalize``: a function of one word applied first)."""
+        if len(src_sents) != len(tgt_sents):
+            raise ValueError("source and target must have the same number of sentences")
+        src_vocab, s_ids, s_off = encode_sentences(src_sents, normalize, min_count)
+        tgt_vocab, t_ids, t_off = encode_sentences(tgt_sents, normalize, min_count)
+        return cls(s_ids, s_off, t_ids, t_off, src_vocab, tgt_vocab)
 
     @classmethod
     def from_id_lists(cls, src_list, tgt_list, n_src_types=None, n_tgt_types=None):
@@ -523,6 +566,16 @@ def load_bitext(src_path, tgt_path, max_pairs=None, max_len=None, max_ratio=None
     src = [ln.split() for ln in src_lines]
     tgt = [ln.split() for ln in tgt_lines]
     del src_lines, tgt_lines
+    return filter_bitext(src, tgt, max_len, max_ratio, protect_first, skip_first)
+
+
+def filter_bitext(src, tgt, max_len=None, max_ratio=None, protect_first=0, skip_first=0):
+    """The :class:`Bitext` that :func:`load_bitext` returns, from the token lists of the
+    lines it would read (``src[i]``, ``tgt[i]``: line ``skip_first + i + 1`` of the files,
+    as :func:`alignment.data.formats.read_parallel` gives them with ``allow_empty``), so
+    that a bitext already read need not be read again."""
+    if len(src) != len(tgt):
+        raise ValueError(f"{len(src)} source but {len(tgt)} target sentences")
     n = len(src)
     line_ids = np.arange(skip_first, skip_first + n, dtype=np.int64)
     keep, dropped = length_filter(src, tgt, line_ids, max_len, max_ratio, protect_first)

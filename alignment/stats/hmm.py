@@ -544,7 +544,7 @@ def _agree_parts_e_step(corpus, pidx, pair_off, parts, f, b, floor, n_jobs):
 
 
 def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n_jobs=2,
-              agreement=False, verbose=False, executor=None):
+              agreement=False, verbose=False, executor=None, corpus=None):
     """Train the HMM in both directions, starting from ``stats``' Model 2 tables.
 
     Parameters
@@ -573,18 +573,27 @@ def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n
         fixed order; the M-steps stay here (:mod:`alignment.stats.shards`).  The result
         equals the in-process one up to the order of floating-point additions.
         ``None``: in this process.
+    corpus : :class:`alignment.data.corpus.EncodedCorpus`, optional
+        The bitext already encoded with ``stats``' vocabularies, in place of
+        ``src_sentences`` and ``tgt_sentences`` (then ``None``).
 
     Returns
     -------
     HMMTables
     """
-    if len(src_sentences) != len(tgt_sentences):
-        raise ValueError(f"{len(src_sentences)} source but {len(tgt_sentences)} target sentences")
-    if not src_sentences:
+    if corpus is None:
+        if len(src_sentences) != len(tgt_sentences):
+            raise ValueError(f"{len(src_sentences)} source but {len(tgt_sentences)} target "
+                             "sentences")
+        if not src_sentences:
+            raise ValueError("empty bitext")
+        corpus = EncodedCorpus.from_sentences(src_sentences, tgt_sentences, stats.src_vocab,
+                                              stats.tgt_vocab)
+    elif src_sentences is not None or tgt_sentences is not None:
+        raise ValueError("give the sentences or their corpus, not both")
+    elif not len(corpus):
         raise ValueError("empty bitext")
     t0, n_jobs = time.perf_counter(), check_n_jobs(n_jobs)
-    corpus = EncodedCorpus.from_sentences(src_sentences, tgt_sentences, stats.src_vocab,
-                                          stats.tgt_vocab)
     pidx, pair_off = pair_index(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
                                 corpus.tgt_offsets, stats.t_row_ptr, stats.t_cols)
     args = [(corpus, stats, pidx, pair_off, d, n_iter, p0, n_gis, verbose) for d in ("fwd", "bwd")]

@@ -38,7 +38,7 @@ from structpred.io import (check_format, damage_reason, load_npz, note, pack_jso
 from .._cache import bitext_key, load_or_compute
 from .._runtime import add_parts, check_stop, chunk_ranges, run_parts
 from .statistics import deprecated_alias
-from ..data.corpus import find_in_row, load_bitext
+from ..data.corpus import EncodedCorpus, filter_bitext, find_in_row, load_bitext
 from .posteriors import _pair_posteriors
 
 __all__ = ["InteractionStatistics", "VERSIONS", "interaction_key"]
@@ -208,16 +208,11 @@ class InteractionStatistics:
         into counts of its own, then added (integer counts: the same result as one
         thread, at the cost of one more copy of the link and pattern counts)."""
         t0, n_jobs = time.perf_counter(), check_n_jobs(n_jobs)
-        src_ids, src_off, tgt_ids, tgt_off = [], [0], [], [0]
-        for s, t in zip(src_sentences, tgt_sentences):
-            e, f = stats.encode(s, t)
-            src_ids.append(e)
-            tgt_ids.append(f)
-            src_off.append(src_off[-1] + len(e))
-            tgt_off.append(tgt_off[-1] + len(f))
-        cat = lambda a: np.concatenate(a).astype(np.int32) if a else np.zeros(0, np.int32)  # noqa: E731
-        e_ids, f_ids = cat(src_ids), cat(tgt_ids)
-        src_off, tgt_off = np.array(src_off, np.int64), np.array(tgt_off, np.int64)
+        corpus = EncodedCorpus.from_sentences(src_sentences, tgt_sentences, stats.src_vocab,
+                                              stats.tgt_vocab)
+        e_ids, src_off, f_ids, tgt_off = (corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
+                                          corpus.tgt_offsets)
+        del corpus
         work = np.zeros(len(src_off), np.int64)
         np.cumsum(np.diff(src_off) * np.diff(tgt_off), out=work[1:])
         chunks = chunk_ranges(work, 1_000_000)     # Ctrl-C is noticed between chunks
@@ -238,13 +233,18 @@ class InteractionStatistics:
 
     @classmethod
     def from_files(cls, stats, src_path, tgt_path, max_pairs=None, verbose=False, max_len=80,
-                  protect_first=0):
+                  protect_first=0, lines=None):
         """:meth:`from_sentences` on the first ``max_pairs`` lines of a bitext, leaving out pairs
         longer than ``max_len`` (except the first ``protect_first`` lines) as the
-        statistics do.  The result records its :func:`interaction_key`."""
+        statistics do.  The result records its :func:`interaction_key`.  ``lines``: the
+        token lists of those lines, already read (``(src, tgt)``, see
+        :func:`alignment.data.corpus.filter_bitext`): the files are then not read again."""
         key = interaction_key(stats, src_path, tgt_path, max_pairs, max_len, protect_first)
-        bitext = load_bitext(src_path, tgt_path, max_pairs=max_pairs, max_len=max_len,
-                             protect_first=protect_first)
+        if lines is not None:
+            bitext = filter_bitext(*lines, max_len=max_len, protect_first=protect_first)
+        else:
+            bitext = load_bitext(src_path, tgt_path, max_pairs=max_pairs, max_len=max_len,
+                                 protect_first=protect_first)
         res = cls.from_sentences(stats, bitext.src, bitext.tgt, verbose=verbose)
         res.cache_key = key
         return res
@@ -255,7 +255,7 @@ class InteractionStatistics:
 
     @classmethod
     def load_or_fit(cls, cache, stats, src_path, tgt_path, max_pairs=None, verbose=False,
-                    max_len=80, protect_first=0):
+                    max_len=80, protect_first=0, lines=None):
         """The interaction statistics of ``stats`` on a bitext, from a cache made from
         exactly these statistics and bitext, else computed (and cached).
 
@@ -263,7 +263,7 @@ class InteractionStatistics:
         file per setting) or one file (used only if it was made from the same statistics
         and bitext, else :class:`~alignment._cache.CacheMismatch` naming what differs;
         written if missing).  Without the bitext an existing file is only checked against
-        the fingerprint of ``stats``' Model 2 tables.
+        the fingerprint of ``stats``' Model 2 tables.  ``lines``: as in :meth:`from_files`.
         """
         have_bitext = src_path is not None and tgt_path is not None
         key = (interaction_key(stats, src_path, tgt_path, max_pairs, max_len, protect_first)
@@ -274,7 +274,8 @@ class InteractionStatistics:
                 raise ValueError("no interaction-statistics cache and no bitext to compute "
                                  "them from")
             return cls.from_files(stats, src_path, tgt_path, max_pairs=max_pairs,
-                                 verbose=verbose, max_len=max_len, protect_first=protect_first)
+                                 verbose=verbose, max_len=max_len, protect_first=protect_first,
+                                 lines=lines)
 
         def load(path):
             return cls.load(path).check_statistics(stats, path)

@@ -46,7 +46,8 @@ from structpred.io import (check_format, damage_reason, is_cache_folder, load_np
 
 from .._cache import bitext_key, compare_keys, fit_options, load_or_compute
 from .._runtime import log as _log
-from ..data.corpus import UNK_ID, EncodedCorpus, Vocabulary, load_bitext, report_line
+from ..data.corpus import (UNK_ID, EncodedCorpus, Vocabulary, filter_bitext, load_bitext,
+                           report_line)
 from .dice import DEFAULT_DICE_PRUNE_TOTAL, compact_tables, cooc_table, dice_matrix
 from .hmm import HMMTables, hmm_key, train_hmm_files
 from .ibm import DEFAULT_MAX_JUMP, DEFAULT_N_GIS, train_ibm
@@ -322,9 +323,7 @@ class AlignmentStatistics:
                              "target sentences")
         timings = {}
         t0 = time.perf_counter()
-        src_vocab = Vocabulary.build(src_sentences, min_count=min_count)
-        tgt_vocab = Vocabulary.build(tgt_sentences, min_count=min_count)
-        corpus = EncodedCorpus.from_sentences(src_sentences, tgt_sentences, src_vocab, tgt_vocab)
+        corpus = EncodedCorpus.build(src_sentences, tgt_sentences, min_count=min_count)
         timings["encode"] = time.perf_counter() - t0
         _log(verbose, f"statistics: {corpus}")
         stats = cls.from_corpus(corpus, n_iter_model1=n_iter_model1, n_iter_model2=n_iter_model2,
@@ -381,14 +380,16 @@ class AlignmentStatistics:
 
     @classmethod
     def from_files(cls, src_path, tgt_path, max_pairs=None, verbose=True, max_len=80,
-                  max_ratio=None, protect_first=0, **kw):
+                  max_ratio=None, protect_first=0, lines=None, **kw):
         """Train on the first ``max_pairs`` lines of a (gzipped) tokenised bitext.
 
         Pairs with more than ``max_len`` tokens on a side (or a length ratio above
         ``max_ratio``) are left out of training, except the first ``protect_first``
         lines (none by default); see :func:`alignment.data.corpus.load_bitext`.  Other
         keywords go to :meth:`from_sentences`.  The result records its :func:`statistics_key`
-        (``cache_key``) and what was read and left out (``bitext_report``).
+        (``cache_key``) and what was read and left out (``bitext_report``).  ``lines``: the
+        token lists of those lines, already read (``(src, tgt)``, see
+        :func:`alignment.data.corpus.filter_bitext`): the files are then not read again.
 
         With ``executor=`` a ``dask.distributed.Client`` (and no ``agreement``), the
         bitext is read in chunks and sent to the workers, which encode it, build the
@@ -417,8 +418,12 @@ class AlignmentStatistics:
             stats.bitext_report = report
             return stats
         t0 = time.perf_counter()
-        bitext = load_bitext(src_path, tgt_path, max_pairs=max_pairs, max_len=max_len,
-                             max_ratio=max_ratio, protect_first=protect_first)
+        if lines is not None:
+            bitext = filter_bitext(*lines, max_len=max_len, max_ratio=max_ratio,
+                                   protect_first=protect_first)
+        else:
+            bitext = load_bitext(src_path, tgt_path, max_pairs=max_pairs, max_len=max_len,
+                                 max_ratio=max_ratio, protect_first=protect_first)
         t_load = time.perf_counter() - t0
         _log(verbose, f"statistics: {bitext.report(max_len)} ({t_load:.1f}s)")
         if len(bitext) == 0:
@@ -441,7 +446,7 @@ class AlignmentStatistics:
     @classmethod
     def load_or_fit(cls, cache, src_path, tgt_path, max_pairs=None, verbose=True, max_len=80,
                     protect_first=0, hmm=0, hmm_agreement=False, hmm_options=None,
-                    executor=None, **kw):
+                    executor=None, lines=None, **kw):
         """The statistics of a bitext (and optionally its HMM), from a cache if one was
         made from exactly these inputs and options, else computed (and cached).
 
@@ -468,6 +473,8 @@ class AlignmentStatistics:
         executor : dask.distributed.Client or concurrent.futures.Executor, optional
             Where the E-steps of IBM Models 1/2 and of the HMM run when they are computed
             (not part of the cache key: the result is the same).
+        lines : (list, list), optional
+            The bitext's lines as already read (:meth:`from_files`; not part of the key).
 
         Raises
         ------
@@ -487,7 +494,7 @@ class AlignmentStatistics:
                 raise ValueError("no statistics cache and no bitext to compute them from")
             return cls.from_files(src_path, tgt_path, max_pairs=max_pairs, verbose=verbose,
                                  max_len=max_len, protect_first=protect_first,
-                                 executor=executor, **kw)
+                                 executor=executor, lines=lines, **kw)
 
         def train(stats):
             if not have_bitext:

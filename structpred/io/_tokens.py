@@ -54,11 +54,31 @@ def check_token_lists(sentences, what="sentence", items="tokens"):
                         f"this looks like one tokenised {what}; pass a list of them "
                         f"([{items}], not {items})")
     for i, s in enumerate(sentences):
+        if type(s) is list:     # the common case: nothing to check (check_ordered's)
+            continue
         if _is_text(s):
             raise TypeError(f"{what} {i} is a string ({_shown(s)}), not a list of {items}: "
                             "split it first (e.g. text.split())")
         check_ordered(s, f"{what} {i}", items)   # a set: its tokens in no order
     return sentences
+
+
+def _plain_pair(pair, max_words):
+    """Whether ``pair`` is a tuple or list of two non-empty lists of tokens that a file
+    can hold (each a string without white space), of at most ``max_words`` if given: the
+    pairs that pass every check of :func:`check_sentence_pairs`, tested without a Python
+    call per token."""
+    if not (type(pair) is tuple or type(pair) is list) or len(pair) != 2:
+        return False
+    s, t = pair
+    if not (type(s) is list and type(t) is list and s and t):
+        return False
+    if max_words is not None and (len(s) > max_words or len(t) > max_words):
+        return False
+    try:
+        return " ".join(s).split() == s and " ".join(t).split() == t
+    except TypeError:      # a token that is not a string: the checks name it
+        return False
 
 
 def check_sentence_pairs(pairs, what="sentence pair", max_words=None):
@@ -71,6 +91,8 @@ def check_sentence_pairs(pairs, what="sentence pair", max_words=None):
     pairs = list(check_ordered(pairs, f"the {what}s", f"{what}s (source tokens, target "
                                                       "tokens)"))
     for i, pair in enumerate(pairs):
+        if _plain_pair(pair, max_words):   # the common case, at C speed: all checks below
+            continue
         if _is_text(pair) or not hasattr(pair, "__len__") or len(pair) != 2:
             raise TypeError(f"{what} {i} must be (source tokens, target tokens), got "
                             f"{_shown(pair) if _is_text(pair) else type(pair).__name__}")
