@@ -151,6 +151,24 @@ def jump_bucket(j, k, C, G, max_jump):
     return d + max_jump
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _first_jump(k, C, G):
+    """The unclamped jump ``d(1, k, C, G)`` of :func:`jump_bucket`: the numerator grows by
+    ``2G`` from ``j`` to ``j + 1``, so ``d(j, k, C, G) = d(1, k, C, G) + j - 1`` exactly,
+    and a sentence's buckets need one division per generated word, not one per cell."""
+    return (2 * G - (2 * k - 1) * C) // (2 * G)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _clamped(d, max_jump):
+    """Bucket index of the jump ``d``, clamped to ``-max_jump .. max_jump``."""
+    if d > max_jump:
+        d = max_jump
+    elif d < -max_jump:
+        d = -max_jump
+    return d + max_jump
+
+
 @numba.njit(cache=True, nogil=True)
 def _find_sorted_in_row(cols, lo, hi, fs, n, found):
     """``found[q]``: the index of ``fs[q]`` in the sorted row ``cols[lo:hi]`` (or -1), for
@@ -246,9 +264,10 @@ def _word_posteriors(gen_ids, g0, G, C, pidx, base, transposed, t, t_null, model
         z = w[null_b] if model2 else C + 1.0
         tot = (w[null_b] if model2 else 1.0) * t_null[word]
         out[g, 0] = tot
+        d = _first_jump(g + 1, C, G)
         for c in range(C):
             p = pidx[base + g * C + c] if transposed else pidx[base + c * G + g]
-            a = w[jump_bucket(c + 1, g + 1, C, G, max_jump)] if model2 else 1.0
+            a = w[_clamped(d + c, max_jump)] if model2 else 1.0
             if model2:
                 z += a
             v = a * t[p]
@@ -272,8 +291,9 @@ def _add_buckets(post, G, C, max_jump, obs):
     null_b = 2 * max_jump + 1
     for g in range(G):
         obs[null_b] += post[g, 0]
+        d = _first_jump(g + 1, C, G)
         for c in range(C):
-            obs[jump_bucket(c + 1, g + 1, C, G, max_jump)] += post[g, c + 1]
+            obs[_clamped(d + c, max_jump)] += post[g, c + 1]
 
 
 @numba.njit(cache=True, nogil=True)
