@@ -5,12 +5,13 @@ Fixed in this sweep:
 
 - invisible format characters stuck to a word (a direction mark U+200E/U+200F, a bidi
   embedding or isolate, a zero-width space, a word joiner, a soft hyphen, a byte-order mark
-  inside a line): ``maison`` + U+200F and ``maison`` were two words for the aligners'
+  inside a line), and variation selectors (``❤`` + U+FE0F, a Han ideograph's variant): ``maison`` + U+200F and ``maison`` were two words for the aligners'
   readers (bitexts, training and validation sentences, the files an external aligner and
   eflomal's priors are computed from), for the tagger's features and for ``topics``'
   tokenizer (``mai`` + U+00AD + ``son`` was two tokens, ``mai`` and ``son``). They are now
   removed before a word is looked up or counted (``structpred.io.word_form``); the tokens
-  stay as many (a token of such characters only is still refused), ``tag predict`` writes
+  stay as many (a token of such characters only is refused; a variation selector alone
+  was a word), ``tag predict`` writes
   the tokens as given, and the zero-width joiner and non-joiner are kept (they are
   spelling: ``topics`` split the Persian ``می‌خواهم`` in two at its non-joiner);
 - the external aligners' reader (``alignment.aligners.runs._as_lines``, for eflomal and
@@ -29,7 +30,12 @@ Fixed in this sweep:
 
 Already handled (recorded as regression tests): text of Chinese, Japanese and Korean in
 GB18030, Shift JIS, EUC-KR and Big5 read as written; UTF-8 text of those languages given
-with ``--encoding`` of any of them refused in one line.
+with ``--encoding`` of any of them refused in one line; an ideographic, no-break, thin or
+other Unicode space between words refused by ``align``'s and ``tag``'s readers with file,
+line and column, and a word boundary for ``topics``; tabs between Pharaoh links read as
+separators, and a tab inside a link refused as a malformed link. Tried, not kept as tests:
+lone surrogates cannot come from a file (every reader decodes strictly), and a file name
+of undecodable bytes is named as ``\xff`` in the one-line refusal.
 """
 
 import gzip
@@ -53,12 +59,19 @@ SETTINGS = settings(max_examples=40, deadline=None,
 BIDI = ["\u200e", "\u200f", "\u061c", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e",
         "\u2066", "\u2067", "\u2068", "\u2069"]
 OTHER_MARKS = ["\u200b", "\u2060", "\ufeff", "\xad"]
-MARKS = BIDI + OTHER_MARKS
+SELECTORS = ["\ufe0f", "\ufe0e", "\ufe00", "\U000e0100", "\U000e01ef"]
+MARKS = BIDI + OTHER_MARKS + SELECTORS
 JOINERS = ["\u200c", "\u200d"]
 
-#: a word of any characters but white space, controls and format characters
-WORD = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Cf", "Zs", "Zl", "Zp")),
-               min_size=1, max_size=8)
+
+def _visible(c):
+    return not ("\ufe00" <= c <= "\ufe0f" or "\U000e0100" <= c <= "\U000e01ef")
+
+
+#: a word of any characters but white space, controls, format characters and variation
+#: selectors
+WORD = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Cf", "Zs", "Zl", "Zp"))
+               .filter(_visible), min_size=1, max_size=8)
 
 
 def _insert(word, marks, where):
@@ -106,10 +119,20 @@ def test_zero_width_joiners_are_spelling_and_kept(word, joiners, where):
     assert sum(word_form(marked).count(j) for j in JOINERS) == len(joiners)
 
 
-def test_a_token_of_format_characters_only_is_still_refused():
+@pytest.mark.parametrize("token", ["\u200f", "\u200b\xad", "\ufe0f", "\U000e0100\u200e"])
+def test_a_token_of_invisible_characters_only_is_refused(token):
+    """A format character was refused already; a variation selector set off from its emoji
+    (``❤ U+FE0F``) was a word of its own, and would now vanish, shifting every later word."""
     with pytest.raises(FormatError, match=re.escape("f.txt:3: a token of invisible characters "
-                                                    "only")):
-        word_text("maison \u200f bleue", "f.txt", 3)
+                                                    "only") + ".*" + re.escape("column 8")):
+        word_text(f"maison {token} bleue", "f.txt", 3)
+
+
+def test_a_variation_selector_does_not_make_another_word():
+    from topics.tokens import Tokenizer
+
+    assert word_text("❤\ufe0f love\ufe0e 葛\U000e0100城") == "❤ love 葛城"
+    assert Tokenizer()("love\ufe0f") == ["love"]       # was 'love' + U+FE0F
 
 
 def _align_readers(tmp_path, src, tgt):
@@ -302,3 +325,40 @@ def test_the_command_line_reads_real_cjk_text_and_refuses_its_utf8(enc, tmp_path
             assert rc == 0, err
         else:
             assert one_line_error(rc, err, "utf8.txt:1:", "UTF-8"), err
+
+
+# ------------------------------------------ class: other spaces between words, tabs in links
+#: white space of category Zs other than the ASCII space (the ideographic, no-break, thin,
+#: en and em spaces, the narrow no-break space)
+OTHER_SPACES = ["\u3000", "\xa0", "\u2009", "\u2002", "\u2003", "\u202f", "\u205f", "\u1680"]
+
+
+@pytest.mark.parametrize("space", OTHER_SPACES)
+def test_other_spaces_between_words_are_refused_by_align_and_tag_and_split_by_topics(
+        space, tmp_path, capsys):
+    from topics.tokens import Tokenizer
+
+    src = _w(tmp_path / "s.txt", f"la{space}maison bleue\n")
+    tgt = _w(tmp_path / "t.txt", "the blue house\n")
+    links = _w(tmp_path / "l.txt", "0-0 1-2\n")
+    rc, _, err = run_cli(["aer", "--test", links, "--gold", links, "--src", src, "--tgt", tgt],
+                         capsys)
+    assert one_line_error(rc, err, "s.txt:1:", f"U+{ord(space):04X}", "column 3"), err
+    data = _w(tmp_path / "d.txt", f"le DT B-NP\nmai{space}son NN I-NP\n\n")
+    rc, _, err = run_cli(["tag", "train", "--data", data, "-o", str(tmp_path / "m.npz")],
+                         capsys)
+    assert one_line_error(rc, err, "d.txt:2:", f"U+{ord(space):04X}"), err
+    assert Tokenizer(stop_words=None)(f"maison{space}bleue") == ["maison", "bleue"]
+
+
+@pytest.mark.parametrize("test,ok", [("0-0\t1-1\n", True), ("0-0 \t 1-1\t\n", True),
+                                     ("0-0 1\t-1\n", False), ("0\t-0 1-1\n", False)])
+def test_tabs_between_pharaoh_links_separate_them_and_inside_one_are_refused(test, ok,
+                                                                            tmp_path, capsys):
+    gold = _w(tmp_path / "g.txt", "0-0 1-1\n")
+    rc, out, err = run_cli(["aer", "--test", _w(tmp_path / "p.txt", test), "--gold", gold],
+                           capsys)
+    if ok:
+        assert rc == 0 and "AER 0.00%" in out, err
+    else:
+        assert one_line_error(rc, err, "p.txt:1:", "malformed link"), err

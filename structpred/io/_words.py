@@ -18,10 +18,16 @@ __all__ = ["split_tokens", "word_text", "check_visible_tokens", "word_form",
 #: overrides and isolates (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069); the
 #: zero-width space U+200B; the word joiner and the invisible operators U+2060-U+2064;
 #: the deprecated format controls U+206A-U+206F; the zero-width no-break space (the
-#: byte-order mark) U+FEFF. The zero-width joiner and non-joiner (U+200D, U+200C) are
-#: spelling (Persian, the Indic scripts, emoji) and are kept, as are the other format
-#: characters (Mongolian's, Egyptian hieroglyphs', the tag characters of flags).
-IGNORABLE_FORMAT = r"\xad\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+#: byte-order mark) U+FEFF; and the variation selectors U+FE00-U+FE0F and
+#: U+E0100-U+E01EF (marks, not format characters, that choose a glyph: the emoji or the
+#: text style of ``❤``, a variant of a Han ideograph; the word is the same). The
+#: zero-width joiner and non-joiner (U+200D, U+200C) are spelling (Persian, the Indic
+#: scripts, emoji) and are kept, as are the other format characters (Mongolian's and its
+#: free variation selectors, Egyptian hieroglyphs', the tag characters of flags).
+IGNORABLE_FORMAT = (r"\xad\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
+                    r"\ufe00-\ufe0f\ufeff\U000e0100-\U000e01ef")
+#: the variation selectors, invisible marks (see check_visible_tokens)
+_SELECTOR = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 _IGNORABLE = re.compile(f"[{IGNORABLE_FORMAT}]")
 _IGNORABLE_NO_ZWSP = re.compile("[" + IGNORABLE_FORMAT.replace(r"\u200b", "") + "]")
 
@@ -104,19 +110,23 @@ _MAYBE_FORMAT = re.compile("[\xad\u0100-\U0010ffff]")
 def check_visible_tokens(text, path="<text>", lineno=None):
     """:class:`FormatError` naming file, line and column when a token of the line ``text``
     (split on ASCII spaces and tabs) is made of invisible format characters only (a
-    right-to-left mark U+200F, a zero-width space, a soft hyphen): it would count as a word
-    (an aligner's position, a tagger's token)."""
+    right-to-left mark U+200F, a zero-width space, a soft hyphen) or variation selectors
+    (U+FE0F, set off from its emoji by a space): it would count as a word (an aligner's
+    position, a tagger's token)."""
     if text.isascii():
         return
     import unicodedata
 
+    def invisible(c):   # a format character or a variation selector (a mark)
+        return unicodedata.category(c) == "Cf" or _SELECTOR.match(c) is not None
+
     # a token of format characters has one: U+00AD, or a character above U+00FF (no other
     # character below U+0100 is of category Cf); most non-ASCII lines have none
-    if not any(unicodedata.category(c) == "Cf" for c in _MAYBE_FORMAT.findall(text)):
+    if not any(map(invisible, _MAYBE_FORMAT.findall(text))):
         return
     for m in re.finditer(r"[^ \t\n]+", text):
         tok = m.group()
-        if all(unicodedata.category(c) == "Cf" for c in tok):
+        if all(map(invisible, tok)):
             what = unicodedata.name(tok[0], "a format character").lower()
             raise FormatError(path, lineno, f"a token of invisible characters only ({what}, "
                               f"U+{ord(tok[0]):04X}) at column {m.start() + 1}: it would "
