@@ -20,6 +20,9 @@ Fixed in this sweep:
   the caps of the other readers (1 MiB, and 16 MiB for ``topics``' documents), and a line
   of ``load_jsonl`` that is not JSON names its file and line (it was json's "Expecting
   value: line 1 column 1 (char 0)");
+- a ``topics`` stop word (``--stop-words FILE``, ``Tokenizer(stop_words=...)``) written in
+  NFD, or with a format character or a variation selector, stopped nothing: the tokens were
+  normalised (NFKC, the marks removed) and the stop words were only lower-cased;
 - a genuine GB18030 (Big5, EUC-KR) file of a word or two whose bytes are valid UTF-8 by
   chance was refused as UTF-8 text (``--encoding gb18030`` on ``同``, whose two bytes are a
   combining mark alone in UTF-8); a UTF-8 reading made mostly of words that no text holds
@@ -215,6 +218,15 @@ def test_topics_tokenizer_on_format_characters(text, tokens):
     from topics.tokens import Tokenizer
 
     assert Tokenizer(stop_words=None)(text) == tokens
+
+
+@pytest.mark.parametrize("stop", ["e\u0301te\u0301", "\u200fété", "ÉTÉ", "été\ufe0f"])
+def test_a_stop_word_stops_its_token_however_it_is_spelt(stop):
+    """A stop word in NFD, with a direction mark or a variation selector stopped nothing:
+    the tokens are normalised, the stop list was not."""
+    from topics.tokens import Tokenizer
+
+    assert Tokenizer(stop_words=[stop])("été rouge") == ["rouge"]
 
 
 # ------------------------------------------------- class: readers without a line cap

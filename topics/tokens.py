@@ -73,7 +73,10 @@ _CJK_RANGES = ((0x3040, 0x30FF), (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x
 
 
 def resolve_stop_words(stop_words):
-    """``"english"`` -> :data:`ENGLISH_STOP_WORDS`; ``None`` -> no list; else a frozenset."""
+    """``"english"`` -> :data:`ENGLISH_STOP_WORDS`; ``None`` -> no list; else a frozenset of
+    the words as the tokens are spelt (:meth:`Tokenizer.normalize`: NFKC, without invisible
+    format characters, lower-cased), so that ``été`` written with a combining accent, or a
+    word copied with a direction mark, still stops the token (it stopped nothing)."""
     if stop_words is None:
         return frozenset()
     if isinstance(stop_words, str):
@@ -81,7 +84,8 @@ def resolve_stop_words(stop_words):
             raise ValueError(f"stop_words must be 'english', None or a collection of words, "
                              f"got {stop_words!r}")
         return ENGLISH_STOP_WORDS
-    return frozenset(str(w).lower() for w in stop_words)
+    return frozenset(word_form(str(w), "NFKC", zero_width_space=False).lower()
+                     for w in stop_words)
 
 
 #: code points that may be letters or marks: planes 0-3 and the variation selectors of plane 14
