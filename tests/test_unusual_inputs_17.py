@@ -10,8 +10,8 @@ Fixed in this sweep:
   eflomal's priors are computed from), for the tagger's features and for ``topics``'
   tokenizer (``mai`` + U+00AD + ``son`` was two tokens, ``mai`` and ``son``). They are now
   removed before a word is looked up or counted (``structpred.io.word_form``); the tokens
-  stay as many (a token of such characters only is refused; a variation selector alone
-  was a word), ``tag predict`` writes
+  stay as many (a token of such characters only is refused; a variation selector alone,
+  or the word form of a CoNLL-U or GermEval line made of such characters, was a word), ``tag predict`` writes
   the tokens as given, and the zero-width joiner and non-joiner are kept (they are
   spelling: ``topics`` split the Persian ``می‌خواهم`` in two at its non-joiner);
 - the external aligners' reader (``alignment.aligners.runs._as_lines``, for eflomal and
@@ -374,3 +374,20 @@ def test_tabs_between_pharaoh_links_separate_them_and_inside_one_are_refused(tes
         assert rc == 0 and "AER 0.00%" in out, err
     else:
         assert one_line_error(rc, err, "p.txt:1:", "malformed link"), err
+
+
+@pytest.mark.parametrize("form", ["\u200f", "\ufe0f", "\xad\u2060"])
+@pytest.mark.parametrize("fmt", ["CoNLL-U", "GermEval"])
+def test_a_tabbed_word_form_of_invisible_characters_only_is_refused(form, fmt, tmp_path,
+                                                                    capsys):
+    """Refused in column files already; in CoNLL-U and GermEval files it was a word (and
+    would now be an empty one)."""
+    if fmt == "CoNLL-U":
+        rows = [["1", "Le", "le", "DET"], ["2", form, "_", "PUNCT"], ["3", "chat", "chat", "NOUN"]]
+        lines = ["\t".join(r + ["_"] * 6) for r in rows]
+    else:
+        lines = ["1\tLe\tO\tO", f"2\t{form}\tO\tO", "3\tParis\tB-LOC\tO"]
+    data = _w(tmp_path / "d.txt", "\n".join(lines * 2).replace("\n1\t", "\n\n1\t") + "\n")
+    rc, _, err = run_cli(["tag", "train", "--data", data, "-o", str(tmp_path / "m.npz"), "-q"],
+                         capsys)
+    assert one_line_error(rc, err, "d.txt:2:", "a token of invisible characters only"), err
