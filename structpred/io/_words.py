@@ -71,8 +71,8 @@ def split_tokens(text, path="<text>", lineno=None):
 
 def word_form(text, form="NFC", zero_width_space=True):
     """``text`` (a word, or a line of words) as its words are looked up and counted: the
-    invisible format characters of :data:`IGNORABLE_FORMAT` removed (``"maison\u200f"``,
-    ``"mai\xadson"`` and ``"maison"`` are one word), then in the Unicode normal ``form``
+    invisible format characters of :data:`IGNORABLE_FORMAT` removed (``"maison\\u200f"``,
+    ``"mai\\xadson"`` and ``"maison"`` are one word), then in the Unicode normal ``form``
     (NFC; NFKC for ``topics``' tokenizer). The zero-width joiner and non-joiner are kept.
     ``zero_width_space=False`` keeps U+200B, for a tokenizer that splits words on it (in
     running text it separates the words of Thai, Khmer or Burmese, as Unicode's word
@@ -93,7 +93,7 @@ def word_text(text, path="<text>", lineno=None):
     normal form NFC, so that a word spelt with a combining accent (NFD, as macOS file tools
     and some corpora write it) is the word spelt with the precomposed letter, and without
     the invisible format characters that carry no meaning inside a word (a right-to-left
-    mark U+200F, a zero-width space, a soft hyphen stuck to it: ``"maison\u200f"`` is
+    mark U+200F, a zero-width space, a soft hyphen stuck to it: ``"maison\\u200f"`` is
     ``"maison"``); a token made of invisible format characters only (separated from its
     word by a space) is a :class:`FormatError` naming file, line and column: it would
     count as a word and shift every later position. ASCII lines are returned as they are."""
