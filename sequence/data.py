@@ -122,6 +122,7 @@ def _read_tabbed(lines, name, labelled, fmt, label):
         form = "_".join(fields[1].split())
         if not form:
             raise FormatError(name, lineno, f"a {fmt} word line without a word form")
+        check_visible_tokens(line, name, lineno)   # a form U+200F alone was a word
         tag = None
         if labelled:
             tag = fields[column].strip()

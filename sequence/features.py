@@ -19,10 +19,11 @@ sparse token-by-feature matrices; unseen strings are dropped at prediction time.
 from __future__ import annotations
 
 import re
-import unicodedata
 
 import numpy as np
 import scipy.sparse as sp
+
+from structpred.io import word_form
 
 __all__ = ["FEATURE_SETS", "token_features", "sentence_features", "FeatureIndex", "FeatureCodes",
            "word_shape", "pos_values"]
@@ -50,12 +51,15 @@ def word_shape(word):
 
 
 def _nfc(tokens):
-    """``tokens`` with every column in Unicode normal form NFC, so that a word spelled with
-    a combining accent (``cafe`` + U+0301) and precomposed (``café``) gets one set of
-    features (they were two words: a model trained on one form did not know the other)."""
-    if all(c.isascii() or unicodedata.is_normalized("NFC", c) for t in tokens for c in t):
+    """``tokens`` with every column as :func:`structpred.io.word_form` gives it: in Unicode
+    normal form NFC, so that a word spelled with a combining accent (``cafe`` + U+0301) and
+    precomposed (``café``) gets one set of features (they were two words: a model trained
+    on one form did not know the other), and without the invisible format characters that
+    carry no meaning inside a word (``maison`` + U+200F, a right-to-left mark, was another
+    word than ``maison``). The tokens written out stay as they were read."""
+    if all(c.isascii() for t in tokens for c in t):
         return tokens
-    return [tuple(unicodedata.normalize("NFC", c) for c in t) for t in tokens]
+    return [tuple(word_form(c) for c in t) for t in tokens]
 
 
 def sentence_features(tokens, feature_set="full", shapes=None):

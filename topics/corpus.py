@@ -25,7 +25,6 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections import Counter
 from itertools import chain
@@ -35,7 +34,8 @@ from typing import Iterable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from structpred import check_flag, check_positive, check_whole, physical_memory
+from structpred import (FormatError, check_flag, check_positive, check_whole, physical_memory,
+                        read_lines)
 
 __all__ = [
     "ENGLISH_STOP_WORDS", "tokenize", "Vocabulary", "check_counts", "token_arrays",
@@ -521,11 +521,21 @@ def as_count_matrix(X, vocabulary: Vocabulary | None, *, integer=False, round_co
 # --------------------------------------------------------------------------- loaders
 
 def load_jsonl(path) -> list[dict]:
-    """Read a (gzipped) JSON-lines file into a list of dicts."""
-    path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    """Read a (gzipped) JSON-lines file into a list of dicts, with
+    :func:`structpred.read_lines` (a line of at most ``MAX_DOCUMENT_BYTES``, 16 MiB, as
+    ``topics``' other readers take; a longer line, or one that is not JSON, is a
+    :class:`~structpred.FormatError` naming file and line)."""
+    from ._text_io import MAX_DOCUMENT_BYTES
+
+    name, out = str(path), []
+    # JSON is UTF-8 (RFC 8259), whatever a command's --encoding says of its own inputs
+    for lineno, line in read_lines(path, "utf-8", max_line=MAX_DOCUMENT_BYTES):
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except ValueError as exc:
+                raise FormatError(name, lineno, f"not a JSON value ({exc})") from None
+    return out
 
 
 def strip_newsgroup_headers(text: str, keep_subject: bool = True) -> str:

@@ -2,12 +2,16 @@
 
 :class:`Tokenizer` turns a text into a list of lower-cased word tokens:
 
-1. the text is put in Unicode normal form NFKC (so ``"ﬁ"`` becomes ``"fi"``, full-width
-   ``"ＡＢＣ"`` becomes ``"ABC"`` and a letter with a combining accent becomes one code point)
-   and lower-cased (:meth:`str.lower`);
+1. the invisible format characters that carry no meaning inside a word (a soft hyphen, a
+   direction mark, a word joiner: :func:`structpred.io.word_form`) are removed, the text is
+   put in Unicode normal form NFKC (so ``"ﬁ"`` becomes ``"fi"``, full-width ``"ＡＢＣ"``
+   becomes ``"ABC"`` and a letter with a combining accent becomes one code point) and
+   lower-cased (:meth:`str.lower`);
 2. a token is a maximal run of *letters of any script* -- code points of the Unicode
    categories ``L*`` (letters) and ``M*`` (combining marks, which Devanagari, Thai or Hebrew
-   words need inside them) -- and, with ``digits=True``, decimal digits (``Nd``) too.  So
+   words need inside them), the zero-width joiner and non-joiner between them (Persian
+   ``می‌خواهم`` is one word) -- and, with ``digits=True``, decimal digits (``Nd``) too; a
+   zero-width space separates words, as Unicode's word boundaries (UAX #29) say.  So
    ``"économie"``, ``"Москва"``, ``"λόγος"`` and ``"हिन्दी"`` stay whole, and ``"x11"`` is one token
    with ``digits=True`` and ``"x"`` (then dropped as too short) without;
 3. Chinese characters (Han ideographs) and Japanese kana are written without spaces: each
@@ -32,6 +36,7 @@ import unicodedata
 from functools import lru_cache
 
 from structpred import check_flag, check_whole
+from structpred.io import word_form
 
 __all__ = ["Tokenizer", "ENGLISH_STOP_WORDS", "resolve_stop_words"]
 
@@ -68,7 +73,10 @@ _CJK_RANGES = ((0x3040, 0x30FF), (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x
 
 
 def resolve_stop_words(stop_words):
-    """``"english"`` -> :data:`ENGLISH_STOP_WORDS`; ``None`` -> no list; else a frozenset."""
+    """``"english"`` -> :data:`ENGLISH_STOP_WORDS`; ``None`` -> no list; else a frozenset of
+    the words as the tokens are spelt (:meth:`Tokenizer.normalize`: NFKC, without invisible
+    format characters, lower-cased), so that ``été`` written with a combining accent, or a
+    word copied with a direction mark, still stops the token (it stopped nothing)."""
     if stop_words is None:
         return frozenset()
     if isinstance(stop_words, str):
@@ -76,7 +84,8 @@ def resolve_stop_words(stop_words):
             raise ValueError(f"stop_words must be 'english', None or a collection of words, "
                              f"got {stop_words!r}")
         return ENGLISH_STOP_WORDS
-    return frozenset(str(w).lower() for w in stop_words)
+    return frozenset(word_form(str(w), "NFKC", zero_width_space=False).lower()
+                     for w in stop_words)
 
 
 #: code points that may be letters or marks: planes 0-3 and the variation selectors of plane 14
@@ -130,7 +139,12 @@ def _pattern(alphabet, digits):
     times faster than the full class, so :class:`Tokenizer` uses it for ASCII texts."""
     if alphabet == "ascii":
         return re.compile(r"[A-Za-z0-9]+" if digits else r"[A-Za-z]+")
-    return re.compile(f"[{_cjk_class()}]|[{_char_class(_letter_ranges(digits))}]+")
+    return re.compile(f"[{_cjk_class()}]|[{_char_class(_letter_ranges(digits))}{_JOINERS}]+")
+
+
+#: the zero-width non-joiner and joiner, spelling inside a word (Persian, the Indic
+#: scripts): a run of letters holds them (its ends are stripped of them)
+_JOINERS = "\u200c\u200d"
 
 
 #: a Han ideograph or kana (the tokens kept whatever ``min_length``)
@@ -182,11 +196,15 @@ class Tokenizer:
                 f"min_length={self.min_length}, alphabet={self.alphabet!r})")
 
     def normalize(self, text):
-        """NFKC (``"unicode"``) and lower-casing, as the tokens see the text."""
+        """NFKC (``"unicode"``) and lower-casing, as the tokens see the text; with
+        ``"unicode"``, the invisible format characters that carry no meaning inside a word
+        (a soft hyphen, a direction mark, a word joiner, ...) are removed first
+        (:func:`structpred.io.word_form`), except the zero-width space, which separates
+        words (of Thai, Khmer, Burmese) as Unicode's word boundaries (UAX #29) say."""
         if not isinstance(text, str):
             raise TypeError(f"expected a string, got {type(text).__name__}")
         if self.alphabet == "unicode" and not text.isascii():
-            text = unicodedata.normalize("NFKC", text)
+            text = word_form(text, "NFKC", zero_width_space=False)
         return text.lower() if self.lowercase else text
 
     def __call__(self, text):
@@ -198,6 +216,8 @@ class Tokenizer:
             if self._re is None:        # the full class is built once per process (~0.3 s)
                 self._re = _pattern(self.alphabet, self.digits)
             toks = self._re.findall(text)
+            if "\u200c" in text or "\u200d" in text:   # a joiner is not a word's end
+                toks = [t for t in (t.strip(_JOINERS) for t in toks) if t]
         stop, n = self._stop, self.min_length
         if n > 1:
             toks = [t for t in toks if (len(t) >= n or _CJK_CHAR.match(t)) and t not in stop]

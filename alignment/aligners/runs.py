@@ -59,8 +59,8 @@ from pathlib import Path
 
 import numpy as np
 
-from structpred import FormatError, atomic_write, open_text
-from structpred.io import counted, load_npz, read_npz, save_npz
+from structpred import FormatError, atomic_write, open_text, read_lines
+from structpred.io import counted, load_npz, read_npz, save_npz, split_tokens, word_text
 from .._runtime import log as _log
 
 __all__ = ["available_aligners", "resolve_aligners", "parse_link_set_name", "LinkSets",
@@ -252,10 +252,14 @@ class LinkSets:
 # ----------------------------------------------------------------------- fingerprints
 def _as_lines(side):
     """A side of a bitext as a list of normalised lines (tokens joined by one space):
-    from a path (plain or gzipped), a list of token lists or a list of strings."""
+    from a path (plain or gzipped, read as every reader of sentences reads it:
+    :func:`structpred.read_lines`' line cap and encoding, words as
+    :func:`structpred.io.word_text` gives them), a list of token lists or a list of
+    strings."""
     if isinstance(side, (str, os.PathLike)):
-        with open_text(side) as fh:
-            return [" ".join(ln.split()) for ln in fh]
+        name = os.fspath(side)
+        return [" ".join(split_tokens(word_text(text, name, n), name, n))
+                for n, text in read_lines(side)]
     out = []
     for s in side:
         out.append(" ".join(s.split()) if isinstance(s, str) else " ".join(s))

@@ -107,15 +107,45 @@ def utf8_read_as(raw, encoding):
             "drop --encoding: the default reads UTF-8")
 
 
+def _impossible_word(word):
+    """True for a word that no text holds: one with a control character (C1: U+0080 to
+    U+009F), a code point below U+0800 that no version of Unicode has assigned yet, or a
+    combining mark that starts it: what some bytes of GB18030, Big5 or EUC-KR that are
+    valid UTF-8 by chance read as (``同`` and ``之一`` in GB18030 are, in UTF-8, a combining
+    mark alone, U+036C, and a Hebrew accent before a Cyrillic letter). Other such words
+    (``去`` in GB18030 is ``ȥ``) are letters, and still refused: a word or two of them is
+    not told from UTF-8. Mixed scripts and odd case are not taken as a sign: real text has
+    them (``Москвa`` with a Latin ``a``), and reading it in the wrong encoding is silent."""
+    import unicodedata
+
+    for k, ch in enumerate(word):
+        cat = unicodedata.category(ch)
+        if (cat == "Cc" or (cat == "Cn" and ch < "\u0800")
+                or (k == 0 and cat[0] == "M")):
+            return True
+    return False
+
+
+def unlikely_utf8(text):
+    """True when most of the words beyond ASCII of ``text`` (bytes that are valid UTF-8,
+    read as UTF-8) are words that no text holds (:func:`_impossible_word`): the bytes are
+    text of another encoding, valid UTF-8 by chance."""
+    words = [w for w in text.split() if not w.isascii()]
+    return 2 * sum(map(_impossible_word, words)) > len(words)
+
+
 def utf8_misread_reason(raw, encoding):
     """A reason to refuse the bytes ``raw`` (a file's, or its first line's beyond ASCII)
     read in ``encoding`` when they are UTF-8 text beyond ASCII, which ``encoding`` would
-    read as other characters (``你好`` as ``浣犲ソ`` in GB18030), else None."""
+    read as other characters (``你好`` as ``浣犲ソ`` in GB18030), else None (also for bytes
+    whose UTF-8 reading is mostly words that no text holds: :func:`unlikely_utf8`)."""
     if encoding == "utf-8" or raw.isascii():
         return None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
+        return None
+    if unlikely_utf8(text):
         return None
     word = next((w for w in text.split() if not w.isascii()), text.strip())[:20]
     return (f"this file looks like UTF-8 text, not {encoding} ({word!r} reads as "
@@ -149,7 +179,9 @@ def utf8_held_back(lines, encoding):
     beyond ASCII, lines are held back until one is not UTF-8 (text of the encoding: they
     all pass, and every later line at once) or, when all are UTF-8 at the end of the input
     or past :data:`UTF8_EVIDENCE` bytes, :class:`LineRefused` names the first: the file is
-    UTF-8, and would be read as other characters, silently (``你好`` as ``浣犲ソ``).
+    UTF-8, and would be read as other characters, silently (``你好`` as ``浣犲ソ``); unless
+    their UTF-8 reading is mostly words no text holds (:func:`unlikely_utf8`: a word or two
+    of the encoding, valid UTF-8 by chance).
     Standard input still streams: what is held back is bounded."""
     held, size, utf8 = [], 0, True
     lines = iter(lines)
@@ -166,6 +198,8 @@ def utf8_held_back(lines, encoding):
             break
         if size >= UTF8_EVIDENCE:
             break
+    if utf8 and held:   # valid UTF-8 by chance: words of no text (controls, unassigned)
+        utf8 = not unlikely_utf8(b"\n".join(raw for _, raw in held).decode("utf-8"))
     if held and utf8:
         raise LineRefused(held[0][0], utf8_misread_reason(held[0][1], encoding))
     yield from held

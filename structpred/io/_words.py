@@ -9,7 +9,27 @@ import re
 
 from ._files import FormatError
 
-__all__ = ["split_tokens", "word_text", "check_visible_tokens"]
+__all__ = ["split_tokens", "word_text", "check_visible_tokens", "word_form",
+           "IGNORABLE_FORMAT"]
+
+#: the invisible format characters (as a class of a regular expression) that carry no
+#: meaning inside a word, removed from it before it is looked up or counted
+#: (:func:`word_form`): the soft hyphen U+00AD; the bidirectional marks, embeddings,
+#: overrides and isolates (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069); the
+#: zero-width space U+200B; the word joiner and the invisible operators U+2060-U+2064;
+#: the deprecated format controls U+206A-U+206F; the zero-width no-break space (the
+#: byte-order mark) U+FEFF; and the variation selectors U+FE00-U+FE0F and
+#: U+E0100-U+E01EF (marks, not format characters, that choose a glyph: the emoji or the
+#: text style of ``❤``, a variant of a Han ideograph; the word is the same). The
+#: zero-width joiner and non-joiner (U+200D, U+200C) are spelling (Persian, the Indic
+#: scripts, emoji) and are kept, as are the other format characters (Mongolian's and its
+#: free variation selectors, Egyptian hieroglyphs', the tag characters of flags).
+IGNORABLE_FORMAT = (r"\xad\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
+                    r"\ufe00-\ufe0f\ufeff\U000e0100-\U000e01ef")
+#: the variation selectors, invisible marks (see check_visible_tokens)
+_SELECTOR = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+_IGNORABLE = re.compile(f"[{IGNORABLE_FORMAT}]")
+_IGNORABLE_NO_ZWSP = re.compile("[" + IGNORABLE_FORMAT.replace(r"\u200b", "") + "]")
 
 
 #: whitespace other than the ASCII space and tab (no-break and other Unicode spaces, line
@@ -49,21 +69,38 @@ def split_tokens(text, path="<text>", lineno=None):
     return text.split()
 
 
-def word_text(text, path="<text>", lineno=None):
-    """A line of words (a sentence to align) in Unicode normal form NFC, so that a word
-    spelt with a combining accent (NFD, as macOS file tools and some corpora write it) is
-    the word spelt with the precomposed letter; a token made of invisible format characters
-    only (a right-to-left mark U+200F, a zero-width space, a soft hyphen, separated from
-    its word by a space) is a :class:`FormatError` naming file, line and column: it would
-    count as a word and shift every later position. ASCII lines are returned as they are."""
+def word_form(text, form="NFC", zero_width_space=True):
+    """``text`` (a word, or a line of words) as its words are looked up and counted: the
+    invisible format characters of :data:`IGNORABLE_FORMAT` removed (``"maison\\u200f"``,
+    ``"mai\\xadson"`` and ``"maison"`` are one word), then in the Unicode normal ``form``
+    (NFC; NFKC for ``topics``' tokenizer). The zero-width joiner and non-joiner are kept.
+    ``zero_width_space=False`` keeps U+200B, for a tokenizer that splits words on it (in
+    running text it separates the words of Thai, Khmer or Burmese, as Unicode's word
+    boundaries, UAX #29, say). ASCII text is returned as it is; white space is never
+    touched, so the tokens of a line stay as many."""
     if text.isascii():
         return text
     import unicodedata
 
-    if not unicodedata.is_normalized("NFC", text):
-        text = unicodedata.normalize("NFC", text)
-    check_visible_tokens(text, path, lineno)
+    text = (_IGNORABLE if zero_width_space else _IGNORABLE_NO_ZWSP).sub("", text)
+    if not unicodedata.is_normalized(form, text):
+        text = unicodedata.normalize(form, text)
     return text
+
+
+def word_text(text, path="<text>", lineno=None):
+    """A line of words (a sentence to align) as :func:`word_form` gives it: in Unicode
+    normal form NFC, so that a word spelt with a combining accent (NFD, as macOS file tools
+    and some corpora write it) is the word spelt with the precomposed letter, and without
+    the invisible format characters that carry no meaning inside a word (a right-to-left
+    mark U+200F, a zero-width space, a soft hyphen stuck to it: ``"maison\\u200f"`` is
+    ``"maison"``); a token made of invisible format characters only (separated from its
+    word by a space) is a :class:`FormatError` naming file, line and column: it would
+    count as a word and shift every later position. ASCII lines are returned as they are."""
+    if text.isascii():
+        return text
+    check_visible_tokens(text, path, lineno)
+    return word_form(text)
 
 
 #: the characters that may be format characters (category Cf): see check_visible_tokens
@@ -73,19 +110,23 @@ _MAYBE_FORMAT = re.compile("[\xad\u0100-\U0010ffff]")
 def check_visible_tokens(text, path="<text>", lineno=None):
     """:class:`FormatError` naming file, line and column when a token of the line ``text``
     (split on ASCII spaces and tabs) is made of invisible format characters only (a
-    right-to-left mark U+200F, a zero-width space, a soft hyphen): it would count as a word
-    (an aligner's position, a tagger's token)."""
+    right-to-left mark U+200F, a zero-width space, a soft hyphen) or variation selectors
+    (U+FE0F, set off from its emoji by a space): it would count as a word (an aligner's
+    position, a tagger's token)."""
     if text.isascii():
         return
     import unicodedata
 
+    def invisible(c):   # a format character or a variation selector (a mark)
+        return unicodedata.category(c) == "Cf" or _SELECTOR.match(c) is not None
+
     # a token of format characters has one: U+00AD, or a character above U+00FF (no other
     # character below U+0100 is of category Cf); most non-ASCII lines have none
-    if not any(unicodedata.category(c) == "Cf" for c in _MAYBE_FORMAT.findall(text)):
+    if not any(map(invisible, _MAYBE_FORMAT.findall(text))):
         return
     for m in re.finditer(r"[^ \t\n]+", text):
         tok = m.group()
-        if all(unicodedata.category(c) == "Cf" for c in tok):
+        if all(map(invisible, tok)):
             what = unicodedata.name(tok[0], "a format character").lower()
             raise FormatError(path, lineno, f"a token of invisible characters only ({what}, "
                               f"U+{ord(tok[0]):04X}) at column {m.start() + 1}: it would "
