@@ -26,13 +26,14 @@ import json
 import numpy as np
 
 from structpred import FormatError
-from structpred.io import CacheMismatch, file_fingerprint
+from structpred.io import WORD_RULES, CacheMismatch, file_fingerprint
 from structpred.io import load_or_compute as _load_or_compute
 
 __all__ = ["CacheMismatch", "bitext_key", "compare_keys", "fit_options", "load_or_compute"]
 
 #: key field -> how the user sets it (for the messages of :class:`CacheMismatch`)
 OPTION_NAMES = {
+    "word_rules": "the rules that read words (structpred.io.WORD_RULES)",
     "bitext_src": "--bitext-src", "bitext_tgt": "--bitext-tgt", "n_pairs": "--bitext-pairs",
     "max_length": "--max-length", "protect_first": "first lines kept unfiltered",
     "ibm_agreement": "--ibm-agreement", "ibm_options": "IBM training options",
@@ -75,7 +76,7 @@ def bitext_key(src_path, tgt_path, max_pairs=None, max_len=None, protect_first=0
                           "empty: no sentence pairs")
     return {"bitext_src": fs, "bitext_tgt": ft, "n_pairs": n,
             "max_length": None if max_len is None else int(max_len),
-            "protect_first": int(protect_first)}
+            "protect_first": int(protect_first), "word_rules": WORD_RULES}
 
 
 def _show(field, value):
@@ -92,6 +93,9 @@ def _show(field, value):
         return "none"
     if field == "max_length" and value is None:
         return "no limit"
+    if field == "word_rules":
+        return ("those of an older structpred" if value is None
+                else f"version {value}" if value != WORD_RULES else "this version's")
     if isinstance(value, dict):
         return json.dumps(value, sort_keys=True)
     return "none" if value is None else str(value)

@@ -6,6 +6,7 @@ cache file is never rewritten in place."""
 import hashlib
 import itertools
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -251,3 +252,24 @@ def test_every_written_file_records_format_and_version(bitext, base_cache, tmp_p
         assert str(z["format"]) == "structpred-interaction-statistics" and int(z["version"]) == 2
     with pytest.raises(FormatError, match="not interaction statistics"):
         InteractionStatistics.load(tmp_path / "h.npz")
+
+
+def test_a_cache_made_under_other_word_rules_is_not_reused(bitext, base_cache, tmp_path,
+                                                           monkeypatch):
+    """The words of a file depend on the rules that read it (structpred.io.WORD_RULES):
+    a cache made under other rules is refused (one file) or not found (a folder)."""
+    import alignment._cache as cache_mod
+
+    plain, _ = base_cache
+    folder = tmp_path / "stats"
+    folder.mkdir()
+    _call(bitext, folder)
+    monkeypatch.setattr(cache_mod, "WORD_RULES", cache_mod.WORD_RULES + 1)
+    with pytest.raises(CacheMismatch, match=re.escape("the rules that read words")):
+        _call(bitext, plain)
+    computed = []
+    real = AlignmentStatistics.from_files
+    monkeypatch.setattr(AlignmentStatistics, "from_files",
+                        lambda *a, **k: computed.append(1) or real(*a, **k))
+    _call(bitext, folder)
+    assert computed and len(list(folder.glob("stats-*.npz"))) == 2

@@ -474,3 +474,16 @@ def test_pair_index_equals_a_search_of_each_row(sents, every):
                                 corpus.tgt_offsets, kept_ptr, cols[keep])
     assert pair_off[-1] == len(pidx)
     np.testing.assert_array_equal(pidx, _pair_index_by_search(corpus, kept_ptr, cols[keep]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 60), st.integers(1, 60), st.integers(0, 12), st.data())
+def test_jump_buckets_by_one_division_per_word_equal_jump_bucket(C, G, max_jump, data):
+    """The E-steps' buckets ``_clamped(_first_jump(k, C, G) + j - 1)`` are
+    :func:`jump_bucket`'s for every position pair."""
+    from alignment.stats.ibm import _clamped, _first_jump, jump_bucket
+
+    k = data.draw(st.integers(1, G))
+    d = _first_jump(k, C, G)
+    assert [_clamped(d + j - 1, max_jump) for j in range(1, C + 1)] == [
+        jump_bucket(j, k, C, G, max_jump) for j in range(1, C + 1)]

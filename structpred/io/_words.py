@@ -10,7 +10,13 @@ import re
 from ._files import FormatError
 
 __all__ = ["split_tokens", "word_text", "check_visible_tokens", "word_form",
-           "IGNORABLE_FORMAT"]
+           "IGNORABLE_FORMAT", "WORD_RULES"]
+
+#: the version of the rules that turn a line of text into words (NFC; the invisible format
+#: characters and variation selectors removed from words, version 2): part of the key of
+#: every cache made from a file's content, so that a cache made under other rules is
+#: recomputed, not read (its words would not be those of the file as read now)
+WORD_RULES = 2
 
 #: the invisible format characters (as a class of a regular expression) that carry no
 #: meaning inside a word, removed from it before it is looked up or counted
