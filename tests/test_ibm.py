@@ -487,3 +487,31 @@ def test_jump_buckets_by_one_division_per_word_equal_jump_bucket(C, G, max_jump,
     d = _first_jump(k, C, G)
     assert [_clamped(d + j - 1, max_jump) for j in range(1, C + 1)] == [
         jump_bucket(j, k, C, G, max_jump) for j in range(1, C + 1)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.integers(2, 6), min_size=1, max_size=5),
+                          st.lists(st.integers(2, 6), min_size=1, max_size=5)),
+                min_size=1, max_size=6), st.data())
+def test_restricted_pair_index_equals_the_index_of_the_restricted_table(pairs, data):
+    """``restrict_pair_index`` (entries kept row by row, sentences kept in order) gives
+    ``pair_index`` on the reduced table and corpus, -1 for the entries left out."""
+    from alignment.data.cooc import build_cooc
+    from alignment.stats.ibm import pair_index, restrict_pair_index
+
+    corpus = EncodedCorpus.from_id_lists([s for s, _ in pairs], [t for _, t in pairs], 8, 8)
+    args = (corpus.src_ids, corpus.src_offsets, corpus.tgt_ids, corpus.tgt_offsets)
+    row_ptr, cols, _ = build_cooc(*args, 8, 8)
+    kept = np.array(data.draw(st.lists(st.booleans(), min_size=len(cols), max_size=len(cols))),
+                    dtype=bool)
+    sent = np.array(sorted(data.draw(st.sets(st.integers(0, len(pairs) - 1)))), dtype=np.int64)
+    rows = np.repeat(np.arange(len(row_ptr) - 1), np.diff(row_ptr))
+    small_ptr = np.zeros_like(row_ptr)
+    np.cumsum(np.bincount(rows[kept], minlength=len(row_ptr) - 1), out=small_ptr[1:])
+    sub = corpus.subset(sent)
+    want = pair_index(sub.src_ids, sub.src_offsets, sub.tgt_ids, sub.tgt_offsets, small_ptr,
+                      cols[kept])
+    got = restrict_pair_index(*pair_index(*args, row_ptr, cols), kept_entries=kept,
+                              kept_sentences=sent)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])

@@ -264,6 +264,7 @@ class UnsupervisedAligner(BaseEstimator):
         trained tables are read from / written to ``<cache_dir>/hmm-<fingerprint>.npz``."""
         from ..data.corpus import EncodedCorpus
         from ..stats.hmm import train_hmm
+        from ..stats.ibm import restrict_pair_index
         from ..stats.statistics import AlignmentStatistics
 
         src = check_token_lists(src, "source sentence")
@@ -297,15 +298,21 @@ class UnsupervisedAligner(BaseEstimator):
                              f"{counted(self.max_len, 'token')} to train the HMM on (max_len, "
                              f"--max-len: the longest pairs are left out of its training)")
         _log(self.verbose, f"statistics: {corpus}")
-        stats = AlignmentStatistics.from_corpus(
+        # the HMM looks its pairs up in the pruned table where Model 1/2 looked them up
+        stats, index = AlignmentStatistics.from_corpus(
             corpus, n_iter_model1=int(self.ibm1_iterations),
             n_iter_model2=int(self.ibm2_iterations), n_jobs=check_n_jobs(self.n_jobs),
-            verbose=self.verbose)
+            verbose=self.verbose, return_pair_index=True)
         t1 = time.perf_counter()
-        train = corpus if len(keep) == len(corpus) else corpus.subset(keep)
+        train = corpus
+        if len(keep) < len(corpus):
+            train = corpus.subset(keep)
+            index = restrict_pair_index(*index, kept_sentences=keep)
         del corpus
         hmm = train_hmm(stats, None, None, n_iter=int(self.hmm_iterations), corpus=train,
-                        agreement=True, n_jobs=check_n_jobs(self.n_jobs), verbose=self.verbose)
+                        pair_index=index, agreement=True, n_jobs=check_n_jobs(self.n_jobs),
+                        verbose=self.verbose)
+        del index
         stats.with_hmm(hmm)
         self.stats_ = stats
         self.seconds_ = {"ibm": t1 - t0, "hmm": time.perf_counter() - t1,

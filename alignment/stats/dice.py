@@ -96,7 +96,8 @@ def compact_tables(row_ptr, cols, counts, t_fwd, t_bwd, src_df, tgt_df, prune_th
     :func:`~alignment.stats.dice.prune_cooc` keeps.
 
     Returns a dict of ``t_ptr``, ``t_cols``, ``t_fwd``, ``t_bwd``, ``d_ptr``, ``d_cols``,
-    ``d_counts`` and ``max_err`` (the largest Dice value removed).
+    ``d_counts``, ``max_err`` (the largest Dice value removed) and ``t_kept`` (the mask of
+    the translation entries kept, over ``cols``).
     """
     keep = (t_fwd >= prune_threshold) | (t_bwd >= prune_threshold)
     rows = np.repeat(np.arange(len(row_ptr) - 1), np.diff(row_ptr))
@@ -108,7 +109,7 @@ def compact_tables(row_ptr, cols, counts, t_fwd, t_bwd, src_df, tgt_df, prune_th
     t_fwd[t_fwd < prune_threshold] = 0.0         # pruned in this direction only
     t_bwd[t_bwd < prune_threshold] = 0.0
     return dict(t_ptr=t_ptr, t_cols=cols[keep], t_fwd=t_fwd, t_bwd=t_bwd, d_ptr=d_ptr,
-                d_cols=d_cols, d_counts=d_counts, max_err=max_err)
+                d_cols=d_cols, d_counts=d_counts, max_err=max_err, t_kept=keep)
 
 
 @numba.njit(cache=True)

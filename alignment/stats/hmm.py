@@ -65,7 +65,8 @@ from .._runtime import (add_parts, check_stop, chunk_ranges, progress_enabled, r
                         run_threads)
 from ..data.corpus import EncodedCorpus
 from .hmm_posterior import _jump_index, _jump_matrix, hmm_forward, hmm_posteriors
-from .ibm import m_step, pair_index
+from .ibm import m_step
+from .ibm import pair_index as _pair_index
 
 __all__ = ["HMMTables", "train_hmm", "train_hmm_files", "hmm_posteriors", "hmm_forward_backward",
            "hmm_key"]
@@ -544,7 +545,7 @@ def _agree_parts_e_step(corpus, pidx, pair_off, parts, f, b, floor, n_jobs):
 
 
 def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n_jobs=2,
-              agreement=False, verbose=False, executor=None, corpus=None):
+              agreement=False, verbose=False, executor=None, corpus=None, pair_index=None):
     """Train the HMM in both directions, starting from ``stats``' Model 2 tables.
 
     Parameters
@@ -576,6 +577,9 @@ def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n
     corpus : :class:`alignment.data.corpus.EncodedCorpus`, optional
         The bitext already encoded with ``stats``' vocabularies, in place of
         ``src_sentences`` and ``tgt_sentences`` (then ``None``).
+    pair_index : (ndarray, ndarray), optional
+        :func:`alignment.stats.ibm.pair_index` of ``corpus`` on ``stats``' translation
+        table, if already made (:func:`alignment.stats.ibm.restrict_pair_index`).
 
     Returns
     -------
@@ -594,8 +598,13 @@ def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n
     elif not len(corpus):
         raise ValueError("empty bitext")
     t0, n_jobs = time.perf_counter(), check_n_jobs(n_jobs)
-    pidx, pair_off = pair_index(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
-                                corpus.tgt_offsets, stats.t_row_ptr, stats.t_cols)
+    if pair_index is not None:
+        pidx, pair_off = pair_index
+        if len(pair_off) != len(corpus) + 1 or pair_off[-1] != len(pidx):
+            raise ValueError("pair_index does not fit the corpus")
+    else:
+        pidx, pair_off = _pair_index(corpus.src_ids, corpus.src_offsets, corpus.tgt_ids,
+                                     corpus.tgt_offsets, stats.t_row_ptr, stats.t_cols)
     args = [(corpus, stats, pidx, pair_off, d, n_iter, p0, n_gis, verbose) for d in ("fwd", "bwd")]
     shards = None
     if executor is not None:

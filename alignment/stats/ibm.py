@@ -108,6 +108,7 @@ __all__ = [
     "DirectionModel",
     "IBMTables",
     "jump_bucket",
+    "restrict_pair_index",
     "n_buckets",
     "pair_index",
     "length_contexts",
@@ -248,6 +249,48 @@ def pair_index(src_ids, src_off, tgt_ids, tgt_off, row_ptr, cols):
         _pair_index_fill(src_ids, src_off, tgt_ids, tgt_off, row_ptr, cols, pair_off, pidx,
                          lo, hi)
     return pidx, pair_off
+
+
+@numba.njit(cache=True, nogil=True)
+def _remap_in_place(pidx, remap):
+    for i in range(len(pidx)):
+        pidx[i] = remap[pidx[i]]
+
+
+@numba.njit(cache=True, nogil=True)
+def _keep_blocks(pidx, pair_off, keep, new_off):
+    """Move the blocks of the sentences ``keep`` to the front of ``pidx`` in order (each
+    block moves left, so in place) and fill their offsets ``new_off``."""
+    dst = 0
+    q = 0
+    new_off[0] = 0
+    for s in range(len(keep)):
+        lo, hi = pair_off[keep[s]], pair_off[keep[s] + 1]
+        for i in range(lo, hi):
+            pidx[dst] = pidx[i]
+            dst += 1
+        q += 1
+        new_off[q] = dst
+    return dst
+
+
+def restrict_pair_index(pidx, pair_off, kept_entries=None, kept_sentences=None):
+    """:func:`pair_index` of a table reduced to the entries ``kept_entries`` (a boolean
+    mask over its entries, in order: the CSR filtered row by row) and of the sentences
+    ``kept_sentences`` (indices in order), from the index of the whole table and corpus,
+    overwriting ``pidx``: the same arrays as :func:`pair_index` on the reduced table and
+    corpus (an entry left out becomes -1), without searching the table again.  Returns
+    ``(pidx, pair_off)``, ``pidx`` a view of the input."""
+    if kept_entries is not None:
+        remap = np.cumsum(kept_entries, dtype=np.int64) - 1
+        remap = np.where(kept_entries, remap, -1).astype(np.int32)
+        _remap_in_place(pidx, remap)
+    if kept_sentences is None:
+        return pidx, pair_off
+    keep = np.asarray(kept_sentences, dtype=np.int64)
+    new_off = np.empty(len(keep) + 1, dtype=np.int64)
+    n = _keep_blocks(pidx, pair_off, keep, new_off)
+    return pidx[:n], new_off
 
 
 @numba.njit(cache=True, nogil=True)
@@ -530,6 +573,9 @@ class IBMTables:
     bwd: DirectionModel
     max_jump: int
     seconds: dict = field(default_factory=dict)
+    #: ``(pidx, pair_off)`` of :func:`pair_index` on the corpus, kept when asked
+    #: (``train_ibm(keep_index=True)``), else None
+    index: tuple = None
 
 
 class _DirectionEM:
@@ -710,7 +756,7 @@ def _train_agreement(corpus, row_ptr, cols, pidx, pair_off, n_iter_model1, n_ite
 
 def train_ibm(corpus, n_iter_model1=5, n_iter_model2=5, max_jump=DEFAULT_MAX_JUMP,
               n_gis=DEFAULT_N_GIS, n_jobs=2, cooc=None, agreement=False, verbose=False,
-              executor=None):
+              executor=None, keep_index=False):
     """Train Models 1 and 2 in both directions on an encoded corpus.
 
     Parameters
@@ -735,6 +781,9 @@ def train_ibm(corpus, n_iter_model1=5, n_iter_model2=5, max_jump=DEFAULT_MAX_JUM
         adds the shards' expected counts in a fixed order (:mod:`alignment.stats.shards`).
         The result equals the in-process one up to the order of floating-point
         additions.  ``None``: in this process.
+    keep_index : bool
+        Keep the corpus's :func:`pair_index` in the result (``index``), for a model
+        trained next on the same corpus (:func:`restrict_pair_index`).
 
     Returns
     -------
@@ -775,7 +824,8 @@ def train_ibm(corpus, n_iter_model1=5, n_iter_model2=5, max_jump=DEFAULT_MAX_JUM
         if kw["shards"] is not None:
             kw["shards"].close()
     seconds["em"] = time.perf_counter() - t0
-    return IBMTables(row_ptr, cols, counts, fwd, bwd, int(max_jump), seconds)
+    return IBMTables(row_ptr, cols, counts, fwd, bwd, int(max_jump), seconds,
+                     (pidx, pair_off) if keep_index else None)
 
 
 # ---------------------------------------------------------------------- shard kernels

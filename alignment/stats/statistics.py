@@ -50,7 +50,7 @@ from ..data.corpus import (UNK_ID, EncodedCorpus, Vocabulary, filter_bitext, loa
                            report_line)
 from .dice import DEFAULT_DICE_PRUNE_TOTAL, compact_tables, cooc_table, dice_matrix
 from .hmm import HMMTables, hmm_key, train_hmm_files
-from .ibm import DEFAULT_MAX_JUMP, DEFAULT_N_GIS, train_ibm
+from .ibm import DEFAULT_MAX_JUMP, DEFAULT_N_GIS, restrict_pair_index, train_ibm
 from .posteriors import pair_posteriors
 
 __all__ = ["AlignmentStatistics", "FORMAT_VERSION", "statistics_key"]
@@ -338,10 +338,13 @@ class AlignmentStatistics:
     def from_corpus(cls, corpus, n_iter_model1=5, n_iter_model2=5, verbose=True,
                    max_jump=DEFAULT_MAX_JUMP, n_gis=DEFAULT_N_GIS, prune_threshold=1e-6,
                    floor=1e-7, dice_prune_total=DEFAULT_DICE_PRUNE_TOTAL, n_jobs=2,
-                   agreement=False, executor=None):
+                   agreement=False, executor=None, return_pair_index=False):
         """Train on an :class:`~alignment.data.corpus.EncodedCorpus` with vocabularies.
 
-        See :meth:`from_sentences` for the parameters.
+        See :meth:`from_sentences` for the parameters.  ``return_pair_index``: return
+        ``(stats, (pidx, pair_off))``, the :func:`~alignment.stats.ibm.pair_index` of the
+        corpus on the stored (pruned) translation table, for a model trained next on the
+        same corpus (the HMM: ``train_hmm(..., pair_index=...)``).
         """
         if corpus.src_vocab is None or corpus.tgt_vocab is None:
             raise ValueError("the corpus needs vocabularies")
@@ -354,7 +357,7 @@ class AlignmentStatistics:
         tables = train_ibm(corpus, n_iter_model1=n_iter_model1, n_iter_model2=n_iter_model2,
                            max_jump=max_jump, n_gis=n_gis, n_jobs=n_jobs,
                            cooc=(row_ptr, cols, counts), agreement=agreement,
-                           verbose=verbose, executor=executor)
+                           verbose=verbose, executor=executor, keep_index=return_pair_index)
         timings["pair_index"] = tables.seconds["pair_index"]
         timings["em"] = tables.seconds["em"]
         for d in (tables.fwd, tables.bwd):
@@ -376,6 +379,8 @@ class AlignmentStatistics:
                       f"(p >= {prune_threshold:g}), {len(c['d_cols'])} Dice counts "
                       f"(max Dice change {c['max_err']:.3g})")
         stats.timings_ = timings
+        if return_pair_index:
+            return stats, restrict_pair_index(*tables.index, kept_entries=c["t_kept"])
         return stats
 
     @classmethod
