@@ -5,7 +5,27 @@ docs/errors.md), by class:
   were plain ``np.savez`` archives: a file edited keeping its arrays' shapes (an edge
   list or a feature value changed) was read silently; now they carry the shapes and the
   content digest of the model files (:func:`structpred.io.save_npz`) and an edited one
-  is refused in one line naming it;
+  is refused in one line naming it; an aligner run's ``meta.json`` and an
+  ``UnsupervisedAligner``'s options file (``MODEL.npz.json``), edited, were read too: they
+  carry a digest now (:func:`structpred.io.with_digest`);
+- the pairs of the quadratic assignment model (``decode_qap``, ``brute_force_qap``,
+  ``qap_objective``, ``qap_constraints``, ``project_relaxed_qap``,
+  ``ExtendedMatchingExample``) as floats were cut to whole edges silently (``0.5`` was edge
+  0), NaN was numpy's "cannot convert float NaN to integer", an ``(n, 3)`` array numpy's
+  "cannot reshape"; ``qap_objective`` took no list or Series ("'list' object has no
+  attribute 'shape'", "float() argument must be ...") and ``qap_constraints`` no list of
+  pairs ("list indices must be integers or slices, not tuple");
+- topic labels given as an object array or Series of whole numbers were scikit-learn's
+  "Unknown label type: unknown";
+- seeds: ``PaMedLDA``/``PaMedHDPClassifier`` with a ``random_state`` of 2**63 - 2 or more
+  predicted with Python's "int too big to convert" from the numba fold-in kernel (after a
+  fit with a smaller seed in the same process).
+
+Inputs tried and handled right, kept so by the tests at the end: every decoder, projection
+and marginal of the core with arrays of float16, float32, long double, objects, big-endian
+bytes, Fortran order, strides, negative strides, read-only, memory-mapped, masked (nothing
+masked), lists and pandas objects; the topic models' counts alike; seeds near 2**32, 2**63
+and 2**64 and numpy integer types in every estimator and public function.
 """
 
 import re
@@ -133,3 +153,205 @@ def test_edited_options_of_an_unsupervised_aligner_are_refused(tmp_path):
     with pytest.raises(FormatError, match=re.escape(str(side)) + ": the options of an "
                        "unsupervised aligner changed after it was written"):
         UnsupervisedAligner.load(path)
+
+
+# ----------------------------------------------------- class: the pairs of the QAP model
+BAD_PAIRS = [([[0.5, 1]], "pairs must hold integers, got 0.5"),
+             ([[0, 1.9]], "pairs must hold integers, got 1.9"),
+             ([[float("nan"), 1]], "pairs must hold integers, got nan"),
+             ([[0, 1, 2]], "pairs must be an (n_pairs, 2) array of edge indices, got shape (1, 3)"),
+             (np.array([[True, False]]), "pairs must hold integers, got True"),
+             ([[0, 6]], "pair refers to an edge outside the sentence pair (pairs must hold edge "
+                        "indices from 0 to 5)")]
+
+
+def _qap_call(where, pairs):
+    import structpred as S
+
+    scores, q = np.ones((2, 3)), [1.0] * (len(np.asarray(pairs).reshape(-1)) // 2 or 1)
+    if where == "decode_qap":
+        return S.decode_qap(scores, pairs=pairs, pair_scores=q)
+    if where == "brute_force_qap":
+        return S.brute_force_qap(scores, pairs=pairs, pair_scores=q)
+    if where == "qap_objective":
+        return S.qap_objective(np.eye(2, 3), scores, None, None, pairs, q)
+    if where == "qap_constraints":
+        return S.qap_constraints((2, 3), 1, pairs)
+    if where == "project_relaxed_qap":
+        return S.project_relaxed_qap(np.zeros(6 + len(q)), (2, 3), 1, pairs)
+    return S.ExtendedMatchingExample(np.ones((2, 6 + len(q))), np.zeros(6 + len(q)),
+                                     shape=(2, 3), pairs=pairs)
+
+
+QAP_WHERE = ["decode_qap", "brute_force_qap", "qap_objective", "qap_constraints",
+             "project_relaxed_qap", "ExtendedMatchingExample"]
+
+
+@SETTINGS
+@given(where=st.sampled_from(QAP_WHERE), case=st.sampled_from(BAD_PAIRS))
+def test_pairs_that_are_not_edge_indices_are_refused(where, case):
+    """``[[0.5, 1]]`` was the pair of edges 0 and 1, silently."""
+    pairs, message = case
+    with pytest.raises(ValueError, match=re.escape(message)):
+        _qap_call(where, pairs)
+
+
+@SETTINGS
+@given(make=st.sampled_from([lambda a: a.tolist(), lambda a: a.astype(float),
+                             lambda a: a.astype(object), lambda a: a.astype(">i8"),
+                             lambda a: a.ravel().tolist()]))
+def test_qap_functions_take_pairs_and_scores_in_every_container(make):
+    """``qap_objective`` of a list was "'list' object has no attribute 'shape'" and
+    ``qap_constraints`` of a list "list indices must be integers or slices, not tuple"."""
+    import pandas as pd
+
+    import structpred as S
+
+    rng = np.random.default_rng(0)
+    scores, src, tgt = rng.normal(size=(3, 4)), rng.random((1, 3)), rng.random((1, 4))
+    pairs, q = np.array([[0, 1], [5, 6]]), np.array([0.5, -0.25])
+    y = S.decode_qap(scores, src, tgt, pairs, q).y
+    base = S.qap_objective(y, scores, src, tgt, pairs, q)
+    assert S.qap_objective(y, scores.tolist(), pd.DataFrame(src), tgt.tolist(), make(pairs),
+                           pd.Series(q)) == pytest.approx(base)
+    A, b = S.qap_constraints((3, 4), 2, pairs)
+    A2, b2 = S.qap_constraints((3, 4), 2, make(pairs))
+    assert (A != A2).nnz == 0 and np.array_equal(b, b2)
+
+
+# ------------------------------------------- class: topic labels in an array of objects
+@SETTINGS
+@given(name=st.sampled_from(["NBSVM", "SdemNaiveBayes", "LDASVM", "PaMedLDA"]),
+       make=st.sampled_from(["object", "Series of objects", "column of objects"]))
+def test_whole_number_labels_in_an_object_array_are_numbers(name, make):
+    """``np.array([0, 1, ...], dtype=object)`` was scikit-learn's "Unknown label type"."""
+    import pandas as pd
+
+    import topics
+
+    X = np.random.default_rng(0).integers(0, 4, (16, 8))
+    X[:, 0] += 1
+    y = np.array([0, 1] * 8)
+    given_ = {"object": y.astype(object), "Series of objects": pd.Series(y, dtype=object),
+              "column of objects": y.astype(object).reshape(-1, 1)}[make]
+    base = getattr(topics, name)(random_state=0).fit(X, y)
+    model = getattr(topics, name)(random_state=0).fit(X, given_)
+    np.testing.assert_array_equal(model.predict(X), base.predict(X))
+    assert model.classes_.dtype.kind == "i"
+
+
+@pytest.mark.parametrize("labels, message", [
+    ([None, 1] * 8, "y[0] is None: every document needs a label"),
+    ([1, "1"] * 8, "y mixes labels that are strings and numbers"),
+    ([True, 1] * 8, "y mixes labels that are booleans and numbers")])
+def test_an_object_array_of_labels_is_checked_as_a_list_is(labels, message):
+    from topics import NBSVM
+
+    X = np.random.default_rng(0).integers(1, 4, (16, 8))
+    with pytest.raises(ValueError, match=re.escape(message)):
+        NBSVM().fit(X, np.array(labels, dtype=object))
+
+
+def test_string_labels_in_an_object_array_stay_objects():
+    from topics import NBSVM
+
+    X = np.random.default_rng(0).integers(1, 4, (16, 8))
+    model = NBSVM().fit(X, np.array(["a", "b"] * 8, dtype=object))
+    assert model.classes_.dtype == object and list(model.classes_) == ["a", "b"]
+
+
+# ------------------------------------------------------ class: seeds of 63 bits and more
+@pytest.mark.parametrize("name", ["PaMedLDA", "PaMedHDPClassifier"])
+@pytest.mark.parametrize("seed", [2 ** 63 - 2, 2 ** 63 - 1, 2 ** 63, 2 ** 64, 10 ** 30,
+                                  np.uint64(2 ** 64 - 1)])
+def test_fold_in_takes_any_seed(name, seed):
+    """A seed from 2**63 - 2 was "int too big to convert" in ``predict`` once the fold-in
+    kernel had run with a smaller one; the same seed repeats its result."""
+    import topics
+
+    X = np.random.default_rng(0).integers(0, 4, (16, 8))
+    X[:, 0] += 1
+    y = [0, 1] * 8
+    cls = getattr(topics, name)
+    cls(random_state=1).fit(X, y).predict(X)     # the kernel compiled for an int64 seed
+    first = cls(random_state=seed).fit(X, y).decision_function(X)
+    np.testing.assert_array_equal(cls(random_state=seed).fit(X, y).decision_function(X), first)
+
+
+# ------------------------- kept so: arrays of every layout, byte order and container
+def _layout(a, how):
+    """``a`` (float64) as another array of the same values."""
+    if how == "noncontiguous":
+        b = np.zeros(a.shape[:-1] + (2 * a.shape[-1],))
+        b[..., ::2] = a
+        return b[..., ::2]
+    if how == "reversed":
+        return a[::-1].copy()[::-1]
+    if how == "read-only":
+        a = a.copy()
+        a.flags.writeable = False
+        return a
+    if how == "masked":
+        return np.ma.masked_array(a)
+    if how == "list":
+        return a.tolist()
+    if how == "Fortran":
+        return np.asfortranarray(a)
+    return a.astype({"float16": np.float16, "float32": np.float32, "longdouble": np.longdouble,
+                     "object": object, "big-endian": ">f8"}[how])
+
+
+LAYOUTS = ["noncontiguous", "reversed", "read-only", "masked", "list", "float16", "float32",
+           "longdouble", "object", "big-endian", "Fortran"]
+
+
+def _core_calls():
+    import structpred as S
+
+    starts, parent = np.array([0, 2, 6]), np.array([-1, 0, 0, 1, 1])
+    edges = np.array([[0, 1], [1, 2], [2, 3], [3, 4]])
+    return {
+        "project_simplex": (S.project_simplex, {"v": (5,)}),
+        "project_matching": (S.project_matching, {"zp": (3, 4)}),
+        "decode_matching": (S.decode_matching, {"scores": (3, 4)}),
+        "chain_marginals": (lambda node, edge: S.chain_marginals(node, edge, starts),
+                            {"node": (6, 3), "edge": (4, 3, 3)}),
+        "chain_viterbi": (lambda node, edge: S.chain_viterbi(node, edge, starts),
+                          {"node": (6, 3), "edge": (4, 3, 3)}),
+        "tree_marginals": (lambda node, edge: S.tree_marginals(node, edge, parent),
+                           {"node": (5, 3), "edge": (4, 3, 3)}),
+        "decode_mincut": (lambda n, e: S.decode_mincut(n, np.abs(e), edges),
+                          {"n": (5,), "e": (4,)}),
+        "decode_qap": (lambda s, q: S.decode_qap(s, pairs=[[0, 1], [1, 2]],
+                                                 pair_scores=q).y, {"s": (3, 4), "q": (2,)}),
+    }
+
+
+@settings(max_examples=40, deadline=None)
+@given(name=st.sampled_from(sorted(_core_calls())), how=st.sampled_from(LAYOUTS),
+       seed=st.integers(0, 2 ** 32 - 1), data=st.data())
+def test_core_functions_read_every_layout_of_the_same_values(name, how, seed, data):
+    """Values exact in float16 (multiples of 1/8), so that every dtype holds them."""
+    func, shapes = _core_calls()[name]
+    rng = np.random.default_rng(seed)
+    args = {k: np.round(rng.normal(size=s) * 8) / 8 for k, s in shapes.items()}
+    changed = data.draw(st.sampled_from(sorted(args)))
+    base = func(**args)
+    out = func(**dict(args, **{changed: _layout(args[changed], how)}))
+    for a, b in zip(*(x if isinstance(x, tuple) else (x,) for x in (base, out))):
+        np.testing.assert_allclose(np.asarray(b, float), np.asarray(a, float), atol=1e-9)
+
+
+@settings(max_examples=10, deadline=None)
+@given(how=st.sampled_from(["big-endian", "longdouble", "float16", "noncontiguous",
+                            "reversed", "read-only", "masked"]))
+def test_topic_counts_of_every_layout_give_the_same_model(how):
+    from topics import NBSVM, PaMedLDA
+
+    X = np.random.default_rng(0).integers(0, 4, (16, 8)).astype(float)
+    X[:, 0] += 1
+    y = [0, 1] * 8
+    for cls in (NBSVM, PaMedLDA):
+        np.testing.assert_array_equal(
+            cls(random_state=0).fit(_layout(X, how), y).predict(_layout(X, how)),
+            cls(random_state=0).fit(X, y).predict(X))

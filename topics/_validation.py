@@ -152,6 +152,11 @@ def validate_labels(estimator, y, n_docs, name="y"):
     if y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
     y = ordered_sequence(y, name, type(estimator).__name__)
+    objects = None
+    if not isinstance(y, (list, tuple)) and np.asarray(y).dtype == object:
+        # an object array or Series: its values, checked as a list's (an object array of
+        # whole numbers was scikit-learn's "Unknown label type: unknown")
+        objects, y = y, np.asarray(y).tolist()
     if isinstance(y, (list, tuple)):
         # None (a TypeError of sorting before), or 1 and "1" (merged into one class)
         missing = next((i for i, v in enumerate(y) if v is None), None)
@@ -163,6 +168,8 @@ def validate_labels(estimator, y, n_docs, name="y"):
         if len(kinds) > 1:   # True and 1 were one class (numpy compares them equal)
             raise ValueError(f"{name} mixes labels that are booleans and numbers (True is "
                              f"the class 1 to numpy): give one kind")
+        if objects is not None and kinds == {"a string"}:
+            y = objects                       # strings stay objects, as they were
     y = np.asarray(y)
     if y.dtype.kind in "UO":   # 'Sport' and 'sport': one class split in two
         check_label_spellings([str(v) for v in np.unique(y) if isinstance(v, str)], name=name)

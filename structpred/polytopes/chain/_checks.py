@@ -33,7 +33,8 @@ def check_potentials(node, edge, n_edges, shared_ok=False):
     node = np.ascontiguousarray(node, dtype=np.float64)
     edge = np.asarray(edge, dtype=np.float64)
     if node.ndim != 2 or node.shape[1] < 1:
-        raise ValueError(f"node must be a 2-D array (tokens x labels), got shape {node.shape}")
+        raise ValueError(f"node must be a 2-D array (tokens x labels) with at least one "
+                         f"label, got shape {node.shape}")
     K = node.shape[1]
     shapes = [(n_edges, K, K)] + ([(K, K)] if shared_ok else [])
     if edge.shape not in shapes:
