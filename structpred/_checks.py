@@ -15,7 +15,7 @@ import numpy as np
 __all__ = ["check_whole", "check_number", "check_seed", "resolve_seed", "estimator_seed",
            "seed_generator",
            "SEED_INSTANCES", "check_n_jobs", "check_positive", "check_flag",
-           "label_clash", "check_label_spellings", "whole_array", "index_pairs", "split_comma_items",
+           "label_clash", "check_label_spellings", "whole_array", "index_pairs", "dense", "split_comma_items",
            "physical_memory", "check_ordered"]
 
 
@@ -87,6 +87,15 @@ def whole_array(name, values):
         return arr.astype(np.int64)          # an object array of whole numbers
     got = bad[0] if bad else arr.tolist()[0]
     raise ValueError(f"{name} must hold integers, got {got!r} ({arr.dtype})")
+
+
+def dense(values):
+    """``values``, a scipy sparse matrix or array made a dense numpy array (numpy reads one
+    as a single object: "setting an array element with a sequence", "float() argument must
+    be ... not 'dok_matrix'"); anything else as it is."""
+    import scipy.sparse as sp
+
+    return values.toarray() if sp.issparse(values) else values
 
 
 def index_pairs(name, values, n):

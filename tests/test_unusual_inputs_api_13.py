@@ -355,3 +355,35 @@ def test_topic_counts_of_every_layout_give_the_same_model(how):
         np.testing.assert_array_equal(
             cls(random_state=0).fit(_layout(X, how), y).predict(_layout(X, how)),
             cls(random_state=0).fit(X, y).predict(X))
+
+
+# ------------------------------------ class: sparse matrices given to the dense decoders
+SPARSE = ["csr_matrix", "csc_matrix", "coo_matrix", "lil_matrix", "dok_matrix", "bsr_matrix",
+          "csr_array", "coo_array"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(name=st.sampled_from(["decode_qap", "decode_fertility_matching",
+                             "project_fertility_matching", "fertility_indicators",
+                             "qap_objective"]),
+       fmt=st.sampled_from(SPARSE), seed=st.integers(0, 2 ** 32 - 1))
+def test_the_fertility_and_qap_functions_read_a_sparse_matrix_as_its_values(name, fmt, seed):
+    """A sparse matrix was numpy's "setting an array element with a sequence" (``dok``:
+    "float() argument must be ... not 'dok_matrix'"); the matching decoders took them."""
+    import scipy.sparse as sps
+
+    import structpred as S
+
+    rng = np.random.default_rng(seed)
+    a = np.round(rng.normal(size=(3, 4)) * 8) / 8
+    a[rng.random((3, 4)) < 0.4] = 0
+    calls = {"decode_qap": lambda s: S.decode_qap(s, pairs=[[0, 1]], pair_scores=[0.5]).y,
+             "decode_fertility_matching": lambda s: S.decode_fertility_matching(s)[0],
+             "project_fertility_matching": lambda s: S.project_fertility_matching(s)[0],
+             "fertility_indicators": lambda s: S.fertility_indicators(s, 3),
+             "qap_objective": lambda s: S.qap_objective(np.eye(3, 4, dtype=int), s, None,
+                                                        None, None, None)}
+    given_ = (a != 0).astype(np.int64) if name == "fertility_indicators" else a
+    out = calls[name](getattr(sps, fmt)(given_))
+    for x, y in zip(*(v if isinstance(v, tuple) else (v,) for v in (calls[name](given_), out))):
+        np.testing.assert_allclose(np.asarray(y, float), np.asarray(x, float))
