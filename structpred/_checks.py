@@ -15,7 +15,7 @@ import numpy as np
 __all__ = ["check_whole", "check_number", "check_seed", "resolve_seed", "estimator_seed",
            "seed_generator",
            "SEED_INSTANCES", "check_n_jobs", "check_positive", "check_flag",
-           "label_clash", "check_label_spellings", "whole_array", "index_pairs", "dense", "split_comma_items",
+           "label_clash", "check_label_spellings", "whole_array", "index_pairs", "dense", "unmasked", "split_comma_items",
            "physical_memory", "check_ordered"]
 
 
@@ -87,6 +87,20 @@ def whole_array(name, values):
         return arr.astype(np.int64)          # an object array of whole numbers
     got = bad[0] if bad else arr.tolist()[0]
     raise ValueError(f"{name} must hold integers, got {got!r} ({arr.dtype})")
+
+
+def unmasked(values, name):
+    """``values`` as they are, unless a numpy masked array with an entry masked: a
+    ``ValueError`` naming ``name`` (numpy reads a masked array as the values under its
+    mask, so the masked entries were used as numbers, silently)."""
+    mask = np.ma.getmask(values) if isinstance(values, np.ma.MaskedArray) else np.ma.nomask
+    if mask is not np.ma.nomask and mask.any():
+        n = int(np.count_nonzero(mask))
+        raise ValueError(f"{name} is a masked array with {n} masked "
+                         f"{'entry' if n == 1 else 'entries'}: fill {'it' if n == 1 else 'them'}"
+                         f" with the values to use (.filled(value)); the values under the "
+                         f"mask would be read")
+    return values
 
 
 def dense(values):

@@ -387,3 +387,49 @@ def test_the_fertility_and_qap_functions_read_a_sparse_matrix_as_its_values(name
     out = calls[name](getattr(sps, fmt)(given_))
     for x, y in zip(*(v if isinstance(v, tuple) else (v,) for v in (calls[name](given_), out))):
         np.testing.assert_allclose(np.asarray(y, float), np.asarray(x, float))
+
+
+# ------------------------------------------- class: masked arrays with entries masked
+def _masked(a, rng):
+    a = np.ma.masked_array(np.asarray(a, float))
+    a[tuple(rng.integers(0, s) for s in a.shape)] = np.ma.masked
+    return a
+
+
+def _masked_calls():
+    import structpred as S
+    import topics
+    from segmentation import superpixel_graph
+
+    sc, chain = np.ones((3, 4)), ([0, 2, 4], np.zeros((2, 3, 3)))
+    return {
+        "v": lambda m: S.project_simplex(m(np.ones(4))),
+        "scores": lambda m: S.decode_matching(m(sc)),
+        "zp": lambda m: S.project_matching(m(sc)),
+        "scores ": lambda m: S.decode_qap(m(sc)),
+        "edge values": lambda m: S.decode_fertility_matching(m(sc)),
+        "node": lambda m: S.chain_marginals(m(np.ones((4, 3))), chain[1], chain[0]),
+        "edge": lambda m: S.chain_viterbi(np.ones((4, 3)), m(chain[1]), chain[0]),
+        "node_scores": lambda m: S.decode_mincut(m(np.ones(3)), np.ones(2), [[0, 1], [1, 2]]),
+        "zp_edges": lambda m: S.project_mincut(np.ones(3), m(np.ones(2)), [[0, 1], [1, 2]]),
+        "z_pred": lambda m: S.hamming_loss(np.ones(3), m(np.ones(3))),
+        "cost_pos": lambda m: S.weighted_hamming_terms(np.ones(3), cost_pos=m(np.ones(3))),
+        "the feature matrix": lambda m: S.SimplexExample(m(np.ones((4, 3))), np.eye(3)[0]),
+        "z_gold": lambda m: S.SimplexExample(np.ones((4, 3)), m(np.eye(3)[0])),
+        "NBSVM: X": lambda m: topics.NBSVM().fit(m(np.ones((16, 8))), [0, 1] * 8),
+        "LDA: X": lambda m: topics.LDA().fit(m(np.ones((16, 8)))),
+        "an image": lambda m: superpixel_graph(m(np.full((8, 8, 3), 0.5)), n_segments=4),
+        "a mask": lambda m: superpixel_graph(np.full((8, 8, 3), 0.5), n_segments=4,
+                                             mask=m(np.eye(8))),
+    }
+
+
+@settings(max_examples=30, deadline=None)
+@given(name=st.sampled_from(sorted(_masked_calls())), seed=st.integers(0, 2 ** 32 - 1))
+def test_a_masked_array_with_entries_masked_is_refused_naming_it(name, seed):
+    """numpy reads a masked array as the values under its mask: each masked entry was used
+    as a number, silently (a masked score decoded, a masked count trained on)."""
+    rng = np.random.default_rng(seed)
+    with pytest.raises(ValueError, match=re.escape(name.strip()) + r" is a masked array with "
+                       r"1 masked entry: fill it with the values to use \(\.filled\(value\)\)"):
+        _masked_calls()[name](lambda a: _masked(a, rng))

@@ -15,7 +15,8 @@ import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_non_negative, column_or_1d, validate_data
 
-from structpred import check_flag, check_label_spellings, check_seed, check_whole, estimator_seed
+from structpred import (check_flag, check_label_spellings, check_seed, check_whole, estimator_seed,
+                        unmasked)
 
 from .corpus import (Vocabulary, _document_list, as_count_matrix, check_topic_tables,
                      is_text_input, ragged_rows_message, token_arrays)
@@ -35,7 +36,7 @@ def validate_count_input(estimator, X, *, reset):
         raise TypeError(f"{name}: X is None; give documents (a list, array or Series of "
                         "texts) or a count matrix")
     X = documents_or_counts(estimator, X)
-    X = _column_of_texts(name, X)
+    X = _column_of_texts(name, unmasked(X, f"{name}: X"))
     if is_text_input(X):
         check_documents_have_text(estimator, X)
         return X

@@ -38,7 +38,7 @@ import numba as nb
 import numpy as np
 import scipy.sparse as sp
 
-from .._checks import check_whole, dense
+from .._checks import check_whole, dense, unmasked
 
 __all__ = ["fertility_constraints", "project_fertility_matching",
            "project_fertility_matching_cvxpy", "decode_fertility_matching",
@@ -46,7 +46,8 @@ __all__ = ["fertility_constraints", "project_fertility_matching",
 
 
 def _check(a, name, shape=None):
-    a = dense(a)   # a sparse matrix (numpy's "setting an array element with a sequence")
+    a = unmasked(dense(a), name)   # a sparse matrix: numpy's "setting an array element
+    # with a sequence"
     if np.iscomplexobj(a):   # numpy dropped the imaginary parts with a ComplexWarning
         raise ValueError(f"{name} must be real, got complex values")
     a = np.asarray(a, dtype=np.float64)

@@ -39,7 +39,7 @@ import scipy.sparse as sp
 
 from ._fertility import decode_fertility_matching, fertility_constraints, fertility_indicators, project_fertility_matching, split_fertility_vector
 from ._qap_dual import DualQAPProjector
-from .._checks import check_whole, dense, index_pairs
+from .._checks import check_whole, dense, index_pairs, unmasked
 from .._example import StructuredExample
 
 __all__ = ["PATTERNS", "adjacent_pairs", "qap_constraints", "decode_qap", "QAPSolution",
@@ -328,8 +328,10 @@ def _build_lp(backend, scores, src_penalty, tgt_penalty, pairs, pair_scores, int
 def _check_scores(scores, src_penalty, tgt_penalty, pairs, pair_scores):
     # sparse matrices made dense (numpy's "setting an array element with a sequence"; the
     # matching decoders took them)
-    scores, src_penalty, tgt_penalty, pair_scores = map(
-        dense, (scores, src_penalty, tgt_penalty, pair_scores))
+    scores, src_penalty, tgt_penalty, pair_scores = (
+        unmasked(dense(a), name) for a, name in (
+            (scores, "scores"), (src_penalty, "src_penalty"), (tgt_penalty, "tgt_penalty"),
+            (pair_scores, "pair_scores")))
     s = np.asarray(scores, dtype=np.float64)
     if s.ndim != 2:
         raise ValueError("edge scores must be a 2-D (m, n) array")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._checks import unmasked
 from .._magnitude import MagnitudeError
 from ._active_set import _project_active_set
 from ._decode import check_graph
@@ -111,8 +112,8 @@ def project_mincut(zp_nodes, zp_edges, edges, tol=1e-10, max_iter=100000, p0=Non
     z_edges : ndarray, shape (m,)
     info : dict, only if ``return_info``
     """
-    zv = np.ascontiguousarray(zp_nodes, dtype=np.float64).ravel()
-    ze = np.ascontiguousarray(zp_edges, dtype=np.float64).ravel()
+    zv = np.ascontiguousarray(unmasked(zp_nodes, "zp_nodes"), dtype=np.float64).ravel()
+    ze = np.ascontiguousarray(unmasked(zp_edges, "zp_edges"), dtype=np.float64).ravel()
     edges = check_graph(edges, zv.size)
     if ze.size != edges.shape[0]:
         raise ValueError(f"{ze.size} edge values for {edges.shape[0]} edges")
