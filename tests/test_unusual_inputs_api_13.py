@@ -155,6 +155,32 @@ def test_edited_options_of_an_unsupervised_aligner_are_refused(tmp_path):
         UnsupervisedAligner.load(path)
 
 
+
+EXT_SRC = [["a", "b"], ["c"], ["d", "e", "f"]]
+EXT_TGT = [["x"], ["y", "z"], ["w"]]
+
+
+@SETTINGS
+@given(line=st.integers(0, 3), token=st.sampled_from(["0-0", "", "1-0"]))
+def test_an_edited_external_links_cache_is_refused(tmp_path, line, token):
+    """A line of an external-links cache changed (a link added, a name) was read, even
+    beyond the sentences asked for."""
+    from alignment.aligners.linkfiles import ExternalAlignments
+
+    ext = ExternalAlignments(["fwd", "bwd"])
+    for s, t, links in zip(EXT_SRC, EXT_TGT, [{(0, 0)}, set(), {(2, 0), (1, 0)}]):
+        ext.add(s, t, {"fwd": links, "bwd": {(0, 0)}})
+    path = tmp_path / "links.txt"
+    ext.save(path, EXT_SRC, EXT_TGT)
+    assert ExternalAlignments.load(path, EXT_SRC, EXT_TGT)._table == ext._table
+    rows = path.read_text().split("\n")
+    rows[line + 1] += ("x" if line == 0 else " " + token if token else " 0-0")
+    path.write_text("\n".join(rows))
+    with pytest.raises(FormatError, match=re.escape(str(path)) + ": an external-links cache "
+                       "changed after it was written .*delete it to recompute"):
+        ExternalAlignments.load(path, EXT_SRC[:1], EXT_TGT[:1])
+
+
 # ----------------------------------------------------- class: the pairs of the QAP model
 BAD_PAIRS = [([[0.5, 1]], "pairs must hold integers, got 0.5"),
              ([[0, 1.9]], "pairs must hold integers, got 1.9"),
