@@ -488,3 +488,48 @@ def test_aer_bootstrap_counts_must_be_whole(change, message):
     assert paired_bootstrap(a.astype(float), a.tolist(), n_boot=5).difference == 0
     with pytest.raises(ValueError, match=re.escape(message)):
         paired_bootstrap(change(a.astype(float)), a, n_boot=5)
+
+
+# --------------------------------- class: warm starts the chain projection writes into
+def _read_only(a):
+    a = np.array(a)
+    a.flags.writeable = False
+    return a
+
+
+BAD_WARM = [(lambda: (_read_only(np.zeros((2, 3))), np.zeros((2, 3))), "got lam read-only"),
+            (lambda: (np.zeros((2, 3)), np.zeros((2, 3)).astype(">f8")),
+             "got nu of dtype >f8 and shape (2, 3)"),
+            (lambda: (np.zeros((2, 3)).tolist(), np.zeros((2, 3))), "got lam of type list"),
+            (lambda: (np.zeros((3, 3)), np.zeros((2, 3))), "got lam of dtype <f8 and shape (3, 3)"),
+            (lambda: (np.zeros((2, 3), np.float32), np.zeros((2, 3))),
+             "got lam of dtype <f4 and shape (2, 3)"),
+            (lambda: (np.zeros((2, 3)),), "got a tuple of 1")]
+
+
+@SETTINGS
+@given(case=st.sampled_from(BAD_WARM))
+def test_a_warm_start_the_projection_cannot_write_into_is_refused(case):
+    """A read-only, big-endian or list ``warm`` was a numba typing error; an array of more
+    rows was read in part, silently."""
+    import structpred as S
+
+    make, message = case
+    rng = np.random.default_rng(0)
+    with pytest.raises(TypeError, match=re.escape("warm must be a pair (lam, nu) of writable "
+                                                  "float64 arrays of shape (2, 3) (the "
+                                                  "multipliers, updated in place), " + message)):
+        S.project_chain(rng.random((4, 3)), rng.random((2, 3, 3)), [0, 2, 4], warm=make())
+
+
+def test_a_warm_start_is_updated_in_place_and_gives_the_cold_result():
+    import structpred as S
+
+    rng = np.random.default_rng(0)
+    node, edge = rng.random((4, 3)), rng.random((2, 3, 3))
+    cold = S.project_chain(node, edge, [0, 2, 4])[0]
+    for warm in ((np.zeros((2, 3)), np.zeros((2, 3))), np.zeros((2, 2, 3)),
+                 (np.zeros((2, 6))[:, ::2], np.zeros((2, 3)))):
+        np.testing.assert_allclose(S.project_chain(node, edge, [0, 2, 4], warm=warm)[0], cold,
+                                   atol=1e-8)
+        assert np.abs(warm[0]).max() > 0
