@@ -533,3 +533,18 @@ def test_a_warm_start_is_updated_in_place_and_gives_the_cold_result():
         np.testing.assert_allclose(S.project_chain(node, edge, [0, 2, 4], warm=warm)[0], cold,
                                    atol=1e-8)
         assert np.abs(warm[0]).max() > 0
+
+
+@pytest.mark.parametrize("p0, message", [
+    ([0.1], "p0 must be an array of 2 dual flows (one per edge), got 1"),
+    ([float("nan"), 0.0], "p0 must hold finite dual flows"),
+    (["a", "b"], "p0 must be an array of 2 dual flows (one per edge)")])
+def test_project_mincut_names_a_warm_start_that_does_not_fit(p0, message):
+    """``p0`` of another size was numpy's "could not broadcast input array"."""
+    import structpred as S
+
+    args = (np.full(3, 0.5), np.full(2, 0.2), [[0, 1], [1, 2]])
+    base = S.project_mincut(*args)[0]
+    np.testing.assert_allclose(S.project_mincut(*args, p0=_read_only([0.5, 0.1]))[0], base)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        S.project_mincut(*args, p0=p0)
