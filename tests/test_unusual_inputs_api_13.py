@@ -548,3 +548,20 @@ def test_project_mincut_names_a_warm_start_that_does_not_fit(p0, message):
     np.testing.assert_allclose(S.project_mincut(*args, p0=_read_only([0.5, 0.1]))[0], base)
     with pytest.raises(ValueError, match=re.escape(message)):
         S.project_mincut(*args, p0=p0)
+
+
+# ------------------------------------------------ class: sizes and fractions of a split
+@SETTINGS
+@given(case=st.sampled_from([(10, 0.0), (10, float("nan")), (10, 0.7), (10, True),
+                             (10.0, 0.1), (True, 0.1), (-1, 0.1), ("10", 0.1)]))
+def test_deterministic_split_names_a_size_or_fraction_out_of_range(case):
+    """0 was "float division by zero", NaN "cannot convert float NaN to integer", 10.0
+    "'float' object cannot be interpreted as an integer", 0.7 held half out, -1 and True
+    were splits of no or one sentence."""
+    from sequence import deterministic_split
+
+    n, fraction = case
+    name = "n" if not isinstance(n, int) or isinstance(n, bool) or n < 0 else "valid_fraction"
+    with pytest.raises(ValueError, match=f"^{name} must be "):
+        deterministic_split(n, fraction)
+    assert deterministic_split(np.int64(10), np.float32(0.1)) == deterministic_split(10, 0.1)
