@@ -565,3 +565,20 @@ def test_deterministic_split_names_a_size_or_fraction_out_of_range(case):
     with pytest.raises(ValueError, match=f"^{name} must be "):
         deterministic_split(n, fraction)
     assert deterministic_split(np.int64(10), np.float32(0.1)) == deterministic_split(10, 0.1)
+
+
+# ----------------------------------------- class: links given as arrays or lists of lists
+@SETTINGS
+@given(links=st.sets(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=8),
+       make=st.sampled_from([np.array, lambda v: [list(x) for x in v],
+                             lambda v: np.array(v).astype(">i8"),
+                             lambda v: np.array(v)[::-1]]),
+       method=st.sampled_from(["intersection", "union", "grow-diag-final-and"]))
+def test_symmetrize_reads_an_array_or_lists_of_links_as_its_rows(links, make, method):
+    """An ``(n, 2)`` array was "unhashable type: 'numpy.ndarray'", ``[[0, 0], ...]``
+    "unhashable type: 'list'" (``format_pharaoh`` and ``score_alignments`` took them)."""
+    from alignment import symmetrize
+
+    other = {(0, 0), (1, 2), (3, 3)}
+    given_ = make(sorted(links)) if links else np.zeros((0, 2), np.int64)
+    assert symmetrize(given_, other, method) == symmetrize(links, other, method)
