@@ -181,6 +181,35 @@ def test_an_edited_external_links_cache_is_refused(tmp_path, line, token):
         ExternalAlignments.load(path, EXT_SRC[:1], EXT_TGT[:1])
 
 
+
+@pytest.mark.parametrize("edit", ["rows swapped", "one byte"])
+def test_a_keys_file_edited_keeping_its_shape_is_refused_by_the_model(tmp_path, edit):
+    """A run's ``keys.npy`` with two rows swapped (the index of its sentence pairs) passed
+    every check and mapped each of those pairs to the other's links; the model records
+    the keys' digest now."""
+    import alignment.aligners.runs as runs
+    from alignment.features.links import AlignerLinks
+
+    path = tmp_path / "bayes-0123"
+    links = runs.LinkSets.from_sets([{(0, 0)}, {(0, 1)}, set()])
+    run = runs.AlignerRun("bayes", {}, "0123", "1", 3, 0.0, {"fwd": links, "bwd": links})
+    runs._save_run(run, path, "b" * 8)
+    src, tgt = [["a"], ["b"], ["c", "d"]], [["x", "y"], ["y", "z"], ["w"]]
+    trained = AlignerLinks(("bayes",), None, {"bayes": run})
+    trained._set_index(src, tgt)
+    meta, arrays = trained.state()
+    assert AlignerLinks.from_state(meta, arrays).check()._index == trained._index
+    keys = np.load(path / "keys.npy")
+    if edit == "rows swapped":
+        keys = keys[[1, 0, 2]]
+    else:
+        keys[2, 5] ^= 1
+    np.save(path / "keys.npy", keys)
+    with pytest.raises(RuntimeError, match=re.escape(f"{path / 'keys.npy'}: a damaged index "
+                                                     "of the run's sentence pairs")):
+        AlignerLinks.from_state(meta, arrays).check()
+
+
 # ----------------------------------------------------- class: the pairs of the QAP model
 BAD_PAIRS = [([[0.5, 1]], "pairs must hold integers, got 0.5"),
              ([[0, 1.9]], "pairs must hold integers, got 1.9"),
