@@ -19,7 +19,18 @@ docs/errors.md), by class:
   "Unknown label type: unknown";
 - seeds: ``PaMedLDA``/``PaMedHDPClassifier`` with a ``random_state`` of 2**63 - 2 or more
   predicted with Python's "int too big to convert" from the numba fold-in kernel (after a
-  fit with a smaller seed in the same process).
+  fit with a smaller seed in the same process);
+- an external-links cache and a run's ``keys.npy`` edited keeping their layout were read
+  (links added, pairs given other pairs' links): a digest line, and the keys' digest in
+  the model, refuse them;
+- sparse matrices given to the fertility and QAP functions were numpy's "setting an array
+  element with a sequence"; masked arrays with entries masked were read as the values
+  under the mask, silently (core, topic models, segmenter);
+- ``project_chain``'s read-only, big-endian or list warm start was a numba typing error;
+  ``project_mincut``'s ``p0`` of another size numpy's "could not broadcast";
+- float16 bootstrap statistics summed in float16 (stuck at 2048), AER counts of 2.5 cut
+  to 2; ``deterministic_split(10, 0)`` a ``ZeroDivisionError``; ``symmetrize`` of an
+  ``(n, 2)`` array "unhashable type".
 
 Inputs tried and handled right, kept so by the tests at the end: every decoder, projection
 and marginal of the core with arrays of float16, float32, long double, objects, big-endian
