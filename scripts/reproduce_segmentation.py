@@ -47,7 +47,7 @@ from segmentation.data import (binary_labels, default_data_dir, horse_items, loa
                                load_points, parse_label_ranges)
 from segmentation.model import MRFSegmenter, parse_class_weight  # noqa: E402
 
-FEATURE_VERSION = 4  # bump when the feature code changes (graph cache keys)
+FEATURE_VERSION = 5  # bump when the feature code changes (graph cache keys)
 #: The Oakland task of this experiment: vegetation (fine labels 1300-1306) against the rest.
 OAKLAND_VEGETATION = "1300-1306"
 OAKLAND_SPLIT = {"train": [1, 2, 3, 4, 5], "valid": [6, 7], "test": [8, 9, 10]}
@@ -65,8 +65,15 @@ def _cached_graphs(cache_dir, key, build):
     d = Path(cache_dir) / key
     done = d / "done.json"
     if done.exists():
+        from structpred import FormatError
+
         n = json.loads(done.read_text())["n"]
-        return [load_graph(d / f"{i:05d}.npz") for i in range(n)]
+        try:
+            return [load_graph(d / f"{i:05d}.npz", hint="a damaged cache file")
+                    for i in range(n)]
+        except FormatError as exc:   # an edited or damaged cache file: computed again
+            _log(f"{exc}: computing the graphs of {d} again")
+            done.unlink()
     graphs = build()
     d.mkdir(parents=True, exist_ok=True)
     for i, g in enumerate(graphs):

@@ -70,6 +70,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 
+from structpred import unmasked
+
 __all__ = ["SuperpixelGraph", "superpixel_graph", "as_rgb8", "NODE_FEATURE_NAMES", "EDGE_FEATURE_NAMES",
            "grid_edges"]
 
@@ -416,6 +418,7 @@ def _pixel_array(value, what):
         raise TypeError(f"{what} must be an array, got {type(value).__name__} {value!r:.40}"
                         + ("; read files with segmentation.data.load_image"
                            if isinstance(value, (str, bytes)) and what == "an image" else ""))
+    unmasked(value, what)
     try:
         return np.asarray(value)
     except ValueError:

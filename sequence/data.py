@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from structpred import check_flag, check_whole
+from structpred import check_flag, check_number, check_whole
 from structpred.io import FormatError, read_lines
 from structpred.io import check_visible_tokens, counted, split_tokens
 
@@ -259,8 +259,13 @@ def deterministic_split(n, valid_fraction=0.1):
     """Indices ``(train, valid)``: every ``round(1/valid_fraction)``-th sentence validates.
 
     Deterministic and spread over the whole file (no random state), so that
-    validation sentences come from every part of the corpus.
+    validation sentences come from every part of the corpus.  ``n``: an integer >= 0,
+    ``valid_fraction``: a number in (0, 0.5], as ``tag train --valid-fraction`` takes (0 was
+    "float division by zero", NaN "cannot convert float NaN to integer", ``n=10.0`` "'float'
+    object cannot be interpreted as an integer", a fraction above 0.5 held half out).
     """
+    check_whole("n", n, 0)
+    check_number("valid_fraction", valid_fraction, 0.0, strict=True, hi=0.5)
     step = max(2, int(round(1.0 / valid_fraction)))
     # fewer than ``step`` sentences: the last one validates (none did, and the refusal
     # blamed the validation labels)

@@ -35,7 +35,7 @@ from ._checks import (SEED_INSTANCES, check_flag, check_label_spellings,  # noqa
                       check_n_jobs, check_ordered,
                       check_number, check_positive, check_seed, check_whole, estimator_seed,
                       resolve_seed, seed_generator, label_clash, physical_memory,
-                      split_comma_items)
+                      split_comma_items, unmasked, whole_array)
 from ._digests import text_digests, training_overlap
 from ._example import StructuredExample
 from ._loss import hamming_loss, weighted_hamming_terms
@@ -48,7 +48,7 @@ from .polytopes import __all__ as _polytopes_all
 
 __all__ = (["__version__", "StructuredExample", "check_flag", "check_label_spellings",
             "check_number", "check_positive", "check_seed", "check_whole", "label_clash",
-            "check_n_jobs", "check_ordered", "estimator_seed", "resolve_seed", "SEED_INSTANCES",
+            "check_n_jobs", "check_ordered", "unmasked", "whole_array", "estimator_seed", "resolve_seed", "SEED_INSTANCES",
             "seed_generator",
             "split_comma_items", "physical_memory", "text_digests", "training_overlap",
             "hamming_loss", "weighted_hamming_terms", "FormatError", "atomic_write", "open_output",

@@ -15,7 +15,7 @@ import numpy as np
 __all__ = ["check_whole", "check_number", "check_seed", "resolve_seed", "estimator_seed",
            "seed_generator",
            "SEED_INSTANCES", "check_n_jobs", "check_positive", "check_flag",
-           "label_clash", "check_label_spellings", "whole_array", "split_comma_items",
+           "label_clash", "check_label_spellings", "whole_array", "index_pairs", "dense", "unmasked", "split_comma_items",
            "physical_memory", "check_ordered"]
 
 
@@ -87,6 +87,45 @@ def whole_array(name, values):
         return arr.astype(np.int64)          # an object array of whole numbers
     got = bad[0] if bad else arr.tolist()[0]
     raise ValueError(f"{name} must hold integers, got {got!r} ({arr.dtype})")
+
+
+def unmasked(values, name):
+    """``values`` as they are, unless a numpy masked array with an entry masked: a
+    ``ValueError`` naming ``name`` (numpy reads a masked array as the values under its
+    mask, so the masked entries were used as numbers, silently)."""
+    mask = np.ma.getmask(values) if isinstance(values, np.ma.MaskedArray) else np.ma.nomask
+    if mask is not np.ma.nomask and mask.any():
+        n = int(np.count_nonzero(mask))
+        raise ValueError(f"{name} is a masked array with {n} masked "
+                         f"{'entry' if n == 1 else 'entries'}: fill {'it' if n == 1 else 'them'}"
+                         f" with the values to use (.filled(value)); the values under the "
+                         f"mask would be read")
+    return values
+
+
+def dense(values):
+    """``values``, a scipy sparse matrix or array made a dense numpy array (numpy reads one
+    as a single object: "setting an array element with a sequence", "float() argument must
+    be ... not 'dok_matrix'"); anything else as it is."""
+    import scipy.sparse as sp
+
+    return values.toarray() if sp.issparse(values) else values
+
+
+def index_pairs(name, values, n):
+    """``values`` as an ``(P, 2)`` int64 array of indices in ``[0, n)`` (a flat sequence of
+    even length is read as its pairs); ``ValueError`` naming ``name`` for another shape, a
+    value that is not a whole number (``0.5`` was cut to edge 0, ``True`` read as 1, NaN
+    was numpy's "cannot convert float NaN to integer") or an index out of range."""
+    arr = np.asarray(values)
+    if arr.size % 2 or (arr.ndim == 2 and arr.shape[1] != 2) or arr.ndim > 2:
+        raise ValueError(f"{name} must be an (n_pairs, 2) array of edge indices, got shape "
+                         f"{arr.shape}")
+    out = whole_array(name, arr.reshape(-1)).reshape(-1, 2)
+    if len(out) and (out.min() < 0 or out.max() >= n):
+        raise ValueError(f"pair refers to an edge outside the sentence pair ({name} must "
+                         f"hold edge indices from 0 to {n - 1})")
+    return out
 
 
 #: the largest magnitude of a float that stands for an exact integer (2**53)

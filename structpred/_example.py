@@ -27,12 +27,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from ._checks import unmasked
 from ._loss import weighted_hamming_terms
 
 __all__ = ["StructuredExample"]
 
 
 def _check_features(F, n_vars):
+    unmasked(F, "the feature matrix")
     kind = (F.dtype if sp.issparse(F) else np.asarray(F).dtype).kind
     if kind not in "biuf" and not (kind == "O" and not sp.issparse(F)):
         # complex: cut to its real part, silently; strings: float()'s "could not convert"
@@ -54,6 +56,7 @@ def _check_gold(z):
     """``z_gold`` as a flat float array, refused unless finite and inside the unit box
     that holds every polytope of :mod:`structpred.polytopes` (a target outside it makes
     the saddle point meaningless, and the learners would still report convergence)."""
+    unmasked(z, "z_gold")
     try:
         z = np.asarray(z, dtype=np.float64).ravel()
     except (TypeError, ValueError):

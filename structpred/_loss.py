@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._checks import unmasked
+
 __all__ = ["weighted_hamming_terms", "hamming_loss"]
 
 
@@ -41,7 +43,7 @@ def weighted_hamming_terms(z_gold, cost_pos=1.0, cost_neg=1.0):
     d : float
         The constant ``d_i``.
     """
-    y = np.asarray(z_gold, dtype=np.float64)
+    y = np.asarray(unmasked(z_gold, "z_gold"), dtype=np.float64)
     cp = _costs("cost_pos", cost_pos, y.shape)
     cn = _costs("cost_neg", cost_neg, y.shape)
     if np.any(cp < 0) or np.any(cn < 0):
@@ -56,6 +58,7 @@ def _costs(name, value, shape):
     a value that is not numbers (``float()``'s "could not convert"), an array that does not
     broadcast (numpy's "operands could not be broadcast together with remapped shapes") and
     NaN or infinite costs (``None`` and NaN gave a loss vector of NaN, silently)."""
+    unmasked(value, name)
     try:
         if value is None:   # float64 reads it as NaN
             raise TypeError
@@ -73,7 +76,7 @@ def _costs(name, value, shape):
 def hamming_loss(z_gold, z_pred, cost_pos=1.0, cost_neg=1.0):
     """Value of the weighted Hamming loss of eq. 2.10 for 0/1 (or fractional) z."""
     c, d = weighted_hamming_terms(z_gold, cost_pos, cost_neg)
-    z = np.asarray(z_pred, dtype=np.float64)
+    z = np.asarray(unmasked(z_pred, "z_pred"), dtype=np.float64)
     if z.shape != c.shape:   # numpy's "shapes (2,) and (3,) not aligned" before
         raise ValueError(f"z_pred has shape {z.shape} and z_gold {c.shape}: the two encodings "
                          "must describe the same variables")

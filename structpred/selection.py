@@ -82,6 +82,8 @@ def _as_stats(x, name):
     if a.ndim != 2 or len(a) == 0:
         raise ValueError(f"{name} must be an (N,) or (N, k) array with N >= 1, not shape "
                          f"{np.shape(x)}")
+    if a.dtype.kind == "f":   # float16 (and float32) sums stopped at 2048 (16.7 million):
+        return a.astype(np.float64)   # the statistics of more items were read as fewer
     return a.astype(np.int64) if a.dtype == bool else a
 
 

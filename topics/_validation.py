@@ -15,7 +15,8 @@ import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_non_negative, column_or_1d, validate_data
 
-from structpred import check_flag, check_label_spellings, check_seed, check_whole, estimator_seed
+from structpred import (check_flag, check_label_spellings, check_seed, check_whole, estimator_seed,
+                        unmasked)
 
 from .corpus import (Vocabulary, _document_list, as_count_matrix, check_topic_tables,
                      is_text_input, ragged_rows_message, token_arrays)
@@ -35,7 +36,7 @@ def validate_count_input(estimator, X, *, reset):
         raise TypeError(f"{name}: X is None; give documents (a list, array or Series of "
                         "texts) or a count matrix")
     X = documents_or_counts(estimator, X)
-    X = _column_of_texts(name, X)
+    X = _column_of_texts(name, unmasked(X, f"{name}: X"))
     if is_text_input(X):
         check_documents_have_text(estimator, X)
         return X
@@ -152,6 +153,11 @@ def validate_labels(estimator, y, n_docs, name="y"):
     if y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
     y = ordered_sequence(y, name, type(estimator).__name__)
+    objects = None
+    if not isinstance(y, (list, tuple)) and np.asarray(y).dtype == object:
+        # an object array or Series: its values, checked as a list's (an object array of
+        # whole numbers was scikit-learn's "Unknown label type: unknown")
+        objects, y = y, np.asarray(y).tolist()
     if isinstance(y, (list, tuple)):
         # None (a TypeError of sorting before), or 1 and "1" (merged into one class)
         missing = next((i for i, v in enumerate(y) if v is None), None)
@@ -163,6 +169,8 @@ def validate_labels(estimator, y, n_docs, name="y"):
         if len(kinds) > 1:   # True and 1 were one class (numpy compares them equal)
             raise ValueError(f"{name} mixes labels that are booleans and numbers (True is "
                              f"the class 1 to numpy): give one kind")
+        if objects is not None and kinds == {"a string"}:
+            y = objects                       # strings stay objects, as they were
     y = np.asarray(y)
     if y.dtype.kind in "UO":   # 'Sport' and 'sport': one class split in two
         check_label_spellings([str(v) for v in np.unique(y) if isinstance(v, str)], name=name)

@@ -213,8 +213,10 @@ def fold_in_documents(words, offsets, phi, alpha, n_burn, n_samples, seed):
     vector (paMedHDP's ``alpha E[pi_k]``).  An empty document gets the normalised prior."""
     K = phi.shape[0]
     prior = np.broadcast_to(np.asarray(alpha, float), (K,)).copy()
+    # the kernel's seed is an int64: a random_state of 2**63 - 2 or more (with the offset of
+    # transform) was Python's "int too big to convert" (the same value below it)
     counts = fold_in_per_document(words, offsets, np.ascontiguousarray(phi), prior,
-                                  int(n_burn), int(n_samples), int(seed))
+                                  int(n_burn), int(n_samples), int(seed) % 2 ** 63)
     nd = np.diff(offsets).astype(float)
     out = np.empty_like(counts)
     out[:] = prior / prior.sum()

@@ -34,7 +34,7 @@ from sklearn.exceptions import NotFittedError
 
 from structpred.learners import check_iterations
 
-from structpred import check_positive, estimator_seed, resolve_seed
+from structpred import check_positive, estimator_seed, resolve_seed, unmasked
 
 from ._validation import (check_documents_have_text, check_sweep_counts, check_whole,
                           documents_or_counts, validate_count_input)
@@ -333,7 +333,7 @@ class LDA(BaseEstimator):
         check_positive("beta", self.beta)
 
     def _counts(self, X, fitting):
-        X = documents_or_counts(self, X)
+        X = unmasked(documents_or_counts(self, X), "LDA: X")
         if isinstance(X, (str, bytes)) or (getattr(X, "ndim", 2) != 2
                                            and not is_text_input(X)):
             # the classifiers' words ("got a single string; wrap it in a list", "got a 1-D

@@ -49,6 +49,10 @@ CACHE_MAGIC = "#structpred-external-links"
 #: 2: a first line with the magic, the version and the provenance (JSON)
 CACHE_VERSION = 2
 
+#: the last line of a cache file: the sha256 digest of its names and link lines (a file
+#: edited keeping its layout was read silently; files without one are read unchecked)
+DIGEST_MARK = "#structpred-digest"
+
 
 def _parse_pharaoh(line, path, lineno, shape):
     links = set()
@@ -126,14 +130,17 @@ class ExternalAlignments:
         """Write as one text file (gzipped if ``path`` ends in ``.gz``), atomically: a first
         line with the format version and ``cache_key`` (JSON), a line of the names, then
         one line per sentence with a tab-separated Pharaoh field per name."""
+        digest = hashlib.sha256()
         with atomic_write(path) as fh:
             fh.write(f"{CACHE_MAGIC} {CACHE_VERSION} "
                      f"{json.dumps(self.cache_key, sort_keys=True)}\n")
-            fh.write("\t".join(self.names) + "\n")
-            for s, t in zip(src_sentences, tgt_sentences):
-                e = self._table[_key(s, t)]
-                fh.write("\t".join(" ".join(f"{j}-{k}" for j, k in sorted(e[n]))
-                                   for n in self.names) + "\n")
+            for line in itertools.chain(["\t".join(self.names)], (
+                    "\t".join(" ".join(f"{j}-{k}" for j, k in sorted(e[n])) for n in self.names)
+                    for e in (self._table[_key(s, t)]
+                              for s, t in zip(src_sentences, tgt_sentences)))):
+                digest.update(line.encode("utf-8") + b"\n")
+                fh.write(line + "\n")
+            fh.write(f"{DIGEST_MARK} sha256:{digest.hexdigest()}\n")
 
     @staticmethod
     def read_key(path):
@@ -192,13 +199,33 @@ class ExternalAlignments:
                               "tab-separated names)")
         ext = cls(names)
         ext.cache_key = key
-        for (lineno, line), s, t in zip(lines, src_sentences, tgt_sentences):
+        digest = hashlib.sha256(first[1].encode("utf-8") + b"\n")
+        pairs = zip(src_sentences, tgt_sentences)
+        for lineno, line in lines:
+            if line.startswith(DIGEST_MARK + " "):
+                _check_digest(path, line, digest)
+                break
+            digest.update(line.encode("utf-8") + b"\n")   # every line, the unread ones too
+            pair = next(pairs, None)
+            if pair is None:
+                continue
             fields = line.split("\t")
             if len(fields) != len(names):
                 raise FormatError(path, lineno, f"{len(fields)} fields, expected {len(names)}")
+            s, t = pair
             ext.add(s, t, {n: _parse_pharaoh(f, path, lineno, (len(s), len(t)))
                            for n, f in zip(names, fields)})
         return ext
+
+
+def _check_digest(path, line, digest):
+    """Refuse a cache file whose lines do not give the digest of its last line (an edit)."""
+    from structpred.io import DAMAGED_CACHE_HINT
+
+    if line.split(" ", 1)[1].strip() != "sha256:" + digest.hexdigest():
+        raise FormatError(path, None, "an external-links cache changed after it was written "
+                          "(its content digest does not match the one recorded) "
+                          f"({DAMAGED_CACHE_HINT})")
 
 
 def _header(path, text):

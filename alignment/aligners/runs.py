@@ -60,7 +60,8 @@ from pathlib import Path
 import numpy as np
 
 from structpred import FormatError, atomic_write, open_text, read_lines
-from structpred.io import counted, load_npz, read_npz, save_npz, split_tokens, word_text
+from structpred.io import (check_digest, counted, load_npz, read_npz, save_npz, split_tokens,
+                           with_digest, word_text)
 from .._runtime import log as _log
 
 __all__ = ["available_aligners", "resolve_aligners", "parse_link_set_name", "LinkSets",
@@ -448,6 +449,7 @@ def _run_files(path):
         raise FormatError(path / "meta.json", None, "not the JSON of an aligner run") from None
     if not isinstance(meta, dict):
         raise FormatError(path / "meta.json", None, "not the JSON of an aligner run")
+    meta = check_digest(meta, path / "meta.json", "an aligner run's meta.json")
     if meta.get("links_format") == LINKS_FORMAT:
         _, a = load_npz(path / "links.npz", LINKS_FORMAT, (LINKS_VERSION,),
                         what="an aligner run's links")
@@ -470,7 +472,7 @@ def _save_run(run, path, bitext_fp):
             "bitext": bitext_fp, "created": time.strftime("%Y-%m-%d %H:%M:%S")}
     meta.update({k: v for k, v in run.meta.items() if k not in meta})
     with atomic_write(path / "meta.json") as fh:   # last: marks the entry complete
-        json.dump(meta, fh, indent=1, sort_keys=True)
+        json.dump(with_digest(meta), fh, indent=1, sort_keys=True)
     run.meta = meta
     run.path = path
 

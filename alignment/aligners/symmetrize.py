@@ -29,7 +29,12 @@ def _links(direction):
     if isinstance(direction, (str, bytes)) or not hasattr(direction, "__iter__"):
         raise TypeError(f"expected a set of (j, k) links or an Alignment, got "
                         f"{type(direction).__name__}")
-    links = set(direction)
+    if hasattr(direction, "tolist") and getattr(direction, "ndim", 0) == 2:
+        direction = direction.tolist()   # an (n, 2) array: its rows ("unhashable type")
+    try:
+        links = set(direction)
+    except TypeError:   # links as lists ([[0, 0], [1, 1]]): "unhashable type: 'list'"
+        links = {tuple(link) if isinstance(link, list) else link for link in direction}
     try:   # the common case, ints >= 0, checked without a call per link
         if all(type(j) is int and type(k) is int and j >= 0 and k >= 0 for j, k in links):
             return links

@@ -47,7 +47,8 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from structpred import atomic_write, check_flag, check_n_jobs, check_whole
-from structpred.io import MAX_WORDS, check_sentence_pairs, check_token_lists, counted, note
+from structpred.io import (MAX_WORDS, check_digest, check_sentence_pairs, check_token_lists,
+                          counted, note, with_digest)
 from .._runtime import log as _log
 
 __all__ = ["UnsupervisedAligner", "decode", "combine_votes", "training_text",
@@ -323,8 +324,9 @@ class UnsupervisedAligner(BaseEstimator):
         if path is not None:
             stats.save(path)
             with atomic_write(str(path) + ".json") as fh:
-                json.dump({"options": self.options(), "seconds": self.seconds_,
-                           "n_pairs": len(src), "n_train": len(keep)}, fh, sort_keys=True)
+                json.dump(with_digest({"options": self.options(), "seconds": self.seconds_,
+                                       "n_pairs": len(src), "n_train": len(keep)}), fh,
+                          sort_keys=True)
         return self
 
     # ------------------------------------------------------------------ decoding
@@ -363,15 +365,18 @@ class UnsupervisedAligner(BaseEstimator):
         """Write the trained tables (statistics with the HMM attached) as ``.npz``."""
         self.stats_.save(path)
         with atomic_write(str(path) + ".json") as fh:
-            json.dump({"options": self.options(), "seconds": getattr(self, "seconds_", {})}, fh,
-                      sort_keys=True)
+            json.dump(with_digest({"options": self.options(),
+                                   "seconds": getattr(self, "seconds_", {})}), fh, sort_keys=True)
 
     @classmethod
     def load(cls, path):
         from ..stats.statistics import AlignmentStatistics
 
-        with open(str(path) + ".json", encoding="utf-8") as fh:
-            opts = dict(json.load(fh)["options"])
+        meta = Path(str(path) + ".json")
+        with open(meta, encoding="utf-8") as fh:
+            record = json.load(fh)
+        opts = dict(check_digest(record, meta, "the options of an unsupervised aligner")
+                    ["options"])
         if opts.pop("format", _MODEL_FORMAT) != _MODEL_FORMAT:
             raise ValueError(f"{path}: unsupported model format")
         model = cls(**opts)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from structpred import check_ordered
+from structpred import check_ordered, whole_array
 from structpred.selection import BootstrapResult
 from structpred.selection import paired_bootstrap as _bootstrap
 
@@ -153,7 +153,7 @@ def paired_bootstrap(counts_a, counts_b, n_boot=10000, level=0.95, random_state=
     BootstrapResult
         Differences in AER *fractions* (multiply by 100 for points).
     """
-    a, b = np.asarray(counts_a, np.int64), np.asarray(counts_b, np.int64)
+    a, b = _whole_counts(counts_a, "counts_a"), _whole_counts(counts_b, "counts_b")
     if a.shape != b.shape or a.ndim != 2 or a.shape[1] != 5:
         raise ValueError(f"counts must be two (N, 5) arrays of the same N, not {a.shape} "
                          f"and {b.shape}")
@@ -161,6 +161,16 @@ def paired_bootstrap(counts_a, counts_b, n_boot=10000, level=0.95, random_state=
         raise ValueError("the two count arrays are not on the same gold sentences")
     return _bootstrap(a, b, _aer_of_counts, greater_is_better=False, n_boot=n_boot,
                       level=level, random_state=random_state)
+
+
+def _whole_counts(values, name):
+    """``values`` as an int64 array of counts >= 0 (``np.asarray(.., np.int64)`` cut 2.5 to
+    2 and NaN to a huge negative count, silently)."""
+    arr = np.asarray(values)
+    arr = whole_array(name, arr.reshape(-1)).reshape(arr.shape)
+    if arr.size and arr.min() < 0:
+        raise ValueError(f"{name} must hold counts >= 0, got {int(arr.min())}")
+    return arr
 
 
 def format_scores(score):

@@ -64,7 +64,7 @@ from pathlib import Path
 import numpy as np
 
 from structpred import check_n_jobs, resolve_seed
-from structpred.io import note
+from structpred.io import content_digest, note
 
 from .._runtime import log as _log
 from ..aligners.linkfiles import _key
@@ -322,6 +322,7 @@ class AlignerLinks:
         if self.runs:
             keys = np.frombuffer(b"".join(_key(s, t) for s, t in zip(src, tgt)),
                                  dtype=np.uint8).reshape(-1, 12)
+            self._keys_digest = _keys_digest(keys)   # recorded in the model (state)
             for run in self.runs.values():
                 if run.path is not None:
                     _write_keys(run.path / "keys.npy", keys)
@@ -351,6 +352,8 @@ class AlignerLinks:
                                   else _recorded_path(run.path, model_path),
                                   "fingerprint": run.fingerprint, "version": run.version,
                                   "n_pairs": run.n_pairs}
+            if getattr(self, "_keys_digest", None):   # keys.npy edited later: refused
+                meta["runs"][name]["keys_digest"] = self._keys_digest
         return meta, arrays
 
     @classmethod
@@ -404,8 +407,11 @@ class AlignerLinks:
                                    "(keys.npy)")
             self.runs[name] = run
         if self.runs and not self._index:
-            run = next(iter(self.runs.values()))
+            name, run = next(iter(self.runs.items()))
             keys = _read_keys(Path(run.path) / "keys.npy")
+            recorded = getattr(self, "_recorded_runs", {}).get(name, {}).get("keys_digest")
+            if keys is not None and recorded and _keys_digest(keys) != recorded:
+                keys = None   # edited keeping its shape: pairs mapped to other pairs' links
             if keys is None:
                 raise RuntimeError(f"{Path(run.path) / 'keys.npy'}: a damaged index of the "
                                    "run's sentence pairs (delete it; align train on the "
@@ -633,6 +639,12 @@ def _read_keys(path):
             or keys.shape[1] != 12:
         return None
     return keys
+
+
+def _keys_digest(keys):
+    """The content digest (:func:`structpred.io.content_digest`) of a run's pair keys, which
+    a model records to refuse a ``keys.npy`` edited keeping its shape."""
+    return content_digest({"keys": keys}, {})
 
 
 def _write_keys(path, keys):

@@ -19,7 +19,7 @@ import json
 
 from ._files import FormatError, atomic_write, read_npz
 
-__all__ = ["save_npz", "load_npz", "content_digest", "damage_reason", "pack_json", "unpack_json", "check_format", "found_format",
+__all__ = ["save_npz", "load_npz", "content_digest", "with_digest", "check_digest", "damage_reason", "pack_json", "unpack_json", "check_format", "found_format",
            "CLOCK_KEYS", "drop_clock_readings"]
 
 #: the entry that holds the JSON header
@@ -308,6 +308,23 @@ def _check_digest(arrays, header, path, what):
     if header.pop(DIGEST) != content_digest(arrays, header):
         raise FormatError(path, None, f"{what} changed after it was written (its content "
                                       f"digest does not match the one recorded): {RESTORE_ADVICE}")
+
+
+def with_digest(record):
+    """The JSON object ``record`` (a dict) with its :func:`content_digest` under
+    :data:`DIGEST`: for the JSON files written beside the ``.npz`` ones (a model's options,
+    a cache entry's ``meta.json``), checked by :func:`check_digest` when read."""
+    return dict(record, **{DIGEST: content_digest({}, record)})
+
+
+def check_digest(record, path, what):
+    """``record`` (a dict read from the JSON file ``path``, written by :func:`with_digest`)
+    without its digest; a record whose digest does not match (an edited file) is a
+    :class:`FormatError` naming ``path`` that advises :data:`RESTORE_ADVICE` (files written
+    before the digest, without one, pass)."""
+    record = dict(record)
+    _check_digest({}, record, path, what)
+    return record
 
 
 def load_npz(path, fmt, versions, what="a structpred file", legacy_ok=False):

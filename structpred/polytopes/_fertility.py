@@ -38,7 +38,7 @@ import numba as nb
 import numpy as np
 import scipy.sparse as sp
 
-from .._checks import check_whole
+from .._checks import check_whole, dense, unmasked
 
 __all__ = ["fertility_constraints", "project_fertility_matching",
            "project_fertility_matching_cvxpy", "decode_fertility_matching",
@@ -46,6 +46,8 @@ __all__ = ["fertility_constraints", "project_fertility_matching",
 
 
 def _check(a, name, shape=None):
+    a = unmasked(dense(a), name)   # a sparse matrix: numpy's "setting an array element
+    # with a sequence"
     if np.iscomplexobj(a):   # numpy dropped the imaginary parts with a ComplexWarning
         raise ValueError(f"{name} must be real, got complex values")
     a = np.asarray(a, dtype=np.float64)
@@ -85,7 +87,7 @@ def split_fertility_vector(z, shape, max_fertility):
     """Split a flat ``[edges, src (D-1)*m, tgt (D-1)*n, ...]`` vector into its three arrays
     (entries after them, such as the QAP's pair variables, are not read)."""
     m, n, e = _fertility_shape(shape, max_fertility)
-    z = np.asarray(z, dtype=np.float64)
+    z = np.asarray(dense(z), dtype=np.float64)
     if z.ndim != 1 or z.size < m * n + e * (m + n):   # pair variables may follow (QAP)
         raise ValueError(f"z has shape {z.shape}; a {m} x {n} pair with max_fertility "
                          f"{max_fertility} has {m * n + e * (m + n)} entries")
@@ -98,7 +100,7 @@ def split_fertility_vector(z, shape, max_fertility):
 def fertility_indicators(y, max_fertility):
     """Indicators ``z_dj. = [deg_j >= d]`` for ``2 <= d <= D`` of a 0/1 edge matrix."""
     check_whole("max_fertility", max_fertility, 1)
-    y = np.asarray(y)
+    y = np.asarray(dense(y))
     if y.ndim != 2 or not np.isin(y, (0, 1)).all():
         raise ValueError(f"y must be a 0/1 edge matrix (m x n), got shape {y.shape} with "
                          f"values {np.unique(y)[:5].tolist()}")

@@ -39,7 +39,7 @@ import scipy.sparse as sp
 
 from ._fertility import decode_fertility_matching, fertility_constraints, fertility_indicators, project_fertility_matching, split_fertility_vector
 from ._qap_dual import DualQAPProjector
-from .._checks import check_whole
+from .._checks import check_whole, dense, index_pairs, unmasked
 from .._example import StructuredExample
 
 __all__ = ["PATTERNS", "adjacent_pairs", "qap_constraints", "decode_qap", "QAPSolution",
@@ -96,8 +96,8 @@ def qap_constraints(shape, max_fertility, pairs):
     those of :func:`~structpred.fertility_constraints` followed by
     ``z_p - z_a <= 0`` and ``z_p - z_b <= 0`` for each pair ``p = (a, b)``.
     """
-    m, n = shape
     A0, b0 = fertility_constraints(shape, max_fertility)
+    pairs = index_pairs("pairs", pairs, shape[0] * shape[1])
     P = len(pairs)
     nz = A0.shape[1]
     if P == 0:
@@ -141,7 +141,19 @@ class QAPSolution:
 
 def qap_objective(y, scores, src_penalty, tgt_penalty, pairs, pair_scores):
     """Eq. 3.3 (with the fertility penalties of eq. 3.2) at a 0/1 edge matrix ``y``."""
+    # the arrays as decode_qap takes them (a list was "'list' object has no attribute
+    # 'shape'", a Series Python's "float() argument must be ...", float pairs cut)
+    scores, src_penalty, tgt_penalty, pairs, pair_scores = _check_scores(
+        scores, src_penalty, tgt_penalty, pairs, pair_scores)
     y = np.asarray(y)
+    if y.shape != scores.shape:
+        raise ValueError(f"y must be a 0/1 edge matrix of the scores' shape {scores.shape}, "
+                         f"got shape {y.shape}")
+    return _objective(y, scores, src_penalty, tgt_penalty, pairs, pair_scores)
+
+
+def _objective(y, scores, src_penalty, tgt_penalty, pairs, pair_scores):
+    """:func:`qap_objective` of arrays checked by :func:`_check_scores`."""
     D = src_penalty.shape[0] + 1
     deg_s, deg_t = y.sum(1), y.sum(0)
     if deg_s.max(initial=0) > D or deg_t.max(initial=0) > D:
@@ -314,6 +326,12 @@ def _build_lp(backend, scores, src_penalty, tgt_penalty, pairs, pair_scores, int
 
 
 def _check_scores(scores, src_penalty, tgt_penalty, pairs, pair_scores):
+    # sparse matrices made dense (numpy's "setting an array element with a sequence"; the
+    # matching decoders took them)
+    scores, src_penalty, tgt_penalty, pair_scores = (
+        unmasked(dense(a), name) for a, name in (
+            (scores, "scores"), (src_penalty, "src_penalty"), (tgt_penalty, "tgt_penalty"),
+            (pair_scores, "pair_scores")))
     s = np.asarray(scores, dtype=np.float64)
     if s.ndim != 2:
         raise ValueError("edge scores must be a 2-D (m, n) array")
@@ -322,12 +340,10 @@ def _check_scores(scores, src_penalty, tgt_penalty, pairs, pair_scores):
     pt = np.zeros((ps.shape[0], n)) if tgt_penalty is None else np.asarray(tgt_penalty, np.float64)
     if ps.shape[1:] != (m,) or pt.shape != (ps.shape[0], n):
         raise ValueError("fertility penalties must have shapes (D-1, m) and (D-1, n)")
-    pairs = np.zeros((0, 2), np.int64) if pairs is None else np.asarray(pairs, np.int64).reshape(-1, 2)
+    pairs = np.zeros((0, 2), np.int64) if pairs is None else index_pairs("pairs", pairs, m * n)
     q = np.zeros(len(pairs)) if pair_scores is None else np.asarray(pair_scores, np.float64).ravel()
     if q.size != len(pairs):
         raise ValueError(f"{q.size} pair scores for {len(pairs)} pairs")
-    if len(pairs) and (pairs.min() < 0 or pairs.max() >= m * n):
-        raise ValueError("pair refers to an edge outside the sentence pair")
     for name, a in (("edge scores", s), ("fertility penalties", ps), ("fertility penalties", pt),
                     ("pair scores", q)):
         if not np.all(np.isfinite(a)):
@@ -374,7 +390,7 @@ def decode_qap(scores, src_penalty=None, tgt_penalty=None, pairs=None, pair_scor
     if len(pairs) == 0 and backend != "pulp":
         # no interactions: the LP is integral and is a min-cost flow (fig. 3.1(b))
         y, fs, ft = decode_fertility_matching(s, ps, pt)
-        val = qap_objective(y, s, ps, pt, pairs, q)
+        val = _objective(y, s, ps, pt, pairs, q)
         return QAPSolution(y, fs, ft, np.zeros(0), val, val, False, time.perf_counter() - t0)
     integer = backend != "lp"
     edges, fs, ft, pv, value = _build_lp("pulp" if backend == "pulp" else "ortools", s, ps, pt,
@@ -392,7 +408,7 @@ def decode_qap(scores, src_penalty=None, tgt_penalty=None, pairs=None, pair_scor
     fs, ft = fertility_indicators(y, D)
     flat = y.ravel()
     pair_vals = (flat[pairs[:, 0]] * flat[pairs[:, 1]]).astype(np.float64) if len(pairs) else np.zeros(0)
-    obj = qap_objective(y, s, ps, pt, pairs, q)
+    obj = _objective(y, s, ps, pt, pairs, q)
     return QAPSolution(y, fs, ft, pair_vals, obj, value, fractional, time.perf_counter() - t0,
                        lp_edges=None if integer else edges.reshape(m, n))
 
@@ -540,7 +556,7 @@ class ExtendedMatchingExample(StructuredExample):
         if self.max_fertility < 1:
             raise ValueError("max_fertility must be >= 1")
         self.pairs = (np.zeros((0, 2), np.int64) if self.pairs is None
-                      else np.asarray(self.pairs, np.int64).reshape(-1, 2))
+                      else index_pairs("pairs", self.pairs, m * n))
         super().__post_init__()
         if self.z_gold.size != self.n_edges + self.n_fert + len(self.pairs):
             raise ValueError("z_gold does not match the variable layout")

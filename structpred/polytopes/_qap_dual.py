@@ -386,9 +386,9 @@ def project_relaxed_qap(z, shape, max_fertility, pairs, tol=1e-7, max_sweeps=100
     if cached is not None and cached[0] is pairs and cached[1] == (m, n):
         pa, pb = cached[2], cached[3]   # the same pair array as last time: checked then
     else:
-        arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-        if len(arr) and (arr.min() < 0 or arr.max() >= m * n):
-            raise ValueError("pair refers to an edge outside the sentence pair")
+        from .._checks import index_pairs
+
+        arr = index_pairs("pairs", pairs, m * n)
         pa, pb = np.ascontiguousarray(arr[:, 0]), np.ascontiguousarray(arr[:, 1])
         if warm is not None:
             warm["qap_pairs"] = (pairs, (m, n), pa, pb)

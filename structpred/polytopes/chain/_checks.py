@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._checks import whole_array
+from ..._checks import unmasked, whole_array
 
 #: the largest finite log-potential accepted: a chain of a million tokens then still sums
 #: its potentials far below the float64 range (1.8e308)
@@ -30,10 +30,11 @@ def check_starts(starts, n_tokens):
 def check_potentials(node, edge, n_edges, shared_ok=False):
     """``node`` (N, K) and ``edge`` (n_edges, K, K) (or (K, K) with ``shared_ok``) as
     contiguous float64 arrays without NaN or ``+inf`` (``-inf`` forbids a label)."""
-    node = np.ascontiguousarray(node, dtype=np.float64)
-    edge = np.asarray(edge, dtype=np.float64)
+    node = np.ascontiguousarray(unmasked(node, "node"), dtype=np.float64)
+    edge = np.asarray(unmasked(edge, "edge"), dtype=np.float64)
     if node.ndim != 2 or node.shape[1] < 1:
-        raise ValueError(f"node must be a 2-D array (tokens x labels), got shape {node.shape}")
+        raise ValueError(f"node must be a 2-D array (tokens x labels) with at least one "
+                         f"label, got shape {node.shape}")
     K = node.shape[1]
     shapes = [(n_edges, K, K)] + ([(K, K)] if shared_ok else [])
     if edge.shape not in shapes:

@@ -107,7 +107,8 @@ def project_chain(node, edge, starts, tol=1e-9, max_iter=20000, warm=None):
         check_magnitude(arr, name)   # 1e300 was a ZeroDivisionError
     node, edge = check_potentials(node, edge, np.shape(node)[0] - starts.size + 1)
     E, K = edge.shape[0], node.shape[1]
-    lam, nu = warm if warm is not None else (np.zeros((E, K)), np.zeros((E, K)))
+    lam, nu = _check_warm(warm, E, K) if warm is not None else (np.zeros((E, K)),
+                                                                 np.zeros((E, K)))
     mn = np.empty_like(node)
     me = np.empty_like(edge)
     it, viol = kern.chain_project_euclidean(node, edge, starts, lam, nu, int(max_iter),
@@ -116,6 +117,31 @@ def project_chain(node, edge, starts, tol=1e-9, max_iter=20000, warm=None):
         warnings.warn(f"project_chain: constraint violation {viol:.3g} > tol={tol:g} after "
                       f"{it} iterations", RuntimeWarning, stacklevel=2)
     return mn, me, {"iterations": int(it), "violation": float(viol)}
+
+
+def _check_warm(warm, E, K):
+    """``project_chain``'s ``warm`` pair, or a ``TypeError`` naming what does not fit: the
+    kernel updates the arrays in place, so they must be writable native float64 arrays of
+    shape ``(E, K)`` (a read-only or big-endian array, or a list, was a numba typing error;
+    an array of more rows was read in part, silently)."""
+    try:
+        pair = tuple(warm)
+    except TypeError:
+        pair = ()
+    if len(pair) != 2:
+        got = f"a {type(warm).__name__}" + (f" of {len(pair)}" if pair else "")
+    else:
+        bad = [(name, a) for name, a in zip(("lam", "nu"), pair)
+               if not (isinstance(a, np.ndarray) and a.dtype == np.float64
+                       and a.dtype.isnative and a.shape == (E, K) and a.flags.writeable)]
+        if not bad:
+            return pair
+        name, a = bad[0]
+        got = (f"{name} of type {type(a).__name__}" if not isinstance(a, np.ndarray) else
+               f"{name} read-only" if a.dtype == np.float64 and a.dtype.isnative
+               and a.shape == (E, K) else f"{name} of dtype {a.dtype.str} and shape {a.shape}")
+    raise TypeError(f"warm must be a pair (lam, nu) of writable float64 arrays of shape "
+                    f"({E}, {K}) (the multipliers, updated in place), got {got}")
 
 
 def chain_kl_prox(log_potentials, s, eta, starts, n_tokens, n_labels):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..._checks import unmasked
+
 
 __all__ = ['matching_violation']
 
@@ -21,6 +23,7 @@ def _as_matrix(a, name, ndim=2):
     as one object: "setting an array element with a sequence")."""
     if sp.issparse(a):
         a = a.toarray()
+    unmasked(a, name)
     if np.iscomplexobj(a):   # numpy dropped the imaginary parts with a ComplexWarning
         raise ValueError(f"{name} must be a real {ndim}-D array, got complex values")
     try:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._checks import unmasked
+
 
 __all__ = ['check_graph', 'mincut_score', 'decode_mincut', 'decode_mincut_bruteforce', 'maxflow_available', 'ORTOOLS_SCALE_BITS']
 
@@ -52,8 +54,9 @@ def mincut_score(y, node_scores, edge_penalties, edges):
 
 
 def _check_scores(node_scores, edge_penalties, edges):
-    s = np.ascontiguousarray(node_scores, dtype=np.float64).ravel()
-    lam = np.ascontiguousarray(edge_penalties, dtype=np.float64).ravel()
+    s = np.ascontiguousarray(unmasked(node_scores, "node_scores"), dtype=np.float64).ravel()
+    lam = np.ascontiguousarray(unmasked(edge_penalties, "edge_penalties"),
+                               dtype=np.float64).ravel()
     edges = check_graph(edges, s.size)
     if lam.size != edges.shape[0]:
         raise ValueError(f"{lam.size} edge penalties for {edges.shape[0]} edges")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._checks import dense, unmasked
 from .._magnitude import MagnitudeError
 from ._active_set import _project_active_set
 from ._decode import check_graph
@@ -111,15 +112,15 @@ def project_mincut(zp_nodes, zp_edges, edges, tol=1e-10, max_iter=100000, p0=Non
     z_edges : ndarray, shape (m,)
     info : dict, only if ``return_info``
     """
-    zv = np.ascontiguousarray(zp_nodes, dtype=np.float64).ravel()
-    ze = np.ascontiguousarray(zp_edges, dtype=np.float64).ravel()
+    zv = np.ascontiguousarray(unmasked(zp_nodes, "zp_nodes"), dtype=np.float64).ravel()
+    ze = np.ascontiguousarray(unmasked(zp_edges, "zp_edges"), dtype=np.float64).ravel()
     edges = check_graph(edges, zv.size)
     if ze.size != edges.shape[0]:
         raise ValueError(f"{ze.size} edge values for {edges.shape[0]} edges")
     if not (np.all(np.isfinite(zv)) and np.all(np.isfinite(ze))):
         nan = np.isnan(zv).any() or np.isnan(ze).any()   # infinite: a step overflowed
         raise (ValueError if nan else MagnitudeError)("the point to project must be finite")
-    p = np.zeros(ze.size) if p0 is None else np.array(p0, dtype=np.float64).ravel()
+    p = np.zeros(ze.size) if p0 is None else _check_p0(p0, ze.size)
     ej = np.ascontiguousarray(edges[:, 0])
     ek = np.ascontiguousarray(edges[:, 1])
     if method == "active_set" and ze.size == 0:
@@ -140,3 +141,19 @@ def project_mincut(zp_nodes, zp_edges, edges, tol=1e-10, max_iter=100000, p0=Non
         return z, z_e, info
     return z, z_e
 
+
+def _check_p0(p0, m):
+    """The warm start ``p0`` as a fresh float64 vector of the ``m`` edge flows; another
+    size was numpy's "could not broadcast input array from shape (2,) into shape (1,)",
+    NaN a projection of NaN."""
+    try:
+        p = np.array(unmasked(dense(p0), "p0"), dtype=np.float64).ravel()
+    except (TypeError, ValueError) as exc:
+        if "masked" in str(exc):
+            raise
+        raise ValueError(f"p0 must be an array of {m} dual flows (one per edge)") from None
+    if p.size != m:
+        raise ValueError(f"p0 must be an array of {m} dual flows (one per edge), got {p.size}")
+    if not np.all(np.isfinite(p)):
+        raise ValueError("p0 must hold finite dual flows")
+    return p
