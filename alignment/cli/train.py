@@ -20,7 +20,7 @@ from structpred.cli import UserError, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_held_out, check_output, check_stdin, options_given, refuse_options
 from structpred.cli import open_cluster, with_cluster
-from structpred.io import release_notes
+from structpred.io import reading_in_bulk, release_notes
 
 from .common import (SEGMENTED_SAMPLE, _bitext, _check_cache_path, _check_direction,
                      _check_case, _check_inputs, _check_segmented, _check_sure_links, _external,
@@ -39,8 +39,9 @@ def align_train(args):
 
     opts = _check_options(args)
     have_bitext = _check_paths(args, opts["sources"])
-    pairs, gold, valid, external, bitext, lines = _read_data(args, have_bitext,
-                                                             "bayes" in opts["sources"])
+    with reading_in_bulk():    # the bitext's token lists: no collector passes over them
+        pairs, gold, valid, external, bitext, lines = _read_data(args, have_bitext,
+                                                                 "bayes" in opts["sources"])
     release_notes()   # the inputs are read and checked: the lines held so far come now
     executor = open_cluster(args)   # --workers/--scheduler: None without them
     started = {}
