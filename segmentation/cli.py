@@ -216,6 +216,11 @@ def _input_paths(args, items=None, points=None):
     return paths
 
 
+#: suffixes of files, not folders: a new output folder named so was meant as a file
+_FILE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp", ".txt",
+                  ".npz", ".csv", ".gz", ".xyz", ".pdf", ".svg")
+
+
 def _check_output_dir(path, inputs, flag):
     d = Path(path)
     if d.exists() and not d.is_dir():
@@ -224,6 +229,10 @@ def _check_output_dir(path, inputs, flag):
         if not os.access(d, os.W_OK | os.X_OK):
             raise UserError(f"{d}: folder is not writable")
     else:
+        if d.suffix.lower() in _FILE_SUFFIXES:   # '-o out.png' made a folder 'out.png'
+            raise UserError(f"{d}: {flag} names a folder, to hold a file for each input "
+                            f"(<id>.png, <name>.pred.txt), and '{d.name}' is named like a "
+                            f"file: give a folder name")
         parent = d.parent if str(d.parent) else Path(".")
         if not parent.is_dir():   # a loop of links was "does not exist"
             raise UserError(f"{d}: folder {parent}: "

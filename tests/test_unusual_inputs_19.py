@@ -447,3 +447,47 @@ def test_slow_standard_input_and_a_missing_tmpdir(work):
     out, err = p.stdout.read(), p.stderr.read()
     assert p.wait(timeout=60) == 0, err
     assert out.decode().count("\n\n") == CHUNKS.count("\n\n"), out
+
+
+# ------------------------------- class: an output folder named like a file (segment)
+HORSE = ROOT / "data" / "segmentation" / "weizmann_horse" / "small"
+
+
+@pytest.fixture(scope="module")
+def segmenter(tmp_path_factory):
+    from structpred.cli import main
+
+    path = tmp_path_factory.mktemp("seg19") / "seg.npz"
+    assert main(["segment", "train", "--images", str(HORSE / "images" / "horse001.png"),
+                 str(HORSE / "images" / "horse002.png"), "--masks", str(HORSE / "masks"),
+                 "--n-segments", "50", "--iterations", "1", "--no-guard", "-q", "-o",
+                 str(path)]) == 0
+    return path
+
+
+@pytest.mark.parametrize("argv,flag", [
+    (["segment", "predict", "-o", "{name}"], "-o"),
+    (["segment", "predict", "-o", "out", "--side-by-side", "{name}"], "--side-by-side"),
+    (["segment", "eval", "--masks", str(HORSE / "masks"), "--side-by-side", "{name}"],
+     "--side-by-side")])
+@pytest.mark.parametrize("name", ["out.png", "pred.JPG", "labels.txt", "m.npz", "x.txt.gz"])
+def test_a_new_output_folder_named_like_a_file_is_refused(segmenter, tmp_path, capsys,
+                                                          monkeypatch, argv, flag, name):
+    """``segment predict -o out.png`` made a folder ``out.png`` holding ``horse001.png``,
+    with exit 0."""
+    monkeypatch.chdir(tmp_path)
+    argv = [a.format(name=name) for a in argv]
+    rc, out, err = run_cli(argv[:2] + ["-m", str(segmenter), "--images",
+                                       str(HORSE / "images" / "horse001.png")] + argv[2:],
+                           capsys)
+    assert one_line_error(rc, err, f"{name}: {flag} names a folder",
+                          f"'{name}' is named like a file: give a folder name"), err
+    assert not (tmp_path / name).exists() and not (tmp_path / "out").exists()
+
+
+def test_an_existing_folder_named_like_a_file_is_written(segmenter, tmp_path, capsys):
+    (tmp_path / "out.png").mkdir()
+    rc, _, err = run_cli(["segment", "predict", "-m", str(segmenter), "--images",
+                          str(HORSE / "images" / "horse001.png"), "-o",
+                          str(tmp_path / "out.png"), "-q"], capsys)
+    assert rc == 0 and (tmp_path / "out.png" / "horse001.png").is_file(), err
