@@ -309,7 +309,8 @@ def tag_predict(args):
 
     from .data import read_conll, tabbed_format, write_conll, write_tabbed
 
-    check_output(args.output, "-o", inputs=[("-i", args.input), ("-m", args.model)])
+    check_output(args.output, "-o", inputs=[("-i", args.input), ("-m", args.model)],
+                 kind="text")
     tagger = _load(args.model)
     lines = list(read_lines(args.input))   # standard input is read once
     X, _ = read_conll(args.input, labelled=False, _lines=lines)

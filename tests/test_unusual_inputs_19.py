@@ -491,3 +491,64 @@ def test_an_existing_folder_named_like_a_file_is_written(segmenter, tmp_path, ca
                           str(HORSE / "images" / "horse001.png"), "-o",
                           str(tmp_path / "out.png"), "-q"], capsys)
     assert rc == 0 and (tmp_path / "out.png" / "horse001.png").is_file(), err
+
+
+# ------------------------------------------- class: outputs named as another kind
+TEXT_OUTPUTS = [["tag", "predict", "-m", "tag.npz", "-i", "chunks.txt"],
+                ["topics", "predict", "-m", "topics.npz", "--data", "docs.tsv"],
+                ["align", "predict", "-m", "align.npz", "--src", "a.en", "--tgt", "a.fr"],
+                ["align", "unsupervised", "--src", "a.en", "--tgt", "a.fr"]]
+MODEL_OUTPUTS = [["tag", "train", "--data", "chunks.txt"],
+                 ["topics", "train", "--data", "docs.tsv", "--model", "nbsvm"],
+                 ["align", "train", "--src", "a.en", "--tgt", "a.fr", "--gold", "gold.txt",
+                  "--stats", "align.npz"],
+                 ["segment", "train", "--images", "i", "--masks", "m"]]
+
+
+def _existing(path, what):
+    if what == "model":
+        path.write_bytes((path.parent / "tag.npz").read_bytes())
+    elif what == "png":
+        path.write_bytes((HORSE / "images" / "horse001.png").read_bytes())
+    elif what == "text":
+        path.write_text("keep me\n")
+    else:
+        path.write_bytes(gzip.compress(b"keep me\n"))
+    return path.read_bytes()
+
+
+@SETTINGS
+@given(argv=st.sampled_from(TEXT_OUTPUTS), what=st.sampled_from(["model", "png"]),
+       name=st.sampled_from(["other.npz", "labels.txt", "out"]))
+def test_text_written_over_a_model_or_image_is_refused(at, capsys, argv, what, name):
+    """``tag predict -o other.npz`` replaced a model by the labels, exit 0."""
+    before = _existing(at / name, what)
+    rc, out, err = run_cli(argv + ["-o", name], capsys)
+    words = "a zip archive" if what == "model" else "a PNG image"
+    assert one_line_error(rc, err, f"{name}: is {words}, and -o would replace it by text"), err
+    assert out == "" and (at / name).read_bytes() == before
+
+
+@SETTINGS
+@given(argv=st.sampled_from(MODEL_OUTPUTS), what=st.sampled_from(["text", "gzip"]),
+       name=st.sampled_from(["test.txt", "test.conll", "m.npz", "data"]))
+def test_a_model_written_over_text_is_refused(at, capsys, argv, what, name):
+    """``tag train --data train.txt -o test.txt`` replaced the test data by a model."""
+    before = _existing(at / name, what)
+    rc, out, err = run_cli(argv + ["-o", name], capsys)
+    words = "text" if what == "text" else "gzip data"
+    assert one_line_error(rc, err, f"{name}: holds {words}, and -o would replace it by a "
+                          "model"), err
+    assert out == "" and (at / name).read_bytes() == before
+
+
+def test_outputs_of_their_own_kind_new_or_empty_are_written(at, capsys):
+    (at / "empty.txt").write_text("")
+    (at / "old-labels.txt").write_text("B-NP\n")
+    (at / "tag-again.npz").write_bytes((at / "tag.npz").read_bytes())
+    for argv, name in ((TEXT_OUTPUTS[0], "new.npz"), (TEXT_OUTPUTS[0], "old-labels.txt"),
+                       (TEXT_OUTPUTS[2], "empty.txt"), (MODEL_OUTPUTS[0], "tag-again.npz"),
+                       (MODEL_OUTPUTS[0], "model.txt")):
+        rc, _, err = run_cli(argv + ["-o", name, "-q", "--iterations", "1"]
+                             if argv[1] == "train" else argv + ["-o", name, "-q"], capsys)
+        assert rc == 0 and (at / name).stat().st_size > 0, err

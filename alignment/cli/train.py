@@ -188,7 +188,7 @@ def _check_paths(args, sources):
     _check_inputs(inputs)
     check_output(args.output, "-o", inputs + _inputs(args, "stats", "interaction_stats"),
                  outputs=[(_option_name(args.cache_dir, "--cache-dir"), args.cache_dir)]
-                 if sources else ())
+                 if sources else (), kind="model")
     _check_cache_path(args.stats, "--stats", inputs + [("-o", args.output)])
     _check_cache_path(args.interaction_stats, "--interaction-stats",
                       inputs + [("-o", args.output), ("--stats", args.stats)])

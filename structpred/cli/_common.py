@@ -429,7 +429,7 @@ def check_held_out(pairs, hint=None):
 
 
 def check_output(path, option="-o", inputs=(), create_parent=False, figure=False,
-                 stdout=True, outputs=()):
+                 stdout=True, outputs=(), kind=None):
     """Refuse, before any work, an output that cannot be written.
 
     The output may be ``"-"`` (stdout).  Otherwise it must be a regular file or a new
@@ -460,6 +460,7 @@ def check_output(path, option="-o", inputs=(), create_parent=False, figure=False
             check_figure_path(path, option)   # a suffix matplotlib writes (--plot a.txt)
     except OutputPathError as exc:
         raise UserError(str(exc)) from None
+    _check_kind_of_existing(path, option, kind or ("model" if not stdout else None))
     try:
         parent = os.path.dirname(os.path.abspath(path))
     except FileNotFoundError:   # os.getcwd() of a deleted folder
@@ -488,6 +489,37 @@ def check_output(path, option="-o", inputs=(), create_parent=False, figure=False
                         f"({refusal})")
     if os.path.exists(path) and not os.access(path, os.W_OK) and not os.access(parent, os.W_OK):
         raise UserError(f"{path}: cannot write {option}: permission denied")
+
+
+#: leading bytes of files that a text output must not replace: models, archives, images
+_NOT_TEXT = (b"PK\x03\x04", b"\x93NUMPY", b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"%PDF-")
+
+
+def _check_kind_of_existing(path, option, kind):
+    """Refuse an output that would replace an existing file of another kind: a model
+    (``kind="model"``) written over a text file (``tag train --data train.txt -o
+    test.txt`` replaced the test data by a model), text (``kind="text"``: labels, links)
+    over a model, an archive or an image (``-o tagger.npz`` replaced a model by labels).
+    Either was done with exit status 0. An empty file, and a file of the output's own
+    kind (a model trained again), are replaced."""
+    from ..io import binary_kind
+
+    if kind is None or os.path.islink(path) or not os.path.isfile(path):
+        return
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(512)
+    except OSError:
+        return                      # the writer names what is wrong with it
+    if not head:
+        return
+    if kind == "model" and (head[:2] == b"\x1f\x8b" or binary_kind(head) is None):
+        what = "gzip data" if head[:2] == b"\x1f\x8b" else "text"
+        raise UserError(f"{path}: holds {what}, and {option} would replace it by a model: "
+                        "give the model a name of its own (an .npz archive)")
+    if kind == "text" and head.startswith(_NOT_TEXT):
+        raise UserError(f"{path}: is {binary_kind(head).split(' (')[0]}, and {option} would "
+                        "replace it by text: give the output a name of its own")
 
 
 def _unexpanded_output(path):
