@@ -28,7 +28,8 @@ from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import open_cluster, with_cluster
 from structpred.cli import check_separate_folders
 
-from ._outputs import Outputs as _Outputs, check_overwrite, planned_names, save_png
+from ._outputs import (Outputs as _Outputs, check_overwrite, planned_names, save_png,
+                       warn_predicted_masks)
 from .cli_options import add_eval_parser, add_predict_parser, add_train_parser
 
 __all__ = ["add_parser", "segment_train", "segment_predict", "segment_eval"]
@@ -147,6 +148,8 @@ def _image_items(args, need_masks, manifest=None, split=None, images=None, masks
 
 def _main_items(args, need_masks):
     items = _image_items(args, need_masks, args.manifest, args.split, args.images, args.masks)
+    if need_masks and items:
+        warn_predicted_masks(it[2] for it in items)
     if items is None and (args.split or args.image_dir or args.mask_dir):
         raise UserError("--split, --image-dir and --mask-dir need --manifest")
     if items is not None and args.limit:

@@ -458,10 +458,9 @@ def segmenter(tmp_path_factory):
     from structpred.cli import main
 
     path = tmp_path_factory.mktemp("seg19") / "seg.npz"
-    assert main(["segment", "train", "--images", str(HORSE / "images" / "horse001.png"),
-                 str(HORSE / "images" / "horse002.png"), "--masks", str(HORSE / "masks"),
-                 "--n-segments", "50", "--iterations", "1", "--no-guard", "-q", "-o",
-                 str(path)]) == 0
+    assert main(["segment", "train", "--images", str(HORSE / "images"), "--limit", "3",
+                 "--masks", str(HORSE / "masks"), "--n-segments", "100", "--iterations", "3",
+                 "--no-guard", "-q", "-o", str(path)]) == 0
     return path
 
 
@@ -552,3 +551,45 @@ def test_outputs_of_their_own_kind_new_or_empty_are_written(at, capsys):
         rc, _, err = run_cli(argv + ["-o", name, "-q", "--iterations", "1"]
                              if argv[1] == "train" else argv + ["-o", name, "-q"], capsys)
         assert rc == 0 and (at / name).stat().st_size > 0, err
+
+
+# ------------------------------------------- regression: folders, empty devices, '-o='
+@pytest.mark.parametrize("argv,words", [
+    (["tag", "predict", "-m", "tag.npz", "-i", "."], "is a folder, not a file"),
+    (["tag", "predict", "-m", ".", "-i", "chunks.txt"], "is a folder, not a file"),
+    (["aer", "--test", ".", "--gold", "gold.txt"], "is a folder, not a file (--test)"),
+    (["tag", "predict", "-m", "tag.npz", "-i", "/dev/null"], "no sentences found"),
+    (["aer", "--test", "/dev/null", "--gold", "gold.txt"], "no alignment lines"),
+    (["align", "predict", "-m", "align.npz", "--src", "/dev/null", "--tgt", "/dev/null"],
+     "--tgt is the same file as --src")])
+def test_folders_and_empty_devices_as_inputs(at, capsys, argv, words):
+    rc, out, err = run_cli(argv, capsys)
+    assert one_line_error(rc, err, words), err
+    assert out == ""
+
+
+def test_short_options_with_an_equals_sign_and_a_file_scored_against_itself(at, capsys):
+    rc, _, err = run_cli(["tag", "predict", "-m=tag.npz", "-i=chunks.txt", "-o=eq.txt", "-q"],
+                         capsys)
+    assert rc == 0 and (at / "eq.txt").is_file() and not (at / "=eq.txt").exists(), err
+    rc, out, err = run_cli(["aer", "--test", "gold.txt", "--gold", "gold.txt"], capsys)
+    assert rc == 0 and "AER 0.00%" in out, err
+
+
+# ------------------------------ class: a step's output given as gold of the next (segment)
+def test_predictions_given_as_gold_masks_get_a_warning(segmenter, tmp_path, capsys):
+    """``segment eval --masks pred/`` (the folder ``segment predict`` wrote) scored the
+    model against its own predictions, "foreground IoU 100.00%", exit 0."""
+    images = [str(HORSE / "images" / f"horse00{i}.png") for i in (1, 2)]
+    assert run_cli(["segment", "predict", "-m", str(segmenter), "--images", *images, "-o",
+                    str(tmp_path / "pred"), "-q"], capsys)[0] == 0
+    rc, out, err = run_cli(["segment", "eval", "-m", str(segmenter), "--images", *images,
+                            "--masks", str(tmp_path / "pred")], capsys)
+    lines = err.strip().splitlines()
+    assert rc == 0 and "IoU 100.00%" in out, err
+    assert len(lines) == 1 and lines[0].startswith("structpred: warning: "), err
+    assert "2 of the 2 gold masks are predictions written by 'structpred segment predict'" \
+        in lines[0]
+    rc, out, err = run_cli(["segment", "eval", "-m", str(segmenter), "--images", *images,
+                            "--masks", str(HORSE / "masks")], capsys)
+    assert rc == 0 and "warning" not in err, err
