@@ -24,7 +24,14 @@ Fixed in this sweep:
   ``word POS`` and tagged, exit 0; a column 2 holding under a tenth of the values the
   model saw there is refused (with the hint of the layout when the file is one sentence);
 - an output under a ``~`` or ``$VAR`` the shell did not expand (quoted): "folder ./~ does
-  not exist", without the hint the inputs get.
+  not exist", without the hint the inputs get;
+- ``segment predict -o out.png`` (``--side-by-side sbs.jpg``): a folder ``out.png`` was
+  made, exit 0; a new output folder named like a file is refused;
+- outputs that replace a file of another kind: ``tag train --data train.txt -o test.txt``
+  replaced the test data by a model, ``tag predict -o other.npz`` a model by labels, exit
+  0; refused, judged by the file's first bytes;
+- ``segment eval --masks pred/`` (the folder ``segment predict`` wrote): the model was
+  scored against its own predictions, "IoU 100.00%"; now one warning.
 
 The other inputs tried (recorded below as regression tests) were already handled: a
 model of another kind for every command, seeds and sizes at the edges of their types
