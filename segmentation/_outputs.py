@@ -17,7 +17,8 @@ from pathlib import Path
 from structpred.cli import UserError
 from structpred.io import gz_name
 
-__all__ = ["Outputs", "SOFTWARE", "check_overwrite", "planned_names", "save_png"]
+__all__ = ["Outputs", "SOFTWARE", "check_overwrite", "planned_names", "save_png",
+           "warn_predicted_masks"]
 
 #: the PNG text chunk ``Software`` of the masks and side-by-sides written
 SOFTWARE = "structpred segment predict"
@@ -67,6 +68,21 @@ def _written_here(path):
             return bool(_POINT_LINE.fullmatch(fh.readline(200).decode("ascii")))
     except (OSError, ValueError, SyntaxError):   # Pillow's errors of broken files
         return False
+
+
+def warn_predicted_masks(masks):
+    """One warning when gold masks (``masks``: paths, ``None`` for none) are predictions
+    that ``segment predict`` wrote (:func:`_written_here`): ``segment eval --masks pred/``
+    scored a model against its own predictions, "foreground IoU 100.00%", silently."""
+    import warnings
+
+    masks = [Path(m) for m in masks if m is not None]
+    pred = [m for m in masks if m.suffix.lower() == ".png" and _written_here(m)]
+    if pred:
+        warnings.warn(f"{pred[0]}: {len(pred)} of the {len(masks)} gold masks are predictions "
+                      f"written by '{SOFTWARE}' (their PNG text chunk Software): a score "
+                      "against them, or a model trained on them, measures agreement with "
+                      "that model, not accuracy")
 
 
 def check_overwrite(folder, names, flag, overwrite=False):

@@ -28,7 +28,8 @@ from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import open_cluster, with_cluster
 from structpred.cli import check_separate_folders
 
-from ._outputs import Outputs as _Outputs, check_overwrite, planned_names, save_png
+from ._outputs import (Outputs as _Outputs, check_overwrite, planned_names, save_png,
+                       warn_predicted_masks)
 from .cli_options import add_eval_parser, add_predict_parser, add_train_parser
 
 __all__ = ["add_parser", "segment_train", "segment_predict", "segment_eval"]
@@ -147,6 +148,8 @@ def _image_items(args, need_masks, manifest=None, split=None, images=None, masks
 
 def _main_items(args, need_masks):
     items = _image_items(args, need_masks, args.manifest, args.split, args.images, args.masks)
+    if need_masks and items:
+        warn_predicted_masks(it[2] for it in items)
     if items is None and (args.split or args.image_dir or args.mask_dir):
         raise UserError("--split, --image-dir and --mask-dir need --manifest")
     if items is not None and args.limit:
@@ -216,6 +219,11 @@ def _input_paths(args, items=None, points=None):
     return paths
 
 
+#: suffixes of files, not folders: a new output folder named so was meant as a file
+_FILE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp", ".txt",
+                  ".npz", ".csv", ".gz", ".xyz", ".pdf", ".svg")
+
+
 def _check_output_dir(path, inputs, flag):
     d = Path(path)
     if d.exists() and not d.is_dir():
@@ -224,6 +232,10 @@ def _check_output_dir(path, inputs, flag):
         if not os.access(d, os.W_OK | os.X_OK):
             raise UserError(f"{d}: folder is not writable")
     else:
+        if d.suffix.lower() in _FILE_SUFFIXES:   # '-o out.png' made a folder 'out.png'
+            raise UserError(f"{d}: {flag} names a folder, to hold a file for each input "
+                            f"(<id>.png, <name>.pred.txt), and '{d.name}' is named like a "
+                            f"file: give a folder name")
         parent = d.parent if str(d.parent) else Path(".")
         if not parent.is_dir():   # a loop of links was "does not exist"
             raise UserError(f"{d}: folder {parent}: "

@@ -309,7 +309,8 @@ def tag_predict(args):
 
     from .data import read_conll, tabbed_format, write_conll, write_tabbed
 
-    check_output(args.output, "-o", inputs=[("-i", args.input), ("-m", args.model)])
+    check_output(args.output, "-o", inputs=[("-i", args.input), ("-m", args.model)],
+                 kind="text")
     tagger = _load(args.model)
     lines = list(read_lines(args.input))   # standard input is read once
     X, _ = read_conll(args.input, labelled=False, _lines=lines)
@@ -384,6 +385,16 @@ def _check_feature_column(path, tagger, X):
                         f" but the model reads column 2 as a feature (in training, the column "
                         f"before the label, e.g. POS tags): give the {tagger.n_columns_} "
                         f"columns it was trained on, with or without the label after them")
+    if known and len(values) >= 10 and as_feature < len(values) / 10:
+        # words in column 2 (a file of one sentence per line, read as one sentence of
+        # 2-word tokens) or another tag set: tagged from features the model never saw
+        unknown = list(dict.fromkeys(v for v in values if v not in known))
+        hint = (f"; its {len(X[0])} lines are one sentence: a column file has one token "
+                "per line and a blank line after each sentence" if len(X) == 1 else "")
+        raise UserError(f"{path}: column 2 holds values the model never saw there ("
+                        f"{as_feature} of {len(values)} tokens known, e.g. {_some(unknown, 3)}),"
+                        f" but the model reads column 2 as a feature (in training, the column "
+                        f"before the label, e.g. POS tags){hint}")
 
 
 def _labelled_columns(path, X, short=False):
@@ -480,6 +491,7 @@ def tag_eval(args):
         raise UserError(f"{args.data}: {_labelled_columns(args.data, X)}, but the model was "
                         f"trained on {tagger.n_columns_} (+ the label)")
     _check_spellings(args.data, y, tagger.classes_)
+    _check_feature_column(args.data, tagger, X)
     _check_known_labels(args.data, y, tagger)
     _warn_training_sentences(args.data, X, tagger)
     scores = evaluate(y, tagger.predict(X), iob=tagger.iob_)

@@ -136,6 +136,7 @@ def detect_format(path, fmt="auto"):
         return "jsonl"
     if name.endswith(_CSV_SUFFIXES):
         return "csv"
+    _refuse_binary(spath, spath)   # docs.tsv.bz2, docs.zip: what it is, not its name
     raise FormatError(spath, None, "cannot tell the format from the file name (expected a "
                                    "folder, *.tsv, *.csv or *.jsonl, optionally .gz): give "
                                    "--format tsv, csv, jsonl or folder")

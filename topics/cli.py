@@ -638,7 +638,8 @@ def topics_predict(args):
     """``structpred topics predict``."""
     from structpred.io import open_output
 
-    check_output(args.output, "-o", [("--data", args.data), ("-m", args.model)])
+    check_output(args.output, "-o", [("--data", args.data), ("-m", args.model)],
+                 kind="text")
     saved = _load(args.model)
     docs = _read(args, "optional")
     pred = _predict(saved, docs)

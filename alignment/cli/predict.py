@@ -34,7 +34,7 @@ def align_predict(args):
     specs = _external_specs(args.external)
     inputs = _inputs(args, "model", "input", "src", "tgt", "external")
     _check_inputs(inputs)
-    check_output(args.output, "-o", inputs)
+    check_output(args.output, "-o", inputs, kind="text")
     model = MatchingAligner.load(args.model)
     if args.decoder:
         if not model.interactions:   # only the ILP of a +Q model has a decoder to choose

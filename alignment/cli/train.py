@@ -20,7 +20,7 @@ from structpred.cli import UserError, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_held_out, check_output, check_stdin, options_given, refuse_options
 from structpred.cli import open_cluster, with_cluster
-from structpred.io import reading_in_bulk, release_notes
+from structpred.io import check_npz_kind, reading_in_bulk, release_notes
 
 from .common import (SEGMENTED_SAMPLE, _bitext, _check_cache_path, _check_direction,
                      _check_case, _check_inputs, _check_segmented, _check_sure_links, _external,
@@ -189,7 +189,7 @@ def _check_paths(args, sources):
     _check_inputs(inputs)
     check_output(args.output, "-o", inputs + _inputs(args, "stats", "interaction_stats"),
                  outputs=[(_option_name(args.cache_dir, "--cache-dir"), args.cache_dir)]
-                 if sources else ())
+                 if sources else (), kind="model")
     _check_cache_path(args.stats, "--stats", inputs + [("-o", args.output)])
     _check_cache_path(args.interaction_stats, "--interaction-stats",
                       inputs + [("-o", args.output), ("--stats", args.stats)])
@@ -201,6 +201,10 @@ def _check_paths(args, sources):
     if sources:
         _check_cache_path(str(args.cache_dir) + os.sep, option, [])
     have_bitext = _bitext(args)
+    from alignment.stats import interactions, statistics
+    for path, mod in ((args.stats, statistics), (args.interaction_stats, interactions)):
+        if _is_file(path):   # a file of another kind: refused now, not after the work
+            check_npz_kind(path, mod.FORMAT_NAME, mod._WHAT)
     if not have_bitext and not _is_file(args.stats):
         if args.stats and Path(args.stats).is_dir():
             raise UserError(f"--stats {args.stats} is a folder: the statistics are computed "

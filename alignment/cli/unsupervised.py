@@ -124,7 +124,8 @@ def _check_paths(args):
               (("--src", "src"), ("--tgt", "tgt"), ("-i", "input"),
                ("--bitext-src", "bitext_src"), ("--bitext-tgt", "bitext_tgt"))]
     cache = getattr(args, "cache_dir", None)
-    check_output(args.output, "-o", inputs, outputs=[("--cache-dir", cache)])
+    check_output(args.output, "-o", inputs, outputs=[("--cache-dir", cache)],
+                 kind="text")
     _check_inputs(inputs)
     if cache and Path(cache).exists() and not Path(cache).is_dir():
         raise UserError(f"{cache}: --cache-dir is not a folder")

@@ -64,9 +64,53 @@ class ArgumentParser(argparse.ArgumentParser):
         return super().parse_known_args(args, namespace)
 
     def error(self, message):
-        message += _dash_value_hint(message, getattr(self, "_argv", ()),
-                                    self._option_string_actions)
+        argv = getattr(self, "_argv", ())
+        message = _command_missing(self, message)
+        message += _dash_value_hint(message, argv, self._option_string_actions)
+        message += _misplaced_option_hint(self, message, argv)
         self.exit(2, f"structpred: error: {message} (see '{self.prog} --help')\n")
+
+
+def _subcommands(parser):
+    """The subparsers action of ``parser`` (``tag``: train, predict, eval), or None."""
+    return next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)),
+                None)
+
+
+def _command_missing(parser, message):
+    """argparse's "the following arguments are required: tag_command" (``structpred tag``
+    alone) named an internal name: say which commands there are."""
+    sub = _subcommands(parser)
+    if sub is None or not re.fullmatch(rf"the following arguments are required: "
+                                       rf"{re.escape(sub.metavar or sub.dest)}", message):
+        return message
+    return f"'{parser.prog}' needs a command: one of {', '.join(sub.choices)}"
+
+
+def _misplaced_option_hint(parser, message, argv):
+    """For "unrecognized arguments": an option of ``structpred`` itself given after the
+    command (``structpred tag predict ... --debug``), or an option of the command given
+    before it (``structpred -q tag predict``): where to write it."""
+    m = re.match(r"unrecognized arguments: (.*)", message)
+    if not m:
+        return ""
+    leaf, path = parser, []
+    for tok in argv:
+        sub = _subcommands(leaf)
+        if sub is not None and tok in sub.choices:
+            leaf = sub.choices[tok]
+            path.append(tok)
+    if not path:
+        return ""
+    command = " ".join(path)
+    for tok in m.group(1).split():
+        name = tok.split("=")[0]
+        if leaf is not parser and name in parser._option_string_actions:
+            return (f"; {name} is an option of structpred itself: write it before the "
+                    f"command (structpred {name} {command} ...)")
+        if leaf is not parser and name in leaf._option_string_actions:
+            return f"; {name} is an option of '{command}': write it after '{command}'"
+    return ""
 
 
 def _dash_value_hint(message, argv, options):
@@ -81,6 +125,10 @@ def _dash_value_hint(message, argv, options):
     if not at or at[-1] + 1 >= len(argv):
         return ""
     value = argv[at[-1] + 1]
+    if value == "--":   # '--data -- x.txt': '--' ends the options, it passes no value on
+        opt = argv[at[-1]]
+        return (f"; '--' ends the options and gives {opt} no value: write the value right "
+                f"after {opt} (a file whose name starts with '-' as ./-name)")
     if (not value.startswith("-") or value == "-" or value.startswith("--")
             or value[:2] in options):
         return ""
@@ -381,7 +429,7 @@ def check_held_out(pairs, hint=None):
 
 
 def check_output(path, option="-o", inputs=(), create_parent=False, figure=False,
-                 stdout=True, outputs=()):
+                 stdout=True, outputs=(), kind=None):
     """Refuse, before any work, an output that cannot be written.
 
     The output may be ``"-"`` (stdout).  Otherwise it must be a regular file or a new
@@ -412,11 +460,16 @@ def check_output(path, option="-o", inputs=(), create_parent=False, figure=False
             check_figure_path(path, option)   # a suffix matplotlib writes (--plot a.txt)
     except OutputPathError as exc:
         raise UserError(str(exc)) from None
+    _check_kind_of_existing(path, option, kind or ("model" if not stdout else None))
     try:
         parent = os.path.dirname(os.path.abspath(path))
     except FileNotFoundError:   # os.getcwd() of a deleted folder
         raise UserError(f"{path}: cannot write {option}: {_CWD_GONE}") from None
     if not os.path.isdir(parent):
+        unexpanded = _unexpanded_output(path)
+        if unexpanded:   # '-o ~/out': a folder named '~' was made in the current one
+            raise UserError(f"{path}: cannot write {option}: folder {parent} does not "
+                            f"exist{unexpanded}")
         if create_parent:
             probe = parent
             while not os.path.exists(probe):
@@ -436,6 +489,48 @@ def check_output(path, option="-o", inputs=(), create_parent=False, figure=False
                         f"({refusal})")
     if os.path.exists(path) and not os.access(path, os.W_OK) and not os.access(parent, os.W_OK):
         raise UserError(f"{path}: cannot write {option}: permission denied")
+
+
+#: leading bytes of files that a text output must not replace: models, archives, images
+_NOT_TEXT = (b"PK\x03\x04", b"\x93NUMPY", b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"%PDF-")
+
+
+def _check_kind_of_existing(path, option, kind):
+    """Refuse an output that would replace an existing file of another kind: a model
+    (``kind="model"``) written over a text file (``tag train --data train.txt -o
+    test.txt`` replaced the test data by a model), text (``kind="text"``: labels, links)
+    over a model, an archive or an image (``-o tagger.npz`` replaced a model by labels).
+    Either was done with exit status 0. An empty file, and a file of the output's own
+    kind (a model trained again), are replaced."""
+    from ..io import binary_kind
+
+    if kind is None or os.path.islink(path) or not os.path.isfile(path):
+        return
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(512)
+    except OSError:
+        return                      # the writer names what is wrong with it
+    if not head:
+        return
+    if kind == "model" and (head[:2] == b"\x1f\x8b" or binary_kind(head) is None):
+        what = "gzip data" if head[:2] == b"\x1f\x8b" else "text"
+        raise UserError(f"{path}: holds {what}, and {option} would replace it by a model: "
+                        "give the model a name of its own (an .npz archive)")
+    if kind == "text" and head.startswith(_NOT_TEXT):
+        raise UserError(f"{path}: is {binary_kind(head).split(' (')[0]}, and {option} would "
+                        "replace it by text: give the output a name of its own")
+
+
+def _unexpanded_output(path):
+    """The hint for an output whose missing folder is a ``~`` or ``$VAR`` that the shell
+    did not expand (quoted), else ``""``: such a name was refused without it as "folder
+    ./~ does not exist", or made as a folder named ``~`` (``segment predict -o``)."""
+    from ..io._magic import unexpanded_hint
+
+    if path.startswith("~") or re.search(r"\$(\w+|\{\w+\})", path):
+        return unexpanded_hint(path)
+    return ""
 
 
 def _not_an_input(path, option, inputs):
@@ -507,9 +602,12 @@ def empty_option_values(args):
 
 
 def options_given(args, *dests):
-    """The names of those options among ``dests`` that the command line set to something
-    other than their defaults (all of them when the defaults were not recorded)."""
+    """The names of those options among ``dests`` that the command line gave (with a
+    value: :class:`_StoreOnce` records them; a value equal to the default counts, so
+    ``aer --sentences 1`` without ``--plot`` is refused as ``--sentences 2`` is) or set to
+    something other than their defaults (none when the defaults were not recorded)."""
     known = getattr(args, "_option_defaults", None)
+    on_line = getattr(args, "_given_once", None) or {}
     out = []
     for dest in dests:
         if known is None:
@@ -517,7 +615,7 @@ def options_given(args, *dests):
         if dest not in known:      # a misspelt name would make every check pass
             raise KeyError(f"{dest!r} is not an option of this subcommand")
         name, default = known[dest]
-        if getattr(args, dest, default) != default:
+        if dest in on_line or getattr(args, dest, default) != default:
             out.append(name)
     return out
 

@@ -18,9 +18,9 @@ from ._files import (MAX_LINE_BYTES, FormatError, OutputPathError, atomic_write,
                      refuse_stdin_model)
 from ._bulk import reading_in_bulk
 from ._notes import counted, drop_notes, hold_notes, note, release_notes
-from ._npz import (CLOCK_KEYS, check_digest, check_format, content_digest, damage_reason,
-                   drop_clock_readings, load_npz, pack_json, save_npz, unpack_json,
-                   with_digest)
+from ._npz import (CLOCK_KEYS, check_digest, check_format, check_npz_kind, content_digest,
+                   damage_reason, drop_clock_readings, load_npz, pack_json, save_npz,
+                   unpack_json, with_digest)
 from ._words import (IGNORABLE_FORMAT, WORD_RULES, check_visible_tokens, split_tokens,
                      word_form, word_text)
 from ._tokens import MAX_WORDS, check_sentence_pairs, check_token_lists, unwritable_token
@@ -31,8 +31,8 @@ __all__ = ["MAX_LINE_BYTES", "WORD_RULES", "reading_in_bulk", "refuse_stdin_mode
            "binary_kind", "naming_read_errors", "OTHER_SPACE", "check_output_path", "check_figure_path",
            "OutputPathError", "missing_reason", "folder_refusal", "gz_name", "blank_tail_hint",
            "file_fingerprint", "progress_enabled", "save_npz", "load_npz", "content_digest",
-           "with_digest", "check_digest", "damage_reason", "pack_json",
-           "unpack_json", "check_format", "CLOCK_KEYS", "drop_clock_readings", "load_or_compute",
+           "with_digest", "check_digest", "damage_reason", "pack_json", "unpack_json",
+           "check_format", "check_npz_kind", "CLOCK_KEYS", "drop_clock_readings", "load_or_compute",
            "CacheMismatch", "cache_file", "is_cache_folder", "key_hash", "check_token_lists",
            "DAMAGED_CACHE_HINT", "damaged_cache",
            "check_sentence_pairs", "unwritable_token", "MAX_WORDS", "save_figure",

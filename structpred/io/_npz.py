@@ -16,10 +16,11 @@ versions of structpred.
 from __future__ import annotations
 
 import json
+import os
 
 from ._files import FormatError, atomic_write, read_npz
 
-__all__ = ["save_npz", "load_npz", "content_digest", "with_digest", "check_digest", "damage_reason", "pack_json", "unpack_json", "check_format", "found_format",
+__all__ = ["save_npz", "load_npz", "content_digest", "with_digest", "check_digest", "damage_reason", "pack_json", "unpack_json", "check_format", "found_format", "check_npz_kind",
            "CLOCK_KEYS", "drop_clock_readings"]
 
 #: the entry that holds the JSON header
@@ -99,6 +100,28 @@ def found_format(arrays):
     if "format" in arrays:
         return _text(arrays["format"])
     return None
+
+
+def check_npz_kind(path, fmt, what):
+    """Refuse, before any work, an existing file ``path`` given for ``what`` (a cache of
+    the statistics, ``--stats FILE``) that is not of the format ``fmt``: only its header
+    is read. A file of another kind was refused by its loader after the work that came
+    before (``align train --interaction-stats tagger.npz``: after the statistics, the HMM
+    and the start of training). A damaged archive is left to the loader."""
+    import numpy as np
+
+    name = os.fspath(path)
+    with open(name, "rb") as fh:
+        head = fh.read(4)
+    if head != b"PK\x03\x04":
+        read_npz(name, what)          # empty, gzipped, not an archive: its own refusal
+    try:
+        with np.load(name, allow_pickle=False) as z:
+            found = found_format(z) if hasattr(z, "files") else None
+    except Exception:  # noqa: BLE001 - a damaged archive: the loader names it
+        return
+    if found is not None and found != fmt:
+        raise FormatError(name, None, f"not {what} (a {found} file)")
 
 
 def check_format(arrays, path, fmt, versions, what, prefix="", legacy_ok=False):
