@@ -7,7 +7,7 @@ import contextlib
 from structpred.cli import UserError, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, check_stdin
-from structpred.io import counted, note
+from structpred.io import counted, note, reading_in_bulk
 from structpred.cli import open_cluster, with_cluster
 
 from .common import (DIRECTION_SAMPLE, _check_case, _check_direction, _check_inputs,
@@ -35,7 +35,8 @@ def align_predict(args):
     inputs = _inputs(args, "model", "input", "src", "tgt", "external")
     _check_inputs(inputs)
     check_output(args.output, "-o", inputs, kind="text")
-    model = MatchingAligner.load(args.model)
+    with reading_in_bulk():    # the model's tables: no collector passes over them here
+        model = MatchingAligner.load(args.model)   # or in the processes forked to predict
     if args.decoder:
         if not model.interactions:   # only the ILP of a +Q model has a decoder to choose
             raise UserError(f"--decoder is for +Q models, not {args.model} (model "

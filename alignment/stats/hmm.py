@@ -105,11 +105,14 @@ def hmm_forward_backward(E, e_null, J, p0):
     G, C = E.shape
     a_real, a_null, scale = hmm_forward(E, e_null, J, p0)
     A = np.empty(C + 1)
-    # backward: B[r] depends only on the remembered position r
+    # backward: B[r] depends only on the remembered position r; the sums over i of the
+    # C + 1 positions r are taken side by side (each in the order of i, as one at a time
+    # would: the same floating-point numbers), with J and the jump counts transposed
+    JT = np.ascontiguousarray(J.T)
     B = np.ones(C + 1)
     gamma = np.zeros((G, C))
     gamma_null = np.zeros(G)
-    jumps = np.zeros((C + 1, C))
+    jumps_t = np.zeros((C, C + 1))
     n_null = 0.0
     Bn = np.empty(C + 1)
     for k in range(G - 1, -1, -1):
@@ -131,21 +134,23 @@ def hmm_forward_backward(E, e_null, J, p0):
             A[0] = 1.0
         inv = 1.0 / scale[k]
         # expected transitions into position k, and beta_{k-1}
+        Bn[:] = 0.0
+        for i in range(C):
+            e, b = E[k, i], B[i + 1]
+            for r in range(C + 1):
+                t = JT[i, r] * e * b * inv
+                Bn[r] += t
+                jumps_t[i, r] += A[r] * t
         for r in range(C + 1):
-            acc = 0.0
-            for i in range(C):
-                t = J[r, i] * E[k, i] * B[i + 1] * inv
-                acc += t
-                jumps[r, i] += A[r] * t
             tn = p0 * e_null[k] * B[r] * inv
             n_null += A[r] * tn
-            Bn[r] = acc + tn
+            Bn[r] += tn
         for r in range(C + 1):
             B[r] = Bn[r]
     ll = 0.0
     for k in range(G):
         ll += math.log(scale[k])
-    return gamma, gamma_null, jumps, n_null, ll
+    return gamma, gamma_null, np.ascontiguousarray(jumps_t.T), n_null, ll
 
 
 @numba.njit(cache=True, nogil=True)
