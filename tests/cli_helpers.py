@@ -46,3 +46,10 @@ def other_spelling(path, how, folder):
         (folder / "sub").mkdir(exist_ok=True)
         return str(folder / "sub" / ".." / path.name)
     return str(path)
+
+
+#: twelve labelled one-line documents of two topics (``label<TAB>text``), for the topics
+#: commands in the unusual-input tests
+DOCS = "".join(f"{label}\t{text}\n" for label, text in [
+    ("pets", "the cat sat on the mat"), ("money", "stocks fell on the market today"),
+    ("pets", "dogs chase cats in the park"), ("money", "the bank raised interest rates")] * 3)

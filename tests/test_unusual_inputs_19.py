@@ -47,7 +47,6 @@ import bz2
 import gzip
 import lzma
 import os
-import re
 import subprocess
 import sys
 import time
@@ -58,7 +57,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cli_helpers import one_line_error, run_cli
+from cli_helpers import DOCS, one_line_error, run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = settings(max_examples=10, deadline=None,
@@ -67,9 +66,6 @@ SETTINGS = settings(max_examples=10, deadline=None,
 
 CHUNKS = ("He PRP B-NP\nreckons VBZ B-VP\nthe DT B-NP\ndeficit NN I-NP\n. . O\n\n"
           "Mary NNP B-NP\nsaw VBD B-VP\nthe DT B-NP\nbig JJ I-NP\ndog NN I-NP\n. . O\n\n") * 4
-DOCS = "".join(f"{label}\t{text}\n" for label, text in [
-    ("pets", "the cat sat on the mat"), ("money", "stocks fell on the market today"),
-    ("pets", "dogs chase cats in the park"), ("money", "the bank raised interest rates")] * 3)
 SRC, TGT = "the house is small\nthe house\n", "la maison est petite\nla maison\n"
 GOLD = "0-0 1-1 2-2 3-3\n0-0 1-1\n"
 
@@ -201,10 +197,10 @@ def test_an_unused_option_is_refused_also_at_its_default(at, capsys, argv, words
 def test_options_given_counts_an_option_given_its_default():
     from structpred.cli import build_parser, options_given
 
-    for extra, given in ((["--sentences", "1"], ["--sentences"]), ([], [])):
+    for extra, named in ((["--sentences", "1"], ["--sentences"]), ([], [])):
         argv = ["aer", "--test", "t", "--gold", "g"] + extra
         args = build_parser(argv).parse_args(argv)
-        assert options_given(args, "sentences", "errors") == given
+        assert options_given(args, "sentences", "errors") == named
 
 
 # ------------------------------------------- class: compressed and archived documents

@@ -28,7 +28,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cli_helpers import one_line_error, run_cli
+from cli_helpers import DOCS, one_line_error, run_cli
 
 SETTINGS = settings(max_examples=15, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -36,9 +36,6 @@ SETTINGS = settings(max_examples=15, deadline=None,
 
 CONLL = ("the DT B-NP\ncat NN I-NP\nsat VBD B-VP\n\n"
          "a DT B-NP\ndog NN I-NP\nran VBD B-VP\n\n") * 3
-DOCS = "".join(f"{label}\t{text}\n" for label, text in [
-    ("pets", "the cat sat on the mat"), ("money", "stocks fell on the market today"),
-    ("pets", "dogs chase cats in the park"), ("money", "the bank raised interest rates")] * 3)
 
 
 @pytest.fixture

@@ -234,18 +234,6 @@ class UnsupervisedAligner(BaseEstimator):
         """:meth:`normalize` of one word."""
         return self.normalize((word,))[0]
 
-    def _normalize_all(self, sentences):
-        """:meth:`normalize` of every sentence, each word type normalised once."""
-        if not self.lowercase and int(self.prefix) <= 0:
-            return [list(s) for s in sentences]
-        memo = {}
-
-        def norm(w):
-            memo[w] = v = self.normalize((w,))[0]
-            return v
-
-        return [[memo[w] if w in memo else norm(w) for w in s] for s in sentences]
-
     def fingerprint(self, src, tgt):
         """Hash of the training text and the options (the model cache key)."""
         h = hashlib.blake2b(digest_size=12)

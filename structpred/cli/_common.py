@@ -12,6 +12,7 @@ import sys
 
 from .._checks import split_comma_items
 from ..io import FormatError, note
+from ..io._magic import shell_expansion_hint
 from ..io._notes import one_line
 from ..io import (OutputPathError, check_figure_path, check_output_path, folder_refusal,
                   missing_reason)
@@ -466,7 +467,7 @@ def check_output(path, option="-o", inputs=(), create_parent=False, figure=False
     except FileNotFoundError:   # os.getcwd() of a deleted folder
         raise UserError(f"{path}: cannot write {option}: {_CWD_GONE}") from None
     if not os.path.isdir(parent):
-        unexpanded = _unexpanded_output(path)
+        unexpanded = shell_expansion_hint(path)   # '-o ~/x' in quotes
         if unexpanded:   # '-o ~/out': a folder named '~' was made in the current one
             raise UserError(f"{path}: cannot write {option}: folder {parent} does not "
                             f"exist{unexpanded}")
@@ -491,8 +492,10 @@ def check_output(path, option="-o", inputs=(), create_parent=False, figure=False
         raise UserError(f"{path}: cannot write {option}: permission denied")
 
 
-#: leading bytes of files that a text output must not replace: models, archives, images
-_NOT_TEXT = (b"PK\x03\x04", b"\x93NUMPY", b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"%PDF-")
+#: the kinds of :func:`structpred.io.binary_kind` a text output must not replace: models,
+#: archives, images, PDF documents
+_NOT_TEXT = ("a zip archive", "a NumPy array", "a PNG image", "a JPEG image", "a GIF image",
+             "a PDF document")
 
 
 def _check_kind_of_existing(path, option, kind):
@@ -502,7 +505,7 @@ def _check_kind_of_existing(path, option, kind):
     over a model, an archive or an image (``-o tagger.npz`` replaced a model by labels).
     Either was done with exit status 0. An empty file, and a file of the output's own
     kind (a model trained again), are replaced."""
-    from ..io import binary_kind
+    from ..io._magic import binary_kind
 
     if kind is None or os.path.islink(path) or not os.path.isfile(path):
         return
@@ -513,24 +516,14 @@ def _check_kind_of_existing(path, option, kind):
         return                      # the writer names what is wrong with it
     if not head:
         return
-    if kind == "model" and (head[:2] == b"\x1f\x8b" or binary_kind(head) is None):
+    found = binary_kind(head)
+    if kind == "model" and (head[:2] == b"\x1f\x8b" or found is None):
         what = "gzip data" if head[:2] == b"\x1f\x8b" else "text"
         raise UserError(f"{path}: holds {what}, and {option} would replace it by a model: "
                         "give the model a name of its own (an .npz archive)")
-    if kind == "text" and head.startswith(_NOT_TEXT):
-        raise UserError(f"{path}: is {binary_kind(head).split(' (')[0]}, and {option} would "
+    if kind == "text" and found is not None and found.startswith(_NOT_TEXT):
+        raise UserError(f"{path}: is {found.split(' (')[0]}, and {option} would "
                         "replace it by text: give the output a name of its own")
-
-
-def _unexpanded_output(path):
-    """The hint for an output whose missing folder is a ``~`` or ``$VAR`` that the shell
-    did not expand (quoted), else ``""``: such a name was refused without it as "folder
-    ./~ does not exist", or made as a folder named ``~`` (``segment predict -o``)."""
-    from ..io._magic import unexpanded_hint
-
-    if path.startswith("~") or re.search(r"\$(\w+|\{\w+\})", path):
-        return unexpanded_hint(path)
-    return ""
 
 
 def _not_an_input(path, option, inputs):

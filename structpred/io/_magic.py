@@ -137,17 +137,28 @@ def unexpanded_hint(name):
 
     if re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*://", name):
         return " (a URL: structpred reads local files; download it first)"
-    if name.startswith("~"):
-        return (" (the shell did not expand '~' inside quotes: write the path without them, "
-                "or with $HOME)")
-    if re.search(r"\$(\w+|\{\w+\})", name):
-        return " (a variable the shell did not expand inside single quotes)"
+    hint = shell_expansion_hint(name)
+    if hint:
+        return hint
     if re.search(r"[*?]|\[[^]]*\]", name):
         import glob
 
         n = len(glob.glob(name))
         return (f" (a pattern that the shell did not expand inside quotes: it matches {n} "
                 "files; write it without quotes)" if n else " (a pattern: no file matches it)")
+    return ""
+
+
+def shell_expansion_hint(name):
+    """The part of :func:`unexpanded_hint` that also holds for an output: a ``~`` or
+    ``$VAR`` the shell did not expand inside quotes, else ``""``."""
+    import re
+
+    if name.startswith("~"):
+        return (" (the shell did not expand '~' inside quotes: write the path without them, "
+                "or with $HOME)")
+    if re.search(r"\$(\w+|\{\w+\})", name):
+        return " (a variable the shell did not expand inside single quotes)"
     return ""
 
 
