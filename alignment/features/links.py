@@ -9,8 +9,8 @@ default, with no link files made by hand and no magic names:
   unlabeled bitext plus the training and validation sentences, is deterministic, and
   gives link *posteriors* for any sentence pair, new ones included, without retraining.
 * **``bayes``** -- our seeded Bayesian aligner (:class:`alignment.aligners.bayes.BayesianAligner`:
-  collapsed Gibbs sampling of IBM-1, HMM and fertility models; its own defaults, three
-  samplers per direction, :data:`alignment.aligners.bayes_run.SOURCE_OPTIONS`), run once on
+  collapsed Gibbs sampling of IBM-1, HMM and fertility models; three samplers per
+  direction of 1 + 3 + 4 sweeps, :data:`alignment.aligners.bayes_run.SOURCE_OPTIONS`), run once on
   the same text with a
   fixed ``random_state`` and cached by fingerprint
   (:func:`alignment.aligners.bayes_run.run_bayes`), in a background thread while the
