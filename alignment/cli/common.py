@@ -46,10 +46,27 @@ def _read_gold(path, fmt, pairs, n_sentences=None, cover=None, allow_unaligned=F
         gold = read_pharaoh(path, pairs)
         seen = {i for i, a in enumerate(gold) if a.possible}
     check_index_base(path, gold, pairs, fmt)
+    _warn_predicted_gold(path)
     if not allow_unaligned and seen:   # gold without any link: the caller says so
         n = len(gold) if cover is None else min(cover, len(gold))
         check_gold_coverage(path, seen, n, what)
     return gold
+
+
+def _warn_predicted_gold(path):
+    """One warning when the gold file ``path`` is links that ``align predict`` or ``align
+    unsupervised`` wrote (:func:`~alignment.data.formats.written_by`): a score against
+    them, or a model trained on them, was given as if they were gold, with no word."""
+    import warnings
+
+    from alignment.data.formats import WRITTEN_BY, written_by
+
+    command = written_by(path)
+    if command:
+        warnings.warn(f"{path}: these gold links are predictions written by '{command}' (the "
+                      f"file's extended attribute {WRITTEN_BY}): a score against them, or a "
+                      "model trained on them, measures agreement with that aligner, not "
+                      "accuracy")
 
 
 def _check_sure_links(path, gold, why):

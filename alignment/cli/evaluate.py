@@ -73,6 +73,7 @@ def aer(args):
             raise UserError(f"--sentences: {', '.join(map(str, bad))} out of range "
                             f"(there {'is' if len(pairs) == 1 else 'are'} "
                             f"{counted(len(pairs), 'sentence')})")
+    _warn_test_is_gold(args, test, gold)
     score = score_alignments(test, gold)
     if pairs is None:
         _check_gold_orientation(args, test, gold, score)
@@ -87,6 +88,24 @@ def aer(args):
         save_alignment_grids(pairs, gold, test, [i - 1 for i in args.sentences], args.plot)
         _summary(f"alignment grids written to {args.plot}")
     return 0
+
+
+def _warn_test_is_gold(args, test, gold):
+    """One warning when ``--test`` is the ``--gold`` file itself (any spelling of its path, a
+    hard link), or a file of the same links, sentence by sentence (a copy, the gold gzipped):
+    the gold given twice scored "AER 0.00%" with no word."""
+    import warnings
+
+    from structpred.cli import same_file
+
+    if same_file(args.test, args.gold):
+        how = f"--test is the gold file {args.gold} itself"
+    elif all(t.sure == g.sure and t.possible == g.possible for t, g in zip(test, gold)):
+        how = f"--test holds the links of the gold {args.gold}, sentence by sentence"
+    else:
+        return
+    warnings.warn(f"{args.test}: {how}: the score is the gold's against itself (was the gold "
+                  "given as --test too, instead of the predictions?)")
 
 
 #: without the sentences, a gold file read another way round than it was written is

@@ -48,6 +48,9 @@ __all__ = [
     "check_gold_coverage",
     "check_index_base",
     "check_segmented",
+    "WRITTEN_BY",
+    "mark_written_by",
+    "written_by",
 ]
 
 
@@ -499,6 +502,43 @@ def write_pharaoh(alignments, path="-"):
     with open_output(path) as fh:
         for a in alignments:
             fh.write(format_pharaoh(a) + "\n")
+
+
+#: the extended attribute of the link files that ``align predict`` and ``align
+#: unsupervised`` write: the command that wrote them (Pharaoh text has no place for a
+#: mark that other tools would skip; the PNG masks of ``segment predict`` carry theirs in a
+#: text chunk).  Kept by ``mv``, lost by a plain ``cp``; not kept on every file system.
+WRITTEN_BY = "user.structpred.written_by"
+
+
+def mark_written_by(target, command):
+    """Record ``command`` (e.g. ``"structpred align predict"``) as the writer of the link
+    file ``target`` (a path; ``"-"``: standard output where it is a regular file) in its
+    extended attribute :data:`WRITTEN_BY`; nothing where the system keeps no such
+    attributes."""
+    import stat
+    import sys
+
+    if not hasattr(os, "setxattr"):
+        return
+    try:
+        if str(target) == "-":
+            target = sys.stdout.fileno()
+            if not stat.S_ISREG(os.fstat(target).st_mode):
+                return
+        os.setxattr(target, WRITTEN_BY, command.encode("utf-8"))
+    except (OSError, ValueError, AttributeError):   # no attributes there; a closed stdout
+        return
+
+
+def written_by(path):
+    """The command recorded by :func:`mark_written_by` for the file ``path``, or None."""
+    if not hasattr(os, "getxattr") or str(path) == "-":
+        return None
+    try:
+        return os.getxattr(path, WRITTEN_BY).decode("utf-8", "replace")
+    except OSError:
+        return None
 
 
 _INT = re.compile(r"^[+-]?[0-9]{1,9}$")

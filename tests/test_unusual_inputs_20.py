@@ -1,0 +1,266 @@
+"""Unusual inputs of the word-alignment side, twentieth sweep (issue 28, docs/errors.md):
+``align ...``, ``aer``, the gold formats, eflomal's priors, by class.
+
+Fixed in this sweep:
+
+- the gold given twice (``aer --test gold.txt --gold gold.txt``, any spelling of the path,
+  a copy, the gold gzipped): "AER 0.00%" with no word; now one warning, the score still
+  printed;
+- predictions given as gold: the links that ``align predict`` and ``align unsupervised``
+  write were read as gold by ``aer`` and ``align train`` with no word; they now carry the
+  extended attribute ``user.structpred.written_by`` (Pharaoh text has no place for a mark,
+  as the PNG masks of ``segment predict`` have their text chunk) and a gold file that has
+  it gets one warning (gold with sure links only, written by other tools, is read as
+  before);
+- eflomal's priors kept in a run's cache folder had no digest: a priors file cut short or
+  edited was read into other priors; their sha256 is recorded beside them (with
+  ``with_digest``), and a file that does not give it is refused naming it; a priors file
+  without a record (an older cache entry, ``eflomal-makepriors``' own) is read as before,
+  its lines checked now (a bad line was eflomal's "can only concatenate str (not "int")
+  to str", "list index out of range" or "invalid literal for int()", a prior of ``nan``
+  or ``-5`` was sampled with).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from structpred import FormatError
+
+from cli_helpers import SPELLINGS, one_line_error, other_spelling, run_cli
+
+ROOT = Path(__file__).resolve().parents[1]
+SETTINGS = settings(max_examples=10, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                           HealthCheck.too_slow])
+
+SRC = "the house is small .\ni agree .\nthe house is big .\n"
+TGT = "la maison est petite .\nje suis d' accord .\nla maison est grande .\n"
+GOLD = "0-0 1-1 2-2 3-3 4-4\n0-0 1-1 2-3 2-2\n0-0 1-1 2-2 3-3 4-4\n"
+PRED = "0-0 1-1 2-2 3-3 4-4\n0-0 1-1 2-2\n0-0 1-1 2-2 3-3\n"
+
+
+def _has_xattrs(folder):
+    """Whether files in ``folder`` keep extended attributes of the ``user.`` namespace."""
+    probe = Path(folder) / ".xattr-probe"
+    probe.write_text("")
+    try:
+        os.setxattr(probe, "user.probe", b"1")
+        return True
+    except (OSError, AttributeError):
+        return False
+    finally:
+        probe.unlink()
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    """A folder with the sentences, gold, predictions, statistics and a model."""
+    from alignment import MatchingAligner
+    from alignment.stats.statistics import AlignmentStatistics
+
+    d = tmp_path_factory.mktemp("sweep20")
+    for name, text in (("a.en", SRC), ("a.fr", TGT), ("gold.txt", GOLD), ("pred.txt", PRED),
+                       ("v.en", "the house is big .\n"), ("v.fr", "la maison est grande .\n")):
+        (d / name).write_text(text, encoding="utf-8")
+    pairs = [(s.split(), t.split()) for s, t in zip(SRC.splitlines(), TGT.splitlines())]
+    stats = AlignmentStatistics.from_sentences([s for s, _ in pairs], [t for _, t in pairs],
+                                              verbose=False)
+    stats.save(d / "stats.npz")
+    gold = [[tuple(map(int, x.split("-"))) for x in ln.split()] for ln in GOLD.splitlines()]
+    MatchingAligner(n_iter=2).fit(pairs, gold, stats=stats).save(d / "align.npz")
+    return d
+
+
+@pytest.fixture
+def at(work, monkeypatch):
+    monkeypatch.chdir(work)
+    return work
+
+
+def _warnings(err):
+    return [ln for ln in err.strip().splitlines() if ln.startswith("structpred: warning: ")]
+
+
+# ------------------------------------------------------- class: the gold given as --test
+@SETTINGS
+@given(how=st.sampled_from(SPELLINGS))
+def test_aer_of_the_gold_file_against_itself_warns(at, capsys, how):
+    """``aer --test gold.txt --gold gold.txt`` printed "AER 0.00%" with no word."""
+    test = other_spelling(at / "gold.txt", how, at)
+    rc, out, err = run_cli(["aer", "--test", test, "--gold", "gold.txt"], capsys)
+    assert rc == 0 and "AER 0.00%" in out, err
+    (line,) = _warnings(err)
+    assert f"{test}: --test is the gold file gold.txt itself" in line
+    assert "instead of the predictions?" in line
+
+
+@SETTINGS
+@given(gz=st.booleans(), crlf=st.booleans(), bom=st.booleans())
+def test_aer_of_a_copy_of_the_gold_warns(at, capsys, gz, crlf, bom):
+    """A copy of the gold (gzipped, with CRLF line ends, a byte-order mark) as --test was
+    "AER 0.00%" with no word too."""
+    text = ("\ufeff" if bom else "") + GOLD.replace("\n", "\r\n" if crlf else "\n")
+    copy = at / ("copy.txt.gz" if gz else "copy.txt")
+    data = text.encode("utf-8")
+    copy.write_bytes(gzip.compress(data) if gz else data)
+    rc, out, err = run_cli(["aer", "--test", str(copy), "--gold", "gold.txt"], capsys)
+    assert rc == 0 and "AER 0.00%" in out, err
+    (line,) = _warnings(err)
+    assert f"{copy}: --test holds the links of the gold gold.txt, sentence by sentence" in line
+
+
+def test_aer_of_predictions_has_no_such_warning(at, capsys):
+    """Predictions that differ from the gold in one sentence: no warning."""
+    rc, out, err = run_cli(["aer", "--test", "pred.txt", "--gold", "gold.txt"], capsys)
+    assert rc == 0 and "AER" in out and _warnings(err) == [], err
+
+
+# ------------------------------------------------- class: predictions given as gold
+def _predict(at, capsys, out, src="a.en", tgt="a.fr"):
+    rc, _, err = run_cli(["align", "predict", "-m", "align.npz", "--src", src, "--tgt", tgt,
+                          "-o", out, "-q"], capsys)
+    assert rc == 0, err
+
+
+@pytest.mark.parametrize("command", ["aer", "train", "valid"])
+def test_links_written_by_align_predict_given_as_gold_warn(at, capsys, command):
+    """``align predict``'s links given as ``--gold`` (``aer``, ``align train``, its
+    ``--valid-gold``) were read as gold with no word."""
+    if not _has_xattrs(at):
+        pytest.skip("this file system keeps no extended attributes")
+    if command == "valid":
+        _predict(at, capsys, "predicted.txt", "v.en", "v.fr")
+    else:
+        _predict(at, capsys, "predicted.txt")
+    argv = {"aer": ["aer", "--test", "pred.txt", "--gold", "predicted.txt"],
+            "train": ["align", "train", "--src", "a.en", "--tgt", "a.fr", "--gold",
+                      "predicted.txt", "--stats", "stats.npz", "--iterations", "2",
+                      "-o", "m.npz", "-q"],
+            "valid": ["align", "train", "--src", "a.en", "--tgt", "a.fr", "--gold",
+                      "gold.txt", "--valid-src", "v.en", "--valid-tgt", "v.fr",
+                      "--valid-gold", "predicted.txt", "--stats", "stats.npz",
+                      "--iterations", "2", "-o", "m.npz", "-q"]}[command]
+    rc, _, err = run_cli(argv, capsys)
+    assert rc == 0, err
+    lines = [ln for ln in _warnings(err) if "predicted.txt" in ln]
+    assert len(lines) == 1, err
+    assert ("predicted.txt: these gold links are predictions written by 'structpred align "
+            "predict'") in lines[0]
+
+
+def test_links_written_to_standard_output_redirected_to_a_file_warn(at, tmp_path):
+    """``align predict ... > pred.txt`` (standard output a regular file) is marked too."""
+    if not _has_xattrs(tmp_path):
+        pytest.skip("this file system keeps no extended attributes")
+    out = tmp_path / "redirected.txt"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    with open(out, "w") as fh:
+        subprocess.run([sys.executable, "-m", "structpred", "align", "predict", "-m",
+                        "align.npz", "--src", "a.en", "--tgt", "a.fr", "-q"], stdout=fh,
+                       check=True, cwd=at, env=env)
+    res = subprocess.run([sys.executable, "-m", "structpred", "aer", "--test", "pred.txt",
+                          "--gold", str(out)], capture_output=True, text=True, cwd=at, env=env)
+    assert res.returncode == 0, res.stderr
+    assert f"{out}: these gold links are predictions written by" in res.stderr
+
+
+def test_gold_with_sure_links_only_from_elsewhere_is_read_without_warning(at, capsys):
+    """A Pharaoh gold of sure links only, not written by structpred (a copy of the
+    predictions loses the attribute: ``cp`` keeps none), is gold as before."""
+    _predict(at, capsys, "predicted2.txt")
+    shutil.copyfile(at / "predicted2.txt", at / "copied.txt")
+    rc, out, err = run_cli(["aer", "--test", "pred.txt", "--gold", "copied.txt"], capsys)
+    assert rc == 0 and "AER" in out
+    assert not any("predictions written by" in ln for ln in _warnings(err)), err
+
+
+# ---------------------------------------------------------- class: eflomal's priors files
+@pytest.fixture(scope="module")
+def eflomal_run(tmp_path_factory):
+    pytest.importorskip("eflomal", reason="eflomal is not installed (the 'aligners' extra)")
+    import alignment.aligners.runs as al
+
+    src = [ln for ln in gzip.open(ROOT / "data/hansards/trial.en.gz", "rt").read().splitlines()]
+    tgt = [ln for ln in gzip.open(ROOT / "data/hansards/trial.fr.gz", "rt").read().splitlines()]
+    run = al.run_aligner("eflomal", src, tgt, cache_dir=tmp_path_factory.mktemp("efl"),
+                         n_samplers=1)
+    run.priors_file(src, tgt)
+    return run, src, tgt
+
+
+@pytest.mark.parametrize("edit", ["truncate", "change", "record"])
+def test_priors_changed_after_they_were_written_are_refused(eflomal_run, edit):
+    """A priors file cut short or with a prior changed was sampled with silently."""
+    import alignment.aligners.runs as al
+
+    run, src, tgt = eflomal_run
+    priors = run.priors_file()
+    record = priors.with_name(priors.name + ".json")
+    assert record.is_file()
+    saved = priors.read_bytes(), record.read_bytes()
+    try:
+        lines = gzip.decompress(saved[0]).decode("utf-8").splitlines(keepends=True)
+        if edit == "truncate":
+            priors.write_bytes(gzip.compress("".join(lines[:len(lines) // 2]).encode()))
+        elif edit == "change":
+            lines[0] = re.sub(r"\t[^\t]*\n$", "\t1000\n", lines[0])
+            priors.write_bytes(gzip.compress("".join(lines).encode()))
+        else:
+            record.write_text(record.read_text().replace('"sha256": "', '"sha256": "0'))
+        bad = record if edit == "record" else priors
+        with pytest.raises(FormatError, match=re.escape(f"{bad}: ")
+                           + ".*changed after (it was|they were) written.*"
+                           + re.escape(f"delete the folder {priors.parent} to recompute")):
+            al.align_with_priors(src[:2], tgt[:2], run, n_samplers=1)
+    finally:
+        priors.write_bytes(saved[0])
+        record.write_bytes(saved[1])
+    assert al.align_with_priors(src[:2], tgt[:2], run, n_samplers=1).n_pairs == 2
+
+
+BAD_PRIOR_LINES = st.one_of(
+    st.sampled_from(["BAD\tx\t1", "LEX\ta\t1", "LEX\ta\tb\tc\t1", "HMMF\t1.5\t2",
+                     "FERF\tword\tx\t1", "LEX a b 1", ""]),
+    st.builds(lambda v: f"LEX\tla\tthe\t{v}",
+              st.sampled_from(["nan", "inf", "-inf", "-5", "zz", "1e400", ""])))
+
+
+@SETTINGS
+@given(bad=BAD_PRIOR_LINES, before=st.integers(0, 3))
+def test_a_priors_file_of_another_source_with_a_bad_line_is_named(tmp_path, bad, before):
+    """A priors file without a record (``eflomal-makepriors``' own): a bad line was
+    eflomal's "can only concatenate str (not "int") to str", "list index out of range",
+    "invalid literal for int() with base 10", or (nan, -5) a prior sampled with."""
+    pytest.importorskip("eflomal", reason="eflomal is not installed (the 'aligners' extra)")
+    import alignment.aligners.runs as al
+
+    path = tmp_path / "foreign.priors"
+    path.write_text("LEX\tla\tthe\t2\n" * before + bad + "\nHMMF\t1\t3\n", encoding="utf-8")
+    with pytest.raises(FormatError, match=re.escape(f"{path}:{before + 1}: ")):
+        al.align_with_priors(["the house"], ["la maison"], path, n_samplers=1)
+
+
+def test_a_priors_file_of_another_source_is_read():
+    """Good lines of every kind, without a record: read as before."""
+    pytest.importorskip("eflomal", reason="eflomal is not installed (the 'aligners' extra)")
+    import tempfile
+
+    import alignment.aligners.runs as al
+
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "good.priors"
+        path.write_text("LEX\tthe\tla\t3\nFERF\tthe\t1\t2\nFERR\tla\t1\t2\nHMMF\t-1\t1\n"
+                        "HMMR\t2\t0.5\n", encoding="utf-8")
+        assert al.align_with_priors(["the house"], ["la maison"], path,
+                                    n_samplers=1).n_pairs == 1
