@@ -18,7 +18,23 @@ Fixed in this sweep:
   without a record (an older cache entry, ``eflomal-makepriors``' own) is read as before,
   its lines checked now (a bad line was eflomal's "can only concatenate str (not "int")
   to str", "list index out of range" or "invalid literal for int()", a prior of ``nan``
-  or ``-5`` was sampled with).
+  or ``-5`` was sampled with); our Bayesian aligner's priors (``priors.npz``), already
+  digested, were refused with a model file's advice, now with the cache entry's;
+- a file of links given as a side of the sentence pairs (``align unsupervised --src
+  pred.txt``): its links were aligned, trained on or counted as words, with exit 0 (``align
+  predict``: a warning of unknown words); now refused as links;
+- gold with possible links given as ``--test`` (``aer``, the two files exchanged): its
+  possible links were left out of the score with no word; now one warning;
+- NAACL gold of sentences given with swapped sides: "is this the gold of other sentences?";
+  now "are --src and --tgt swapped?";
+- ``read_pharaoh``/``read_naacl`` given ``pairs`` of another shape: "not enough values to
+  unpack (expected 2, got 1)"; now a ``TypeError`` naming them.
+
+Tried and already handled (kept as they were): directories, FIFOs, empty files and
+one-pair files as gold and test; UTF-16, Latin-1 (``--encoding``), BOM and CRLF gold;
+lines over a megabyte; duplicated links (read as one); gold indices out of range with the
+sentences; a model, statistics or a tagger given as gold; gold of more or fewer sentences;
+a truncated or foreign ``--stats`` file.
 """
 
 from __future__ import annotations
@@ -264,3 +280,146 @@ def test_a_priors_file_of_another_source_is_read():
                         "HMMR\t2\t0.5\n", encoding="utf-8")
         assert al.align_with_priors(["the house"], ["la maison"], path,
                                     n_samplers=1).n_pairs == 1
+
+
+def test_priors_changed_after_they_were_written_are_one_line_for_align_predict(tmp_path,
+                                                                              capsys):
+    """``align predict`` of a model with eflomal's links aligns new pairs with the priors
+    kept in the cache: an edited priors file is one line naming it."""
+    pytest.importorskip("eflomal", reason="eflomal is not installed (the 'aligners' extra)")
+    data = ROOT / "data/hansards"
+    src, tgt = tmp_path / "b.en", tmp_path / "b.fr"
+    for path, name in ((src, "trial.en.gz"), (tgt, "trial.fr.gz")):
+        path.write_text(gzip.open(data / name, "rt").read(), encoding="utf-8")
+    model, cache = tmp_path / "m.npz", tmp_path / "cache"
+    rc, _, err = run_cli(["align", "train", "--src", str(src), "--tgt", str(tgt), "--gold",
+                          str(data / "trial.naacl.gz"), "--aligners", "eflomal",
+                          "--bitext-src", str(src), "--bitext-tgt", str(tgt),
+                          "--cache-dir", str(cache), "--stats", str(tmp_path / "s.npz"),
+                          "--iterations", "1", "-o", str(model), "-q"], capsys)
+    assert rc == 0, err
+    (priors,) = cache.glob("aligners/eflomal-*/priors.txt.gz")
+    lines = gzip.decompress(priors.read_bytes()).splitlines(keepends=True)
+    priors.write_bytes(gzip.compress(b"".join(lines[:len(lines) // 2])))
+    (tmp_path / "n.en").write_text("the new house is small .\n")
+    (tmp_path / "n.fr").write_text("la nouvelle maison est petite .\n")
+    rc, out, err = run_cli(["align", "predict", "-m", str(model), "--src",
+                            str(tmp_path / "n.en"), "--tgt", str(tmp_path / "n.fr"), "-q"],
+                           capsys)
+    assert one_line_error(rc, err, f"{priors}: eflomal priors changed after they were written",
+                          f"delete the folder {priors.parent} to recompute"), err
+    assert out == ""
+
+
+def test_bayes_priors_changed_after_they_were_written_name_the_cache_entry(tmp_path):
+    """Our Bayesian aligner's priors (``priors.npz`` of its cache entry) were refused with a
+    model file's advice, "retrain it or restore the file"; now the cache entry's."""
+    import numpy as np
+
+    from alignment.aligners.bayes_run import align_new_bayes, run_bayes
+
+    src = ["the house is small", "the house", "a small house", "the cat"] * 3
+    tgt = ["la maison est petite", "la maison", "une petite maison", "le chat"] * 3
+    run = run_bayes(src, tgt, cache_dir=tmp_path, random_state=0)
+    path = Path(run.path) / "priors.npz"
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    key = next(k for k in arrays if k.endswith("/counts"))
+    arrays[key] = arrays[key] + 1.0
+    np.savez(path, **arrays)
+    with pytest.raises(FormatError, match=re.escape(f"{path}: ") + ".*changed after it was "
+                       + re.escape(f"written (its content digest does not match the one "
+                                   f"recorded) (a damaged cache entry: delete the folder "
+                                   f"{run.path} to recompute)")):
+        align_new_bayes(run, ["the house"], ["la maison"])
+
+
+# ------------------------------------------- class: a file of links given as sentences
+LINK_FILES = {"pharaoh": "0-0 1-1 2-2 3-3 4-4\n0-0 1-1 2?3\n0-0 1-1 2-2 3-3 4-4\n",
+              "naacl": "1 1 1 S\n1 2 2 P\n2 1 1\n"}
+
+
+def _link_side_argv(command, side, bad):
+    sides = {"--src": "a.en", "--tgt": "a.fr", side: bad}
+    pair = ["--src", sides["--src"], "--tgt", sides["--tgt"]]
+    return {"predict": ["align", "predict", "-m", "align.npz", *pair, "-q"],
+            "unsupervised": ["align", "unsupervised", *pair, "-q", "-o", "out.txt"],
+            "train": ["align", "train", *pair, "--gold", "gold.txt", "--stats", "stats.npz",
+                      "--iterations", "1", "-o", "m.npz", "-q"],
+            "aer": ["aer", "--test", "pred.txt", "--gold", "gold.txt", *pair]}[command]
+
+
+@SETTINGS
+@given(command=st.sampled_from(["predict", "unsupervised", "train", "aer"]),
+       side=st.sampled_from(["--src", "--tgt"]), fmt=st.sampled_from(sorted(LINK_FILES)))
+def test_a_file_of_links_given_as_a_side_is_refused(at, capsys, command, side, fmt):
+    """``align unsupervised --src pred.txt`` aligned the links '0-0' '1-1' as words (exit
+    0), ``align predict`` too (a warning of unknown words only), ``align train`` trained
+    on them, ``aer --src pred.txt`` took their count as the sentence length."""
+    text = LINK_FILES[fmt]
+    if fmt == "naacl":   # as many lines as the sentences, to get past their count
+        text = "".join(text.splitlines(keepends=True)[:3])
+    (at / "links.txt").write_text(text, encoding="utf-8")
+    rc, out, err = run_cli(_link_side_argv(command, side, "links.txt"), capsys)
+    what = "Pharaoh links ('i-j')" if fmt == "pharaoh" else "a NAACL link ('sent src tgt"
+    assert one_line_error(rc, err, "links.txt: 3 of 3 lines hold " + what,
+                          "a file of alignment links, not one side of the sentence pairs"), err
+    assert not (at / "out.txt").exists()
+
+
+def test_sentences_with_some_numbers_and_dashes_are_sentences(at, capsys):
+    """Lines like '1-2 3-4' among words (scores, dates) are words: under 90 % of the lines
+    hold links only."""
+    (at / "num.en").write_text("1-2 3-4 5-6 7-8 9-9\ni agree .\nthe house is big .\n")
+    rc, _, err = run_cli(["aer", "--test", "pred.txt", "--gold", "gold.txt", "--src",
+                          "num.en", "--tgt", "a.fr"], capsys)
+    assert rc == 0, err
+
+
+# ------------------------------------------ class: gold with possible links as --test
+def test_possible_links_in_test_warn_that_the_files_may_be_exchanged(at, capsys):
+    """``aer --test gold.txt --gold pred.txt`` with a gold of possible links: the possible
+    links of --test were left out of the score with no word."""
+    (at / "goldp.txt").write_text("0-0 1-1 2?2 3-3 4-4\n0-0 1-1\n0-0 1-1 2-2 3-3 4?4\n")
+    rc, out, err = run_cli(["aer", "--test", "goldp.txt", "--gold", "pred.txt"], capsys)
+    assert rc == 0 and "AER" in out
+    (line,) = _warnings(err)
+    assert ("goldp.txt:1: --test holds 2 possible links ('i?j'), as gold does: the score "
+            "counts only its sure links 'i-j' as predictions (are --gold and --test "
+            "exchanged?)") in line
+
+
+# ------------------------------------ class: sides swapped, NAACL gold (align train)
+def test_naacl_gold_of_swapped_sides_asks_whether_they_are_swapped(tmp_path, capsys):
+    """``align train --src FR --tgt EN --gold EN-FR.naacl`` said "is this the gold of other
+    sentences (another --src/--tgt file)?"; every link fits with the sides exchanged."""
+    data = ROOT / "data/hansards"
+    for name in ("trial.en", "trial.fr"):
+        (tmp_path / name).write_text(gzip.open(data / f"{name}.gz", "rt").read())
+    rc, _, err = run_cli(["align", "train", "--src", str(tmp_path / "trial.fr"), "--tgt",
+                          str(tmp_path / "trial.en"), "--gold", str(data / "trial.naacl.gz"),
+                          "--bitext-src", str(tmp_path / "trial.fr"), "--bitext-tgt",
+                          str(tmp_path / "trial.en"),
+                          "-o", str(tmp_path / "m.npz"), "--stats", str(tmp_path / "s.npz"),
+                          "-q"], capsys)
+    assert one_line_error(rc, err, "trial.naacl.gz:", "every link of the file fits its "
+                          "sentence pair with the sides exchanged: are --src and --tgt "
+                          "swapped?"), err
+    assert "gold of other sentences" not in err
+
+
+# ---------------------------------------- class: sentence pairs of the readers (API)
+@SETTINGS
+@given(pairs=st.sampled_from(["the house ||| la maison", [("a",)], 5, [(["a"], "b")],
+                              [("a b", ["x"])]]),
+       reader=st.sampled_from(["read_pharaoh", "read_naacl"]))
+def test_readers_name_sentence_pairs_of_another_shape(tmp_path, pairs, reader):
+    """``read_pharaoh(path, pairs="...")`` was "not enough values to unpack (expected 2,
+    got 1)", an int "'int' object is not iterable"."""
+    import alignment.data.formats as fm
+
+    path = tmp_path / "g.txt"
+    path.write_text("0-0\n" if reader == "read_pharaoh" else "1 1 1 S\n")
+    with pytest.raises(TypeError, match="sentence pair|list of tokens") as info:
+        getattr(fm, reader)(path, pairs=pairs)
+    assert "unpack" not in str(info.value) and "iterable" not in str(info.value)

@@ -148,6 +148,23 @@ def _check_one_side(sentences, path):
                           "target' file, not one side of the sentence pairs; give it as -i FILE "
                           "(align predict, align unsupervised) or split it into a source and a "
                           "target file")
+    for what, fits in _LINK_FILES:
+        lines = [i for i, s in enumerate(sentences, 1) if s and fits(s)]
+        if sentences and len(lines) >= 0.9 * len(sentences):
+            raise FormatError(path, None, f"{len(lines)} of {counted(len(sentences), 'line')} "
+                              f"hold {what} only (line {lines[0]}): a file of alignment links, "
+                              "not one side of the sentence pairs (a gold or predicted links "
+                              "file given for a file of sentences?)")
+
+
+_PHARAOH_LINK = re.compile(r"[0-9]{1,9}[-?p][0-9]{1,9}")
+_NAACL_LINE = re.compile(r"[0-9]{1,9} [0-9]{1,9} [0-9]{1,9}( [SP])?( [0-9.]+)?")
+#: the files of links that :func:`_check_one_side` refuses as a side of sentence pairs:
+#: Pharaoh lines (``0-0 1-2``, ``2?3``) and NAACL ones (``1 3 4 S``)
+_LINK_FILES = (("Pharaoh links ('i-j')",
+                lambda s: all(_PHARAOH_LINK.fullmatch(w) for w in s)),
+               ("a NAACL link ('sent src tgt [S|P]')",
+                lambda s: bool(_NAACL_LINE.fullmatch(" ".join(s)))))
 
 
 def _is_file(path):

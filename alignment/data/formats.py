@@ -29,7 +29,8 @@ import re
 from dataclasses import dataclass, field
 
 from structpred import FormatError, check_ordered, check_whole, open_output, read_lines
-from structpred.io import blank_tail_hint, check_token_lists, counted, split_tokens, word_text
+from structpred.io import (blank_tail_hint, check_sentence_pairs, check_token_lists, counted,
+                           split_tokens, word_text)
 
 __all__ = [
     "FormatError",
@@ -392,10 +393,12 @@ def _links_by_sentence(path, naacl):
     return out
 
 
-def _other_sentences_hint(path, pairs, naacl):
+def _other_sentences_hint(path, pairs, naacl, swapped=False):
     """A hint when the links of many gold sentences fall outside their sentence pairs (a
     quarter or more of at least 3): the gold of other sentences (another file's), not a
-    typo on one line.  Empty otherwise."""
+    typo on one line, or (every link fitting with the sides exchanged) of these sentences
+    with --src and --tgt given the wrong way round (not asked again when the reason
+    already asks it: ``swapped``).  Empty otherwise."""
     try:
         by_sent = _links_by_sentence(path, naacl)
     except (FormatError, OSError):
@@ -405,6 +408,10 @@ def _other_sentences_hint(path, pairs, naacl):
                                         for j, k in by_sent[s])]
     if len(inside) < 3 or len(outside) < 0.25 * len(inside):
         return ""
+    if all(k < len(pairs[s][0]) and j < len(pairs[s][1]) for s in inside for j, k in by_sent[s]):
+        return (f"; the links of {len(outside)} of its {len(inside)} sentences fall outside "
+                "them, and every link of the file fits its sentence pair with the sides "
+                "exchanged" + ("" if swapped else ": are --src and --tgt swapped?"))
     return (f"; the links of {len(outside)} of its {len(inside)} sentences fall outside them: "
             "is this the gold of other sentences (another --src/--tgt file)?")
 
@@ -439,8 +446,8 @@ def read_pharaoh(path, pairs=None):
     -------
     list of Alignment
     """
-    if pairs is not None and not hasattr(pairs, "__len__"):
-        pairs = list(pairs)   # a generator: "object of type 'generator' has no len()"
+    if pairs is not None:   # a generator: "object of type 'generator' has no len()", a
+        pairs = check_sentence_pairs(pairs)   # string "not enough values to unpack"
     out = []
     lineno = 0
     for lineno, text in read_lines(path):
@@ -464,7 +471,7 @@ def read_pharaoh(path, pairs=None):
                                  (src, tgt))
             except FormatError as exc:
                 raise FormatError(exc.path, exc.line, exc.reason + _other_sentences_hint(
-                    path, pairs, naacl=False)) from None
+                    path, pairs, naacl=False, swapped="swapped?" in exc.reason)) from None
         out.append(Alignment(frozenset(sure), frozenset(possible)))
     if pairs is not None and lineno < len(pairs):
         raise FormatError(_name(path), lineno + 1,
@@ -570,7 +577,7 @@ def read_naacl(path, pairs=None, n_sentences=None, seen=None):
         One per sentence; sentences without links get an empty Alignment.
     """
     if pairs is not None:
-        pairs = pairs if hasattr(pairs, "__len__") else list(pairs)   # a generator
+        pairs = check_sentence_pairs(pairs)   # a generator, a string, pairs of one side
         n_sentences = len(pairs)
     elif n_sentences is not None:   # "2" and 2.5 were TypeErrors, -1 and True counts
         check_whole("n_sentences", n_sentences, 0)
