@@ -27,6 +27,9 @@ Fixed in this sweep:
   possible links were left out of the score with no word; now one warning;
 - NAACL gold of sentences given with swapped sides: "is this the gold of other sentences?";
   now "are --src and --tgt swapped?";
+- the gold given as another aligner's links (``align train --external x=gold.txt``, or
+  ``--valid-external`` the ``--valid-gold`` file): a model that copies the gold, trained
+  with exit 0; now refused;
 - ``read_pharaoh``/``read_naacl`` given ``pairs`` of another shape: "not enough values to
   unpack (expected 2, got 1)"; now a ``TypeError`` naming them.
 
@@ -423,3 +426,42 @@ def test_readers_name_sentence_pairs_of_another_shape(tmp_path, pairs, reader):
     with pytest.raises(TypeError, match="sentence pair|list of tokens") as info:
         getattr(fm, reader)(path, pairs=pairs)
     assert "unpack" not in str(info.value) and "iterable" not in str(info.value)
+
+
+# --------------------------------------- class: the gold given as another aligner's links
+@SETTINGS
+@given(option=st.sampled_from(["--external", "--valid-external"]),
+       how=st.sampled_from(["same", "copy", "link"]))
+def test_the_gold_given_as_external_links_is_refused(at, capsys, option, how):
+    """``align train --gold gold.txt --external x=gold.txt`` trained a model that copies the
+    feature (the gold), with exit status 0; new sentences have no gold to give it."""
+    gold = {"--external": "gold.txt", "--valid-external": "vgold.txt"}[option]
+    (at / "vgold.txt").write_text("0-0 1-1 2-2 3-3 4-4\n")
+    (at / "other.txt").write_text("0-0 1-1 2-2 3-3\n0-0 1-1\n0-0 1-1 2-2 3-3 4-4\n")
+    (at / "vother.txt").write_text("0-0 1-1\n")
+    given_path = gold
+    if how == "copy":
+        given_path = "copy-" + gold
+        shutil.copyfile(at / gold, at / given_path)
+    elif how == "link":
+        given_path = other_spelling(at / gold, "link", at)
+    ext = {"--external": f"x={given_path}", "--valid-external": "x=other.txt"}
+    valid_ext = {"--external": "x=vother.txt", "--valid-external": f"x={given_path}"}
+    rc, _, err = run_cli(["align", "train", "--src", "a.en", "--tgt", "a.fr", "--gold",
+                          "gold.txt", "--valid-src", "v.en", "--valid-tgt", "v.fr",
+                          "--valid-gold", "vgold.txt", "--external", ext[option],
+                          "--valid-external", valid_ext[option], "--stats", "stats.npz",
+                          "--iterations", "1", "-o", "m.npz", "-q"], capsys)
+    gold_option = option.replace("external", "gold")
+    what = (f"is the {gold_option} file" if how != "copy"
+            else f"holds the lines of the {gold_option} file {gold}")
+    assert one_line_error(rc, err, f"{given_path}: {option} x={given_path} {what}: a model "
+                          "trained on it learns to copy the gold links"), err
+
+
+def test_other_links_given_as_external_train(at, capsys):
+    (at / "other.txt").write_text("0-0 1-1 2-2 3-3\n0-0 1-1\n0-0 1-1 2-2 3-3 4-4\n")
+    rc, _, err = run_cli(["align", "train", "--src", "a.en", "--tgt", "a.fr", "--gold",
+                          "gold.txt", "--external", "x=other.txt", "--stats", "stats.npz",
+                          "--iterations", "1", "-o", "m.npz", "-q"], capsys)
+    assert rc == 0, err

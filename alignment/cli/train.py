@@ -249,11 +249,40 @@ def _read_data(args, have_bitext, bayes=False):
         _check_sure_links(args.valid_gold, valid[1], "validation AER is undefined")
     external = None
     if args.external:
+        _check_external_is_not_gold(args.external, args.gold, "--external", "--gold")
+        _check_external_is_not_gold(args.valid_external, args.valid_gold, "--valid-external",
+                                    "--valid-gold")
         external = _external(args.external, all_pairs)
         if valid is not None:
             _external(args.valid_external, valid[0], into=external, option="--valid-external")
     bitext, lines = _read_bitext(args, bayes) if have_bitext else (None, None)
     return pairs, gold, valid, external, bitext, lines
+
+
+def _check_external_is_not_gold(specs, gold, option, gold_option):
+    """Refuse an ``--external`` (``--valid-external``) file that is the gold file of its
+    sentences, or holds its lines: the model learnt to copy that feature (validation AER
+    near 0), and new sentences have no gold to give it; it trained with exit status 0."""
+    from structpred import read_lines
+    from structpred.cli import same_file
+
+    if not specs or not gold or str(gold) == "-":
+        return
+    gold_lines = None
+    for name, path in _external_specs(specs, option).items():
+        if str(path) == "-":
+            continue
+        if same_file(path, gold):
+            how = f"is the {gold_option} file"
+        else:
+            if gold_lines is None:
+                gold_lines = [t for _, t in read_lines(gold)]
+            if [t for _, t in read_lines(path)] != gold_lines:
+                continue
+            how = f"holds the lines of the {gold_option} file {gold}"
+        raise UserError(f"{path}: {option} {name}={path} {how}: a model trained on it learns "
+                        "to copy the gold links, which new sentences do not have; give another "
+                        "aligner's links")
 
 
 def _read_bitext(args, bayes=False):
