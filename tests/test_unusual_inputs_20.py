@@ -30,6 +30,9 @@ Fixed in this sweep:
 - the gold given as another aligner's links (``align train --external x=gold.txt``, or
   ``--valid-external`` the ``--valid-gold`` file): a model that copies the gold, trained
   with exit 0; now refused;
+- sentences with the punctuation glued to the words (untokenised) against tokenised gold
+  (``aer --src``, ``align train``): "is this the gold of other sentences?"; now the glued
+  word is named;
 - ``read_pharaoh``/``read_naacl`` given ``pairs`` of another shape: "not enough values to
   unpack (expected 2, got 1)"; now a ``TypeError`` naming them.
 
@@ -465,3 +468,41 @@ def test_other_links_given_as_external_train(at, capsys):
                           "gold.txt", "--external", "x=other.txt", "--stats", "stats.npz",
                           "--iterations", "1", "-o", "m.npz", "-q"], capsys)
     assert rc == 0, err
+
+
+# ------------------------------------- class: untokenised sentences against tokenised gold
+@SETTINGS
+@given(command=st.sampled_from(["aer", "train"]), side=st.sampled_from(["--src", "--tgt"]),
+       glue=st.sampled_from([" .", " ,", " :", " !", " ?"]))
+def test_untokenised_sentences_are_named_as_such_not_as_other_sentences(at, capsys, command,
+                                                                       side, glue):
+    """Gold of tokenised text given with the punctuation glued to the words: "is this the
+    gold of other sentences (another --src/--tgt file)?"; now the glued word is named."""
+    base = {"--src": SRC, "--tgt": TGT}[side]
+    text = "".join(ln.replace(" .", glue).replace(glue, glue[1:]) + "\n"
+                   for ln in base.splitlines())
+    (at / "glued.txt").write_text(text)
+    sides = {"--src": "a.en", "--tgt": "a.fr", side: "glued.txt"}
+    pair = ["--src", sides["--src"], "--tgt", sides["--tgt"]]
+    argv = {"aer": ["aer", "--test", "gold.txt", "--gold", "gold.txt", *pair],
+            "train": ["align", "train", *pair, "--gold", "gold.txt", "--stats", "stats.npz",
+                      "--iterations", "1", "-o", "m.npz", "-q"]}[command]
+    rc, _, err = run_cli(argv, capsys)
+    glued = ("small" if side == "--src" else "petite") + glue[1:]
+    which = "source" if side == "--src" else "target"
+    assert one_line_error(rc, err, f"gold.txt:1: {which} position 4 out of range",
+                          f"with punctuation glued on, e.g. {glued!r}: is the text "
+                          "untokenised?"), err
+    assert "other sentences" not in err
+
+
+def test_tokens_ending_in_a_full_stop_or_apostrophe_are_no_glued_words(tmp_path):
+    """``Mr.`` inside a sentence and French ``d'`` are tokens: no hint of untokenised text
+    for a link that is out of range for another reason."""
+    from alignment.data.formats import read_pharaoh
+
+    path = tmp_path / "g.txt"
+    path.write_text("0-0 9-0\n")
+    with pytest.raises(FormatError) as info:
+        read_pharaoh(path, [("Mr. Smith , d' accord .".split(), ["x"])])
+    assert "untokenised" not in str(info.value)

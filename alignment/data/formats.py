@@ -331,6 +331,27 @@ def _unsegmented_hint(side, tokens):
             "first)")
 
 
+#: a word with punctuation glued on (``complex,``, ``on:``, ``(see``): text not tokenised
+#: (a full stop counts at the end of the sentence only: ``Mr.``, ``etc.`` are tokens; an
+#: apostrophe never: French ``l'``, English ``'s`` are)
+_GLUED = re.compile(r"\w+[,;:!?)\]\"]+[.]?|[(\[\"]+\w+[^\w\s]*")
+_GLUED_LAST = re.compile(r"\w+[.,;:!?)\]\"]*[.,;:!?)\]\"]")
+
+
+def _glued_hint(side, tokens):
+    """A hint when the sentence ``tokens`` holds a word with punctuation glued on: the
+    text is not tokenised, and the gold counts the punctuation as a word of its own (it
+    was named "the gold of other sentences")."""
+    tokens = list(tokens or ())
+    glued = [w for w in tokens[:-1] if _GLUED.fullmatch(w)]
+    glued += [w for w in tokens[-1:] if _GLUED_LAST.fullmatch(w)]
+    if not glued:
+        return ""
+    return (f" (the {side} sentence holds {counted(len(glued), 'word')} with punctuation "
+            f"glued on, e.g. {glued[0]!r}: is the text untokenised? The gold counts "
+            "punctuation as words of their own)")
+
+
 #: (first letter, last letter, language, a word segmenter for it) of the scripts of
 #: :data:`_UNSPACED`; Han letters without kana are Chinese
 _SEGMENTERS = (("\u3040", "\u30ff", "Japanese", "MeCab"),
@@ -393,12 +414,13 @@ def _links_by_sentence(path, naacl):
     return out
 
 
-def _other_sentences_hint(path, pairs, naacl, swapped=False):
+def _other_sentences_hint(path, pairs, naacl, swapped=False, untokenised=False):
     """A hint when the links of many gold sentences fall outside their sentence pairs (a
     quarter or more of at least 3): the gold of other sentences (another file's), not a
     typo on one line, or (every link fitting with the sides exchanged) of these sentences
     with --src and --tgt given the wrong way round (not asked again when the reason
-    already asks it: ``swapped``).  Empty otherwise."""
+    already asks it: ``swapped``); none when the reason names untokenised text
+    (``untokenised``).  Empty otherwise."""
     try:
         by_sent = _links_by_sentence(path, naacl)
     except (FormatError, OSError):
@@ -406,7 +428,7 @@ def _other_sentences_hint(path, pairs, naacl, swapped=False):
     inside = [s for s in by_sent if 0 <= s < len(pairs)]
     outside = [s for s in inside if any(not (j < len(pairs[s][0]) and k < len(pairs[s][1]))
                                         for j, k in by_sent[s])]
-    if len(inside) < 3 or len(outside) < 0.25 * len(inside):
+    if len(inside) < 3 or len(outside) < 0.25 * len(inside) or untokenised:
         return ""
     if all(k < len(pairs[s][0]) and j < len(pairs[s][1]) for s in inside for j, k in by_sent[s]):
         return (f"; the links of {len(outside)} of its {len(inside)} sentences fall outside "
@@ -419,14 +441,11 @@ def _other_sentences_hint(path, pairs, naacl, swapped=False):
 def _check_range(path, lineno, j, k, shape, base, line_links=(), pair=(None, None)):
     m, n = shape
     hint = _range_hint(j, k, shape, line_links) if base == 0 else ""
-    if not 0 <= j < m:
-        raise FormatError(_name(path), lineno,
-                          f"source position {j + base} out of range: the source sentence has "
-                          f"{m} words{hint or _unsegmented_hint('source', pair[0])}")
-    if not 0 <= k < n:
-        raise FormatError(_name(path), lineno,
-                          f"target position {k + base} out of range: the target sentence has "
-                          f"{n} words{hint or _unsegmented_hint('target', pair[1])}")
+    for side, pos, length, tokens in (("source", j, m, pair[0]), ("target", k, n, pair[1])):
+        if not 0 <= pos < length:
+            why = hint or _unsegmented_hint(side, tokens) or _glued_hint(side, tokens)
+            raise FormatError(_name(path), lineno, f"{side} position {pos + base} out of range: "
+                              f"the {side} sentence has {length} words{why}")
 
 
 def read_pharaoh(path, pairs=None):
@@ -471,7 +490,8 @@ def read_pharaoh(path, pairs=None):
                                  (src, tgt))
             except FormatError as exc:
                 raise FormatError(exc.path, exc.line, exc.reason + _other_sentences_hint(
-                    path, pairs, naacl=False, swapped="swapped?" in exc.reason)) from None
+                    path, pairs, naacl=False, swapped="swapped?" in exc.reason,
+                    untokenised="untokenised?" in exc.reason)) from None
         out.append(Alignment(frozenset(sure), frozenset(possible)))
     if pairs is not None and lineno < len(pairs):
         raise FormatError(_name(path), lineno + 1,
@@ -638,7 +658,7 @@ def read_naacl(path, pairs=None, n_sentences=None, seen=None):
                              pair=(src, tgt))
             except FormatError as exc:
                 raise FormatError(exc.path, exc.line, exc.reason + _other_sentences_hint(
-                    path, pairs, naacl=True)) from None
+                    path, pairs, naacl=True, untokenised="untokenised?" in exc.reason)) from None
         (sure if label == "S" else possible).setdefault(sent - 1, set()).add((j - 1, k - 1))
     if n_sentences is None:
         n_sentences = max([*sure, *possible], default=-1) + 1
