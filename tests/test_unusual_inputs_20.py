@@ -33,6 +33,8 @@ Fixed in this sweep:
 - sentences with the punctuation glued to the words (untokenised) against tokenised gold
   (``aer --src``, ``align train``): "is this the gold of other sentences?"; now the glued
   word is named;
+- scored links (``align unsupervised --soft``) or gold's possible links given as
+  ``--external``: "bad link (expected 'i-j')" alone; now saying which they are;
 - ``read_pharaoh``/``read_naacl`` given ``pairs`` of another shape: "not enough values to
   unpack (expected 2, got 1)"; now a ``TypeError`` naming them.
 
@@ -506,3 +508,22 @@ def test_tokens_ending_in_a_full_stop_or_apostrophe_are_no_glued_words(tmp_path)
     with pytest.raises(FormatError) as info:
         read_pharaoh(path, [("Mr. Smith , d' accord .".split(), ["x"])])
     assert "untokenised" not in str(info.value)
+
+
+# ------------------------------- class: scored or possible links as another aligner's links
+@SETTINGS
+@given(form=st.sampled_from(["score", "possible", "awesome"]), line=st.integers(1, 3))
+def test_scored_or_possible_links_as_external_are_named(at, capsys, form, line):
+    """``--external x=soft.txt`` (``align unsupervised --soft``'s ``i-j:p``) or gold's
+    possible links ``i?j`` were "bad link '0-0:0.98' (expected 'i-j')" with no word why."""
+    tok = {"score": "1-1:0.9800", "possible": "1?1", "awesome": "1p1"}[form]
+    lines = ["0-0 1-1", "0-0", "0-0 2-2"]
+    lines[line - 1] = "0-0 " + tok
+    (at / "ext.txt").write_text("\n".join(lines) + "\n")
+    rc, _, err = run_cli(["align", "train", "--src", "a.en", "--tgt", "a.fr", "--gold",
+                          "gold.txt", "--external", "x=ext.txt", "--stats", "stats.npz",
+                          "--iterations", "1", "-o", "m.npz", "-q"], capsys)
+    why = ("a link with its score, as 'align unsupervised --soft' writes" if form == "score"
+           else "a possible link, as gold has")
+    assert one_line_error(rc, err, f"ext.txt:{line}: bad link {tok!r} (expected 'i-j'): "
+                          + why), err
