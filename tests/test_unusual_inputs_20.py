@@ -35,6 +35,8 @@ Fixed in this sweep:
   word is named;
 - scored links (``align unsupervised --soft``) or gold's possible links given as
   ``--external``: "bad link (expected 'i-j')" alone; now saying which they are;
+- predictions without a single link (``aer --test`` of empty lines): "precision 100.00%"
+  with no word (0/0); now one warning;
 - ``read_pharaoh``/``read_naacl`` given ``pairs`` of another shape: "not enough values to
   unpack (expected 2, got 1)"; now a ``TypeError`` naming them.
 
@@ -527,3 +529,19 @@ def test_scored_or_possible_links_as_external_are_named(at, capsys, form, line):
            else "a possible link, as gold has")
     assert one_line_error(rc, err, f"ext.txt:{line}: bad link {tok!r} (expected 'i-j'): "
                           + why), err
+
+
+# ------------------------------------------------ class: predictions without any link
+@SETTINGS
+@given(n_possible=st.integers(0, 2))
+def test_predictions_without_a_link_warn_that_precision_is_undefined(at, capsys, n_possible):
+    """A --test file of empty lines (a run that wrote nothing) printed "precision 100.00%"
+    with no word: 0/0 is shown as 100 %."""
+    lines = [""] * 3
+    for i in range(n_possible):
+        lines[i] = "0?0"
+    (at / "nolinks.txt").write_text("\n".join(lines) + "\n")
+    rc, out, err = run_cli(["aer", "--test", "nolinks.txt", "--gold", "gold.txt"], capsys)
+    assert rc == 0 and "recall 0.00%  AER 100.00%" in out, err
+    assert any("nolinks.txt: no predicted link in its 3 lines: precision is undefined" in ln
+               for ln in _warnings(err)), err

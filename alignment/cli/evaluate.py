@@ -75,6 +75,12 @@ def aer(args):
                             f"{counted(len(pairs), 'sentence')})")
     if not _warn_test_is_gold(args, test, gold):
         _warn_possible_in_test(args, test)
+    if not any(t.sure for t in test):
+        import warnings
+
+        warnings.warn(f"{args.test}: no predicted link in its {counted(len(test), 'line')}: "
+                      "precision is undefined (printed as 100%), recall 0 (an aligner's run "
+                      "that failed, or the wrong file?)")
     score = score_alignments(test, gold)
     if pairs is None:
         _check_gold_orientation(args, test, gold, score)
