@@ -37,6 +37,9 @@ Fixed in this sweep:
   ``--external``: "bad link (expected 'i-j')" alone; now saying which they are;
 - predictions without a single link (``aer --test`` of empty lines): "precision 100.00%"
   with no word (0/0); now one warning;
+- ``align train --stats FIFO`` (or ``/dev/null``, ``--interaction-stats``) without the
+  bitext: "need --bitext-src and --bitext-tgt (or an existing --stats file)"; now named as
+  a pipe or device;
 - ``read_pharaoh``/``read_naacl`` given ``pairs`` of another shape: "not enough values to
   unpack (expected 2, got 1)"; now a ``TypeError`` naming them.
 
@@ -545,3 +548,23 @@ def test_predictions_without_a_link_warn_that_precision_is_undefined(at, capsys,
     assert rc == 0 and "recall 0.00%  AER 100.00%" in out, err
     assert any("nolinks.txt: no predicted link in its 3 lines: precision is undefined" in ln
                for ln in _warnings(err)), err
+
+
+# ------------------------------- class: a statistics cache that is a FIFO or a device
+@SETTINGS
+@given(option=st.sampled_from(["--stats", "--interaction-stats"]),
+       kind=st.sampled_from(["fifo", "device"]))
+def test_a_statistics_cache_that_is_a_pipe_is_named_without_a_bitext(at, capsys, option,
+                                                                     kind):
+    """``align train --stats FIFO`` without the bitext said "need --bitext-src and
+    --bitext-tgt (or an existing --stats file)": the FIFO exists, and is no file."""
+    path = "/dev/null"
+    if kind == "fifo":
+        path = str(at / "stats.fifo")
+        if not os.path.exists(path):
+            os.mkfifo(path)
+    stats = ["--stats", path] if option == "--stats" else [
+        "--stats", "stats.npz", "--model", "M+Q", "--interaction-stats", path]
+    rc, _, err = run_cli(["align", "train", "--src", "a.en", "--tgt", "a.fr", "--gold",
+                          "gold.txt", *stats, "--iterations", "1", "-o", "m.npz", "-q"], capsys)
+    assert one_line_error(rc, err, f"{path}: a pipe or device, not a file"), err

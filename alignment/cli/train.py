@@ -20,7 +20,7 @@ from structpred.cli import UserError, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_held_out, check_output, check_stdin, options_given, refuse_options
 from structpred.cli import open_cluster, with_cluster
-from structpred.io import check_npz_kind, reading_in_bulk, release_notes
+from structpred.io import check_npz_kind, read_npz, reading_in_bulk, release_notes
 
 from .common import (SEGMENTED_SAMPLE, _bitext, _check_cache_path, _check_direction,
                      _check_case, _check_inputs, _check_segmented, _check_sure_links, _external,
@@ -205,6 +205,8 @@ def _check_paths(args, sources):
     for path, mod in ((args.stats, statistics), (args.interaction_stats, interactions)):
         if _is_file(path):   # a file of another kind: refused now, not after the work
             check_npz_kind(path, mod.FORMAT_NAME, mod._WHAT)
+        elif path and os.path.exists(path) and not os.path.isdir(path):
+            read_npz(path, mod._WHAT)   # a FIFO, a device: "need --bitext-src" named no cause
     if not have_bitext and not _is_file(args.stats):
         if args.stats and Path(args.stats).is_dir():
             raise UserError(f"--stats {args.stats} is a folder: the statistics are computed "
