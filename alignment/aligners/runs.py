@@ -477,6 +477,10 @@ def _check_priors_lines(priors):
             raise FormatError(priors, lineno, why)
 
 
+#: sha256 of the priors files without a record whose lines were checked in this process
+_LINES_CHECKED = set()
+
+
 def _priors_record(priors):
     """The JSON file beside the priors file ``priors`` (:meth:`AlignerRun.priors_file`)
     that records its sha256 (:func:`structpred.io.with_digest`)."""
@@ -496,7 +500,10 @@ def _check_priors(priors, data):
 
     rec = _priors_record(priors)
     if not rec.is_file():
-        _check_priors_lines(priors)
+        key = _sha256(data)   # checked once a process: align predict aligns in batches
+        if key not in _LINES_CHECKED:
+            _check_priors_lines(priors)
+            _LINES_CHECKED.add(key)
         return
     try:
         record = json.loads(rec.read_text(encoding="utf-8"))
