@@ -40,6 +40,8 @@ Fixed in this sweep:
 - ``align train --stats FIFO`` (or ``/dev/null``, ``--interaction-stats``) without the
   bitext: "need --bitext-src and --bitext-tgt (or an existing --stats file)"; now named as
   a pipe or device;
+- a file of sentences given for links (``aer --gold a.en``, ``--external x=a.fr``):
+  "malformed link 'the'" alone; now named as words;
 - ``read_pharaoh``/``read_naacl`` given ``pairs`` of another shape: "not enough values to
   unpack (expected 2, got 1)"; now a ``TypeError`` naming them.
 
@@ -568,3 +570,22 @@ def test_a_statistics_cache_that_is_a_pipe_is_named_without_a_bitext(at, capsys,
     rc, _, err = run_cli(["align", "train", "--src", "a.en", "--tgt", "a.fr", "--gold",
                           "gold.txt", *stats, "--iterations", "1", "-o", "m.npz", "-q"], capsys)
     assert one_line_error(rc, err, f"{path}: a pipe or device, not a file"), err
+
+
+# ------------------------------------------ class: a file of sentences given as links
+@SETTINGS
+@given(where=st.sampled_from(["aer-test", "aer-gold", "train-gold", "external"]),
+       side=st.sampled_from(["a.en", "a.fr"]))
+def test_a_file_of_sentences_given_for_links_is_named(at, capsys, where, side):
+    """``aer --gold a.en`` (a side of the sentences for the links) was "malformed link
+    'the' (expected 'i-j' or 'i?j', 0-based positions)" with no word of the cause."""
+    train = ["align", "train", "--src", "a.en", "--tgt", "a.fr", "--stats", "stats.npz",
+             "--iterations", "1", "-o", "m.npz", "-q"]
+    argv = {"aer-test": ["aer", "--test", side, "--gold", "gold.txt"],
+            "aer-gold": ["aer", "--test", "pred.txt", "--gold", side],
+            "train-gold": train + ["--gold", side],
+            "external": train + ["--gold", "gold.txt", "--external", f"x={side}"]}[where]
+    rc, _, err = run_cli(argv, capsys)
+    why = ("a word, not a link: a file of sentences given for links?" if where == "external"
+           else "this line holds words, not links: a file of sentences given for links")
+    assert one_line_error(rc, err, f"{side}:1: ", why), err

@@ -69,12 +69,15 @@ def _parse_pharaoh(line, path, lineno, shape):
 
 def _hint(tok):
     """Why a link of another form is refused: a score (``i-j:p``, ``align unsupervised
-    --soft``) or a possible link (``i?j``, ``ipj``: gold) are not an aligner's links."""
+    --soft``) or a possible link (``i?j``, ``ipj``: gold) are not an aligner's links, and
+    a word is a sentence's."""
     if re.fullmatch(r"[0-9]+-[0-9]+:.*", tok):
         return (": a link with its score, as 'align unsupervised --soft' writes; these files "
                 "take the links alone (write them without --soft)")
     if re.fullmatch(r"[0-9]+[?p][0-9]+", tok):
         return ": a possible link, as gold has; these files take an aligner's links, not gold"
+    if not any(c.isdigit() for c in tok):
+        return ": a word, not a link: a file of sentences given for links?"
     return ""
 
 

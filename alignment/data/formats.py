@@ -269,6 +269,9 @@ def _malformed_link(tok, text):
              and (len(fields) < 4 or fields[3] in ("S", "P")))
     hint = (": this line looks like NAACL 'sent src tgt [S|P]' (read such files with "
             "--gold-format naacl)") if naacl else ""
+    if not naacl and fields and not any(c.isdigit() for c in text):
+        hint = (": this line holds words, not links: a file of sentences given for links "
+                "(--src/--tgt for --gold or --test?)")
     if _GIZA_A3.match(text):
         return _GIZA_A3_REASON
     if _LINK_LABEL.match(tok):
