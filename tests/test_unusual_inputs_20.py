@@ -574,7 +574,7 @@ def test_a_statistics_cache_that_is_a_pipe_is_named_without_a_bitext(at, capsys,
 
 # ------------------------------------------ class: a file of sentences given as links
 @SETTINGS
-@given(where=st.sampled_from(["aer-test", "aer-gold", "train-gold", "external"]),
+@given(where=st.sampled_from(["aer-test", "aer-gold", "aer-naacl", "train-gold", "external"]),
        side=st.sampled_from(["a.en", "a.fr"]))
 def test_a_file_of_sentences_given_for_links_is_named(at, capsys, where, side):
     """``aer --gold a.en`` (a side of the sentences for the links) was "malformed link
@@ -583,6 +583,8 @@ def test_a_file_of_sentences_given_for_links_is_named(at, capsys, where, side):
              "--iterations", "1", "-o", "m.npz", "-q"]
     argv = {"aer-test": ["aer", "--test", side, "--gold", "gold.txt"],
             "aer-gold": ["aer", "--test", "pred.txt", "--gold", side],
+            "aer-naacl": ["aer", "--test", "pred.txt", "--gold", side, "--gold-format",
+                          "naacl"],
             "train-gold": train + ["--gold", side],
             "external": train + ["--gold", "gold.txt", "--external", f"x={side}"]}[where]
     rc, _, err = run_cli(argv, capsys)

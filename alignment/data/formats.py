@@ -261,6 +261,11 @@ _GIZA_A3_REASON = ("a GIZA++ alignment file (A3.final: '# Sentence pair (N)' lin
                    "links: convert it to Pharaoh 'i-j' lines first")
 
 
+#: the hint of a line of links that holds words only
+_WORDS = ("this line holds words, not links: a file of sentences given for links "
+          "(--src/--tgt for --gold or --test?)")
+
+
 def _malformed_link(tok, text):
     """The reason for a malformed Pharaoh link ``tok`` on the line ``text``, with a hint
     when the line is a NAACL one (``sent src tgt [S|P] [p]``, read as Pharaoh)."""
@@ -270,8 +275,7 @@ def _malformed_link(tok, text):
     hint = (": this line looks like NAACL 'sent src tgt [S|P]' (read such files with "
             "--gold-format naacl)") if naacl else ""
     if not naacl and fields and not any(c.isdigit() for c in text):
-        hint = (": this line holds words, not links: a file of sentences given for links "
-                "(--src/--tgt for --gold or --test?)")
+        hint = ": " + _WORDS
     if _GIZA_A3.match(text):
         return _GIZA_A3_REASON
     if _LINK_LABEL.match(tok):
@@ -616,6 +620,8 @@ def read_naacl(path, pairs=None, n_sentences=None, seen=None):
                               "pharaoh)")
         if _GIZA_A3.match(text):
             raise FormatError(name, lineno, _GIZA_A3_REASON)
+        if not any(c.isdigit() for c in text):
+            raise FormatError(name, lineno, "expected 'sent src tgt [S|P] [p]': " + _WORDS)
         if not 3 <= len(fields) <= 5:
             raise FormatError(name, lineno, "expected 'sent src tgt [S|P] [p]'")
         try:
