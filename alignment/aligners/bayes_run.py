@@ -92,8 +92,16 @@ def _fitted_aligner(run):
 
     if run.path is None or not (Path(run.path) / "priors.npz").exists():
         raise ValueError("bayes: the run kept no priors (run it with a cache_dir)")
-    header, a = load_npz(Path(run.path) / "priors.npz", PRIORS_FORMAT, (PRIORS_VERSION,),
-                         what="a bayes run's priors")
+    from structpred import FormatError
+    from structpred.io import damaged_cache
+
+    from .runs import _delete_entry
+
+    try:   # a file of a cache folder: deleted and recomputed, not restored
+        header, a = load_npz(Path(run.path) / "priors.npz", PRIORS_FORMAT, (PRIORS_VERSION,),
+                             what="a bayes run's priors")
+    except FormatError as exc:
+        raise damaged_cache(exc, _delete_entry(run.path)) from None
     opts = {k: v for k, v in run.options.items()}
     al = BayesianAligner(**opts)
     al.priors_ = {d: {**{k: a[f"{d}/{k}"] for k in _PRIOR_ARRAYS}, **header["shape"][d]}

@@ -59,12 +59,26 @@ def _parse_pharaoh(line, path, lineno, shape):
     for tok in split_tokens(line, path, lineno):
         match = _LINK.match(tok)
         if match is None:
-            raise FormatError(path, lineno, f"bad link {tok[:40]!r} (expected 'i-j')")
+            raise FormatError(path, lineno, f"bad link {tok[:40]!r} (expected 'i-j'){_hint(tok)}")
         j, k = int(match.group(1)), int(match.group(2))
         if j >= shape[0] or k >= shape[1]:
             raise FormatError(path, lineno, f"link {tok} outside a {shape[0]}x{shape[1]} pair")
         links.add((j, k))
     return links
+
+
+def _hint(tok):
+    """Why a link of another form is refused: a score (``i-j:p``, ``align unsupervised
+    --soft``) or a possible link (``i?j``, ``ipj``: gold) are not an aligner's links, and
+    a word is a sentence's."""
+    if re.fullmatch(r"[0-9]+-[0-9]+:.*", tok):
+        return (": a link with its score, as 'align unsupervised --soft' writes; these files "
+                "take the links alone (write them without --soft)")
+    if re.fullmatch(r"[0-9]+[?p][0-9]+", tok):
+        return ": a possible link, as gold has; these files take an aligner's links, not gold"
+    if not any(c.isdigit() for c in tok):
+        return ": a word, not a link: a file of sentences given for links?"
+    return ""
 
 
 class ExternalAlignments:

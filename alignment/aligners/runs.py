@@ -50,6 +50,7 @@ import hashlib
 import importlib
 import json
 import os
+import re
 import resource
 import tempfile
 import time
@@ -393,6 +394,8 @@ class AlignerRun:
                                        (b.pharaoh(i) for i in range(len(b))))
         with atomic_write(out) as fh:
             eflomal.write_priors(fh, *pri)
+        with atomic_write(_priors_record(out)) as fh:   # read by align_with_priors
+            json.dump(with_digest({"file": out.name, "sha256": _sha256(out.read_bytes())}), fh)
         _log(verbose, f"eflomal priors ({len(pri[0])} word pairs) in "
                       f"{time.perf_counter() - t0:.0f}s: {out}")
         return out
@@ -438,6 +441,84 @@ def load_run(path):
 
 def _delete_entry(path):
     return f"a damaged cache entry: delete the folder {path} to recompute"
+
+
+#: the lines of eflomal's priors files: kind, then the kinds of the fields before alpha
+_PRIOR_FIELDS = {"LEX": (str, str), "FERF": (str, int), "FERR": (str, int), "HMMF": (int,),
+                 "HMMR": (int,)}
+_INT_FIELD = re.compile(r"-?[0-9]{1,9}")
+
+
+def _check_priors_lines(priors):
+    """Refuse a priors file without a record (``eflomal-makepriors``' own, or another's)
+    with a line eflomal's reader would fail on (with Python's "can only concatenate str",
+    "list index out of range", "invalid literal for int()") or read into a prior that is
+    not a finite number >= 0: a :class:`FormatError` naming the file and line."""
+    import math
+
+    for lineno, text in read_lines(priors):
+        fields = text.split("\t")
+        kinds = _PRIOR_FIELDS.get(fields[0])
+        why = None
+        if kinds is None or len(fields) != len(kinds) + 2:
+            why = ("not a line of eflomal priors (expected LEX src tgt alpha, FERF/FERR "
+                   "word fertility alpha or HMMF/HMMR jump alpha, tab-separated)")
+        elif any(k is int and not _INT_FIELD.fullmatch(f) for k, f in zip(kinds, fields[1:])):
+            why = f"an {fields[0]} line whose {'jump' if fields[0][0] == 'H' else 'fertility'} "\
+                  "is not a whole number"
+        else:
+            try:
+                alpha = float(fields[-1])
+            except ValueError:
+                alpha = math.nan
+            if not (alpha >= 0 and math.isfinite(alpha)):
+                why = f"the prior {fields[-1][:30]!r} is not a finite number >= 0"
+        if why:
+            raise FormatError(priors, lineno, why)
+
+
+#: sha256 of the priors files without a record whose lines were checked in this process
+_LINES_CHECKED = set()
+
+
+def _priors_record(priors):
+    """The JSON file beside the priors file ``priors`` (:meth:`AlignerRun.priors_file`)
+    that records its sha256 (:func:`structpred.io.with_digest`)."""
+    return priors.with_name(priors.name + ".json")
+
+
+def _sha256(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def _check_priors(priors, data):
+    """Refuse the priors file ``priors`` (its bytes ``data``) when they do not give the
+    sha256 recorded beside it (:func:`_priors_record`): a file cut short or edited was
+    read into other priors.  A file without a record (written before it, or by
+    ``eflomal-makepriors``) is read as it is, as the other digests do."""
+    from structpred.io import damaged_cache
+
+    rec = _priors_record(priors)
+    if not rec.is_file():
+        key = _sha256(data)   # checked once a process: align predict aligns in batches
+        if key not in _LINES_CHECKED:
+            _check_priors_lines(priors)
+            _LINES_CHECKED.add(key)
+        return
+    try:
+        record = json.loads(rec.read_text(encoding="utf-8"))
+        if not isinstance(record, dict):
+            raise ValueError
+        record = check_digest(record, rec, "the record of an eflomal priors file")
+    except FormatError as exc:
+        raise damaged_cache(exc, _delete_entry(priors.parent)) from None
+    except (ValueError, UnicodeDecodeError):
+        raise FormatError(rec, None, "not the JSON record of an eflomal priors file "
+                          f"({_delete_entry(priors.parent)})") from None
+    if record.get("sha256") != _sha256(data):
+        raise FormatError(priors, None, "eflomal priors changed after they were written "
+                          "(their content digest does not match the one recorded in "
+                          f"{rec.name}): {_delete_entry(priors.parent)}")
 
 
 def _run_files(path):
@@ -650,7 +731,9 @@ def align_with_priors(src, tgt, priors, cache_dir=None, replicate=0, verbose=Fal
     src_lines, tgt_lines = _as_lines(src), _as_lines(tgt)
     _check_bitext(src_lines, tgt_lines)
     bfp = bitext_fingerprint(src_lines, tgt_lines)
-    h = hashlib.blake2b(priors.read_bytes(), digest_size=12).hexdigest()
+    data = priors.read_bytes()
+    _check_priors(priors, data)
+    h = hashlib.blake2b(data, digest_size=12).hexdigest()
     fp = run_fingerprint("eflomal", opts, bfp, version, replicate, extra={"priors": h})
     path = _entry_dir(cache_dir, "eflomal-priors", fp) if cache_dir is not None else None
     if path is not None and (path / "meta.json").exists():

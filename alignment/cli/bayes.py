@@ -82,6 +82,7 @@ def align_bayes(args):
     :func:`alignment.cli.unsupervised.align_unsupervised`)."""
     from structpred import open_output
 
+    from alignment.data.formats import mark_written_by
     from alignment.aligners.unsupervised import training_text
     from alignment.cli.common import _read_input
 
@@ -116,4 +117,5 @@ def align_bayes(args):
             out.write(" ".join(f"{j}-{k}" for j, k in sorted(links[i])) + "\n")
             if args.output == "-" and n % 256 == 255:
                 out.flush()
+    mark_written_by(args.output, "structpred align unsupervised")
     return 0

@@ -46,10 +46,27 @@ def _read_gold(path, fmt, pairs, n_sentences=None, cover=None, allow_unaligned=F
         gold = read_pharaoh(path, pairs)
         seen = {i for i, a in enumerate(gold) if a.possible}
     check_index_base(path, gold, pairs, fmt)
+    _warn_predicted_gold(path)
     if not allow_unaligned and seen:   # gold without any link: the caller says so
         n = len(gold) if cover is None else min(cover, len(gold))
         check_gold_coverage(path, seen, n, what)
     return gold
+
+
+def _warn_predicted_gold(path):
+    """One warning when the gold file ``path`` is links that ``align predict`` or ``align
+    unsupervised`` wrote (:func:`~alignment.data.formats.written_by`): a score against
+    them, or a model trained on them, was given as if they were gold, with no word."""
+    import warnings
+
+    from alignment.data.formats import WRITTEN_BY, written_by
+
+    command = written_by(path)
+    if command:
+        warnings.warn(f"{path}: these gold links are predictions written by '{command}' (the "
+                      f"file's extended attribute {WRITTEN_BY}): a score against them, or a "
+                      "model trained on them, measures agreement with that aligner, not "
+                      "accuracy")
 
 
 def _check_sure_links(path, gold, why):
@@ -131,6 +148,23 @@ def _check_one_side(sentences, path):
                           "target' file, not one side of the sentence pairs; give it as -i FILE "
                           "(align predict, align unsupervised) or split it into a source and a "
                           "target file")
+    for what, fits in _LINK_FILES:
+        lines = [i for i, s in enumerate(sentences, 1) if s and fits(s)]
+        if sentences and len(lines) >= 0.9 * len(sentences):
+            raise FormatError(path, None, f"{len(lines)} of {counted(len(sentences), 'line')} "
+                              f"hold {what} only (line {lines[0]}): a file of alignment links, "
+                              "not one side of the sentence pairs (a gold or predicted links "
+                              "file given for a file of sentences?)")
+
+
+_PHARAOH_LINK = re.compile(r"[0-9]{1,9}[-?p][0-9]{1,9}")
+_NAACL_LINE = re.compile(r"[0-9]{1,9} [0-9]{1,9} [0-9]{1,9}( [SP])?( [0-9.]+)?")
+#: the files of links that :func:`_check_one_side` refuses as a side of sentence pairs:
+#: Pharaoh lines (``0-0 1-2``, ``2?3``) and NAACL ones (``1 3 4 S``)
+_LINK_FILES = (("Pharaoh links ('i-j')",
+                lambda s: all(_PHARAOH_LINK.fullmatch(w) for w in s)),
+               ("a NAACL link ('sent src tgt [S|P]')",
+                lambda s: bool(_NAACL_LINE.fullmatch(" ".join(s)))))
 
 
 def _is_file(path):

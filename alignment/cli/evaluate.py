@@ -73,6 +73,14 @@ def aer(args):
             raise UserError(f"--sentences: {', '.join(map(str, bad))} out of range "
                             f"(there {'is' if len(pairs) == 1 else 'are'} "
                             f"{counted(len(pairs), 'sentence')})")
+    if not _warn_test_is_gold(args, test, gold):
+        _warn_possible_in_test(args, test)
+    if not any(t.sure for t in test):
+        import warnings
+
+        warnings.warn(f"{args.test}: no predicted link in its {counted(len(test), 'line')}: "
+                      "precision is undefined (printed as 100%), recall 0 (an aligner's run "
+                      "that failed, or the wrong file?)")
     score = score_alignments(test, gold)
     if pairs is None:
         _check_gold_orientation(args, test, gold, score)
@@ -87,6 +95,39 @@ def aer(args):
         save_alignment_grids(pairs, gold, test, [i - 1 for i in args.sentences], args.plot)
         _summary(f"alignment grids written to {args.plot}")
     return 0
+
+
+def _warn_possible_in_test(args, test):
+    """One warning when ``--test`` holds possible links ``i?j``: predictions have none, a
+    score counts only the sure ones, and gold given as ``--test`` (the two files
+    exchanged) was scored with its possible links left out, with no word."""
+    import warnings
+
+    possible = [i for i, t in enumerate(test, 1) if t.possible != t.sure]
+    if possible:
+        n = sum(len(test[i - 1].possible - test[i - 1].sure) for i in possible)
+        warnings.warn(f"{args.test}:{possible[0]}: --test holds {counted(n, 'possible link')} "
+                      "('i?j'), as gold does: the score counts only its sure links 'i-j' as "
+                      "predictions (are --gold and --test exchanged?)")
+
+
+def _warn_test_is_gold(args, test, gold):
+    """One warning when ``--test`` is the ``--gold`` file itself (any spelling of its path, a
+    hard link), or a file of the same links, sentence by sentence (a copy, the gold gzipped):
+    the gold given twice scored "AER 0.00%" with no word.  Returns whether it warned."""
+    import warnings
+
+    from structpred.cli import same_file
+
+    if same_file(args.test, args.gold):
+        how = f"--test is the gold file {args.gold} itself"
+    elif all(t.sure == g.sure and t.possible == g.possible for t, g in zip(test, gold)):
+        how = f"--test holds the links of the gold {args.gold}, sentence by sentence"
+    else:
+        return False
+    warnings.warn(f"{args.test}: {how}: the score is the gold's against itself (was the gold "
+                  "given as --test too, instead of the predictions?)")
+    return True
 
 
 #: without the sentences, a gold file read another way round than it was written is

@@ -22,7 +22,7 @@ def align_predict(args):
     """``structpred align predict``: streams, one Pharaoh line per sentence pair."""
     from alignment.predict.parallel import (CLUSTER_CHUNK, LOCAL_CHUNK, default_jobs,
                                             predict_stream, stdin_waiting)
-    from alignment.data.formats import format_pharaoh
+    from alignment.data.formats import format_pharaoh, mark_written_by
     from alignment.model import MatchingAligner
     from structpred import open_output
 
@@ -57,11 +57,7 @@ def align_predict(args):
         model.set_external(ext)
     elif specs:
         raise UserError(f"--external: {args.model} was trained without external alignments")
-    if model.aligners:
-        try:
-            model.aligner_links_.check()
-        except RuntimeError as exc:
-            raise UserError(f"{args.model}: {exc}") from None
+    _check_runs(args, model)
     if args.show_weights:
         for fname, value in model.top_features(args.show_weights):
             note(f"{value:+.4f}  {fname}")
@@ -95,11 +91,21 @@ def align_predict(args):
         bar.close()
         if n == 0:
             raise UserError(f"{name}: no sentences to align (the input is empty)")
+    mark_written_by(args.output, "structpred align predict")   # not gold (aer, align train)
     if to_stdout:
         _log(args, f"aligned {counted(n, 'sentence pair')}")
     else:
         _summary(f"aligned {counted(n, 'sentence pair')}; links written to {args.output}")
     return 0
+
+
+def _check_runs(args, model):
+    """The aligner runs whose links are the model's features are at hand (in its cache)."""
+    if model.aligners:
+        try:
+            model.aligner_links_.check()
+        except RuntimeError as exc:
+            raise UserError(f"{args.model}: {exc}") from None
 
 
 def _direction_checked(args, pairs, model):

@@ -20,7 +20,7 @@ from structpred.cli import UserError, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_held_out, check_output, check_stdin, options_given, refuse_options
 from structpred.cli import open_cluster, with_cluster
-from structpred.io import check_npz_kind, reading_in_bulk, release_notes
+from structpred.io import check_npz_kind, read_npz, reading_in_bulk, release_notes
 
 from .common import (SEGMENTED_SAMPLE, _bitext, _check_cache_path, _check_direction,
                      _check_case, _check_inputs, _check_segmented, _check_sure_links, _external,
@@ -205,6 +205,8 @@ def _check_paths(args, sources):
     for path, mod in ((args.stats, statistics), (args.interaction_stats, interactions)):
         if _is_file(path):   # a file of another kind: refused now, not after the work
             check_npz_kind(path, mod.FORMAT_NAME, mod._WHAT)
+        elif path and os.path.exists(path) and not os.path.isdir(path):
+            read_npz(path, mod._WHAT)   # a FIFO, a device: "need --bitext-src" named no cause
     if not have_bitext and not _is_file(args.stats):
         if args.stats and Path(args.stats).is_dir():
             raise UserError(f"--stats {args.stats} is a folder: the statistics are computed "
@@ -249,11 +251,40 @@ def _read_data(args, have_bitext, bayes=False):
         _check_sure_links(args.valid_gold, valid[1], "validation AER is undefined")
     external = None
     if args.external:
+        _check_external_is_not_gold(args.external, args.gold, "--external", "--gold")
+        _check_external_is_not_gold(args.valid_external, args.valid_gold, "--valid-external",
+                                    "--valid-gold")
         external = _external(args.external, all_pairs)
         if valid is not None:
             _external(args.valid_external, valid[0], into=external, option="--valid-external")
     bitext, lines = _read_bitext(args, bayes) if have_bitext else (None, None)
     return pairs, gold, valid, external, bitext, lines
+
+
+def _check_external_is_not_gold(specs, gold, option, gold_option):
+    """Refuse an ``--external`` (``--valid-external``) file that is the gold file of its
+    sentences, or holds its lines: the model learnt to copy that feature (validation AER
+    near 0), and new sentences have no gold to give it; it trained with exit status 0."""
+    from structpred import read_lines
+    from structpred.cli import same_file
+
+    if not specs or not gold or str(gold) == "-":
+        return
+    gold_lines = None
+    for name, path in _external_specs(specs, option).items():
+        if same_file(path, gold):
+            how = f"is the {gold_option} file"
+        else:   # a FIFO or standard input is read once, by its reader
+            if not (_is_file(path) and _is_file(gold)):
+                continue
+            if gold_lines is None:
+                gold_lines = [t for _, t in read_lines(gold)]
+            if [t for _, t in read_lines(path)] != gold_lines:
+                continue
+            how = f"holds the lines of the {gold_option} file {gold}"
+        raise UserError(f"{path}: {option} {name}={path} {how}: a model trained on it learns "
+                        "to copy the gold links, which new sentences do not have; give another "
+                        "aligner's links")
 
 
 def _read_bitext(args, bayes=False):

@@ -180,6 +180,7 @@ def align_unsupervised(args):
     """``structpred align unsupervised``."""
     from structpred import open_output
 
+    from alignment.data.formats import mark_written_by
     from alignment.aligners.unsupervised import UnsupervisedAligner, training_text
 
     _check_paths(args)
@@ -236,4 +237,5 @@ def align_unsupervised(args):
             out.write(_format(links, score, args.soft) + "\n")
             if args.output == "-" and i % 256 == 255:
                 out.flush()
+    mark_written_by(args.output, "structpred align unsupervised")
     return 0

@@ -29,7 +29,8 @@ import re
 from dataclasses import dataclass, field
 
 from structpred import FormatError, check_ordered, check_whole, open_output, read_lines
-from structpred.io import blank_tail_hint, check_token_lists, counted, split_tokens, word_text
+from structpred.io import (blank_tail_hint, check_sentence_pairs, check_token_lists, counted,
+                           split_tokens, word_text)
 
 __all__ = [
     "FormatError",
@@ -48,6 +49,9 @@ __all__ = [
     "check_gold_coverage",
     "check_index_base",
     "check_segmented",
+    "WRITTEN_BY",
+    "mark_written_by",
+    "written_by",
 ]
 
 
@@ -257,6 +261,11 @@ _GIZA_A3_REASON = ("a GIZA++ alignment file (A3.final: '# Sentence pair (N)' lin
                    "links: convert it to Pharaoh 'i-j' lines first")
 
 
+#: the hint of a line of links that holds words only
+_WORDS = ("this line holds words, not links: a file of sentences given for links "
+          "(--src/--tgt for --gold or --test?)")
+
+
 def _malformed_link(tok, text):
     """The reason for a malformed Pharaoh link ``tok`` on the line ``text``, with a hint
     when the line is a NAACL one (``sent src tgt [S|P] [p]``, read as Pharaoh)."""
@@ -265,6 +274,8 @@ def _malformed_link(tok, text):
              and (len(fields) < 4 or fields[3] in ("S", "P")))
     hint = (": this line looks like NAACL 'sent src tgt [S|P]' (read such files with "
             "--gold-format naacl)") if naacl else ""
+    if not naacl and fields and not any(c.isdigit() for c in text):
+        hint = ": " + _WORDS
     if _GIZA_A3.match(text):
         return _GIZA_A3_REASON
     if _LINK_LABEL.match(tok):
@@ -325,6 +336,27 @@ def _unsegmented_hint(side, tokens):
     return (f" (the {side} sentence is one 'word' of {len(tokens[0])} characters without "
             "spaces: split Chinese, Japanese or Thai text into words, separated by spaces, "
             "first)")
+
+
+#: a word with punctuation glued on (``complex,``, ``on:``, ``(see``): text not tokenised
+#: (a full stop counts at the end of the sentence only: ``Mr.``, ``etc.`` are tokens; an
+#: apostrophe never: French ``l'``, English ``'s`` are)
+_GLUED = re.compile(r"\w+[,;:!?)\]\"]+[.]?|[(\[\"]+\w+[^\w\s]*")
+_GLUED_LAST = re.compile(r"\w+[.,;:!?)\]\"]*[.,;:!?)\]\"]")
+
+
+def _glued_hint(side, tokens):
+    """A hint when the sentence ``tokens`` holds a word with punctuation glued on: the
+    text is not tokenised, and the gold counts the punctuation as a word of its own (it
+    was named "the gold of other sentences")."""
+    tokens = list(tokens or ())
+    glued = [w for w in tokens[:-1] if _GLUED.fullmatch(w)]
+    glued += [w for w in tokens[-1:] if _GLUED_LAST.fullmatch(w)]
+    if not glued:
+        return ""
+    return (f" (the {side} sentence holds {counted(len(glued), 'word')} with punctuation "
+            f"glued on, e.g. {glued[0]!r}: is the text untokenised? The gold counts "
+            "punctuation as words of their own)")
 
 
 #: (first letter, last letter, language, a word segmenter for it) of the scripts of
@@ -389,10 +421,13 @@ def _links_by_sentence(path, naacl):
     return out
 
 
-def _other_sentences_hint(path, pairs, naacl):
+def _other_sentences_hint(path, pairs, naacl, swapped=False, untokenised=False):
     """A hint when the links of many gold sentences fall outside their sentence pairs (a
     quarter or more of at least 3): the gold of other sentences (another file's), not a
-    typo on one line.  Empty otherwise."""
+    typo on one line, or (every link fitting with the sides exchanged) of these sentences
+    with --src and --tgt given the wrong way round (not asked again when the reason
+    already asks it: ``swapped``); none when the reason names untokenised text
+    (``untokenised``).  Empty otherwise."""
     try:
         by_sent = _links_by_sentence(path, naacl)
     except (FormatError, OSError):
@@ -400,8 +435,12 @@ def _other_sentences_hint(path, pairs, naacl):
     inside = [s for s in by_sent if 0 <= s < len(pairs)]
     outside = [s for s in inside if any(not (j < len(pairs[s][0]) and k < len(pairs[s][1]))
                                         for j, k in by_sent[s])]
-    if len(inside) < 3 or len(outside) < 0.25 * len(inside):
+    if len(inside) < 3 or len(outside) < 0.25 * len(inside) or untokenised:
         return ""
+    if all(k < len(pairs[s][0]) and j < len(pairs[s][1]) for s in inside for j, k in by_sent[s]):
+        return (f"; the links of {len(outside)} of its {len(inside)} sentences fall outside "
+                "them, and every link of the file fits its sentence pair with the sides "
+                "exchanged" + ("" if swapped else ": are --src and --tgt swapped?"))
     return (f"; the links of {len(outside)} of its {len(inside)} sentences fall outside them: "
             "is this the gold of other sentences (another --src/--tgt file)?")
 
@@ -409,14 +448,11 @@ def _other_sentences_hint(path, pairs, naacl):
 def _check_range(path, lineno, j, k, shape, base, line_links=(), pair=(None, None)):
     m, n = shape
     hint = _range_hint(j, k, shape, line_links) if base == 0 else ""
-    if not 0 <= j < m:
-        raise FormatError(_name(path), lineno,
-                          f"source position {j + base} out of range: the source sentence has "
-                          f"{m} words{hint or _unsegmented_hint('source', pair[0])}")
-    if not 0 <= k < n:
-        raise FormatError(_name(path), lineno,
-                          f"target position {k + base} out of range: the target sentence has "
-                          f"{n} words{hint or _unsegmented_hint('target', pair[1])}")
+    for side, pos, length, tokens in (("source", j, m, pair[0]), ("target", k, n, pair[1])):
+        if not 0 <= pos < length:
+            why = hint or _unsegmented_hint(side, tokens) or _glued_hint(side, tokens)
+            raise FormatError(_name(path), lineno, f"{side} position {pos + base} out of range: "
+                              f"the {side} sentence has {length} words{why}")
 
 
 def read_pharaoh(path, pairs=None):
@@ -436,8 +472,8 @@ def read_pharaoh(path, pairs=None):
     -------
     list of Alignment
     """
-    if pairs is not None and not hasattr(pairs, "__len__"):
-        pairs = list(pairs)   # a generator: "object of type 'generator' has no len()"
+    if pairs is not None:   # a generator: "object of type 'generator' has no len()", a
+        pairs = check_sentence_pairs(pairs)   # string "not enough values to unpack"
     out = []
     lineno = 0
     for lineno, text in read_lines(path):
@@ -461,7 +497,8 @@ def read_pharaoh(path, pairs=None):
                                  (src, tgt))
             except FormatError as exc:
                 raise FormatError(exc.path, exc.line, exc.reason + _other_sentences_hint(
-                    path, pairs, naacl=False)) from None
+                    path, pairs, naacl=False, swapped="swapped?" in exc.reason,
+                    untokenised="untokenised?" in exc.reason)) from None
         out.append(Alignment(frozenset(sure), frozenset(possible)))
     if pairs is not None and lineno < len(pairs):
         raise FormatError(_name(path), lineno + 1,
@@ -501,6 +538,43 @@ def write_pharaoh(alignments, path="-"):
             fh.write(format_pharaoh(a) + "\n")
 
 
+#: the extended attribute of the link files that ``align predict`` and ``align
+#: unsupervised`` write: the command that wrote them (Pharaoh text has no place for a
+#: mark that other tools would skip; the PNG masks of ``segment predict`` carry theirs in a
+#: text chunk).  Kept by ``mv``, lost by a plain ``cp``; not kept on every file system.
+WRITTEN_BY = "user.structpred.written_by"
+
+
+def mark_written_by(target, command):
+    """Record ``command`` (e.g. ``"structpred align predict"``) as the writer of the link
+    file ``target`` (a path; ``"-"``: standard output where it is a regular file) in its
+    extended attribute :data:`WRITTEN_BY`; nothing where the system keeps no such
+    attributes."""
+    import stat
+    import sys
+
+    if not hasattr(os, "setxattr"):
+        return
+    try:
+        if str(target) == "-":
+            target = sys.stdout.fileno()
+            if not stat.S_ISREG(os.fstat(target).st_mode):
+                return
+        os.setxattr(target, WRITTEN_BY, command.encode("utf-8"))
+    except (OSError, ValueError, AttributeError):   # no attributes there; a closed stdout
+        return
+
+
+def written_by(path):
+    """The command recorded by :func:`mark_written_by` for the file ``path``, or None."""
+    if not hasattr(os, "getxattr") or str(path) == "-":
+        return None
+    try:
+        return os.getxattr(path, WRITTEN_BY).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
 _INT = re.compile(r"^[+-]?[0-9]{1,9}$")
 
 
@@ -530,7 +604,7 @@ def read_naacl(path, pairs=None, n_sentences=None, seen=None):
         One per sentence; sentences without links get an empty Alignment.
     """
     if pairs is not None:
-        pairs = pairs if hasattr(pairs, "__len__") else list(pairs)   # a generator
+        pairs = check_sentence_pairs(pairs)   # a generator, a string, pairs of one side
         n_sentences = len(pairs)
     elif n_sentences is not None:   # "2" and 2.5 were TypeErrors, -1 and True counts
         check_whole("n_sentences", n_sentences, 0)
@@ -546,6 +620,8 @@ def read_naacl(path, pairs=None, n_sentences=None, seen=None):
                               "pharaoh)")
         if _GIZA_A3.match(text):
             raise FormatError(name, lineno, _GIZA_A3_REASON)
+        if not any(c.isdigit() for c in text):
+            raise FormatError(name, lineno, "expected 'sent src tgt [S|P] [p]': " + _WORDS)
         if not 3 <= len(fields) <= 5:
             raise FormatError(name, lineno, "expected 'sent src tgt [S|P] [p]'")
         try:
@@ -591,7 +667,7 @@ def read_naacl(path, pairs=None, n_sentences=None, seen=None):
                              pair=(src, tgt))
             except FormatError as exc:
                 raise FormatError(exc.path, exc.line, exc.reason + _other_sentences_hint(
-                    path, pairs, naacl=True)) from None
+                    path, pairs, naacl=True, untokenised="untokenised?" in exc.reason)) from None
         (sure if label == "S" else possible).setdefault(sent - 1, set()).add((j - 1, k - 1))
     if n_sentences is None:
         n_sentences = max([*sure, *possible], default=-1) + 1
