@@ -48,10 +48,10 @@ _EXCLUDED = ("n_jobs", "verbose")
 #: sweeps and the three samplers per direction as the aligner's defaults): 9 sweeps per
 #: sampler instead of 12, for the pipeline's time (issue 31, point 4). Chosen by the rule
 #: for a cheaper setting on the validation sentences of both pairs
-#: (``scripts/select_bayes_cost.py``; docs/results/alignment.md, "Sweeps and samplers"):
-#: no worse in a resolved way on either (worse in 41 % and 55 % of the resamples). Fewer
-#: samplers, and also fewer HMM sweeps and EM iterations, were worse on Czech's validation
-#: sentences (87 % and 91 % of the resamples)
+#: (``scripts/select_bayes_cost.py``; docs/results/alignment.md, "Sweeps and samplers per
+#: direction"): no sign of a loss on either (worse in 41 % and 55 % of the resamples). One
+#: sampler, and 1 + 2 + 4 sweeps after 3 EM iterations, were worse on Czech's validation
+#: sentences in 87 % and 91 % of the resamples; two samplers bought no pipeline time
 SOURCE_OPTIONS = {"ibm1_iterations": 1, "hmm_iterations": 3}
 
 
