@@ -30,7 +30,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from structpred import check_flag, check_n_jobs, check_ordered, check_whole, estimator_seed
-from structpred.io import counted, unwritable_token
+from structpred.io import counted, token_form, unwritable_token
 
 from .._runtime import log as _log
 
@@ -88,7 +88,8 @@ def pair_ids(gen, gen_off, ali, ali_off, n_gen, n_ali):
 
 class _Side:
     """Word ids of one side (``0`` is NULL; real words from ``1``) of the words as the
-    model sees them: lower-cased (``lowercase``) and cut to ``prefix`` characters (0: whole
+    model sees them: as a file's reader gives them (:func:`structpred.io.token_form`: a
+    variation selector inside a word removed, NFC), lower-cased (``lowercase``) and cut to ``prefix`` characters (0: whole
     words)."""
 
     def __init__(self, vocab=None, lowercase=True, prefix=0):
@@ -102,11 +103,12 @@ class _Side:
         if isinstance(sentences, (str, bytes)):
             raise TypeError(f"expected a list of {side} sentences, got a single string "
                             f"{sentences[:40]!r}")
-        voc, lower, prefix = self.vocab, self.lowercase, self.prefix
+        voc, lower, prefix, at = self.vocab, self.lowercase, self.prefix, [0]
 
         class _Ids(dict):       # word form -> id, filled on first sight, in token order
             def __missing__(self, w):
-                n = w.lower() if lower else w
+                n = token_form(w, f"{side} sentence {at[0]}")   # as a file's reader reads it
+                n = n.lower() if lower else n
                 if prefix > 0:
                     n = n[:prefix]
                 i = voc.get(n)
@@ -118,6 +120,7 @@ class _Side:
         ids, lookup = array("i"), _Ids().__getitem__
         off = np.zeros(len(sentences) + 1, dtype=np.int64)
         for n, s in enumerate(sentences):
+            at[0] = n
             toks = s.split() if isinstance(s, str) else _checked_tokens(s, side, n)
             ids.extend(map(lookup, toks))
             off[n + 1] = len(ids)
