@@ -169,7 +169,9 @@ class Vocabulary:
                 if bad is not doc:   # 1 and None were read as the words "1" and "none"
                     raise TypeError(f"document {i}: a token must be a string, got "
                                     f"{type(bad).__name__} {bad!r:.40}")
-                toks = [t.lower() for t in doc]
+                # as the tokenizer reads a text: NFKC, no invisible format characters
+                # (a variation selector inside a word was another word than in the text)
+                toks = [t for t in (tok.normalize(t).lower() for t in doc) if t]
                 if stop:
                     toks = [t for t in toks if t not in stop]
             else:
