@@ -202,24 +202,33 @@ def utf8_misread_reason(raw, encoding):
             f"{encoding} text, convert it: iconv -f {encoding} -t utf-8")
 
 
-def _cjk_reading(raw, encoding):
-    """True when ``raw`` decodes in ``encoding`` and every word beyond ASCII of that reading
-    is Chinese or Japanese characters (no ASCII letter beside them)."""
+#: the sets of common Chinese characters that :func:`cjk_encoding_hint` reads bytes in, for
+#: the encoding it suggests: GB2312 (the 6,763 characters of simplified Chinese, both bytes
+#: 0xA1-0xFE) within GB18030, and Big5's symbols and level 1 (lead bytes up to 0xC6); the
+#: rest of GB18030 reads almost any pair of bytes as a rare character (UTF-8 ``À𖠀`` too)
+_COMMON_CJK = (("gb18030", "gb2312", 0xF7), ("big5", "big5", 0xC6))
+
+
+def _cjk_reading(raw, codec, last_lead):
+    """True when ``raw`` decodes in ``codec``, every character beyond ASCII with a lead
+    byte up to ``last_lead``, and every word beyond ASCII of that reading is Chinese or
+    Japanese characters (no ASCII letter beside them)."""
     try:
-        text = raw.decode(encoding)
+        text = raw.decode(codec)
     except UnicodeDecodeError:
         return False
     words = [w for w in text.split() if not w.isascii()]
     return bool(words) and all(
         not any(c.isascii() and c.isalpha() for c in w)
-        and all(_script(c) == "CJK" for c in w if not c.isascii()) for w in words)
+        and all(_script(c) == "CJK" and c.encode(codec)[0] <= last_lead
+                for c in w if not c.isascii()) for w in words)
 
 
 def cjk_encoding_hint(raw):
     """The hint for bytes ``raw`` (a line) that are not UTF-8 text, or UTF-8 of words no
-    text holds, when they read as Chinese in GB18030 or Big5: give ``--encoding``; else
-    ``""``."""
-    names = [e for e in ("gb18030", "big5") if _cjk_reading(raw, e)]
+    text holds, when they read as common Chinese characters in GB18030 or Big5
+    (:data:`_COMMON_CJK`): give ``--encoding``; else ``""``."""
+    names = [e for e, codec, last in _COMMON_CJK if _cjk_reading(raw, codec, last)]
     if not names:
         return ""
     which = " or ".join(f"--encoding {e}" for e in names)
@@ -229,18 +238,17 @@ def cjk_encoding_hint(raw):
 
 def implausible_utf8_reason(raw, text):
     """For a line ``raw`` beyond ASCII read as UTF-8 (``text``) without an error: a reason
-    to refuse it when a word of it is one no text holds (:func:`_plausible_word`: GB18030
-    or Big5 valid as UTF-8 by chance, ``石专`` as ``ʯר``) and the bytes read as Chinese in
-    one of those (:func:`cjk_encoding_hint`), else None: such a file was read, silently,
-    as those letters."""
-    if all(_plausible_word(w) for w in text.split() if not w.isascii()):
+    to refuse it when half its words beyond ASCII or more are words no text holds
+    (:func:`_plausible_word`: GB18030 or Big5 valid as UTF-8 by chance, ``石专`` as
+    ``ʯר``) and the bytes read as common Chinese in one of those
+    (:func:`cjk_encoding_hint`), else None: such a file was read, silently, as those
+    letters."""
+    words = [w for w in text.split() if not w.isascii()]
+    odd = [w for w in words if not _plausible_word(w)]
+    if 2 * len(odd) < len(words) or not (hint := cjk_encoding_hint(raw)):
         return None
-    hint = cjk_encoding_hint(raw)
-    if not hint:
-        return None
-    word = next(w for w in text.split() if not w.isascii() and not _plausible_word(w))[:20]
     return (f"not UTF-8 text? read as UTF-8, its bytes are words that no text holds "
-            f"({word!r}: letters of several scripts){hint}")
+            f"({odd[0][:20]!r}: letters of several scripts){hint}")
 
 
 def bad_bytes_reason(raw, exc, encoding, at="column"):
