@@ -7,9 +7,11 @@ kept), so the same text gave other results through the API:
 
 - ``BayesianAligner.fit``/``align`` (token lists or strings), ``UnsupervisedAligner.fit``,
   ``predict`` and ``posteriors``, and every estimator whose pairs pass
-  :func:`structpred.io.check_sentence_pairs` (``MatchingAligner``): ``chat`` with a
-  variation selector was another word than ``chat``;
+  :func:`structpred.io.check_sentence_pairs` (``MatchingAligner``), and
+  ``AlignmentStatistics.from_sentences``, whose tables those pairs are looked up in:
+  ``chat`` with a variation selector was another word than ``chat``;
 - ``topics.Vocabulary`` given token lists (a text was read so already);
+- (the tagger's features were in word form already: kept so by a test)
 - a token of invisible characters only (a right-to-left mark alone), which a file's
   reader refuses, was a word through the API (aligners) or a column of a tagger's token:
   a ``ValueError`` naming it now.
@@ -81,6 +83,19 @@ def test_checked_sentence_pairs_are_in_word_form(mark, at, as_tuple):
     got = check_sentence_pairs(pairs)
     assert [list(map(list, p)) for p in got] == [[s, t] for s, t in zip(SRC, TGT)]
     assert all(type(g) is type(p) for g, p in zip(got, pairs))
+
+
+@SETTINGS
+@given(mark=IGNORABLE, at=st.integers(1, 3))
+def test_alignment_statistics_read_words_as_the_pairs_are(mark, at):
+    """The tables of ``from_sentences`` are looked up with the pairs an aligner checked
+    (in word form): their words must be in word form too."""
+    from alignment.stats.statistics import AlignmentStatistics
+
+    kw = {"verbose": False, "n_iter_model1": 1, "n_iter_model2": 1, "n_jobs": 1}
+    a = AlignmentStatistics.from_sentences(_marked(SRC, mark, at), TGT, **kw)
+    b = AlignmentStatistics.from_sentences(SRC, TGT, **kw)
+    assert a.src_vocab.itos == b.src_vocab.itos
 
 
 @SETTINGS
