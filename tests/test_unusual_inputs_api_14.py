@@ -177,3 +177,16 @@ def test_token_form_is_word_form_or_a_refusal(word):
                    or 0xE0100 <= ord(c) <= 0xE01EF for c in word)
     else:
         assert got == word_form(word) and got
+
+
+# --------------------------------------------- class: a token list's token of two words
+@SETTINGS
+@given(space=st.sampled_from([" ", "\t", "\u00a0", "\u3000", "\n"]),
+       ngrams=st.sampled_from([(1, 1), (1, 2)]))
+def test_a_vocabulary_token_holding_white_space_is_refused(space, ngrams):
+    """``"big cat"`` as one token was the bigram of ``big`` and ``cat`` (with n-grams, the
+    same term; without, a term no text gives)."""
+    from topics import Vocabulary
+
+    with pytest.raises(ValueError, match=r"document 1: the token 'big.{1,2}cat' holds white space"):
+        Vocabulary(ngram_range=ngrams).fit([["a", "cat"], ["big" + space + "cat"]])
