@@ -183,16 +183,43 @@ def test_single_byte_outcome_is_the_files(tmp_path_factory, lines, encoding, gz)
         assert "drop --encoding" not in str(exc.value)
 
 
-def test_tag_predict_names_the_mix_in_one_line(tmp_path, capsys):
+@pytest.fixture(scope="module")
+def tagger(tmp_path_factory):
+    """A tagger of one column (the word), trained on six sentences."""
     from sequence.model import SequenceTagger
 
     sents = [[("le", "DT"), ("chat", "NN")], [("un", "DT"), ("chien", "NN")]] * 3
     model = SequenceTagger(n_iter=2, min_count=1).fit([[t[:1] for t in s] for s in sents],
-                                            [[t[1] for t in s] for s in sents])
-    model.save(tmp_path / "m.npz")
+                                                      [[t[1] for t in s] for s in sents])
+    path = tmp_path_factory.mktemp("tagger") / "m.npz"
+    model.save(path)
+    return path
+
+
+def test_tag_predict_names_the_mix_in_one_line(tagger, tmp_path, capsys):
     data = _w(tmp_path / "in.txt", "café\nle\n\nMÃ©xico\n\n".encode("latin-1"))
     out = tmp_path / "out.txt"
-    rc, _, err = run_cli(["tag", "predict", "-m", str(tmp_path / "m.npz"), "-i", str(data),
+    rc, _, err = run_cli(["tag", "predict", "-m", str(tagger), "-i", str(data),
                           "-o", str(out), "--encoding", "latin-1"], capsys)
     assert one_line_error(rc, err, "in.txt:4", "mixes UTF-8 and", "line 1"), err
     assert not out.exists()
+
+
+# ------------------------------- class: UTF-8 whose only character beyond ASCII is a space
+@pytest.mark.parametrize("encoding", ["latin-1", "cp1252", "gb18030", "big5"])
+@pytest.mark.parametrize("space", ["\u00a0", "\u202f", "\u2009"])
+def test_utf8_with_only_a_no_break_space_beyond_ascii_is_named(encoding, space, tagger,
+                                                               tmp_path, capsys):
+    """``le<NBSP>chat`` in UTF-8 given a single-byte ``--encoding`` was a ``StopIteration``
+    traceback (the word beyond ASCII was looked for among words split on every space)."""
+    path = _w(tmp_path / "f.txt", f"le{space}chat\n\n")
+    try:
+        space.encode("utf-8").decode(encoding)
+    except UnicodeDecodeError:
+        pytest.skip("not valid in this encoding: refused as such")
+    with pytest.raises(FormatError, match=re.escape("f.txt:1: this ") + "(line is|file looks "
+                       "like) UTF-8 text"):
+        list(read_lines(path, encoding))
+    rc, _, err = run_cli(["tag", "predict", "-m", str(tagger), "-i", str(path),
+                          "--encoding", encoding], capsys)
+    assert one_line_error(rc, err, "f.txt:1", "UTF-8 text"), err

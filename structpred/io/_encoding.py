@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
 
 __all__ = ["check_encoding", "input_encoding", "given_encoding", "utf8_misread_reason",
            "bad_bytes_reason", "cjk_encoding_hint", "implausible_utf8_reason"]
@@ -97,8 +98,7 @@ def _impossible_word(word):
     combining mark that starts it: what some bytes of GB18030, Big5 or EUC-KR that are
     valid UTF-8 by chance read as (``同`` and ``之一`` in GB18030 are, in UTF-8, a combining
     mark alone, U+036C, and a Hebrew accent before a Cyrillic letter). Other such words
-    (``去`` in GB18030 is ``ȥ``) are letters, and still refused: a word or two of them is
-    not told from UTF-8. Mixed scripts and odd case are not taken as a sign: real text has
+    (``去`` in GB18030 is ``ȥ``) are letters: :func:`utf8_evidence` weighs them. Mixed scripts and odd case are not taken as a sign: real text has
     them (``Москвa`` with a Latin ``a``), and reading it in the wrong encoding is silent."""
     import unicodedata
 
@@ -170,7 +170,7 @@ def utf8_evidence(text, encoding):
         return False
     if not multi_byte(encoding):
         return True
-    for word in text.split():
+    for word in re.split("[ \t\n]+", text):   # "le\xa0chat": one word, with ASCII letters
         if word.isascii() or not _plausible_word(word):
             continue
         wide = [c for c in word if not c.isascii()]
@@ -195,7 +195,7 @@ def utf8_misread_reason(raw, encoding):
         return None
     if not utf8_evidence(text, encoding):
         return None
-    word = next((w for w in text.split() if not w.isascii()), text.strip())[:20]
+    word = _wide_word(text)
     return (f"this file looks like UTF-8 text, not {encoding} ({word!r} reads as "
             f"{word.encode('utf-8').decode(encoding, errors='replace')!r} in {encoding}): "
             "give --encoding utf-8 or none (UTF-8 is the default); if it is "
@@ -253,9 +253,8 @@ def implausible_utf8_reason(raw, text):
 
 def bad_bytes_reason(raw, exc, encoding, at="column"):
     """The refusal of the line ``raw`` (``at="offset"``: a whole file) that ``encoding``
-    cannot decode (``exc``), with the
-    hint of the encoding it may be in: Chinese in GB18030 or Big5, Latin-1, Windows-1252;
-    UTF-8 text when another encoding was given."""
+    cannot decode (``exc``), with the hint of the encoding it may be in: Chinese in GB18030
+    or Big5, Latin-1, Windows-1252; UTF-8 text when another encoding was given."""
     byte = raw[exc.start]
     if encoding == "utf-8":
         hint = cjk_encoding_hint(raw) + _other_encoding_hint(byte)   # Latin-1 reads all
@@ -298,15 +297,23 @@ def _utf8_line(raw, encoding):
         return False
 
 
+def _wide_word(text):
+    """The first word of ``text`` beyond ASCII, split on ASCII spaces and tabs only: a
+    no-break space is beyond ASCII (split on it, a line whose only such character it was
+    had none, and the refusal was a ``StopIteration`` traceback)."""
+    return next((w for w in re.split("[ \t\n]+", text) if not w.isascii()), text)[:20]
+
+
 def _utf8_line_reason(raw, encoding):
     """The refusal of the line ``raw``, UTF-8 text read in a single-byte ``encoding``."""
-    word = next(w for w in raw.decode("utf-8").split() if not w.isascii())[:20]
+    word = _wide_word(raw.decode("utf-8"))
     return (f"this line is UTF-8 text ({word!r} reads as "
             f"{word.encode('utf-8').decode(encoding, errors='replace')!r} in {encoding}): "
             "drop --encoding: the default reads UTF-8")
 
 
-def _mixed(utf8_line, other_line, encoding):
+def _mixed(other_line, encoding):
+    """The refusal of a line of UTF-8 text in a file whose line ``other_line`` is not."""
     return (f"this line is UTF-8 text, but line {other_line} is not: the file mixes UTF-8 "
             f"and {encoding}; convert the lines in {encoding} (iconv -f {encoding} -t utf-8) "
             "or the UTF-8 ones, so that the file is in one encoding")
@@ -353,7 +360,7 @@ def utf8_held_back(lines, encoding):
 
     for lineno, raw in itertools.chain(held, lines):
         if first_other is not None and _utf8_line(raw, encoding):
-            raise LineRefused(lineno, _mixed(lineno, first_other, encoding))
+            raise LineRefused(lineno, _mixed(first_other, encoding))
         if first_other is None and not raw.isascii() and not _utf8_line(raw, encoding):
             first_other = lineno
         yield lineno, raw
