@@ -8,7 +8,8 @@ kept), so the same text gave other results through the API:
 - ``BayesianAligner.fit``/``align`` (token lists or strings), ``UnsupervisedAligner.fit``,
   ``predict`` and ``posteriors``, and every estimator whose pairs pass
   :func:`structpred.io.check_sentence_pairs` (``MatchingAligner``), and
-  ``AlignmentStatistics.from_sentences``, whose tables those pairs are looked up in:
+  ``AlignmentStatistics.from_sentences``, whose tables those pairs are looked up in, and
+  the sides given to eflomal and fast_align as token lists or strings:
   ``chat`` with a variation selector was another word than ``chat``;
 - ``topics.Vocabulary`` given token lists (a text was read so already);
 - (the tagger's features were in word form already: kept so by a test)
@@ -96,6 +97,20 @@ def test_alignment_statistics_read_words_as_the_pairs_are(mark, at):
     a = AlignmentStatistics.from_sentences(_marked(SRC, mark, at), TGT, **kw)
     b = AlignmentStatistics.from_sentences(SRC, TGT, **kw)
     assert a.src_vocab.itos == b.src_vocab.itos
+
+
+@SETTINGS
+@given(mark=IGNORABLE, at=st.integers(1, 3), as_strings=st.booleans())
+def test_external_aligners_get_the_lines_a_file_gives(tmp_path_factory, mark, at, as_strings):
+    """eflomal and fast_align (``align_new``, ``align_with_priors``, ``link_sets``) read
+    the lines of a side given as token lists or strings (``_as_lines``) as of a file."""
+    from alignment.aligners.runs import _as_lines
+
+    marked = _marked(SRC, mark, at)
+    path = tmp_path_factory.mktemp("side") / "src.txt"
+    path.write_text("".join(" ".join(s) + "\n" for s in marked), encoding="utf-8")
+    side = [" ".join(s) for s in marked] if as_strings else marked
+    assert _as_lines(side) == _as_lines(str(path)) == [" ".join(s) for s in SRC]
 
 
 @SETTINGS

@@ -143,7 +143,7 @@ def _invisible(c):
     return unicodedata.category(c) == "Cf" or _SELECTOR.match(c) is not None
 
 
-def token_form(token, where="token"):
+def token_form(token, where=None):
     """A token given to the Python API (``where`` names it: ``"source sentence 3"``) as the
     command line reads the same word from a file: :func:`word_form` (a variation selector
     or a right-to-left mark inside it removed, NFC; the zero-width joiner kept), or
@@ -155,7 +155,8 @@ def token_form(token, where="token"):
     if all(map(_invisible, token)):
         import unicodedata
 
-        raise ValueError(f"{where}: token {token!r} is made of invisible characters only "
+        raise ValueError(f"{where + ': ' if where else ''}token {token!r} is made of "
+                         "invisible characters only "
                          f"({unicodedata.name(token[0], 'a format character').lower()}): it "
                          "would count as a word (remove it, or join it to its word)")
     return word_form(token)
