@@ -223,3 +223,18 @@ def test_utf8_with_only_a_no_break_space_beyond_ascii_is_named(encoding, space, 
     rc, _, err = run_cli(["tag", "predict", "-m", str(tagger), "-i", str(path),
                           "--encoding", encoding], capsys)
     assert one_line_error(rc, err, "f.txt:1", "UTF-8 text"), err
+
+
+def test_a_topics_document_mixing_latin1_and_utf8_is_refused(tmp_path, capsys):
+    """A document file of a folder is decided whole, as a file of lines is: it was read as
+    Latin-1, its UTF-8 line as ``MÃ©xico``."""
+    for label, texts in (("a", ["café noir\nMÃ©xico city\n", "the cat\n"]),
+                         ("b", ["dogs run\n", "big dogs\n"])):
+        (tmp_path / "docs" / label).mkdir(parents=True)
+        for i, text in enumerate(texts):
+            _w(tmp_path / "docs" / label / f"{i}.txt", text.encode("latin-1"))
+    rc, _, err = run_cli(["topics", "train", "--data", str(tmp_path / "docs"), "-o",
+                          str(tmp_path / "m.npz"), "--model", "svm", "-q", "--encoding",
+                          "latin-1"], capsys)
+    assert one_line_error(rc, err, "0.txt: line 2: this line is UTF-8 text, but line 1 "
+                          "is not"), err

@@ -191,7 +191,12 @@ def utf8_misread_reason(raw, encoding):
         return None
     try:
         text = raw.decode("utf-8")
-    except UnicodeDecodeError:
+    except UnicodeDecodeError:   # a whole file (a topics document): a line of UTF-8 text in it?
+        try:
+            for _ in utf8_held_back(enumerate(raw.split(b"\n"), start=1), encoding):
+                pass
+        except LineRefused as exc:   # a single-byte encoding's mix of the two
+            return f"line {exc.args[0]}: {exc.args[1]}"
         return None
     if not utf8_evidence(text, encoding):
         return None
