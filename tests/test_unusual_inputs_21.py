@@ -238,3 +238,30 @@ def test_a_topics_document_mixing_latin1_and_utf8_is_refused(tmp_path, capsys):
                           "latin-1"], capsys)
     assert one_line_error(rc, err, "0.txt: line 2: this line is UTF-8 text, but line 1 "
                           "is not"), err
+
+
+# ------------------------------------- class: UTF-16 without a byte-order mark, beyond Latin-1
+@SETTINGS
+@given(text=st.lists(st.text(st.sampled_from(HANZI["gb18030"] + "ab"), min_size=1,
+                             max_size=6), min_size=2, max_size=4).map(" ".join),
+       order=st.sampled_from(["LE", "BE"]), command=st.sampled_from(["tag", "topics"]))
+def test_utf16_of_chinese_without_a_mark_is_named(tmp_path_factory, text, order, command):
+    """Chinese characters have no NUL byte in UTF-16: such a file was "binary data (it
+    holds NUL bytes)" (ASCII alone was named UTF-16 already)."""
+    import io
+    from contextlib import redirect_stderr
+
+    from structpred.cli import main
+
+    d = tmp_path_factory.mktemp("u16")
+    line = f"a\t{text}\n" if command == "topics" else f"{text.split()[0]} N\n"
+    path = _w(d / ("f.tsv" if command == "topics" else "f.txt"),
+              (line * 4).encode(f"utf-16-{order.lower()}"))
+    argv = (["topics", "train", "--data", str(path), "-o", str(d / "m.npz")]
+            if command == "topics" else ["tag", "train", "--data", str(path), "-o",
+                                         str(d / "m.npz")])
+    err = io.StringIO()
+    with redirect_stderr(err):
+        rc = main(argv)
+    assert one_line_error(rc, err.getvalue(), path.name, "UTF-16 encoded, without a "
+                          f"byte-order mark", f"iconv -f UTF-16{order}"), err.getvalue()
