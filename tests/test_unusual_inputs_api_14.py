@@ -205,3 +205,22 @@ def test_a_vocabulary_token_holding_white_space_is_refused(space, ngrams):
 
     with pytest.raises(ValueError, match=r"document 1: the token 'big.{1,2}cat' holds white space"):
         Vocabulary(ngram_range=ngrams).fit([["a", "cat"], ["big" + space + "cat"]])
+
+
+# ------------------------------------------------------ class: counts that are all zero
+@SETTINGS
+@given(model=st.sampled_from(["SdemNaiveBayes", "NBSVM", "SdemLDAClassifier"]),
+       dense=st.booleans(), n_docs=st.integers(2, 6))
+def test_counts_of_no_word_are_refused(model, dense, n_docs):
+    """Documents none of whose words is in the vocabulary: the naive Bayes and NBSVM models
+    were fitted to their prior and predicted one class for everything (the topic models
+    refused such counts)."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    import topics
+
+    X = np.zeros((n_docs, 5), dtype=np.int64)
+    y = ["a", "b"] * (n_docs // 2) + ["a"] * (n_docs % 2)
+    with pytest.raises(ValueError, match="the corpus has no tokens"):
+        getattr(topics, model)().fit(X if dense else sp.csr_matrix(X), y)
