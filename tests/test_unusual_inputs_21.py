@@ -91,8 +91,12 @@ def test_chinese_valid_as_utf8_of_no_text_is_refused_suggesting_the_encoding(tmp
         list(read_lines(data))
     rc, _, err = run_cli(["topics", "train", "--data", str(data), "-o", str(tmp_path / "m.npz")],
                          capsys)
-    assert one_line_error(rc, err, "d.tsv:1", "--encoding gb18030"), err
+    assert one_line_error(rc, err, "d.tsv:1", "--encoding gb18030",
+                          "if it is UTF-8, give --encoding utf-8"), err
     assert not (tmp_path / "m.npz").exists()
+    # the way out: UTF-8 given is read as such
+    assert [t for _, t in read_lines(data, "utf-8")] == [
+        f"{k}\t{w.encode('gb18030').decode('utf-8')}" for k, w in (("a", "石头"), ("b", "专写"))]
 
 
 @pytest.mark.parametrize("enc", sorted(HANZI))

@@ -253,7 +253,8 @@ def implausible_utf8_reason(raw, text):
     if 2 * len(odd) < len(words) or not (hint := cjk_encoding_hint(raw)):
         return None
     return (f"not UTF-8 text? read as UTF-8, its bytes are words that no text holds "
-            f"({odd[0][:20]!r}: letters of several scripts){hint}")
+            f"({odd[0][:20]!r}: letters of several scripts){hint}; if it is UTF-8, give "
+            "--encoding utf-8")
 
 
 def bad_bytes_reason(raw, exc, encoding, at="column"):

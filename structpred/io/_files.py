@@ -352,12 +352,15 @@ def read_lines(path, encoding=None, max_line=None):
     FormatError
         On bytes that are not valid in the encoding, a NUL byte, a carriage return inside a
         line, a line longer than ``max_line``, text in UTF-8 read in another encoding
-        beyond ASCII, or a corrupt or truncated gzip stream.
+        beyond ASCII (a file's outcome, not a line's: ``utf8_held_back``), Chinese in
+        GB18030 valid as UTF-8 by chance (``implausible_utf8_reason``), or a corrupt or
+        truncated gzip stream.
     """
     name = path if isinstance(path, str) else _fspath(path)
+    guessed = encoding is None and _ENCODING["given"] is None   # UTF-8 by default
     encoding = _ENCODING["name"] if encoding is None else check_encoding(encoding)
     utf8 = encoding == "utf-8"
-    where, checked = [0], 0
+    where, checked = [0], 0 if guessed else 3
     with _open_binary(path) as fh:
         try:
             lines = _stripped_lines(fh, name, utf8, where,
