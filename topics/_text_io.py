@@ -812,7 +812,7 @@ def _add_file(f, label, docs):
                                                              "offset")) from None
         text = raw.decode("latin-1")
     else:
-        if not given and (why := implausible_utf8_reason(raw, text)):
+        if not given and (why := implausible_utf8_reason(raw)):
             raise FormatError(str(f), None, why)   # GB18030 valid UTF-8 by chance
     _check_text(text, str(f), None, "")
     docs.texts.append(text)

@@ -89,8 +89,8 @@ def pair_ids(gen, gen_off, ali, ali_off, n_gen, n_ali):
 class _Side:
     """Word ids of one side (``0`` is NULL; real words from ``1``) of the words as the
     model sees them: as a file's reader gives them (:func:`structpred.io.token_form`: a
-    variation selector inside a word removed, NFC), lower-cased (``lowercase``) and cut to ``prefix`` characters (0: whole
-    words)."""
+    variation selector inside a word removed, NFC), lower-cased (``lowercase``) and cut to
+    ``prefix`` characters (0: whole words)."""
 
     def __init__(self, vocab=None, lowercase=True, prefix=0):
         self.vocab = dict(vocab or {})

@@ -241,20 +241,24 @@ def cjk_encoding_hint(raw):
             f"give {which}, or convert it: iconv -f {names[0]} -t utf-8)")
 
 
-def implausible_utf8_reason(raw, text):
-    """For a line ``raw`` beyond ASCII read as UTF-8 (``text``) without an error: a reason
-    to refuse it when half its words beyond ASCII or more are words no text holds
+def implausible_utf8_reason(raw):
+    """For bytes ``raw`` beyond ASCII that are valid UTF-8 (a line, or a whole file: its
+    first three lines beyond ASCII, the first 50 words of each): a reason to refuse them
+    when half the words beyond ASCII of a line or more are words no text holds
     (:func:`_plausible_word`: GB18030 or Big5 valid as UTF-8 by chance, ``石专`` as
-    ``ʯר``) and the bytes read as common Chinese in one of those
+    ``ʯר``) and the line reads as common Chinese in one of those
     (:func:`cjk_encoding_hint`), else None: such a file was read, silently, as those
     letters."""
-    words = [w for w in text.split() if not w.isascii()]
-    odd = [w for w in words if not _plausible_word(w)]
-    if 2 * len(odd) < len(words) or not (hint := cjk_encoding_hint(raw)):
-        return None
-    return (f"not UTF-8 text? read as UTF-8, its bytes are words that no text holds "
-            f"({odd[0][:20]!r}: letters of several scripts){hint}; if it is UTF-8, give "
-            "--encoding utf-8")
+    import itertools
+
+    for line in itertools.islice((x for x in raw.split(b"\n") if not x.isascii()), 3):
+        words = [w for w in line.decode("utf-8").split() if not w.isascii()][:50]
+        odd = [w for w in words if not _plausible_word(w)]
+        if odd and 2 * len(odd) >= len(words) and (hint := cjk_encoding_hint(line)):
+            return (f"not UTF-8 text? read as UTF-8, its bytes are words that no text holds "
+                    f"({odd[0][:20]!r}: letters of several scripts){hint}; if it is UTF-8, "
+                    "give --encoding utf-8")
+    return None
 
 
 def bad_bytes_reason(raw, exc, encoding, at="column"):

@@ -374,7 +374,7 @@ def read_lines(path, encoding=None, max_line=None):
                     raise FormatError(name, lineno, bad_bytes_reason(raw, exc, encoding)) from None
                 if utf8 and checked < 3 and not raw.isascii():   # GB18030 valid UTF-8 by chance
                     checked += 1
-                    if why := implausible_utf8_reason(raw, text):
+                    if why := implausible_utf8_reason(raw):
                         raise FormatError(name, lineno, why)
                 if "\x00" in text or "\r" in text:
                     _refuse_control(name, lineno, text)

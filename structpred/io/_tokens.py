@@ -118,10 +118,10 @@ def check_sentence_pairs(pairs, what="sentence pair", max_words=None):
                 raise ValueError(f"{what} {i}: the {side} side has {len(tokens):,} words; "
                                  f"at most {max_words:,} are aligned (the time grows with "
                                  "the cube of the length)")
-    return word_form_pairs(pairs, what)
+    return _word_form_pairs(pairs, what)
 
 
-def word_form_pairs(pairs, what="sentence pair"):
+def _word_form_pairs(pairs, what="sentence pair"):
     """``pairs`` (checked) with every token beyond ASCII as the command line reads it from
     a file (:func:`~structpred.io.token_form`, each distinct token once): a variation
     selector or a right-to-left mark inside a word was another word through the API."""
