@@ -224,3 +224,23 @@ def test_counts_of_no_word_are_refused(model, dense, n_docs):
     y = ["a", "b"] * (n_docs // 2) + ["a"] * (n_docs % 2)
     with pytest.raises(ValueError, match="the corpus has no tokens"):
         getattr(topics, model)().fit(X if dense else sp.csr_matrix(X), y)
+
+
+# ------------------------------------- class: sentences given as strings, other white space
+@SETTINGS
+@given(space=st.sampled_from(["\u00a0", "\u2009", "\u3000", "\n", "\x0b", "\u2028"]),
+       which=st.integers(0, 3))
+def test_string_sentences_split_as_a_file_line(space, which):
+    """``"le\\xa0chat"`` was two words through the API (``str.split``) and a refusal in a
+    file (tokens are separated by ASCII spaces and tabs only)."""
+    from alignment.aligners.bayes import BayesianAligner
+    from alignment.aligners.runs import _as_lines
+
+    src = [" ".join(s) for s in SRC]
+    src[which] = src[which].replace(" ", space, 1)
+    with pytest.raises(ValueError, match=rf"source sentence {which}: .*U\+{ord(space):04X}"):
+        BayesianAligner(random_state=0).fit(src, TGT)
+    with pytest.raises(ValueError, match=rf"sentence {which}: .*U\+{ord(space):04X}"):
+        _as_lines(src)
+    tabs = [s.replace(" ", "\t") for s in (" ".join(x) for x in SRC)]   # tabs split, as in a file
+    assert _as_lines(tabs) == [" ".join(s) for s in SRC]

@@ -30,7 +30,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from structpred import check_flag, check_n_jobs, check_ordered, check_whole, estimator_seed
-from structpred.io import counted, token_form, unwritable_token
+from structpred.io import counted, split_tokens, token_form, unwritable_token
 
 from .._runtime import log as _log
 
@@ -121,7 +121,10 @@ class _Side:
         off = np.zeros(len(sentences) + 1, dtype=np.int64)
         for n, s in enumerate(sentences):
             at[0] = n
-            toks = s.split() if isinstance(s, str) else _checked_tokens(s, side, n)
+            # a string is split as a file's line is (ASCII spaces and tabs; a no-break
+            # space or a line break inside it was a split too, and is refused in a file)
+            toks = (split_tokens(s, f"{side} sentence {n}") if isinstance(s, str)
+                    else _checked_tokens(s, side, n))
             ids.extend(map(lookup, toks))
             off[n + 1] = len(ids)
         return np.frombuffer(ids, dtype=np.int32).copy() if len(ids) else \

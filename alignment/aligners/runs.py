@@ -262,8 +262,8 @@ def _as_lines(side):
         return [" ".join(split_tokens(word_text(text, name, n), name, n))
                 for n, text in read_lines(side)]
     out = []
-    for s in side:
-        words = s.split() if isinstance(s, str) else s
+    for i, s in enumerate(side):
+        words = split_tokens(s, f"sentence {i}") if isinstance(s, str) else s
         line = " ".join(words)
         # as a file's reader gives them (a variation selector inside a word removed)
         out.append(line if line.isascii() else " ".join(map(token_form, words)))
