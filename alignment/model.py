@@ -593,10 +593,12 @@ class MatchingAligner(BaseEstimator):
         return self
 
     def predict_matrix(self, src, tgt, decoder=None):
-        """The predicted 0/1 ``(m, n)`` link matrix of one sentence pair."""
+        """The predicted 0/1 ``(m, n)`` link matrix of one sentence pair (its words as a
+        file's reader gives them, :func:`structpred.io.check_sentence_pairs`)."""
         self._check_fitted()
         if self.use_external and getattr(self, "external_", None) is None:
             raise RuntimeError("this model uses external alignments: call set_external() first")
+        ((src, tgt),) = check_sentence_pairs([(src, tgt)], max_words=MAX_WORDS)
         F, pairs, _ = self._structure(src, tgt)
         return self._decode(F, pairs, (len(src), len(tgt)), self.coef_, decoder)
 

@@ -22,7 +22,7 @@ from structpred.selection import unwrap_eval_set
 from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
                         dual_extragradient_streaming, operator_norm)
 from structpred.io import (FormatError, check_token_lists, counted, load_npz, note, save_npz,
-                          unwritable_token)
+                          token_form, unwritable_token)
 
 from .evaluate import (check_scheme, check_valid_scheme, is_iob, label_kind_error, score_from_stats,
                        sentence_stats, sentence_texts)
@@ -98,6 +98,8 @@ def _refuse_unwritable(columns, where):
     if bad is not None:
         raise ValueError(f"{where} {bad!r:.40} is empty or holds white space (a column file "
                          "could not hold it)")
+    for c in columns:   # a column of invisible characters only, which a file's reader refuses
+        token_form(c, where)
 
 
 class SequenceTagger(BaseEstimator):

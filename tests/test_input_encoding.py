@@ -24,8 +24,12 @@ WORD = st.text(st.one_of(LATIN, st.sampled_from("abcxyz")), min_size=1, max_size
 
 
 def _utf8_beyond_ascii(raw):
+    """UTF-8 text beyond ASCII: a reading of words that text holds (sweep 21: ``Ì£``, a
+    combining mark that starts a word in UTF-8, is Latin-1 text; utf8_evidence)."""
+    from structpred.io._encoding import utf8_evidence
+
     try:
-        return not raw.isascii() and bool(raw.decode("utf-8"))
+        return not raw.isascii() and utf8_evidence(raw.decode("utf-8"), "latin-1")
     except UnicodeDecodeError:
         return False
 

@@ -48,7 +48,8 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from structpred.io import (FormatError, binary_kind, counted, given_encoding, gz_name,
+from structpred.io import (FormatError, bad_bytes_reason, binary_kind, cjk_encoding_hint,
+                          counted, given_encoding, gz_name, implausible_utf8_reason,
                           missing_reason, naming_read_errors, odd_entry_reason, read_lines,
                           utf8_misread_reason)
 
@@ -806,10 +807,13 @@ def _add_file(f, label, docs):
     try:
         text = raw.decode(given or "utf-8")
     except UnicodeDecodeError as exc:
-        if given:   # --encoding: no other guess
-            raise FormatError(str(f), None, f"bad encoding: byte {raw[exc.start]:#04x} at "
-                              f"offset {exc.start} is not valid {given}") from None
+        if given or cjk_encoding_hint(raw):   # --encoding, or Chinese: no other guess
+            raise FormatError(str(f), None, bad_bytes_reason(raw, exc, given or "utf-8",
+                                                             "offset")) from None
         text = raw.decode("latin-1")
+    else:
+        if not given and (why := implausible_utf8_reason(raw)):
+            raise FormatError(str(f), None, why)   # GB18030 valid UTF-8 by chance
     _check_text(text, str(f), None, "")
     docs.texts.append(text)
     docs.labels.append(label)

@@ -22,7 +22,7 @@ from .corpus import (Vocabulary, _document_list, as_count_matrix, check_topic_ta
                      is_text_input, ragged_rows_message, token_arrays)
 
 __all__ = ["validate_count_input", "validate_labels", "stream_classes", "check_sweep_counts", "count_matrix", "labelled_corpus",
-           "check_documents_have_text",
+           "check_documents_have_text", "check_has_tokens",
            "check_known_labels", "check_classifier_topics", "check_whole", "check_seed", "seed_of",
            "CountClassifierTags"]
 
@@ -258,6 +258,19 @@ def check_flags(estimator):
             check_flag(name, getattr(estimator, name))
 
 
+#: the refusal of training counts that are all zero
+NO_TOKENS = ("the corpus has no tokens: every document's counts are zero (no word of the "
+             "vocabulary)")
+
+
+def check_has_tokens(X):
+    """``ValueError`` when the counts ``X`` (sparse or dense) are all zero: a model trained
+    on them is its prior, and predicted one class for every document, silently (the topic
+    models refused such counts; the command line refuses documents without terms)."""
+    if not np.any(X.data if sp.issparse(X) else np.asarray(X)):
+        raise ValueError(NO_TOKENS)
+
+
 def labelled_corpus(estimator, X, y):
     """Training data of a topic-model classifier: counts, ``classes_`` and flat tokens.
 
@@ -273,7 +286,7 @@ def labelled_corpus(estimator, X, y):
         raise ValueError(f"{type(estimator).__name__} needs at least 2 classes in y, got 1 class")
     tokens = token_arrays(X)
     if tokens[0].size == 0:
-        raise ValueError("the corpus has no tokens")
+        raise ValueError(NO_TOKENS)
     if isinstance(getattr(estimator, "n_topics", None), numbers.Integral):
         check_topic_tables(estimator.n_topics, X.shape[1], X.shape[0])
     return X, y_idx.astype(np.int64), tokens

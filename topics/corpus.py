@@ -36,6 +36,7 @@ import scipy.sparse as sp
 
 from structpred import (FormatError, check_flag, check_positive, check_whole, physical_memory,
                         read_lines)
+from structpred.io import unwritable_token
 
 __all__ = [
     "ENGLISH_STOP_WORDS", "tokenize", "Vocabulary", "check_counts", "token_arrays",
@@ -169,7 +170,14 @@ class Vocabulary:
                 if bad is not doc:   # 1 and None were read as the words "1" and "none"
                     raise TypeError(f"document {i}: a token must be a string, got "
                                     f"{type(bad).__name__} {bad!r:.40}")
-                toks = [t.lower() for t in doc]
+                # as the tokenizer reads a text: NFKC, no invisible format characters
+                # (a variation selector inside a word was another word than in the text)
+                toks = [t for t in (tok.normalize(t).lower() for t in doc) if t]
+                odd = unwritable_token(toks)
+                if odd is not None:   # "big cat" was the bigram of "big" and "cat"
+                    raise ValueError(f"document {i}: the token {odd!r:.40} holds white "
+                                     "space: a token list holds words (an n-gram's words "
+                                     "are joined by a space); split it")
                 if stop:
                     toks = [t for t in toks if t not in stop]
             else:

@@ -40,8 +40,8 @@ from sklearn.exceptions import NotFittedError
 from structpred import check_number, check_positive
 from structpred.learners import check_iterations
 
-from ._validation import (CountClassifierTags, check_known_labels, count_matrix, seed_of,
-                          validate_labels)
+from ._validation import (CountClassifierTags, check_has_tokens, check_known_labels,
+                          count_matrix, seed_of, validate_labels)
 
 __all__ = ["NBSVM", "svm_dual_cd", "log_count_ratio"]
 
@@ -179,6 +179,7 @@ class NBSVM(CountClassifierTags, ClassifierMixin, BaseEstimator):
         self._check_params()
         self.__dict__.pop("coef_", None)
         X = self._features(X, fitting=True)
+        check_has_tokens(X)
         y = validate_labels(self, y, X.shape[0])
         self.classes_ = np.unique(y)
         K = self.classes_.size

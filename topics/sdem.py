@@ -66,8 +66,8 @@ from sklearn.exceptions import NotFittedError
 
 from structpred.learners import check_iterations
 
-from ._validation import (CountClassifierTags, check_known_labels, count_matrix, seed_of,
-                          stream_classes, validate_labels)
+from ._validation import (CountClassifierTags, check_has_tokens, check_known_labels,
+                          count_matrix, seed_of, stream_classes, validate_labels)
 
 __all__ = ["SdemNaiveBayes", "class_log_posterior", "fit_epochs", "loss_weights",
            "sdem_nb_epoch"]
@@ -338,6 +338,7 @@ class _SdemMixin(CountClassifierTags):
         self.__dict__.pop(self._fitted_attr, None)
         self._check_params()
         X = self._counts(X, fitting=True)
+        check_has_tokens(X)
         # only SdemNaiveBayes has min_updates; sdEM-LDA makes n_epochs passes
         epochs = fit_epochs(self.n_epochs, getattr(self, "min_updates", None), X.shape[0])
         y = validate_labels(self, y, X.shape[0])

@@ -30,7 +30,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from structpred import check_flag, check_n_jobs, check_ordered, check_whole, estimator_seed
-from structpred.io import counted, unwritable_token
+from structpred.io import counted, split_tokens, token_form, unwritable_token
 
 from .._runtime import log as _log
 
@@ -88,8 +88,9 @@ def pair_ids(gen, gen_off, ali, ali_off, n_gen, n_ali):
 
 class _Side:
     """Word ids of one side (``0`` is NULL; real words from ``1``) of the words as the
-    model sees them: lower-cased (``lowercase``) and cut to ``prefix`` characters (0: whole
-    words)."""
+    model sees them: as a file's reader gives them (:func:`structpred.io.token_form`: a
+    variation selector inside a word removed, NFC), lower-cased (``lowercase``) and cut to
+    ``prefix`` characters (0: whole words)."""
 
     def __init__(self, vocab=None, lowercase=True, prefix=0):
         self.vocab = dict(vocab or {})
@@ -102,11 +103,12 @@ class _Side:
         if isinstance(sentences, (str, bytes)):
             raise TypeError(f"expected a list of {side} sentences, got a single string "
                             f"{sentences[:40]!r}")
-        voc, lower, prefix = self.vocab, self.lowercase, self.prefix
+        voc, lower, prefix, at = self.vocab, self.lowercase, self.prefix, [0]
 
         class _Ids(dict):       # word form -> id, filled on first sight, in token order
             def __missing__(self, w):
-                n = w.lower() if lower else w
+                n = token_form(w, f"{side} sentence {at[0]}")   # as a file's reader reads it
+                n = n.lower() if lower else n
                 if prefix > 0:
                     n = n[:prefix]
                 i = voc.get(n)
@@ -118,7 +120,11 @@ class _Side:
         ids, lookup = array("i"), _Ids().__getitem__
         off = np.zeros(len(sentences) + 1, dtype=np.int64)
         for n, s in enumerate(sentences):
-            toks = s.split() if isinstance(s, str) else _checked_tokens(s, side, n)
+            at[0] = n
+            # a string is split as a file's line is (ASCII spaces and tabs; a no-break
+            # space or a line break inside it was a split too, and is refused in a file)
+            toks = (split_tokens(s, f"{side} sentence {n}") if isinstance(s, str)
+                    else _checked_tokens(s, side, n))
             ids.extend(map(lookup, toks))
             off[n + 1] = len(ids)
         return np.frombuffer(ids, dtype=np.int32).copy() if len(ids) else \

@@ -62,7 +62,7 @@ import numpy as np
 
 from structpred import FormatError, atomic_write, open_text, read_lines
 from structpred.io import (check_digest, counted, load_npz, read_npz, save_npz, split_tokens,
-                           with_digest, word_text)
+                           token_form, with_digest, word_text)
 from .._runtime import log as _log
 
 __all__ = ["available_aligners", "resolve_aligners", "parse_link_set_name", "LinkSets",
@@ -257,14 +257,17 @@ def _as_lines(side):
     from a path (plain or gzipped, read as every reader of sentences reads it:
     :func:`structpred.read_lines`' line cap and encoding, words as
     :func:`structpred.io.word_text` gives them), a list of token lists or a list of
-    strings."""
+    strings (each word as :func:`structpred.io.token_form` gives it)."""
     if isinstance(side, (str, os.PathLike)):
         name = os.fspath(side)
         return [" ".join(split_tokens(word_text(text, name, n), name, n))
                 for n, text in read_lines(side)]
     out = []
-    for s in side:
-        out.append(" ".join(s.split()) if isinstance(s, str) else " ".join(s))
+    for i, s in enumerate(side):
+        words = split_tokens(s, f"sentence {i}") if isinstance(s, str) else s
+        line = " ".join(words)
+        # as a file's reader gives them (a variation selector inside a word removed)
+        out.append(line if line.isascii() else " ".join(map(token_form, words)))
     return out
 
 

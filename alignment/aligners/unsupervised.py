@@ -48,7 +48,7 @@ from sklearn.exceptions import NotFittedError
 
 from structpred import atomic_write, check_flag, check_n_jobs, check_whole
 from structpred.io import (MAX_WORDS, check_digest, check_sentence_pairs, check_token_lists,
-                          counted, note, with_digest)
+                          counted, note, token_form, with_digest)
 from .._runtime import log as _log
 
 __all__ = ["UnsupervisedAligner", "decode", "combine_votes", "training_text",
@@ -222,8 +222,9 @@ class UnsupervisedAligner(BaseEstimator):
                 "format": _MODEL_FORMAT}
 
     def normalize(self, tokens):
-        """The tokens as the model sees them (lower-cased, truncated)."""
-        out = tokens
+        """The tokens as the model sees them (as a file's reader gives them,
+        :func:`structpred.io.token_form`; lower-cased, truncated)."""
+        out = [token_form(w) for w in tokens]
         if self.lowercase:
             out = [w.lower() for w in out]
         if int(self.prefix) > 0:
@@ -260,7 +261,9 @@ class UnsupervisedAligner(BaseEstimator):
         tgt = check_token_lists(tgt, "target sentence")
         if len(src) != len(tgt):
             raise ValueError(f"{len(src)} source but {len(tgt)} target sentences")
-        check_sentence_pairs(zip(src, tgt))   # tokens are strings (an int had no .lower())
+        # tokens are strings (an int had no .lower()), as a file's reader gives them
+        pairs = check_sentence_pairs(zip(src, tgt))
+        src, tgt = [s for s, _ in pairs], [t for _, t in pairs]
         if not src:
             raise ValueError("nothing to train on")
         self.options()

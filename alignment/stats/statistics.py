@@ -42,7 +42,7 @@ from structpred import FormatError
 from structpred.parallel import is_dask_client
 
 from structpred.io import (check_format, damage_reason, is_cache_folder, load_npz, pack_json,
-                           save_npz, unpack_json)
+                           save_npz, token_form, unpack_json)
 
 from .._cache import bitext_key, compare_keys, fit_options, load_or_compute
 from .._runtime import log as _log
@@ -287,7 +287,8 @@ class AlignmentStatistics:
         Parameters
         ----------
         src_sentences, tgt_sentences : list of list of str
-            English and French sentences (tokens used as they are).
+            English and French sentences (each word as a file's reader gives it,
+            :func:`structpred.io.token_form`, as the aligners read their pairs).
         n_iter_model1, n_iter_model2 : int
             EM iterations of IBM Model 1, then of Model 2 (initialised from Model 1's
             t-table), in each direction.
@@ -323,7 +324,9 @@ class AlignmentStatistics:
                              "target sentences")
         timings = {}
         t0 = time.perf_counter()
-        corpus = EncodedCorpus.build(src_sentences, tgt_sentences, min_count=min_count)
+        # the words as a file's reader gives them, as the aligners' pairs are
+        corpus = EncodedCorpus.build(src_sentences, tgt_sentences, normalize=token_form,
+                                     min_count=min_count)
         timings["encode"] = time.perf_counter() - t0
         _log(verbose, f"statistics: {corpus}")
         stats = cls.from_corpus(corpus, n_iter_model1=n_iter_model1, n_iter_model2=n_iter_model2,

@@ -31,9 +31,9 @@ import secrets
 import sys
 import zlib
 
-from ._encoding import (_ENCODING, LineRefused, _other_encoding_hint, check_encoding,
-                        given_encoding, input_encoding, multi_byte, utf8_held_back,
-                        utf8_misread_reason, utf8_read_as)
+from ._encoding import (_ENCODING, LineRefused, bad_bytes_reason, check_encoding,
+                        given_encoding, implausible_utf8_reason,
+                        input_encoding, utf8_held_back, utf8_misread_reason)
 from ._magic import (BINARY_MAGIC, _binary_first_line, _name_read_error,  # noqa: F401
                      binary_kind, blank_tail_hint, compressed_name, gz_name,
                      naming_read_errors, unexpanded_hint)
@@ -352,28 +352,30 @@ def read_lines(path, encoding=None, max_line=None):
     FormatError
         On bytes that are not valid in the encoding, a NUL byte, a carriage return inside a
         line, a line longer than ``max_line``, text in UTF-8 read in another encoding
-        beyond ASCII, or a corrupt or truncated gzip stream.
+        beyond ASCII (a file's outcome, not a line's: ``utf8_held_back``), Chinese in
+        GB18030 valid as UTF-8 by chance (``implausible_utf8_reason``), or a corrupt or
+        truncated gzip stream.
     """
     name = path if isinstance(path, str) else _fspath(path)
+    guessed = encoding is None and _ENCODING["given"] is None   # UTF-8 by default
     encoding = _ENCODING["name"] if encoding is None else check_encoding(encoding)
     utf8 = encoding == "utf-8"
-    where = [0]
+    where, checked = [0], 0 if guessed else 3
     with _open_binary(path) as fh:
         try:
             lines = _stripped_lines(fh, name, utf8, where,
                                     MAX_LINE_BYTES if max_line is None else max_line)
-            if multi_byte(encoding):    # gb18030, shift_jis: UTF-8 text read silently
+            if not utf8:    # gb18030, latin-1: UTF-8 text read silently as other letters
                 lines = utf8_held_back(lines, encoding)
             for lineno, raw in lines:
-                if not utf8 and (why := utf8_read_as(raw, encoding)):
-                    raise FormatError(name, lineno, why)   # before cp1252 fails on its byte 0x81
                 try:
                     text = raw.decode(encoding)
                 except UnicodeDecodeError as exc:
-                    hint = "" if not utf8 else _other_encoding_hint(raw[exc.start])
-                    raise FormatError(name, lineno, f"bad encoding: byte {raw[exc.start]:#04x} at "
-                                      f"column {exc.start + 1} is not valid "
-                                      f"{'UTF-8' if utf8 else encoding}{hint}") from None
+                    raise FormatError(name, lineno, bad_bytes_reason(raw, exc, encoding)) from None
+                if utf8 and checked < 3 and not raw.isascii():   # GB18030 valid UTF-8 by chance
+                    checked += 1
+                    if why := implausible_utf8_reason(raw):
+                        raise FormatError(name, lineno, why)
                 if "\x00" in text or "\r" in text:
                     _refuse_control(name, lineno, text)
                 yield lineno, text

@@ -55,6 +55,23 @@ def _wide_without_mark(head):
                     and all(set(lanes[k]) == {0} for k in range(width) if k != low)):
                 return (f"{name} encoded, without a byte-order mark (convert it to UTF-8, "
                         f"e.g. iconv -f {name}{order} -t UTF-8)")
+    return _utf16_beyond_ascii(b)
+
+
+def _utf16_beyond_ascii(b):
+    """The refusal of :func:`_wide_without_mark` for UTF-16 text without a mark that holds
+    characters beyond Latin-1 (Chinese: their high bytes are not NUL): NUL bytes in one
+    lane only, a quarter of it or more, and text without control characters read in that
+    order; it was "binary data (it holds NUL bytes)"."""
+    b = b[:len(b) // 2 * 2]
+    for order, nul in (("LE", 1), ("BE", 0)):
+        lane = b[nul::2]
+        if b"\x00" in b[1 - nul::2] or 4 * lane.count(0) < len(lane) or len(lane) < 2:
+            continue
+        text = b.decode(f"utf-16-{order.lower()}", errors="replace")
+        if not any(c < " " and c not in "\t\n\r" for c in text):
+            return ("UTF-16 encoded, without a byte-order mark (convert it to UTF-8, e.g. "
+                    f"iconv -f UTF-16{order} -t UTF-8)")
     return None
 
 

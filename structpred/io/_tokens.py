@@ -8,6 +8,7 @@ refuse it, naming the sentence, in the form every estimator uses.
 from __future__ import annotations
 
 from .._checks import check_ordered
+from ._words import token_form
 
 __all__ = ["check_token_lists", "check_sentence_pairs", "unwritable_token", "MAX_WORDS"]
 
@@ -117,4 +118,29 @@ def check_sentence_pairs(pairs, what="sentence pair", max_words=None):
                 raise ValueError(f"{what} {i}: the {side} side has {len(tokens):,} words; "
                                  f"at most {max_words:,} are aligned (the time grows with "
                                  "the cube of the length)")
-    return pairs
+    return _word_form_pairs(pairs, what)
+
+
+def _word_form_pairs(pairs, what="sentence pair"):
+    """``pairs`` (checked) with every token beyond ASCII as the command line reads it from
+    a file (:func:`~structpred.io.token_form`, each distinct token once): a variation
+    selector or a right-to-left mark inside a word was another word through the API."""
+    forms, out = {}, None
+
+    def form(tokens, i, side):
+        if " ".join(tokens).isascii():
+            return tokens
+        new = []
+        for w in tokens:
+            if w not in forms:
+                forms[w] = token_form(w, f"{what} {i}: {side}")
+            new.append(forms[w])
+        return new if new != list(tokens) else tokens
+
+    for i, pair in enumerate(pairs):
+        s, t = pair
+        s2, t2 = form(s, i, "source"), form(t, i, "target")
+        if s2 is not s or t2 is not t:
+            out = list(pairs) if out is None else out
+            out[i] = type(pair)((s2, t2)) if isinstance(pair, (tuple, list)) else (s2, t2)
+    return pairs if out is None else out

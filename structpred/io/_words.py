@@ -9,7 +9,7 @@ import re
 
 from ._files import FormatError
 
-__all__ = ["split_tokens", "word_text", "check_visible_tokens", "word_form",
+__all__ = ["split_tokens", "word_text", "check_visible_tokens", "word_form", "token_form",
            "IGNORABLE_FORMAT", "WORD_RULES"]
 
 #: the version of the rules that turn a line of text into words (NFC; the invisible format
@@ -123,17 +123,40 @@ def check_visible_tokens(text, path="<text>", lineno=None):
         return
     import unicodedata
 
-    def invisible(c):   # a format character or a variation selector (a mark)
-        return unicodedata.category(c) == "Cf" or _SELECTOR.match(c) is not None
-
     # a token of format characters has one: U+00AD, or a character above U+00FF (no other
     # character below U+0100 is of category Cf); most non-ASCII lines have none
-    if not any(map(invisible, _MAYBE_FORMAT.findall(text))):
+    if not any(map(_invisible, _MAYBE_FORMAT.findall(text))):
         return
     for m in re.finditer(r"[^ \t\n]+", text):
         tok = m.group()
-        if all(map(invisible, tok)):
+        if all(map(_invisible, tok)):
             what = unicodedata.name(tok[0], "a format character").lower()
             raise FormatError(path, lineno, f"a token of invisible characters only ({what}, "
                               f"U+{ord(tok[0]):04X}) at column {m.start() + 1}: it would "
                               "count as a word (remove it, or join it to its word)")
+
+
+def _invisible(c):
+    """A format character or a variation selector (a mark): see check_visible_tokens."""
+    import unicodedata
+
+    return unicodedata.category(c) == "Cf" or _SELECTOR.match(c) is not None
+
+
+def token_form(token, where=None):
+    """A token given to the Python API (``where`` names it: ``"source sentence 3"``) as the
+    command line reads the same word from a file: :func:`word_form` (a variation selector
+    or a right-to-left mark inside it removed, NFC; the zero-width joiner kept), or
+    ``ValueError`` for a token of invisible characters only, which a file's reader refuses
+    (:func:`check_visible_tokens`). The API and the command line gave other results for
+    the same text."""
+    if token.isascii():
+        return token
+    if all(map(_invisible, token)):
+        import unicodedata
+
+        raise ValueError(f"{where + ': ' if where else ''}token {token!r} is made of "
+                         "invisible characters only "
+                         f"({unicodedata.name(token[0], 'a format character').lower()}): it "
+                         "would count as a word (remove it, or join it to its word)")
+    return word_form(token)
