@@ -269,3 +269,25 @@ def test_utf16_of_chinese_without_a_mark_is_named(tmp_path_factory, text, order,
         rc = main(argv)
     assert one_line_error(rc, err.getvalue(), path.name, "UTF-16 encoded, without a "
                           f"byte-order mark", f"iconv -f UTF-16{order}"), err.getvalue()
+
+
+@pytest.mark.parametrize("first, what", [
+    ("不不不不不 N", "UTF-16 encoded, without a byte-order mark"),   # the UTF-32 pass cut it
+    ("不 N", "UTF-16 encoded, without a byte-order mark"),          # three code units
+])
+def test_utf16_first_lines_of_odd_unit_counts_are_named(tmp_path, capsys, first, what):
+    """The UTF-16 check looked at the bytes the UTF-32 check had cut to whole 4-byte units,
+    so a first line of 7 UTF-16 units lost one and was "NUL byte at column 12"."""
+    path = _w(tmp_path / "f.txt", (f"{first}\n" * 4).encode("utf-16-le"))
+    rc, _, err = run_cli(["tag", "train", "--data", str(path), "-o",
+                          str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, "f.txt", what, "iconv -f UTF-16LE"), err
+
+
+def test_a_nul_byte_in_a_short_line_is_not_taken_for_utf16():
+    """Two bytes of one lane are too few to call a line UTF-16: 'a<NUL>b c' is a NUL
+    byte in text."""
+    from structpred.io._magic import _wide_without_mark
+
+    assert _wide_without_mark(b"a\x00b c\n") is None
+    assert _wide_without_mark("不 N\n".encode("utf-16-le")).startswith("UTF-16")

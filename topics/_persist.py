@@ -345,7 +345,7 @@ def _probe(estimator, n_words, where):
                           shape=(1, n_words)) if n_words else sp.csr_matrix((1, 0))
     try:
         estimator.predict(probe)
-    except (IndexError, ValueError, TypeError) as exc:
+    except (IndexError, ValueError, TypeError):
         raise FormatError(where, None, "a topic model file whose arrays do not fit one "
                                        "another (a damaged or edited file)") from None
 

@@ -44,9 +44,9 @@ def _wide_without_mark(head):
     """``head`` (leading bytes) as UTF-16 or UTF-32 text of ASCII characters without a
     byte-order mark (every other, or three of four, bytes NUL: Windows tools write such
     files), else ``None``; these were refused as "NUL byte at column 2: not a text file"."""
-    b = head[:64].rstrip(b"\r\n")
+    full = head[:64].rstrip(b"\r\n")
     for width, name in ((4, "UTF-32"), (2, "UTF-16")):
-        b = b[:len(b) // width * width]
+        b = full[:len(full) // width * width]   # whole code units of this width
         if len(b) < 2 * width:
             continue
         lanes = [b[k::width] for k in range(width)]
@@ -55,18 +55,20 @@ def _wide_without_mark(head):
                     and all(set(lanes[k]) == {0} for k in range(width) if k != low)):
                 return (f"{name} encoded, without a byte-order mark (convert it to UTF-8, "
                         f"e.g. iconv -f {name}{order} -t UTF-8)")
-    return _utf16_beyond_ascii(b)
+    return _utf16_beyond_ascii(full)
 
 
 def _utf16_beyond_ascii(b):
     """The refusal of :func:`_wide_without_mark` for UTF-16 text without a mark that holds
     characters beyond Latin-1 (Chinese: their high bytes are not NUL): NUL bytes in one
-    lane only, a quarter of it or more, and text without control characters read in that
-    order; it was "binary data (it holds NUL bytes)"."""
+    lane only, a quarter of it or more and at least two, of at least three code units, and
+    text without control characters read in that order; it was "binary data (it holds NUL
+    bytes)". (A NUL byte in a short line of text, ``a<NUL>b c``, is not taken for it.)"""
     b = b[:len(b) // 2 * 2]
     for order, nul in (("LE", 1), ("BE", 0)):
         lane = b[nul::2]
-        if b"\x00" in b[1 - nul::2] or 4 * lane.count(0) < len(lane) or len(lane) < 2:
+        if (b"\x00" in b[1 - nul::2] or 4 * lane.count(0) < len(lane) or lane.count(0) < 2
+                or len(lane) < 3):
             continue
         text = b.decode(f"utf-16-{order.lower()}", errors="replace")
         if not any(c < " " and c not in "\t\n\r" for c in text):
