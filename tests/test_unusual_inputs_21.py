@@ -291,3 +291,13 @@ def test_a_nul_byte_in_a_short_line_is_not_taken_for_utf16():
 
     assert _wide_without_mark(b"a\x00b c\n") is None
     assert _wide_without_mark("不 N\n".encode("utf-16-le")).startswith("UTF-16")
+
+
+@pytest.mark.parametrize("line", ["el artículo nº 5 de la 2ª ley", "мʼясо і пʼять",
+                                  "ºá ºá", "µm à 3 µm"])
+def test_utf8_with_ordinals_and_modifier_letters_is_read(tmp_path, line):
+    """'º', 'ª' (Latin letters named "ORDINAL INDICATOR") and the Ukrainian apostrophe 'ʼ'
+    (a modifier letter) made a word of "several scripts", and a UTF-8 line of Spanish
+    whose bytes also read as GB2312 was refused as Chinese."""
+    path = _w(tmp_path / "es.txt", (line + "\n").encode("utf-8"))
+    assert [t for _, t in read_lines(path)] == [line]

@@ -120,9 +120,16 @@ def unlikely_utf8(text):
 
 def _script(ch):
     """The script of the letter ``ch`` as its Unicode name starts (``LATIN``, ``CYRILLIC``),
-    Chinese, Japanese and their full-width forms as one (``CJK``)."""
+    Chinese, Japanese and their full-width forms as one (``CJK``); every letter below
+    U+0250 is Latin (``º`` and ``ª`` of ``nº``, ``2ª`` are "MASCULINE/FEMININE ORDINAL
+    INDICATOR", ``µ`` "MICRO SIGN"), and a modifier letter (``ʼ``, the Ukrainian
+    apostrophe; ``ʻ``) belongs to none (``None``)."""
     import unicodedata
 
+    if ch < "\u0250":
+        return "LATIN"
+    if unicodedata.category(ch) == "Lm":
+        return None
     first = unicodedata.name(ch, "?").split(" ", 1)[0]
     return "CJK" if first in _CJK_NAMES else first
 
@@ -140,7 +147,7 @@ def _plausible_word(word):
     if _impossible_word(word):
         return False
     scripts = {_script(c) for c in word
-               if not c.isascii() and unicodedata.category(c)[0] == "L"}
+               if not c.isascii() and unicodedata.category(c)[0] == "L"} - {None}
     ascii_letters = any(c.isascii() and c.isalpha() for c in word)
     return len(scripts) <= 1 and (not ascii_letters or scripts <= {"LATIN"})
 

@@ -60,18 +60,22 @@ def _wide_without_mark(head):
 
 def _utf16_beyond_ascii(b):
     """The refusal of :func:`_wide_without_mark` for UTF-16 text without a mark that holds
-    characters beyond Latin-1 (Chinese: their high bytes are not NUL): NUL bytes in one
-    lane only, a quarter of it or more and at least two, of at least three code units, and
-    text without control characters read in that order; it was "binary data (it holds NUL
-    bytes)". (A NUL byte in a short line of text, ``a<NUL>b c``, is not taken for it.)"""
+    characters beyond Latin-1 (Chinese: their high bytes are not NUL): at least three code
+    units, NUL bytes in one lane only and at least two of them (the high bytes of spaces,
+    ASCII, line ends), and, read in that order, only assigned characters that are not
+    control characters, surrogates or private use (16-bit binary data reads as those within
+    a few units); it was "binary data (it holds NUL bytes)". (A NUL byte in a short line of
+    text, ``a<NUL>b c``, is not taken for it.)"""
+    import unicodedata
+
     b = b[:len(b) // 2 * 2]
     for order, nul in (("LE", 1), ("BE", 0)):
         lane = b[nul::2]
-        if (b"\x00" in b[1 - nul::2] or 4 * lane.count(0) < len(lane) or lane.count(0) < 2
-                or len(lane) < 3):
+        if b"\x00" in b[1 - nul::2] or lane.count(0) < 2 or len(lane) < 3:
             continue
         text = b.decode(f"utf-16-{order.lower()}", errors="replace")
-        if not any(c < " " and c not in "\t\n\r" for c in text):
+        if not any((c < " " and c not in "\t\n\r") or c == "\ufffd"
+                   or unicodedata.category(c) in ("Cn", "Co", "Cs") for c in text):
             return ("UTF-16 encoded, without a byte-order mark (convert it to UTF-8, e.g. "
                     f"iconv -f UTF-16{order} -t UTF-8)")
     return None
