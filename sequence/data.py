@@ -185,6 +185,7 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lin
                             conllu_label if fmt == "CoNLL-U" else "outer")
     out = _Sentences(labelled)
     last = fixed = 0
+    first = ""
     for lineno, line in lines:
         last = lineno
         fields = split_tokens(line, name, lineno)   # ASCII spaces and tabs only
@@ -194,6 +195,7 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lin
             continue
         if n_columns is None:
             n_columns, fixed, comment = len(fields), lineno, fields[0].startswith("#")
+            first = line
             if labelled and n_columns < 2:
                 raise FormatError(name, lineno, "expected at least two columns "
                                   "(token ... label), found one")
@@ -204,12 +206,37 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lin
                                                   if fixed else "")
                               + (f"; line {fixed} starts with '#': a comment? column files "
                                  "have none (only CoNLL-U's are read): remove it"
-                                 if fixed and comment else ""))
+                                 if fixed and comment else "")
+                              + _spaced_field(((lineno, line, n_columns),
+                                               (fixed, first, len(fields)))))
         if labelled:
             out.add(tuple(fields[:-1]), fields[-1], lineno)
         else:
             out.add(tuple(fields))
     return out.result(name, last)
+
+
+def _spaced_field(lines):
+    """A hint for a column count that differs: the first of ``lines`` (``(number, text,
+    count)``: ``count`` the columns the other line has) whose tab-separated fields hold a
+    space (``New York<TAB>B-LOC``), or are ``count`` with one empty (``a<TAB><TAB>O``,
+    ``a<TAB>N<TAB>``), else ``""``.  Columns are split at runs of spaces and tabs, so such
+    a field is two columns or none: "expected 3 columns, found 4" named no cause."""
+    for lineno, line, count in lines:
+        if "\t" not in line:
+            continue
+        fields = line.strip(" ").split("\t")
+        spaced = next((f.strip(" ") for f in fields if " " in f.strip(" ")), None)
+        if spaced is not None:
+            return (f"; line {lineno} is tab-separated and its field {spaced[:30]!r} holds a "
+                    "space: columns are split at spaces and tabs alike, so a word or label "
+                    "cannot hold one (write it with '_' or without the space)")
+        empty = next((k for k, f in enumerate(fields) if not f.strip(" ")), None)
+        if empty is not None and len(fields) == count:
+            return (f"; line {lineno} is tab-separated and its field {empty + 1} is empty: "
+                    "columns are split at runs of spaces and tabs, so an empty field is no "
+                    "column (write it as '_')")
+    return ""
 
 
 def tabbed_format(lines):

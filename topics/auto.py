@@ -188,7 +188,10 @@ def cross_validation_folds(labels, n_folds=CV_FOLDS, seed=0):
     exactly one ``valid_idx`` -- except the document of a class of one, which every fold
     trains on (held out, its class would be missing from its fold's training documents: a
     two-class fold of one class, an error counted for every candidate alike).  Within each
-    class the documents are shuffled by ``seed`` and dealt to the folds in turn."""
+    class the documents are shuffled by ``seed`` and dealt to the folds in turn.  A fold
+    that no document is dealt to (fewer documents than folds) is left out: fitted on
+    everything and scored on nothing, it was an error (sklearn's "Found array with 0
+    sample(s)" in ``topics train`` on 2 documents per class)."""
     y = np.asarray(labels)
     rng = seed_generator(seed, "seed", generators=True)   # a RandomState: its drawn seed
     fold = np.full(y.size, -1, dtype=np.int64)
@@ -201,7 +204,8 @@ def cross_validation_folds(labels, n_folds=CV_FOLDS, seed=0):
         start += idx.size                      # small classes do not all start in fold 0
     out = []
     for f in range(n_folds):
-        out.append((np.flatnonzero(fold != f), np.flatnonzero(fold == f)))
+        if (fold == f).any():
+            out.append((np.flatnonzero(fold != f), np.flatnonzero(fold == f)))
     return out
 
 
@@ -435,7 +439,7 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
     elif len(y) < cv_below:
         all_texts, y_all = list(texts), y
         folds = cross_validation_folds(y, n_folds, seed)
-        how = (f"{n_folds}-fold cross-validation over the {len(y)} training documents (fewer "
+        how = (f"{len(folds)}-fold cross-validation over the {len(y)} training documents (fewer "
                f"than {cv_below}: one held-out part would be too small to choose on)")
     else:
         all_texts, y_all = list(texts), y
