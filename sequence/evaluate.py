@@ -14,7 +14,7 @@ import collections
 
 import numpy as np
 
-__all__ = ["chunks", "is_iob", "label_kind_error", "scheme_mix", "check_scheme", "check_valid_scheme", "sentence_texts",
+__all__ = ["chunks", "is_iob", "label_kind_error", "scheme_mix", "chunk_scheme", "check_scheme", "check_valid_scheme", "sentence_texts",
            "chunk_counts", "f1_from_counts", "token_accuracy", "evaluate", "sentence_stats",
            "score_from_stats"]
 
@@ -135,6 +135,16 @@ def scheme_mix(label_lists):
                           "of two schemes teach the tagger two labels for one chunk; convert "
                           "the file to one scheme")
     return None
+
+
+def chunk_scheme(label_lists):
+    """``"IOBES (BILOU)"`` when some label ends a chunk as those schemes write it (``E-``,
+    ``S-``, ``L-``, ``U-``), ``"IOB"`` when some chunk ends as only IOB writes it (a chunk
+    of one token as ``B-X``, a longer one ending at ``I-X``), else ``None`` (no chunk)."""
+    label_lists = [list(s) for s in label_lists]
+    if any(_ends_chunk(t) for s in label_lists for t in s):
+        return "IOBES (BILOU)"
+    return "IOB" if any(_iob_chunk(s) is not None for s in label_lists) else None
 
 
 def check_scheme(label_lists, name=None):
