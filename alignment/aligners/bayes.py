@@ -214,7 +214,8 @@ class BayesianAligner(BaseEstimator):
     fwd_links_, bwd_links_ : list of set of (int, int)
         The same links as Python sets (formed on first access).
     links_ : list of set of (int, int)
-        The symmetrised links of the training pairs (formed on first access).
+        The symmetrised links of the training pairs under the current ``symmetrize`` (as
+        :meth:`align` combines; formed on first access).
     priors_ : dict
         Per direction (``"fwd"``, ``"bwd"``): the fitted lexical expected counts
         (sorted word-pair keys and counts), their totals per word, the jump counts and
@@ -462,12 +463,18 @@ class BayesianAligner(BaseEstimator):
         if "fwd_link_sets_" not in self.__dict__:
             raise AttributeError(f"{name}: this BayesianAligner is not fitted")
         sets = self.__dict__.setdefault("_sets", {})
-        if name not in sets:        # Python sets of every pair: formed on first use only
+        # the symmetrised links under the current ``symmetrize``, as align combines: kept
+        # by name only, they stayed those of the first access after set_params
+        if name == "links_" and self.symmetrize not in _SYMMETRIZE:   # a list: unhashable
+            raise ValueError(f"symmetrize must be one of {_SYMMETRIZE}, not "
+                             f"{self.symmetrize!r}")
+        key = (name, self.symmetrize) if name == "links_" else name
+        if key not in sets:         # Python sets of every pair: formed on first use only
             if name == "links_":
-                sets[name] = self._combine(self.fwd_links_, self.bwd_links_)
+                sets[key] = self._combine(self.fwd_links_, self.bwd_links_)
             else:
-                sets[name] = list(getattr(self, name.replace("links_", "link_sets_")))
-        return sets[name]
+                sets[key] = list(getattr(self, name.replace("links_", "link_sets_")))
+        return sets[key]
 
     fwd_links_ = property(lambda self: self._fitted_sets("fwd_links_"),
                           doc="Forward links of the training pairs (list of sets).")
