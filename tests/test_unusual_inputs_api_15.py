@@ -13,7 +13,12 @@ Fixed in this sweep, both a hyperparameter changed by ``set_params`` on a fitted
   with ``"full"`` and set to ``"window"`` gave the full model's weights the window
   features (96.1 F1 on its training sentences became 87.8, silently), and ``save`` wrote
   ``window`` into the model file, so the loaded tagger kept the worse predictions.  The
-  fitted templates are ``feature_set_`` now, used by ``predict`` and ``save``.
+  fitted templates are ``feature_set_`` now, used by ``predict`` and ``save``;
+- the topic models: ``LDA`` and ``PaMedLDA`` read their prior (``50 / n_topics``,
+  ``1 / n_topics`` or ``alpha``) anew at transform, ``NBSVM`` its ``binarize`` at predict
+  (counts for weights fitted on 0/1 features), and ``ImportanceMedLDA`` with ``n_topics``
+  changed was numpy's "matmul: Input operand 1 has a mismatch in its core dimension": each
+  keeps the fitted value until the next fit.
 
 Tried and handled right, kept so by the tests below: ``clone`` (unfitted, equal
 parameters), ``get_params``/``set_params`` (an unknown name refused), an ``__init__`` that
@@ -118,6 +123,34 @@ def test_the_feature_sets_give_other_predictions(chunks):
     full = SequenceTagger(**kw).fit(X, y)
     full.feature_set_ = "window"   # what predict read before the fix
     assert full.predict(X) != SequenceTagger(**kw).fit(X, y).predict(X)
+
+
+TOPIC_CHANGES = [("LDA", "n_topics"), ("LDA", "alpha"), ("GibbsMedLDA", "n_topics"),
+                 ("ImportanceMedLDA", "n_topics"), ("PaMedLDA", "n_topics"), ("PaMedLDA", "alpha"),
+                 ("NBSVM", "binarize")]
+
+
+@pytest.mark.parametrize("case", TOPIC_CHANGES)
+@settings(SETTINGS, max_examples=3)
+@given(k=st.integers(3, 5))
+def test_topic_models_predict_with_the_fitted_model_after_set_params(case, k):
+    """The topics' count, the prior and NBSVM's binarisation changed by ``set_params``
+    after fit: the fitted model's output until the next fit (before: LDA's and PaMedLDA's
+    prior ``50 / n_topics``, ``1 / n_topics`` or ``alpha`` read anew at transform, NBSVM's
+    weights given counts, and ImportanceMedLDA numpy's "matmul: Input operand 1 has a
+    mismatch in its core dimension")."""
+    name, param = case
+    cls, kw, fit, output = _topic(name)
+    value = {"n_topics": k, "alpha": k / 10, "binarize": False}[param]
+    model = cls(**kw)
+    fit(model)
+    before = output(model)
+    model.set_params(**{param: value})
+    np.testing.assert_array_equal(output(model), before)
+    fresh = cls(**{**kw, param: value})
+    fit(fresh)
+    fit(model)
+    np.testing.assert_array_equal(output(model), output(fresh))
 
 
 # ------------------------------------------- class: scikit-learn's estimator conventions

@@ -207,6 +207,7 @@ class _MedLDABase(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEs
 
     def _prepare_fit(self, X, y):
         self._check_params()
+        self.__dict__.pop("components_", None)   # n_samples_ reads the fitted topics' count
         X, y_idx, (words, docs, _) = labelled_corpus(self, X, y)
         # root of the prediction streams: random_state, or fresh entropy when it is None
         self.seed_ = int(np.random.SeedSequence(estimator_seed(self)).entropy)
@@ -438,7 +439,7 @@ class GibbsMedLDA(_MedLDABase):
         (:func:`topics.lda.fold_in_per_document`), seeded from ``random_state`` and the
         document's tokens, so that a document's features do not depend on the others."""
         X, words, offsets, nd = self._test_tokens(X)
-        K = int(self.n_topics)
+        K = self.components_.shape[0]   # the fitted topics, not n_topics set since
         mean = fold_in_per_document(words, offsets, self.components_, np.full(K, float(self.alpha)),
                                     int(self.n_predict_burn), int(self.n_predict_samples),
                                     self._transform_seed())
@@ -517,7 +518,8 @@ class ImportanceMedLDA(_MedLDABase):
 
     @property
     def n_samples_(self):
-        return 3 * int(self.n_topics) if self.n_samples is None else int(self.n_samples)
+        K = self.components_.shape[0] if "components_" in self.__dict__ else int(self.n_topics)
+        return 3 * K if self.n_samples is None else int(self.n_samples)
 
     def _scale(self):
         return 1.0 / self.n_samples_ if self.paper_1_over_J else 1.0
@@ -576,7 +578,8 @@ class ImportanceMedLDA(_MedLDABase):
         document's proposals are a hash of ``random_state`` and its own tokens
         (:func:`importance_step_per_document`), so they do not depend on the other documents."""
         X, words, offsets, nd = self._test_tokens(X)
-        D, K = X.shape[0], int(self.n_topics)
+        D, K = X.shape[0], self.components_.shape[0]   # the fitted topics (numpy's "matmul:
+        # mismatch in its core dimension" after set_params(n_topics=...))
         theta = np.full((D, K), 1.0 / K)
         seed = self._transform_seed()
         ndk = np.zeros((D, K))
