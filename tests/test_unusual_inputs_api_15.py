@@ -18,7 +18,10 @@ Fixed in this sweep, both a hyperparameter changed by ``set_params`` on a fitted
   ``1 / n_topics`` or ``alpha``) anew at transform, ``NBSVM`` its ``binarize`` at predict
   (counts for weights fitted on 0/1 features), and ``ImportanceMedLDA`` with ``n_topics``
   changed was numpy's "matmul: Input operand 1 has a mismatch in its core dimension": each
-  keeps the fitted value until the next fit.
+  keeps the fitted value until the next fit;
+- ``UnsupervisedAligner`` and ``BayesianAligner`` read the words of ``predict``/``align``
+  with the current ``prefix`` and ``lowercase``, looking up words the fitted tables never
+  held, and ``UnsupervisedAligner.save`` recorded the new options: the fitted ones now.
 
 Tried and handled right, kept so by the tests below: ``clone`` (unfitted, equal
 parameters), ``get_params``/``set_params`` (an unknown name refused), an ``__init__`` that
@@ -151,6 +154,41 @@ def test_topic_models_predict_with_the_fitted_model_after_set_params(case, k):
     fit(fresh)
     fit(model)
     np.testing.assert_array_equal(output(model), output(fresh))
+
+
+WORDS_SRC = [["Le", "chatons", "noirs"], ["le", "chiens"], ["chatons", "blancs"],
+             ["un", "chiens", "noirs"]] * 2
+WORDS_TGT = [["the", "blacks", "kittens"], ["the", "doggies"], ["whites", "kittens"],
+             ["a", "blacks", "doggies"]] * 2
+
+
+@SETTINGS
+@given(prefix=st.sampled_from([0, 1, 2, 5]), lowercase=st.booleans())
+def test_aligners_read_words_as_they_were_fitted(prefix, lowercase, tmp_path_factory):
+    """``prefix`` and ``lowercase`` changed by ``set_params`` after fit: the words are read
+    as the fitted tables hold them, also in a saved ``UnsupervisedAligner`` (before: other
+    words looked up in the same tables, and the file recorded the new options)."""
+    from alignment import UnsupervisedAligner
+
+    pairs = list(zip(WORDS_SRC, WORDS_TGT))
+    model = UnsupervisedAligner(verbose=False).fit(WORDS_SRC, WORDS_TGT)
+    before = model.predict(pairs)
+    model.set_params(prefix=prefix, lowercase=lowercase)
+    assert model.predict(pairs) == before
+    path = tmp_path_factory.mktemp("unsup") / "u.npz"
+    model.save(path)
+    loaded = UnsupervisedAligner.load(path)
+    assert (loaded.prefix, loaded.lowercase) == (4, True) and loaded.predict(pairs) == before
+    fresh = UnsupervisedAligner(verbose=False, prefix=prefix, lowercase=lowercase)
+    assert model.fit(WORDS_SRC, WORDS_TGT).predict(pairs) == \
+        fresh.fit(WORDS_SRC, WORDS_TGT).predict(pairs)
+
+    bayes = _bayes().fit(WORDS_SRC, WORDS_TGT)
+    aligned = bayes.align(WORDS_SRC, WORDS_TGT)
+    bayes.set_params(prefix=prefix, lowercase=lowercase)
+    assert bayes.align(WORDS_SRC, WORDS_TGT) == aligned
+    assert bayes.fit(WORDS_SRC, WORDS_TGT).links_ == \
+        _bayes(prefix=prefix, lowercase=lowercase).fit(WORDS_SRC, WORDS_TGT).links_
 
 
 # ------------------------------------------- class: scikit-learn's estimator conventions

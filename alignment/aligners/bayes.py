@@ -362,8 +362,12 @@ class BayesianAligner(BaseEstimator):
         if not len(src):
             raise ValueError("nothing to align")
         grow = priors is None
-        sv = _Side(None if grow else self.src_vocab_, self.lowercase, self.prefix)
-        tv = _Side(None if grow else self.tgt_vocab_, self.lowercase, self.prefix)
+        # align reads words as the fitted vocabularies were made (a prefix set since by
+        # set_params looked up words they never held); fit takes the current options
+        words = (self.lowercase, self.prefix) if grow else self.__dict__.get(
+            "_fitted_words", (self.lowercase, self.prefix))
+        sv = _Side(None if grow else self.src_vocab_, *words)
+        tv = _Side(None if grow else self.tgt_vocab_, *words)
         s_ids, s_off = sv.encode(src, "source")     # new words get new ids in align too
         t_ids, t_off = tv.encode(tgt, "target")
         empty = np.flatnonzero((np.diff(s_off) == 0) | (np.diff(t_off) == 0))
@@ -433,6 +437,7 @@ class BayesianAligner(BaseEstimator):
             tgt, "tgt", "target sentences")   # an iterator read once, here
         a_fwd, a_bwd, res, enc, secs = self._run(src, tgt)
         self.src_vocab_ = enc["sv"].vocab
+        self._fitted_words = (bool(self.lowercase), int(self.prefix))
         self.tgt_vocab_ = enc["tv"].vocab
         n_fert = int(self.max_fertility) + 1
         priors = {}
