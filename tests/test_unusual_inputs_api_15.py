@@ -21,7 +21,10 @@ Fixed in this sweep, both a hyperparameter changed by ``set_params`` on a fitted
   keeps the fitted value until the next fit;
 - ``UnsupervisedAligner`` and ``BayesianAligner`` read the words of ``predict``/``align``
   with the current ``prefix`` and ``lowercase``, looking up words the fitted tables never
-  held, and ``UnsupervisedAligner.save`` recorded the new options: the fitted ones now.
+  held, and ``UnsupervisedAligner.save`` recorded the new options: the fitted ones now;
+- ``MatchingAligner`` with ``max_fertility``, ``interactions``, ``use_external`` or
+  ``aligners`` changed after fit predicted with Python's "object has no attribute
+  'pair_featurizer_'" (or other internals): a ``ValueError`` naming the parameter now.
 
 Tried and handled right, kept so by the tests below: ``clone`` (unfitted, equal
 parameters), ``get_params``/``set_params`` (an unknown name refused), an ``__init__`` that
@@ -189,6 +192,38 @@ def test_aligners_read_words_as_they_were_fitted(prefix, lowercase, tmp_path_fac
     assert bayes.align(WORDS_SRC, WORDS_TGT) == aligned
     assert bayes.fit(WORDS_SRC, WORDS_TGT).links_ == \
         _bayes(prefix=prefix, lowercase=lowercase).fit(WORDS_SRC, WORDS_TGT).links_
+
+
+@pytest.fixture(scope="module")
+def matching():
+    cls, kw, fit, predict = _case("MatchingAligner")
+    model = cls(**kw)
+    fit(model)
+    return model, predict
+
+
+@SETTINGS
+@given(change=st.sampled_from([("max_fertility", 2), ("max_fertility", 3),
+                               ("interactions", True), ("use_external", True),
+                               ("aligners", ("hmm",)), ("aligners", ["bayes"])]))
+def test_matching_aligner_refuses_parts_changed_after_fit(matching, change):
+    """The model's parts (fertility, interactions, other aligners' links) changed by
+    ``set_params`` after fit: a ``ValueError`` naming the parameter (before: Python's
+    "'MatchingAligner' object has no attribute 'pair_featurizer_'" or "'node_featurizer_'",
+    a ``RuntimeError`` asking for external links, or the weights read as another model's);
+    set back, the fitted model's links again."""
+    model, predict = matching
+    before = predict(model)
+    name, value = change
+    was = model.get_params()[name]
+    model.set_params(**{name: value})
+    try:
+        with pytest.raises(ValueError, match=re.escape(f"{name} was {was!r} at fit and is "
+                                                       f"{value!r} now (set_params)")):
+            predict(model)
+    finally:
+        model.set_params(**{name: was})
+    assert predict(model) == before
 
 
 # ------------------------------------------- class: scikit-learn's estimator conventions
