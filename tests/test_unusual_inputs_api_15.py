@@ -24,7 +24,10 @@ Fixed in this sweep, both a hyperparameter changed by ``set_params`` on a fitted
   held, and ``UnsupervisedAligner.save`` recorded the new options: the fitted ones now;
 - ``MatchingAligner`` with ``max_fertility``, ``interactions``, ``use_external`` or
   ``aligners`` changed after fit predicted with Python's "object has no attribute
-  'pair_featurizer_'" (or other internals): a ``ValueError`` naming the parameter now.
+  'pair_featurizer_'" (or other internals): a ``ValueError`` naming the parameter now;
+  ``MRFSegmenter`` likewise for the hyperparameters of its features (``colour_model``,
+  ``colour_components``, ``compactness``, ``feature_scale``, ``edge_scale``,
+  ``use_edges``; ``voxel`` and ``k_graph`` for point clouds), which predict read anew.
 
 Tried and handled right, kept so by the tests below: ``clone`` (unfitted, equal
 parameters), ``get_params``/``set_params`` (an unknown name refused), an ``__init__`` that
@@ -224,6 +227,41 @@ def test_matching_aligner_refuses_parts_changed_after_fit(matching, change):
     finally:
         model.set_params(**{name: was})
     assert predict(model) == before
+
+
+@pytest.fixture(scope="module")
+def segmenter():
+    cls, kw, fit, predict = _case("MRFSegmenter")
+    model = cls(**kw)
+    fit(model)
+    return model, predict
+
+
+@SETTINGS
+@given(change=st.sampled_from([("colour_components", 4), ("colour_model", False),
+                               ("compactness", 20.0), ("edge_scale", 2.0),
+                               ("feature_scale", 0.04), ("use_edges", False)]))
+def test_segmenter_refuses_features_changed_after_fit(segmenter, change):
+    """The features' hyperparameters changed by ``set_params`` after fit: a ``ValueError``
+    naming the parameter (before: read anew at predict, e.g. another colour model's
+    features for the fitted weights, silently); set back, the fitted model's masks."""
+    model, predict = segmenter
+    before = predict(model)
+    name, value = change
+    was = model.get_params()[name]
+    model.set_params(**{name: value})
+    try:
+        with pytest.raises(ValueError, match=re.escape(f"{name} was {was!r} at fit and is "
+                                                       f"{value!r} now (set_params)")):
+            predict(model)
+    finally:
+        model.set_params(**{name: was})
+    assert all(np.array_equal(a, b) for a, b in zip(predict(model), before))
+    model.set_params(k_graph=7, voxel=0.5)   # a point cloud's: no part of an image model
+    try:
+        assert all(np.array_equal(a, b) for a, b in zip(predict(model), before))
+    finally:
+        model.set_params(k_graph=6, voxel=0.25)
 
 
 # ------------------------------------------- class: scikit-learn's estimator conventions
