@@ -14,8 +14,8 @@ Fixed in this sweep, both a hyperparameter changed by ``set_params`` on a fitted
   features (96.1 F1 on its training sentences became 87.8, silently), and ``save`` wrote
   ``window`` into the model file, so the loaded tagger kept the worse predictions.  The
   fitted templates are ``feature_set_`` now, used by ``predict`` and ``save``;
-- the topic models: ``LDA`` and ``PaMedLDA`` read their prior (``50 / n_topics``,
-  ``1 / n_topics`` or ``alpha``) anew at transform, ``NBSVM`` its ``binarize`` at predict
+- the topic models: ``LDA``, ``PaMedLDA`` and the two MedLDAs read their prior
+  (``50 / n_topics``, ``1 / n_topics`` or ``alpha``) anew at transform, ``NBSVM`` its ``binarize`` at predict
   (counts for weights fitted on 0/1 features), and ``ImportanceMedLDA`` with ``n_topics``
   changed was numpy's "matmul: Input operand 1 has a mismatch in its core dimension": each
   keeps the fitted value until the next fit;
@@ -135,7 +135,8 @@ def test_the_feature_sets_give_other_predictions(chunks):
 
 
 TOPIC_CHANGES = [("LDA", "n_topics"), ("LDA", "alpha"), ("GibbsMedLDA", "n_topics"),
-                 ("ImportanceMedLDA", "n_topics"), ("PaMedLDA", "n_topics"), ("PaMedLDA", "alpha"),
+                 ("ImportanceMedLDA", "n_topics"), ("GibbsMedLDA", "alpha"),
+                 ("ImportanceMedLDA", "alpha"), ("PaMedLDA", "n_topics"), ("PaMedLDA", "alpha"),
                  ("NBSVM", "binarize")]
 
 
