@@ -13,6 +13,7 @@ and the polytopes, projections and decoders are in
 
 from __future__ import annotations
 
+import copy
 import numbers
 from collections import Counter
 
@@ -48,6 +49,10 @@ __all__ = ["MatchingAligner", "gold_matching", "gold_fertility_matching", "LEARN
 _MODEL_FORMAT = "structpred-matching-aligner"
 
 #: model name -> (max_fertility, interactions)
+#: the hyperparameters that make the model's parts (its features and polytope): changed by
+#: set_params after fit, predict refuses them (:meth:`MatchingAligner._check_fitted`)
+_STRUCTURE = ("max_fertility", "interactions", "use_external", "aligners")
+
 MODELS = {"M": (1, False), "M+F": (2, False), "M+Q": (1, True), "M+F+Q": (2, True)}
 
 
@@ -156,6 +161,13 @@ def _check_sure(gold, what, why):
         raise ValueError(f"{what} holds no link at all: {why}")
     if not any(g.sure for g in gold):
         raise ValueError(f"{what} holds no sure link (only possible ones): {why}")
+
+
+def _differs(now, was):
+    try:
+        return bool(now != was)
+    except (TypeError, ValueError):   # arrays: no single truth value
+        return repr(now) != repr(was)
 
 
 class MatchingAligner(BaseEstimator):
@@ -562,6 +574,7 @@ class MatchingAligner(BaseEstimator):
                           executor=executor)
         self.result_ = res
         self.coef_ = W.project(res.w)
+        self._fitted_structure = {k: copy.copy(getattr(self, k)) for k in _STRUCTURE}
         return self
 
     # ------------------------------------------------------------- predict
@@ -569,6 +582,13 @@ class MatchingAligner(BaseEstimator):
         if not hasattr(self, "coef_"):
             # scikit-learn's NotFittedError (a ValueError), as every estimator's
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit")
+        # the model's parts changed by set_params since: the weights are another model's
+        # (it was "object has no attribute 'pair_featurizer_'", or other links silently)
+        for name, was in self.__dict__.get("_fitted_structure", {}).items():
+            if _differs(getattr(self, name), was):
+                raise ValueError(f"{name} was {was!r} at fit and is {getattr(self, name)!r} "
+                                 "now (set_params): the weights are the fitted model's; set "
+                                 "it back or fit again")
 
     def _decode(self, F, pairs, shape, w, decoder=None):
         s = np.asarray(F.T @ w).ravel()
@@ -613,8 +633,8 @@ class MatchingAligner(BaseEstimator):
         from .predict.batch import supports
 
         pairs = check_sentence_pairs(pairs, max_words=MAX_WORDS)
+        self._check_fitted()
         if supports(self) and all(len(s) and len(t) for s, t in pairs):
-            self._check_fitted()
             bp = getattr(self, "_batch_predictor", None)
             if bp is None or bp.coef is not self.coef_:   # (re)fitted since
                 from .predict.batch import BatchPredictor

@@ -58,6 +58,12 @@ __all__ = ["MRFSegmenter", "LEARNERS", "build_example", "class_weights", "parse_
 
 from ._params import DEFAULT_EDGE_FACTORS, check_params
 
+#: the hyperparameters that make the features the weights are for, by kind of data: changed
+#: by set_params after fit, predict refuses them (they were read anew: other features)
+_FEATURE_PARAMS = {"image": ("use_edges", "colour_model", "colour_components", "compactness",
+                             "feature_scale", "edge_scale"),
+                   "points": ("use_edges", "voxel", "k_graph", "feature_scale", "edge_scale")}
+
 
 def _check_image_list(images, what="images"):
     """Refuse one image array given where a sequence of images is expected: iterated, its
@@ -363,6 +369,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         -------
         self
         """
+        self.__dict__.pop("_fitted_features", None)   # this fit's are set at its end
         make_train, kind = self._as_source(X, y, ignore, kind, "images")
         make_valid = None
         if eval_set is not None:
@@ -503,6 +510,8 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
                 self.__dict__.pop(a, None)
         self.coef_ = best["w"]
         self.history_ = best["hist"]
+        self._fitted_features = {k: getattr(self, k)
+                                 for k in _FEATURE_PARAMS.get(self.kind_, ())}
 
     def _use(self, prep):
         """Predict with the standardisation and feature counts of ``prep`` (edges included)."""
@@ -684,6 +693,12 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
             from sklearn.exceptions import NotFittedError   # a ValueError, as scikit-learn's
 
             raise NotFittedError("this MRFSegmenter is not fitted yet: call fit first")
+        for name, was in self.__dict__.get("_fitted_features", {}).items():
+            now = getattr(self, name)
+            if now is not was and repr(now) != repr(was):
+                raise ValueError(f"{name} was {was!r} at fit and is {now!r} now (set_params): "
+                                 "the weights are for the fitted features; set it back or "
+                                 "fit again")
 
     @property
     def node_weights_(self):

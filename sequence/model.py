@@ -216,6 +216,9 @@ class SequenceTagger(BaseEstimator):
         Whether the labels are IOB chunk tags (scored by chunk F1).
     n_columns_ : int
         Columns of the training tokens (without the label).
+    feature_set_ : str
+        The ``feature_set`` the model was fitted with, the one :meth:`predict` and
+        :meth:`save` use (a ``set_params(feature_set=...)`` takes effect at the next fit).
     n_iter_, best_iter_, history_, eta_
     fit_time_ : float
         CPU seconds of :meth:`fit` (features, step size, learning, validation, refit).
@@ -300,7 +303,10 @@ class SequenceTagger(BaseEstimator):
         return np.array([index[t] for s in y for t in s], dtype=np.int64)
 
     def _design(self, X):
-        return self.features_.transform(token_features(X, self.feature_set),
+        # the templates the weights were fitted with: feature_set changed by set_params
+        # after fit gave other features to the same weights (a silent, worse prediction)
+        feature_set = getattr(self, "feature_set_", self.feature_set)
+        return self.features_.transform(token_features(X, feature_set),
                                         scaled=self.scaled_)
 
     def _validation_metric(self, design, y_valid):
@@ -362,6 +368,7 @@ class SequenceTagger(BaseEstimator):
         if mixture is not None:
             raise ValueError(mixture[1])
         self.iob_ = is_iob(self.classes_)
+        self.feature_set_ = self.feature_set
         # digests of the training sentences, kept in the model file: tag eval warns of them
         self.training_digests_ = text_digests(sentence_texts(X))
         codes, train, valid = self._feature_codes(X, X_valid, codes)
@@ -534,7 +541,8 @@ class SequenceTagger(BaseEstimator):
         if not hasattr(self, "coef_"):   # it was "object has no attribute 'classes_'"
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit "
                                  "before save")
-        params = dict(self.get_params(), random_state=estimator_seed(self))   # as drawn
+        params = dict(self.get_params(), random_state=estimator_seed(self),   # as drawn
+                      feature_set=getattr(self, "feature_set_", self.feature_set))
         header = {"format": FORMAT, "version": FORMAT_VERSION,
                   "params": {k: (None if isinstance(v, float) and not np.isfinite(v) else v)
                              for k, v in params.items()},
@@ -588,6 +596,7 @@ def _tagger_from(header, arrays):
     tagger = SequenceTagger(**params)
     tagger.classes_ = list(header["classes"])
     tagger.iob_ = bool(header["iob"])
+    tagger.feature_set_ = tagger.feature_set
     tagger.n_columns_ = int(header["n_columns"])
     tagger.features_ = FeatureIndex(names.split("\n") if names else [],
                                     scale=np.asarray(arrays["feature_scale"], dtype=np.float64))

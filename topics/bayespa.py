@@ -587,10 +587,17 @@ class PaMedLDA(_BayesPAClassifier):
 
     @property
     def alpha_(self):
+        """The prior of the fitted model (``1 / n_topics`` for ``alpha=None``), fixed at
+        the first fit/partial_fit: ``set_params`` takes effect at the next fit."""
+        kept = self.__dict__.get("_fitted_alpha")
+        if kept is not None:
+            return kept
         return 1.0 / int(self.n_topics) if self.alpha is None else float(self.alpha)
 
     # ------------------------------------------------------------------ state
     def _init_state(self, V):
+        self.__dict__.pop("_fitted_alpha", None)
+        self._fitted_alpha = self.alpha_
         K = int(self.n_topics)
         self.topic_word_ = np.full((K, V), float(self.gamma))
         self._init_gaussian(K)

@@ -319,6 +319,12 @@ class LDA(BaseEstimator):
 
     @property
     def alpha_(self):
+        """The prior of the fitted model (``50 / n_topics`` for ``alpha=None``), fixed at fit:
+        ``set_params(n_topics=..., alpha=...)`` takes effect at the next fit (transform read
+        them anew: another prior for the fitted topics)."""
+        kept = self.__dict__.get("_fitted_alpha")
+        if kept is not None:
+            return kept
         return 50.0 / self.n_topics if self.alpha is None else float(self.alpha)
 
     def _check_params(self):
@@ -354,6 +360,7 @@ class LDA(BaseEstimator):
     def fit(self, X, y=None):
         """Run ``n_iter`` sweeps on the corpus ``X`` (texts, token lists or counts)."""
         self._check_params()
+        self.__dict__.pop("_fitted_alpha", None)
         X = self._counts(X, fitting=True)
         words, docs, _ = token_arrays(X)
         if words.size == 0:
@@ -383,6 +390,7 @@ class LDA(BaseEstimator):
         self.topic_word_counts_ = np.ascontiguousarray(nwk.T)
         self.doc_topic_counts_ = ndk
         self.components_ = (self.topic_word_counts_ + beta) / (nk[:, None] + V * beta)  # eq. 4.27
+        self._fitted_alpha = alpha
         return self
 
     def transform(self, X):
@@ -400,7 +408,7 @@ class LDA(BaseEstimator):
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} columns, the model has {self.n_features_in_}")
         words, _, offsets = token_arrays(X)
-        K = int(self.n_topics)
+        K = self.components_.shape[0]   # the fitted topics, not n_topics set since
         mean_counts = fold_in_per_document(words, offsets, self.components_,
                                            np.full(K, self.alpha_), int(self.n_transform_burn),
                                            int(self.n_transform_samples),

@@ -207,6 +207,8 @@ class _MedLDABase(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEs
 
     def _prepare_fit(self, X, y):
         self._check_params()
+        self.__dict__.pop("components_", None)   # n_samples_ reads the fitted topics' count
+        self._fitted_alpha = float(self.alpha)   # the prior of this fit (transform's too)
         X, y_idx, (words, docs, _) = labelled_corpus(self, X, y)
         # root of the prediction streams: random_state, or fresh entropy when it is None
         self.seed_ = int(np.random.SeedSequence(estimator_seed(self)).entropy)
@@ -258,6 +260,11 @@ class _MedLDABase(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEs
         return self.lambda_.nnz / float(D * (M - 1))
 
     # ---- prediction
+    def _alpha(self):
+        """The prior ``alpha`` of the fitted model (``set_params(alpha=...)`` takes effect at
+        the next fit: transform read it anew, another prior for the fitted topics)."""
+        return self.__dict__.get("_fitted_alpha", float(self.alpha))
+
     def _check_fitted(self):
         if not hasattr(self, "kappa_"):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet")
@@ -399,7 +406,7 @@ class GibbsMedLDA(_MedLDABase):
         t_fit = time.perf_counter()
         X, y_idx, words, docs, nd = self._prepare_fit(X, y)
         D, V, K = X.shape[0], X.shape[1], int(self.n_topics)
-        alpha, beta = float(self.alpha), float(self.beta)
+        alpha, beta = self._alpha(), float(self.beta)
         rng = np.random.default_rng(estimator_seed(self))
         _seed(int(rng.integers(2**31 - 1)))
         z = rng.integers(0, K, size=words.size).astype(np.int64)
@@ -438,8 +445,8 @@ class GibbsMedLDA(_MedLDABase):
         (:func:`topics.lda.fold_in_per_document`), seeded from ``random_state`` and the
         document's tokens, so that a document's features do not depend on the others."""
         X, words, offsets, nd = self._test_tokens(X)
-        K = int(self.n_topics)
-        mean = fold_in_per_document(words, offsets, self.components_, np.full(K, float(self.alpha)),
+        K = self.components_.shape[0]   # the fitted topics, not n_topics set since
+        mean = fold_in_per_document(words, offsets, self.components_, np.full(K, self._alpha()),
                                     int(self.n_predict_burn), int(self.n_predict_samples),
                                     self._transform_seed())
         return self._zbar(mean, nd)
@@ -517,7 +524,8 @@ class ImportanceMedLDA(_MedLDABase):
 
     @property
     def n_samples_(self):
-        return 3 * int(self.n_topics) if self.n_samples is None else int(self.n_samples)
+        K = self.components_.shape[0] if "components_" in self.__dict__ else int(self.n_topics)
+        return 3 * K if self.n_samples is None else int(self.n_samples)
 
     def _scale(self):
         return 1.0 / self.n_samples_ if self.paper_1_over_J else 1.0
@@ -528,7 +536,7 @@ class ImportanceMedLDA(_MedLDABase):
         return int(rng.integers(2**63 - 1))
 
     def _theta(self, ndk):
-        th = self._scale() * ndk + float(self.alpha)
+        th = self._scale() * ndk + self._alpha()
         return th / th.sum(axis=1, keepdims=True)
 
     def fit(self, X, y):
@@ -576,7 +584,8 @@ class ImportanceMedLDA(_MedLDABase):
         document's proposals are a hash of ``random_state`` and its own tokens
         (:func:`importance_step_per_document`), so they do not depend on the other documents."""
         X, words, offsets, nd = self._test_tokens(X)
-        D, K = X.shape[0], int(self.n_topics)
+        D, K = X.shape[0], self.components_.shape[0]   # the fitted topics (numpy's "matmul:
+        # mismatch in its core dimension" after set_params(n_topics=...))
         theta = np.full((D, K), 1.0 / K)
         seed = self._transform_seed()
         ndk = np.zeros((D, K))

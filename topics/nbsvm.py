@@ -158,7 +158,9 @@ class NBSVM(CountClassifierTags, ClassifierMixin, BaseEstimator):
         if not fitting and not hasattr(self, "coef_"):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet")
         X = sp.csr_matrix(count_matrix(self, X, fitting=fitting, integer=False), dtype=np.float64)
-        if self.binarize:
+        if fitting:   # the fitted weights' features: set_params(binarize=...) is for the next fit
+            self._fitted_binarize = bool(self.binarize)
+        if self.__dict__.get("_fitted_binarize", self.binarize):
             X = X.copy()
             X.data[:] = 1.0
         return X

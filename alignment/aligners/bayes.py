@@ -214,7 +214,8 @@ class BayesianAligner(BaseEstimator):
     fwd_links_, bwd_links_ : list of set of (int, int)
         The same links as Python sets (formed on first access).
     links_ : list of set of (int, int)
-        The symmetrised links of the training pairs (formed on first access).
+        The symmetrised links of the training pairs under the current ``symmetrize`` (as
+        :meth:`align` combines; formed on first access).
     priors_ : dict
         Per direction (``"fwd"``, ``"bwd"``): the fitted lexical expected counts
         (sorted word-pair keys and counts), their totals per word, the jump counts and
@@ -361,8 +362,12 @@ class BayesianAligner(BaseEstimator):
         if not len(src):
             raise ValueError("nothing to align")
         grow = priors is None
-        sv = _Side(None if grow else self.src_vocab_, self.lowercase, self.prefix)
-        tv = _Side(None if grow else self.tgt_vocab_, self.lowercase, self.prefix)
+        # align reads words as the fitted vocabularies were made (a prefix set since by
+        # set_params looked up words they never held); fit takes the current options
+        words = (self.lowercase, self.prefix) if grow else self.__dict__.get(
+            "_fitted_words", (self.lowercase, self.prefix))
+        sv = _Side(None if grow else self.src_vocab_, *words)
+        tv = _Side(None if grow else self.tgt_vocab_, *words)
         s_ids, s_off = sv.encode(src, "source")     # new words get new ids in align too
         t_ids, t_off = tv.encode(tgt, "target")
         empty = np.flatnonzero((np.diff(s_off) == 0) | (np.diff(t_off) == 0))
@@ -432,6 +437,7 @@ class BayesianAligner(BaseEstimator):
             tgt, "tgt", "target sentences")   # an iterator read once, here
         a_fwd, a_bwd, res, enc, secs = self._run(src, tgt)
         self.src_vocab_ = enc["sv"].vocab
+        self._fitted_words = (bool(self.lowercase), int(self.prefix))
         self.tgt_vocab_ = enc["tv"].vocab
         n_fert = int(self.max_fertility) + 1
         priors = {}
@@ -462,12 +468,18 @@ class BayesianAligner(BaseEstimator):
         if "fwd_link_sets_" not in self.__dict__:
             raise AttributeError(f"{name}: this BayesianAligner is not fitted")
         sets = self.__dict__.setdefault("_sets", {})
-        if name not in sets:        # Python sets of every pair: formed on first use only
+        # the symmetrised links under the current ``symmetrize``, as align combines: kept
+        # by name only, they stayed those of the first access after set_params
+        if name == "links_" and self.symmetrize not in _SYMMETRIZE:   # a list: unhashable
+            raise ValueError(f"symmetrize must be one of {_SYMMETRIZE}, not "
+                             f"{self.symmetrize!r}")
+        key = (name, self.symmetrize) if name == "links_" else name
+        if key not in sets:         # Python sets of every pair: formed on first use only
             if name == "links_":
-                sets[name] = self._combine(self.fwd_links_, self.bwd_links_)
+                sets[key] = self._combine(self.fwd_links_, self.bwd_links_)
             else:
-                sets[name] = list(getattr(self, name.replace("links_", "link_sets_")))
-        return sets[name]
+                sets[key] = list(getattr(self, name.replace("links_", "link_sets_")))
+        return sets[key]
 
     fwd_links_ = property(lambda self: self._fitted_sets("fwd_links_"),
                           doc="Forward links of the training pairs (list of sets).")

@@ -225,11 +225,18 @@ class UnsupervisedAligner(BaseEstimator):
         """The tokens as the model sees them (as a file's reader gives them,
         :func:`structpred.io.token_form`; lower-cased, truncated)."""
         out = [token_form(w) for w in tokens]
-        if self.lowercase:
+        lowercase, prefix = self._word_options()
+        if lowercase:
             out = [w.lower() for w in out]
-        if int(self.prefix) > 0:
-            out = [w[:int(self.prefix)] for w in out]
+        if prefix > 0:
+            out = [w[:prefix] for w in out]
         return list(out)
+
+    def _word_options(self):
+        """``(lowercase, prefix)`` of the fitted tables (``set_params`` takes effect at the
+        next fit: predict read the new prefix, looking up words the tables never held)."""
+        kept = self.__dict__.get("_fitted_words")
+        return kept if kept is not None else (bool(self.lowercase), int(self.prefix))
 
     def _normalize_word(self, word):
         """:meth:`normalize` of one word."""
@@ -267,6 +274,7 @@ class UnsupervisedAligner(BaseEstimator):
         if not src:
             raise ValueError("nothing to train on")
         self.options()
+        self._fitted_words = (bool(self.lowercase), int(self.prefix))
         path = None
         if cache_dir is not None:
             path = Path(cache_dir) / f"hmm-{self.fingerprint(src, tgt)}.npz"
@@ -277,7 +285,7 @@ class UnsupervisedAligner(BaseEstimator):
                 return self
         t0, c0 = time.perf_counter(), time.process_time()
         # the normalised sentences' vocabularies and ids, each word type normalised once
-        plain = not self.lowercase and int(self.prefix) <= 0
+        plain = self._fitted_words == (False, 0)
         corpus = EncodedCorpus.build(src, tgt, normalize=None if plain else self._normalize_word)
         ls, lt = corpus.src_lengths, corpus.tgt_lengths
         if not (ls.all() and lt.all()):
@@ -356,7 +364,9 @@ class UnsupervisedAligner(BaseEstimator):
         """Write the trained tables (statistics with the HMM attached) as ``.npz``."""
         self.stats_.save(path)
         with atomic_write(str(path) + ".json") as fh:
-            json.dump(with_digest({"options": self.options(),
+            lowercase, prefix = self._word_options()   # those of the tables saved
+            json.dump(with_digest({"options": {**self.options(), "lowercase": lowercase,
+                                               "prefix": prefix},
                                    "seconds": getattr(self, "seconds_", {})}), fh, sort_keys=True)
 
     @classmethod
