@@ -314,7 +314,12 @@ def test_a_word_of_a_multi_byte_encoding_valid_utf8_by_chance_is_read(tmp_path, 
        given_as=st.sampled_from(["gb18030", "big5", "shift_jis", "euc-kr"]))
 def test_utf8_text_of_cjk_given_with_a_multi_byte_encoding_is_refused(tmp_path_factory, data,
                                                                       enc, given_as):
+    """UTF-8 text shown to be UTF-8 on its first line (a word of two Chinese characters,
+    kana or Hangul or more: one character alone is as often text of the encoding given, and
+    is read in it) is refused when another multi-byte encoding is given."""
     lines = data.draw(_cjk_lines(enc))
+    pair = data.draw(st.text(st.sampled_from(LETTERS[enc]), min_size=2, max_size=3))
+    lines[0] = f"{pair} {lines[0]}"
     path = _w(tmp_path_factory.mktemp("enc") / "f.txt", "\n".join(lines) + "\n")
     with pytest.raises(FormatError, match=re.escape("f.txt:1: ") + "(" + re.escape(LOOKS_UTF8)
                        + "|bad encoding)"):
