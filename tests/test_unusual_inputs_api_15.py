@@ -374,3 +374,18 @@ def test_aligner_sides_of_any_container_give_one_result(how, side):
         pairs = list(zip(SRC, TGT))
         assert model.predict(pairs) == base.predict(wrap(list(zip(src, tgt)))) == \
             base.predict(pairs)
+
+
+@pytest.mark.parametrize("name, value", [("max_jump", 5), ("max_fertility", 3)])
+def test_bayesian_align_refuses_buckets_changed_after_fit(name, value):
+    """``max_jump``/``max_fertility`` set after fit: ``align`` read the fitted jump counts
+    (201 buckets) at the new buckets' places (the jumps -100..-90 as -5..5), silently."""
+    bayes = _bayes().fit(WORDS_SRC, WORDS_TGT)
+    aligned = bayes.align(WORDS_SRC, WORDS_TGT)
+    was = getattr(bayes, name)
+    bayes.set_params(**{name: value})
+    with pytest.raises(ValueError, match=re.escape(f"{name} was {was} at fit and is "
+                                                   f"{value} now (set_params)")):
+        bayes.align(WORDS_SRC, WORDS_TGT)
+    bayes.set_params(**{name: was})
+    assert bayes.align(WORDS_SRC, WORDS_TGT) == aligned

@@ -492,6 +492,20 @@ class BayesianAligner(BaseEstimator):
         """:meth:`fit`, then the symmetrised links of the training pairs (``links_``)."""
         return self.fit(src, tgt).links_
 
+    def _check_prior_shapes(self):
+        """``ValueError`` when ``max_jump`` or ``max_fertility`` differ from the fit's (the
+        shapes of the fitted jump and fertility counts): the prior arrays were read at the
+        buckets of the new value, so the jumps of -100..-90 became those of -5..5."""
+        fwd = self.priors_["fwd"]
+        fitted = {"max_jump": (len(fwd["jump"]) - 1) // 2,
+                  "max_fertility": fwd["fert"].shape[1] - 1}
+        for name, was in fitted.items():
+            now = getattr(self, name)
+            if now != was:
+                raise ValueError(f"{name} was {was} at fit and is {now!r} now (set_params): "
+                                 "the fitted counts have the buckets of the fit; set it "
+                                 "back or fit again")
+
     def align(self, src, tgt, return_directions=False):
         """Align new sentence pairs with the fitted counts as Dirichlet priors (the
         training bitext is not resampled).
@@ -509,6 +523,7 @@ class BayesianAligner(BaseEstimator):
         """
         if not hasattr(self, "priors_"):
             raise NotFittedError("this BayesianAligner is not fitted: call fit first")
+        self._check_prior_shapes()
         a_fwd, a_bwd, _, enc, _ = self._run(src, tgt, priors=self.priors_, stream=1)
         fwd, bwd = (list(x) for x in self._link_sets(a_fwd, a_bwd, enc["s_off"], enc["t_off"]))
         links = self._combine(fwd, bwd)
