@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from structpred import FormatError
+from structpred import FormatError, check_unchanged_since_fit
 from structpred.io import MAX_WORDS, check_sentence_pairs, load_npz, save_npz
 
 from ._runtime import MAX_COST, MAX_FREQUENT
@@ -161,13 +161,6 @@ def _check_sure(gold, what, why):
         raise ValueError(f"{what} holds no link at all: {why}")
     if not any(g.sure for g in gold):
         raise ValueError(f"{what} holds no sure link (only possible ones): {why}")
-
-
-def _differs(now, was):
-    try:
-        return bool(now != was)
-    except (TypeError, ValueError):   # arrays: no single truth value
-        return repr(now) != repr(was)
 
 
 class MatchingAligner(BaseEstimator):
@@ -584,11 +577,8 @@ class MatchingAligner(BaseEstimator):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit")
         # the model's parts changed by set_params since: the weights are another model's
         # (it was "object has no attribute 'pair_featurizer_'", or other links silently)
-        for name, was in self.__dict__.get("_fitted_structure", {}).items():
-            if _differs(getattr(self, name), was):
-                raise ValueError(f"{name} was {was!r} at fit and is {getattr(self, name)!r} "
-                                 "now (set_params): the weights are the fitted model's; set "
-                                 "it back or fit again")
+        check_unchanged_since_fit(self, self.__dict__.get("_fitted_structure", {}),
+                                  "the weights are the fitted model's")
 
     def _decode(self, F, pairs, shape, w, decoder=None):
         s = np.asarray(F.T @ w).ravel()

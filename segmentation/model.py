@@ -40,7 +40,7 @@ from structpred import decode_mincut
 from structpred import Monitor
 from structpred import L2Ball
 from structpred import ExampleStream
-from structpred import estimator_seed
+from structpred import check_unchanged_since_fit, estimator_seed
 from structpred.selection import unwrap_eval_set
 
 from .examples import (AUTO_CLASS_WEIGHTS, AUTO_ETA_SCALES, _candidates, _describe,
@@ -693,12 +693,8 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
             from sklearn.exceptions import NotFittedError   # a ValueError, as scikit-learn's
 
             raise NotFittedError("this MRFSegmenter is not fitted yet: call fit first")
-        for name, was in self.__dict__.get("_fitted_features", {}).items():
-            now = getattr(self, name)
-            if now is not was and repr(now) != repr(was):
-                raise ValueError(f"{name} was {was!r} at fit and is {now!r} now (set_params): "
-                                 "the weights are for the fitted features; set it back or "
-                                 "fit again")
+        check_unchanged_since_fit(self, self.__dict__.get("_fitted_features", {}),
+                                  "the weights are for the fitted features")
 
     @property
     def node_weights_(self):

@@ -35,7 +35,8 @@ from ._checks import (SEED_INSTANCES, check_flag, check_label_spellings,  # noqa
                       check_n_jobs, check_ordered,
                       check_number, check_positive, check_seed, check_whole, estimator_seed,
                       resolve_seed, seed_generator, label_clash, physical_memory,
-                      split_comma_items, unmasked, whole_array)
+                      split_comma_items, unmasked, whole_array,
+                      check_unchanged_since_fit)
 from ._digests import text_digests, training_overlap
 from ._example import StructuredExample
 from ._loss import hamming_loss, weighted_hamming_terms

@@ -16,7 +16,7 @@ __all__ = ["check_whole", "check_number", "check_seed", "resolve_seed", "estimat
            "seed_generator",
            "SEED_INSTANCES", "check_n_jobs", "check_positive", "check_flag",
            "label_clash", "check_label_spellings", "whole_array", "index_pairs", "dense", "unmasked", "split_comma_items",
-           "physical_memory", "check_ordered"]
+           "physical_memory", "check_ordered", "check_unchanged_since_fit"]
 
 
 def physical_memory() -> int | None:
@@ -315,3 +315,25 @@ def check_label_spellings(labels, known=None, name="y", where=None):
                "differ only in case, white space or invisible characters")
         raise ValueError(f"{name}: the label {clash[0]!r:.40} and {whose} {clash[1]!r:.40} "
                          f"{how}: one class or two? spell them alike")
+
+
+def _differs(now, was):
+    """``now != was`` as one truth value (arrays and the like: by their repr)."""
+    if now is was:
+        return False
+    try:
+        return bool(now != was)
+    except (TypeError, ValueError):   # arrays: no single truth value
+        return repr(now) != repr(was)
+
+
+def check_unchanged_since_fit(estimator, fitted, why):
+    """``ValueError`` for the first hyperparameter of ``fitted`` (name -> its value at
+    ``fit``) that ``set_params`` has changed since, ``why`` saying what was fitted on it
+    (``"the weights are the fitted model's"``): scikit-learn's estimators take a changed
+    hyperparameter at the next ``fit``, never half of it at ``predict``."""
+    for name, was in fitted.items():
+        now = getattr(estimator, name)
+        if _differs(now, was):
+            raise ValueError(f"{name} was {was!r} at fit and is {now!r} now (set_params): "
+                             f"{why}; set it back or fit again")

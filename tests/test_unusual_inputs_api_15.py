@@ -198,6 +198,20 @@ def test_aligners_read_words_as_they_were_fitted(prefix, lowercase, tmp_path_fac
         _bayes(prefix=prefix, lowercase=lowercase).fit(WORDS_SRC, WORDS_TGT).links_
 
 
+def _refused_then_restored(model, predict, name, value):
+    """``set_params(name=value)`` on the fitted ``model``: ``predict(model)`` raises the
+    ``ValueError`` naming the parameter; set back, returns ``predict(model)``."""
+    was = model.get_params()[name]
+    model.set_params(**{name: value})
+    try:
+        with pytest.raises(ValueError, match=re.escape(f"{name} was {was!r} at fit and is "
+                                                       f"{value!r} now (set_params)")):
+            predict(model)
+    finally:
+        model.set_params(**{name: was})
+    return predict(model)
+
+
 @pytest.fixture(scope="module")
 def matching():
     cls, kw, fit, predict = _case("MatchingAligner")
@@ -218,16 +232,7 @@ def test_matching_aligner_refuses_parts_changed_after_fit(matching, change):
     set back, the fitted model's links again."""
     model, predict = matching
     before = predict(model)
-    name, value = change
-    was = model.get_params()[name]
-    model.set_params(**{name: value})
-    try:
-        with pytest.raises(ValueError, match=re.escape(f"{name} was {was!r} at fit and is "
-                                                       f"{value!r} now (set_params)")):
-            predict(model)
-    finally:
-        model.set_params(**{name: was})
-    assert predict(model) == before
+    assert _refused_then_restored(model, predict, *change) == before
 
 
 @pytest.fixture(scope="module")
@@ -248,16 +253,8 @@ def test_segmenter_refuses_features_changed_after_fit(segmenter, change):
     features for the fitted weights, silently); set back, the fitted model's masks."""
     model, predict = segmenter
     before = predict(model)
-    name, value = change
-    was = model.get_params()[name]
-    model.set_params(**{name: value})
-    try:
-        with pytest.raises(ValueError, match=re.escape(f"{name} was {was!r} at fit and is "
-                                                       f"{value!r} now (set_params)")):
-            predict(model)
-    finally:
-        model.set_params(**{name: was})
-    assert all(np.array_equal(a, b) for a, b in zip(predict(model), before))
+    after = _refused_then_restored(model, predict, *change)
+    assert all(np.array_equal(a, b) for a, b in zip(after, before))
     model.set_params(k_graph=7, voxel=0.5)   # a point cloud's: no part of an image model
     try:
         assert all(np.array_equal(a, b) for a, b in zip(predict(model), before))
@@ -381,11 +378,9 @@ def test_bayesian_align_refuses_buckets_changed_after_fit(name, value):
     """``max_jump``/``max_fertility`` set after fit: ``align`` read the fitted jump counts
     (201 buckets) at the new buckets' places (the jumps -100..-90 as -5..5), silently."""
     bayes = _bayes().fit(WORDS_SRC, WORDS_TGT)
-    aligned = bayes.align(WORDS_SRC, WORDS_TGT)
-    was = getattr(bayes, name)
-    bayes.set_params(**{name: value})
-    with pytest.raises(ValueError, match=re.escape(f"{name} was {was} at fit and is "
-                                                   f"{value} now (set_params)")):
-        bayes.align(WORDS_SRC, WORDS_TGT)
-    bayes.set_params(**{name: was})
-    assert bayes.align(WORDS_SRC, WORDS_TGT) == aligned
+
+    def align(model):
+        return model.align(WORDS_SRC, WORDS_TGT)
+
+    aligned = align(bayes)
+    assert _refused_then_restored(bayes, align, name, value) == aligned

@@ -29,7 +29,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from structpred import check_flag, check_n_jobs, check_ordered, check_whole, estimator_seed
+from structpred import (check_flag, check_n_jobs, check_ordered, check_unchanged_since_fit,
+                        check_whole, estimator_seed)
 from structpred.io import counted, split_tokens, token_form, unwritable_token
 
 from .._runtime import log as _log
@@ -497,14 +498,9 @@ class BayesianAligner(BaseEstimator):
         shapes of the fitted jump and fertility counts): the prior arrays were read at the
         buckets of the new value, so the jumps of -100..-90 became those of -5..5."""
         fwd = self.priors_["fwd"]
-        fitted = {"max_jump": (len(fwd["jump"]) - 1) // 2,
-                  "max_fertility": fwd["fert"].shape[1] - 1}
-        for name, was in fitted.items():
-            now = getattr(self, name)
-            if now != was:
-                raise ValueError(f"{name} was {was} at fit and is {now!r} now (set_params): "
-                                 "the fitted counts have the buckets of the fit; set it "
-                                 "back or fit again")
+        check_unchanged_since_fit(self, {"max_jump": (len(fwd["jump"]) - 1) // 2,
+                                         "max_fertility": fwd["fert"].shape[1] - 1},
+                                  "the fitted counts have the buckets of the fit")
 
     def align(self, src, tgt, return_directions=False):
         """Align new sentence pairs with the fitted counts as Dirichlet priors (the
