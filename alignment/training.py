@@ -150,8 +150,9 @@ def train_aligner(pairs, gold=None, *, stats, eval_set=None, bitext=None, aligne
         Longest sentence our HMM is trained on.
     n_iter : int, optional
         Iterations of each fit (default 1000 with validation sentences, else 200).
-    jobs : int
-        c- candidates fitted at once (forked processes).
+    jobs : int or None
+        c- candidates fitted at once (forked processes; ``None``: 1, as scikit-learn reads
+        an ``n_jobs``).
     executor : optional
         Where the learner's passes run (:func:`structpred.run_learner`).
     random_state : int, None, numpy RandomState or Generator

@@ -528,11 +528,13 @@ class SequenceTagger(BaseEstimator):
         return out
 
     def score(self, X, y):
-        """Chunk F1 (IOB labels) or token accuracy, in %.  ``y`` must hold a label list of
-        each sentence's length (a shorter ``y`` was scored on the sentences it reached:
-        ``zip`` cut them silently)."""
+        """Chunk F1 (IOB labels) or token accuracy as a fraction in [0, 1], as scikit-learn's
+        ``score`` (higher is better; it was in %, 100 times scikit-learn's scale: ``tag
+        eval`` and the validation scores of ``history_`` stay in %).  ``y`` must hold a
+        label list of each sentence's length (a shorter ``y`` was scored on the sentences
+        it reached: ``zip`` cut them silently)."""
         X, y = check_tagged_sentences(X, y)
-        return score_from_stats(sentence_stats(y, self.predict(X), self.iob_))
+        return score_from_stats(sentence_stats(y, self.predict(X), self.iob_)) / 100.0
 
     # --------------------------------------------------------------- persistence
     def save(self, path, info=None):

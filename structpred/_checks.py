@@ -224,13 +224,14 @@ def check_n_jobs(value, name="n_jobs", none=False, hi=10 ** 7):
     """The number of workers ``value`` stands for, by joblib's convention: an integer from 1
     to ``hi`` itself, -1 every CPU this process may use
     (:func:`structpred.parallel.usable_cpus`), -2 all but one, ``-k`` all but ``k - 1``, never
-    fewer than 1; ``None`` stays ``None`` where ``none`` (the caller's default).  0, a bool,
-    a fraction and a string are refused (``ValueError`` naming ``name``)."""
-    if value is None and none:
-        return None
+    fewer than 1; ``None`` is 1, as scikit-learn reads it outside a joblib context (it was
+    refused), or stays ``None`` where ``none`` (the caller's default).  0, a bool, a
+    fraction and a string are refused (``ValueError`` naming ``name``)."""
+    if value is None:
+        return None if none else 1
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value == 0:
         raise ValueError(f"{name} must be an integer >= 1 or negative (-1: every CPU, -2: all "
-                         f"but one){', or None' if none else ''}, got {value!r:.60}")
+                         f"but one), or None, got {value!r:.60}")
     if not -hi <= value <= hi:
         raise ValueError(f"{name} must be at most {hi:,} in size, got {value!r}")
     if value > 0:

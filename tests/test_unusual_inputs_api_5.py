@@ -180,7 +180,7 @@ def test_every_aligner_says_not_fitted_as_scikit_learn_does(call):
         call()
 
 
-@pytest.mark.parametrize("n_jobs", [0, 1.5, "2", None])
+@pytest.mark.parametrize("n_jobs", [0, 1.5, "2"])
 def test_bayesian_aligner_n_jobs_is_a_whole_number(n_jobs):
     with pytest.raises(ValueError, match="n_jobs must be an integer >= 1"):
         BayesianAligner(n_jobs=n_jobs, **BAYES).fit(SRC, TGT)

@@ -46,7 +46,7 @@ def test_tagger_score_with_a_short_label_list_is_refused(tagger):
 
 
 def test_tagger_score_of_matching_labels(tagger):
-    assert tagger.score(X, Y) == pytest.approx(100.0)
+    assert tagger.score(X, Y) == pytest.approx(1.0)
 
 
 def test_lda_transform_before_fit_is_not_fitted_error():

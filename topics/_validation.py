@@ -12,11 +12,12 @@ from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_non_negative, column_or_1d, validate_data
 
-from structpred import (check_flag, check_label_spellings, check_seed, check_whole, estimator_seed,
-                        unmasked)
+from structpred import (check_flag, check_label_spellings, check_seed, check_unchanged_since_fit,
+                        check_whole, estimator_seed, unmasked)
 
 from .corpus import (Vocabulary, _document_list, as_count_matrix, check_topic_tables,
                      is_text_input, ragged_rows_message, token_arrays)
@@ -24,7 +25,7 @@ from .corpus import (Vocabulary, _document_list, as_count_matrix, check_topic_ta
 __all__ = ["validate_count_input", "validate_labels", "stream_classes", "check_sweep_counts", "count_matrix", "labelled_corpus",
            "check_documents_have_text", "check_has_tokens",
            "check_known_labels", "check_classifier_topics", "check_whole", "check_seed", "seed_of",
-           "CountClassifierTags"]
+           "keep_fitted_settings", "check_fitted_settings", "CountClassifierTags"]
 
 
 def validate_count_input(estimator, X, *, reset):
@@ -234,7 +235,10 @@ def count_matrix(estimator, X, *, fitting, integer=True, round_counts=None):
         estimator.vocabulary_ = None
         if is_text_input(X):
             vocab = getattr(estimator, "vocabulary", None)
-            estimator.vocabulary_ = (vocab if vocab is not None else Vocabulary()).fit(list(X))
+            # a copy: the hyperparameter itself was fitted, so one Vocabulary given to two
+            # estimators changed the first one's columns when the second was fitted
+            estimator.vocabulary_ = (Vocabulary() if vocab is None
+                                     else clone(vocab, safe=False)).fit(list(X))
     X = as_count_matrix(X, getattr(estimator, "vocabulary_", None), integer=integer,
                         round_counts=round_counts)
     if fitting:
@@ -299,6 +303,34 @@ def seed_of(estimator):
     else than those or an integer >= 0."""
     seed = estimator_seed(estimator)
     return 0 if seed is None else seed
+
+
+def _settings(estimator, names):
+    """``{name: value}`` of ``names`` as prediction reads them (``random_state``: its seed,
+    :func:`seed_of`, so that ``None`` and 0, or an instance and the seed drawn from it, which
+    a saved model holds, are one setting)."""
+    return {n: seed_of(estimator) if n == "random_state" else getattr(estimator, n)
+            for n in names}
+
+
+def keep_fitted_settings(estimator, names):
+    """Keep, at ``fit``, the hyperparameters ``names`` that prediction reads and that are
+    part of the fitted model (:func:`check_fitted_settings` refuses them changed)."""
+    estimator._fitted_settings = _settings(estimator, names)
+
+
+def check_fitted_settings(estimator):
+    """``ValueError`` naming a hyperparameter kept by :func:`keep_fitted_settings` that
+    ``set_params`` changed since ``fit`` (``structpred.check_unchanged_since_fit``): it was
+    read at prediction, so other predictions of the same fitted model, silently.  A model
+    fitted or saved before has none kept and is not checked."""
+    kept = estimator.__dict__.get("_fitted_settings") or {}
+    if kept:
+        from types import SimpleNamespace
+
+        now = SimpleNamespace(**_settings(estimator, kept))
+        check_unchanged_since_fit(now, kept, f"the fitted {type(estimator).__name__} "
+                                             "predicts with the value of its fit")
 
 
 def check_sweep_counts(estimator, counts, positive=()):

@@ -88,8 +88,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
 
-from ._validation import (CountClassifierTags, check_classifier_topics, check_known_labels,
-                          check_sweep_counts, count_matrix, seed_of, stream_classes, validate_count_input,
+from ._validation import (CountClassifierTags, check_classifier_topics, check_fitted_settings,
+                          check_known_labels, check_sweep_counts, count_matrix,
+                          keep_fitted_settings, seed_of, stream_classes, validate_count_input,
                           validate_labels)
 from .corpus import as_count_matrix, is_text_input, token_arrays
 from .lda import _draw_cumulative, _seed, fold_in_per_document
@@ -318,7 +319,15 @@ class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
     mini-batches (:meth:`partial_fit`, :meth:`fit`), the Gibbs / averaging classifier and
     prediction.  A subclass defines ``_check_model_params``, ``_init_state(V)`` (the topic
     part of the state; this class adds ``q(w)``), ``_update_batch(words, offsets, Y)`` and
-    ``_doc_topic(words, offsets, seed)`` (``E[zbar]`` of test documents)."""
+    ``_doc_topic(words, offsets, seed)`` (``E[zbar]`` of test documents).
+
+    ``_FITTED_SETTINGS``: the hyperparameters that prediction reads and that belong to the
+    fitted model, kept at the first fit/partial_fit; changed by ``set_params`` since,
+    prediction and ``partial_fit`` refuse them (``ValueError``: set them back or fit again).
+    ``n_transform_burn`` and ``n_transform_samples`` (the fold-in's length) may change."""
+
+    #: the fold-in's seed: other features of the same fitted model when changed
+    _FITTED_SETTINGS = ("random_state",)
 
     # ------------------------------------------------------------------ checks
     def _check_params(self):
@@ -337,6 +346,7 @@ class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
     def _check_fitted(self):
         if not hasattr(self, "topic_word_"):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet")
+        check_fitted_settings(self)
 
     def _counts(self, X, reset):
         X = validate_count_input(self, X, reset=reset)
@@ -382,6 +392,7 @@ class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
         self.n_docs_seen_ = 0
         self.n_batches_seen_ = 0
         self.fit_time_ = 0.0
+        keep_fitted_settings(self, self._FITTED_SETTINGS)
         rs = seed_of(self)
         self.random_state_ = np.random.default_rng(rs)
 
@@ -428,6 +439,8 @@ class _BayesPAClassifier(CountClassifierTags, ClassifierMixin, TransformerMixin,
         """
         self._check_params()
         first = not hasattr(self, "topic_word_")
+        if not first:   # the stream goes on with the fitted model's settings
+            check_fitted_settings(self)
         X = self._counts(X, reset=first)
         Y = self._labels(y, X.shape[0], classes)
         t0 = time.perf_counter()
@@ -525,10 +538,14 @@ class PaMedLDA(_BayesPAClassifier):
     n_transform_burn, n_transform_samples : int
         Fold-in sweeps discarded / averaged for ``E[zbar]`` of test documents.  With
         ``alpha = 1/K`` the fold-in chain mixes slowly, so the defaults are long
-        (``docs/results/topic-model-defaults.md``).
+        (``docs/results/topic-model-defaults.md``).  They may be changed by ``set_params``
+        after fit (they are read at prediction only).
     vocabulary : Vocabulary or None
         For text input (fitted in :meth:`fit`; :meth:`partial_fit` needs it fitted).
     random_state : int, None, numpy RandomState or Generator
+        Seeds the stream and the fold-in of prediction: changed by ``set_params`` after fit,
+        prediction and ``partial_fit`` refuse it (``ValueError``; set it back or fit again).
+        ``alpha`` changed takes effect at the next fit (``alpha_`` is the fit's).
     round_counts : bool, default False
         Round non-integer counts (e.g. TF-IDF weights) to the nearest integer.  By
         default such a matrix raises ``ValueError``: the Gibbs samplers need whole

@@ -29,10 +29,13 @@ import json
 from collections import Counter
 from itertools import chain
 from pathlib import Path
-from typing import Iterable, Sequence
+from types import MappingProxyType
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.exceptions import NotFittedError
 
 from structpred import (FormatError, check_flag, check_positive, check_whole, physical_memory,
                         read_lines)
@@ -77,9 +80,13 @@ def _document_list(docs):
     return list(docs)
 
 
-class Vocabulary:
+class Vocabulary(TransformerMixin, BaseEstimator):
     """Word <-> id map built from raw texts or token lists, with frequency cut-offs and an
     optional weighting of the counts.
+
+    A scikit-learn transformer: ``get_params``/``set_params``/``sklearn.base.clone`` see the
+    parameters below (nothing else is set by ``__init__``), :meth:`fit` sets the
+    attributes ending in ``_``; it takes (and ignores) a ``y``, as in a ``Pipeline``.
 
     Parameters
     ----------
@@ -121,7 +128,16 @@ class Vocabulary:
     index_ : dict  word -> column
     idf_ : ndarray or None
         Eq. 1 (``weighting="tfidf"`` only).
+
+    Read before :meth:`fit`, the three are empty (no words, no idf; the class's values,
+    as the saved models and ``len()`` of an unfitted vocabulary read them): an unfitted
+    vocabulary has ``len() == 0`` and :meth:`transform` raises ``NotFittedError``.
     """
+
+    #: what an unfitted vocabulary reads (``fit`` sets the instance's own)
+    words_: Sequence[str] = ()
+    index_: Mapping[str, int] = MappingProxyType({})
+    idf_ = None
 
     def __init__(self, min_count=1, min_df=1, max_df=1.0, max_features=None,
                  stop_words=ENGLISH_STOP_WORDS, min_length=2, ngram_range=(1, 1),
@@ -140,9 +156,6 @@ class Vocabulary:
         self.weighting = weighting
         self.sublinear_tf = sublinear_tf
         self.norm = norm
-        self.words_: list[str] = []
-        self.index_: dict[str, int] = {}
-        self.idf_ = None
 
     @property
     def counts_only(self) -> bool:
@@ -216,8 +229,8 @@ class Vocabulary:
         if self.norm is not None:   # float() took "2", and "l2" was its "could not convert"
             check_positive("norm", self.norm)
 
-    def fit(self, docs: Iterable) -> "Vocabulary":
-        """Fit on raw texts or token lists."""
+    def fit(self, docs: Iterable, y=None) -> "Vocabulary":
+        """Fit on raw texts or token lists (``y`` is ignored)."""
         return self.fit_terms(list(self.analyze(_document_list(docs))))
 
     def _check_cutoffs(self):
@@ -285,8 +298,8 @@ class Vocabulary:
 
     def transform_terms(self, terms: Iterable[list]) -> sp.csr_matrix:
         """:meth:`transform` of the output of :meth:`analyze`."""
-        if not self.index_:
-            raise ValueError("the vocabulary is not fitted")
+        if not self.index_:   # scikit-learn's NotFittedError, a ValueError
+            raise NotFittedError("the vocabulary is not fitted: call fit")
         index = self.index_
         indptr = [0]
         indices: list[int] = []
@@ -323,7 +336,8 @@ class Vocabulary:
             X.data *= scale[rows]
         return X
 
-    def fit_transform(self, docs: Iterable) -> sp.csr_matrix:
+    def fit_transform(self, docs: Iterable, y=None) -> sp.csr_matrix:
+        """:meth:`fit`, then :meth:`transform` of the same documents, analysed once."""
         terms = list(self.analyze(_document_list(docs)))
         return self.fit_terms(terms).transform_terms(terms)
 

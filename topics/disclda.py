@@ -65,7 +65,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
 
-from ._validation import CountClassifierTags, count_matrix, labelled_corpus, seed_of
+from ._validation import (CountClassifierTags, check_fitted_settings, count_matrix,
+                          keep_fitted_settings, labelled_corpus, seed_of)
 from .corpus import token_arrays
 from .lda import _draw_cumulative, _seed, fold_in_sweep_grouped, init_counts
 from .lda import doc_seed as _doc_seed
@@ -507,6 +508,10 @@ class DiscLDA(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEstima
     vocabulary : Vocabulary or None
         Used when ``fit`` gets texts or token lists (default ``Vocabulary()``).
     random_state : int, None, numpy RandomState or Generator
+        Seeds the fit and the chains of prediction: changed by ``set_params`` after fit,
+        prediction refuses it (``ValueError``; set it back or fit again), while ``n_burn``,
+        ``n_samples``, ``label_estimator`` and ``reference``, how long and how the chains
+        of new documents are read, may change (the prior is ``alpha_``, the fit's).
     round_counts : bool, default False
         Round non-integer counts (e.g. TF-IDF weights) to the nearest integer.  By
         default such a matrix raises ``ValueError``: the Gibbs samplers need whole
@@ -575,6 +580,8 @@ class DiscLDA(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEstima
     def _counts(self, X, fitting):
         if not fitting and not hasattr(self, "components_"):
             raise NotFittedError("this DiscLDA is not fitted yet")
+        if not fitting:
+            check_fitted_settings(self)   # random_state changed since fit
         return count_matrix(self, X, fitting=fitting)
 
     def _seed(self, salt):
@@ -585,6 +592,7 @@ class DiscLDA(CountClassifierTags, ClassifierMixin, TransformerMixin, BaseEstima
     def fit(self, X, y):
         """Fit on texts, token lists or a document-term matrix ``X`` with labels ``y``."""
         self._check_params()
+        keep_fitted_settings(self, ("random_state",))
         X, yi, _ = labelled_corpus(self, X, y)
         C = self.classes_.size
         self.class_prior_ = np.bincount(yi, minlength=C) / yi.size

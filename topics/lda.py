@@ -29,7 +29,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 
 from structpred.learners import check_iterations
@@ -352,8 +352,9 @@ class LDA(BaseEstimator):
         if fitting:
             self.vocabulary_ = None
             if is_text_input(X):
-                self.vocabulary_ = (self.vocabulary if self.vocabulary is not None
-                                    else Vocabulary()).fit(list(X))
+                # a copy (topics._validation.count_matrix): the one given stays a setting
+                self.vocabulary_ = (clone(self.vocabulary, safe=False) if self.vocabulary
+                                    is not None else Vocabulary()).fit(list(X))
         return as_count_matrix(X, getattr(self, "vocabulary_", None), integer=True,
                                round_counts=self.round_counts)
 

@@ -361,11 +361,15 @@ class PaMedHDPClassifier(_BayesPAClassifier):
     prediction : {'gibbs', 'average'}
         One draw ``w ~ N(mu, Sigma)`` (the paper's Gibbs classifier) or ``mu``.
     n_transform_burn, n_transform_samples : int
-        Fold-in sweeps discarded / averaged for ``E[zbar]`` of a test document (eq. P2).
+        Fold-in sweeps discarded / averaged for ``E[zbar]`` of a test document (eq. P2);
+        they may be changed by ``set_params`` after fit (read at prediction only).
     vocabulary : Vocabulary or None
         For text input (fitted in :meth:`fit`; :meth:`partial_fit` needs it fitted).
     random_state : int, None, numpy RandomState or Generator
         Seeds every random stream of the estimator (``None`` means 0, as in PaMedLDA).
+        ``random_state`` and ``alpha`` (the fold-in's prior, ``alpha * topic_weights_``)
+        changed by ``set_params`` after fit are refused by prediction and ``partial_fit``
+        (``ValueError``; set them back or fit again).
     round_counts : bool, default False
         Round non-integer counts (e.g. TF-IDF weights) to the nearest integer.  By
         default such a matrix raises ``ValueError``: the Gibbs samplers need whole
@@ -423,6 +427,9 @@ class PaMedHDPClassifier(_BayesPAClassifier):
         self.vocabulary = vocabulary
         self.random_state = random_state
         self.round_counts = round_counts
+
+    #: the fold-in's seed and prior (:class:`topics.bayespa._BayesPAClassifier`)
+    _FITTED_SETTINGS = ("random_state", "alpha")
 
     # ------------------------------------------------------------------ checks
     def _check_model_params(self):

@@ -52,6 +52,10 @@ MIN_ALPHA = 1e-10
 #: iteration cap
 MAX_SWEEPS = 10 ** 7
 
+#: hyperparameters of the fitted model that :meth:`BayesianAligner.align` reads: refused
+#: there when ``set_params`` changed them since fit
+_FITTED_PRIORS = ("alpha_lex", "alpha_jump", "alpha_fert", "null_prob", "random_state")
+
 _SYMMETRIZE = ("intersection", "union", "grow-diag", "grow-diag-final",
                "grow-diag-final-and")
 
@@ -191,6 +195,13 @@ class BayesianAligner(BaseEstimator):
         Jumps are bucketed in ``[-max_jump, max_jump]``.
     max_fertility : int
         Fertilities at or above this share one bucket.
+
+        These six and ``random_state`` are part of the fitted model (:meth:`align` samples
+        with the fitted counts, its Dirichlet concentrations and its seed): changed by
+        ``set_params`` after fit, :meth:`align` refuses them (``ValueError``: set them
+        back or fit again).  The iterations, ``n_samplers``, ``symmetrize``, ``n_jobs``
+        and ``verbose`` are how :meth:`align` samples and may change; ``lowercase`` and
+        ``prefix`` changed take effect at the next fit.
     symmetrize : {"intersection", "union", "grow-diag", "grow-diag-final", \
 "grow-diag-final-and"}
         How the two directions' links are combined.
@@ -201,9 +212,9 @@ class BayesianAligner(BaseEstimator):
     random_state : int, None, numpy SeedSequence, RandomState or Generator
         Seed of every sampler (None: fresh entropy, not reproducible; a RandomState or
         Generator: a seed drawn from it once, :func:`structpred.estimator_seed`).
-    n_jobs : int
-        1: one thread; 2 or more (or -1, every CPU, when there are two): the two directions
-        in two threads.
+    n_jobs : int or None
+        1 (or ``None``, as scikit-learn reads it): one thread; 2 or more (or -1, every CPU,
+        when there are two): the two directions in two threads.
     verbose : bool
         Progress on stderr.
 
@@ -439,6 +450,7 @@ class BayesianAligner(BaseEstimator):
         a_fwd, a_bwd, res, enc, secs = self._run(src, tgt)
         self.src_vocab_ = enc["sv"].vocab
         self._fitted_words = (bool(self.lowercase), int(self.prefix))
+        self._fitted_priors = {k: getattr(self, k) for k in _FITTED_PRIORS}
         self.tgt_vocab_ = enc["tv"].vocab
         n_fert = int(self.max_fertility) + 1
         priors = {}
@@ -496,11 +508,15 @@ class BayesianAligner(BaseEstimator):
     def _check_prior_shapes(self):
         """``ValueError`` when ``max_jump`` or ``max_fertility`` differ from the fit's (the
         shapes of the fitted jump and fertility counts): the prior arrays were read at the
-        buckets of the new value, so the jumps of -100..-90 became those of -5..5."""
+        buckets of the new value, so the jumps of -100..-90 became those of -5..5; likewise
+        the concentrations, ``null_prob`` and ``random_state`` (:data:`_FITTED_PRIORS`),
+        which :meth:`align` read anew: other links of the same fitted model, silently."""
         fwd = self.priors_["fwd"]
         check_unchanged_since_fit(self, {"max_jump": (len(fwd["jump"]) - 1) // 2,
                                          "max_fertility": fwd["fert"].shape[1] - 1},
                                   "the fitted counts have the buckets of the fit")
+        check_unchanged_since_fit(self, self.__dict__.get("_fitted_priors", {}),
+                                  "align samples with the fitted model's priors and seed")
 
     def align(self, src, tgt, return_directions=False):
         """Align new sentence pairs with the fitted counts as Dirichlet priors (the

@@ -126,8 +126,9 @@ def run_bayes(src, tgt, cache_dir, random_state=0, n_jobs=1, refresh=False, verb
         Seed of every sampler (part of the fingerprint): a ``RandomState`` or ``Generator``
         stands for the seed :func:`structpred.resolve_seed` draws from it, ``None`` for a
         seed drawn from fresh entropy (kept in the run's ``options``).
-    n_jobs : int
-        Threads (2: the two directions at once); the links do not depend on it.
+    n_jobs : int or None
+        Threads (2: the two directions at once; ``None``: 1, as scikit-learn reads it);
+        the links do not depend on it.
     refresh : bool
         Run again and overwrite the cached entry.
     verbose : bool

@@ -174,9 +174,10 @@ class UnsupervisedAligner(BaseEstimator):
         Leave pairs with a longer side out of *training* (they are still aligned).
     threshold, symmetrize : float, str
         How :meth:`predict` decodes the posteriors (:func:`decode`).
-    n_jobs : int
+    n_jobs : int or None
         Threads of the training (2: IBM 1/2's two directions, and the two halves of each
-        HMM E-step, in two threads).  Not a training option: the tables do not depend on it.
+        HMM E-step, in two threads; ``None``: 1, as scikit-learn reads it).  Not a
+        training option: the tables do not depend on it.
     verbose : bool
 
     Attributes

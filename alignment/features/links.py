@@ -269,10 +269,10 @@ class AlignerLinks:
             each keyed by a fingerprint of the text and the options.
         random_state : int, None, numpy RandomState or Generator
             Seed of the ``bayes`` run (part of its fingerprint; see :func:`run_bayes`).
-        n_jobs : int
+        n_jobs : int or None
             Threads of the ``bayes`` run and of the ``hmm`` source's training (neither's
             output depends on them); with more than one, the ``bayes`` run also runs
-            beside the ``hmm`` source's training.
+            beside the ``hmm`` source's training (``None``: 1, as scikit-learn reads it).
         started : dict, optional
             What :func:`start_sources` started on the same arguments (a run started on
             other text is waited for, then ignored).

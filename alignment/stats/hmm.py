@@ -569,10 +569,11 @@ def train_hmm(stats, src_sentences, tgt_sentences, n_iter=5, p0=0.2, n_gis=10, n
         Both directions' forward-backward then run together on each sentence pair, and
         the E-step cuts the pairs into two fixed halves of about equal work, each
         accumulating its own counts, added in order afterwards.
-    n_jobs : int
+    n_jobs : int or None
         2: the two directions in two threads (by agreement: the two halves of each
-        E-step in two threads); the kernels release the GIL.  The tables do not depend
-        on it (the same partition and order of additions with one thread).
+        E-step in two threads); the kernels release the GIL; ``None``: 1, as scikit-learn
+        reads it.  The tables do not depend on it (the same partition and order of
+        additions with one thread).
     executor : dask.distributed.Client or concurrent.futures.Executor, optional
         Run the E-steps on shards of the bitext there: the shards are placed once, each
         iteration sends the current tables and adds the shards' expected counts in a

@@ -644,9 +644,10 @@ def train_ibm(corpus, n_iter_model1=5, n_iter_model2=5, max_jump=DEFAULT_MAX_JUM
         EM iterations of each model (Model 2 starts from Model 1's t-table).
     max_jump : int
     n_gis : int
-    n_jobs : int
+    n_jobs : int or None
         2 trains the two directions concurrently in two threads (the kernels release
-        the GIL); 1 trains them one after the other.  The result is the same.
+        the GIL); 1 (or ``None``, as scikit-learn reads it) trains them one after the
+        other.  The result is the same.
     cooc : tuple, optional
         ``(row_ptr, cols, counts)`` of :func:`alignment.data.cooc.build_cooc` on this
         corpus (without NULL), if already computed.

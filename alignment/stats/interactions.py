@@ -206,7 +206,8 @@ class InteractionStatistics:
 
         With ``n_jobs >= 2`` the two halves of the pairs are counted in two threads, each
         into counts of its own, then added (integer counts: the same result as one
-        thread, at the cost of one more copy of the link and pattern counts)."""
+        thread, at the cost of one more copy of the link and pattern counts); ``None`` is
+        one thread, as scikit-learn reads it."""
         t0, n_jobs = time.perf_counter(), check_n_jobs(n_jobs)
         corpus = EncodedCorpus.from_sentences(src_sentences, tgt_sentences, stats.src_vocab,
                                               stats.tgt_vocab)

@@ -306,8 +306,9 @@ class AlignmentStatistics:
             Smallest translation probability used at look-up time.
         dice_prune_total : int or None
             ``K`` of :func:`alignment.stats.dice.prune_cooc` (None: keep all counts).
-        n_jobs : int
-            Train the two directions concurrently (2) or in turn (1).
+        n_jobs : int or None
+            Train the two directions concurrently (2) or in turn (1, or ``None`` as
+            scikit-learn reads it).
         agreement : bool
             Train the two directions jointly by agreement (Liang, Taskar & Klein 2006;
             :func:`alignment.stats.ibm.train_agreement`).

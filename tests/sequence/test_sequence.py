@@ -122,7 +122,7 @@ def test_tagger_learns_and_round_trips(chunking, tmp_path, learner, n_iter):
                             batch_size=64)
     tagger.fit(X, y, eval_set=(Xt, yt))
     assert tagger.iob_ and tagger.n_iter_ <= n_iter
-    assert tagger.score(X, y) > 60.0            # it fits its training sentences
+    assert tagger.score(X, y) > 0.6             # it fits its training sentences
     pred = tagger.predict(Xt)
     assert [len(p) for p in pred] == [len(s) for s in Xt]
     path = tmp_path / "m.npz"
