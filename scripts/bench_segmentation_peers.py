@@ -68,8 +68,14 @@ def _log(msg):
 
 
 def feature_key():
-    return hashlib.sha1(("|".join(NODE_FEATURE_NAMES) + "#" + "|".join(EDGE_FEATURE_NAMES))
-                        .encode()).hexdigest()[:10]
+    """The cache folder's key: the feature names and the full source of the modules that
+    compute, read and write a graph, so that a change to any of them (a graph file format
+    with a header, say) starts a new folder instead of reading stale files."""
+    h = hashlib.sha1(("|".join(NODE_FEATURE_NAMES) + "#" + "|".join(EDGE_FEATURE_NAMES))
+                     .encode())
+    for name in ("features.py", "data.py", "graph_io.py", "examples.py"):
+        h.update((ROOT / "segmentation" / name).read_bytes())
+    return h.hexdigest()[:10]
 
 
 class GraphCache:
