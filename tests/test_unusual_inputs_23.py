@@ -1,0 +1,119 @@
+"""Unusual inputs, sweep 23: inputs whose meaning a command missed.
+
+- ``align predict`` on the aligner's own training pairs: the model (``align train``,
+  ``MatchingAligner.fit``) now keeps a 64-bit digest of each training pair, as the tagger
+  and the topic models do, and ``align predict`` prints one ``structpred: warning:`` line
+  when 5 % or more of the pairs aligned (2 at least) are training pairs (their AER is not
+  a test score); models written before have no digests and say nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cli_helpers import run_cli
+
+ROOT = Path(__file__).resolve().parents[1]
+SETTINGS = settings(max_examples=10, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                           HealthCheck.too_slow])
+
+
+def _warnings(err):
+    return [ln for ln in err.strip().splitlines() if ln.startswith("structpred: warning: ")]
+
+
+# ------------------------------------------ class: training pairs given to align predict
+TRAIN = [("the house is small .", "la maison est petite ."),
+         ("i agree .", "je suis d' accord ."),
+         ("the house is big .", "la maison est grande ."),
+         ("the cat is small .", "le chat est petit ."),
+         ("the car is big .", "la voiture est grande .")]
+GOLD = ["0-0 1-1 2-2 3-3 4-4", "0-0 1-1 2-3 2-2", "0-0 1-1 2-2 3-3 4-4",
+        "0-0 1-1 2-2 3-3 4-4", "0-0 1-1 2-2 3-3 4-4"]
+#: pairs the model never saw, of its words
+NEW = [(f"the {a} is {b} .", f"la {c} est {d} .")
+       for a, c in (("house", "maison"), ("car", "voiture"), ("cat", "chat"))
+       for b, d in (("small", "petite"), ("big", "grande"), ("new", "neuve"))
+       if (f"the {a} is {b} .", f"la {c} est {d} .") not in TRAIN] * 8
+
+
+@pytest.fixture(scope="module")
+def aligner(tmp_path_factory):
+    """A model trained on :data:`TRAIN`, and the same model saved without the digests (as
+    models were written before they were kept)."""
+    from alignment import MatchingAligner
+    from alignment.stats.statistics import AlignmentStatistics
+
+    d = tmp_path_factory.mktemp("sweep23-align")
+    pairs = [(s.split(), t.split()) for s, t in TRAIN]
+    stats = AlignmentStatistics.from_sentences([s for s, _ in pairs], [t for _, t in pairs],
+                                              verbose=False)
+    gold = [[tuple(map(int, x.split("-"))) for x in ln.split()] for ln in GOLD]
+    model = MatchingAligner(n_iter=2).fit(pairs, gold, stats=stats)
+    model.save(d / "align.npz")
+    model.training_digests_ = None
+    model.save(d / "old.npz")
+    return d
+
+
+def _predict(folder, model, pairs, capsys):
+    (folder / "x.en").write_text("".join(s + "\n" for s, _ in pairs), encoding="utf-8")
+    (folder / "x.fr").write_text("".join(t + "\n" for _, t in pairs), encoding="utf-8")
+    return run_cli(["align", "predict", "-m", str(model), "--src",
+                    str(folder / "x.en"), "--tgt", str(folder / "x.fr"), "-o",
+                    str(folder / "out.txt"), "-q", "-j", "1"], capsys)
+
+
+@SETTINGS
+@given(n_train=st.integers(0, len(TRAIN)), n_new=st.integers(0, len(NEW)),
+       seed=st.integers(0, 2 ** 16))
+def test_align_predict_warns_of_training_pairs(aligner, tmp_path_factory, capsys, n_train,
+                                               n_new, seed):
+    """``align predict`` on the training pairs (the training file, or a test file holding
+    some of them) wrote links whose AER was taken for a test score, with no word."""
+    if n_train + n_new == 0:
+        n_new = 1
+    rng = np.random.default_rng(seed)
+    pairs = [TRAIN[i] for i in rng.permutation(len(TRAIN))[:n_train]] + NEW[:n_new]
+    order = rng.permutation(len(pairs))
+    pairs = [pairs[i] for i in order]
+    folder = tmp_path_factory.mktemp("predict")
+    rc, _, err = _predict(folder, aligner / "align.npz", pairs, capsys)
+    assert rc == 0, err
+    lines = [ln for ln in _warnings(err) if "trained on" in ln]
+    if n_train < 2 or n_train < 0.05 * len(pairs):
+        assert lines == [], err
+        return
+    assert len(lines) == 1, err
+    name = f"{folder / 'x.en'} and {folder / 'x.fr'}"
+    if n_new == 0:
+        assert (f"{name}: every one of the {n_train} sentence pairs is a pair the model was "
+                "trained on; an AER of these links is not a test score") in lines[0]
+    else:
+        first = min(i for i, p in enumerate(pairs) if p in TRAIN) + 1
+        assert (f"{name}: {n_train} of the {len(pairs)} sentence pairs (the first: pair "
+                f"{first}) are pairs the model was trained on") in lines[0]
+
+
+def test_align_predict_of_an_older_model_says_nothing(aligner, tmp_path, capsys):
+    """A model written before the digests were kept is used as before, without a warning."""
+    rc, _, err = _predict(tmp_path, aligner / "old.npz", TRAIN, capsys)
+    assert rc == 0 and _warnings(err) == [], err
+
+
+def test_aligner_keeps_digests_of_its_training_pairs(aligner):
+    """``fit`` keeps one digest per training pair (in word form), written and read back."""
+    from alignment import MatchingAligner
+    from alignment.model import pair_texts
+    from structpred import text_digests
+
+    model = MatchingAligner.load(aligner / "align.npz")
+    pairs = [(s.split(), t.split()) for s, t in TRAIN]
+    assert np.array_equal(model.training_digests_, text_digests(pair_texts(pairs)))
+    assert MatchingAligner.load(aligner / "old.npz").training_digests_ is None
