@@ -5,6 +5,11 @@
   and the topic models do, and ``align predict`` prints one ``structpred: warning:`` line
   when 5 % or more of the pairs aligned (2 at least) are training pairs (their AER is not
   a test score); models written before have no digests and say nothing.
+- Romanian's ş Ş ţ Ţ (cedilla) and ș Ș ț Ț (comma below) are one letter written two ways,
+  and a word written both ways was two words (two vocabulary entries, two sets of
+  features); ``structpred.io.word_form`` (every reader's word form, ``topics``' tokenizer
+  too) now reads the cedilla forms as the comma-below ones; tokens written out stay as
+  read.
 """
 
 from __future__ import annotations
@@ -117,3 +122,95 @@ def test_aligner_keeps_digests_of_its_training_pairs(aligner):
     pairs = [(s.split(), t.split()) for s, t in TRAIN]
     assert np.array_equal(model.training_digests_, text_digests(pair_texts(pairs)))
     assert MatchingAligner.load(aligner / "old.npz").training_digests_ is None
+
+
+# --------------------------------------------- class: Romanian words spelt with ş/ţ or ș/ț
+COMMA, CEDILLA = "șȘțȚ", "şŞţŢ"
+#: each comma-below letter written otherwise: precomposed with the cedilla, or decomposed
+#: (NFD: the letter and U+0327 COMBINING CEDILLA or U+0326 COMBINING COMMA BELOW)
+SPELLINGS = {c: (c, k, c.translate(str.maketrans("șȘțȚ", "sStT")) + "\u0327",
+                 c.translate(str.maketrans("șȘțȚ", "sStT")) + "\u0326")
+             for c, k in zip(COMMA, CEDILLA)}
+ROMANIAN = st.text("aăâbcdefgiîlmnoprsștțuvzȘȚ", min_size=1, max_size=12).filter(
+    lambda w: any(c in COMMA for c in w))
+
+
+def _respelt(word, draw):
+    return "".join(draw(st.sampled_from(SPELLINGS[c])) if c in SPELLINGS else c for c in word)
+
+
+@SETTINGS
+@given(word=ROMANIAN, data=st.data())
+def test_word_form_reads_cedilla_s_and_t_as_comma_below(word, data):
+    """``ţară`` and ``țară`` (or ``şi`` and ``și``) were two word forms."""
+    from structpred.io import token_form, word_form, word_text
+
+    other = _respelt(word, data.draw)
+    assert word_form(other) == word == word_form(word)
+    assert token_form(other) == word and word_text(f"x {other} y") == f"x {word} y"
+    assert word_form(word_form(other, "NFKC"), "NFKC") == word_form(other, "NFKC") == word
+
+
+@SETTINGS
+@given(words=st.lists(ROMANIAN, min_size=1, max_size=5), data=st.data())
+def test_topics_tokens_of_both_spellings_are_one(words, data):
+    """``topics``' tokenizer counted ``şcoală`` and ``școală`` as two terms."""
+    from topics.tokens import Tokenizer
+
+    tok = Tokenizer(stop_words=None, min_length=1)
+    text = " ".join(words)
+    other = " ".join(_respelt(w, data.draw) for w in words)
+    assert tok(other) == tok(text) == [w.lower() for w in words]
+
+
+@SETTINGS
+@given(words=st.lists(ROMANIAN, min_size=1, max_size=5), data=st.data())
+def test_aligner_readers_read_both_spellings_as_one_word(tmp_path_factory, words, data):
+    """A bitext and the Python API's pairs (``check_sentence_pairs``) alike."""
+    from alignment.data.formats import read_parallel
+    from structpred.io import check_sentence_pairs
+
+    d = tmp_path_factory.mktemp("ro")
+    other = [_respelt(w, data.draw) for w in words]
+    (d / "a.ro").write_text(" ".join(other) + "\n" + " ".join(words) + "\n", encoding="utf-8")
+    (d / "a.en").write_text("x\ny\n", encoding="utf-8")
+    (s1, _), (s2, _) = read_parallel(d / "a.ro", d / "a.en")
+    assert list(s1) == list(s2) == words
+    ((s3, _),) = check_sentence_pairs([(other, ["x"])])
+    assert list(s3) == words
+
+
+@SETTINGS
+@given(words=st.lists(ROMANIAN, min_size=1, max_size=4), data=st.data())
+def test_tag_features_of_both_spellings_are_one(words, data):
+    """A tagger trained on ``ș``/``ț`` words did not know them spelt with ``ş``/``ţ``: their
+    word, context and affix features were others."""
+    from sequence.features import sentence_features
+
+    other = [_respelt(w, data.draw) for w in words]
+    assert (sentence_features([(w, "X") for w in other])
+            == sentence_features([(w, "X") for w in words]))
+
+
+def test_tag_predict_writes_the_tokens_as_read(tmp_path, capsys):
+    """The word form is what the model sees (the features of ``ştiu`` are those of
+    ``știu``); ``tag predict`` writes each token as given."""
+    sents = [("și", "CONJ"), ("țară", "NOUN"), ("ştiu", "VERB"), ("mâine", "ADV")]
+    data = tmp_path / "train.txt"
+    data.write_text("\n\n".join("\n".join(f"{w} {t}" for w, t in sents) for _ in range(6))
+                    + "\n", encoding="utf-8")
+    rc, _, err = run_cli(["tag", "train", "--data", str(data), "--learner", "perceptron",
+                          "--iterations", "3", "-q", "-o", str(tmp_path / "m.npz")], capsys)
+    assert rc == 0, err
+    given = ["şi", "ţară", "știu", "mâine"]
+    from sequence.features import sentence_features
+
+    assert (sentence_features([(w,) for w in given])
+            == sentence_features([(w,) for w, _ in sents]))
+    (tmp_path / "in.txt").write_text("\n".join(given) + "\n", encoding="utf-8")
+    rc, out, err = run_cli(["tag", "predict", "-m", str(tmp_path / "m.npz"), "-i",
+                            str(tmp_path / "in.txt")], capsys)
+    assert rc == 0, err
+    assert [ln.split() for ln in out.splitlines() if ln.strip()] == [
+        [w, t] for w, (_, t) in zip(given, sents)]
+
