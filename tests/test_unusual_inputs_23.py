@@ -10,10 +10,17 @@
   features); ``structpred.io.word_form`` (every reader's word form, ``topics``' tokenizer
   too) now reads the cedilla forms as the comma-below ones; tokens written out stay as
   read.
+- ``tag eval`` of gold chunk tags in the other IOB than the model's training labels (IOB1,
+  where a chunk starts at ``I-``, against IOB2, where every chunk starts at ``B-``): chunk
+  F1 reads both alike, but the token accuracy counted each chunk's first token as an
+  error, with no word; the tagger now keeps its training labels' IOB (``iob_variant_``)
+  and ``tag eval`` prints one warning line naming both; older models say nothing.
 """
 
 from __future__ import annotations
 
+import functools
+import gzip
 from pathlib import Path
 
 import numpy as np
@@ -213,4 +220,124 @@ def test_tag_predict_writes_the_tokens_as_read(tmp_path, capsys):
     assert rc == 0, err
     assert [ln.split() for ln in out.splitlines() if ln.strip()] == [
         [w, t] for w, (_, t) in zip(given, sents)]
+
+
+# -------------------------------------------- class: IOB1 gold for an IOB2 tagger (or back)
+def _render(segments, scheme):
+    """Chunk tags of ``segments`` (``None`` for an ``O`` token, ``(type, length)`` for a
+    chunk) in ``scheme``, IOB1 or IOB2."""
+    tags, prev = [], None
+    for seg in segments:
+        if seg is None:
+            tags.append("O")
+        else:
+            kind, n = seg
+            first = "B" if scheme == "IOB2" or (prev is not None and prev[0] == kind) else "I"
+            tags += [f"{first}-{kind}"] + [f"I-{kind}"] * (n - 1)
+        prev = seg
+    return tags
+
+
+SEGMENTS = st.lists(st.one_of(st.none(), st.tuples(st.sampled_from(["NP", "VP"]),
+                                                   st.integers(1, 3))), max_size=8)
+
+
+@SETTINGS
+@given(sentences=st.lists(SEGMENTS, min_size=1, max_size=4))
+def test_iob_variant_tells_iob1_from_iob2(sentences):
+    """Any chunk tells them apart (the first chunk of a sentence follows no chunk of its
+    type), and conlleval's chunks are those of either writing."""
+    from sequence.evaluate import chunks, iob_variant
+
+    one = [_render(s, "IOB1") for s in sentences]
+    two = [_render(s, "IOB2") for s in sentences]
+    has_chunk = any(seg is not None for s in sentences for seg in s)
+    assert iob_variant(one) == ("IOB1" if has_chunk else None)
+    assert iob_variant(two) == ("IOB2" if has_chunk else None)
+    assert all(chunks(a) == chunks(b) for a, b in zip(one, two))
+    if has_chunk:
+        assert iob_variant(one + two) is None     # both: no scheme to warn of
+
+
+@functools.lru_cache(maxsize=None)
+def _conll():
+    """The 100 sentences of the bundled CoNLL-2000 slice (IOB2), as (lines, tags)."""
+    with gzip.open(ROOT / "data/sequence/conll2000-test-100.txt.gz", "rt") as fh:
+        blocks = [b for b in fh.read().split("\n\n") if b.strip()]
+    out = []
+    for b in blocks:
+        rows = [ln.rsplit(" ", 1) for ln in b.splitlines()]
+        out.append(([r[0] for r in rows], [r[1] for r in rows]))
+    return out
+
+
+def _to_iob1(tags):
+    """IOB2 tags as IOB1 writes them."""
+    out = []
+    for i, t in enumerate(tags):
+        prev = tags[i - 1] if i else "O"
+        if t.startswith("B-") and not (prev != "O" and prev[2:] == t[2:]):
+            t = "I-" + t[2:]
+        out.append(t)
+    return out
+
+
+def _write_conll(path, sentences, scheme):
+    path.write_text("\n\n".join("\n".join(f"{w} {t}" for w, t in zip(
+        words, _to_iob1(tags) if scheme == "IOB1" else tags)) for words, tags in sentences)
+                    + "\n", encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def taggers(tmp_path_factory):
+    """Taggers trained on the first 40 sentences written in IOB2 and in IOB1, and the IOB2
+    one as written before the IOB variant was kept."""
+    from structpred.cli import main
+    from structpred.io import load_npz, save_npz
+
+    d = tmp_path_factory.mktemp("sweep23-tag")
+    for scheme in ("IOB1", "IOB2"):
+        _write_conll(d / f"train-{scheme}.txt", _conll()[:40], scheme)
+        assert main(["tag", "train", "--data", str(d / f"train-{scheme}.txt"), "-o",
+                     str(d / f"{scheme}.npz"), "--learner", "perceptron", "--iterations",
+                     "2", "-q"]) == 0
+    header, arrays = load_npz(d / "IOB2.npz", "structpred-sequence-tagger", (1,))
+    assert header.pop("iob_variant") == "IOB2"
+    save_npz(d / "old.npz", dict(arrays), header)
+    return d
+
+
+@SETTINGS
+@given(trained=st.sampled_from(["IOB1", "IOB2"]), given_=st.sampled_from(["IOB1", "IOB2"]),
+       start=st.integers(40, 95), n=st.integers(1, 5))
+def test_tag_eval_warns_of_gold_in_the_other_iob(taggers, tmp_path_factory, capsys, trained,
+                                                 given_, start, n):
+    """An IOB2 model scored on IOB1 gold (or the reverse) printed its token accuracy as
+    any other: each chunk its gold starts at I- and it at B- (or back) an error."""
+    test = tmp_path_factory.mktemp("iob") / "test.txt"
+    _write_conll(test, _conll()[start:start + n], given_)
+    rc, out, err = run_cli(["tag", "eval", "-m", str(taggers / f"{trained}.npz"), "--data",
+                            str(test)], capsys)
+    assert rc == 0 and "F1" in out, err
+    lines = [ln for ln in _warnings(err) if "IOB1" in ln or "IOB2" in ln]
+    if given_ == trained:
+        assert lines == [], err
+        return
+    assert len(lines) == 1, err
+    names = {"IOB1": "IOB1 (a chunk starts at I-, B- only after a chunk of its type)",
+             "IOB2": "IOB2 (every chunk starts at B-)"}
+    assert (f"{test}: the gold chunk tags are {names[given_]}, the model's (and its "
+            f"predictions) {names[trained]}: chunk F1 reads both alike") in lines[0]
+    assert f"convert the file to {trained} for a token accuracy" in lines[0]
+
+
+def test_tag_eval_of_an_older_tagger_says_nothing_of_iob(taggers, tmp_path, capsys):
+    """A model written before the IOB variant was kept is scored as before; the same
+    model written now warns."""
+    test = tmp_path / "test.txt"
+    _write_conll(test, _conll()[40:60], "IOB1")
+    for model, n in (("old.npz", 0), ("IOB2.npz", 1)):
+        rc, _, err = run_cli(["tag", "eval", "-m", str(taggers / model), "--data",
+                              str(test)], capsys)
+        assert rc == 0 and len([ln for ln in _warnings(err) if "IOB" in ln]) == n, err
 
