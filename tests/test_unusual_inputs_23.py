@@ -15,6 +15,11 @@
   F1 reads both alike, but the token accuracy counted each chunk's first token as an
   error, with no word; the tagger now keeps its training labels' IOB (``iob_variant_``)
   and ``tag eval`` prints one warning line naming both; older models say nothing.
+- Grey images for a model trained on colour ones (or the reverse): a model trained on grey
+  images (one channel, or three equal ones) segments colour images much worse (IoU 55 to
+  43), with no word; the model now keeps its training images' kind (``grey_``) and
+  ``segment predict``/``segment eval`` (one ``structpred: warning:`` line) and
+  ``MRFSegmenter.predict`` (an ``ImageKindWarning``) say so; older models say nothing.
 """
 
 from __future__ import annotations
@@ -341,3 +346,117 @@ def test_tag_eval_of_an_older_tagger_says_nothing_of_iob(taggers, tmp_path, caps
                               str(test)], capsys)
         assert rc == 0 and len([ln for ln in _warnings(err) if "IOB" in ln]) == n, err
 
+
+# ------------------------------------------------ class: grey images against colour ones
+HORSES = ("horse001", "horse002", "horse003", "horse004", "horse005")
+
+
+def _horse(name, size=48):
+    from PIL import Image
+
+    from segmentation.data import bundled_data_dir
+
+    src = bundled_data_dir() / "weizmann_horse" / "small"
+    img = np.asarray(Image.open(src / "images" / f"{name}.png").convert("RGB"))
+    m = np.asarray(Image.open(src / "masks" / f"{name}.png"))
+    r0, c0 = (m.shape[0] - size) // 2, (m.shape[1] - size) // 2
+    return img[r0:r0 + size, c0:c0 + size], m[r0:r0 + size, c0:c0 + size]
+
+
+def _save(img, path, kind):
+    """``kind``: colour, grey (one channel, mode L) or grey3 (three equal channels)."""
+    from PIL import Image
+
+    grey = np.asarray(Image.fromarray(img).convert("L"))
+    arr = {"colour": img, "grey": grey, "grey3": np.repeat(grey[..., None], 3, -1)}[kind]
+    Image.fromarray(arr).save(path)
+
+
+@pytest.fixture(scope="module")
+def segmenters(tmp_path_factory):
+    """Models trained on five horses in colour and in grey, and the grey one as written
+    before the kind was kept."""
+    from PIL import Image
+
+    from structpred.cli import main
+    from structpred.io import load_npz, save_npz
+
+    d = tmp_path_factory.mktemp("sweep23-seg")
+    for kind in ("colour", "grey"):
+        (d / kind / "images").mkdir(parents=True)
+        (d / kind / "masks").mkdir()
+        for name in HORSES:
+            img, m = _horse(name)
+            _save(img, d / kind / "images" / f"{name}.png", kind)
+            Image.fromarray(m).save(d / kind / "masks" / f"{name}.png")
+        assert main(["segment", "train", "--images", str(d / kind / "images"), "--masks",
+                     str(d / kind / "masks"), "--n-segments", "40", "--iterations", "4",
+                     "--class-weight", "balanced", "--eta-scale", "1", "-o",
+                     str(d / f"{kind}.npz"), "-q"]) == 0
+    header, arrays = load_npz(d / "grey.npz", "structpred-mrf-segmenter", (3,))
+    assert header.pop("grey_images") is True
+    save_npz(d / "old.npz", dict(arrays), header)
+    return d
+
+
+@SETTINGS
+@given(trained=st.sampled_from(["colour", "grey"]),
+       kinds=st.lists(st.sampled_from(["colour", "grey", "grey3"]), min_size=1, max_size=3),
+       command=st.sampled_from(["predict", "eval"]))
+def test_segment_warns_of_images_of_the_other_kind(segmenters, tmp_path_factory, capsys,
+                                                   trained, kinds, command):
+    """A grey model given colour images (or a colour one grey images) scored and wrote
+    them as any other."""
+    from PIL import Image
+
+    d = tmp_path_factory.mktemp("seg")
+    (d / "images").mkdir()
+    (d / "masks").mkdir()
+    names = []
+    for name, kind in zip(HORSES, kinds):
+        img, m = _horse(name)
+        _save(img, d / "images" / f"{name}.png", kind)
+        Image.fromarray(m).save(d / "masks" / f"{name}.png")
+        names.append(name)
+    argv = ["segment", command, "-m", str(segmenters / f"{trained}.npz"), "--images",
+            str(d / "images"), "-q"]
+    argv += ["-o", str(d / "out")] if command == "predict" else ["--masks", str(d / "masks")]
+    rc, _, err = run_cli(argv, capsys)
+    assert rc == 0, err
+    lines = [ln for ln in _warnings(err) if "images only" in ln]
+    other = [n for n, k in zip(names, kinds) if (k == "colour") != (trained == "colour")]
+    if not other:
+        assert lines == [], err
+        return
+    assert len(lines) == 1, err
+    kind = "grey" if trained == "colour" else "colour"
+    assert f"{kind}, but the model was trained on {trained} images only" in lines[0]
+    if len(kinds) == 1:
+        assert "the image (" in lines[0] and f"{other[0]}.png) is {kind}" in lines[0]
+    elif len(other) == len(kinds):
+        assert f"every one of the {len(kinds)} images is {kind}" in lines[0]
+    else:
+        assert f"{len(other)} of the {len(kinds)} images (the first: " in lines[0]
+        assert f"{other[0]}.png) are {kind}" in lines[0]
+
+
+def test_segmenter_predict_warns_once_of_the_other_kind(segmenters):
+    """``MRFSegmenter.predict`` of colour images with a grey model: one ImageKindWarning;
+    a model written before the kind was kept predicts them without it."""
+    import warnings
+
+    from segmentation._image_kind import ImageKindWarning
+    from segmentation.model import MRFSegmenter
+
+    images = [_horse(n)[0] for n in HORSES[:3]]
+    model = MRFSegmenter.load(segmenters / "grey.npz")
+    assert model.grey_ is True and MRFSegmenter.load(segmenters / "colour.npz").grey_ is False
+    with pytest.warns(ImageKindWarning) as record:
+        model.predict(images)
+    assert len(record) == 1
+    assert "every one of the 3 images is colour, but the model was trained on grey" in str(
+        record[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ImageKindWarning)
+        MRFSegmenter.load(segmenters / "old.npz").predict(images)
+        model.predict([np.repeat(images[0].mean(-1).astype(np.uint8)[..., None], 3, -1)])
