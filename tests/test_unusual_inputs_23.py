@@ -20,6 +20,10 @@
   43), with no word; the model now keeps its training images' kind (``grey_``) and
   ``segment predict``/``segment eval`` (one ``structpred: warning:`` line) and
   ``MRFSegmenter.predict`` (an ``ImageKindWarning``) say so; older models say nothing.
+- ``topics train`` (``--model auto``) on a corpus with a class of 2 to 4 documents chose
+  its model on folds holding one document of it or none, and printed the choice as any
+  other; one warning line now says the choice is made on too few documents per class
+  (fewer than ``topics.cli.MIN_CLASS_DOCUMENTS``, 5: the folds of the cross-validation).
 """
 
 from __future__ import annotations
@@ -460,3 +464,63 @@ def test_segmenter_predict_warns_once_of_the_other_kind(segmenters):
         warnings.simplefilter("error", ImageKindWarning)
         MRFSegmenter.load(segmenters / "old.npz").predict(images)
         model.predict([np.repeat(images[0].mean(-1).astype(np.uint8)[..., None], 3, -1)])
+
+
+# ---------------------------------- class: topics' choice on classes of very few documents
+_TOPIC_WORDS = {"pets": "cat dog mat park fur paw".split(),
+                "money": "stocks market bank rates fell rose".split(),
+                "sport": "goal match team score win league".split()}
+
+
+def _topic_docs(sizes, seed):
+    rng = np.random.default_rng(seed)
+    return "".join(f"{label}\t{' '.join(rng.choice(_TOPIC_WORDS[label], 6))}\n"
+                   for label, n in sizes.items() for _ in range(n))
+
+
+@SETTINGS
+@given(sizes=st.fixed_dictionaries({"pets": st.integers(2, 7), "money": st.integers(2, 7)},
+                                   optional={"sport": st.integers(2, 7)}),
+       valid=st.booleans(), seed=st.integers(0, 100))
+def test_topics_choice_on_few_documents_per_class_warns(tmp_path_factory, capsys, sizes,
+                                                        valid, seed):
+    """The choice on validation was printed as any other however few the documents of a
+    class it was made on."""
+    from topics.cli import MIN_CLASS_DOCUMENTS
+
+    d = tmp_path_factory.mktemp("topics")
+    data = d / "train.tsv"
+    argv = ["topics", "train", "--data", str(data), "-o", str(d / "m.npz"), "--jobs", "1"]
+    scored = data
+    if valid:
+        data.write_text(_topic_docs({k: 6 for k in sizes}, seed + 1), encoding="utf-8")
+        scored = d / "valid.tsv"
+        scored.write_text(_topic_docs(sizes, seed), encoding="utf-8")
+        argv += ["--valid-data", str(scored)]
+    else:
+        data.write_text(_topic_docs(sizes, seed), encoding="utf-8")
+    rc, _, err = run_cli(argv, capsys)
+    assert rc == 0, err
+    lines = [ln for ln in _warnings(err) if "too few documents per class" in ln]
+    small = {k: n for k, n in sizes.items() if n < MIN_CLASS_DOCUMENTS}
+    if not small:
+        assert lines == [], err
+        return
+    assert len(lines) == 1, err
+    n = min(small.values())
+    assert f"{scored}: the class " in lines[0] and f"has only {n} documents" in lines[0]
+    assert ("the model is chosen on too few documents per class (fewer than 5) to be "
+            "reliable") in lines[0]
+    if len(small) > 1:
+        assert f"(and {len(small) - 1} other class" in lines[0]
+
+
+def test_topics_train_of_one_model_has_no_such_warning(tmp_path, capsys):
+    """``--model NAME`` makes no choice: nothing to warn of."""
+    data = tmp_path / "train.tsv"
+    data.write_text(_topic_docs({"pets": 3, "money": 3}, 0), encoding="utf-8")
+    for model, n in (("nbsvm", 0), ("auto", 1)):
+        rc, _, err = run_cli(["topics", "train", "--data", str(data), "--model", model, "-o",
+                              str(tmp_path / "m.npz")], capsys)
+        assert rc == 0, err
+        assert len([ln for ln in _warnings(err) if "documents per class" in ln]) == n, err
