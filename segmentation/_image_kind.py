@@ -20,7 +20,7 @@ class ImageKindWarning(UserWarning):
 
 
 def is_grey(image):
-    """Whether an RGB image (``(H, W, 3)``, as :func:`segmentation.data.as_rgb8` gives
+    """Whether an RGB image (``(H, W, 3)``, as :func:`segmentation.features.as_rgb8` gives
     it; grey files and arrays are read as three equal channels) has no colour."""
     image = np.asarray(image)
     if image.ndim == 2 or (image.ndim == 3 and image.shape[-1] == 1):
