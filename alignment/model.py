@@ -28,7 +28,7 @@ from structpred.io import MAX_WORDS, check_sentence_pairs, load_npz, save_npz
 
 from ._runtime import MAX_COST, MAX_FREQUENT
 from structpred import (LEARNERS, check_flag, check_learner, check_number,
-                        check_whole, estimator_seed, run_learner)
+                        check_whole, estimator_seed, run_learner, text_digests)
 from structpred import decode_matching
 from structpred import Monitor
 from structpred import L2Ball
@@ -105,6 +105,15 @@ def gold_fertility_matching(alignment, shape, max_fertility, target="sure"):
     y, _, _ = decode_fertility_matching(_gold_weights(alignment, shape, target),
                                         np.repeat(pen, m, 1), np.repeat(pen, n, 1))
     return y.astype(np.float64)
+
+
+def pair_texts(pairs):
+    """Each sentence pair as one text, ``"src words ||| tgt words"`` in word form: what the
+    aligner keeps digests of (:func:`structpred.text_digests`) for ``align predict`` to find
+    its training pairs among those it aligns."""
+    from structpred.io import word_form
+
+    return [word_form(" ".join(s)) + " ||| " + word_form(" ".join(t)) for s, t in pairs]
 
 
 def _matrix_to_alignment(z):
@@ -567,6 +576,8 @@ class MatchingAligner(BaseEstimator):
                           executor=executor)
         self.result_ = res
         self.coef_ = W.project(res.w)
+        # digests of the training pairs, kept in the model file: align predict warns of them
+        self.training_digests_ = text_digests(pair_texts(pairs))
         self._fitted_structure = {k: copy.copy(getattr(self, k)) for k in _STRUCTURE}
         return self
 
@@ -694,6 +705,8 @@ class MatchingAligner(BaseEstimator):
                 "best_iter": self.result_.best_iter,
                 "statistics": {"fingerprint": self.stats_.fingerprint(),
                                "key": self.stats_.cache_key}}
+        if getattr(self, "training_digests_", None) is not None:
+            arrays["training_digests"] = self.training_digests_
         save_npz(path, {"coef": self.coef_, **arrays}, meta)
 
     @classmethod
@@ -772,4 +785,7 @@ class MatchingAligner(BaseEstimator):
         model.coef_ = coef
         model.history_ = meta.get("history", {})
         model.stats_key_ = (meta.get("statistics") or {}).get("key")
+        # None: a model written before the training pairs' digests were kept
+        digests = data.get("training_digests")
+        model.training_digests_ = None if digests is None else np.asarray(digests, np.uint64)
         return model

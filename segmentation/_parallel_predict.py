@@ -12,7 +12,13 @@ __all__ = ["predict_images", "predict_points"]
 
 
 def _predict_image(model, image):
-    return model.predict([image])[0]
+    import warnings
+
+    from ._image_kind import ImageKindWarning
+
+    with warnings.catch_warnings():   # the caller warns once for all the images
+        warnings.simplefilter("ignore", ImageKindWarning)
+        return model.predict([image])[0]
 
 
 def _predict_points(model, xyz):

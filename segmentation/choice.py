@@ -10,6 +10,7 @@ import numpy as np
 
 from structpred import check_n_jobs, estimator_seed
 
+from ._image_kind import training_kind
 from .examples import (AUTO_CLASS_WEIGHTS, AUTO_ETA_SCALES, _candidates, _GraphFiles, _iou,
                        _iou_score, _Moments, _pad, _Prepared)
 
@@ -212,6 +213,7 @@ class CandidateSearch:
                         tot / max(nodes, 1), mean.size, prep.n_edge, n, prep.node_names,
                         prep.edge_names)
         out.lipschitz, out.spacing = {}, acc.spacing()
+        out.grey = training_kind(acc.greys)
         return out
 
     def _fit_cv(self, prep, ns, log):

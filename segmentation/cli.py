@@ -507,13 +507,18 @@ def _run_images(args, model, items, need_masks, outs, executor=None):
 
         done = predict_images(model, items, need_masks, reading, executor,
                               lambda fn: _predict_or_fail(model, fn, args.model))
+    from segmentation._image_kind import is_grey, warn_image_kind
+    from segmentation._parallel_predict import _predict_image
+
+    greys = []   # the images' kinds: one warning for them all, after the last
     for ident, img_path, mask_path, _ in items:
         if executor is not None:
             img, mask, ign, pred = next(done)
         else:
             img, mask, ign = load_example(img_path, mask_path if need_masks else None,
                                           **reading)
-            pred = _predict_or_fail(model, lambda: model.predict([img])[0], img_path)
+            pred = _predict_or_fail(model, lambda: _predict_image(model, img), img_path)
+        greys.append(is_grey(img))
         if out_dir is not None:
             _write_mask(pred, outs.add(out_dir / f"{ident}.png"))
         if sbs is not None:
@@ -521,6 +526,7 @@ def _run_images(args, model, items, need_masks, outs, executor=None):
         preds.append(pred)
         truths.append(mask)
         ignores.append(ign)
+    warn_image_kind(getattr(model, "grey_", None), greys, [str(i[1]) for i in items])
     return preds, truths, ignores
 
 

@@ -17,6 +17,7 @@ import numpy as np
 from structpred import MinCutExample, check_positive
 from structpred.io import counted
 
+from ._image_kind import training_kind
 from .graph_io import save_graph
 from .model_io import feature_names as _feature_names
 
@@ -132,6 +133,9 @@ class _Prepared:
         self.lipschitz = {}
         #: the training scans' median point spacing (None: images, or graphs made by hand)
         self.spacing = None
+        #: whether the training images were all grey (True), all in colour (False), or
+        #: neither, or unknown (None): segmentation._image_kind.training_kind
+        self.grey = None
 
     def subset(self, k):
         """The same statistics with ``k`` evenly spaced training graphs."""
@@ -142,7 +146,7 @@ class _Prepared:
         sub = _Prepared(kept, paths, self.mean, self.scale, self.fg_share, self.size_unit,
                         self.n_node, self.n_edge, len(idx), self.node_names, self.edge_names)
         sub.n_valid = getattr(self, "n_valid", None)
-        sub.spacing = self.spacing
+        sub.spacing, sub.grey = self.spacing, self.grey
         return sub
 
 
@@ -154,6 +158,7 @@ class _Moments:
         self.s1 = self.s2 = None
         self.cnt, self.fg, self.tot, self.nodes = 0, 0.0, 0.0, 0
         self.spacings = []   # (the graph's place in the input, its scan's point spacing)
+        self.greys = []      # whether each image was grey (None: unknown, or a scan)
 
     def add(self, g, i=0):
         X = np.asarray(g.node_features, dtype=np.float64)
@@ -170,6 +175,8 @@ class _Moments:
         self.nodes += int(np.count_nonzero(ls))
         if getattr(g, "spacing", None) is not None:
             self.spacings.append((i, float(g.spacing)))
+        grey = getattr(g, "grey", None)
+        self.greys.append(None if grey is None else bool(grey))
 
     def spacing(self):
         """The median of the scans' point spacings (None: no scan has one); a scan far
@@ -316,6 +323,7 @@ def prepare_graphs(graphs, hold_out, frac, root, tag, kind, use_edges):
                      n_edge_feat if use_edges else 0, n_train, node_names,
                      edge_names if use_edges else [])
     prep.spacing = acc.spacing()
+    prep.grey = training_kind(acc.greys) if kind == "image" else None
     out_valid = None
     if hold_out:
         out_valid = valid if root is None else _GraphFiles(vpaths)

@@ -177,6 +177,9 @@ class SuperpixelGraph(SegmentationGraph):
     mask : ndarray of bool, shape (H, W) or None
     ignore : ndarray of bool, shape (H, W) or None
         "Don't care" pixels: left out of the loss and of the scores.
+    grey : ndarray of bool, shape (), or None
+        Whether the image had no colour (three equal channels; None: a graph of an
+        older cache, or made by hand): the model keeps its training images' kind.
     """
 
     labels: np.ndarray
@@ -187,9 +190,10 @@ class SuperpixelGraph(SegmentationGraph):
     fg_fraction: np.ndarray | None = None
     mask: np.ndarray | None = None
     ignore: np.ndarray | None = None
+    grey: np.ndarray | None = None
 
     _ARRAYS = ("labels", "node_features", "edges", "edge_features", "sizes")
-    _OPTIONAL = ("fg_fraction", "mask", "ignore")
+    _OPTIONAL = ("fg_fraction", "mask", "ignore", "grey")
 
 
 def _rgb_to_lab(image):
@@ -545,6 +549,8 @@ def superpixel_graph(image, mask=None, n_segments=1000, compactness=10.0, ignore
             cnt = np.bincount(lf, weights=scored, minlength=n)
             fgc = np.bincount(lf, weights=(mask & ~ignore).ravel().astype(np.float64), minlength=n)
             fg = _fill_from_neighbours(fgc / np.maximum(cnt, 1.0), cnt > 0, edges, length)
+    from ._image_kind import is_grey
+
     return SuperpixelGraph(labels=seg, node_features=feats, edges=edges,
                            edge_features=edge_features, sizes=sizes, fg_fraction=fg,
-                           mask=mask, ignore=ignore)
+                           mask=mask, ignore=ignore, grey=np.array(is_grey(image)))

@@ -48,6 +48,7 @@ from .examples import (AUTO_CLASS_WEIGHTS, AUTO_ETA_SCALES, _candidates, _descri
                        class_weights, describe_choice, is_validation_item,
                        parse_class_weight, DegenerateDataError, keep_graphs, prepare_graphs)
 from .choice import CandidateSearch
+from ._image_kind import warn_image_kind
 from .metrics import segmentation_scores
 
 __all__ = ["MRFSegmenter", "LEARNERS", "build_example", "class_weights", "parse_class_weight",
@@ -499,6 +500,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         self.feature_mean_, self.feature_std_ = prep.mean, prep.scale
         self.fg_share_, self.size_unit_ = prep.fg_share, prep.size_unit
         self.spacing_ = prep.spacing   # the training scans' point spacing (points.check_spacing)
+        self.grey_ = getattr(prep, "grey", None)   # grey training images (_image_kind)
         self.class_weights_ = class_weights(row["class_weight"], prep.fg_share)
         self.n_node_features_, self.n_edge_features_ = prep.n_node, prep.n_edge
         self.node_feature_names_, self.edge_feature_names_ = prep.node_names, prep.edge_names
@@ -773,10 +775,12 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         """Boolean masks for RGB images."""
         _check_image_list(images)
         self._check_fitted()
-        out = []
+        out, greys = [], []
         for im in images:
             g = self.image_graph(im)
             out.append(g.to_pixels(self._predict_graph(self.coef_, g)))
+            greys.append(None if getattr(g, "grey", None) is None else bool(g.grey))
+        warn_image_kind(getattr(self, "grey_", None), greys)   # of the training's kind?
         return out
 
     def predict_points(self, xyz):

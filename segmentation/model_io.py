@@ -33,6 +33,7 @@ def save_segmenter(model, path):
             "node_feature_names": list(model.node_feature_names_ or []),
             "edge_feature_names": list(model.edge_feature_names_ or []),
             "size_unit": model.size_unit_, "point_spacing": getattr(model, "spacing_", None),
+            "grey_images": getattr(model, "grey_", None),
             "class_weights": list(model.class_weights_),
             "history": {k: [None if v is None else float(v) for v in vals]
                         for k, vals in model.history_.items()},
@@ -104,6 +105,9 @@ def _restore(cls, meta, arrays, bad):
         # None: images, or a model written before the spacing was kept (not checked)
         spacing = meta.get("point_spacing")
         model.spacing_ = None if spacing is None else float(spacing)
+        # None: both kinds, points, or a model written before the kind was kept
+        grey = meta.get("grey_images")
+        model.grey_ = None if grey is None else bool(grey)
         model.class_weights_ = tuple(meta["class_weights"])
         model.history_ = meta["history"]
         model.node_feature_names_ = meta.get("node_feature_names")

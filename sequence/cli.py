@@ -460,7 +460,7 @@ def _warn_other_scheme(path, y, tagger):
     """One warning when a chunker's gold labels write chunks in IOB and the model's in
     IOBES or BILOU (or the other way round): chunk F1 reads both alike, token accuracy
     counted every chunk end written otherwise as an error (44.50 for 87.45 chunk F1)."""
-    from .evaluate import _ends_chunk, chunk_scheme
+    from .evaluate import _ends_chunk, chunk_scheme, iob_variant
 
     if not tagger.iob_:
         return
@@ -471,6 +471,20 @@ def _warn_other_scheme(path, y, tagger):
                       "F1 reads both schemes alike, but token accuracy counts each token "
                       "the two write differently (chunk ends, chunks of one token) as an "
                       "error; convert the file to the model's scheme for a token accuracy")
+        return
+    trained = getattr(tagger, "iob_variant_", None)   # None: an older model, or not told
+    given = iob_variant(y) if trained is not None else None
+    if given is not None and given != trained:
+        warnings.warn(f"{path}: the gold chunk tags are {IOB_VARIANTS[given]}, the model's "
+                      f"(and its predictions) {IOB_VARIANTS[trained]}: chunk F1 reads both "
+                      "alike, but token accuracy counts the first token of each chunk the "
+                      "two write differently as an error; convert the file to "
+                      f"{trained} for a token accuracy")
+
+
+#: the two IOB schemes, as the warning of tag eval names them
+IOB_VARIANTS = {"IOB1": "IOB1 (a chunk starts at I-, B- only after a chunk of its type)",
+                "IOB2": "IOB2 (every chunk starts at B-)"}
 
 
 def _warn_training_sentences(path, X, tagger):

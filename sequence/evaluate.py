@@ -14,7 +14,7 @@ import collections
 
 import numpy as np
 
-__all__ = ["chunks", "is_iob", "label_kind_error", "scheme_mix", "chunk_scheme", "check_scheme", "check_valid_scheme", "sentence_texts",
+__all__ = ["chunks", "is_iob", "label_kind_error", "scheme_mix", "chunk_scheme", "iob_variant", "check_scheme", "check_valid_scheme", "sentence_texts",
            "chunk_counts", "f1_from_counts", "token_accuracy", "evaluate", "sentence_stats",
            "score_from_stats"]
 
@@ -145,6 +145,28 @@ def chunk_scheme(label_lists):
     if any(_ends_chunk(t) for s in label_lists for t in s):
         return "IOBES (BILOU)"
     return "IOB" if any(_iob_chunk(s) is not None for s in label_lists) else None
+
+
+def iob_variant(label_lists):
+    """Which IOB the chunk tags write: ``"IOB2"`` when some chunk starts at ``B-`` where
+    IOB1 writes ``I-`` (at the start of a sentence, after ``O`` or after a chunk of another
+    type), ``"IOB1"`` when some chunk starts at ``I-`` there (IOB2 starts every chunk at
+    ``B-``; IOB1 writes ``B-`` only between two adjacent chunks of one type); ``None`` when
+    no chunk tells them apart, when both are seen, or for IOBES (BILOU) tags."""
+    b_start = i_start = False
+    for sentence in label_lists:
+        prev, prev_type = "O", ""
+        for t in sentence:
+            tag, type_ = _split(t)
+            if tag in "ES":
+                return None
+            if prev == "O" or prev_type != type_:
+                b_start |= tag == "B"
+                i_start |= tag == "I"
+            prev, prev_type = tag, type_
+    if b_start == i_start:
+        return None
+    return "IOB2" if b_start else "IOB1"
 
 
 def check_scheme(label_lists, name=None):

@@ -24,8 +24,8 @@ from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
 from structpred.io import (FormatError, check_token_lists, counted, load_npz, note, save_npz,
                           token_form, unwritable_token)
 
-from .evaluate import (check_scheme, check_valid_scheme, is_iob, label_kind_error, score_from_stats,
-                       sentence_stats, sentence_texts)
+from .evaluate import (check_scheme, check_valid_scheme, iob_variant, is_iob, label_kind_error,
+                       score_from_stats, sentence_stats, sentence_texts)
 from .features import FEATURE_SETS, FeatureCodes, FeatureIndex, token_features
 
 __all__ = ["SequenceTagger", "LEARNERS", "load_tagger"]
@@ -368,6 +368,8 @@ class SequenceTagger(BaseEstimator):
         if mixture is not None:
             raise ValueError(mixture[1])
         self.iob_ = is_iob(self.classes_)
+        # IOB1 or IOB2 (None: neither told apart, or not IOB): tag eval warns of the other
+        self.iob_variant_ = iob_variant(y) if self.iob_ else None
         self.feature_set_ = self.feature_set
         # digests of the training sentences, kept in the model file: tag eval warns of them
         self.training_digests_ = text_digests(sentence_texts(X))
@@ -557,6 +559,7 @@ class SequenceTagger(BaseEstimator):
                   "scaled": bool(self.scaled_), "label_scale": self.label_scale_,
                   "best_iter": self.best_iter_, "eta": self.eta_,
                   "refit_sentences": getattr(self, "refit_sentences_", None),
+                  "iob_variant": getattr(self, "iob_variant_", None),
                   "fit_time": getattr(self, "fit_time_", None), "info": info or {}}
         arrays = {"features": np.frombuffer("\n".join(self.features_.names).encode("utf-8"),
                                             dtype=np.uint8),
@@ -611,6 +614,8 @@ def _tagger_from(header, arrays):
     tagger.radius_ = np.inf if radius is None else float(radius)
     tagger.fit_time_ = header.get("fit_time")
     tagger.refit_sentences_ = header.get("refit_sentences")
+    # None: a model written before the training labels' IOB variant was kept
+    tagger.iob_variant_ = header.get("iob_variant")
     tagger.info_ = header.get("info", {})
     # None: a model written before the training sentences' digests were kept
     digests = arrays.get("training_digests")

@@ -37,7 +37,7 @@ from ._checks import (SEED_INSTANCES, check_flag, check_label_spellings,  # noqa
                       resolve_seed, seed_generator, label_clash, physical_memory,
                       split_comma_items, unmasked, whole_array,
                       check_unchanged_since_fit)
-from ._digests import text_digests, training_overlap
+from ._digests import OverlapCounter, text_digests, training_overlap
 from ._example import StructuredExample
 from ._loss import hamming_loss, weighted_hamming_terms
 from ._version import __version__
@@ -52,6 +52,6 @@ __all__ = (["__version__", "StructuredExample", "check_flag", "check_label_spell
             "check_n_jobs", "check_ordered", "unmasked", "whole_array", "estimator_seed", "resolve_seed", "SEED_INSTANCES",
             "seed_generator",
             "split_comma_items", "physical_memory", "text_digests", "training_overlap",
-            "hamming_loss", "weighted_hamming_terms", "FormatError", "atomic_write", "open_output",
+            "OverlapCounter", "hamming_loss", "weighted_hamming_terms", "FormatError", "atomic_write", "open_output",
             "open_text", "read_lines"]
            + list(_learners_all) + list(_polytopes_all))

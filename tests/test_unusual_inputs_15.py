@@ -473,7 +473,9 @@ def test_tag_train_on_a_file_joined_to_itself_warns(tmp_path, capsys):
 @pytest.mark.parametrize("valid", [False, True])
 def test_topics_train_on_copies_of_its_documents_warns(valid, tmp_path, capsys):
     rows = [("fruit", "apple banana pear"), ("car", "engine wheel road")]
-    one = "".join(f"{lab}\t{txt} {i}\n" for i in range(4) for lab, txt in rows)
+    # 5 of each class: with fewer, a second warning says the choice is made on too few
+    # documents per class (sweep 23)
+    one = "".join(f"{lab}\t{txt} {i}\n" for i in range(5) for lab, txt in rows)
     data = _w(tmp_path / "d.tsv", one * (1 if valid else 2))
     argv = ["topics", "train", "--data", data, "-o", str(tmp_path / "m.npz"), "-q",
             "--time-budget", "1"]

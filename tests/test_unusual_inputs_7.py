@@ -194,7 +194,9 @@ def test_input_in_the_case_of_the_model_gets_no_warning(tmp_path, capsys, tiny_m
     tgt = _write(tmp_path / "a.fr", TGT + ["Paris ."])
     rc, _, err = run_cli(["align", "predict", "-m", tiny_model, "--src", src, "--tgt", tgt,
                           "-o", str(tmp_path / "out"), "-q"], capsys)
-    assert rc == 0 and "warning" not in err, err
+    # the pairs are the model's training pairs: that warning (sweep 23) is another matter
+    others = [ln for ln in err.splitlines() if "warning" in ln and "trained on" not in ln]
+    assert rc == 0 and others == [], err
 
 
 # ------------------------------------------- class: labels the topic model does not know

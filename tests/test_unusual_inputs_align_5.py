@@ -244,7 +244,9 @@ def test_words_unknown_to_the_model_get_a_warning(files, capsys, tiny_model):
     rc, _, err = run_cli(["align", "predict", "-m", tiny_model, "--src", files["src"],
                           "--tgt", files["tgt"], "-o", str(files["tmp"] / "o.txt"), "-q"],
                          capsys)
-    assert rc == 0 and "warning" not in err, err
+    # the model's own training pairs: that warning (sweep 23) is another matter
+    others = [ln for ln in err.splitlines() if "warning" in ln and "trained on" not in ln]
+    assert rc == 0 and others == [], err
 
 
 # ------------------------------------------- class: gold read the wrong way (aer)

@@ -514,6 +514,30 @@ def _warn_of_copies(docs, valid):
 AUTO_ONLY = ("valid_data", "valid_fraction", "time_budget", "jobs")
 
 
+#: the fewest documents of a class that ``--model auto`` chooses on without a warning:
+#: with fewer, the class is missing from some of the ``CV_FOLDS`` folds and each
+#: candidate's accuracy on it rests on one document or two in the others
+MIN_CLASS_DOCUMENTS = CV_FOLDS
+
+
+def _warn_of_small_classes(docs):
+    """One warning when the smallest class of ``docs`` (the training documents, or the
+    ``--valid-data`` ones) has fewer than :data:`MIN_CLASS_DOCUMENTS`: the choice among
+    the candidates is made on too few documents of it to be reliable."""
+    names, counts = np.unique(np.asarray(docs.labels, dtype=str), return_counts=True)
+    small = np.flatnonzero(counts < MIN_CLASS_DOCUMENTS)
+    if not small.size:
+        return
+    k = small[np.argmin(counts[small])]
+    others = (f" (and {counted(small.size - 1, 'other class', 'other classes')} of fewer "
+              f"than {MIN_CLASS_DOCUMENTS})" if small.size > 1 else "")
+    warnings.warn(f"{docs.path}: the class {names[k][:40]!r} has only "
+                  f"{counted(int(counts[k]), 'document')}{others}: the model is chosen on too "
+                  f"few documents per class (fewer than {MIN_CLASS_DOCUMENTS}) to be "
+                  "reliable; give more documents of each class, or --model NAME to train "
+                  "one model without a choice")
+
+
 def _choose_on_validation(args, docs, y, classes, overrides, info):
     """``--model auto``: the candidate chosen on validation documents (printed, and
     recorded in ``info``)."""
@@ -531,6 +555,7 @@ def _choose_on_validation(args, docs, y, classes, overrides, info):
                        "it out")
     valid = _read_validation(args, classes)
     _warn_of_copies(docs, valid)
+    _warn_of_small_classes(docs if valid is None else valid)
     release_notes()   # the inputs are checked: the lines held so far come now
     _log(args, f"{len(classes)} classes; choosing a model on validation documents")
     try:

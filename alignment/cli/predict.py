@@ -7,6 +7,7 @@ import contextlib
 from structpred.cli import UserError, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, check_stdin
+from structpred import OverlapCounter
 from structpred.io import counted, note, reading_in_bulk
 from structpred.cli import open_cluster, with_cluster
 
@@ -44,6 +45,8 @@ def align_predict(args):
         model.decoder = args.decoder
     name, pairs = _input_pairs(args)
     pairs = _direction_checked(args, pairs, model)
+    seen = OverlapCounter(getattr(model, "training_digests_", None))
+    pairs = _counted(pairs, seen)
     if model.use_external:
         if not specs:
             raise UserError(f"{args.model} was trained with external alignments: give --external "
@@ -92,11 +95,47 @@ def align_predict(args):
         if n == 0:
             raise UserError(f"{name}: no sentences to align (the input is empty)")
     mark_written_by(args.output, "structpred align predict")   # not gold (aer, align train)
+    _warn_training_pairs(name if args.input else f"{args.src} and {args.tgt}", seen)
     if to_stdout:
         _log(args, f"aligned {counted(n, 'sentence pair')}")
     else:
         _summary(f"aligned {counted(n, 'sentence pair')}; links written to {args.output}")
     return 0
+
+
+def _counted(pairs, seen, every=256):
+    """``pairs`` as they come, each counted by ``seen`` (an :class:`OverlapCounter` of the
+    model's training pairs), ``every`` pairs at a time and the rest at the end."""
+    from alignment.model import pair_texts
+
+    held = []
+    for pair in pairs:
+        held.append(pair)
+        if len(held) == every:
+            seen.add(pair_texts(held))
+            held = []
+        yield pair
+    seen.add(pair_texts(held))
+
+
+def _warn_training_pairs(name, seen, share=0.05):
+    """One warning when 5 % or more of the pairs aligned (2 at least) are pairs the model
+    was trained on (the training sentences given to align): an AER of these links is not
+    one on unseen text.  A model written before the training pairs' digests were kept
+    (``training_digests_`` None) says nothing."""
+    import warnings
+
+    found = seen.result(share)
+    if found is None:
+        return
+    n, first = found
+    if n == seen.total:
+        warnings.warn(f"{name}: every one of the {counted(n, 'sentence pair')} is a pair the "
+                      "model was trained on; an AER of these links is not a test score")
+    else:
+        warnings.warn(f"{name}: {n} of the {counted(seen.total, 'sentence pair')} (the first: "
+                      f"pair {first + 1}) are pairs the model was trained on; an AER of "
+                      "these links overstates that on unseen text")
 
 
 def _check_runs(args, model):

@@ -22,7 +22,8 @@ from ._notes import counted, drop_notes, hold_notes, note, release_notes
 from ._npz import (CLOCK_KEYS, check_digest, check_format, check_npz_kind, content_digest,
                    damage_reason, drop_clock_readings, load_npz, pack_json, save_npz,
                    unpack_json, with_digest)
-from ._words import (IGNORABLE_FORMAT, WORD_RULES, check_visible_tokens, split_tokens,
+from ._words import (CEDILLA_TO_COMMA, IGNORABLE_FORMAT, WORD_RULES, check_visible_tokens,
+                     split_tokens,
                      token_form, word_form, word_text)
 from ._tokens import MAX_WORDS, check_sentence_pairs, check_token_lists, unwritable_token
 
@@ -30,6 +31,7 @@ __all__ = ["MAX_LINE_BYTES", "WORD_RULES", "reading_in_bulk", "refuse_stdin_mode
            "input_encoding", "check_encoding", "given_encoding", "utf8_misread_reason", "check_visible_tokens",
            "bad_bytes_reason", "cjk_encoding_hint", "implausible_utf8_reason",
            "split_tokens", "word_text", "word_form", "token_form", "IGNORABLE_FORMAT",
+           "CEDILLA_TO_COMMA",
            "binary_kind", "naming_read_errors", "OTHER_SPACE", "check_output_path", "check_figure_path",
            "OutputPathError", "missing_reason", "folder_refusal", "gz_name", "blank_tail_hint",
            "file_fingerprint", "progress_enabled", "save_npz", "load_npz", "content_digest",

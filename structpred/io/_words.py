@@ -10,13 +10,22 @@ import re
 from ._files import FormatError
 
 __all__ = ["split_tokens", "word_text", "check_visible_tokens", "word_form", "token_form",
-           "IGNORABLE_FORMAT", "WORD_RULES"]
+           "IGNORABLE_FORMAT", "WORD_RULES", "CEDILLA_TO_COMMA"]
 
 #: the version of the rules that turn a line of text into words (NFC; the invisible format
-#: characters and variation selectors removed from words, version 2): part of the key of
-#: every cache made from a file's content, so that a cache made under other rules is
+#: characters and variation selectors removed from words, version 2; Romanian's s and t
+#: with a cedilla read as those with a comma below, version 3): part of the key of every
+#: cache made from a file's content, so that a cache made under other rules is
 #: recomputed, not read (its words would not be those of the file as read now)
-WORD_RULES = 2
+WORD_RULES = 3
+
+#: s and t with a cedilla (ş Ş ţ Ţ, U+015F U+015E U+0163 U+0162) to those with a comma
+#: below (ș Ș ț Ț, U+0219 U+0218 U+021B U+021A): Romanian text writes its letters both
+#: ways (the cedilla forms came first into the character sets, and fonts and keyboards
+#: still give them), so one word had two word forms. Turkish, Azerbaijani and the other
+#: languages of ş write no ș: the fold leaves their words apart
+CEDILLA_TO_COMMA = str.maketrans("\u015f\u015e\u0163\u0162", "\u0219\u0218\u021b\u021a")
+_CEDILLA = re.compile("[\u015f\u015e\u0163\u0162]")
 
 #: the invisible format characters (as a class of a regular expression) that carry no
 #: meaning inside a word, removed from it before it is looked up or counted
@@ -79,7 +88,8 @@ def word_form(text, form="NFC", zero_width_space=True):
     """``text`` (a word, or a line of words) as its words are looked up and counted: the
     invisible format characters of :data:`IGNORABLE_FORMAT` removed (``"maison\\u200f"``,
     ``"mai\\xadson"`` and ``"maison"`` are one word), then in the Unicode normal ``form``
-    (NFC; NFKC for ``topics``' tokenizer). The zero-width joiner and non-joiner are kept.
+    (NFC; NFKC for ``topics``' tokenizer), Romanian's ş Ş ţ Ţ (cedilla) as ș Ș ț Ț
+    (comma below, :data:`CEDILLA_TO_COMMA`). The zero-width joiner and non-joiner are kept.
     ``zero_width_space=False`` keeps U+200B, for a tokenizer that splits words on it (in
     running text it separates the words of Thai, Khmer or Burmese, as Unicode's word
     boundaries, UAX #29, say). ASCII text is returned as it is; white space is never
@@ -91,6 +101,8 @@ def word_form(text, form="NFC", zero_width_space=True):
     text = (_IGNORABLE if zero_width_space else _IGNORABLE_NO_ZWSP).sub("", text)
     if not unicodedata.is_normalized(form, text):
         text = unicodedata.normalize(form, text)
+    if _CEDILLA.search(text) is not None:   # after NFC: s + U+0327 is ş there
+        text = text.translate(CEDILLA_TO_COMMA)
     return text
 
 
