@@ -295,6 +295,12 @@ def test_vocabulary_in_a_pipeline_and_nested_parameters():
 
     pipe = make_pipeline(Vocabulary(), MultinomialNB())
     assert cross_val_score(pipe, DOCS, LABELS, cv=3).mean() > 0.9
+    # the columns' names, as a Pipeline asks for them (none before fit)
+    with pytest.raises(NotFittedError):
+        Vocabulary().get_feature_names_out()
+    vocab = pipe.fit(DOCS, LABELS)[0]
+    names = pipe[:-1].get_feature_names_out()
+    assert list(names) == list(vocab.words_) and len(names) == vocab.transform(DOCS).shape[1]
     model = DiscLDA(vocabulary=Vocabulary())
     assert model.get_params()["vocabulary__min_df"] == 1
     assert model.set_params(vocabulary__min_df=2).vocabulary.min_df == 2

@@ -291,6 +291,14 @@ class Vocabulary(TransformerMixin, BaseEstimator):
     def __len__(self) -> int:
         return len(self.words_)
 
+    def get_feature_names_out(self, input_features=None):
+        """The terms of the columns of :meth:`transform`, in order (scikit-learn's name for
+        them: a ``Pipeline`` and ``set_output`` read it), as an object array of str."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self)
+        return np.asarray(list(self.words_), dtype=object)
+
     def transform(self, docs: Iterable) -> sp.csr_matrix:
         """Document-term matrix (CSR): int64 counts, or float64 weights (``weighting``,
         ``sublinear_tf``, ``norm``).  Unknown words are dropped."""
