@@ -22,6 +22,9 @@ refit does not apply there.
           --param refit=true --out runs/refit/${s}_refit.json
     done
     python scripts/check_segmentation_refit.py runs/refit
+
+``--candidate NAME`` compares ``{split}_NAME.json`` with the base in the same way, for any
+other setting run like this (``--candidate patience8`` for runs with ``--param patience=8``).
 """
 
 from __future__ import annotations
@@ -50,15 +53,18 @@ def _run(path, split):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("folder", help="the folder of {split}_base.json and {split}_refit.json")
+    ap.add_argument("--candidate", default="refit",
+                    help="the other runs: {split}_CANDIDATE.json (default: refit)")
     ap.add_argument("--n-boot", type=int, default=10_000)
     args = ap.parse_args(argv)
     base_all, refit_all = [], []
-    print("| fold (test images) | kept | validated run IoU (%) | refit IoU (%) | difference | "
-          "refit iterations | refit CPU s (whole run) |")
+    name = args.candidate
+    print(f"| fold (test images) | kept | validated run IoU (%) | {name} IoU (%) | difference | "
+          f"refit iterations | {name} CPU s (whole run) |")
     print("|---|---|---:|---:|---:|---:|---|")
     for split in SPLITS:
         b = _run(Path(args.folder) / f"{split}_base.json", split)
-        r = _run(Path(args.folder) / f"{split}_refit.json", split)
+        r = _run(Path(args.folder) / f"{split}_{name}.json", split)
         sb, sr = np.asarray(b["final_stats"], float), np.asarray(r["final_stats"], float)
         base_all.append(sb)
         refit_all.append(sr)
@@ -71,11 +77,11 @@ def main(argv=None):
     res = paired_bootstrap(sb, sr, _iou_score, n_boot=args.n_boot, random_state=0)
     lo, hi = (100 * v for v in res.interval)
     print(f"\npooled over {len(sb)} images: validated run {100 * _iou_score(sb.sum(0)):.2f}, "
-          f"refit {100 * _iou_score(sr.sum(0)):.2f}, difference {100 * res.difference:+.2f} "
-          f"[{lo:+.2f}, {hi:+.2f}]; refit not better in {100 * res.p_not_better:.1f}% of "
+          f"{name} {100 * _iou_score(sr.sum(0)):.2f}, difference {100 * res.difference:+.2f} "
+          f"[{lo:+.2f}, {hi:+.2f}]; {name} not better in {100 * res.p_not_better:.1f}% of "
           f"{args.n_boot:,} paired bootstraps")
-    verdict = "adopt" if res.p_not_better < 0.05 else "keep the default (no refit)"
-    print(f"rule (refit kept when better in >= 95% of the bootstraps): {verdict}")
+    verdict = "adopt" if res.p_not_better < 0.05 else "keep the default"
+    print(f"rule ({name} kept when better in >= 95% of the bootstraps): {verdict}")
 
 
 if __name__ == "__main__":
