@@ -21,7 +21,7 @@ from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import iteration_count
 from structpred import check_label_spellings
 
-from .evaluate import check_scheme, check_valid_scheme, is_iob
+from .evaluate import IOBMixWarning, check_scheme, check_valid_scheme, iob_mix_message, is_iob
 
 __all__ = ["add_parser", "tag_train", "tag_predict", "tag_eval", "DEFAULTS"]
 
@@ -211,11 +211,22 @@ def _check_spellings(path, y, known=None):
             check_scheme(y, str(path))
         except ValueError as exc:
             raise UserError(str(exc)) from None
+        if iob_mix_message(y):     # named here with the file's sentence numbers
+            warnings.warn(f"{path}: {iob_mix_message(y)}")
     if known is None and not is_iob(set(labels)) and is_iob({t.upper() for t in labels}):
         # conlleval reads upper-case B-/I- prefixes only: "b-np" is a plain label
         warnings.warn(f"{path}: the labels ({', '.join(labels[:3])}, ...) look like chunk tags "
                       "in lower case: they are scored by token accuracy, not chunk F1; "
                       "upper-case their prefixes (B-, I-) for chunk F1")
+
+
+def _fit_without_iob_mix_warning(tagger, *args, **kwargs):
+    """``tagger.fit(*args, **kwargs)`` without its :class:`IOBMixWarning`: ``tag train``
+    says it once, of the whole file and with its sentence numbers (:func:`_check_spellings`),
+    not of the sentences left after the validation split."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IOBMixWarning)
+        return tagger.fit(*args, **kwargs)
 
 
 @_wrap_format_errors
@@ -275,7 +286,7 @@ def tag_train(args):
                             random_state=args.seed, verbose=not args.quiet)
     release_notes()   # the inputs are checked: the lines held so far come now
     try:
-        tagger.fit(Xt, yt, eval_set=(Xv, yv))
+        _fit_without_iob_mix_warning(tagger, Xt, yt, eval_set=(Xv, yv))
     except ValueError as exc:
         raise UserError(f"{args.data}: {exc}") from exc
     best = tagger.history_.get("validation", [])

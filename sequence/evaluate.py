@@ -14,7 +14,7 @@ import collections
 
 import numpy as np
 
-__all__ = ["chunks", "is_iob", "label_kind_error", "scheme_mix", "chunk_scheme", "iob_variant", "check_scheme", "check_valid_scheme", "sentence_texts",
+__all__ = ["chunks", "is_iob", "label_kind_error", "scheme_mix", "chunk_scheme", "iob_variant", "iob_starts", "iob_mix_message", "IOBMixWarning", "warn_iob_mix", "check_scheme", "check_valid_scheme", "sentence_texts",
            "chunk_counts", "f1_from_counts", "token_accuracy", "evaluate", "sentence_stats",
            "score_from_stats"]
 
@@ -147,26 +147,65 @@ def chunk_scheme(label_lists):
     return "IOB" if any(_iob_chunk(s) is not None for s in label_lists) else None
 
 
-def iob_variant(label_lists):
-    """Which IOB the chunk tags write: ``"IOB2"`` when some chunk starts at ``B-`` where
-    IOB1 writes ``I-`` (at the start of a sentence, after ``O`` or after a chunk of another
-    type), ``"IOB1"`` when some chunk starts at ``I-`` there (IOB2 starts every chunk at
-    ``B-``; IOB1 writes ``B-`` only between two adjacent chunks of one type); ``None`` when
-    no chunk tells them apart, when both are seen, or for IOBES (BILOU) tags."""
-    b_start = i_start = False
-    for sentence in label_lists:
+def iob_starts(label_lists):
+    """``{"B": (sentence, token), "I": (sentence, token)}``: the first chunk (indices from
+    0) that starts at ``B-``, and the first that starts at ``I-``, where IOB1 and IOB2
+    differ (at the start of a sentence, after ``O`` or after a chunk of another type: IOB2
+    writes ``B-`` there, IOB1 ``I-``); a kind never seen is absent.  ``None`` for IOBES
+    (BILOU) tags, which are neither."""
+    first = {}
+    for k, sentence in enumerate(label_lists):
         prev, prev_type = "O", ""
-        for t in sentence:
+        for i, t in enumerate(sentence):
             tag, type_ = _split(t)
             if tag in "ES":
                 return None
-            if prev == "O" or prev_type != type_:
-                b_start |= tag == "B"
-                i_start |= tag == "I"
+            if (prev == "O" or prev_type != type_) and tag in "BI":
+                first.setdefault(tag, (k, i))
             prev, prev_type = tag, type_
-    if b_start == i_start:
+    return first
+
+
+def iob_variant(label_lists):
+    """Which IOB the chunk tags write (:func:`iob_starts`): ``"IOB2"`` when some chunk
+    starts at ``B-`` where IOB1 writes ``I-``, ``"IOB1"`` when some chunk starts at ``I-``
+    there (IOB2 starts every chunk at ``B-``; IOB1 writes ``B-`` only between two adjacent
+    chunks of one type); ``None`` when no chunk tells them apart, when both are seen, or
+    for IOBES (BILOU) tags."""
+    first = iob_starts(label_lists)
+    if not first or len(first) == 2:
         return None
-    return "IOB2" if b_start else "IOB1"
+    return "IOB2" if "B" in first else "IOB1"
+
+
+class IOBMixWarning(UserWarning):
+    """Chunk tags of IOB1 and IOB2 in one training set (:func:`iob_mix_message`)."""
+
+
+def iob_mix_message(label_lists):
+    """A warning's text when the chunk tags write IOB1 in some places and IOB2 in others
+    (two files of the two schemes joined, say): the model then learns both ways of
+    starting a chunk, and its token accuracy is read against either; ``None`` otherwise.
+    Chunk F1 (conlleval's rules) reads both alike, so this is not refused."""
+    first = iob_starts(label_lists)
+    if not first or len(first) < 2:
+        return None
+    (kb, ib), (ki, ii) = first["B"], first["I"]
+    return (f"the chunk tags mix IOB2 and IOB1: a chunk starts at B- in sentence {kb + 1} "
+            f"(token {ib + 1}) and at I- in sentence {ki + 1} (token {ii + 1}), after O or "
+            "another type; convert them to one scheme")
+
+
+def warn_iob_mix(label_lists):
+    """An :class:`IOBMixWarning` when the chunk tags mix IOB1 and IOB2 (:func:`iob_mix_message`)."""
+    import warnings
+
+    label_lists = list(label_lists)
+    if not is_iob({t for s in label_lists for t in s}):
+        return
+    message = iob_mix_message(label_lists)
+    if message is not None:
+        warnings.warn(message, IOBMixWarning, stacklevel=3)
 
 
 def check_scheme(label_lists, name=None):

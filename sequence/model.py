@@ -24,8 +24,8 @@ from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
 from structpred.io import (FormatError, check_token_lists, counted, load_npz, note, save_npz,
                           token_form, unwritable_token)
 
-from .evaluate import (check_scheme, check_valid_scheme, iob_variant, is_iob, label_kind_error,
-                       score_from_stats, sentence_stats, sentence_texts)
+from .evaluate import (check_scheme, check_valid_scheme, iob_variant, is_iob, warn_iob_mix,
+                       label_kind_error, score_from_stats, sentence_stats, sentence_texts)
 from .features import FEATURE_SETS, FeatureCodes, FeatureIndex, token_features
 
 __all__ = ["SequenceTagger", "LEARNERS", "load_tagger"]
@@ -370,6 +370,7 @@ class SequenceTagger(BaseEstimator):
         self.iob_ = is_iob(self.classes_)
         # IOB1 or IOB2 (None: neither told apart, or not IOB): tag eval warns of the other
         self.iob_variant_ = iob_variant(y) if self.iob_ else None
+        warn_iob_mix(y)            # IOB1 and IOB2 mixed: said, not refused
         self.feature_set_ = self.feature_set
         # digests of the training sentences, kept in the model file: tag eval warns of them
         self.training_digests_ = text_digests(sentence_texts(X))

@@ -268,6 +268,60 @@ def test_iob_variant_tells_iob1_from_iob2(sentences):
         assert iob_variant(one + two) is None     # both: no scheme to warn of
 
 
+@SETTINGS
+@given(sentences=st.lists(st.tuples(SEGMENTS, st.sampled_from(["IOB1", "IOB2"])), min_size=1,
+                          max_size=5))
+def test_iob_mix_is_named_at_its_first_chunks(sentences):
+    """Sentences each written in IOB1 or IOB2 (two files of the two schemes joined): the
+    mix is named with the first chunk that starts at B- and the first at I- (it was taken
+    silently, the model learning both starts); one scheme throughout says nothing."""
+    from sequence.evaluate import iob_mix_message
+
+    tags = [_render(segs, scheme) for segs, scheme in sentences]
+    starts = {}
+    for k, (segs, scheme) in enumerate(sentences):
+        if any(seg is not None for seg in segs):
+            i = next(j for j, t in enumerate(tags[k]) if t != "O")
+            starts.setdefault("B" if scheme == "IOB2" else "I", (k, i))
+    message = iob_mix_message(tags)
+    if len(starts) < 2:
+        assert message is None
+        return
+    (kb, ib), (ki, ii) = starts["B"], starts["I"]
+    assert message == (f"the chunk tags mix IOB2 and IOB1: a chunk starts at B- in sentence "
+                       f"{kb + 1} (token {ib + 1}) and at I- in sentence {ki + 1} (token "
+                       f"{ii + 1}), after O or another type; convert them to one scheme")
+
+
+def test_tag_train_on_mixed_iob_warns_once_naming_the_file(tmp_path, capsys):
+    """``tag train`` names the mix once, with the file's sentence numbers (not those of the
+    sentences left after the validation split), and trains; ``SequenceTagger.fit`` warns
+    too (IOBMixWarning)."""
+    import warnings
+
+    from sequence import SequenceTagger
+    from sequence.evaluate import IOBMixWarning
+
+    sents = _conll()[:30]
+    path = tmp_path / "mixed.txt"
+    path.write_text("\n\n".join("\n".join(f"{w} {t}" for w, t in zip(
+        words, _to_iob1(tags) if k >= 20 else tags)) for k, (words, tags) in enumerate(sents))
+        + "\n", encoding="utf-8")
+    rc, _, err = run_cli(["tag", "train", "--data", str(path), "-o", str(tmp_path / "m.npz"),
+                          "--learner", "perceptron", "--iterations", "2", "-q"], capsys)
+    lines = [ln for ln in _warnings(err) if "mix IOB2 and IOB1" in ln]
+    assert rc == 0 and len(lines) == 1, err
+    assert lines[0].startswith(f"structpred: warning: {path}: the chunk tags mix")
+    assert "at I- in sentence 21 " in lines[0], lines[0]
+    X = [[tuple(w.split()) for w in words] for words, _ in sents]
+    y = [tags if k < 20 else _to_iob1(tags) for k, (_, tags) in enumerate(sents)]
+    with pytest.warns(IOBMixWarning, match="mix IOB2 and IOB1"):
+        SequenceTagger(learner="perceptron", n_iter=1).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IOBMixWarning)       # one scheme: no warning
+        SequenceTagger(learner="perceptron", n_iter=1).fit(X, [t for _, t in sents])
+
+
 @functools.lru_cache(maxsize=None)
 def _conll():
     """The 100 sentences of the bundled CoNLL-2000 slice (IOB2), as (lines, tags)."""
