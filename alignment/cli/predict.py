@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
+from structpred import FormatError
 from structpred.cli import UserError, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, check_stdin
@@ -43,6 +44,8 @@ def align_predict(args):
                             f"{model.model_name})")
         model.decoder = args.decoder
     name, pairs = _input_pairs(args)
+    if model.interactions and model.decoder != "lp":
+        pairs = _ilp_bounded(pairs, name, model)
     pairs = _direction_checked(args, pairs, model)
     if model.use_external:
         if not specs:
@@ -97,6 +100,17 @@ def align_predict(args):
     else:
         _summary(f"aligned {counted(n, 'sentence pair')}; links written to {args.output}")
     return 0
+
+
+def _ilp_bounded(pairs, name, model):
+    """``pairs``, one at a time; a pair too large for the exact decoder of a +Q model
+    (:meth:`~alignment.model.MatchingAligner.ilp_refusal`) is refused with its file and
+    line (999 x 999 words ran for over 12 minutes, and SIGTERM could not stop it)."""
+    for lineno, (s, t) in enumerate(pairs, 1):
+        why = model.ilp_refusal(len(s), len(t), lp="--decoder lp")
+        if why:
+            raise FormatError(str(name), lineno, why)
+        yield s, t
 
 
 def _check_runs(args, model):

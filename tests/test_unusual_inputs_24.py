@@ -1,0 +1,141 @@
+"""Sweep 24: unusual inputs by size and extreme shape.
+
+* A class weight beyond [1e-6, 1e6] (``segment train --class-weight``,
+  ``MRFSegmenter(class_weight=...)``): it multiplies the loss of the foreground, and 1e300
+  overflowed the learner's iterates, refused as "the point to project must be finite"
+  named after the mask folder (1e308: "give a smaller step"); 9.2e18 trained with exit 0.
+* A sentence pair too large for the exact decoder of a +Q aligner (``align predict`` of a
+  M+F+Q model, ``MatchingAligner.predict``): the ILP's time has no bound in the size (300 x
+  300 words took 80 s, 999 x 999 over 12 minutes and 7 GB in one call of SCIP that
+  SIGTERM could not stop); pairs above ``MAX_ILP_CELLS`` word pairs are refused with file
+  and line (the LP relaxation, ``--decoder lp``, takes them), and the choice of
+  ``--model auto`` on validation decodes such pairs by the LP relaxation.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cli_helpers import one_line_error, run_cli
+
+SETTINGS = settings(max_examples=25, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+# ---------------------------------------------------------------- class weights
+
+OUT_OF_RANGE = st.one_of(st.floats(min_value=1.0000001e6, max_value=1e308),
+                         st.floats(min_value=1e-300, max_value=0.99999e-6))
+
+
+@SETTINGS
+@given(value=OUT_OF_RANGE)
+def test_class_weight_out_of_range_is_refused_by_the_estimator(value):
+    from segmentation import MRFSegmenter
+
+    image = np.zeros((4, 4, 3), np.uint8)
+    with pytest.raises(ValueError, match=re.escape("class_weight must be from 1e-06 to 1e+06")):
+        MRFSegmenter(class_weight=value).fit([image], [np.eye(4, dtype=bool)])
+
+
+@SETTINGS
+@given(value=OUT_OF_RANGE, listed=st.booleans())
+def test_class_weight_out_of_range_is_refused_by_segment_train(tmp_path, capsys, value,
+                                                                listed):
+    text = repr(value) if not listed else f"1,{value!r}"
+    rc, _, err = run_cli(["segment", "train", "--images", str(tmp_path / "images"),
+                          "--masks", str(tmp_path / "masks"), "--class-weight", text,
+                          "-o", str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, "--class-weight", "from 1e-06 to 1e+06"), err
+
+
+@pytest.mark.parametrize("value", [1e-6, 1.0, 1e6])
+def test_class_weight_at_the_bounds_is_taken(value):
+    from segmentation.examples import class_weights
+
+    assert class_weights(value, 0.3) == (value, 1.0)
+
+
+# ------------------------------------------------- +Q aligners on very long pairs
+
+@SETTINGS
+@given(m=st.integers(1, 1000), n=st.integers(1, 1000),
+       decoder=st.sampled_from(["ortools", "pulp", "lp"]), interactions=st.booleans())
+def test_ilp_refusal_is_the_size_of_the_exact_decoders(m, n, decoder, interactions):
+    from alignment.model import MAX_ILP_CELLS, MatchingAligner
+
+    model = MatchingAligner(max_fertility=2, interactions=interactions, decoder=decoder)
+    why = model.ilp_refusal(m, n)
+    assert bool(why) == (interactions and decoder != "lp" and m * n > MAX_ILP_CELLS)
+    if why:
+        assert f"{m:,} x {n:,} words" in why and "decoder='lp'" in why
+    assert model.ilp_refusal(m, n, decoder="lp") is None
+
+
+@pytest.fixture(scope="module")
+def q_model(hansards, small_stats, tmp_path_factory):
+    """A +Q model trained for one iteration on three sentences, and its file."""
+    from conftest import TEST_BITEXT_PAIRS
+    from alignment.model import MatchingAligner
+    from alignment.stats.interactions import InteractionStatistics
+
+    inter = InteractionStatistics.from_files(small_stats, hansards.bitext_src,
+                                             hansards.bitext_tgt, max_pairs=TEST_BITEXT_PAIRS)
+    model = MatchingAligner(max_fertility=1, interactions=True, n_iter=1, random_state=0)
+    model.fit(hansards.test_pairs[:3], hansards.test_gold[:3], small_stats,
+              interaction_stats=inter)
+    path = tmp_path_factory.mktemp("q") / "q.npz"
+    model.save(path)
+    return model, path
+
+
+def _long_pair(m, n):
+    return [f"w{i}" for i in range(m)], [f"v{i}" for i in range(n)]
+
+
+def test_predict_refuses_a_pair_too_large_for_the_ilp(q_model, hansards):
+    from alignment.model import MAX_ILP_CELLS
+
+    model, _ = q_model
+    side = int(MAX_ILP_CELLS ** 0.5) + 1
+    pairs = [hansards.test_pairs[0], _long_pair(side, side)]
+    with pytest.raises(ValueError, match=re.escape(f"sentence pair 1: {side:,} x {side:,} "
+                                                   "words: the exact decoder (ortools)")):
+        model.predict(pairs)
+    with pytest.raises(ValueError, match=re.escape(f"{side:,} x {side:,} words")):
+        model.predict_matrix(*_long_pair(side, side))
+
+
+def test_align_predict_names_the_line_of_a_pair_too_large_for_the_ilp(q_model, tmp_path,
+                                                                      capsys):
+    from alignment.model import MAX_ILP_CELLS
+
+    _, path = q_model
+    side = MAX_ILP_CELLS // 100 + 1          # 100 x 401 words
+    src, tgt = tmp_path / "a.en", tmp_path / "a.fr"
+    src.write_text("the house rose .\n" + " ".join(f"w{i}" for i in range(side)) + "\n")
+    tgt.write_text("la chambre se lève .\n" + " ".join(f"v{i}" for i in range(100)) + "\n")
+    rc, _, err = run_cli(["align", "predict", "-m", str(path), "--src", str(src),
+                          "--tgt", str(tgt), "-o", str(tmp_path / "out.txt")], capsys)
+    assert one_line_error(rc, err, f"{src}:2:", f"{side:,} x 100 words", "--decoder lp"), err
+    assert not (tmp_path / "out.txt").exists()
+
+
+def test_model_choice_decodes_long_validation_pairs_by_the_lp(q_model, monkeypatch):
+    """``--model auto``'s choice on validation sentences decodes a pair too large for the
+    ILP by the LP relaxation (it ran the ILP, without bound in time)."""
+    from alignment.model import MAX_ILP_CELLS
+    from alignment.training import _predict_bounded
+
+    model, _ = q_model
+    side = int(MAX_ILP_CELLS ** 0.5) + 1
+    seen = []
+    monkeypatch.setattr(type(model), "predict_matrix",
+                        lambda self, s, t, decoder=None: seen.append((len(s), decoder))
+                        or np.zeros((len(s), len(t))))
+    _predict_bounded(model, [_long_pair(3, 4), _long_pair(side, side)])
+    assert seen == [(3, None), (side, "lp")]
