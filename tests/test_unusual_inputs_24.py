@@ -139,3 +139,33 @@ def test_model_choice_decodes_long_validation_pairs_by_the_lp(q_model, monkeypat
                         or np.zeros((len(s), len(t))))
     _predict_bounded(model, [_long_pair(3, 4), _long_pair(side, side)])
     assert seen == [(3, None), (side, "lp")]
+
+
+# ------------------------------------ the Bayesian aligner on a handful of pairs
+
+@pytest.mark.parametrize("n_pairs,side", [(1, ("a", "x")), (3, ("a", "x")),
+                                          (20, ("a b c", "x y z"))])
+def test_bayes_without_any_link_warns(tmp_path, capsys, n_pairs, side):
+    """A pair alone, or copies of one pair: the samplers linked no word (eflomal too), and
+    the output was empty lines, exit 0, without a word."""
+    src, tgt = tmp_path / "a.en", tmp_path / "a.fr"
+    src.write_text((side[0] + "\n") * n_pairs)
+    tgt.write_text((side[1] + "\n") * n_pairs)
+    out = tmp_path / "links.txt"
+    rc, _, err = run_cli(["align", "unsupervised", "--model", "bayes", "--src", str(src),
+                          "--tgt", str(tgt), "-o", str(out)], capsys)
+    assert rc == 0 and out.read_text() == "\n" * n_pairs
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"structpred: warning: {src}: the "
+                                                   "Bayesian aligner linked no word"), err
+    assert "--bitext-src" in lines[0] and "--model hmm" in lines[0]
+
+
+def test_bayes_with_links_does_not_warn(hansards, tmp_path, capsys):
+    src, tgt = tmp_path / "a.en", tmp_path / "a.fr"
+    pairs = hansards.test_pairs[:40]
+    src.write_text("".join(" ".join(s) + "\n" for s, _ in pairs))
+    tgt.write_text("".join(" ".join(t) + "\n" for _, t in pairs))
+    rc, _, err = run_cli(["align", "unsupervised", "--model", "bayes", "--src", str(src),
+                          "--tgt", str(tgt), "-o", str(tmp_path / "links.txt")], capsys)
+    assert rc == 0 and "warning" not in err, err
