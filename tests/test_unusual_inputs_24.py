@@ -169,3 +169,28 @@ def test_bayes_with_links_does_not_warn(hansards, tmp_path, capsys):
     rc, _, err = run_cli(["align", "unsupervised", "--model", "bayes", "--src", str(src),
                           "--tgt", str(tgt), "-o", str(tmp_path / "links.txt")], capsys)
     assert rc == 0 and "warning" not in err, err
+
+
+# ------------------------------------------------ point clouds of one position
+
+@SETTINGS
+@given(n=st.integers(1, 40), at=st.tuples(*[st.floats(-1e4, 1e4)] * 3),
+       voxel=st.sampled_from([0.01, 0.25, 1.0]))
+def test_points_at_one_position_are_named_as_such(n, at, voxel):
+    """Every point of a scan at one position: the refusal said "give a smaller voxel size",
+    which cannot help."""
+    from segmentation.points import point_graph
+
+    xyz = np.tile(np.asarray(at, dtype=np.float64), (n, 1))
+    with pytest.raises(ValueError, match=re.escape("a segmentation needs points at two "
+                                                   "positions at least")):
+        point_graph(xyz, voxel=voxel)
+
+
+def test_segment_train_names_a_scan_of_one_position(tmp_path, capsys):
+    scan = tmp_path / "scan.txt"
+    scan.write_text("".join(f"1 2 3 {1300 + 100 * (i % 2)} 1\n" for i in range(50)))
+    rc, _, err = run_cli(["segment", "train", "--points", str(scan), "--foreground-labels",
+                          "1300-1306", "-o", str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, str(scan), "holds 50 points, all at (1.0, 2.0, 3.0)"), err
+    assert "smaller voxel" not in err
