@@ -182,8 +182,8 @@ def test_points_at_one_position_are_named_as_such(n, at, voxel):
     from segmentation.points import point_graph
 
     xyz = np.tile(np.asarray(at, dtype=np.float64), (n, 1))
-    with pytest.raises(ValueError, match=re.escape("a segmentation needs points at two "
-                                                   "positions at least")):
+    with pytest.raises(ValueError, match=re.escape("a segmentation needs points at at "
+                                                   "least 2 distinct positions")):
         point_graph(xyz, voxel=voxel)
 
 
