@@ -194,3 +194,60 @@ def test_segment_train_names_a_scan_of_one_position(tmp_path, capsys):
                           "1300-1306", "-o", str(tmp_path / "m.npz")], capsys)
     assert one_line_error(rc, err, str(scan), "holds 50 points, all at (1.0, 2.0, 3.0)"), err
     assert "smaller voxel" not in err
+
+
+# ------------------------------------------------- taggers of very many labels
+
+def _many_labels(n_sent, n_labels, seed=0):
+    rng = np.random.default_rng(seed)
+    X = [[(f"w{rng.integers(50)}",) for _ in range(6)] for _ in range(n_sent)]
+    y = [[f"L{rng.integers(n_labels)}" for _ in range(6)] for _ in range(n_sent)]
+    return X, y
+
+
+@SETTINGS
+@given(n_labels=st.integers(2, 60), memory=st.integers(10_000, 3_000_000),
+       learner=st.sampled_from(["bregman", "euclidean"]))
+def test_tagger_refuses_label_tables_beyond_memory_before_building_them(monkeypatch,
+                                                                         n_labels, memory,
+                                                                         learner):
+    """16,000 labels took the machine's memory (the run was killed without a word): the
+    label-pair tables are counted before any is built, and refused beyond the memory."""
+    import structpred
+    import sequence.model as sm
+    from sequence import SequenceTagger
+
+    X, y = _many_labels(8, n_labels)
+    K = len({t for s in y for t in s})
+    monkeypatch.setattr(structpred, "physical_memory", lambda: memory)
+    built = []
+
+    def build(*args, **kwargs):
+        built.append(1)
+        raise ZeroDivisionError   # not built here: it fits
+
+    monkeypatch.setattr(sm, "ChainExample", build)
+    tagger = SequenceTagger(n_iter=1, learner=learner, min_count=1)
+    try:
+        tagger.fit(X, y)
+    except ValueError as exc:
+        assert str(exc).startswith(f"{K:,} labels: training needs about "), exc
+        assert f"machine's {memory / 2**30:,.1f} GiB" in str(exc) and not built
+    except ZeroDivisionError:   # it fits: the examples are built
+        assert K * K * 8 < memory
+    else:
+        raise AssertionError("neither refused nor built")
+
+
+def test_tag_train_names_the_labels_beyond_memory(tmp_path, capsys, monkeypatch):
+    import structpred
+
+    X, y = _many_labels(30, 400)
+    data = tmp_path / "train.txt"
+    data.write_text("".join("".join(f"{w} {t}\n" for (w,), t in zip(s, ls)) + "\n"
+                            for s, ls in zip(X, y)))
+    monkeypatch.setattr(structpred, "physical_memory", lambda: 2**20)
+    rc, _, err = run_cli(["tag", "train", "-q", "--data", str(data), "-o",
+                          str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, f"{data}:", "labels: training needs about",
+                          "beyond this machine's 0.0 GiB of memory"), err
