@@ -251,3 +251,23 @@ def test_tag_train_names_the_labels_beyond_memory(tmp_path, capsys, monkeypatch)
                           str(tmp_path / "m.npz")], capsys)
     assert one_line_error(rc, err, f"{data}:", "labels: training needs about",
                           "beyond this machine's 0.0 GiB of memory"), err
+
+
+# ------------------------------------------------ more topics than word tokens
+
+@settings(max_examples=6, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(extra=st.integers(1, 10**12), model=st.sampled_from(["lda-svm", "medlda-gibbs"]))
+def test_topics_train_refuses_more_topics_than_tokens(tmp_path, capsys, extra, model):
+    """``--n-topics 1000000`` on 100 posts sampled for hours, and SIGTERM could not stop
+    the sampler; a topic beyond the training tokens can never be filled."""
+    docs = ["apple banana cherry grape melon", "banana cherry apple lemon grape",
+            "car engine wheel brake motor", "engine wheel car road motor"] * 2
+    data = tmp_path / "d.tsv"
+    data.write_text("".join(f"{'fruit' if i % 4 < 2 else 'car'}\t{d}\n"
+                            for i, d in enumerate(docs)))
+    rc, _, err = run_cli(["topics", "train", "--data", str(data), "--model", model,
+                          "--n-topics", str(40 + extra), "-o", str(tmp_path / "m.npz")],
+                         capsys)
+    assert one_line_error(rc, err, f"--n-topics {40 + extra}: more topics than the 40 "
+                                   "word tokens"), err
