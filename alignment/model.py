@@ -42,7 +42,7 @@ from .data.formats import Alignment
 from .stats.interactions import InteractionStatistics
 from .features.interactions import NodeFeaturizer, PairFeaturizer
 
-__all__ = ["MatchingAligner", "gold_matching", "gold_fertility_matching", "LEARNERS",
+__all__ = ["MatchingAligner", "MAX_ILP_CELLS", "gold_matching", "gold_fertility_matching", "LEARNERS",
            "MODELS", "model_name"]
 
 
@@ -54,6 +54,11 @@ _MODEL_FORMAT = "structpred-matching-aligner"
 _STRUCTURE = ("max_fertility", "interactions", "use_external", "aligners")
 
 MODELS = {"M": (1, False), "M+F": (2, False), "M+Q": (1, True), "M+F+Q": (2, True)}
+#: the most word pairs (m x n) in a sentence pair that the exact decoders of a +Q model
+#: take (the ILP through OR-Tools' SCIP or PuLP's CBC): their time has no bound in the
+#: size (150 x 150 words took seconds, 300 x 300 80 s, 999 x 999 over 12 minutes and 7 GB
+#: in one compiled call that SIGTERM could not stop); the LP relaxation ('lp') takes any
+MAX_ILP_CELLS = 40_000
 
 
 def model_name(max_fertility, interactions):
@@ -613,6 +618,16 @@ class MatchingAligner(BaseEstimator):
         self.external_ = external
         return self
 
+    def ilp_refusal(self, m, n, decoder=None, lp="decoder='lp'"):
+        """Why a sentence pair of ``m`` x ``n`` words is too large for this model's exact
+        decoder (:data:`MAX_ILP_CELLS`), or ``None``; ``lp`` names the way to the LP."""
+        decoder = decoder or self.decoder
+        if not self.interactions or decoder == "lp" or m * n <= MAX_ILP_CELLS:
+            return None
+        return (f"{m:,} x {n:,} words: the exact decoder ({decoder}) of a +Q model takes at "
+                f"most {MAX_ILP_CELLS:,} word pairs (its time has no bound in the size): "
+                f"decode with the LP relaxation ({lp}) or split the sentence")
+
     def predict_matrix(self, src, tgt, decoder=None):
         """The predicted 0/1 ``(m, n)`` link matrix of one sentence pair (its words as a
         file's reader gives them, :func:`structpred.io.check_sentence_pairs`)."""
@@ -620,6 +635,9 @@ class MatchingAligner(BaseEstimator):
         if self.use_external and getattr(self, "external_", None) is None:
             raise RuntimeError("this model uses external alignments: call set_external() first")
         ((src, tgt),) = check_sentence_pairs([(src, tgt)], max_words=MAX_WORDS)
+        why = self.ilp_refusal(len(src), len(tgt), decoder)
+        if why:
+            raise ValueError(f"sentence pair of {why}")
         F, pairs, _ = self._structure(src, tgt)
         return self._decode(F, pairs, (len(src), len(tgt)), self.coef_, decoder)
 
@@ -635,6 +653,10 @@ class MatchingAligner(BaseEstimator):
 
         pairs = check_sentence_pairs(pairs, max_words=MAX_WORDS)
         self._check_fitted()
+        for i, (s, t) in enumerate(pairs):   # before any is decoded
+            why = self.ilp_refusal(len(s), len(t), decoder)
+            if why:
+                raise ValueError(f"sentence pair {i}: {why}")
         if supports(self) and all(len(s) and len(t) for s, t in pairs):
             bp = getattr(self, "_batch_predictor", None)
             if bp is None or bp.coef is not self.coef_:   # (re)fitted since

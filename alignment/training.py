@@ -234,7 +234,7 @@ def train_aligner(pairs, gold=None, *, stats, eval_set=None, bitext=None, aligne
                      f"{min(jobs, len(c_negs))} at once" if len(c_negs) > 1 else "")
                   + (f"; then {extended} at the chosen c-" if extended else "") + ")")
     fitted, choices = choose_aligner(
-        make, fit, c_negs, lambda m: sentence_counts(m.predict(valid_pairs), valid_gold),
+        make, fit, c_negs, lambda m: sentence_counts(_predict_bounded(m, valid_pairs), valid_gold),
         jobs=jobs, extended=extended)
     res = fitted.result_
     report = TrainingReport(
@@ -416,3 +416,14 @@ def describe_sources(links):
             parts.append(f"{name} {run.version} ({'cached run' if run.from_cache else 'ran'}"
                          f" on {counted(run.n_pairs, 'pair')})")
     return ", ".join(parts)
+
+
+def _predict_bounded(m, pairs):
+    """``m.predict(pairs)``, a pair too large for the exact decoder of a +Q model
+    (:meth:`~alignment.model.MatchingAligner.ilp_refusal`) decoded by the LP relaxation:
+    the candidates' choice on validation sentences is bounded in time, as their training
+    (which decodes validation sentences by the LP relaxation) is."""
+    big = [bool(m.ilp_refusal(len(s), len(t))) for s, t in pairs]
+    if not any(big):
+        return m.predict(pairs)
+    return [m.predict([p], decoder="lp" if b else None)[0] for p, b in zip(pairs, big)]

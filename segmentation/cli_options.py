@@ -91,6 +91,13 @@ def _class_weight_item(text):
         raise argparse.ArgumentTypeError(str(exc)) from None
     if isinstance(v, float) and not (v > 0 and v != float("inf")):
         raise argparse.ArgumentTypeError(f"a class weight must be a positive number, got {text}")
+    if isinstance(v, float):   # 1e300 overflowed the learner (named after the masks)
+        from segmentation.examples import MAX_CLASS_WEIGHT as most
+
+        if not 1 / most <= v <= most:
+            raise argparse.ArgumentTypeError(
+                f"a class weight must be from {1 / most:g} to {most:g} (it multiplies the "
+                f"loss of the foreground), got {text}")
     return v
 
 

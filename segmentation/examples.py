@@ -23,7 +23,12 @@ from .model_io import feature_names as _feature_names
 
 __all__ = ["parse_class_weight", "class_weights", "build_example", "is_validation_item",
            "describe_choice", "AUTO_CLASS_WEIGHTS", "AUTO_ETA_SCALES", "DegenerateDataError",
-           "keep_graphs", "prepare_graphs"]
+           "keep_graphs", "prepare_graphs", "MAX_CLASS_WEIGHT"]
+
+#: the largest numeric ``class_weight`` (and ``1 / MAX_CLASS_WEIGHT`` the smallest): it
+#: multiplies the loss of every foreground pixel, and 1e300 overflowed the learner's
+#: iterates (refused as "the point to project must be finite", named after the masks)
+MAX_CLASS_WEIGHT = 1e6
 
 
 def parse_class_weight(text):
@@ -49,7 +54,12 @@ def class_weights(class_weight, fg_share):
     if isinstance(class_weight, (numbers.Real, np.ndarray)) and np.ndim(class_weight) == 0 \
             and not isinstance(class_weight, (bool, np.bool_)):
         class_weight = float(class_weight)    # a numpy scalar or 0-d array
-    return check_positive("class_weight", class_weight), 1.0   # inf: NaN scores before
+    w = check_positive("class_weight", class_weight)   # inf: NaN scores before
+    if not 1 / MAX_CLASS_WEIGHT <= w <= MAX_CLASS_WEIGHT:
+        raise ValueError(f"class_weight must be from {1 / MAX_CLASS_WEIGHT:g} to "
+                         f"{MAX_CLASS_WEIGHT:g} (it multiplies the loss of the foreground), "
+                         f"got {class_weight!r}")
+    return w, 1.0
 
 
 def build_example(graph, mean, scale, use_edges, w_fg, w_bg, size_unit, edge_scale=1.0,

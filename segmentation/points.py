@@ -268,6 +268,11 @@ def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0, spacing=None)
     keep, assign = voxel_subsample(xyz, voxel)
     nodes = xyz[keep]
     n = nodes.shape[0]
+    if n < 2 and np.ptp(xyz, axis=0).max() == 0:   # "a smaller voxel size" cannot help
+        what = ("holds one point" if len(xyz) == 1 else
+                f"holds {len(xyz):,} points, all at {tuple(float(c) for c in xyz[0])}")
+        raise ValueError(f"the scan {what}: a segmentation needs points at at least 2 "
+                         "distinct positions")
     if n < 2:
         raise ValueError(f"the scan thins to {n} voxel at a voxel size of {voxel:g} m "
                          "(--voxel): at least 2 are needed; give a smaller voxel size or a "

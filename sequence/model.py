@@ -33,6 +33,33 @@ __all__ = ["SequenceTagger", "LEARNERS", "load_tagger"]
 #: seconds of projected training beyond which the tagger says how long an iteration takes
 LONG_RUN = 600.0
 
+def _check_training_memory(n_obs, lengths, K, batch, geometry):
+    """Refuse, before any is built, training examples that would not fit in this machine's
+    memory: each batch of ``batch`` sentences holds a ``K x K`` table of label pairs (one
+    per edge with ``geometry="euclidean"``), two encodings of its parts and a vector of
+    every weight; the learner holds the weights and the encodings again.  8,000 labels
+    took 10 GB within a minute, 16,000 more than the machine (the run was killed by the
+    system, without a word)."""
+    from structpred import physical_memory
+
+    n_features = n_obs * K + K * K + 2 * K   # polytopes.chain.n_chain_weights
+    n_vars = 0
+    for i in range(0, len(lengths), batch):
+        part = lengths[i:i + batch]
+        n_tok = int(np.sum(part))
+        n_vars += n_tok * K + K * K * (1 if geometry == "entropy" else n_tok - len(part))
+    n_batches = -(-len(lengths) // batch)
+    need = 8 * (n_batches * n_features + 2 * n_vars + 2 * n_features + n_vars)
+    have = physical_memory()
+    if have is not None and need > have:
+        raise ValueError(
+            f"{K:,} labels: training needs about {need / 2**30:,.1f} GiB (a {K:,} x {K:,} "
+            f"table of label pairs for each batch of up to {batch:,} sentences, and the "
+            f"weights of every feature for every label), beyond this machine's "
+            f"{have / 2**30:,.1f} GiB of memory: merge rare labels, or train on fewer "
+            "sentences")
+
+
 #: ``bregman``: dual extragradient with the KL geometry on the chain polytope (fig. 2.4);
 #: ``euclidean``: the same with Euclidean projections (fig. 2.2); ``perceptron``: the
 #: averaged structured perceptron (Collins 2002).
@@ -288,6 +315,7 @@ class SequenceTagger(BaseEstimator):
         starts = np.r_[0, np.cumsum(lengths)]
         out = []
         b = int(self.batch_size)
+        _check_training_memory(x.shape[1], lengths, len(self.classes_), b, geometry)
         for i in range(0, len(lengths), b):
             j = min(i + b, len(lengths))
             s0, s1 = starts[i], starts[j]

@@ -483,6 +483,11 @@ def _check_topic_memory(model_name, est, X, n_classes):
         check_topic_tables(total, X.shape[1], X.shape[0])
     except ValueError as exc:
         raise UserError(f"--n-topics {k}: {model_name}'s {exc}") from None
+    n_tokens = int(X.sum())
+    if int(k) > n_tokens:   # 10**6 on 100 posts sampled for hours (SIGTERM held off)
+        raise UserError(f"--n-topics {k}: more topics than the {n_tokens:,} word tokens of "
+                        "the training documents, which can fill one topic each (and a "
+                        "sweep costs time in topics x tokens); give fewer topics")
 
 
 def _warn_of_copies(docs, valid):

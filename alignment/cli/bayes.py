@@ -112,10 +112,29 @@ def align_bayes(args):
                    f"{time.perf_counter() - t0:.0f}s")
     links = {"fwd": model.fwd_links_, "bwd": model.bwd_links_}.get(args.direction,
                                                                    model.links_)
+    n_links = 0
     with open_output(args.output) as out:
         for n, i in enumerate(index):
+            n_links += len(links[i])
             out.write(" ".join(f"{j}-{k}" for j, k in sorted(links[i])) + "\n")
             if args.output == "-" and n % 256 == 255:
                 out.flush()
     mark_written_by(args.output, "structpred align unsupervised")
+    if not n_links:
+        _warn_no_links(args, len(index), len(src))
     return 0
+
+
+def _warn_no_links(args, n_pairs, n_trained):
+    """One warning line for output without a link: on a few sentence pairs (a pair alone,
+    or 20 copies of one) the samplers' jump and fertility models leave every word to NULL,
+    or the two directions never agree, and the output was empty lines with no word."""
+    import warnings
+
+    name = args.input or args.src
+    more = "a larger" if args.bitext_src else "add"
+    warnings.warn(f"{name}: the Bayesian aligner linked no word of its "
+                  f"{counted(n_pairs, 'sentence pair')} (trained on "
+                  f"{counted(n_trained, 'pair')}): its samplers need more text than this to "
+                  f"link words (a few hundred pairs or more: {more} --bitext-src/--bitext-tgt, "
+                  "or align with --model hmm)", stacklevel=2)

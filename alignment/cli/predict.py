@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
+from structpred import FormatError
 from structpred.cli import UserError, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, check_stdin
@@ -44,6 +45,8 @@ def align_predict(args):
                             f"{model.model_name})")
         model.decoder = args.decoder
     name, pairs = _input_pairs(args)
+    if model.interactions and model.decoder != "lp":
+        pairs = _ilp_bounded(pairs, name, model)
     pairs = _direction_checked(args, pairs, model)
     seen = OverlapCounter(getattr(model, "training_digests_", None))
     pairs = _counted(pairs, seen)
@@ -136,6 +139,17 @@ def _warn_training_pairs(name, seen, share=0.05):
         warnings.warn(f"{name}: {n} of the {counted(seen.total, 'sentence pair')} (the first: "
                       f"pair {first + 1}) are pairs the model was trained on; an AER of "
                       "these links overstates that on unseen text")
+
+
+def _ilp_bounded(pairs, name, model):
+    """``pairs``, one at a time; a pair too large for the exact decoder of a +Q model
+    (:meth:`~alignment.model.MatchingAligner.ilp_refusal`) is refused with its file and
+    line (999 x 999 words ran for over 12 minutes, and SIGTERM could not stop it)."""
+    for lineno, (s, t) in enumerate(pairs, 1):
+        why = model.ilp_refusal(len(s), len(t), lp="--decoder lp")
+        if why:
+            raise FormatError(str(name), lineno, why)
+        yield s, t
 
 
 def _check_runs(args, model):

@@ -1,0 +1,273 @@
+"""Sweep 24: unusual inputs by size and extreme shape.
+
+* A class weight beyond [1e-6, 1e6] (``segment train --class-weight``,
+  ``MRFSegmenter(class_weight=...)``): it multiplies the loss of the foreground, and 1e300
+  overflowed the learner's iterates, refused as "the point to project must be finite"
+  named after the mask folder (1e308: "give a smaller step"); 9.2e18 trained with exit 0.
+* A sentence pair too large for the exact decoder of a +Q aligner (``align predict`` of a
+  M+F+Q model, ``MatchingAligner.predict``): the ILP's time has no bound in the size (300 x
+  300 words took 80 s, 999 x 999 over 12 minutes and 7 GB in one call of SCIP that
+  SIGTERM could not stop); pairs above ``MAX_ILP_CELLS`` word pairs are refused with file
+  and line (the LP relaxation, ``--decoder lp``, takes them), and the choice of
+  ``--model auto`` on validation decodes such pairs by the LP relaxation.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cli_helpers import one_line_error, run_cli
+
+SETTINGS = settings(max_examples=25, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+# ---------------------------------------------------------------- class weights
+
+OUT_OF_RANGE = st.one_of(st.floats(min_value=1.0000001e6, max_value=1e308),
+                         st.floats(min_value=1e-300, max_value=0.99999e-6))
+
+
+@SETTINGS
+@given(value=OUT_OF_RANGE)
+def test_class_weight_out_of_range_is_refused_by_the_estimator(value):
+    from segmentation import MRFSegmenter
+
+    image = np.zeros((4, 4, 3), np.uint8)
+    with pytest.raises(ValueError, match=re.escape("class_weight must be from 1e-06 to 1e+06")):
+        MRFSegmenter(class_weight=value).fit([image], [np.eye(4, dtype=bool)])
+
+
+@SETTINGS
+@given(value=OUT_OF_RANGE, listed=st.booleans())
+def test_class_weight_out_of_range_is_refused_by_segment_train(tmp_path, capsys, value,
+                                                                listed):
+    text = repr(value) if not listed else f"1,{value!r}"
+    rc, _, err = run_cli(["segment", "train", "--images", str(tmp_path / "images"),
+                          "--masks", str(tmp_path / "masks"), "--class-weight", text,
+                          "-o", str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, "--class-weight", "from 1e-06 to 1e+06"), err
+
+
+@pytest.mark.parametrize("value", [1e-6, 1.0, 1e6])
+def test_class_weight_at_the_bounds_is_taken(value):
+    from segmentation.examples import class_weights
+
+    assert class_weights(value, 0.3) == (value, 1.0)
+
+
+# ------------------------------------------------- +Q aligners on very long pairs
+
+@SETTINGS
+@given(m=st.integers(1, 1000), n=st.integers(1, 1000),
+       decoder=st.sampled_from(["ortools", "pulp", "lp"]), interactions=st.booleans())
+def test_ilp_refusal_is_the_size_of_the_exact_decoders(m, n, decoder, interactions):
+    from alignment.model import MAX_ILP_CELLS, MatchingAligner
+
+    model = MatchingAligner(max_fertility=2, interactions=interactions, decoder=decoder)
+    why = model.ilp_refusal(m, n)
+    assert bool(why) == (interactions and decoder != "lp" and m * n > MAX_ILP_CELLS)
+    if why:
+        assert f"{m:,} x {n:,} words" in why and "decoder='lp'" in why
+    assert model.ilp_refusal(m, n, decoder="lp") is None
+
+
+@pytest.fixture(scope="module")
+def q_model(hansards, small_stats, tmp_path_factory):
+    """A +Q model trained for one iteration on three sentences, and its file."""
+    from conftest import TEST_BITEXT_PAIRS
+    from alignment.model import MatchingAligner
+    from alignment.stats.interactions import InteractionStatistics
+
+    inter = InteractionStatistics.from_files(small_stats, hansards.bitext_src,
+                                             hansards.bitext_tgt, max_pairs=TEST_BITEXT_PAIRS)
+    model = MatchingAligner(max_fertility=1, interactions=True, n_iter=1, random_state=0)
+    model.fit(hansards.test_pairs[:3], hansards.test_gold[:3], small_stats,
+              interaction_stats=inter)
+    path = tmp_path_factory.mktemp("q") / "q.npz"
+    model.save(path)
+    return model, path
+
+
+def _long_pair(m, n):
+    return [f"w{i}" for i in range(m)], [f"v{i}" for i in range(n)]
+
+
+def test_predict_refuses_a_pair_too_large_for_the_ilp(q_model, hansards):
+    from alignment.model import MAX_ILP_CELLS
+
+    model, _ = q_model
+    side = int(MAX_ILP_CELLS ** 0.5) + 1
+    pairs = [hansards.test_pairs[0], _long_pair(side, side)]
+    with pytest.raises(ValueError, match=re.escape(f"sentence pair 1: {side:,} x {side:,} "
+                                                   "words: the exact decoder (ortools)")):
+        model.predict(pairs)
+    with pytest.raises(ValueError, match=re.escape(f"{side:,} x {side:,} words")):
+        model.predict_matrix(*_long_pair(side, side))
+
+
+def test_align_predict_names_the_line_of_a_pair_too_large_for_the_ilp(q_model, tmp_path,
+                                                                      capsys):
+    from alignment.model import MAX_ILP_CELLS
+
+    _, path = q_model
+    side = MAX_ILP_CELLS // 100 + 1          # 100 x 401 words
+    src, tgt = tmp_path / "a.en", tmp_path / "a.fr"
+    src.write_text("the house rose .\n" + " ".join(f"w{i}" for i in range(side)) + "\n")
+    tgt.write_text("la chambre se lève .\n" + " ".join(f"v{i}" for i in range(100)) + "\n")
+    rc, _, err = run_cli(["align", "predict", "-m", str(path), "--src", str(src),
+                          "--tgt", str(tgt), "-o", str(tmp_path / "out.txt")], capsys)
+    assert one_line_error(rc, err, f"{src}:2:", f"{side:,} x 100 words", "--decoder lp"), err
+    assert not (tmp_path / "out.txt").exists()
+
+
+def test_model_choice_decodes_long_validation_pairs_by_the_lp(q_model, monkeypatch):
+    """``--model auto``'s choice on validation sentences decodes a pair too large for the
+    ILP by the LP relaxation (it ran the ILP, without bound in time)."""
+    from alignment.model import MAX_ILP_CELLS
+    from alignment.training import _predict_bounded
+
+    model, _ = q_model
+    side = int(MAX_ILP_CELLS ** 0.5) + 1
+    seen = []
+    monkeypatch.setattr(type(model), "predict_matrix",
+                        lambda self, s, t, decoder=None: seen.append((len(s), decoder))
+                        or np.zeros((len(s), len(t))))
+    _predict_bounded(model, [_long_pair(3, 4), _long_pair(side, side)])
+    assert seen == [(3, None), (side, "lp")]
+
+
+# ------------------------------------ the Bayesian aligner on a handful of pairs
+
+@pytest.mark.parametrize("n_pairs,side", [(1, ("a", "x")), (3, ("a", "x")),
+                                          (20, ("a b c", "x y z"))])
+def test_bayes_without_any_link_warns(tmp_path, capsys, n_pairs, side):
+    """A pair alone, or copies of one pair: the samplers linked no word (eflomal too), and
+    the output was empty lines, exit 0, without a word."""
+    src, tgt = tmp_path / "a.en", tmp_path / "a.fr"
+    src.write_text((side[0] + "\n") * n_pairs)
+    tgt.write_text((side[1] + "\n") * n_pairs)
+    out = tmp_path / "links.txt"
+    rc, _, err = run_cli(["align", "unsupervised", "--model", "bayes", "--src", str(src),
+                          "--tgt", str(tgt), "-o", str(out)], capsys)
+    assert rc == 0 and out.read_text() == "\n" * n_pairs
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"structpred: warning: {src}: the "
+                                                   "Bayesian aligner linked no word"), err
+    assert "--bitext-src" in lines[0] and "--model hmm" in lines[0]
+
+
+def test_bayes_with_links_does_not_warn(hansards, tmp_path, capsys):
+    src, tgt = tmp_path / "a.en", tmp_path / "a.fr"
+    pairs = hansards.test_pairs[:40]
+    src.write_text("".join(" ".join(s) + "\n" for s, _ in pairs))
+    tgt.write_text("".join(" ".join(t) + "\n" for _, t in pairs))
+    rc, _, err = run_cli(["align", "unsupervised", "--model", "bayes", "--src", str(src),
+                          "--tgt", str(tgt), "-o", str(tmp_path / "links.txt")], capsys)
+    assert rc == 0 and "warning" not in err, err
+
+
+# ------------------------------------------------ point clouds of one position
+
+@SETTINGS
+@given(n=st.integers(1, 40), at=st.tuples(*[st.floats(-1e4, 1e4)] * 3),
+       voxel=st.sampled_from([0.01, 0.25, 1.0]))
+def test_points_at_one_position_are_named_as_such(n, at, voxel):
+    """Every point of a scan at one position: the refusal said "give a smaller voxel size",
+    which cannot help."""
+    from segmentation.points import point_graph
+
+    xyz = np.tile(np.asarray(at, dtype=np.float64), (n, 1))
+    with pytest.raises(ValueError, match=re.escape("a segmentation needs points at at "
+                                                   "least 2 distinct positions")):
+        point_graph(xyz, voxel=voxel)
+
+
+def test_segment_train_names_a_scan_of_one_position(tmp_path, capsys):
+    scan = tmp_path / "scan.txt"
+    scan.write_text("".join(f"1 2 3 {1300 + 100 * (i % 2)} 1\n" for i in range(50)))
+    rc, _, err = run_cli(["segment", "train", "--points", str(scan), "--foreground-labels",
+                          "1300-1306", "-o", str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, str(scan), "holds 50 points, all at (1.0, 2.0, 3.0)"), err
+    assert "smaller voxel" not in err
+
+
+# ------------------------------------------------- taggers of very many labels
+
+def _many_labels(n_sent, n_labels, seed=0):
+    rng = np.random.default_rng(seed)
+    X = [[(f"w{rng.integers(50)}",) for _ in range(6)] for _ in range(n_sent)]
+    y = [[f"L{rng.integers(n_labels)}" for _ in range(6)] for _ in range(n_sent)]
+    return X, y
+
+
+@SETTINGS
+@given(n_labels=st.integers(2, 60), memory=st.integers(10_000, 3_000_000),
+       learner=st.sampled_from(["bregman", "euclidean"]))
+def test_tagger_refuses_label_tables_beyond_memory_before_building_them(monkeypatch,
+                                                                         n_labels, memory,
+                                                                         learner):
+    """16,000 labels took the machine's memory (the run was killed without a word): the
+    label-pair tables are counted before any is built, and refused beyond the memory."""
+    import structpred
+    import sequence.model as sm
+    from sequence import SequenceTagger
+
+    X, y = _many_labels(8, n_labels)
+    K = len({t for s in y for t in s})
+    monkeypatch.setattr(structpred, "physical_memory", lambda: memory)
+    built = []
+
+    def build(*args, **kwargs):
+        built.append(1)
+        raise ZeroDivisionError   # not built here: it fits
+
+    monkeypatch.setattr(sm, "ChainExample", build)
+    tagger = SequenceTagger(n_iter=1, learner=learner, min_count=1)
+    try:
+        tagger.fit(X, y)
+    except ValueError as exc:
+        assert str(exc).startswith(f"{K:,} labels: training needs about "), exc
+        assert f"machine's {memory / 2**30:,.1f} GiB" in str(exc) and not built
+    except ZeroDivisionError:   # it fits: the examples are built
+        assert K * K * 8 < memory
+    else:
+        raise AssertionError("neither refused nor built")
+
+
+def test_tag_train_names_the_labels_beyond_memory(tmp_path, capsys, monkeypatch):
+    import structpred
+
+    X, y = _many_labels(30, 400)
+    data = tmp_path / "train.txt"
+    data.write_text("".join("".join(f"{w} {t}\n" for (w,), t in zip(s, ls)) + "\n"
+                            for s, ls in zip(X, y)))
+    monkeypatch.setattr(structpred, "physical_memory", lambda: 2**20)
+    rc, _, err = run_cli(["tag", "train", "-q", "--data", str(data), "-o",
+                          str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, f"{data}:", "labels: training needs about",
+                          "beyond this machine's 0.0 GiB of memory"), err
+
+
+# ------------------------------------------------ more topics than word tokens
+
+@settings(max_examples=6, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(extra=st.integers(1, 10**12), model=st.sampled_from(["lda-svm", "medlda-gibbs"]))
+def test_topics_train_refuses_more_topics_than_tokens(tmp_path, capsys, extra, model):
+    """``--n-topics 1000000`` on 100 posts sampled for hours, and SIGTERM could not stop
+    the sampler; a topic beyond the training tokens can never be filled."""
+    docs = ["apple banana cherry grape melon", "banana cherry apple lemon grape",
+            "car engine wheel brake motor", "engine wheel car road motor"] * 2
+    data = tmp_path / "d.tsv"
+    data.write_text("".join(f"{'fruit' if i % 4 < 2 else 'car'}\t{d}\n"
+                            for i, d in enumerate(docs)))
+    rc, _, err = run_cli(["topics", "train", "--data", str(data), "--model", model,
+                          "--n-topics", str(40 + extra), "-o", str(tmp_path / "m.npz")],
+                         capsys)
+    assert one_line_error(rc, err, f"--n-topics {40 + extra}: more topics than the 40 "
+                                   "word tokens"), err
