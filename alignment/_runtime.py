@@ -17,7 +17,7 @@ import numpy as np
 
 from structpred.io import note, progress_enabled
 
-__all__ = ["progress_enabled", "chunk_ranges", "Cancelled", "check_stop", "run_threads",
+__all__ = ["MAX_ILP_CELLS", "LPDecodingWarning", "lp_decoding_message", "progress_enabled", "chunk_ranges", "Cancelled", "check_stop", "run_threads",
            "CHUNK_PAIRS", "log", "MAX_COST", "MAX_FREQUENT"]
 
 #: token pairs (source word x target word) per kernel call
@@ -31,6 +31,26 @@ MAX_COST = 1e6
 #: the largest ``n_frequent``: it adds ``n_frequent**2`` pair-identity features (5,000 took
 #: 17 GB of memory and minutes before the first iteration; the thesis uses 10)
 MAX_FREQUENT = 1000
+
+#: the most word pairs (m x n) of a sentence pair that a +Q model decodes exactly (the ILP
+#: through OR-Tools' SCIP or PuLP's CBC), whose time has no bound in the size (150 x 150
+#: words took seconds, 300 x 300 80 s, 999 x 999 over 12 minutes and 7 GB in one compiled
+#: call that SIGTERM could not stop); a larger pair is decoded by the LP relaxation
+#: (GLOP), rounded to the nearest 0/1 links within the fertility limit (a min-cost flow)
+MAX_ILP_CELLS = 40_000
+
+
+class LPDecodingWarning(UserWarning):
+    """Sentence pairs above :data:`MAX_ILP_CELLS` word pairs decoded by a +Q model's LP
+    relaxation instead of its exact decoder."""
+
+
+def lp_decoding_message(n, first, where="pair"):
+    """The text of a :class:`LPDecodingWarning`: ``n`` pairs, the first at ``first``."""
+    return (f"{n:,} sentence pair{'s' if n != 1 else ''} over {MAX_ILP_CELLS:,} word pairs "
+            f"(the first: {where} {first}) decoded by the LP relaxation, rounded to the nearest "
+            "links within the fertility limit: the exact decoder's time has no bound in the "
+            "size (split such sentences for exact links)")
 
 
 def log(verbose, msg):

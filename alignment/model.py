@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import numbers
+import warnings
 from collections import Counter
 
 import numpy as np
@@ -26,7 +27,7 @@ from sklearn.exceptions import NotFittedError
 from structpred import FormatError, check_unchanged_since_fit
 from structpred.io import MAX_WORDS, check_sentence_pairs, load_npz, save_npz
 
-from ._runtime import MAX_COST, MAX_FREQUENT
+from ._runtime import MAX_COST, MAX_FREQUENT, MAX_ILP_CELLS, LPDecodingWarning, lp_decoding_message
 from structpred import (LEARNERS, check_flag, check_learner, check_number,
                         check_whole, estimator_seed, run_learner, text_digests)
 from structpred import decode_matching
@@ -42,7 +43,7 @@ from .data.formats import Alignment
 from .stats.interactions import InteractionStatistics
 from .features.interactions import NodeFeaturizer, PairFeaturizer
 
-__all__ = ["MatchingAligner", "MAX_ILP_CELLS", "gold_matching", "gold_fertility_matching", "LEARNERS",
+__all__ = ["MatchingAligner", "MAX_ILP_CELLS", "LPDecodingWarning", "gold_matching", "gold_fertility_matching", "LEARNERS",
            "MODELS", "model_name"]
 
 
@@ -54,11 +55,6 @@ _MODEL_FORMAT = "structpred-matching-aligner"
 _STRUCTURE = ("max_fertility", "interactions", "use_external", "aligners")
 
 MODELS = {"M": (1, False), "M+F": (2, False), "M+Q": (1, True), "M+F+Q": (2, True)}
-#: the most word pairs (m x n) in a sentence pair that the exact decoders of a +Q model
-#: take (the ILP through OR-Tools' SCIP or PuLP's CBC): their time has no bound in the
-#: size (150 x 150 words took seconds, 300 x 300 80 s, 999 x 999 over 12 minutes and 7 GB
-#: in one compiled call that SIGTERM could not stop); the LP relaxation ('lp') takes any
-MAX_ILP_CELLS = 40_000
 
 
 def model_name(max_fertility, interactions):
@@ -600,8 +596,10 @@ class MatchingAligner(BaseEstimator):
         s = np.asarray(F.T @ w).ravel()
         if not self._extended:
             return decode_matching(np.reshape(s, shape))
-        ex = self._make_example(F, pairs, shape, np.zeros(shape), 1.0, decoder or self.decoder)
-        return ex.decode_edges(s)
+        big = shape[0] * shape[1] > MAX_ILP_CELLS    # the LP, rounded without the ILP
+        ex = self._make_example(F, pairs, shape, np.zeros(shape), 1.0,
+                                "lp" if big else decoder or self.decoder)
+        return ex.decode_edges(s, exact_repair=not big)
 
     def edge_scores(self, src, tgt):
         """Edge scores ``w' f(x_jk)`` as an ``(m, n)`` matrix."""
@@ -618,15 +616,16 @@ class MatchingAligner(BaseEstimator):
         self.external_ = external
         return self
 
-    def ilp_refusal(self, m, n, decoder=None, lp="decoder='lp'"):
-        """Why a sentence pair of ``m`` x ``n`` words is too large for this model's exact
-        decoder (:data:`MAX_ILP_CELLS`), or ``None``; ``lp`` names the way to the LP."""
-        decoder = decoder or self.decoder
-        if not self.interactions or decoder == "lp" or m * n <= MAX_ILP_CELLS:
-            return None
-        return (f"{m:,} x {n:,} words: the exact decoder ({decoder}) of a +Q model takes at "
-                f"most {MAX_ILP_CELLS:,} word pairs (its time has no bound in the size): "
-                f"decode with the LP relaxation ({lp}) or split the sentence")
+    def oversize_for_ilp(self, pairs, decoder=None):
+        """Indices of ``pairs`` that this +Q model decodes by the LP relaxation instead of
+        its exact ILP (above :data:`MAX_ILP_CELLS` word pairs), named in one
+        :class:`LPDecodingWarning`; none for a model without the ILP or decoding by the LP."""
+        if not self.interactions or (decoder or self.decoder) == "lp":
+            return []
+        big = [i for i, (s, t) in enumerate(pairs) if len(s) * len(t) > MAX_ILP_CELLS]
+        if big:
+            warnings.warn(lp_decoding_message(len(big), big[0]), LPDecodingWarning, 3)
+        return big
 
     def predict_matrix(self, src, tgt, decoder=None):
         """The predicted 0/1 ``(m, n)`` link matrix of one sentence pair (its words as a
@@ -635,9 +634,7 @@ class MatchingAligner(BaseEstimator):
         if self.use_external and getattr(self, "external_", None) is None:
             raise RuntimeError("this model uses external alignments: call set_external() first")
         ((src, tgt),) = check_sentence_pairs([(src, tgt)], max_words=MAX_WORDS)
-        why = self.ilp_refusal(len(src), len(tgt), decoder)
-        if why:
-            raise ValueError(f"sentence pair of {why}")
+        self.oversize_for_ilp([(src, tgt)], decoder)
         F, pairs, _ = self._structure(src, tgt)
         return self._decode(F, pairs, (len(src), len(tgt)), self.coef_, decoder)
 
@@ -653,10 +650,6 @@ class MatchingAligner(BaseEstimator):
 
         pairs = check_sentence_pairs(pairs, max_words=MAX_WORDS)
         self._check_fitted()
-        for i, (s, t) in enumerate(pairs):   # before any is decoded
-            why = self.ilp_refusal(len(s), len(t), decoder)
-            if why:
-                raise ValueError(f"sentence pair {i}: {why}")
         if supports(self) and all(len(s) and len(t) for s, t in pairs):
             bp = getattr(self, "_batch_predictor", None)
             if bp is None or bp.coef is not self.coef_:   # (re)fitted since
@@ -672,7 +665,10 @@ class MatchingAligner(BaseEstimator):
         if self.aligners:
             pairs = list(pairs)
             self.aligner_links_.prepare(pairs)   # new pairs through eflomal/fast_align at once
-        return [_matrix_to_alignment(self.predict_matrix(s, t, decoder)) for s, t in pairs]
+        self.oversize_for_ilp(pairs := list(pairs), decoder)     # said once, not per pair
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", LPDecodingWarning)
+            return [_matrix_to_alignment(self.predict_matrix(s, t, decoder)) for s, t in pairs]
 
     def __getstate__(self):
         # the batch predictor's word caches are rebuilt where the model is unpickled

@@ -419,11 +419,13 @@ def describe_sources(links):
 
 
 def _predict_bounded(m, pairs):
-    """``m.predict(pairs)``, a pair too large for the exact decoder of a +Q model
-    (:meth:`~alignment.model.MatchingAligner.ilp_refusal`) decoded by the LP relaxation:
-    the candidates' choice on validation sentences is bounded in time, as their training
-    (which decodes validation sentences by the LP relaxation) is."""
-    big = [bool(m.ilp_refusal(len(s), len(t))) for s, t in pairs]
-    if not any(big):
+    """``m.predict(pairs)`` on validation sentences: a pair too large for the exact decoder
+    of a +Q model is decoded by the LP relaxation (:data:`alignment.model.MAX_ILP_CELLS`),
+    as in training, and not warned of (a choice among candidates, not links a user reads)."""
+    import warnings
+
+    from .model import LPDecodingWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LPDecodingWarning)
         return m.predict(pairs)
-    return [m.predict([p], decoder="lp" if b else None)[0] for p, b in zip(pairs, big)]

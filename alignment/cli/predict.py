@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 
-from structpred import FormatError
 from structpred.cli import UserError, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import check_output, check_stdin
@@ -45,11 +44,9 @@ def align_predict(args):
                             f"{model.model_name})")
         model.decoder = args.decoder
     name, pairs = _input_pairs(args)
-    if model.interactions and model.decoder != "lp":
-        pairs = _ilp_bounded(pairs, name, model)
-    pairs = _direction_checked(args, pairs, model)
+    pairs, big = _direction_checked(args, pairs, model), []
     seen = OverlapCounter(getattr(model, "training_digests_", None))
-    pairs = _counted(pairs, seen)
+    pairs = _counted(pairs, seen, big if model.interactions and model.decoder != "lp" else None)
     if model.use_external:
         if not specs:
             raise UserError(f"{args.model} was trained with external alignments: give --external "
@@ -86,7 +83,7 @@ def align_predict(args):
         executor = open_cluster(args)   # --workers/--scheduler: None without them
         if executor is not None:
             batch = max(batch, CLUSTER_CHUNK)
-        stream = predict_stream(model, pairs, batch, jobs, executor, waiting)
+        stream = _without_lp_warnings(predict_stream(model, pairs, batch, jobs, executor, waiting))
         with contextlib.closing(stream):
             for predicted in stream:
                 fh.write("".join(format_pharaoh(links) + "\n" for links in predicted))
@@ -98,7 +95,7 @@ def align_predict(args):
         if n == 0:
             raise UserError(f"{name}: no sentences to align (the input is empty)")
     mark_written_by(args.output, "structpred align predict")   # not gold (aer, align train)
-    _warn_training_pairs(name if args.input else f"{args.src} and {args.tgt}", seen)
+    _warn_after(name if args.input else f"{args.src} and {args.tgt}", seen, big)
     if to_stdout:
         _log(args, f"aligned {counted(n, 'sentence pair')}")
     else:
@@ -106,19 +103,48 @@ def align_predict(args):
     return 0
 
 
-def _counted(pairs, seen, every=256):
+def _counted(pairs, seen, big=None, every=256):
     """``pairs`` as they come, each counted by ``seen`` (an :class:`OverlapCounter` of the
-    model's training pairs), ``every`` pairs at a time and the rest at the end."""
-    from alignment.model import pair_texts
+    model's training pairs), ``every`` pairs at a time and the rest at the end; the lines
+    (from 1) of pairs above the exact decoder's size added to ``big`` (a list; None: a
+    model without the ILP)."""
+    from alignment.model import MAX_ILP_CELLS, pair_texts
 
     held = []
-    for pair in pairs:
+    for lineno, pair in enumerate(pairs, 1):
+        if big is not None and len(pair[0]) * len(pair[1]) > MAX_ILP_CELLS:
+            big.append(lineno)
         held.append(pair)
         if len(held) == every:
             seen.add(pair_texts(held))
             held = []
         yield pair
     seen.add(pair_texts(held))
+
+
+def _without_lp_warnings(stream):
+    """``stream`` with the model's :class:`LPDecodingWarning` of each batch left out (in the
+    processes forked while it runs too): the command says it once (:func:`_warn_after`)."""
+    import warnings
+
+    from alignment.model import LPDecodingWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LPDecodingWarning)
+        yield from stream
+
+
+def _warn_after(name, seen, big):
+    """The warnings that need every pair seen: pairs decoded by the LP relaxation
+    (``big``, their lines; the API's :class:`LPDecodingWarning` of each batch, from the
+    processes that predict, is left out for this one line), then training pairs."""
+    import warnings
+
+    from alignment._runtime import lp_decoding_message
+
+    if big:
+        warnings.warn(f"{name}: " + lp_decoding_message(len(big), big[0], "line"))
+    _warn_training_pairs(name, seen)
 
 
 def _warn_training_pairs(name, seen, share=0.05):
@@ -139,17 +165,6 @@ def _warn_training_pairs(name, seen, share=0.05):
         warnings.warn(f"{name}: {n} of the {counted(seen.total, 'sentence pair')} (the first: "
                       f"pair {first + 1}) are pairs the model was trained on; an AER of "
                       "these links overstates that on unseen text")
-
-
-def _ilp_bounded(pairs, name, model):
-    """``pairs``, one at a time; a pair too large for the exact decoder of a +Q model
-    (:meth:`~alignment.model.MatchingAligner.ilp_refusal`) is refused with its file and
-    line (999 x 999 words ran for over 12 minutes, and SIGTERM could not stop it)."""
-    for lineno, (s, t) in enumerate(pairs, 1):
-        why = model.ilp_refusal(len(s), len(t), lp="--decoder lp")
-        if why:
-            raise FormatError(str(name), lineno, why)
-        yield s, t
 
 
 def _check_runs(args, model):

@@ -352,7 +352,7 @@ def _check_scores(scores, src_penalty, tgt_penalty, pairs, pair_scores):
 
 
 def decode_qap(scores, src_penalty=None, tgt_penalty=None, pairs=None, pair_scores=None,
-               backend="ortools"):
+               backend="ortools", exact_repair=True):
     r"""Exact decoding of the quadratic assignment model (eq. 3.3, with eq. 3.2's fertility).
 
     .. math::
@@ -376,6 +376,12 @@ def decode_qap(scores, src_penalty=None, tgt_penalty=None, pairs=None, pair_scor
         fast path of sec. 3.4 (``fractional`` tells whether the LP optimum
         was integral; if the rounded edges break a fertility constraint, the
         exact ILP is solved instead).
+    exact_repair : bool
+        With ``backend="lp"``: ``False`` repairs rounded edges that break a fertility
+        constraint without the ILP (whose time has no bound in the size): the 0/1 edges
+        nearest the LP's ``x`` in L1 within the fertility limit ``D``,
+        ``max_y sum_e y_e (2 x_e - 1)`` subject to every word's degree ``<= D``, a
+        min-cost flow (:func:`decode_fertility_matching` with no penalties).
 
     Returns
     -------
@@ -402,9 +408,12 @@ def decode_qap(scores, src_penalty=None, tgt_penalty=None, pairs=None, pair_scor
         tol = 1e-6
         fractional = bool(np.any((edges > tol) & (edges < 1 - tol)))
         y = (edges > 0.5).astype(np.int64).reshape(m, n)
-        if y.sum(1).max(initial=0) > D or y.sum(0).max(initial=0) > D:
+        if (y.sum(1).max(initial=0) > D or y.sum(0).max(initial=0) > D) and exact_repair:
             edges2, _, _, _, _ = _build_lp("ortools", s, ps, pt, pairs, q, True)
             y = (edges2 > 0.5).astype(np.int64).reshape(m, n)
+        elif y.sum(1).max(initial=0) > D or y.sum(0).max(initial=0) > D:
+            y = decode_fertility_matching(2.0 * edges.reshape(m, n) - 1.0, np.zeros((D - 1, m)),
+                                          np.zeros((D - 1, n)))[0]
     fs, ft = fertility_indicators(y, D)
     flat = y.ravel()
     pair_vals = (flat[pairs[:, 0]] * flat[pairs[:, 1]]).astype(np.float64) if len(pairs) else np.zeros(0)
@@ -606,7 +615,9 @@ class ExtendedMatchingExample(StructuredExample):
         return np.concatenate([sol.y.ravel().astype(np.float64), sol.src.ravel(),
                                sol.tgt.ravel(), sol.pair_values])
 
-    def decode_edges(self, s):
-        """The predicted 0/1 edge matrix for part scores ``s`` (prediction)."""
+    def decode_edges(self, s, exact_repair=True):
+        """The predicted 0/1 edge matrix for part scores ``s`` (prediction;
+        ``exact_repair``: :func:`decode_qap`'s)."""
         e, fs, ft, q = self.split(s)
-        return decode_qap(e, -fs, -ft, self.pairs, q, backend=self.decoder).y
+        return decode_qap(e, -fs, -ft, self.pairs, q, backend=self.decoder,
+                          exact_repair=exact_repair).y
