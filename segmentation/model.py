@@ -554,9 +554,10 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
             from .colour_model import COLOUR_FEATURE_NAMES
 
             prep.node_names = list(prep.node_names) + list(COLOUR_FEATURE_NAMES)
-        log(f"  first pass (unary, base features): {self._metric_name()} "
-            f"{'-' if res.best_score is None else f'{100 * res.best_score:.2f}%'} at iteration "
-            f"{res.best_iter}; colour models fitted per image ({time.perf_counter() - t0:.0f}s)")
+        score = ("no validation" if res.best_score is None else   # not "IoU - at iteration None"
+                 f"{self._metric_name()} {100 * res.best_score:.2f}% at iteration {res.best_iter}")
+        log(f"  first pass (unary, base features): {score}; colour models fitted per image "
+            f"({time.perf_counter() - t0:.0f}s)")
         return first
 
     def _augment(self, graph):

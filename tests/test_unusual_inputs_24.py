@@ -367,3 +367,18 @@ def test_topics_train_refuses_more_topics_than_tokens(tmp_path, capsys, extra, m
                          capsys)
     assert one_line_error(rc, err, f"--n-topics {40 + extra}: more topics than the 40 "
                                    "word tokens"), err
+
+
+def test_segment_train_without_validation_says_so(tmp_path, capsys):
+    """Two training images leave none to validate: the first pass's line said "IoU - at
+    iteration None"; it says there was no validation."""
+    from pathlib import Path
+
+    h = Path(__file__).resolve().parents[1] / "data/segmentation/weizmann_horse/small"
+    rc, _, err = run_cli(["segment", "train", "--images", f"{h}/images", "--masks",
+                          f"{h}/masks", "--limit", "2", "--iterations", "3", "-o",
+                          str(tmp_path / "m.npz")], capsys)
+    first = [ln for ln in err.splitlines() if "first pass" in ln]
+    assert rc == 0 and len(first) == 1, err
+    assert "first pass (unary, base features): no validation; colour models" in first[0]
+    assert "None" not in first[0]
