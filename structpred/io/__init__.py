@@ -23,8 +23,7 @@ from ._npz import (CLOCK_KEYS, check_digest, check_format, check_npz_kind, conte
                    damage_reason, drop_clock_readings, load_npz, pack_json, save_npz,
                    unpack_json, with_digest)
 from ._words import (CEDILLA_TO_COMMA, IGNORABLE_FORMAT, WORD_RULES, check_visible_tokens,
-                     split_tokens,
-                     token_form, word_form, word_text)
+                     split_tokens, token_form, word_form, word_text)
 from ._tokens import MAX_WORDS, check_sentence_pairs, check_token_lists, unwritable_token
 
 __all__ = ["MAX_LINE_BYTES", "WORD_RULES", "reading_in_bulk", "refuse_stdin_model", "odd_entry_reason", "FormatError", "atomic_write", "open_text", "open_output", "read_lines", "read_npz",

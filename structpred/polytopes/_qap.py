@@ -408,10 +408,11 @@ def decode_qap(scores, src_penalty=None, tgt_penalty=None, pairs=None, pair_scor
         tol = 1e-6
         fractional = bool(np.any((edges > tol) & (edges < 1 - tol)))
         y = (edges > 0.5).astype(np.int64).reshape(m, n)
-        if (y.sum(1).max(initial=0) > D or y.sum(0).max(initial=0) > D) and exact_repair:
+        over = y.sum(1).max(initial=0) > D or y.sum(0).max(initial=0) > D
+        if over and exact_repair:
             edges2, _, _, _, _ = _build_lp("ortools", s, ps, pt, pairs, q, True)
             y = (edges2 > 0.5).astype(np.int64).reshape(m, n)
-        elif y.sum(1).max(initial=0) > D or y.sum(0).max(initial=0) > D:
+        elif over:       # the L1-nearest 0/1 edges within the fertility limit
             y = decode_fertility_matching(2.0 * edges.reshape(m, n) - 1.0, np.zeros((D - 1, m)),
                                           np.zeros((D - 1, n)))[0]
     fs, ft = fertility_indicators(y, D)
