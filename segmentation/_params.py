@@ -39,7 +39,7 @@ def check_params(model):
     check_whole("cv_folds", model.cv_folds, 2)
     if model.learning_rate is not None:   # NaN was named "eta"
         check_positive("learning_rate", model.learning_rate)
-    check_n_jobs(model.n_jobs, none=True)   # -1: every CPU, -2: all but one
+    check_n_jobs(model.n_jobs)   # -1: every CPU, -2: all but one, None: 1
     # patience 0 (or -1) stopped every candidate at its first validation (a model of
     # nearly no training, silently; the command line's 0 is None), NaN was int()'s
     # error; a negative selection_size numpy's "Number of samples, -1"; 2.5 was cut

@@ -70,11 +70,9 @@ class CandidateSearch:
         return [(best[k], rows[k]) for k in range(len(kinds))]
 
     def _jobs(self, n):
-        """Processes for ``n`` candidates: ``n_jobs`` (None: the CPUs this process may use)."""
-        from structpred.parallel import usable_cpus
-
-        jobs = check_n_jobs(self.n_jobs, none=True) or usable_cpus()
-        return max(1, min(int(jobs), int(n)))
+        """Processes for ``n`` candidates: ``n_jobs`` (joblib's convention: -1 the CPUs
+        this process may use; None 1, as scikit-learn reads it)."""
+        return max(1, min(int(check_n_jobs(self.n_jobs)), int(n)))
 
     def _run_candidates(self, specs, ns, valid, log):
         """``[(row, res, hist)]`` of :meth:`_candidate` for every ``(kind, kwargs)`` of

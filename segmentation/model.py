@@ -253,8 +253,9 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
         of them, again stopped early on validation.  None: every candidate on
         all training graphs.
     n_jobs : int or None
-        Candidates trained at once, in forked processes (None or -1: as many as the CPUs
-        this process may use, -2 all but one; 1: one after the other).  The results are the same; without
+        Candidates trained at once, in forked processes (-1, the default: as many as the
+        CPUs this process may use, -2 all but one; 1 or None, as scikit-learn reads it: one
+        after the other).  The results are the same; without
         ``fork``, or while this process runs other threads (a Dask client), one after the
         other.
     foreground_labels : str or None
@@ -274,7 +275,7 @@ class MRFSegmenter(CandidateSearch, BaseEstimator):
                  min_valid=20, cv_folds=3, refit=False, colour_model=True, colour_components=3,
                  edge_scale=1.0, feature_scale=0.02, memory_efficient=False, cache_dir=None,
                  n_segments=1000, compactness=10.0, voxel=0.25, k_graph=6,
-                 foreground_labels=None, selection_size=48, n_jobs=None, random_state=0,
+                 foreground_labels=None, selection_size=48, n_jobs=-1, random_state=0,
                  verbose=False):
         self.learner = learner
         self.n_iter = n_iter

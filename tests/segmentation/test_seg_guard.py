@@ -216,7 +216,12 @@ def test_candidates_in_forked_processes_give_the_serial_model():
     assert set(a.candidates_) == {"unary", "mrf", "mrf x 0.5", "mrf x 1.5", "mrf x 2", "mrf x 3"}
     untimed = (lambda lines: [re.sub(r"\d+s\)", "s)", x) for x in lines])
     assert untimed(la) == untimed(lb) and len(la) >= 8
-    assert MRFSegmenter(n_jobs=3)._jobs(2) == 2 and MRFSegmenter(n_jobs=None)._jobs(100) >= 1
+    assert MRFSegmenter(n_jobs=3)._jobs(2) == 2
+    # joblib's and scikit-learn's convention: None one job, -1 (the default) every CPU
+    from structpred.parallel import usable_cpus
+
+    assert MRFSegmenter(n_jobs=None)._jobs(100) == 1
+    assert MRFSegmenter()._jobs(100) == MRFSegmenter(n_jobs=-1)._jobs(100) == usable_cpus()
 
 
 def test_refit_trains_the_kept_candidate_on_all_training_items():
@@ -249,3 +254,18 @@ def test_refit_trains_the_kept_candidate_on_all_training_items():
     with pytest.raises(ValueError, match="refit"):
         MRFSegmenter(refit="yes")._check_params()
 
+
+
+def test_segment_train_without_jobs_uses_every_cpu():
+    """``--jobs`` not given is the estimator's default, -1 (every CPU): ``MRFSegmenter``'s
+    default was ``None`` read as every CPU, which scikit-learn reads as one job."""
+    import argparse
+
+    from segmentation.cli import _model_from_args, add_parser
+
+    ap = argparse.ArgumentParser()
+    add_parser(ap.add_subparsers(), "segment")
+    for given, expected in (([], -1), (["--jobs", "1"], 1), (["--jobs", "3"], 3)):
+        args = ap.parse_args(["segment", "train", "--images", "i", "--masks", "m", "-o",
+                              "x.npz", *given])
+        assert _model_from_args(args).n_jobs == expected
