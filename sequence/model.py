@@ -19,7 +19,7 @@ from structpred import (check_flag, check_label_spellings, check_number, check_o
                         check_positive, check_whole, estimator_seed, text_digests)
 from structpred.learners import check_iterations
 from structpred.selection import unwrap_eval_set
-from structpred import (ChainExample, L2Ball, Monitor, chain_viterbi,
+from structpred import (ChainExample, L2Ball, Monitor, chain_kl_prox, chain_viterbi,
                         dual_extragradient_streaming, operator_norm)
 from structpred.io import (FormatError, check_token_lists, counted, load_npz, note, save_npz,
                           token_form, unwritable_token)
@@ -32,6 +32,45 @@ __all__ = ["SequenceTagger", "LEARNERS", "load_tagger"]
 
 #: seconds of projected training beyond which the tagger says how long an iteration takes
 LONG_RUN = 600.0
+
+#: the larger timed sample of :func:`_kernel_cost`: at most this many tokens, and at most
+#: about this many token-label pairs (tokens x K²): a millisecond at 45 labels, about a
+#: second at 2,500 (whose training takes hours)
+SAMPLE_TOKENS = 300
+SAMPLE_PAIRS = 1e8
+
+
+def _kernel_seconds(starts, K, learner):
+    """CPU seconds of one call of the chain kernel that ``learner`` runs on each batch (the
+    KL step's sum-product for the extragradient learners, Viterbi for the perceptron) on
+    the chains ``starts`` (offsets) with ``K`` labels.  Its cost depends on the shape
+    only, so the scores are a fixed pattern (nothing is drawn: the model is the same)."""
+    n = int(starts[-1])
+    theta = (np.arange(n * K + K * K) % 7) * 0.01
+    t = time.process_time()
+    if learner == "perceptron":
+        chain_viterbi(theta[:n * K].reshape(n, K), theta[n * K:].reshape(K, K), starts)
+    else:
+        chain_kl_prox(theta, np.zeros_like(theta), 1.0, starts, n, K)
+    return time.process_time() - t
+
+
+def _kernel_cost(lengths, K, learner):
+    """``(m, c0, c1)``: the tokens ``m`` of the timed sample (the first sentences' lengths,
+    cut to ``m = min(SAMPLE_TOKENS, SAMPLE_PAIRS / K²)`` tokens, at least 8), the CPU
+    seconds ``c0`` of a call itself (the ``K x K`` table of the transition scores) and
+    ``c1`` of a token (``K²`` label pairs) at this ``K``: the kernel takes
+    ``c0 + c1 * tokens``, so ``c1`` is the slope between a chain of 2 tokens and the
+    sample (``t(m) / m`` when the clock cannot tell them apart)."""
+    _kernel_seconds(np.array([0, 2], dtype=np.int64), 2, learner)   # loads the kernel
+    m = int(min(SAMPLE_TOKENS, max(8, SAMPLE_PAIRS // (K * K)), np.sum(lengths)))
+    starts = np.minimum(np.r_[0, np.cumsum(lengths[:m])], m).astype(np.int64)
+    starts = starts[np.r_[True, np.diff(starts) > 0]]   # the sentences cut away
+    t1 = _kernel_seconds(np.array([0, 2], dtype=np.int64), K, learner)
+    t2 = _kernel_seconds(starts, K, learner)
+    c1 = (t2 - t1) / (m - 2) if m > 2 and t2 > t1 else t2 / max(m, 1)
+    return m, max(t1 - 2 * c1, 0.0), c1
+
 
 def _check_training_memory(n_obs, lengths, K, batch, geometry):
     """Refuse, before any is built, training examples that would not fit in this machine's
@@ -425,8 +464,7 @@ class SequenceTagger(BaseEstimator):
                 codes.transform([valid], self.features_, columns, scaled=self.scaled_),
                 y_valid)
         deadline = None if self.max_time is None else t0 + float(self.max_time)
-
-        first = {}
+        first = {}   # the lines of the projected time: _announce_projection, _duration
 
         def out_of_time(t, w, rec):
             now = time.process_time()
@@ -434,6 +472,7 @@ class SequenceTagger(BaseEstimator):
                 self._announce_duration(first, t, now, len(self.classes_))
             return deadline is not None and now > deadline
 
+        self._announce_projection(x.shape[1], lengths, first)
         every = int(self.eval_every) if (metric is not None or deadline is None) else 1
         monitor = Monitor(every=every, validation=metric, greater_is_better=True,
                           patience=self.patience, callback=out_of_time)
@@ -455,11 +494,42 @@ class SequenceTagger(BaseEstimator):
         self.fit_time_ = time.process_time() - t0
         return self
 
+    def _announce_projection(self, n_obs, lengths, first):
+        """Before the first iteration, when the chain kernel alone projects the cap of
+        iterations past :data:`LONG_RUN` seconds: one line, as :meth:`_announce_duration`'s
+        (2,500 labels printed nothing for minutes: an iteration costs ``tokens x K²`` and
+        that line waits for two measured iterations).  From :func:`_kernel_cost`'s ``c0``
+        and ``c1`` at this ``K``, one iteration over ``N`` tokens in ``B`` batches takes
+        about ``calls * (B * c0 + N * c1)`` (``calls``: 2 KL steps or projections per batch
+        for the extragradient learners, whose Euclidean projections cost more still; 1
+        Viterbi pass for the perceptron, ``B = 1``), the run ``n_iter`` times that: a lower
+        bound (the emission scores and validations come on top).  ``c1`` grows as ``K²``:
+        23 or 45 labels never reach it.  Only with ``verbose``.  Sets ``first["early"]``:
+        the later line then says that its figure is the measured one."""
+        if not self.verbose:
+            return
+        K, N = len(self.classes_), int(np.sum(lengths))
+        if self.learner != "perceptron":   # a refusal of the memory comes first
+            _check_training_memory(n_obs, lengths, K, int(self.batch_size), "entropy"
+                                   if self.learner == "bregman" else "euclidean")
+        m, c0, c1 = _kernel_cost(lengths, K, self.learner)
+        calls, B = ((1, 1) if self.learner == "perceptron" else
+                    (2, -(-len(lengths) // int(self.batch_size))))
+        per = calls * (B * c0 + N * c1)
+        total = per * int(self.n_iter)
+        if total > LONG_RUN:
+            first["early"] = True
+            note(f"about {per:.1f} s per iteration ({counted(K, 'label')}; estimated from the "
+                 f"label-pair kernel on {counted(m, 'token')}, before training): up to "
+                 f"{total / 60:.0f} min for the cap of {int(self.n_iter)} iterations (the "
+                 "validation stop usually ends it sooner; --iterations sets a lower cap)")
+
     def _announce_duration(self, first, t, now, n_labels):
         """Once, when the iterations measured so far project past :data:`LONG_RUN` seconds
         for the cap: one line with the time per iteration (off a terminal there is no
         progress bar, and 800 labels take seconds per iteration: a run of an hour said
-        nothing)."""
+        nothing).  After :meth:`_announce_projection`'s line it begins "measured:" (its
+        figure replaces that estimate)."""
         if "t" not in first:
             first.update(t=t, cpu=now)
             return
@@ -469,7 +539,8 @@ class SequenceTagger(BaseEstimator):
         left = per * max(int(self.n_iter) - t, 0)
         first["told"] = True
         if left > LONG_RUN:
-            note(f"about {per:.1f} s per iteration ({counted(n_labels, 'label')}): up to "
+            note(f"{'measured: ' if first.get('early') else ''}about {per:.1f} s per "
+                 f"iteration ({counted(n_labels, 'label')}): up to "
                  f"{left / 60:.0f} min more for the cap of {int(self.n_iter)} iterations (the "
                  "validation stop usually ends it sooner; --iterations sets a lower cap)")
 

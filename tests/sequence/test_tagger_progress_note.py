@@ -15,8 +15,10 @@ def test_a_long_projected_run_is_announced_once(monkeypatch, capsys):
         SENTS, TAGS, eval_set=(SENTS[:3], TAGS[:3]))
     err = capsys.readouterr().err
     lines = [ln for ln in err.splitlines() if "s per iteration" in ln]
-    assert len(lines) == 1, err
-    assert "3 labels" in lines[0] and "for the cap of 30 iterations" in lines[0]
+    # the estimate before training (test_unusual_inputs_25), then the measured line, once
+    assert len(lines) == 2 and "estimated from the label-pair kernel" in lines[0], err
+    assert lines[1].startswith("measured: about "), err
+    assert "3 labels" in lines[1] and "for the cap of 30 iterations" in lines[1]
 
 
 def test_short_runs_and_quiet_runs_say_nothing(monkeypatch, capsys):
