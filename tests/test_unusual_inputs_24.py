@@ -382,3 +382,70 @@ def test_segment_train_without_validation_says_so(tmp_path, capsys):
     assert rc == 0 and len(first) == 1, err
     assert "first pass (unary, base features): no validation; colour models" in first[0]
     assert "None" not in first[0]
+
+
+# ---------------------------------------- signals during a long compiled solver call
+
+class _Stop(Exception):
+    pass
+
+
+def test_interruptible_call_stops_the_call_on_a_signal():
+    """A signal's handler runs while the call goes on in its helper thread (OR-Tools' SCIP
+    held Ctrl-C for the whole solve, over 100 s on one large quadratic assignment): the
+    exception comes at once, and ``stop`` (the solver's ``InterruptSolve``) is called."""
+    import os
+    import signal
+    import threading
+
+    from structpred.parallel import interruptible_call
+
+    def handler(signum, frame):
+        raise _Stop()
+
+    release, stopped = threading.Event(), []
+    old = signal.signal(signal.SIGUSR1, handler)
+    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGUSR1))
+    try:
+        timer.start()
+        with pytest.raises(_Stop):
+            interruptible_call(lambda: release.wait(60), stop=lambda: (stopped.append(1),
+                                                                         release.set()))
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGUSR1, old)
+    assert stopped == [1]
+
+
+def test_interruptible_call_returns_and_raises_as_the_call():
+    import threading
+
+    from structpred.parallel import interruptible_call
+
+    assert interruptible_call(lambda: 41 + 1) == 42
+    with pytest.raises(ZeroDivisionError):
+        interruptible_call(lambda: 1 / 0)
+    out = []                           # outside the main thread: called directly
+    t = threading.Thread(target=lambda: out.append(
+        interruptible_call(threading.current_thread)))
+    t.start()
+    t.join()
+    assert out == [t]
+
+
+def test_ortools_solves_are_interruptible(monkeypatch):
+    """The QAP decoder's OR-Tools solve (SCIP, or GLOP for the LP) goes through
+    :func:`structpred.parallel.interruptible_call` with the solver's ``InterruptSolve``."""
+    import structpred.polytopes._qap as qap
+
+    calls = []
+
+    def spy(func, stop=None, poll=0.05):
+        calls.append((func.__name__, getattr(stop, "__name__", None)))
+        return func()
+
+    monkeypatch.setattr(qap, "interruptible_call", spy)
+    s = np.array([[1.0, 0.5], [0.5, 1.0]])
+    for backend in ("ortools", "lp"):
+        qap.decode_qap(s, None, None, np.array([[0, 3]]), np.array([0.5]), backend=backend)
+    assert calls == [("Solve", "InterruptSolve")] * 2

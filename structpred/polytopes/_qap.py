@@ -40,6 +40,7 @@ import scipy.sparse as sp
 from ._fertility import decode_fertility_matching, fertility_constraints, fertility_indicators, project_fertility_matching, split_fertility_vector
 from ._qap_dual import DualQAPProjector
 from .._checks import check_whole, dense, index_pairs, unmasked
+from ..parallel import interruptible_call
 from .._example import StructuredExample
 
 __all__ = ["PATTERNS", "adjacent_pairs", "qap_constraints", "decode_qap", "QAPSolution",
@@ -281,7 +282,8 @@ def _solve_ortools(lp, integer):
             c.SetCoefficient(ys[b], -1.0)
     if integer:
         solver.SetSolverSpecificParametersAsString("limits/gap = 0\n")
-    status = solver.Solve()
+    # in a helper thread: SWIG releases the GIL, so Ctrl-C and SIGTERM stop a long solve
+    status = interruptible_call(solver.Solve, solver.InterruptSolve)
     if status != pywraplp.Solver.OPTIMAL:
         raise RuntimeError(f"OR-Tools {'SCIP' if integer else 'GLOP'} status {status}")
     return (np.array([v.solution_value() for v in ys], dtype=np.float64),
