@@ -17,8 +17,9 @@ import numpy as np
 
 from structpred.io import note, progress_enabled
 
-__all__ = ["MAX_ILP_CELLS", "LPDecodingWarning", "lp_decoding_message", "progress_enabled", "chunk_ranges", "Cancelled", "check_stop", "run_threads",
-           "CHUNK_PAIRS", "log", "MAX_COST", "MAX_FREQUENT"]
+__all__ = ["progress_enabled", "chunk_ranges", "Cancelled", "check_stop", "run_threads",
+           "CHUNK_PAIRS", "log", "MAX_COST", "MAX_FREQUENT", "MAX_ILP_CELLS",
+           "LPDecodingWarning", "lp_decoding_message"]
 
 #: token pairs (source word x target word) per kernel call
 CHUNK_PAIRS = 1_000_000

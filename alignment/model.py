@@ -27,7 +27,8 @@ from sklearn.exceptions import NotFittedError
 from structpred import FormatError, check_unchanged_since_fit
 from structpred.io import MAX_WORDS, check_sentence_pairs, load_npz, save_npz
 
-from ._runtime import MAX_COST, MAX_FREQUENT, MAX_ILP_CELLS, LPDecodingWarning, lp_decoding_message
+from ._runtime import (MAX_COST, MAX_FREQUENT, MAX_ILP_CELLS, LPDecodingWarning,
+                       lp_decoding_message)
 from structpred import (LEARNERS, check_flag, check_learner, check_number,
                         check_whole, estimator_seed, run_learner, text_digests)
 from structpred import decode_matching
@@ -43,17 +44,17 @@ from .data.formats import Alignment
 from .stats.interactions import InteractionStatistics
 from .features.interactions import NodeFeaturizer, PairFeaturizer
 
-__all__ = ["MatchingAligner", "MAX_ILP_CELLS", "LPDecodingWarning", "gold_matching", "gold_fertility_matching", "LEARNERS",
-           "MODELS", "model_name"]
+__all__ = ["MatchingAligner", "MAX_ILP_CELLS", "LPDecodingWarning", "gold_matching",
+           "gold_fertility_matching", "LEARNERS", "MODELS", "model_name"]
 
 
 _MODEL_FORMAT = "structpred-matching-aligner"
 
-#: model name -> (max_fertility, interactions)
 #: the hyperparameters that make the model's parts (its features and polytope): changed by
 #: set_params after fit, predict refuses them (:meth:`MatchingAligner._check_fitted`)
 _STRUCTURE = ("max_fertility", "interactions", "use_external", "aligners")
 
+#: model name -> (max_fertility, interactions)
 MODELS = {"M": (1, False), "M+F": (2, False), "M+Q": (1, True), "M+F+Q": (2, True)}
 
 
@@ -662,10 +663,10 @@ class MatchingAligner(BaseEstimator):
     def predict_pairwise(self, pairs, decoder=None):
         """:meth:`predict` one pair at a time through the feature matrices ``F`` of
         :meth:`predict_matrix` (the reference of the batch path)."""
+        pairs = list(pairs)
         if self.aligners:
-            pairs = list(pairs)
             self.aligner_links_.prepare(pairs)   # new pairs through eflomal/fast_align at once
-        self.oversize_for_ilp(pairs := list(pairs), decoder)     # said once, not per pair
+        self.oversize_for_ilp(pairs, decoder)     # said once here, not per pair
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", LPDecodingWarning)
             return [_matrix_to_alignment(self.predict_matrix(s, t, decoder)) for s, t in pairs]

@@ -211,8 +211,9 @@ def _check_spellings(path, y, known=None):
             check_scheme(y, str(path))
         except ValueError as exc:
             raise UserError(str(exc)) from None
-        if iob_mix_message(y):     # named here with the file's sentence numbers
-            warnings.warn(f"{path}: {iob_mix_message(y)}")
+        mix = iob_mix_message(y)   # named here with the file's sentence numbers
+        if mix is not None:
+            warnings.warn(f"{path}: {mix}")
     if known is None and not is_iob(set(labels)) and is_iob({t.upper() for t in labels}):
         # conlleval reads upper-case B-/I- prefixes only: "b-np" is a plain label
         warnings.warn(f"{path}: the labels ({', '.join(labels[:3])}, ...) look like chunk tags "

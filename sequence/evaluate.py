@@ -14,7 +14,9 @@ import collections
 
 import numpy as np
 
-__all__ = ["chunks", "is_iob", "label_kind_error", "scheme_mix", "chunk_scheme", "iob_variant", "iob_starts", "iob_mix_message", "IOBMixWarning", "warn_iob_mix", "check_scheme", "check_valid_scheme", "sentence_texts",
+__all__ = ["chunks", "is_iob", "label_kind_error", "scheme_mix", "chunk_scheme", "iob_variant",
+           "iob_starts", "iob_mix_message", "IOBMixWarning", "warn_iob_mix", "check_scheme",
+           "check_valid_scheme", "sentence_texts",
            "chunk_counts", "f1_from_counts", "token_accuracy", "evaluate", "sentence_stats",
            "score_from_stats"]
 
@@ -185,8 +187,12 @@ class IOBMixWarning(UserWarning):
 def iob_mix_message(label_lists):
     """A warning's text when the chunk tags write IOB1 in some places and IOB2 in others
     (two files of the two schemes joined, say): the model then learns both ways of
-    starting a chunk, and its token accuracy is read against either; ``None`` otherwise.
-    Chunk F1 (conlleval's rules) reads both alike, so this is not refused."""
+    starting a chunk, and its token accuracy is read against either; ``None`` otherwise
+    (labels that are not chunk tags too).  Chunk F1 (conlleval's rules) reads both alike,
+    so this is not refused."""
+    label_lists = [list(s) for s in label_lists]
+    if not is_iob({t for s in label_lists for t in s}):
+        return None
     first = iob_starts(label_lists)
     if not first or len(first) < 2:
         return None
@@ -200,9 +206,6 @@ def warn_iob_mix(label_lists):
     """An :class:`IOBMixWarning` when the chunk tags mix IOB1 and IOB2 (:func:`iob_mix_message`)."""
     import warnings
 
-    label_lists = list(label_lists)
-    if not is_iob({t for s in label_lists for t in s}):
-        return
     message = iob_mix_message(label_lists)
     if message is not None:
         warnings.warn(message, IOBMixWarning, stacklevel=3)

@@ -354,7 +354,6 @@ class SequenceTagger(BaseEstimator):
         starts = np.r_[0, np.cumsum(lengths)]
         out = []
         b = int(self.batch_size)
-        _check_training_memory(x.shape[1], lengths, len(self.classes_), b, geometry)
         for i in range(0, len(lengths), b):
             j = min(i + b, len(lengths))
             s0, s1 = starts[i], starts[j]
@@ -472,14 +471,14 @@ class SequenceTagger(BaseEstimator):
                 self._announce_duration(first, t, now, len(self.classes_))
             return deadline is not None and now > deadline
 
-        self._announce_projection(x.shape[1], lengths, first)
+        geometry = "entropy" if self.learner == "bregman" else "euclidean"
+        self._announce_projection(x.shape[1], lengths, geometry, first)
         every = int(self.eval_every) if (metric is not None or deadline is None) else 1
         monitor = Monitor(every=every, validation=metric, greater_is_better=True,
                           patience=self.patience, callback=out_of_time)
         if self.learner == "perceptron":
             self._fit_perceptron(x, lengths, labels, monitor)
         else:
-            geometry = "entropy" if self.learner == "bregman" else "euclidean"
             examples = self._examples(x, lengths, labels, geometry)
             L = operator_norm(examples, random_state=estimator_seed(self))
             self.eta_ = float(self.step_scale) / L
@@ -494,7 +493,7 @@ class SequenceTagger(BaseEstimator):
         self.fit_time_ = time.process_time() - t0
         return self
 
-    def _announce_projection(self, n_obs, lengths, first):
+    def _announce_projection(self, n_obs, lengths, geometry, first):
         """Before the first iteration, when the chain kernel alone projects the cap of
         iterations past :data:`LONG_RUN` seconds: one line, as :meth:`_announce_duration`'s
         (2,500 labels printed nothing for minutes: an iteration costs ``tokens x K²`` and
@@ -505,13 +504,16 @@ class SequenceTagger(BaseEstimator):
         Viterbi pass for the perceptron, ``B = 1``), the run ``n_iter`` times that: a lower
         bound (the emission scores and validations come on top).  ``c1`` grows as ``K²``:
         23 or 45 labels never reach it.  Only with ``verbose``.  Sets ``first["early"]``:
-        the later line then says that its figure is the measured one."""
+        the later line then says that its figure is the measured one.  First, for every
+        learner but the perceptron, the memory of the training examples is checked
+        (:func:`_check_training_memory`): refused before any is built or a kernel of this
+        ``K`` is timed."""
+        if self.learner != "perceptron":
+            _check_training_memory(n_obs, lengths, len(self.classes_), int(self.batch_size),
+                                   geometry)
         if not self.verbose:
             return
         K, N = len(self.classes_), int(np.sum(lengths))
-        if self.learner != "perceptron":   # a refusal of the memory comes first
-            _check_training_memory(n_obs, lengths, K, int(self.batch_size), "entropy"
-                                   if self.learner == "bregman" else "euclidean")
         m, c0, c1 = _kernel_cost(lengths, K, self.learner)
         calls, B = ((1, 1) if self.learner == "perceptron" else
                     (2, -(-len(lengths) // int(self.batch_size))))

@@ -212,12 +212,17 @@ def _refused_then_restored(model, predict, name, value):
     return predict(model)
 
 
-@pytest.fixture(scope="module")
-def matching():
-    cls, kw, fit, predict = _case("MatchingAligner")
+def _fitted_case(name):
+    """The estimator ``name`` of :func:`_case`, fitted, and its predict."""
+    cls, kw, fit, predict = _case(name)
     model = cls(**kw)
     fit(model)
     return model, predict
+
+
+@pytest.fixture(scope="module")
+def matching():
+    return _fitted_case("MatchingAligner")
 
 
 @SETTINGS
@@ -237,10 +242,7 @@ def test_matching_aligner_refuses_parts_changed_after_fit(matching, change):
 
 @pytest.fixture(scope="module")
 def segmenter():
-    cls, kw, fit, predict = _case("MRFSegmenter")
-    model = cls(**kw)
-    fit(model)
-    return model, predict
+    return _fitted_case("MRFSegmenter")
 
 
 @SETTINGS

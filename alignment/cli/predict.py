@@ -110,16 +110,19 @@ def _counted(pairs, seen, big=None, every=256):
     model without the ILP)."""
     from alignment.model import MAX_ILP_CELLS, pair_texts
 
+    # a model without digests (written before they were kept) has nothing to count: the
+    # texts are not made
+    texts = pair_texts if seen.trained is not None else (lambda held: ())
     held = []
     for lineno, pair in enumerate(pairs, 1):
         if big is not None and len(pair[0]) * len(pair[1]) > MAX_ILP_CELLS:
             big.append(lineno)
         held.append(pair)
         if len(held) == every:
-            seen.add(pair_texts(held))
+            seen.add(texts(held))
             held = []
         yield pair
-    seen.add(pair_texts(held))
+    seen.add(texts(held))
 
 
 def _without_lp_warnings(stream):
