@@ -449,3 +449,23 @@ def test_ortools_solves_are_interruptible(monkeypatch):
     for backend in ("ortools", "lp"):
         qap.decode_qap(s, None, None, np.array([[0, 3]]), np.array([0.5]), backend=backend)
     assert calls == [("Solve", "InterruptSolve")] * 2
+
+
+@pytest.mark.parametrize("scale", [1e-10, 1e-300, 1e8])
+@pytest.mark.parametrize("backend", ["lp", "ortools"])
+def test_scores_far_from_one_are_decoded_as_at_one(backend, scale):
+    """Scores of 1e-10 (a random example) ended GLOP "ABNORMAL" (status 4, a
+    ``RuntimeError``): the objective is scaled by a power of two, which leaves the
+    maximiser as it is; the links are those of the same scores at unit scale."""
+    from structpred.polytopes._qap import decode_qap
+
+    rng = np.random.default_rng(3)
+    s, pt = rng.normal(size=(3, 3)), np.abs(rng.normal(size=(1, 3)))
+    ps, q = np.abs(rng.normal(size=(1, 3))), rng.normal(size=4)
+    pairs = np.array([[0, 4], [1, 5], [3, 7], [2, 8]])
+    unit = decode_qap(s, ps, pt, pairs, q, backend=backend).y
+    np.testing.assert_array_equal(
+        decode_qap(s * scale, ps * scale, pt * scale, pairs, q * scale, backend=backend).y, unit)
+    tiny = decode_qap(np.zeros((1, 2)), np.zeros((1, 1)), np.array([[0.0, 1e-10]]),
+                      np.array([[0, 1]]), np.array([1e-10]), backend=backend)
+    assert tiny.y.shape == (1, 2)

@@ -237,6 +237,17 @@ def _row_constraint(solver, ys, members, slack):
         c.SetCoefficient(v, -1.0)
 
 
+def _objective_scale(*parts):
+    """A power of two that brings the largest objective coefficient of ``parts`` near 1
+    when it lies outside [1e-6, 1e6] (GLOP ended "ABNORMAL" on scores of 1e-10: below its
+    tolerances), else 1.  A positive factor leaves the maximiser as it is, and a power of
+    two scales every coefficient exactly; the values returned are the variables'."""
+    big = max((float(np.max(np.abs(p))) for p in parts if np.size(p)), default=0.0)
+    if big == 0.0 or 1e-6 <= big <= 1e6:
+        return 1.0
+    return float(2.0 ** -round(np.log2(big)))
+
+
 def _solve_ortools(lp, integer):
     """Solve eq. 3.3 (the LP of :func:`_build_lp`) with OR-Tools (GLOP, or SCIP for the
     ILP); returns the values of the edge, fertility and pair variables."""
@@ -254,14 +265,15 @@ def _solve_ortools(lp, integer):
     ftv = {(d, k): mk(f"ft{d}_{k}") for d in range(e) for k in range(n) if cols_of[k]}
     zp = [solver.NumVar(0.0, 1.0, f"p{i}") for i in range(P.size)]
     obj = solver.Objective()
+    c = _objective_scale(flat[E], sp, tp, pair_scores[P])
     for i in range(E.size):
-        obj.SetCoefficient(ys[i], float(flat[E[i]]))
+        obj.SetCoefficient(ys[i], c * float(flat[E[i]]))
     for (d, j), v in fsv.items():
-        obj.SetCoefficient(v, -float(sp[d, j]))
+        obj.SetCoefficient(v, -c * float(sp[d, j]))
     for (d, k), v in ftv.items():
-        obj.SetCoefficient(v, -float(tp[d, k]))
+        obj.SetCoefficient(v, -c * float(tp[d, k]))
     for i, p in enumerate(P):
-        obj.SetCoefficient(zp[i], float(pair_scores[p]))
+        obj.SetCoefficient(zp[i], c * float(pair_scores[p]))
     obj.SetMaximization()
     for j in range(m):
         if rows_of[j]:
