@@ -469,3 +469,7 @@ def test_scores_far_from_one_are_decoded_as_at_one(backend, scale):
     tiny = decode_qap(np.zeros((1, 2)), np.zeros((1, 1)), np.array([[0.0, 1e-10]]),
                       np.array([[0, 1]]), np.array([1e-10]), backend=backend)
     assert tiny.y.shape == (1, 2)
+    mixed = decode_qap(np.array([[0.0, 0.0], [1e-10, 0.0]]), np.zeros((1, 2)),   # beside 1
+                       np.array([[1e-10, 1.0]]), np.array([[0, 1]]), np.array([0.0]),
+                       backend=backend)
+    assert mixed.y.shape == (2, 2)

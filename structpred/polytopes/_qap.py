@@ -241,7 +241,9 @@ def _objective_scale(*parts):
     """A power of two that brings the largest objective coefficient of ``parts`` near 1
     when it lies outside [1e-6, 1e6] (GLOP ended "ABNORMAL" on scores of 1e-10: below its
     tolerances), else 1.  A positive factor leaves the maximiser as it is, and a power of
-    two scales every coefficient exactly; the values returned are the variables'."""
+    two scales every coefficient exactly; the values returned are the variables'.  A
+    scaled coefficient under 1e-9 is then set to 0 (:func:`_solve_ortools`): it cannot
+    move the objective beyond the solvers' tolerances, and beside 1 it ended GLOP too."""
     big = max((float(np.max(np.abs(p))) for p in parts if np.size(p)), default=0.0)
     if big == 0.0 or 1e-6 <= big <= 1e6:
         return 1.0
@@ -265,15 +267,20 @@ def _solve_ortools(lp, integer):
     ftv = {(d, k): mk(f"ft{d}_{k}") for d in range(e) for k in range(n) if cols_of[k]}
     zp = [solver.NumVar(0.0, 1.0, f"p{i}") for i in range(P.size)]
     obj = solver.Objective()
-    c = _objective_scale(flat[E], sp, tp, pair_scores[P])
+    scale = _objective_scale(flat[E], sp, tp, pair_scores[P])
+
+    def c(x):   # scaled; below GLOP's tolerances (1e-10 beside 1 ended "ABNORMAL"): 0
+        x = scale * float(x)
+        return x if abs(x) >= 1e-9 else 0.0
+
     for i in range(E.size):
-        obj.SetCoefficient(ys[i], c * float(flat[E[i]]))
+        obj.SetCoefficient(ys[i], c(flat[E[i]]))
     for (d, j), v in fsv.items():
-        obj.SetCoefficient(v, -c * float(sp[d, j]))
+        obj.SetCoefficient(v, -c(sp[d, j]))
     for (d, k), v in ftv.items():
-        obj.SetCoefficient(v, -c * float(tp[d, k]))
+        obj.SetCoefficient(v, -c(tp[d, k]))
     for i, p in enumerate(P):
-        obj.SetCoefficient(zp[i], c * float(pair_scores[p]))
+        obj.SetCoefficient(zp[i], c(pair_scores[p]))
     obj.SetMaximization()
     for j in range(m):
         if rows_of[j]:
