@@ -473,3 +473,13 @@ def test_scores_far_from_one_are_decoded_as_at_one(backend, scale):
                        np.array([[1e-10, 1.0]]), np.array([[0, 1]]), np.array([0.0]),
                        backend=backend)
     assert mixed.y.shape == (2, 2)
+
+
+def test_an_ascii_control_character_does_not_make_a_word_impossible():
+    """``'¡,\\x1b'`` (a random CSV document: an inverted mark and an ESC) was "a word no text
+    holds" and its file refused as GB18030 or Big5: only C1 controls (U+0080 to U+009F),
+    which GB18030 read as UTF-8 gives, mark such a word."""
+    from structpred.io._encoding import _impossible_word, implausible_utf8_reason
+
+    assert not _impossible_word("¡,\x1b") and _impossible_word("a\x85b")
+    assert implausible_utf8_reason("¡,\x1b\n".encode()) is None

@@ -104,7 +104,8 @@ def _impossible_word(word):
 
     for k, ch in enumerate(word):
         cat = unicodedata.category(ch)
-        if (cat == "Cc" or (cat == "Cn" and ch < "\u0800")
+        if ((cat == "Cc" and not ch.isascii())   # C1 only: an ESC or a TAB is ASCII text
+                or (cat == "Cn" and ch < "\u0800")
                 or (k == 0 and cat[0] == "M")):
             return True
     return False
