@@ -1,18 +1,22 @@
 """Labelled (or unlabelled) documents from a user's files, for ``structpred topics``.
 
-Four layouts, chosen by :func:`detect_format` or by name:
+Five layouts, chosen by :func:`detect_format` or by name (folders and fastText lines are
+read by :mod:`topics._layouts`, which says how IMDB's ``unsup/`` folder and files beside
+the class folders are treated):
 
 * ``folder`` -- one sub-folder per class, one document per file
   (``PATH/<label>/<file>``, the 20 Newsgroups layout).  Unlabelled documents may
-  also lie directly in ``PATH``.  Files are read as UTF-8 (Latin-1 when that fails,
-  as the original 20 Newsgroups posts need); gzipped files are decompressed.
+  also lie directly in ``PATH`` when it has no sub-folder.  Files are read as UTF-8
+  (Latin-1 when that fails, as the original 20 Newsgroups posts need); gzipped files are
+  decompressed.
   Hidden files and folders (names starting with ``.``) are skipped.
 * ``tsv`` -- one document per line, ``label<TAB>text`` (.gz ok).  Without labels
   (prediction), a line without a tab is the text.  A first line ``label<TAB>text``
   (or another label and text column name of :data:`LABEL_NAMES` and :data:`TEXT_NAMES`,
   any case: ``category<TAB>text``), or ``text`` alone before texts without labels, is taken
-  as a header and skipped; ``text<TAB>label`` is refused (the columns are the other way
-  round).
+  as a header and skipped; another header of a text column's name (``text<TAB>label``,
+  pandas' ``<TAB>text<TAB>label``), or ``label_field`` / ``text_field``, makes the file read
+  by columns as CSV is, tab-separated, quotes kept as written.
 * ``jsonl`` -- one JSON object per line with a ``text`` field and (for training and
   evaluation) a ``label`` field; other fields are ignored (.gz ok).  ``label_field`` and
   ``text_field`` name other fields (Yelp: ``stars`` and ``text``); several text fields are
@@ -26,6 +30,16 @@ Four layouts, chosen by :func:`detect_format` or by name:
   header, the label column and the text columns are found.  A file whose header's fields
   are separated by semicolons and hold no comma (``label;text``, the CSV of spreadsheets
   in locales with a decimal comma) is read with ``;`` as the separator.
+* ``fasttext`` -- one document per line, ``__label__LABEL text`` (.gz ok): see
+  :mod:`topics._layouts`.
+
+TSV and CSV lines that are fastText lines or TREC questions (``DESC:manner How ...``, the
+label glued to the text) are refused (``predict`` read the label as a word of the text); a
+TSV header ``index<TAB>sentence`` (or another of :data:`ID_NAMES` and a text column name:
+GLUE's test files) heads ids and texts, the ids left out (refused when labels are required).
+JSON records without a ``text`` (``label``) field take the one field named like a text (a
+label) instead, as CSV does; a label that is a list (several labels) is refused.  A label
+holding several names (``a,b``) is one warning: multi-label classification is not supported.
 
 Blank lines are skipped.  Malformed input raises :class:`structpred.io.FormatError`
 (``FILE:LINE: reason``); so does a file that is not text (:func:`binary_kind`: a NUL byte
@@ -35,28 +49,28 @@ name or layout.
 
 from __future__ import annotations
 
-import bisect
 import csv
 import gzip
 import itertools
 import json
 import math
 import os
-import re
-import warnings
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from structpred.io import (FormatError, bad_bytes_reason, binary_kind, cjk_encoding_hint,
-                          counted, given_encoding, gz_name, implausible_utf8_reason,
-                          missing_reason, naming_read_errors, odd_entry_reason, read_lines,
-                          utf8_misread_reason)
+from structpred.io import (FormatError, binary_kind, counted, gz_name, missing_reason,
+                          naming_read_errors, read_lines)
+
+from ._layouts import check_label as _check_label, check_text as _check_text
+from ._layouts import (fasttext_line, json_array as _json_array, read_fasttext, read_folder,
+                       refuse_trec as _refuse_trec, trec_line, unique_keys as _unique_keys,
+                       warn_joined_labels)
 
 __all__ = ["FORMATS", "LABEL_NAMES", "TEXT_NAMES", "Documents", "detect_format", "read_documents",
-           "binary_kind", "MAX_DOCUMENT_BYTES", "MAX_JSON_ARRAY_BYTES"]
+           "binary_kind", "MAX_DOCUMENT_BYTES", "MAX_JSON_ARRAY_BYTES", "ID_NAMES"]
 
-FORMATS = ("auto", "folder", "tsv", "jsonl", "csv")
+FORMATS = ("auto", "folder", "tsv", "jsonl", "csv", "fasttext")
 
 #: the most bytes one document may hold, a line of a TSV, CSV or JSON-lines file or a file
 #: of a folder (a long book is a few MB): a longer one is refused once that many are read
@@ -75,6 +89,9 @@ def _json_line_cap(start):
 #: CSV header names (case-insensitive) taken as the label column and the text column
 LABEL_NAMES = ("label", "class", "category", "target", "sentiment", "stars", "y")
 TEXT_NAMES = ("text", "document", "content", "review", "body", "sentence", "message")
+#: TSV header names (case-insensitive) of a column of document ids (GLUE's test files:
+#: ``index<TAB>sentence``)
+ID_NAMES = ("index", "id", "idx", "guid", "qid")
 
 _TSV_SUFFIXES = (".tsv", ".tab")
 _JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
@@ -117,7 +134,7 @@ def detect_format(path, fmt="auto"):
     if fmt != "auto":
         if fmt == "folder" and not os.path.isdir(spath):
             raise FormatError(spath, None, "--format folder needs a folder" + (
-                " (standard input holds one file: give --format tsv, csv or jsonl)"
+                " (standard input holds one file: give --format tsv, csv, jsonl or fasttext)"
                 if spath == "-" else ""))
         if fmt != "folder" and os.path.isdir(spath):
             raise FormatError(spath, None, f"is a folder (use --format folder or auto), not a "
@@ -125,7 +142,7 @@ def detect_format(path, fmt="auto"):
         return fmt
     if spath == "-":
         raise FormatError("-", None, "cannot tell the format of standard input: "
-                                     "give --format tsv, csv or jsonl")
+                                     "give --format tsv, csv, jsonl or fasttext")
     if os.path.isdir(spath):
         return "folder"
     name = os.path.basename(spath).lower()
@@ -138,9 +155,27 @@ def detect_format(path, fmt="auto"):
     if name.endswith(_CSV_SUFFIXES):
         return "csv"
     _refuse_binary(spath, spath)   # docs.tsv.bz2, docs.zip: what it is, not its name
+    first = _first_line(spath)
+    if first is not None and fasttext_line(first):
+        return "fasttext"          # ft.train, train.ft.txt: '__label__pos text' lines
+    if first is not None and trec_line(first):
+        _refuse_trec(spath, None)
     raise FormatError(spath, None, "cannot tell the format from the file name (expected a "
-                                   "folder, *.tsv, *.csv or *.jsonl, optionally .gz): give "
-                                   "--format tsv, csv, jsonl or folder")
+                                   "folder, *.tsv, *.csv or *.jsonl, optionally .gz, or "
+                                   "fastText lines): give --format tsv, csv, jsonl, fasttext "
+                                   "or folder")
+
+
+def _first_line(spath):
+    """The first non-blank line of the regular file ``spath`` (``None``: none, or not a
+    regular file, which could be read only once)."""
+    if not os.path.isfile(spath):
+        return None
+    lines = _lines(spath, spath)
+    try:
+        return next((line for _, line in lines if line.strip()), None)
+    finally:
+        lines.close()
 
 
 def _refuse_binary(spath, name):
@@ -168,7 +203,7 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
     path : str or path-like
         A folder, a TSV, CSV or JSON-lines file (``"-"``: standard input, with an
         explicit ``fmt``).
-    fmt : {"auto", "folder", "tsv", "jsonl", "csv"}
+    fmt : {"auto", "folder", "tsv", "jsonl", "csv", "fasttext"}
     labels : {"required", "optional"}
         ``"required"`` (training, evaluation): every document needs a label;
         ``"optional"`` (prediction): labels are read where present.
@@ -216,9 +251,9 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
                            _field_list(text_field, "text_field"))
     if len(fields.label or ()) > 1:
         raise ValueError(f"label_field names one field, got {label_field!r}")
-    if fmt in ("folder", "tsv") and (fields.label or fields.text):
-        raise FormatError(name, None, f"--label-field and --text-field apply to CSV and JSON "
-                                      f"lines, not to {fmt} input")
+    if fmt in ("folder", "fasttext") and (fields.label or fields.text):
+        raise FormatError(name, None, f"--label-field and --text-field apply to CSV, TSV and "
+                                      f"JSON lines, not to {fmt} input")
     label_key = (fields.label or ["label"])[0]   # JSON lines' default: label
     if fmt == "jsonl" and (fields.label or need) and label_key in (fields.text or ()):
         # CSV names it so; JSON lines went on to a symptom (a label holding a line break),
@@ -227,7 +262,10 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
                                       "field (--label-field, --text-field)")
     docs = Documents(path=name, format=fmt)
     if fmt == "folder":
-        _read_folder(Path(spath), need, docs)
+        read_folder(Path(spath), need, docs, MAX_DOCUMENT_BYTES)
+    elif fmt == "fasttext":
+        _refuse_binary(spath, name)
+        read_fasttext(_lines(spath, name), name, need, docs)
     else:
         _refuse_binary(spath, name)
         reader = {"tsv": _read_tsv, "jsonl": _read_jsonl, "csv": _read_csv}[fmt]
@@ -237,6 +275,8 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
                           "no documents (empty or blank file)" if fmt != "folder" else
                           "no documents: expected one sub-folder per class holding one "
                           "file per document")
+    if need:
+        warn_joined_labels(docs)
     return docs
 
 
@@ -298,31 +338,31 @@ def _json_object(line):
         return False
 
 
-def _unique_keys(pairs):
-    """``object_pairs_hook`` of :func:`json.loads`: a dict, or ``ValueError`` naming a key
-    given twice (``json`` keeps the last value silently)."""
-    out = {}
-    for k, v in pairs:
-        if k in out:
-            raise ValueError(f"the field {k!r} is given twice")
-        out[k] = v
-    return out
-
-
-def _read_tsv(spath, name, need, docs, fields=None):
+def _read_tsv(spath, name, need, docs, fields):
+    lines = _lines(spath, name)
+    if fields.label or fields.text:      # columns given: read by columns, as CSV
+        return _read_csv(spath, name, need, docs, fields, lines)
     first = first_text = True
+    ids = False     # a header 'index<TAB>sentence': the first column holds ids, not labels
     layout = None   # (has a tab, line) of the first text line, without labels required
-    for lineno, line in _lines(spath, name):
+    tabs = set()    # the tabs a line holds
+    for lineno, line in lines:
         if not line.strip():
             continue
         if first:
             first = False
-            if _tsv_header(line, name, lineno):
+            header = _tsv_header(line, name, lineno, need)
+            if header == "columns":      # 'sentence<TAB>label', '<TAB>text<TAB>label'
+                return _read_csv(spath, name, need, docs, fields,
+                                 itertools.chain([(lineno, line)], lines))
+            ids = header == "ids"
+            if header:
                 continue                                   # a header line
         if first_text:
             _refuse_other_format_in_tsv(name, lineno, line, need)
         first_text = False
         label, tab, text = line.partition("\t")
+        tabs.add(line.count("\t"))
         layout = layout or (bool(tab), lineno)
         if not need and bool(tab) != layout[0]:
             _refuse_mixed_layout(name, lineno, bool(tab), layout[1])
@@ -331,8 +371,8 @@ def _read_tsv(spath, name, need, docs, fields=None):
                 raise FormatError(name, lineno, "no tab: expected 'label<TAB>text'")
             label, text = None, line
         else:
-            label = label.strip()
-            if not label:
+            label = None if ids else label.strip()
+            if not label and not ids:
                 if need:
                     raise FormatError(name, lineno, "empty label before the tab: expected "
                                                     "'label<TAB>text'")
@@ -341,27 +381,47 @@ def _read_tsv(spath, name, need, docs, fields=None):
         docs.texts.append(text)
         docs.labels.append(label)
         docs.sources.append(f"{name}:{lineno}")
+    _refuse_columns(name, docs, tabs)
 
 
-def _tsv_header(line, name, lineno):
-    """Whether the first line of a TSV file is a header ``label<TAB>text``, or another pair
+def _refuse_columns(name, docs, tabs):
+    """A TSV file every line of which holds the same number of tabs, 2 or more, and no
+    header: columns, not ``label<TAB>text`` (GLUE's CoLA, ``source<TAB>label<TAB><TAB>text``,
+    was read as classes of its sources, the label a word of the text)."""
+    if len(docs) > 1 and len(tabs) == 1 and min(tabs) >= 2:
+        n = min(tabs) + 1
+        raise FormatError(name, int(docs.sources[0].rpartition(":")[2]), f"every line "
+                          f"holds {n} tab-separated fields: expected 'label<TAB>text'; give the "
+                          f"label and text columns by number (--label-field N --text-field N) "
+                          f"or a header row naming them")
+
+
+def _tsv_header(line, name, lineno, need):
+    """``"label"`` when the first line of a TSV file is a header ``label<TAB>text``, or another pair
     of the names a CSV header may give them (``category<TAB>text``, ``sentiment<TAB>review``:
     read as a document of class "category", a class of its own); a header of the text
-    first (``text<TAB>label``) is refused, as every line would be read the wrong way round.
+    first (``text<TAB>label``, SST-2's ``sentence<TAB>label``; it was refused) or of three
+    columns or more, one a text's (pandas' ``<TAB>text<TAB>label``: the header was a document
+    and the text took in the label) is ``"columns"``: the file is read by its header's names,
+    as CSV is.
     A first line ``text`` alone (or another text column's name) heads texts without labels
-    (it was labelled as a document: one label more than the documents)."""
+    (it was labelled as a document: one label more than the documents).  ``"ids"`` for a
+    header of ids and texts (GLUE's test files, ``index<TAB>sentence``: the header was a
+    document and the ids its labels), refused when labels are required; else ``None``."""
     fields = [f.strip().lower() for f in line.split("\t")]
     if len(fields) == 1:
-        return fields[0] in TEXT_NAMES      # a header of texts without labels: 'text'
-    if len(fields) != 2:
-        return False
+        return "label" if fields[0] in TEXT_NAMES else None   # texts without labels: 'text'
+    if len(fields) > 2:
+        return "columns" if set(fields) & set(TEXT_NAMES) else None
     if fields[0] in LABEL_NAMES and fields[1] in TEXT_NAMES:
-        return True
-    if fields[0] in TEXT_NAMES and fields[1] in LABEL_NAMES:
-        raise FormatError(name, lineno, f"a header {line.strip()!r}: the text comes first, but "
-                                        "a TSV file is 'label<TAB>text' (swap the columns, "
-                                        "e.g. awk -F'\\t' -v OFS='\\t' '{print $2, $1}')")
-    return False
+        return "label"
+    if fields[0] in ID_NAMES and fields[1] in TEXT_NAMES:
+        if need:
+            raise FormatError(name, lineno, f"a header {line.strip()!r}: the first column holds "
+                                            "document ids, not labels (a test file without "
+                                            "labels?): training and evaluation need labels")
+        return "ids"
+    return "columns" if fields[0] in TEXT_NAMES and fields[1] in LABEL_NAMES else None
 
 
 def _refuse_mixed_layout(name, lineno, tab, first):
@@ -379,6 +439,11 @@ def _refuse_other_format_in_tsv(name, lineno, line, need):
     if line.lstrip().startswith("{") and _json_object(line):
         raise FormatError(name, lineno, "a JSON object, not 'label<TAB>text': the file "
                                         "holds JSON lines (--format jsonl)")
+    if "\t" not in line and fasttext_line(line):
+        raise FormatError(name, lineno, "a fastText label ('__label__...'), not "
+                                        "'label<TAB>text': give --format fasttext")
+    if trec_line(line):
+        _refuse_trec(name, lineno)
     if "\t" in line or "," not in line:
         return
     named_csv = name.lower().removesuffix(".gz").endswith(_CSV_SUFFIXES)
@@ -403,6 +468,8 @@ def _read_jsonl(spath, name, need, docs, fields):
     lines = itertools.chain(head, source)
     array = bool(head) and head[-1][1].lstrip().startswith("[")
     for lineno, row in (_json_array(lines, name) if array else _json_lines(lines, name)):
+        if not docs.texts and isinstance(row, dict):
+            label_key, text_keys = _json_keys(row, fields, label_key, text_keys)
         if not isinstance(row, dict):
             raise FormatError(name, lineno, f"expected a JSON object with {text_keys[0]!r} and "
                                             f"{label_key!r} fields, got a JSON {_json_kind(row)}")
@@ -428,6 +495,22 @@ def _read_jsonl(spath, name, need, docs, fields):
         docs.sources.append(f"{name}:{lineno}")
 
 
+def _json_keys(row, fields, label_key, text_keys):
+    """The label and text fields of JSON records, judged on the first record ``row``: those
+    given, else ``label`` and ``text``, else the one field of the record named like a label
+    or a text (:data:`LABEL_NAMES`, :data:`TEXT_NAMES` and ``labels``, any case), as in CSV:
+    HuggingFace's exports name them ``sentence``, ``content``, ``labels`` (it was refused as
+    "no 'text' field")."""
+    def like(names, default):
+        hits = [k for k in row if isinstance(k, str) and k.strip().lower() in names]
+        return hits[0] if default not in row and len(hits) == 1 else default
+    if not fields.text:
+        text_keys = [like(TEXT_NAMES, text_keys[0])]
+    if not fields.label:
+        label_key = like(LABEL_NAMES + ("labels",), label_key)
+    return label_key, text_keys
+
+
 def _json_lines(lines, name):
     """``(line, value)`` of each non-blank line of JSON lines."""
     for lineno, line in lines:
@@ -441,54 +524,6 @@ def _json_lines(lines, name):
         except ValueError as exc:          # a field given twice
             raise FormatError(name, lineno, str(exc)) from None
         yield lineno, row
-
-
-def _json_array(lines, name):
-    """``(line, value)`` of each item of a file that is one JSON array (``[{...}, {...}]``,
-    as ``json.dump`` writes a list of records: it was refused as "got a JSON array"), with
-    the line where the item starts."""
-    numbers, texts = [], []
-    for lineno, line in lines:
-        numbers.append(lineno)
-        texts.append(line)
-    text = "\n".join(texts)
-    starts = [0]
-    for t in texts[:-1]:
-        starts.append(starts[-1] + len(t) + 1)
-
-    def line_at(pos):
-        return numbers[max(bisect.bisect_right(starts, pos) - 1, 0)]
-
-    decoder = json.JSONDecoder(object_pairs_hook=_unique_keys)
-    ws = re.compile(r"\s*")
-    pos = ws.match(text).end() + 1            # after the '['
-    expect_item = None                         # None: first, True: after a comma
-    while True:
-        pos = ws.match(text, pos).end()
-        if pos < len(text) and text[pos] == "]" and not expect_item:
-            pos += 1
-            break
-        try:
-            row, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            raise FormatError(name, line_at(exc.pos), f"malformed JSON ({exc.msg}) in the JSON "
-                                                      "array of records") from None
-        except ValueError as exc:          # a field given twice
-            raise FormatError(name, line_at(pos), str(exc)) from None
-        yield line_at(pos), row
-        pos = ws.match(text, end).end()
-        if pos < len(text) and text[pos] == ",":
-            pos, expect_item = pos + 1, True
-        elif pos < len(text) and text[pos] == "]":
-            pos += 1
-            break
-        else:
-            raise FormatError(name, line_at(pos), "malformed JSON: expected ',' or ']' in the "
-                                                  "JSON array of records")
-    pos = ws.match(text, pos).end()
-    if pos < len(text):
-        raise FormatError(name, line_at(pos), "more after the JSON array of records: a file "
-                                              "holds one array, or one JSON object per line")
 
 
 def _json_fields(row):
@@ -505,6 +540,10 @@ def _json_label(value, key, name, lineno):
         return None
     if isinstance(value, float) and math.isfinite(value):
         return str(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, list):
+        raise FormatError(name, lineno, f"the {key!r} field is a list: several labels a "
+                                        "document (multi-label classification) are not "
+                                        "supported; give one label a document")
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         got = repr(value) if isinstance(value, float) else _json_kind(value)
         raise FormatError(name, lineno, f"the {key!r} field must be a string or a finite "
@@ -519,15 +558,16 @@ def _json_label(value, key, name, lineno):
 _CSV_FIELD_LIMIT = 2**31 - 1
 
 
-def _csv_records(spath, name):
+def _csv_records(spath, name, tsv_lines=None):
     """The non-blank records of a CSV file, ``[(line, fields)]`` with the line where each
     starts, and the delimiter (:func:`_csv_delimiter`; a first line ``sep=;``, which
     spreadsheets write to name it, gives it and is skipped).  Lines come from
-    ``read_lines`` (encoding, BOM, NUL and CR checks)."""
+    ``read_lines`` (encoding, BOM, NUL and CR checks), or are ``tsv_lines``, those of a TSV
+    file read by columns: tab-separated, quotes kept as written."""
     at = [0]
-    head, source = _up_to_first_text(_lines(spath, name))
-    delimiter = _csv_delimiter(head[-1][1]) if head else ","
-    sep = head[-1][1].strip() if head else ""
+    head, source = _up_to_first_text(_lines(spath, name) if tsv_lines is None else tsv_lines)
+    delimiter = _csv_delimiter(head[-1][1]) if head and tsv_lines is None else "\t"
+    sep = head[-1][1].strip() if head and tsv_lines is None else ""
     if len(sep) == 5 and sep.lower().startswith("sep=") and sep[4] in ",;\t|":
         delimiter, head = sep[4], head[:-1]   # Excel's line naming the separator
 
@@ -536,7 +576,8 @@ def _csv_records(spath, name):
             at[0] = lineno
             yield text + "\n"
 
-    reader = csv.reader(lines(), strict=True, delimiter=delimiter)
+    reader = csv.reader(lines(), strict=True, delimiter=delimiter,
+                        quoting=csv.QUOTE_MINIMAL if tsv_lines is None else csv.QUOTE_NONE)
     limit = csv.field_size_limit()
     csv.field_size_limit(max(limit, _CSV_FIELD_LIMIT))
     out = []
@@ -622,6 +663,11 @@ def _csv_columns(name, records, need, fields):
     :func:`read_documents`)."""
     line, first = records[0]
     _refuse_tsv_as_csv(name, records)
+    if fasttext_line(first[0]):   # the label and the text's first words one column
+        raise FormatError(name, line, "a fastText label ('__label__...'), not CSV: give "
+                                      "--format fasttext")
+    if trec_line(first[0]):
+        _refuse_trec(name, line)
     given = tuple(f.lower() for f in (fields.label or []) + (fields.text or [])
                   if not f.isdecimal())
     cols = _Columns(header=bool(_named_like(first, LABEL_NAMES + TEXT_NAMES + given)),
@@ -683,13 +729,24 @@ def _refuse_tsv_as_csv(name, records):
                                       "values (--format tsv), not CSV")
 
 
-def _read_csv(spath, name, need, docs, fields):
-    records, delimiter = _csv_records(spath, name)
+def _numbered_header(records, cols):
+    """Whether the first record, not a header by its names, is one by its label: a word
+    (``Class Index``, Kaggle's AG News) above labels that are all whole numbers (it was
+    read as a document of a class of its own)."""
+    if cols.label is None or len(records) < 3:
+        return False
+    labels = [row[cols.label].strip() for _, row in records]
+    return (any(c.isalpha() for c in labels[0])
+            and all(lab.isdecimal() for lab in labels[1:]))
+
+
+def _read_csv(spath, name, need, docs, fields, tsv_lines=None):
+    records, delimiter = _csv_records(spath, name, tsv_lines)
     if not records:
         return
     cols = _csv_columns(name, records, need, fields)
     width, (first_line, _) = len(records[0][1]), records[0]
-    rows = records[1:] if cols.header else records
+    rows = records[1:] if cols.header or _numbered_header(records, cols) else records
     if not rows:
         raise FormatError(name, first_line, "no documents: only a header row")
     labelled = empty_at = None
@@ -697,9 +754,10 @@ def _read_csv(spath, name, need, docs, fields):
         if len(row) != width:
             what = "the header" if cols.header else f"the first row (line {first_line})"
             raise FormatError(name, line, f"{counted(len(row), 'field')} "
-                                          f"where {what} has {width}: a "
-                                          f"{'comma' if delimiter == ',' else 'semicolon'} "
-                                          f"in an unquoted field? (quote the field)")
+                                          f"where {what} has {width}: " + (
+                                              "a tab inside a text?" if tsv_lines else
+                                              f"a {'comma' if delimiter == ',' else 'semicolon'}"
+                                              f" in an unquoted field? (quote the field)"))
         text = " ".join(row[i] for i in cols.text)
         if not text.strip():
             raise FormatError(name, line, f"empty text "
@@ -726,95 +784,3 @@ def _read_csv(spath, name, need, docs, fields):
 def _json_kind(v):
     return {dict: "object", list: "array", str: "string", bool: "boolean", int: "number",
             float: "number", type(None): "null"}.get(type(v), type(v).__name__)
-
-
-def _visible(p):
-    return not p.name.startswith(".")
-
-
-def _refuse_odd_entry(p):
-    """Refuse an entry of a document folder that is neither a file nor a folder: a link to
-    nothing or a loop of links (skipped silently before: a document lost), a FIFO, a socket
-    or a device (a FIFO was skipped too; reading one would wait for a writer)."""
-    reason = odd_entry_reason(p, ", not a file: a folder of documents holds files")
-    if reason is not None:
-        raise FormatError(str(p), None, reason)
-
-
-def _read_folder(root, need, docs):
-    entries = sorted((p for p in root.iterdir() if _visible(p)), key=lambda p: p.name)
-    for p in entries:
-        _refuse_odd_entry(p)
-    loose = [p for p in entries if p.is_file()]
-    if loose and need:
-        raise FormatError(str(loose[0]), None, f"not in a class folder: with labels, {root} must "
-                                               f"hold one sub-folder per class")
-    for f in loose:
-        _add_file(f, None, docs)
-    for sub in (p for p in entries if p.is_dir()):
-        found = [f for f in sub.rglob("*")
-                 if all(_visible(q) for q in f.relative_to(sub).parents if q.name)
-                 and _visible(f)]
-        for f in found:
-            _refuse_odd_entry(f)
-        files = sorted((f for f in found if f.is_file()), key=lambda f: str(f.relative_to(sub)))
-        if not files and need:
-            # an empty class folder left its class out of the model without a word
-            warnings.warn(f"{sub}: a class folder without documents: the class "
-                          f"{sub.name!r} is left out")
-        for f in files:
-            _check_label(sub.name, str(root), None)
-            _add_file(f, sub.name, docs)
-
-
-def _check_label(label, name, lineno):
-    """Refuse a label holding a line break, tab or other control character: ``predict``
-    writes one label per line, and ``"a\\nb"`` came out as two lines (one document more)."""
-    bad = next((c for c in label or "" if c < " " or c in "\x7f\x85\u2028\u2029"), None)
-    if bad is not None:
-        raise FormatError(name, lineno, f"the label {label[:40]!r} holds the control "
-                                        f"character {bad!r}: labels are written one per line")
-
-
-def _check_text(text, name, lineno, where):
-    """Refuse a document whose text is empty or blank, as in CSV files: it has no word to
-    learn from or to classify (``predict`` gave it the most frequent class, and training
-    counted it in its class)."""
-    if not text.strip():
-        raise FormatError(name, lineno, f"empty text{' ' + where if where else ''}: every "
-                          "document needs words (leave the "
-                          f"{'line' if lineno else 'file'} out)")
-
-
-def _add_file(f, label, docs):
-    try:
-        with open(f, "rb") as fh:
-            raw = fh.read(MAX_DOCUMENT_BYTES + 1)
-        if raw[:2] == b"\x1f\x8b":
-            with gzip.open(f, "rb") as fh:
-                raw = fh.read(MAX_DOCUMENT_BYTES + 1)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise FormatError(str(f), None, f"cannot read ({exc})") from None
-    if len(raw) > MAX_DOCUMENT_BYTES:
-        raise FormatError(str(f), None, f"a document longer than {MAX_DOCUMENT_BYTES:,} bytes, "
-                          "the most a document may hold: is it a text document?")
-    kind = binary_kind(raw[:8192])
-    if kind is not None:
-        raise FormatError(str(f), None, f"not a text file: {kind}")
-    given = given_encoding()
-    if given and (why := utf8_misread_reason(raw, given)):
-        raise FormatError(str(f), None, why)
-    try:
-        text = raw.decode(given or "utf-8")
-    except UnicodeDecodeError as exc:
-        if given or cjk_encoding_hint(raw):   # --encoding, or Chinese: no other guess
-            raise FormatError(str(f), None, bad_bytes_reason(raw, exc, given or "utf-8",
-                                                             "offset")) from None
-        text = raw.decode("latin-1")
-    else:
-        if not given and (why := implausible_utf8_reason(raw)):
-            raise FormatError(str(f), None, why)   # GB18030 valid UTF-8 by chance
-    _check_text(text, str(f), None, "")
-    docs.texts.append(text)
-    docs.labels.append(label)
-    docs.sources.append(str(f))

@@ -112,20 +112,23 @@ def _add_data(p, what):
     g.add_argument("--data", required=True, metavar="PATH",
                    help=f"{what}: a folder with one sub-folder per class (PATH/<label>/<file>), "
                         "a TSV file 'label<TAB>text' (one document per line), a CSV file (a "
-                        "header naming the label and text columns, or columns given by number) "
-                        "or JSON lines with 'label' and 'text' fields (.gz ok)")
-    g.add_argument("--format", default="auto", choices=["auto", "folder", "tsv", "jsonl", "csv"],
-                   help="input format; auto: a folder, *.tsv, *.csv or *.jsonl/*.json (.gz ok)")
+                        "header naming the label and text columns, or columns given by number), "
+                        "JSON lines with 'label' and 'text' fields, or fastText lines "
+                        "'__label__LABEL text' (.gz ok)")
+    g.add_argument("--format", default="auto",
+                   choices=["auto", "folder", "tsv", "jsonl", "csv", "fasttext"],
+                   help="input format; auto: a folder, *.tsv, *.csv or *.jsonl/*.json (.gz ok), "
+                        "or fastText lines (a first line starting with __label__)")
     g.add_argument("--label-field", type=_field_names(False), metavar="NAME",
-                   help="CSV and JSON lines: the label's column or field (JSON lines default: "
+                   help="CSV, TSV and JSON lines: the label's column or field (JSON lines default: "
                         "label; CSV default: the column named label, class, category, target, "
                         "sentiment, stars or y, else column 1 of a file without a header); a "
-                        "CSV column may be given by number, from 1")
+                        "CSV or TSV column may be given by number, from 1")
     g.add_argument("--text-field", type=_field_names(True), metavar="NAME[,NAME...]",
-                   help="CSV and JSON lines: the text's column(s) or field(s), several joined "
+                   help="CSV, TSV and JSON lines: the text's column(s) or field(s), several joined "
                         "with a space (JSON lines default: text; CSV default: the column named "
                         "text, document, content, review, body, sentence or message, else column "
-                        "2 of a two-column file without a header); CSV columns may be numbers")
+                        "2 of a two-column file without a header); CSV and TSV columns may be numbers")
 
 
 def add_parser(subparsers, name):

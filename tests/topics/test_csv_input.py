@@ -268,10 +268,14 @@ def test_csv_read_as_tsv_and_tsv_read_as_csv_are_refused(tiny_model, tmp_path, c
 
 
 def test_field_options_refused_where_they_do_not_apply(tmp_path, capsys):
-    t = _write(tmp_path / "x.tsv", "a\tapples\nb\tcars\n")
+    t = _write(tmp_path / "x.ft", "__label__a apples\n__label__b cars\n")
     rc, err = _error(["topics", "train", "--data", str(t), "--text-field", "body", "-o",
                       str(tmp_path / "m.npz")], capsys)
-    assert one_line_error(rc, err, str(t), "--text-field", "CSV and JSON lines"), err
+    assert one_line_error(rc, err, str(t), "--text-field", "CSV, TSV and JSON lines"), err
+    t = _write(tmp_path / "x.tsv", "a\tapples\nb\tcars\n")   # TSV: its columns, as CSV's
+    rc, err = _error(["topics", "train", "--data", str(t), "--text-field", "body", "-o",
+                      str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, f"{t}:1:", "--text-field body: no column of that name"), err
     j = _write(tmp_path / "x.jsonl", '{"label": "a", "body": "apples"}\n')
     rc, err = _error(["topics", "train", "--data", str(j), "--text-field", "content", "-o",
                       str(tmp_path / "m.npz")], capsys)

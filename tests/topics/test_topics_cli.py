@@ -312,7 +312,7 @@ def _error(argv, capsys):
     ("nolabel.tsv", "a\tone text\n\tno label\n", ":2: empty label"),
     ("bad.jsonl", '{"label": "a", "text": "x"}\n{"label": "b", "text": \n', ":2: malformed JSON"),
     ("nolabel.jsonl", '{"label": "a", "text": "x"}\n\n{"text": "y"}\n', ":3: no 'label' field"),
-    ("notext.jsonl", '{"label": "a", "body": "x"}\n', ":1: no 'text' field"),
+    ("notext.jsonl", '{"label": "a", "words": "x"}\n', ":1: no 'text' field"),
     ("array.jsonl", '["a", "x"]\n', ":1: expected a JSON object"),
     ("latin1.tsv", "a\tok\nb\tcaf\xe9\n", ":2: bad encoding"),
 ])
@@ -335,8 +335,7 @@ def test_other_user_errors(data, tmp_path, capsys):
     assert "no such file" in _error(["topics", "train", "--data", str(tmp_path / "missing.tsv"),
                                      "-o", "m.npz"], capsys)
     loose = tmp_path / "loose"
-    (loose / "x").mkdir(parents=True)
-    (loose / "x" / "1").write_text("text")
+    loose.mkdir()
     (loose / "stray.txt").write_text("text")
     assert "not in a class folder" in _error(["topics", "train", "--data", str(loose), "-o",
                                               "m.npz"], capsys)

@@ -1,0 +1,322 @@
+"""Layouts of public text-classification corpora read by :mod:`topics._text_io`: folders of
+documents (IMDB's ``unsup/``, files beside the class folders, a corpus of split folders),
+fastText lines (``__label__pos some text``), and the checks every reader makes of a label
+and a text.
+
+Folders (``PATH/<label>/<file>``):
+
+* a sub-folder named ``unsup``, ``unlabeled`` or ``unlabelled`` (any case; IMDB's
+  ``aclImdb/train/unsup`` holds 50,000 reviews without a rating) holds documents without a
+  label: training and evaluation leave it out with one warning naming it (it was a class
+  of its own), ``predict`` reads its documents;
+* files beside the class folders (IMDB's ``labeledBow.feat``, ``urls_pos.txt``) are left out
+  with one warning naming them, in every command: they belong to no class (training
+  refused them, ``predict`` read them as documents); a folder of files and no sub-folder is
+  documents without labels, for ``predict``;
+* a class folder named like a split (``train``, ``test``, ``dev``, ``20news-bydate-train``,
+  ...) that holds folders of its own is refused: ``--data aclImdb`` made the classes
+  ``train`` and ``test``.
+
+fastText (``--format fasttext``; ``auto`` takes a file whose first line starts with
+``__label__``, unless it is named ``*.tsv``, ``*.csv`` or ``*.json[l]``): one document per
+line, its label the word ``__label__LABEL`` before the text.  Several labels on a line
+(multi-label) are refused, as is a ``__label__`` word inside the text (fastText reads every
+such word as a label); a line without a label is a text without a label for ``predict``.
+
+Also here: the refusal of TREC questions (``DESC:manner How ...``, the label glued to the
+text) and the reading of a file that is one JSON array of records.
+"""
+
+from __future__ import annotations
+
+import bisect
+import gzip
+import json
+import re
+import warnings
+import zlib
+
+from structpred.io import (FormatError, bad_bytes_reason, binary_kind, cjk_encoding_hint,
+                          counted, given_encoding, implausible_utf8_reason, odd_entry_reason,
+                          utf8_misread_reason)
+
+__all__ = ["FASTTEXT_PREFIX", "UNLABELLED_FOLDERS", "check_label", "check_text",
+           "read_folder", "read_fasttext", "fasttext_line", "trec_line", "refuse_trec",
+           "warn_joined_labels", "json_array", "unique_keys"]
+
+#: the prefix of a fastText label word
+FASTTEXT_PREFIX = "__label__"
+
+#: names (lower-cased) of folders of documents without a label beside the class folders
+UNLABELLED_FOLDERS = ("unsup", "unlabeled", "unlabelled")
+
+#: names (lower-cased) of the folders of a corpus's splits, alone or after '-' or '_'
+SPLIT_NAMES = ("train", "test", "dev", "valid", "val", "validation", "training", "testing",
+               "eval", "heldout")
+
+#: TREC question classification: ``DESC:manner How did serfdom develop ?`` (its six coarse
+#: classes; a line of prose such as ``NOTE:this is ...`` is not one)
+_TREC = re.compile(r"(?:ABBR|DESC|ENTY|HUM|LOC|NUM):[a-z]+ \S")
+
+
+def check_label(label, name, lineno):
+    """Refuse a label holding a line break, tab or other control character: ``predict``
+    writes one label per line, and ``"a\\nb"`` came out as two lines (one document more)."""
+    bad = next((c for c in label or "" if c < " " or c in "\x7f\x85\u2028\u2029"), None)
+    if bad is not None:
+        raise FormatError(name, lineno, f"the label {label[:40]!r} holds the control "
+                                        f"character {bad!r}: labels are written one per line")
+
+
+def check_text(text, name, lineno, where):
+    """Refuse a document whose text is empty or blank, as in CSV files: it has no word to
+    learn from or to classify (``predict`` gave it the most frequent class, and training
+    counted it in its class)."""
+    if not text.strip():
+        raise FormatError(name, lineno, f"empty text{' ' + where if where else ''}: every "
+                          "document needs words (leave the "
+                          f"{'line' if lineno else 'file'} out)")
+
+
+def warn_joined_labels(docs):
+    """One warning when labels hold a comma, semicolon or bar between words (``a,b``, as a
+    multi-label TSV file writes several labels): each such label is one class of its own,
+    as multi-label classification is not supported (it was trained so without a word)."""
+    joined = sorted(lab for lab in set(docs.labels)
+                    if lab and re.fullmatch(r"[^,;|]*\w[^,;|]*(?:[,;|][^,;|]*\w[^,;|]*)+", lab))
+    if not joined:
+        return
+    first = next(i for i, lab in enumerate(docs.labels) if lab in joined)
+    more = f" (and {counted(len(joined) - 1, 'other label')} so)" if len(joined) > 1 else ""
+    warnings.warn(f"{docs.sources[first]}: the label {joined[0][:40]!r}{more} holds several "
+                  f"names: multi-label classification is not supported, so each such label is "
+                  f"a class of its own")
+
+
+# ----------------------------------------------------------------------- fastText
+
+def fasttext_line(line):
+    """Whether ``line`` starts with a fastText label word (``__label__pos text``)."""
+    return line.lstrip().startswith(FASTTEXT_PREFIX)
+
+
+def trec_line(line):
+    """Whether ``line`` looks like TREC question classification (``DESC:manner How ...``:
+    the coarse and fine labels glued by a colon, then the question after a space)."""
+    return "\t" not in line and _TREC.match(line) is not None
+
+
+def read_fasttext(lines, name, need, docs):
+    """Read fastText lines ``(number, line)`` into ``docs`` (see the module's notes)."""
+    for lineno, line in lines:
+        if not line.strip():
+            continue
+        words = line.split()
+        labels = []
+        while words and words[0].startswith(FASTTEXT_PREFIX):
+            labels.append(words.pop(0)[len(FASTTEXT_PREFIX):])
+        if "" in labels:
+            raise FormatError(name, lineno, f"an empty label ({FASTTEXT_PREFIX!r} alone): "
+                                            f"expected '{FASTTEXT_PREFIX}LABEL text'")
+        if len(set(labels)) > 1:
+            raise FormatError(name, lineno, f"several labels ({', '.join(labels[:5])}): "
+                                            "multi-label classification is not supported; "
+                                            "give one label a line")
+        inside = next((w for w in words if w.startswith(FASTTEXT_PREFIX)), None)
+        if inside is not None:
+            raise FormatError(name, lineno, f"the word {inside[:40]!r} inside the text: "
+                                            "fastText reads it as a label; labels come first")
+        if not labels and need:
+            raise FormatError(name, lineno, f"no label: expected '{FASTTEXT_PREFIX}LABEL "
+                                            "text' (fastText lines)")
+        text = re.sub(r"^\s*(?:__label__\S*(?:\s+|$))*", "", line) if labels else line
+        check_label(labels[0] if labels else None, name, lineno)
+        check_text(text, name, lineno, "after the label" if labels else "")
+        docs.texts.append(text)
+        docs.labels.append(labels[0] if labels else None)
+        docs.sources.append(f"{name}:{lineno}")
+
+
+def refuse_trec(name, lineno):
+    """Lines of TREC question classification, the label glued to the question."""
+    raise FormatError(name, lineno, "lines 'LABEL:fine question' (TREC question "
+                                    "classification?), the label glued to the text: make the "
+                                    "first space of each line a tab (sed 's/ /\\t/' FILE > "
+                                    "FILE.tsv) and read it as TSV")
+
+
+
+# ----------------------------------------------------------------------- JSON arrays
+
+def unique_keys(pairs):
+    """``object_pairs_hook`` of :func:`json.loads`: a dict, or ``ValueError`` naming a key
+    given twice (``json`` keeps the last value silently)."""
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"the field {k!r} is given twice")
+        out[k] = v
+    return out
+
+
+def json_array(lines, name):
+    """``(line, value)`` of each item of a file that is one JSON array (``[{...}, {...}]``,
+    as ``json.dump`` writes a list of records: it was refused as "got a JSON array"), with
+    the line where the item starts."""
+    numbers, texts = [], []
+    for lineno, line in lines:
+        numbers.append(lineno)
+        texts.append(line)
+    text = "\n".join(texts)
+    starts = [0]
+    for t in texts[:-1]:
+        starts.append(starts[-1] + len(t) + 1)
+
+    def line_at(pos):
+        return numbers[max(bisect.bisect_right(starts, pos) - 1, 0)]
+
+    decoder = json.JSONDecoder(object_pairs_hook=unique_keys)
+    ws = re.compile(r"\s*")
+    pos = ws.match(text).end() + 1            # after the '['
+    expect_item = None                         # None: first, True: after a comma
+    while True:
+        pos = ws.match(text, pos).end()
+        if pos < len(text) and text[pos] == "]" and not expect_item:
+            pos += 1
+            break
+        try:
+            row, end = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            raise FormatError(name, line_at(exc.pos), f"malformed JSON ({exc.msg}) in the JSON "
+                                                      "array of records") from None
+        except ValueError as exc:          # a field given twice
+            raise FormatError(name, line_at(pos), str(exc)) from None
+        yield line_at(pos), row
+        pos = ws.match(text, end).end()
+        if pos < len(text) and text[pos] == ",":
+            pos, expect_item = pos + 1, True
+        elif pos < len(text) and text[pos] == "]":
+            pos += 1
+            break
+        else:
+            raise FormatError(name, line_at(pos), "malformed JSON: expected ',' or ']' in the "
+                                                  "JSON array of records")
+    pos = ws.match(text, pos).end()
+    if pos < len(text):
+        raise FormatError(name, line_at(pos), "more after the JSON array of records: a file "
+                                              "holds one array, or one JSON object per line")
+
+
+# ----------------------------------------------------------------------- folders
+
+def _visible(p):
+    return not p.name.startswith(".")
+
+
+def _refuse_odd_entry(p):
+    """Refuse an entry of a document folder that is neither a file nor a folder: a link to
+    nothing or a loop of links (skipped silently before: a document lost), a FIFO, a socket
+    or a device (a FIFO was skipped too; reading one would wait for a writer)."""
+    reason = odd_entry_reason(p, ", not a file: a folder of documents holds files")
+    if reason is not None:
+        raise FormatError(str(p), None, reason)
+
+
+def _names(paths):
+    shown = ", ".join(p.name for p in paths[:3])
+    return shown + (", ..." if len(paths) > 3 else "")
+
+
+def _split_name(name):
+    """Whether a folder's name is that of a corpus's split (``train``, ``20news-bydate-test``)."""
+    low = name.lower()
+    return low in SPLIT_NAMES or any(low.endswith(sep + s) for s in SPLIT_NAMES
+                                     for sep in "-_")
+
+
+def _refuse_split_folders(root, subs):
+    """A class folder named like a split that holds folders of its own: ``--data aclImdb``
+    (``train/pos``, ``test/neg``, ...) trained the classes ``train`` and ``test``."""
+    for sub in subs:
+        inner = sorted(p for p in sub.iterdir() if _visible(p) and p.is_dir())
+        if inner and _split_name(sub.name):
+            raise FormatError(str(sub), None, f"a class folder named like a split of the corpus "
+                                              f"holds folders of its own ({_names(inner)}): "
+                                              f"give --data {sub}")
+
+
+def _files_of(sub):
+    found = [f for f in sub.rglob("*")
+             if all(_visible(q) for q in f.relative_to(sub).parents if q.name) and _visible(f)]
+    for f in found:
+        _refuse_odd_entry(f)
+    return sorted((f for f in found if f.is_file()), key=lambda f: str(f.relative_to(sub)))
+
+
+def read_folder(root, need, docs, max_bytes):
+    """Read a folder of documents into ``docs`` (see the module's notes and
+    :mod:`topics._text_io`)."""
+    entries = sorted((p for p in root.iterdir() if _visible(p)), key=lambda p: p.name)
+    for p in entries:
+        _refuse_odd_entry(p)
+    loose = [p for p in entries if p.is_file()]
+    subs = [p for p in entries if p.is_dir()]
+    _refuse_split_folders(root, subs)
+    if loose and subs:
+        warnings.warn(f"{root}: {counted(len(loose), 'file')} beside the class folders "
+                      f"({_names(loose)}) {'is' if len(loose) == 1 else 'are'} left out: a "
+                      "document lies in the folder of its class")
+    elif loose and need:
+        raise FormatError(str(loose[0]), None, f"not in a class folder: with labels, {root} must "
+                                               f"hold one sub-folder per class")
+    else:
+        for f in loose:
+            _add_file(f, None, docs, max_bytes)
+    for sub in subs:
+        files = _files_of(sub)
+        unlabelled = sub.name.lower() in UNLABELLED_FOLDERS
+        if unlabelled and need:
+            warnings.warn(f"{sub}: {counted(len(files), 'document')} without a label (a folder "
+                          f"named {sub.name!r}) left out: training and evaluation need labels")
+            continue
+        if not files and need:
+            # an empty class folder left its class out of the model without a word
+            warnings.warn(f"{sub}: a class folder without documents: the class "
+                          f"{sub.name!r} is left out")
+        for f in files:
+            check_label(sub.name, str(root), None)
+            _add_file(f, None if unlabelled else sub.name, docs, max_bytes)
+
+
+def _add_file(f, label, docs, max_bytes):
+    try:
+        with open(f, "rb") as fh:
+            raw = fh.read(max_bytes + 1)
+        if raw[:2] == b"\x1f\x8b":
+            with gzip.open(f, "rb") as fh:
+                raw = fh.read(max_bytes + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise FormatError(str(f), None, f"cannot read ({exc})") from None
+    if len(raw) > max_bytes:
+        raise FormatError(str(f), None, f"a document longer than {max_bytes:,} bytes, "
+                          "the most a document may hold: is it a text document?")
+    kind = binary_kind(raw[:8192])
+    if kind is not None:
+        raise FormatError(str(f), None, f"not a text file: {kind}")
+    given = given_encoding()
+    if given and (why := utf8_misread_reason(raw, given)):
+        raise FormatError(str(f), None, why)
+    try:
+        text = raw.decode(given or "utf-8")
+    except UnicodeDecodeError as exc:
+        if given or cjk_encoding_hint(raw):   # --encoding, or Chinese: no other guess
+            raise FormatError(str(f), None, bad_bytes_reason(raw, exc, given or "utf-8",
+                                                             "offset")) from None
+        text = raw.decode("latin-1")
+    else:
+        if not given and (why := implausible_utf8_reason(raw)):
+            raise FormatError(str(f), None, why)   # GB18030 valid UTF-8 by chance
+    check_text(text, str(f), None, "")
+    docs.texts.append(text)
+    docs.labels.append(label)
+    docs.sources.append(str(f))
