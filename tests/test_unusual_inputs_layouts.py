@@ -243,3 +243,91 @@ def test_tsv_columns_given_by_option(tmp_path):
     with pytest.raises(FormatError, match=re.escape(f"{f}:1: every line holds 4 tab-separated "
                                                     "fields: expected 'label<TAB>text'")):
         read_documents(f)   # read as classes 'gj04', the label a word of the text
+
+
+NAME = st.text(st.characters(whitelist_categories=("L", "N"), max_codepoint=0x17F), min_size=1,
+               max_size=10)
+
+
+@SETTINGS
+@given(unlabelled=st.sampled_from(["unsup", "UNSUP", "unlabeled", "Unlabelled"]),
+       stray=st.lists(NAME, max_size=3, unique_by=str.lower),
+       labels=st.lists(NAME, min_size=2, max_size=3, unique_by=str.lower))
+def test_folders_of_unlabelled_documents_and_files_beside_classes(tmp_path_factory, unlabelled,
+                                                                  stray, labels):
+    """Every folder of classes with an unlabelled folder and stray files beside it: the
+    classes are the class folders, whatever the names; ``predict`` reads the unlabelled
+    documents and no stray file."""
+    from hypothesis import assume
+
+    assume(not {n.lower() for n in labels} & {"unsup", "unlabeled", "unlabelled"})
+    assume(not any(n.lower().endswith(tuple("-_")) or n.isdecimal() for n in labels))
+    root = tmp_path_factory.mktemp("corpus")
+    for i, name in enumerate(labels + [unlabelled]):
+        (root / name).mkdir()
+        (root / name / "1.txt").write_text(f"words of document {i}", encoding="utf-8")
+    for name in stray:
+        if name.lower() not in {n.lower() for n in labels + [unlabelled]}:
+            (root / f"{name}.txt").write_text("not a document", encoding="utf-8")
+    strays = [p for p in root.iterdir() if p.is_file()]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        docs = read_documents(root)
+    assert sorted(docs.labels) == sorted(labels)
+    msgs = [str(w.message) for w in caught]
+    assert any(m.startswith(f"{root / unlabelled}: 1 document without a label") for m in msgs)
+    assert any(m.startswith(f"{root}: ") and "beside the class folders" in m
+               for m in msgs) == bool(strays)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        docs = read_documents(root, labels="optional")
+    assert len(docs) == len(labels) + 1 and "not a document" not in docs.texts
+    assert docs.labels.count(None) == 1
+
+
+@pytest.mark.parametrize("split", ["train", "Test", "dev", "20news-bydate-train", "imdb_test"])
+def test_split_folders_named_any_way_are_refused(tmp_path, split):
+    (tmp_path / split / "pos").mkdir(parents=True)
+    (tmp_path / split / "pos" / "1.txt").write_text("a fine film")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "1.txt").write_text("a poor film")
+    with pytest.raises(FormatError, match=re.escape(f"{tmp_path / split}: a class folder named "
+                                                    "like a split")):
+        read_documents(tmp_path, labels="optional")
+
+
+@SETTINGS
+@given(coarse=st.sampled_from(["ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM"]),
+       fine=st.text(st.characters(whitelist_categories=("Ll",), max_codepoint=0x7F), min_size=1,
+                    max_size=8),
+       words=st.lists(WORD, min_size=1, max_size=6))
+def test_trec_lines_of_every_class_are_refused_as_tsv(tmp_path, coarse, fine, words):
+    f = tmp_path / "test.tsv"
+    f.write_text(f"{coarse}:{fine} {' '.join(words)} ?\n", encoding="utf-8")
+    with pytest.raises(FormatError, match=re.escape(f"{f}:1: lines 'LABEL:fine question'")):
+        read_documents(f, labels="optional")
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "tsv"])
+def test_huggingface_label_minus_one_is_warned_of(tmp_path, fmt):
+    """HuggingFace's ``imdb`` (train and ``unsupervised`` splits) exported together: the
+    unlabelled reviews, ``"label": -1``, were a class '-1' without a word."""
+    rows = [(t, 1) for t in POS] + [(t, 0) for t in NEG] + [(t, -1) for t in POS[:2]]
+    f = tmp_path / f"imdb.{fmt}"
+    if fmt == "jsonl":
+        f.write_text("".join(json.dumps({"text": t, "label": lab}) + "\n" for t, lab in rows))
+    else:
+        sep = "," if fmt == "csv" else "\t"
+        f.write_text(f"label{sep}text\n" + "".join(f"{lab}{sep}{t}\n" for t, lab in rows))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        docs = read_documents(f)
+    assert docs.classes() == ["-1", "0", "1"]
+    msgs = [str(w.message) for w in caught]
+    assert any(m.startswith(f"{f}:{13 if fmt == 'jsonl' else 14}: 2 documents labelled -1")
+               for m in msgs), msgs
+    g = tmp_path / f"three.{fmt}"   # -1, 1 (no 0): a labelling of its own, no warning
+    g.write_text(f.read_text().replace("0", "1"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_documents(g)

@@ -42,7 +42,7 @@ from structpred.io import (FormatError, bad_bytes_reason, binary_kind, cjk_encod
 
 __all__ = ["FASTTEXT_PREFIX", "UNLABELLED_FOLDERS", "check_label", "check_text",
            "read_folder", "read_fasttext", "fasttext_line", "trec_line", "refuse_trec",
-           "warn_joined_labels", "json_array", "unique_keys"]
+           "warn_joined_labels", "warn_unlabelled_mark", "json_array", "unique_keys"]
 
 #: the prefix of a fastText label word
 FASTTEXT_PREFIX = "__label__"
@@ -91,6 +91,21 @@ def warn_joined_labels(docs):
     warnings.warn(f"{docs.sources[first]}: the label {joined[0][:40]!r}{more} holds several "
                   f"names: multi-label classification is not supported, so each such label is "
                   f"a class of its own")
+
+
+def warn_unlabelled_mark(docs):
+    """One warning when the labels are whole numbers from 0 and ``-1``: HuggingFace's
+    datasets give ``-1`` to a document without a label (IMDB's ``unsupervised`` split, the
+    test splits of GLUE), and such documents were a class ``-1`` without a word."""
+    labels = set(docs.labels)
+    if "-1" not in labels or "0" not in labels or not all(
+            lab is not None and lab.isdecimal() for lab in labels - {"-1"}):
+        return
+    n = docs.labels.count("-1")
+    warnings.warn(f"{docs.sources[docs.labels.index('-1')]}: {counted(n, 'document')} "
+                  f"labelled -1, which HuggingFace's datasets give a document without a label "
+                  f"(an unlabelled or test split?), beside labels from 0: they are read as a "
+                  f"class '-1'; leave them out if they have no label")
 
 
 # ----------------------------------------------------------------------- fastText

@@ -65,7 +65,7 @@ from structpred.io import (FormatError, binary_kind, counted, gz_name, missing_r
 from ._layouts import check_label as _check_label, check_text as _check_text
 from ._layouts import (fasttext_line, json_array as _json_array, read_fasttext, read_folder,
                        refuse_trec as _refuse_trec, trec_line, unique_keys as _unique_keys,
-                       warn_joined_labels)
+                       warn_joined_labels, warn_unlabelled_mark)
 
 __all__ = ["FORMATS", "LABEL_NAMES", "TEXT_NAMES", "Documents", "detect_format", "read_documents",
            "binary_kind", "MAX_DOCUMENT_BYTES", "MAX_JSON_ARRAY_BYTES", "ID_NAMES"]
@@ -277,6 +277,7 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
                           "file per document")
     if need:
         warn_joined_labels(docs)
+        warn_unlabelled_mark(docs)
     return docs
 
 
