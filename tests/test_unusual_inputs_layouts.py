@@ -331,3 +331,34 @@ def test_huggingface_label_minus_one_is_warned_of(tmp_path, fmt):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         read_documents(g)
+
+
+@SETTINGS
+@given(sentences=st.lists(st.lists(WORD, min_size=2, max_size=5), min_size=2, max_size=6),
+       numbers=st.data(), fmt=st.sampled_from(["tsv", "csv"]),
+       labels=st.sampled_from(["required", "optional"]))
+def test_columns_the_other_way_round_are_refused(tmp_path, sentences, numbers, fmt, labels):
+    """``great film<TAB>1`` without a header: ``predict`` classified the digits (each
+    document's text), training made every sentence a class."""
+    values = numbers.draw(st.lists(st.sampled_from(["0", "1", "2", "-1", "4.5"]),
+                                   min_size=len(sentences), max_size=len(sentences)))
+    f = tmp_path / f"swapped.{fmt}"
+    sep = "\t" if fmt == "tsv" else ","
+    f.write_text("".join(f"{' '.join(s)}{sep}{v}\n" for s, v in zip(sentences, values)),
+                 encoding="utf-8")
+    with pytest.raises(FormatError, match=re.escape(f"{f}:1: every text is a number")):
+        read_documents(f, labels=labels)
+
+
+@pytest.mark.parametrize("fmt,labels", [("auto", "required"), ("tsv", "optional"),
+                                        ("csv", "optional")])
+def test_sentiment_treebank_trees_are_refused(tmp_path, fmt, labels):
+    """SST's ``train.txt`` (``(3 (2 It) (4 ...``): ``--format tsv`` in ``predict`` read each
+    tree as a text, the sentiment of every node a word of it."""
+    f = tmp_path / "train.txt"
+    f.write_text("(3 (2 It) (4 (4 (2 's) (4 (3 (2 a) (4 (3 lovely) (2 film))) (3 (2 with) "
+                 "(4 (3 (3 lovely) (2 performances)) (2 (2 by) (2 Buy))))))) (2 .)))\n"
+                 "(1 (2 A) (1 (1 dull) (2 film)))\n")
+    with pytest.raises(FormatError, match=re.escape("labelled trees ('(3 (2 It) ...)', the "
+                                                    "Stanford Sentiment Treebank")):
+        read_documents(f, fmt, labels=labels)

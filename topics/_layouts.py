@@ -41,8 +41,9 @@ from structpred.io import (FormatError, bad_bytes_reason, binary_kind, cjk_encod
                           utf8_misread_reason)
 
 __all__ = ["FASTTEXT_PREFIX", "UNLABELLED_FOLDERS", "check_label", "check_text",
-           "read_folder", "read_fasttext", "fasttext_line", "trec_line", "refuse_trec",
-           "warn_joined_labels", "warn_unlabelled_mark", "json_array", "unique_keys"]
+           "read_folder", "read_fasttext", "fasttext_line", "glued_label_line",
+           "refuse_glued_label",
+           "warn_joined_labels", "warn_unlabelled_mark", "refuse_swapped_columns", "json_array", "unique_keys"]
 
 #: the prefix of a fastText label word
 FASTTEXT_PREFIX = "__label__"
@@ -57,6 +58,8 @@ SPLIT_NAMES = ("train", "test", "dev", "valid", "val", "validation", "training",
 #: TREC question classification: ``DESC:manner How did serfdom develop ?`` (its six coarse
 #: classes; a line of prose such as ``NOTE:this is ...`` is not one)
 _TREC = re.compile(r"(?:ABBR|DESC|ENTY|HUM|LOC|NUM):[a-z]+ \S")
+#: a labelled tree of the Stanford Sentiment Treebank: ``(3 (2 It) (4 ...``
+_TREE = re.compile(r"\s*\(\d \(\d ")
 
 
 def check_label(label, name, lineno):
@@ -108,6 +111,22 @@ def warn_unlabelled_mark(docs):
                   f"class '-1'; leave them out if they have no label")
 
 
+def refuse_swapped_columns(name, docs):
+    """Refuse a TSV or CSV file read as ``label, text`` whose every text is a number and
+    whose labels are mostly sentences: the columns are the other way round (``great
+    film<TAB>1`` without a header; ``predict`` classified the digits, and training had
+    every sentence a class of its own)."""
+    if len(docs) < 2 or not all(re.fullmatch(r"\s*[-+]?\d+(?:\.\d+)?\s*", t) for t in docs.texts):
+        return
+    labels = [lab for lab in docs.labels if lab is not None]
+    worded = sum(sum(any(c.isalpha() for c in w) for w in lab.split()) > 1 for lab in labels)
+    if labels and 2 * worded >= len(docs):
+        raise FormatError(name, int(docs.sources[0].rpartition(":")[2]), f"every text is a "
+                          f"number ({docs.texts[0].strip()!r} here) and the labels are "
+                          "sentences: are the columns the other way round? (the label comes "
+                          "first, or a header names the columns)")
+
+
 # ----------------------------------------------------------------------- fastText
 
 def fasttext_line(line):
@@ -115,10 +134,11 @@ def fasttext_line(line):
     return line.lstrip().startswith(FASTTEXT_PREFIX)
 
 
-def trec_line(line):
-    """Whether ``line`` looks like TREC question classification (``DESC:manner How ...``:
-    the coarse and fine labels glued by a colon, then the question after a space)."""
-    return "\t" not in line and _TREC.match(line) is not None
+def glued_label_line(line):
+    """Whether ``line`` holds a label glued to its text: TREC question classification
+    (``DESC:manner How ...``: the coarse and fine labels glued by a colon, then the question
+    after a space) or a labelled tree of the Stanford Sentiment Treebank (``(3 (2 It) ...``)."""
+    return "\t" not in line and (_TREC.match(line) or _TREE.match(line)) is not None
 
 
 def read_fasttext(lines, name, need, docs):
@@ -152,8 +172,13 @@ def read_fasttext(lines, name, need, docs):
         docs.sources.append(f"{name}:{lineno}")
 
 
-def refuse_trec(name, lineno):
-    """Lines of TREC question classification, the label glued to the question."""
+def refuse_glued_label(name, lineno, line):
+    """Lines of TREC question classification or labelled trees (:func:`glued_label_line`)."""
+    if _TREE.match(line):
+        raise FormatError(name, lineno, "labelled trees ('(3 (2 It) ...)', the Stanford "
+                                        "Sentiment Treebank's PTB format), not "
+                                        "'label<TAB>text': write each tree's root label, a tab "
+                                        "and its leaves' words")
     raise FormatError(name, lineno, "lines 'LABEL:fine question' (TREC question "
                                     "classification?), the label glued to the text: make the "
                                     "first space of each line a tab (sed 's/ /\\t/' FILE > "

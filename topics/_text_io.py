@@ -64,8 +64,8 @@ from structpred.io import (FormatError, binary_kind, counted, gz_name, missing_r
 
 from ._layouts import check_label as _check_label, check_text as _check_text
 from ._layouts import (fasttext_line, json_array as _json_array, read_fasttext, read_folder,
-                       refuse_trec as _refuse_trec, trec_line, unique_keys as _unique_keys,
-                       warn_joined_labels, warn_unlabelled_mark)
+                       glued_label_line, refuse_glued_label, unique_keys as _unique_keys,
+                       refuse_swapped_columns, warn_joined_labels, warn_unlabelled_mark)
 
 __all__ = ["FORMATS", "LABEL_NAMES", "TEXT_NAMES", "Documents", "detect_format", "read_documents",
            "binary_kind", "MAX_DOCUMENT_BYTES", "MAX_JSON_ARRAY_BYTES", "ID_NAMES"]
@@ -158,8 +158,8 @@ def detect_format(path, fmt="auto"):
     first = _first_line(spath)
     if first is not None and fasttext_line(first):
         return "fasttext"          # ft.train, train.ft.txt: '__label__pos text' lines
-    if first is not None and trec_line(first):
-        _refuse_trec(spath, None)
+    if first is not None and glued_label_line(first):
+        refuse_glued_label(spath, None, first)
     raise FormatError(spath, None, "cannot tell the format from the file name (expected a "
                                    "folder, *.tsv, *.csv or *.jsonl, optionally .gz, or "
                                    "fastText lines): give --format tsv, csv, jsonl, fasttext "
@@ -275,6 +275,8 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
                           "no documents (empty or blank file)" if fmt != "folder" else
                           "no documents: expected one sub-folder per class holding one "
                           "file per document")
+    if fmt in ("tsv", "csv"):
+        refuse_swapped_columns(name, docs)
     if need:
         warn_joined_labels(docs)
         warn_unlabelled_mark(docs)
@@ -443,8 +445,8 @@ def _refuse_other_format_in_tsv(name, lineno, line, need):
     if "\t" not in line and fasttext_line(line):
         raise FormatError(name, lineno, "a fastText label ('__label__...'), not "
                                         "'label<TAB>text': give --format fasttext")
-    if trec_line(line):
-        _refuse_trec(name, lineno)
+    if glued_label_line(line):
+        refuse_glued_label(name, lineno, line)
     if "\t" in line or "," not in line:
         return
     named_csv = name.lower().removesuffix(".gz").endswith(_CSV_SUFFIXES)
@@ -667,8 +669,8 @@ def _csv_columns(name, records, need, fields):
     if fasttext_line(first[0]):   # the label and the text's first words one column
         raise FormatError(name, line, "a fastText label ('__label__...'), not CSV: give "
                                       "--format fasttext")
-    if trec_line(first[0]):
-        _refuse_trec(name, line)
+    if glued_label_line(first[0]):
+        refuse_glued_label(name, line, first[0])
     given = tuple(f.lower() for f in (fields.label or []) + (fields.text or [])
                   if not f.isdecimal())
     cols = _Columns(header=bool(_named_like(first, LABEL_NAMES + TEXT_NAMES + given)),
