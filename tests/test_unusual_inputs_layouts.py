@@ -362,3 +362,13 @@ def test_sentiment_treebank_trees_are_refused(tmp_path, fmt, labels):
     with pytest.raises(FormatError, match=re.escape("labelled trees ('(3 (2 It) ...)', the "
                                                     "Stanford Sentiment Treebank")):
         read_documents(f, fmt, labels=labels)
+
+
+def test_tsv_of_a_label_a_title_and_a_body_is_still_read(tmp_path):
+    """AG News as TSV (``label<TAB>title<TAB>description``): the text is the title and the
+    description, as before (not refused as CoLA's columns are)."""
+    f = tmp_path / "ag.tsv"
+    f.write_text("".join(f"{1 + i % 2}\ttitle of {i}\t{t}\n" for i, t in enumerate(POS + NEG)))
+    docs = read_documents(f)
+    assert docs.labels == [str(1 + i % 2) for i in range(12)]
+    assert docs.texts[0] == f"title of 0\t{POS[0]}"

@@ -349,6 +349,7 @@ def _read_tsv(spath, name, need, docs, fields):
     ids = False     # a header 'index<TAB>sentence': the first column holds ids, not labels
     layout = None   # (has a tab, line) of the first text line, without labels required
     tabs = set()    # the tabs a line holds
+    codes = True    # whether the field after the first tab is one word or none in every line
     for lineno, line in lines:
         if not line.strip():
             continue
@@ -366,6 +367,7 @@ def _read_tsv(spath, name, need, docs, fields):
         first_text = False
         label, tab, text = line.partition("\t")
         tabs.add(line.count("\t"))
+        codes = codes and len(text.partition("\t")[0].split()) <= 1
         layout = layout or (bool(tab), lineno)
         if not need and bool(tab) != layout[0]:
             _refuse_mixed_layout(name, lineno, bool(tab), layout[1])
@@ -384,14 +386,16 @@ def _read_tsv(spath, name, need, docs, fields):
         docs.texts.append(text)
         docs.labels.append(label)
         docs.sources.append(f"{name}:{lineno}")
-    _refuse_columns(name, docs, tabs)
+    _refuse_columns(name, docs, tabs, codes)
 
 
-def _refuse_columns(name, docs, tabs):
-    """A TSV file every line of which holds the same number of tabs, 2 or more, and no
-    header: columns, not ``label<TAB>text`` (GLUE's CoLA, ``source<TAB>label<TAB><TAB>text``,
-    was read as classes of its sources, the label a word of the text)."""
-    if len(docs) > 1 and len(tabs) == 1 and min(tabs) >= 2:
+def _refuse_columns(name, docs, tabs, codes):
+    """A TSV file every line of which holds the same number of tabs, 2 or more, the field
+    after the first a code of one word or none, and no header: columns, not
+    ``label<TAB>text`` (GLUE's CoLA, ``source<TAB>label<TAB><TAB>text``, was read as classes
+    of its sources, the label a word of the text).  ``label<TAB>title<TAB>body`` is a text
+    of two fields, read as before."""
+    if len(docs) > 1 and len(tabs) == 1 and min(tabs) >= 2 and codes:
         n = min(tabs) + 1
         raise FormatError(name, int(docs.sources[0].rpartition(":")[2]), f"every line "
                           f"holds {n} tab-separated fields: expected 'label<TAB>text'; give the "
