@@ -167,13 +167,15 @@ def detect_format(path, fmt="auto"):
 
 
 def _first_line(spath):
-    """The first non-blank line of the regular file ``spath`` (``None``: none, or not a
-    regular file, which could be read only once)."""
+    """The first non-blank line of the regular file ``spath`` (``None``: none, unreadable
+    as text, or not a regular file, which could be read only once)."""
     if not os.path.isfile(spath):
         return None
     lines = _lines(spath, spath)
     try:
         return next((line for _, line in lines if line.strip()), None)
+    except FormatError:
+        return None        # the refusal of an unknown name says what to give
     finally:
         lines.close()
 

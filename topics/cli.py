@@ -4,9 +4,9 @@ Registered in the ``structpred.commands`` entry-point group (pyproject.toml).
 
 Input (``--data PATH``, see :mod:`topics._text_io`): a folder with one sub-folder per
 class (``PATH/<label>/<file>``, the 20 Newsgroups layout), a TSV file ``label<TAB>text``,
-a CSV file (a header naming the label and text columns, or columns by number) or JSON
-lines with ``label`` and ``text`` fields (``.gz`` ok); ``--label-field`` and
-``--text-field`` name other CSV columns or JSON fields.  Texts are tokenised by
+a CSV file (a header naming the label and text columns, or columns by number), JSON
+lines with ``label`` and ``text`` fields or fastText lines (``.gz`` ok); ``--label-field``
+and ``--text-field`` name other CSV or TSV columns or JSON fields.  Texts are tokenised by
 :class:`topics.tokens.Tokenizer` (lower-cased words of every script; the default model also
 keeps numbers and has no stop list, the others drop the English stop words) and counted over a :class:`topics.corpus.Vocabulary` fitted on the training texts; the
 model file (:mod:`topics._persist`, ``.npz`` without pickle) keeps the vocabulary, the
@@ -120,15 +120,16 @@ def _add_data(p, what):
                    help="input format; auto: a folder, *.tsv, *.csv or *.jsonl/*.json (.gz ok), "
                         "or fastText lines (a first line starting with __label__)")
     g.add_argument("--label-field", type=_field_names(False), metavar="NAME",
-                   help="CSV, TSV and JSON lines: the label's column or field (JSON lines default: "
-                        "label; CSV default: the column named label, class, category, target, "
-                        "sentiment, stars or y, else column 1 of a file without a header); a "
-                        "CSV or TSV column may be given by number, from 1")
+                   help="CSV, TSV and JSON lines: the label's column or field (default: the "
+                        "field label, or the column or field named label, labels (JSON), "
+                        "class, category, target, sentiment, stars or y, else column 1 of a "
+                        "file without a header); a column may be given by number, from 1")
     g.add_argument("--text-field", type=_field_names(True), metavar="NAME[,NAME...]",
-                   help="CSV, TSV and JSON lines: the text's column(s) or field(s), several joined "
-                        "with a space (JSON lines default: text; CSV default: the column named "
-                        "text, document, content, review, body, sentence or message, else column "
-                        "2 of a two-column file without a header); CSV and TSV columns may be numbers")
+                   help="CSV, TSV and JSON lines: the text's column(s) or field(s), several "
+                        "joined with a space (default: the field text, or the column or field "
+                        "named text, document, content, review, body, sentence or message, "
+                        "else column 2 of a two-column file without a header); columns may be "
+                        "numbers")
 
 
 def add_parser(subparsers, name):
