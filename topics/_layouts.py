@@ -42,8 +42,8 @@ from structpred.io import (FormatError, bad_bytes_reason, binary_kind, cjk_encod
 
 __all__ = ["FASTTEXT_PREFIX", "UNLABELLED_FOLDERS", "check_label", "check_text",
            "read_folder", "read_fasttext", "fasttext_line", "glued_label_line",
-           "refuse_glued_label",
-           "warn_joined_labels", "warn_unlabelled_mark", "refuse_swapped_columns", "json_array", "unique_keys"]
+           "refuse_glued_label", "refuse_swapped_columns", "warn_joined_labels",
+           "warn_unlabelled_mark", "json_array", "unique_keys"]
 
 #: the prefix of a fastText label word
 FASTTEXT_PREFIX = "__label__"
@@ -183,7 +183,6 @@ def refuse_glued_label(name, lineno, line):
                                     "classification?), the label glued to the text: make the "
                                     "first space of each line a tab (sed 's/ /\\t/' FILE > "
                                     "FILE.tsv) and read it as TSV")
-
 
 
 # ----------------------------------------------------------------------- JSON arrays
