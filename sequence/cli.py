@@ -3,7 +3,8 @@
 Registered in the ``structpred.commands`` entry-point group (pyproject.toml).  Input: one
 token per line, white-space separated columns (the word first, then optional feature
 columns such as the POS tag, the label last), a blank line between sentences; ``.gz``
-is fine, and ``predict`` reads standard input with ``-i -``.
+is fine, and ``predict`` reads standard input with ``-i -``.  CoNLL-U, GermEval 2014,
+WikiNER, slash-tagged text and JSON lines are read too (:func:`sequence.data.read_conll`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from structpred.cli import iteration_count
 from structpred import check_label_spellings
 
 from .evaluate import IOBMixWarning, check_scheme, check_valid_scheme, iob_mix_message, is_iob
+from .evaluate import tag_form_message
 
 __all__ = ["add_parser", "tag_train", "tag_predict", "tag_eval", "DEFAULTS"]
 
@@ -82,7 +84,8 @@ def add_parser(subparsers, name):
                     "Example:\n  structpred tag train --data train.txt.gz -o model.npz")
     tr.add_argument("--data", required=True, metavar="FILE",
                     help="labelled training sentences (columns: word [features...] label; or "
-                         "CoNLL-U, tagged with UPOS; or GermEval 2014, its outer entities)")
+                         "CoNLL-U, tagged with UPOS; or GermEval 2014, its outer entities; or "
+                         "WikiNER word|POS|TAG, slash-tagged word/TAG, HuggingFace JSON lines)")
     tr.add_argument("-o", "--output", required=True, metavar="NPZ", help="model file to write")
     tr.add_argument("--valid-data", metavar="FILE", help="labelled validation sentences")
     tr.add_argument("--valid-fraction", type=_fraction, default=DEFAULTS["valid_fraction"],
@@ -211,9 +214,9 @@ def _check_spellings(path, y, known=None):
             check_scheme(y, str(path))
         except ValueError as exc:
             raise UserError(str(exc)) from None
-        mix = iob_mix_message(y)   # named here with the file's sentence numbers
-        if mix is not None:
-            warnings.warn(f"{path}: {mix}")
+        for mix in (iob_mix_message(y), tag_form_message(labels)):   # the file's numbers
+            if mix is not None:
+                warnings.warn(f"{path}: {mix}")
     if known is None and not is_iob(set(labels)) and is_iob({t.upper() for t in labels}):
         # conlleval reads upper-case B-/I- prefixes only: "b-np" is a plain label
         warnings.warn(f"{path}: the labels ({', '.join(labels[:3])}, ...) look like chunk tags "

@@ -4,7 +4,9 @@ input are fine).  Universal Dependencies' CoNLL-U files (and CoNLL-X ones) are r
 by their ten tab-separated columns: their word form is the token and their UPOS column
 the label; GermEval 2014 files (``index token outer-NE inner-NE``) by four tab-separated
 columns numbered from 1: their word is the token and the outer named entity the label
-(:func:`read_conll`).  ``-DOCSTART-`` lines (CoNLL-2002/2003) end a sentence.
+(:func:`read_conll`).  ``-DOCSTART-`` lines (CoNLL-2002/2003) end a sentence.  WikiNER
+(``word|POS|TAG``), slash-tagged text (``The/at``) and HuggingFace JSON lines are read, and
+OntoNotes ``*_conll`` files refused, by :mod:`sequence.layouts`.
 
 A sentence is a list of tokens, each a tuple of its columns *without* the label (the
 word first, then optional feature columns such as the POS tag); labels are a parallel
@@ -19,7 +21,8 @@ from structpred import check_flag, check_number, check_whole
 from structpred.io import FormatError, read_lines
 from structpred.io import check_visible_tokens, counted, split_tokens
 
-from .evaluate import label_kind_error
+from .evaluate import is_iob, label_kind_error
+from .layouts import bracket_label_error, inline_layout, read_inline
 
 __all__ = ["read_conll", "write_conll", "write_tabbed", "deterministic_split",
            "is_conllu_line", "tabbed_format", "CONLLU_LABELS"]
@@ -64,9 +67,10 @@ class _Sentences:
         self.end()
         if not self.sentences:
             raise FormatError(name, last or None, "no sentences found")
-        mixture = label_kind_error(self.first_line)
-        if mixture is not None:
-            raise FormatError(name, self.first_line[mixture[0]], mixture[1])
+        for check in (bracket_label_error, label_kind_error):
+            found = check(self.first_line)
+            if found is not None:
+                raise FormatError(name, self.first_line[found[0]], found[1])
         return self.sentences, self.labels
 
 
@@ -145,7 +149,10 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lin
     token outer-NE inner-NE``, ``#`` comment lines): its tokens are the words, its labels
     the outer named entities (the inner ones are not read).  In any other file, a line
     whose first column is ``-DOCSTART-`` (CoNLL-2002/2003) ends a sentence and is no
-    token.
+    token.  A file of WikiNER lines (``word|POS|TAG`` tokens), of slash-tagged text
+    (``The/at jury/nn``; Penn ``.pos`` files) or of JSON lines (HuggingFace ``datasets``)
+    is read as :mod:`sequence.layouts` says; an OntoNotes ``*_conll`` file, or a label
+    column in bracket notation (``(PERSON*``, ``*``, ``*)``), is refused.
 
     Parameters
     ----------
@@ -165,7 +172,8 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lin
     ------
     FormatError
         A line with another number of columns than the others, a labelled
-        line with one column only, or no sentences; the error names file and line.
+        line with one column only, a ``#`` comment line, a layout refused, or no
+        sentences; the error names file and line.
     """
     labelled = check_flag("labelled", labelled)
     if n_columns is not None:   # "3" gave "expected 3 columns, found 3"
@@ -183,9 +191,42 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lin
                               "trained on a file with feature columns)")
         return _read_tabbed(lines, name, labelled, fmt,
                             conllu_label if fmt == "CoNLL-U" else "outer")
+    layout = inline_layout(lines, name)   # WikiNER, word/TAG, JSON lines (sequence.layouts)
     out = _Sentences(labelled)
+    if layout is not None:
+        last = read_inline(lines, name, labelled, layout, out.add, out.end)
+        result = out.result(name, last)
+        width = len(result[0][0][0]) + labelled
+        if n_columns is not None and width != n_columns:
+            raise FormatError(name, None, f"expected {n_columns} columns, found {width} (a "
+                              f"{layout[0]} file, read as tokens of {width} parts)")
+        return result
+    return _read_columns(lines, name, labelled, n_columns, out)
+
+
+def _comment_hint(lineno, fields):
+    """The hint of a line ``lineno`` (its ``fields``) that starts with ``#``."""
+    if not fields[0].startswith("#"):
+        return ""
+    return (f"; line {lineno} starts with '#': a comment? column files have none (only "
+            "CoNLL-U's are read): remove it")
+
+
+def _comment_label(fields):
+    """Whether a line's ``fields`` that start with ``#`` may be a comment by their label: not
+    ``#``, a chunk tag or ``O`` (a word ``#`` tagged ``#``, or chunk ``B-NP``, as in
+    CoNLL-2000)."""
+    tag = fields[-1]
+    return fields[:2] != ["#", "#"] and tag not in ("#", "O") and not is_iob({tag})
+
+
+def _read_columns(lines, name, labelled, n_columns, out):
+    """:func:`read_conll` of a column file, the sentences collected in ``out``; a line that
+    starts a sentence with ``#`` and holds a label no other line holds (``# sent 2``, read
+    as a token labelled ``2``; :func:`_comment_label`) is refused as a comment."""
     last = fixed = 0
-    first = ""
+    first, fixing = "", None
+    hashed, seen = [], set()   # (line, label) of '#' lines that start a sentence; others'
     for lineno, line in lines:
         last = lineno
         fields = split_tokens(line, name, lineno)   # ASCII spaces and tabs only
@@ -194,25 +235,32 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lin
             out.end()
             continue
         if n_columns is None:
-            n_columns, fixed, comment = len(fields), lineno, fields[0].startswith("#")
-            first = line
+            n_columns, fixed, fixing, first = len(fields), lineno, fields, line
             if labelled and n_columns < 2:
                 raise FormatError(name, lineno, "expected at least two columns "
-                                  "(token ... label), found one")
+                                  "(token ... label), found one" + _comment_hint(lineno, fields))
         if len(fields) != n_columns:
-            # a '# ...' first line fixed the count: column files have no comments
+            # a '# ...' line (or the first line, which fixed the count): a comment
             raise FormatError(name, lineno, f"expected {n_columns} columns, found "
                               f"{len(fields)}" + (f" (line {fixed} has {n_columns})"
                                                   if fixed else "")
-                              + (f"; line {fixed} starts with '#': a comment? column files "
-                                 "have none (only CoNLL-U's are read): remove it"
-                                 if fixed and comment else "")
+                              + ((fixing and _comment_hint(fixed, fixing))
+                                 or _comment_hint(lineno, fields))
                               + _spaced_field(((lineno, line, n_columns),
                                                (fixed, first, len(fields)))))
         if labelled:
+            if fields[0].startswith("#") and not out.tokens and _comment_label(fields):
+                hashed.append((lineno, fields[-1]))
+            else:
+                seen.add(fields[-1])
             out.add(tuple(fields[:-1]), fields[-1], lineno)
         else:
             out.add(tuple(fields))
+    comment = next(((k, t) for k, t in hashed if t not in seen), None)
+    if comment is not None and seen:
+        raise FormatError(name, comment[0], f"a line that starts a sentence with '#' and "
+                          f"whose label {comment[1][:30]!r} no other line holds: a comment? "
+                          "column files have none (only CoNLL-U's are read): remove it")
     return out.result(name, last)
 
 

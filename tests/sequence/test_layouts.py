@@ -1,0 +1,255 @@
+"""The layouts public sequence-labelling corpora are downloaded in, given to ``tag``: each is
+read as its columns say, or refused in one line naming file and line, never misread.
+
+CoNLL-2002/2003 column files, WikiNER (``word|POS|TAG``, a sentence per line), slash-tagged
+text (NLTK's Brown ``The/at``, Penn ``.pos`` files with ``\\/``), JSON lines as HuggingFace
+``datasets`` export them (string tags read, integer ids refused), OntoNotes ``*_conll``
+files and bracket-notation columns (refused), chunk tags written BMES (``M-`` read as
+``I-``), prefix last (``PER-B``: a warning) or two ways (BILOU beside IOBES: a warning),
+``#`` comment lines in column files (refused), and the line ends and blank lines of other
+editors (read)."""
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cli_helpers import one_line_error, run_cli
+from sequence.data import read_conll
+from sequence.evaluate import chunks, is_iob, tag_form_message
+from structpred import FormatError
+
+WORDS = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7e, blacklist_characters="|"),
+                min_size=1, max_size=6)
+POS = st.sampled_from(["NN", "VBZ", "DT", "JJ", "NNP", "."])
+TAGS = st.sampled_from(["O", "B-PER", "I-PER", "B-LOC", "I-LOC"])
+SENTENCES = st.lists(st.lists(st.tuples(WORDS, POS, TAGS), min_size=1, max_size=6),
+                     min_size=1, max_size=5).filter(lambda ss: any(len(s) >= 2 for s in ss))
+
+
+def _columns(sentences):
+    """What the sentences ``(word, POS, TAG)`` are read as: ``(X, y)``."""
+    return ([[(w, p) for w, p, _ in s] for s in sentences],
+            [[t for _, _, t in s] for s in sentences])
+
+
+def _write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _train(tmp_path, path, capsys, *more):
+    """``tag train`` (the perceptron, for speed) of ``path``: ``(status, stdout, stderr)``."""
+    return run_cli(["tag", "train", "--data", str(path), "-o", str(tmp_path / "m.npz"),
+                    "--learner", "perceptron", "--iterations", "2", "-q", *more], capsys)
+
+
+CONLL = [[("Lotte", "NNP", "I-NP", "I-PER"), ("schläft", "VBZ", "I-VP", "O")],
+         [("EU", "NNP", "I-NP", "I-ORG"), ("rejects", "VBZ", "I-VP", "O"),
+          ("German", "JJ", "I-NP", "I-MISC"), ("call", "NN", "I-NP", "O")]]
+
+
+@pytest.mark.parametrize("corpus", ["conll2003", "conll2002-nl", "conll2002-es"])
+def test_conll_2002_and_2003_files_are_read_as_their_columns(tmp_path, corpus):
+    keep = {"conll2003": (0, 1, 2, 3), "conll2002-nl": (0, 1, 3), "conll2002-es": (0, 3)}[corpus]
+    docstart = {"conll2003": "-DOCSTART- -X- -X- O\n\n",
+                "conll2002-nl": "-DOCSTART- -DOCSTART- O\n", "conll2002-es": ""}[corpus]
+    text = docstart + "".join("".join(" ".join(t[k] for k in keep) + "\n" for t in s) + "\n"
+                              for s in CONLL * 3)
+    X, y = read_conll(_write(tmp_path, "train.txt", text))
+    assert X == [[tuple(t[k] for k in keep[:-1]) for t in s] for s in CONLL * 3]
+    assert y == [[t[3] for t in s] for s in CONLL * 3]
+
+
+@given(SENTENCES)
+@settings(max_examples=40, deadline=None)
+def test_wikiner_lines_are_read_as_sentences_of_word_pos_tag(tmp_path_factory, sentences):
+    # before: the first line fixed a count of "columns" (its tokens), and the next line of
+    # another length was "expected 6 columns, found 5"; lines of one length were one token
+    # per line, the last token of the sentence its label
+    path = tmp_path_factory.mktemp("wikiner") / "aij-wikiner-en"
+    path.write_text("".join(" ".join("|".join(t) for t in s) + "\n" for s in sentences),
+                    encoding="utf-8")
+    assert read_conll(path) == _columns(sentences)
+    X, labels = read_conll(path, labelled=False)
+    assert labels is None and X == [[tuple(t) for t in s] for s in sentences]
+
+
+def test_wikiner_token_of_other_parts_is_refused_with_its_line(tmp_path):
+    path = _write(tmp_path, "wikiner.txt", "Lotte|NNP|I-PER sleeps|VBZ|O\nEr|PRP|O läuft|O\n")
+    with pytest.raises(FormatError, match=r"wikiner.txt:2: the token 'läuft\|O' is not 3 "
+                                          r"parts separated by '\|' \(word\|POS\|TAG"):
+        read_conll(path)
+
+
+def test_wikiner_trains_evaluates_and_predicts(tmp_path, capsys):
+    sentences = [[("Lotte", "NNP", "I-PER"), ("sleeps", "VBZ", "O")],
+                 [("Paris", "NNP", "I-LOC"), ("is", "VBZ", "O"), ("big", "JJ", "O")]] * 6
+    path = _write(tmp_path, "wikiner.txt",
+                  "".join(" ".join("|".join(t) for t in s) + "\n" for s in sentences))
+    rc, out, err = _train(tmp_path, path, capsys)
+    assert rc == 0 and "2 labels" not in out and "3 labels" in out, err
+    rc, out, err = run_cli(["tag", "eval", "-m", str(tmp_path / "m.npz"), "--data", str(path)],
+                           capsys)
+    assert rc == 0 and "12 sentences, 30 tokens" in out and "chunks" in out, err
+    rc, out, err = run_cli(["tag", "predict", "-m", str(tmp_path / "m.npz"), "-i", str(path)],
+                           capsys)
+    assert rc == 0 and out.splitlines()[:3] == ["Lotte NNP I-PER", "sleeps VBZ O", ""], err
+
+
+SLASH_WORDS = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7e), min_size=1,
+                      max_size=6).filter(lambda w: not w.endswith("\\") and w not in "[]")
+
+
+@given(st.lists(st.lists(st.tuples(SLASH_WORDS, POS), min_size=2, max_size=6),
+                min_size=1, max_size=5))
+@settings(max_examples=40, deadline=None)
+def test_slash_tagged_lines_are_read_as_sentences_of_word_and_tag(tmp_path_factory, sents):
+    # Brown (NLTK): a tab before each sentence line, blank lines between; Penn escapes a
+    # slash in a word as \/ (before: "expected 6 columns, found 5", or one token per line)
+    path = tmp_path_factory.mktemp("brown") / "ca01"
+    path.write_text("".join("\n\t" + " ".join(w.replace("/", "\\/") + "/" + p for w, p in s)
+                            + "\n" for s in sents), encoding="utf-8")
+    assert read_conll(path) == ([[(w,) for w, _ in s] for s in sents],
+                                [[p for _, p in s] for s in sents])
+
+
+def test_penn_pos_files_are_read_by_blocks_without_their_brackets(tmp_path):
+    path = _write(tmp_path, "wsj_0001.pos",
+                  "\n======================================\n\n[ Pierre/NNP Vinken/NNP ]\n,/, \n"
+                  "[ 61/CD years/NNS ]\nold/JJ 1\\/2/CD ./. \n\n[ Mr./NNP Vinken/NNP ]\n"
+                  "is/VBZ ./.\n")
+    X, y = read_conll(path)
+    assert X == [[("Pierre",), ("Vinken",), (",",), ("61",), ("years",), ("old",), ("1/2",),
+                  (".",)], [("Mr.",), ("Vinken",), ("is",), (".",)]]
+    assert y == [["NNP", "NNP", ",", "CD", "NNS", "JJ", "CD", "."], ["NNP", "NNP", "VBZ", "."]]
+
+
+ONTONOTES = ("#begin document (bc/cctv/00/cctv_0001); part 000\n"
+             "bc/cctv/00/cctv_0001 0 0 Lotte NNP (TOP(S(NP*) - - - Speaker#1 (PERSON) * -\n"
+             "bc/cctv/00/cctv_0001 0 1 sleeps VBZ (VP*)) sleep 01 - Speaker#1 * (V*) -\n"
+             "\n#end document\n")
+
+
+def test_ontonotes_conll_files_are_refused_naming_the_bracket_column(tmp_path, capsys):
+    # before: "expected 5 columns, found 13 ...; line 1 starts with '#': a comment?"; with
+    # the #begin lines removed, the coreference column was read as labels
+    path = _write(tmp_path, "cctv_0001.v4_gold_conll", ONTONOTES)
+    with pytest.raises(FormatError, match=r"cctv_0001.v4_gold_conll:1: an OntoNotes / "
+                                          r"CoNLL-2012 \*_conll file .*BIO tags"):
+        read_conll(path)
+    rc, _, err = _train(tmp_path, path, capsys)
+    assert one_line_error(rc, err, "cctv_0001.v4_gold_conll:1:", "bracket notation")
+
+
+@pytest.mark.parametrize("spans, line", [(["*", "(PERSON*", "*)", "(ORG)"], 2),
+                                         (["-", "(12", "12)", "(3)"], 2)])
+def test_labels_in_bracket_notation_are_refused(tmp_path, spans, line):
+    # the NE column (or OntoNotes' coreference column) cut to the last place: its spans
+    # were trained as labels '(PERSON*', '*', '*)' with exit 0
+    words = ["Lotte", "Vermeer", "sleeps", "here"]
+    path = _write(tmp_path, "ne.txt", "".join(f"{w} {t}\n" for w, t in zip(words, spans)))
+    with pytest.raises(FormatError, match=rf"ne.txt:{line}: the label .* is a span in bracket "
+                                          r"notation"):
+        read_conll(path)
+
+
+def _jsonl(tmp_path, rows, name="train.jsonl"):
+    return _write(tmp_path, name, "".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_json_lines_of_string_tags_are_read_in_the_conll_column_order(tmp_path):
+    # HuggingFace's conll2003 as strings: NER the label, POS and chunk features, as in the
+    # CoNLL-2003 column file; its -DOCSTART- examples are no sentences
+    rows = [{"id": "0", "tokens": ["-DOCSTART-"], "pos_tags": ["-X-"], "chunk_tags": ["O"],
+             "ner_tags": ["O"]}] + [
+        {"id": str(k), "tokens": [t[0] for t in s], "ner_tags": [t[3] for t in s],
+         "pos_tags": [t[1] for t in s], "chunk_tags": [t[2] for t in s]}
+        for k, s in enumerate(CONLL, 1)]
+    X, y = read_conll(_jsonl(tmp_path, rows))
+    assert X == [[t[:3] for t in s] for s in CONLL] and y == [[t[3] for t in s] for s in CONLL]
+    X, y = read_conll(_jsonl(tmp_path, [{"tokens": ["New York", "x"], "upos": ["PROPN", "X"]}]))
+    assert X == [[("New_York",), ("x",)]] and y == [["PROPN", "X"]]
+
+
+def test_json_lines_of_integer_tag_ids_are_refused(tmp_path, capsys):
+    # before: "expected 16 columns, found 14"; lines of one length: JSON text as tokens
+    path = _jsonl(tmp_path, [{"id": "0", "tokens": ["EU", "rejects"], "ner_tags": [3, 0]}] * 4)
+    rc, _, err = _train(tmp_path, path, capsys)
+    assert one_line_error(rc, err, "train.jsonl:1:", "'ner_tags' are integer ids", "int2str")
+
+
+@pytest.mark.parametrize("text, words", [
+    ('{"tokens": ["a"], "lemmas": ["a"], "upos": ["X"]}\n', "which is the label is not told"),
+    ('[{"tokens": ["a"], "tags": ["X"]}]\n', "a JSON array"),
+    ('{"tokens": ["a", "b"], "tags": ["X", "Y"]}\n{"tokens": ["a"], "tags": ["X", "Y"]}\n',
+     "does not hold one value for each of the 1 tokens"),
+    ('{"tokens": ["a", "b"], "tags": ["X", "Y"]}\n{"tokens": ["a"\n', "not a JSON object"),
+    ('{"text": "a b", "tags": ["X", "Y"]}\n', "without a 'tokens'")])
+def test_json_lines_that_do_not_tell_tokens_and_labels_are_refused(tmp_path, capsys, text,
+                                                                    words):
+    path = _write(tmp_path, "train.jsonl", text)
+    rc, _, err = _train(tmp_path, path, capsys)
+    assert one_line_error(rc, err, "train.jsonl:", words), err
+
+
+@given(st.lists(st.sampled_from(["O", "B-PER", "I-PER", "E-PER", "S-PER", "S-LOC"]),
+                min_size=1, max_size=12))
+@settings(max_examples=40, deadline=None)
+def test_bmes_middle_tags_are_read_as_inside(tags):
+    # Chinese NER corpora write IOBES's I- as M- (B-NAME M-NAME E-NAME); before, a file of
+    # them was refused as "the label 'M-NAME' is neither O nor a chunk tag"
+    bmes = [("M" + t[1:]) if t.startswith("I") else t for t in tags]
+    assert chunks(bmes) == chunks(tags)
+    if set(tags) != {"O"}:
+        assert is_iob(set(bmes))
+
+
+def test_a_bmes_file_is_read(tmp_path):
+    path = _write(tmp_path, "resume.char.bmes", "张 B-NAME\n三 M-NAME\n丰 E-NAME\n是 O\n\n")
+    assert read_conll(path)[1] == [["B-NAME", "M-NAME", "E-NAME", "O"]]
+
+
+@pytest.mark.parametrize("sep", ["-", "_"])
+def test_chunk_tags_with_the_prefix_last_get_a_warning(tmp_path, capsys, sep):
+    # before: scored by token accuracy without a word
+    text = f"Lotte PER{sep}B\nVermeer PER{sep}I\nsleeps O\n\nParis LOC{sep}B\nis O\n\n" * 6
+    rc, out, err = _train(tmp_path, _write(tmp_path, "suffix.txt", text), capsys)
+    assert rc == 0 and "accuracy" in out, err
+    assert f"look like chunk tags with the prefix written last" in err
+    assert f"(B-LOC)" in err
+
+
+@pytest.mark.parametrize("labels, words", [
+    (["B-PER", "L-PER", "U-LOC", "E-ORG", "S-ORG", "O"], "BILOU and IOBES"),
+    (["B-PER", "M-PER", "E-PER", "I-ORG", "B-ORG", "O"], "BMES and IOB(ES)")])
+def test_chunk_tags_of_one_shape_written_two_ways_get_a_warning(labels, words):
+    assert words in tag_form_message(labels)
+    assert tag_form_message([t for t in labels if t[0] not in "UL" and t[0] != "M"]) is None
+
+
+@pytest.mark.parametrize("comment", ["# 2", "#sent_id 7", "#text The_cat"])
+def test_comment_lines_in_column_files_are_refused_as_comments(tmp_path, comment):
+    # before: a comment of as many fields as the columns was a token, its last field a label
+    body = "The DT\ncat NN\n\n"
+    path = _write(tmp_path, "pos.txt", body + comment + "\n" + body)
+    with pytest.raises(FormatError, match=r"pos.txt:4: .*a comment\? column files have none"):
+        read_conll(path)
+
+
+def test_comment_line_of_other_columns_is_named_as_a_comment(tmp_path):
+    path = _write(tmp_path, "pos.txt", "The DT\ncat NN\n\n# sent_id = 2\nA DT\n\n")
+    with pytest.raises(FormatError, match=r"pos.txt:4: expected 2 columns, found 4 .*line 4 "
+                                          r"starts with '#': a comment\?"):
+        read_conll(path)
+
+
+def test_editor_line_ends_and_blank_lines_of_white_space_are_read(tmp_path):
+    # a tab at each line end (an empty last field), Windows line ends, and a blank line
+    # of spaces and tabs between sentences
+    path = tmp_path / "win.txt"
+    path.write_bytes(b"Lotte\tNNP\tB-PER\t\r\nsleeps\tVBZ\tO\t\r\n \t \r\nEr\tPRP\tO\t\r\n\r\n")
+    assert read_conll(path) == ([[("Lotte", "NNP"), ("sleeps", "VBZ")], [("Er", "PRP")]],
+                                [["B-PER", "O"], ["O"]])
