@@ -99,8 +99,11 @@ def test_wikiner_trains_evaluates_and_predicts(tmp_path, capsys):
     assert rc == 0 and out.splitlines()[:3] == ["Lotte NNP I-PER", "sleeps VBZ O", ""], err
 
 
-SLASH_WORDS = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7e), min_size=1,
-                      max_size=6).filter(lambda w: not w.endswith("\\") and w not in "[]")
+# a backslash of the word itself cannot be told from Penn's escape, nor '|' in every token
+# from WikiNER's parts
+SLASH_WORDS = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7e,
+                                    blacklist_characters="\\|"),
+                      min_size=1, max_size=6).filter(lambda w: w not in "[]")
 
 
 @given(st.lists(st.lists(st.tuples(SLASH_WORDS, POS), min_size=2, max_size=6),
