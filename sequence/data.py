@@ -15,6 +15,7 @@ list of strings.  Files for prediction may lack the label column (``labelled=Fal
 
 from __future__ import annotations
 
+import collections
 import re
 
 from structpred import check_flag, check_number, check_whole
@@ -223,7 +224,8 @@ def _comment_label(fields):
 def _read_columns(lines, name, labelled, n_columns, out):
     """:func:`read_conll` of a column file, the sentences collected in ``out``; a line that
     starts a sentence with ``#`` and holds a label no other line holds (``# sent 2``, read
-    as a token labelled ``2``; :func:`_comment_label`) is refused as a comment."""
+    as a token labelled ``2``; :func:`_comment_label`), when it begins with ``#`` alone or
+    no other ``#`` line holds that label, is refused as a comment."""
     last = fixed = 0
     first, fixing = "", None
     hashed, seen = [], set()   # (line, label) of '#' lines that start a sentence; others'
@@ -250,13 +252,16 @@ def _read_columns(lines, name, labelled, n_columns, out):
                                                (fixed, first, len(fields)))))
         if labelled:
             if fields[0].startswith("#") and not out.tokens and _comment_label(fields):
-                hashed.append((lineno, fields[-1]))
+                hashed.append((lineno, fields[-1], fields[0] == "#"))
             else:
                 seen.add(fields[-1])
             out.add(tuple(fields[:-1]), fields[-1], lineno)
         else:
             out.add(tuple(fields))
-    comment = next(((k, t) for k, t in hashed if t not in seen), None)
+    # a hashtag (#word) tagged HT at the start of many sentences is no comment
+    once = collections.Counter(t for _, t, _ in hashed)
+    comment = next(((k, t) for k, t, bare in hashed
+                    if t not in seen and (bare or once[t] == 1)), None)
     if comment is not None and seen:
         raise FormatError(name, comment[0], f"a line that starts a sentence with '#' and "
                           f"whose label {comment[1][:30]!r} no other line holds: a comment? "

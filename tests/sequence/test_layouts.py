@@ -242,6 +242,12 @@ def test_comment_lines_in_column_files_are_refused_as_comments(tmp_path, comment
         read_conll(path)
 
 
+def test_hashtags_that_start_sentences_are_no_comments(tmp_path):
+    # tweets tagged HT for a hashtag: '#word' lines of one label at many sentence starts
+    path = _write(tmp_path, "tweets.txt", "#fail HT\nagain RB\n\n#win HT\nnow RB\n\n")
+    assert read_conll(path)[1] == [["HT", "RB"], ["HT", "RB"]]
+
+
 def test_comment_line_of_other_columns_is_named_as_a_comment(tmp_path):
     path = _write(tmp_path, "pos.txt", "The DT\ncat NN\n\n# sent_id = 2\nA DT\n\n")
     with pytest.raises(FormatError, match=r"pos.txt:4: expected 2 columns, found 4 .*line 4 "
