@@ -139,7 +139,8 @@ def _read_tabbed(lines, name, labelled, fmt, label):
     return out.result(name, last)
 
 
-def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lines=None):
+def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, label_names=None,
+               _lines=None):
     """Read a column file into ``(sentences, labels)``.
 
     A file whose first word line has ten tab-separated columns, the first an ID, is read
@@ -168,6 +169,10 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lin
     conllu_label : {"upos", "xpos"}
         The label of a CoNLL-U file: the universal part-of-speech tag or the
         treebank's own.
+    label_names : sequence of str, optional
+        The names of the integer tag ids of a JSON lines file, in the order of the ids
+        (HuggingFace's ``features["ner_tags"].feature.names``); without them such ids are
+        refused.  Only JSON lines take them.
 
     Raises
     ------
@@ -183,8 +188,12 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lin
         raise ValueError(f"conllu_label must be one of {', '.join(CONLLU_LABELS)}, got "
                          f"{conllu_label!r}")
     name = str(path)
+    label_names = _check_label_names(label_names)
     lines = list(read_lines(path)) if _lines is None else _lines   # (number, text) pairs
     fmt = tabbed_format(lines)
+    if fmt is not None and label_names is not None:
+        raise FormatError(name, None, f"label names are given for the integer tag ids of JSON "
+                          f"lines, but this is a {fmt} file, whose labels are written out")
     if fmt is not None:
         if n_columns is not None and n_columns != (2 if labelled else 1):
             raise FormatError(name, None, f"a {fmt} file (the word form and its label), "
@@ -195,14 +204,35 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lin
     layout = inline_layout(lines, name)   # WikiNER, word/TAG, JSON lines (sequence.layouts)
     out = _Sentences(labelled)
     if layout is not None:
-        last = read_inline(lines, name, labelled, layout, out.add, out.end)
+        last = read_inline(lines, name, labelled, layout, out.add, out.end, label_names)
         result = out.result(name, last)
         width = len(result[0][0][0]) + labelled
         if n_columns is not None and width != n_columns:
             raise FormatError(name, None, f"expected {n_columns} columns, found {width} (a "
                               f"{layout[0]} file, read as tokens of {width} parts)")
         return result
+    if label_names is not None:
+        raise FormatError(name, None, "label names are given for the integer tag ids of JSON "
+                          "lines, but this is a column file, whose labels are written out")
     return _read_columns(lines, name, labelled, n_columns, out)
+
+
+def _check_label_names(names):
+    """``label_names`` of :func:`read_conll` as a tuple of strings (or ``None``)."""
+    if names is None:
+        return None
+    if isinstance(names, str) or not all(isinstance(t, str) for t in names):
+        raise TypeError("label_names must be a sequence of strings (the names of the ids 0, 1, "
+                        "...)")
+    names = tuple(names)
+    bad = next((t for t in names if not t or t != "".join(t.split())), None)
+    if not names or bad is not None:
+        raise ValueError(f"label_names must be names without white space, got "
+                         f"{bad if names else 'none'!r}")
+    twice = next((t for t in names if names.count(t) > 1), None)
+    if twice is not None:
+        raise ValueError(f"label_names holds {twice!r} twice: each id needs its own name")
+    return names
 
 
 def _comment_hint(lineno, fields):
@@ -238,9 +268,11 @@ def _read_columns(lines, name, labelled, n_columns, out):
             continue
         if n_columns is None:
             n_columns, fixed, fixing, first = len(fields), lineno, fields, line
+            _refuse_header(name, lineno, fields)
             if labelled and n_columns < 2:
                 raise FormatError(name, lineno, "expected at least two columns "
-                                  "(token ... label), found one" + _comment_hint(lineno, fields))
+                                  "(token ... label), found one" + _comment_hint(lineno, fields)
+                                  + _csv_hint(lineno, fields))
         if len(fields) != n_columns:
             # a '# ...' line (or the first line, which fixed the count): a comment
             raise FormatError(name, lineno, f"expected {n_columns} columns, found "
@@ -249,7 +281,8 @@ def _read_columns(lines, name, labelled, n_columns, out):
                               + ((fixing and _comment_hint(fixed, fixing))
                                  or _comment_hint(lineno, fields))
                               + _spaced_field(((lineno, line, n_columns),
-                                               (fixed, first, len(fields)))))
+                                               (fixed, first, len(fields))))
+                              + _csv_hint(lineno, fields))
         if labelled:
             if fields[0].startswith("#") and not out.tokens and _comment_label(fields):
                 hashed.append((lineno, fields[-1], fields[0] == "#"))
@@ -266,7 +299,46 @@ def _read_columns(lines, name, labelled, n_columns, out):
         raise FormatError(name, comment[0], f"a line that starts a sentence with '#' and "
                           f"whose label {comment[1][:30]!r} no other line holds: a comment? "
                           "column files have none (only CoNLL-U's are read): remove it")
-    return out.result(name, last)
+    X, y = out.result(name, last)
+    if y is not None:
+        _refuse_label_first(name, fixed, X, y)
+    return X, y
+
+
+#: the names a header line of a column file gives its columns
+HEADER_NAMES = {"word", "words", "token", "tokens", "form", "text", "lemma", "pos", "upos",
+                "xpos", "tag", "tags", "label", "labels", "ner", "chunk", "entity", "iob", "bio",
+                "sentence", "sentence_id", "sent_id", "id"}
+
+
+def _refuse_header(name, lineno, fields):
+    """Refuse a first line of column names (``word pos tag``): it was read as a token."""
+    if len(fields) >= 2 and all(f.strip("#:").casefold() in HEADER_NAMES for f in fields):
+        raise FormatError(name, lineno, f"the line {' '.join(fields)[:40]!r} looks like a header "
+                          "of column names: column files have none (the word first, the label "
+                          "last, no names): remove it")
+
+
+def _csv_hint(lineno, fields):
+    """The hint of a line whose one field holds commas or semicolons: a CSV file."""
+    sep = next((c for c in ",;" if any(f.count(c) >= 2 for f in fields)), None)
+    if sep is None:
+        return ""
+    return (f"; line {lineno} holds {sep!r} between values: a CSV file? columns are separated "
+            "by spaces or tabs (the word first, the label last)")
+
+
+def _refuse_label_first(name, lineno, X, y):
+    """Refuse a file whose first column holds chunk tags and whose last does not (the MIT
+    Movie and Restaurant corpora write ``B-Actor steve``): its words were the labels."""
+    firsts = {tok[0] for s in X for tok in s}
+    labels = {t for s in y for t in s}
+    if is_iob(firsts) and not is_iob(labels) and labels != {"O"}:
+        shown = ", ".join(sorted(firsts)[:3])
+        raise FormatError(name, lineno, f"column 1 holds chunk tags ({shown}, ...) and the last "
+                          "column does not: the label must be the last column (the MIT Movie "
+                          "and Restaurant corpora write 'TAG word'): swap the columns, e.g. "
+                          "awk 'NF {print $2, $1; next} {print \"\"}'")
 
 
 def _spaced_field(lines):

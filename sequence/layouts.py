@@ -13,8 +13,9 @@ them through :func:`inline_layout` and :func:`read_inline`), and the layouts it 
   ``"tokens"`` (or ``"words"``), the label in the one other field holding a value per
   token, or, of ``pos_tags``, ``chunk_tags`` and ``ner_tags`` (CoNLL-2000/2003), the last
   present, the others feature columns in that order, as in the column files of those
-  corpora.  Integer tag ids (whose names the dataset keeps in its features) are refused as
-  labels: chunk F1 and the model's labels need the names.
+  corpora.  Integer tag ids (whose names the dataset keeps in its features) are read with
+  their names given (``label_names``, ``tag --label-names FILE``) and refused without:
+  chunk F1 and the model's labels need the names.
 * Refused: OntoNotes / CoNLL-2012 ``*_conll`` files (``#begin document``), whose named
   entities are spans in bracket notation (``(PERSON*``, ``*``, ``*)``), and JSON arrays.
 """
@@ -109,12 +110,16 @@ def _next_starts_object(lines, lineno):
     return bool(after) and after[0].lstrip().startswith("{")
 
 
-def read_inline(lines, name, labelled, layout, add, end):
+def read_inline(lines, name, labelled, layout, add, end, label_names=None):
     """Read ``lines`` of ``layout`` (:func:`inline_layout`): ``add(token, tag, lineno)`` for
-    each token, ``end()`` after each sentence; the number of the last line is returned."""
+    each token, ``end()`` after each sentence; the number of the last line is returned.
+    ``label_names``: the names of integer tag ids of JSON lines, in the order of the ids."""
     kind, _, how = layout
     if kind == "JSON lines":
-        return _read_json_lines(lines, name, labelled, add, end)
+        return _read_json_lines(lines, name, labelled, (add, end), label_names)
+    if label_names is not None:
+        raise FormatError(name, None, f"label names are given for the integer tag ids of JSON "
+                          f"lines, but this is a {kind} file, whose labels are written out")
     first = None
     last = 0
     for lineno, line in lines:
@@ -179,7 +184,7 @@ def _json_fields(obj, name, lineno):
     return key, tags
 
 
-def _read_json_lines(lines, name, labelled, add, end):
+def _read_json_lines(lines, name, labelled, calls, label_names):
     key = tags = first = None
     last = 0
     for lineno, line in lines:
@@ -201,14 +206,15 @@ def _read_json_lines(lines, name, labelled, add, end):
             if labelled and not tags:
                 raise FormatError(name, lineno, f"a JSON lines object without labels: no "
                                   f"field besides '{key}' holds a value per token (the tags)")
-        _json_sentence(obj, (key, tags), (name, lineno, first), labelled, add)
-        end()
+        _json_sentence(obj, (key, tags, label_names), (name, lineno, first), labelled, calls[0])
+        calls[1]()
     return last
 
 
 def _json_sentence(obj, fields, where, labelled, add):
-    """``add`` the tokens of one JSON lines object."""
-    key, tags = fields
+    """``add`` the tokens of one JSON lines object; ``fields``: the token field, the tag
+    fields and the names of integer tag ids (``None``: ids are refused)."""
+    key, tags, names = fields
     name, lineno, first = where
     tokens = obj.get(key)
     if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
@@ -226,13 +232,7 @@ def _json_sentence(obj, fields, where, labelled, add):
             raise FormatError(name, lineno, f"the field '{k}' holds a value that is neither a "
                               "string nor an integer")
         columns.append(values)
-    label = columns[-1] if labelled else None
-    if labelled and any(isinstance(v, int) for v in label):
-        raise FormatError(name, lineno, f"the '{tags[-1]}' are integer ids "
-                          f"({', '.join(map(str, label[:4]))}, ...) whose names the file does "
-                          "not hold (a HuggingFace dataset keeps them in its features): chunk "
-                          "F1 and the model's labels need the names; write them as strings "
-                          f"(e.g. with features['{tags[-1]}'].feature.int2str)")
+    label = _named(columns[-1], names, tags[-1], (name, lineno)) if labelled else None
     features = columns[:-1] if labelled else columns
     check_visible_tokens(" ".join(tokens), name, lineno)
     for i, tok in enumerate(tokens):
@@ -247,6 +247,27 @@ def _json_sentence(obj, fields, where, labelled, add):
                 raise FormatError(name, lineno, f"the label {tag!r} of token {i + 1} is empty "
                                   "or holds white space")
         add(cols, tag, lineno)
+
+
+def _named(values, names, field, where):
+    """The labels ``values`` of one object, integer ids read as their ``names`` (ids are
+    refused without names)."""
+    ids = [v for v in values if isinstance(v, int)]
+    if not ids:
+        return values
+    name, lineno = where
+    if not names:
+        raise FormatError(name, lineno, f"the '{field}' are integer ids "
+                          f"({', '.join(map(str, values[:4]))}, ...) whose names the file does "
+                          "not hold (a HuggingFace dataset keeps them in its features): chunk "
+                          "F1 and the model's labels need the names; give them, one a line in "
+                          f"the order of the ids (tag --label-names FILE: "
+                          f"features['{field}'].feature.names), or write the tags as strings")
+    bad = next((v for v in ids if not 0 <= v < len(names)), None)
+    if bad is not None:
+        raise FormatError(name, lineno, f"the tag id {bad} of '{field}' has no name: "
+                          f"{len(names)} label names are given (ids 0 to {len(names) - 1})")
+    return [names[v] if isinstance(v, int) else v for v in values]
 
 
 #: labels of spans in bracket notation (CoNLL-2012's named entities ``(PERSON*``, ``*)``;

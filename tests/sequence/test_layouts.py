@@ -181,7 +181,47 @@ def test_json_lines_of_integer_tag_ids_are_refused(tmp_path, capsys):
     # before: "expected 16 columns, found 14"; lines of one length: JSON text as tokens
     path = _jsonl(tmp_path, [{"id": "0", "tokens": ["EU", "rejects"], "ner_tags": [3, 0]}] * 4)
     rc, _, err = _train(tmp_path, path, capsys)
-    assert one_line_error(rc, err, "train.jsonl:1:", "'ner_tags' are integer ids", "int2str")
+    assert one_line_error(rc, err, "train.jsonl:1:", "'ner_tags' are integer ids",
+                          "--label-names FILE")
+
+
+NER_NAMES = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
+ID_ROWS = [{"tokens": ["Lotte", "Vermeer", "sleeps"], "ner_tags": [1, 2, 0]},
+           {"tokens": ["Paris", "is", "big"], "ner_tags": [3, 0, 0]}] * 6
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_json_lines_of_tag_ids_are_read_with_label_names(tmp_path, capsys, as_json):
+    # Dataset.to_json writes ClassLabel tags as ids; their names, one a line or as a JSON
+    # list (features["ner_tags"].feature.names), make them labels again
+    names = _write(tmp_path, "names.txt", json.dumps(NER_NAMES) if as_json
+                   else "\n".join(NER_NAMES) + "\n")
+    path = _jsonl(tmp_path, ID_ROWS)
+    assert read_conll(path, label_names=NER_NAMES)[1][:2] == [["B-PER", "I-PER", "O"],
+                                                             ["B-LOC", "O", "O"]]
+    rc, out, err = _train(tmp_path, path, capsys, "--label-names", str(names))
+    assert rc == 0 and "4 labels" in out, err
+    rc, out, err = run_cli(["tag", "eval", "-m", str(tmp_path / "m.npz"), "--data", str(path),
+                            "--label-names", str(names)], capsys)
+    assert rc == 0 and "chunks: precision" in out, err
+
+
+@pytest.mark.parametrize("names, words", [
+    ("O\nB-PER\n", "train.jsonl:1: the tag id 2 of 'ner_tags' has no name: 2 label names"),
+    ("O\nB-PER\nO\n", "--label-names holds 'O' twice"),
+    ("O\nB PER\n", "names.txt:2: 'B PER' holds white space")])
+def test_label_names_that_do_not_name_the_ids_are_refused(tmp_path, capsys, names, words):
+    path = _jsonl(tmp_path, ID_ROWS)
+    rc, _, err = _train(tmp_path, path, capsys, "--label-names",
+                        str(_write(tmp_path, "names.txt", names)))
+    assert one_line_error(rc, err, words), err
+
+
+def test_label_names_for_a_column_file_are_refused(tmp_path, capsys):
+    path = _write(tmp_path, "train.txt", "Lotte B-PER\nsleeps O\n\n" * 4)
+    rc, _, err = _train(tmp_path, path, capsys, "--label-names",
+                        str(_write(tmp_path, "names.txt", "O\nB-PER\n")))
+    assert one_line_error(rc, err, "train.txt: label names are given", "a column file"), err
 
 
 @pytest.mark.parametrize("text, words", [
@@ -262,3 +302,30 @@ def test_editor_line_ends_and_blank_lines_of_white_space_are_read(tmp_path):
     path.write_bytes(b"Lotte\tNNP\tB-PER\t\r\nsleeps\tVBZ\tO\t\r\n \t \r\nEr\tPRP\tO\t\r\n\r\n")
     assert read_conll(path) == ([[("Lotte", "NNP"), ("sleeps", "VBZ")], [("Er", "PRP")]],
                                 [["B-PER", "O"], ["O"]])
+
+
+def test_label_first_files_are_refused(tmp_path, capsys):
+    # the MIT Movie corpus (engtrain.bio) writes 'TAG<TAB>word': its words were trained as
+    # labels of the tags, exit 0
+    path = _write(tmp_path, "engtrain.bio", "B-Actor\tsteve\nI-Actor\tmcqueen\nO\tprovided\n\n"
+                                            "O\twhat\nB-Genre\tmovies\n\n" * 4)
+    rc, _, err = _train(tmp_path, path, capsys)
+    assert one_line_error(rc, err, "engtrain.bio:1: column 1 holds chunk tags", "swap"), err
+
+
+@pytest.mark.parametrize("header, body", [("word\ttag", "The\tDT\ncat\tNN\n\n"),
+                                          ("Token POS Label", "The DT O\ncat NN O\n\n")])
+def test_header_lines_of_column_names_are_refused(tmp_path, header, body):
+    # before: a token 'word' labelled 'tag' (a POS file) or a refusal blaming the label
+    path = _write(tmp_path, "pos.tsv", header + "\n" + body * 2)
+    with pytest.raises(FormatError, match=r"pos.tsv:1: the line .* looks like a header"):
+        read_conll(path)
+
+
+@pytest.mark.parametrize("text, line", [("a,DT,O\nb,NN,B-NP\n", 1),
+                                        ("Sentence #,Word,POS,Tag\nSentence: 1,Thousands,NNS,O\n"
+                                         ",of,IN,O\n", 3)])
+def test_comma_separated_files_get_a_hint(tmp_path, text, line):
+    with pytest.raises(FormatError, match=rf"ner.csv:{line}: .*a CSV file\? columns are "
+                                          "separated by spaces or tabs"):
+        read_conll(_write(tmp_path, "ner.csv", text))
