@@ -370,7 +370,7 @@ def tag_predict(args):
     lines = list(read_lines(args.input))   # standard input is read once
     X, _ = read_conll(args.input, labelled=False, _lines=lines)
     tabbed = tabbed_format(lines)   # CoNLL-U or GermEval 2014: written back as such
-    conllu = tabbed == "CoNLL-U"
+    conllu = (tabbed or "").startswith("CoNLL-U")
     n_cols = len(X[0][0])
     if n_cols == tagger.n_columns_ + 1 and not tabbed:
         _refuse_index_column(args.input, X)

@@ -2,7 +2,8 @@
 label in the last column, a blank line between sentences (``.gz`` and ``-`` for standard
 input are fine).  Universal Dependencies' CoNLL-U files (and CoNLL-X ones) are recognised
 by their ten tab-separated columns: their word form is the token and their UPOS column
-the label; GermEval 2014 files (``index token outer-NE inner-NE``) by four tab-separated
+the label (CoNLL-U Plus files by the column names of their ``# global.columns`` line);
+GermEval 2014 files (``index token outer-NE inner-NE``) by four tab-separated
 columns numbered from 1: their word is the token and the outer named entity the label
 (:func:`read_conll`).  ``-DOCSTART-`` lines (CoNLL-2002/2003) end a sentence.  WikiNER
 (``word|POS|TAG``), slash-tagged text (``The/at``) and HuggingFace JSON lines are read, and
@@ -82,6 +83,23 @@ _TABBED = {
     "GermEval 2014": (4, {"outer": 2}, "the token's index in its sentence"),
 }
 
+#: the comment that names the columns of a CoNLL-U Plus file (PARSEME's ``.cupt``), line 1
+_PLUS = "# global.columns ="
+
+
+def _tabbed_spec(fmt, lines, name):
+    """``(columns, label columns, the ID of a line, the word form's column)`` of ``fmt``:
+    for CoNLL-U Plus those its first line names (``ID`` first, ``FORM``, ``UPOS``/``XPOS``
+    where it has them; a file without ``ID`` and ``FORM`` is refused)."""
+    if fmt != "CoNLL-U Plus":
+        return _TABBED[fmt] + (1,)
+    names = next(line for _, line in lines if line.strip())[len(_PLUS):].split()
+    if names[:1] != ["ID"] or "FORM" not in names:
+        raise FormatError(name, 1, f"a CoNLL-U Plus file whose columns ({' '.join(names)[:60]}) "
+                          "do not begin with ID and hold no FORM: its words cannot be told")
+    labels = {k: names.index(k.upper()) for k in CONLLU_LABELS if k.upper() in names}
+    return len(names), labels, "an ID such as 3", names.index("FORM")
+
 
 def _is_germeval_start(before, first, second):
     """Whether the first word line of a file, ``first``, begins a GermEval 2014 file: four
@@ -100,8 +118,12 @@ def _read_tabbed(lines, name, labelled, fmt, label):
     multiword tokens (``3-4``) and empty nodes (``3.1``); the token is the word form (white
     space inside it, as in some treebanks, becomes ``_``), the label the ``label`` column
     (GermEval: the outer named entity; the inner one is not read)."""
-    n_fields, labels, id_text = _TABBED[fmt]
-    column = labels[label]
+    n_fields, labels, id_text, form_at = _tabbed_spec(fmt, lines, name)
+    column = labels.get(label)
+    if column is None:   # to read labels from, or to write the predictions in
+        held = ", ".join(k.upper() for k in labels) or "neither UPOS nor XPOS"
+        raise FormatError(name, 1, f"a {fmt} file without a {label.upper()} column (of the "
+                          f"label columns it holds {held}): its labels cannot be read or written")
     out = _Sentences(labelled)
     last = 0
     for lineno, line in lines:
@@ -112,7 +134,7 @@ def _read_tabbed(lines, name, labelled, fmt, label):
         if line.startswith("#"):
             continue
         fields = line.rstrip("\r\n").split("\t")
-        if fmt == "CoNLL-U":
+        if fmt != "GermEval 2014":
             ok = _CONLLU_ID.match(fields[0]) is not None
         else:
             ok = fields[0] == str(len(out.tokens) + 1)
@@ -124,7 +146,7 @@ def _read_tabbed(lines, name, labelled, fmt, label):
                                  else f" and the ID {fields[0][:20]!r}"))
         if not fields[0].isdigit():   # a multiword token or an empty node
             continue
-        form = "_".join(fields[1].split())
+        form = "_".join(fields[form_at].split())
         if not form:
             raise FormatError(name, lineno, f"a {fmt} word line without a word form")
         check_visible_tokens(line, name, lineno)   # a form U+200F alone was a word
@@ -200,7 +222,7 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, labe
                               f"but {n_columns} columns are expected (the model was "
                               "trained on a file with feature columns)")
         return _read_tabbed(lines, name, labelled, fmt,
-                            conllu_label if fmt == "CoNLL-U" else "outer")
+                            conllu_label if fmt.startswith("CoNLL-U") else "outer")
     layout = inline_layout(lines, name)   # WikiNER, word/TAG, JSON lines (sequence.layouts)
     out = _Sentences(labelled)
     if layout is not None:
@@ -365,8 +387,11 @@ def _spaced_field(lines):
 
 
 def tabbed_format(lines):
-    """``"CoNLL-U"``, ``"GermEval 2014"`` or ``None``: the format :func:`read_conll` reads
-    ``lines`` (``(number, text)`` pairs) in, told by their first word line."""
+    """``"CoNLL-U"``, ``"CoNLL-U Plus"``, ``"GermEval 2014"`` or ``None``: the format
+    :func:`read_conll` reads ``lines`` (``(number, text)`` pairs) in, told by their first
+    line (CoNLL-U Plus: ``# global.columns = ...``) or first word line."""
+    if next((line for _, line in lines if line.strip()), "").startswith(_PLUS):
+        return "CoNLL-U Plus"
     words = [k for k, (_, line) in enumerate(lines) if line.strip()
              and not line.startswith("#")]
     if not words:
@@ -387,8 +412,8 @@ def write_tabbed(fh, lines, labels, fmt):
     GermEval's outer named entity) set to its predicted label, in order; comments,
     multiword tokens, empty nodes and the other columns as they were (such a file was
     tagged as its words and labels alone, the rest lost)."""
-    n_fields, columns, _ = _TABBED[fmt]
-    column = columns["upos" if fmt == "CoNLL-U" else "outer"]
+    n_fields, columns, _, _ = _tabbed_spec(fmt, lines, "<output>")
+    column = columns["upos" if fmt.startswith("CoNLL-U") else "outer"]
     flat = iter([t for s in labels for t in s])
     for _, line in lines:
         fields = line.rstrip("\r\n").split("\t")

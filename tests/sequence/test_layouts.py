@@ -329,3 +329,29 @@ def test_comma_separated_files_get_a_hint(tmp_path, text, line):
     with pytest.raises(FormatError, match=rf"ner.csv:{line}: .*a CSV file\? columns are "
                                           "separated by spaces or tabs"):
         read_conll(_write(tmp_path, "ner.csv", text))
+
+
+CUPT = ("# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC PARSEME:MWE\n"
+        + "# text = Worse is it\n1\tWorse\tbad\tADJ\tJJR\t_\t0\troot\t_\t_\t*\n"
+        "2\tis\tbe\tAUX\tVBZ\t_\t1\tcop\t_\t_\t1:VID\n3\tit\tit\tPRON\tPRP\t_\t1\tnsubj\t_\t_\t1\n\n"
+        "# text = it is\n1\tit\tit\tPRON\tPRP\t_\t2\tnsubj\t_\t_\t*\n"
+        "2\tis\tbe\tAUX\tVBZ\t_\t0\troot\t_\t_\t*\n\n")
+
+
+def test_conllu_plus_files_are_read_by_their_column_names(tmp_path, capsys):
+    # PARSEME's .cupt: before, "expected 14 columns, found 4 ...: a comment?", and with the
+    # comments removed the eleventh column (the MWE codes) was read as the label
+    path = _write(tmp_path, "train.cupt", CUPT * 3)
+    X, y = read_conll(path)
+    assert X[:2] == [[("Worse",), ("is",), ("it",)], [("it",), ("is",)]]
+    assert y[:2] == [["ADJ", "AUX", "PRON"], ["PRON", "AUX"]]
+    assert read_conll(path, conllu_label="xpos")[1][0] == ["JJR", "VBZ", "PRP"]
+    rc, _, err = _train(tmp_path, path, capsys)
+    assert rc == 0, err
+    rc, out, err = run_cli(["tag", "predict", "-m", str(tmp_path / "m.npz"), "-i", str(path)],
+                           capsys)
+    assert rc == 0 and out.splitlines()[:3] == CUPT.splitlines()[:3], err
+    plain = _write(tmp_path, "other.cupt", "# global.columns = ID FORM HEAD PARSEME:MWE\n"
+                                           "1\tWorse\t0\t*\n\n")
+    with pytest.raises(FormatError, match=r"other.cupt:1: a CoNLL-U Plus file without a UPOS"):
+        read_conll(plain)
