@@ -324,7 +324,21 @@ def _read_columns(lines, name, labelled, n_columns, out):
     X, y = out.result(name, last)
     if y is not None:
         _refuse_label_first(name, fixed, X, y)
+        _refuse_index_first(name, fixed, X)
     return X, y
+
+
+def _refuse_index_first(name, lineno, X):
+    """Refuse labelled sentences whose first column numbers their tokens (``1 word tag``,
+    CoNLL-2006/2009 files of another count than CoNLL-U's ten): the numbers were read as the
+    words, and in CoNLL-2009 a predicate's arguments as the labels."""
+    lengths = [len(s) for s in X]
+    if sum(lengths) >= 3 and max(lengths) >= 2 and all(
+            [tok[0] for tok in s] == [str(i) for i in range(1, len(s) + 1)] for s in X):
+        raise FormatError(name, lineno, f"column 1 numbers the tokens of every sentence (1, 2, "
+                          f"...), so the numbers would be read as the words: the word must be "
+                          f"the first column and the label the last (a CoNLL-2006/2009 file? "
+                          f"cut out the word and its tag, e.g. cut -f2,5)")
 
 
 #: the names a header line of a column file gives its columns

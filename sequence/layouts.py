@@ -102,6 +102,13 @@ def inline_layout(lines, name):
     if tokens and all(map(_is_slash_token, tokens)):
         blocks = len(penn) < len(fields) or len(tokens) < sum(map(len, penn))
         return "slash", "/", blocks
+    if len({len(f) for f in fields}) > 1 and all(0 < t.rfind("_") < len(t) - 1 for t in flat):
+        # word_TAG (the Stanford tagger's output): tags hold '_' too (B_PER), so the split
+        # is not told; lines of one length may be a column file of such fields
+        raise FormatError(name, sample[0][0], "every token is written word_TAG, a sentence "
+                          "per line (the Stanford tagger's output?): where a word ends and its "
+                          "tag begins is not told ('_' is in words and tags alike); write one "
+                          "'word tag' line per token, a blank line after each sentence")
     return None
 
 

@@ -355,3 +355,24 @@ def test_conllu_plus_files_are_read_by_their_column_names(tmp_path, capsys):
                                            "1\tWorse\t0\t*\n\n")
     with pytest.raises(FormatError, match=r"other.cupt:1: a CoNLL-U Plus file without a UPOS"):
         read_conll(plain)
+
+
+@pytest.mark.parametrize("text", ["The_DT jury_NN said_VBD\nIt_PRP is_VBZ\n",
+                                  "Lotte_B_PER sleeps_O here_O\nEr_O schläft_O\n"])
+def test_underscore_tagged_lines_are_refused(tmp_path, text):
+    # the Stanford tagger's word_TAG: before, "expected 3 columns, found 2", or (lines of one
+    # length) a token per line whose last 'word_TAG' was the label
+    with pytest.raises(FormatError, match=r"tagged.txt:1: every token is written word_TAG"):
+        read_conll(_write(tmp_path, "tagged.txt", text))
+
+
+@pytest.mark.parametrize("text", ["1 The DT\n2 cat NN\n\n1 A DT\n\n",
+                                  "1\tThe\tthe\tthe\tDT\tDT\t_\t_\t2\t2\tNMOD\tNMOD\t_\t_\t_\n"
+                                  "2\tcat\tcat\tcat\tNN\tNN\t_\t_\t0\t0\tROOT\tROOT\tY\tcat.01\tA0\n"
+                                  "3\tsat\tsit\tsit\tVBD\tVBD\t_\t_\t0\t0\tROOT\tROOT\t_\t_\t_\n\n"])
+def test_files_whose_first_column_numbers_the_tokens_are_refused(tmp_path, text):
+    # 'index word tag', CoNLL-2009 (15 columns, the last a predicate's arguments): the
+    # numbers were the words, and CoNLL-2009's arguments the labels
+    with pytest.raises(FormatError, match=r"indexed.txt:1: column 1 numbers the tokens of "
+                                          r"every sentence"):
+        read_conll(_write(tmp_path, "indexed.txt", text))
