@@ -176,8 +176,12 @@ def _json_fields(obj, name, lineno):
     """``(token field, tag fields)`` of the first object of a JSON lines file."""
     key = next((k for k in JSON_TOKEN_FIELDS if k in obj), None)
     if key is None:
+        spans = ("text" in obj and any(k in obj for k in ("spans", "label", "labels",
+                                                           "entities")))
         raise FormatError(name, lineno, f"a JSON lines object without a 'tokens' (or "
-                          f"'words') field (its fields: {', '.join(list(obj)[:8])})")
+                          f"'words') field (its fields: {', '.join(list(obj)[:8])})"
+                          + ("; a text with character-offset spans (doccano, Prodigy) must be "
+                             "tokenised and its spans written as BIO tags first" if spans else ""))
     n = len(obj[key]) if isinstance(obj[key], list) else -1
     tags = [k for k, v in obj.items() if k != key and isinstance(v, list) and len(v) == n]
     if tags and set(tags) <= set(JSON_TAG_FIELDS):

@@ -230,7 +230,8 @@ def test_label_names_for_a_column_file_are_refused(tmp_path, capsys):
     ('{"tokens": ["a", "b"], "tags": ["X", "Y"]}\n{"tokens": ["a"], "tags": ["X", "Y"]}\n',
      "does not hold one value for each of the 1 tokens"),
     ('{"tokens": ["a", "b"], "tags": ["X", "Y"]}\n{"tokens": ["a"\n', "not a JSON object"),
-    ('{"text": "a b", "tags": ["X", "Y"]}\n', "without a 'tokens'")])
+    ('{"text": "a b", "tags": ["X", "Y"]}\n', "without a 'tokens'"),
+    ('{"text": "Lotte sleeps", "label": [[0, 5, "PER"]]}\n', "character-offset spans")])
 def test_json_lines_that_do_not_tell_tokens_and_labels_are_refused(tmp_path, capsys, text,
                                                                     words):
     path = _write(tmp_path, "train.jsonl", text)
@@ -376,3 +377,18 @@ def test_files_whose_first_column_numbers_the_tokens_are_refused(tmp_path, text)
     with pytest.raises(FormatError, match=r"indexed.txt:1: column 1 numbers the tokens of "
                                           r"every sentence"):
         read_conll(_write(tmp_path, "indexed.txt", text))
+
+
+def test_multiconer_id_lines_are_refused_as_comments(tmp_path):
+    # MultiCoNER: '# id <uuid><TAB>domain=en' before each sentence has the 4 fields of its
+    # 'word _ _ TAG' lines: it was a token labelled 'domain=en'
+    sentence = "# id 2b1e\tdomain=en\nthe _ _ O\nlotte _ _ B-PER\n\n"
+    with pytest.raises(FormatError, match=r"multiconer.conll:1: a line that starts a sentence "
+                                          r"with '#' and whose label 'domain=en'"):
+        read_conll(_write(tmp_path, "multiconer.conll", sentence * 3))
+
+
+def test_chunk_types_in_lower_case_are_chunks():
+    # B-per (the prefix upper-case) is a chunk of type 'per', as conlleval reads it
+    assert chunks(["B-per", "I-per", "O", "B-loc"]) == {(0, 1, "per"), (3, 3, "loc")}
+    assert is_iob({"B-per", "I-per", "O"})
