@@ -96,7 +96,7 @@ def _tabbed_spec(fmt, lines, name):
     names = next(line for _, line in lines if line.strip())[len(_PLUS):].split()
     if names[:1] != ["ID"] or "FORM" not in names:
         raise FormatError(name, 1, f"a CoNLL-U Plus file whose columns ({' '.join(names)[:60]}) "
-                          "do not begin with ID and hold no FORM: its words cannot be told")
+                          "lack ID first or FORM: its words cannot be told")
     labels = {k: names.index(k.upper()) for k in CONLLU_LABELS if k.upper() in names}
     return len(names), labels, "an ID such as 3", names.index("FORM")
 
@@ -247,10 +247,11 @@ def _check_label_names(names):
         raise TypeError("label_names must be a sequence of strings (the names of the ids 0, 1, "
                         "...)")
     names = tuple(names)
+    if not names:
+        raise ValueError("label_names holds no name (the names of the ids 0, 1, ... are needed)")
     bad = next((t for t in names if not t or t != "".join(t.split())), None)
-    if not names or bad is not None:
-        raise ValueError(f"label_names must be names without white space, got "
-                         f"{bad if names else 'none'!r}")
+    if bad is not None:
+        raise ValueError(f"label_names must be names without white space, got {bad!r}")
     twice = next((t for t in names if names.count(t) > 1), None)
     if twice is not None:
         raise ValueError(f"label_names holds {twice!r} twice: each id needs its own name")
@@ -323,8 +324,8 @@ def _read_columns(lines, name, labelled, n_columns, out):
                           "column files have none (only CoNLL-U's are read): remove it")
     X, y = out.result(name, last)
     if y is not None:
-        _refuse_label_first(name, fixed, X, y)
-        _refuse_index_first(name, fixed, X)
+        _refuse_label_first(name, fixed or None, X, y)
+        _refuse_index_first(name, fixed or None, X)
     return X, y
 
 

@@ -209,7 +209,8 @@ def test_json_lines_of_tag_ids_are_read_with_label_names(tmp_path, capsys, as_js
 @pytest.mark.parametrize("names, words", [
     ("O\nB-PER\n", "train.jsonl:1: the tag id 2 of 'ner_tags' has no name: 2 label names"),
     ("O\nB-PER\nO\n", "--label-names holds 'O' twice"),
-    ("O\nB PER\n", "names.txt:2: 'B PER' holds white space")])
+    ("O\nB PER\n", "names.txt:2: 'B PER' holds white space"),
+    ("\n", "names.txt: --label-names holds no name")])
 def test_label_names_that_do_not_name_the_ids_are_refused(tmp_path, capsys, names, words):
     path = _jsonl(tmp_path, ID_ROWS)
     rc, _, err = _train(tmp_path, path, capsys, "--label-names",
