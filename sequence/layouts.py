@@ -39,8 +39,8 @@ JSON_TOKEN_FIELDS = ("tokens", "words")
 #: lines looked at to tell the layout
 _SAMPLE = 50
 
-_JSON_OBJECT = re.compile(r'^\s*\{\s*"')
-_JSON_ARRAY = re.compile(r'^\s*\[\s*(\{|$)')
+_JSON_OBJECT = re.compile(r'^\s*\{\s*".*\}\s*$')     # a column line ends with its label
+_JSON_ARRAY = re.compile(r'^\s*\[\s*\{.*\]\s*$')
 _PENN_SEPARATOR = re.compile(r"^=+$")
 
 ONTONOTES = ("an OntoNotes / CoNLL-2012 *_conll file ('#begin document' lines): its named entities "
@@ -79,7 +79,7 @@ def inline_layout(lines, name):
     for lineno, line in lines:
         if not line.strip():
             continue
-        if not sample and (_JSON_ARRAY.match(line) and line.strip() != "["
+        if not sample and (_JSON_ARRAY.match(line)
                            or line.strip() == "[" and _next_starts_object(lines, lineno)):
             raise FormatError(name, lineno, "a JSON array: JSON lines are read (one object "
                               "per line, as HuggingFace's Dataset.to_json writes them): "

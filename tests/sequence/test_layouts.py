@@ -393,3 +393,25 @@ def test_chunk_types_in_lower_case_are_chunks():
     # B-per (the prefix upper-case) is a chunk of type 'per', as conlleval reads it
     assert chunks(["B-per", "I-per", "O", "B-loc"]) == {(0, 1, "per"), (3, 3, "loc")}
     assert is_iob({"B-per", "I-per", "O"})
+
+
+COLUMN_WORDS = st.one_of(st.sampled_from(['{"a', '[{', '{"}', "a|b", "a/b", "a_b", "[", "]"]),
+                        st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7e),
+                                min_size=1, max_size=8)).filter(
+    lambda w: not w.startswith("#") and not w.isdigit() and w != "-DOCSTART-"
+    and w != "O" and not is_iob({w}))
+
+
+@given(st.lists(st.lists(st.tuples(COLUMN_WORDS, st.sampled_from(["NN", "VB", "DT", "JJ"])),
+                         min_size=1, max_size=6), min_size=1, max_size=5))
+@settings(max_examples=60, deadline=None)
+def test_column_files_of_any_words_are_read_as_columns(tmp_path_factory, sentences):
+    # the layouts told by their tokens (WikiNER's '|', the slash, word_TAG, a header, chunk
+    # tags first, an index first) never take a column file for one: its label column holds
+    # none of their marks (words starting with '#', numbers and chunk tags are left out:
+    # they can be comments, indices or labels)
+    path = tmp_path_factory.mktemp("columns") / "pos.txt"
+    path.write_text("".join("".join(f"{w} {t}\n" for w, t in s) + "\n" for s in sentences),
+                    encoding="utf-8")
+    assert read_conll(path) == ([[(w,) for w, _ in s] for s in sentences],
+                                [[t for _, t in s] for s in sentences])
