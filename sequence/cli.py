@@ -3,7 +3,8 @@
 Registered in the ``structpred.commands`` entry-point group (pyproject.toml).  Input: one
 token per line, white-space separated columns (the word first, then optional feature
 columns such as the POS tag, the label last), a blank line between sentences; ``.gz``
-is fine, and ``predict`` reads standard input with ``-i -``.
+is fine, and ``predict`` reads standard input with ``-i -``.  CoNLL-U, GermEval 2014,
+WikiNER, slash-tagged text and JSON lines are read too (:func:`sequence.data.read_conll`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from structpred.cli import iteration_count
 from structpred import check_label_spellings
 
 from .evaluate import IOBMixWarning, check_scheme, check_valid_scheme, iob_mix_message, is_iob
+from .evaluate import tag_form_message
 
 __all__ = ["add_parser", "tag_train", "tag_predict", "tag_eval", "DEFAULTS"]
 
@@ -82,8 +84,10 @@ def add_parser(subparsers, name):
                     "Example:\n  structpred tag train --data train.txt.gz -o model.npz")
     tr.add_argument("--data", required=True, metavar="FILE",
                     help="labelled training sentences (columns: word [features...] label; or "
-                         "CoNLL-U, tagged with UPOS; or GermEval 2014, its outer entities)")
+                         "CoNLL-U, tagged with UPOS; or GermEval 2014, its outer entities; or "
+                         "WikiNER word|POS|TAG, slash-tagged word/TAG, HuggingFace JSON lines)")
     tr.add_argument("-o", "--output", required=True, metavar="NPZ", help="model file to write")
+    _add_label_names(tr)
     tr.add_argument("--valid-data", metavar="FILE", help="labelled validation sentences")
     tr.add_argument("--valid-fraction", type=_fraction, default=DEFAULTS["valid_fraction"],
                     metavar="F", help="share of the training sentences that validates when "
@@ -131,9 +135,47 @@ def add_parser(subparsers, name):
     ev.add_argument("-m", "--model", required=True, metavar="NPZ", help="model file")
     ev.add_argument("--data", required=True, metavar="FILE", help="labelled sentences")
     ev.add_argument("--json", action="store_true", help="print the scores as JSON")
+    _add_label_names(ev)
     _add_quiet(ev)
     ev.set_defaults(handler=tag_eval)
     return top
+
+
+def _add_label_names(parser):
+    parser.add_argument("--label-names", metavar="FILE",
+                        help="the names of integer tag ids in JSON lines (HuggingFace datasets), "
+                             "one a line in the order of the ids, or a JSON list")
+
+
+def _label_names(args):
+    """The names of ``--label-names FILE`` (``None`` without it): one a line, or a JSON list
+    of strings; refused naming the file (and line) when empty, spaced or repeated."""
+    path = getattr(args, "label_names", None)
+    if path is None:
+        return None
+    from structpred.io import FormatError, read_lines
+
+    lines = [(k, t.strip()) for k, t in read_lines(path) if t.strip()]
+    if lines and lines[0][1].startswith("["):
+        try:
+            names = json.loads("\n".join(t for _, t in lines))
+        except ValueError as exc:
+            raise FormatError(path, None, f"not a JSON list ({getattr(exc, 'msg', exc)})") \
+                from None
+        if not isinstance(names, list) or not all(isinstance(t, str) for t in names):
+            raise FormatError(path, None, "a JSON list of label names must hold strings only")
+    else:
+        spaced = next(((k, t) for k, t in lines if len(t.split()) > 1), None)
+        if spaced is not None:
+            raise FormatError(path, spaced[0], f"{spaced[1][:30]!r} holds white space: a label "
+                              "name is one word, one a line")
+        names = [t for _, t in lines]
+    from .data import _check_label_names
+
+    try:
+        return _check_label_names(names)
+    except ValueError as exc:
+        raise UserError(f"{path}: {exc}".replace("label_names", "--label-names")) from None
 
 
 def _load(path):
@@ -211,9 +253,9 @@ def _check_spellings(path, y, known=None):
             check_scheme(y, str(path))
         except ValueError as exc:
             raise UserError(str(exc)) from None
-        mix = iob_mix_message(y)   # named here with the file's sentence numbers
-        if mix is not None:
-            warnings.warn(f"{path}: {mix}")
+        for mix in (iob_mix_message(y), tag_form_message(labels)):   # the file's numbers
+            if mix is not None:
+                warnings.warn(f"{path}: {mix}")
     if known is None and not is_iob(set(labels)) and is_iob({t.upper() for t in labels}):
         # conlleval reads upper-case B-/I- prefixes only: "b-np" is a plain label
         warnings.warn(f"{path}: the labels ({', '.join(labels[:3])}, ...) look like chunk tags "
@@ -234,8 +276,8 @@ def _fit_without_iob_mix_warning(tagger, *args, **kwargs):
 def tag_train(args):
     from .data import deterministic_split, read_conll
 
-    check_output(args.output, "-o", inputs=[("--data", args.data),
-                                            ("--valid-data", args.valid_data)], stdout=False)
+    check_output(args.output, "-o", inputs=[("--data", args.data), ("--valid-data", args.valid_data),
+                                            ("--label-names", args.label_names)], stdout=False)
     if args.learner == "perceptron":
         refuse_options(args, BOUND_ONLY,
                        "bounds the dual extragradient's weights: the perceptron has no bound")
@@ -246,12 +288,13 @@ def tag_train(args):
     if args.valid_data:
         refuse_options(args, ("valid_fraction",), "holds training sentences out when there is "
                        "no --valid-data: give one or the other")
-    X, y = read_conll(args.data)
+    names = _label_names(args)
+    X, y = read_conll(args.data, label_names=names)
     _check_spellings(args.data, y)
     if args.first:
         X, y = X[:args.first], y[:args.first]
     if args.valid_data:
-        Xv, yv = read_conll(args.valid_data)
+        Xv, yv = read_conll(args.valid_data, label_names=names)
         if len(Xv[0][0]) != len(X[0][0]):
             # it was "expected 3 columns, found 2", or of a CoNLL-U file "the model was
             # trained on a file with feature columns" before any model
@@ -327,7 +370,7 @@ def tag_predict(args):
     lines = list(read_lines(args.input))   # standard input is read once
     X, _ = read_conll(args.input, labelled=False, _lines=lines)
     tabbed = tabbed_format(lines)   # CoNLL-U or GermEval 2014: written back as such
-    conllu = tabbed == "CoNLL-U"
+    conllu = (tabbed or "").startswith("CoNLL-U")
     n_cols = len(X[0][0])
     if n_cols == tagger.n_columns_ + 1 and not tabbed:
         _refuse_index_column(args.input, X)
@@ -527,7 +570,7 @@ def tag_eval(args):
     from .evaluate import evaluate
 
     tagger = _load(args.model)
-    X, y = read_conll(args.data)
+    X, y = read_conll(args.data, label_names=_label_names(args))
     n_cols = len(X[0][0])
     if n_cols != tagger.n_columns_:
         # "expected 3 columns, found 2" named neither the model nor which file was wrong

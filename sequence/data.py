@@ -2,9 +2,12 @@
 label in the last column, a blank line between sentences (``.gz`` and ``-`` for standard
 input are fine).  Universal Dependencies' CoNLL-U files (and CoNLL-X ones) are recognised
 by their ten tab-separated columns: their word form is the token and their UPOS column
-the label; GermEval 2014 files (``index token outer-NE inner-NE``) by four tab-separated
+the label (CoNLL-U Plus files by the column names of their ``# global.columns`` line);
+GermEval 2014 files (``index token outer-NE inner-NE``) by four tab-separated
 columns numbered from 1: their word is the token and the outer named entity the label
-(:func:`read_conll`).  ``-DOCSTART-`` lines (CoNLL-2002/2003) end a sentence.
+(:func:`read_conll`).  ``-DOCSTART-`` lines (CoNLL-2002/2003) end a sentence.  WikiNER
+(``word|POS|TAG``), slash-tagged text (``The/at``) and HuggingFace JSON lines are read, and
+OntoNotes ``*_conll`` files refused, by :mod:`sequence.layouts`.
 
 A sentence is a list of tokens, each a tuple of its columns *without* the label (the
 word first, then optional feature columns such as the POS tag); labels are a parallel
@@ -13,13 +16,15 @@ list of strings.  Files for prediction may lack the label column (``labelled=Fal
 
 from __future__ import annotations
 
+import collections
 import re
 
 from structpred import check_flag, check_number, check_whole
 from structpred.io import FormatError, read_lines
 from structpred.io import check_visible_tokens, counted, split_tokens
 
-from .evaluate import label_kind_error
+from .evaluate import is_iob, label_kind_error
+from .layouts import bracket_label_error, inline_layout, read_inline
 
 __all__ = ["read_conll", "write_conll", "write_tabbed", "deterministic_split",
            "is_conllu_line", "tabbed_format", "CONLLU_LABELS"]
@@ -64,9 +69,10 @@ class _Sentences:
         self.end()
         if not self.sentences:
             raise FormatError(name, last or None, "no sentences found")
-        mixture = label_kind_error(self.first_line)
-        if mixture is not None:
-            raise FormatError(name, self.first_line[mixture[0]], mixture[1])
+        for check in (bracket_label_error, label_kind_error):
+            found = check(self.first_line)
+            if found is not None:
+                raise FormatError(name, self.first_line[found[0]], found[1])
         return self.sentences, self.labels
 
 
@@ -76,6 +82,23 @@ _TABBED = {
     "CoNLL-U": (10, CONLLU_LABELS, "an ID such as 3"),
     "GermEval 2014": (4, {"outer": 2}, "the token's index in its sentence"),
 }
+
+#: the comment that names the columns of a CoNLL-U Plus file (PARSEME's ``.cupt``), line 1
+_PLUS = "# global.columns ="
+
+
+def _tabbed_spec(fmt, lines, name):
+    """``(columns, label columns, the ID of a line, the word form's column)`` of ``fmt``:
+    for CoNLL-U Plus those its first line names (``ID`` first, ``FORM``, ``UPOS``/``XPOS``
+    where it has them; a file without ``ID`` and ``FORM`` is refused)."""
+    if fmt != "CoNLL-U Plus":
+        return _TABBED[fmt] + (1,)
+    names = next(line for _, line in lines if line.strip())[len(_PLUS):].split()
+    if names[:1] != ["ID"] or "FORM" not in names:
+        raise FormatError(name, 1, f"a CoNLL-U Plus file whose columns ({' '.join(names)[:60]}) "
+                          "lack ID first or FORM: its words cannot be told")
+    labels = {k: names.index(k.upper()) for k in CONLLU_LABELS if k.upper() in names}
+    return len(names), labels, "an ID such as 3", names.index("FORM")
 
 
 def _is_germeval_start(before, first, second):
@@ -95,8 +118,12 @@ def _read_tabbed(lines, name, labelled, fmt, label):
     multiword tokens (``3-4``) and empty nodes (``3.1``); the token is the word form (white
     space inside it, as in some treebanks, becomes ``_``), the label the ``label`` column
     (GermEval: the outer named entity; the inner one is not read)."""
-    n_fields, labels, id_text = _TABBED[fmt]
-    column = labels[label]
+    n_fields, labels, id_text, form_at = _tabbed_spec(fmt, lines, name)
+    column = labels.get(label)
+    if column is None:   # to read labels from, or to write the predictions in
+        held = ", ".join(k.upper() for k in labels) or "neither UPOS nor XPOS"
+        raise FormatError(name, 1, f"a {fmt} file without a {label.upper()} column (of the "
+                          f"label columns it holds {held}): its labels cannot be read or written")
     out = _Sentences(labelled)
     last = 0
     for lineno, line in lines:
@@ -107,7 +134,7 @@ def _read_tabbed(lines, name, labelled, fmt, label):
         if line.startswith("#"):
             continue
         fields = line.rstrip("\r\n").split("\t")
-        if fmt == "CoNLL-U":
+        if fmt != "GermEval 2014":
             ok = _CONLLU_ID.match(fields[0]) is not None
         else:
             ok = fields[0] == str(len(out.tokens) + 1)
@@ -119,7 +146,7 @@ def _read_tabbed(lines, name, labelled, fmt, label):
                                  else f" and the ID {fields[0][:20]!r}"))
         if not fields[0].isdigit():   # a multiword token or an empty node
             continue
-        form = "_".join(fields[1].split())
+        form = "_".join(fields[form_at].split())
         if not form:
             raise FormatError(name, lineno, f"a {fmt} word line without a word form")
         check_visible_tokens(line, name, lineno)   # a form U+200F alone was a word
@@ -134,7 +161,8 @@ def _read_tabbed(lines, name, labelled, fmt, label):
     return out.result(name, last)
 
 
-def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lines=None):
+def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, label_names=None,
+               _lines=None):
     """Read a column file into ``(sentences, labels)``.
 
     A file whose first word line has ten tab-separated columns, the first an ID, is read
@@ -145,7 +173,10 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lin
     token outer-NE inner-NE``, ``#`` comment lines): its tokens are the words, its labels
     the outer named entities (the inner ones are not read).  In any other file, a line
     whose first column is ``-DOCSTART-`` (CoNLL-2002/2003) ends a sentence and is no
-    token.
+    token.  A file of WikiNER lines (``word|POS|TAG`` tokens), of slash-tagged text
+    (``The/at jury/nn``; Penn ``.pos`` files) or of JSON lines (HuggingFace ``datasets``)
+    is read as :mod:`sequence.layouts` says; an OntoNotes ``*_conll`` file, or a label
+    column in bracket notation (``(PERSON*``, ``*``, ``*)``), is refused.
 
     Parameters
     ----------
@@ -160,12 +191,17 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lin
     conllu_label : {"upos", "xpos"}
         The label of a CoNLL-U file: the universal part-of-speech tag or the
         treebank's own.
+    label_names : sequence of str, optional
+        The names of the integer tag ids of a JSON lines file, in the order of the ids
+        (HuggingFace's ``features["ner_tags"].feature.names``); without them such ids are
+        refused.  Only JSON lines take them.
 
     Raises
     ------
     FormatError
         A line with another number of columns than the others, a labelled
-        line with one column only, or no sentences; the error names file and line.
+        line with one column only, a ``#`` comment line, a layout refused, or no
+        sentences; the error names file and line.
     """
     labelled = check_flag("labelled", labelled)
     if n_columns is not None:   # "3" gave "expected 3 columns, found 3"
@@ -174,18 +210,78 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lin
         raise ValueError(f"conllu_label must be one of {', '.join(CONLLU_LABELS)}, got "
                          f"{conllu_label!r}")
     name = str(path)
+    label_names = _check_label_names(label_names)
     lines = list(read_lines(path)) if _lines is None else _lines   # (number, text) pairs
     fmt = tabbed_format(lines)
+    if fmt is not None and label_names is not None:
+        raise FormatError(name, None, f"label names are given for the integer tag ids of JSON "
+                          f"lines, but this is a {fmt} file, whose labels are written out")
     if fmt is not None:
         if n_columns is not None and n_columns != (2 if labelled else 1):
             raise FormatError(name, None, f"a {fmt} file (the word form and its label), "
                               f"but {n_columns} columns are expected (the model was "
                               "trained on a file with feature columns)")
         return _read_tabbed(lines, name, labelled, fmt,
-                            conllu_label if fmt == "CoNLL-U" else "outer")
+                            conllu_label if fmt.startswith("CoNLL-U") else "outer")
+    layout = inline_layout(lines, name)   # WikiNER, word/TAG, JSON lines (sequence.layouts)
     out = _Sentences(labelled)
+    if layout is not None:
+        last = read_inline(lines, name, labelled, layout, out.add, out.end, label_names)
+        result = out.result(name, last)
+        width = len(result[0][0][0]) + labelled
+        if n_columns is not None and width != n_columns:
+            raise FormatError(name, None, f"expected {n_columns} columns, found {width} (a "
+                              f"{layout[0]} file, read as tokens of {width} parts)")
+        return result
+    if label_names is not None:
+        raise FormatError(name, None, "label names are given for the integer tag ids of JSON "
+                          "lines, but this is a column file, whose labels are written out")
+    return _read_columns(lines, name, labelled, n_columns, out)
+
+
+def _check_label_names(names):
+    """``label_names`` of :func:`read_conll` as a tuple of strings (or ``None``)."""
+    if names is None:
+        return None
+    if isinstance(names, str) or not all(isinstance(t, str) for t in names):
+        raise TypeError("label_names must be a sequence of strings (the names of the ids 0, 1, "
+                        "...)")
+    names = tuple(names)
+    if not names:
+        raise ValueError("label_names holds no name (the names of the ids 0, 1, ... are needed)")
+    bad = next((t for t in names if not t or t != "".join(t.split())), None)
+    if bad is not None:
+        raise ValueError(f"label_names must be names without white space, got {bad!r}")
+    twice = next((t for t in names if names.count(t) > 1), None)
+    if twice is not None:
+        raise ValueError(f"label_names holds {twice!r} twice: each id needs its own name")
+    return names
+
+
+def _comment_hint(lineno, fields):
+    """The hint of a line ``lineno`` (its ``fields``) that starts with ``#``."""
+    if not fields[0].startswith("#"):
+        return ""
+    return (f"; line {lineno} starts with '#': a comment? column files have none (only "
+            "CoNLL-U's are read): remove it")
+
+
+def _comment_label(fields):
+    """Whether a line's ``fields`` that start with ``#`` may be a comment by their label: not
+    ``#``, a chunk tag or ``O`` (a word ``#`` tagged ``#``, or chunk ``B-NP``, as in
+    CoNLL-2000)."""
+    tag = fields[-1]
+    return fields[:2] != ["#", "#"] and tag not in ("#", "O") and not is_iob({tag})
+
+
+def _read_columns(lines, name, labelled, n_columns, out):
+    """:func:`read_conll` of a column file, the sentences collected in ``out``; a line that
+    starts a sentence with ``#`` and holds a label no other line holds (``# sent 2``, read
+    as a token labelled ``2``; :func:`_comment_label`), when it begins with ``#`` alone or
+    no other ``#`` line holds that label, is refused as a comment."""
     last = fixed = 0
-    first = ""
+    first, fixing = "", None
+    hashed, seen = [], set()   # (line, label) of '#' lines that start a sentence; others'
     for lineno, line in lines:
         last = lineno
         fields = split_tokens(line, name, lineno)   # ASCII spaces and tabs only
@@ -194,26 +290,92 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, _lin
             out.end()
             continue
         if n_columns is None:
-            n_columns, fixed, comment = len(fields), lineno, fields[0].startswith("#")
-            first = line
+            n_columns, fixed, fixing, first = len(fields), lineno, fields, line
+            _refuse_header(name, lineno, fields)
             if labelled and n_columns < 2:
                 raise FormatError(name, lineno, "expected at least two columns "
-                                  "(token ... label), found one")
+                                  "(token ... label), found one" + _comment_hint(lineno, fields)
+                                  + _csv_hint(lineno, fields))
         if len(fields) != n_columns:
-            # a '# ...' first line fixed the count: column files have no comments
+            # a '# ...' line (or the first line, which fixed the count): a comment
             raise FormatError(name, lineno, f"expected {n_columns} columns, found "
                               f"{len(fields)}" + (f" (line {fixed} has {n_columns})"
                                                   if fixed else "")
-                              + (f"; line {fixed} starts with '#': a comment? column files "
-                                 "have none (only CoNLL-U's are read): remove it"
-                                 if fixed and comment else "")
+                              + ((fixing and _comment_hint(fixed, fixing))
+                                 or _comment_hint(lineno, fields))
                               + _spaced_field(((lineno, line, n_columns),
-                                               (fixed, first, len(fields)))))
+                                               (fixed, first, len(fields))))
+                              + _csv_hint(lineno, fields))
         if labelled:
+            if fields[0].startswith("#") and not out.tokens and _comment_label(fields):
+                hashed.append((lineno, fields[-1], fields[0] == "#"))
+            else:
+                seen.add(fields[-1])
             out.add(tuple(fields[:-1]), fields[-1], lineno)
         else:
             out.add(tuple(fields))
-    return out.result(name, last)
+    # a hashtag (#word) tagged HT at the start of many sentences is no comment
+    once = collections.Counter(t for _, t, _ in hashed)
+    comment = next(((k, t) for k, t, bare in hashed
+                    if t not in seen and (bare or once[t] == 1)), None)
+    if comment is not None and seen:
+        raise FormatError(name, comment[0], f"a line that starts a sentence with '#' and "
+                          f"whose label {comment[1][:30]!r} no other line holds: a comment? "
+                          "column files have none (only CoNLL-U's are read): remove it")
+    X, y = out.result(name, last)
+    if y is not None:
+        _refuse_label_first(name, fixed or None, X, y)
+        _refuse_index_first(name, fixed or None, X)
+    return X, y
+
+
+def _refuse_index_first(name, lineno, X):
+    """Refuse labelled sentences whose first column numbers their tokens (``1 word tag``,
+    CoNLL-2006/2009 files of another count than CoNLL-U's ten): the numbers were read as the
+    words, and in CoNLL-2009 a predicate's arguments as the labels."""
+    lengths = [len(s) for s in X]
+    if sum(lengths) >= 3 and max(lengths) >= 2 and all(
+            [tok[0] for tok in s] == [str(i) for i in range(1, len(s) + 1)] for s in X):
+        raise FormatError(name, lineno, f"column 1 numbers the tokens of every sentence (1, 2, "
+                          "...), so the numbers would be read as the words: the word must be "
+                          "the first column and the label the last (a CoNLL-2006/2009 file? "
+                          "cut out the word and its tag, e.g. cut -f2,5)")
+
+
+#: the names a header line of a column file gives its columns
+HEADER_NAMES = {"word", "words", "token", "tokens", "form", "text", "lemma", "pos", "upos",
+                "xpos", "tag", "tags", "label", "labels", "ner", "chunk", "entity", "iob", "bio",
+                "sentence", "sentence_id", "sent_id", "id"}
+
+
+def _refuse_header(name, lineno, fields):
+    """Refuse a first line of column names (``word pos tag``): it was read as a token."""
+    if len(fields) >= 2 and all(f.strip("#:").casefold() in HEADER_NAMES for f in fields):
+        raise FormatError(name, lineno, f"the line {' '.join(fields)[:40]!r} looks like a header "
+                          "of column names: column files have none (the word first, the label "
+                          "last, no names): remove it")
+
+
+def _csv_hint(lineno, fields):
+    """The hint of a line whose one field holds commas or semicolons: a CSV file."""
+    sep = next((c for c in ",;" if any(f.count(c) >= 2 for f in fields)), None)
+    if sep is None:
+        return ""
+    return (f"; line {lineno} holds {sep!r} between values: a CSV file? columns are separated "
+            "by spaces or tabs (the word first, the label last)")
+
+
+def _refuse_label_first(name, lineno, X, y):
+    """Refuse a file whose first column holds chunk tags and whose last does not (the MIT
+    Movie and Restaurant corpora write ``B-Actor steve``): its words were the labels."""
+    firsts = {tok[0] for s in X for tok in s}
+    labels = {t for s in y for t in s}
+    if is_iob(firsts) and not is_iob(labels) and labels != {"O"}:
+        shown = ", ".join(sorted(firsts)[:3])
+        raise FormatError(name, lineno, f"column 1 holds chunk tags ({shown}, ...) and the last "
+                          "column does not: the label must be the last column (the MIT Movie "
+                          "and Restaurant corpora write 'TAG word'): swap the columns, e.g. "
+                          "awk 'NF {print $2, $1; next} {print \"\"}'")
 
 
 def _spaced_field(lines):
@@ -240,8 +402,11 @@ def _spaced_field(lines):
 
 
 def tabbed_format(lines):
-    """``"CoNLL-U"``, ``"GermEval 2014"`` or ``None``: the format :func:`read_conll` reads
-    ``lines`` (``(number, text)`` pairs) in, told by their first word line."""
+    """``"CoNLL-U"``, ``"CoNLL-U Plus"``, ``"GermEval 2014"`` or ``None``: the format
+    :func:`read_conll` reads ``lines`` (``(number, text)`` pairs) in, told by their first
+    line (CoNLL-U Plus: ``# global.columns = ...``) or first word line."""
+    if next((line for _, line in lines if line.strip()), "").startswith(_PLUS):
+        return "CoNLL-U Plus"
     words = [k for k, (_, line) in enumerate(lines) if line.strip()
              and not line.startswith("#")]
     if not words:
@@ -262,8 +427,8 @@ def write_tabbed(fh, lines, labels, fmt):
     GermEval's outer named entity) set to its predicted label, in order; comments,
     multiword tokens, empty nodes and the other columns as they were (such a file was
     tagged as its words and labels alone, the rest lost)."""
-    n_fields, columns, _ = _TABBED[fmt]
-    column = columns["upos" if fmt == "CoNLL-U" else "outer"]
+    n_fields, columns, _, _ = _tabbed_spec(fmt, lines, "<output>")
+    column = columns["upos" if fmt.startswith("CoNLL-U") else "outer"]
     flat = iter([t for s in labels for t in s])
     for _, line in lines:
         fields = line.rstrip("\r\n").split("\t")

@@ -5,6 +5,7 @@ labels, token accuracy otherwise.
 ``""``; a chunk starts at ``B-X``, at ``I-X`` after a token of another type
 or after ``O`` (so a stray ``I-`` starts a chunk), and (IOBES) at ``S-``/``E-`` as usual;
 a chunk ends where the next one starts or at ``O``; ``[`` and ``]`` tags are absent here.
+BILOU's ``L-``/``U-`` are read as ``E-``/``S-``, BMES's ``M-`` (Chinese corpora) as ``I-``.
 A predicted chunk is correct when its start, end and type equal a gold chunk's.
 """
 
@@ -15,24 +16,29 @@ import collections
 import numpy as np
 
 __all__ = ["chunks", "is_iob", "label_kind_error", "scheme_mix", "chunk_scheme", "iob_variant",
-           "iob_starts", "iob_mix_message", "IOBMixWarning", "warn_iob_mix", "check_scheme",
+           "iob_starts", "iob_mix_message", "tag_form_message", "IOBMixWarning", "warn_iob_mix", "check_scheme",
            "check_valid_scheme", "sentence_texts",
            "chunk_counts", "f1_from_counts", "token_accuracy", "evaluate", "sentence_stats",
            "score_from_stats"]
 
 
-#: BILOU's L(ast) and U(nit) are IOBES's E(nd) and S(ingle)
-_BILOU = {"L": "E", "U": "S"}
+#: BILOU's L(ast) and U(nit) are IOBES's E(nd) and S(ingle); BMES's M(iddle), written by
+#: Chinese NER and word segmentation corpora, is IOBES's I(nside)
+_BILOU = {"L": "E", "U": "S", "M": "I"}
+
+#: the first letters of chunk tags (IOB, IOBES, BILOU, BMES)
+_PREFIXES = "BIESLUM"
 
 
 def _is_chunk_tag(tag, typed=False):
-    """``B-X``, ``I_X``, ... (IOB, IOBES, BILOU), or without ``typed`` also ``B``, ``I``, ..."""
-    return ((len(tag) > 2 and tag[0] in "BIESLU" and tag[1] in "-_")
-            or (not typed and len(tag) == 1 and tag in "BIESLU"))
+    """``B-X``, ``I_X``, ... (IOB, IOBES, BILOU, BMES), or without ``typed`` also ``B``,
+    ``I``, ..."""
+    return ((len(tag) > 2 and tag[0] in _PREFIXES and tag[1] in "-_")
+            or (not typed and len(tag) == 1 and tag in _PREFIXES))
 
 
 def _split(tag):
-    if len(tag) == 1 and tag in "BIESLU":   # untyped: conlleval's type ""
+    if len(tag) == 1 and tag in _PREFIXES:   # untyped: conlleval's type ""
         return _BILOU.get(tag, tag), ""
     if tag == "O" or len(tag) < 2 or tag[1] not in "-_":
         return "O", ""
@@ -67,7 +73,7 @@ def chunks(tags):
 
 def is_iob(label_set):
     """Whether labels look like IOB/IOBES/BILOU chunk tags (every label is O, X-TYPE or,
-    for one kind of chunk without a type, X; X one of B, I, E, S, L, U)."""
+    for one kind of chunk without a type, X; X one of B, I, E, S, L, U, M: BMES's M- is I-)."""
     labels = set(label_set)
     return bool(labels) and all(t == "O" or _is_chunk_tag(t) for t in labels) \
         and any(t != "O" for t in labels)
@@ -178,6 +184,39 @@ def iob_variant(label_lists):
     if not first or len(first) == 2:
         return None
     return "IOB2" if "B" in first else "IOB1"
+
+
+def _prefix_last(tag):
+    """``PER-B`` (``PER_B``), chunk tags whose prefix letter is written last, as ``B-PER``;
+    other tags as they are."""
+    if len(tag) > 2 and tag[-2] in "-_" and tag[-1] in _PREFIXES:
+        return tag[-1] + "-" + tag[:-2]
+    return tag
+
+
+def tag_form_message(label_set):
+    """A warning's text when chunk tags are written so that chunk F1 cannot read them (the
+    prefix last, ``PER-B``: they are scored by token accuracy) or read two ways of writing
+    one chunk shape alike (BILOU's ``L-``/``U-`` beside IOBES's ``E-``/``S-``, BMES's ``M-``
+    beside ``I-``: the tagger learns two labels for one shape); else ``None``."""
+    labels = sorted(set(label_set))
+    if not is_iob(labels):
+        if is_iob({_prefix_last(t) for t in labels}):
+            odd = [t for t in labels if t != "O"][:3]
+            return (f"the labels ({', '.join(odd)}, ...) look like chunk tags with the prefix "
+                    "written last: they are scored by token accuracy, not chunk F1; write "
+                    f"them prefix first ({_prefix_last(odd[0])}) for chunk F1")
+        return None
+    letters = {t[0] for t in labels if _is_chunk_tag(t, typed=True)}
+    for ours, theirs in (("LU", "ES"), ("M", "I")):
+        if letters & set(ours) and letters & set(theirs):
+            one = next(t for t in labels if t[0] in ours and _is_chunk_tag(t, typed=True))
+            two = next(t for t in labels if t[0] in theirs and _is_chunk_tag(t, typed=True))
+            return (f"the chunk tags write one chunk shape two ways ({one} and {two}: "
+                    f"{'BILOU and IOBES' if ours == 'LU' else 'BMES and IOB(ES)'}): chunk F1 "
+                    "reads both alike, but the tagger learns two labels for it and token "
+                    "accuracy counts them apart; convert the file to one scheme")
+    return None
 
 
 class IOBMixWarning(UserWarning):
