@@ -336,7 +336,7 @@ def _refuse_index_first(name, lineno, X):
     lengths = [len(s) for s in X]
     if sum(lengths) >= 3 and max(lengths) >= 2 and all(
             [tok[0] for tok in s] == [str(i) for i in range(1, len(s) + 1)] for s in X):
-        raise FormatError(name, lineno, f"column 1 numbers the tokens of every sentence (1, 2, "
+        raise FormatError(name, lineno, "column 1 numbers the tokens of every sentence (1, 2, "
                           "...), so the numbers would be read as the words: the word must be "
                           "the first column and the label the last (a CoNLL-2006/2009 file? "
                           "cut out the word and its tag, e.g. cut -f2,5)")
