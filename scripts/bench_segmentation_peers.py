@@ -21,7 +21,9 @@ Splits.  ``zjw``: horse001-278 train, horse279-327 test (the manifest's split).
 ``fold{k}``: the 327 horses in ``--folds`` contiguous blocks of the id order;
 block k is the test set, the rest the training set.  ``inner{k}``: the same on the
 standard split's 278 training images only (what defaults are chosen on; see
-``scripts/select_segmentation_defaults.py``).  Every MRF run also stores each guard
+``scripts/select_segmentation_defaults.py``).  ``small{s}``: 50 of those 278 images drawn
+with the seed ``s``, 25 to train and 25 to test: a source as small as a user's own, where
+the default chooses by cross-validation.  Every MRF run also stores each guard
 candidate's per-item (intersection, union) on validation and test (``valid_stats``,
 ``test_stats``); ``--table FILES`` merges result files into one table, unary-only taken from
 the guard's own unary-only candidate when there is no separate run.  Oakland (``--oakland``):
@@ -116,6 +118,13 @@ def horse_splits(data_dir, names, n_folds):
             test = set(blocks[k].tolist())
             out[name] = ([it for i, it in enumerate(pool) if i not in test],
                          [it for i, it in enumerate(pool) if i in test])
+        elif name.startswith("small"):
+            # a small source as a user of another image set has it: 25 training and 25 test
+            # images drawn (seeded by the number) from the standard split's training images
+            # only, so the default's small-data path (cross-validation) is what is measured
+            pool = [it for it in items if it.split == "train"]
+            pick = np.random.default_rng(int(name[5:])).choice(len(pool), 50, replace=False)
+            out[name] = ([pool[i] for i in pick[:25]], [pool[i] for i in pick[25:]])
         elif name.startswith("fold"):
             k = int(name[4:])
             blocks = np.array_split(np.arange(len(items)), n_folds)
@@ -266,7 +275,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--splits", nargs="*", default=["zjw"], help="zjw and/or fold0 .. fold{K-1} (none: Oakland only)")
+    ap.add_argument("--splits", nargs="*", default=["zjw"], help="zjw, fold0 .. fold{K-1}, inner0 .. inner{K-1}, small{SEED} (none: Oakland only)")
     ap.add_argument("--folds", type=int, default=3, help="K for the fold splits")
     ap.add_argument("--methods", default="mrf,unary,peer")
     ap.add_argument("--oakland", action="store_true", help="also the Oakland check (mrf, unary)")

@@ -23,6 +23,7 @@ refit does not apply there.
     done
     python scripts/check_segmentation_refit.py runs/refit
 
+``--splits`` pools other splits of the bench script (its ``small{S}`` draws, say).
 ``--candidate NAME`` compares ``{split}_NAME.json`` with the base in the same way, for any
 other setting run like this (``--candidate patience8`` for runs with ``--param patience=8``).
 """
@@ -50,19 +51,56 @@ def _run(path, split):
     return json.loads(Path(path).read_text())["splits"][split]["mrf"]
 
 
+def _unary_stats(path, split):
+    """Unary-only per-test-image (I, U) of ``split``: its own run (``--methods mrf,unary``),
+    else the guard's unary-only candidate of the MRF run (None when neither was stored)."""
+    row = json.loads(Path(path).read_text())["splits"][split]
+    stats = (row.get("unary") or {}).get("final_stats") or \
+        ((row["mrf"].get("test_stats") or {}).get("unary"))
+    return None if stats is None else np.asarray(stats, float)
+
+
+def _unary_iou(path, split):
+    """Unary-only test IoU (%) of ``split`` (:func:`_unary_stats`), or None."""
+    stats = _unary_stats(path, split)
+    return None if stats is None else 100 * _iou_score(stats.sum(0))
+
+
+def _gain_over_unary(folder, splits, which, n_boot):
+    """The MRF default against unary-only, pooled over the splits' test images: a line."""
+    mrf, unary = [], []
+    for split in splits:
+        path = Path(folder) / f"{split}_{which}.json"
+        u = _unary_stats(path, split)
+        if u is None:
+            return f"{which}: no unary-only statistics stored"
+        mrf.append(np.asarray(_run(path, split)["final_stats"], float))
+        unary.append(u)
+    m, u = np.vstack(mrf), np.vstack(unary)
+    res = paired_bootstrap(u, m, _iou_score, n_boot=n_boot, random_state=0)
+    lo, hi = (100 * v for v in res.interval)
+    return (f"{which}: MRF default {100 * _iou_score(m.sum(0)):.2f} against unary-only "
+            f"{100 * _iou_score(u.sum(0)):.2f} over {len(m)} images, {100 * res.difference:+.2f} "
+            f"[{lo:+.2f}, {hi:+.2f}]; the MRF not better in {100 * res.p_not_better:.1f}%")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("folder", help="the folder of {split}_base.json and {split}_refit.json")
     ap.add_argument("--candidate", default="refit",
                     help="the other runs: {split}_CANDIDATE.json (default: refit)")
+    ap.add_argument("--splits", nargs="+", default=list(SPLITS),
+                    help="the splits pooled (default: inner0 inner1 inner2; the bench "
+                         "script's small{S} draws too)")
     ap.add_argument("--n-boot", type=int, default=10_000)
     args = ap.parse_args(argv)
     base_all, refit_all = [], []
     name = args.candidate
     print(f"| fold (test images) | kept | validated run IoU (%) | {name} IoU (%) | difference | "
-          f"refit iterations | {name} CPU s (whole run) |")
-    print("|---|---|---:|---:|---:|---:|---|")
-    for split in SPLITS:
+          f"refit iterations | {name} CPU s (whole run) | MRF - unary-only: validated run / "
+          f"{name} |")
+    print("|---|---|---:|---:|---:|---:|---|---|")
+    for split in args.splits:
         b = _run(Path(args.folder) / f"{split}_base.json", split)
         r = _run(Path(args.folder) / f"{split}_{name}.json", split)
         sb, sr = np.asarray(b["final_stats"], float), np.asarray(r["final_stats"], float)
@@ -70,9 +108,13 @@ def main(argv=None):
         refit_all.append(sr)
         ib, ir = 100 * _iou_score(sb.sum(0)), 100 * _iou_score(sr.sum(0))
         final = [x for x in r["selection"] if x.get("refit")]
+        gains = []
+        for which, iou in (("base", ib), (name, ir)):
+            u = _unary_iou(Path(args.folder) / f"{split}_{which}.json", split)
+            gains.append("-" if u is None else f"{iou - u:+.2f}")
         print(f"| {split} ({len(sb)}) | {b['chosen']} | {ib:.2f} | {ir:.2f} | {ir - ib:+.2f} | "
               f"{final[0]['n_iter'] if final else '-'} | {r['cpu_seconds']:.0f} "
-              f"(without: {b['cpu_seconds']:.0f}) |")
+              f"(without: {b['cpu_seconds']:.0f}) | {' / '.join(gains)} |")
     sb, sr = np.vstack(base_all), np.vstack(refit_all)
     res = paired_bootstrap(sb, sr, _iou_score, n_boot=args.n_boot, random_state=0)
     lo, hi = (100 * v for v in res.interval)
@@ -82,6 +124,8 @@ def main(argv=None):
           f"{args.n_boot:,} paired bootstraps")
     verdict = "adopt" if res.p_not_better < 0.05 else "keep the default"
     print(f"rule ({name} kept when better in >= 95% of the bootstraps): {verdict}")
+    for which in ("base", name):
+        print(_gain_over_unary(args.folder, args.splits, which, args.n_boot))
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ def check_params(model):
                  "edge_scale", "tol"):
         check_number(name, getattr(model, name))
     check_whole("cv_folds", model.cv_folds, 2)
+    check_whole("colour_folds", model.colour_folds, 0)
     if model.learning_rate is not None:   # NaN was named "eta"
         check_positive("learning_rate", model.learning_rate)
     check_n_jobs(model.n_jobs)   # -1: every CPU, -2: all but one, None: 1

@@ -216,7 +216,7 @@ class CandidateSearch:
 
     def _fit_cv(self, prep, ns, log):
         """Few validation images: the guarded choice by ``cv_folds``-fold cross-validation
-        over the training graphs (eq. 8), then the chosen model trained on all of them."""
+        over the training graphs (eq. 6), then the chosen model trained on all of them."""
         from collections import Counter
 
         n, k = prep.n_train, min(int(self.cv_folds), prep.n_train)

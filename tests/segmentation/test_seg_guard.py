@@ -269,3 +269,65 @@ def test_segment_train_without_jobs_uses_every_cpu():
         args = ap.parse_args(["segment", "train", "--images", "i", "--masks", "m", "-o",
                               "x.npz", *given])
         assert _model_from_args(args).n_jobs == expected
+
+
+def _first_pass_setup(graphs, **kw):
+    """An unfitted segmenter and the prepared training graphs, as ``fit`` has them before
+    its first pass (no validation held out)."""
+    from segmentation.examples import prepare_graphs
+
+    m = MRFSegmenter(n_segments=120, n_iter=6, class_weight=None, eta_scale=3.0,
+                     valid_fraction=0, validate_every=2, **kw)
+    m._check_params()
+    m.kind_ = "image"
+    prep, _ = prepare_graphs(list(graphs), False, 0.0, None, "s0", "image", True)
+    return m, prep
+
+
+def test_training_colour_models_are_fitted_to_out_of_fold_scores(horses):
+    """With ``colour_folds`` K, training image i's colour features come from the first pass
+    trained on the other folds (eq. 8): equal to augmenting the base graph with that model,
+    and different from the in-sample first pass's; ``colour_folds=0`` is in-sample."""
+    _, graphs = horses
+    m, prep = _first_pass_setup(graphs, colour_folds=2)
+    base = [g.node_features.copy() for g in prep.kept]
+    m._colour_pass(prep, None, lambda s: None)
+    full = (m.first_pass_coef_, m.first_pass_mean_, m.first_pass_std_)
+    for f in range(2):
+        rest = [g for i, g in enumerate(graphs) if i % 2 != f]
+        ref = MRFSegmenter(n_segments=120, n_iter=6, class_weight=None, eta_scale=3.0,
+                           valid_fraction=0, validate_every=2, colour_model=False,
+                           use_edges=False, guard=False).fit(rest)
+        assert not np.allclose(ref.coef_, full[0])
+        for i in range(f, len(graphs), 2):
+            want = m._augment(graphs[i], (ref.coef_, ref.feature_mean_, ref.feature_std_))
+            np.testing.assert_allclose(prep.kept[i].node_features, want.node_features,
+                                       rtol=1e-9, atol=1e-9)
+            np.testing.assert_array_equal(prep.kept[i].node_features[:, :base[i].shape[1]],
+                                          base[i])
+    m0, prep0 = _first_pass_setup(graphs, colour_folds=0)
+    m0._colour_pass(prep0, None, lambda s: None)
+    for g, g0 in zip(graphs, prep0.kept):
+        np.testing.assert_array_equal(g0.node_features, m0._augment(g).node_features)
+    assert any(not np.allclose(a.node_features, b.node_features)
+               for a, b in zip(prep.kept, prep0.kept))
+
+
+def test_colour_folds_is_checked():
+    for bad in (-1, 2.5, "3", True):
+        with pytest.raises((ValueError, TypeError), match="colour_folds"):
+            MRFSegmenter(colour_folds=bad)._check_params()
+    MRFSegmenter(colour_folds=0)._check_params()
+
+
+def test_cross_fitted_first_pass_from_the_disk_cache_matches_in_memory(horses, tmp_path):
+    """``colour_folds`` on graphs streamed from the disk cache (``memory_efficient``) gives
+    the model trained in memory."""
+    _, graphs = horses
+    kw = dict(n_segments=120, n_iter=3, class_weight=None, eta_scale=3.0, valid_fraction=0,
+              colour_folds=2, guard=False)
+    a = MRFSegmenter(**kw).fit(graphs[:4])
+    b = MRFSegmenter(memory_efficient=True, cache_dir=str(tmp_path), **kw).fit(iter(graphs[:4]))
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-10)
+    c = MRFSegmenter(**dict(kw, colour_folds=0)).fit(graphs[:4])
+    assert not np.allclose(a.coef_, c.coef_)
