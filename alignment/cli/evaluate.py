@@ -82,8 +82,7 @@ def aer(args):
                       "precision is undefined (printed as 100%), recall 0 (an aligner's run "
                       "that failed, or the wrong file?)")
     score = score_alignments(test, gold)
-    if pairs is None:
-        _check_gold_orientation(args, test, gold, score)
+    _check_gold_orientation(args, test, gold, score, have_text)
     print(f"{format_scores(score)}  ({counted(len(gold), 'sentence')})", flush=True)
     if args.errors:
         from alignment.evaluate.aer import error_breakdown, format_errors
@@ -137,12 +136,13 @@ BETTER_SHARE = 0.5
 SUSPECT_AER = 0.3
 
 
-def _check_gold_orientation(args, test, gold, score):
-    """Warn when, without ``--src``/``--tgt`` (which let the range checks catch it), the gold
-    fits the predictions far better with its sides exchanged, or (NAACL) with every
-    position one higher, as a 0-based NAACL file reads: the AER was reported as it came
-    (88 % for a gold of Czech-English given to English-Czech links; 50 % for a 0-based
-    NAACL file of 14 %), with exit status 0 and no word."""
+def _check_gold_orientation(args, test, gold, score, have_text=False):
+    """Warn when the gold fits the predictions far better with its sides exchanged, or
+    (NAACL) with every position one higher, as a 0-based NAACL file reads: the AER was
+    reported as it came (88 % for a gold of Czech-English given to English-Czech links; 50 %
+    for a 0-based NAACL file of 14 %), with exit status 0 and no word.  With ``--src/--tgt``
+    the range checks catch most such files, but not sentence pairs that are as long on both
+    sides (every link in range either way round), where it was silent."""
     import warnings
 
     from alignment.data.formats import Alignment
@@ -161,6 +161,7 @@ def _check_gold_orientation(args, test, gold, score):
         better = score_alignments(test, other)
         if better.aer <= BETTER_SHARE * score.aer:
             warnings.warn(f"{args.gold}: read {how}, the gold scores AER {100 * better.aer:.2f}% "
-                          f"against {100 * score.aer:.2f}% as read ({why}); give --src and "
-                          "--tgt to check the positions")
+                          f"against {100 * score.aer:.2f}% as read ({why})" + (
+                              "" if have_text else "; give --src and --tgt to check the "
+                              "positions"))
             return

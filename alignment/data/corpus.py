@@ -37,6 +37,7 @@ from structpred.io import OTHER_SPACE as _OTHER_SPACE
 from structpred.io import blank_tail_hint, counted, split_tokens, word_text
 
 from .cooc import build_cooc, doc_frequencies, find_in_row
+from .layouts import check_layout_line
 
 __all__ = [
     "check_bitext_files",
@@ -92,6 +93,7 @@ def _iter_texts(path, skip, stop):
         if lineno > skip:
             if _OTHER_SPACE.search(text):
                 split_tokens(text, path, lineno)   # raises: ASCII spaces and tabs only
+            check_layout_line(text, path, lineno)   # markup (Europarl), XML, JSON lines
             yield word_text(text, path, lineno)
 
 
@@ -641,6 +643,8 @@ def iter_bitext(src_path, tgt_path, skip_first=0, max_len=None, max_ratio=None):
         i = line - 1
         if i < skip_first:
             continue
+        check_layout_line(a, src_path, line)
+        check_layout_line(b, tgt_path, line)
         s = split_tokens(word_text(a, src_path, line), src_path, line)
         t = split_tokens(word_text(b, tgt_path, line), tgt_path, line)
         m, n = len(s), len(t)

@@ -15,6 +15,11 @@ Conventions (as in fast_align, eflomal and the NAACL 2003 shared task):
   1-based; position 0 is the NULL word and such links are ignored.  A missing
   label means sure; the optional confidence ``p`` is ignored.
 
+A line of a file of sentences that is markup (Europarl's ``<CHAPTER ID="1">``, OPUS's TMX
+and XCES XML, WMT's ``.sgm``) or JSON, and a line of gold links in another layout (ISI's
+``.wa`` XML, Blinker's ``i j``, ``i:j``, awesome-align's sentence number before the links),
+are refused naming the layout (:mod:`alignment.data.layouts`).
+
 Every reader checks what it reads and stops at the first problem with a
 :class:`~structpred.io.FormatError` naming the file and line: malformed
 lines, mismatched line counts, positions out of range, empty sentences and
@@ -31,6 +36,8 @@ from dataclasses import dataclass, field
 from structpred import FormatError, check_ordered, check_whole, open_output, read_lines
 from structpred.io import (blank_tail_hint, check_sentence_pairs, check_token_lists, counted,
                            split_tokens, word_text)
+
+from .layouts import check_layout_line, link_layout_reason, no_bars_hint
 
 __all__ = [
     "FormatError",
@@ -116,6 +123,7 @@ def _name(path):
 
 
 def _tokens(path, lineno, text, side=None, allow_empty=False):
+    check_layout_line(text, _name(path), lineno)
     toks = split_tokens(word_text(text, _name(path), lineno), _name(path), lineno)
     if not toks and not allow_empty:
         what = "empty sentence" if side is None else f"empty {side} sentence"
@@ -163,8 +171,23 @@ def iter_parallel(src_path, tgt_path, allow_empty=False):
             rest = [(t or s)[1]] + [x[1] for x in (tgt_iter if s is None else src_iter)]
             raise FormatError(_name(longer), lineno, f"line counts differ: {_name(shorter)} has "
                               f"only {counted(lineno - 1, 'line')}{blank_tail_hint(rest)}")
-        yield (_tokens(src_path, s[0], s[1], allow_empty=allow_empty),
-               _tokens(tgt_path, t[0], t[1], allow_empty=allow_empty))
+        src = _tokens(src_path, s[0], s[1], allow_empty=True)
+        if not src and not allow_empty:
+            _empty_side(src_path, s[0], tgt_path, t[1])
+        tgt = _tokens(tgt_path, t[0], t[1], allow_empty=True)
+        if not tgt and not allow_empty:
+            _empty_side(tgt_path, t[0], src_path, s[1])
+        yield src, tgt
+
+
+def _empty_side(path, lineno, other_path, other_text):
+    """An empty sentence at ``path:lineno``; when the other file's line is not empty, a
+    sentence left without its translation (Europarl's files leave such lines empty)."""
+    hint = ("" if not other_text.strip(" \t") else
+            f" while line {lineno} of {_name(other_path)} is not: a sentence without its "
+            "translation (Europarl's files leave such lines empty)? remove the pair from both "
+            "files, keeping the lines paired")
+    raise FormatError(_name(path), lineno, "empty sentence" + hint)
 
 
 def read_fast_align(path):
@@ -181,13 +204,15 @@ def iter_fast_align(path):
     """:func:`read_fast_align` one pair at a time."""
     for lineno, text in read_lines(path):
         bars = [m for m in _BARS.finditer(text)]
+        if not bars:   # XML (TMX), a JSON line, a tab-separated bitext
+            check_layout_line(text, _name(path), lineno)
         if len(bars) != 1 or len(bars[0].group()) != 3:
             # a second '|||' or a '||||' was split at the first one: a side shifted by a
             # token '|||' or '|' (fast_align's separator is one token '|||')
             found = ("no '|||'" if not bars else f"'{bars[0].group()}'" if len(bars) == 1
                      else f"{len(bars)} runs of '|||'")
             raise FormatError(_name(path), lineno, f"expected 'source ||| target' with one "
-                              f"'|||', found {found}")
+                              f"'|||', found {found}{no_bars_hint(text) if not bars else ''}")
         cut = bars[0]
         yield (_tokens(path, lineno, text[:cut.start()], "source"),
                _tokens(path, lineno, text[cut.end():], "target"))
@@ -278,6 +303,8 @@ def _malformed_link(tok, text):
         hint = ": " + _WORDS
     if _GIZA_A3.match(text):
         return _GIZA_A3_REASON
+    if not naacl and (layout := link_layout_reason(tok, text)) is not None:
+        return layout
     if _LINK_LABEL.match(tok):
         return (f"malformed link {tok[:40]!r}: a link with a label 'i-j-S' or 'i-j-P' (write "
                 "sure links 'i-j', possible links 'i?j')")
@@ -496,6 +523,8 @@ def read_pharaoh(path, pairs=None):
                     _check_range(path, lineno, j, k, (len(src), len(tgt)), 0, links,
                                  (src, tgt))
             except FormatError as exc:
+                if "look 1-based" in exc.reason:   # not "the gold of other sentences"
+                    raise
                 raise FormatError(exc.path, exc.line, exc.reason + _other_sentences_hint(
                     path, pairs, naacl=False, swapped="swapped?" in exc.reason,
                     untokenised="untokenised?" in exc.reason)) from None
@@ -622,6 +651,8 @@ def read_naacl(path, pairs=None, n_sentences=None, seen=None):
             raise FormatError(name, lineno, _GIZA_A3_REASON)
         if not any(c.isdigit() for c in text):
             raise FormatError(name, lineno, "expected 'sent src tgt [S|P] [p]': " + _WORDS)
+        if (layout := link_layout_reason(fields[0], text, naacl=True)) is not None:
+            raise FormatError(name, lineno, "expected 'sent src tgt [S|P] [p]': " + layout)
         if not 3 <= len(fields) <= 5:
             raise FormatError(name, lineno, "expected 'sent src tgt [S|P] [p]'")
         try:

@@ -56,6 +56,7 @@ from .._runtime import log as _log
 from ..data.cooc import build_cooc, doc_frequencies
 from ..data.corpus import (UNK_ID, Vocabulary, check_bitext_files, length_filter,
                            paired_lines, report_line)
+from ..data.layouts import check_layout_line
 from .dice import DEFAULT_DICE_PRUNE_TOTAL, compact_tables
 from .ibm import (DEFAULT_MAX_JUMP, DEFAULT_N_GIS, e_step, gis_update, length_contexts,
                   m_step, n_buckets, pair_index)
@@ -72,6 +73,9 @@ class _Chunk:
 
     def __init__(self, src_lines, tgt_lines, first_line, max_len, max_ratio, protect_first,
                  src_name, tgt_name):
+        for lines, name in ((src_lines, src_name), (tgt_lines, tgt_name)):
+            for i, t in enumerate(lines):   # Europarl's markup, XML, JSON lines
+                check_layout_line(t, name, first_line + i + 1)
         src = [split_tokens(word_text(t, src_name, first_line + i + 1), src_name,
                             first_line + i + 1) for i, t in enumerate(src_lines)]
         tgt = [split_tokens(word_text(t, tgt_name, first_line + i + 1), tgt_name,

@@ -1,0 +1,221 @@
+"""Bitexts and gold alignments as public corpora lay them out (Europarl's raw text, OPUS's
+TMX/XCES/Moses downloads, Tatoeba's and ParaCrawl's TSV, HuggingFace's JSON lines, gold
+links of ISI, Blinker, awesome-align): ``align unsupervised`` and ``aer`` read them, or
+refuse them in one line naming the file and line, never aligning markup as words."""
+
+import gzip
+import json
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from alignment.data.corpus import iter_bitext, load_bitext
+from alignment.data.formats import read_fast_align, read_parallel, read_pharaoh
+from alignment.data.layouts import check_layout_line
+from structpred.io import FormatError
+
+from cli_helpers import one_line_error, run_cli
+
+FAST = ["--hmm-iterations", "1", "--with", "none", "-q"]
+
+
+def _put(folder, name, text):
+    p = folder / name
+    if name.endswith(".gz"):
+        p.write_bytes(gzip.compress(text.encode("utf-8")))
+    else:
+        p.write_text(text, encoding="utf-8")
+    return str(p)
+
+
+def _unsup(tmp_path, capsys, src, tgt=None):
+    args = ["align", "unsupervised"] + (["--src", src, "--tgt", tgt] if tgt else ["-i", src])
+    return run_cli(args + FAST + ["-o", str(tmp_path / "links")], capsys)
+
+
+# ------------------------------------------------------------------ Europarl's markup
+def test_europarl_markup_line_is_refused_at_its_line(tmp_path, capsys):
+    en = _put(tmp_path, "europarl-v7.fr-en.en", '<CHAPTER ID="1">\nResumption of the session\n'
+              '<SPEAKER ID="2" NAME="President">\nI declare resumed the session .\n')
+    fr = _put(tmp_path, "europarl-v7.fr-en.fr", "Reprise de la session\n"
+              "Je déclare reprise la session .\nMerci .\nMerci bien .\n")
+    rc, _, err = _unsup(tmp_path, capsys, fr, en)
+    assert one_line_error(rc, err, "europarl-v7.fr-en.en:1:", "markup line", "<CHAPTER")
+    assert not (tmp_path / "links").exists() or not (tmp_path / "links").read_text()
+
+
+_NAME = st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,8}", fullmatch=True).filter(
+    lambda n: n.lower() not in ("unk", "s", "pad", "eos", "bos", "mask", "null", "cls",
+                                "sep", "num"))
+_ATTRS = st.lists(st.tuples(st.from_regex(r"[A-Za-z]{1,6}", fullmatch=True),
+                            st.from_regex(r"[A-Za-z0-9 .]{0,10}", fullmatch=True)), max_size=3)
+
+
+@given(name=_NAME, attrs=_ATTRS, close=st.booleans(), lineno=st.integers(1, 50))
+@settings(max_examples=60, deadline=None)
+def test_any_line_of_one_tag_is_refused(name, attrs, close, lineno):
+    """``<P>``, ``</CHAPTER>``, ``<SPEAKER ID="2" NAME="x y">``: markup, not words."""
+    tag = "<" + ("/" if close else "") + name + "".join(f' {a}="{v}"' for a, v in attrs) + ">"
+    with pytest.raises(FormatError, match=re.escape(f"f.txt:{lineno}:") + ".*markup"):
+        check_layout_line(tag, "f.txt", lineno)
+
+
+@given(words=st.lists(st.from_regex(r"[a-z<>/{}\"]{1,6}", fullmatch=True), min_size=1,
+                      max_size=8))
+@settings(max_examples=200, deadline=None)
+def test_sentences_and_special_tokens_are_words(words):
+    """A sentence that does not start with a tag and end with a closing one, a special token
+    (``<unk>``, ``<s> ... </s>``) and a '<' or '{' set off as a token are read as words."""
+    for line in (" ".join(words), "<unk> " + " ".join(words), "<s> " + " ".join(words) + " </s>",
+                 "< 5 > { x }"):
+        stripped = line.strip()
+        if (stripped.startswith("<") and not stripped.startswith(("<unk>", "<s>", "< "))) \
+                or stripped.startswith("{"):
+            continue   # may be markup or JSON by construction
+        check_layout_line(line, "f.txt", 1)
+
+
+def test_markup_in_a_training_bitext_is_refused(tmp_path):
+    """``--bitext-src/--bitext-tgt`` (:func:`load_bitext`) and the streamed reader."""
+    en = _put(tmp_path, "b.en.gz", "the house\n<P>\nthe cat\n")
+    fr = _put(tmp_path, "b.fr.gz", "la maison\nle lion\nle chat\n")
+    for read in (lambda: load_bitext(en, fr), lambda: list(iter_bitext(en, fr))):
+        with pytest.raises(FormatError, match=re.escape(f"{en}:2:") + ".*markup line '<P>'"):
+            read()
+
+
+# ------------------------------------------------------------------ OPUS
+TMX = ('<?xml version="1.0" encoding="utf-8"?>\n<tmx version="1.4">\n<body>\n'
+       '<tu><tuv xml:lang="en"><seg>the house</seg></tuv><tuv xml:lang="fr"><seg>la maison'
+       '</seg></tuv></tu>\n</body>\n</tmx>\n')
+XCES = ('<?xml version="1.0" encoding="utf-8"?>\n<cesAlign version="1.0">\n<linkGrp '
+        'targType="s" fromDoc="en/1.xml.gz" toDoc="fr/1.xml.gz">\n<link xtargets="1;1" />\n'
+        '</linkGrp>\n</cesAlign>\n')
+
+
+@pytest.mark.parametrize("text", [TMX, XCES, TMX.split("\n", 1)[1], XCES.split("\n", 1)[1]],
+                         ids=["tmx", "xces", "tmx-no-declaration", "xces-no-declaration"])
+@pytest.mark.parametrize("how", ["sides", "input"])
+def test_opus_xml_is_never_aligned(tmp_path, capsys, text, how):
+    a = _put(tmp_path, "en-fr.a.xml", text)
+    b = _put(tmp_path, "en-fr.b.xml", text)
+    rc, _, err = _unsup(tmp_path, capsys, a, b if how == "sides" else None)
+    assert one_line_error(rc, err, "en-fr.a.xml:1:", "XML", "TMX and XCES")
+
+
+def test_opus_moses_download_gz_is_read(tmp_path, capsys):
+    en = _put(tmp_path, "OpenSubtitles.en-fr.en.gz", "the house\nthe cat\n")
+    fr = _put(tmp_path, "OpenSubtitles.en-fr.fr.gz", "la maison\nle chat\n")
+    rc, _, err = _unsup(tmp_path, capsys, en, fr)
+    assert rc == 0, err
+    assert len((tmp_path / "links").read_text().splitlines()) == 2
+
+
+# ------------------------------------------------------------------ TSV and JSON lines
+@pytest.mark.parametrize("line, fields", [
+    ("the house\tla maison", 2),
+    ("Go .\tVa !\tCC-BY 2.0 (France) Attribution: tatoeba.org #2877272 (CM) & #1158250 (W)",
+     3)])
+def test_tab_separated_bitext_given_to_input_is_named(tmp_path, capsys, line, fields):
+    path = _put(tmp_path, "eng-fra.txt", line + "\n")
+    rc, _, err = _unsup(tmp_path, capsys, path)
+    assert one_line_error(rc, err, "eng-fra.txt:1:", "no '|||'", f"{fields} tab-separated",
+                          "Tatoeba")
+
+
+@given(row=st.fixed_dictionaries({"translation": st.fixed_dictionaries(
+    {"en": st.text(min_size=1, max_size=10), "fr": st.text(min_size=1, max_size=10)})}))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_json_lines_are_refused_as_sentences(tmp_path, row):
+    """HuggingFace's ``{"translation": {...}}`` rows, as ``-i`` or as one side."""
+    line = json.dumps(row, ensure_ascii=True)
+    path = _put(tmp_path, "train.jsonl", line + "\n")
+    other = _put(tmp_path, "other.txt", "x\n")
+    for read in (lambda: read_fast_align(path), lambda: read_parallel(path, other),
+                 lambda: read_parallel(other, path)):
+        with pytest.raises(FormatError, match=re.escape(f"{path}:1:") + " a JSON line"):
+            read()
+
+
+# ------------------------------------------------------------------ empty sides
+def test_empty_line_on_one_side_is_named_as_an_untranslated_sentence(tmp_path, capsys):
+    en = _put(tmp_path, "e.en", "the house\nthe cat\n")
+    fr = _put(tmp_path, "e.fr", "la maison\n\n")
+    rc, _, err = _unsup(tmp_path, capsys, en, fr)
+    assert one_line_error(rc, err, "e.fr:2: empty sentence while line 2 of", "e.en",
+                          "without its translation")
+    both = _put(tmp_path, "both.en", "the house\n\n")
+    with pytest.raises(FormatError, match=r"both\.en:2: empty sentence$"):
+        read_parallel(both, fr)
+
+
+# ------------------------------------------------------------------ gold of other layouts
+@pytest.mark.parametrize("fmt, gold, words", [
+    ("pharaoh", "0:0 1:1\n0:0\n", ["g.txt:1:", "'i:j'"]),
+    ("pharaoh", '<sentence id="1" status="">\n1 1 1\n</sentence>\n', ["g.txt:1:", "ISI/LDC"]),
+    ("naacl", '<sentence id="1" status="">\n1 1 1\n</sentence>\n', ["g.txt:1:", "ISI/LDC"]),
+    ("pharaoh", "1 1\n2 2\n", ["g.txt:1:", "Blinker"]),
+    ("naacl", "1 1\n2 2\n", ["g.txt:1:", "Blinker"]),
+    ("pharaoh", "1\t0-0 1-1\n2\t0-0\n", ["g.txt:1:", "sentence number", "awesome-align"]),
+])
+def test_gold_of_other_layouts_is_named(tmp_path, capsys, fmt, gold, words):
+    g = _put(tmp_path, "g.txt", gold)
+    t = _put(tmp_path, "t.txt", "0-0\n0-0\n")
+    rc, _, err = run_cli(["aer", "--gold", g, "--test", t, "--gold-format", fmt], capsys)
+    assert one_line_error(rc, err, *words)
+
+
+def test_one_based_pharaoh_with_sentences_is_not_called_other_sentences(tmp_path):
+    pairs = [(["a", "b"], ["x", "y"]), (["a", "b"], ["x", "y"]), (["a"], ["x"])]
+    g = _put(tmp_path, "g1.txt", "1-1 2-2\n1-1 2-2\n1-1\n")
+    with pytest.raises(FormatError, match=re.escape("these look 1-based)") + "$"):
+        read_pharaoh(g, pairs)
+
+
+@pytest.mark.parametrize("text, words", [
+    ('[\n  {"translation": {"en": "a", "fr": "b"}}\n]\n', ["x.txt:1:", "a JSON file"]),
+    ('[{"translation": {"en": "a", "fr": "b"}}]\n', ["x.txt:1:", "a JSON line"]),
+    ('<srcset setid="t" srclang="any">\n<doc docid="1">\n<seg id="1">the house</seg>\n',
+     ["x.txt:1:", "XML", "WMT's .sgm"]),
+    ('<seg id="1">the house</seg>\n', ["x.txt:1:", "XML", "WMT's .sgm"]),
+])
+def test_json_files_and_wmt_sgm_are_refused_as_a_side(tmp_path, capsys, text, words):
+    src = _put(tmp_path, "x.txt", text)
+    tgt = _put(tmp_path, "y.txt", "a\nb\nc\n"[:2 * text.count("\n")])
+    rc, _, err = _unsup(tmp_path, capsys, src, tgt)
+    assert one_line_error(rc, err, *words)
+
+
+def test_csv_bitext_given_to_input_is_named(tmp_path, capsys):
+    path = _put(tmp_path, "pairs.csv", '"the house","la maison"\n')
+    rc, _, err = _unsup(tmp_path, capsys, path)
+    assert one_line_error(rc, err, "pairs.csv:1:", "no '|||'", "looks like CSV")
+
+
+@given(n=st.integers(3, 6), perms=st.lists(st.permutations(range(6)), min_size=3, max_size=5))
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_gold_of_square_pairs_the_other_way_round_is_warned_of_with_sentences(tmp_path, capsys,
+                                                                              n, perms):
+    """Sentence pairs as long on both sides: every link is in range either way round, so the
+    range checks of --src/--tgt cannot catch a gold written for the other direction."""
+    rows = [[(j, p[j]) for j in range(n) if p[j] < n and p[p[j]] != j] for p in perms]
+    rows = [r or [(0, 1)] for r in rows]
+    g = _put(tmp_path, "g.txt", "".join(" ".join(f"{j}-{k}" for j, k in r) + "\n" for r in rows))
+    t = _put(tmp_path, "t.txt", "".join(" ".join(f"{k}-{j}" for j, k in r) + "\n" for r in rows))
+    words = " ".join("w" * (i + 1) for i in range(n)) + "\n"
+    src = _put(tmp_path, "s.fr", words * len(rows))
+    tgt = _put(tmp_path, "s.en", words.replace("w", "v") * len(rows))
+    rc, _, err = run_cli(["aer", "--gold", g, "--test", t, "--src", src, "--tgt", tgt], capsys)
+    assert rc == 0 and "read with its sides exchanged" in err and "other way round" in err, err
+
+
+def test_markup_in_a_chunk_of_the_cluster_reader_is_refused():
+    """The statistics read on a cluster (``alignment.stats.distributed``) read the lines of
+    a chunk themselves."""
+    from alignment.stats.distributed import _Chunk
+
+    with pytest.raises(FormatError, match=re.escape("a.fr:12:") + ".*markup line '<P>'"):
+        _Chunk(["the house", "the cat"], ["la maison", "<P>"], 10, 80, None, 0, "a.en", "a.fr")
