@@ -127,7 +127,8 @@ def test_tab_separated_bitext_given_to_input_is_named(tmp_path, capsys, line, fi
 
 @given(row=st.fixed_dictionaries({"translation": st.fixed_dictionaries(
     {"en": st.text(min_size=1, max_size=10), "fr": st.text(min_size=1, max_size=10)})}))
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_json_lines_are_refused_as_sentences(tmp_path, row):
     """HuggingFace's ``{"translation": {...}}`` rows, as ``-i`` or as one side."""
     line = json.dumps(row, ensure_ascii=True)
@@ -154,6 +155,7 @@ def test_empty_line_on_one_side_is_named_as_an_untranslated_sentence(tmp_path, c
 # ------------------------------------------------------------------ gold of other layouts
 @pytest.mark.parametrize("fmt, gold, words", [
     ("pharaoh", "0:0 1:1\n0:0\n", ["g.txt:1:", "'i:j'"]),
+    ("pharaoh", "S-0-0 P-1-1\n0-0\n", ["g.txt:1:", "'S-0-0'", "a label before the link"]),
     ("pharaoh", '<sentence id="1" status="">\n1 1 1\n</sentence>\n', ["g.txt:1:", "ISI/LDC"]),
     ("naacl", '<sentence id="1" status="">\n1 1 1\n</sentence>\n', ["g.txt:1:", "ISI/LDC"]),
     ("pharaoh", "1 1\n2 2\n", ["g.txt:1:", "Blinker"]),
@@ -219,3 +221,36 @@ def test_markup_in_a_chunk_of_the_cluster_reader_is_refused():
 
     with pytest.raises(FormatError, match=re.escape("a.fr:12:") + ".*markup line '<P>'"):
         _Chunk(["the house", "the cat"], ["la maison", "<P>"], 10, 80, None, 0, "a.en", "a.fr")
+
+
+_SENT = st.lists(st.lists(st.sampled_from(["the", "maison", "ï", "中文", "."]), min_size=1,
+                          max_size=4), min_size=1, max_size=4)
+
+
+@given(src=_SENT, bom=st.tuples(st.booleans(), st.booleans()),
+       crlf=st.tuples(st.booleans(), st.booleans()), last=st.tuples(st.booleans(), st.booleans()),
+       sep=st.sampled_from(["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c"]),
+       at=st.integers(0, 3))
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_line_ends_of_each_side_never_shift_the_pairs(tmp_path, src, bom, crlf, last, sep, at):
+    """A byte-order mark, CRLF line ends and a last line without its line end on one side
+    only read as the plain files; a Unicode line break inside a line (which str.splitlines
+    would split, shifting every later pair) is refused at its line."""
+    tgt = [list(reversed(s)) for s in src]
+    files = []
+    for i, side in enumerate((src, tgt)):
+        end = "\r\n" if crlf[i] else "\n"
+        text = end.join(" ".join(s) for s in side) + (end if last[i] else "")
+        p = tmp_path / f"side{i}.txt"
+        p.write_bytes(("\ufeff" if bom[i] else "").encode() + text.encode("utf-8"))
+        files.append(str(p))
+    assert read_parallel(*files) == list(zip(src, tgt))
+    line = at % len(src)
+    broken = [" ".join(s) for s in src]
+    broken[line] = (broken[line].replace(" ", sep, 1) if " " in broken[line]
+                    else broken[line] + sep + "x")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\n".join(broken) + "\n", encoding="utf-8")
+    with pytest.raises(FormatError, match=re.escape(f"bad.txt:{line + 1}:")):
+        read_parallel(str(bad), files[1])

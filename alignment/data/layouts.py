@@ -128,6 +128,9 @@ def link_layout_reason(tok, text, naacl=False):
                 "'sent i j' lines (1-based)")
     if naacl:
         return None
+    if re.fullmatch(r"[SPsp][-:]?[0-9]{1,9}[-?:][0-9]{1,9}", tok):
+        return (f"malformed link {tok[:40]!r}: a label before the link? write sure links "
+                "'i-j', possible links 'i?j'")
     if _COLON_LINK.fullmatch(tok):
         return (f"malformed link {tok[:40]!r}: links written 'i:j'? Pharaoh writes 'i-j' "
                 "(sure) and 'i?j' (possible)")
