@@ -182,6 +182,7 @@ def test_one_based_pharaoh_with_sentences_is_not_called_other_sentences(tmp_path
     ('<srcset setid="t" srclang="any">\n<doc docid="1">\n<seg id="1">the house</seg>\n',
      ["x.txt:1:", "XML", "WMT's .sgm"]),
     ('<seg id="1">the house</seg>\n', ["x.txt:1:", "XML", "WMT's .sgm"]),
+    ('<s id="1">\n<w id="1.1">the</w>\n', ["x.txt:1:", "XML", "OPUS"]),   # OPUS's xml/
 ])
 def test_json_files_and_wmt_sgm_are_refused_as_a_side(tmp_path, capsys, text, words):
     src = _put(tmp_path, "x.txt", text)

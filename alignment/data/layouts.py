@@ -32,9 +32,11 @@ _TAGGED = re.compile(r"<([A-Za-z][\w:.-]*)(?:\s[^<>]*)?>.*(?:</[A-Za-z][\w:.-]*|
 #: the special tokens of tokenised text, which are words of it
 _SPECIAL = frozenset(("unk", "s", "pad", "eos", "bos", "mask", "null", "cls", "sep", "num"))
 
-#: the elements of OPUS's TMX and XCES files (the tag of a line of one of them is XML)
+#: the elements of OPUS's TMX and XCES files, of its XML corpus files (``<s id="1">``, ``<w>``)
+#: and of WMT's ``.sgm`` test sets (the tag of a line of one of them is XML)
 _XML_NAMES = frozenset(("tmx", "header", "body", "tu", "tuv", "seg", "prop", "note",
-                        "cesalign", "linkgrp", "link", "document", "srcset", "refset", "tstset"))
+                        "cesalign", "linkgrp", "link", "document", "s", "w", "srcset",
+                        "refset", "tstset"))
 
 _XML_HINT = ("OPUS's TMX and XCES files and WMT's .sgm test sets are XML: take a plain "
              "text download (OPUS's Moses one, a file per language) or extract each "
@@ -47,7 +49,8 @@ def _markup_reason(text):
         return f"an XML declaration ({text[:40]!r}), not a sentence: {_XML_HINT}"
     one = _ONE_TAG.fullmatch(text)
     tagged = one or _TAGGED.fullmatch(text)
-    if tagged is None or tagged.group(1).lower() in _SPECIAL:
+    if tagged is None or (tagged.group(1).lower() in _SPECIAL   # <s>, not <s id="1">
+                          and re.match(r"</?\w+>", text) is not None):
         return None
     if one is not None and tagged.group(1).lower() not in _XML_NAMES:
         return (f"a markup line {text[:40]!r}, not a sentence (Europarl's raw text and other "
