@@ -214,39 +214,18 @@ class CandidateSearch:
         out.grey = training_kind(acc.greys)
         return out
 
-    def _cv_setting(self, rows, k):
-        """``(class weight, step, T)`` of eq. 6 from the cross-validation ``rows`` of one
-        kind of model: the (class weight, step) of the best validation score averaged over
-        the ``k`` folds (ties: the first in the grid's order), as a grid search by
-        cross-validation chooses, and ``T = 1 +`` the median of its best iterations.  A
-        fold's row of a setting trained on all its training graphs (after a search on a
-        subset) replaces its subset row."""
-        last = {}
-        for r in rows:
-            last[(r["cv_fold"], r["class_weight"], r["eta_scale"])] = r
-        by = {}
-        for (_, cw, eta), r in last.items():
-            by.setdefault((cw, eta), []).append(r)
-        sign = -1.0 if self.validation_metric == "error" else 1.0
-        best, best_score = None, -np.inf
-        for key, rs in by.items():
-            if len(rs) == k:
-                score = sign * float(np.mean([r["valid_score"] for r in rs]))
-                if score > best_score + 1e-12:
-                    best, best_score = key, score
-        t = int(np.median([r["best_iter"] or 0 for r in by[best]])) + 1
-        return best[0], best[1], t
-
     def _fit_cv(self, prep, ns, log):
         """Few validation images: the guarded choice by ``cv_folds``-fold cross-validation
         over the training graphs (eq. 6), then the chosen model trained on all of them."""
+        from collections import Counter
+
         n, k = prep.n_train, min(int(self.cv_folds), prep.n_train)
         guarded = self._guarded()
         fold = np.arange(n) % k
         items = prep.paths if prep.paths else prep.kept
         log(f"  {n} training {'images' if self.kind_ == 'image' else 'scans'} and too few for "
             f"validation: the choice by {k}-fold cross-validation")
-        stats, rows = {}, []
+        stats, rows, picks, iters = {}, [], {"mrf": [], "unary": []}, {"mrf": [], "unary": []}
         for f in range(k):
             tr = [items[i] for i in range(n) if fold[i] != f]
             va = [items[i] for i in range(n) if fold[i] == f]
@@ -266,6 +245,10 @@ class CandidateSearch:
             for r in r2:
                 r["unary"] = True
             rows += r1 + r2
+            picks["mrf"].append((row["class_weight"], row["eta_scale"]))
+            picks["unary"].append((urow["class_weight"], urow["eta_scale"]))
+            iters["mrf"].append(res.best_iter or 0)
+            iters["unary"].append(ures.best_iter or 0)
             cands = self._guard_candidates(res.w, _pad(ures.w, sub.n_edge), sub.n_node) \
                 if guarded else {"unary": ures.w}
             self._use(sub)
@@ -281,8 +264,8 @@ class CandidateSearch:
                                          n_items=n, line=f"unary-only: cross-validated IoU "
                                                          f"{100 * score:.2f}% over {n} {what}")
         which = "unary" if value == "unary" else "mrf"
-        cw, eta, t_final = self._cv_setting([r for r in rows if r.get("unary", False)
-                                             == (which == "unary")], k)
+        cw, eta = Counter(picks[which]).most_common(1)[0][0]
+        t_final = int(np.median(iters[which])) + 1
         row, res, hist = self._candidate(prep, cw, eta, ns, None, None, log,
                                          tag=f" (final, on all {n}, {t_final} iterations)",
                                          use_edges=which == "mrf", n_iter=t_final)

@@ -164,16 +164,13 @@ class MRFSegmenter(ColourPass, CandidateSearch, BaseEstimator):
     (item ``i`` in fold ``i mod K``): each fold runs both searches on the other folds
     and contributes its items' :math:`(I_i, U_i)` under every candidate; eq. 5 runs
     on all :math:`n_{\mathrm{train}}` items, and the kept kind of model is trained on
-    all of them with the (class weight, step) :math:`\theta` whose validation score
-    :math:`v_k(\theta)` averaged over the folds is the best, for
+    all of them with the settings most folds chose, for
 
     .. math::
 
-        \hat\theta = \arg\max_\theta \frac{1}{K} \sum_k v_k(\theta), \qquad
-        T = 1 + \operatorname{median}_k t^{*}_k(\hat\theta)                       \tag{6}
+        T = 1 + \operatorname{median}_k t^{*}_k                                    \tag{6}
 
-    iterations (:math:`t^*_k(\theta)`: the best iteration of fold ``k`` under
-    :math:`\theta`).  ``selection_``
+    iterations (:math:`t^*_k`: the best iteration of fold ``k``).  ``selection_``
     lists every candidate, ``chosen_`` the kept one and ``guard_`` the evidence
     (``line`` is what the command line prints).
 

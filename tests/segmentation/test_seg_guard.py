@@ -331,27 +331,3 @@ def test_cross_fitted_first_pass_from_the_disk_cache_matches_in_memory(horses, t
     np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-10)
     c = MRFSegmenter(**dict(kw, colour_folds=0)).fit(graphs[:4])
     assert not np.allclose(a.coef_, c.coef_)
-
-
-def test_cross_validation_keeps_the_setting_of_the_best_mean_score():
-    """Eq. 6: the (class weight, step) of the best validation score averaged over the folds,
-    not fold 1's pick when the folds pick three different settings (small8: fold 1 picked
-    'balanced', step 10 by 0.01 and it was last on fold 2), and T from that setting's best
-    iterations; a fold's row trained on all its graphs replaces its subset row."""
-    def row(f, cw, eta, v, t, **kw):
-        return dict(cv_fold=f, class_weight=cw, eta_scale=eta, valid_score=v, best_iter=t, **kw)
-
-    rows = [row(0, None, 3.0, .7595, 20), row(0, None, 10.0, .7667, 35),
-            row(0, "balanced", 3.0, .7311, 25), row(0, "balanced", 10.0, .7668, 45),
-            row(1, None, 3.0, .6861, 45), row(1, None, 10.0, .6495, 15),
-            row(1, "balanced", 3.0, .6737, 76), row(1, "balanced", 10.0, .6413, 15),
-            row(2, None, 3.0, .6887, 10), row(2, None, 10.0, .7012, 40),
-            row(2, "balanced", 3.0, .6926, 30), row(2, "balanced", 10.0, .6959, 30)]
-    m = MRFSegmenter()
-    assert m._cv_setting(rows, 3) == (None, 3.0, 21)          # mean .7114; median(20, 45, 10)
-    # a fold's final row (the setting trained on all its graphs) replaces its grid row
-    final = rows + [row(1, "balanced", 10.0, .80, 60, final=True)]
-    assert m._cv_setting(final, 3) == ("balanced", 10.0, 46)  # mean .7542; median(45, 60, 30)
-    # the pixel error: the lowest mean is the best; ties keep the first in the grid's order
-    err = [row(f, cw, 3.0, v, 5) for f in range(2) for cw, v in ((None, .2), ("balanced", .2))]
-    assert MRFSegmenter(validation_metric="error")._cv_setting(err, 2) == (None, 3.0, 6)
