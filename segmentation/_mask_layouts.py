@@ -1,0 +1,117 @@
+"""Masks of the layouts of public segmentation sets, read or refused by name: the hints of
+:func:`segmentation.data.load_mask` for masks that are not binary (Oxford-IIIT Pets'
+trimaps, saliency sets' JPEG masks and antialiased PNG edges, class-index masks), the
+trimap check with ``--foreground-labels``, and ``--threshold``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["not_binary_hint", "check_trimap", "thresholded", "is_binary"]
+
+#: Oxford-IIIT Pets' trimaps: 1 pet, 2 background, 3 border (unclassified)
+_TRIMAP = {1, 2, 3}
+
+_CLASS_HINT = (" (a class-index mask, as PASCAL VOC's palette PNGs? give the classes of the "
+               "foreground as --foreground-labels, e.g. --foreground-labels 15 --ignore-value 255)")
+
+
+def is_binary(values, itemsize):
+    """Whether the set ``values`` is a binary mask's: ``{0, 255}``, ``{0, 1}`` or (16-bit)
+    ``{0, 65535}``, or part of one."""
+    return values <= {0, 255} or values <= {0, 1} or (itemsize >= 2 and values <= {0, 65535})
+
+
+def _is_trimap(vs):
+    return vs == _TRIMAP
+
+
+def _grey_count(a, ignore):
+    top = 65535 if a.dtype.itemsize >= 2 and int(a.max()) > 255 else 255
+    grey = (a > 0) & (a < top)
+    if ignore is not None:
+        grey &= ~ignore
+    return int(grey.sum()), top
+
+
+def not_binary_hint(path, mode, a, values, ignore_value, ignore, soft_hint, max_classes):
+    """The hint of a mask that is not binary: what its values look like, and the options
+    that read it."""
+    vs = set(values.tolist())
+    if ignore_value is None and _is_trimap(vs):
+        return (" (an Oxford-IIIT Pets trimap: 1 pet, 2 background, 3 border? give "
+                "--foreground-labels 1 --ignore-value 3)")
+    if ignore_value is None and vs <= {0, 1, 255}:
+        return " (255 around 0 and 1: PASCAL VOC's void border? --ignore-value 255)"
+    jpeg = Path(path).suffix.lower() in (".jpg", ".jpeg", ".jfif")
+    n_grey, top = _grey_count(a, ignore)
+    # an antialiased outline: 0, the top and several grey levels on few pixels (a class-index
+    # mask holds few levels, a soft map many pixels of them)
+    edges = (mode != "P" and 0 in vs and top in vs and len(vs) >= 5 and n_grey <= 0.25 * a.size)
+    if jpeg or edges:
+        cut = (top + 1) // 2
+        why = ("JPEG compression is lossy: it spreads 0 and 255 into nearby values" if jpeg
+               else "grey pixels along the outline: an antialiased mask, as saliency sets' are")
+        return (f" ({why}; {n_grey} pixels lie between 0 and {top}: give --threshold {cut} "
+                f"to read values from {cut} up as foreground, or save "
+                f"{'masks as PNG' if jpeg else 'binary masks'})")
+    if mode != "P" and values.size > max_classes:
+        return soft_hint   # a soft map (scores or probabilities) was called a class-index mask
+    if mode == "P" or 1 < int(values[-1]) < 255:
+        return _CLASS_HINT
+    return "" if ignore_value is not None else " (a \"don't care\" value: --ignore-value)"
+
+
+def check_trimap(path, values, foreground, ignore_value):
+    """A trimap (values 1, 2 and 3) read with ``--foreground-labels`` that leaves its border
+    3 neither foreground nor ignored: it would be read as background."""
+    from structpred import FormatError
+
+    if (_is_trimap(set(values.tolist())) and ignore_value != 3
+            and not any(a <= 3 <= b for a, b in foreground)):
+        raise FormatError(path, None, "mask holds 1, 2 and 3 only: an Oxford-IIIT Pets trimap "
+                          "(3 the border)? give --ignore-value 3 to leave the border out, or "
+                          "--foreground-labels 1,3 to count it as foreground (it would be read "
+                          "as background)")
+
+
+def thresholded(path, a, values, threshold):
+    """``--threshold T``: a mask that is not binary is foreground where its value is at least
+    ``T`` (binary masks are read as they are, so 0/1 masks stay right); None when ``a`` is
+    binary."""
+    if is_binary(set(values.tolist()), a.dtype.itemsize):
+        return None
+    if int(values[-1]) < threshold:
+        from structpred import FormatError
+
+        raise FormatError(path, None, f"no value of the mask reaches the threshold {threshold} "
+                          f"(its largest is {int(values[-1])}): is it a mask of another range?")
+    return a >= threshold
+
+
+def near_miss_hint(folder, stem, names, masks=True):
+    """For an image ``stem`` without a mask of its name in ``folder`` (whose files are
+    ``names``): the files that look like its mask under another rule, named with the way
+    to read them; else ``""``."""
+    import re
+
+    near = sorted(n for n in names if Path(n).stem.startswith(stem)
+                  and len(Path(n).stem) > len(stem) and not Path(n).stem[len(stem)].isalnum())
+    rests = [Path(n).stem[len(stem):] for n in near]
+    if len(near) > 1 and all(re.fullmatch(r"[_-]\d+", r) for r in rests):
+        return (f" ({folder} holds {near[0]} and {near[1]}: one mask per instance? give one "
+                "figure/ground mask per image, the union of its instances, named like the image)")
+    if near:
+        way = (f"give --mask-suffix {rests[0]} to read <image name>{rests[0]}.*, or rename them"
+               if masks else "rename them without the suffix")
+        return (f" ({folder} holds {near[0]}: files are matched by the image's name alone "
+                f"({stem}.png, {stem}.jpg, ...): {way})")
+    base = stem.rsplit("_", 1)[0] if "_" in stem else None
+    other = sorted(n for n in names if base and Path(n).stem.startswith(base + "_"))
+    if other:
+        return (f" ({folder} holds {other[0]}: files are matched by the image's name alone; "
+                "rename the images or the masks to the same names (Cityscapes: without "
+                "_leftImg8bit and _gtFine_labelIds))")
+    return ""
