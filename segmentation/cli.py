@@ -623,12 +623,12 @@ def _guarded(outs, func):
 @with_cluster
 def segment_predict(args):
     """``structpred segment predict``."""
+    refuse_options(args, ["foreground_labels", "ignore_value", "threshold", "mask_suffix"],
+                   "is for reading masks (train, eval), and predict reads none")
     model = _load_model(args.model)
     kind, inputs = _inputs_for(args, model, need_masks=False)
     if kind == "points" and args.side_by_side:
         raise UserError("--side-by-side is for images")
-    refuse_options(args, ["foreground_labels"], "is for reading masks (train, eval), and "
-                   "predict reads none")
     ins = _input_paths(args, inputs if kind == "image" else None,
                        inputs if kind == "points" else None)
     _check_output_dir(args.output, ins, "-o")

@@ -128,6 +128,23 @@ def test_a_threshold_leaves_binary_masks_as_they_are(tmp_path, mask, top, thresh
     np.testing.assert_array_equal(load_mask(tmp_path / "m.png", threshold=threshold), a > 0)
 
 
+def test_a_threshold_no_value_reaches_is_refused(tmp_path):
+    Image.fromarray(np.array([[0, 1, 2, 3]], np.uint8)).save(tmp_path / "m.jpg")
+    with pytest.raises(FormatError, match=re.escape("no value of the mask reaches the threshold "
+                                                    "128 (its largest is 3)")):
+        load_mask(tmp_path / "m.jpg", threshold=128)
+
+
+@pytest.mark.parametrize("option", [["--threshold", "128"], ["--mask-suffix", "_mask"],
+                                    ["--ignore-value", "3"]])
+def test_predict_refuses_the_options_of_reading_masks(tmp_path, capsys, option):
+    """predict reads no mask: these were accepted and ignored (--threshold was refused as
+    clashing with the model's --foreground-labels)."""
+    rc, _, err = run_cli(["segment", "predict", "-m", str(tmp_path / "m.npz"), "--images",
+                          str(tmp_path), "-o", str(tmp_path / "out"), *option], capsys)
+    assert one_line_error(rc, err, option[0], "predict reads none")
+
+
 def test_threshold_and_class_indices_exclude_each_other(tmp_path, capsys):
     images, masks = _jpeg_masks(tmp_path)
     rc, _, err = _train(capsys, tmp_path, "--images", images, "--masks", masks,
@@ -205,6 +222,13 @@ def test_a_voc_list_of_ids_is_a_manifest(tmp_path, capsys):
     assert [it.mask for it in items] == [tmp_path / "SegmentationClass" / f"{s}.png"
                                          for s in ids[:3]]
     assert items[1].line == 2
+    (tmp_path / "SegmentationClass" / f"{ids[0]}.png").rename(
+        tmp_path / "SegmentationClass" / f"{ids[0]}_gt.png")
+    assert read_manifest(train, mask_suffix="_gt")[0].mask.name == f"{ids[0]}_gt.png"
+    with pytest.raises(FormatError, match=re.escape(f"{train}:1: no mask named {ids[0]}.*")):
+        read_manifest(train, need_masks=True)
+    (tmp_path / "SegmentationClass" / f"{ids[0]}_gt.png").rename(
+        tmp_path / "SegmentationClass" / f"{ids[0]}.png")
     rc, out, err = _train(capsys, tmp_path, "--manifest", train, "--foreground-labels", "15",
                           "--ignore-value", "255")
     assert rc == 0 and "trained on 3 images" in out, err
