@@ -125,7 +125,10 @@ def _add_segment_inputs(p, masks=True, labels=True):
     g.add_argument("--manifest", metavar="CSV",
                    help="manifest with an 'id' (or 'image') column, optionally 'mask' and "
                         "'split'/'split_zjw'; images <id>.<any image extension> in small/images/ "
-                        "or images/ next to it, masks likewise in small/masks/ or masks/")
+                        "or images/ next to it, masks likewise in small/masks/ or masks/; or a "
+                        ".txt list of ids, the first word of each line (PASCAL VOC's "
+                        "ImageSets/Segmentation/train.txt, Oxford-IIIT Pets' "
+                        "annotations/trainval.txt)")
     g.add_argument("--split", metavar="NAME", help="use only the manifest rows of this split")
     g.add_argument("--image-dir", metavar="DIR", help="override the manifest's image folder")
     g.add_argument("--mask-dir", metavar="DIR", help="override the manifest's mask folder")

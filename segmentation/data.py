@@ -470,15 +470,21 @@ def _manifest_reader(path):
     the header holds no comma and its fields split by ``;`` or a tab name an ``id`` or
     ``image`` column, by that (a spreadsheet's CSV where the decimal mark is a comma, a
     TSV file): those were "manifest needs an 'id' (or 'image') column".  A ``.txt`` file
-    whose first line is one name other than ``id`` or ``image`` is a list of ids, one a
-    line (PASCAL VOC's ``ImageSets/Segmentation/train.txt``): read under an ``id`` header
-    of its own; the second value is the lines added before the file's first (0 or 1)."""
+    whose first word is not ``id`` or ``image`` is a list of ids, the first word of each
+    line (PASCAL VOC's ``ImageSets/Segmentation/train.txt``, Oxford-IIIT Pets'
+    ``annotations/trainval.txt`` of ``id class species breed``; ``#`` lines are comments):
+    read under an ``id`` header of its own; the second value is the lines added before the
+    file's first (0 or 1)."""
     lines = _csv_lines(path)
     first = next(lines, None)
-    if (first is not None and Path(path).suffix.lower() == ".txt" and len(first.split()) == 1
-            and not any(c in first for c in ",;\t")
-            and first.strip().lstrip("\ufeff").lower() not in ("id", "image")):
-        return csv.reader(itertools.chain(["id\n", first], lines)), 1
+    if (first is not None and Path(path).suffix.lower() == ".txt" and first.split()
+            and not any(c in first for c in ",;")
+            and first.split()[0].lstrip("\ufeff").lower() not in ("id", "image")):
+        def ids():   # the first word of each line; comments blank (line numbers kept)
+            for line in itertools.chain([first], lines):
+                words = line.split()
+                yield "\n" if not words or words[0].startswith("#") else words[0] + "\n"
+        return csv.reader(itertools.chain(["id\n"], ids())), 1
     delimiter = ","
     for sep in (";", "\t"):
         if first is not None and "," not in first and sep in first and {"id", "image"} & {
@@ -500,8 +506,11 @@ def _manifest_folders(root, image_dir, mask_dir):
         return root / parts[0]
 
     voc = root.parts[-2:] == ("ImageSets", "Segmentation")   # PASCAL VOC's lists of ids
-    return (folder(image_dir, ("small/images", "images") + ("../../JPEGImages",) * voc),
-            folder(mask_dir, ("small/masks", "masks") + ("../../SegmentationClass",) * voc))
+    pets = root.name == "annotations"   # Oxford-IIIT Pets: annotations/trainval.txt
+    return (folder(image_dir, ("small/images", "images") + ("../../JPEGImages",) * voc
+                   + ("../images",) * pets),
+            folder(mask_dir, ("small/masks", "masks") + ("../../SegmentationClass",) * voc
+                   + ("trimaps",) * pets))
 
 
 def read_manifest(path, image_dir=None, mask_dir=None, need_masks=False, mask_suffix=""):
@@ -513,9 +522,10 @@ def read_manifest(path, image_dir=None, mask_dir=None, need_masks=False, mask_su
     column (paths relative to the manifest's folder).  The default folders
     are ``small/images`` and ``small/masks`` next to the manifest (the
     Weizmann layout) when they exist, else ``images`` and ``masks`` (for a list of ids in
-    PASCAL VOC's ``ImageSets/Segmentation``, its ``JPEGImages`` and ``SegmentationClass``).
+    PASCAL VOC's ``ImageSets/Segmentation``, its ``JPEGImages`` and ``SegmentationClass``;
+    for one in Oxford-IIIT Pets' ``annotations``, ``../images`` and ``trimaps``).
     The split is read from ``split`` or ``split_zjw``.  A ``.txt`` file of one id a line is
-    read as a manifest of those ids.  ``mask_suffix`` is added to the id to name its mask
+    read as a manifest of those ids (the first word of each line).  ``mask_suffix`` is added to the id to name its mask
     (``_segmentation`` for ISIC's ``<id>_segmentation.png``).
 
     A row whose image is missing raises :class:`FormatError` naming the

@@ -76,6 +76,21 @@ def test_the_options_named_read_a_trimap(tmp_path, capsys):
     assert (tmp_path / "m.npz").exists()
 
 
+def test_the_pets_list_of_ids_is_a_manifest(tmp_path, capsys):
+    """annotations/trainval.txt: '#' comments, then 'id class species breed' lines."""
+    _trimaps(tmp_path)
+    lst = tmp_path / "annotations" / "trainval.txt"
+    lst.write_text("#Image CLASS-ID SPECIES BREED ID\n"
+                   + "".join(f"Abyssinian_{i} 1 1 1\n" for i in (0, 2, 3)))
+    items = read_manifest(lst, need_masks=True)
+    assert [(it.id, it.image.name, it.mask.name, it.line) for it in items] == [
+        (f"Abyssinian_{i}", f"Abyssinian_{i}.jpg", f"Abyssinian_{i}.png", k + 2)
+        for k, i in enumerate((0, 2, 3))]
+    rc, out, err = _train(capsys, tmp_path, "--manifest", lst, "--foreground-labels", "1",
+                          "--ignore-value", "3")
+    assert rc == 0 and "trained on 3 images" in out, err
+
+
 def test_a_trimaps_border_is_not_read_as_background_silently(tmp_path, capsys):
     images, masks = _trimaps(tmp_path)
     rc, _, err = _train(capsys, tmp_path, "--images", images, "--masks", masks,
