@@ -9,7 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["not_binary_hint", "check_trimap", "thresholded", "is_binary"]
+__all__ = ["not_binary_hint", "check_trimap", "thresholded", "is_binary", "near_miss_hint",
+           "json_hint", "COCO_HINT"]
 
 #: Oxford-IIIT Pets' trimaps: 1 pet, 2 background, 3 border (unclassified)
 _TRIMAP = {1, 2, 3}
@@ -100,9 +101,12 @@ def near_miss_hint(folder, stem, names, masks=True):
     near = sorted(n for n in names if Path(n).stem.startswith(stem)
                   and len(Path(n).stem) > len(stem) and not Path(n).stem[len(stem)].isalnum())
     rests = [Path(n).stem[len(stem):] for n in near]
-    if len(near) > 1 and all(re.fullmatch(r"[_-]\d+", r) for r in rests):
-        return (f" ({folder} holds {near[0]} and {near[1]}: one mask per instance? give one "
-                "figure/ground mask per image, the union of its instances, named like the image)")
+    if near and all(re.fullmatch(r"[_-]\d+", r) for r in rests):
+        shown = " and ".join(near[:2])
+        return (f" ({folder} holds {shown}: one mask per instance? give one figure/ground mask "
+                "per image, the union of its instances, named like the image"
+                + (f"; if it is the image's only mask, --mask-suffix {rests[0]})" if len(near) == 1
+                   else ")"))
     if near:
         way = (f"give --mask-suffix {rests[0]} to read <image name>{rests[0]}.*, or rename them"
                if masks else "rename them without the suffix")
@@ -115,3 +119,15 @@ def near_miss_hint(folder, stem, names, masks=True):
                 "rename the images or the masks to the same names (Cityscapes: without "
                 "_leftImg8bit and _gtFine_labelIds))")
     return ""
+
+
+#: the hint for annotations of instances in JSON (COCO, LVIS, labelme): not masks
+COCO_HINT = ("COCO-style annotations (polygons or RLE of instances) are not read: draw each "
+             "image's instances into one figure/ground mask (0/255 PNG) named like the image")
+
+
+def json_hint(folder):
+    """For a mask folder without the mask sought: the JSON annotation file it holds, if
+    any, named with :data:`COCO_HINT`; else ``""``."""
+    found = sorted(p.name for p in Path(folder).glob("*.json") if not p.name.startswith("."))
+    return f" ({folder} holds {found[0]}: {COCO_HINT})" if found else ""

@@ -28,8 +28,8 @@ import numpy as np
 from structpred import FormatError, read_lines, split_comma_items
 from structpred.io import binary_kind, counted, missing_reason, odd_entry_reason
 
-from segmentation._mask_layouts import (check_trimap, is_binary, near_miss_hint, not_binary_hint,
-                                        thresholded)
+from segmentation._mask_layouts import (COCO_HINT, check_trimap, is_binary, json_hint,
+                                        near_miss_hint, not_binary_hint, thresholded)
 
 __all__ = ["load_image", "load_mask", "load_pair", "load_example", "read_manifest", "horse_items",
            "load_points", "parse_label_ranges", "format_label_ranges", "binary_labels",
@@ -88,7 +88,8 @@ class StemIndex:
         if (why := missing_reason(self.folder, "folder")) is not None:
             raise FormatError(self.folder, None, why)
         if not self.folder.is_dir():
-            raise FormatError(self.folder, None, "expected a folder")
+            raise FormatError(self.folder, None, "expected a folder" + (
+                f" ({COCO_HINT})" if self.folder.suffix.lower() == ".json" else ""))
         rank = {e: i for i, e in enumerate(IMAGE_EXTENSIONS)}
         self._by_stem = {}
         for f in folder_images(self.folder):
@@ -119,9 +120,9 @@ class StemIndex:
         like its mask under another rule (``horse001_mask.png``, ``x_0.png`` and ``x_1.png``
         of instances, Cityscapes' names), named with a way out (``--mask-suffix`` for
         ``masks``, not for predictions); else ``""``."""
-        return near_miss_hint(self.folder, str(stem),
-                              [name for hits in self._by_stem.values() for _, name, _ in hits],
-                              masks)
+        return (near_miss_hint(self.folder, str(stem),
+                               [name for hits in self._by_stem.values() for _, name, _ in hits],
+                               masks) or json_hint(self.folder))
 
 
 def _image_error(path, what, exc):
@@ -553,7 +554,8 @@ def read_manifest(path, image_dir=None, mask_dir=None, need_masks=False, mask_su
             raise FormatError(path, None, "manifest is empty")
         header = [h.strip().lstrip("\ufeff").lower() for h in header]
         if "id" not in header and "image" not in header:
-            raise FormatError(path, 1, "manifest needs an 'id' (or 'image') column")
+            raise FormatError(path, 1, "manifest needs an 'id' (or 'image') column" + (
+                f" (a JSON file? {COCO_HINT})" if header[0].startswith(("{", "[")) else ""))
         col = {h: i for i, h in enumerate(header)}
         split_col = next((c for c in ("split", "split_zjw") if c in col), None)
         seen = {}

@@ -263,3 +263,25 @@ def test_a_transposed_mask_is_named_as_such(tmp_path, capsys):
     rc, _, err = _train(capsys, tmp_path, "--images", tmp_path / "images", "--masks",
                         tmp_path / "masks")
     assert one_line_error(rc, err, "masks/a.png", "width and height exchanged")
+
+
+@pytest.mark.parametrize("how", ["file", "folder", "manifest"])
+def test_coco_json_annotations_are_refused_as_such(tmp_path, capsys, how):
+    images = _images(tmp_path / "images", ["x0"])
+    (tmp_path / "ann").mkdir()
+    js = tmp_path / "ann" / "instances_train2017.json"
+    js.write_text('{"images": [], "annotations": [], "categories": []}\n')
+    where = {"file": ["--images", images, "--masks", js],
+             "folder": ["--images", images, "--masks", tmp_path / "ann"],
+             "manifest": ["--manifest", js]}[how]
+    rc, _, err = _train(capsys, tmp_path, *where)
+    assert one_line_error(rc, err, str(js) if how != "folder" else "x0.jpg",
+                          "COCO-style annotations", "are not read")
+
+
+def test_a_single_numbered_mask_is_named_as_a_possible_instance(tmp_path, capsys):
+    images = _images(tmp_path / "images", ["x0"])
+    (tmp_path / "masks").mkdir()
+    Image.fromarray(_shape().astype(np.uint8) * 255).save(tmp_path / "masks" / "x0_0.png")
+    rc, _, err = _train(capsys, tmp_path, "--images", images, "--masks", tmp_path / "masks")
+    assert one_line_error(rc, err, "x0.jpg", "one mask per instance", "--mask-suffix _0")
