@@ -26,7 +26,9 @@ def is_binary(values, itemsize):
 
 
 def _is_trimap(vs):
-    return vs == _TRIMAP
+    """Values of a trimap: two or three of 1, 2 and 3 (a pet without border, or without
+    background, too)."""
+    return vs <= _TRIMAP and len(vs) >= 2
 
 
 def _grey_count(a, ignore):
@@ -70,9 +72,10 @@ def check_trimap(path, values, foreground, ignore_value):
     3 neither foreground nor ignored: it would be read as background."""
     from structpred import FormatError
 
-    if (_is_trimap(set(values.tolist())) and ignore_value != 3
+    if (_is_trimap(vs := set(values.tolist())) and 3 in vs and ignore_value != 3
             and not any(a <= 3 <= b for a, b in foreground)):
-        raise FormatError(path, None, "mask holds 1, 2 and 3 only: an Oxford-IIIT Pets trimap "
+        raise FormatError(path, None, f"mask holds {', '.join(map(str, sorted(vs)))} only: an "
+                          "Oxford-IIIT Pets trimap "
                           "(3 the border)? give --ignore-value 3 to leave the border out, or "
                           "--foreground-labels 1,3 to count it as foreground (it would be read "
                           "as background)")

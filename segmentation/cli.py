@@ -89,6 +89,17 @@ def _image_files(spec):
     return files
 
 
+def _companion_hint(f, files):
+    """For an image without a mask whose name is another image's plus a suffix (ISIC's
+    ``ISIC_0000000_superpixels.png`` beside ``ISIC_0000000.jpg``): a file of the image's,
+    read as an image of its own."""
+    main = next((g for g in files if f.stem.startswith(g.stem) and len(f.stem) > len(g.stem)
+                 and f.stem[len(g.stem)] in "_-." and f.suffix.lower() != g.suffix.lower()), None)
+    return (f" (its name is the image {main.name}'s with a suffix: a file that goes with that "
+            f"image, as ISIC's _superpixels.png? name the images alone, e.g. --images "
+            f"{main.parent}/*{main.suffix})" if main else "")
+
+
 def _masks_for(files, mask_dir, suffix=""):
     from segmentation.data import StemIndex
 
@@ -98,7 +109,7 @@ def _masks_for(files, mask_dir, suffix=""):
         m = index.find(f.stem + suffix, exclude=f)
         if m is None:
             raise UserError(f"{f}: no mask named {f.stem}{suffix}.* in {mask_dir}"
-                            f"{index.near_miss(f.stem)}")
+                            f"{_companion_hint(f, files) or index.near_miss(f.stem)}")
         out.append(m)
     return out
 

@@ -100,6 +100,23 @@ def test_a_trimaps_border_is_not_read_as_background_silently(tmp_path, capsys):
     assert load_mask(masks / "Abyssinian_0.png", foreground=((1, 1), (3, 3)))[4].all()
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(values=st.lists(st.sampled_from([1, 2, 3]), min_size=12, max_size=12).filter(
+    lambda v: 3 in v and len(set(v)) >= 2))
+def test_any_trimap_with_a_border_is_read_by_the_pets_options_only(tmp_path, values):
+    """Every trimap holding the border 3 (and 1 or 2): not binary; with
+    --foreground-labels 1 alone refused; with --ignore-value 3 the pet, the border left out."""
+    a = np.array(values, np.uint8).reshape(3, 4)
+    Image.fromarray(a).save(tmp_path / "t.png")
+    with pytest.raises(FormatError, match=re.escape("--foreground-labels 1 --ignore-value 3")):
+        load_mask(tmp_path / "t.png")
+    with pytest.raises(FormatError, match=re.escape("give --ignore-value 3")):
+        load_mask(tmp_path / "t.png", foreground=((1, 1),))
+    mask, ignore = load_mask(tmp_path / "t.png", 3, return_ignore=True, foreground=((1, 1),))
+    np.testing.assert_array_equal(mask, a == 1)
+    np.testing.assert_array_equal(ignore, a == 3)
+
+
 # ------------------------------------------------------------------ saliency sets
 def _jpeg_masks(root, n=4):
     d = root / "gt"
@@ -285,3 +302,15 @@ def test_a_single_numbered_mask_is_named_as_a_possible_instance(tmp_path, capsys
     Image.fromarray(_shape().astype(np.uint8) * 255).save(tmp_path / "masks" / "x0_0.png")
     rc, _, err = _train(capsys, tmp_path, "--images", images, "--masks", tmp_path / "masks")
     assert one_line_error(rc, err, "x0.jpg", "one mask per instance", "--mask-suffix _0")
+
+
+def test_a_file_going_with_an_image_is_named_as_such(tmp_path, capsys):
+    """ISIC 2017's image folder holds ISIC_0000000_superpixels.png beside each .jpg: read as
+    an image of its own, it had no mask ('no mask named ISIC_0000000_superpixels.*')."""
+    images = _images(tmp_path / "images", ["ISIC_0000000"])
+    _images(images, ["ISIC_0000000_superpixels"], "png")
+    (tmp_path / "gt").mkdir()
+    Image.fromarray(_shape().astype(np.uint8) * 255).save(tmp_path / "gt" / "ISIC_0000000.png")
+    rc, _, err = _train(capsys, tmp_path, "--images", images, "--masks", tmp_path / "gt")
+    assert one_line_error(rc, err, "ISIC_0000000_superpixels.png", "image ISIC_0000000.jpg's",
+                          f"--images {images}/*.jpg")
