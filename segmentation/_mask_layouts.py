@@ -115,8 +115,15 @@ def near_miss_hint(folder, stem, names, masks=True):
                if masks else "rename them without the suffix")
         return (f" ({folder} holds {near[0]}: files are matched by the image's name alone "
                 f"({stem}.png, {stem}.jpg, ...): {way})")
-    base = stem.rsplit("_", 1)[0] if "_" in stem else None
-    other = sorted(n for n in names if base and Path(n).stem.startswith(base + "_"))
+    case = sorted(n for n in names if Path(n).stem.lower() == stem.lower())
+    if case:
+        return (f" ({folder} holds {case[0]}: its name differs from the image's in letter case "
+                "only; names are matched exactly: rename one of them)")
+    # Cityscapes: the image's name and the mask's end in words of their own
+    base, _, last = stem.rpartition("_")
+    other = sorted(n for n in names if base and any(c.isalpha() for c in last)
+                   and Path(n).stem.startswith(base + "_")
+                   and any(c.isalpha() for c in Path(n).stem[len(base) + 1:]))
     if other:
         return (f" ({folder} holds {other[0]}: files are matched by the image's name alone; "
                 "rename the images or the masks to the same names (Cityscapes: without "

@@ -314,3 +314,17 @@ def test_a_file_going_with_an_image_is_named_as_such(tmp_path, capsys):
     rc, _, err = _train(capsys, tmp_path, "--images", images, "--masks", tmp_path / "gt")
     assert one_line_error(rc, err, "ISIC_0000000_superpixels.png", "image ISIC_0000000.jpg's",
                           f"--images {images}/*.jpg")
+
+
+@pytest.mark.parametrize("mask_stem,words", [
+    ("img_001", ["differs from the image's in letter case"]),
+    ("IMG_002", []),   # another image's mask: no hint that would pair them
+])
+def test_names_differing_in_case_only_are_named_and_others_not(tmp_path, capsys, mask_stem,
+                                                                words):
+    images = _images(tmp_path / "images", ["IMG_001"])
+    (tmp_path / "masks").mkdir()
+    Image.fromarray(_shape().astype(np.uint8) * 255).save(tmp_path / "masks" / f"{mask_stem}.png")
+    rc, _, err = _train(capsys, tmp_path, "--images", images, "--masks", tmp_path / "masks")
+    assert one_line_error(rc, err, "IMG_001.jpg", "no mask named IMG_001.*", *words)
+    assert ("holds" in err) == bool(words)
