@@ -555,7 +555,7 @@ def read_manifest(path, image_dir=None, mask_dir=None, need_masks=False, mask_su
         header = [h.strip().lstrip("\ufeff").lower() for h in header]
         if "id" not in header and "image" not in header:
             raise FormatError(path, 1, "manifest needs an 'id' (or 'image') column" + (
-                f" (a JSON file? {COCO_HINT})" if header[0].startswith(("{", "[")) else ""))
+                f" (a JSON file? {COCO_HINT})" if header and header[0].startswith(("{", "[")) else ""))
         col = {h: i for i, h in enumerate(header)}
         split_col = next((c for c in ("split", "split_zjw") if c in col), None)
         seen = {}

@@ -328,3 +328,11 @@ def test_names_differing_in_case_only_are_named_and_others_not(tmp_path, capsys,
     rc, _, err = _train(capsys, tmp_path, "--images", images, "--masks", tmp_path / "masks")
     assert one_line_error(rc, err, "IMG_001.jpg", "no mask named IMG_001.*", *words)
     assert ("holds" in err) == bool(words)
+
+
+def test_a_manifest_of_an_empty_first_line_is_refused_by_name(tmp_path):
+    """The JSON hint looked at the header's first field, which an empty line lacks."""
+    p = tmp_path / "m.csv"
+    p.write_text("\nhorse001\n")
+    with pytest.raises(FormatError, match=re.escape("manifest needs an 'id'")):
+        read_manifest(p)
