@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["not_binary_hint", "check_trimap", "thresholded", "is_binary", "near_miss_hint",
-           "json_hint", "COCO_HINT"]
+           "json_hint", "COCO_HINT", "near_grey_jpeg", "JPEG_COLOUR_HINT"]
 
 #: Oxford-IIIT Pets' trimaps: 1 pet, 2 background, 3 border (unclassified)
 _TRIMAP = {1, 2, 3}
@@ -65,6 +65,24 @@ def not_binary_hint(path, mode, a, values, ignore_value, ignore, soft_hint, max_
     if mode == "P" or 1 < int(values[-1]) < 255:
         return _CLASS_HINT
     return "" if ignore_value is not None else " (a \"don't care\" value: --ignore-value)"
+
+
+#: most difference between the colour channels of a grey mask saved as colour JPEG
+_JPEG_CHROMA = 24
+
+JPEG_COLOUR_HINT = (" (a grey mask saved as colour JPEG, its channels apart by compression "
+                    "only? give --threshold 128 to read their mean from 128 up as foreground)")
+
+
+def near_grey_jpeg(path, a):
+    """The channels' mean of a JPEG mask of colour channels at most :data:`_JPEG_CHROMA`
+    apart (a grey mask saved as colour JPEG), as uint8; else None."""
+    if Path(path).suffix.lower() not in (".jpg", ".jpeg", ".jfif") or a.dtype != np.uint8:
+        return None
+    rgb = a[..., :3].astype(np.int16)
+    if int((rgb.max(axis=-1) - rgb.min(axis=-1)).max()) > _JPEG_CHROMA:
+        return None
+    return rgb.mean(axis=-1).round().astype(np.uint8)
 
 
 def check_trimap(path, values, foreground, ignore_value):

@@ -28,8 +28,9 @@ import numpy as np
 from structpred import FormatError, read_lines, split_comma_items
 from structpred.io import binary_kind, counted, missing_reason, odd_entry_reason
 
-from segmentation._mask_layouts import (COCO_HINT, check_trimap, is_binary, json_hint,
-                                        near_miss_hint, not_binary_hint, thresholded)
+from segmentation._mask_layouts import (COCO_HINT, JPEG_COLOUR_HINT, check_trimap, is_binary,
+                                        json_hint, near_grey_jpeg, near_miss_hint,
+                                        not_binary_hint, thresholded)
 
 __all__ = ["load_image", "load_mask", "load_pair", "load_example", "read_manifest", "horse_items",
            "load_points", "parse_label_ranges", "format_label_ranges", "binary_labels",
@@ -304,9 +305,12 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None, thr
     if a.ndim == 3 and im.mode in ("LA", "La", "PA", "RGBA", "RGBa"):
         a = _drop_alpha(path, a)
     if a.ndim == 3:
-        if not np.all(a[..., :3] == a[..., :1]):
+        grey = near_grey_jpeg(path, a)
+        if grey is not None and threshold is not None:
+            a = grey[..., None]
+        elif not np.all(a[..., :3] == a[..., :1]):
             raise FormatError(path, None, "mask is a colour image; expected a binary grey mask"
-                              + _voc_colour_hint(a))
+                              + (JPEG_COLOUR_HINT if grey is not None else _voc_colour_hint(a)))
         a = a[..., 0]
     if a.ndim != 2 or a.size == 0:
         raise FormatError(path, None, f"mask has no pixels (shape {a.shape})")

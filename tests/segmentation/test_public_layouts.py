@@ -336,3 +336,18 @@ def test_a_manifest_of_an_empty_first_line_is_refused_by_name(tmp_path):
     p.write_text("\nhorse001\n")
     with pytest.raises(FormatError, match=re.escape("manifest needs an 'id'")):
         read_manifest(p)
+
+
+def test_a_grey_mask_saved_as_colour_jpeg_is_read_with_the_threshold(tmp_path):
+    """Channels a few levels apart (a colour JPEG of a grey mask): refused as a colour image
+    without a way out before; now named, and read by --threshold (a red mask is not)."""
+    m = _shape().astype(np.uint8) * 255
+    tint = np.array([0, 10, -10])   # a slight colour cast, as some tools' exports have
+    Image.fromarray(np.clip(m[..., None].astype(int) + tint, 0, 255).astype(np.uint8)).save(
+        tmp_path / "m.jpg", quality=95)
+    with pytest.raises(FormatError, match=re.escape("saved as colour JPEG")):
+        load_mask(tmp_path / "m.jpg")
+    np.testing.assert_array_equal(load_mask(tmp_path / "m.jpg", threshold=128), m > 0)
+    Image.fromarray(np.dstack([m, m * 0, m * 0])).save(tmp_path / "red.jpg")
+    with pytest.raises(FormatError, match=r"colour image; expected a binary grey mask$"):
+        load_mask(tmp_path / "red.jpg", threshold=128)
