@@ -89,16 +89,27 @@ def _image_files(spec):
     return files
 
 
-def _masks_for(files, mask_dir):
+def _companion_hint(f, files):
+    """For an image without a mask whose name is another image's plus a suffix (ISIC's
+    ``ISIC_0000000_superpixels.png`` beside ``ISIC_0000000.jpg``): a file of the image's,
+    read as an image of its own."""
+    main = next((g for g in files if f.stem.startswith(g.stem) and len(f.stem) > len(g.stem)
+                 and f.stem[len(g.stem)] in "_-." and f.suffix.lower() != g.suffix.lower()), None)
+    return (f" (its name is the image {main.name}'s with a suffix: a file that goes with that "
+            f"image, as ISIC's _superpixels.png? name the images alone, e.g. --images "
+            f"{main.parent}/*{main.suffix})" if main else "")
+
+
+def _masks_for(files, mask_dir, suffix=""):
     from segmentation.data import StemIndex
 
     index = StemIndex(mask_dir)
     out = []
     for f in files:
-        m = index.find(f.stem, exclude=f)
+        m = index.find(f.stem + suffix, exclude=f)
         if m is None:
-            raise UserError(f"{f}: no mask named {f.stem}.* in {mask_dir}"
-                            f"{index.near_miss(f.stem)}")
+            raise UserError(f"{f}: no mask named {f.stem}{suffix}.* in {mask_dir}"
+                            f"{_companion_hint(f, files) or index.near_miss(f.stem)}")
         out.append(m)
     return out
 
@@ -121,7 +132,8 @@ def _image_items(args, need_masks, manifest=None, split=None, images=None, masks
     from segmentation.data import read_manifest
 
     if manifest:
-        items = read_manifest(manifest, args.image_dir, args.mask_dir, need_masks=need_masks)
+        items = read_manifest(manifest, args.image_dir, args.mask_dir, need_masks=need_masks,
+                              mask_suffix=getattr(args, "mask_suffix", None) or "")
         if split:
             _check_split_spelling(manifest, items, split)
             splits = sorted({str(it.split) for it in items if it.split is not None})
@@ -139,7 +151,8 @@ def _image_items(args, need_masks, manifest=None, split=None, images=None, masks
         files = _image_files(images)
         if need_masks and not masks:
             raise UserError("--images needs --masks (a folder of masks named like the images)")
-        mfiles = _masks_for(files, masks) if masks else [None] * len(files)
+        mfiles = (_masks_for(files, masks, getattr(args, "mask_suffix", None) or "") if masks
+                  else [None] * len(files))
         out = [(f.stem, f, m, str(f)) for f, m in zip(files, mfiles)]
     else:
         return None
@@ -285,7 +298,12 @@ def _mask_reading(args, model=None):
     if ranges is None and model is not None and model.kind_ == "image" and \
             model.foreground_labels:
         ranges = parse_label_ranges(model.foreground_labels)
-    return {"ignore_value": getattr(args, "ignore_value", None), "foreground": ranges}
+    threshold = getattr(args, "threshold", None)
+    if threshold is not None and ranges is not None:
+        raise UserError("--threshold reads masks of grey levels, --foreground-labels (given, or "
+                        "the model's) masks of class indices: give one or the other")
+    return {"ignore_value": getattr(args, "ignore_value", None), "foreground": ranges,
+            "threshold": threshold}
 
 
 def _image_source(model, items, reading):
@@ -559,9 +577,9 @@ def _run_points(args, model, files, ranges, outs, executor=None):
 
 
 #: options for images only, and for point clouds only (refused with the other kind)
-IMAGE_ONLY = ("n_segments", "no_colour_model", "ignore_value", "image_dir", "mask_dir",
-               "split", "masks", "valid_split", "valid_images", "valid_masks",
-               "valid_manifest", "side_by_side")
+IMAGE_ONLY = ("n_segments", "no_colour_model", "ignore_value", "threshold", "image_dir",
+              "mask_dir", "mask_suffix", "split", "masks", "valid_split", "valid_images",
+              "valid_masks", "valid_manifest", "side_by_side")
 POINTS_ONLY = ("voxel", "k_graph", "valid_points")
 
 
@@ -616,12 +634,12 @@ def _guarded(outs, func):
 @with_cluster
 def segment_predict(args):
     """``structpred segment predict``."""
+    refuse_options(args, ["foreground_labels", "ignore_value", "threshold", "mask_suffix"],
+                   "is for reading masks (train, eval), and predict reads none")
     model = _load_model(args.model)
     kind, inputs = _inputs_for(args, model, need_masks=False)
     if kind == "points" and args.side_by_side:
         raise UserError("--side-by-side is for images")
-    refuse_options(args, ["foreground_labels"], "is for reading masks (train, eval), and "
-                   "predict reads none")
     ins = _input_paths(args, inputs if kind == "image" else None,
                        inputs if kind == "points" else None)
     _check_output_dir(args.output, ins, "-o")
@@ -651,7 +669,7 @@ def _pred_masks(args, items):
         p = index.find(ident)
         if p is None:
             raise UserError(f"{args.pred}: no predicted mask named {ident}.* (for {where})"
-                            f"{index.near_miss(ident)}")
+                            f"{index.near_miss(ident, masks=False)}")
         reading = _mask_reading(args)
         pred, pred_ign = _load_prediction(p, reading)
         _, truth, ign = load_example(img_path, mask_path, **reading) if img_path is not None \
@@ -704,7 +722,9 @@ def _gold_items_for_pred(args):
         files = folder_images(d)
         if not files:
             raise UserError(f"{d}: no masks found")
-        items = [(f.stem, None, f, str(f)) for f in files]
+        sfx = args.mask_suffix or ""   # the predictions are named like the images
+        items = [(f.stem[:len(f.stem) - len(sfx)] if sfx and f.stem.endswith(sfx) else f.stem,
+                  None, f, str(f)) for f in files]
         return items[:args.limit] if args.limit else items
     raise UserError("--pred needs the gold masks: --masks DIR (or --manifest / --images with --masks)")
 

@@ -30,6 +30,15 @@ def _ignore_value(text):
     return v
 
 
+def _mask_suffix(text):
+    """``--mask-suffix``: added to a file name's stem, so neither empty nor holding a folder
+    separator or white space at its ends."""
+    if not text or any(c in text for c in "/\\") or text.strip() != text:
+        raise argparse.ArgumentTypeError(f"expected the end of a mask's name without its "
+                                         f"extension (e.g. _segmentation), got {text!r}")
+    return text
+
+
 def _list_or_auto(item):
     """``"auto"``, one value, or a comma-separated list of candidates."""
     def parse(text):
@@ -116,7 +125,10 @@ def _add_segment_inputs(p, masks=True, labels=True):
     g.add_argument("--manifest", metavar="CSV",
                    help="manifest with an 'id' (or 'image') column, optionally 'mask' and "
                         "'split'/'split_zjw'; images <id>.<any image extension> in small/images/ "
-                        "or images/ next to it, masks likewise in small/masks/ or masks/")
+                        "or images/ next to it, masks likewise in small/masks/ or masks/; or a "
+                        ".txt list of ids, the first word of each line (PASCAL VOC's "
+                        "ImageSets/Segmentation/train.txt, Oxford-IIIT Pets' "
+                        "annotations/trainval.txt)")
     g.add_argument("--split", metavar="NAME", help="use only the manifest rows of this split")
     g.add_argument("--image-dir", metavar="DIR", help="override the manifest's image folder")
     g.add_argument("--mask-dir", metavar="DIR", help="override the manifest's mask folder")
@@ -124,10 +136,18 @@ def _add_segment_inputs(p, masks=True, labels=True):
     g.add_argument("--masks", metavar="DIR",
                    help="folder of binary masks (0/255 or 0/1) named like the images (any image "
                         "extension)" if masks else argparse.SUPPRESS)
+    g.add_argument("--mask-suffix", type=_mask_suffix, metavar="S",
+                   help="the mask of image <name>.<ext> is <name>S.<any image extension> (ISIC: "
+                        "_segmentation, Carvana: _mask); with --manifest, <id>S.*"
+                   if masks else argparse.SUPPRESS)
     g.add_argument("--ignore-value", type=_ignore_value, metavar="V",
                    help="mask value meaning \"don't care\" (e.g. 128 for a band along object "
                         "boundaries, or 255 in 0/1 masks): left out of the training loss and "
                         "of the scores" if masks else argparse.SUPPRESS)
+    g.add_argument("--threshold", type=_ignore_value, metavar="T",
+                   help="read masks that are not binary (JPEG masks, antialiased edges of "
+                        "saliency sets) as foreground where their value is at least T (e.g. "
+                        "128); binary masks are read as they are" if masks else argparse.SUPPRESS)
     g.add_argument("--points", nargs="+", metavar="FILE",
                    help="point files 'x y z label [...]' (.gz ok)")
     g.add_argument("--foreground-labels", type=_label_ranges, metavar="RANGES",

@@ -28,6 +28,10 @@ import numpy as np
 from structpred import FormatError, read_lines, split_comma_items
 from structpred.io import binary_kind, counted, missing_reason, odd_entry_reason
 
+from segmentation._mask_layouts import (COCO_HINT, JPEG_COLOUR_HINT, check_trimap, is_binary,
+                                        json_hint, near_grey_jpeg, near_miss_hint,
+                                        not_binary_hint, thresholded)
+
 __all__ = ["load_image", "load_mask", "load_pair", "load_example", "read_manifest", "horse_items",
            "load_points", "parse_label_ranges", "format_label_ranges", "binary_labels",
            "default_data_dir", "bundled_data_dir", "ImageItem", "IMAGE_EXTENSIONS",
@@ -85,7 +89,8 @@ class StemIndex:
         if (why := missing_reason(self.folder, "folder")) is not None:
             raise FormatError(self.folder, None, why)
         if not self.folder.is_dir():
-            raise FormatError(self.folder, None, "expected a folder")
+            raise FormatError(self.folder, None, "expected a folder" + (
+                f" ({COCO_HINT})" if self.folder.suffix.lower() == ".json" else ""))
         rank = {e: i for i, e in enumerate(IMAGE_EXTENSIONS)}
         self._by_stem = {}
         for f in folder_images(self.folder):
@@ -111,17 +116,14 @@ class StemIndex:
                 return p
         return None
 
-    def near_miss(self, stem):
-        """For a ``stem`` that :meth:`find` does not find: ``" (FOLDER holds NAME: ...)"``
-        when a file of the folder adds a suffix to the stem (``horse001_mask.png``,
-        ``horse001-gt.jpg``), which is not matched (files are matched by the image's name
-        alone); else ``""``."""
-        stem = str(stem)
-        near = sorted(name for s, hits in self._by_stem.items() for _, name, _ in hits
-                      if s.startswith(stem) and len(s) > len(stem) and not s[len(stem)].isalnum())
-        return (f" ({self.folder} holds {near[0]}: files are matched by the image's name "
-                f"alone ({stem}.png, {stem}.jpg, ...): rename them without the suffix)"
-                if near else "")
+    def near_miss(self, stem, masks=True):
+        """For a ``stem`` that :meth:`find` does not find: the files of the folder that look
+        like its mask under another rule (``horse001_mask.png``, ``x_0.png`` and ``x_1.png``
+        of instances, Cityscapes' names), named with a way out (``--mask-suffix`` for
+        ``masks``, not for predictions); else ``""``."""
+        return (near_miss_hint(self.folder, str(stem),
+                               [name for hits in self._by_stem.values() for _, name, _ in hits],
+                               masks) or json_hint(self.folder))
 
 
 def _image_error(path, what, exc):
@@ -278,7 +280,7 @@ def _load_image(path):
     return a, orientation
 
 
-def load_mask(path, ignore_value=None, return_ignore=False, foreground=None):
+def load_mask(path, ignore_value=None, return_ignore=False, foreground=None, threshold=None):
     """Binary mask as a bool ``(H, W)`` array.
 
     Accepts single-channel (or RGB with equal channels) images holding only
@@ -289,8 +291,12 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None):
     the value); ignored pixels are False in ``mask``.  With ``foreground``, label
     ranges (:func:`parse_label_ranges`, e.g. ``((15, 15),)``), the mask holds class
     indices (PASCAL VOC's palette PNGs): those in the ranges are the foreground, the
-    others the background.
+    others the background.  With ``threshold`` (``--threshold``), a mask that is not binary
+    (a JPEG mask, antialiased edges) is the foreground where its value is at least it.
     """
+    if threshold is not None and foreground is not None:
+        raise ValueError("threshold and foreground (class indices) exclude each other: a mask "
+                         "holds either grey levels or classes")
     im = _read_array(path, "mask")
     try:
         a = np.asarray(im)
@@ -299,9 +305,12 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None):
     if a.ndim == 3 and im.mode in ("LA", "La", "PA", "RGBA", "RGBa"):
         a = _drop_alpha(path, a)
     if a.ndim == 3:
-        if not np.all(a[..., :3] == a[..., :1]):
+        grey = near_grey_jpeg(path, a)
+        if grey is not None and threshold is not None:
+            a = grey[..., None]
+        elif not np.all(a[..., :3] == a[..., :1]):
             raise FormatError(path, None, "mask is a colour image; expected a binary grey mask"
-                              + _voc_colour_hint(a))
+                              + (JPEG_COLOUR_HINT if grey is not None else _voc_colour_hint(a)))
         a = a[..., 0]
     if a.ndim != 2 or a.size == 0:
         raise FormatError(path, None, f"mask has no pixels (shape {a.shape})")
@@ -323,27 +332,19 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None):
     values = np.unique(a if ignore is None else a[~ignore])
     if foreground is not None:
         _check_void(path, values, foreground)
+        check_trimap(path, values, foreground, ignore_value)
         mask = binary_labels(a, foreground).astype(bool)
         if ignore is not None:
             mask &= ~ignore
         return (mask, ignore) if return_ignore else mask
-    vs = set(values.tolist())
-    if not (vs <= {0, 255} or vs <= {0, 1} or (a.dtype.itemsize >= 2 and vs <= {0, 65535})):
+    if threshold is not None and (cut := thresholded(path, a, values, threshold)) \
+            is not None:
+        a = cut
+    elif not is_binary(set(values.tolist()), a.dtype.itemsize):
         shown = ", ".join(map(str, values[:6].tolist())) + (", ..." if values.size > 6 else "")
         extra = "" if ignore_value is None else f" besides the ignore value {ignore_value}"
-        hint = "" if ignore_value is not None else " (a \"don't care\" value: --ignore-value)"
-        if ignore_value is None and vs <= {0, 1, 255}:
-            hint = " (255 around 0 and 1: PASCAL VOC's void border? --ignore-value 255)"
-        elif im.mode != "P" and values.size > _MAX_CLASS_VALUES:
-            # a soft map (scores or probabilities) was called a class-index mask
-            hint = _SOFT_HINT
-        elif im.mode == "P" or 1 < int(values[-1]) < 255:
-            hint = (" (a class-index mask, as PASCAL VOC's palette PNGs? give the classes of "
-                    "the foreground as --foreground-labels, e.g. --foreground-labels 15 "
-                    "--ignore-value 255)")
-        if Path(path).suffix.lower() in (".jpg", ".jpeg"):
-            hint = (" (JPEG compression is lossy: it spreads 0 and 255 into nearby values; "
-                    "save masks as PNG, or threshold them at 128)")
+        hint = not_binary_hint(path, im.mode, a, values, ignore_value, ignore, _SOFT_HINT,
+                               _MAX_CLASS_VALUES)
         raise FormatError(path, None, f"mask is not binary: it holds {values.size} values{extra} "
                           f"({shown}); expected only 0 and 255 (or 0 and 1, or 0 and 65535 in "
                           f"16-bit masks){hint}")
@@ -416,20 +417,24 @@ def _drop_alpha(path, a):
     return colour if colour.shape[-1] > 1 else colour[..., 0]
 
 
-def load_example(image_path, mask_path=None, ignore_value=None, foreground=None):
+def load_example(image_path, mask_path=None, ignore_value=None, foreground=None,
+                 threshold=None):
     """``(image, mask, ignore)``: image and (optionally) mask, checked to have the
     same size; ``ignore`` marks the mask's "don't care" pixels (or is None); ``foreground``
-    as :func:`load_mask`'s."""
+    and ``threshold`` as :func:`load_mask`'s."""
     img, orientation = _load_image(image_path)
     if mask_path is None:
         if orientation not in (None, 1):
             warnings.warn(_orientation_note(image_path, orientation), stacklevel=2)
         return img, None, None
-    mask, ignore = load_mask(mask_path, ignore_value, return_ignore=True, foreground=foreground)
+    mask, ignore = load_mask(mask_path, ignore_value, return_ignore=True, foreground=foreground,
+                             threshold=threshold)
     if mask.shape != img.shape[:2]:
-        hint = (f" ({_orientation_note(image_path, orientation)})"
-                if orientation is not None and orientation >= 5
-                and mask.shape == img.shape[1::-1] else "")
+        hint = ("" if mask.shape != img.shape[1::-1] else
+                f" ({_orientation_note(image_path, orientation)})"
+                if orientation is not None and orientation >= 5 else
+                " (width and height exchanged: a mask saved transposed, or an image rotated "
+                "without its mask?)")
         raise FormatError(mask_path, None, f"mask is {mask.shape[1]}x{mask.shape[0]} but image "
                           f"{image_path} is {img.shape[1]}x{img.shape[0]} (width x height){hint}")
     if orientation not in (None, 1):
@@ -469,19 +474,51 @@ def _manifest_reader(path):
     """A ``csv.reader`` of the manifest ``path``, its fields separated by commas or, when
     the header holds no comma and its fields split by ``;`` or a tab name an ``id`` or
     ``image`` column, by that (a spreadsheet's CSV where the decimal mark is a comma, a
-    TSV file): those were "manifest needs an 'id' (or 'image') column"."""
+    TSV file): those were "manifest needs an 'id' (or 'image') column".  A ``.txt`` file
+    whose first word is not ``id`` or ``image`` is a list of ids, the first word of each
+    line (PASCAL VOC's ``ImageSets/Segmentation/train.txt``, Oxford-IIIT Pets'
+    ``annotations/trainval.txt`` of ``id class species breed``; ``#`` lines are comments):
+    read under an ``id`` header of its own; the second value is the lines added before the
+    file's first (0 or 1)."""
     lines = _csv_lines(path)
     first = next(lines, None)
+    if (first is not None and Path(path).suffix.lower() == ".txt" and first.split()
+            and not any(c in first for c in ",;")
+            and first.split()[0].lstrip("\ufeff").lower() not in ("id", "image")):
+        def ids():   # the first word of each line; comments blank (line numbers kept)
+            for line in itertools.chain([first], lines):
+                words = line.split()
+                yield "\n" if not words or words[0].startswith("#") else words[0] + "\n"
+        return csv.reader(itertools.chain(["id\n"], ids())), 1
     delimiter = ","
     for sep in (";", "\t"):
         if first is not None and "," not in first and sep in first and {"id", "image"} & {
                 h.strip().lstrip("\ufeff").lower() for h in first.split(sep)}:
             delimiter = sep
     return csv.reader(itertools.chain([first] if first is not None else [], lines),
-                      delimiter=delimiter)
+                      delimiter=delimiter), 0
 
 
-def read_manifest(path, image_dir=None, mask_dir=None, need_masks=False):
+def _manifest_folders(root, image_dir, mask_dir):
+    """:func:`read_manifest`'s image and mask folders: those given, or the first of its
+    defaults that exists under the manifest's folder ``root``."""
+    def folder(given, parts):
+        if given:
+            return Path(given)
+        for p in parts:
+            if (root / p).is_dir():
+                return Path(os.path.normpath(root / p))
+        return root / parts[0]
+
+    voc = root.parts[-2:] == ("ImageSets", "Segmentation")   # PASCAL VOC's lists of ids
+    pets = root.name == "annotations"   # Oxford-IIIT Pets: annotations/trainval.txt
+    return (folder(image_dir, ("small/images", "images") + ("../../JPEGImages",) * voc
+                   + ("../images",) * pets),
+            folder(mask_dir, ("small/masks", "masks") + ("../../SegmentationClass",) * voc
+                   + ("trimaps",) * pets))
+
+
+def read_manifest(path, image_dir=None, mask_dir=None, need_masks=False, mask_suffix=""):
     """Read a manifest CSV with an ``id`` column (and optionally a split column).
 
     The image of row ``id`` is ``<image_dir>/<id>.<ext>`` for any image
@@ -489,8 +526,12 @@ def read_manifest(path, image_dir=None, mask_dir=None, need_masks=False):
     an ``image`` column; its mask likewise in ``mask_dir`` or a ``mask``
     column (paths relative to the manifest's folder).  The default folders
     are ``small/images`` and ``small/masks`` next to the manifest (the
-    Weizmann layout) when they exist, else ``images`` and ``masks``.  The
-    split is read from ``split`` or ``split_zjw``.
+    Weizmann layout) when they exist, else ``images`` and ``masks`` (for a list of ids in
+    PASCAL VOC's ``ImageSets/Segmentation``, its ``JPEGImages`` and ``SegmentationClass``;
+    for one in Oxford-IIIT Pets' ``annotations``, ``../images`` and ``trimaps``).
+    The split is read from ``split`` or ``split_zjw``.  A ``.txt`` file of one id a line is
+    read as a manifest of those ids (the first word of each line).  ``mask_suffix`` is added to the id to name its mask
+    (``_segmentation`` for ISIC's ``<id>_segmentation.png``).
 
     A row whose image is missing raises :class:`FormatError` naming the
     manifest line; so does a missing mask when ``need_masks``.
@@ -501,17 +542,7 @@ def read_manifest(path, image_dir=None, mask_dir=None, need_masks=False):
     if not path.exists():
         raise FormatError(path, None, missing_reason(path) or "not a file")
     root = path.parent
-
-    def folder(given, parts):
-        if given:
-            return Path(given)
-        for p in parts:
-            if (root / p).is_dir():
-                return root / p
-        return root / parts[0]
-
-    image_dir = folder(image_dir, ("small/images", "images"))
-    mask_dir = folder(mask_dir, ("small/masks", "masks"))
+    image_dir, mask_dir = _manifest_folders(root, image_dir, mask_dir)
     indexes = {}
 
     def lookup(d, ident):
@@ -521,18 +552,19 @@ def read_manifest(path, image_dir=None, mask_dir=None, need_masks=False):
 
     items = []
     try:
-        reader = _manifest_reader(path)
+        reader, added = _manifest_reader(path)
         header = next(reader, None)
         if header is None:
             raise FormatError(path, None, "manifest is empty")
         header = [h.strip().lstrip("\ufeff").lower() for h in header]
         if "id" not in header and "image" not in header:
-            raise FormatError(path, 1, "manifest needs an 'id' (or 'image') column")
+            raise FormatError(path, 1, "manifest needs an 'id' (or 'image') column" + (
+                f" (a JSON file? {COCO_HINT})" if header and header[0].startswith(("{", "[")) else ""))
         col = {h: i for i, h in enumerate(header)}
         split_col = next((c for c in ("split", "split_zjw") if c in col), None)
         seen = {}
         for row in reader:
-            lineno = reader.line_num
+            lineno = reader.line_num - added
             if not row or all(not c.strip() for c in row):
                 continue
             if len(row) != len(header):
@@ -562,8 +594,9 @@ def read_manifest(path, image_dir=None, mask_dir=None, need_masks=False):
                 mask = mask if mask.is_file() else None
                 where = f"mask {root / cell('mask')} not found"
             else:
-                mask = lookup(mask_dir, stem := Path(ident).stem if is_image_file(ident) else ident)
-                where = f"no mask named {ident}.* in {mask_dir}" + (indexes[mask_dir].near_miss(
+                stem = (Path(ident).stem if is_image_file(ident) else ident) + mask_suffix
+                mask = lookup(mask_dir, stem)
+                where = f"no mask named {ident + mask_suffix}.* in {mask_dir}" + (indexes[mask_dir].near_miss(
                     stem) if mask is None and need_masks and indexes.get(mask_dir) else "")
             if mask is None and need_masks:
                 raise FormatError(path, lineno, where)

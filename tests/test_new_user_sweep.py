@@ -95,7 +95,7 @@ def test_mask_named_with_a_suffix_is_pointed_out(images, capsys, suffix):
                             "--masks", str(tmp_path / "msk"), "-o", str(tmp_path / "m.npz")],
                            capsys)
     assert one_line_error(rc, err, "no mask named cat1.*", f"holds cat1{suffix}.png",
-                   "rename them without the suffix")
+                   f"give --mask-suffix {suffix}")
     assert not (tmp_path / "m.npz").exists()
 
 

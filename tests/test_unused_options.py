@@ -19,7 +19,8 @@ POINTS = ROOT / "data" / "segmentation" / "oakland3d_part2" / "oakland_part2_01.
 # a value other than the default, for every option in a mode-only list
 VALUES = {"valid_data": [str(DOCS)], "valid_fraction": ["0.3"], "time_budget": ["5"],
           "jobs": ["1"], "radius": ["3"], "relative_radius": ["2"],
-          "n_segments": ["50"], "no_colour_model": [], "ignore_value": ["3"],
+          "n_segments": ["50"], "no_colour_model": [], "ignore_value": ["3"], "threshold": ["128"],
+          "mask_suffix": ["_mask"],
           "image_dir": ["/tmp"], "mask_dir": ["/tmp"], "split": ["train"],
           "masks": ["/tmp"], "valid_split": ["valid"], "valid_images": [str(MANIFEST)],
           "valid_masks": ["/tmp"], "valid_manifest": [str(MANIFEST)],

@@ -1,0 +1,161 @@
+"""Masks of the layouts of public segmentation sets, read or refused by name: the hints of
+:func:`segmentation.data.load_mask` for masks that are not binary (Oxford-IIIT Pets'
+trimaps, saliency sets' JPEG masks and antialiased PNG edges, class-index masks), the
+trimap check with ``--foreground-labels``, and ``--threshold``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["not_binary_hint", "check_trimap", "thresholded", "is_binary", "near_miss_hint",
+           "json_hint", "COCO_HINT", "near_grey_jpeg", "JPEG_COLOUR_HINT"]
+
+#: Oxford-IIIT Pets' trimaps: 1 pet, 2 background, 3 border (unclassified)
+_TRIMAP = {1, 2, 3}
+
+_CLASS_HINT = (" (a class-index mask, as PASCAL VOC's palette PNGs? give the classes of the "
+               "foreground as --foreground-labels, e.g. --foreground-labels 15 --ignore-value 255)")
+
+
+def is_binary(values, itemsize):
+    """Whether the set ``values`` is a binary mask's: ``{0, 255}``, ``{0, 1}`` or (16-bit)
+    ``{0, 65535}``, or part of one."""
+    return values <= {0, 255} or values <= {0, 1} or (itemsize >= 2 and values <= {0, 65535})
+
+
+def _is_trimap(vs):
+    """Values of a trimap: two or three of 1, 2 and 3 (a pet without border, or without
+    background, too)."""
+    return vs <= _TRIMAP and len(vs) >= 2
+
+
+def _grey_count(a, ignore):
+    top = 65535 if a.dtype.itemsize >= 2 and int(a.max()) > 255 else 255
+    grey = (a > 0) & (a < top)
+    if ignore is not None:
+        grey &= ~ignore
+    return int(grey.sum()), top
+
+
+def not_binary_hint(path, mode, a, values, ignore_value, ignore, soft_hint, max_classes):
+    """The hint of a mask that is not binary: what its values look like, and the options
+    that read it."""
+    vs = set(values.tolist())
+    if ignore_value is None and _is_trimap(vs):
+        return (" (an Oxford-IIIT Pets trimap: 1 pet, 2 background, 3 border? give "
+                "--foreground-labels 1 --ignore-value 3)")
+    if ignore_value is None and vs <= {0, 1, 255}:
+        return " (255 around 0 and 1: PASCAL VOC's void border? --ignore-value 255)"
+    jpeg = Path(path).suffix.lower() in (".jpg", ".jpeg", ".jfif")
+    n_grey, top = _grey_count(a, ignore)
+    # an antialiased outline: 0, the top and several grey levels on few pixels (a class-index
+    # mask holds few levels, a soft map many pixels of them)
+    edges = (mode != "P" and 0 in vs and top in vs and len(vs) >= 5 and n_grey <= 0.25 * a.size)
+    if jpeg or edges:
+        cut = (top + 1) // 2
+        why = ("JPEG compression is lossy: it spreads 0 and 255 into nearby values" if jpeg
+               else "grey pixels along the outline: an antialiased mask, as saliency sets' are")
+        return (f" ({why}; {n_grey} pixels lie between 0 and {top}: give --threshold {cut} "
+                f"to read values from {cut} up as foreground, or save "
+                f"{'masks as PNG' if jpeg else 'binary masks'})")
+    if mode != "P" and values.size > max_classes:
+        return soft_hint   # a soft map (scores or probabilities) was called a class-index mask
+    if mode == "P" or 1 < int(values[-1]) < 255:
+        return _CLASS_HINT
+    return "" if ignore_value is not None else " (a \"don't care\" value: --ignore-value)"
+
+
+#: most difference between the colour channels of a grey mask saved as colour JPEG
+_JPEG_CHROMA = 24
+
+JPEG_COLOUR_HINT = (" (a grey mask saved as colour JPEG, its channels apart by compression "
+                    "only? give --threshold 128 to read their mean from 128 up as foreground)")
+
+
+def near_grey_jpeg(path, a):
+    """The channels' mean of a JPEG mask of colour channels at most :data:`_JPEG_CHROMA`
+    apart (a grey mask saved as colour JPEG), as uint8; else None."""
+    if Path(path).suffix.lower() not in (".jpg", ".jpeg", ".jfif") or a.dtype != np.uint8:
+        return None
+    rgb = a[..., :3].astype(np.int16)
+    if int((rgb.max(axis=-1) - rgb.min(axis=-1)).max()) > _JPEG_CHROMA:
+        return None
+    return rgb.mean(axis=-1).round().astype(np.uint8)
+
+
+def check_trimap(path, values, foreground, ignore_value):
+    """A trimap (values 1, 2 and 3) read with ``--foreground-labels`` that leaves its border
+    3 neither foreground nor ignored: it would be read as background."""
+    from structpred import FormatError
+
+    if (_is_trimap(vs := set(values.tolist())) and 3 in vs and ignore_value != 3
+            and not any(a <= 3 <= b for a, b in foreground)):
+        raise FormatError(path, None, f"mask holds {', '.join(map(str, sorted(vs)))} only: an "
+                          "Oxford-IIIT Pets trimap "
+                          "(3 the border)? give --ignore-value 3 to leave the border out, or "
+                          "--foreground-labels 1,3 to count it as foreground (it would be read "
+                          "as background)")
+
+
+def thresholded(path, a, values, threshold):
+    """``--threshold T``: a mask that is not binary is foreground where its value is at least
+    ``T`` (binary masks are read as they are, so 0/1 masks stay right); None when ``a`` is
+    binary."""
+    if is_binary(set(values.tolist()), a.dtype.itemsize):
+        return None
+    if int(values[-1]) < threshold:
+        from structpred import FormatError
+
+        raise FormatError(path, None, f"no value of the mask reaches the threshold {threshold} "
+                          f"(its largest is {int(values[-1])}): is it a mask of another range?")
+    return a >= threshold
+
+
+def near_miss_hint(folder, stem, names, masks=True):
+    """For an image ``stem`` without a mask of its name in ``folder`` (whose files are
+    ``names``): the files that look like its mask under another rule, named with the way
+    to read them; else ``""``."""
+    import re
+
+    near = sorted(n for n in names if Path(n).stem.startswith(stem)
+                  and len(Path(n).stem) > len(stem) and not Path(n).stem[len(stem)].isalnum())
+    rests = [Path(n).stem[len(stem):] for n in near]
+    if near and all(re.fullmatch(r"[_-]\d+", r) for r in rests):
+        shown = " and ".join(near[:2])
+        return (f" ({folder} holds {shown}: one mask per instance? give one figure/ground mask "
+                "per image, the union of its instances, named like the image"
+                + (f"; if it is the image's only mask, --mask-suffix {rests[0]})" if len(near) == 1
+                   else ")"))
+    if near:
+        way = (f"give --mask-suffix {rests[0]} to read <image name>{rests[0]}.*, or rename them"
+               if masks else "rename them without the suffix")
+        return (f" ({folder} holds {near[0]}: files are matched by the image's name alone "
+                f"({stem}.png, {stem}.jpg, ...): {way})")
+    case = sorted(n for n in names if Path(n).stem.lower() == stem.lower())
+    if case:
+        return (f" ({folder} holds {case[0]}: its name differs from the image's in letter case "
+                "only; names are matched exactly: rename one of them)")
+    # Cityscapes: the image's name and the mask's end in words of their own
+    base, _, last = stem.rpartition("_")
+    other = sorted(n for n in names if base and any(c.isalpha() for c in last)
+                   and Path(n).stem.startswith(base + "_")
+                   and any(c.isalpha() for c in Path(n).stem[len(base) + 1:]))
+    if other:
+        return (f" ({folder} holds {other[0]}: files are matched by the image's name alone; "
+                "rename the images or the masks to the same names (Cityscapes: without "
+                "_leftImg8bit and _gtFine_labelIds))")
+    return ""
+
+
+#: the hint for annotations of instances in JSON (COCO, LVIS, labelme): not masks
+COCO_HINT = ("COCO-style annotations (polygons or RLE of instances) are not read: draw each "
+             "image's instances into one figure/ground mask (0/255 PNG) named like the image")
+
+
+def json_hint(folder):
+    """For a mask folder without the mask sought: the JSON annotation file it holds, if
+    any, named with :data:`COCO_HINT`; else ``""``."""
+    found = sorted(p.name for p in Path(folder).glob("*.json") if not p.name.startswith("."))
+    return f" ({folder} holds {found[0]}: {COCO_HINT})" if found else ""
