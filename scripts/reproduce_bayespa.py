@@ -196,7 +196,7 @@ def report(args, res):
             log(f"| {r['docs_seen']} | {r['fit_time']:.1f} | {r['cpu_time']:.1f} | {r['gibbs']:.3f} "
                 f"| {r['average']:.3f} |")
     if g:
-        log(f"\n| model | accuracy | training time (s) | CPU time (s) |\n|---|---:|---:|---:|")
+        log("\n| model | accuracy | training time (s) | CPU time (s) |\n|---|---:|---:|---:|")
         for J, curve in curves.items():
             pa = curve[-1]
             log(f"| paMedLDA, one pass, J = {J} | {pa['gibbs']:.3f} | {pa['fit_time']:.1f} "
