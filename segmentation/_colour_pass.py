@@ -37,23 +37,20 @@ class ColourPass:
                                       use_edges=False)
         first = (np.array(res.w, copy=True), prep.mean.copy(), prep.scale.copy())
         self.first_pass_coef_, self.first_pass_mean_, self.first_pass_std_ = first
-        folds = self._cross_fitted(prep, cws[0], etas[0], res)
-        items = prep.paths if prep.paths else prep.kept
-        augmented = [self._augment(_load_graph(g) if prep.paths else g, folds.get(i))
-                     for i, g in enumerate(items)]
-        if prep.paths:
+        k = min(int(self.colour_folds), prep.n_train)
+        folds = self._cross_fitted(prep, cws[0], etas[0], res, k) if k >= 2 else {}
+        if prep.paths:   # one graph file at a time: the memory-efficient mode's promise
             from .graph_io import save_graph
 
-            for g, p in zip(augmented, prep.paths):
-                save_graph(g, p)
+            for i, p in enumerate(prep.paths):
+                save_graph(self._augment(_load_graph(p), folds.get(i)), p)
             if valid is not None:
                 for p in valid.paths:
                     save_graph(self._augment(_load_graph(p)), p)
         else:
-            prep.kept[:] = augmented
+            prep.kept[:] = [self._augment(g, folds.get(i)) for i, g in enumerate(prep.kept)]
             if valid is not None:
                 valid[:] = [self._augment(g) for g in valid]
-        del augmented
         new = self._restat(prep, prep.kept, prep.paths)
         prep.mean, prep.scale, prep.n_node = new.mean, new.scale, new.n_node
         prep.lipschitz = {}
@@ -63,20 +60,16 @@ class ColourPass:
             prep.node_names = list(prep.node_names) + list(COLOUR_FEATURE_NAMES)
         score = ("no validation" if res.best_score is None else   # not "IoU - at iteration None"
                  f"{self._metric_name()} {100 * res.best_score:.2f}% at iteration {res.best_iter}")
-        how = (f", on {len(set(map(id, folds.values())))}-fold out-of-fold scores of the "
-               f"training images" if folds else "")
+        how = f", on {k}-fold out-of-fold scores of the training images" if folds else ""
         log(f"  first pass (unary, base features): {score}; colour models fitted per image"
             f"{how} ({time.perf_counter() - t0:.0f}s)")
         return first
 
-    def _cross_fitted(self, prep, cw, eta_scale, res):
+    def _cross_fitted(self, prep, cw, eta_scale, res, k):
         """``{i: (w1, mean1, std1)}``: for each training graph ``i``, the first pass trained
-        on the other folds (graph ``i`` in fold ``i mod K``) with the full first pass's
-        settings, for its iterations (eq. 8); ``{}`` without cross-fitting."""
+        on the other of ``k`` folds (graph ``i`` in fold ``i mod k``) with the full first
+        pass's settings, for its iterations (eq. 8)."""
         n = prep.n_train
-        k = min(int(self.colour_folds), n)
-        if k < 2:
-            return {}
         iters = res.n_iter if res.best_iter is None else int(res.best_iter) + 1
         items = prep.paths if prep.paths else prep.kept
         fold = np.arange(n) % k
