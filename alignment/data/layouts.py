@@ -81,10 +81,16 @@ def _json_reason(text, lineno):
             "language's text into a file of its own")
 
 
+#: the first characters of a line that may be markup or JSON (after spaces or tabs)
+_MAY_OPEN = frozenset("<{[ \t")
+
+
 def check_layout_line(text, path, lineno):
     """:class:`FormatError` at ``path:lineno`` when the line ``text`` of a file of sentences
     is markup or a JSON object (module docstring); nothing otherwise (most lines are
     passed by their first character)."""
+    if text[:1] not in _MAY_OPEN:   # a word's first letter: no copy of the line is made
+        return
     stripped = text.strip(" \t")
     if not stripped.startswith(("<", "{", "[")):
         return
