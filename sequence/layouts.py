@@ -113,8 +113,9 @@ def inline_layout(lines, name):
 
 
 def _next_starts_object(lines, lineno):
-    after = [line for k, line in lines if k > lineno and line.strip()][:1]
-    return bool(after) and after[0].lstrip().startswith("{")
+    """Whether the first non-blank line after ``lineno`` opens a JSON object."""
+    after = next((line for k, line in lines if k > lineno and line.strip()), "")
+    return after.lstrip().startswith("{")
 
 
 def read_inline(lines, name, labelled, layout, add, end, label_names=None):
