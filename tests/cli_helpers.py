@@ -1,6 +1,9 @@
 """What the command-line tests share: run ``structpred`` in-process and recognise the
 one-line refusal every command gives for bad input."""
 
+import os
+import time
+
 from structpred.cli import main
 
 
@@ -53,3 +56,18 @@ def other_spelling(path, how, folder):
 DOCS = "".join(f"{label}\t{text}\n" for label, text in [
     ("pets", "the cat sat on the mat"), ("money", "stocks fell on the market today"),
     ("pets", "dogs chase cats in the park"), ("money", "the bank raised interest rates")] * 3)
+
+
+def group_alive(pgid, within=2.0):
+    """Whether a process of the process group ``pgid`` (a command started with
+    ``start_new_session=True``, and its workers) is still alive ``within`` seconds from
+    now."""
+    end = time.monotonic() + within
+    while True:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        if time.monotonic() > end:
+            return True
+        time.sleep(0.05)

@@ -3,6 +3,8 @@ and no partial output file, noticed within about a second even inside the IBM EM
 closed pipe ends quietly; ``align predict`` writes each sentence's links as soon as they
 are known; the kernels' chunks and the two EM threads behave."""
 
+import contextlib
+import os
 import queue
 import select
 import signal
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_helpers import group_alive
 
 from structpred.cli import main
 
@@ -364,3 +367,49 @@ def test_ctrl_c_during_a_fork_interrupts_after_it():
                          capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "interrupted", (out.stdout, out.stderr)
     assert "Exception ignored" not in out.stderr, out.stderr
+
+
+_ORPHAN_SCRIPT = """
+import os, signal, sys
+sys.argv = ["structpred", *sys.argv[1:]]     # run as the command (its exit, its handlers)
+import multiprocessing.process as mpp
+started = mpp.BaseProcess.start
+def start(self):                     # Ctrl-C right after the pool's first worker is forked
+    started(self)
+    if not getattr(mpp, "fired", False):
+        mpp.fired = True
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(1000):        # bytecode, where Python runs the signal's handler
+            pass
+mpp.BaseProcess.start = start
+from structpred.cli import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="align predict forks no pool on one CPU")
+def test_ctrl_c_between_a_pools_forks_leaves_no_worker_and_no_hang(model_file, tmp_path):
+    """Ctrl-C after ``ProcessPoolExecutor`` forked its first worker and before it ran the
+    thread that feeds and stops the workers (``align predict`` with two or more CPUs): the
+    worker waited on the pool's queue forever, and the command, joining it in the
+    interpreter's exit, never ended (seen in the randomised interrupts of
+    ``test_signals_random.py``).  The command now stops its workers after a signal."""
+    err_file = tmp_path / "stderr.txt"
+    with open(err_file, "w") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _ORPHAN_SCRIPT, "align", "predict", "-m", str(model_file),
+             "--src", str(DATA / "test.en.gz"), "--tgt", str(DATA / "test.fr.gz"),
+             "--jobs", "2", "-q", "-o", str(tmp_path / "links.txt")],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err, preexec_fn=_default_sigint,
+            start_new_session=True)
+    try:
+        rc = proc.wait(timeout=60)
+        rest = err_file.read_text()
+        assert rc == 130, (rc, rest)
+        assert rest.strip().splitlines()[-1] == "structpred: interrupted", rest
+        assert "Traceback" not in rest and "Exception ignored" not in rest, rest
+        assert not group_alive(proc.pid), "a worker process outlived the command"
+        assert not (tmp_path / "links.txt").exists()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)

@@ -18,9 +18,9 @@ in, Pharaoh ``i-j`` (0-based, source-target) out, one line per sentence.
 User errors print one line ``structpred: error: ...`` and exit with status 2
 (a traceback only with ``--debug``), argparse's own errors included; Ctrl-C
 exits with status 130 and one line (run as a program, without waiting for the
-interpreter's teardown), SIGTERM with 143, both after removing temporary files; a
-signal is never raised inside numba's dispatcher, and never swallowed; a closed output
-pipe ends quietly.
+interpreter's teardown), SIGTERM with 143, both after removing temporary files and
+stopping the worker processes; a signal is never raised inside numba's dispatcher, and
+never swallowed; a closed output pipe ends quietly.
 """
 
 from __future__ import annotations
@@ -99,23 +99,72 @@ def build_parser(argv=None, load=None):
     return parser
 
 
-def _exit_now(status):
+def _exit_now(status, exit_functions_within=None):
     """Exit at once, skipping the interpreter's teardown (a second or more with numba and
     scipy loaded): after Ctrl-C the user is waiting.  The command's own clean-up (partial
     files removed by :func:`structpred.atomic_write`) has already run as the
-    ``KeyboardInterrupt`` went up the stack."""
-    try:
-        # the exit functions are quick (a millisecond), and some remove temporary files
-        # (matplotlib's configuration folder when $MPLCONFIGDIR or $HOME is unusable)
-        atexit._run_exitfuncs()
-    except BaseException:  # noqa: BLE001 - leaving anyway
-        pass
+    ``KeyboardInterrupt`` went up the stack.
+
+    ``exit_functions_within`` (seconds; after a signal): the exit functions run in a helper
+    thread, and the process leaves when they end or when that time has passed, whatever
+    they wait for (a queue's feeder thread writing to workers that are gone)."""
+    # the exit functions are quick (a millisecond), and some remove temporary files
+    # (matplotlib's configuration folder when $MPLCONFIGDIR or $HOME is unusable)
+    if exit_functions_within is None:
+        _run_exit_functions()
+    else:
+        import threading
+
+        helper = threading.Thread(target=_run_exit_functions, daemon=True)
+        helper.start()
+        try:
+            helper.join(exit_functions_within)
+        except BaseException:  # noqa: BLE001 - a second Ctrl-C: leaving anyway
+            pass
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (OSError, ValueError, AttributeError):
             pass
     os._exit(status)
+
+
+def _run_exit_functions():
+    try:
+        atexit._run_exitfuncs()
+    except BaseException:  # noqa: BLE001 - leaving anyway
+        pass
+
+
+#: seconds a worker process is given to end after SIGTERM, before SIGKILL
+_CHILD_GRACE = 1.0
+
+
+def _stop_child_processes(grace=_CHILD_GRACE):
+    """Stop the multiprocessing workers still alive after a signal: SIGTERM, then SIGKILL
+    for those alive ``grace`` seconds later; each is reaped.
+
+    The normal exit joins them (multiprocessing's exit function), which waits forever
+    for a worker that nobody will send work nor a sentinel: one forked by a process pool
+    whose start a Ctrl-C cut short (between two forks of ``ProcessPoolExecutor``, before
+    its manager thread ran) waits on the pool's queue until it is killed."""
+    import time
+
+    mp = sys.modules.get("multiprocessing")
+    try:
+        children = list(mp.active_children()) if mp is not None else []
+    except Exception:  # noqa: BLE001 - nothing to stop that multiprocessing knows of
+        return
+    for child in children:
+        with contextlib.suppress(Exception):
+            child.terminate()
+    deadline = time.monotonic() + grace
+    for child in children:
+        with contextlib.suppress(Exception):
+            child.join(max(0.0, deadline - time.monotonic()))
+            if child.is_alive():
+                child.kill()
+                child.join(grace)
 
 
 def _has_child_processes():
@@ -231,8 +280,11 @@ def _status_after_signal(args, as_program, exc=None):
     terminated = isinstance(exc, Terminated) or _RECEIVED["signal"] == signal.SIGTERM
     print(f"structpred: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
     status = 143 if terminated else 130
-    if as_program and not _has_child_processes():
-        _exit_now(status)
+    if as_program:
+        # never through the normal exit after a signal: it joins the worker processes,
+        # and one that a signal orphaned (see _stop_child_processes) is never joined
+        _stop_child_processes()
+        _exit_now(status, exit_functions_within=_CHILD_GRACE)
     return status
 
 
