@@ -371,34 +371,40 @@ def test_ctrl_c_during_a_fork_interrupts_after_it():
 
 _ORPHAN_SCRIPT = """
 import os, signal, sys
-sys.argv = ["structpred", *sys.argv[1:]]     # run as the command (its exit, its handlers)
-import multiprocessing.process as mpp
-started = mpp.BaseProcess.start
-def start(self):                     # Ctrl-C right after the pool's first worker is forked
-    started(self)
-    if not getattr(mpp, "fired", False):
-        mpp.fired = True
+window, sys.argv = sys.argv[1], ["structpred", *sys.argv[2:]]   # run as the command
+import multiprocessing.popen_fork as popen_fork
+import multiprocessing.process as process
+owner, name = ((process.BaseProcess, "start") if window == "listed"
+               else (popen_fork.Popen, "_launch"))
+original = getattr(owner, name)
+def patched(self, *args):            # Ctrl-C right after the pool's first worker is forked:
+    original(self, *args)            # once multiprocessing lists it, or before it does
+    if not getattr(process, "fired", False):
+        process.fired = True
         os.kill(os.getpid(), signal.SIGINT)
         for _ in range(1000):        # bytecode, where Python runs the signal's handler
             pass
-mpp.BaseProcess.start = start
+setattr(owner, name, patched)
 from structpred.cli import main
 sys.exit(main())
 """
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="align predict forks no pool on one CPU")
-def test_ctrl_c_between_a_pools_forks_leaves_no_worker_and_no_hang(model_file, tmp_path):
+@pytest.mark.parametrize("window", ["listed", "unlisted"])
+def test_ctrl_c_between_a_pools_forks_leaves_no_worker_and_no_hang(window, model_file, tmp_path):
     """Ctrl-C after ``ProcessPoolExecutor`` forked its first worker and before it ran the
     thread that feeds and stops the workers (``align predict`` with two or more CPUs): the
     worker waited on the pool's queue forever, and the command, joining it in the
     interpreter's exit, never ended (seen in the randomised interrupts of
-    ``test_signals_random.py``).  The command now stops its workers after a signal."""
+    ``test_signals_random.py``).  A worker forked just before the signal may not be in
+    multiprocessing's list yet (``unlisted``): it was left waiting after the command
+    ended.  The command now stops all its children after a signal."""
     err_file = tmp_path / "stderr.txt"
     with open(err_file, "w") as err:
         proc = subprocess.Popen(
-            [sys.executable, "-c", _ORPHAN_SCRIPT, "align", "predict", "-m", str(model_file),
-             "--src", str(DATA / "test.en.gz"), "--tgt", str(DATA / "test.fr.gz"),
+            [sys.executable, "-c", _ORPHAN_SCRIPT, window, "align", "predict", "-m",
+             str(model_file), "--src", str(DATA / "test.en.gz"), "--tgt", str(DATA / "test.fr.gz"),
              "--jobs", "2", "-q", "-o", str(tmp_path / "links.txt")],
             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err, preexec_fn=_default_sigint,
             start_new_session=True)

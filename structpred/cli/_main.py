@@ -140,31 +140,83 @@ def _run_exit_functions():
 _CHILD_GRACE = 1.0
 
 
-def _stop_child_processes(grace=_CHILD_GRACE):
-    """Stop the multiprocessing workers still alive after a signal: SIGTERM, then SIGKILL
-    for those alive ``grace`` seconds later; each is reaped.
+def _child_pids():
+    """The process ids of this process's children, read from ``/proc`` (``None`` where
+    there is no ``/proc``)."""
+    me = os.getpid()
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return None
+    pids = []
+    for entry in entries:
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+            # "pid (command) state ppid ...": the command may hold spaces and parentheses
+            if int(stat[stat.rindex(b")") + 2:].split()[1]) == me:
+                pids.append(int(entry))
+        except (OSError, ValueError, IndexError):
+            continue
+    return pids
 
-    The normal exit joins them (multiprocessing's exit function), which waits forever
-    for a worker that nobody will send work nor a sentinel: one forked by a process pool
-    whose start a Ctrl-C cut short (between two forks of ``ProcessPoolExecutor``, before
-    its manager thread ran) waits on the pool's queue until it is killed."""
+
+def _stop_child_processes(grace=_CHILD_GRACE):
+    """Stop this process's children after a signal (the workers of its pools, the peers
+    it runs): SIGTERM, then SIGKILL for those alive ``grace`` seconds later; each is
+    reaped.
+
+    The normal exit joins multiprocessing's workers, and waits forever for one that nobody
+    will send work nor a sentinel: a pool whose start a Ctrl-C cut short (between two forks
+    of ``ProcessPoolExecutor``, before its manager thread ran) leaves such a worker, waiting
+    on the pool's queue; one forked just before the signal may not even be in
+    multiprocessing's list yet, so the children are also read from ``/proc``."""
     import time
 
     mp = sys.modules.get("multiprocessing")
     try:
-        children = list(mp.active_children()) if mp is not None else []
-    except Exception:  # noqa: BLE001 - nothing to stop that multiprocessing knows of
-        return
-    for child in children:
+        known = list(mp.active_children()) if mp is not None else []
+    except Exception:  # noqa: BLE001 - the others are still found below
+        known = []
+    known_pids = {child.pid for child in known}
+    others = [pid for pid in (_child_pids() or ()) if pid not in known_pids]
+    for child in known:
         with contextlib.suppress(Exception):
             child.terminate()
+    for pid in others:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + grace
-    for child in children:
+    for child in known:
         with contextlib.suppress(Exception):
             child.join(max(0.0, deadline - time.monotonic()))
             if child.is_alive():
                 child.kill()
                 child.join(grace)
+    for pid in others:
+        _reap(pid, deadline, grace)
+
+
+def _reap(pid, deadline, grace):
+    """Wait for child ``pid`` until ``deadline`` (``time.monotonic``), then SIGKILL it and
+    wait up to ``grace`` seconds more."""
+    import time
+
+    for sig in (None, signal.SIGKILL):
+        if sig is not None:
+            with contextlib.suppress(OSError):
+                os.kill(pid, sig)
+            deadline = time.monotonic() + grace
+        while True:
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:   # reaped already (or not ours)
+                return
+            if done:
+                return
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.01)
 
 
 def _has_child_processes():
