@@ -32,6 +32,8 @@ DASK_HINT = "pip install 'structpred[dask]'"
 
 #: seconds to wait for a connection to --scheduler
 CONNECT_TIMEOUT = 30
+#: seconds the client and the local cluster get to close after Ctrl-C or SIGTERM
+INTERRUPTED_CLOSE = 0.5
 
 
 def _address(text):
@@ -82,6 +84,7 @@ def cluster_from_args(args):
     option = "--workers" if workers is not None else "--scheduler"
     distributed = _import_distributed(option)
     cluster = client = None
+    closing = {}
     try:
         if workers is not None:
             try:
@@ -91,10 +94,13 @@ def cluster_from_args(args):
                 if n < int(workers):
                     log(args, f"note: --workers {workers}: this process may use "
                               f"{counted(n, 'CPU')}; starting {counted(n, 'worker')}")
+                # the cluster's own log records are not the user's business (a task's
+                # error comes back as its exception); an ERROR record of a worker that
+                # lost the scheduler, as a Ctrl-C stopped it, printed a traceback
                 cluster = distributed.LocalCluster(n_workers=n,
                                                    threads_per_worker=1,
                                                    processes=True, dashboard_address=":0",
-                                                   silence_logs=logging.ERROR)
+                                                   silence_logs=logging.CRITICAL)
             except Exception as exc:  # noqa: BLE001 - one line for the user
                 raise UserError(f"--workers {workers}: cannot start a local Dask cluster: "
                                 f"{_first_line(exc)}") from exc
@@ -106,13 +112,22 @@ def cluster_from_args(args):
                 raise UserError(f"--scheduler {address}: cannot connect: "
                                 f"{_first_line(exc)}") from exc
         yield client
+    except KeyboardInterrupt:
+        # Ctrl-C, SIGTERM: the user is waiting; the close is cut short, and the command
+        # stops the worker processes left on its way out, which their nannies must not
+        # start again (a worker spawned as the command left failed with a traceback)
+        closing = {"timeout": INTERRUPTED_CLOSE}
+        for nanny in list(getattr(cluster, "workers", {}).values()):
+            with contextlib.suppress(Exception):
+                nanny.close_gracefully(reason="interrupted")
+        raise
     finally:
         if client is not None:
             with contextlib.suppress(Exception):
-                client.close()
+                client.close(**closing)
         if cluster is not None:
             with contextlib.suppress(Exception):
-                cluster.close()
+                cluster.close(**closing)
 
 
 def check_cluster_args(args):

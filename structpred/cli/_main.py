@@ -99,7 +99,7 @@ def build_parser(argv=None, load=None):
     return parser
 
 
-def _exit_now(status, exit_functions_within=None):
+def _exit_now(status, exit_functions_within=None, last_line=None):
     """Exit at once, skipping the interpreter's teardown (a second or more with numba and
     scipy loaded): after Ctrl-C the user is waiting.  The command's own clean-up (partial
     files removed by :func:`structpred.atomic_write`) has already run as the
@@ -107,7 +107,8 @@ def _exit_now(status, exit_functions_within=None):
 
     ``exit_functions_within`` (seconds; after a signal): the exit functions run in a helper
     thread, and the process leaves when they end or when that time has passed, whatever
-    they wait for (a queue's feeder thread writing to workers that are gone)."""
+    they wait for (a queue's feeder thread writing to workers that are gone);
+    ``last_line`` is then printed on standard error."""
     # the exit functions are quick (a millisecond), and some remove temporary files
     # (matplotlib's configuration folder when $MPLCONFIGDIR or $HOME is unusable)
     if exit_functions_within is None:
@@ -121,6 +122,9 @@ def _exit_now(status, exit_functions_within=None):
             helper.join(exit_functions_within)
         except BaseException:  # noqa: BLE001 - a second Ctrl-C: leaving anyway
             pass
+    if last_line is not None:
+        with contextlib.suppress(Exception):
+            print(last_line, file=sys.stderr)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -130,14 +134,21 @@ def _exit_now(status, exit_functions_within=None):
 
 
 def _run_exit_functions():
+    """The exit functions, multiprocessing's finalizers first: they unlink the semaphores of
+    the queues and locks made for spawned workers (a Dask cluster's), which otherwise
+    multiprocessing's resource tracker reported as "leaked" after the command's last line
+    (the other exit functions, Dask's among them, may not end within the time given)."""
     try:
+        mp_util = sys.modules.get("multiprocessing.util")
+        if mp_util is not None:
+            mp_util._run_finalizers(0)
         atexit._run_exitfuncs()
     except BaseException:  # noqa: BLE001 - leaving anyway
         pass
 
 
 #: seconds a worker process is given to end after SIGTERM, before SIGKILL
-_CHILD_GRACE = 1.0
+_CHILD_GRACE = 0.5
 
 
 def _child_pids():
@@ -164,7 +175,8 @@ def _child_pids():
 def _stop_child_processes(grace=_CHILD_GRACE):
     """Stop this process's children after a signal (the workers of its pools, the peers
     it runs): SIGTERM, then SIGKILL for those alive ``grace`` seconds later; each is
-    reaped.
+    reaped.  multiprocessing's resource tracker is left to end by itself (it unlinks the
+    semaphores of the workers).
 
     The normal exit joins multiprocessing's workers, and waits forever for one that nobody
     will send work nor a sentinel: a pool whose start a Ctrl-C cut short (between two forks
@@ -178,45 +190,48 @@ def _stop_child_processes(grace=_CHILD_GRACE):
         known = list(mp.active_children()) if mp is not None else []
     except Exception:  # noqa: BLE001 - the others are still found below
         known = []
-    known_pids = {child.pid for child in known}
-    others = [pid for pid in (_child_pids() or ()) if pid not in known_pids]
-    for child in known:
-        with contextlib.suppress(Exception):
-            child.terminate()
-    for pid in others:
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + grace
-    for child in known:
-        with contextlib.suppress(Exception):
-            child.join(max(0.0, deadline - time.monotonic()))
-            if child.is_alive():
-                child.kill()
-                child.join(grace)
-    for pid in others:
-        _reap(pid, deadline, grace)
-
-
-def _reap(pid, deadline, grace):
-    """Wait for child ``pid`` until ``deadline`` (``time.monotonic``), then SIGKILL it and
-    wait up to ``grace`` seconds more."""
-    import time
-
-    for sig in (None, signal.SIGKILL):
-        if sig is not None:
-            with contextlib.suppress(OSError):
-                os.kill(pid, sig)
-            deadline = time.monotonic() + grace
+    tracker = getattr(getattr(sys.modules.get("multiprocessing.resource_tracker"),
+                              "_resource_tracker", None), "_pid", None)
+    skip = {child.pid for child in known} | {tracker}
+    children = [_Child(process=c) for c in known]
+    children += [_Child(pid=pid) for pid in (_child_pids() or ()) if pid not in skip]
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for child in children:
+            child.send(sig)
+        deadline = time.monotonic() + grace
         while True:
-            try:
-                done, _ = os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:   # reaped already (or not ours)
-                return
-            if done:
-                return
-            if time.monotonic() >= deadline:
+            children = [child for child in children if child.alive()]
+            if not children or time.monotonic() >= deadline:
                 break
             time.sleep(0.01)
+        if not children:
+            return
+
+
+class _Child:
+    """A child process to stop: a ``multiprocessing`` process (its own bookkeeping is kept
+    right), or a bare process id."""
+
+    def __init__(self, process=None, pid=None):
+        self.process, self.pid = process, pid
+
+    def send(self, sig):
+        with contextlib.suppress(Exception):
+            if self.process is None:
+                os.kill(self.pid, sig)
+            elif sig == signal.SIGKILL:
+                self.process.kill()
+            else:
+                self.process.terminate()
+
+    def alive(self):
+        """Whether it still runs (reaped when it has ended)."""
+        try:
+            if self.process is not None:
+                return self.process.is_alive()
+            return os.waitpid(self.pid, os.WNOHANG)[0] == 0
+        except Exception:  # noqa: BLE001 - reaped already, or not ours: nothing to wait for
+            return False
 
 
 def _has_child_processes():
@@ -229,7 +244,7 @@ def _has_child_processes():
 
 
 #: the signal received during this run (``None``: none) and how often it was put off
-_RECEIVED = {"signal": None, "deferred": 0, "forking": False, "held": None}
+_RECEIVED = {"signal": None, "deferred": 0, "forking": False, "held": None, "program": False}
 _NUMBA_DIRS = (f"{os.sep}numba{os.sep}", f"{os.sep}llvmlite{os.sep}")
 #: re-deliveries (20 ms apart) before the signal is raised wherever the program is
 _MAX_DEFERRALS = 10
@@ -253,6 +268,8 @@ def _on_signal(signum, frame):
     so that it is raised within a fraction of a second whatever runs; the flag is kept,
     so that a run that somehow goes on still exits with 130/143)."""
     _RECEIVED["signal"] = signum
+    if _RECEIVED["program"]:
+        _quiet_libraries()
     if _RECEIVED["forking"]:   # inside os.fork's hooks, which print and drop an exception
         _RECEIVED["held"] = signum
         return
@@ -308,10 +325,11 @@ os.register_at_fork(before=_fork_begins, after_in_parent=_fork_ends,
 
 
 @contextlib.contextmanager
-def _signal_handlers():
+def _signal_handlers(as_program=False):
     """:func:`_on_signal` for SIGINT and SIGTERM while a command runs (main thread only);
-    the previous handlers afterwards."""
-    _RECEIVED.update(signal=None, deferred=0, forking=False, held=None)
+    the previous handlers afterwards.  ``as_program``: the process is the command, and
+    the libraries are quieted when a signal arrives (:func:`_quiet_libraries`)."""
+    _RECEIVED.update(signal=None, deferred=0, forking=False, held=None, program=as_program)
     old = {}
     try:
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -322,22 +340,40 @@ def _signal_handlers():
     try:
         yield
     finally:
+        _RECEIVED["program"] = False
         for sig, handler in old.items():
             signal.signal(sig, handler)
 
 
 def _status_after_signal(args, as_program, exc=None):
-    """One line and 130 (Ctrl-C) or 143 (SIGTERM)."""
+    """One line and 130 (Ctrl-C) or 143 (SIGTERM).
+
+    Run as the command, the program leaves at once, never through the normal exit (which
+    joins the worker processes, and one that the signal orphaned, see
+    :func:`_stop_child_processes`, is never joined): its children are stopped, the exit
+    functions get half a second, and the line is printed last, once nothing else can print."""
     drop_notes()
     terminated = isinstance(exc, Terminated) or _RECEIVED["signal"] == signal.SIGTERM
-    print(f"structpred: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+    line = f"structpred: {'terminated' if terminated else 'interrupted'}"
     status = 143 if terminated else 130
     if as_program:
-        # never through the normal exit after a signal: it joins the worker processes,
-        # and one that a signal orphaned (see _stop_child_processes) is never joined
+        _quiet_libraries()
         _stop_child_processes()
-        _exit_now(status, exit_functions_within=_CHILD_GRACE)
+        _exit_now(status, exit_functions_within=_CHILD_GRACE, last_line=line)
+    print(line, file=sys.stderr)
     return status
+
+
+def _quiet_libraries():
+    """After a signal, in the command: the libraries' log records, warnings, unraisable
+    exceptions and threads' uncaught exceptions are dropped.  A Dask cluster stopped by
+    Ctrl-C logged the tracebacks of its threads (a scatter to a worker gone, a nanny that
+    failed to start) around the command's one line."""
+    import threading
+
+    logging.disable(logging.CRITICAL)
+    warnings.simplefilter("ignore")
+    sys.unraisablehook = threading.excepthook = lambda *_: None
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
@@ -448,7 +484,7 @@ def _run_command(args, handler, as_program):
     one line on standard error."""
     hold_notes()
     try:
-        with _signal_handlers(), warnings.catch_warnings():
+        with _signal_handlers(as_program), warnings.catch_warnings():
             if not args.debug:
                 warnings.showwarning = _one_line_warning
             with input_encoding(getattr(args, "encoding", None)):
