@@ -117,13 +117,14 @@ def test_json_booleans_beside_class_numbers_are_refused(tmp_path, capsys, other)
     f = tmp_path / "d.jsonl"
     f.write_text('{"text": "a fine film", "label": true}\n'
                  '{"text": "a poor film", "label": false}\n'
-                 f'{{"text": "a dull film", "label": {other}}}\n')
+                 f'{{"text": "a dull film", "label": {other}}}\n'
+                 '{"text": "a long film", "label": 1}\n')
     rc, _, err = run_cli(["topics", "train", "--data", str(f), "-o", str(tmp_path / "m.npz")],
                          capsys)
-    assert one_line_error(rc, err, f"{f}:3:", "(a boolean) beside the label",
-                          "one class or two?"), err
+    assert one_line_error(rc, err, f"{f}:3: the label 'true' (a boolean) beside the label "
+                          f"'{json.loads(other)!s:.1}'", "one class or two?"), err
     # predict reads no label: the same file is texts to label
-    assert len(read_documents(f, labels="optional")) == 3
+    assert len(read_documents(f, labels="optional")) == 4
 
 
 # --------------------------------------------- class: whole numbers written as decimals

@@ -101,14 +101,13 @@ def refuse_boolean_numbers(docs):
     """Refuse labels ``true``/``false`` beside ``0``/``1``: one file of two exports (a JSON
     boolean here, a class number there) whose classes are most likely the same (Python's
     ``True == 1``), read as four classes."""
-    names = set(docs.labels)
-    boolean = sorted(names & {"true", "false"})
-    number = sorted(names & {"0", "1"})
-    if boolean and number:
-        at = docs.sources[max(docs.labels.index(boolean[0]), docs.labels.index(number[0]))]
-        raise FormatError(at, None, f"the label {boolean[0]!r} (a boolean) beside the label "
-                                    f"{number[0]!r}: one class or two? write every label as "
-                                    "true/false, or every label as 0/1")
+    boolean = next((i for i, lab in enumerate(docs.labels) if lab in ("true", "false")), None)
+    number = next((i for i, lab in enumerate(docs.labels) if lab in ("0", "1")), None)
+    if boolean is not None and number is not None:   # named where the second kind comes
+        raise FormatError(docs.sources[max(boolean, number)], None,
+                          f"the label {docs.labels[boolean]!r} (a boolean) beside the label "
+                          f"{docs.labels[number]!r}: one class or two? write every label as "
+                          "true/false, or every label as 0/1")
 
 
 def check_label(label, name, lineno):
