@@ -235,9 +235,14 @@ def test_compressed_documents_are_named_by_what_they_are(at, capsys, name, kind,
 
 
 def test_a_text_file_of_another_suffix_still_asks_for_the_format(at, capsys):
+    """A ``*.txt`` file is texts without labels (``topics._layouts.read_text_lines``): its
+    evaluation asks for ``--format tsv``; another suffix still asks for the format."""
+    (at / "docs.dat").write_text(DOCS)
+    rc, _, err = run_cli(["topics", "eval", "-m", "topics.npz", "--data", "docs.dat"], capsys)
+    assert one_line_error(rc, err, "docs.dat", "cannot tell the format"), err
     (at / "docs.txt").write_text(DOCS)
     rc, _, err = run_cli(["topics", "eval", "-m", "topics.npz", "--data", "docs.txt"], capsys)
-    assert one_line_error(rc, err, "docs.txt", "cannot tell the format"), err
+    assert one_line_error(rc, err, "docs.txt:1:", "without labels", "--format tsv"), err
 
 
 # ----------------------------------------- class: statistics files of another kind

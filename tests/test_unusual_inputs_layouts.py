@@ -33,9 +33,10 @@ NEG = ["terrible film hated it awful acting", "boring movie dull story bad",
        "worst waste of time awful cast", "hated every minute poor film",
        "dreadful and dull a bad watch", "awful plot terrible direction bad"]
 
-#: labels and texts fastText lines can hold: words without white space, texts of words
+#: labels and texts fastText lines can hold: words without white space, texts of words (not
+#: true/false, read in any case as the booleans' classes)
 LABEL = st.text(st.characters(whitelist_categories=("L", "N"), max_codepoint=0x2FF),
-                min_size=1, max_size=8)
+                min_size=1, max_size=8).filter(lambda s: s.lower() not in ("true", "false"))
 WORD = st.text(st.characters(whitelist_categories=("L",), max_codepoint=0x2FF), min_size=1,
                max_size=8).filter(lambda w: not w.startswith("__label__"))
 

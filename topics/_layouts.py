@@ -23,6 +23,15 @@ line, its label the word ``__label__LABEL`` before the text.  Several labels on 
 (multi-label) are refused, as is a ``__label__`` word inside the text (fastText reads every
 such word as a label); a line without a label is a text without a label for ``predict``.
 
+Plain text (``auto`` for a file named ``*.txt[.gz]`` that is not fastText): one document a
+line, without a label, tabs and all (:func:`read_text_lines`); ``train`` and ``eval`` refuse
+it, naming ``--format tsv`` for ``label<TAB>text`` lines.
+
+Labels are the names of classes, as :func:`label_name` writes them: a JSON boolean is
+``true`` or ``false`` (as is the text ``True``/``False`` of pandas' CSV), and a whole number
+written as a decimal (``1.0``, as pandas writes a column of class numbers holding a NaN) is
+the number (``1``), in every format, so the same classes come out of JSON lines, CSV and TSV.
+
 Also here: the refusal of TREC questions (``DESC:manner How ...``, the label glued to the
 text) and the reading of a file that is one JSON array of records.
 """
@@ -40,7 +49,8 @@ from structpred.io import (FormatError, bad_bytes_reason, binary_kind, cjk_encod
                           counted, given_encoding, implausible_utf8_reason, odd_entry_reason,
                           utf8_misread_reason)
 
-__all__ = ["FASTTEXT_PREFIX", "UNLABELLED_FOLDERS", "check_label", "check_text",
+__all__ = ["FASTTEXT_PREFIX", "UNLABELLED_FOLDERS", "check_label", "check_text", "label_name",
+           "refuse_boolean_numbers", "read_text_lines", "json_object",
            "read_folder", "read_fasttext", "fasttext_line", "glued_label_line",
            "refuse_glued_label", "refuse_swapped_columns", "warn_joined_labels",
            "warn_unlabelled_mark", "json_array", "unique_keys"]
@@ -60,6 +70,44 @@ SPLIT_NAMES = ("train", "test", "dev", "valid", "val", "validation", "training",
 _TREC = re.compile(r"(?:ABBR|DESC|ENTY|HUM|LOC|NUM):[a-z]+ \S")
 #: a labelled tree of the Stanford Sentiment Treebank: ``(3 (2 It) (4 ...``
 _TREE = re.compile(r"\s*\(\d \(\d ")
+
+
+#: a whole number written as a decimal: ``1.0``, ``-1.``, ``3.00``
+_WHOLE_DECIMAL = re.compile(r"([+-]?[0-9]+)\.0*")
+
+
+def label_name(value):
+    """The class a label read from a file stands for, as a string (``None`` stays ``None``):
+    a boolean (JSON's ``true``) and the texts ``true``/``false`` in any case (pandas writes
+    ``True``) are ``"true"``/``"false"``; a whole number written as a decimal, text or JSON
+    (``1.0``: pandas' ``to_csv`` of class numbers beside a NaN) is the number's digits
+    (``"1"``); any other number is its ``repr`` (``0.5``) and any other text is as given.
+    Every reader's labels go through it (:func:`topics._text_io.read_documents`), so ``1.0``
+    in a training file and ``1`` in a test file are one class."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    text = str(value)
+    if text.lower() in ("true", "false"):
+        return text.lower()
+    whole = _WHOLE_DECIMAL.fullmatch(text)
+    return str(int(whole.group(1))) if whole else text
+
+
+def refuse_boolean_numbers(docs):
+    """Refuse labels ``true``/``false`` beside ``0``/``1``: one file of two exports (a JSON
+    boolean here, a class number there) whose classes are most likely the same (Python's
+    ``True == 1``), read as four classes."""
+    boolean = next((i for i, lab in enumerate(docs.labels) if lab in ("true", "false")), None)
+    number = next((i for i, lab in enumerate(docs.labels) if lab in ("0", "1")), None)
+    if boolean is not None and number is not None:   # named where the second kind comes
+        raise FormatError(docs.sources[max(boolean, number)], None,
+                          f"the label {docs.labels[boolean]!r} (a boolean) beside the label "
+                          f"{docs.labels[number]!r}: one class or two? write every label as "
+                          "true/false, or every label as 0/1")
 
 
 def check_label(label, name, lineno):
@@ -183,6 +231,45 @@ def refuse_glued_label(name, lineno, line):
                                     "classification?), the label glued to the text: make the "
                                     "first space of each line a tab (sed 's/ /\\t/' FILE > "
                                     "FILE.tsv) and read it as TSV")
+
+
+# ----------------------------------------------------------------------- plain text
+
+def json_object(line):
+    """Whether ``line`` is one JSON object (a JSON-lines record read as TSV or text)."""
+    try:
+        return line.lstrip().startswith("{") and isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
+
+
+def read_text_lines(lines, name, need, docs):
+    """Read lines ``(number, line)`` of plain text (a ``*.txt`` file) into ``docs``: each
+    non-blank line one document without a label, whatever tabs it holds (it was refused as
+    "cannot tell the format").  With labels required, refused at the first line: a tab
+    there is most likely ``label<TAB>text``, which ``--format tsv`` reads.  JSON lines are
+    refused (each record would be a text), and lines that each start with a word of a few
+    and a tab are one warning: labels, read as words of the texts?"""
+    for lineno, line in lines:
+        if not line.strip():
+            continue
+        if not docs.texts and json_object(line):
+            raise FormatError(name, lineno, "a JSON object: the file holds JSON lines (name "
+                                            "it *.jsonl or give --format jsonl)")
+        if need:
+            raise FormatError(name, lineno, "a *.txt file is read as texts without labels, one "
+                                            "a line, and training and evaluation need labels: "
+                                            "give --format tsv for lines 'label<TAB>text' (or "
+                                            "name the file *.tsv)")
+        docs.texts.append(line)
+        docs.labels.append(None)
+        docs.sources.append(f"{name}:{lineno}")
+    heads = [t.partition("\t")[0].strip() if "\t" in t else " " for t in docs.texts]
+    if len(heads) > 2 and all(len(h.split()) == 1 for h in heads) and \
+            2 * len(set(heads)) <= len(heads):
+        warnings.warn(f"{name}: every line starts with a word and a tab ({heads[0][:40]!r}, "
+                      f"...), read as a word of its text (a *.txt file is texts without "
+                      f"labels): if it is a label, give --format tsv")
 
 
 # ----------------------------------------------------------------------- JSON arrays

@@ -20,8 +20,8 @@ the class folders are treated):
 * ``jsonl`` -- one JSON object per line with a ``text`` field and (for training and
   evaluation) a ``label`` field; other fields are ignored (.gz ok).  ``label_field`` and
   ``text_field`` name other fields (Yelp: ``stars`` and ``text``); several text fields are
-  joined with a space.  A label may be a string or a finite number (``5`` and ``5.0``
-  are ``"5"``).  A file that is one JSON array of such objects (``[{...}, {...}]``, as
+  joined with a space.  A label may be a string, a boolean (``true``) or a finite number
+  (``5`` and ``5.0`` are ``"5"``: see :func:`topics._layouts.label_name`).  A file that is one JSON array of such objects (``[{...}, {...}]``, as
   ``json.dump`` writes a list of records) is read likewise, each record named by the
   line where it starts.
 * ``csv`` -- comma-separated values read by :mod:`csv` (RFC 4180: quoted fields may hold
@@ -30,8 +30,8 @@ the class folders are treated):
   header, the label column and the text columns are found.  A file whose header's fields
   are separated by semicolons and hold no comma (``label;text``, the CSV of spreadsheets
   in locales with a decimal comma) is read with ``;`` as the separator.
-* ``fasttext`` -- one document per line, ``__label__LABEL text`` (.gz ok): see
-  :mod:`topics._layouts`.
+* ``fasttext`` -- one document per line, ``__label__LABEL text`` (.gz ok); and ``*.txt``
+  files under ``auto``, one text a line without labels: see :mod:`topics._layouts`.
 
 TSV and CSV lines that are fastText lines or TREC questions (``DESC:manner How ...``, the
 label glued to the text) are refused (``predict`` read the label as a word of the text); a
@@ -65,6 +65,7 @@ from structpred.io import (FormatError, binary_kind, counted, gz_name, missing_r
 from ._layouts import check_label as _check_label, check_text as _check_text
 from ._layouts import (fasttext_line, json_array as _json_array, read_fasttext, read_folder,
                        glued_label_line, refuse_glued_label, unique_keys as _unique_keys,
+                       json_object, label_name, read_text_lines, refuse_boolean_numbers,
                        refuse_swapped_columns, warn_joined_labels, warn_unlabelled_mark)
 
 __all__ = ["FORMATS", "LABEL_NAMES", "TEXT_NAMES", "Documents", "detect_format", "read_documents",
@@ -124,8 +125,10 @@ class Documents:
 def detect_format(path, fmt="auto"):
     """The format of ``path``: ``fmt`` unless it is ``"auto"``; then a folder is
     ``folder``, ``*.tsv[.gz]`` / ``*.tab`` is ``tsv``, ``*.jsonl`` / ``*.json`` /
-    ``*.ndjson`` (``.gz`` ok) is ``jsonl``, ``*.csv[.gz]`` is ``csv``.  Raises
-    :class:`FormatError` otherwise."""
+    ``*.ndjson`` (``.gz`` ok) is ``jsonl``, ``*.csv[.gz]`` is ``csv``, a file whose first
+    line is fastText's is ``fasttext``, else ``*.txt[.gz]`` is ``text`` (one text a line,
+    without labels: :func:`topics._layouts.read_text_lines`).  Raises :class:`FormatError`
+    otherwise."""
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
     spath = os.fspath(path)
@@ -160,9 +163,11 @@ def detect_format(path, fmt="auto"):
         return "fasttext"          # ft.train, train.ft.txt: '__label__pos text' lines
     if first is not None and glued_label_line(first):
         refuse_glued_label(spath, None, first)
+    if name.endswith(".txt"):
+        return "text"              # texts one a line, tabs and all (topics._layouts)
     raise FormatError(spath, None, "cannot tell the format from the file name (expected a "
-                                   "folder, *.tsv, *.csv or *.jsonl, optionally .gz, or "
-                                   "fastText lines): give --format tsv, csv, jsonl, fasttext "
+                                   "folder, *.tsv, *.csv, *.jsonl or *.txt, optionally .gz, "
+                                   "or fastText lines): give --format tsv, csv, jsonl, fasttext "
                                    "or folder")
 
 
@@ -253,7 +258,7 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
                            _field_list(text_field, "text_field"))
     if len(fields.label or ()) > 1:
         raise ValueError(f"label_field names one field, got {label_field!r}")
-    if fmt in ("folder", "fasttext") and (fields.label or fields.text):
+    if fmt in ("folder", "fasttext", "text") and (fields.label or fields.text):
         raise FormatError(name, None, f"--label-field and --text-field apply to CSV, TSV and "
                                       f"JSON lines, not to {fmt} input")
     label_key = (fields.label or ["label"])[0]   # JSON lines' default: label
@@ -265,9 +270,10 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
     docs = Documents(path=name, format=fmt)
     if fmt == "folder":
         read_folder(Path(spath), need, docs, MAX_DOCUMENT_BYTES)
-    elif fmt == "fasttext":
+    elif fmt in ("fasttext", "text"):
         _refuse_binary(spath, name)
-        read_fasttext(_lines(spath, name), name, need, docs)
+        (read_fasttext if fmt == "fasttext" else read_text_lines)(_lines(spath, name), name,
+                                                                  need, docs)
     else:
         _refuse_binary(spath, name)
         reader = {"tsv": _read_tsv, "jsonl": _read_jsonl, "csv": _read_csv}[fmt]
@@ -277,9 +283,11 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
                           "no documents (empty or blank file)" if fmt != "folder" else
                           "no documents: expected one sub-folder per class holding one "
                           "file per document")
+    docs.labels = [label_name(lab) for lab in docs.labels]   # 1.0 is 1, in every format
     if fmt in ("tsv", "csv"):
         refuse_swapped_columns(name, docs)
     if need:
+        refuse_boolean_numbers(docs)
         warn_joined_labels(docs)
         warn_unlabelled_mark(docs)
     return docs
@@ -333,14 +341,6 @@ def _lines(spath, name, max_line=None):
         if exc.path != name:
             raise FormatError(name, exc.line, exc.reason) from None
         raise
-
-
-def _json_object(line):
-    """Whether ``line`` is one JSON object (a JSON-lines record read as TSV)."""
-    try:
-        return isinstance(json.loads(line), dict)
-    except ValueError:
-        return False
 
 
 def _read_tsv(spath, name, need, docs, fields):
@@ -445,7 +445,7 @@ def _refuse_mixed_layout(name, lineno, tab, first):
 def _refuse_other_format_in_tsv(name, lineno, line, need):
     """The first line of a TSV input that is JSON lines or CSV (read as TSV, each JSON
     line or each CSV row, header included, became one text)."""
-    if line.lstrip().startswith("{") and _json_object(line):
+    if json_object(line):
         raise FormatError(name, lineno, "a JSON object, not 'label<TAB>text': the file "
                                         "holds JSON lines (--format jsonl)")
     if "\t" not in line and fasttext_line(line):
@@ -543,20 +543,20 @@ def _json_fields(row):
 
 
 def _json_label(value, key, name, lineno):
-    """A JSON label as a stripped string (``None`` when absent): a string, an integer, or
-    a finite number (``5.0`` is ``"5"``: Yelp's stars)."""
+    """A JSON label as a stripped string (``None`` when absent): a string, a boolean, an
+    integer, or a finite number (``5.0`` is ``"5"``: Yelp's stars), by :func:`label_name`."""
     if value is None:
         return None
-    if isinstance(value, float) and math.isfinite(value):
-        return str(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, (bool, int)) or isinstance(value, float) and math.isfinite(value):
+        return label_name(value)
     if isinstance(value, list):
         raise FormatError(name, lineno, f"the {key!r} field is a list: several labels a "
                                         "document (multi-label classification) are not "
                                         "supported; give one label a document")
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
+    if not isinstance(value, str):
         got = repr(value) if isinstance(value, float) else _json_kind(value)
-        raise FormatError(name, lineno, f"the {key!r} field must be a string or a finite "
-                                        f"number, got {got}")
+        raise FormatError(name, lineno, f"the {key!r} field must be a string, a boolean or a "
+                                        f"finite number, got {got}")
     return str(value).strip()
 
 

@@ -118,7 +118,8 @@ def _add_data(p, what):
     g.add_argument("--format", default="auto",
                    choices=["auto", "folder", "tsv", "jsonl", "csv", "fasttext"],
                    help="input format; auto: a folder, *.tsv, *.csv or *.jsonl/*.json (.gz ok), "
-                        "or fastText lines (a first line starting with __label__)")
+                        "fastText lines (a first line starting with __label__), or *.txt: "
+                        "one text a line, without labels (predict)")
     g.add_argument("--label-field", type=_field_names(False), metavar="NAME",
                    help="CSV, TSV and JSON lines: the label's column or field (default: the "
                         "field label, or the column or field named label, labels (JSON), "
@@ -778,15 +779,18 @@ def _warn_training_documents(docs, saved, share=0.05):
 @_wrap
 def topics_eval(args):
     """``structpred topics eval``."""
+    from ._layouts import label_name
+
     check_output(args.plot, "--plot", [("--data", args.data), ("-m", args.model)], figure=True)
     saved = _load(args.model)
     docs = _read(args, "required")
-    _check_spellings(docs, saved.labels)
-    unseen = _check_known_labels(docs, saved.labels)
-    pred = _predict(saved, docs)
+    known = [label_name(k) for k in saved.labels]   # a model written before: '1.0' is 1
+    _check_spellings(docs, known)
+    unseen = _check_known_labels(docs, known)
+    pred = [label_name(p) for p in _predict(saved, docs)]
     _warn_training_documents(docs, saved)
     true = docs.labels
-    labels = list(saved.labels) + unseen
+    labels = known + unseen
     cm = confusion_matrix(true, pred, labels)
     correct = int(np.trace(cm))
     acc = correct / len(true)
