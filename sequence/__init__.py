@@ -3,8 +3,8 @@ marginal polytope.
 
 * :class:`SequenceTagger` -- the linear-chain max-margin tagger (Bregman or Euclidean dual
   extragradient, or the averaged perceptron), with :func:`load_tagger` for its model files;
-* :func:`read_conll` and :func:`write_conll` -- CoNLL column files, CoNLL-U and GermEval
-  2014, with clear errors;
+* :func:`read_conll` and :func:`write_conll` -- CoNLL column files, CoNLL-U, GermEval
+  2014, Universal NER and the layouts of :mod:`sequence.layouts`, with clear errors;
 * :func:`chunks`, :func:`token_accuracy` (and :func:`sequence.evaluate.evaluate`) -- chunk
   F1 with the ``conlleval`` rules (IOB, IOBES, BILOU) and token accuracy;
 * :func:`token_features` -- the feature templates train and predict share.

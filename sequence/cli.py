@@ -4,7 +4,8 @@ Registered in the ``structpred.commands`` entry-point group (pyproject.toml).  I
 token per line, white-space separated columns (the word first, then optional feature
 columns such as the POS tag, the label last), a blank line between sentences; ``.gz``
 is fine, and ``predict`` reads standard input with ``-i -``.  CoNLL-U, GermEval 2014,
-WikiNER, slash-tagged text and JSON lines are read too (:func:`sequence.data.read_conll`).
+Universal NER, WikiNER, slash-tagged and word_TAG text and JSON lines are read too
+(:func:`sequence.data.read_conll`), and ``predict`` writes each back in its layout.
 """
 
 from __future__ import annotations
@@ -54,9 +55,12 @@ def _positive_or_inf(text):
 
 PREDICT_HELP = ("Label the sentences of a column file; the output repeats the input columns "
                 "and adds the predicted label. A label column in the input (one column more "
-                "than the model was trained with) is dropped. A CoNLL-U (or GermEval 2014) "
-                "file is written back as such, its UPOS (outer named entity) column the "
-                "predicted label. Example:\n"
+                "than the model was trained with) is dropped. Other layouts are written back "
+                "in their own, the predicted label where the input's was (or added): CoNLL-U "
+                "(its UPOS column), GermEval 2014 (its outer named entity), Universal NER, "
+                "WikiNER (word|POS|TAG), slash-tagged (word/TAG) and word_TAG text, JSON lines "
+                "(the label field, else one added: 'tags', or 'ner_tags' after HuggingFace's "
+                "pos_tags and chunk_tags). Example:\n"
                 "  structpred tag predict -m model.npz -i test.txt -o tagged.txt")
 
 
@@ -84,8 +88,8 @@ def add_parser(subparsers, name):
                     "Example:\n  structpred tag train --data train.txt.gz -o model.npz")
     tr.add_argument("--data", required=True, metavar="FILE",
                     help="labelled training sentences (columns: word [features...] label; or "
-                         "CoNLL-U, tagged with UPOS; or GermEval 2014, its outer entities; or "
-                         "WikiNER word|POS|TAG, slash-tagged word/TAG, HuggingFace JSON lines)")
+                         "CoNLL-U, tagged with UPOS; GermEval 2014, its outer entities; Universal "
+                         "NER; WikiNER word|POS|TAG; word/TAG or word_TAG; HuggingFace JSON lines)")
     tr.add_argument("-o", "--output", required=True, metavar="NPZ", help="model file to write")
     _add_label_names(tr)
     tr.add_argument("--valid-data", metavar="FILE", help="labelled validation sentences")
@@ -124,6 +128,8 @@ def add_parser(subparsers, name):
                     help="sentences to label ('-': standard input)")
     pr.add_argument("-o", "--output", default="-", metavar="FILE",
                     help="where to write ('-': standard output)")
+    _add_label_names(pr, "JSON lines: write the predicted labels as their integer ids in "
+                         "these names (one a line in the order of the ids, or a JSON list)")
     _add_quiet(pr)
     pr.set_defaults(handler=tag_predict)
 
@@ -141,10 +147,10 @@ def add_parser(subparsers, name):
     return top
 
 
-def _add_label_names(parser):
-    parser.add_argument("--label-names", metavar="FILE",
-                        help="the names of integer tag ids in JSON lines (HuggingFace datasets), "
-                             "one a line in the order of the ids, or a JSON list")
+def _add_label_names(parser, text="the names of integer tag ids in JSON lines (HuggingFace "
+                                   "datasets), one a line in the order of the ids, or a JSON "
+                                   "list"):
+    parser.add_argument("--label-names", metavar="FILE", help=text)
 
 
 def _label_names(args):
@@ -362,17 +368,20 @@ def tag_predict(args):
 
     from structpred.io import read_lines
 
-    from .data import read_conll, tabbed_format, write_conll, write_tabbed
+    from .data import read_conll
 
-    check_output(args.output, "-o", inputs=[("-i", args.input), ("-m", args.model)],
-                 kind="text")
+    check_output(args.output, "-o", inputs=[("-i", args.input), ("-m", args.model),
+                                            ("--label-names", args.label_names)], kind="text")
     tagger = _load(args.model)
+    names = _label_names(args)
     lines = list(read_lines(args.input))   # standard input is read once
-    X, _ = read_conll(args.input, labelled=False, _lines=lines)
-    tabbed = tabbed_format(lines)   # CoNLL-U or GermEval 2014: written back as such
-    conllu = (tabbed or "").startswith("CoNLL-U")
+    read = read_conll(args.input, labelled=False, _lines=lines, label_names=names)
+    X, layout = read[0], read.layout   # written back in the layout it was read in
+    tabbed = layout.kind not in INLINE + ("columns",)   # CoNLL-U, GermEval 2014, UNER
+    conllu = layout.kind.startswith("CoNLL-U")
     n_cols = len(X[0][0])
-    if n_cols == tagger.n_columns_ + 1 and not tabbed:
+    dropped = n_cols == tagger.n_columns_ + 1 and not tabbed   # the input's label column
+    if dropped:
         _refuse_index_column(args.input, X)
         X = [[tok[:-1] for tok in s] for s in X]
     elif n_cols != tagger.n_columns_:
@@ -383,13 +392,55 @@ def tag_predict(args):
                         f"{tagger.n_columns_} (+ the label)")
     _check_feature_column(args.input, tagger, X)
     pred = tagger.predict(X)
+    _check_id_labels(args.input, layout, lines, (dropped, names), tagger.classes_)
     with open_output(args.output) as fh:
-        if tabbed:   # CoNLL-U in, CoNLL-U out: the UPOS (GermEval: outer NE) column
-            write_tabbed(fh, lines, pred, tabbed)
-        else:
-            write_conll(fh, X, pred)
+        _write_predictions(fh, (lines, layout, X), pred, dropped, names)
     _log(args, f"labelled {counted(len(X), 'sentence')}")
     return 0
+
+
+#: the layouts of :mod:`sequence.layouts`, written back by :func:`sequence.layouts.write_inline`
+INLINE = ("JSON lines", "WikiNER", "slash", "word_TAG")
+
+
+def _write_predictions(fh, read, pred, dropped, names):
+    """Write the predicted labels ``pred`` of the input ``read`` (its lines, its layout and
+    its sentences) in the layout it was read in: a column file (and slash or word_TAG
+    text without a tag to replace, whose ``word/POS/TAG`` would not read back) as columns,
+    CoNLL-U, GermEval 2014 and Universal NER with their label column set, the layouts of
+    :mod:`sequence.layouts` with the tag of each token replaced (``dropped``) or added."""
+    from .data import write_conll, write_tabbed
+    from .layouts import write_inline
+
+    lines, layout, X = read
+    if layout.kind == "columns" or layout.sep in ("/", "_") and not dropped:
+        write_conll(fh, X, pred)
+    elif layout.kind in INLINE:
+        write_inline(fh, lines, layout, pred, dropped, names)
+    else:
+        write_tabbed(fh, lines, pred, layout.kind)
+
+
+def _check_id_labels(path, layout, lines, how, classes):
+    """Refuse ``--label-names`` that do not name every label of the model; warn when the
+    label field of JSON lines held integer ids and no names are given to write them so
+    (the names are written)."""
+    dropped, names = how
+    if names is not None:
+        missing = sorted(set(classes) - set(names))
+        if missing:
+            raise UserError(f"{path}: --label-names does not name every label of "
+                            f"the model ({_some(missing, 3)} have no id), so they cannot be "
+                            "written as ids")
+        return
+    if layout.kind != "JSON lines" or not dropped:
+        return
+    first = json.loads(next(line for _, line in lines if line.strip()))
+    values = first.get(layout.fields[1][-1]) or []
+    if any(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        warnings.warn(f"{path}: the '{layout.fields[1][-1]}' are integer ids; the predicted "
+                      "labels are written as names in their place (give --label-names FILE, "
+                      "the names of the ids, to write ids)")
 
 
 def _refuse_index_column(path, X):

@@ -4,8 +4,9 @@ input are fine).  Universal Dependencies' CoNLL-U files (and CoNLL-X ones) are r
 by their ten tab-separated columns: their word form is the token and their UPOS column
 the label (CoNLL-U Plus files by the column names of their ``# global.columns`` line);
 GermEval 2014 files (``index token outer-NE inner-NE``) by four tab-separated
-columns numbered from 1: their word is the token and the outer named entity the label
-(:func:`read_conll`).  ``-DOCSTART-`` lines (CoNLL-2002/2003) end a sentence.  WikiNER
+columns numbered from 1: their word is the token and the outer named entity the label;
+Universal NER files (``index token tag - -``) by five tab-separated columns numbering the
+tokens of each sentence, the third a chunk tag (:func:`read_conll`).  ``-DOCSTART-`` lines (CoNLL-2002/2003) end a sentence.  WikiNER
 (``word|POS|TAG``), slash-tagged text (``The/at``) and HuggingFace JSON lines are read, and
 OntoNotes ``*_conll`` files refused, by :mod:`sequence.layouts`.
 
@@ -24,7 +25,7 @@ from structpred.io import FormatError, read_lines
 from structpred.io import check_visible_tokens, counted, split_tokens
 
 from .evaluate import is_iob, label_kind_error
-from .layouts import bracket_label_error, inline_layout, read_inline
+from .layouts import Layout, bracket_label_error, inline_layout, read_inline
 
 __all__ = ["read_conll", "write_conll", "write_tabbed", "deterministic_split",
            "is_conllu_line", "tabbed_format", "CONLLU_LABELS"]
@@ -81,7 +82,23 @@ class _Sentences:
 _TABBED = {
     "CoNLL-U": (10, CONLLU_LABELS, "an ID such as 3"),
     "GermEval 2014": (4, {"outer": 2}, "the token's index in its sentence"),
+    "Universal NER": (5, {"ner": 2}, "the token's index in its sentence"),
 }
+
+#: the label column of the tabbed formats other than CoNLL-U's (whose label is chosen)
+_TABBED_LABEL = {"GermEval 2014": "outer", "Universal NER": "ner"}
+
+
+class ReadResult(tuple):
+    """``(sentences, labels)`` as :func:`read_conll` returns them, with the
+    :class:`~sequence.layouts.Layout` the file was read in as ``layout`` (its ``kind``:
+    ``"columns"``, a tab-separated format such as ``"CoNLL-U"``, or a layout of
+    :mod:`sequence.layouts`), for writing predictions back in it."""
+
+    def __new__(cls, sentences, labels, layout):
+        self = super().__new__(cls, (sentences, labels))
+        self.layout = layout
+        return self
 
 #: the comment that names the columns of a CoNLL-U Plus file (PARSEME's ``.cupt``), line 1
 _PLUS = "# global.columns ="
@@ -134,7 +151,7 @@ def _read_tabbed(lines, name, labelled, fmt, label):
         if line.startswith("#"):
             continue
         fields = line.rstrip("\r\n").split("\t")
-        if fmt != "GermEval 2014":
+        if fmt not in _TABBED_LABEL:   # CoNLL-U's IDs; the others number the tokens
             ok = _CONLLU_ID.match(fields[0]) is not None
         else:
             ok = fields[0] == str(len(out.tokens) + 1)
@@ -171,7 +188,11 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, labe
     multiword tokens and empty nodes are skipped.  A file whose first sentence begins
     with four tab-separated columns numbered from 1 is read as GermEval 2014 (``index
     token outer-NE inner-NE``, ``#`` comment lines): its tokens are the words, its labels
-    the outer named entities (the inner ones are not read).  In any other file, a line
+    the outer named entities (the inner ones are not read).  A file whose sentences are
+    lines of five tab-separated columns, the first numbering the tokens from 1 and the
+    third ``O`` or chunk tags, is read as Universal NER (``index token tag - -``, ``#``
+    comment lines; https://www.universalner.org): its tokens are the words, its labels the
+    tags.  In any other file, a line
     whose first column is ``-DOCSTART-`` (CoNLL-2002/2003) ends a sentence and is no
     token.  A file of WikiNER lines (``word|POS|TAG`` tokens), of slash-tagged text
     (``The/at jury/nn``; Penn ``.pos`` files) or of JSON lines (HuggingFace ``datasets``)
@@ -186,8 +207,8 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, labe
     n_columns : int, optional
         Columns each line must have (for example those of the training data,
         when reading test data for a model), the label's included: at least 2 when
-        ``labelled``.  By default the first line fixes it.  A CoNLL-U or GermEval file
-        counts as two (the word form and the label).
+        ``labelled``.  By default the first line fixes it.  A CoNLL-U, GermEval or
+        Universal NER file counts as two (the word form and the label).
     conllu_label : {"upos", "xpos"}
         The label of a CoNLL-U file: the universal part-of-speech tag or the
         treebank's own.
@@ -195,6 +216,13 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, labe
         The names of the integer tag ids of a JSON lines file, in the order of the ids
         (HuggingFace's ``features["ner_tags"].feature.names``); without them such ids are
         refused.  Only JSON lines take them.
+
+    Returns
+    -------
+    ReadResult
+        ``(sentences, labels)`` (``labels`` ``None`` when not ``labelled``), a tuple whose
+        ``layout`` is the :class:`~sequence.layouts.Layout` the file was read in, as
+        ``tag predict`` writes its output.
 
     Raises
     ------
@@ -221,22 +249,22 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, labe
             raise FormatError(name, None, f"a {fmt} file (the word form and its label), "
                               f"but {n_columns} columns are expected (the model was "
                               "trained on a file with feature columns)")
-        return _read_tabbed(lines, name, labelled, fmt,
-                            conllu_label if fmt.startswith("CoNLL-U") else "outer")
+        return ReadResult(*_read_tabbed(lines, name, labelled, fmt,
+                                        _TABBED_LABEL.get(fmt, conllu_label)), Layout(fmt))
     layout = inline_layout(lines, name)   # WikiNER, word/TAG, JSON lines (sequence.layouts)
     out = _Sentences(labelled)
     if layout is not None:
-        last = read_inline(lines, name, labelled, layout, out.add, out.end, label_names)
+        last, layout = read_inline(lines, name, labelled, layout, out.add, out.end, label_names)
         result = out.result(name, last)
         width = len(result[0][0][0]) + labelled
         if n_columns is not None and width != n_columns:
             raise FormatError(name, None, f"expected {n_columns} columns, found {width} (a "
                               f"{layout[0]} file, read as tokens of {width} parts)")
-        return result
+        return ReadResult(*result, layout)
     if label_names is not None:
         raise FormatError(name, None, "label names are given for the integer tag ids of JSON "
                           "lines, but this is a column file, whose labels are written out")
-    return _read_columns(lines, name, labelled, n_columns, out)
+    return ReadResult(*_read_columns(lines, name, labelled, n_columns, out), Layout("columns"))
 
 
 def _check_label_names(names):
@@ -402,9 +430,10 @@ def _spaced_field(lines):
 
 
 def tabbed_format(lines):
-    """``"CoNLL-U"``, ``"CoNLL-U Plus"``, ``"GermEval 2014"`` or ``None``: the format
-    :func:`read_conll` reads ``lines`` (``(number, text)`` pairs) in, told by their first
-    line (CoNLL-U Plus: ``# global.columns = ...``) or first word line."""
+    """``"CoNLL-U"``, ``"CoNLL-U Plus"``, ``"GermEval 2014"``, ``"Universal NER"`` or
+    ``None``: the format :func:`read_conll` reads ``lines`` (``(number, text)`` pairs) in,
+    told by their first line (CoNLL-U Plus: ``# global.columns = ...``), first word line
+    or (Universal NER, :func:`_is_uner`) first sentences."""
     if next((line for _, line in lines if line.strip()), "").startswith(_PLUS):
         return "CoNLL-U Plus"
     words = [k for k, (_, line) in enumerate(lines) if line.strip()
@@ -418,17 +447,46 @@ def tabbed_format(lines):
     if _is_germeval_start(lines[k - 1][1] if k else None, first,
                           lines[k + 1][1] if k + 1 < len(lines) else None):
         return "GermEval 2014"
+    if _is_uner(lines[k:]):
+        return "Universal NER"
     return None
 
 
+def _is_uner(lines):
+    """Whether ``lines`` (from the first word line on) are those of a Universal NER file
+    (``index token tag - -``, https://www.universalner.org): five tab-separated columns,
+    the first numbering the tokens of each sentence from 1, the third ``O`` or chunk tags
+    (``B-PER``), ``#`` comment lines between; told by the first 50 word lines, or by the
+    sentences before the first that does not fit (which :func:`_read_tabbed` names)."""
+    position, tags, whole, seen = 0, set(), False, 0
+    for _, line in lines:
+        if not line.strip():
+            whole, position = whole or position > 0, 0
+            continue
+        if line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        position, seen = position + 1, seen + 1
+        if seen > 50:
+            whole = True
+            break
+        if (len(fields) != 5 or fields[0] != str(position) or not fields[1].strip()
+                or not fields[2].strip()):
+            break
+        tags.add(fields[2].strip())
+    else:
+        whole = whole or position > 0
+    return whole and (tags == {"O"} or is_iob(tags))
+
+
 def write_tabbed(fh, lines, labels, fmt):
-    """Write the lines of a CoNLL-U or GermEval 2014 file (``fmt``; ``(number, text)``
-    pairs, as read) back with the label column of each word line (CoNLL-U's UPOS,
-    GermEval's outer named entity) set to its predicted label, in order; comments,
+    """Write the lines of a CoNLL-U, GermEval 2014 or Universal NER file (``fmt``;
+    ``(number, text)`` pairs, as read) back with the label column of each word line
+    (CoNLL-U's UPOS, GermEval's outer named entity, Universal NER's tag) set to its predicted label, in order; comments,
     multiword tokens, empty nodes and the other columns as they were (such a file was
     tagged as its words and labels alone, the rest lost)."""
     n_fields, columns, _, _ = _tabbed_spec(fmt, lines, "<output>")
-    column = columns["upos" if fmt.startswith("CoNLL-U") else "outer"]
+    column = columns[_TABBED_LABEL.get(fmt, "upos")]
     flat = iter([t for s in labels for t in s])
     for _, line in lines:
         fields = line.rstrip("\r\n").split("\t")

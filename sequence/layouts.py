@@ -9,6 +9,11 @@ them through :func:`inline_layout` and :func:`read_inline`), and the layouts it 
   ``\\/`` (``\\/`` in the word is read as ``/``); one sentence per line, or, in a Penn
   ``.pos`` file (``[``/``]`` chunk brackets, ``=====`` separator lines), per block of lines
   between blank lines, the brackets skipped.
+* **word_TAG text** (the Brown/LOB/ICE tagged-text convention, the Stanford tagger's
+  output ``The_DT dog_NN``): each token split at its last ``_``, read when every token
+  has one followed by a tag-shaped part (upper case, digits, punctuation); refused when
+  a tag is a chunk tag written with ``_`` (``Lotte_B_PER``) or, in lines of other
+  lengths, the parts are not tags (``the_at``), each with a conversion to give.
 * **JSON lines** as HuggingFace ``datasets`` export them: one object per line, the tokens in
   ``"tokens"`` (or ``"words"``), the label in the one other field holding a value per
   token, or, of ``pos_tags``, ``chunk_tags`` and ``ner_tags`` (CoNLL-2000/2003), the last
@@ -18,16 +23,20 @@ them through :func:`inline_layout` and :func:`read_inline`), and the layouts it 
   chunk F1 and the model's labels need the names.
 * Refused: OntoNotes / CoNLL-2012 ``*_conll`` files (``#begin document``), whose named
   entities are spans in bracket notation (``(PERSON*``, ``*``, ``*)``), and JSON arrays.
+
+:func:`write_inline` writes predicted labels back in the layout a file was read in.
 """
 
 from __future__ import annotations
 
+import collections
 import json
 import re
 
 from structpred.io import FormatError, check_visible_tokens, split_tokens
 
-__all__ = ["inline_layout", "read_inline", "bracket_label_error", "JSON_TAG_FIELDS"]
+__all__ = ["inline_layout", "read_inline", "write_inline", "bracket_label_error", "Layout",
+           "JSON_TAG_FIELDS"]
 
 #: HuggingFace's tag fields in the column order of the CoNLL files they come from (word POS
 #: chunk NER): the last one present is the label, the others are feature columns
@@ -35,6 +44,13 @@ JSON_TAG_FIELDS = ("pos_tags", "chunk_tags", "ner_tags")
 
 #: the fields that hold the tokens of a JSON lines file
 JSON_TOKEN_FIELDS = ("tokens", "words")
+
+#: the layout a file was read in: ``kind`` (``"JSON lines"``, ``"WikiNER"``, ``"slash"``,
+#: ``"word_TAG"``, a tab-separated format such as ``"CoNLL-U"``, or ``"columns"``), the
+#: separator of a token's parts (``|``, ``/``, ``_``), ``how`` (WikiNER: the parts of a token;
+#: slash: whether sentences are blocks of lines, as in Penn ``.pos`` files) and ``fields``
+#: (JSON lines: the token field and the tag fields, as the first object told them)
+Layout = collections.namedtuple("Layout", "kind sep how fields", defaults=(None, None, None))
 
 #: lines looked at to tell the layout
 _SAMPLE = 50
@@ -68,10 +84,11 @@ def _bracket(field):
 
 
 def inline_layout(lines, name):
-    """The layout of ``lines`` (``(number, text)`` pairs) when it is one of this module's:
-    ``("JSON lines", None, None)``, ``("WikiNER", "|", parts)`` or ``("slash", "/",
-    blocks)`` (``blocks``: sentences are blocks of lines, as in Penn ``.pos`` files, not
-    lines); ``None`` for a column file.  An OntoNotes file or a JSON array is refused."""
+    """The :class:`Layout` of ``lines`` (``(number, text)`` pairs) when it is one of this
+    module's: JSON lines, WikiNER (``"|"``, the parts of a token), slash-tagged text
+    (``"/"``, whether sentences are blocks of lines, as in Penn ``.pos`` files) or
+    ``word_TAG`` text (``"_"``); ``None`` for a column file.  An OntoNotes file, a JSON
+    array and ``word_TAG`` text whose split is not told are refused."""
     for lineno, line in lines:
         if line.startswith(("#begin document", "#end document")):
             raise FormatError(name, lineno, ONTONOTES)
@@ -85,7 +102,7 @@ def inline_layout(lines, name):
                               "per line, as HuggingFace's Dataset.to_json writes them): "
                               "convert it, e.g. jq -c '.[]' FILE")
         if not sample and _JSON_OBJECT.match(line):
-            return "JSON lines", None, None
+            return Layout("JSON lines")
         sample.append((lineno, line))
         if len(sample) == _SAMPLE:
             break
@@ -96,20 +113,54 @@ def inline_layout(lines, name):
     flat = [t for f in fields for t in f]
     if all("|" in t for t in flat):
         counts = [t.count("|") for t in flat]   # the most common ('|' in a word: more)
-        return "WikiNER", "|", max(sorted(set(counts)), key=counts.count) + 1
+        return Layout("WikiNER", "|", max(sorted(set(counts)), key=counts.count) + 1)
     penn = [f for f in fields if not (len(f) == 1 and _PENN_SEPARATOR.match(f[0]))]
     tokens = [t for f in penn for t in f if not _bracket(t)]
     if tokens and all(map(_is_slash_token, tokens)):
         blocks = len(penn) < len(fields) or len(tokens) < sum(map(len, penn))
-        return "slash", "/", blocks
+        return Layout("slash", "/", blocks)
+    if all(map(_is_underscore_token, flat)):
+        return _underscore_layout(flat, name, sample[0][0])
     if len({len(f) for f in fields}) > 1 and all(0 < t.rfind("_") < len(t) - 1 for t in flat):
-        # word_TAG (the Stanford tagger's output): tags hold '_' too (B_PER), so the split
-        # is not told; lines of one length may be a column file of such fields
+        # word_tag with a tag not written as tags are (lower case: 'the_at'): where the word
+        # ends is not told; lines of one length may be a column file of such fields
         raise FormatError(name, sample[0][0], "every token is written word_TAG, a sentence "
-                          "per line (the Stanford tagger's output?): where a word ends and its "
-                          "tag begins is not told ('_' is in words and tags alike); write one "
-                          "'word tag' line per token, a blank line after each sentence")
+                          "per line, but not every part after the last '_' is a tag (upper "
+                          "case, digits, punctuation): where a word ends and its tag begins is "
+                          f"not told; write one 'word tag' line per token: {_TO_COLUMNS}")
     return None
+
+
+#: a tag after the last ``_`` of a ``word_TAG`` token (the Brown/LOB/ICE and Stanford
+#: tagger convention: ``The_DT``, ``._.``, ``PRP$``, ``-LRB-``): upper case, digits and
+#: punctuation, not digits alone (``year_2000``)
+_TAG_SHAPE = re.compile(r"^(?!\d+$)[A-Z0-9$&+*'\"`.,:;!?()\[\]{}#%/=<>@^~-]+$")
+
+#: a ``word_TAG`` token whose tag is a chunk tag written with ``_`` (``Lotte_B_PER``)
+_CHUNK_UNDERSCORE = re.compile(r"._[BIESLUM]_[A-Z]+$")
+
+#: the shell line that writes a word_TAG file as columns (split at each token's last '_')
+_TO_COLUMNS = ("awk '{for (i = 1; i <= NF; i++) {j = match($i, /_[^_]*$/); "
+               "print substr($i, 1, j - 1), substr($i, j + 1)} print \"\"}' FILE")
+
+
+def _is_underscore_token(field):
+    i = field.rfind("_")
+    return 0 < i < len(field) - 1 and _TAG_SHAPE.match(field[i + 1:]) is not None
+
+
+def _underscore_layout(tokens, name, lineno):
+    """The ``word_TAG`` layout of a sample of ``tokens`` (each ``_`` and a tag-shaped
+    suffix), or a refusal when some tag is a chunk tag written with ``_`` (``B_PER``:
+    split at the last ``_``, ``Lotte_B`` was the word and ``PER`` the tag)."""
+    chunk = next((t for t in tokens if _CHUNK_UNDERSCORE.search(t)), None)
+    if chunk is not None:
+        raise FormatError(name, lineno, f"every token is written word_TAG, a sentence per line, "
+                          f"and {chunk[:40]!r} writes a chunk tag with '_' (B_PER): split at "
+                          "the last '_', the chunk prefix would be read as part of the word; "
+                          "write the tags with '-', e.g. sed -E "
+                          "'s/_([BIESLUM])_([A-Z]+)( |$)/_\\1-\\2\\3/g' FILE")
+    return Layout("word_TAG", "_", False)
 
 
 def _next_starts_object(lines, lineno):
@@ -120,11 +171,13 @@ def _next_starts_object(lines, lineno):
 
 def read_inline(lines, name, labelled, layout, add, end, label_names=None):
     """Read ``lines`` of ``layout`` (:func:`inline_layout`): ``add(token, tag, lineno)`` for
-    each token, ``end()`` after each sentence; the number of the last line is returned.
-    ``label_names``: the names of integer tag ids of JSON lines, in the order of the ids."""
-    kind, _, how = layout
+    each token, ``end()`` after each sentence.  ``label_names``: the names of integer tag
+    ids of JSON lines, in the order of the ids.  Returns the number of the last line and
+    the layout (of JSON lines with the ``fields`` its first object told)."""
+    kind, sep, how, _ = layout
     if kind == "JSON lines":
-        return _read_json_lines(lines, name, labelled, (add, end), label_names)
+        last, fields = _read_json_lines(lines, name, labelled, (add, end), label_names)
+        return last, layout._replace(fields=fields)
     if label_names is not None:
         raise FormatError(name, None, f"label names are given for the integer tag ids of JSON "
                           f"lines, but this is a {kind} file, whose labels are written out")
@@ -144,11 +197,11 @@ def read_inline(lines, name, labelled, layout, add, end, label_names=None):
         for field in fields:
             if kind == "slash" and _bracket(field):
                 continue
-            parts = _parts(field, kind, how)
+            parts = _parts(field, sep, how)
             if parts is None:
                 shape = "word|POS|TAG" if how == 3 else "|".join(["x"] * how)
-                expected = (f"word/TAG (a slash-tagged file, told by line {first})"
-                            if kind == "slash" else
+                expected = (f"word{sep}TAG (a {kind} file, told by line {first})"
+                            if kind != "WikiNER" else
                             f"{how} parts separated by '|' ({shape}: a WikiNER file, "
                             f"told by line {first})")
                 raise FormatError(name, lineno, f"the token {field[:40]!r} is not {expected}")
@@ -159,16 +212,26 @@ def read_inline(lines, name, labelled, layout, add, end, label_names=None):
         if not (kind == "slash" and how):
             end()   # one sentence per line
     end()
-    return last
+    return last, layout
 
 
-def _parts(field, kind, how):
-    """The columns of one token written ``word|POS|TAG`` or ``word/TAG``, or ``None``."""
-    if kind == "slash":
-        i = _slash(field)
-        if not 0 < i < len(field) - 1:
+def _tag_at(field, sep):
+    """Where the tag of a ``word/TAG`` or ``word_TAG`` token begins (after its last ``/`` not
+    escaped as ``\\/``, its last ``_``), or -1 when the token is not written so."""
+    i = _slash(field) if sep == "/" else field.rfind("_")
+    if sep == "_" and not _is_underscore_token(field):
+        return -1
+    return i + 1 if 0 < i < len(field) - 1 else -1
+
+
+def _parts(field, sep, how):
+    """The columns of one token written ``word|POS|TAG``, ``word/TAG`` or ``word_TAG``, or
+    ``None``."""
+    if sep in ("/", "_"):
+        i = _tag_at(field, sep)
+        if i < 0:
             return None
-        return [field[:i].replace("\\/", "/"), field[i + 1:]]
+        return [field[:i - 1].replace("\\/", "/") if sep == "/" else field[:i - 1], field[i:]]
     parts = field.rsplit("|", how - 1)
     return parts if len(parts) == how and all(parts) else None
 
@@ -220,7 +283,7 @@ def _read_json_lines(lines, name, labelled, calls, label_names):
                                   f"field besides '{key}' holds a value per token (the tags)")
         _json_sentence(obj, (key, tags, label_names), (name, lineno, first), labelled, calls[0])
         calls[1]()
-    return last
+    return last, (key, tags)
 
 
 def _json_sentence(obj, fields, where, labelled, add):
@@ -280,6 +343,69 @@ def _named(values, names, field, where):
         raise FormatError(name, lineno, f"the tag id {bad} of '{field}' has no name: "
                           f"{len(names)} label names are given (ids 0 to {len(names) - 1})")
     return [names[v] if isinstance(v, int) else v for v in values]
+
+
+def write_inline(fh, lines, layout, labels, replace, label_names=None):
+    """Write ``lines`` (``(number, text)`` pairs, as :func:`read_inline` read them in
+    ``layout``) back with the (predicted) ``labels`` of their tokens, in order: the tag of
+    each ``word|POS|TAG``, ``word/TAG`` or ``word_TAG`` token replaced (``replace``; else a
+    ``|TAG`` added), the tags of a JSON lines object set in its label field (else added as
+    a field, :func:`added_tag_field`); everything else as it was.  ``label_names``: write
+    the labels of JSON lines as their ids in this list (as the input's were)."""
+    if layout.kind == "JSON lines":
+        _write_json_lines(fh, lines, layout.fields, iter(labels), (replace, label_names))
+        return
+    flat = iter([t for s in labels for t in s])
+    token = re.compile(r"[^ \t]+")
+
+    def tagged(match):
+        field = match.group()
+        if layout.kind == "slash" and _bracket(field):
+            return field
+        if not replace:
+            return field + layout.sep + next(flat)
+        at = (field.rfind("|") + 1) if layout.sep == "|" else _tag_at(field, layout.sep)
+        return field[:at] + next(flat)
+
+    for _, line in lines:
+        fields = line.split()
+        if (not fields or fields[0] == "-DOCSTART-" or layout.kind == "slash"
+                and len(fields) == 1 and _PENN_SEPARATOR.match(fields[0])):
+            fh.write(line + "\n")
+        else:
+            fh.write(token.sub(tagged, line) + "\n")
+
+
+def added_tag_field(obj, tags):
+    """The field that predicted tags are added as to a JSON lines object ``obj`` whose
+    per-token fields ``tags`` hold no label: the next of :data:`JSON_TAG_FIELDS` after its
+    own (``pos_tags`` and ``chunk_tags``: ``ner_tags``), else ``"tags"`` (prefixed with
+    ``predicted_`` while ``obj`` has such a field), read back as the label."""
+    if tags and set(tags) <= set(JSON_TAG_FIELDS) and tags[-1] != JSON_TAG_FIELDS[-1]:
+        return JSON_TAG_FIELDS[-1]
+    name = "tags"
+    while name in obj:
+        name = "predicted_" + name
+    return name
+
+
+def _write_json_lines(fh, lines, fields, labels, how):
+    """:func:`write_inline` of JSON lines: an object with tokens gets the next of
+    ``labels`` in its label field (``how``: whether it has one, and the names of ids)."""
+    key, tags = fields
+    replace, names = how
+    field = None
+    for _, line in lines:
+        obj = json.loads(line) if line.strip() else None
+        tokens = obj.get(key) if obj is not None else None
+        if not tokens or tokens == ["-DOCSTART-"]:
+            fh.write(line + "\n")
+            continue
+        if field is None:
+            field = tags[-1] if replace else added_tag_field(obj, tags)
+        tagged = next(labels)
+        obj[field] = [names.index(t) for t in tagged] if names else list(tagged)
+        fh.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
 
 #: labels of spans in bracket notation (CoNLL-2012's named entities ``(PERSON*``, ``*)``;

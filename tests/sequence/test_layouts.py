@@ -96,7 +96,9 @@ def test_wikiner_trains_evaluates_and_predicts(tmp_path, capsys):
     assert rc == 0 and "12 sentences, 30 tokens" in out and "chunks" in out, err
     rc, out, err = run_cli(["tag", "predict", "-m", str(tmp_path / "m.npz"), "-i", str(path)],
                            capsys)
-    assert rc == 0 and out.splitlines()[:3] == ["Lotte NNP I-PER", "sleeps VBZ O", ""], err
+    # written back as WikiNER, the predicted tag in the tag slot (before: as columns)
+    assert rc == 0 and out.splitlines()[:2] == ["Lotte|NNP|I-PER sleeps|VBZ|O",
+                                                "Paris|NNP|I-LOC is|VBZ|O big|JJ|O"], err
 
 
 # a backslash of the word itself cannot be told from Penn's escape, nor '|' in every token
@@ -263,8 +265,8 @@ def test_chunk_tags_with_the_prefix_last_get_a_warning(tmp_path, capsys, sep):
     text = f"Lotte PER{sep}B\nVermeer PER{sep}I\nsleeps O\n\nParis LOC{sep}B\nis O\n\n" * 6
     rc, out, err = _train(tmp_path, _write(tmp_path, "suffix.txt", text), capsys)
     assert rc == 0 and "accuracy" in out, err
-    assert f"look like chunk tags with the prefix written last" in err
-    assert f"(B-LOC)" in err
+    assert "look like chunk tags with the prefix written last" in err
+    assert "(B-LOC)" in err
 
 
 @pytest.mark.parametrize("labels, words", [
@@ -359,12 +361,15 @@ def test_conllu_plus_files_are_read_by_their_column_names(tmp_path, capsys):
         read_conll(plain)
 
 
-@pytest.mark.parametrize("text", ["The_DT jury_NN said_VBD\nIt_PRP is_VBZ\n",
-                                  "Lotte_B_PER sleeps_O here_O\nEr_O schläft_O\n"])
-def test_underscore_tagged_lines_are_refused(tmp_path, text):
-    # the Stanford tagger's word_TAG: before, "expected 3 columns, found 2", or (lines of one
+@pytest.mark.parametrize("text, words", [
+    ("Lotte_B_PER sleeps_O here_O\nEr_O schläft_O\n", "writes a chunk tag with '_'"),
+    ("The_at jury_nn said_vbd\nIt_pps is_bez\n", "not every part after the last '_' is a tag")])
+def test_underscore_tagged_lines_whose_split_is_not_told_are_refused(tmp_path, text, words):
+    # word_TAG whose tags hold '_' (B_PER: 'Lotte_B' was the word) or are not written as
+    # tags are (lower case): before, "expected 3 columns, found 2", or (lines of one
     # length) a token per line whose last 'word_TAG' was the label
-    with pytest.raises(FormatError, match=r"tagged.txt:1: every token is written word_TAG"):
+    with pytest.raises(FormatError, match=rf"tagged.txt:1: every token is written word_TAG, "
+                                          rf".*{words}.*(sed|awk) "):
         read_conll(_write(tmp_path, "tagged.txt", text))
 
 
