@@ -138,16 +138,19 @@ def _add_segment_inputs(p, masks=True, labels=True):
                         "extension)" if masks else argparse.SUPPRESS)
     g.add_argument("--mask-suffix", type=_mask_suffix, metavar="S",
                    help="the mask of image <name>.<ext> is <name>S.<any image extension> (ISIC: "
-                        "_segmentation, Carvana: _mask); with --manifest, <id>S.*"
+                        "_segmentation, Carvana: _mask); with --manifest, <id>S.*; default for eval -m: "
+                        "the model's, where a mask so named exists"
                    if masks else argparse.SUPPRESS)
     g.add_argument("--ignore-value", type=_ignore_value, metavar="V",
                    help="mask value meaning \"don't care\" (e.g. 128 for a band along object "
                         "boundaries, or 255 in 0/1 masks): left out of the training loss and "
-                        "of the scores" if masks else argparse.SUPPRESS)
+                        "of the scores; default for eval -m: the model's"
+                   if masks else argparse.SUPPRESS)
     g.add_argument("--threshold", type=_ignore_value, metavar="T",
                    help="read masks that are not binary (JPEG masks, antialiased edges of "
                         "saliency sets) as foreground where their value is at least T (e.g. "
-                        "128); binary masks are read as they are" if masks else argparse.SUPPRESS)
+                        "128); binary masks are read as they are; default for eval -m: the model's"
+                   if masks else argparse.SUPPRESS)
     g.add_argument("--points", nargs="+", metavar="FILE",
                    help="point files 'x y z label [...]' (.gz ok)")
     g.add_argument("--foreground-labels", type=_label_ranges, metavar="RANGES",
