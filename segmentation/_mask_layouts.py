@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["not_binary_hint", "check_trimap", "thresholded", "is_binary", "near_miss_hint",
-           "json_hint", "COCO_HINT", "near_grey_jpeg", "JPEG_COLOUR_HINT",
+           "json_hint", "COCO_HINT", "near_grey_jpeg", "jpeg_colour_hint",
            "suggested_threshold"]
 
 #: Oxford-IIIT Pets' trimaps: 1 pet, 2 background, 3 border (unclassified)
@@ -77,8 +77,12 @@ def not_binary_hint(path, mode, a, values, ignore_value, ignore, soft_hint, max_
 #: most difference between the colour channels of a grey mask saved as colour JPEG
 _JPEG_CHROMA = 24
 
-JPEG_COLOUR_HINT = (" (a grey mask saved as colour JPEG, its channels apart by compression "
-                    "only? give --threshold 128 to read their mean from 128 up as foreground)")
+def jpeg_colour_hint(grey):
+    """The hint of a grey mask saved as colour JPEG, whose channels' mean is ``grey``: the
+    threshold its values call for (:func:`suggested_threshold`; 128 for a 0/255 mask)."""
+    cut = suggested_threshold(grey)[1]
+    return (" (a grey mask saved as colour JPEG, its channels apart by compression only? "
+            f"give --threshold {cut} to read their mean from {cut} up as foreground)")
 
 
 def near_grey_jpeg(path, a):
@@ -113,8 +117,8 @@ _LOW_RANGE = 128
 def suggested_threshold(a, ignore=None):
     """``(level, cut)`` for a mask of values near 0 and near one other level (a 0/1 or
     0/255 mask after JPEG compression): ``level`` is the most common value other than 0
-    (the largest value for masks reaching :data:`_LOW_RANGE`, whose foreground is 255 or
-    65535), ``cut`` the threshold halfway to it, at least 1."""
+    (for masks reaching :data:`_LOW_RANGE`, 255 or 65535: their foreground), ``cut`` the
+    smallest value above half of it (128 for 255, 1 for 1, 2 for 2 and 3)."""
     vals = a if ignore is None else a[~ignore]
     top = int(vals.max()) if vals.size else 0
     if top >= _LOW_RANGE:
@@ -122,7 +126,7 @@ def suggested_threshold(a, ignore=None):
     else:
         nonzero = vals[vals > 0].astype(np.int64)
         level = int(np.bincount(nonzero).argmax()) if nonzero.size else 1
-    return level, max(1, (level + 1) // 2)
+    return level, level // 2 + 1
 
 
 def thresholded(path, a, values, threshold):

@@ -569,6 +569,9 @@ IMAGE_ONLY = ("n_segments", "no_colour_model", "ignore_value", "threshold", "ima
               "mask_dir", "mask_suffix", "split", "masks", "valid_split", "valid_images",
               "valid_masks", "valid_manifest", "side_by_side")
 POINTS_ONLY = ("voxel", "k_graph", "valid_points")
+#: the options of reading masks (refused by predict, which reads none)
+MASK_OPTIONS = ("foreground_labels", "ignore_value", "threshold", "mask_suffix", "masks",
+                "mask_dir")
 
 
 def _refuse_other_kind(args, kind):
@@ -622,9 +625,8 @@ def _guarded(outs, func):
 @with_cluster
 def segment_predict(args):
     """``structpred segment predict``."""
-    refuse_options(args, ["foreground_labels", "ignore_value", "threshold", "mask_suffix",
-                          "masks", "mask_dir"],
-                   "is for reading masks (train, eval), and predict reads none")
+    refuse_options(args, MASK_OPTIONS, "is for reading masks (train, eval), and predict "
+                   "reads none")
     model = _load_model(args.model)
     kind, inputs = _inputs_for(args, model, need_masks=False)
     if kind == "points" and args.side_by_side:

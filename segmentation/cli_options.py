@@ -131,7 +131,8 @@ def _add_segment_inputs(p, masks=True, labels=True):
                         "annotations/trainval.txt)")
     g.add_argument("--split", metavar="NAME", help="use only the manifest rows of this split")
     g.add_argument("--image-dir", metavar="DIR", help="override the manifest's image folder")
-    g.add_argument("--mask-dir", metavar="DIR", help="override the manifest's mask folder")
+    g.add_argument("--mask-dir", metavar="DIR", help="override the manifest's mask folder"
+                   if masks else argparse.SUPPRESS)
     g.add_argument("--images", nargs="+", metavar="PATH", help="image files or folders")
     g.add_argument("--masks", metavar="DIR",
                    help="folder of binary masks (0/255 or 0/1) named like the images (any image "

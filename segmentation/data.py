@@ -28,7 +28,7 @@ import numpy as np
 from structpred import FormatError, read_lines, split_comma_items
 from structpred.io import binary_kind, counted, missing_reason, odd_entry_reason
 
-from segmentation._mask_layouts import (COCO_HINT, JPEG_COLOUR_HINT, check_trimap, is_binary,
+from segmentation._mask_layouts import (COCO_HINT, check_trimap, jpeg_colour_hint, is_binary,
                                         json_hint, near_grey_jpeg, near_miss_hint,
                                         not_binary_hint, thresholded)
 
@@ -310,7 +310,8 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None, thr
             a = grey[..., None]
         elif not np.all(a[..., :3] == a[..., :1]):
             raise FormatError(path, None, "mask is a colour image; expected a binary grey mask"
-                              + (JPEG_COLOUR_HINT if grey is not None else _voc_colour_hint(a)))
+                              + (jpeg_colour_hint(grey) if grey is not None
+                                 else _voc_colour_hint(a)))
         a = a[..., 0]
     if a.ndim != 2 or a.size == 0:
         raise FormatError(path, None, f"mask has no pixels (shape {a.shape})")

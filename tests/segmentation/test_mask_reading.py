@@ -170,7 +170,7 @@ def test_the_threshold_hinted_for_a_jpeg_mask_reads_it(tmp_path, level, quality,
         read = load_mask(tmp_path / "m.jpg", threshold=cut)
         best = min((((a >= t) != m).mean() for t in range(1, int(a.max()) + 1)))
         assert (read != m).mean() <= best + 0.02
-    assert (read != m).mean() <= 0.1
+    assert (read != m).mean() <= 0.25   # JPEG blurs a 0/1 mask of 12 pixels across
 
 
 def test_a_threshold_beyond_a_01_jpeg_mask_names_the_one_that_reads_it(tmp_path):
@@ -182,3 +182,21 @@ def test_a_threshold_beyond_a_01_jpeg_mask_names_the_one_that_reads_it(tmp_path)
                                           r"0/1 mask\? give --threshold 1$"):
         load_mask(tmp_path / "m.jpg", threshold=128)
     assert _hinted(tmp_path / "m.jpg")[0] == 1
+
+
+@given(level=st.sampled_from([1, 2, 3, 255]), noise=st.integers(0, 1),
+       seed=st.integers(0, 2 ** 16))
+@settings(max_examples=30, deadline=None)
+def test_the_colour_jpeg_hint_derives_the_threshold_too(level, noise, seed):
+    """A grey mask saved as colour JPEG (channels a few levels apart: their mean read) was
+    hinted --threshold 128 whatever its values; the hint now takes the threshold halfway
+    to the mean's most common value other than 0."""
+    from segmentation._mask_layouts import jpeg_colour_hint
+
+    rng = np.random.default_rng(seed)
+    m = _shape(seed % 4)
+    off = (rng.random(m.shape) < 0.05) * min(noise, (level - 1) // 2)   # JPEG's noise
+    grey = (m.astype(int) * level + off * (1 - 2 * m)).astype(np.uint8)
+    cut = re.search(r"give --threshold (\d+) ", jpeg_colour_hint(grey)).group(1)
+    assert int(cut) == level // 2 + 1   # 128 for 255, 1 for 1
+    assert np.array_equal(grey >= int(cut), m)
