@@ -154,11 +154,11 @@ def _hinted(path):
 
 @settings(max_examples=30, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(level=st.sampled_from([1, 2, 3, 255]), quality=st.integers(75, 95),
+@given(level=st.sampled_from([1, 255]), quality=st.integers(75, 95),
        box=st.tuples(st.integers(0, 14), st.integers(0, 14), st.integers(12, 18),
                      st.integers(12, 18)))
 def test_the_threshold_hinted_for_a_jpeg_mask_reads_it(tmp_path, level, quality, box):
-    """Masks of 0 and ``level`` saved as JPEG: the hint's threshold lies between their two
+    """0/1 and 0/255 masks saved as JPEG: the hint's threshold lies between their two
     levels and reads the mask back about as well as any threshold can (JPEG blurs the
     edges of a 0/1 mask; the hint said --threshold 128 for 0/1 masks, whose largest value
     is 3, which reads no pixel)."""
