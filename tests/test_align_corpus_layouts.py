@@ -368,3 +368,22 @@ def test_aer_warns_of_one_based_gold_of_one_sentence(tmp_path, capsys):
     rc, _, err = run_cli(["aer", "--gold", _put(tmp_path, "g2.txt", "1-1 6-7\n"), "--test",
                           test, "--src", src, "--tgt", tgt], capsys)
     assert one_line_error(rc, err, "g2.txt:1:", "these look 1-based")
+
+
+@pytest.mark.parametrize("command", ["aer", "train-src", "train-bitext"])
+def test_every_command_refuses_a_tab_separated_side(tmp_path, capsys, command):
+    """The check is made where each command reads a side: aer's --src, align train's --src
+    and its --bitext-src."""
+    tsv = _put(tmp_path, "pairs.tsv", "the house\tla maison\na dog\tun chien\n")
+    other = _put(tmp_path, "other.txt", "la maison\nun chien\n")
+    plain = _put(tmp_path, "plain.txt", "the house\na dog\n")
+    gold = _put(tmp_path, "g.txt", "0-0\n0-0\n")
+    argv = {"aer": ["aer", "--gold", gold, "--test", gold, "--src", tsv, "--tgt", other],
+            "train-src": ["align", "train", "--src", tsv, "--tgt", other, "--gold", gold,
+                          "--bitext-src", plain, "--bitext-tgt", other, "-q",
+                          "-o", str(tmp_path / "m.npz")],
+            "train-bitext": ["align", "train", "--src", plain, "--tgt", other, "--gold", gold,
+                             "--bitext-src", tsv, "--bitext-tgt", other, "-q",
+                             "-o", str(tmp_path / "m.npz")]}[command]
+    rc, _, err = run_cli(argv, capsys)
+    assert one_line_error(rc, err, "pairs.tsv:1:", "tab-separated bitext")
