@@ -21,14 +21,14 @@ def mask_reading(args, model=None):
     from segmentation.data import parse_label_ranges
 
     ranges = getattr(args, "foreground_labels", None)
-    threshold = getattr(args, "threshold", None)
+    threshold = getattr(args, "threshold", None) or None   # 0: 'none' given
     if threshold is not None and ranges is not None:
         raise UserError("--threshold reads masks of grey levels, --foreground-labels masks of "
                         "class indices: give one or the other")
     if ranges is None and threshold is None and model is not None and \
             model.kind_ == "image" and model.foreground_labels:
         ranges = parse_label_ranges(model.foreground_labels)
-    return {"ignore_value": getattr(args, "ignore_value", None), "foreground": ranges,
+    return {"ignore_value": getattr(args, "ignore_value", None) or None, "foreground": ranges,
             "threshold": threshold}
 
 
@@ -44,11 +44,12 @@ def use_model_reading(args, model, log):
     value the model was trained with (``--mask-suffix`` where a mask so named exists: the
     candidates ``(suffix, "")``), and the model's ``--foreground-labels`` are used
     unless ``--threshold`` or ``--foreground-labels`` is given; ``log`` gets one line
-    naming the options so taken.  Models written before record none (the defaults)."""
+    naming the options so taken.  ``--threshold none`` and ``--ignore-value none`` (0)
+    turn the model's value off.  Models written before record none (the defaults)."""
     if model.kind_ != "image" or getattr(args, "points", None):
         return
     recorded = getattr(model, "mask_reading_", None) or {}
-    other_kind = args.threshold is not None or args.foreground_labels is not None
+    other_kind = bool(args.threshold) or args.foreground_labels is not None
     used = []
     for dest, flag in RECORDED:
         value = recorded.get(dest)

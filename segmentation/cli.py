@@ -363,7 +363,8 @@ def _ignore_hint(args):
     """For a missing foreground: the ignore value may be the masks' own foreground value."""
     v = getattr(args, "ignore_value", None)
     return (f" (--ignore-value {v} is the foreground value of 0/{v} masks, so none is left: "
-            f"leave it out, or give it only with {'0/1' if v == 255 else '0/255'} masks)"
+            f"leave it out (eval -m: --ignore-value none, if it is the model's), or give it "
+            f"only with {'0/1' if v == 255 else '0/255'} masks)"
             if v in (1, 255) else "")
 
 

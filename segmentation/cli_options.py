@@ -24,6 +24,10 @@ def _fraction(text):
 
 
 def _ignore_value(text):
+    """``--ignore-value``, ``--threshold``: 1 to 65535, or ``none`` (0: for ``eval -m``,
+    not the model's value; :func:`segmentation._reading.mask_reading` reads it as None)."""
+    if str(text).strip().lower() == "none":
+        return 0
     v = positive_int(text)
     if v > 65535:
         raise argparse.ArgumentTypeError(f"must be <= 65535, got {text}")
@@ -145,12 +149,13 @@ def _add_segment_inputs(p, masks=True, labels=True):
     g.add_argument("--ignore-value", type=_ignore_value, metavar="V",
                    help="mask value meaning \"don't care\" (e.g. 128 for a band along object "
                         "boundaries, or 255 in 0/1 masks): left out of the training loss and "
-                        "of the scores; default for eval -m: the model's"
+                        "of the scores; default for eval -m: the model's ('none': none)"
                    if masks else argparse.SUPPRESS)
     g.add_argument("--threshold", type=_ignore_value, metavar="T",
                    help="read masks that are not binary (JPEG masks, antialiased edges of "
                         "saliency sets) as foreground where their value is at least T (e.g. "
-                        "128); binary masks are read as they are; default for eval -m: the model's"
+                        "128); binary masks are read as they are; default for eval -m: the model's "
+                        "('none': none)"
                    if masks else argparse.SUPPRESS)
     g.add_argument("--points", nargs="+", metavar="FILE",
                    help="point files 'x y z label [...]' (.gz ok)")

@@ -70,6 +70,8 @@ def test_eval_reads_the_masks_as_the_model_was_trained_to(tmp_path, capsys):
     assert rc == 0 and given_out == out and "the model's" not in err
     rc, _, err = _eval(capsys, tmp_path, images, masks, "--threshold", "1000")
     assert one_line_error(rc, err, "no value of the mask reaches the threshold 1000")
+    rc, _, err = _eval(capsys, tmp_path, images, masks, "--threshold", "none")
+    assert one_line_error(rc, err, "0.jpg", "not binary", "--threshold 128")
     # the reading of class indices given to eval replaces the model's grey levels
     rc, _, err = _eval(capsys, tmp_path, images, masks, "--foreground-labels", "255")
     assert rc == 0 and "the model's" not in err, err
@@ -87,6 +89,9 @@ def test_the_mask_suffix_and_ignore_value_are_the_models_too(tmp_path, capsys):
     rc, out, err = _eval(capsys, tmp_path, images, masks)
     assert rc == 0 and "4 images" in out, err
     assert "--ignore-value 128 --mask-suffix _mask (the model's" in err
+    # 'none' turns the model's ignore value off: the band of 128 is refused as not binary
+    rc, _, err = _eval(capsys, tmp_path, images, masks, "--ignore-value", "none")
+    assert one_line_error(rc, err, "0_mask.png", "not binary", "128")
     rc, _, err = _eval(capsys, tmp_path, images, masks, "--mask-suffix", "_gt")
     assert one_line_error(rc, err, "no mask named 0_gt.*")
     # masks named like the images: the model's suffix is used where such masks exist
