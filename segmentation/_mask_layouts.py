@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["not_binary_hint", "check_trimap", "thresholded", "is_binary", "near_miss_hint",
-           "json_hint", "COCO_HINT", "near_grey_jpeg", "JPEG_COLOUR_HINT"]
+           "json_hint", "COCO_HINT", "near_grey_jpeg", "jpeg_colour_hint",
+           "suggested_threshold"]
 
 #: Oxford-IIIT Pets' trimaps: 1 pet, 2 background, 3 border (unclassified)
 _TRIMAP = {1, 2, 3}
@@ -49,6 +50,12 @@ def not_binary_hint(path, mode, a, values, ignore_value, ignore, soft_hint, max_
     if ignore_value is None and vs <= {0, 1, 255}:
         return " (255 around 0 and 1: PASCAL VOC's void border? --ignore-value 255)"
     jpeg = Path(path).suffix.lower() in (".jpg", ".jpeg", ".jfif")
+    if jpeg and int(values[-1]) < _LOW_RANGE:   # a 0/1 mask saved as JPEG: 0..3, not 0..255
+        level, cut = suggested_threshold(a, ignore)
+        return (f" (JPEG compression is lossy: it spreads the mask's values into nearby ones; "
+                f"its values go from 0 to {int(values[-1])}, most of the others {level}: a "
+                f"0/{level} mask? give --threshold {cut} to read values from {cut} up as "
+                "foreground, or save masks as PNG)")
     n_grey, top = _grey_count(a, ignore)
     # an antialiased outline: 0, the top and several grey levels on few pixels (a class-index
     # mask holds few levels, a soft map many pixels of them)
@@ -70,8 +77,12 @@ def not_binary_hint(path, mode, a, values, ignore_value, ignore, soft_hint, max_
 #: most difference between the colour channels of a grey mask saved as colour JPEG
 _JPEG_CHROMA = 24
 
-JPEG_COLOUR_HINT = (" (a grey mask saved as colour JPEG, its channels apart by compression "
-                    "only? give --threshold 128 to read their mean from 128 up as foreground)")
+def jpeg_colour_hint(grey):
+    """The hint of a grey mask saved as colour JPEG, whose channels' mean is ``grey``: the
+    threshold its values call for (:func:`suggested_threshold`; 128 for a 0/255 mask)."""
+    cut = suggested_threshold(grey)[1]
+    return (" (a grey mask saved as colour JPEG, its channels apart by compression only? "
+            f"give --threshold {cut} to read their mean from {cut} up as foreground)")
 
 
 def near_grey_jpeg(path, a):
@@ -99,6 +110,25 @@ def check_trimap(path, values, foreground, ignore_value):
                           "as background)")
 
 
+#: a mask whose largest value is below this was not 0/255 before compression (0/1: 0..3)
+_LOW_RANGE = 128
+
+
+def suggested_threshold(a, ignore=None):
+    """``(level, cut)`` for a mask of values near 0 and near one other level (a 0/1 or
+    0/255 mask after JPEG compression): ``level`` is the most common value other than 0
+    (for masks reaching :data:`_LOW_RANGE`, 255 or 65535: their foreground), ``cut`` the
+    smallest value above half of it (128 for 255, 1 for 1, 2 for 2 and 3)."""
+    vals = a if ignore is None else a[~ignore]
+    top = int(vals.max()) if vals.size else 0
+    if top >= _LOW_RANGE:
+        level = 65535 if a.dtype.itemsize >= 2 and top > 255 else 255
+    else:
+        nonzero = vals[vals > 0].astype(np.int64)
+        level = int(np.bincount(nonzero).argmax()) if nonzero.size else 1
+    return level, level // 2 + 1
+
+
 def thresholded(path, a, values, threshold):
     """``--threshold T``: a mask that is not binary is foreground where its value is at least
     ``T`` (binary masks are read as they are, so 0/1 masks stay right); None when ``a`` is
@@ -108,8 +138,10 @@ def thresholded(path, a, values, threshold):
     if int(values[-1]) < threshold:
         from structpred import FormatError
 
+        level, cut = suggested_threshold(a)
         raise FormatError(path, None, f"no value of the mask reaches the threshold {threshold} "
-                          f"(its largest is {int(values[-1])}): is it a mask of another range?")
+                          f"(its largest is {int(values[-1])}, most of the others {level}): is "
+                          f"it a 0/{level} mask? give --threshold {cut}")
     return a >= threshold
 
 

@@ -30,6 +30,7 @@ from structpred.cli import check_separate_folders
 
 from ._outputs import (Outputs as _Outputs, check_overwrite, planned_names, save_png,
                        warn_predicted_masks)
+from ._reading import mask_reading, record_reading, use_model_reading
 from .cli_options import add_eval_parser, add_predict_parser, add_train_parser
 
 __all__ = ["add_parser", "segment_train", "segment_predict", "segment_eval"]
@@ -104,9 +105,12 @@ def _masks_for(files, mask_dir, suffix=""):
     from segmentation.data import StemIndex
 
     index = StemIndex(mask_dir)
+    suffixes = (suffix,) if isinstance(suffix, str) else suffix   # candidates, in order
+    suffix = suffixes[0]
     out = []
     for f in files:
-        m = index.find(f.stem + suffix, exclude=f)
+        m = next((m for sfx in suffixes if (m := index.find(f.stem + sfx, exclude=f))
+                  is not None), None)
         if m is None:
             raise UserError(f"{f}: no mask named {f.stem}{suffix}.* in {mask_dir}"
                             f"{_companion_hint(f, files) or index.near_miss(f.stem)}")
@@ -275,40 +279,24 @@ def _model_from_args(args):
     from segmentation.model import MRFSegmenter
 
     fl = getattr(args, "foreground_labels", None)
-    return MRFSegmenter(learner=args.learner, n_iter=args.iterations, use_edges=not args.no_edges,
-                        class_weight=args.class_weight, eta_scale=args.eta_scale,
-                        feature_scale=args.feature_scale, validate_every=args.validate_every,
-                        patience=args.patience or None, valid_fraction=args.valid_fraction,
-                        tol=args.tol, guard=not args.no_guard,
-                        n_jobs=-1 if args.jobs is None else args.jobs,
-                        **({} if args.edge_factors is None else {"edge_factors": args.edge_factors}),
-                        colour_model=not args.no_colour_model,
-                        memory_efficient=args.memory_efficient, n_segments=args.n_segments,
-                        voxel=args.voxel, k_graph=args.k_graph,
-                        foreground_labels=format_label_ranges(fl) if fl else None,
-                        random_state=args.seed, verbose=_progress(args))
-
-
-def _mask_reading(args, model=None):
-    """How masks are read: ``load_example``'s ``ignore_value`` and ``foreground`` (the class
-    indices of ``--foreground-labels``, or those the image model was trained with)."""
-    from segmentation.data import parse_label_ranges
-
-    ranges = getattr(args, "foreground_labels", None)
-    if ranges is None and model is not None and model.kind_ == "image" and \
-            model.foreground_labels:
-        ranges = parse_label_ranges(model.foreground_labels)
-    threshold = getattr(args, "threshold", None)
-    if threshold is not None and ranges is not None:
-        raise UserError("--threshold reads masks of grey levels, --foreground-labels (given, or "
-                        "the model's) masks of class indices: give one or the other")
-    return {"ignore_value": getattr(args, "ignore_value", None), "foreground": ranges,
-            "threshold": threshold}
+    model = MRFSegmenter(learner=args.learner, n_iter=args.iterations, use_edges=not args.no_edges,
+                         class_weight=args.class_weight, eta_scale=args.eta_scale,
+                         feature_scale=args.feature_scale, validate_every=args.validate_every,
+                         patience=args.patience or None, valid_fraction=args.valid_fraction,
+                         tol=args.tol, guard=not args.no_guard,
+                         n_jobs=-1 if args.jobs is None else args.jobs,
+                         **({} if args.edge_factors is None else {"edge_factors": args.edge_factors}),
+                         colour_model=not args.no_colour_model,
+                         memory_efficient=args.memory_efficient, n_segments=args.n_segments,
+                         voxel=args.voxel, k_graph=args.k_graph,
+                         foreground_labels=format_label_ranges(fl) if fl else None,
+                         random_state=args.seed, verbose=_progress(args))
+    return record_reading(model, args)   # how its masks were read, kept in its file
 
 
 def _image_source(model, items, reading):
     """``make(n_segments)``: graphs of ``items`` read from disk one at a time (their masks
-    as ``reading`` says, :func:`_mask_reading`)."""
+    as ``reading`` says, :func:`~segmentation._reading.mask_reading`)."""
     from segmentation.data import load_example
 
     def make(ns):
@@ -375,7 +363,8 @@ def _ignore_hint(args):
     """For a missing foreground: the ignore value may be the masks' own foreground value."""
     v = getattr(args, "ignore_value", None)
     return (f" (--ignore-value {v} is the foreground value of 0/{v} masks, so none is left: "
-            f"leave it out, or give it only with {'0/1' if v == 255 else '0/255'} masks)"
+            f"leave it out (eval -m: --ignore-value none, if it is the model's), or give it "
+            f"only with {'0/1' if v == 255 else '0/255'} masks)"
             if v in (1, 255) else "")
 
 
@@ -418,7 +407,7 @@ def segment_train(args):
     _check_listed_inputs(args, items, vitems, points, vpoints)
     model = _model_from_args(args)
     if kind == "image":
-        reading = _mask_reading(args)
+        reading = mask_reading(args)
         train_src = _image_source(model, items, reading)
         valid_src = _image_source(model, vitems, reading) if vitems else None
     else:
@@ -519,7 +508,7 @@ def _run_images(args, model, items, need_masks, outs, executor=None):
 
     out_dir = outs.folder(args.output) if getattr(args, "output", None) else None
     sbs = outs.folder(args.side_by_side) if args.side_by_side else None
-    reading = _mask_reading(args, model)
+    reading = mask_reading(args, model)
     preds, truths, ignores = [], [], []
     if executor is not None:
         from segmentation._parallel_predict import predict_images
@@ -581,6 +570,9 @@ IMAGE_ONLY = ("n_segments", "no_colour_model", "ignore_value", "threshold", "ima
               "mask_dir", "mask_suffix", "split", "masks", "valid_split", "valid_images",
               "valid_masks", "valid_manifest", "side_by_side")
 POINTS_ONLY = ("voxel", "k_graph", "valid_points")
+#: the options of reading masks (refused by predict, which reads none)
+MASK_OPTIONS = ("foreground_labels", "ignore_value", "threshold", "mask_suffix", "masks",
+                "mask_dir")
 
 
 def _refuse_other_kind(args, kind):
@@ -634,8 +626,8 @@ def _guarded(outs, func):
 @with_cluster
 def segment_predict(args):
     """``structpred segment predict``."""
-    refuse_options(args, ["foreground_labels", "ignore_value", "threshold", "mask_suffix"],
-                   "is for reading masks (train, eval), and predict reads none")
+    refuse_options(args, MASK_OPTIONS, "is for reading masks (train, eval), and predict "
+                   "reads none")
     model = _load_model(args.model)
     kind, inputs = _inputs_for(args, model, need_masks=False)
     if kind == "points" and args.side_by_side:
@@ -670,7 +662,7 @@ def _pred_masks(args, items):
         if p is None:
             raise UserError(f"{args.pred}: no predicted mask named {ident}.* (for {where})"
                             f"{index.near_miss(ident, masks=False)}")
-        reading = _mask_reading(args)
+        reading = mask_reading(args)
         pred, pred_ign = _load_prediction(p, reading)
         _, truth, ign = load_example(img_path, mask_path, **reading) if img_path is not None \
             else (None, *_truth_only(mask_path, reading))
@@ -753,6 +745,7 @@ def segment_eval(args):
         kind, n = "image", len(items)
     else:
         model = _load_model(args.model)
+        use_model_reading(args, model, lambda m: _log(args, m))
         kind, inputs = _inputs_for(args, model, need_masks=True)
         n = len(inputs)
         outs = _Outputs()

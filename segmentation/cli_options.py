@@ -24,6 +24,10 @@ def _fraction(text):
 
 
 def _ignore_value(text):
+    """``--ignore-value``, ``--threshold``: 1 to 65535, or ``none`` (0: for ``eval -m``,
+    not the model's value; :func:`segmentation._reading.mask_reading` reads it as None)."""
+    if str(text).strip().lower() == "none":
+        return 0
     v = positive_int(text)
     if v > 65535:
         raise argparse.ArgumentTypeError(f"must be <= 65535, got {text}")
@@ -131,23 +135,28 @@ def _add_segment_inputs(p, masks=True, labels=True):
                         "annotations/trainval.txt)")
     g.add_argument("--split", metavar="NAME", help="use only the manifest rows of this split")
     g.add_argument("--image-dir", metavar="DIR", help="override the manifest's image folder")
-    g.add_argument("--mask-dir", metavar="DIR", help="override the manifest's mask folder")
+    g.add_argument("--mask-dir", metavar="DIR", help="override the manifest's mask folder"
+                   if masks else argparse.SUPPRESS)
     g.add_argument("--images", nargs="+", metavar="PATH", help="image files or folders")
     g.add_argument("--masks", metavar="DIR",
                    help="folder of binary masks (0/255 or 0/1) named like the images (any image "
                         "extension)" if masks else argparse.SUPPRESS)
     g.add_argument("--mask-suffix", type=_mask_suffix, metavar="S",
                    help="the mask of image <name>.<ext> is <name>S.<any image extension> (ISIC: "
-                        "_segmentation, Carvana: _mask); with --manifest, <id>S.*"
+                        "_segmentation, Carvana: _mask); with --manifest, <id>S.*; default for eval -m: "
+                        "the model's, where a mask so named exists"
                    if masks else argparse.SUPPRESS)
     g.add_argument("--ignore-value", type=_ignore_value, metavar="V",
                    help="mask value meaning \"don't care\" (e.g. 128 for a band along object "
                         "boundaries, or 255 in 0/1 masks): left out of the training loss and "
-                        "of the scores" if masks else argparse.SUPPRESS)
+                        "of the scores; default for eval -m: the model's ('none': none)"
+                   if masks else argparse.SUPPRESS)
     g.add_argument("--threshold", type=_ignore_value, metavar="T",
                    help="read masks that are not binary (JPEG masks, antialiased edges of "
                         "saliency sets) as foreground where their value is at least T (e.g. "
-                        "128); binary masks are read as they are" if masks else argparse.SUPPRESS)
+                        "128); binary masks are read as they are; default for eval -m: the model's "
+                        "('none': none)"
+                   if masks else argparse.SUPPRESS)
     g.add_argument("--points", nargs="+", metavar="FILE",
                    help="point files 'x y z label [...]' (.gz ok)")
     g.add_argument("--foreground-labels", type=_label_ranges, metavar="RANGES",

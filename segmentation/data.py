@@ -28,7 +28,7 @@ import numpy as np
 from structpred import FormatError, read_lines, split_comma_items
 from structpred.io import binary_kind, counted, missing_reason, odd_entry_reason
 
-from segmentation._mask_layouts import (COCO_HINT, JPEG_COLOUR_HINT, check_trimap, is_binary,
+from segmentation._mask_layouts import (COCO_HINT, check_trimap, jpeg_colour_hint, is_binary,
                                         json_hint, near_grey_jpeg, near_miss_hint,
                                         not_binary_hint, thresholded)
 
@@ -310,7 +310,8 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None, thr
             a = grey[..., None]
         elif not np.all(a[..., :3] == a[..., :1]):
             raise FormatError(path, None, "mask is a colour image; expected a binary grey mask"
-                              + (JPEG_COLOUR_HINT if grey is not None else _voc_colour_hint(a)))
+                              + (jpeg_colour_hint(grey) if grey is not None
+                                 else _voc_colour_hint(a)))
         a = a[..., 0]
     if a.ndim != 2 or a.size == 0:
         raise FormatError(path, None, f"mask has no pixels (shape {a.shape})")
@@ -531,7 +532,8 @@ def read_manifest(path, image_dir=None, mask_dir=None, need_masks=False, mask_su
     for one in Oxford-IIIT Pets' ``annotations``, ``../images`` and ``trimaps``).
     The split is read from ``split`` or ``split_zjw``.  A ``.txt`` file of one id a line is
     read as a manifest of those ids (the first word of each line).  ``mask_suffix`` is added to the id to name its mask
-    (``_segmentation`` for ISIC's ``<id>_segmentation.png``).
+    (``_segmentation`` for ISIC's ``<id>_segmentation.png``); a tuple of suffixes is tried
+    in order (``segment eval``: the model's, then none).
 
     A row whose image is missing raises :class:`FormatError` naming the
     manifest line; so does a missing mask when ``need_masks``.
@@ -594,9 +596,12 @@ def read_manifest(path, image_dir=None, mask_dir=None, need_masks=False, mask_su
                 mask = mask if mask.is_file() else None
                 where = f"mask {root / cell('mask')} not found"
             else:
-                stem = (Path(ident).stem if is_image_file(ident) else ident) + mask_suffix
-                mask = lookup(mask_dir, stem)
-                where = f"no mask named {ident + mask_suffix}.* in {mask_dir}" + (indexes[mask_dir].near_miss(
+                base = Path(ident).stem if is_image_file(ident) else ident
+                suffixes = (mask_suffix,) if isinstance(mask_suffix, str) else mask_suffix
+                stem = base + suffixes[0]
+                mask = next((m for sfx in suffixes if (m := lookup(mask_dir, base + sfx))
+                             is not None), None)
+                where = f"no mask named {ident + suffixes[0]}.* in {mask_dir}" + (indexes[mask_dir].near_miss(
                     stem) if mask is None and need_masks and indexes.get(mask_dir) else "")
             if mask is None and need_masks:
                 raise FormatError(path, lineno, where)

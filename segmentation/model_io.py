@@ -40,7 +40,8 @@ def save_segmenter(model, path):
             "best_iter": model.result_.best_iter if hasattr(model, "result_") else None,
             "chosen": _jsonable(getattr(model, "chosen_", None)),
             "selection": _jsonable(getattr(model, "selection_", None)),
-            "guard": _jsonable(getattr(model, "guard_", None))}
+            "guard": _jsonable(getattr(model, "guard_", None)),
+            "mask_reading": _jsonable(getattr(model, "mask_reading_", None))}
     arrays = dict(coef=model.coef_, feature_mean=model.feature_mean_,
                   feature_std=model.feature_std_)
     if getattr(model, "first_pass_coef_", None) is not None:
@@ -115,6 +116,8 @@ def _restore(cls, meta, arrays, bad):
         model.chosen_ = meta.get("chosen")
         model.selection_ = meta.get("selection")
         model.guard_ = meta.get("guard")
+        # how the training masks were read (segmentation._reading); none: the defaults
+        model.mask_reading_ = dict(meta.get("mask_reading") or {})
         if first is not None:
             model.first_pass_coef_, model.first_pass_mean_, model.first_pass_std_ = first
     except (KeyError, TypeError, ValueError) as exc:

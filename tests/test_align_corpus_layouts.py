@@ -5,7 +5,10 @@ refuse them in one line naming the file and line, never aligning markup as words
 
 import gzip
 import json
+import os
 import re
+import tempfile
+import warnings
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,7 +16,7 @@ from hypothesis import strategies as st
 
 from alignment.data.corpus import iter_bitext, load_bitext
 from alignment.data.formats import read_fast_align, read_parallel, read_pharaoh
-from alignment.data.layouts import check_layout_line
+from alignment.data.layouts import check_layout_line, check_tab_pairs
 from structpred.io import FormatError
 
 from cli_helpers import one_line_error, run_cli
@@ -257,3 +260,130 @@ def test_line_ends_of_each_side_never_shift_the_pairs(tmp_path, src, bom, crlf, 
     bad.write_text("\n".join(broken) + "\n", encoding="utf-8")
     with pytest.raises(FormatError, match=re.escape(f"bad.txt:{line + 1}:")):
         read_parallel(str(bad), files[1])
+
+
+# ------------------------------------------------------------------ a TSV bitext as one side
+_WORD = st.from_regex(r"[a-zé]{1,8}|[.,!?]", fullmatch=True)
+_SENT = st.lists(_WORD, min_size=1, max_size=8).map(" ".join)
+
+
+@given(pairs=st.lists(st.tuples(_SENT, _SENT), min_size=2, max_size=120),
+       third=st.booleans(), side=st.sampled_from(["--src", "--tgt"]))
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_tab_separated_bitext_given_as_one_side_is_refused(tmp_path, capsys, pairs, third,
+                                                            side):
+    """``source<TAB>target`` lines (Tatoeba's ``<TAB>attribution`` too) given as --src or
+    --tgt: refused at the first line, naming -i's layout (the tab was a space between
+    words, and the file was aligned with exit status 0)."""
+    tsv = _put(tmp_path, "pairs.tsv", "".join(
+        f"{s}\t{t}" + ("\tCC-BY 2.0 (France)" if third else "") + "\n" for s, t in pairs))
+    other = _put(tmp_path, "other.txt", "".join(f"{t}\n" for _, t in pairs))
+    src, tgt = (tsv, other) if side == "--src" else (other, tsv)
+    rc, _, err = _unsup(tmp_path, capsys, src, tgt)
+    n = min(len(pairs), 100)
+    assert one_line_error(rc, err, "pairs.tsv:1:", f"{n} non-empty lines", "tab-separated "
+                          "bitext", "cut -f1", "'source ||| target'", "-i")
+
+
+@given(lines=st.lists(st.tuples(_SENT, _SENT, st.booleans()), min_size=1, max_size=40),
+       plain=st.integers(0, 39))
+@settings(max_examples=60, deadline=None)
+def test_text_with_a_stray_tab_is_one_side(lines, plain):
+    """Normal text with tabs in some lines (a tab between words, not in every line) passes;
+    so does a file of one line holding a tab."""
+    texts = [f"{a}\t{b}" if tab else f"{a} {b}" for a, b, tab in lines]
+    if len(texts) > 1:
+        texts[plain % len(texts)] = lines[plain % len(lines)][0]   # one line without a tab
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "side.txt")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write("".join(t + "\n" for t in texts))
+        check_tab_pairs(path)   # no error
+
+
+# ------------------------------------------------------------------ 1-based gold of 1 or 2 sentences
+def _links_of(draw_pairs, data, base):
+    """Gold lines of links (``base``-based, none at the base position 0 unless ``base`` is 0
+    and drawn so) for the pairs drawn, and whether a link reaches a sentence's last word."""
+    lines, at_end = [], False
+    for src, tgt in draw_pairs:
+        links = data.draw(st.sets(st.tuples(st.integers(0, len(src) - 1),
+                                            st.integers(0, len(tgt) - 1)), min_size=1))
+        at_end |= any(j == len(src) - 1 or k == len(tgt) - 1 for j, k in links)
+        lines.append(" ".join(f"{j + base}-{k + base}" for j, k in sorted(links)))
+    return lines, at_end
+
+
+_PAIRS = st.lists(st.tuples(st.lists(_WORD, min_size=2, max_size=8),
+                            st.lists(_WORD, min_size=2, max_size=8)), min_size=1, max_size=2)
+
+
+@given(pairs=_PAIRS, data=st.data())
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_one_based_gold_of_one_or_two_sentences_is_never_silent(tmp_path, pairs, data):
+    """Too few sentences with links for check_index_base's rule (3): a 1-based link one
+    past a sentence's last word is refused with the sentences known (impossible 0-based,
+    whatever the file's size); without such a link, no link at position 0 gets a warning
+    (before: silent). 0-based gold with a link at position 0 gets neither."""
+    from alignment.data.formats import check_index_base
+
+    one_based = data.draw(st.booleans())
+    if one_based:   # 1-based positions never use 0 (shifted from 0-based ones)
+        lines, at_end = _links_of(pairs, data, 1)
+    else:
+        lines, _ = _links_of(pairs, data, 0)
+        lines[0] = "0-0 " + lines[0] if "0-0" not in lines[0].split() else lines[0]
+    g = _put(tmp_path, "g.txt", "".join(f"{line}\n" for line in lines))
+    if one_based and at_end:
+        with pytest.raises(FormatError, match=re.escape("these look 1-based)")):
+            read_pharaoh(g, pairs)
+        return
+    gold = read_pharaoh(g, pairs)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_index_base(g, gold, pairs, "pharaoh")
+        check_index_base(g, gold, None, "pharaoh")   # the sentences not given
+    msgs = [str(w.message) for w in caught]
+    if one_based:
+        assert len(msgs) == 2 and all(m.startswith(f"{g}: no link at position 0 in its ")
+                                      and "may be 1-based" in m for m in msgs), msgs
+    else:
+        assert not msgs
+
+
+def test_aer_warns_of_one_based_gold_of_one_sentence(tmp_path, capsys):
+    src = _put(tmp_path, "s.txt", "the cat sat on the mat\n")
+    tgt = _put(tmp_path, "t.txt", "le chat est assis sur le tapis\n")
+    gold = _put(tmp_path, "g.txt", "1-1 2-2 3-3\n")
+    test = _put(tmp_path, "p.txt", "0-0 1-1 2-2\n")
+    rc, out, err = run_cli(["aer", "--gold", gold, "--test", test, "--src", src, "--tgt", tgt],
+                           capsys)
+    assert rc == 0 and "(1 sentence)" in out, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("structpred: warning: ")
+    assert all(w in lines[0] for w in ("g.txt", "in its 1 sentence with links", "1-based",
+                                       "--gold-format naacl"))
+    rc, _, err = run_cli(["aer", "--gold", _put(tmp_path, "g2.txt", "1-1 6-7\n"), "--test",
+                          test, "--src", src, "--tgt", tgt], capsys)
+    assert one_line_error(rc, err, "g2.txt:1:", "these look 1-based")
+
+
+@pytest.mark.parametrize("command", ["aer", "train-src", "train-bitext"])
+def test_every_command_refuses_a_tab_separated_side(tmp_path, capsys, command):
+    """The check is made where each command reads a side: aer's --src, align train's --src
+    and its --bitext-src."""
+    tsv = _put(tmp_path, "pairs.tsv", "the house\tla maison\na dog\tun chien\n")
+    other = _put(tmp_path, "other.txt", "la maison\nun chien\n")
+    plain = _put(tmp_path, "plain.txt", "the house\na dog\n")
+    gold = _put(tmp_path, "g.txt", "0-0\n0-0\n")
+    argv = {"aer": ["aer", "--gold", gold, "--test", gold, "--src", tsv, "--tgt", other],
+            "train-src": ["align", "train", "--src", tsv, "--tgt", other, "--gold", gold,
+                          "--bitext-src", plain, "--bitext-tgt", other, "-q",
+                          "-o", str(tmp_path / "m.npz")],
+            "train-bitext": ["align", "train", "--src", plain, "--tgt", other, "--gold", gold,
+                             "--bitext-src", tsv, "--bitext-tgt", other, "-q",
+                             "-o", str(tmp_path / "m.npz")]}[command]
+    rc, _, err = run_cli(argv, capsys)
+    assert one_line_error(rc, err, "pairs.tsv:1:", "tab-separated bitext")

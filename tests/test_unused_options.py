@@ -29,7 +29,7 @@ VALUES = {"valid_data": [str(DOCS)], "valid_fraction": ["0.3"], "time_budget": [
 
 
 def _cases():
-    from segmentation.cli import IMAGE_ONLY, POINTS_ONLY
+    from segmentation.cli import IMAGE_ONLY, MASK_OPTIONS, POINTS_ONLY
     from sequence.cli import BOUND_ONLY
     from topics.cli import AUTO_ONLY
 
@@ -48,6 +48,9 @@ def _cases():
     for dest in POINTS_ONLY:
         out.append(("segment", dest, ["segment", "train", "--manifest", str(MANIFEST)],
                     "is for point clouds"))
+    for dest in MASK_OPTIONS:   # refused before the model is read
+        out.append(("segment", dest, ["segment", "predict", "-m", "none.npz", "--manifest",
+                                      str(MANIFEST)], "predict reads none"))
     return out
 
 

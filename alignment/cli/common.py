@@ -140,7 +140,11 @@ def _check_one_side(sentences, path):
     """Refuse a file given for one side (``--src``, ``--tgt``, ``--bitext-src``, ...) whose
     lines (90 % or more) hold the token ``|||``: a fast_align ``source ||| target`` file, both
     sides on each line.  It was aligned (or trained on) with exit status 0, every word of
-    both languages and the ``|||`` a word of one side."""
+    both languages and the ``|||`` a word of one side.  So is a tab-separated bitext
+    (:func:`alignment.data.layouts.check_tab_pairs`)."""
+    from alignment.data.layouts import check_tab_pairs
+
+    check_tab_pairs(path)
     with_bars = [i for i, s in enumerate(sentences, 1) if "|||" in s]
     if sentences and len(with_bars) >= 0.9 * len(sentences):
         raise FormatError(path, None, f"{len(with_bars)} of {counted(len(sentences), 'line')} "

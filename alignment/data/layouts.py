@@ -13,7 +13,9 @@ file and line, never aligned as words.
   ``{"translation": {"en": ..., "fr": ...}}``).
 * **Tab-separated bitexts** (Tatoeba, ParaCrawl: ``source<TAB>target[<TAB>attribution]``)
   given to ``-i``: a tab is a token separator in one sentence, so only the fast_align reader,
-  which found no ``|||``, names the layout.
+  which found no ``|||``, names the layout; given as one side (``--src pairs.tsv``), the
+  file is refused by :func:`check_tab_pairs` when every one of its first non-empty lines is
+  two (or three) fields separated by tabs.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import re
 
 from structpred import FormatError
 
-__all__ = ["check_layout_line", "no_bars_hint"]
+__all__ = ["check_layout_line", "no_bars_hint", "check_tab_pairs"]
 
 #: a line that is one tag: ``<P>``, ``</doc>``, ``<CHAPTER ID="1">``, ``<link xtargets="1;1"/>``
 _ONE_TAG = re.compile(r"<[/!?]?([A-Za-z][\w:.-]*)(?:\s[^<>]*)?/?>")
@@ -112,6 +114,51 @@ def no_bars_hint(text):
     return (f"; it holds {n} tab-separated fields: a tab-separated bitext (Tatoeba, "
             "ParaCrawl: 'source<TAB>target')? write 'source ||| target' lines, e.g. "
             "awk -F'\\t' '{print $1 \" ||| \" $2}'")
+
+
+#: the non-empty lines of a side that :func:`check_tab_pairs` looks at, and the fewest
+TAB_PAIR_LINES, TAB_PAIR_FEWEST = 100, 2
+
+
+def _tab_pair(text):
+    """Whether the line ``text`` is two non-empty fields separated by one tab (or three,
+    Tatoeba's ``source<TAB>target<TAB>attribution``)."""
+    fields = text.split("\t")
+    return len(fields) in (2, 3) and all(f.strip(" ") for f in fields)
+
+
+def check_tab_pairs(path):
+    """:class:`FormatError` at the first line of the file ``path``, given as one side of
+    the sentence pairs (``--src``, ``--tgt``, ...), when each of its first
+    :data:`TAB_PAIR_LINES` non-empty lines (at least :data:`TAB_PAIR_FEWEST`) is two
+    non-empty fields separated by one tab (or Tatoeba's three): a tab-separated bitext
+    (``source<TAB>target``),
+    both sides on each line, which was read with the tab as a space between words.  A
+    line of normal text with a stray tab, among lines without one, passes.  Standard
+    input (``-``) is not read again."""
+    from structpred import read_lines
+
+    if path is None or str(path) == "-":
+        return
+    first, n = None, 0
+    for lineno, text in read_lines(path):
+        if not text.strip():
+            continue
+        if not _tab_pair(text):
+            return
+        first = first or (lineno, text)
+        n += 1
+        if n == TAB_PAIR_LINES:
+            break
+    if n < TAB_PAIR_FEWEST:
+        return
+    raise FormatError(path, first[0], (
+        f"{'its first' if n == TAB_PAIR_LINES else 'all its'} {n} non-empty lines are two "
+        f"or three fields separated by tabs ({first[1][:40]!r}): a tab-separated bitext "
+        "('source<TAB>target', as Tatoeba and ParaCrawl give them), both sides on each "
+        "line, given as one side (the tab was read as a space between words); split it "
+        "into a source and a target file (cut -f1, cut -f2), or give -i a file of "
+        "'source ||| target' lines (-i reads no tabs: awk -F'\\t' '{print $1 \" ||| \" $2}')"))
 
 
 #: a link written ``i:j`` (``0:3``)

@@ -1,0 +1,66 @@
+"""How ``segment`` reads masks: the options ``--threshold``, ``--ignore-value``,
+``--foreground-labels`` and ``--mask-suffix`` given, or, for ``segment eval -m``, those the
+image model was trained with (:func:`record_reading` writes them into the model,
+:func:`use_model_reading` takes them back; an option given to ``eval`` wins)."""
+
+from __future__ import annotations
+
+from structpred.cli import UserError
+
+__all__ = ["mask_reading", "record_reading", "use_model_reading"]
+
+#: the options of reading masks a model records: ``(dest, flag)``
+RECORDED = (("threshold", "--threshold"), ("ignore_value", "--ignore-value"),
+            ("mask_suffix", "--mask-suffix"))
+
+
+def mask_reading(args, model=None):
+    """How masks are read: ``load_example``'s ``ignore_value``, ``threshold`` and
+    ``foreground`` (the class indices of ``--foreground-labels``, or, without it and
+    without ``--threshold``, those the image model was trained with)."""
+    from segmentation.data import parse_label_ranges
+
+    ranges = getattr(args, "foreground_labels", None)
+    threshold = getattr(args, "threshold", None) or None   # 0: 'none' given
+    if threshold is not None and ranges is not None:
+        raise UserError("--threshold reads masks of grey levels, --foreground-labels masks of "
+                        "class indices: give one or the other")
+    if ranges is None and threshold is None and model is not None and \
+            model.kind_ == "image" and model.foreground_labels:
+        ranges = parse_label_ranges(model.foreground_labels)
+    return {"ignore_value": getattr(args, "ignore_value", None) or None, "foreground": ranges,
+            "threshold": threshold}
+
+
+def record_reading(model, args):
+    """Keep in ``model`` (``mask_reading_``, saved in its file) how its training masks
+    were read: ``{dest: value}`` of :data:`RECORDED` (None: not given); returns ``model``."""
+    model.mask_reading_ = {dest: getattr(args, dest, None) or None for dest, _ in RECORDED}
+    return model
+
+
+def use_model_reading(args, model, log):
+    """``segment eval -m`` on images: each option of :data:`RECORDED` not given takes the
+    value the model was trained with (``--mask-suffix`` where a mask so named exists: the
+    candidates ``(suffix, "")``), and the model's ``--foreground-labels`` are used
+    unless ``--threshold`` or ``--foreground-labels`` is given; ``log`` gets one line
+    naming the options so taken.  ``--threshold none`` and ``--ignore-value none`` (0)
+    turn the model's value off.  Models written before record none (the defaults)."""
+    if model.kind_ != "image" or getattr(args, "points", None):
+        return
+    recorded = getattr(model, "mask_reading_", None) or {}
+    other_kind = bool(args.threshold) or args.foreground_labels is not None
+    used = []
+    for dest, flag in RECORDED:
+        value = recorded.get(dest)
+        if value is None or getattr(args, dest) is not None or (dest == "threshold"
+                                                                and other_kind):
+            continue
+        # the model's suffix where a mask so named exists, else the image's own name
+        setattr(args, dest, (value, "") if dest == "mask_suffix" else value)
+        used.append(f"{flag} {value}")
+    if model.foreground_labels and not other_kind:
+        used.append(f"--foreground-labels {model.foreground_labels}")
+    if used:
+        log(f"reading the masks as the model was trained to: {' '.join(used)} (the model's; "
+            "give an option to read them otherwise)")

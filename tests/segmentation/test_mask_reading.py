@@ -1,0 +1,212 @@
+"""How masks are read, kept with the model and derived from the masks themselves:
+``segment eval -m`` reads the gold masks as the model's training masks were read
+(``--threshold``, ``--ignore-value``, ``--mask-suffix``, ``--foreground-labels``), an option
+given to eval winning; ``segment predict`` refuses every option of reading masks; the
+``--threshold`` a JPEG mask is refused with is derived from its values (0/1 masks saved as
+JPEG hold 0..3, and 128 reads none of them)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+from PIL import Image
+
+from cli_helpers import one_line_error, run_cli
+from segmentation.data import load_mask
+from segmentation.model import MRFSegmenter
+from structpred import FormatError
+
+N = 32
+
+
+def _shape(i=0, n=N):
+    m = np.zeros((n, n), dtype=bool)
+    m[n // 4:3 * n // 4, n // 5 + i % 4:n // 2 + i % 4] = True
+    return m
+
+
+def _set(root, level=255, ext="jpg", suffix="", n=4):
+    """``n`` images and masks of 0/``level`` saved as ``ext`` (JPEG: compressed)."""
+    rng = np.random.default_rng(0)
+    (root / "images").mkdir(parents=True)
+    (root / "masks").mkdir()
+    for i in range(n):
+        Image.fromarray(rng.integers(0, 256, (N, N, 3), dtype=np.uint8)).save(
+            root / "images" / f"{i}.png")
+        Image.fromarray(_shape(i).astype(np.uint8) * level).save(
+            root / "masks" / f"{i}{suffix}.{ext}", **({"quality": 75} if ext == "jpg" else {}))
+    return root / "images", root / "masks"
+
+
+def _train(capsys, tmp_path, *args):
+    return run_cli(["segment", "train", "--n-segments", "20", "--iterations", "3", "--jobs", "1",
+                    "-q", "-o", str(tmp_path / "m.npz"), *map(str, args)], capsys)
+
+
+def _eval(capsys, tmp_path, images, masks, *args):
+    return run_cli(["segment", "eval", "-m", str(tmp_path / "m.npz"), "--images", str(images),
+                    "--masks", str(masks), *map(str, args)], capsys)
+
+
+# ------------------------------------------------------------------ the model's reading
+def test_eval_reads_the_masks_as_the_model_was_trained_to(tmp_path, capsys):
+    """Trained with --threshold 128 on JPEG masks that need it: eval without the option
+    reads them the same way and says so (it refused them as not binary); an option given
+    to eval wins."""
+    images, masks = _set(tmp_path)
+    assert _train(capsys, tmp_path, "--images", images, "--masks", masks)[0] == 2
+    rc, _, err = _train(capsys, tmp_path, "--images", images, "--masks", masks,
+                        "--threshold", "128")
+    assert rc == 0, err
+    assert MRFSegmenter.load(tmp_path / "m.npz").mask_reading_ == {
+        "threshold": 128, "ignore_value": None, "mask_suffix": None}
+    rc, out, err = _eval(capsys, tmp_path, images, masks)
+    assert rc == 0 and "4 images" in out, err
+    assert "--threshold 128 (the model's" in err and len(err.strip().splitlines()) == 1
+    rc, given_out, err = _eval(capsys, tmp_path, images, masks, "--threshold", "128")
+    assert rc == 0 and given_out == out and "the model's" not in err
+    rc, _, err = _eval(capsys, tmp_path, images, masks, "--threshold", "1000")
+    assert one_line_error(rc, err, "no value of the mask reaches the threshold 1000")
+    rc, _, err = _eval(capsys, tmp_path, images, masks, "--threshold", "none")
+    assert one_line_error(rc, err, "0.jpg", "not binary", "--threshold 128")
+    # the reading of class indices given to eval replaces the model's grey levels
+    rc, _, err = _eval(capsys, tmp_path, images, masks, "--foreground-labels", "255")
+    assert rc == 0 and "the model's" not in err, err
+
+
+def test_the_mask_suffix_and_ignore_value_are_the_models_too(tmp_path, capsys):
+    images, masks = _set(tmp_path, ext="png", suffix="_mask")
+    for i in range(4):   # a "don't care" band of 128
+        a = np.asarray(Image.open(masks / f"{i}_mask.png")).copy()
+        a[N // 4, :] = 128
+        Image.fromarray(a).save(masks / f"{i}_mask.png")
+    rc, _, err = _train(capsys, tmp_path, "--images", images, "--masks", masks,
+                        "--mask-suffix", "_mask", "--ignore-value", "128")
+    assert rc == 0, err
+    rc, out, err = _eval(capsys, tmp_path, images, masks)
+    assert rc == 0 and "4 images" in out, err
+    assert "--ignore-value 128 --mask-suffix _mask (the model's" in err
+    # 'none' turns the model's ignore value off: the band of 128 is refused as not binary
+    rc, _, err = _eval(capsys, tmp_path, images, masks, "--ignore-value", "none")
+    assert one_line_error(rc, err, "0_mask.png", "not binary", "128")
+    rc, _, err = _eval(capsys, tmp_path, images, masks, "--mask-suffix", "_gt")
+    assert one_line_error(rc, err, "no mask named 0_gt.*")
+    # masks named like the images: the model's suffix is used where such masks exist
+    for i in range(4):
+        (masks / f"{i}_mask.png").rename(masks / f"{i}.png")
+    rc, named_out, err = _eval(capsys, tmp_path, images, masks)
+    assert rc == 0 and named_out == out, err
+    (masks / "1.png").rename(masks / "1_mask.png")   # one of each
+    rc, mixed_out, err = _eval(capsys, tmp_path, images, masks)
+    assert rc == 0 and mixed_out == out, err
+
+
+def test_a_model_written_before_reads_masks_by_the_defaults(tmp_path, capsys):
+    """A model file without the record (written before it was kept) loads, and eval reads
+    its masks by the defaults, as before."""
+    images, masks = _set(tmp_path)
+    assert _train(capsys, tmp_path, "--images", images, "--masks", masks,
+                  "--threshold", "128")[0] == 0
+    from segmentation.model_io import FORMAT, FORMAT_VERSION
+    from structpred.io import load_npz, save_npz
+
+    meta, data = load_npz(tmp_path / "m.npz", FORMAT, [FORMAT_VERSION])
+    assert meta.pop("mask_reading") == {"threshold": 128, "ignore_value": None,
+                                        "mask_suffix": None}
+    meta.pop("digest", None)   # save_npz records it anew
+    save_npz(tmp_path / "m.npz", {k: data[k] for k in data}, meta)
+    assert MRFSegmenter.load(tmp_path / "m.npz").mask_reading_ == {}
+    rc, _, err = _eval(capsys, tmp_path, images, masks)
+    assert one_line_error(rc, err, "0.jpg", "not binary", "--threshold 128")
+
+
+def test_eval_with_points_is_not_given_the_models_image_options(tmp_path, capsys):
+    """An image model's reading is not carried to --points (refused for the model's kind,
+    not as '--threshold is for images')."""
+    images, masks = _set(tmp_path)
+    assert _train(capsys, tmp_path, "--images", images, "--masks", masks,
+                  "--threshold", "128")[0] == 0
+    (tmp_path / "s.xyz").write_text("0 0 0 1\n1 0 0 2\n")
+    rc, _, err = run_cli(["segment", "eval", "-m", str(tmp_path / "m.npz"), "--points",
+                          str(tmp_path / "s.xyz")], capsys)
+    assert one_line_error(rc, err, "trained on images, not point clouds")
+
+
+@pytest.mark.parametrize("option", [["--masks", "."], ["--mask-dir", "."],
+                                    ["--mask-suffix", "_m"], ["--foreground-labels", "1"]])
+def test_predict_refuses_every_option_of_reading_masks(tmp_path, capsys, option):
+    """--masks and --mask-dir were accepted and ignored by predict (--masks was even
+    looked up, refusing an image without a mask)."""
+    images, masks = _set(tmp_path, ext="png")
+    assert _train(capsys, tmp_path, "--images", images, "--masks", masks)[0] == 0
+    rc, _, err = run_cli(["segment", "predict", "-m", str(tmp_path / "m.npz"), "--images",
+                          str(images), "-o", str(tmp_path / "out"), *option], capsys)
+    assert one_line_error(rc, err, option[0], "predict reads none")
+    assert not (tmp_path / "out").exists()
+
+
+# ------------------------------------------------------------------ the threshold hinted
+def _hinted(path):
+    with pytest.raises(FormatError) as info:
+        load_mask(path)
+    found = re.search(r"give --threshold (\d+)", info.value.reason)
+    assert found, info.value.reason
+    return int(found.group(1)), info.value.reason
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(level=st.sampled_from([1, 255]), quality=st.integers(75, 95),
+       box=st.tuples(st.integers(0, 14), st.integers(0, 14), st.integers(12, 18),
+                     st.integers(12, 18)))
+def test_the_threshold_hinted_for_a_jpeg_mask_reads_it(tmp_path, level, quality, box):
+    """0/1 and 0/255 masks saved as JPEG: the hint's threshold lies between their two
+    levels and reads the mask back about as well as any threshold can (JPEG blurs the
+    edges of a 0/1 mask; the hint said --threshold 128 for 0/1 masks, whose largest value
+    is 3, which reads no pixel)."""
+    y, x, h, w = box
+    m = np.zeros((N, N), dtype=bool)
+    m[y:y + h, x:x + w] = True
+    Image.fromarray(m.astype(np.uint8) * level).save(tmp_path / "m.jpg", quality=quality)
+    a = np.asarray(Image.open(tmp_path / "m.jpg"))
+    try:
+        read = load_mask(tmp_path / "m.jpg")   # still binary after compression
+    except FormatError:
+        cut, reason = _hinted(tmp_path / "m.jpg")
+        assert 1 <= cut <= a.max() and (cut == 128 if level == 255 else cut < 128), reason
+        read = load_mask(tmp_path / "m.jpg", threshold=cut)
+        best = min((((a >= t) != m).mean() for t in range(1, int(a.max()) + 1)))
+        assert (read != m).mean() <= best + 0.02
+    assert (read != m).mean() <= 0.25   # JPEG blurs a 0/1 mask of 12 pixels across
+
+
+def test_a_threshold_beyond_a_01_jpeg_mask_names_the_one_that_reads_it(tmp_path):
+    yy, xx = np.mgrid[:64, :64]
+    a = ((yy - 30) ** 2 + (xx - 27) ** 2 < 300).astype(np.uint8)   # a disc of 1 on 0
+    Image.fromarray(a).save(tmp_path / "m.jpg", quality=75)
+    assert np.asarray(Image.open(tmp_path / "m.jpg")).max() > 1   # compressed: not 0/1
+    with pytest.raises(FormatError, match=r"largest is \d, most of the others 1\): is it a "
+                                          r"0/1 mask\? give --threshold 1$"):
+        load_mask(tmp_path / "m.jpg", threshold=128)
+    assert _hinted(tmp_path / "m.jpg")[0] == 1
+
+
+@given(level=st.sampled_from([1, 2, 3, 255]), noise=st.integers(0, 1),
+       seed=st.integers(0, 2 ** 16))
+@settings(max_examples=30, deadline=None)
+def test_the_colour_jpeg_hint_derives_the_threshold_too(level, noise, seed):
+    """A grey mask saved as colour JPEG (channels a few levels apart: their mean read) was
+    hinted --threshold 128 whatever its values; the hint now takes the threshold halfway
+    to the mean's most common value other than 0."""
+    from segmentation._mask_layouts import jpeg_colour_hint
+
+    rng = np.random.default_rng(seed)
+    m = _shape(seed % 4)
+    off = (rng.random(m.shape) < 0.05) * min(noise, (level - 1) // 2)   # JPEG's noise
+    grey = (m.astype(int) * level + off * (1 - 2 * m)).astype(np.uint8)
+    cut = re.search(r"give --threshold (\d+) ", jpeg_colour_hint(grey)).group(1)
+    assert int(cut) == level // 2 + 1   # 128 for 255, 1 for 1
+    assert np.array_equal(grey >= int(cut), m)
