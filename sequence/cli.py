@@ -108,9 +108,10 @@ def add_parser(subparsers, name):
                     help="iterations at most (perceptron: epochs)")
     tr.add_argument("--patience", type=positive_int, default=DEFAULTS["patience"], metavar="N",
                     help="stop after N validations without improvement")
-    tr.add_argument("--radius", type=positive_float, default=None, metavar="GAMMA",
-                    help="bound ||w|| <= GAMMA, the regulariser (smaller: stronger); default: "
-                         "--relative-radius times the square root of the training tokens")
+    tr.add_argument("--radius", type=_positive_or_inf, default=None, metavar="GAMMA",
+                    help="bound ||w|| <= GAMMA, the regulariser (smaller: stronger; 'inf': "
+                         "no bound); default: --relative-radius times the square root of the "
+                         "training tokens")
     tr.add_argument("--relative-radius", type=_positive_or_inf,
                     default=DEFAULTS["relative_radius"], metavar="R",
                     help="the radius per square root of a training token, when --radius is "
@@ -348,7 +349,8 @@ def tag_train(args):
         warnings.warn(f"{args.valid_data or args.data}: the validation {what} is 0 at every "
                       f"validation: the model learnt nothing it could score"
                       + (f" (--radius {args.radius:g} bounds its weights too tightly?)"
-                         if args.radius is not None else " (too few iterations?)"))
+                         if args.radius not in (None, float("inf")) else
+                         " (too few iterations?)"))
     n_final = tagger.refit_sentences_ or len(Xt)
     tagger.save(args.output, info={"data": str(args.data), "sentences": n_final,
                                    "valid_sentences": len(Xv)})

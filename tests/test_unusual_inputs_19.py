@@ -349,7 +349,6 @@ def test_a_missing_output_folder_gets_no_hint(at, capsys):
      "must be an integer"),
     (["topics", "train", "--data", "docs.tsv", "-o", "x.npz", "--seed", str(2 ** 64)],
      "at most 4294967295"),
-    (["tag", "train", "--data", "chunks.txt", "-o", "x.npz", "--radius", "inf"], "finite"),
     (["tag", "train", "--data", "chunks.txt", "-o", "x.npz", "--valid-fraction", "nan"],
      "finite"),
     (["segment", "train", "--images", "i", "--masks", "m", "-o", "x.npz", "--tol", "-1"],
@@ -389,6 +388,23 @@ def test_inputs_refused_already(at, capsys, argv, words):
     rc, out, err = run_cli(argv, capsys)
     assert one_line_error(rc, err, words), err
     assert out == ""
+
+
+def test_tag_train_radius_inf_is_no_bound(at, capsys):
+    """``--radius inf`` is no norm bound, as ``--relative-radius inf`` (the default) is: the
+    same model (it was refused as "must be finite")."""
+    from sequence import load_tagger
+    from sequence.data import read_conll
+
+    base = ["tag", "train", "--data", "chunks.txt", "--iterations", "2", "-q"]
+    assert run_cli(base + ["-o", "inf.npz", "--radius", "inf"], capsys)[0] == 0
+    assert run_cli(base + ["-o", "rel.npz", "--relative-radius", "inf"], capsys)[0] == 0
+    X, _ = read_conll("chunks.txt")
+    a, b = load_tagger("inf.npz"), load_tagger("rel.npz")
+    assert a.radius_ == b.radius_ == float("inf")
+    assert a.predict(X) == b.predict(X)
+    rc, _, err = run_cli(base + ["-o", "x.npz", "--radius", "-inf"], capsys)
+    assert one_line_error(rc, err, "--radius"), err
 
 
 def test_compressed_inputs_read_or_named(at, capsys):
