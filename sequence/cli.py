@@ -348,9 +348,8 @@ def tag_train(args):
         # "validation chunk F1 0.00" in the summary only
         warnings.warn(f"{args.valid_data or args.data}: the validation {what} is 0 at every "
                       f"validation: the model learnt nothing it could score"
-                      + (f" (--radius {args.radius:g} bounds its weights too tightly?)"
-                         if args.radius not in (None, float("inf")) else
-                         " (too few iterations?)"))
+                      + (f" (--radius {args.radius:g} bounds its weights too tightly?)" if
+                         args.radius not in (None, float("inf")) else " (too few iterations?)"))
     n_final = tagger.refit_sentences_ or len(Xt)
     tagger.save(args.output, info={"data": str(args.data), "sentences": n_final,
                                    "valid_sentences": len(Xv)})

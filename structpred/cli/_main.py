@@ -107,8 +107,9 @@ def _exit_now(status, exit_functions_within=None, last_line=None):
 
     ``exit_functions_within`` (seconds; after a signal): the exit functions run in a helper
     thread, and the process leaves when they end or when that time has passed, whatever
-    they wait for (a queue's feeder thread writing to workers that are gone);
-    ``last_line`` is then printed on standard error."""
+    they wait for (a queue's feeder thread writing to workers that are gone); children
+    started meanwhile are stopped (:func:`_stop_child_processes`), and ``last_line`` is
+    then printed on standard error."""
     # the exit functions are quick (a millisecond), and some remove temporary files
     # (matplotlib's configuration folder when $MPLCONFIGDIR or $HOME is unusable)
     if exit_functions_within is None:
@@ -122,6 +123,10 @@ def _exit_now(status, exit_functions_within=None, last_line=None):
             helper.join(exit_functions_within)
         except BaseException:  # noqa: BLE001 - a second Ctrl-C: leaving anyway
             pass
+        # children started meanwhile (a Dask cluster still starting spawns its workers
+        # from its own thread; one left would fail, with a traceback, once its parent is
+        # gone): stopped too
+        _stop_child_processes(exit_functions_within)
     if last_line is not None:
         with contextlib.suppress(Exception):
             print(last_line, file=sys.stderr)
