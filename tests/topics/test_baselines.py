@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from estimator_checks import estimator_checks
 
 from topics.baselines import LDASVM, fit_linear_svm
 from topics.corpus import load_bundled_20ng
@@ -53,7 +53,7 @@ def test_unseen_labels_and_unfitted():
         LDASVM().predict(X)
 
 
-@parametrize_with_checks([LDASVM(n_topics=3, n_iter=5, n_transform_burn=2, n_transform_samples=3,
+@estimator_checks([LDASVM(n_topics=3, n_iter=5, n_transform_burn=2, n_transform_samples=3,
                                  round_counts=True)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

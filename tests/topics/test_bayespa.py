@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from scipy import stats
 from scipy.special import gammaln
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from estimator_checks import estimator_checks
 
 from topics.bayespa import PaMedLDA, gaussian_update, pa_sweep, sample_lambda
 from topics.corpus import Vocabulary, load_bundled_20ng
@@ -268,7 +268,7 @@ def test_bad_input(slice20):
     assert m.n_docs_seen_ == 20          # rejected batches left the state untouched
 
 
-@parametrize_with_checks([PaMedLDA(n_topics=3, batch_size=50, n_transform_burn=5, n_transform_samples=5,
+@estimator_checks([PaMedLDA(n_topics=3, batch_size=50, n_transform_burn=5, n_transform_samples=5,
                                    round_counts=True)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.special import gammaln, logsumexp
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from estimator_checks import estimator_checks
 
 from topics.corpus import load_bundled_20ng, token_arrays
 from topics.disclda import (DiscLDA, _pairs, _sample_u, _softmax_columns, block_transform,
@@ -270,7 +270,7 @@ def test_bad_input_after_fit():
 
 # scikit-learn's estimator checks: all of them pass (per-document seeds make the label
 # posterior independent of the batch, so the subset/sample-order invariance checks hold).
-@parametrize_with_checks([DiscLDA(n_class_topics=1, n_shared_topics=2, n_iter=5, n_burn=2,
+@estimator_checks([DiscLDA(n_class_topics=1, n_shared_topics=2, n_iter=5, n_burn=2,
                                   n_samples=5, round_counts=True)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 from scipy.stats import chisquare
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from estimator_checks import estimator_checks
 
 from topics.corpus import Vocabulary, load_bundled_20ng
 from topics.lda import _seed, gibbs_sweep, gibbs_sweep_biased, init_counts
@@ -233,7 +233,7 @@ def test_bad_input(cls, slice20):
         m.score(X, np.full(40, 99))
 
 
-@parametrize_with_checks([GibbsMedLDA(n_topics=3, n_iter=3, n_burn_in=2, n_predict_burn=2,
+@estimator_checks([GibbsMedLDA(n_topics=3, n_iter=3, n_burn_in=2, n_predict_burn=2,
                                       n_predict_samples=3, C=10.0, round_counts=True),
                           ImportanceMedLDA(n_topics=3, n_iter=3, n_predict_iter=3, C=10.0,
                                            round_counts=True)])

@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from topics.corpus import load_bundled_20ng
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from estimator_checks import estimator_checks
 
 from topics.sdem import SdemNaiveBayes, class_log_posterior, sdem_nb_epoch
 
@@ -228,7 +228,7 @@ def test_hinge_weights_option_is_validated_and_used():
         SdemNaiveBayes(hinge_weights="bad").fit(X, y)
 
 
-@parametrize_with_checks([SdemNaiveBayes(n_epochs=3), SdemNaiveBayes(loss="hinge", n_epochs=3)])
+@estimator_checks([SdemNaiveBayes(n_epochs=3), SdemNaiveBayes(loss="hinge", n_epochs=3)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 

@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.special import gammaln, logsumexp
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from estimator_checks import estimator_checks
 
 from topics.corpus import load_bundled_20ng
 from topics.lda import _seed
@@ -218,7 +218,7 @@ def test_partial_fit_over_chunks_equals_one_fit_pass(loss):
     np.testing.assert_array_equal(e.topic_word_counts_, d.topic_word_counts_)
 
 
-@parametrize_with_checks([SdemLDAClassifier(n_epochs=2, n_burn=1, n_samples=2,
+@estimator_checks([SdemLDAClassifier(n_epochs=2, n_burn=1, n_samples=2,
                                             round_counts=True)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
