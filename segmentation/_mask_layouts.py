@@ -47,9 +47,9 @@ def not_binary_hint(path, mode, a, values, ignore_value, ignore, soft_hint, max_
     if ignore_value is None and _is_trimap(vs):
         return (" (an Oxford-IIIT Pets trimap: 1 pet, 2 background, 3 border? give "
                 "--foreground-labels 1 --ignore-value 3)")
-    if ignore_value is None and vs <= {0, 1, 255}:
-        return " (255 around 0 and 1: PASCAL VOC's void border? --ignore-value 255)"
     jpeg = Path(path).suffix.lower() in (".jpg", ".jpeg", ".jfif")
+    if ignore_value is None and vs <= {0, 1, 255} and not jpeg:   # JPEG: 0/255 compressed
+        return " (255 around 0 and 1: PASCAL VOC's void border? --ignore-value 255)"
     if jpeg and int(values[-1]) < _LOW_RANGE:   # a 0/1 mask saved as JPEG: 0..3, not 0..255
         level, cut = suggested_threshold(a, ignore)
         return (f" (JPEG compression is lossy: it spreads the mask's values into nearby ones; "
@@ -116,17 +116,38 @@ _LOW_RANGE = 128
 
 def suggested_threshold(a, ignore=None):
     """``(level, cut)`` for a mask of values near 0 and near one other level (a 0/1 or
-    0/255 mask after JPEG compression): ``level`` is the most common value other than 0
-    (for masks reaching :data:`_LOW_RANGE`, 255 or 65535: their foreground), ``cut`` the
-    smallest value above half of it (128 for 255, 1 for 1, 2 for 2 and 3)."""
+    0/255 mask after JPEG compression): for masks reaching :data:`_LOW_RANGE`, ``level``
+    is 255 (or 65535), their foreground, and ``cut`` 128 (32768); below, ``cut`` lies
+    midway between the two clusters of the values found (:func:`_midway_cut`) and
+    ``level`` is the most common value from ``cut`` up (1 for a 0/1 mask, cut 1)."""
     vals = a if ignore is None else a[~ignore]
     top = int(vals.max()) if vals.size else 0
     if top >= _LOW_RANGE:
         level = 65535 if a.dtype.itemsize >= 2 and top > 255 else 255
-    else:
-        nonzero = vals[vals > 0].astype(np.int64)
-        level = int(np.bincount(nonzero).argmax()) if nonzero.size else 1
-    return level, level // 2 + 1
+        return level, level // 2 + 1
+    if top == 0:
+        return 1, 1
+    counts = np.bincount(vals.ravel().astype(np.int64), minlength=top + 1)
+    cut = _midway_cut(counts)
+    return int(counts[cut:].argmax()) + cut, cut
+
+
+def _midway_cut(counts):
+    """The smallest value above the midpoint of the two clusters' means of a histogram
+    ``counts`` (values below it one cluster, the others the other), the midpoint found by
+    iterating from the middle of the range (Ridler and Calvard's isodata); at least 1."""
+    values = np.arange(counts.size, dtype=float)
+    cut = counts.size // 2 or 1
+    for _ in range(counts.size + 1):
+        low, high = counts[:cut], counts[cut:]
+        if not low.sum() or not high.sum():
+            break
+        mid = ((values[:cut] @ low) / low.sum() + (values[cut:] @ high) / high.sum()) / 2
+        new = max(1, int(np.floor(mid)) + 1)
+        if new == cut:
+            break
+        cut = new
+    return cut
 
 
 def thresholded(path, a, values, threshold):

@@ -210,3 +210,54 @@ def test_the_colour_jpeg_hint_derives_the_threshold_too(level, noise, seed):
     cut = re.search(r"give --threshold (\d+) ", jpeg_colour_hint(grey)).group(1)
     assert int(cut) == level // 2 + 1   # 128 for 255, 1 for 1
     assert np.array_equal(grey >= int(cut), m)
+
+
+@settings(max_examples=60, deadline=None)
+@given(spread=st.integers(0, 2), gap=st.integers(1, 8), share=st.floats(0.05, 0.95),
+       noise=st.floats(0.0, 0.9), seed=st.integers(0, 2 ** 16))
+def test_the_threshold_hinted_lies_between_the_two_clusters_found(spread, gap, share, noise,
+                                                                  seed):
+    """Lossy small-integer masks (0/2, 0/3, ... after JPEG): background values 0..r,
+    foreground values around a level L at least 4r + 1 (two clusters apart); the threshold
+    hinted is midway between the clusters, so it reads the foreground exactly whatever
+    their shares. The hint took half of the most common value other than 0, which the
+    background's noise (many 1s) can be: its 1s and 2s were read as foreground."""
+    from segmentation._mask_layouts import suggested_threshold
+
+    rng = np.random.default_rng(seed)
+    level = 4 * spread + gap
+    m = rng.random((24, 24)) < share
+    m.flat[0], m.flat[1] = True, False        # both clusters present
+    noisy = rng.random(m.shape) < noise
+    bg = np.where(noisy, rng.integers(0, spread + 1, m.shape), 0)
+    fg = level + np.where(noisy, rng.integers(-spread, spread + 1, m.shape), 0)
+    a = np.where(m, fg, bg).astype(np.uint8)
+    lvl, cut = suggested_threshold(a)
+    assert np.array_equal(a >= cut, m), (lvl, cut, np.unique(a))
+    assert cut <= lvl and level - spread <= lvl <= level + spread
+
+
+@pytest.mark.parametrize("level", [2, 3])
+def test_the_threshold_hinted_for_a_02_or_03_jpeg_mask(tmp_path, level):
+    """0/2 and 0/3 masks saved as JPEG: the threshold hinted reads them back about as well
+    as the best threshold."""
+    yy, xx = np.mgrid[:64, :64]
+    m = (yy - 30) ** 2 + (xx - 27) ** 2 < 300
+    Image.fromarray(m.astype(np.uint8) * level).save(tmp_path / "m.jpg", quality=75)
+    a = np.asarray(Image.open(tmp_path / "m.jpg"))
+    cut, reason = _hinted(tmp_path / "m.jpg")
+    best = min(((a >= t) != m).mean() for t in range(1, int(a.max()) + 1))
+    error = (load_mask(tmp_path / "m.jpg", threshold=cut) != m).mean()
+    assert error <= best + 0.005, reason
+
+
+def test_a_0_255_jpeg_mask_holding_1_is_hinted_a_threshold(tmp_path):
+    """A 0/255 mask whose JPEG compression left only 0, 1 and 255 got PASCAL VOC's hint,
+    '255 around 0 and 1: void border? --ignore-value 255', which reads its foreground as
+    ignored: a JPEG mask is hinted the threshold."""
+    m = np.zeros((N, N), dtype=np.uint8)
+    m[:16, :17] = 255
+    Image.fromarray(m).save(tmp_path / "m.jpg", quality=85)
+    assert set(np.unique(np.asarray(Image.open(tmp_path / "m.jpg")))) == {0, 1, 255}
+    cut, reason = _hinted(tmp_path / "m.jpg")
+    assert cut == 128 and "void border" not in reason, reason
