@@ -9,9 +9,11 @@ from pathlib import Path
 
 import numpy as np
 
+from structpred.io import counted
+
 __all__ = ["not_binary_hint", "check_trimap", "thresholded", "is_binary", "near_miss_hint",
            "json_hint", "COCO_HINT", "near_grey_jpeg", "jpeg_colour_hint",
-           "suggested_threshold"]
+           "suggested_threshold", "check_classes"]
 
 #: Oxford-IIIT Pets' trimaps: 1 pet, 2 background, 3 border (unclassified)
 _TRIMAP = {1, 2, 3}
@@ -46,7 +48,9 @@ def not_binary_hint(path, mode, a, values, ignore_value, ignore, soft_hint, max_
     vs = set(values.tolist())
     if ignore_value is None and _is_trimap(vs):
         return (" (an Oxford-IIIT Pets trimap: 1 pet, 2 background, 3 border? give "
-                "--foreground-labels 1 --ignore-value 3)")
+                "--foreground-labels 1 --ignore-value 3; classes meaning otherwise: "
+                "--foreground-labels and --background-labels, e.g. --foreground-labels 1,2 "
+                "--background-labels 3)")
     jpeg = Path(path).suffix.lower() in (".jpg", ".jpeg", ".jfif")
     if ignore_value is None and vs <= {0, 1, 255} and not jpeg:   # JPEG: 0/255 compressed
         return " (255 around 0 and 1: PASCAL VOC's void border? --ignore-value 255)"
@@ -107,7 +111,28 @@ def check_trimap(path, values, foreground, ignore_value):
                           "Oxford-IIIT Pets trimap "
                           "(3 the border)? give --ignore-value 3 to leave the border out, or "
                           "--foreground-labels 1,3 to count it as foreground (it would be read "
-                          "as background)")
+                          "as background; if 3 is the background, say so: --background-labels "
+                          "with every background class)")
+
+
+def check_classes(path, values, foreground, background, ignore_value):
+    """A class-index mask read with ``--foreground-labels`` and ``--background-labels``:
+    every value (``values``, the ignored left out) is in one of the two, else refused
+    naming the values in neither (no class is read as background by default)."""
+    from structpred import FormatError
+
+    def listed(v):
+        return any(a <= v <= b for a, b in (*foreground, *background))
+
+    other = [int(v) for v in values if not listed(int(v))]
+    if other:
+        shown = ", ".join(map(str, other[:6])) + (", ..." if len(other) > 6 else "")
+        raise FormatError(path, None, f"mask holds {counted(len(other), 'value')} in neither "
+                          f"--foreground-labels nor --background-labels ({shown}; it holds "
+                          f"{', '.join(map(str, values[:8].tolist()))}"
+                          f"{', ...' if values.size > 8 else ''}): list each class in one of "
+                          "them" + ("" if ignore_value is not None else
+                                    ", or give the \"don't care\" one as --ignore-value"))
 
 
 #: a mask whose largest value is below this was not 0/255 before compression (0/1: 0..3)

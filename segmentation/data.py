@@ -28,7 +28,8 @@ import numpy as np
 from structpred import FormatError, read_lines, split_comma_items
 from structpred.io import binary_kind, counted, missing_reason, odd_entry_reason
 
-from segmentation._mask_layouts import (COCO_HINT, check_trimap, jpeg_colour_hint, is_binary,
+from segmentation._mask_layouts import (COCO_HINT, check_classes, check_trimap,
+                                        jpeg_colour_hint, is_binary,
                                         json_hint, near_grey_jpeg, near_miss_hint,
                                         not_binary_hint, thresholded)
 
@@ -280,7 +281,8 @@ def _load_image(path):
     return a, orientation
 
 
-def load_mask(path, ignore_value=None, return_ignore=False, foreground=None, threshold=None):
+def load_mask(path, ignore_value=None, return_ignore=False, foreground=None, threshold=None,
+              background=None):
     """Binary mask as a bool ``(H, W)`` array.
 
     Accepts single-channel (or RGB with equal channels) images holding only
@@ -291,8 +293,10 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None, thr
     the value); ignored pixels are False in ``mask``.  With ``foreground``, label
     ranges (:func:`parse_label_ranges`, e.g. ``((15, 15),)``), the mask holds class
     indices (PASCAL VOC's palette PNGs): those in the ranges are the foreground, the
-    others the background.  With ``threshold`` (``--threshold``), a mask that is not binary
-    (a JPEG mask, antialiased edges) is the foreground where its value is at least it.
+    others the background, unless ``background`` ranges are given too: then every class is
+    in one of the two (:func:`~segmentation._mask_layouts.check_classes`).  With
+    ``threshold`` (``--threshold``), a mask that is not binary (a JPEG mask, antialiased
+    edges) is the foreground where its value is at least it.
     """
     if threshold is not None and foreground is not None:
         raise ValueError("threshold and foreground (class indices) exclude each other: a mask "
@@ -332,8 +336,11 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None, thr
             ignore = None
     values = np.unique(a if ignore is None else a[~ignore])
     if foreground is not None:
-        _check_void(path, values, foreground)
-        check_trimap(path, values, foreground, ignore_value)
+        if background is not None:   # every class said: no guess about 3 or 255
+            check_classes(path, values, foreground, background, ignore_value)
+        else:
+            _check_void(path, values, foreground)
+            check_trimap(path, values, foreground, ignore_value)
         mask = binary_labels(a, foreground).astype(bool)
         if ignore is not None:
             mask &= ~ignore
@@ -404,7 +411,9 @@ def _check_void(path, values, foreground):
             a <= 255 <= b for a, b in foreground):
         raise FormatError(path, None, "mask holds 255 besides the class indices "
                           f"{', '.join(map(str, values[:-1][:6].tolist()))}: PASCAL VOC's void "
-                          "border? give --ignore-value 255 (it would be read as background)")
+                          "border? give --ignore-value 255 (it would be read as background; "
+                          "if 255 is the background, say so: --background-labels with every "
+                          "background class)")
 
 
 def _drop_alpha(path, a):
@@ -419,17 +428,17 @@ def _drop_alpha(path, a):
 
 
 def load_example(image_path, mask_path=None, ignore_value=None, foreground=None,
-                 threshold=None):
+                 threshold=None, background=None):
     """``(image, mask, ignore)``: image and (optionally) mask, checked to have the
-    same size; ``ignore`` marks the mask's "don't care" pixels (or is None); ``foreground``
-    and ``threshold`` as :func:`load_mask`'s."""
+    same size; ``ignore`` marks the mask's "don't care" pixels (or is None); ``foreground``,
+    ``threshold`` and ``background`` as :func:`load_mask`'s."""
     img, orientation = _load_image(image_path)
     if mask_path is None:
         if orientation not in (None, 1):
             warnings.warn(_orientation_note(image_path, orientation), stacklevel=2)
         return img, None, None
     mask, ignore = load_mask(mask_path, ignore_value, return_ignore=True, foreground=foreground,
-                             threshold=threshold)
+                             threshold=threshold, background=background)
     if mask.shape != img.shape[:2]:
         hint = ("" if mask.shape != img.shape[1::-1] else
                 f" ({_orientation_note(image_path, orientation)})"

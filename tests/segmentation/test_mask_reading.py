@@ -62,7 +62,8 @@ def test_eval_reads_the_masks_as_the_model_was_trained_to(tmp_path, capsys):
                         "--threshold", "128")
     assert rc == 0, err
     assert MRFSegmenter.load(tmp_path / "m.npz").mask_reading_ == {
-        "threshold": 128, "ignore_value": None, "mask_suffix": None}
+        "threshold": 128, "ignore_value": None, "mask_suffix": None,
+        "background_labels": None}
     rc, out, err = _eval(capsys, tmp_path, images, masks)
     assert rc == 0 and "4 images" in out, err
     assert "--threshold 128 (the model's" in err and len(err.strip().splitlines()) == 1
@@ -115,7 +116,7 @@ def test_a_model_written_before_reads_masks_by_the_defaults(tmp_path, capsys):
 
     meta, data = load_npz(tmp_path / "m.npz", FORMAT, [FORMAT_VERSION])
     assert meta.pop("mask_reading") == {"threshold": 128, "ignore_value": None,
-                                        "mask_suffix": None}
+                                        "mask_suffix": None, "background_labels": None}
     meta.pop("digest", None)   # save_npz records it anew
     save_npz(tmp_path / "m.npz", {k: data[k] for k in data}, meta)
     assert MRFSegmenter.load(tmp_path / "m.npz").mask_reading_ == {}
@@ -136,7 +137,8 @@ def test_eval_with_points_is_not_given_the_models_image_options(tmp_path, capsys
 
 
 @pytest.mark.parametrize("option", [["--masks", "."], ["--mask-dir", "."],
-                                    ["--mask-suffix", "_m"], ["--foreground-labels", "1"]])
+                                    ["--mask-suffix", "_m"], ["--foreground-labels", "1"],
+                                    ["--background-labels", "0"]])
 def test_predict_refuses_every_option_of_reading_masks(tmp_path, capsys, option):
     """--masks and --mask-dir were accepted and ignored by predict (--masks was even
     looked up, refusing an image without a mask)."""
