@@ -5,8 +5,8 @@ voxel grid (one point per ``voxel``-sized cube, the first in file order), and
 every original point is evaluated with the label of its voxel's node.
 
 Node features ``f_n`` (per node, from its ``k`` nearest neighbours in the
-*full* cloud, at two scales ``k = 10`` and ``k = 30``; standardised with
-training statistics by the model):
+*full* cloud, each position once however often the scan repeats it, at two scales
+``k = 10`` and ``k = 30``; standardised with training statistics by the model):
 
 * the eigenvalues ``l1 >= l2 >= l3`` of the neighbourhood covariance, as
   linearity ``(l1 - l2) / l1``, planarity ``(l2 - l3) / l1`` and
@@ -277,7 +277,12 @@ def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0, spacing=None)
         raise ValueError(f"the scan thins to {n} voxel at a voxel size of {voxel:g} m "
                          "(--voxel): at least 2 are needed; give a smaller voxel size or a "
                          "larger scan")
-    feats = [_eigen_features(xyz, tree, nodes, min(k, xyz.shape[0])) for k in _SCALES]
+    places = np.unique(xyz, axis=0)   # a repeated point is one place of the surface
+    if places.shape[0] < xyz.shape[0]:   # (its copies filled the k neighbours)
+        tree = cKDTree(places)
+    else:
+        places = xyz
+    feats = [_eigen_features(places, tree, nodes, min(k, places.shape[0])) for k in _SCALES]
     h = _height_above_min(xyz, nodes, cell)
     X = np.concatenate(feats + [h[:, None], (h ** 2 / 10.0)[:, None], np.ones((n, 1))], axis=1)
 
