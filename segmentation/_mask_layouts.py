@@ -15,6 +15,9 @@ __all__ = ["not_binary_hint", "check_trimap", "thresholded", "is_binary", "near_
            "json_hint", "COCO_HINT", "near_grey_jpeg", "jpeg_colour_hint",
            "suggested_threshold", "check_classes"]
 
+#: the extensions of JPEG files
+_JPEG = (".jpg", ".jpeg", ".jfif", ".jpe")
+
 #: Oxford-IIIT Pets' trimaps: 1 pet, 2 background, 3 border (unclassified)
 _TRIMAP = {1, 2, 3}
 
@@ -51,7 +54,7 @@ def not_binary_hint(path, mode, a, values, ignore_value, ignore, soft_hint, max_
                 "--foreground-labels 1 --ignore-value 3; classes meaning otherwise: "
                 "--foreground-labels and --background-labels, e.g. --foreground-labels 1,2 "
                 "--background-labels 3)")
-    jpeg = Path(path).suffix.lower() in (".jpg", ".jpeg", ".jfif")
+    jpeg = Path(path).suffix.lower() in _JPEG
     if ignore_value is None and vs <= {0, 1, 255} and not jpeg:   # JPEG: 0/255 compressed
         return " (255 around 0 and 1: PASCAL VOC's void border? --ignore-value 255)"
     if jpeg and int(values[-1]) < _LOW_RANGE:   # a 0/1 mask saved as JPEG: 0..3, not 0..255
@@ -92,7 +95,7 @@ def jpeg_colour_hint(grey):
 def near_grey_jpeg(path, a):
     """The channels' mean of a JPEG mask of colour channels at most :data:`_JPEG_CHROMA`
     apart (a grey mask saved as colour JPEG), as uint8; else None."""
-    if Path(path).suffix.lower() not in (".jpg", ".jpeg", ".jfif") or a.dtype != np.uint8:
+    if Path(path).suffix.lower() not in _JPEG or a.dtype != np.uint8:
         return None
     rgb = a[..., :3].astype(np.int16)
     if int((rgb.max(axis=-1) - rgb.min(axis=-1)).max()) > _JPEG_CHROMA:

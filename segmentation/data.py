@@ -40,7 +40,16 @@ __all__ = ["load_image", "load_mask", "load_pair", "load_example", "read_manifes
 
 #: File extensions read as images (any letter case).
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".gif", ".webp", ".ppm",
-                    ".pgm", ".pnm")
+                    ".pgm", ".pnm", ".jfif", ".jpe")
+
+#: extensions of image formats not read (their files in an image or mask folder are
+#: refused, naming them: they were passed over as if they were notes, an image lost)
+OTHER_IMAGE_EXTENSIONS = {".heic": "HEIC", ".heif": "HEIF", ".avif": "AVIF", ".jxl": "JPEG XL",
+                          ".jp2": "JPEG 2000", ".j2k": "JPEG 2000", ".tga": "TGA",
+                          ".psd": "Photoshop", ".xcf": "GIMP", ".svg": "SVG", ".exr": "OpenEXR",
+                          ".dng": "raw camera", ".cr2": "raw camera", ".nef": "raw camera",
+                          ".arw": "raw camera", ".ico": "icon", ".qoi": "QOI", ".pbm": "PBM",
+                          ".dib": "DIB", ".apng": "APNG"}
 
 
 def bundled_data_dir():
@@ -67,9 +76,15 @@ def folder_images(folder):
     of its own, "no mask named ._x.*"), as the document folders of ``topics`` leave them
     out. An entry of an image name that is not a file (a link to nothing, a loop of links,
     a FIFO, a folder) is a :class:`FormatError` naming it: it was passed over silently,
-    an image (or a mask: "no mask named x.*") lost."""
+    an image (or a mask: "no mask named x.*") lost; so is an image of a format not read
+    (:data:`OTHER_IMAGE_EXTENSIONS`: ``x.heic``)."""
     out = []
     for f in Path(folder).iterdir():
+        if not f.name.startswith(".") and f.suffix.lower() in OTHER_IMAGE_EXTENSIONS:
+            raise FormatError(str(f), None, "an image of a format not read here "
+                              f"({OTHER_IMAGE_EXTENSIONS[f.suffix.lower()]}; read are "
+                              f"{', '.join(e[1:] for e in IMAGE_EXTENSIONS)}): convert it to "
+                              "PNG, or move it out of the folder (it would be passed over)")
         if f.name.startswith(".") or not is_image_file(f):
             continue
         if not f.is_file():

@@ -1,0 +1,64 @@
+"""Inputs of segment read as they mean. Point clouds that repeat points (tiles merged
+twice, a scanner's repeated returns): a position is one place of the surface however often the scan lists it, so the graph of a
+scan with repeats is the graph of the scan without them (the copies filled the k nearest
+neighbours of the shape features, and the same scan twice was segmented otherwise). Every
+file of an image folder is read, refused naming it, or not an image."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from segmentation.points import point_graph
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2 ** 16), n=st.integers(40, 200), share=st.floats(0.0, 1.0),
+       times=st.integers(1, 3))
+def test_repeated_points_leave_the_graph_as_it_is(seed, n, share, times):
+    rng = np.random.default_rng(seed)
+    xyz = np.round(rng.random((n, 3)) * [4.0, 4.0, 2.0], 2)
+    xyz = np.unique(xyz, axis=0)[rng.permutation(len(np.unique(xyz, axis=0)))]
+    chosen = rng.random(len(xyz)) < share
+    more = np.concatenate([xyz, *([xyz[chosen]] * times)])
+    one, two = (point_graph(a, voxel=0.25, k_graph=4) for a in (xyz, more))
+    assert np.allclose(one.node_features, two.node_features)
+    assert np.array_equal(one.edges, two.edges) and np.array_equal(one.xyz, two.xyz)
+    assert np.array_equal(two.labels, np.concatenate([one.labels,   # each copy its node
+                                                      *([one.labels[chosen]] * times)]))
+
+
+# ------------------------------------------------------------ files of image folders
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from(["a", "my image", "ünï"]),
+       ext=st.sampled_from([".png", ".jpg", ".JFIF", ".jpe", ".heic", ".AVIF", ".jp2", ".tga",
+                            ".psd", ".txt", ".csv", ""]))
+def test_every_file_of_an_image_folder_is_read_refused_or_not_an_image(tmp_path_factory,
+                                                                       name, ext):
+    """A file of an image folder is read (an image extension; .jfif and .jpe are JPEG),
+    refused naming it (an image of a format not read: it was passed over as if it were a
+    note, one image fewer without a word), or passed over (notes, lists)."""
+    from PIL import Image
+
+    from segmentation.data import (IMAGE_EXTENSIONS, OTHER_IMAGE_EXTENSIONS, folder_images,
+                                   load_image)
+    from structpred import FormatError
+
+    folder = tmp_path_factory.mktemp("imgs")
+    Image.new("RGB", (4, 3), (200, 10, 10)).save(folder / "b.png")
+    path = folder / f"{name}{ext}"
+    if ext.lower() in IMAGE_EXTENSIONS:
+        Image.new("RGB", (4, 3), (10, 10, 200)).save(path, format="JPEG" if "j" in ext.lower()
+                                                     else "PNG")
+        assert folder_images(folder) == sorted([folder / "b.png", path])
+        assert load_image(path).shape == (3, 4, 3)
+    elif ext.lower() in OTHER_IMAGE_EXTENSIONS:
+        path.write_bytes(b"\0" * 16)
+        with pytest.raises(FormatError, match="an image of a format not read here") as info:
+            folder_images(folder)
+        assert info.value.path == str(path)
+    else:
+        path.write_text("notes\n")
+        assert folder_images(folder) == [folder / "b.png"]
