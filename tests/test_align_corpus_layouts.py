@@ -360,6 +360,17 @@ def test_one_based_gold_of_one_or_two_sentences_is_never_silent(tmp_path, pairs,
     assert not caught
 
 
+def test_external_links_of_one_sentence_get_no_base_warning(tmp_path):
+    """Link files of other aligners are predictions, not gold: no 'may be 1-based'."""
+    from alignment.aligners.linkfiles import ExternalAlignments
+
+    path = _put(tmp_path, "fa.txt", "1-1 2-2\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ExternalAlignments.from_files([["a", "b", "c"]], [["x", "y", "z"]], {"fa": path})
+    assert not [w for w in caught if "1-based" in str(w.message)]
+
+
 def test_aer_test_file_of_one_or_two_sentences_gets_no_base_warning(tmp_path, capsys):
     """The 1-based warning concerns gold: predictions of one or two sentences that leave
     the first words unlinked (``aer --test``) were warned of as 'may be 1-based'; and a gold
