@@ -13,7 +13,7 @@ from structpred.io import counted
 
 __all__ = ["not_binary_hint", "check_trimap", "thresholded", "is_binary", "near_miss_hint",
            "json_hint", "COCO_HINT", "near_grey_jpeg", "jpeg_colour_hint",
-           "suggested_threshold", "check_classes"]
+           "suggested_threshold", "check_classes", "palette_greys"]
 
 #: the extensions of JPEG files
 _JPEG = (".jpg", ".jpeg", ".jfif", ".jpe")
@@ -116,6 +116,27 @@ def check_trimap(path, values, foreground, ignore_value):
                           "--foreground-labels 1,3 to count it as foreground (it would be read "
                           "as background; if 3 is the background, say so: --background-labels "
                           "with every background class)")
+
+
+def palette_greys(im, a):
+    """A palette mask ``im`` (indices ``a``) whose indices used all stand for greys other
+    than their own numbers (index 0 white, index 1 black: a figure/ground mask drawn in
+    white on black and saved with its palette in the order of the colours' first use) as
+    the grey levels it shows; else ``a`` (class indices: PASCAL VOC's palette of colours, or
+    greys equal to the indices)."""
+    palette = im.getpalette("RGB")
+    if not palette or a.ndim != 2:
+        return a
+    rgb = np.zeros((256, 3), dtype=np.int64)
+    entries = np.asarray(palette[:768], dtype=np.int64).reshape(-1, 3)
+    rgb[:len(entries)] = entries
+    used = np.unique(a)
+    if int(used[-1]) >= len(entries):   # an index past the palette: no colour to read
+        return a
+    grey = rgb[used]
+    if not np.all(grey == grey[:, :1]) or np.array_equal(grey[:, 0], used):
+        return a
+    return rgb[:, 0].astype(np.uint8)[a]
 
 
 def check_classes(path, values, foreground, background, ignore_value):

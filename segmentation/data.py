@@ -29,7 +29,7 @@ from structpred import FormatError, read_lines, split_comma_items
 from structpred.io import binary_kind, counted, missing_reason, odd_entry_reason
 
 from segmentation._mask_layouts import (COCO_HINT, check_classes, check_trimap,
-                                        jpeg_colour_hint, is_binary,
+                                        jpeg_colour_hint, is_binary, palette_greys,
                                         json_hint, near_grey_jpeg, near_miss_hint,
                                         not_binary_hint, thresholded)
 
@@ -323,6 +323,8 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None, thr
         raise _image_error(path, "mask", exc) from None
     if a.ndim == 3 and im.mode in ("LA", "La", "PA", "RGBA", "RGBa"):
         a = _drop_alpha(path, a)
+    if im.mode == "P" and foreground is None:   # a palette of greys: read as shown
+        a = palette_greys(im, a)
     if a.ndim == 3:
         grey = near_grey_jpeg(path, a)
         if grey is not None and threshold is not None:

@@ -94,3 +94,42 @@ def test_a_mask_of_1_2_3_whose_3_is_the_background(tmp_path, capsys):
     rc, _, err = run_cli(["segment", "eval", "-m", str(tmp_path / "m.npz"), "--images",
                           str(images), "--masks", str(masks), "--threshold", "2"], capsys)
     assert rc == 0 and "the model's" not in err, err   # grey levels: the classes not used
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(fg_index=st.integers(0, 5), bg_index=st.integers(0, 5), fg_grey=st.sampled_from([255, 1]),
+       seed=st.integers(0, 2 ** 16))
+def test_a_palette_mask_of_greys_is_read_as_shown(tmp_path, fg_index, bg_index, fg_grey, seed):
+    """A figure/ground mask saved as a palette PNG whose palette holds the figure's white
+    (or 1) at index 0 and the background's black at index 1 was read by its indices:
+    inverted, without a word. A palette of greys is read as its greys; class indices with
+    --foreground-labels are still read as indices."""
+    if fg_index == bg_index:
+        bg_index = (fg_index + 1) % 6
+    rng = np.random.default_rng(seed)
+    m = rng.random((N, N)) < 0.3
+    m.flat[0], m.flat[1] = True, False
+    palette = rng.integers(0, 256, (256, 3))
+    palette[fg_index], palette[bg_index] = fg_grey, 0
+    im = Image.fromarray(np.where(m, fg_index, bg_index).astype(np.uint8), mode="P")
+    im.putpalette(palette.astype(np.uint8).ravel().tolist())
+    im.save(tmp_path / "m.png")
+    assert np.array_equal(load_mask(tmp_path / "m.png"), m)
+    read = load_mask(tmp_path / "m.png", foreground=((fg_index, fg_index),),
+                     background=((bg_index, bg_index),))
+    assert np.array_equal(read, m)
+
+
+def test_a_voc_palette_mask_is_read_by_its_indices(tmp_path):
+    from segmentation.data import _voc_palette
+
+    a = np.zeros((N, N), dtype=np.uint8)
+    a[3:9, 3:9], a[9, :] = 15, 255
+    im = Image.fromarray(a, mode="P")
+    im.putpalette(np.asarray(_voc_palette(), dtype=np.uint8).ravel().tolist())
+    im.save(tmp_path / "voc.png")
+    read = load_mask(tmp_path / "voc.png", foreground=((15, 15),), ignore_value=255)
+    assert np.array_equal(read, a == 15)
+    with pytest.raises(FormatError, match="class-index mask"):
+        load_mask(tmp_path / "voc.png")
