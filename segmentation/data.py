@@ -95,10 +95,20 @@ def folder_images(folder):
     return sorted(out)
 
 
+def _nfc(text):
+    """``text`` in Unicode normal form NFC (ASCII as it is)."""
+    import unicodedata
+
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
+
+
 class StemIndex:
     """The image files of one folder by stem: ``index.find("horse001")`` finds
     ``horse001.png``, ``horse001.JPG``, ...; two files of one stem (``a.png`` and
-    ``a.bmp``) are a :class:`FormatError`, since either could be the one meant."""
+    ``a.bmp``) are a :class:`FormatError`, since either could be the one meant.  Stems are
+    compared in Unicode normal form NFC: ``café`` spelt with a combining accent (NFD, as
+    macOS writes names) is ``café`` with the precomposed letter (an image and its mask
+    named so were "no mask named café.*", the two names printed alike)."""
 
     def __init__(self, folder):
         self.folder = Path(folder)
@@ -110,7 +120,8 @@ class StemIndex:
         rank = {e: i for i, e in enumerate(IMAGE_EXTENSIONS)}
         self._by_stem = {}
         for f in folder_images(self.folder):
-            self._by_stem.setdefault(f.stem, []).append((rank[f.suffix.lower()], f.name, f))
+            self._by_stem.setdefault(_nfc(f.stem), []).append((rank[f.suffix.lower()], f.name,
+                                                               f))
         for v in self._by_stem.values():
             v.sort()
 
@@ -118,7 +129,7 @@ class StemIndex:
         """The file for ``stem`` (a name with an image extension is also accepted), or None;
         a file ``exclude`` (the image itself, when the masks share its folder) is passed over."""
         stem = str(stem)
-        hit = self._by_stem.get(stem)
+        hit = self._by_stem.get(_nfc(stem))
         if hit and exclude is not None:
             hit = [h for h in hit if not h[2].exists() or not h[2].samefile(exclude)]
         if hit and len(hit) > 1:

@@ -62,3 +62,23 @@ def test_every_file_of_an_image_folder_is_read_refused_or_not_an_image(tmp_path_
     else:
         path.write_text("notes\n")
         assert folder_images(folder) == [folder / "b.png"]
+
+
+@settings(max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(word=st.sampled_from(["café", "Ångström", "naïve crème", "über_1"]),
+       forms=st.tuples(st.sampled_from(["NFC", "NFD"]), st.sampled_from(["NFC", "NFD"])))
+def test_a_mask_is_found_whatever_the_unicode_form_of_its_name(tmp_path_factory, word,
+                                                               forms):
+    """An image named in NFD (macOS) and its mask in NFC were 'no mask named café.*', the
+    two names printed alike: stems are compared in NFC."""
+    import unicodedata
+
+    from PIL import Image
+
+    from segmentation.data import StemIndex
+
+    folder = tmp_path_factory.mktemp("masks")
+    image_name, mask_name = (unicodedata.normalize(f, word) for f in forms)
+    Image.new("L", (3, 3)).save(folder / f"{mask_name}.png")
+    assert StemIndex(folder).find(image_name) == folder / f"{mask_name}.png"
