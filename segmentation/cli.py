@@ -189,12 +189,14 @@ def _point_items(files, limit=None):
 
 def _read_points(path, ranges):
     from segmentation.data import binary_labels, load_points
+    from segmentation.points import check_label_column
 
     xyz, lab = load_points(path)
     if ranges is None:
         return xyz, None
     if lab is None:
         raise UserError(f"{path}: needs a label column (x y z label)")
+    check_label_column(path, lab)
     return xyz, binary_labels(lab, ranges)
 
 

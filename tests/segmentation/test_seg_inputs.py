@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from segmentation.points import point_graph
 
@@ -16,6 +16,7 @@ from segmentation.points import point_graph
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2 ** 16), n=st.integers(40, 200), share=st.floats(0.0, 1.0),
        times=st.integers(1, 3))
+@example(seed=1011, n=194, share=1.0, times=1)   # neighbours at equal distances
 def test_repeated_points_leave_the_graph_as_it_is(seed, n, share, times):
     rng = np.random.default_rng(seed)
     xyz = np.round(rng.random((n, 3)) * [4.0, 4.0, 2.0], 2)
@@ -82,3 +83,35 @@ def test_a_mask_is_found_whatever_the_unicode_form_of_its_name(tmp_path_factory,
     image_name, mask_name = (unicodedata.normalize(f, word) for f in forms)
     Image.new("L", (3, 3)).save(folder / f"{mask_name}.png")
     assert StemIndex(folder).find(image_name) == folder / f"{mask_name}.png"
+
+
+@settings(max_examples=40, deadline=None)
+@given(n_classes=st.integers(1, 300), low=st.integers(-5, 2000), seed=st.integers(0, 2 ** 16))
+def test_a_colour_channel_is_not_read_as_labels(n_classes, low, seed):
+    """Column 4 is the label: of more than 64 distinct values, all from 0 to 255, it is a
+    colour channel or an intensity ('x y z r g b label', 'x y z intensity'), refused (each
+    red level was read as a class: '--foreground-labels 5' took the points of red 5)."""
+    from segmentation.points import MAX_LABEL_CLASSES, check_label_column
+    from structpred import FormatError
+
+    rng = np.random.default_rng(seed)
+    labels = low + rng.permutation(np.arange(max(n_classes, 1)).repeat(3))
+    values = np.unique(labels)
+    if values.size > MAX_LABEL_CLASSES and values[0] >= 0 and values[-1] <= 255:
+        with pytest.raises(FormatError, match=f"column 4, read as the label, holds "
+                                              f"{values.size} distinct values from 0 to 255"):
+            check_label_column("s.xyz", labels)
+    else:
+        check_label_column("s.xyz", labels)
+
+
+def test_train_refuses_colours_in_the_label_column(tmp_path, capsys):
+    from cli_helpers import one_line_error, run_cli
+
+    rng = np.random.default_rng(0)
+    rows = [f"{x:.2f} {y:.2f} {z:.2f} {r} {g} {b} 1300\n" for (x, y, z), r, g, b in
+            zip(rng.random((300, 3)), *rng.integers(0, 256, (3, 300)))]
+    (tmp_path / "s.xyz").write_text("".join(rows))
+    rc, _, err = run_cli(["segment", "train", "--points", str(tmp_path / "s.xyz"),
+                          "--foreground-labels", "5", "-o", str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, "s.xyz: column 4, read as the label", "move it there")
