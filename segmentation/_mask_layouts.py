@@ -183,10 +183,18 @@ def suggested_threshold(a, ignore=None):
 
 def _midway_cut(counts):
     """The smallest value above the midpoint of the two clusters' means of a histogram
-    ``counts`` (values below it one cluster, the others the other), the midpoint found by
-    iterating from the middle of the range (Ridler and Calvard's isodata); at least 1."""
+    ``counts`` (values below it one cluster, the others the other): the split of most
+    between-cluster variance (Otsu's; the middle one of equal splits: 2 for a pure 0/2
+    or 0/3 mask), then moved to the midpoint of its two means until it stays (Ridler and
+    Calvard's isodata); at least 1."""
     values = np.arange(counts.size, dtype=float)
-    cut = counts.size // 2 or 1
+    total, weighted = counts.cumsum(), (counts * values).cumsum()
+    low, high = total[:-1], total[-1] - total[:-1]   # split before 1, 2, ..., top
+    with np.errstate(divide="ignore", invalid="ignore"):
+        spread = low * high * (weighted[:-1] / low - (weighted[-1] - weighted[:-1]) / high) ** 2
+    spread = np.where((low > 0) & (high > 0), spread, 0.0)   # one side empty: no spread
+    ties = np.flatnonzero(spread >= spread.max() * (1 - 1e-9)) + 1
+    cut = int(ties[len(ties) // 2])
     for _ in range(counts.size + 1):
         low, high = counts[:cut], counts[cut:]
         if not low.sum() or not high.sum():

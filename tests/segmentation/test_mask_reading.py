@@ -239,18 +239,35 @@ def test_the_threshold_hinted_lies_between_the_two_clusters_found(spread, gap, s
     assert cut <= lvl and level - spread <= lvl <= level + spread
 
 
-@pytest.mark.parametrize("level", [2, 3])
-def test_the_threshold_hinted_for_a_02_or_03_jpeg_mask(tmp_path, level):
-    """0/2 and 0/3 masks saved as JPEG: the threshold hinted reads them back about as well
-    as the best threshold."""
-    yy, xx = np.mgrid[:64, :64]
-    m = (yy - 30) ** 2 + (xx - 27) ** 2 < 300
-    Image.fromarray(m.astype(np.uint8) * level).save(tmp_path / "m.jpg", quality=75)
-    a = np.asarray(Image.open(tmp_path / "m.jpg"))
-    cut, reason = _hinted(tmp_path / "m.jpg")
-    best = min(((a >= t) != m).mean() for t in range(1, int(a.max()) + 1))
-    error = (load_mask(tmp_path / "m.jpg", threshold=cut) != m).mean()
-    assert error <= best + 0.005, reason
+@pytest.mark.parametrize("level", [2, 3, 4, 5])
+def test_the_threshold_hinted_for_small_integer_jpeg_masks(level):
+    """0/2 ... 0/5 masks saved as JPEG (boxes and discs, quality 60 to 95): read with the
+    threshold hinted, they are on average within 2 % of pixels of the best threshold's
+    reading. Half the most common value other than 0 (the hint before) was 14 % off on
+    average: the background's noise (1s) was often that value, and it was read as
+    foreground."""
+    import io
+
+    from segmentation._mask_layouts import suggested_threshold
+
+    rng = np.random.default_rng(level)
+    excess = []
+    for i in range(40):
+        m = np.zeros((64, 64), dtype=bool)
+        if i % 2:
+            yy, xx = np.mgrid[:64, :64]
+            m = (yy - rng.integers(10, 50)) ** 2 + (xx - rng.integers(10, 50)) ** 2 < \
+                rng.integers(50, 600)
+        else:
+            (y, x), (h, w) = rng.integers(0, 30, 2), rng.integers(8, 34, 2)
+            m[y:y + h, x:x + w] = True
+        buf = io.BytesIO()
+        Image.fromarray(m.astype(np.uint8) * level).save(buf, "JPEG",
+                                                         quality=int(rng.integers(60, 96)))
+        a = np.asarray(Image.open(buf))
+        best = min(((a >= t) != m).mean() for t in range(1, int(a.max()) + 1))
+        excess.append(((a >= suggested_threshold(a)[1]) != m).mean() - best)
+    assert np.mean(excess) <= 0.02, np.round(excess, 3)
 
 
 def test_a_0_255_jpeg_mask_holding_1_is_hinted_a_threshold(tmp_path):
