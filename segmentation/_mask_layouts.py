@@ -119,11 +119,12 @@ def check_trimap(path, values, foreground, ignore_value):
 
 
 def palette_greys(im, a):
-    """A palette mask ``im`` (indices ``a``) whose indices used all stand for greys other
-    than their own numbers (index 0 white, index 1 black: a figure/ground mask drawn in
-    white on black and saved with its palette in the order of the colours' first use) as
-    the grey levels it shows; else ``a`` (class indices: PASCAL VOC's palette of colours, or
-    greys equal to the indices)."""
+    """A palette mask ``im`` (indices ``a``) whose indices used all stand for greys
+    (index 0 white, index 1 black: a figure/ground mask drawn in
+    white on black and saved with its palette in the order of the colours' first use), as
+    the grey levels it shows; else ``a`` (class indices: PASCAL VOC's palette of colours;
+    greys equal to the indices; one grey for two indices (a palette left unset); indices 0 and 1 of greys rising with them, black and grey
+    128, read alike either way)."""
     palette = im.getpalette("RGB")
     if not palette or a.ndim != 2:
         return a
@@ -134,8 +135,11 @@ def palette_greys(im, a):
     if int(used[-1]) >= len(entries):   # an index past the palette: no colour to read
         return a
     grey = rgb[used]
-    if not np.all(grey == grey[:, :1]) or np.array_equal(grey[:, 0], used):
-        return a
+    if not np.all(grey == grey[:, :1]) or np.unique(grey[:, 0]).size < used.size or \
+            np.array_equal(grey[:, 0], used) or (is_binary(set(used.tolist()), 1)
+                                                 and np.all(np.diff(grey[:, 0]) > 0)):
+        return a   # colours (classes), one grey for two indices, or 0/1 indices of greys
+                   # in their order (read alike)
     return rgb[:, 0].astype(np.uint8)[a]
 
 

@@ -133,3 +133,25 @@ def test_a_voc_palette_mask_is_read_by_its_indices(tmp_path):
     assert np.array_equal(read, a == 15)
     with pytest.raises(FormatError, match="class-index mask"):
         load_mask(tmp_path / "voc.png")
+
+
+def test_a_palette_of_greys_in_the_indices_order_is_read_by_the_indices(tmp_path):
+    """Black at index 0 and a grey 128 at index 1: a 0/1 mask as before (read by its
+    greys, it would be refused as 0/128)."""
+    a = np.zeros((N, N), dtype=np.uint8)
+    a[2:9, 2:9] = 1
+    im = Image.fromarray(a, mode="P")
+    im.putpalette([0, 0, 0, 128, 128, 128] + [0] * 762)
+    im.save(tmp_path / "m.png")
+    assert np.array_equal(load_mask(tmp_path / "m.png"), a == 1)
+
+
+def test_a_palette_of_one_grey_for_every_index_is_read_by_the_indices(tmp_path):
+    """A palette left black (every entry (0, 0, 0)) shows no figure: the indices are read
+    (read by its greys, the figure was all background)."""
+    a = np.zeros((N, N), dtype=np.uint8)
+    a[2:9, 2:9] = 1
+    im = Image.fromarray(a, mode="P")
+    im.putpalette([0, 0, 0, 0, 0, 0])
+    im.save(tmp_path / "m.png")
+    assert np.array_equal(load_mask(tmp_path / "m.png"), a == 1)
