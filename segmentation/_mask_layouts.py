@@ -13,7 +13,7 @@ from structpred.io import counted
 
 __all__ = ["not_binary_hint", "check_trimap", "thresholded", "is_binary", "near_miss_hint",
            "json_hint", "COCO_HINT", "near_grey_jpeg", "jpeg_colour_hint",
-           "suggested_threshold", "check_classes", "palette_greys"]
+           "suggested_threshold", "check_classes", "palette_greys", "check_jpeg_classes"]
 
 #: the extensions of JPEG files
 _JPEG = (".jpg", ".jpeg", ".jfif", ".jpe")
@@ -141,6 +141,34 @@ def palette_greys(im, a):
         return a   # colours (classes), one grey for two indices, or 0/1 indices of greys
                    # in their order (read alike)
     return rgb[:, 0].astype(np.uint8)[a]
+
+
+#: how far JPEG's compression moves a class index, at most, for :func:`check_jpeg_classes`
+_JPEG_DRIFT = 8
+
+
+def check_jpeg_classes(path, a, values, foreground, background, ignore_value, ignore):
+    """A JPEG mask ``a`` read as class indices (``--foreground-labels``) whose ``values``
+    include some near a class listed (``foreground``, ``background`` or ``ignore_value``)
+    but not listed: lossy compression moved pixels of the class there, and they would be
+    read as background (15 spread into 13..19, 255 into 249..254; 0, the usual background,
+    is not counted as moved); the threshold named for
+    a figure/ground mask is :func:`suggested_threshold`'s."""
+    from structpred import FormatError
+
+    if Path(path).suffix.lower() not in _JPEG:
+        return
+    listed = [*foreground, *(background or ()),
+              *(((ignore_value, ignore_value),) if ignore_value is not None else ())]
+    moved = [int(v) for v in values if v and not any(a <= v <= b for a, b in listed)
+             and any(a - _JPEG_DRIFT <= v <= b + _JPEG_DRIFT for a, b in listed)]
+    if moved:
+        shown = ", ".join(map(str, moved[:6])) + (", ..." if len(moved) > 6 else "")
+        raise FormatError(path, None, f"a JPEG mask read as class indices: its lossy "
+                          f"compression moved pixels of the classes listed to nearby values "
+                          f"({shown}), which would be read as background; save class-index "
+                          "masks as PNG (for a figure/ground mask, give --threshold "
+                          f"{suggested_threshold(a, ignore)[1]} instead of --foreground-labels)")
 
 
 def check_classes(path, values, foreground, background, ignore_value):

@@ -28,7 +28,8 @@ import numpy as np
 from structpred import FormatError, read_lines, split_comma_items
 from structpred.io import binary_kind, counted, missing_reason, odd_entry_reason
 
-from segmentation._mask_layouts import (COCO_HINT, check_classes, check_trimap,
+from segmentation._mask_layouts import (COCO_HINT, check_classes, check_jpeg_classes,
+                                        check_trimap,
                                         jpeg_colour_hint, is_binary, palette_greys,
                                         json_hint, near_grey_jpeg, near_miss_hint,
                                         not_binary_hint, thresholded)
@@ -364,6 +365,7 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None, thr
             ignore = None
     values = np.unique(a if ignore is None else a[~ignore])
     if foreground is not None:
+        check_jpeg_classes(path, a, values, foreground, background, ignore_value, ignore)
         if background is not None:   # every class said: no guess about 3 or 255
             check_classes(path, values, foreground, background, ignore_value)
         else:

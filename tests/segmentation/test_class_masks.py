@@ -155,3 +155,31 @@ def test_a_palette_of_one_grey_for_every_index_is_read_by_the_indices(tmp_path):
     im.putpalette([0, 0, 0, 0, 0, 0])
     im.save(tmp_path / "m.png")
     assert np.array_equal(load_mask(tmp_path / "m.png"), a == 1)
+
+
+@settings(max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cls=st.sampled_from([1, 15, 255]), quality=st.integers(70, 95),
+       ignore=st.booleans())
+def test_a_jpeg_mask_read_as_class_indices_is_refused(tmp_path, cls, quality, ignore):
+    """Class indices saved as JPEG: compression moves pixels of class 15 to 13..19 (and
+    the void 255 to 249..254), which --foreground-labels 15 read as background (447 of
+    625 pixels of the class were left), silently; refused naming the values moved, with
+    PNG or the threshold of a figure/ground mask as the way out."""
+    a = np.zeros((N, N), dtype=np.uint8)
+    a[4:18, 3:15] = cls
+    if ignore and cls != 255:
+        a[20, :] = 255
+    Image.fromarray(a).save(tmp_path / "m.jpg", quality=quality)
+    b = np.asarray(Image.open(tmp_path / "m.jpg"))
+    listed = {0, cls} | ({255} if ignore and cls != 255 else set())
+    moved = [v for v in np.unique(b).tolist() if v and v not in listed
+             and any(abs(v - c) <= 8 for c in listed - {0})]
+    kwargs = {"foreground": ((cls, cls),),
+              "ignore_value": 255 if ignore and cls != 255 else None}
+    if moved:
+        with pytest.raises(FormatError, match=r"m\.jpg: a JPEG mask read as class indices: .*"
+                                              r"give --threshold \d+ instead"):
+            load_mask(tmp_path / "m.jpg", **kwargs)
+    else:
+        assert np.array_equal(load_mask(tmp_path / "m.jpg", **kwargs), b == cls)

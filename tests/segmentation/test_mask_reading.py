@@ -74,8 +74,12 @@ def test_eval_reads_the_masks_as_the_model_was_trained_to(tmp_path, capsys):
     rc, _, err = _eval(capsys, tmp_path, images, masks, "--threshold", "none")
     assert one_line_error(rc, err, "0.jpg", "not binary", "--threshold 128")
     # the reading of class indices given to eval replaces the model's grey levels
-    rc, _, err = _eval(capsys, tmp_path, images, masks, "--foreground-labels", "255")
+    rc, _, err = _eval(capsys, tmp_path, images, masks, "--foreground-labels", "128-255")
     assert rc == 0 and "the model's" not in err, err
+    # class 255 alone: JPEG moved pixels of it to 249..254, which would be background
+    rc, _, err = _eval(capsys, tmp_path, images, masks, "--foreground-labels", "255")
+    assert one_line_error(rc, err, "0.jpg: a JPEG mask read as class indices",
+                          "--threshold 128 instead")
 
 
 def test_the_mask_suffix_and_ignore_value_are_the_models_too(tmp_path, capsys):
