@@ -166,7 +166,8 @@ def check_jpeg_classes(path, a, values, foreground, background, ignore_value, ig
         shown = ", ".join(map(str, moved[:6])) + (", ..." if len(moved) > 6 else "")
         raise FormatError(path, None, f"a JPEG mask read as class indices: its lossy "
                           f"compression moved pixels of the classes listed to nearby values "
-                          f"({shown}), which would be read as background; save class-index "
+                          f"({shown}), which would be read as background (a class of its "
+                          "own among them? list it in --background-labels); save class-index "
                           "masks as PNG (for a figure/ground mask, give --threshold "
                           f"{suggested_threshold(a, ignore)[1]} instead of --foreground-labels)")
 
