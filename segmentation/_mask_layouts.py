@@ -9,9 +9,14 @@ from pathlib import Path
 
 import numpy as np
 
+from structpred.io import counted
+
 __all__ = ["not_binary_hint", "check_trimap", "thresholded", "is_binary", "near_miss_hint",
            "json_hint", "COCO_HINT", "near_grey_jpeg", "jpeg_colour_hint",
-           "suggested_threshold"]
+           "suggested_threshold", "check_classes", "palette_greys", "check_jpeg_classes"]
+
+#: the extensions of JPEG files
+_JPEG = (".jpg", ".jpeg", ".jfif", ".jpe")
 
 #: Oxford-IIIT Pets' trimaps: 1 pet, 2 background, 3 border (unclassified)
 _TRIMAP = {1, 2, 3}
@@ -46,10 +51,12 @@ def not_binary_hint(path, mode, a, values, ignore_value, ignore, soft_hint, max_
     vs = set(values.tolist())
     if ignore_value is None and _is_trimap(vs):
         return (" (an Oxford-IIIT Pets trimap: 1 pet, 2 background, 3 border? give "
-                "--foreground-labels 1 --ignore-value 3)")
-    if ignore_value is None and vs <= {0, 1, 255}:
+                "--foreground-labels 1 --ignore-value 3; classes meaning otherwise: "
+                "--foreground-labels and --background-labels, e.g. --foreground-labels 1,2 "
+                "--background-labels 3)")
+    jpeg = Path(path).suffix.lower() in _JPEG
+    if ignore_value is None and vs <= {0, 1, 255} and not jpeg:   # JPEG: 0/255 compressed
         return " (255 around 0 and 1: PASCAL VOC's void border? --ignore-value 255)"
-    jpeg = Path(path).suffix.lower() in (".jpg", ".jpeg", ".jfif")
     if jpeg and int(values[-1]) < _LOW_RANGE:   # a 0/1 mask saved as JPEG: 0..3, not 0..255
         level, cut = suggested_threshold(a, ignore)
         return (f" (JPEG compression is lossy: it spreads the mask's values into nearby ones; "
@@ -88,7 +95,7 @@ def jpeg_colour_hint(grey):
 def near_grey_jpeg(path, a):
     """The channels' mean of a JPEG mask of colour channels at most :data:`_JPEG_CHROMA`
     apart (a grey mask saved as colour JPEG), as uint8; else None."""
-    if Path(path).suffix.lower() not in (".jpg", ".jpeg", ".jfif") or a.dtype != np.uint8:
+    if Path(path).suffix.lower() not in _JPEG or a.dtype != np.uint8:
         return None
     rgb = a[..., :3].astype(np.int16)
     if int((rgb.max(axis=-1) - rgb.min(axis=-1)).max()) > _JPEG_CHROMA:
@@ -107,7 +114,82 @@ def check_trimap(path, values, foreground, ignore_value):
                           "Oxford-IIIT Pets trimap "
                           "(3 the border)? give --ignore-value 3 to leave the border out, or "
                           "--foreground-labels 1,3 to count it as foreground (it would be read "
-                          "as background)")
+                          "as background; if 3 is the background, say so: --background-labels "
+                          "with every background class)")
+
+
+def palette_greys(im, a):
+    """A palette mask ``im`` (indices ``a``) whose indices used all stand for greys
+    (index 0 white, index 1 black: a figure/ground mask drawn in
+    white on black and saved with its palette in the order of the colours' first use), as
+    the grey levels it shows; else ``a`` (class indices: PASCAL VOC's palette of colours;
+    greys equal to the indices; one grey for two indices (a palette left unset); indices 0 and 1 of greys rising with them, black and grey
+    128, read alike either way)."""
+    palette = im.getpalette("RGB")
+    if not palette or a.ndim != 2:
+        return a
+    rgb = np.zeros((256, 3), dtype=np.int64)
+    entries = np.asarray(palette[:768], dtype=np.int64).reshape(-1, 3)
+    rgb[:len(entries)] = entries
+    used = np.unique(a)
+    if int(used[-1]) >= len(entries):   # an index past the palette: no colour to read
+        return a
+    grey = rgb[used]
+    if not np.all(grey == grey[:, :1]) or np.unique(grey[:, 0]).size < used.size or \
+            np.array_equal(grey[:, 0], used) or (is_binary(set(used.tolist()), 1)
+                                                 and np.all(np.diff(grey[:, 0]) > 0)):
+        return a   # colours (classes), one grey for two indices, or 0/1 indices of greys
+                   # in their order (read alike)
+    return rgb[:, 0].astype(np.uint8)[a]
+
+
+#: how far JPEG's compression moves a class index, at most, for :func:`check_jpeg_classes`
+_JPEG_DRIFT = 8
+
+
+def check_jpeg_classes(path, a, values, foreground, background, ignore_value, ignore):
+    """A JPEG mask ``a`` read as class indices (``--foreground-labels``) whose ``values``
+    include some near a class listed (``foreground``, ``background`` or ``ignore_value``)
+    but not listed: lossy compression moved pixels of the class there, and they would be
+    read as background (15 spread into 13..19, 255 into 249..254; 0, the usual background,
+    is not counted as moved); the threshold named for
+    a figure/ground mask is :func:`suggested_threshold`'s."""
+    from structpred import FormatError
+
+    if Path(path).suffix.lower() not in _JPEG:
+        return
+    listed = [*foreground, *(background or ()),
+              *(((ignore_value, ignore_value),) if ignore_value is not None else ())]
+    moved = [int(v) for v in values if v and not any(a <= v <= b for a, b in listed)
+             and any(a - _JPEG_DRIFT <= v <= b + _JPEG_DRIFT for a, b in listed)]
+    if moved:
+        shown = ", ".join(map(str, moved[:6])) + (", ..." if len(moved) > 6 else "")
+        raise FormatError(path, None, f"a JPEG mask read as class indices: its lossy "
+                          f"compression moved pixels of the classes listed to nearby values "
+                          f"({shown}), which would be read as background (a class of its "
+                          "own among them? list it in --background-labels); save class-index "
+                          "masks as PNG (for a figure/ground mask, give --threshold "
+                          f"{suggested_threshold(a, ignore)[1]} instead of --foreground-labels)")
+
+
+def check_classes(path, values, foreground, background, ignore_value):
+    """A class-index mask read with ``--foreground-labels`` and ``--background-labels``:
+    every value (``values``, the ignored left out) is in one of the two, else refused
+    naming the values in neither (no class is read as background by default)."""
+    from structpred import FormatError
+
+    def listed(v):
+        return any(a <= v <= b for a, b in (*foreground, *background))
+
+    other = [int(v) for v in values if not listed(int(v))]
+    if other:
+        shown = ", ".join(map(str, other[:6])) + (", ..." if len(other) > 6 else "")
+        raise FormatError(path, None, f"mask holds {counted(len(other), 'value')} in neither "
+                          f"--foreground-labels nor --background-labels ({shown}; it holds "
+                          f"{', '.join(map(str, values[:8].tolist()))}"
+                          f"{', ...' if values.size > 8 else ''}): list each class in one of "
+                          "them" + ("" if ignore_value is not None else
+                                    ", or give the \"don't care\" one as --ignore-value"))
 
 
 #: a mask whose largest value is below this was not 0/255 before compression (0/1: 0..3)
@@ -116,17 +198,46 @@ _LOW_RANGE = 128
 
 def suggested_threshold(a, ignore=None):
     """``(level, cut)`` for a mask of values near 0 and near one other level (a 0/1 or
-    0/255 mask after JPEG compression): ``level`` is the most common value other than 0
-    (for masks reaching :data:`_LOW_RANGE`, 255 or 65535: their foreground), ``cut`` the
-    smallest value above half of it (128 for 255, 1 for 1, 2 for 2 and 3)."""
+    0/255 mask after JPEG compression): for masks reaching :data:`_LOW_RANGE`, ``level``
+    is 255 (or 65535), their foreground, and ``cut`` 128 (32768); below, ``cut`` lies
+    midway between the two clusters of the values found (:func:`_midway_cut`) and
+    ``level`` is the most common value from ``cut`` up (1 for a 0/1 mask, cut 1)."""
     vals = a if ignore is None else a[~ignore]
     top = int(vals.max()) if vals.size else 0
     if top >= _LOW_RANGE:
         level = 65535 if a.dtype.itemsize >= 2 and top > 255 else 255
-    else:
-        nonzero = vals[vals > 0].astype(np.int64)
-        level = int(np.bincount(nonzero).argmax()) if nonzero.size else 1
-    return level, level // 2 + 1
+        return level, level // 2 + 1
+    if top == 0:
+        return 1, 1
+    counts = np.bincount(vals.ravel().astype(np.int64), minlength=top + 1)
+    cut = _midway_cut(counts)
+    return int(counts[cut:].argmax()) + cut, cut
+
+
+def _midway_cut(counts):
+    """The smallest value above the midpoint of the two clusters' means of a histogram
+    ``counts`` (values below it one cluster, the others the other): the split of most
+    between-cluster variance (Otsu's; the middle one of equal splits: 2 for a pure 0/2
+    or 0/3 mask), then moved to the midpoint of its two means until it stays (Ridler and
+    Calvard's isodata); at least 1."""
+    values = np.arange(counts.size, dtype=float)
+    total, weighted = counts.cumsum(), (counts * values).cumsum()
+    low, high = total[:-1], total[-1] - total[:-1]   # split before 1, 2, ..., top
+    with np.errstate(divide="ignore", invalid="ignore"):
+        spread = low * high * (weighted[:-1] / low - (weighted[-1] - weighted[:-1]) / high) ** 2
+    spread = np.where((low > 0) & (high > 0), spread, 0.0)   # one side empty: no spread
+    ties = np.flatnonzero(spread >= spread.max() * (1 - 1e-9)) + 1
+    cut = int(ties[len(ties) // 2])
+    for _ in range(counts.size + 1):
+        low, high = counts[:cut], counts[cut:]
+        if not low.sum() or not high.sum():
+            break
+        mid = ((values[:cut] @ low) / low.sum() + (values[cut:] @ high) / high.sum()) / 2
+        new = max(1, int(np.floor(mid)) + 1)
+        if new == cut:
+            break
+        cut = new
+    return cut
 
 
 def thresholded(path, a, values, threshold):

@@ -11,31 +11,52 @@ __all__ = ["mask_reading", "record_reading", "use_model_reading"]
 
 #: the options of reading masks a model records: ``(dest, flag)``
 RECORDED = (("threshold", "--threshold"), ("ignore_value", "--ignore-value"),
-            ("mask_suffix", "--mask-suffix"))
+            ("mask_suffix", "--mask-suffix"), ("background_labels", "--background-labels"))
 
 
 def mask_reading(args, model=None):
-    """How masks are read: ``load_example``'s ``ignore_value``, ``threshold`` and
+    """How masks are read: ``load_example``'s ``ignore_value``, ``threshold``,
     ``foreground`` (the class indices of ``--foreground-labels``, or, without it and
-    without ``--threshold``, those the image model was trained with)."""
+    without ``--threshold``, those the image model was trained with) and ``background``
+    (``--background-labels``, which needs foreground labels)."""
     from segmentation.data import parse_label_ranges
 
     ranges = getattr(args, "foreground_labels", None)
+    background = getattr(args, "background_labels", None)
     threshold = getattr(args, "threshold", None) or None   # 0: 'none' given
-    if threshold is not None and ranges is not None:
-        raise UserError("--threshold reads masks of grey levels, --foreground-labels masks of "
+    if threshold is not None and (ranges is not None or background is not None):
+        raise UserError(f"--threshold reads masks of grey levels, "
+                        f"--{'fore' if ranges is not None else 'back'}ground-labels masks of "
                         "class indices: give one or the other")
     if ranges is None and threshold is None and model is not None and \
             model.kind_ == "image" and model.foreground_labels:
         ranges = parse_label_ranges(model.foreground_labels)
+    if background is not None:
+        _check_background(ranges, background)
     return {"ignore_value": getattr(args, "ignore_value", None) or None, "foreground": ranges,
-            "threshold": threshold}
+            "threshold": threshold, "background": background}
+
+
+def _check_background(foreground, background):
+    """``--background-labels`` without foreground labels, or sharing a class with them."""
+    if foreground is None:
+        raise UserError("--background-labels names the background classes of class-index "
+                        "masks: give the foreground classes as --foreground-labels too")
+    both = [max(a, c) for a, b in foreground for c, d in background if max(a, c) <= min(b, d)]
+    if both:
+        raise UserError(f"class {min(both)} is in both --foreground-labels and "
+                        "--background-labels: give each class in one of them")
 
 
 def record_reading(model, args):
     """Keep in ``model`` (``mask_reading_``, saved in its file) how its training masks
     were read: ``{dest: value}`` of :data:`RECORDED` (None: not given); returns ``model``."""
+    from segmentation.data import format_label_ranges
+
     model.mask_reading_ = {dest: getattr(args, dest, None) or None for dest, _ in RECORDED}
+    if model.mask_reading_["background_labels"] is not None:   # kept as written: "2,3"
+        model.mask_reading_["background_labels"] = format_label_ranges(
+            model.mask_reading_["background_labels"])
     return model
 
 
@@ -44,8 +65,11 @@ def use_model_reading(args, model, log):
     value the model was trained with (``--mask-suffix`` where a mask so named exists: the
     candidates ``(suffix, "")``), and the model's ``--foreground-labels`` are used
     unless ``--threshold`` or ``--foreground-labels`` is given; ``log`` gets one line
-    naming the options so taken.  ``--threshold none`` and ``--ignore-value none`` (0)
+    naming the options so taken (``--background-labels`` as ``--threshold``: not with an
+    option of the other kind).  ``--threshold none`` and ``--ignore-value none`` (0)
     turn the model's value off.  Models written before record none (the defaults)."""
+    from segmentation.data import parse_label_ranges
+
     if model.kind_ != "image" or getattr(args, "points", None):
         return
     recorded = getattr(model, "mask_reading_", None) or {}
@@ -53,11 +77,12 @@ def use_model_reading(args, model, log):
     used = []
     for dest, flag in RECORDED:
         value = recorded.get(dest)
-        if value is None or getattr(args, dest) is not None or (dest == "threshold"
-                                                                and other_kind):
+        if value is None or getattr(args, dest) is not None or (
+                dest in ("threshold", "background_labels") and other_kind):
             continue
         # the model's suffix where a mask so named exists, else the image's own name
-        setattr(args, dest, (value, "") if dest == "mask_suffix" else value)
+        setattr(args, dest, (value, "") if dest == "mask_suffix" else
+                parse_label_ranges(value) if dest == "background_labels" else value)
         used.append(f"{flag} {value}")
     if model.foreground_labels and not other_kind:
         used.append(f"--foreground-labels {model.foreground_labels}")

@@ -189,12 +189,14 @@ def _point_items(files, limit=None):
 
 def _read_points(path, ranges):
     from segmentation.data import binary_labels, load_points
+    from segmentation.points import check_label_column
 
     xyz, lab = load_points(path)
     if ranges is None:
         return xyz, None
     if lab is None:
         raise UserError(f"{path}: needs a label column (x y z label)")
+    check_label_column(path, lab)
     return xyz, binary_labels(lab, ranges)
 
 
@@ -568,11 +570,11 @@ def _run_points(args, model, files, ranges, outs, executor=None):
 #: options for images only, and for point clouds only (refused with the other kind)
 IMAGE_ONLY = ("n_segments", "no_colour_model", "ignore_value", "threshold", "image_dir",
               "mask_dir", "mask_suffix", "split", "masks", "valid_split", "valid_images",
-              "valid_masks", "valid_manifest", "side_by_side")
+              "valid_masks", "valid_manifest", "side_by_side", "background_labels")
 POINTS_ONLY = ("voxel", "k_graph", "valid_points")
 #: the options of reading masks (refused by predict, which reads none)
-MASK_OPTIONS = ("foreground_labels", "ignore_value", "threshold", "mask_suffix", "masks",
-                "mask_dir")
+MASK_OPTIONS = ("foreground_labels", "background_labels", "ignore_value", "threshold",
+                "mask_suffix", "masks", "mask_dir")
 
 
 def _refuse_other_kind(args, kind):

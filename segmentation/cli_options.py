@@ -166,6 +166,13 @@ def _add_segment_inputs(p, masks=True, labels=True):
                         "background, --ignore-value 255 leaves out the void border); default "
                         "for eval: the model's"
                    if labels else argparse.SUPPRESS)
+    g.add_argument("--background-labels", type=_label_ranges, metavar="RANGES",
+                   help="with --foreground-labels, the class indices of the background: then "
+                        "every class of a mask must be listed in one of the two (or be the "
+                        "--ignore-value), e.g. --foreground-labels 1,2 --background-labels 3 "
+                        "for masks of 1, 2 and 3 whose 3 is the background; default for eval: "
+                        "the model's"
+                   if masks else argparse.SUPPRESS)
     g.add_argument("--limit", type=positive_int, default=None, metavar="N",
                    help="first N inputs only")
 

@@ -28,7 +28,9 @@ import numpy as np
 from structpred import FormatError, read_lines, split_comma_items
 from structpred.io import binary_kind, counted, missing_reason, odd_entry_reason
 
-from segmentation._mask_layouts import (COCO_HINT, check_trimap, jpeg_colour_hint, is_binary,
+from segmentation._mask_layouts import (COCO_HINT, check_classes, check_jpeg_classes,
+                                        check_trimap,
+                                        jpeg_colour_hint, is_binary, palette_greys,
                                         json_hint, near_grey_jpeg, near_miss_hint,
                                         not_binary_hint, thresholded)
 
@@ -39,7 +41,16 @@ __all__ = ["load_image", "load_mask", "load_pair", "load_example", "read_manifes
 
 #: File extensions read as images (any letter case).
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".gif", ".webp", ".ppm",
-                    ".pgm", ".pnm")
+                    ".pgm", ".pnm", ".jfif", ".jpe")
+
+#: extensions of image formats not read (their files in an image or mask folder are
+#: refused, naming them: they were passed over as if they were notes, an image lost)
+OTHER_IMAGE_EXTENSIONS = {".heic": "HEIC", ".heif": "HEIF", ".avif": "AVIF", ".jxl": "JPEG XL",
+                          ".jp2": "JPEG 2000", ".j2k": "JPEG 2000", ".tga": "TGA",
+                          ".psd": "Photoshop", ".xcf": "GIMP", ".svg": "SVG", ".exr": "OpenEXR",
+                          ".dng": "raw camera", ".cr2": "raw camera", ".nef": "raw camera",
+                          ".arw": "raw camera", ".ico": "icon", ".qoi": "QOI", ".pbm": "PBM",
+                          ".dib": "DIB", ".apng": "APNG"}
 
 
 def bundled_data_dir():
@@ -66,9 +77,15 @@ def folder_images(folder):
     of its own, "no mask named ._x.*"), as the document folders of ``topics`` leave them
     out. An entry of an image name that is not a file (a link to nothing, a loop of links,
     a FIFO, a folder) is a :class:`FormatError` naming it: it was passed over silently,
-    an image (or a mask: "no mask named x.*") lost."""
+    an image (or a mask: "no mask named x.*") lost; so is an image of a format not read
+    (:data:`OTHER_IMAGE_EXTENSIONS`: ``x.heic``)."""
     out = []
     for f in Path(folder).iterdir():
+        if not f.name.startswith(".") and f.suffix.lower() in OTHER_IMAGE_EXTENSIONS:
+            raise FormatError(str(f), None, "an image of a format not read here "
+                              f"({OTHER_IMAGE_EXTENSIONS[f.suffix.lower()]}; read are "
+                              f"{', '.join(e[1:] for e in IMAGE_EXTENSIONS)}): convert it to "
+                              "PNG, or move it out of the folder (it would be passed over)")
         if f.name.startswith(".") or not is_image_file(f):
             continue
         if not f.is_file():
@@ -79,10 +96,20 @@ def folder_images(folder):
     return sorted(out)
 
 
+def _nfc(text):
+    """``text`` in Unicode normal form NFC (ASCII as it is)."""
+    import unicodedata
+
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
+
+
 class StemIndex:
     """The image files of one folder by stem: ``index.find("horse001")`` finds
     ``horse001.png``, ``horse001.JPG``, ...; two files of one stem (``a.png`` and
-    ``a.bmp``) are a :class:`FormatError`, since either could be the one meant."""
+    ``a.bmp``) are a :class:`FormatError`, since either could be the one meant.  Stems are
+    compared in Unicode normal form NFC: ``café`` spelt with a combining accent (NFD, as
+    macOS writes names) is ``café`` with the precomposed letter (an image and its mask
+    named so were "no mask named café.*", the two names printed alike)."""
 
     def __init__(self, folder):
         self.folder = Path(folder)
@@ -94,7 +121,8 @@ class StemIndex:
         rank = {e: i for i, e in enumerate(IMAGE_EXTENSIONS)}
         self._by_stem = {}
         for f in folder_images(self.folder):
-            self._by_stem.setdefault(f.stem, []).append((rank[f.suffix.lower()], f.name, f))
+            self._by_stem.setdefault(_nfc(f.stem), []).append((rank[f.suffix.lower()], f.name,
+                                                               f))
         for v in self._by_stem.values():
             v.sort()
 
@@ -102,7 +130,7 @@ class StemIndex:
         """The file for ``stem`` (a name with an image extension is also accepted), or None;
         a file ``exclude`` (the image itself, when the masks share its folder) is passed over."""
         stem = str(stem)
-        hit = self._by_stem.get(stem)
+        hit = self._by_stem.get(_nfc(stem))
         if hit and exclude is not None:
             hit = [h for h in hit if not h[2].exists() or not h[2].samefile(exclude)]
         if hit and len(hit) > 1:
@@ -280,7 +308,8 @@ def _load_image(path):
     return a, orientation
 
 
-def load_mask(path, ignore_value=None, return_ignore=False, foreground=None, threshold=None):
+def load_mask(path, ignore_value=None, return_ignore=False, foreground=None, threshold=None,
+              background=None):
     """Binary mask as a bool ``(H, W)`` array.
 
     Accepts single-channel (or RGB with equal channels) images holding only
@@ -291,8 +320,10 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None, thr
     the value); ignored pixels are False in ``mask``.  With ``foreground``, label
     ranges (:func:`parse_label_ranges`, e.g. ``((15, 15),)``), the mask holds class
     indices (PASCAL VOC's palette PNGs): those in the ranges are the foreground, the
-    others the background.  With ``threshold`` (``--threshold``), a mask that is not binary
-    (a JPEG mask, antialiased edges) is the foreground where its value is at least it.
+    others the background, unless ``background`` ranges are given too: then every class is
+    in one of the two (:func:`~segmentation._mask_layouts.check_classes`).  With
+    ``threshold`` (``--threshold``), a mask that is not binary (a JPEG mask, antialiased
+    edges) is the foreground where its value is at least it.
     """
     if threshold is not None and foreground is not None:
         raise ValueError("threshold and foreground (class indices) exclude each other: a mask "
@@ -304,6 +335,8 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None, thr
         raise _image_error(path, "mask", exc) from None
     if a.ndim == 3 and im.mode in ("LA", "La", "PA", "RGBA", "RGBa"):
         a = _drop_alpha(path, a)
+    if im.mode == "P" and foreground is None:   # a palette of greys: read as shown
+        a = palette_greys(im, a)
     if a.ndim == 3:
         grey = near_grey_jpeg(path, a)
         if grey is not None and threshold is not None:
@@ -332,8 +365,12 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None, thr
             ignore = None
     values = np.unique(a if ignore is None else a[~ignore])
     if foreground is not None:
-        _check_void(path, values, foreground)
-        check_trimap(path, values, foreground, ignore_value)
+        check_jpeg_classes(path, a, values, foreground, background, ignore_value, ignore)
+        if background is not None:   # every class said: no guess about 3 or 255
+            check_classes(path, values, foreground, background, ignore_value)
+        else:
+            _check_void(path, values, foreground)
+            check_trimap(path, values, foreground, ignore_value)
         mask = binary_labels(a, foreground).astype(bool)
         if ignore is not None:
             mask &= ~ignore
@@ -404,7 +441,9 @@ def _check_void(path, values, foreground):
             a <= 255 <= b for a, b in foreground):
         raise FormatError(path, None, "mask holds 255 besides the class indices "
                           f"{', '.join(map(str, values[:-1][:6].tolist()))}: PASCAL VOC's void "
-                          "border? give --ignore-value 255 (it would be read as background)")
+                          "border? give --ignore-value 255 (it would be read as background; "
+                          "if 255 is the background, say so: --background-labels with every "
+                          "background class)")
 
 
 def _drop_alpha(path, a):
@@ -419,17 +458,17 @@ def _drop_alpha(path, a):
 
 
 def load_example(image_path, mask_path=None, ignore_value=None, foreground=None,
-                 threshold=None):
+                 threshold=None, background=None):
     """``(image, mask, ignore)``: image and (optionally) mask, checked to have the
-    same size; ``ignore`` marks the mask's "don't care" pixels (or is None); ``foreground``
-    and ``threshold`` as :func:`load_mask`'s."""
+    same size; ``ignore`` marks the mask's "don't care" pixels (or is None); ``foreground``,
+    ``threshold`` and ``background`` as :func:`load_mask`'s."""
     img, orientation = _load_image(image_path)
     if mask_path is None:
         if orientation not in (None, 1):
             warnings.warn(_orientation_note(image_path, orientation), stacklevel=2)
         return img, None, None
     mask, ignore = load_mask(mask_path, ignore_value, return_ignore=True, foreground=foreground,
-                             threshold=threshold)
+                             threshold=threshold, background=background)
     if mask.shape != img.shape[:2]:
         hint = ("" if mask.shape != img.shape[1::-1] else
                 f" ({_orientation_note(image_path, orientation)})"

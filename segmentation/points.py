@@ -5,8 +5,8 @@ voxel grid (one point per ``voxel``-sized cube, the first in file order), and
 every original point is evaluated with the label of its voxel's node.
 
 Node features ``f_n`` (per node, from its ``k`` nearest neighbours in the
-*full* cloud, at two scales ``k = 10`` and ``k = 30``; standardised with
-training statistics by the model):
+*full* cloud, each position once however often the scan repeats it, at two scales
+``k = 10`` and ``k = 30``; standardised with training statistics by the model):
 
 * the eigenvalues ``l1 >= l2 >= l3`` of the neighbourhood covariance, as
   linearity ``(l1 - l2) / l1``, planarity ``(l2 - l3) / l1`` and
@@ -38,7 +38,7 @@ import numpy as np
 from .features import SegmentationGraph
 
 __all__ = ["PointGraph", "point_graph", "voxel_subsample", "point_spacing", "check_spacing",
-           "check_training_spacings",
+           "check_training_spacings", "check_label_column",
            "SPACING_FACTOR", "POINT_FEATURE_NAMES", "POINT_EDGE_FEATURE_NAMES"]
 
 _SCALES = (10, 30)
@@ -235,6 +235,25 @@ def check_training_spacings(spacings):
         raise ValueError(f"training scan {i + 1} (of the scans given, in order): {exc}") from None
 
 
+#: more distinct values than this in the label column, all from 0 to 255: a colour channel
+#: (or an intensity) read as the label, not classes
+MAX_LABEL_CLASSES = 64
+
+
+def check_label_column(path, labels):
+    """Refuse a label column (the 4th) of more than :data:`MAX_LABEL_CLASSES` distinct
+    values, all from 0 to 255: a colour channel or an intensity (``x y z r g b label``,
+    ``x y z intensity``), whose values ``--foreground-labels`` would read as classes."""
+    from structpred import FormatError
+
+    values = np.unique(labels)
+    if values.size > MAX_LABEL_CLASSES and values[0] >= 0 and values[-1] <= 255:
+        raise FormatError(str(path), None, f"column 4, read as the label, holds {values.size} "
+                          "distinct values from 0 to 255, as a colour channel or an intensity "
+                          "does ('x y z r g b ...'?): point files give the class label in "
+                          "column 4 ('x y z label [...]'); move it there")
+
+
 def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0, spacing=None):
     """Thinned point cloud, features and kNN graph.
 
@@ -277,7 +296,14 @@ def point_graph(xyz, labels=None, voxel=0.25, k_graph=6, cell=2.0, spacing=None)
         raise ValueError(f"the scan thins to {n} voxel at a voxel size of {voxel:g} m "
                          "(--voxel): at least 2 are needed; give a smaller voxel size or a "
                          "larger scan")
-    feats = [_eigen_features(xyz, tree, nodes, min(k, xyz.shape[0])) for k in _SCALES]
+    # a repeated point is one place of the surface (its copies filled the k neighbours);
+    # the places in file order, as the scan without the repeats lists them
+    first = np.unique(xyz, axis=0, return_index=True)[1]
+    places = xyz
+    if first.size < xyz.shape[0]:
+        places = xyz[np.sort(first)]
+        tree = cKDTree(places)
+    feats = [_eigen_features(places, tree, nodes, min(k, places.shape[0])) for k in _SCALES]
     h = _height_above_min(xyz, nodes, cell)
     X = np.concatenate(feats + [h[:, None], (h ** 2 / 10.0)[:, None], np.ones((n, 1))], axis=1)
 

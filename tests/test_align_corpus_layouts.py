@@ -346,11 +346,46 @@ def test_one_based_gold_of_one_or_two_sentences_is_never_silent(tmp_path, pairs,
         check_index_base(g, gold, pairs, "pharaoh")
         check_index_base(g, gold, None, "pharaoh")   # the sentences not given
     msgs = [str(w.message) for w in caught]
-    if one_based:
+    links = [tuple(map(int, link.split("-"))) for line in lines for link in line.split()]
+    # the evidence: no position 0, and position 1 (a shifted first word) on both sides
+    shifted = min(j for j, _ in links) == 1 and min(k for _, k in links) == 1
+    if one_based and shifted:
         assert len(msgs) == 2 and all(m.startswith(f"{g}: no link at position 0 in its ")
                                       and "may be 1-based" in m for m in msgs), msgs
     else:
         assert not msgs
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_index_base(g, gold, pairs, "pharaoh", gold=False)   # predictions: no warning
+    assert not caught
+
+
+def test_external_links_of_one_sentence_get_no_base_warning(tmp_path):
+    """Link files of other aligners are predictions, not gold: no 'may be 1-based'."""
+    from alignment.aligners.linkfiles import ExternalAlignments
+
+    path = _put(tmp_path, "fa.txt", "1-1 2-2\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ExternalAlignments.from_files([["a", "b", "c"]], [["x", "y", "z"]], {"fa": path})
+    assert not [w for w in caught if "1-based" in str(w.message)]
+
+
+def test_aer_test_file_of_one_or_two_sentences_gets_no_base_warning(tmp_path, capsys):
+    """The 1-based warning concerns gold: predictions of one or two sentences that leave
+    the first words unlinked (``aer --test``) were warned of as 'may be 1-based'; and a gold
+    link far from the first words ('3-4') is no evidence of 1-based positions."""
+    src = _put(tmp_path, "s.txt", "the cat sat on the mat\nsmall dog\n")
+    tgt = _put(tmp_path, "t.txt", "le chat est assis sur le tapis\npetit chien\n")
+    gold = _put(tmp_path, "g.txt", "0-0 1-1 2-2\n0-0 1-1\n")
+    for i, links in enumerate(("1-1 2-2\n1-1\n", "3-4\n1-1\n")):
+        test = _put(tmp_path, f"p{i}.txt", links)
+        rc, out, err = run_cli(["aer", "--gold", gold, "--test", test, "--src", src,
+                                "--tgt", tgt], capsys)
+        assert rc == 0 and "(2 sentences)" in out and "1-based" not in err, err
+    rc, out, err = run_cli(["aer", "--gold", _put(tmp_path, "g2.txt", "3-4\n"), "--test",
+                            _put(tmp_path, "p2.txt", "3-4\n")], capsys)
+    assert rc == 0 and "(1 sentence)" in out and "1-based" not in err, err
 
 
 def test_aer_warns_of_one_based_gold_of_one_sentence(tmp_path, capsys):

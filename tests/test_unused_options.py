@@ -25,7 +25,7 @@ VALUES = {"valid_data": [str(DOCS)], "valid_fraction": ["0.3"], "time_budget": [
           "masks": ["/tmp"], "valid_split": ["valid"], "valid_images": [str(MANIFEST)],
           "valid_masks": ["/tmp"], "valid_manifest": [str(MANIFEST)],
           "side_by_side": ["/tmp/sbs"], "voxel": ["0.5"], "k_graph": ["4"],
-          "foreground_labels": ["1300"], "valid_points": [str(POINTS)]}
+          "foreground_labels": ["1300"], "background_labels": ["0"], "valid_points": [str(POINTS)]}
 
 
 def _cases():

@@ -51,7 +51,7 @@ def aer(args):
     if not test:
         raise UserError(f"{args.test}: no alignment lines (the file is empty)")
     try:
-        check_index_base(args.test, test, pairs, "pharaoh")
+        check_index_base(args.test, test, pairs, "pharaoh", gold=False)
         gold = _read_gold(args.gold, args.gold_format, pairs, n_sentences=len(test),
                           allow_unaligned=args.allow_unaligned,
                           what=f"sentences of {args.test}")

@@ -740,21 +740,24 @@ _BASE_EVIDENCE = 3
 def _warn_small_base(path, linked, fmt):
     """One warning for a Pharaoh file of fewer than :data:`_BASE_EVIDENCE` sentences with
     links (``linked``), none at position 0 (the pattern :func:`check_index_base` refuses in
-    larger files): too little to refuse on (a sentence's first word may be unlinked), too
-    much to pass in silence.  A link one past a sentence's end, which proves 1-based links,
+    larger files) and some at position 1 on each side (where the first words of a 0-based
+    file land once shifted; links from position 3 on are no evidence of a shift): too
+    little to refuse on (a sentence's first word may be unlinked), too much to pass in
+    silence.  A link one past a sentence's end, which proves 1-based links,
     is refused by :func:`read_pharaoh` whatever the file's size when the sentences are
     given."""
     import warnings
 
-    if linked and fmt == "pharaoh" and not any(j == 0 or k == 0 for _, a in linked
-                                               for j, k in a.possible):
+    links = [link for _, a in linked for link in a.possible]
+    if fmt == "pharaoh" and links and min(j for j, _ in links) == 1 \
+            and min(k for _, k in links) == 1:
         warnings.warn(f"{_name(path)}: no link at position 0 in its "
                       f"{counted(len(linked), 'sentence')} with links: these may be 1-based "
                       "(Pharaoh positions start at 0; NAACL files, 1-based, are read with "
                       f"--gold-format naacl); too few to refuse on ({_BASE_EVIDENCE} or more are)")
 
 
-def check_index_base(path, alignments, pairs, fmt):
+def check_index_base(path, alignments, pairs, fmt, gold=True):
     """Refuse links whose index base does not fit the format.
 
     With at least three sentences that have links: 0-based Pharaoh links of which none
@@ -762,8 +765,9 @@ def check_index_base(path, alignments, pairs, fmt):
     here) of which none reaches the last word of its sentence (on either side) look
     0-based.  Real alignments link the first and last words of some sentences (``the``,
     the full stop), so either pattern means a shifted file, which would otherwise be
-    scored as a poor alignment.  With one or two, a Pharaoh file without a link at
-    position 0 gets a warning (:func:`_warn_small_base`).
+    scored as a poor alignment.  With one or two, a Pharaoh gold file without a link at
+    position 0 gets a warning (:func:`_warn_small_base`); predictions (``gold=False``,
+    ``aer --test``) do not.
 
     Parameters
     ----------
@@ -773,6 +777,8 @@ def check_index_base(path, alignments, pairs, fmt):
     pairs : list of (src, tgt) or None
         The sentences (needed for the NAACL check).
     fmt : {"pharaoh", "naacl"}
+    gold : bool, default True
+        Whether the links are gold (the warning for one or two sentences is for gold).
 
     Raises
     ------
@@ -780,7 +786,8 @@ def check_index_base(path, alignments, pairs, fmt):
     """
     linked = [(i, a) for i, a in enumerate(alignments) if a.possible]
     if len(linked) < _BASE_EVIDENCE:
-        _warn_small_base(path, linked, fmt)
+        if gold:
+            _warn_small_base(path, linked, fmt)
         return
     if fmt == "pharaoh":
         if not any(j == 0 or k == 0 for _, a in linked for j, k in a.possible):
