@@ -89,3 +89,55 @@ def use_model_reading(args, model, log):
     if used:
         log(f"reading the masks as the model was trained to: {' '.join(used)} (the model's; "
             "give an option to read them otherwise)")
+
+
+def subfolder_images(folder, exclude=(), limit=10000):
+    """``(count, first)``: the image files in the subfolders of ``folder`` (at any depth,
+    hidden entries and the folders ``exclude`` left out; counted up to ``limit``), and the
+    first of them in sorted order, or ``(0, None)``.  ``--images DIR`` reads only DIR's own
+    images (:func:`segmentation.data.folder_images`)."""
+    import os
+    from pathlib import Path
+
+    from segmentation.data import is_image_file
+
+    skip = set()
+    for e in exclude:
+        try:
+            skip.add(os.path.realpath(e))
+        except (TypeError, ValueError):
+            pass
+    count, first = 0, None
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".")
+                         and os.path.realpath(os.path.join(root, d)) not in skip)
+        if os.path.realpath(root) == os.path.realpath(folder):
+            continue
+        for name in sorted(files):
+            p = Path(root, name)
+            if not name.startswith(".") and is_image_file(p) and p.is_file():
+                count += 1
+                first = first or p
+                if count >= limit:
+                    return count, first
+    return count, first
+
+
+def check_subfolders(folder, n_read, exclude=()):
+    """Refuse a folder whose images are all in subfolders (``--images DIR`` of class
+    folders ``DIR/horse/``, ``DIR/cow/``: "no images found", as if there were none), and
+    warn once when some are beside images of its own: they would be left out in silence."""
+    import warnings
+
+    count, first = subfolder_images(folder, exclude)
+    if not count:
+        return
+    more = "+" if count >= 10000 else ""
+    where = first.parent.relative_to(folder)
+    if not n_read:
+        raise UserError(f"{folder}: no images in the folder itself; its subfolders hold "
+                        f"{count}{more} (the first: {first}): name them, e.g. --images "
+                        f"{folder}/{where.parts[0]} (subfolders are not searched)")
+    warnings.warn(f"{folder}: {count}{more} images in its subfolders (the first: {first}) are "
+                  f"not read, only the folder's own {n_read}: name the subfolders too to read "
+                  f"them (e.g. --images {folder} {folder}/{where.parts[0]})")

@@ -115,3 +115,54 @@ def test_train_refuses_colours_in_the_label_column(tmp_path, capsys):
     rc, _, err = run_cli(["segment", "train", "--points", str(tmp_path / "s.xyz"),
                           "--foreground-labels", "5", "-o", str(tmp_path / "m.npz")], capsys)
     assert one_line_error(rc, err, "s.xyz: column 4, read as the label", "move it there")
+
+
+# ------------------------------------------------------------ images in subfolders
+def _png(path):
+    from PIL import Image
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", (4, 3), (10, 200, 30)).save(path)
+    return path
+
+
+@settings(max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(own=st.integers(0, 2), subs=st.lists(st.sampled_from(["horse", "cow", "a/b", "x y",
+                                                              "ünï/deep/er"]),
+                                            min_size=1, max_size=3, unique=True),
+       named=st.booleans(), masks_inside=st.booleans())
+def test_images_in_subfolders_are_never_left_out_in_silence(tmp_path_factory, own, subs,
+                                                           named, masks_inside):
+    """``--images DIR`` reads DIR's own images only: images in its subfolders (class
+    folders, at any depth) are refused when DIR has none of its own ("no images found",
+    as if there were none) and warned of when it has; subfolders named too, and the
+    masks' folder inside DIR, are read or left out as meant, without a word."""
+    import warnings
+
+    from segmentation.cli import _image_files
+    from structpred.cli import UserError
+
+    d = tmp_path_factory.mktemp("imgs")
+    for i in range(own):
+        _png(d / f"own{i}.png")
+    for s in subs:
+        _png(d / s / f"{s.replace('/', '_')}.png")
+    masks = d / "masks" if masks_inside else None
+    if masks:
+        _png(masks / "own0.png")
+    spec = [str(d)] + ([str(d / s) for s in subs] if named else [])
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        if not own and not named:
+            with pytest.raises(UserError, match=r"no images in the folder itself; its "
+                               rf"subfolders hold {len(subs)} \(the first: "):
+                _image_files(spec, masks)
+            return
+        files = _image_files(spec, masks)
+    notes = [str(w.message) for w in seen]
+    assert len(files) == own + (len(subs) if named else 0)
+    if named or not own:
+        assert notes == [], notes
+    else:
+        assert len(notes) == 1 and f"{len(subs)} images in its subfolders" in notes[0], notes
