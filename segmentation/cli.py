@@ -64,7 +64,7 @@ def _check_once(paths, what):
         seen[real] = p
 
 
-def _image_files(spec, masks=None):
+def _image_files(spec, exclude=()):
     from segmentation._reading import check_subfolders
     from segmentation.data import folder_images, is_image_file
 
@@ -73,7 +73,7 @@ def _image_files(spec, masks=None):
         p = Path(s)
         if p.is_dir():
             own = folder_images(p)
-            check_subfolders(p, len(own), exclude=[m for m in (masks,) if m] + list(spec))
+            check_subfolders(p, len(own), exclude=[e for e in exclude if e] + list(spec))
             files.extend(own)
         elif p.exists():
             if not is_image_file(p):
@@ -155,7 +155,8 @@ def _image_items(args, need_masks, manifest=None, split=None, images=None, masks
             raise UserError(f"{masks}: --images and --masks name the same folder, so its masks "
                             "would be read as images too; name the image files (--images "
                             "DIR/*.jpg) or move the masks to a folder of their own")
-        files = _image_files(images, masks)
+        files = _image_files(images, (masks, getattr(args, "output", None),   # predict -o DIR
+                                      getattr(args, "side_by_side", None)))
         if need_masks and not masks:
             raise UserError("--images needs --masks (a folder of masks named like the images)")
         mfiles = (_masks_for(files, masks, getattr(args, "mask_suffix", None) or "") if masks

@@ -148,7 +148,7 @@ def test_images_in_subfolders_are_never_left_out_in_silence(tmp_path_factory, ow
         _png(d / f"own{i}.png")
     for s in subs:
         _png(d / s / f"{s.replace('/', '_')}.png")
-    masks = d / "masks" if masks_inside else None
+    masks = d / "masks" if masks_inside else None   # or predict's -o DIR inside DIR
     if masks:
         _png(masks / "own0.png")
     spec = [str(d)] + ([str(d / s) for s in subs] if named else [])
@@ -157,9 +157,9 @@ def test_images_in_subfolders_are_never_left_out_in_silence(tmp_path_factory, ow
         if not own and not named:
             with pytest.raises(UserError, match=r"no images in the folder itself; its "
                                rf"subfolders hold {len(subs)} \(the first: "):
-                _image_files(spec, masks)
+                _image_files(spec, [masks])
             return
-        files = _image_files(spec, masks)
+        files = _image_files(spec, [masks])
     notes = [str(w.message) for w in seen]
     assert len(files) == own + (len(subs) if named else 0)
     if named or not own:
