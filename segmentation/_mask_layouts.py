@@ -84,6 +84,20 @@ def not_binary_hint(path, mode, a, values, ignore_value, ignore, soft_hint, max_
 #: most difference between the colour channels of a grey mask saved as colour JPEG
 _JPEG_CHROMA = 24
 
+def two_colour_hint(path, a):
+    """The hint of a colour mask of exactly two colours, one of them black: a binary mask
+    drawn in colour (red on black). Its meaning is plain to a reader but not certain (the
+    black could be the object), so it is refused with the conversion, never guessed."""
+    colours = np.unique(a[..., :3].reshape(-1, 3), axis=0)
+    if len(colours) != 2 or colours[0].any():
+        return ""
+    other = tuple(int(v) for v in colours[1])
+    return (f" (two colours, black and {other}: a binary mask drawn in colour? if {other} "
+            "is the foreground, save it as grey 0/255, e.g. python -c \"from PIL import Image; "
+            f"Image.open('{path}').convert('RGB').point(lambda v: 255 * (v > 0)).convert('L')"
+            ".point(lambda v: 255 * (v > 0)).save('grey.png')\")")
+
+
 def jpeg_colour_hint(grey):
     """The hint of a grey mask saved as colour JPEG, whose channels' mean is ``grey``: the
     threshold its values call for (:func:`suggested_threshold`; 128 for a 0/255 mask)."""

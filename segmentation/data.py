@@ -31,7 +31,7 @@ from structpred.io import binary_kind, counted, missing_reason, odd_entry_reason
 from segmentation._mask_layouts import (COCO_HINT, check_classes, check_jpeg_classes,
                                         check_trimap,
                                         jpeg_colour_hint, is_binary, palette_greys,
-                                        json_hint, near_grey_jpeg, near_miss_hint,
+                                        json_hint, near_grey_jpeg, near_miss_hint, two_colour_hint,
                                         not_binary_hint, thresholded)
 
 __all__ = ["load_image", "load_mask", "load_pair", "load_example", "read_manifest", "horse_items",
@@ -344,7 +344,7 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None, thr
         elif not np.all(a[..., :3] == a[..., :1]):
             raise FormatError(path, None, "mask is a colour image; expected a binary grey mask"
                               + (jpeg_colour_hint(grey) if grey is not None
-                                 else _voc_colour_hint(a)))
+                                 else _voc_colour_hint(a) or two_colour_hint(path, a)))
         a = a[..., 0]
     if a.ndim != 2 or a.size == 0:
         raise FormatError(path, None, f"mask has no pixels (shape {a.shape})")

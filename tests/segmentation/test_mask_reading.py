@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 from PIL import Image
 
 from cli_helpers import one_line_error, run_cli
@@ -284,3 +284,33 @@ def test_a_0_255_jpeg_mask_holding_1_is_hinted_a_threshold(tmp_path):
     assert set(np.unique(np.asarray(Image.open(tmp_path / "m.jpg")))) == {0, 1, 255}
     cut, reason = _hinted(tmp_path / "m.jpg")
     assert cut == 128 and "void border" not in reason, reason
+
+
+# ---------------------------------------------- class: a binary mask drawn in colour
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(colour=st.tuples(st.integers(0, 255), st.integers(0, 255), st.integers(0, 255))
+       .filter(lambda c: len(set(c)) > 1), i=st.integers(0, 7))
+@example(colour=(1, 0, 0), i=0)   # grey level 0 once converted to 'L' alone
+def test_a_mask_drawn_in_one_colour_on_black_is_refused_with_its_conversion(tmp_path,
+                                                                           colour, i):
+    """Red on black (or any one colour that is not grey): never guessed (the black could
+    be the object), refused naming both colours, with a conversion that reads back as
+    the coloured region."""
+    import os
+
+    shape = _shape(i)
+    rgb = np.zeros((N, N, 3), dtype=np.uint8)
+    rgb[shape] = colour
+    path = tmp_path / "m.png"
+    Image.fromarray(rgb).save(path)
+    with pytest.raises(FormatError, match=re.escape(f"two colours, black and {colour}")) as info:
+        load_mask(path)
+    command = re.search(r'python -c "(.*)"\)$', str(info.value)).group(1)
+    here = os.getcwd()
+    os.chdir(tmp_path.parent)   # the message names the path as given
+    try:
+        exec(command, {})
+    finally:
+        os.chdir(here)
+    assert np.array_equal(load_mask(tmp_path.parent / "grey.png"), shape)
