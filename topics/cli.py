@@ -332,7 +332,7 @@ def _load(path):
 def _predict(saved, docs):
     X = saved.vocabulary.transform(docs.texts)
     _check_known_words(X, docs, saved)
-    return [str(p) for p in saved.estimator.predict(X)]
+    return saved.predict(X)
 
 
 def _check_known_words(X, docs, saved):
@@ -779,15 +779,13 @@ def _warn_training_documents(docs, saved, share=0.05):
 @_wrap
 def topics_eval(args):
     """``structpred topics eval``."""
-    from ._layouts import label_name
-
     check_output(args.plot, "--plot", [("--data", args.data), ("-m", args.model)], figure=True)
     saved = _load(args.model)
     docs = _read(args, "required")
-    known = [label_name(k) for k in saved.labels]   # a model written before: '1.0' is 1
+    known = saved.labels   # as labels are read now: '1.0' of a model written before is 1
     _check_spellings(docs, known)
     unseen = _check_known_labels(docs, known)
-    pred = [label_name(p) for p in _predict(saved, docs)]
+    pred = _predict(saved, docs)
     _warn_training_documents(docs, saved)
     true = docs.labels
     labels = known + unseen

@@ -1,0 +1,85 @@
+"""Unusual inputs to ``structpred topics train|predict|eval``, each read as it stands for
+or refused in one line naming the file and line:
+
+- a model file written before, whose stored classes are whole numbers written as decimals
+  (``1.0``): ``predict`` wrote ``1.0`` where ``eval`` scored ``1``; the stored classes are
+  read through :func:`topics._layouts.label_name` once, when the model is loaded;
+"""
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from topics._persist import load_model, save_model
+
+from cli_helpers import DOCS, one_line_error, run_cli
+
+SETTINGS = settings(max_examples=8, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                           HealthCheck.too_slow])
+
+#: the classes of :data:`DOCS` as class numbers
+NUMBERED = DOCS.replace("pets\t", "1\t").replace("money\t", "0\t")
+
+
+@pytest.fixture(scope="module")
+def numbered_model(tmp_path_factory):
+    """A model trained on :data:`NUMBERED` (classes ``0`` and ``1``), and its data file."""
+    d = tmp_path_factory.mktemp("numbered")
+    data = d / "train.tsv"
+    data.write_text(NUMBERED)
+    model = d / "m.npz"
+    from structpred.cli import main
+    assert main(["topics", "train", "--data", str(data), "--model", "nbsvm", "--min-df", "1",
+                 "-q", "-o", str(model)]) == 0
+    return model, data
+
+
+def _rewrite_classes(model, out, spell):
+    """``model`` written again to ``out`` with each stored class ``c`` spelt ``spell(c)``,
+    as an older version stored pandas' ``1.0``."""
+    saved = load_model(model)
+    est = saved.estimator
+    est.classes_ = np.asarray([spell(str(c)) for c in est.classes_])
+    save_model(out, est, model=saved.model, vocabulary=saved.vocabulary)
+    return out
+
+
+def _accuracy(out):
+    m = re.search(r"accuracy: [\d.]+% \((\d+) of (\d+) document", out)
+    return int(m.group(1)), int(m.group(2))
+
+
+# ------------------------------------------- class: stored classes written as decimals
+@SETTINGS
+@given(zeros=st.integers(1, 3), sign=st.sampled_from(["", "+"]))
+def test_stored_decimal_classes_are_predicted_and_scored_as_numbers(
+        tmp_path_factory, capsys, numbered_model, zeros, sign):
+    """``predict`` writes the class names ``eval`` scores: ``1`` for a stored ``1.0``
+    (``1.00``, ``+1.0``), and ``eval`` counts correct exactly the documents whose
+    prediction is their label."""
+    model, data = numbered_model
+    old = _rewrite_classes(model, tmp_path_factory.mktemp("old") / "old.npz",
+                           lambda c: f"{sign}{c}." + "0" * zeros)
+    assert load_model(old).labels == ["0", "1"]
+    rc, out, err = run_cli(["topics", "predict", "-m", str(old), "--data", str(data)], capsys)
+    assert rc == 0, err
+    pred = out.splitlines()
+    gold = [line.partition("\t")[0] for line in NUMBERED.splitlines()]
+    assert set(pred) <= {"0", "1"} and len(pred) == len(gold)
+    rc, out, err = run_cli(["topics", "eval", "-m", str(old), "--data", str(data)], capsys)
+    assert rc == 0, err
+    assert _accuracy(out) == (sum(p == g for p, g in zip(pred, gold)), len(gold))
+
+
+def test_stored_classes_that_are_one_class_now_are_refused(tmp_path, capsys, numbered_model):
+    """A model whose classes ``1`` and ``1.0`` are one name as labels are read now: no input
+    can tell them apart, refused naming both."""
+    model, data = numbered_model
+    old = _rewrite_classes(model, tmp_path / "two.npz", lambda c: "1" if c == "1" else "1.0")
+    for cmd in ("predict", "eval"):
+        rc, _, err = run_cli(["topics", cmd, "-m", str(old), "--data", str(data)], capsys)
+        assert one_line_error(rc, err, str(old), "'1'", "'1.0'", "retrain"), err
