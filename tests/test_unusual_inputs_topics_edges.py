@@ -4,6 +4,7 @@ or refused in one line naming the file and line:
 - a model file written before, whose stored classes are whole numbers written as decimals
   (``1.0``): ``predict`` wrote ``1.0`` where ``eval`` scored ``1``; the stored classes are
   read through :func:`topics._layouts.label_name` once, when the model is loaded;
+- ``--valid-data`` is read with ``--format`` as ``--data`` is (it was always ``auto``);
 """
 
 import re
@@ -83,3 +84,51 @@ def test_stored_classes_that_are_one_class_now_are_refused(tmp_path, capsys, num
     for cmd in ("predict", "eval"):
         rc, _, err = run_cli(["topics", cmd, "-m", str(old), "--data", str(data)], capsys)
         assert one_line_error(rc, err, str(old), "'1'", "'1.0'", "retrain"), err
+
+
+# ------------------------------------------------ class: --valid-data with --format
+def _as(fmt, rows):
+    """``(label, text)`` rows written in ``fmt``."""
+    import csv
+    import io
+    import json
+
+    if fmt == "jsonl":
+        return "".join(json.dumps({"label": lab, "text": t}) + "\n" for lab, t in rows)
+    if fmt == "csv":
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerows([("label", "text"), *rows])
+        return out.getvalue()
+    if fmt == "fasttext":
+        return "".join(f"__label__{lab} {t}\n" for lab, t in rows)
+    return "".join(f"{lab}\t{t}\n" for lab, t in rows)
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "csv", "jsonl", "fasttext"])
+def test_validation_data_is_read_with_the_format_given(tmp_path, capsys, fmt):
+    """``--valid-data`` is read with ``--format`` as ``--data`` is (it was always read with
+    ``auto``: a ``*.txt`` validation file of ``label<TAB>text`` lines, given beside
+    ``--format tsv``, was refused as texts without labels). The validation file here holds
+    a label training lacks, refused only once its labels are read."""
+    rows = [tuple(line.split("\t")) for line in DOCS.splitlines()]
+    train, valid = tmp_path / "train.txt", tmp_path / "valid.txt"
+    train.write_text(_as(fmt, rows))
+    valid.write_text(_as(fmt, rows[:4] + [("birds", "the owl flew over the barn")]))
+    rc, _, err = run_cli(["topics", "train", "--data", str(train), "--format", fmt,
+                          "--valid-data", str(valid), "-q", "-o", str(tmp_path / "m.npz")],
+                         capsys)
+    assert one_line_error(rc, err, str(valid), "not in the training data", "birds"), err
+
+
+@pytest.mark.slow
+def test_validation_data_of_the_format_given_trains(tmp_path, capsys):
+    """The whole choice on a ``*.txt`` validation file read with ``--format tsv``."""
+    train, valid = tmp_path / "train.txt", tmp_path / "valid.txt"
+    train.write_text(DOCS)
+    valid.write_text(DOCS.replace("the ", "a "))
+    model = tmp_path / "m.npz"
+    rc, out, err = run_cli(["topics", "train", "--data", str(train), "--format", "tsv",
+                            "--valid-data", str(valid), "-q", "-o", str(model)], capsys)
+    assert rc == 0, err
+    assert "12 validation documents given" in out
+    assert load_model(model).labels == ["money", "pets"]

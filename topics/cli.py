@@ -223,7 +223,7 @@ def _add_validation_options(tr):
     a = tr.add_argument_group("validation (--model auto)")
     a.add_argument("--valid-data", metavar="PATH",
                    help="labelled validation documents (same formats as --data, read with its "
-                        "--label-field and --text-field) instead of "
+                        "--format, --label-field and --text-field) instead of "
                         "holding out a fraction of the training documents")
     a.add_argument("--valid-fraction", type=_fraction, default=0.2, metavar="F",
                    help="share of each class held out for validation (default 0.2; chosen by "
@@ -459,7 +459,8 @@ def _read_validation(args, classes):
         return None
     from ._text_io import read_documents
 
-    valid = read_documents(args.valid_data, "auto", labels="required",
+    # read as --data is: with its --format too (it was always 'auto')
+    valid = read_documents(args.valid_data, args.format, labels="required",
                            label_field=args.label_field, text_field=args.text_field)
     _log(args, f"read {len(valid)} validation documents from {valid.path}")
     unseen = sorted(set(valid.labels) - set(classes))
