@@ -41,6 +41,7 @@ from __future__ import annotations
 import bisect
 import gzip
 import json
+import math
 import re
 import warnings
 import zlib
@@ -50,6 +51,7 @@ from structpred.io import (FormatError, bad_bytes_reason, binary_kind, cjk_encod
                           utf8_misread_reason)
 
 __all__ = ["FASTTEXT_PREFIX", "UNLABELLED_FOLDERS", "check_label", "check_text", "label_name",
+           "decimals_hint",
            "refuse_boolean_numbers", "read_text_lines", "json_object",
            "read_folder", "read_fasttext", "fasttext_line", "glued_label_line",
            "refuse_glued_label", "refuse_swapped_columns", "warn_joined_labels",
@@ -95,6 +97,22 @@ def label_name(value):
         return text.lower()
     whole = _WHOLE_DECIMAL.fullmatch(text)
     return str(int(whole.group(1))) if whole else text
+
+
+def decimals_hint(clash):
+    """Why two decimals of one value (``0.5`` and ``0.50``, a pair that
+    :func:`structpred.label_clash` finds) are refused, not read as one class as ``1.0`` and
+    ``1`` are: only a whole number written as a decimal is the number (:func:`label_name`);
+    other decimals are names as written, and ``3.1`` and ``3.10`` may be two versions, which
+    one class would merge in silence.  ``""`` for any other pair."""
+    try:
+        values = [float(c) for c in clash or ()]
+    except ValueError:
+        return ""
+    if not values or not all(map(math.isfinite, values)) or all(v.is_integer() for v in values):
+        return ""
+    return " (a decimal that is not a whole number is a class as written: 3.1 and 3.10 may " \
+           "be two versions)"
 
 
 def refuse_boolean_numbers(docs):

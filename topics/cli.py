@@ -393,13 +393,16 @@ def _vocabulary_overrides(args):
 def _check_spellings(docs, known=None):
     """Refuse labels that are one label spelled twice (``Sport`` and ``sport``; against a
     model's labels ``known``), naming the document."""
-    from structpred import check_label_spellings
+    from structpred import check_label_spellings, label_clash
+
+    from ._layouts import decimals_hint
 
     try:
         check_label_spellings(docs.labels, known,
                               where=lambda label: docs.sources[docs.labels.index(label)])
     except ValueError as exc:
-        raise UserError(str(exc)) from None
+        raise UserError(f"{exc}{decimals_hint(label_clash(docs.labels, known))}") from None
+
 
 
 def _check_classes(docs):
