@@ -6,6 +6,8 @@ or refused in one line naming the file and line:
   read through :func:`topics._layouts.label_name` once, when the model is loaded;
 - ``--valid-data`` is read with ``--format`` as ``--data`` is (it was always ``auto``);
 - ``0.5`` beside ``0.50`` stays refused (``3.1`` and ``3.10`` may be versions), saying why;
+- a ``*.txt`` file whose first line is a header of columns (``text,label``) is refused
+  naming ``--format csv`` (or ``tsv``): the header was read as a document;
 """
 
 import re
@@ -168,3 +170,53 @@ def test_whole_decimals_with_other_zeros_are_one_class(tmp_path, capsys):
                           "--min-df", "1", "-q", "-o", str(model)], capsys)
     assert rc == 0, err
     assert load_model(model).labels == ["2", "money"]
+
+
+# -------------------------------------------- class: a header line in a *.txt file
+@st.composite
+def _header(draw):
+    """``(line, format hinted)``: a header of a label and a text column (ids too), any
+    case, separated by commas, tabs or semicolons, or a text column's name alone."""
+    from topics._text_io import ID_NAMES, LABEL_NAMES, TEXT_NAMES
+
+    text = draw(st.sampled_from(TEXT_NAMES))
+    if draw(st.booleans()):
+        return draw(st.sampled_from([text, text.title(), text.upper()])), "tsv"
+    other = draw(st.sampled_from(LABEL_NAMES + ID_NAMES))
+    sep = draw(st.sampled_from([",", "\t", ";"]))
+    fields = draw(st.permutations([text, other]))
+    line = sep.join(draw(st.sampled_from([f, f.title(), f.upper()])) for f in fields)
+    return line, "tsv" if sep == "\t" else "csv"
+
+
+@SETTINGS
+@given(header=_header(), blank=st.booleans(), cmd=st.sampled_from(["predict", "eval"]))
+def test_a_header_line_in_a_txt_file_is_refused_naming_the_format(
+        tmp_path_factory, capsys, numbered_model, header, blank, cmd):
+    """A ``*.txt`` file (texts, one a line) whose first line is a header of columns
+    (``text,label``, ``label<TAB>text``, ``text``) was read with the header as a document:
+    ``predict`` wrote one label more than the texts. Refused at that line, naming the
+    format that reads the header (not read as CSV unasked: the other lines' commas and
+    quotes would be read anew)."""
+    line, fmt = header
+    model, _ = numbered_model
+    f = tmp_path_factory.mktemp("hdr") / "new.txt"
+    f.write_text(("\n" if blank else "") + line + "\nthe cat sat\nstocks fell, \"sharply\"\n")
+    rc, out, err = run_cli(["topics", cmd, "-m", str(model), "--data", str(f)], capsys)
+    assert one_line_error(rc, err, f"{f}:{2 if blank else 1}:", "header",
+                          f"--format {fmt}"), err
+    assert out == ""
+
+
+@pytest.mark.parametrize("first", ["the text, the label", "text label", "texts,labels",
+                                   "label,category", "reviews"])
+def test_a_txt_file_of_texts_like_column_names_is_read(tmp_path, capsys, numbered_model,
+                                                       first):
+    """A first line of words that is no header (prose around column names, names of no
+    text column, other words) is a text, labelled with the others."""
+    model, _ = numbered_model
+    f = tmp_path / "new.txt"
+    f.write_text(f"{first}\nthe cat sat\n")
+    rc, out, err = run_cli(["topics", "predict", "-m", str(model), "--data", str(f)], capsys)
+    assert rc == 0, err
+    assert len(out.splitlines()) == 2

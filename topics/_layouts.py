@@ -51,7 +51,7 @@ from structpred.io import (FormatError, bad_bytes_reason, binary_kind, cjk_encod
                           utf8_misread_reason)
 
 __all__ = ["FASTTEXT_PREFIX", "UNLABELLED_FOLDERS", "check_label", "check_text", "label_name",
-           "decimals_hint",
+           "decimals_hint", "LABEL_NAMES", "TEXT_NAMES", "ID_NAMES", "refuse_text_header",
            "refuse_boolean_numbers", "read_text_lines", "json_object",
            "read_folder", "read_fasttext", "fasttext_line", "glued_label_line",
            "refuse_glued_label", "refuse_swapped_columns", "warn_joined_labels",
@@ -59,6 +59,13 @@ __all__ = ["FASTTEXT_PREFIX", "UNLABELLED_FOLDERS", "check_label", "check_text",
 
 #: the prefix of a fastText label word
 FASTTEXT_PREFIX = "__label__"
+
+#: CSV header names (case-insensitive) taken as the label column and the text column
+LABEL_NAMES = ("label", "class", "category", "target", "sentiment", "stars", "y")
+TEXT_NAMES = ("text", "document", "content", "review", "body", "sentence", "message")
+#: TSV header names (case-insensitive) of a column of document ids (GLUE's test files:
+#: ``index<TAB>sentence``)
+ID_NAMES = ("index", "id", "idx", "guid", "qid")
 
 #: names (lower-cased) of folders of documents without a label beside the class folders
 UNLABELLED_FOLDERS = ("unsup", "unlabeled", "unlabelled")
@@ -259,6 +266,43 @@ def json_object(line):
         return line.lstrip().startswith("{") and isinstance(json.loads(line), dict)
     except ValueError:
         return False
+
+
+def _header_of(line):
+    """The separator (``,``, a tab or ``;``) of ``line`` when it is a header of columns:
+    two fields or more, each one word, two of them column names (:data:`LABEL_NAMES`,
+    :data:`TEXT_NAMES`, :data:`ID_NAMES`) and one a text's (``text,label``,
+    ``label<TAB>text``, ``id;review;stars``); ``""`` for a text column's name alone
+    (``text``); else ``None``."""
+    names = LABEL_NAMES + TEXT_NAMES + ID_NAMES
+    for sep in (",", "\t", ";"):
+        fields = [f.strip().strip('"').lower() for f in line.split(sep)]
+        if (len(fields) > 1 and all(re.fullmatch(r"\w+", f) for f in fields)
+                and sum(f in names for f in fields) > 1 and set(fields) & set(TEXT_NAMES)):
+            return sep
+    return "" if line.strip().strip('"').lower() in TEXT_NAMES else None
+
+
+def refuse_text_header(lines, name):
+    """The lines ``(number, line)`` of a ``*.txt`` file read as texts, refused at the first
+    non-blank one when it is a header of columns (:func:`_header_of`): ``text,label`` was
+    read as a document, so ``predict`` wrote one label more than the file's texts and every
+    later label one line off.  Refused, not read as CSV or TSV: the other lines' commas,
+    quotes and tabs would be read anew, unasked."""
+    first = True
+    for lineno, line in lines:
+        if first and line.strip():
+            first = False
+            sep = _header_of(line)
+            if sep is not None:
+                fmt = {"": "tsv (which skips a first line that names the text column)",
+                       "\t": "tsv", ",": "csv", ";": "csv"}[sep]
+                what = "the text column" if sep == "" else "columns"
+                raise FormatError(name, lineno, f"the first line {line.strip()[:60]!r} is a "
+                                                f"header naming {what}, not a text (a *.txt "
+                                                f"file is read as texts, one a line): give "
+                                                f"--format {fmt}, or leave the line out")
+        yield lineno, line
 
 
 def read_text_lines(lines, name, need, docs):

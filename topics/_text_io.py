@@ -63,6 +63,7 @@ from structpred.io import (FormatError, binary_kind, counted, gz_name, missing_r
                           naming_read_errors, read_lines)
 
 from ._layouts import check_label as _check_label, check_text as _check_text
+from ._layouts import ID_NAMES, LABEL_NAMES, TEXT_NAMES, refuse_text_header
 from ._layouts import (fasttext_line, json_array as _json_array, read_fasttext, read_folder,
                        glued_label_line, refuse_glued_label, unique_keys as _unique_keys,
                        json_object, label_name, read_text_lines, refuse_boolean_numbers,
@@ -87,12 +88,8 @@ def _json_line_cap(start):
     line for a corpus) or a document."""
     return MAX_JSON_ARRAY_BYTES if start.lstrip().startswith(b"[") else MAX_DOCUMENT_BYTES
 
-#: CSV header names (case-insensitive) taken as the label column and the text column
-LABEL_NAMES = ("label", "class", "category", "target", "sentiment", "stars", "y")
-TEXT_NAMES = ("text", "document", "content", "review", "body", "sentence", "message")
-#: TSV header names (case-insensitive) of a column of document ids (GLUE's test files:
-#: ``index<TAB>sentence``)
-ID_NAMES = ("index", "id", "idx", "guid", "qid")
+#: the header names of columns (:mod:`topics._layouts`): ``LABEL_NAMES``, ``TEXT_NAMES``
+#: and ``ID_NAMES``
 
 _TSV_SUFFIXES = (".tsv", ".tab")
 _JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
@@ -272,8 +269,11 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
         read_folder(Path(spath), need, docs, MAX_DOCUMENT_BYTES)
     elif fmt in ("fasttext", "text"):
         _refuse_binary(spath, name)
-        (read_fasttext if fmt == "fasttext" else read_text_lines)(_lines(spath, name), name,
-                                                                  need, docs)
+        lines = _lines(spath, name)
+        if fmt == "text":
+            read_text_lines(refuse_text_header(lines, name), name, need, docs)
+        else:
+            read_fasttext(lines, name, need, docs)
     else:
         _refuse_binary(spath, name)
         reader = {"tsv": _read_tsv, "jsonl": _read_jsonl, "csv": _read_csv}[fmt]
