@@ -8,6 +8,8 @@ or refused in one line naming the file and line:
 - ``0.5`` beside ``0.50`` stays refused (``3.1`` and ``3.10`` may be versions), saying why;
 - a ``*.txt`` file whose first line is a header of columns (``text,label``) is refused
   naming ``--format csv`` (or ``tsv``): the header was read as a document;
+- ``eval --plot`` of hundreds of classes, or of a class name of thousands of characters,
+  draws a figure of bounded size in seconds, its matrix visible;
 """
 
 import re
@@ -220,3 +222,44 @@ def test_a_txt_file_of_texts_like_column_names_is_read(tmp_path, capsys, numbere
     rc, out, err = run_cli(["topics", "predict", "-m", str(model), "--data", str(f)], capsys)
     assert rc == 0, err
     assert len(out.splitlines()) == 2
+
+
+# ------------------------------------- class: confusion figures of many or long classes
+def _png_size(path):
+    from PIL import Image
+
+    with Image.open(path) as im:
+        return im.size
+
+
+def test_a_confusion_figure_of_many_classes_is_bounded(tmp_path, n=400):
+    """``eval --plot`` of hundreds of classes drew a count in every cell and grew half an
+    inch a class (300 classes: 2 min 40 s and a 15,000-pixel figure; 1,000: none after
+    8 min). The figure's side is bounded, the counts are left out beyond
+    ``MAX_CELL_NUMBERS`` classes and the names beyond ``MAX_TICK_LABELS``."""
+    from topics.cli import _plot_confusion as plot_confusion
+
+    rng = np.random.default_rng(n)
+    cm = rng.integers(0, 3, (n, n))
+    path = tmp_path / "cm.png"
+    plot_confusion(cm, [f"class {i}" for i in range(n)], 0.5, str(path), "nbsvm")
+    assert max(_png_size(path)) <= 31 * 100    # 30 inches and the colour bar's, at 100 dpi
+
+
+@SETTINGS
+@given(length=st.integers(41, 3000), n=st.integers(2, 4))
+def test_a_confusion_figure_of_long_class_names_has_room_for_the_matrix(
+        tmp_path_factory, length, n):
+    """A class name of thousands of characters took the whole figure (matplotlib's "Tight
+    layout not applied", a warning line, and no matrix to see): names are cut to 40
+    characters along the axes, so the layout holds and no warning is given."""
+    import warnings
+
+    from topics.cli import _plot_confusion as plot_confusion
+
+    path = tmp_path_factory.mktemp("long") / "cm.png"
+    names = ["x" * length] + [f"c{i}" for i in range(1, n)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plot_confusion(np.eye(n, dtype=np.int64), names, 1.0, str(path), "nbsvm")
+    assert max(_png_size(path)) <= 1000

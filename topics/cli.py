@@ -33,6 +33,8 @@ from structpred.cli import (at_most, check_output, iteration_count, jobs_count, 
 from structpred.cli import check_held_out, refuse_options, seed_value
 from structpred.io import counted, note, release_notes
 
+from ._confusion import confusion_matrix, format_confusion
+from ._confusion import plot_confusion as _plot_confusion
 from .registry import CV_BELOW, CV_FOLDS, MODELS, make_estimator
 
 __all__ = ["add_parser", "topics_train", "topics_predict", "topics_eval", "MODELS",
@@ -688,59 +690,6 @@ def topics_predict(args):
     if args.output != "-":
         _log(args, f"{counted(len(pred), 'label')} written to {args.output}")
     return 0
-
-
-def confusion_matrix(true, pred, labels):
-    """Counts ``cm[i, j]``: documents of true label ``labels[i]`` predicted ``labels[j]``."""
-    index = {lab: i for i, lab in enumerate(labels)}
-    cm = np.zeros((len(labels), len(labels)), np.int64)
-    for t, p in zip(true, pred):
-        cm[index[t], index[p]] += 1
-    return cm
-
-
-def format_confusion(cm, labels, max_width=120):
-    """The confusion matrix as text: label names on the rows, and on the columns when they
-    fit in ``max_width`` characters (else the columns are numbered like the rows)."""
-    names = [str(lab) for lab in labels]
-    num_w = max(len(str(int(cm.max()))) if cm.size else 1, 1)
-    named_w = [max(len(n), num_w) for n in names]
-    row_w = max(len("true \\ predicted"), max(len(n) for n in names))
-    if row_w + sum(w + 2 for w in named_w) <= max_width:
-        heads, widths, rows = names, named_w, names
-    else:
-        heads = [f"[{i + 1}]" for i in range(len(names))]
-        widths = [max(len(h), num_w) for h in heads]
-        rows = [f"[{i + 1}] {n}" for i, n in enumerate(names)]
-        row_w = max(row_w, max(len(r) for r in rows))
-    lines = ["true \\ predicted".ljust(row_w) + "".join("  " + h.rjust(w)
-                                                        for h, w in zip(heads, widths))]
-    for r, counts in zip(rows, cm):
-        lines.append(r.ljust(row_w) + "".join("  " + str(int(c)).rjust(w)
-                                              for c, w in zip(counts, widths)))
-    return "\n".join(lines)
-
-
-def _plot_confusion(cm, labels, accuracy, path, title):
-    from structpred.io import literal_text, plt, save_figure
-
-    labels = [literal_text(lab) for lab in labels]   # '$5 and $6' is no formula
-    n = len(labels)
-    size = max(4.0, 0.5 * n + 2.5)
-    fig, ax = plt.subplots(figsize=(size + 1.0, size))
-    im = ax.imshow(cm, cmap="Blues")
-    ax.set_xticks(range(n), labels, rotation=45, ha="right", fontsize="small")
-    ax.set_yticks(range(n), labels, fontsize="small")
-    ax.set(xlabel="predicted label", ylabel="true label",
-           title=f"{title}: accuracy {100 * accuracy:.2f}%")
-    top = cm.max() if cm.size else 0
-    for i in range(n):
-        for j in range(n):
-            ax.text(j, i, str(int(cm[i, j])), ha="center", va="center", fontsize="small",
-                    color="white" if cm[i, j] > top / 2 else "black")
-    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
-    fig.tight_layout()
-    save_figure(fig, path)
 
 
 def _some(items, n=5):
