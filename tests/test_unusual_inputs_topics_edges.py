@@ -8,6 +8,8 @@ or refused in one line naming the file and line:
 - ``0.5`` beside ``0.50`` stays refused (``3.1`` and ``3.10`` may be versions), saying why;
 - a ``*.txt`` file whose first line is a header of columns (``text,label``) is refused
   naming ``--format csv`` (or ``tsv``): the header was read as a document;
+- a label of white space and invisible characters only (a class folder ``' '``, a
+  zero-width space) is refused in every format (``predict`` wrote a blank line for it);
 - ``eval --plot`` of hundreds of classes, or of a class name of thousands of characters,
   draws a figure of bounded size in seconds, its matrix visible;
 """
@@ -263,3 +265,30 @@ def test_a_confusion_figure_of_long_class_names_has_room_for_the_matrix(
         warnings.simplefilter("error")
         plot_confusion(np.eye(n, dtype=np.int64), names, 1.0, str(path), "nbsvm")
     assert max(_png_size(path)) <= 1000
+
+
+# ------------------------------------------------ class: labels with nothing to see
+@SETTINGS
+@given(label=st.text(st.sampled_from(" \u00a0\u200b\u2060\ufeff\u200e\ufe0f\u3000"),
+                     min_size=1, max_size=4),
+       fmt=st.sampled_from(["tsv", "csv", "jsonl", "fasttext", "folder"]))
+def test_a_label_of_invisible_characters_is_refused(tmp_path_factory, capsys, label, fmt):
+    """A label of white space and invisible characters only (a class folder named ``' '``
+    or a no-break space, a zero-width space before a tab) was a class whose name
+    ``predict`` wrote as a blank line; refused in every format naming the file, as an empty
+    label is."""
+    d = tmp_path_factory.mktemp("blank")
+    rows = [tuple(line.split("\t")) for line in DOCS.splitlines()]
+    rows = [(label if lab == "pets" else lab, t) for lab, t in rows]
+    if fmt == "folder":
+        data = d / "docs"
+        for i, (lab, t) in enumerate(rows):
+            (data / lab).mkdir(parents=True, exist_ok=True)
+            (data / lab / f"{i}.txt").write_text(t)
+    else:
+        data = d / f"docs.{fmt}"
+        data.write_text(_as(fmt, rows))
+    rc, _, err = run_cli(["topics", "train", "--data", str(data), "--model", "nbsvm",
+                          "-q", "-o", str(d / "m.npz")], capsys)
+    assert one_line_error(rc, err, str(data)), err
+    assert "no visible character" in err or "empty" in err, err

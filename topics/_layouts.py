@@ -43,6 +43,7 @@ import gzip
 import json
 import math
 import re
+import unicodedata
 import warnings
 import zlib
 
@@ -137,11 +138,19 @@ def refuse_boolean_numbers(docs):
 
 def check_label(label, name, lineno):
     """Refuse a label holding a line break, tab or other control character: ``predict``
-    writes one label per line, and ``"a\\nb"`` came out as two lines (one document more)."""
+    writes one label per line, and ``"a\\nb"`` came out as two lines (one document more);
+    and a label of white space and invisible characters only (a class folder named ``' '``,
+    a zero-width space): a class written as a blank line."""
     bad = next((c for c in label or "" if c < " " or c in "\x7f\x85\u2028\u2029"), None)
     if bad is not None:
         raise FormatError(name, lineno, f"the label {label[:40]!r} holds the control "
                                         f"character {bad!r}: labels are written one per line")
+    if label and all(c.isspace() or unicodedata.category(c) == "Cf" or "\ufe00" <= c <= "\ufe0f"
+                     for c in label):
+        # a class folder ' ' (or a label of a zero-width space): predict wrote blank lines
+        raise FormatError(name, lineno, f"the label {label[:40]!r} has no visible character: "
+                                        "a class needs a name (leave the label out, or name "
+                                        "the class)")
 
 
 def check_text(text, name, lineno, where):

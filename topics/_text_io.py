@@ -384,6 +384,7 @@ def _read_tsv(spath, name, need, docs, fields):
                     raise FormatError(name, lineno, "empty label before the tab: expected "
                                                     "'label<TAB>text'")
                 label = None
+        _check_label(label, name, lineno)
         _check_text(text, name, lineno, "after the tab" if tab else "")
         docs.texts.append(text)
         docs.labels.append(label)
