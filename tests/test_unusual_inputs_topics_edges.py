@@ -10,6 +10,8 @@ or refused in one line naming the file and line:
   naming ``--format csv`` (or ``tsv``): the header was read as a document;
 - a label of white space and invisible characters only (a class folder ``' '``, a
   zero-width space) is refused in every format (``predict`` wrote a blank line for it);
+- ``--valid-fraction`` that holds out no document, or leaves one a class to fit on, is
+  refused naming the option (the data was blamed, or the vocabulary found empty);
 - ``eval --plot`` of hundreds of classes, or of a class name of thousands of characters,
   draws a figure of bounded size in seconds, its matrix visible;
 """
@@ -292,3 +294,31 @@ def test_a_label_of_invisible_characters_is_refused(tmp_path_factory, capsys, la
                           "-q", "-o", str(d / "m.npz")], capsys)
     assert one_line_error(rc, err, str(data)), err
     assert "no visible character" in err or "empty" in err, err
+
+
+# ---------------------------------- class: validation fractions that leave nothing
+@pytest.fixture(scope="module")
+def corpus_to_hold_out_from(tmp_path_factory):
+    """A TSV file of ``CV_BELOW`` documents of three classes: ``--valid-fraction`` applies."""
+    from topics.registry import CV_BELOW
+
+    rows = [tuple(line.split("\t")) for line in DOCS.splitlines()]
+    data = tmp_path_factory.mktemp("big") / "big.tsv"
+    data.write_text("".join(f"{lab}\t{t} {i}\n" for i in range(CV_BELOW // len(rows) + 1)
+                            for lab, t in rows))
+    return data
+
+
+@pytest.mark.parametrize("fraction,words", [("1e-9", "holds out no document"),
+                                            ("0.0004", "holds out no document"),
+                                            ("0.9999", "leaves one document of each class")])
+def test_a_validation_fraction_that_leaves_nothing_is_refused(tmp_path, capsys,
+                                                             corpus_to_hold_out_from,
+                                                             fraction, words):
+    """``--valid-fraction 1e-9`` held out no document ("too few documents to hold out a
+    validation set", blaming the data) and ``0.9999`` fitted the candidates on one document
+    a class (refused for an empty vocabulary): each refused naming the option."""
+    rc, _, err = run_cli(["topics", "train", "--data", str(corpus_to_hold_out_from),
+                          "--valid-fraction", fraction, "-q", "-o", str(tmp_path / "m.npz")],
+                         capsys)
+    assert one_line_error(rc, err, f"--valid-fraction {float(fraction)}", words), err

@@ -554,6 +554,22 @@ def _warn_of_small_classes(docs):
                   "one model without a choice")
 
 
+def _check_valid_fraction(args, docs, y):
+    """Refuse a ``--valid-fraction`` that holds no document out (``1e-9``: it was "too few
+    documents to hold out a validation set", blaming the data) or leaves one document of
+    each class to fit the candidates on (``0.9999``: they failed on an empty vocabulary)."""
+    from .auto import validation_split
+
+    fit, valid = validation_split(y, args.valid_fraction, args.seed)
+    f = f"--valid-fraction {args.valid_fraction}"
+    if not valid.size:
+        raise UserError(f"{f} holds out no document: a share that small of each class of "
+                        f"{docs.path} rounds to none; give a larger one (default 0.2)")
+    if np.unique(y[fit], return_counts=True)[1].max() < 2:
+        raise UserError(f"{f} leaves one document of each class of {docs.path} to fit the "
+                        "candidates on; give a smaller one (default 0.2)")
+
+
 def _choose_on_validation(args, docs, y, classes, overrides, info):
     """``--model auto``: the candidate chosen on validation documents (printed, and
     recorded in ``info``)."""
@@ -569,6 +585,8 @@ def _choose_on_validation(args, docs, y, classes, overrides, info):
                        f"out only from {CV_BELOW:,} of them; with {counted(len(y), 'document')}"
                        " the choice is made by 5-fold cross-validation over them all: leave "
                        "it out")
+    else:
+        _check_valid_fraction(args, docs, y)
     valid = _read_validation(args, classes)
     _warn_of_copies(docs, valid)
     _warn_of_small_classes(docs if valid is None else valid)
