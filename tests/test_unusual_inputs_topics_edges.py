@@ -12,6 +12,7 @@ or refused in one line naming the file and line:
   zero-width space) is refused in every format (``predict`` wrote a blank line for it);
 - ``--valid-fraction`` that holds out no document, or leaves one a class to fit on, is
   refused naming the option (the data was blamed, or the vocabulary found empty);
+- ``nan`` (``None``, ``<NA>``, ...) beside class numbers is refused: a missing value;
 - ``eval --plot`` of hundreds of classes, or of a class name of thousands of characters,
   draws a figure of bounded size in seconds, its matrix visible;
 """
@@ -322,3 +323,37 @@ def test_a_validation_fraction_that_leaves_nothing_is_refused(tmp_path, capsys,
                           "--valid-fraction", fraction, "-q", "-o", str(tmp_path / "m.npz")],
                          capsys)
     assert one_line_error(rc, err, f"--valid-fraction {float(fraction)}", words), err
+
+
+# ------------------------------------- class: missing class numbers written as text
+@SETTINGS
+@given(missing=st.sampled_from(["nan", "NaN", "None", "null", "NULL", "<NA>", "NA", "n/a"]),
+       numbers=st.sampled_from([("0", "1"), ("1.0", "0.0"), ("-1", "1"), ("2.5", "4")]),
+       fmt=st.sampled_from(["tsv", "csv", "fasttext"]), cmd=st.sampled_from(["train", "eval"]))
+def test_a_missing_value_beside_class_numbers_is_refused(tmp_path_factory, capsys,
+                                                         numbered_model, missing, numbers,
+                                                         fmt, cmd):
+    """``nan`` beside class numbers (``df.label.astype(str)`` of a column with NaN, a
+    nullable integer's ``<NA>``, SQL's ``NULL``) was a class ``nan`` trained without a word;
+    refused at its line, in training and evaluation."""
+    d = tmp_path_factory.mktemp("nan")
+    rows = [tuple(line.split("\t")) for line in NUMBERED.splitlines()]
+    rows = [(missing if i == 5 else numbers[int(lab)], t) for i, (lab, t) in enumerate(rows)]
+    data = d / f"docs.{fmt}"
+    data.write_text(_as(fmt, rows))
+    model, _ = numbered_model
+    argv = (["train", "--model", "nbsvm", "-o", str(d / "m.npz")] if cmd == "train" else
+            ["eval", "-m", str(model)])
+    rc, _, err = run_cli(["topics", *argv, "--data", str(data)], capsys)
+    line = 7 if fmt == "csv" else 6
+    assert one_line_error(rc, err, f"{data}:{line}:", repr(missing), "missing value"), err
+
+
+def test_none_beside_class_names_is_a_class(tmp_path, capsys):
+    """Beside labels that are words, ``none`` may be a class of its own (no topic): read."""
+    data = tmp_path / "docs.tsv"
+    data.write_text(DOCS.replace("pets\t", "none\t"))
+    rc, _, err = run_cli(["topics", "train", "--data", str(data), "--model", "nbsvm",
+                          "--min-df", "1", "-q", "-o", str(tmp_path / "m.npz")], capsys)
+    assert rc == 0, err
+    assert load_model(tmp_path / "m.npz").labels == ["money", "none"]

@@ -53,7 +53,8 @@ from structpred.io import (FormatError, bad_bytes_reason, binary_kind, cjk_encod
 
 __all__ = ["FASTTEXT_PREFIX", "UNLABELLED_FOLDERS", "check_label", "check_text", "label_name",
            "decimals_hint", "LABEL_NAMES", "TEXT_NAMES", "ID_NAMES", "refuse_text_header",
-           "refuse_boolean_numbers", "read_text_lines", "json_object",
+           "refuse_boolean_numbers", "refuse_missing_numbers", "MISSING_VALUES",
+           "read_text_lines", "json_object",
            "read_folder", "read_fasttext", "fasttext_line", "glued_label_line",
            "refuse_glued_label", "refuse_swapped_columns", "warn_joined_labels",
            "warn_unlabelled_mark", "json_array", "unique_keys"]
@@ -121,6 +122,34 @@ def decimals_hint(clash):
         return ""
     return " (a decimal that is not a whole number is a class as written: 3.1 and 3.10 may " \
            "be two versions)"
+
+
+#: how a missing value of a column of class numbers is written as text: pandas'
+#: ``astype(str)`` of NaN (``nan``), of ``None`` and of a nullable integer's ``<NA>``, SQL's
+#: ``NULL``, R's ``NA``
+MISSING_VALUES = ("nan", "none", "null", "<na>", "na", "n/a")
+
+
+def refuse_missing_numbers(docs):
+    """Refuse a label ``nan`` (or another of :data:`MISSING_VALUES`, any case) beside labels
+    that are all numbers: a column of class numbers with missing values, written as text
+    (``df.label.astype(str).to_csv()``), whose documents without a label were trained as a
+    class ``nan`` without a word."""
+    missing = next((i for i, lab in enumerate(docs.labels)
+                    if lab is not None and lab.lower() in MISSING_VALUES), None)
+    if missing is None:
+        return
+    others = {lab for lab in docs.labels if lab is not None and lab.lower() not in MISSING_VALUES}
+    try:
+        numbers = bool(others) and all(math.isfinite(float(lab)) for lab in others)
+    except ValueError:
+        return
+    if numbers:
+        raise FormatError(docs.sources[missing], None,
+                          f"the label {docs.labels[missing]!r} beside class numbers "
+                          f"({', '.join(sorted(others)[:3])}{', ...' if len(others) > 3 else ''})"
+                          ": a missing value written as text (pandas' astype(str) of NaN)? "
+                          "leave such documents out, or give them a class")
 
 
 def refuse_boolean_numbers(docs):

@@ -63,7 +63,8 @@ from structpred.io import (FormatError, binary_kind, counted, gz_name, missing_r
                           naming_read_errors, read_lines)
 
 from ._layouts import check_label as _check_label, check_text as _check_text
-from ._layouts import ID_NAMES, LABEL_NAMES, TEXT_NAMES, refuse_text_header
+from ._layouts import (ID_NAMES, LABEL_NAMES, TEXT_NAMES, refuse_missing_numbers,
+                       refuse_text_header)
 from ._layouts import (fasttext_line, json_array as _json_array, read_fasttext, read_folder,
                        glued_label_line, refuse_glued_label, unique_keys as _unique_keys,
                        json_object, label_name, read_text_lines, refuse_boolean_numbers,
@@ -288,6 +289,7 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
         refuse_swapped_columns(name, docs)
     if need:
         refuse_boolean_numbers(docs)
+        refuse_missing_numbers(docs)
         warn_joined_labels(docs)
         warn_unlabelled_mark(docs)
     return docs
