@@ -13,6 +13,7 @@ or refused in one line naming the file and line:
 - ``--valid-fraction`` that holds out no document, or leaves one a class to fit on, is
   refused naming the option (the data was blamed, or the vocabulary found empty);
 - ``nan`` (``None``, ``<NA>``, ...) beside class numbers is refused: a missing value;
+- a TSV file whose every field is quoted (R's ``write.table``) is refused at line 1;
 - ``eval --plot`` of hundreds of classes, or of a class name of thousands of characters,
   draws a figure of bounded size in seconds, its matrix visible;
 """
@@ -357,3 +358,26 @@ def test_none_beside_class_names_is_a_class(tmp_path, capsys):
                           "--min-df", "1", "-q", "-o", str(tmp_path / "m.npz")], capsys)
     assert rc == 0, err
     assert load_model(tmp_path / "m.npz").labels == ["money", "none"]
+
+
+# ------------------------------------------------- class: TSV of quoted fields
+@SETTINGS
+@given(header=st.booleans(), row_names=st.booleans(), cmd=st.sampled_from(["train", "predict"]))
+def test_tsv_of_quoted_fields_is_refused(tmp_path_factory, capsys, numbered_model, header,
+                                         row_names, cmd):
+    """R's ``write.table(sep="\\t")`` quotes every field (and writes row names): read as
+    TSV, its header ``"label"<TAB>"text"`` was a document of a class ``"label"`` and every
+    class kept its quotes. Refused at the first line, naming the way out."""
+    d = tmp_path_factory.mktemp("quoted")
+    rows = [tuple(line.split("\t")) for line in DOCS.splitlines()]
+    lines = (['"label"\t"text"'] if header else []) + [
+        (f'"{i + 1}"\t' if row_names else "") + f'"{lab}"\t"{t}"' for i, (lab, t) in
+        enumerate(rows)]
+    data = d / "docs.tsv"
+    data.write_text("\n".join(lines) + "\n")
+    model, _ = numbered_model
+    argv = (["train", "--model", "nbsvm", "-o", str(d / "m.npz")] if cmd == "train" else
+            ["predict", "-m", str(model)])
+    rc, out, err = run_cli(["topics", *argv, "--data", str(data)], capsys)
+    assert one_line_error(rc, err, f"{data}:1:", "double quotes", "quote=FALSE"), err
+    assert out == ""

@@ -56,7 +56,8 @@ __all__ = ["FASTTEXT_PREFIX", "UNLABELLED_FOLDERS", "check_label", "check_text",
            "refuse_boolean_numbers", "refuse_missing_numbers", "MISSING_VALUES",
            "read_text_lines", "json_object",
            "read_folder", "read_fasttext", "fasttext_line", "glued_label_line",
-           "refuse_glued_label", "refuse_swapped_columns", "warn_joined_labels",
+           "refuse_glued_label", "refuse_quoted_tsv", "refuse_swapped_columns",
+           "warn_joined_labels",
            "warn_unlabelled_mark", "json_array", "unique_keys"]
 
 #: the prefix of a fastText label word
@@ -281,6 +282,19 @@ def read_fasttext(lines, name, need, docs):
         docs.texts.append(text)
         docs.labels.append(labels[0] if labels else None)
         docs.sources.append(f"{name}:{lineno}")
+
+
+def refuse_quoted_tsv(name, lineno, line):
+    """Refuse a first TSV line whose every field, two or more, is in double quotes (R's
+    ``write.table(sep="\\t")``, a ``csv`` writer of tabs quoting all): TSV keeps quotes as
+    written, so the header ``"label"<TAB>"text"`` was a document of the class ``"label"``
+    and every class was named with its quotes."""
+    fields = line.rstrip("\r\n").split("\t")
+    if len(fields) > 1 and all(len(f) > 1 and f[0] == f[-1] == '"' for f in fields):
+        raise FormatError(name, lineno, f"every field in double quotes ({fields[0][:30]}, ...): "
+                                        "TSV keeps quotes as written (they would be part of "
+                                        "the labels and texts); write the file without quotes "
+                                        "(R: write.table(..., quote=FALSE)) or as CSV")
 
 
 def refuse_glued_label(name, lineno, line):

@@ -64,7 +64,7 @@ from structpred.io import (FormatError, binary_kind, counted, gz_name, missing_r
 
 from ._layouts import check_label as _check_label, check_text as _check_text
 from ._layouts import (ID_NAMES, LABEL_NAMES, TEXT_NAMES, refuse_missing_numbers,
-                       refuse_text_header)
+                       refuse_quoted_tsv, refuse_text_header)
 from ._layouts import (fasttext_line, json_array as _json_array, read_fasttext, read_folder,
                        glued_label_line, refuse_glued_label, unique_keys as _unique_keys,
                        json_object, label_name, read_text_lines, refuse_boolean_numbers,
@@ -456,6 +456,7 @@ def _refuse_other_format_in_tsv(name, lineno, line, need):
                                         "'label<TAB>text': give --format fasttext")
     if glued_label_line(line):
         refuse_glued_label(name, lineno, line)
+    refuse_quoted_tsv(name, lineno, line)
     if "\t" in line or "," not in line:
         return
     named_csv = name.lower().removesuffix(".gz").endswith(_CSV_SUFFIXES)
