@@ -238,7 +238,7 @@ def _png_size(path):
         return im.size
 
 
-def test_a_confusion_figure_of_many_classes_is_bounded(tmp_path, n=400):
+def test_a_confusion_figure_of_many_classes_is_bounded(tmp_path, n=120):
     """``eval --plot`` of hundreds of classes drew a count in every cell and grew half an
     inch a class (300 classes: 2 min 40 s and a 15,000-pixel figure; 1,000: none after
     8 min). The figure's side is bounded, the counts are left out beyond

@@ -563,8 +563,10 @@ def _check_valid_fraction(args, docs, y):
     fit, valid = validation_split(y, args.valid_fraction, args.seed)
     f = f"--valid-fraction {args.valid_fraction}"
     if not valid.size:
-        raise UserError(f"{f} holds out no document: a share that small of each class of "
-                        f"{docs.path} rounds to none; give a larger one (default 0.2)")
+        most = int(np.unique(y, return_counts=True)[1].max())
+        raise UserError(f"{f} holds out no document: that share of each class of {docs.path} "
+                        f"(the largest has {counted(most, 'document')}) rounds to none; give a "
+                        "larger --valid-fraction, or --valid-data")
     if np.unique(y[fit], return_counts=True)[1].max() < 2:
         raise UserError(f"{f} leaves one document of each class of {docs.path} to fit the "
                         "candidates on; give a smaller one (default 0.2)")
