@@ -8,7 +8,9 @@
   entry; they still load);
 * ``vocabulary``: the words (column ``j`` of the count matrix is word ``j``) and, for a
   tf-idf vocabulary, ``vocabulary_idf``: their inverse document frequencies;
-* ``labels``: the class labels as strings (the estimator's ``classes_``);
+* ``labels``: the class labels as strings (the estimator's ``classes_``; :func:`load_model`
+  reads them as :func:`topics._layouts.label_name` reads labels, so the ``1.0`` of a model
+  written before is ``1`` in ``predict`` and ``eval`` alike);
 * ``state/...``: one array per fitted array.
 
 The fitted state is every instance attribute that is not a hyperparameter: arrays,
