@@ -14,6 +14,8 @@ or refused in one line naming the file and line:
   refused naming the option (the data was blamed, or the vocabulary found empty);
 - ``nan`` (``None``, ``<NA>``, ...) beside class numbers is refused: a missing value;
 - a TSV file whose every field is quoted (R's ``write.table``) is refused at line 1;
+- JSON lines or CSV given as ``--format fasttext`` are refused at line 1 (each raw line was
+  a text), ``label<TAB>text`` lines one warning;
 - ``eval --plot`` of hundreds of classes, or of a class name of thousands of characters,
   draws a figure of bounded size in seconds, its matrix visible;
 """
@@ -381,3 +383,32 @@ def test_tsv_of_quoted_fields_is_refused(tmp_path_factory, capsys, numbered_mode
     rc, out, err = run_cli(["topics", *argv, "--data", str(data)], capsys)
     assert one_line_error(rc, err, f"{data}:1:", "double quotes", "quote=FALSE"), err
     assert out == ""
+
+
+# ---------------------------- class: other formats given as --format fasttext
+@pytest.mark.parametrize("fmt,words", [("jsonl", "--format jsonl"), ("csv", "--format csv")])
+def test_other_formats_read_as_fasttext_are_refused(tmp_path, capsys, numbered_model, fmt,
+                                                    words):
+    """``predict --format fasttext`` of JSON lines or CSV read each raw line as a text
+    (field names, the header and the labels words of it), exit status 0: refused at the
+    first line as a ``*.txt`` file's are."""
+    rows = [tuple(line.split("\t")) for line in DOCS.splitlines()]
+    data = tmp_path / f"docs.{fmt}"
+    data.write_text(_as(fmt, rows))
+    model, _ = numbered_model
+    rc, out, err = run_cli(["topics", "predict", "-m", str(model), "--data", str(data),
+                            "--format", "fasttext"], capsys)
+    assert one_line_error(rc, err, f"{data}:1:", words), err
+    assert out == ""
+
+
+def test_tsv_read_as_fasttext_is_one_warning(tmp_path, capsys, numbered_model):
+    """``label<TAB>text`` lines given as ``--format fasttext`` are texts whose first word is
+    the label: one warning naming ``--format tsv``, as for a ``*.txt`` file."""
+    data = tmp_path / "docs.ft"
+    data.write_text(DOCS)
+    model, _ = numbered_model
+    rc, out, err = run_cli(["topics", "predict", "-m", str(model), "--data", str(data),
+                            "--format", "fasttext", "-q"], capsys)
+    assert rc == 0 and len(out.splitlines()) == 12
+    assert "word and a tab ('pets'" in err and "--format tsv" in err, err

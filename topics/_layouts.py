@@ -56,7 +56,8 @@ __all__ = ["FASTTEXT_PREFIX", "UNLABELLED_FOLDERS", "check_label", "check_text",
            "refuse_boolean_numbers", "refuse_missing_numbers", "MISSING_VALUES",
            "read_text_lines", "json_object",
            "read_folder", "read_fasttext", "fasttext_line", "glued_label_line",
-           "refuse_glued_label", "refuse_quoted_tsv", "refuse_swapped_columns",
+           "refuse_glued_label", "refuse_quoted_tsv", "refuse_swapped_columns", "refuse_json_line",
+           "warn_tab_heads",
            "warn_joined_labels",
            "warn_unlabelled_mark", "json_array", "unique_keys"]
 
@@ -254,7 +255,9 @@ def glued_label_line(line):
 
 
 def read_fasttext(lines, name, need, docs):
-    """Read fastText lines ``(number, line)`` into ``docs`` (see the module's notes)."""
+    """Read fastText lines ``(number, line)`` into ``docs`` (see the module's notes): lines
+    without a label are texts, checked as a ``*.txt`` file's are (JSON lines refused, lines
+    ``word<TAB>text`` one warning)."""
     for lineno, line in lines:
         if not line.strip():
             continue
@@ -276,12 +279,15 @@ def read_fasttext(lines, name, need, docs):
         if not labels and need:
             raise FormatError(name, lineno, f"no label: expected '{FASTTEXT_PREFIX}LABEL "
                                             "text' (fastText lines)")
+        if not docs.texts and not labels:
+            refuse_json_line(name, lineno, line)
         text = re.sub(r"^\s*(?:__label__\S*(?:\s+|$))*", "", line) if labels else line
         check_label(labels[0] if labels else None, name, lineno)
         check_text(text, name, lineno, "after the label" if labels else "")
         docs.texts.append(text)
         docs.labels.append(labels[0] if labels else None)
         docs.sources.append(f"{name}:{lineno}")
+    warn_tab_heads(name, docs, "fastText lines without a label are texts")
 
 
 def refuse_quoted_tsv(name, lineno, line):
@@ -336,8 +342,8 @@ def _header_of(line):
 
 
 def refuse_text_header(lines, name):
-    """The lines ``(number, line)`` of a ``*.txt`` file read as texts, refused at the first
-    non-blank one when it is a header of columns (:func:`_header_of`): ``text,label`` was
+    """The lines ``(number, line)`` of a ``*.txt`` file or fastText lines, read as texts,
+    refused at the first non-blank one when it is a header of columns (:func:`_header_of`): ``text,label`` was
     read as a document, so ``predict`` wrote one label more than the file's texts and every
     later label one line off.  Refused, not read as CSV or TSV: the other lines' commas,
     quotes and tabs would be read anew, unasked."""
@@ -351,8 +357,8 @@ def refuse_text_header(lines, name):
                        "\t": "tsv", ",": "csv", ";": "csv"}[sep]
                 what = "the text column" if sep == "" else "columns"
                 raise FormatError(name, lineno, f"the first line {line.strip()[:60]!r} is a "
-                                                f"header naming {what}, not a text (a *.txt "
-                                                f"file is read as texts, one a line): give "
+                                                f"header naming {what}, not a text (this "
+                                                f"format is texts, one a line): give "
                                                 f"--format {fmt}, or leave the line out")
         yield lineno, line
 
@@ -367,9 +373,8 @@ def read_text_lines(lines, name, need, docs):
     for lineno, line in lines:
         if not line.strip():
             continue
-        if not docs.texts and json_object(line):
-            raise FormatError(name, lineno, "a JSON object: the file holds JSON lines (name "
-                                            "it *.jsonl or give --format jsonl)")
+        if not docs.texts:
+            refuse_json_line(name, lineno, line)
         if need:
             raise FormatError(name, lineno, "a *.txt file is read as texts without labels, one "
                                             "a line, and training and evaluation need labels: "
@@ -378,12 +383,26 @@ def read_text_lines(lines, name, need, docs):
         docs.texts.append(line)
         docs.labels.append(None)
         docs.sources.append(f"{name}:{lineno}")
+    warn_tab_heads(name, docs, "a *.txt file is texts without labels")
+
+
+def refuse_json_line(name, lineno, line):
+    """Refuse the first line of texts (a ``*.txt`` file, fastText lines) that is a JSON
+    object: each record of JSON lines would be a text, its field names and label words."""
+    if json_object(line):
+        raise FormatError(name, lineno, "a JSON object: the file holds JSON lines (name it "
+                                        "*.jsonl or give --format jsonl)")
+
+
+def warn_tab_heads(name, docs, why):
+    """One warning when every text of ``docs`` (none labelled) starts with one of a few
+    words and a tab: ``label<TAB>text`` lines read as texts, the label a word of each."""
     heads = [t.partition("\t")[0].strip() if "\t" in t else " " for t in docs.texts]
     if len(heads) > 2 and all(len(h.split()) == 1 for h in heads) and \
-            2 * len(set(heads)) <= len(heads):
+            2 * len(set(heads)) <= len(heads) and not any(docs.labels):
         warnings.warn(f"{name}: every line starts with a word and a tab ({heads[0][:40]!r}, "
-                      f"...), read as a word of its text (a *.txt file is texts without "
-                      f"labels): if it is a label, give --format tsv")
+                      f"...), read as a word of its text ({why}): if it is a label, give "
+                      f"--format tsv")
 
 
 # ----------------------------------------------------------------------- JSON arrays

@@ -270,11 +270,8 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
         read_folder(Path(spath), need, docs, MAX_DOCUMENT_BYTES)
     elif fmt in ("fasttext", "text"):
         _refuse_binary(spath, name)
-        lines = _lines(spath, name)
-        if fmt == "text":
-            read_text_lines(refuse_text_header(lines, name), name, need, docs)
-        else:
-            read_fasttext(lines, name, need, docs)
+        lines = refuse_text_header(_lines(spath, name), name)   # texts, labelled or not
+        (read_text_lines if fmt == "text" else read_fasttext)(lines, name, need, docs)
     else:
         _refuse_binary(spath, name)
         reader = {"tsv": _read_tsv, "jsonl": _read_jsonl, "csv": _read_csv}[fmt]
