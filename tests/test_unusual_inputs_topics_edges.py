@@ -16,6 +16,7 @@ or refused in one line naming the file and line:
 - a TSV file whose every field is quoted (R's ``write.table``) is refused at line 1;
 - JSON lines or CSV given as ``--format fasttext`` are refused at line 1 (each raw line was
   a text), ``label<TAB>text`` lines one warning;
+- JSON lines given as ``--format csv`` are refused at line 1 (split at their commas);
 - ``eval --plot`` of hundreds of classes, or of a class name of thousands of characters,
   draws a figure of bounded size in seconds, its matrix visible;
 """
@@ -412,3 +413,17 @@ def test_tsv_read_as_fasttext_is_one_warning(tmp_path, capsys, numbered_model):
                             "--format", "fasttext", "-q"], capsys)
     assert rc == 0 and len(out.splitlines()) == 12
     assert "word and a tab ('pets'" in err and "--format tsv" in err, err
+
+
+@pytest.mark.parametrize("argv", [["--format", "csv"], ["--format", "tsv", "--text-field", "text"],
+                                  ["--format", "csv", "--label-field", "1"]])
+def test_json_lines_read_as_columns_are_refused(tmp_path, capsys, numbered_model, argv):
+    """JSON lines given as CSV (or as TSV by columns) were split at their commas, the label
+    ``{"label": "pets"`` and the text ``"text": "the cat sat"}``, exit status 0."""
+    rows = [tuple(line.split("\t")) for line in DOCS.splitlines()]
+    data = tmp_path / "docs.jsonl"
+    data.write_text(_as("jsonl", rows))
+    model, _ = numbered_model
+    rc, out, err = run_cli(["topics", "predict", "-m", str(model), "--data", str(data), *argv],
+                           capsys)
+    assert one_line_error(rc, err, f"{data}:1:", "a JSON object", "--format jsonl"), err

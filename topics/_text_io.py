@@ -673,6 +673,8 @@ def _csv_columns(name, records, need, fields):
     :func:`read_documents`)."""
     line, first = records[0]
     _refuse_tsv_as_csv(name, records)
+    if json_object(",".join(first)):   # read by commas: '{"label": "pets"' was the label
+        raise FormatError(name, line, "a JSON object, not CSV or TSV: give --format jsonl")
     if fasttext_line(first[0]):   # the label and the text's first words one column
         raise FormatError(name, line, "a fastText label ('__label__...'), not CSV: give "
                                       "--format fasttext")
