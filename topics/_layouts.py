@@ -343,10 +343,10 @@ def _header_of(line):
 
 def refuse_text_header(lines, name):
     """The lines ``(number, line)`` of a ``*.txt`` file or fastText lines, read as texts,
-    refused at the first non-blank one when it is a header of columns (:func:`_header_of`): ``text,label`` was
-    read as a document, so ``predict`` wrote one label more than the file's texts and every
-    later label one line off.  Refused, not read as CSV or TSV: the other lines' commas,
-    quotes and tabs would be read anew, unasked."""
+    refused at the first non-blank one when it is a header of columns (:func:`_header_of`):
+    ``text,label`` was read as a document, so ``predict`` wrote one label more than the
+    file's texts and every later label one line off.  Refused, not read as CSV or TSV: the
+    other lines' commas, quotes and tabs would be read anew, unasked."""
     first = True
     for lineno, line in lines:
         if first and line.strip():
