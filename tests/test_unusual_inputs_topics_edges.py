@@ -427,3 +427,19 @@ def test_json_lines_read_as_columns_are_refused(tmp_path, capsys, numbered_model
     rc, out, err = run_cli(["topics", "predict", "-m", str(model), "--data", str(data), *argv],
                            capsys)
     assert one_line_error(rc, err, f"{data}:1:", "a JSON object", "--format jsonl"), err
+
+
+def test_validation_file_beside_a_folder_format_is_read_by_what_it_is(tmp_path, capsys):
+    """``--format folder`` names the layout of ``--data``: a validation *file* beside it is
+    read by its name (``--format folder`` does not fit a file), as before."""
+    folder = tmp_path / "train"
+    for i, line in enumerate(DOCS.splitlines()):
+        lab, t = line.split("\t")
+        (folder / lab).mkdir(parents=True, exist_ok=True)
+        (folder / lab / f"{i}.txt").write_text(t)
+    valid = tmp_path / "valid.tsv"
+    valid.write_text("pets\tthe owl sat\nbirds\tthe owl flew\n")
+    rc, _, err = run_cli(["topics", "train", "--data", str(folder), "--format", "folder",
+                          "--valid-data", str(valid), "-q", "-o", str(tmp_path / "m.npz")],
+                         capsys)
+    assert one_line_error(rc, err, str(valid), "not in the training data", "birds"), err

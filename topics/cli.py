@@ -464,8 +464,12 @@ def _read_validation(args, classes):
         return None
     from ._text_io import read_documents
 
-    # read as --data is: with its --format too (it was always 'auto')
-    valid = read_documents(args.valid_data, args.format, labels="required",
+    # read as --data is, with its --format too (it was always 'auto'), unless that is a
+    # folder's and this a file, or the other way round: then by what it is
+    fmt = args.format
+    if fmt != "auto" and (fmt == "folder") != os.path.isdir(args.valid_data):
+        fmt = "auto"
+    valid = read_documents(args.valid_data, fmt, labels="required",
                            label_field=args.label_field, text_field=args.text_field)
     _log(args, f"read {len(valid)} validation documents from {valid.path}")
     unseen = sorted(set(valid.labels) - set(classes))
