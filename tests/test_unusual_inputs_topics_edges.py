@@ -443,3 +443,16 @@ def test_validation_file_beside_a_folder_format_is_read_by_what_it_is(tmp_path, 
                           "--valid-data", str(valid), "-q", "-o", str(tmp_path / "m.npz")],
                          capsys)
     assert one_line_error(rc, err, str(valid), "not in the training data", "birds"), err
+
+
+@pytest.mark.parametrize("content", ["", "\n \n", "label\ttext\n", "text\n", "[\n]\n"])
+def test_inputs_without_documents_say_what_they_hold(tmp_path, capsys, numbered_model,
+                                                     content):
+    """An empty file, blank lines, a TSV header alone or an empty JSON array: one line (it
+    said "empty or blank file" of a header alone)."""
+    data = tmp_path / ("docs.json" if content.startswith("[") else "docs.tsv")
+    data.write_text(content)
+    model, _ = numbered_model
+    rc, _, err = run_cli(["topics", "predict", "-m", str(model), "--data", str(data)], capsys)
+    assert one_line_error(rc, err, f"{data}:1:", "no documents",
+                          "header alone" if content[:1].isalpha() else "empty"), err

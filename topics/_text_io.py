@@ -278,7 +278,8 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
         reader(spath, name, need, docs, fields)
     if not docs.texts:
         raise FormatError(name, 1 if fmt != "folder" else None,
-                          "no documents (empty or blank file)" if fmt != "folder" else
+                          "no documents (an empty or blank file, a header alone or an "
+                          "empty JSON array)" if fmt != "folder" else
                           "no documents: expected one sub-folder per class holding one "
                           "file per document")
     docs.labels = [label_name(lab) for lab in docs.labels]   # 1.0 is 1, in every format
