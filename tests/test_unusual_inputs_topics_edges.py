@@ -17,6 +17,7 @@ or refused in one line naming the file and line:
 - JSON lines or CSV given as ``--format fasttext`` are refused at line 1 (each raw line was
   a text), ``label<TAB>text`` lines one warning;
 - JSON lines given as ``--format csv`` are refused at line 1 (split at their commas);
+- ``great film,pos`` without a header (text first, class names second) is refused;
 - ``eval --plot`` of hundreds of classes, or of a class name of thousands of characters,
   draws a figure of bounded size in seconds, its matrix visible;
 """
@@ -456,3 +457,25 @@ def test_inputs_without_documents_say_what_they_hold(tmp_path, capsys, numbered_
     rc, _, err = run_cli(["topics", "predict", "-m", str(model), "--data", str(data)], capsys)
     assert one_line_error(rc, err, f"{data}:1:", "no documents",
                           "header alone" if content[:1].isalpha() else "empty"), err
+
+
+# --------------------------------------- class: text first, class names second
+@SETTINGS
+@given(names=st.sampled_from([("pos", "neg"), ("sports", "business"), ("1", "0"),
+                              ("spam", "ham")]),
+       fmt=st.sampled_from(["tsv", "csv"]), cmd=st.sampled_from(["train", "predict"]))
+def test_text_then_class_name_columns_are_refused(tmp_path_factory, capsys, numbered_model,
+                                                  names, fmt, cmd):
+    """``great film,pos`` without a header (the text first) was read as the label ``great
+    film`` and the text ``pos``: ``predict`` classified the class names (numbers were
+    refused already). Refused at the first line, naming the swap."""
+    d = tmp_path_factory.mktemp("swapped")
+    rows = [(t, names[lab == "money"]) for lab, t in
+            (line.split("\t") for line in DOCS.splitlines())]
+    data = d / f"docs.{fmt}"
+    data.write_text("".join(f"{t}{',' if fmt == 'csv' else chr(9)}{n}\n" for t, n in rows))
+    model, _ = numbered_model
+    argv = (["train", "--model", "nbsvm", "-o", str(d / "m.npz")] if cmd == "train" else
+            ["predict", "-m", str(model)])
+    rc, _, err = run_cli(["topics", *argv, "--data", str(data)], capsys)
+    assert one_line_error(rc, err, f"{data}:1:", "the other way round", repr(names[0])), err

@@ -225,17 +225,24 @@ def warn_unlabelled_mark(docs):
 
 
 def refuse_swapped_columns(name, docs):
-    """Refuse a TSV or CSV file read as ``label, text`` whose every text is a number and
+    """Refuse a TSV or CSV file read as ``label, text`` whose every text is a number, or one
+    word of a few (``pos``, ``neg``: half as many kinds as texts, four texts at least), and
     whose labels are mostly sentences: the columns are the other way round (``great
-    film<TAB>1`` without a header; ``predict`` classified the digits, and training had
-    every sentence a class of its own)."""
-    if len(docs) < 2 or not all(re.fullmatch(r"\s*[-+]?\d+(?:\.\d+)?\s*", t) for t in docs.texts):
+    film<TAB>1`` or ``great film,pos`` without a header; ``predict`` classified the digits or
+    the class names, and training had every sentence a class of its own)."""
+    texts = [t.strip() for t in docs.texts]
+    if all(re.fullmatch(r"[-+]?\d+(?:\.\d+)?", t) for t in texts):
+        what = "a number"
+    elif len(texts) >= 4 and 2 * len(set(texts)) <= len(texts) and all(
+            len(t.split()) == 1 for t in texts):
+        what = "one word of a few"
+    else:
         return
     labels = [lab for lab in docs.labels if lab is not None]
     worded = sum(sum(any(c.isalpha() for c in w) for w in lab.split()) > 1 for lab in labels)
-    if labels and 2 * worded >= len(docs):
-        raise FormatError(name, int(docs.sources[0].rpartition(":")[2]), f"every text is a "
-                          f"number ({docs.texts[0].strip()!r} here) and the labels are "
+    if len(docs) >= 2 and labels and 2 * worded >= len(docs):
+        raise FormatError(name, int(docs.sources[0].rpartition(":")[2]), f"every text is "
+                          f"{what} ({texts[0]!r} here) and the labels are "
                           "sentences: are the columns the other way round? (the label comes "
                           "first, or a header names the columns)")
 
