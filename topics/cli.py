@@ -406,7 +406,6 @@ def _check_spellings(docs, known=None):
         raise UserError(f"{exc}{decimals_hint(label_clash(docs.labels, known))}") from None
 
 
-
 def _check_classes(docs):
     _check_spellings(docs)
     classes = docs.classes()
