@@ -41,7 +41,9 @@ from __future__ import annotations
 import bisect
 import gzip
 import json
+import math
 import re
+import unicodedata
 import warnings
 import zlib
 
@@ -50,13 +52,24 @@ from structpred.io import (FormatError, bad_bytes_reason, binary_kind, cjk_encod
                           utf8_misread_reason)
 
 __all__ = ["FASTTEXT_PREFIX", "UNLABELLED_FOLDERS", "check_label", "check_text", "label_name",
-           "refuse_boolean_numbers", "read_text_lines", "json_object",
+           "decimals_hint", "LABEL_NAMES", "TEXT_NAMES", "ID_NAMES", "refuse_text_header",
+           "refuse_boolean_numbers", "refuse_missing_numbers", "MISSING_VALUES",
+           "read_text_lines", "json_object",
            "read_folder", "read_fasttext", "fasttext_line", "glued_label_line",
-           "refuse_glued_label", "refuse_swapped_columns", "warn_joined_labels",
+           "refuse_glued_label", "refuse_quoted_tsv", "refuse_swapped_columns", "refuse_json_line",
+           "warn_tab_heads",
+           "warn_joined_labels",
            "warn_unlabelled_mark", "json_array", "unique_keys"]
 
 #: the prefix of a fastText label word
 FASTTEXT_PREFIX = "__label__"
+
+#: CSV header names (case-insensitive) taken as the label column and the text column
+LABEL_NAMES = ("label", "class", "category", "target", "sentiment", "stars", "y")
+TEXT_NAMES = ("text", "document", "content", "review", "body", "sentence", "message")
+#: TSV header names (case-insensitive) of a column of document ids (GLUE's test files:
+#: ``index<TAB>sentence``)
+ID_NAMES = ("index", "id", "idx", "guid", "qid")
 
 #: names (lower-cased) of folders of documents without a label beside the class folders
 UNLABELLED_FOLDERS = ("unsup", "unlabeled", "unlabelled")
@@ -97,6 +110,50 @@ def label_name(value):
     return str(int(whole.group(1))) if whole else text
 
 
+def decimals_hint(clash):
+    """Why two decimals of one value (``0.5`` and ``0.50``, a pair that
+    :func:`structpred.label_clash` finds) are refused, not read as one class as ``1.0`` and
+    ``1`` are: only a whole number written as a decimal is the number (:func:`label_name`);
+    other decimals are names as written, and ``3.1`` and ``3.10`` may be two versions, which
+    one class would merge in silence.  ``""`` for any other pair."""
+    try:
+        values = [float(c) for c in clash or ()]
+    except ValueError:
+        return ""
+    if not values or not all(map(math.isfinite, values)) or all(v.is_integer() for v in values):
+        return ""
+    return " (a decimal that is not a whole number is a class as written: 3.1 and 3.10 may " \
+           "be two versions)"
+
+
+#: how a missing value of a column of class numbers is written as text: pandas'
+#: ``astype(str)`` of NaN (``nan``), of ``None`` and of a nullable integer's ``<NA>``, SQL's
+#: ``NULL``, R's ``NA``
+MISSING_VALUES = ("nan", "none", "null", "<na>", "na", "n/a")
+
+
+def refuse_missing_numbers(docs):
+    """Refuse a label ``nan`` (or another of :data:`MISSING_VALUES`, any case) beside labels
+    that are all numbers: a column of class numbers with missing values, written as text
+    (``df.label.astype(str).to_csv()``), whose documents without a label were trained as a
+    class ``nan`` without a word."""
+    missing = next((i for i, lab in enumerate(docs.labels)
+                    if lab is not None and lab.lower() in MISSING_VALUES), None)
+    if missing is None:
+        return
+    others = {lab for lab in docs.labels if lab is not None and lab.lower() not in MISSING_VALUES}
+    try:
+        numbers = bool(others) and all(math.isfinite(float(lab)) for lab in others)
+    except ValueError:
+        return
+    if numbers:
+        raise FormatError(docs.sources[missing], None,
+                          f"the label {docs.labels[missing]!r} beside class numbers "
+                          f"({', '.join(sorted(others)[:3])}{', ...' if len(others) > 3 else ''})"
+                          ": a missing value written as text (pandas' astype(str) of NaN)? "
+                          "leave such documents out, or give them a class")
+
+
 def refuse_boolean_numbers(docs):
     """Refuse labels ``true``/``false`` beside ``0``/``1``: one file of two exports (a JSON
     boolean here, a class number there) whose classes are most likely the same (Python's
@@ -112,11 +169,19 @@ def refuse_boolean_numbers(docs):
 
 def check_label(label, name, lineno):
     """Refuse a label holding a line break, tab or other control character: ``predict``
-    writes one label per line, and ``"a\\nb"`` came out as two lines (one document more)."""
+    writes one label per line, and ``"a\\nb"`` came out as two lines (one document more);
+    and a label of white space and invisible characters only (a class folder named ``' '``,
+    a zero-width space): a class written as a blank line."""
     bad = next((c for c in label or "" if c < " " or c in "\x7f\x85\u2028\u2029"), None)
     if bad is not None:
         raise FormatError(name, lineno, f"the label {label[:40]!r} holds the control "
                                         f"character {bad!r}: labels are written one per line")
+    if label and all(c.isspace() or unicodedata.category(c) == "Cf" or "\ufe00" <= c <= "\ufe0f"
+                     for c in label):
+        # a class folder ' ' (or a label of a zero-width space): predict wrote blank lines
+        raise FormatError(name, lineno, f"the label {label[:40]!r} has no visible character: "
+                                        "a class needs a name (leave the label out, or name "
+                                        "the class)")
 
 
 def check_text(text, name, lineno, where):
@@ -160,17 +225,24 @@ def warn_unlabelled_mark(docs):
 
 
 def refuse_swapped_columns(name, docs):
-    """Refuse a TSV or CSV file read as ``label, text`` whose every text is a number and
+    """Refuse a TSV or CSV file read as ``label, text`` whose every text is a number, or one
+    word of a few (``pos``, ``neg``: half as many kinds as texts, four texts at least), and
     whose labels are mostly sentences: the columns are the other way round (``great
-    film<TAB>1`` without a header; ``predict`` classified the digits, and training had
-    every sentence a class of its own)."""
-    if len(docs) < 2 or not all(re.fullmatch(r"\s*[-+]?\d+(?:\.\d+)?\s*", t) for t in docs.texts):
+    film<TAB>1`` or ``great film,pos`` without a header; ``predict`` classified the digits or
+    the class names, and training had every sentence a class of its own)."""
+    texts = [t.strip() for t in docs.texts]
+    if all(re.fullmatch(r"[-+]?\d+(?:\.\d+)?", t) for t in texts):
+        what = "a number"
+    elif len(texts) >= 4 and 2 * len(set(texts)) <= len(texts) and all(
+            len(t.split()) == 1 for t in texts):
+        what = "one word of a few"
+    else:
         return
     labels = [lab for lab in docs.labels if lab is not None]
     worded = sum(sum(any(c.isalpha() for c in w) for w in lab.split()) > 1 for lab in labels)
-    if labels and 2 * worded >= len(docs):
-        raise FormatError(name, int(docs.sources[0].rpartition(":")[2]), f"every text is a "
-                          f"number ({docs.texts[0].strip()!r} here) and the labels are "
+    if len(docs) >= 2 and labels and 2 * worded >= len(docs):
+        raise FormatError(name, int(docs.sources[0].rpartition(":")[2]), f"every text is "
+                          f"{what} ({texts[0]!r} here) and the labels are "
                           "sentences: are the columns the other way round? (the label comes "
                           "first, or a header names the columns)")
 
@@ -190,7 +262,9 @@ def glued_label_line(line):
 
 
 def read_fasttext(lines, name, need, docs):
-    """Read fastText lines ``(number, line)`` into ``docs`` (see the module's notes)."""
+    """Read fastText lines ``(number, line)`` into ``docs`` (see the module's notes): lines
+    without a label are texts, checked as a ``*.txt`` file's are (JSON lines refused, lines
+    ``word<TAB>text`` one warning)."""
     for lineno, line in lines:
         if not line.strip():
             continue
@@ -212,12 +286,28 @@ def read_fasttext(lines, name, need, docs):
         if not labels and need:
             raise FormatError(name, lineno, f"no label: expected '{FASTTEXT_PREFIX}LABEL "
                                             "text' (fastText lines)")
+        if not docs.texts and not labels:
+            refuse_json_line(name, lineno, line)
         text = re.sub(r"^\s*(?:__label__\S*(?:\s+|$))*", "", line) if labels else line
         check_label(labels[0] if labels else None, name, lineno)
         check_text(text, name, lineno, "after the label" if labels else "")
         docs.texts.append(text)
         docs.labels.append(labels[0] if labels else None)
         docs.sources.append(f"{name}:{lineno}")
+    warn_tab_heads(name, docs, "fastText lines without a label are texts")
+
+
+def refuse_quoted_tsv(name, lineno, line):
+    """Refuse a first TSV line whose every field, two or more, is in double quotes (R's
+    ``write.table(sep="\\t")``, a ``csv`` writer of tabs quoting all): TSV keeps quotes as
+    written, so the header ``"label"<TAB>"text"`` was a document of the class ``"label"``
+    and every class was named with its quotes."""
+    fields = line.rstrip("\r\n").split("\t")
+    if len(fields) > 1 and all(len(f) > 1 and f[0] == f[-1] == '"' for f in fields):
+        raise FormatError(name, lineno, f"every field in double quotes ({fields[0][:30]}, ...): "
+                                        "TSV keeps quotes as written (they would be part of "
+                                        "the labels and texts); write the file without quotes "
+                                        "(R: write.table(..., quote=FALSE)) or as CSV")
 
 
 def refuse_glued_label(name, lineno, line):
@@ -243,6 +333,43 @@ def json_object(line):
         return False
 
 
+def _header_of(line):
+    """The separator (``,``, a tab or ``;``) of ``line`` when it is a header of columns:
+    two fields or more, each one word, two of them column names (:data:`LABEL_NAMES`,
+    :data:`TEXT_NAMES`, :data:`ID_NAMES`) and one a text's (``text,label``,
+    ``label<TAB>text``, ``id;review;stars``); ``""`` for a text column's name alone
+    (``text``); else ``None``."""
+    names = LABEL_NAMES + TEXT_NAMES + ID_NAMES
+    for sep in (",", "\t", ";"):
+        fields = [f.strip().strip('"').lower() for f in line.split(sep)]
+        if (len(fields) > 1 and all(re.fullmatch(r"\w+", f) for f in fields)
+                and sum(f in names for f in fields) > 1 and set(fields) & set(TEXT_NAMES)):
+            return sep
+    return "" if line.strip().strip('"').lower() in TEXT_NAMES else None
+
+
+def refuse_text_header(lines, name):
+    """The lines ``(number, line)`` of a ``*.txt`` file or fastText lines, read as texts,
+    refused at the first non-blank one when it is a header of columns (:func:`_header_of`):
+    ``text,label`` was read as a document, so ``predict`` wrote one label more than the
+    file's texts and every later label one line off.  Refused, not read as CSV or TSV: the
+    other lines' commas, quotes and tabs would be read anew, unasked."""
+    first = True
+    for lineno, line in lines:
+        if first and line.strip():
+            first = False
+            sep = _header_of(line)
+            if sep is not None:
+                fmt = {"": "tsv (which skips a first line that names the text column)",
+                       "\t": "tsv", ",": "csv", ";": "csv"}[sep]
+                what = "the text column" if sep == "" else "columns"
+                raise FormatError(name, lineno, f"the first line {line.strip()[:60]!r} is a "
+                                                f"header naming {what}, not a text (this "
+                                                f"format is texts, one a line): give "
+                                                f"--format {fmt}, or leave the line out")
+        yield lineno, line
+
+
 def read_text_lines(lines, name, need, docs):
     """Read lines ``(number, line)`` of plain text (a ``*.txt`` file) into ``docs``: each
     non-blank line one document without a label, whatever tabs it holds (it was refused as
@@ -253,9 +380,8 @@ def read_text_lines(lines, name, need, docs):
     for lineno, line in lines:
         if not line.strip():
             continue
-        if not docs.texts and json_object(line):
-            raise FormatError(name, lineno, "a JSON object: the file holds JSON lines (name "
-                                            "it *.jsonl or give --format jsonl)")
+        if not docs.texts:
+            refuse_json_line(name, lineno, line)
         if need:
             raise FormatError(name, lineno, "a *.txt file is read as texts without labels, one "
                                             "a line, and training and evaluation need labels: "
@@ -264,12 +390,26 @@ def read_text_lines(lines, name, need, docs):
         docs.texts.append(line)
         docs.labels.append(None)
         docs.sources.append(f"{name}:{lineno}")
+    warn_tab_heads(name, docs, "a *.txt file is texts without labels")
+
+
+def refuse_json_line(name, lineno, line):
+    """Refuse the first line of texts (a ``*.txt`` file, fastText lines) that is a JSON
+    object: each record of JSON lines would be a text, its field names and label words."""
+    if json_object(line):
+        raise FormatError(name, lineno, "a JSON object: the file holds JSON lines (name it "
+                                        "*.jsonl or give --format jsonl)")
+
+
+def warn_tab_heads(name, docs, why):
+    """One warning when every text of ``docs`` (none labelled) starts with one of a few
+    words and a tab: ``label<TAB>text`` lines read as texts, the label a word of each."""
     heads = [t.partition("\t")[0].strip() if "\t" in t else " " for t in docs.texts]
     if len(heads) > 2 and all(len(h.split()) == 1 for h in heads) and \
-            2 * len(set(heads)) <= len(heads):
+            2 * len(set(heads)) <= len(heads) and not any(docs.labels):
         warnings.warn(f"{name}: every line starts with a word and a tab ({heads[0][:40]!r}, "
-                      f"...), read as a word of its text (a *.txt file is texts without "
-                      f"labels): if it is a label, give --format tsv")
+                      f"...), read as a word of its text ({why}): if it is a label, give "
+                      f"--format tsv")
 
 
 # ----------------------------------------------------------------------- JSON arrays

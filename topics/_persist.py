@@ -8,7 +8,9 @@
   entry; they still load);
 * ``vocabulary``: the words (column ``j`` of the count matrix is word ``j``) and, for a
   tf-idf vocabulary, ``vocabulary_idf``: their inverse document frequencies;
-* ``labels``: the class labels as strings (the estimator's ``classes_``);
+* ``labels``: the class labels as strings (the estimator's ``classes_``; :func:`load_model`
+  reads them as :func:`topics._layouts.label_name` reads labels, so the ``1.0`` of a model
+  written before is ``1`` in ``predict`` and ``eval`` alike);
 * ``state/...``: one array per fitted array.
 
 The fitted state is every instance attribute that is not a hyperparameter: arrays,
@@ -39,6 +41,7 @@ from structpred import SEED_INSTANCES, estimator_seed, text_digests
 from structpred.io import (CLOCK_KEYS, FormatError, damage_reason, load_npz, read_npz,
                           refuse_stdin_model, save_npz)
 
+from ._layouts import label_name
 from .corpus import ENGLISH_STOP_WORDS, Vocabulary
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SavedModel", "save_model", "load_model", "text_digests",
@@ -283,6 +286,13 @@ class SavedModel:
     meta: dict
     #: :func:`text_digests` of the training documents (``None``: a model written before)
     training_digests: object = None
+    #: each class as the estimator stores it -> its name as labels are read now
+    #: (:func:`topics._layouts.label_name`: ``1.0`` of a model written before is ``1``)
+    class_names: dict = dataclasses.field(default_factory=dict)
+
+    def predict(self, X):
+        """The class names (:attr:`labels`' spelling) the estimator predicts for ``X``."""
+        return [self.class_names.get(str(p), str(p)) for p in self.estimator.predict(X)]
 
 
 def save_model(path, estimator, *, model, vocabulary, info=None, texts=None):
@@ -369,13 +379,30 @@ def load_model(path):
                           "state": meta["state"]})
         vocab = rebuild_vocabulary(meta["vocabulary_params"], dec.array("vocabulary"),
                                    arrays.get("vocabulary_idf"))
-        labels = [str(x) for x in dec.array("labels")]
+        stored = [str(x) for x in dec.array("labels")]
     except FormatError:
         raise
     except (KeyError, TypeError, ValueError) as exc:
         raise FormatError(where, None, f"not a valid topic model file ({damage_reason(exc)})"
                           ) from None
     _probe(est, len(vocab.words_), where)
-    return SavedModel(estimator=est, vocabulary=vocab, labels=labels, model=meta.get("model", "?"),
-                      info=meta.get("info", {}), meta=meta,
-                      training_digests=arrays.get("training_digests"))
+    names = _class_names(stored, where)
+    return SavedModel(estimator=est, vocabulary=vocab, labels=[names[c] for c in stored],
+                      model=meta.get("model", "?"), info=meta.get("info", {}), meta=meta,
+                      training_digests=arrays.get("training_digests"), class_names=names)
+
+
+def _class_names(stored, where):
+    """Each stored class name -> its name as labels are read now (:func:`label_name`), once
+    for ``predict`` and ``eval`` alike: a model written before stored pandas' ``1.0`` as it
+    was, and ``predict`` wrote ``1.0`` where ``eval`` scored ``1``.  Two classes that are
+    one name now (``1`` and ``1.0``) are refused: no input can tell them apart."""
+    names = {c: label_name(c) for c in stored}
+    seen = {}
+    for c in stored:
+        other = seen.setdefault(names[c], c)
+        if other != c:
+            raise FormatError(where, None, f"the model's classes {other!r:.40} and {c!r:.40} are "
+                                           f"one class as labels are read now ({names[c]!r:.40}):"
+                                           " retrain the model")
+    return names

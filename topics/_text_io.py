@@ -63,6 +63,8 @@ from structpred.io import (FormatError, binary_kind, counted, gz_name, missing_r
                           naming_read_errors, read_lines)
 
 from ._layouts import check_label as _check_label, check_text as _check_text
+from ._layouts import (ID_NAMES, LABEL_NAMES, TEXT_NAMES, refuse_missing_numbers,
+                       refuse_quoted_tsv, refuse_text_header)
 from ._layouts import (fasttext_line, json_array as _json_array, read_fasttext, read_folder,
                        glued_label_line, refuse_glued_label, unique_keys as _unique_keys,
                        json_object, label_name, read_text_lines, refuse_boolean_numbers,
@@ -87,12 +89,8 @@ def _json_line_cap(start):
     line for a corpus) or a document."""
     return MAX_JSON_ARRAY_BYTES if start.lstrip().startswith(b"[") else MAX_DOCUMENT_BYTES
 
-#: CSV header names (case-insensitive) taken as the label column and the text column
-LABEL_NAMES = ("label", "class", "category", "target", "sentiment", "stars", "y")
-TEXT_NAMES = ("text", "document", "content", "review", "body", "sentence", "message")
-#: TSV header names (case-insensitive) of a column of document ids (GLUE's test files:
-#: ``index<TAB>sentence``)
-ID_NAMES = ("index", "id", "idx", "guid", "qid")
+#: the header names of columns (:mod:`topics._layouts`): ``LABEL_NAMES``, ``TEXT_NAMES``
+#: and ``ID_NAMES``
 
 _TSV_SUFFIXES = (".tsv", ".tab")
 _JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
@@ -272,15 +270,16 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
         read_folder(Path(spath), need, docs, MAX_DOCUMENT_BYTES)
     elif fmt in ("fasttext", "text"):
         _refuse_binary(spath, name)
-        (read_fasttext if fmt == "fasttext" else read_text_lines)(_lines(spath, name), name,
-                                                                  need, docs)
+        lines = refuse_text_header(_lines(spath, name), name)   # texts, labelled or not
+        (read_text_lines if fmt == "text" else read_fasttext)(lines, name, need, docs)
     else:
         _refuse_binary(spath, name)
         reader = {"tsv": _read_tsv, "jsonl": _read_jsonl, "csv": _read_csv}[fmt]
         reader(spath, name, need, docs, fields)
     if not docs.texts:
         raise FormatError(name, 1 if fmt != "folder" else None,
-                          "no documents (empty or blank file)" if fmt != "folder" else
+                          "no documents (an empty or blank file, a header alone or an "
+                          "empty JSON array)" if fmt != "folder" else
                           "no documents: expected one sub-folder per class holding one "
                           "file per document")
     docs.labels = [label_name(lab) for lab in docs.labels]   # 1.0 is 1, in every format
@@ -288,6 +287,7 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
         refuse_swapped_columns(name, docs)
     if need:
         refuse_boolean_numbers(docs)
+        refuse_missing_numbers(docs)
         warn_joined_labels(docs)
         warn_unlabelled_mark(docs)
     return docs
@@ -384,6 +384,7 @@ def _read_tsv(spath, name, need, docs, fields):
                     raise FormatError(name, lineno, "empty label before the tab: expected "
                                                     "'label<TAB>text'")
                 label = None
+        _check_label(label, name, lineno)
         _check_text(text, name, lineno, "after the tab" if tab else "")
         docs.texts.append(text)
         docs.labels.append(label)
@@ -453,6 +454,7 @@ def _refuse_other_format_in_tsv(name, lineno, line, need):
                                         "'label<TAB>text': give --format fasttext")
     if glued_label_line(line):
         refuse_glued_label(name, lineno, line)
+    refuse_quoted_tsv(name, lineno, line)
     if "\t" in line or "," not in line:
         return
     named_csv = name.lower().removesuffix(".gz").endswith(_CSV_SUFFIXES)
@@ -672,6 +674,8 @@ def _csv_columns(name, records, need, fields):
     :func:`read_documents`)."""
     line, first = records[0]
     _refuse_tsv_as_csv(name, records)
+    if json_object(",".join(first)):   # read by commas: '{"label": "pets"' was the label
+        raise FormatError(name, line, "a JSON object, not CSV or TSV: give --format jsonl")
     if fasttext_line(first[0]):   # the label and the text's first words one column
         raise FormatError(name, line, "a fastText label ('__label__...'), not CSV: give "
                                       "--format fasttext")

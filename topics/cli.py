@@ -33,6 +33,8 @@ from structpred.cli import (at_most, check_output, iteration_count, jobs_count, 
 from structpred.cli import check_held_out, refuse_options, seed_value
 from structpred.io import counted, note, release_notes
 
+from ._confusion import confusion_matrix, format_confusion
+from ._confusion import plot_confusion as _plot_confusion
 from .registry import CV_BELOW, CV_FOLDS, MODELS, make_estimator
 
 __all__ = ["add_parser", "topics_train", "topics_predict", "topics_eval", "MODELS",
@@ -223,7 +225,7 @@ def _add_validation_options(tr):
     a = tr.add_argument_group("validation (--model auto)")
     a.add_argument("--valid-data", metavar="PATH",
                    help="labelled validation documents (same formats as --data, read with its "
-                        "--label-field and --text-field) instead of "
+                        "--format, --label-field and --text-field) instead of "
                         "holding out a fraction of the training documents")
     a.add_argument("--valid-fraction", type=_fraction, default=0.2, metavar="F",
                    help="share of each class held out for validation (default 0.2; chosen by "
@@ -332,7 +334,7 @@ def _load(path):
 def _predict(saved, docs):
     X = saved.vocabulary.transform(docs.texts)
     _check_known_words(X, docs, saved)
-    return [str(p) for p in saved.estimator.predict(X)]
+    return saved.predict(X)
 
 
 def _check_known_words(X, docs, saved):
@@ -393,13 +395,15 @@ def _vocabulary_overrides(args):
 def _check_spellings(docs, known=None):
     """Refuse labels that are one label spelled twice (``Sport`` and ``sport``; against a
     model's labels ``known``), naming the document."""
-    from structpred import check_label_spellings
+    from structpred import check_label_spellings, label_clash
+
+    from ._layouts import decimals_hint
 
     try:
         check_label_spellings(docs.labels, known,
                               where=lambda label: docs.sources[docs.labels.index(label)])
     except ValueError as exc:
-        raise UserError(str(exc)) from None
+        raise UserError(f"{exc}{decimals_hint(label_clash(docs.labels, known))}") from None
 
 
 def _check_classes(docs):
@@ -459,7 +463,12 @@ def _read_validation(args, classes):
         return None
     from ._text_io import read_documents
 
-    valid = read_documents(args.valid_data, "auto", labels="required",
+    # read as --data is, with its --format too (it was always 'auto'), unless that is a
+    # folder's and this a file, or the other way round: then by what it is
+    fmt = args.format
+    if fmt != "auto" and (fmt == "folder") != os.path.isdir(args.valid_data):
+        fmt = "auto"
+    valid = read_documents(args.valid_data, fmt, labels="required",
                            label_field=args.label_field, text_field=args.text_field)
     _log(args, f"read {len(valid)} validation documents from {valid.path}")
     unseen = sorted(set(valid.labels) - set(classes))
@@ -548,6 +557,24 @@ def _warn_of_small_classes(docs):
                   "one model without a choice")
 
 
+def _check_valid_fraction(args, docs, y):
+    """Refuse a ``--valid-fraction`` that holds no document out (``1e-9``: it was "too few
+    documents to hold out a validation set", blaming the data) or leaves one document of
+    each class to fit the candidates on (``0.9999``: they failed on an empty vocabulary)."""
+    from .auto import validation_split
+
+    fit, valid = validation_split(y, args.valid_fraction, args.seed)
+    f = f"--valid-fraction {args.valid_fraction}"
+    if not valid.size:
+        most = int(np.unique(y, return_counts=True)[1].max())
+        raise UserError(f"{f} holds out no document: that share of each class of {docs.path} "
+                        f"(the largest has {counted(most, 'document')}) rounds to none; give a "
+                        "larger --valid-fraction, or --valid-data")
+    if np.unique(y[fit], return_counts=True)[1].max() < 2:
+        raise UserError(f"{f} leaves one document of each class of {docs.path} to fit the "
+                        "candidates on; give a smaller one (default 0.2)")
+
+
 def _choose_on_validation(args, docs, y, classes, overrides, info):
     """``--model auto``: the candidate chosen on validation documents (printed, and
     recorded in ``info``)."""
@@ -563,6 +590,8 @@ def _choose_on_validation(args, docs, y, classes, overrides, info):
                        f"out only from {CV_BELOW:,} of them; with {counted(len(y), 'document')}"
                        " the choice is made by 5-fold cross-validation over them all: leave "
                        "it out")
+    else:
+        _check_valid_fraction(args, docs, y)
     valid = _read_validation(args, classes)
     _warn_of_copies(docs, valid)
     _warn_of_small_classes(docs if valid is None else valid)
@@ -686,59 +715,6 @@ def topics_predict(args):
     return 0
 
 
-def confusion_matrix(true, pred, labels):
-    """Counts ``cm[i, j]``: documents of true label ``labels[i]`` predicted ``labels[j]``."""
-    index = {lab: i for i, lab in enumerate(labels)}
-    cm = np.zeros((len(labels), len(labels)), np.int64)
-    for t, p in zip(true, pred):
-        cm[index[t], index[p]] += 1
-    return cm
-
-
-def format_confusion(cm, labels, max_width=120):
-    """The confusion matrix as text: label names on the rows, and on the columns when they
-    fit in ``max_width`` characters (else the columns are numbered like the rows)."""
-    names = [str(lab) for lab in labels]
-    num_w = max(len(str(int(cm.max()))) if cm.size else 1, 1)
-    named_w = [max(len(n), num_w) for n in names]
-    row_w = max(len("true \\ predicted"), max(len(n) for n in names))
-    if row_w + sum(w + 2 for w in named_w) <= max_width:
-        heads, widths, rows = names, named_w, names
-    else:
-        heads = [f"[{i + 1}]" for i in range(len(names))]
-        widths = [max(len(h), num_w) for h in heads]
-        rows = [f"[{i + 1}] {n}" for i, n in enumerate(names)]
-        row_w = max(row_w, max(len(r) for r in rows))
-    lines = ["true \\ predicted".ljust(row_w) + "".join("  " + h.rjust(w)
-                                                        for h, w in zip(heads, widths))]
-    for r, counts in zip(rows, cm):
-        lines.append(r.ljust(row_w) + "".join("  " + str(int(c)).rjust(w)
-                                              for c, w in zip(counts, widths)))
-    return "\n".join(lines)
-
-
-def _plot_confusion(cm, labels, accuracy, path, title):
-    from structpred.io import literal_text, plt, save_figure
-
-    labels = [literal_text(lab) for lab in labels]   # '$5 and $6' is no formula
-    n = len(labels)
-    size = max(4.0, 0.5 * n + 2.5)
-    fig, ax = plt.subplots(figsize=(size + 1.0, size))
-    im = ax.imshow(cm, cmap="Blues")
-    ax.set_xticks(range(n), labels, rotation=45, ha="right", fontsize="small")
-    ax.set_yticks(range(n), labels, fontsize="small")
-    ax.set(xlabel="predicted label", ylabel="true label",
-           title=f"{title}: accuracy {100 * accuracy:.2f}%")
-    top = cm.max() if cm.size else 0
-    for i in range(n):
-        for j in range(n):
-            ax.text(j, i, str(int(cm[i, j])), ha="center", va="center", fontsize="small",
-                    color="white" if cm[i, j] > top / 2 else "black")
-    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
-    fig.tight_layout()
-    save_figure(fig, path)
-
-
 def _some(items, n=5):
     """The first ``n`` of ``items`` quoted, ``...`` and their number after them."""
     items = list(items)
@@ -779,15 +755,13 @@ def _warn_training_documents(docs, saved, share=0.05):
 @_wrap
 def topics_eval(args):
     """``structpred topics eval``."""
-    from ._layouts import label_name
-
     check_output(args.plot, "--plot", [("--data", args.data), ("-m", args.model)], figure=True)
     saved = _load(args.model)
     docs = _read(args, "required")
-    known = [label_name(k) for k in saved.labels]   # a model written before: '1.0' is 1
+    known = saved.labels   # as labels are read now: '1.0' of a model written before is 1
     _check_spellings(docs, known)
     unseen = _check_known_labels(docs, known)
-    pred = [label_name(p) for p in _predict(saved, docs)]
+    pred = _predict(saved, docs)
     _warn_training_documents(docs, saved)
     true = docs.labels
     labels = known + unseen
