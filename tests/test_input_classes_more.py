@@ -134,7 +134,9 @@ def test_every_document_a_class_of_its_own_is_refused(n, tsv, tmp_path, capsys):
         _jsonl(data, [f"c{i}" for i in range(n)], texts)
     rc, _, err = _run(["topics", "train", "--data", str(data), "--model", "nbsvm",
                        "-o", str(tmp_path / "m.npz"), "-q"], capsys)
-    assert _one_line_error(rc, err, "a label of its own")
+    # the swapped columns are named where the texts are one word of a few (lab0, lab1)
+    assert (_one_line_error(rc, err, "a label of its own")
+            or tsv and n >= 4 and _one_line_error(rc, err, "the other way round")), err
     assert not (tmp_path / "m.npz").exists()
 
 
