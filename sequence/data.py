@@ -170,12 +170,29 @@ def _read_tabbed(lines, name, labelled, fmt, label):
         tag = None
         if labelled:
             tag = fields[column].strip()
-            if tag in ("", "_"):
-                raise FormatError(name, lineno, f"the word {form[:30]!r} has no "
-                                  f"{label.upper()} label ({tag or 'empty'!r}): a {fmt} "
-                                  "file to train or score on needs one on every word")
+            if tag in ("", "_") or fmt == "Universal NER" and tag in UNER_MASKS:
+                raise FormatError(name, lineno, _masked(lines, fmt, column) or (
+                    f"the word {form[:30]!r} has no {label.upper()} label "
+                    f"({tag or 'empty'!r}): a {fmt} file to train or score on needs one on "
+                    "every word"))
         out.add((form,), tag, lineno)
     return out.result(name, last)
+
+
+def _masked(lines, fmt, column):
+    """The refusal of a Universal NER file whose tag ``column`` is masked on every word
+    line (``*-test-masked.iob2``: ``_``, ``-`` or empty), else ``None``."""
+    if fmt != "Universal NER":
+        return None
+    rows = [line.rstrip("\r\n").split("\t") for _, line in lines
+            if line.strip() and not line.startswith("#")]
+    tags = {f[column].strip() if len(f) > column else None for f in rows}
+    if len(tags) != 1 or not tags <= UNER_MASKS:
+        return None
+    mask = tags.pop()
+    return (f"a masked Universal NER file (its tag column is {repr(mask) if mask else 'empty'} "
+            "on every word): it holds no gold labels to train or score on; tag predict labels "
+            "it, tag train and tag eval need the unmasked file")
 
 
 def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, label_names=None,
@@ -452,11 +469,16 @@ def tabbed_format(lines):
     return None
 
 
+#: the tag column of a masked Universal NER test file (``*-test-masked.iob2``): no labels
+UNER_MASKS = {"_", "", "-"}
+
+
 def _is_uner(lines):
     """Whether ``lines`` (from the first word line on) are those of a Universal NER file
     (``index token tag - -``, https://www.universalner.org): five tab-separated columns,
     the first numbering the tokens of each sentence from 1, the third ``O`` or chunk tags
-    (``B-PER``), ``#`` comment lines between; told by the first 50 word lines, or by the
+    (``B-PER``), or in a masked test file ``_``, ``-`` or empty on every word, ``#``
+    comment lines between; told by the first 50 word lines, or by the
     sentences before the first that does not fit (which :func:`_read_tabbed` names)."""
     position, tags, whole, seen = 0, set(), False, 0
     for _, line in lines:
@@ -470,13 +492,12 @@ def _is_uner(lines):
         if seen > 50:
             whole = True
             break
-        if (len(fields) != 5 or fields[0] != str(position) or not fields[1].strip()
-                or not fields[2].strip()):
+        if len(fields) != 5 or fields[0] != str(position) or not fields[1].strip():
             break
         tags.add(fields[2].strip())
     else:
         whole = whole or position > 0
-    return whole and (tags == {"O"} or is_iob(tags))
+    return whole and (tags == {"O"} or is_iob(tags) or len(tags) == 1 and tags <= UNER_MASKS)
 
 
 def write_tabbed(fh, lines, labels, fmt):

@@ -1,0 +1,136 @@
+"""Unusual inputs of ``tag train|predict|eval``: masked Universal NER test files (read for
+prediction, refused for training and scoring), sentence-per-line ``word_tag`` text with
+lower-case tags (read when the tags are a small closed set), and JSON lines whose predicted
+output (a ``tags`` field added beside non-standard feature fields) reads back."""
+
+import json
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+import test_predict_layouts as _shared
+
+from sequence.data import read_conll
+from sequence.model import load_tagger
+from structpred import FormatError
+from structpred.cli import main
+
+#: two perceptron taggers, of the word alone and of the word and its POS (a fixture)
+models = _shared.models
+POS, TRAIN = _shared.POS, _shared.TRAIN
+
+#: plain words (letters and digits: no separator of any layout)
+WORDS = st.text(st.characters(categories=("L", "Nd"), max_codepoint=0x2FFF), min_size=1,
+                max_size=6)
+
+
+def _uner(sentences, tags, comments):
+    text = ""
+    for k, (words, labels) in enumerate(zip(sentences, tags)):
+        if comments:
+            text += f"# sent_id = s{k}\n# text = {' '.join(words)}\n"
+        text += "".join(f"{i}\t{w}\t{t}\t-\t-\n" for i, (w, t) in enumerate(zip(words, labels), 1))
+        text += "\n"
+    return text
+
+
+SENTENCES = st.lists(st.lists(WORDS, min_size=1, max_size=6), min_size=1, max_size=4)
+
+
+@given(SENTENCES, st.sampled_from(["_", "-", ""]), st.booleans())
+@settings(max_examples=10, deadline=None)
+def test_masked_universal_ner_files_are_predicted_and_refused_as_gold(models, tmp_path_factory,
+                                                                      sentences, mask, comments):
+    # before: read as a column file ("expected 3 columns, found 5 ...: a comment?", or a
+    # model of other columns) or refused as "column 1 numbers the tokens"
+    assume(any(len(s) >= 2 for s in sentences))
+    path = tmp_path_factory.mktemp("uner") / "en_ewt-ud-test-masked.iob2"
+    path.write_text(_uner(sentences, [[mask] * len(s) for s in sentences], comments),
+                    encoding="utf-8")
+    X = [[(w,) for w in s] for s in sentences]
+    assert read_conll(path, labelled=False) == (X, None)
+    with pytest.raises(FormatError, match=r"masked Universal NER file .* no gold labels"):
+        read_conll(path)
+    out = path.parent / "out.iob2"
+    assert main(["tag", "predict", "-m", str(models[1]), "-i", str(path), "-o", str(out),
+                 "-q"]) == 0
+    pred = load_tagger(models[1]).predict(X)
+    assert out.read_text(encoding="utf-8") == _uner(sentences, pred, comments)
+
+
+@pytest.mark.parametrize("command", ["train", "eval"])
+def test_masked_universal_ner_files_are_refused_by_train_and_eval(models, tmp_path, capsys,
+                                                                  command):
+    path = tmp_path / "de_pud-ud-test-masked.iob2"
+    path.write_text(_uner(TRAIN, [["_"] * 3] * 3, True), encoding="utf-8")
+    more = (["-m", str(models[1])] if command == "eval"
+            else ["-o", str(tmp_path / "m.npz"), "--learner", "perceptron"])
+    assert main(["tag", command, "--data", str(path), *more]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"{path}:3: a masked Universal NER file (its tag column is '_' on every word)" in err
+
+
+LOWER_TAGS = ["dt", "nn", "vbz", "jj", "in", "nn$", "np-tl", "."]
+
+
+@given(st.lists(st.lists(st.tuples(WORDS, st.sampled_from(LOWER_TAGS)), min_size=1, max_size=7),
+                min_size=1, max_size=6))
+@settings(max_examples=15, deadline=None)
+def test_lower_case_word_tag_text_of_a_closed_tag_set_is_read(models, tmp_path_factory, lines):
+    # before: refused ("not every part after the last '_' is a tag"), or, lines of one
+    # length, read as a column file: a token per line whose last word_tag was the label
+    tokens = [t for line in lines for t in line]
+    assume(len(tokens) >= 4 and len({t for _, t in tokens}) <= len(tokens) / 2)
+    assume(any(len(line) >= 2 for line in lines))
+    path = tmp_path_factory.mktemp("lower") / "brown.txt"
+    path.write_text("".join(" ".join(f"{w}_{t}" for w, t in line) + "\n" for line in lines),
+                    encoding="utf-8")
+    X = [[(w,) for w, _ in line] for line in lines]
+    assert read_conll(path) == (X, [[t for _, t in line] for line in lines])
+    out = path.parent / "out.txt"
+    assert main(["tag", "predict", "-m", str(models[1]), "-i", str(path), "-o", str(out),
+                 "-q"]) == 0
+    pred = load_tagger(models[1]).predict(X)
+    assert out.read_text(encoding="utf-8") == "".join(
+        " ".join(f"{w}_{t}" for (w, _), t in zip(line, p)) + "\n" for line, p in zip(lines, pred))
+
+
+@pytest.mark.parametrize("text", ["the_at jury_nn said_vbd\nit_pps is_bez\n",   # 5 of 5
+                                  "get_value set_name\nhas_key\n"])              # 3 of 3
+def test_lower_case_word_tag_text_of_no_closed_tag_set_is_refused(tmp_path, text):
+    path = tmp_path / "under.txt"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(FormatError, match=r"under.txt:1: every token is written word_TAG, .*"
+                                          r"not told to be tags: neither upper case .* nor a "
+                                          r"small set of lower-case ones .*awk "):
+        read_conll(path)
+
+
+#: names of a per-token feature field that is none of HuggingFace's
+FIELDS = st.from_regex(r"\A[a-z][a-z_]{0,11}\Z").filter(
+    lambda k: k not in ("tokens", "words", "pos_tags", "chunk_tags", "ner_tags"))
+
+
+@given(st.lists(st.lists(st.tuples(WORDS, st.sampled_from(POS)), min_size=1, max_size=5),
+                min_size=1, max_size=4), FIELDS)
+@settings(max_examples=10, deadline=None)
+def test_predicted_json_lines_of_a_feature_field_read_back(models, tmp_path_factory, sentences,
+                                                           field):
+    # before: the output held the feature field and the added 'tags', refused by tag
+    # eval and tag predict as "which is the label is not told"
+    path = tmp_path_factory.mktemp("json") / "test.jsonl"
+    path.write_text("".join(json.dumps({"tokens": [w for w, _ in s], field: [p for _, p in s]})
+                            + "\n" for s in sentences), encoding="utf-8")
+    out = path.parent / "out.jsonl"
+    assert main(["tag", "predict", "-m", str(models[2]), "-i", str(path), "-o", str(out),
+                 "-q"]) == 0
+    X = [[(w, p) for w, p in s] for s in sentences]
+    pred = load_tagger(models[2]).predict(X)
+    assert read_conll(out) == (X, pred)
+    if any(t != "O" for p in pred for t in p):   # eval refuses gold without a chunk
+        assert main(["tag", "eval", "-m", str(models[2]), "--data", str(out), "-q"]) == 0
+    again = path.parent / "again.jsonl"
+    assert main(["tag", "predict", "-m", str(models[2]), "-i", str(out), "-o", str(again),
+                 "-q"]) == 0
+    assert again.read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
