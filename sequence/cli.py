@@ -392,6 +392,7 @@ def tag_predict(args):
         raise UserError(f"{args.input}: {what}, but the model was trained on "
                         f"{tagger.n_columns_} (+ the label)")
     _check_feature_column(args.input, tagger, X)
+    _warn_one_sentence(args.input, X, layout)
     pred = tagger.predict(X)
     _check_id_labels(args.input, layout, lines, (dropped, names), tagger.classes_)
     with open_output(args.output) as fh:
@@ -442,6 +443,15 @@ def _check_id_labels(path, layout, lines, how, classes):
         warnings.warn(f"{path}: the '{layout.fields[1][-1]}' are integer ids; the predicted "
                       "labels are written as names in their place (give --label-names FILE, "
                       "the names of the ids, to write ids)")
+
+
+def _warn_one_sentence(path, X, layout):
+    """One warning when a file of a token per line (column files, CoNLL-U, ...) is one
+    sentence of :data:`LONG_SENTENCE` tokens or more: a file without blank lines between
+    its sentences, tagged and scored as one (features and chunks across sentence ends)."""
+    if len(X) == 1 and len(X[0]) >= LONG_SENTENCE and layout.kind not in INLINE:
+        warnings.warn(f"{path}: its {len(X[0])} tokens are one sentence, tagged as one: are "
+                      "sentences separated by blank lines?")
 
 
 def _refuse_index_column(path, X):
@@ -622,7 +632,9 @@ def tag_eval(args):
     from .evaluate import evaluate
 
     tagger = _load(args.model)
-    X, y = read_conll(args.data, label_names=_label_names(args))
+    read = read_conll(args.data, label_names=_label_names(args))
+    (X, y), layout = read, read.layout
+    _warn_one_sentence(args.data, X, layout)
     n_cols = len(X[0][0])
     if n_cols != tagger.n_columns_:
         # "expected 3 columns, found 2" named neither the model nor which file was wrong

@@ -123,14 +123,18 @@ def inline_layout(lines, name):
         return _underscore_layout(flat, name, sample[0][0])
     if _lower_tag_set(flat):
         return _underscore_layout(flat, name, sample[0][0], lower=True)
-    if len({len(f) for f in fields}) > 1 and all(0 < t.rfind("_") < len(t) - 1 for t in flat):
+    lower = all(_is_underscore_token(t, lower=True) for t in flat)
+    if ((lower or len({len(f) for f in fields}) > 1)
+            and all(0 < t.rfind("_") < len(t) - 1 for t in flat)):
         # word_tag whose tags are neither upper case nor a small set of lower-case ones:
-        # where the word ends is not told; lines of one length may be a column file
+        # where the word ends is not told; lines of one length may be a column file, but
+        # not one whose every field is word_tag (the_dt dog_nn: 'dog_nn' was the label)
         tags = {t[t.rfind("_") + 1:] for t in flat}
         raise FormatError(name, sample[0][0], "every token is written word_TAG, a sentence "
                           "per line, but the parts after the last '_' are not told to be tags: "
                           "neither upper case (The_DT) nor a small set of lower-case ones "
-                          f"(the_dt; here {len(tags)} kinds among {len(flat)} tokens, e.g. "
+                          "(the_dt: 4 tokens at least, at most half as many kinds as tokens; "
+                          f"here {len(tags)} kinds among {len(flat)} tokens, e.g. "
                           f"{', '.join(sorted(tags)[:3])}); write one 'word tag' line per token: "
                           f"{_TO_COLUMNS}")
     return None

@@ -3,7 +3,10 @@ prediction, refused for training and scoring), sentence-per-line ``word_tag`` te
 lower-case tags (read when the tags are a small closed set), and JSON lines whose predicted
 output (a ``tags`` field added beside non-standard feature fields) reads back."""
 
+import gzip
+import io
 import json
+import sys
 
 import pytest
 from hypothesis import assume, given, settings
@@ -97,13 +100,15 @@ def test_lower_case_word_tag_text_of_a_closed_tag_set_is_read(models, tmp_path_f
 
 
 @pytest.mark.parametrize("text", ["the_at jury_nn said_vbd\nit_pps is_bez\n",   # 5 of 5
-                                  "get_value set_name\nhas_key\n"])              # 3 of 3
+                                  "get_value set_name\nhas_key\n",               # 3 of 3
+                                  "the_dt dog_nn\n"])   # before: 'dog_nn' the label of 'the_dt'
 def test_lower_case_word_tag_text_of_no_closed_tag_set_is_refused(tmp_path, text):
     path = tmp_path / "under.txt"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(FormatError, match=r"under.txt:1: every token is written word_TAG, .*"
                                           r"not told to be tags: neither upper case .* nor a "
-                                          r"small set of lower-case ones .*awk "):
+                                          r"small set of lower-case ones \(the_dt: 4 tokens "
+                                          r"at least, .*awk "):
         read_conll(path)
 
 
@@ -134,3 +139,30 @@ def test_predicted_json_lines_of_a_feature_field_read_back(models, tmp_path_fact
     assert main(["tag", "predict", "-m", str(models[2]), "-i", str(out), "-o", str(again),
                  "-q"]) == 0
     assert again.read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("compress", [gzip.compress, bytes])
+def test_gzip_data_on_standard_input_is_read(models, monkeypatch, capsys, compress):
+    # before: "-:1: bad encoding: byte 0x8b ... (Windows-1252 ...? give --encoding cp1252"
+    text = "".join(f"{w}\tB-PER\n" for w in TRAIN[0]) + "\n"
+    data = compress(text.encode("utf-8"))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(data))))
+    assert main(["tag", "predict", "-m", str(models[1]), "-i", "-", "-q"]) == 0
+    pred = load_tagger(models[1]).predict([[(w,) for w in TRAIN[0]]])[0]
+    assert capsys.readouterr().out == "".join(f"{w} {t}\n" for w, t in zip(TRAIN[0], pred)) + "\n"
+
+
+@pytest.mark.parametrize("n, sentences", [(99, 1), (100, 1), (400, 1), (400, 2)])
+@pytest.mark.parametrize("command", ["predict", "eval"])
+def test_a_file_of_one_long_sentence_gets_a_warning(models, tmp_path, capsys, n, sentences,
+                                                    command):
+    # before: a file without blank lines was tagged and scored as one sentence, no word
+    words = (TRAIN[0] * n)[:n]
+    path = tmp_path / "noblank.txt"
+    path.write_text("".join(f"{w} B-PER\n" + ("\n" if k == n // 2 and sentences == 2 else "")
+                            for k, w in enumerate(words)), encoding="utf-8")
+    option = "-i" if command == "predict" else "--data"
+    assert main(["tag", command, "-m", str(models[1]), option, str(path), "-q"]) == 0
+    err = capsys.readouterr().err
+    warned = f"{path}: its {n} tokens are one sentence, tagged as one: are sentences separated"
+    assert (warned in err) == (n >= 100 and sentences == 1)
