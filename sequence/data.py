@@ -477,10 +477,11 @@ def _is_uner(lines):
     """Whether ``lines`` (from the first word line on) are those of a Universal NER file
     (``index token tag - -``, https://www.universalner.org): five tab-separated columns,
     the first numbering the tokens of each sentence from 1, the third ``O`` or chunk tags
-    (``B-PER``), or in a masked test file ``_``, ``-`` or empty on every word, ``#``
-    comment lines between; told by the first 50 word lines, or by the
-    sentences before the first that does not fit (which :func:`_read_tabbed` names)."""
-    position, tags, whole, seen = 0, set(), False, 0
+    (``B-PER``), or in a masked test file ``_``, ``-`` or empty on every word (as the last
+    two columns are: a lemma there is another format), ``#`` comment lines between; told by
+    the first 50 word lines, or by the sentences before the first that does not fit (which
+    :func:`_read_tabbed` names)."""
+    position, tags, rest, whole, seen = 0, set(), set(), False, 0
     for _, line in lines:
         if not line.strip():
             whole, position = whole or position > 0, 0
@@ -495,9 +496,11 @@ def _is_uner(lines):
         if len(fields) != 5 or fields[0] != str(position) or not fields[1].strip():
             break
         tags.add(fields[2].strip())
+        rest.update(f.strip() for f in fields[3:])
     else:
         whole = whole or position > 0
-    return whole and (tags == {"O"} or is_iob(tags) or len(tags) == 1 and tags <= UNER_MASKS)
+    masked = len(tags) == 1 and tags | rest <= UNER_MASKS
+    return whole and (tags == {"O"} or is_iob(tags) or masked)
 
 
 def write_tabbed(fh, lines, labels, fmt):

@@ -166,3 +166,12 @@ def test_a_file_of_one_long_sentence_gets_a_warning(models, tmp_path, capsys, n,
     err = capsys.readouterr().err
     warned = f"{path}: its {n} tokens are one sentence, tagged as one: are sentences separated"
     assert (warned in err) == (n >= 100 and sentences == 1)
+
+
+def test_an_index_first_file_of_an_empty_third_column_is_no_masked_universal_ner(tmp_path):
+    # masked Universal NER holds placeholders in its last two columns too: POS tags there
+    # are another format, still refused as index-first
+    path = tmp_path / "indexed.txt"
+    path.write_text("1\tThe\t_\tDT\t_\n2\tcat\t_\tNN\t_\n\n1\tA\t_\tDT\t_\n\n", encoding="utf-8")
+    with pytest.raises(FormatError, match=r"indexed.txt:1: column 1 numbers the tokens"):
+        read_conll(path)
