@@ -175,3 +175,52 @@ def test_an_index_first_file_of_an_empty_third_column_is_no_masked_universal_ner
     path.write_text("1\tThe\t_\tDT\t_\n2\tcat\t_\tNN\t_\n\n1\tA\t_\tDT\t_\n\n", encoding="utf-8")
     with pytest.raises(FormatError, match=r"indexed.txt:1: column 1 numbers the tokens"):
         read_conll(path)
+
+
+def _conlleval_counts(gold, pred):
+    """``(correct, gold, predicted)`` chunks as conlleval.pl counts them, line for line (IOB
+    tags: its endOfChunk and startOfChunk, a blank line between sentences read as O)."""
+    def split(t):
+        return tuple(t.split("-", 1)) if "-" in t else (t, "")
+
+    def end(p, t, pt, tt):
+        return ((p, t) in {("B", "B"), ("B", "O"), ("I", "B"), ("I", "O")}
+                or p not in ("O", ".") and pt != tt)
+
+    def start(p, t, pt, tt):
+        return ((p, t) in {("B", "B"), ("I", "B"), ("O", "B"), ("O", "I")}
+                or t not in ("O", ".") and pt != tt)
+
+    correct = found_gold = found_pred = 0
+    in_correct, last_g, last_p = False, ("O", ""), ("O", "")
+    for g_tag, p_tag in [pair for g, p in zip(gold, pred) for pair in list(zip(g, p))
+                         + [("O", "O")]]:
+        g, p = split(g_tag), split(p_tag)
+        if in_correct:
+            eg, ep = end(last_g[0], g[0], last_g[1], g[1]), end(last_p[0], p[0], last_p[1], p[1])
+            if eg and ep and last_g[1] == last_p[1]:
+                in_correct, correct = False, correct + 1
+            elif eg != ep or g[1] != p[1]:
+                in_correct = False
+        sg, sp = start(last_g[0], g[0], last_g[1], g[1]), start(last_p[0], p[0], last_p[1], p[1])
+        in_correct = in_correct or (sg and sp and g[1] == p[1])
+        found_gold, found_pred = found_gold + sg, found_pred + sp
+        last_g, last_p = g, p
+    return correct + in_correct, found_gold, found_pred
+
+
+IOB = st.sampled_from(["O", "B-NP", "I-NP", "B-VP", "I-VP", "B", "I"])
+
+
+@given(st.lists(st.lists(st.tuples(IOB, IOB), min_size=1, max_size=8), min_size=1, max_size=4))
+@settings(max_examples=200, deadline=None)
+def test_chunk_counts_are_those_of_conlleval(sentences):
+    # an I- after O (or after another type) starts a chunk; a chunk is correct when it
+    # starts, ends and is typed as the gold one
+    from sequence.evaluate import evaluate
+
+    gold = [[g for g, _ in s] for s in sentences]
+    pred = [[p for _, p in s] for s in sentences]
+    s = evaluate(gold, pred, iob=True)
+    assert (s["chunks_correct"], s["chunks_gold"], s["chunks_predicted"]) == \
+        _conlleval_counts(gold, pred)
