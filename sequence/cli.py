@@ -160,7 +160,12 @@ def _label_names(args):
     path = getattr(args, "label_names", None)
     if path is None:
         return None
+    from structpred.cli import check_stdin
     from structpred.io import FormatError, read_lines
+
+    check_stdin(**{"--label-names": path, "-i": getattr(args, "input", None),
+                   "--data": getattr(args, "data", None),
+                   "--valid-data": getattr(args, "valid_data", None)})
 
     lines = [(k, t.strip()) for k, t in read_lines(path) if t.strip()]
     if lines and lines[0][1].startswith("["):

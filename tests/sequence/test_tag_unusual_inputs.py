@@ -224,3 +224,18 @@ def test_chunk_counts_are_those_of_conlleval(sentences):
     s = evaluate(gold, pred, iob=True)
     assert (s["chunks_correct"], s["chunks_gold"], s["chunks_predicted"]) == \
         _conlleval_counts(gold, pred)
+
+
+@pytest.mark.parametrize("command, option", [("predict", "-i"), ("eval", "--data"),
+                                             ("train", "--data"), ("train", "--valid-data")])
+def test_label_names_and_data_both_from_standard_input_are_refused(models, tmp_path, capsys,
+                                                                   command, option):
+    # before: the names read the sentences ("'Rockwell NNP B-NP' holds white space: a label
+    # name is one word"), or the data was read as empty
+    more = {"predict": ["-m", str(models[1])], "eval": ["-m", str(models[1])],
+            "train": ["-o", str(tmp_path / "m.npz")]}[command]
+    if option == "--valid-data":
+        more += ["--data", str(tmp_path / "train.txt")]
+    assert main(["tag", command, *more, option, "-", "--label-names", "-"]) == 2
+    assert capsys.readouterr().err == ("structpred: error: only one input can be read from "
+                                       f"standard input ('-'), not --label-names and {option}\n")
