@@ -37,10 +37,19 @@ CONLLU_LABELS = {"upos": 3, "xpos": 4}
 _CONLLU_ID = re.compile(r"^[0-9]+(?:-[0-9]+|\.[0-9]+)?$")
 
 
+def tab_fields(line, n):
+    """The tab-separated fields of ``line``, without empty ones after the ``n`` a format has
+    (a tab, or spaces, at the end of a line: a spreadsheet's export)."""
+    fields = line.rstrip("\r\n").split("\t")
+    while len(fields) > n and not fields[-1].strip():
+        fields.pop()
+    return fields
+
+
 def is_conllu_line(line):
     """Whether ``line`` is a CoNLL-U (or CoNLL-X) word line: ten tab-separated columns, the
     first an ID."""
-    fields = line.rstrip("\r\n").split("\t")
+    fields = tab_fields(line, 10)
     return len(fields) == 10 and _CONLLU_ID.match(fields[0]) is not None
 
 
@@ -123,7 +132,7 @@ def _is_germeval_start(before, first, second):
     tab-separated columns, ``index token outer-NE inner-NE``, the index 1, after a comment
     line ``before`` (``#`` and a tab, the source) or before the line ``second`` of index 2
     (or no line: a sentence of one token)."""
-    fields = first.rstrip("\r\n").split("\t")
+    fields = tab_fields(first, 4)
     return (len(fields) == 4 and fields[0] == "1"
             and ((before or "").startswith("#\t") or second is None or not second.strip()
                  or second.startswith("2\t")))
@@ -150,7 +159,7 @@ def _read_tabbed(lines, name, labelled, fmt, label):
             continue
         if line.startswith("#"):
             continue
-        fields = line.rstrip("\r\n").split("\t")
+        fields = tab_fields(line, n_fields)
         if fmt not in _TABBED_LABEL:   # CoNLL-U's IDs; the others number the tokens
             ok = _CONLLU_ID.match(fields[0]) is not None
         else:
@@ -184,7 +193,7 @@ def _masked(lines, fmt, column):
     line (``*-test-masked.iob2``: ``_``, ``-`` or empty), else ``None``."""
     if fmt != "Universal NER":
         return None
-    rows = [line.rstrip("\r\n").split("\t") for _, line in lines
+    rows = [tab_fields(line, 5) for _, line in lines
             if line.strip() and not line.startswith("#")]
     tags = {f[column].strip() if len(f) > column else None for f in rows}
     if len(tags) != 1 or not tags <= UNER_MASKS:
@@ -488,7 +497,7 @@ def _is_uner(lines):
             continue
         if line.startswith("#"):
             continue
-        fields = line.split("\t")
+        fields = tab_fields(line, 5)
         position, seen = position + 1, seen + 1
         if seen > 50:
             whole = True
@@ -513,7 +522,7 @@ def write_tabbed(fh, lines, labels, fmt):
     column = columns[_TABBED_LABEL.get(fmt, "upos")]
     flat = iter([t for s in labels for t in s])
     for _, line in lines:
-        fields = line.rstrip("\r\n").split("\t")
+        fields = tab_fields(line, n_fields)
         if len(fields) == n_fields and fields[0].isdigit() and not line.startswith("#"):
             fields[column] = next(flat)
             fh.write("\t".join(fields) + "\n")

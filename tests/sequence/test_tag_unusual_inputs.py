@@ -22,8 +22,9 @@ from structpred.cli import main
 models = _shared.models
 POS, TRAIN = _shared.POS, _shared.TRAIN
 
-#: plain words (letters and digits: no separator of any layout)
-WORDS = st.text(st.characters(categories=("L", "Nd"), max_codepoint=0x2FFF), min_size=1,
+#: plain words (Latin letters and digits: no separator of any layout, nor words of several
+#: scripts, which read like GB18030 misread as UTF-8 and are refused unless said UTF-8)
+WORDS = st.text(st.characters(categories=("L", "Nd"), max_codepoint=0x24F), min_size=1,
                 max_size=6)
 
 
@@ -239,3 +240,44 @@ def test_label_names_and_data_both_from_standard_input_are_refused(models, tmp_p
     assert main(["tag", command, *more, option, "-", "--label-names", "-"]) == 2
     assert capsys.readouterr().err == ("structpred: error: only one input can be read from "
                                        f"standard input ('-'), not --label-names and {option}\n")
+
+
+def _render(kind, sentences):
+    """``sentences`` (lists of ``(word, tag)``) written in the layout ``kind``."""
+    if kind == "lower":
+        return "".join(" ".join(f"{w}_{t}" for w, t in s) + "\n" for s in sentences)
+    line = {"columns": "{w} {t}", "uner": "{i}\t{w}\t{t}\t-\t-",
+            "masked": "{i}\t{w}\t_\t-\t-",
+            "conllu": "{i}\t{w}\t{w}\t{t}\t_\t_\t0\tdep\t_\t_"}[kind]
+    return "".join("# c\n" * (kind != "columns")
+                   + "".join(line.format(i=i, w=w, t=t) + "\n" for i, (w, t) in enumerate(s, 1))
+                   + "\n" for s in sentences)
+
+
+#: what editors, spreadsheets and other operating systems do to a text file
+EDITS = {"crlf": lambda t: t.replace("\n", "\r\n"), "bom": lambda t: "\ufeff" + t,
+         "trailing spaces": lambda t: t.replace("\n", "  \n").replace("\n  \n", "\n\n"),
+         "trailing tab": lambda t: "\n".join(k + "\t" if k.strip() else k
+                                             for k in t.split("\n")),
+         "no last line end": lambda t: t.rstrip("\n"),
+         "blank lines around": lambda t: "\n \n" + t + "\n\t\n\n"}
+
+
+@given(st.lists(st.lists(st.tuples(WORDS, st.sampled_from(["O", "B-PER", "I-PER"])),
+                         min_size=2, max_size=5), min_size=2, max_size=4),
+       st.sampled_from(["columns", "uner", "masked", "conllu", "lower"]), st.sampled_from(list(EDITS)))
+@settings(max_examples=60, deadline=None)
+def test_editor_changes_do_not_change_what_is_read(tmp_path_factory, sentences, kind, edit):
+    # before: a tab at the end of each line (a spreadsheet's export) made a Universal NER
+    # or CoNLL-U file "expected 4 columns, found 5", and a masked Universal NER file a
+    # column file of 4 columns (the index its first)
+    if kind == "lower":
+        sentences = [[(w, t.lower()) for w, t in s] for s in sentences]
+        assume(len({t for s in sentences for _, t in s}) <= sum(map(len, sentences)) / 2)
+    folder = tmp_path_factory.mktemp("edits")
+    clean, edited = folder / "clean.txt", folder / "edited.txt"
+    clean.write_text(_render(kind, sentences), encoding="utf-8", newline="")
+    edited.write_text(EDITS[edit](_render(kind, sentences)), encoding="utf-8", newline="")
+    read = read_conll(clean, labelled=kind != "masked")
+    assert read == read_conll(edited, labelled=kind != "masked")
+    assert read[0] == [[(w,) for w, _ in s] for s in sentences]
