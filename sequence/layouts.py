@@ -154,7 +154,7 @@ _TO_COLUMNS = ("awk '{for (i = 1; i <= NF; i++) {j = match($i, /_[^_]*$/); "
 
 
 #: a lower-case tag after the last ``_`` (the Brown corpus's ``the_at``, ``nn-tl``, ``ppss+bem``)
-_LOWER_TAG_SHAPE = re.compile(r"^(?!\d+$)[a-z0-9$&+*'\"`.,:;!?()\[\]{}#%/=<>@^~-]{1,10}$")
+_LOWER_TAG_SHAPE = re.compile(r"^(?!\d+$)[a-z0-9$&+*'\"`.,:;!?()\[\]{}#%/=<>@^~-]{1,12}$")
 
 
 def _is_underscore_token(field, lower=False):
@@ -165,7 +165,7 @@ def _is_underscore_token(field, lower=False):
 
 def _lower_tag_set(tokens):
     """Whether the ``tokens`` of a sample are ``word_tag`` with lower-case tags told as such:
-    every token has a ``_`` and a lower-case tag-shaped part after its last one (10
+    every token has a ``_`` and a lower-case tag-shaped part after its last one (12
     characters at most), and these parts are a small closed set, as tags are (4 tokens at
     least, each part twice on average): words after a ``_`` are not."""
     if len(tokens) < 4 or not all(_is_underscore_token(t, lower=True) for t in tokens):

@@ -75,7 +75,7 @@ def test_masked_universal_ner_files_are_refused_by_train_and_eval(models, tmp_pa
     assert f"{path}:3: a masked Universal NER file (its tag column is '_' on every word)" in err
 
 
-LOWER_TAGS = ["dt", "nn", "vbz", "jj", "in", "nn$", "np-tl", "."]
+LOWER_TAGS = ["dt", "nn", "vbz", "jj", "in", "nn$", "np-tl", ".", "``", "fw-at+nn-tl"]
 
 
 @given(st.lists(st.lists(st.tuples(WORDS, st.sampled_from(LOWER_TAGS)), min_size=1, max_size=7),
