@@ -9,7 +9,7 @@ import json
 import sys
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 import test_predict_layouts as _shared
 
@@ -120,6 +120,8 @@ FIELDS = st.from_regex(r"\A[a-z][a-z_]{0,11}\Z").filter(
 
 @given(st.lists(st.lists(st.tuples(WORDS, st.sampled_from(POS)), min_size=1, max_size=5),
                 min_size=1, max_size=4), FIELDS)
+@example([[("Lotte", "NNP"), ("sleeps", "VBZ")]], "tags")             # gets 'predicted_tags'
+@example([[("Lotte", "NNP"), ("sleeps", "VBZ")]], "predicted_tags")   # gets 'tags'
 @settings(max_examples=10, deadline=None)
 def test_predicted_json_lines_of_a_feature_field_read_back(models, tmp_path_factory, sentences,
                                                            field):
