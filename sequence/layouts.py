@@ -11,14 +11,17 @@ them through :func:`inline_layout` and :func:`read_inline`), and the layouts it 
   between blank lines, the brackets skipped.
 * **word_TAG text** (the Brown/LOB/ICE tagged-text convention, the Stanford tagger's
   output ``The_DT dog_NN``): each token split at its last ``_``, read when every token
-  has one followed by a tag-shaped part (upper case, digits, punctuation); refused when
-  a tag is a chunk tag written with ``_`` (``Lotte_B_PER``) or, in lines of other
-  lengths, the parts are not tags (``the_at``), each with a conversion to give.
+  has one followed by a tag-shaped part (upper case, digits, punctuation), or a
+  lower-case one (the Brown corpus's ``the_at``) when these parts are a small closed set
+  (4 tokens at least, at most half as many kinds as tokens); refused when a tag is a
+  chunk tag written with ``_`` (``Lotte_B_PER``) or, in lines of other lengths or every
+  token lower-case ``word_tag``, the parts are not told to be tags, each with a
+  conversion to give.
 * **JSON lines** as HuggingFace ``datasets`` export them: one object per line, the tokens in
   ``"tokens"`` (or ``"words"``), the label in the one other field holding a value per
   token, or, of ``pos_tags``, ``chunk_tags`` and ``ner_tags`` (CoNLL-2000/2003), the last
   present, the others feature columns in that order, as in the column files of those
-  corpora.  Integer tag ids (whose names the dataset keeps in its features) are read with
+  corpora; beside other fields, the ``tags`` field that ``tag predict`` adds is the label.  Integer tag ids (whose names the dataset keeps in its features) are read with
   their names given (``label_names``, ``tag --label-names FILE``) and refused without:
   chunk F1 and the model's labels need the names.
 * Refused: OntoNotes / CoNLL-2012 ``*_conll`` files (``#begin document``), whose named
