@@ -301,17 +301,17 @@ def tag_train(args):
         refuse_options(args, ("valid_fraction",), "holds training sentences out when there is "
                        "no --valid-data: give one or the other")
     names = _label_names(args)
-    X, y = read_conll(args.data, label_names=names)
+    X, y = read = read_conll(args.data, label_names=names)
     _check_spellings(args.data, y)
     if args.first:
         X, y = X[:args.first], y[:args.first]
     if args.valid_data:
-        Xv, yv = read_conll(args.valid_data, label_names=names)
+        Xv, yv = valid = read_conll(args.valid_data, label_names=names)
         if len(Xv[0][0]) != len(X[0][0]):
             # it was "expected 3 columns, found 2", or of a CoNLL-U file "the model was
             # trained on a file with feature columns" before any model
-            raise UserError(f"{args.valid_data}: {_labelled_columns(args.valid_data, Xv)}, "
-                            f"but --data's {_labelled_columns(args.data, X, short=True)}: "
+            raise UserError(f"{args.valid_data}: {_labelled_columns(valid)}, "
+                            f"but --data's {_labelled_columns(read, short=True)}: "
                             "validation sentences need the columns of the training ones")
         Xt, yt = X, y
     else:
@@ -473,21 +473,6 @@ def _refuse_index_column(path, X):
                         "entity columns)")
 
 
-def _is_conllu_file(path):
-    """Whether the first word line of the file ``path`` (not standard input, which is
-    read once) is a CoNLL-U one."""
-    from structpred.io import read_lines
-
-    from .data import is_conllu_line
-
-    if path == "-":
-        return False
-    for _, line in read_lines(path):
-        if line.strip() and not line.startswith("#"):
-            return is_conllu_line(line)
-    return False
-
-
 def _check_feature_column(path, tagger, X):
     """Refuse input whose second column holds the model's labels where the model reads a
     feature column (POS): ``word label`` given to a model of ``word POS label`` has as
@@ -519,10 +504,11 @@ def _check_feature_column(path, tagger, X):
                         f"before the label, e.g. POS tags){hint}")
 
 
-def _labelled_columns(path, X, short=False):
-    """The columns of the labelled file ``path`` (its sentences ``X``), in words."""
-    n = len(X[0][0]) + 1
-    if n == 2 and _is_conllu_file(path):
+def _labelled_columns(read, short=False):
+    """The columns of a labelled file as :func:`sequence.data.read_conll` read it, in words
+    (told by its ``layout``: the file is not read again, which a pipe cannot be)."""
+    n = len(read[0][0][0]) + 1
+    if n == 2 and read.layout.kind.startswith("CoNLL-U"):
         return ("are CoNLL-U word lines" if short else "a CoNLL-U file") + \
             ", read as word forms and labels (2 columns)"
     return f"{'have' if short else 'its word lines have'} {counted(n, 'column')} (the label last)"
@@ -643,7 +629,7 @@ def tag_eval(args):
     n_cols = len(X[0][0])
     if n_cols != tagger.n_columns_:
         # "expected 3 columns, found 2" named neither the model nor which file was wrong
-        raise UserError(f"{args.data}: {_labelled_columns(args.data, X)}, but the model was "
+        raise UserError(f"{args.data}: {_labelled_columns(read)}, but the model was "
                         f"trained on {tagger.n_columns_} (+ the label)")
     _check_spellings(args.data, y, tagger.classes_)
     _check_feature_column(args.data, tagger, X)

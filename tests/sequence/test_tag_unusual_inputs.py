@@ -283,3 +283,29 @@ def test_editor_changes_do_not_change_what_is_read(tmp_path_factory, sentences, 
     read = read_conll(clean, labelled=kind != "masked")
     assert read == read_conll(edited, labelled=kind != "masked")
     assert read[0] == [[(w,) for w, _ in s] for s in sentences]
+
+
+@pytest.mark.parametrize("command", ["eval", "train"])
+def test_a_file_of_other_columns_is_read_once(models, tmp_path, monkeypatch, capsys, command):
+    # before: the refusal read the file a second time to tell a CoNLL-U file, which a pipe
+    # (a FIFO, bash's <(zcat test.conllu.gz)) cannot give again: tag eval hung
+    import sequence.data
+    import structpred.io
+
+    conllu = tmp_path / "test.conllu"
+    conllu.write_text("# sent_id = 1\n1\tLotte\t_\tPROPN\t_\t_\t0\troot\t_\t_\n\n",
+                      encoding="utf-8")
+    train = tmp_path / "train.txt"
+    train.write_text("Lotte NNP B-PER\nsleeps VBZ O\n\nin IN O\n\n", encoding="utf-8")
+    opened = []
+    for module in (sequence.data, structpred.io):
+        def counted(path, *args, _read=module.read_lines, **kwargs):
+            opened.append(str(path))
+            return _read(path, *args, **kwargs)
+        monkeypatch.setattr(module, "read_lines", counted)
+    more = (["eval", "-m", str(models[2]), "--data"] if command == "eval" else
+            ["train", "-o", str(tmp_path / "m.npz"), "--data", str(train), "--valid-data"])
+    assert main(["tag", *more, str(conllu)]) == 2
+    assert opened.count(str(conllu)) == 1
+    assert (f"{conllu}: a CoNLL-U file, read as word forms and labels (2 columns), but "
+            in capsys.readouterr().err)
