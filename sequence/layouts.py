@@ -227,11 +227,12 @@ def read_inline(lines, name, labelled, layout, add, end, label_names=None):
                 continue
             parts = _parts(field, sep, how)
             if parts is None:
-                shape = "word|POS|TAG" if how == 3 else "|".join(["x"] * how)
-                expected = (f"word{sep}TAG (a {kind} file, told by line {first})"
+                tag = "tag (a lower-case tag" if how == "lower" else "TAG (a"
+                expected = (f"word{sep}{tag} {kind} file, told by line {first})"
                             if kind != "WikiNER" else
-                            f"{how} parts separated by '|' ({shape}: a WikiNER file, "
-                            f"told by line {first})")
+                            f"{how} parts separated by '|' ("
+                            f"{'word|POS|TAG' if how == 3 else '|'.join(['x'] * how)}: a "
+                            f"WikiNER file, told by line {first})")
                 raise FormatError(name, lineno, f"the token {field[:40]!r} is not {expected}")
             if labelled:
                 add(tuple(parts[:-1]), parts[-1], lineno)

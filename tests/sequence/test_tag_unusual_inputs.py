@@ -309,3 +309,11 @@ def test_a_file_of_other_columns_is_read_once(models, tmp_path, monkeypatch, cap
     assert opened.count(str(conllu)) == 1
     assert (f"{conllu}: a CoNLL-U file, read as word forms and labels (2 columns), but "
             in capsys.readouterr().err)
+
+
+def test_a_later_token_not_lower_case_word_tag_is_named(tmp_path):
+    path = tmp_path / "brown.txt"
+    path.write_text("the_at jury_nn said_vbd\n" * 60 + "It_PPS is_bez\n", encoding="utf-8")
+    with pytest.raises(FormatError, match=r"brown.txt:61: the token 'It_PPS' is not word_tag "
+                                          r"\(a lower-case tag word_TAG file, told by line 1\)"):
+        read_conll(path)
