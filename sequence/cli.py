@@ -389,6 +389,7 @@ def tag_predict(args):
     dropped = n_cols == tagger.n_columns_ + 1 and not tabbed   # the input's label column
     if dropped:
         _refuse_index_column(args.input, X)
+        _refuse_words_as_labels(args.input, X, tagger.classes_)
         X = [[tok[:-1] for tok in s] for s in X]
     elif n_cols != tagger.n_columns_:
         what = f"its word lines have {counted(n_cols, 'column')}"
@@ -459,6 +460,20 @@ def _warn_one_sentence(path, X, layout):
                       "sentences separated by blank lines?")
 
 
+def _refuse_words_as_labels(path, X, classes):
+    """Refuse a file of one sentence (no blank line) of two tokens or more whose last
+    column, to be dropped as the label column, holds none of the model's labels: lines of
+    two words (tokenised text, a sentence per line) were read as one sentence whose second
+    words were dropped, and the first words tagged."""
+    dropped = [tok[-1] for s in X for tok in s]
+    if len(X) == 1 and len(dropped) >= 2 and not set(dropped) & set(classes):
+        raise UserError(f"{path}: its {len(dropped)} lines are one sentence whose last column "
+                        f"({_some(list(dict.fromkeys(dropped)), 3)}) holds none of the model's "
+                        "labels, dropped as a label column: a sentence per line? a column file "
+                        "has one token per line and a blank line after each sentence (if the "
+                        "column is a feature the model does not read, cut it off)")
+
+
 def _refuse_index_column(path, X):
     """Refuse input whose first column numbers the tokens of every sentence (1, 2, ...): a
     GermEval 2014 or CoNLL-U file without its label columns (``index token``) had its
@@ -492,7 +507,8 @@ def _check_feature_column(path, tagger, X):
                         f" but the model reads column 2 as a feature (in training, the column "
                         f"before the label, e.g. POS tags): give the {tagger.n_columns_} "
                         f"columns it was trained on, with or without the label after them")
-    if known and len(values) >= 10 and as_feature < len(values) / 10:
+    if known and (as_feature < len(values) / 10 if len(values) >= 10
+                  else as_feature == 0 and len(values) >= 2):
         # words in column 2 (a file of one sentence per line, read as one sentence of
         # 2-word tokens) or another tag set: tagged from features the model never saw
         unknown = list(dict.fromkeys(v for v in values if v not in known))

@@ -3,6 +3,7 @@ prediction, refused for training and scoring), sentence-per-line ``word_tag`` te
 lower-case tags (read when the tags are a small closed set), and JSON lines whose predicted
 output (a ``tags`` field added beside non-standard feature fields) reads back."""
 
+import contextlib
 import gzip
 import io
 import json
@@ -20,7 +21,7 @@ from structpred.cli import main
 
 #: two perceptron taggers, of the word alone and of the word and its POS (a fixture)
 models = _shared.models
-POS, TRAIN = _shared.POS, _shared.TRAIN
+POS, TAGS, TRAIN = _shared.POS, _shared.TAGS, _shared.TRAIN
 
 #: plain words (Latin letters and digits: no separator of any layout, nor words of several
 #: scripts, which read like GB18030 misread as UTF-8 and are refused unless said UTF-8)
@@ -317,3 +318,30 @@ def test_a_later_token_not_lower_case_word_tag_is_named(tmp_path):
     with pytest.raises(FormatError, match=r"brown.txt:61: the token 'It_PPS' is not word_tag "
                                           r"\(a lower-case tag word_TAG file, told by line 1\)"):
         read_conll(path)
+
+
+def _refusal(args):
+    """The one line of ``tag`` ``args`` refused (the status must be 2)."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert main(["tag", *args, "-q"]) == 2
+    assert err.getvalue().count("\n") == 1
+    return err.getvalue()
+
+
+@given(st.lists(WORDS, min_size=4, max_size=12), st.sampled_from([2, 3]))
+@settings(max_examples=15, deadline=None)
+def test_short_lines_of_words_are_not_tagged_as_columns(models, tmp_path_factory, words, n):
+    # tokenised text, a sentence per line, of lines of one length: before, one sentence
+    # whose last words were dropped as labels (or read as POS tags) and the rest tagged,
+    # exit 0 (a file of fewer than 10 tokens escaped the check of column 2)
+    lines = [words[k:k + n] for k in range(0, len(words) - n + 1, n)]
+    assume(len(lines) >= 2 and not {w for line in lines for w in line[1:]} & set(TAGS + POS))
+    path = tmp_path_factory.mktemp("plain") / "plain.txt"
+    path.write_text("".join(" ".join(line) + "\n" for line in lines), encoding="utf-8")
+    for model, why in [(1, "are one sentence whose last column"),
+                       (2, "are one sentence whose last column" if n == 3 else
+                        "column 2 holds values the model never saw there")]:
+        if model == 1 and n == 3:
+            why = "its word lines have 3 columns, but the model was trained on 1"
+        assert why in _refusal(["predict", "-m", str(models[model]), "-i", str(path)])
