@@ -7,9 +7,10 @@ GermEval 2014 files (``index token outer-NE inner-NE``) by four tab-separated
 columns numbered from 1: their word is the token and the outer named entity the label;
 Universal NER files (``index token tag - -``) by five tab-separated columns numbering the
 tokens of each sentence, the third a chunk tag, or in a masked test file ``_``, ``-`` or
-empty on every word (read without labels only) (:func:`read_conll`).  ``-DOCSTART-`` lines (CoNLL-2002/2003) end a sentence.  WikiNER
-(``word|POS|TAG``), slash-tagged text (``The/at``) and HuggingFace JSON lines are read, and
-OntoNotes ``*_conll`` files refused, by :mod:`sequence.layouts`.
+empty on every word (read without labels only) (:func:`read_conll`).  ``-DOCSTART-``
+lines (CoNLL-2002/2003) end a sentence.  WikiNER (``word|POS|TAG``), slash-tagged text
+(``The/at``) and HuggingFace JSON lines are read, and OntoNotes ``*_conll`` files refused,
+by :mod:`sequence.layouts`.
 
 A sentence is a list of tokens, each a tuple of its columns *without* the label (the
 word first, then optional feature columns such as the POS tag); labels are a parallel
@@ -220,8 +221,8 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, labe
     third ``O`` or chunk tags, is read as Universal NER (``index token tag - -``, ``#``
     comment lines; https://www.universalner.org): its tokens are the words, its labels the
     tags (a masked test file, its tags ``_``, ``-`` or empty on every word, is read only
-    without labels: ``labelled`` refuses it as holding no gold labels).  In any other file, a line
-    whose first column is ``-DOCSTART-`` (CoNLL-2002/2003) ends a sentence and is no
+    without labels: ``labelled`` refuses it as holding no gold labels).  In any other
+    file, a line whose first column is ``-DOCSTART-`` (CoNLL-2002/2003) ends a sentence and is no
     token.  A file of WikiNER lines (``word|POS|TAG`` tokens), of slash-tagged text
     (``The/at jury/nn``; Penn ``.pos`` files) or of JSON lines (HuggingFace ``datasets``)
     is read as :mod:`sequence.layouts` says; an OntoNotes ``*_conll`` file, or a label

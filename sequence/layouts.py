@@ -21,7 +21,8 @@ them through :func:`inline_layout` and :func:`read_inline`), and the layouts it 
   ``"tokens"`` (or ``"words"``), the label in the one other field holding a value per
   token, or, of ``pos_tags``, ``chunk_tags`` and ``ner_tags`` (CoNLL-2000/2003), the last
   present, the others feature columns in that order, as in the column files of those
-  corpora; beside other fields, the ``tags`` field that ``tag predict`` adds is the label.  Integer tag ids (whose names the dataset keeps in its features) are read with
+  corpora; beside other fields, the ``tags`` field that ``tag predict`` adds is the
+  label.  Integer tag ids (whose names the dataset keeps in its features) are read with
   their names given (``label_names``, ``tag --label-names FILE``) and refused without:
   chunk F1 and the model's labels need the names.
 * Refused: OntoNotes / CoNLL-2012 ``*_conll`` files (``#begin document``), whose named
