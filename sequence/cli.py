@@ -389,7 +389,8 @@ def tag_predict(args):
     dropped = n_cols == tagger.n_columns_ + 1 and not tabbed   # the input's label column
     if dropped:
         _refuse_index_column(args.input, X)
-        _refuse_words_as_labels(args.input, X, tagger.classes_)
+        if layout.kind == "columns":
+            _refuse_words_as_labels(args.input, X, tagger.classes_)
         X = [[tok[:-1] for tok in s] for s in X]
     elif n_cols != tagger.n_columns_:
         what = f"its word lines have {counted(n_cols, 'column')}"

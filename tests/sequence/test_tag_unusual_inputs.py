@@ -345,3 +345,14 @@ def test_short_lines_of_words_are_not_tagged_as_columns(models, tmp_path_factory
         if model == 1 and n == 3:
             why = "its word lines have 3 columns, but the model was trained on 1"
         assert why in _refusal(["predict", "-m", str(models[model]), "-i", str(path)])
+
+
+@pytest.mark.parametrize("text", ['{"tokens": ["Lotte", "sleeps"], "pos": ["NNP", "VBZ"]}\n',
+                                  "Lotte/NNP sleeps/VBZ\n"])
+def test_one_sentence_per_line_layouts_keep_their_tag_slot(models, tmp_path, text):
+    # the refusal of short lines of words read as columns is for column files: a layout of a
+    # sentence per line has its tag slot, which the prediction replaces
+    path = tmp_path / "one.txt"
+    path.write_text(text, encoding="utf-8")
+    X, _ = read_conll(_shared._predict(models[1], path))
+    assert X == [[("Lotte",), ("sleeps",)]]
