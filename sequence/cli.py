@@ -463,11 +463,13 @@ def _warn_one_sentence(path, X, layout):
 
 def _refuse_words_as_labels(path, X, classes):
     """Refuse a file of one sentence (no blank line) of two tokens or more whose last
-    column, to be dropped as the label column, holds none of the model's labels: lines of
-    two words (tokenised text, a sentence per line) were read as one sentence whose second
-    words were dropped, and the first words tagged."""
+    column, to be dropped as the label column, holds none of the model's labels and more
+    kinds than half its tokens (words, not a closed set of tags or a placeholder ``x``):
+    lines of two words (tokenised text, a sentence per line) were read as one sentence
+    whose second words were dropped, and the first words tagged."""
     dropped = [tok[-1] for s in X for tok in s]
-    if len(X) == 1 and len(dropped) >= 2 and not set(dropped) & set(classes):
+    if (len(X) == 1 and len(dropped) >= 2 and not set(dropped) & set(classes)
+            and len(set(dropped)) > len(dropped) / 2):
         raise UserError(f"{path}: its {len(dropped)} lines are one sentence whose last column "
                         f"({_some(list(dict.fromkeys(dropped)), 3)}) holds none of the model's "
                         "labels, dropped as a label column: a sentence per line? a column file "
