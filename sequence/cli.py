@@ -160,7 +160,12 @@ def _label_names(args):
     path = getattr(args, "label_names", None)
     if path is None:
         return None
+    from structpred.cli import check_stdin
     from structpred.io import FormatError, read_lines
+
+    check_stdin(**{"--label-names": path, "-i": getattr(args, "input", None),
+                   "--data": getattr(args, "data", None),
+                   "--valid-data": getattr(args, "valid_data", None)})
 
     lines = [(k, t.strip()) for k, t in read_lines(path) if t.strip()]
     if lines and lines[0][1].startswith("["):
@@ -296,17 +301,17 @@ def tag_train(args):
         refuse_options(args, ("valid_fraction",), "holds training sentences out when there is "
                        "no --valid-data: give one or the other")
     names = _label_names(args)
-    X, y = read_conll(args.data, label_names=names)
+    X, y = read = read_conll(args.data, label_names=names)
     _check_spellings(args.data, y)
     if args.first:
         X, y = X[:args.first], y[:args.first]
     if args.valid_data:
-        Xv, yv = read_conll(args.valid_data, label_names=names)
+        Xv, yv = valid = read_conll(args.valid_data, label_names=names)
         if len(Xv[0][0]) != len(X[0][0]):
             # it was "expected 3 columns, found 2", or of a CoNLL-U file "the model was
             # trained on a file with feature columns" before any model
-            raise UserError(f"{args.valid_data}: {_labelled_columns(args.valid_data, Xv)}, "
-                            f"but --data's {_labelled_columns(args.data, X, short=True)}: "
+            raise UserError(f"{args.valid_data}: {_labelled_columns(valid)}, "
+                            f"but --data's {_labelled_columns(read, short=True)}: "
                             "validation sentences need the columns of the training ones")
         Xt, yt = X, y
     else:
@@ -384,6 +389,8 @@ def tag_predict(args):
     dropped = n_cols == tagger.n_columns_ + 1 and not tabbed   # the input's label column
     if dropped:
         _refuse_index_column(args.input, X)
+        if layout.kind == "columns":
+            _refuse_words_as_labels(args.input, X, tagger.classes_)
         X = [[tok[:-1] for tok in s] for s in X]
     elif n_cols != tagger.n_columns_:
         what = f"its word lines have {counted(n_cols, 'column')}"
@@ -392,6 +399,7 @@ def tag_predict(args):
         raise UserError(f"{args.input}: {what}, but the model was trained on "
                         f"{tagger.n_columns_} (+ the label)")
     _check_feature_column(args.input, tagger, X)
+    _warn_one_sentence(args.input, X, layout)
     pred = tagger.predict(X)
     _check_id_labels(args.input, layout, lines, (dropped, names), tagger.classes_)
     with open_output(args.output) as fh:
@@ -444,6 +452,31 @@ def _check_id_labels(path, layout, lines, how, classes):
                       "the names of the ids, to write ids)")
 
 
+def _warn_one_sentence(path, X, layout):
+    """One warning when a file of a token per line (column files, CoNLL-U, ...) is one
+    sentence of :data:`LONG_SENTENCE` tokens or more: a file without blank lines between
+    its sentences, tagged and scored as one (features and chunks across sentence ends)."""
+    if len(X) == 1 and len(X[0]) >= LONG_SENTENCE and layout.kind not in INLINE:
+        warnings.warn(f"{path}: its {len(X[0])} tokens are one sentence, tagged as one: are "
+                      "sentences separated by blank lines?")
+
+
+def _refuse_words_as_labels(path, X, classes):
+    """Refuse a file of one sentence (no blank line) of two tokens or more whose last
+    column, to be dropped as the label column, holds none of the model's labels and more
+    kinds than half its tokens (words, not a closed set of tags or a placeholder ``x``):
+    lines of two words (tokenised text, a sentence per line) were read as one sentence
+    whose second words were dropped, and the first words tagged."""
+    dropped = [tok[-1] for s in X for tok in s]
+    if (len(X) == 1 and len(dropped) >= 2 and not set(dropped) & set(classes)
+            and len(set(dropped)) > len(dropped) / 2):
+        raise UserError(f"{path}: its {len(dropped)} lines are one sentence whose last column "
+                        f"({_some(list(dict.fromkeys(dropped)), 3)}) holds none of the model's "
+                        "labels, dropped as a label column: a sentence per line? a column file "
+                        "has one token per line and a blank line after each sentence (if the "
+                        "column is a feature the model does not read, cut it off)")
+
+
 def _refuse_index_column(path, X):
     """Refuse input whose first column numbers the tokens of every sentence (1, 2, ...): a
     GermEval 2014 or CoNLL-U file without its label columns (``index token``) had its
@@ -456,21 +489,6 @@ def _refuse_index_column(path, X):
                         "numbers tagged: give the words first (e.g. cut -f2), or the file "
                         "with all its columns (GermEval 2014: index, token and both "
                         "entity columns)")
-
-
-def _is_conllu_file(path):
-    """Whether the first word line of the file ``path`` (not standard input, which is
-    read once) is a CoNLL-U one."""
-    from structpred.io import read_lines
-
-    from .data import is_conllu_line
-
-    if path == "-":
-        return False
-    for _, line in read_lines(path):
-        if line.strip() and not line.startswith("#"):
-            return is_conllu_line(line)
-    return False
 
 
 def _check_feature_column(path, tagger, X):
@@ -492,7 +510,8 @@ def _check_feature_column(path, tagger, X):
                         f" but the model reads column 2 as a feature (in training, the column "
                         f"before the label, e.g. POS tags): give the {tagger.n_columns_} "
                         f"columns it was trained on, with or without the label after them")
-    if known and len(values) >= 10 and as_feature < len(values) / 10:
+    if known and (as_feature < len(values) / 10 if len(values) >= 10
+                  else as_feature == 0 and len(values) >= 2):
         # words in column 2 (a file of one sentence per line, read as one sentence of
         # 2-word tokens) or another tag set: tagged from features the model never saw
         unknown = list(dict.fromkeys(v for v in values if v not in known))
@@ -504,10 +523,11 @@ def _check_feature_column(path, tagger, X):
                         f"before the label, e.g. POS tags){hint}")
 
 
-def _labelled_columns(path, X, short=False):
-    """The columns of the labelled file ``path`` (its sentences ``X``), in words."""
-    n = len(X[0][0]) + 1
-    if n == 2 and _is_conllu_file(path):
+def _labelled_columns(read, short=False):
+    """The columns of a labelled file as :func:`sequence.data.read_conll` read it, in words
+    (told by its ``layout``: the file is not read again, which a pipe cannot be)."""
+    n = len(read[0][0][0]) + 1
+    if n == 2 and read.layout.kind.startswith("CoNLL-U"):
         return ("are CoNLL-U word lines" if short else "a CoNLL-U file") + \
             ", read as word forms and labels (2 columns)"
     return f"{'have' if short else 'its word lines have'} {counted(n, 'column')} (the label last)"
@@ -622,11 +642,13 @@ def tag_eval(args):
     from .evaluate import evaluate
 
     tagger = _load(args.model)
-    X, y = read_conll(args.data, label_names=_label_names(args))
+    read = read_conll(args.data, label_names=_label_names(args))
+    (X, y), layout = read, read.layout
+    _warn_one_sentence(args.data, X, layout)
     n_cols = len(X[0][0])
     if n_cols != tagger.n_columns_:
         # "expected 3 columns, found 2" named neither the model nor which file was wrong
-        raise UserError(f"{args.data}: {_labelled_columns(args.data, X)}, but the model was "
+        raise UserError(f"{args.data}: {_labelled_columns(read)}, but the model was "
                         f"trained on {tagger.n_columns_} (+ the label)")
     _check_spellings(args.data, y, tagger.classes_)
     _check_feature_column(args.data, tagger, X)

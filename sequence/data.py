@@ -6,9 +6,11 @@ the label (CoNLL-U Plus files by the column names of their ``# global.columns`` 
 GermEval 2014 files (``index token outer-NE inner-NE``) by four tab-separated
 columns numbered from 1: their word is the token and the outer named entity the label;
 Universal NER files (``index token tag - -``) by five tab-separated columns numbering the
-tokens of each sentence, the third a chunk tag (:func:`read_conll`).  ``-DOCSTART-`` lines (CoNLL-2002/2003) end a sentence.  WikiNER
-(``word|POS|TAG``), slash-tagged text (``The/at``) and HuggingFace JSON lines are read, and
-OntoNotes ``*_conll`` files refused, by :mod:`sequence.layouts`.
+tokens of each sentence, the third a chunk tag, or in a masked test file ``_``, ``-`` or
+empty on every word (read without labels only) (:func:`read_conll`).  ``-DOCSTART-``
+lines (CoNLL-2002/2003) end a sentence.  WikiNER (``word|POS|TAG``), slash-tagged text
+(``The/at``) and HuggingFace JSON lines are read, and OntoNotes ``*_conll`` files refused,
+by :mod:`sequence.layouts`.
 
 A sentence is a list of tokens, each a tuple of its columns *without* the label (the
 word first, then optional feature columns such as the POS tag); labels are a parallel
@@ -37,10 +39,19 @@ CONLLU_LABELS = {"upos": 3, "xpos": 4}
 _CONLLU_ID = re.compile(r"^[0-9]+(?:-[0-9]+|\.[0-9]+)?$")
 
 
+def tab_fields(line, n):
+    """The tab-separated fields of ``line``, without empty ones after the ``n`` a format has
+    (a tab, or spaces, at the end of a line: a spreadsheet's export)."""
+    fields = line.rstrip("\r\n").split("\t")
+    while len(fields) > n and not fields[-1].strip():
+        fields.pop()
+    return fields
+
+
 def is_conllu_line(line):
     """Whether ``line`` is a CoNLL-U (or CoNLL-X) word line: ten tab-separated columns, the
     first an ID."""
-    fields = line.rstrip("\r\n").split("\t")
+    fields = tab_fields(line, 10)
     return len(fields) == 10 and _CONLLU_ID.match(fields[0]) is not None
 
 
@@ -123,7 +134,7 @@ def _is_germeval_start(before, first, second):
     tab-separated columns, ``index token outer-NE inner-NE``, the index 1, after a comment
     line ``before`` (``#`` and a tab, the source) or before the line ``second`` of index 2
     (or no line: a sentence of one token)."""
-    fields = first.rstrip("\r\n").split("\t")
+    fields = tab_fields(first, 4)
     return (len(fields) == 4 and fields[0] == "1"
             and ((before or "").startswith("#\t") or second is None or not second.strip()
                  or second.startswith("2\t")))
@@ -150,7 +161,7 @@ def _read_tabbed(lines, name, labelled, fmt, label):
             continue
         if line.startswith("#"):
             continue
-        fields = line.rstrip("\r\n").split("\t")
+        fields = tab_fields(line, n_fields)
         if fmt not in _TABBED_LABEL:   # CoNLL-U's IDs; the others number the tokens
             ok = _CONLLU_ID.match(fields[0]) is not None
         else:
@@ -170,12 +181,29 @@ def _read_tabbed(lines, name, labelled, fmt, label):
         tag = None
         if labelled:
             tag = fields[column].strip()
-            if tag in ("", "_"):
-                raise FormatError(name, lineno, f"the word {form[:30]!r} has no "
-                                  f"{label.upper()} label ({tag or 'empty'!r}): a {fmt} "
-                                  "file to train or score on needs one on every word")
+            if tag in ("", "_") or fmt == "Universal NER" and tag in UNER_MASKS:
+                raise FormatError(name, lineno, _masked(lines, fmt, column) or (
+                    f"the word {form[:30]!r} has no {label.upper()} label "
+                    f"({tag or 'empty'!r}): a {fmt} file to train or score on needs one on "
+                    "every word"))
         out.add((form,), tag, lineno)
     return out.result(name, last)
+
+
+def _masked(lines, fmt, column):
+    """The refusal of a Universal NER file whose tag ``column`` is masked on every word
+    line (``*-test-masked.iob2``: ``_``, ``-`` or empty), else ``None``."""
+    if fmt != "Universal NER":
+        return None
+    rows = [tab_fields(line, 5) for _, line in lines
+            if line.strip() and not line.startswith("#")]
+    tags = {f[column].strip() if len(f) > column else None for f in rows}
+    if len(tags) != 1 or not tags <= UNER_MASKS:
+        return None
+    mask = tags.pop()
+    return (f"a masked Universal NER file (its tag column is {repr(mask) if mask else 'empty'} "
+            "on every word): it holds no gold labels to train or score on; tag predict labels "
+            "it, tag train and tag eval need the unmasked file")
 
 
 def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, label_names=None,
@@ -192,8 +220,9 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, labe
     lines of five tab-separated columns, the first numbering the tokens from 1 and the
     third ``O`` or chunk tags, is read as Universal NER (``index token tag - -``, ``#``
     comment lines; https://www.universalner.org): its tokens are the words, its labels the
-    tags.  In any other file, a line
-    whose first column is ``-DOCSTART-`` (CoNLL-2002/2003) ends a sentence and is no
+    tags (a masked test file, its tags ``_``, ``-`` or empty on every word, is read only
+    without labels: ``labelled`` refuses it as holding no gold labels).  In any other
+    file, a line whose first column is ``-DOCSTART-`` (CoNLL-2002/2003) ends a sentence and is no
     token.  A file of WikiNER lines (``word|POS|TAG`` tokens), of slash-tagged text
     (``The/at jury/nn``; Penn ``.pos`` files) or of JSON lines (HuggingFace ``datasets``)
     is read as :mod:`sequence.layouts` says; an OntoNotes ``*_conll`` file, or a label
@@ -452,31 +481,38 @@ def tabbed_format(lines):
     return None
 
 
+#: the tag column of a masked Universal NER test file (``*-test-masked.iob2``): no labels
+UNER_MASKS = {"_", "", "-"}
+
+
 def _is_uner(lines):
     """Whether ``lines`` (from the first word line on) are those of a Universal NER file
     (``index token tag - -``, https://www.universalner.org): five tab-separated columns,
     the first numbering the tokens of each sentence from 1, the third ``O`` or chunk tags
-    (``B-PER``), ``#`` comment lines between; told by the first 50 word lines, or by the
-    sentences before the first that does not fit (which :func:`_read_tabbed` names)."""
-    position, tags, whole, seen = 0, set(), False, 0
+    (``B-PER``), or in a masked test file ``_``, ``-`` or empty on every word (as the last
+    two columns are: a lemma there is another format), ``#`` comment lines between; told by
+    the first 50 word lines, or by the sentences before the first that does not fit (which
+    :func:`_read_tabbed` names)."""
+    position, tags, rest, whole, seen = 0, set(), set(), False, 0
     for _, line in lines:
         if not line.strip():
             whole, position = whole or position > 0, 0
             continue
         if line.startswith("#"):
             continue
-        fields = line.split("\t")
+        fields = tab_fields(line, 5)
         position, seen = position + 1, seen + 1
         if seen > 50:
             whole = True
             break
-        if (len(fields) != 5 or fields[0] != str(position) or not fields[1].strip()
-                or not fields[2].strip()):
+        if len(fields) != 5 or fields[0] != str(position) or not fields[1].strip():
             break
         tags.add(fields[2].strip())
+        rest.update(f.strip() for f in fields[3:])
     else:
         whole = whole or position > 0
-    return whole and (tags == {"O"} or is_iob(tags))
+    masked = len(tags) == 1 and tags | rest <= UNER_MASKS
+    return whole and (tags == {"O"} or is_iob(tags) or masked)
 
 
 def write_tabbed(fh, lines, labels, fmt):
@@ -489,7 +525,7 @@ def write_tabbed(fh, lines, labels, fmt):
     column = columns[_TABBED_LABEL.get(fmt, "upos")]
     flat = iter([t for s in labels for t in s])
     for _, line in lines:
-        fields = line.rstrip("\r\n").split("\t")
+        fields = tab_fields(line, n_fields)
         if len(fields) == n_fields and fields[0].isdigit() and not line.startswith("#"):
             fields[column] = next(flat)
             fh.write("\t".join(fields) + "\n")

@@ -11,14 +11,18 @@ them through :func:`inline_layout` and :func:`read_inline`), and the layouts it 
   between blank lines, the brackets skipped.
 * **word_TAG text** (the Brown/LOB/ICE tagged-text convention, the Stanford tagger's
   output ``The_DT dog_NN``): each token split at its last ``_``, read when every token
-  has one followed by a tag-shaped part (upper case, digits, punctuation); refused when
-  a tag is a chunk tag written with ``_`` (``Lotte_B_PER``) or, in lines of other
-  lengths, the parts are not tags (``the_at``), each with a conversion to give.
+  has one followed by a tag-shaped part (upper case, digits, punctuation), or a
+  lower-case one (the Brown corpus's ``the_at``) when these parts are a small closed set
+  (4 tokens at least, at most half as many kinds as tokens); refused when a tag is a
+  chunk tag written with ``_`` (``Lotte_B_PER``) or, in lines of other lengths or every
+  token lower-case ``word_tag``, the parts are not told to be tags, each with a
+  conversion to give.
 * **JSON lines** as HuggingFace ``datasets`` export them: one object per line, the tokens in
   ``"tokens"`` (or ``"words"``), the label in the one other field holding a value per
   token, or, of ``pos_tags``, ``chunk_tags`` and ``ner_tags`` (CoNLL-2000/2003), the last
   present, the others feature columns in that order, as in the column files of those
-  corpora.  Integer tag ids (whose names the dataset keeps in its features) are read with
+  corpora; beside other fields, the ``tags`` field that ``tag predict`` adds is the
+  label.  Integer tag ids (whose names the dataset keeps in its features) are read with
   their names given (``label_names``, ``tag --label-names FILE``) and refused without:
   chunk F1 and the model's labels need the names.
 * Refused: OntoNotes / CoNLL-2012 ``*_conll`` files (``#begin document``), whose named
@@ -121,13 +125,22 @@ def inline_layout(lines, name):
         return Layout("slash", "/", blocks)
     if all(map(_is_underscore_token, flat)):
         return _underscore_layout(flat, name, sample[0][0])
-    if len({len(f) for f in fields}) > 1 and all(0 < t.rfind("_") < len(t) - 1 for t in flat):
-        # word_tag with a tag not written as tags are (lower case: 'the_at'): where the word
-        # ends is not told; lines of one length may be a column file of such fields
+    if _lower_tag_set(flat):
+        return _underscore_layout(flat, name, sample[0][0], lower=True)
+    lower = all(_is_underscore_token(t, lower=True) for t in flat)
+    if ((lower or len({len(f) for f in fields}) > 1)
+            and all(0 < t.rfind("_") < len(t) - 1 for t in flat)):
+        # word_tag whose tags are neither upper case nor a small set of lower-case ones:
+        # where the word ends is not told; lines of one length may be a column file, but
+        # not one whose every field is word_tag (the_dt dog_nn: 'dog_nn' was the label)
+        tags = {t[t.rfind("_") + 1:] for t in flat}
         raise FormatError(name, sample[0][0], "every token is written word_TAG, a sentence "
-                          "per line, but not every part after the last '_' is a tag (upper "
-                          "case, digits, punctuation): where a word ends and its tag begins is "
-                          f"not told; write one 'word tag' line per token: {_TO_COLUMNS}")
+                          "per line, but the parts after the last '_' are not told to be tags: "
+                          "neither upper case (The_DT) nor a small set of lower-case ones "
+                          "(the_dt: 4 tokens at least, at most half as many kinds as tokens; "
+                          f"here {len(tags)} kinds among {len(flat)} tokens, e.g. "
+                          f"{', '.join(sorted(tags)[:3])}); write one 'word tag' line per token: "
+                          f"{_TO_COLUMNS}")
     return None
 
 
@@ -144,23 +157,39 @@ _TO_COLUMNS = ("awk '{for (i = 1; i <= NF; i++) {j = match($i, /_[^_]*$/); "
                "print substr($i, 1, j - 1), substr($i, j + 1)} print \"\"}' FILE")
 
 
-def _is_underscore_token(field):
+#: a lower-case tag after the last ``_`` (the Brown corpus's ``the_at``, ``nn-tl``, ``ppss+bem``)
+_LOWER_TAG_SHAPE = re.compile(r"^(?!\d+$)[a-z0-9$&+*'\"`.,:;!?()\[\]{}#%/=<>@^~-]{1,12}$")
+
+
+def _is_underscore_token(field, lower=False):
     i = field.rfind("_")
-    return 0 < i < len(field) - 1 and _TAG_SHAPE.match(field[i + 1:]) is not None
+    shape = _LOWER_TAG_SHAPE if lower else _TAG_SHAPE
+    return 0 < i < len(field) - 1 and shape.match(field[i + 1:]) is not None
 
 
-def _underscore_layout(tokens, name, lineno):
+def _lower_tag_set(tokens):
+    """Whether the ``tokens`` of a sample are ``word_tag`` with lower-case tags told as such:
+    every token has a ``_`` and a lower-case tag-shaped part after its last one (12
+    characters at most), and these parts are a small closed set, as tags are (4 tokens at
+    least, each part twice on average): words after a ``_`` are not."""
+    if len(tokens) < 4 or not all(_is_underscore_token(t, lower=True) for t in tokens):
+        return False
+    return len({t[t.rfind("_") + 1:] for t in tokens}) <= len(tokens) / 2
+
+
+def _underscore_layout(tokens, name, lineno, lower=False):
     """The ``word_TAG`` layout of a sample of ``tokens`` (each ``_`` and a tag-shaped
     suffix), or a refusal when some tag is a chunk tag written with ``_`` (``B_PER``:
     split at the last ``_``, ``Lotte_B`` was the word and ``PER`` the tag)."""
-    chunk = next((t for t in tokens if _CHUNK_UNDERSCORE.search(t)), None)
+    chunk = next((t for t in tokens if _CHUNK_UNDERSCORE.search(t.upper() if lower else t)),
+                 None)
     if chunk is not None:
         raise FormatError(name, lineno, f"every token is written word_TAG, a sentence per line, "
                           f"and {chunk[:40]!r} writes a chunk tag with '_' (B_PER): split at "
                           "the last '_', the chunk prefix would be read as part of the word; "
                           "write the tags with '-', e.g. sed -E "
                           "'s/_([BIESLUM])_([A-Z]+)( |$)/_\\1-\\2\\3/g' FILE")
-    return Layout("word_TAG", "_", False)
+    return Layout("word_TAG", "_", "lower" if lower else False)
 
 
 def _next_starts_object(lines, lineno):
@@ -199,11 +228,12 @@ def read_inline(lines, name, labelled, layout, add, end, label_names=None):
                 continue
             parts = _parts(field, sep, how)
             if parts is None:
-                shape = "word|POS|TAG" if how == 3 else "|".join(["x"] * how)
-                expected = (f"word{sep}TAG (a {kind} file, told by line {first})"
+                tag = "tag (a lower-case tag" if how == "lower" else "TAG (a"
+                expected = (f"word{sep}{tag} {kind} file, told by line {first})"
                             if kind != "WikiNER" else
-                            f"{how} parts separated by '|' ({shape}: a WikiNER file, "
-                            f"told by line {first})")
+                            f"{how} parts separated by '|' ("
+                            f"{'word|POS|TAG' if how == 3 else '|'.join(['x'] * how)}: a "
+                            f"WikiNER file, told by line {first})")
                 raise FormatError(name, lineno, f"the token {field[:40]!r} is not {expected}")
             if labelled:
                 add(tuple(parts[:-1]), parts[-1], lineno)
@@ -215,11 +245,12 @@ def read_inline(lines, name, labelled, layout, add, end, label_names=None):
     return last, layout
 
 
-def _tag_at(field, sep):
+def _tag_at(field, sep, how=None):
     """Where the tag of a ``word/TAG`` or ``word_TAG`` token begins (after its last ``/`` not
-    escaped as ``\\/``, its last ``_``), or -1 when the token is not written so."""
+    escaped as ``\\/``, its last ``_``), or -1 when the token is not written so (``how``:
+    ``"lower"`` for lower-case tags)."""
     i = _slash(field) if sep == "/" else field.rfind("_")
-    if sep == "_" and not _is_underscore_token(field):
+    if sep == "_" and not _is_underscore_token(field, lower=how == "lower"):
         return -1
     return i + 1 if 0 < i < len(field) - 1 else -1
 
@@ -228,7 +259,7 @@ def _parts(field, sep, how):
     """The columns of one token written ``word|POS|TAG``, ``word/TAG`` or ``word_TAG``, or
     ``None``."""
     if sep in ("/", "_"):
-        i = _tag_at(field, sep)
+        i = _tag_at(field, sep, how)
         if i < 0:
             return None
         return [field[:i - 1].replace("\\/", "/") if sep == "/" else field[:i - 1], field[i:]]
@@ -236,8 +267,15 @@ def _parts(field, sep, how):
     return parts if len(parts) == how and all(parts) else None
 
 
+#: the fields :func:`added_tag_field` adds predicted tags as (``tags``, ``predicted_tags``, ...)
+_ADDED_FIELD = re.compile(r"^(?:predicted_)*tags$")
+
+
 def _json_fields(obj, name, lineno):
-    """``(token field, tag fields)`` of the first object of a JSON lines file."""
+    """``(token field, tag fields)`` of the first object of a JSON lines file: of several
+    fields of a value per token (not all HuggingFace's), the one ``tag predict`` adds
+    (``tags``, ``predicted_tags``, ...: the last of them, as it is added last) is the label,
+    the others feature columns in their order."""
     key = next((k for k in JSON_TOKEN_FIELDS if k in obj), None)
     if key is None:
         spans = ("text" in obj and any(k in obj for k in ("spans", "label", "labels",
@@ -250,6 +288,10 @@ def _json_fields(obj, name, lineno):
     tags = [k for k, v in obj.items() if k != key and isinstance(v, list) and len(v) == n]
     if tags and set(tags) <= set(JSON_TAG_FIELDS):
         return key, [k for k in JSON_TAG_FIELDS if k in tags]
+    added = [k for k in tags if _ADDED_FIELD.match(k)]
+    if len(tags) > 1 and added:   # tag predict's output: the field it added is the label
+        label = added[-1]   # the last: a field "tags" of the input gets "predicted_tags"
+        return key, [k for k in tags if k != label] + [label]
     if len(tags) > 1:
         raise FormatError(name, lineno, f"the fields {', '.join(map(repr, tags[:6]))} each "
                           f"hold a value per token, and which is the label is not told (read "
@@ -364,7 +406,8 @@ def write_inline(fh, lines, layout, labels, replace, label_names=None):
             return field
         if not replace:
             return field + layout.sep + next(flat)
-        at = (field.rfind("|") + 1) if layout.sep == "|" else _tag_at(field, layout.sep)
+        sep = layout.sep
+        at = (field.rfind("|") + 1) if sep == "|" else _tag_at(field, sep, layout.how)
         return field[:at] + next(flat)
 
     for _, line in lines:

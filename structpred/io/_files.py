@@ -207,9 +207,12 @@ def _stdin_buffer():
 
 
 def _open_binary(path):
-    """Like :func:`_open_file_binary`; ``"-"`` gives standard input (left open on exit)."""
+    """Like :func:`_open_file_binary`; ``"-"`` gives standard input (left open on exit),
+    gzip data (its magic, as the buffer shows it: ``cat a.gz |``) decompressed."""
     if _is_stdio(path):
-        return contextlib.nullcontext(_stdin_buffer())
+        buf = _stdin_buffer()
+        gz = hasattr(buf, "peek") and buf.peek(2)[:2] == _GZIP_MAGIC
+        return contextlib.nullcontext(gzip.GzipFile("-", "rb", fileobj=buf) if gz else buf)
     return _open_file_binary(path)
 
 

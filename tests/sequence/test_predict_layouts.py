@@ -18,6 +18,7 @@ from sequence.data import read_conll
 from sequence.model import SequenceTagger, load_tagger
 from structpred import FormatError
 from structpred.cli import main
+from structpred.io import input_encoding
 
 #: the labels of the model of one column (a chunk tag set: the output of Universal NER
 #: must read back as one)
@@ -49,10 +50,11 @@ def _predict(model, path, *more):
     return out
 
 
-def _round_trip(model, path, kept):
-    """Predict ``path`` and read the output back: its tokens are ``kept`` (the input's
-    without their label), its labels the model's predictions of them."""
-    out = _predict(model, path)
+def _round_trip(model, path, kept, *more):
+    """Predict ``path`` (``more``: options of ``tag predict``) and read the output back: its
+    tokens are ``kept`` (the input's without their label), its labels the model's
+    predictions of them."""
+    out = _predict(model, path, *more)
     X, y = read_conll(out)
     assert X == kept
     assert y == load_tagger(model).predict(kept)
@@ -198,9 +200,13 @@ def test_universal_ner_files_are_read_and_written_back(models, tmp_path_factory,
     # '# sent_id' lines, as a comment
     path = tmp_path_factory.mktemp("uner") / "en_ewt-ud-test.iob2"
     path.write_text(_uner(sentences), encoding="utf-8")
-    assert read_conll(path) == ([[(w,) for w, _ in s] for s in sentences],
-                                [[t for _, t in s] for s in sentences])
-    out = _round_trip(models[1], path, [[(w,) for w, _ in s] for s in sentences])
+    # UTF-8, said so: a short file of random words such as 'ºѡ' reads like Chinese in
+    # GB18030 misread, which the readers refuse when not told
+    with input_encoding("utf-8"):
+        assert read_conll(path) == ([[(w,) for w, _ in s] for s in sentences],
+                                    [[t for _, t in s] for s in sentences])
+        out = _round_trip(models[1], path, [[(w,) for w, _ in s] for s in sentences],
+                          "--encoding", "utf-8")
     pred = load_tagger(models[1]).predict([[(w,) for w, _ in s] for s in sentences])
     assert out.read_text(encoding="utf-8") == _uner(sentences, pred)
 
