@@ -10,6 +10,7 @@ Universal NER, WikiNER, slash-tagged and word_TAG text and JSON lines are read t
 
 from __future__ import annotations
 
+import collections
 import json
 import sys
 import warnings
@@ -60,7 +61,8 @@ PREDICT_HELP = ("Label the sentences of a column file; the output repeats the in
                 "(its UPOS column), GermEval 2014 (its outer named entity), Universal NER, "
                 "WikiNER (word|POS|TAG), slash-tagged (word/TAG) and word_TAG text, JSON lines "
                 "(the label field, else one added: 'tags', or 'ner_tags' after HuggingFace's "
-                "pos_tags and chunk_tags). Example:\n"
+                "pos_tags and chunk_tags). A column file is written line for line, its "
+                "-DOCSTART- and blank lines kept. Example:\n"
                 "  structpred tag predict -m model.npz -i test.txt -o tagged.txt")
 
 
@@ -422,7 +424,9 @@ def _write_predictions(fh, read, pred, dropped, names):
     from .layouts import write_inline
 
     lines, layout, X = read
-    if layout.kind == "columns" or layout.sep in ("/", "_") and not dropped:
+    if layout.kind == "columns":   # line for line: -DOCSTART- and blank lines kept
+        write_conll(fh, X, pred, lines)
+    elif layout.sep in ("/", "_") and not dropped:
         write_conll(fh, X, pred)
     elif layout.kind in INLINE:
         write_inline(fh, lines, layout, pred, dropped, names)
@@ -491,16 +495,34 @@ def _refuse_index_column(path, X):
                         "entity columns)")
 
 
+#: a feature column of at least this many tokens, fewer than half of them of values the
+#: model saw there, is warned of (:func:`_warn_other_columns`)
+OVERLAP_TOKENS = 50
+
+
+def _column_values(tagger, X):
+    """``(column, values, known)`` of every feature column of the sentences ``X`` (2, the
+    POS, and on): the values of its tokens (as the features read them) and those the
+    model saw there in training (:func:`sequence.features.column_values`)."""
+    from structpred.io import word_form
+
+    from .features import column_values
+
+    names = tagger.features_.names
+    return [(k, [v if v.isascii() else word_form(v) for v in (tok[k - 1] for s in X for tok in s)],
+             column_values(names, k)) for k in range(2, tagger.n_columns_ + 1)]
+
+
 def _check_feature_column(path, tagger, X):
     """Refuse input whose second column holds the model's labels where the model reads a
     feature column (POS): ``word label`` given to a model of ``word POS label`` has as
-    many columns as ``word POS`` and would be tagged from the labels, silently wrong."""
-    if tagger.n_columns_ < 2:
+    many columns as ``word POS`` and would be tagged from the labels, silently wrong; and
+    one whose column 2 holds under a tenth of values the model saw there.  Then warn of
+    every feature column that overlaps little with training's (:func:`_warn_other_columns`)."""
+    columns = _column_values(tagger, X)
+    if not columns:
         return
-    values = [tok[1] for s in X for tok in s]
-    from .features import pos_values
-
-    known = pos_values(tagger.features_.names)
+    _, values, known = columns[0]
     labels = set(tagger.classes_)
     as_label = sum(v in labels and v not in known for v in values)
     as_feature = sum(v in known for v in values)
@@ -521,6 +543,38 @@ def _check_feature_column(path, tagger, X):
                         f"{as_feature} of {len(values)} tokens known, e.g. {_some(unknown, 3)}),"
                         f" but the model reads column 2 as a feature (in training, the column "
                         f"before the label, e.g. POS tags){hint}")
+    _warn_other_columns(path, columns)
+
+
+def _little_overlap(values, known):
+    """The first value of ``values`` the model did not see, when they overlap little with
+    ``known`` (those seen in training): of :data:`OVERLAP_TOKENS` tokens or more, fewer
+    than half of a value seen, or fewer than half of the values that occur twice or more
+    (3 at least: another tag set sharing only ``O`` with training's chunk tags, its ``O``
+    most of the tokens); else ``None``."""
+    if len(values) < OVERLAP_TOKENS or not known:
+        return None
+    counts = collections.Counter(values)
+    repeated = [v for v, n in counts.items() if n >= 2]
+    if (sum(n for v, n in counts.items() if v in known) < len(values) / 2
+            or len(repeated) >= 3 and sum(v in known for v in repeated) < len(repeated) / 2):
+        return next(v for v in values if v not in known)
+    return None
+
+
+def _warn_other_columns(path, columns):
+    """One warning naming each feature column (``(column, values, known)``) whose values
+    overlap little with those seen there in training (:func:`_little_overlap`): a file of
+    other columns (``word POS NER`` given to a model of ``word POS chunk``) was tagged from
+    features the model never saw, silently."""
+    found = [(k, v, sum(x in known for x in values), len(values))
+             for k, values, known in columns
+             for v in [_little_overlap(values, known)] if v is not None]
+    if found:
+        warnings.warn(f"{path}: " + "; ".join(
+            f"column {k} holds values the model seldom saw there ({n} of {m} tokens known, "
+            f"e.g. {v[:30]!r})" for k, v, n, m in found)
+            + ": is it the column the model was trained on? tagged from features it never saw")
 
 
 def _labelled_columns(read, short=False):

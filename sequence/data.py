@@ -280,6 +280,7 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, labe
                               "trained on a file with feature columns)")
         return ReadResult(*_read_tabbed(lines, name, labelled, fmt,
                                         _TABBED_LABEL.get(fmt, conllu_label)), Layout(fmt))
+    _refuse_comments_only(lines, name)
     layout = inline_layout(lines, name)   # WikiNER, word/TAG, JSON lines (sequence.layouts)
     out = _Sentences(labelled)
     if layout is not None:
@@ -294,6 +295,25 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, labe
         raise FormatError(name, None, "label names are given for the integer tag ids of JSON "
                           "lines, but this is a column file, whose labels are written out")
     return ReadResult(*_read_columns(lines, name, labelled, n_columns, out), Layout("columns"))
+
+
+#: a CoNLL-U comment line: ``# sent_id = 1``, ``# text = ...``, ``# newdoc id = d1``
+_CONLLU_COMMENT = re.compile(r"^#\s*[^\s=]+(?:\s+[^\s=]+)?\s*=")
+
+
+def _refuse_comments_only(lines, name):
+    """Refuse, as holding no sentences, a file whose lines are all comments: ``#`` lines
+    of CoNLL-U's ``key = value`` form, or of differing field counts (a CoNLL-U file cut
+    to its ``# sent_id``/``# text`` lines was "a comment?" in a column file).  ``#`` lines
+    alike in their fields (CoNLL-2000's ``# # B-NP``) are left to be read as tokens."""
+    texts = [line for _, line in lines if line.strip()]
+    if not texts or not all(t.startswith("#") for t in texts):
+        return
+    if (any(_CONLLU_COMMENT.match(t) for t in texts)
+            or len({len(t.split()) for t in texts}) > 1):
+        raise FormatError(name, None, f"no sentences found: its {counted(len(texts), 'line')} "
+                          "(blank lines aside) are all comment lines ('#', as CoNLL-U's "
+                          "'# sent_id = 1'), with no word line after them")
 
 
 def _check_label_names(names):
@@ -533,12 +553,30 @@ def write_tabbed(fh, lines, labels, fmt):
             fh.write(line.rstrip("\r\n") + "\n")
 
 
-def write_conll(fh, sentences, labels):
-    """Write sentences with their (predicted) labels as the last column."""
-    for tokens, tags in zip(sentences, labels):
-        for tok, tag in zip(tokens, tags):
+def write_conll(fh, sentences, labels, lines=None):
+    """Write sentences with their (predicted) labels as the last column.
+
+    With ``lines``, the ``(number, text)`` pairs of the column file the sentences were read
+    from (:func:`read_conll`), the output keeps them line for line: each token line is
+    written as its token and label, and every other line (blank lines, however many,
+    ``-DOCSTART-`` lines) as it was, so that output line i is the token of input line i
+    (the predicted column pasted beside the input, conlleval's scripts).  Without them a
+    blank line follows each sentence."""
+    if lines is None:
+        for tokens, tags in zip(sentences, labels):
+            for tok, tag in zip(tokens, tags):
+                fh.write(" ".join(tok) + " " + tag + "\n")
+            fh.write("\n")
+        return
+    flat = iter([(tok, tag) for tokens, tags in zip(sentences, labels)
+                 for tok, tag in zip(tokens, tags)])
+    for _, line in lines:
+        fields = line.split()   # read_conll refused other white space
+        if fields and fields[0] != "-DOCSTART-":
+            tok, tag = next(flat)
             fh.write(" ".join(tok) + " " + tag + "\n")
-        fh.write("\n")
+        else:
+            fh.write(line.rstrip("\r\n") + "\n")
 
 
 def deterministic_split(n, valid_fraction=0.1):

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from structpred.io import word_form
 
 __all__ = ["FEATURE_SETS", "token_features", "sentence_features", "FeatureIndex", "FeatureCodes",
-           "word_shape", "pos_values"]
+           "word_shape", "column_values"]
 
 FEATURE_SETS = ("window", "full")
 _SHAPE = [(re.compile(r"[A-Z]+"), "X"), (re.compile(r"[a-z]+"), "x"), (re.compile(r"[0-9]+"), "d")]
@@ -107,10 +107,12 @@ def sentence_features(tokens, feature_set="full", shapes=None):
     return out
 
 
-def pos_values(names):
-    """The values of the POS column (column 2) among feature ``names``: those of the
-    ``p[0]=`` template of :func:`sentence_features`."""
-    return {n[len("p[0]="):] for n in names if n.startswith("p[0]=")}
+def column_values(names, column):
+    """The values of feature column ``column`` (2: the POS column, 3, ...; the word is 1)
+    among feature ``names``: those of the ``p[0]=`` template of :func:`sentence_features`
+    for column 2, of ``c3[0]=``, ``c4[0]=`` ... for the further columns."""
+    prefix = "p[0]=" if column == 2 else f"c{column}[0]="
+    return {n[len(prefix):] for n in names if n.startswith(prefix)}
 
 
 def token_features(sentences, feature_set="full"):
