@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from topics.auto import (CANDIDATES, DEFAULT_CANDIDATE, CandidateSpec, choose,
                          cross_validation_folds, plan, spec_of, validation_split)
@@ -136,3 +138,31 @@ def test_the_default_makes_more_passes_over_a_small_corpus_only():
     texts, y = corpus(1200)
     _, est = fit_spec(spec, texts, y)
     assert est.n_epochs_ == spec.params["n_epochs"] == 6
+
+
+@settings(max_examples=10, deadline=None)
+@given(sizes=st.lists(st.sampled_from([1, 2]), min_size=3, max_size=8).filter(
+           lambda s: 2 in s),
+       seed=st.integers(0, 3))
+def test_classes_too_small_to_hold_out_from_are_cross_validated(sizes, seed):
+    """From ``cv_below`` documents on, a corpus whose every class has one or two documents
+    (the default 20% of each rounds to none) was refused ("too few documents to hold out a
+    validation set"); by default it is cross-validated as a small corpus is, and said so.
+    A fraction given is still refused, and a class of three documents is held out from."""
+    texts, y = corpus(2 * len(sizes) + 6, seed=seed)
+    labels = [f"c{k}" for k, n in enumerate(sizes) for _ in range(n)]
+    texts, y = texts[:len(labels)], np.array(labels)
+    nb = spec_of("naive-bayes")
+    choice = choose(texts, y, cv_below=3, specs=[nb], default=nb.name, seed=seed)
+    assert "cross-validation" in choice.how and "would hold out none" in choice.how
+    assert choice.n_valid == 2 * sizes.count(2)      # each document of a class of two, once
+    assert choice.how == choose(texts, y, cv_below=3, specs=[nb], default=nb.name,
+                                seed=seed).how
+    with pytest.raises(ValueError, match="too few documents to hold out"):
+        choose(texts, y, cv_below=3, specs=[nb], default=nb.name, valid_fraction=0.2)
+    three = np.concatenate([y, ["c0", "c0", "c0"]])
+    more = texts + ["apple banana cherry", "apple lemon", "mango grape"]
+    held = choose(more, np.where(three == "c0", "c0", three), cv_below=3, specs=[nb],
+                  default=nb.name, seed=seed)
+    assert held.how.endswith("documents held out, candidates fitted on "
+                             f"{len(three) - held.n_valid}")
