@@ -6,8 +6,7 @@ With data arguments only, ``topics train`` does not fit one fixed model.  It
    (:func:`validation_split`; or takes the user's ``--valid-data``); a corpus of fewer than
    2,000 documents is cross-validated instead (5 folds, :func:`cross_validation_folds`), as
    one held-out fifth of it would be too small to choose on, and so is a larger one where
-   the default fraction rounds to no document of any class (every class of one or two
-   documents);
+   the default fraction rounds to no document of most classes (of one or two documents);
 2. fits the candidates of :data:`CANDIDATES` on the rest -- the fast discriminative models
    first (sdEM naive Bayes with the hinge and NCLL losses, a linear SVM, NBSVM, plain naive
    Bayes), then sdEM-LDA and a paMedLDA topic model only where the corpus is large enough for
@@ -407,20 +406,26 @@ def _checked_data(texts, labels, valid_texts, valid_labels, time_budget):
 
 def _held_out(y, valid_fraction, seed, n_folds):
     """The folds and the ``how`` line of :func:`choose` on a corpus of ``CV_BELOW``
-    documents or more: the held-out share, or, where the default share holds out no
-    document (``valid_fraction`` not given), ``n_folds``-fold cross-validation."""
+    documents or more: the held-out share, or, where the default share (``valid_fraction``
+    not given) holds out no document of most classes of two documents or more (every class
+    of one or two documents: none at all), ``n_folds``-fold cross-validation."""
     fraction = VALID_FRACTION if valid_fraction is None else valid_fraction
     fit_idx, val_idx = validation_split(y, fraction, seed)
-    if val_idx.size:
+    names, counts = np.unique(y, return_counts=True)
+    several = int((counts >= 2).sum())             # the classes that can be held out from
+    missed = several - np.unique(y[val_idx]).size
+    if val_idx.size and (valid_fraction is not None or 2 * missed <= several):
         return [(fit_idx, val_idx)], (f"{val_idx.size} documents held out, candidates "
                                       f"fitted on {fit_idx.size}")
-    most = int(np.unique(y, return_counts=True)[1].max())
-    if valid_fraction is not None or most < 2:   # every class of one: nothing to validate
+    if valid_fraction is not None or not several:   # every class of one: nothing to validate
         raise ValueError("too few documents to hold out a validation set")
     folds = cross_validation_folds(y, n_folds, seed)
+    most = int(counts.max())
+    why = (f"none: the largest has {most} document{'s' if most > 1 else ''}"
+           if not val_idx.size else
+           f"no document of {missed} of the {several} classes of two documents or more")
     return folds, (f"{len(folds)}-fold cross-validation over the {len(y)} training documents "
-                   f"({100 * fraction:g}% of each class would hold out none: the largest has "
-                   f"{most} document{'s' if most > 1 else ''})")
+                   f"({100 * fraction:g}% of each class would hold out {why})")
 
 
 def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction=None, seed=0,
@@ -440,9 +445,9 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
         hundred documents needs for the bootstrap to tell candidates apart.
     valid_fraction : float, optional
         The share of each class held out.  ``None`` (the default): :data:`VALID_FRACTION`
-        (0.2), or, where that holds out no document (every class of one or two documents),
-        the cross-validation of small corpora; a number given is used as it is, and one
-        that holds out nothing is a ``ValueError``.
+        (0.2), or, where that holds out no document of most classes of two documents or
+        more (classes of two: 20% rounds to none), the cross-validation of small corpora; a
+        number given is used as it is, and one that holds out nothing is a ``ValueError``.
     time_budget : float
         Seconds for the candidates that have a cost estimate (the topic models).
     overrides : dict, optional

@@ -237,8 +237,8 @@ def _add_validation_options(tr):
                    help=f"share of each class held out for validation (default {VALID_FRACTION:g}; "
                         f"chosen by --seed); from {CV_BELOW:,} training documents on, as smaller "
                         f"corpora are cross-validated ({CV_FOLDS} folds), and so is a larger one "
-                        "whose classes are too small for the default share to hold out any "
-                        "document (one or two documents each)")
+                        "where the default share holds out no document of most classes (of two "
+                        "documents each, or one)")
     a.add_argument("--jobs", type=jobs_count, default=2, metavar="N",
                    help="fit this many candidates at once (processes; default 2; -1: every "
                         "CPU, -2: all but one)")
