@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["confusion_matrix", "format_confusion", "plot_confusion", "MAX_CELL_NUMBERS",
+           "MAX_PRINTED_CLASSES", "TOP_CONFUSIONS", "top_confusions",
            "MAX_TICK_LABELS", "MAX_FIGURE_INCHES", "MAX_NAME"]
 
 
@@ -38,6 +39,32 @@ def format_confusion(cm, labels, max_width=120):
         lines.append(r.ljust(row_w) + "".join("  " + str(int(c)).rjust(w)
                                               for c, w in zip(counts, widths)))
     return "\n".join(lines)
+
+
+#: the most classes whose confusion matrix ``topics eval`` prints unasked (``--confusion``
+#: prints any; 1,000 classes printed a matrix of megabytes to the terminal)
+MAX_PRINTED_CLASSES = 30
+#: the confused pairs of classes ``topics eval`` prints in the matrix's stead
+TOP_CONFUSIONS = 10
+
+
+def top_confusions(cm, labels, n=TOP_CONFUSIONS):
+    """The ``n`` commonest errors of ``cm`` as lines ``true -> predicted: count (share of
+    the true class)``, the most documents first (ties: in the order of the labels), or a
+    line saying there is none."""
+    off = cm.copy()
+    np.fill_diagonal(off, 0)
+    flat = np.flatnonzero(off)
+    if not flat.size:
+        return ["  no document was given another class than its own"]
+    flat = flat[np.argsort(-off.ravel()[flat], kind="stable")][:n]
+    rows = cm.sum(axis=1)
+    out = []
+    for k in flat:
+        i, j = divmod(int(k), cm.shape[1])
+        out.append(f"  {labels[i]} -> {labels[j]}: {int(cm[i, j])} "
+                   f"({100 * cm[i, j] / rows[i]:.1f}% of {labels[i]})")
+    return out
 
 
 #: the most classes whose every cell of the figure shows its count (a number in each of

@@ -39,7 +39,9 @@ text) and the reading of a file that is one JSON array of records.
 from __future__ import annotations
 
 import bisect
+import collections
 import gzip
+import itertools
 import json
 import math
 import re
@@ -59,7 +61,7 @@ __all__ = ["FASTTEXT_PREFIX", "UNLABELLED_FOLDERS", "check_label", "check_text",
            "refuse_glued_label", "refuse_quoted_tsv", "refuse_swapped_columns", "refuse_json_line",
            "warn_tab_heads",
            "warn_joined_labels",
-           "warn_unlabelled_mark", "json_array", "unique_keys"]
+           "warn_unlabelled_mark", "json_array", "unique_keys", "refuse_token_lines"]
 
 #: the prefix of a fastText label word
 FASTTEXT_PREFIX = "__label__"
@@ -586,3 +588,48 @@ def _add_file(f, label, docs, max_bytes):
     docs.texts.append(text)
     docs.labels.append(label)
     docs.sources.append(str(f))
+
+
+#: the lines a file is sampled on for :func:`refuse_token_lines`
+TOKEN_LINES_SAMPLE = 5000
+#: the most distinct tags a column of a token-per-line file holds (POS tags, chunk and
+#: entity tags: tens)
+MAX_TAGS = 100
+
+
+def refuse_token_lines(lines, name):
+    """Refuse a token-per-line file (CoNLL style: ``word TAG`` lines, a blank line after
+    each sentence, as ``structpred tag`` reads), at its first line: each line was read as a
+    document of one word and its tag.  Of the first :data:`TOKEN_LINES_SAMPLE` lines
+    ``(number, line)``: at least 9 in 10 of the non-blank ones hold the same number of
+    fields, 2 to 4, split at white space; their last field takes at most :data:`MAX_TAGS`
+    values, at most half as many as the lines and fewer than the first field's; and blank
+    lines cut them into runs of two lines or more on average (sentences, not one text a
+    line)."""
+    rows, runs, prev, first, other = [], 0, None, None, 0
+    for lineno, line in itertools.islice(lines, TOKEN_LINES_SAMPLE):
+        fields = line.split()
+        if not fields:
+            prev = None
+            continue
+        other += not 2 <= len(fields) <= 4
+        if other > 10 + len(rows) // 10:   # texts: not read on
+            return
+        runs += prev is None
+        prev = lineno
+        first = first or (lineno, line)
+        rows.append(fields)
+    n = len(rows)
+    if n < 6 or runs < 2 or n < 2 * runs:
+        return
+    width = collections.Counter(len(r) for r in rows).most_common(1)[0][0]
+    rows = [r for r in rows if len(r) == width]
+    tags = {r[-1] for r in rows}
+    if not (2 <= width <= 4 and len(rows) >= 0.9 * n and len(tags) <= MAX_TAGS
+            and 2 * len(tags) <= len(rows) and len(tags) < len({r[0] for r in rows})):
+        return
+    raise FormatError(name, first[0], f"lines of a word and its tag(s), blank lines between "
+                                      f"sentences ({first[1].strip()[:40]!r}: a token-per-line, "
+                                      "CoNLL-style file), not documents: each line would be "
+                                      "read as a document; such files are for structpred "
+                                      "tag (tag train, predict or eval --data FILE)")

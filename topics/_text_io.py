@@ -68,7 +68,8 @@ from ._layouts import (ID_NAMES, LABEL_NAMES, TEXT_NAMES, refuse_missing_numbers
 from ._layouts import (fasttext_line, json_array as _json_array, read_fasttext, read_folder,
                        glued_label_line, refuse_glued_label, unique_keys as _unique_keys,
                        json_object, label_name, read_text_lines, refuse_boolean_numbers,
-                       refuse_swapped_columns, warn_joined_labels, warn_unlabelled_mark)
+                       refuse_swapped_columns, refuse_token_lines, warn_joined_labels,
+                       warn_unlabelled_mark)
 
 __all__ = ["FORMATS", "LABEL_NAMES", "TEXT_NAMES", "Documents", "detect_format", "read_documents",
            "binary_kind", "MAX_DOCUMENT_BYTES", "MAX_JSON_ARRAY_BYTES", "ID_NAMES"]
@@ -266,6 +267,9 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
         raise FormatError(name, None, f"{label_key!r} is both the label and a text "
                                       "field (--label-field, --text-field)")
     docs = Documents(path=name, format=fmt)
+    if fmt in ("text", "tsv") and os.path.isfile(spath):   # a FIFO is read once
+        _refuse_binary(spath, name)
+        refuse_token_lines(_lines(spath, name), name)   # CoNLL's 'word TAG' lines
     if fmt == "folder":
         read_folder(Path(spath), need, docs, MAX_DOCUMENT_BYTES)
     elif fmt in ("fasttext", "text"):

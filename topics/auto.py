@@ -5,7 +5,8 @@ With data arguments only, ``topics train`` does not fit one fixed model.  It
 1. holds out a deterministic, stratified validation fraction of the training documents
    (:func:`validation_split`; or takes the user's ``--valid-data``); a corpus of fewer than
    2,000 documents is cross-validated instead (5 folds, :func:`cross_validation_folds`), as
-   one held-out fifth of it would be too small to choose on;
+   one held-out fifth of it would be too small to choose on, and so is a larger one where
+   the default fraction rounds to no document of most classes (of one or two documents);
 2. fits the candidates of :data:`CANDIDATES` on the rest -- the fast discriminative models
    first (sdEM naive Bayes with the hinge and NCLL losses, a linear SVM, NBSVM, plain naive
    Bayes), then sdEM-LDA and a paMedLDA topic model only where the corpus is large enough for
@@ -25,6 +26,7 @@ Newsgroups, Reuters R8, movie-review polarity and Brown genres): ``docs/results/
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,9 +34,9 @@ import numpy as np
 from structpred import resolve_seed, seed_generator
 
 from .corpus import Vocabulary
-from .registry import CV_BELOW, CV_FOLDS
+from .registry import CV_BELOW, CV_FOLDS, VALID_FRACTION
 
-__all__ = ["CandidateSpec", "CANDIDATES", "CV_BELOW", "DEFAULT_CANDIDATE", "MIN_UPDATES", "MODEL_DEFAULTS",
+__all__ = ["CandidateSpec", "CANDIDATES", "CV_BELOW", "VALID_FRACTION", "DEFAULT_CANDIDATE", "MIN_UPDATES", "MODEL_DEFAULTS",
            "Choice", "validation_split", "cross_validation_folds", "plan", "choose", "fit_spec",
            "analyze_once", "spec_of"]
 
@@ -355,7 +357,11 @@ def _fit_trial(trial, analyses, folds, y, y_valid, seed, overrides):
         terms = terms_for(vocab, analyses, fit_idx)
         X = vocab.fit_terms(terms).transform_terms(terms)
         est = trial.spec.make_estimator(seed)
-        est.fit(X, y[fit_idx])
+        with warnings.catch_warnings():
+            # scikit-learn's guess on a fold of classes of one or two documents; each fit
+            # printed it again (40 lines on 60 documents of 30 classes)
+            warnings.filterwarnings("ignore", "The number of unique classes is greater than")
+            est.fit(X, y[fit_idx])
         pred = est.predict(vocab.transform_terms(terms_for(vocab, analyses, val_idx)))
         correct.append(np.asarray(pred).astype(str) == y_valid[val_idx])
     trial.correct = np.concatenate(correct).astype(np.int64)
@@ -398,7 +404,31 @@ def _checked_data(texts, labels, valid_texts, valid_labels, time_budget):
     return out[0], np.asarray(out[1]).astype(str), out[2], out[3]
 
 
-def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction=0.2, seed=0,
+def _held_out(y, valid_fraction, seed, n_folds):
+    """The folds and the ``how`` line of :func:`choose` on a corpus of ``CV_BELOW``
+    documents or more: the held-out share, or, where the default share (``valid_fraction``
+    not given) holds out no document of most classes of two documents or more (every class
+    of one or two documents: none at all), ``n_folds``-fold cross-validation."""
+    fraction = VALID_FRACTION if valid_fraction is None else valid_fraction
+    fit_idx, val_idx = validation_split(y, fraction, seed)
+    names, counts = np.unique(y, return_counts=True)
+    several = int((counts >= 2).sum())             # the classes that can be held out from
+    missed = several - np.unique(y[val_idx]).size
+    if val_idx.size and (valid_fraction is not None or 2 * missed <= several):
+        return [(fit_idx, val_idx)], (f"{val_idx.size} documents held out, candidates "
+                                      f"fitted on {fit_idx.size}")
+    if valid_fraction is not None or not several:   # every class of one: nothing to validate
+        raise ValueError("too few documents to hold out a validation set")
+    folds = cross_validation_folds(y, n_folds, seed)
+    most = int(counts.max())
+    why = (f"none: the largest has {most} document{'s' if most > 1 else ''}"
+           if not val_idx.size else
+           f"no document of {missed} of the {several} classes of two documents or more")
+    return folds, (f"{len(folds)}-fold cross-validation over the {len(y)} training documents "
+                   f"({100 * fraction:g}% of each class would hold out {why})")
+
+
+def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction=None, seed=0,
            cv_below=CV_BELOW, n_folds=CV_FOLDS, time_budget=30.0, specs=CANDIDATES, default=DEFAULT_CANDIDATE, overrides=None,
            log=None, jobs=1):
     """Choose a candidate on validation documents (see the module docstring).
@@ -413,6 +443,11 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
         documents, ``n_folds``-fold cross-validation (:func:`cross_validation_folds`): every
         training document is then a validation document once, which a corpus of a few
         hundred documents needs for the bootstrap to tell candidates apart.
+    valid_fraction : float, optional
+        The share of each class held out.  ``None`` (the default): :data:`VALID_FRACTION`
+        (0.2), or, where that holds out no document of most classes of two documents or
+        more (classes of two: 20% rounds to none), the cross-validation of small corpora; a
+        number given is used as it is, and one that holds out nothing is a ``ValueError``.
     time_budget : float
         Seconds for the candidates that have a cost estimate (the topic models).
     overrides : dict, optional
@@ -444,11 +479,7 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
                f"than {cv_below}: one held-out part would be too small to choose on)")
     else:
         all_texts, y_all = list(texts), y
-        fit_idx, val_idx = validation_split(y, valid_fraction, seed)
-        if val_idx.size == 0:
-            raise ValueError("too few documents to hold out a validation set")
-        folds = [(fit_idx, val_idx)]
-        how = f"{val_idx.size} documents held out, candidates fitted on {fit_idx.size}"
+        folds, how = _held_out(y, valid_fraction, seed, n_folds)
     analyses = analyze_once(all_texts, specs, overrides)
     order = np.concatenate([v for _, v in folds])
     words = _word_terms(analyses, overrides, folds[0][0])

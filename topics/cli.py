@@ -30,12 +30,13 @@ from structpred.cli import UserError, add_quiet as _add_quiet, log as _log
 from structpred.cli import wrap_format_errors as _wrap_format_errors
 from structpred.cli import (at_most, check_output, iteration_count, jobs_count, nonneg_float,
                             positive_int)
-from structpred.cli import check_held_out, refuse_options, seed_value
+from structpred.cli import check_held_out, options_given, refuse_options, seed_value
 from structpred.io import counted, note, release_notes
 
-from ._confusion import confusion_matrix, format_confusion
+from ._confusion import (MAX_PRINTED_CLASSES, TOP_CONFUSIONS, confusion_matrix,
+                         format_confusion, top_confusions)
 from ._confusion import plot_confusion as _plot_confusion
-from .registry import CV_BELOW, CV_FOLDS, MODELS, make_estimator
+from .registry import CV_BELOW, CV_FOLDS, MODELS, VALID_FRACTION, make_estimator
 
 __all__ = ["add_parser", "topics_train", "topics_predict", "topics_eval", "MODELS",
            "DEFAULT_MODEL", "make_estimator", "confusion_matrix", "format_confusion"]
@@ -170,11 +171,16 @@ def add_parser(subparsers, name):
     ev = tsub.add_parser(
         "eval", formatter_class=_Formatter, help="accuracy and confusion matrix",
         description="Predict labelled documents and print the accuracy (%) and the confusion "
-                    "matrix (rows: true labels, columns: predicted). Example:\n"
+                    "matrix (rows: true labels, columns: predicted); with more than "
+                    f"{MAX_PRINTED_CLASSES} classes, the {TOP_CONFUSIONS} commonest confusions "
+                    "instead (--confusion prints the matrix too). Example:\n"
                     "  structpred topics eval -m model.npz --data test.jsonl --plot cm.png")
     ev.add_argument("-m", "--model", required=True, metavar="NPZ", help="model file")
     _add_data(ev, "labelled documents")
     ev.add_argument("--plot", metavar="PNG", help="also save the confusion matrix as a figure")
+    ev.add_argument("--confusion", action="store_true",
+                    help=f"print the confusion matrix of more than {MAX_PRINTED_CLASSES} "
+                         "classes too (by default they get the commonest confusions only)")
     _add_quiet(ev)
     ev.set_defaults(handler=topics_eval)
     return top
@@ -227,10 +233,12 @@ def _add_validation_options(tr):
                    help="labelled validation documents (same formats as --data, read with its "
                         "--format, --label-field and --text-field) instead of "
                         "holding out a fraction of the training documents")
-    a.add_argument("--valid-fraction", type=_fraction, default=0.2, metavar="F",
-                   help="share of each class held out for validation (default 0.2; chosen by "
-                        f"--seed); from {CV_BELOW:,} training documents on, as smaller corpora are "
-                        f"cross-validated ({CV_FOLDS} folds)")
+    a.add_argument("--valid-fraction", type=_fraction, default=VALID_FRACTION, metavar="F",
+                   help=f"share of each class held out for validation (default {VALID_FRACTION:g}; "
+                        f"chosen by --seed); from {CV_BELOW:,} training documents on, as smaller "
+                        f"corpora are cross-validated ({CV_FOLDS} folds), and so is a larger one "
+                        "where the default share holds out no document of most classes (of two "
+                        "documents each, or one)")
     a.add_argument("--jobs", type=jobs_count, default=2, metavar="N",
                    help="fit this many candidates at once (processes; default 2; -1: every "
                         "CPU, -2: all but one)")
@@ -590,7 +598,7 @@ def _choose_on_validation(args, docs, y, classes, overrides, info):
                        f"out only from {CV_BELOW:,} of them; with {counted(len(y), 'document')}"
                        " the choice is made by 5-fold cross-validation over them all: leave "
                        "it out")
-    else:
+    elif options_given(args, "valid_fraction"):   # else the default's, or cross-validation
         _check_valid_fraction(args, docs, y)
     valid = _read_validation(args, classes)
     _warn_of_copies(docs, valid)
@@ -600,7 +608,8 @@ def _choose_on_validation(args, docs, y, classes, overrides, info):
     try:
         choice = choose(docs.texts, y, valid_texts=None if valid is None else valid.texts,
                         valid_labels=None if valid is None else valid.labels,
-                        valid_fraction=args.valid_fraction, seed=args.seed,
+                        valid_fraction=(args.valid_fraction if options_given(
+                            args, "valid_fraction") else None), seed=args.seed,
                         time_budget=args.time_budget, overrides=overrides,
                         log=lambda m: _log(args, m), jobs=args.jobs)
     except ValueError as exc:
@@ -778,8 +787,13 @@ def topics_eval(args):
     print(f"model: {saved.model} ({type(saved.estimator).__name__}), {len(saved.labels)} "
           f"classes, {len(saved.vocabulary)} words")
     print(f"accuracy: {100 * acc:.2f}% ({correct} of {counted(len(true), 'document')})")
-    print("confusion matrix (rows: true label, columns: predicted label):")
-    print(format_confusion(cm, labels))
+    if len(labels) <= MAX_PRINTED_CLASSES or args.confusion:
+        print("confusion matrix (rows: true label, columns: predicted label):")
+        print(format_confusion(cm, labels))
+    else:   # a matrix of 1,000 classes was megabytes of terminal output
+        print(f"most confused (true label -> predicted label: documents); the matrix of "
+              f"{len(labels):,} classes is printed with --confusion:")
+        print("\n".join(top_confusions(cm, labels)))
     sys.stdout.flush()
     if args.plot:
         _plot_confusion(cm, labels, acc, args.plot, saved.model)

@@ -37,6 +37,10 @@ class ModelSpec:
 CV_BELOW = 2000
 #: the folds of that cross-validation
 CV_FOLDS = 5
+#: the share of each class held out from ``CV_BELOW`` documents on (``--valid-fraction``'s
+#: default); where it rounds to no document of most classes of two documents or more (of
+#: two: 20% of 2 is none), the default cross-validates as below ``CV_BELOW`` instead
+VALID_FRACTION = 0.2
 
 MODELS = {
     "nbsvm": ModelSpec(

@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from topics.auto import (CANDIDATES, DEFAULT_CANDIDATE, CandidateSpec, choose,
                          cross_validation_folds, plan, spec_of, validation_split)
@@ -136,3 +138,38 @@ def test_the_default_makes_more_passes_over_a_small_corpus_only():
     texts, y = corpus(1200)
     _, est = fit_spec(spec, texts, y)
     assert est.n_epochs_ == spec.params["n_epochs"] == 6
+
+
+@settings(max_examples=10, deadline=None)
+@given(sizes=st.lists(st.integers(1, 4), min_size=3, max_size=8).filter(
+           lambda s: any(n >= 2 for n in s)),
+       seed=st.integers(0, 3))
+def test_classes_too_small_to_hold_out_from_are_cross_validated(sizes, seed):
+    """From ``cv_below`` documents on, a corpus whose every class has one or two documents
+    (the default 20% of each rounds to none) was refused ("too few documents to hold out a
+    validation set"); by default, a corpus where the held-out share misses most classes
+    of two documents or more is cross-validated as a small corpus is, and says so. A
+    fraction given is used as given (refused where it holds out none)."""
+    texts, _ = corpus(sum(sizes) + 2, seed=seed)
+    y = np.array([f"c{k}" for k, n in enumerate(sizes) for _ in range(n)])
+    texts = texts[:len(y)]
+    nb = spec_of("naive-bayes")
+    choice = choose(texts, y, cv_below=3, specs=[nb], default=nb.name, seed=seed)
+    several = sum(n >= 2 for n in sizes)
+    missed = sum(n == 2 for n in sizes)               # round(0.2 * 2) == 0
+    if 2 * missed > several:
+        assert "cross-validation" in choice.how and "would hold out" in choice.how
+        assert ("would hold out none" in choice.how) == (max(sizes) <= 2)
+        assert choice.n_valid == sum(n for n in sizes if n >= 2)   # each once
+    else:
+        assert choice.how.endswith("documents held out, candidates fitted on "
+                                   f"{len(y) - choice.n_valid}")
+        assert choice.n_valid == sum(round(0.2 * n) for n in sizes)
+    assert choice.how == choose(texts, y, cv_below=3, specs=[nb], default=nb.name,
+                                seed=seed).how
+    if max(sizes) <= 2:
+        with pytest.raises(ValueError, match="too few documents to hold out"):
+            choose(texts, y, cv_below=3, specs=[nb], default=nb.name, valid_fraction=0.2)
+    else:
+        given = choose(texts, y, cv_below=3, specs=[nb], default=nb.name, valid_fraction=0.2)
+        assert given.how.endswith(f"fitted on {len(y) - given.n_valid}")
