@@ -378,7 +378,7 @@ def test_a_missing_output_folder_gets_no_hint(at, capsys):
     (["topics", "predict", "-m", "topics.npz", "--data", "docs.tsv", "-o", "-", "--format",
       "TSV"], "invalid choice: 'TSV'"),
     (["topics", "eval", "-m", "topics.npz", "--data", "chunks.txt", "--format", "tsv"],
-     "no tab"),
+     "such files are for structpred tag"),   # a CoNLL file named as such (was "no tab")
     (["align", "predict", "-m", "align.npz", "-i", "gold.txt"], "found no '|||'"),
     (["align", "predict", "-m", "align.npz", "--src", "a.en", "--tgt", "a.fr", "-o",
       "/dev/stdout"], "names standard output"),
