@@ -1,6 +1,6 @@
 """Outputs by the kind of path (issue 28, class 2): only regular files or new paths are
 written; a device, a FIFO, a symbolic link or a folder is refused in one line before any
-work, and again by the writer itself (:func:`structpred.io._files.check_output_path`, the
+work, and again by the writer itself (:func:`structpred.io._outputs.check_output_path`, the
 one place every writer checks); ``NAME.npz.gz`` is refused before any work; a ``.gz``
 text output is written gzipped; SIGTERM removes the temporary file."""
 

@@ -434,7 +434,7 @@ def check_output(path, option="-o", inputs=(), create_parent=False, figure=False
     """Refuse, before any work, an output that cannot be written.
 
     The output may be ``"-"`` (stdout).  Otherwise it must be a regular file or a new
-    path (:func:`structpred.io._files.check_output_path`: no device, FIFO, symbolic link or
+    path (:func:`structpred.io._outputs.check_output_path`: no device, FIFO, symbolic link or
     ``NAME.npz.gz``), not a folder, its folder
     must exist (or, with ``create_parent``, be creatable) and be writable, and it must
     not be one of ``inputs`` (pairs ``(option, path)``; ``None`` paths are skipped) nor

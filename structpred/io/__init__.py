@@ -10,12 +10,13 @@ matplotlib on first use, so that reading and writing files stays light.
 from ._cache import (DAMAGED_CACHE_HINT, CacheMismatch, cache_file, damaged_cache,
                      is_cache_folder, key_hash, load_or_compute)
 from ._words import _OTHER_SPACE as OTHER_SPACE
-from ._files import (MAX_LINE_BYTES, FormatError, OutputPathError, atomic_write, binary_kind, naming_read_errors,
-                     check_figure_path, check_output_path, file_fingerprint, folder_refusal,
-                     check_encoding, given_encoding, input_encoding, utf8_misread_reason,
-                     blank_tail_hint, gz_name, missing_reason, odd_entry_reason,
-                     open_output, open_text, progress_enabled, read_lines, read_npz,
+from ._files import (MAX_LINE_BYTES, FormatError, binary_kind, naming_read_errors,
+                     file_fingerprint, check_encoding, given_encoding, input_encoding,
+                     utf8_misread_reason, blank_tail_hint, gz_name, missing_reason,
+                     odd_entry_reason, open_text, progress_enabled, read_lines, read_npz,
                      refuse_stdin_model)
+from ._outputs import (OutputPathError, atomic_write, check_figure_path, check_output_path,
+                       folder_refusal, open_output)
 from ._encoding import bad_bytes_reason, cjk_encoding_hint, implausible_utf8_reason
 from ._bulk import reading_in_bulk
 from ._notes import counted, drop_notes, hold_notes, note, release_notes

@@ -18,7 +18,8 @@ from __future__ import annotations
 import json
 import os
 
-from ._files import FormatError, atomic_write, read_npz
+from ._files import FormatError, read_npz
+from ._outputs import atomic_write
 
 __all__ = ["save_npz", "load_npz", "content_digest", "with_digest", "check_digest", "damage_reason", "pack_json", "unpack_json", "check_format", "found_format", "check_npz_kind",
            "CLOCK_KEYS", "drop_clock_readings"]

@@ -7,7 +7,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ._files import atomic_write, check_figure_path
+from ._outputs import atomic_write, check_figure_path
 
 __all__ = ["plot_histories", "save_figure"]
 
