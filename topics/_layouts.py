@@ -603,9 +603,11 @@ def refuse_token_lines(lines, name):
     document of one word and its tag.  Of the first :data:`TOKEN_LINES_SAMPLE` lines
     ``(number, line)``: at least 9 in 10 of the non-blank ones hold the same number of
     fields, 2 to 4, split at white space; their last field takes at most :data:`MAX_TAGS`
-    values, at most half as many as the lines and fewer than the first field's; and blank
-    lines cut them into runs of two lines or more on average (sentences, not one text a
-    line)."""
+    values, at most half as many as the lines and fewer than the first field's, and 9 in 10
+    of them are written without lower-case letters, as tags are (``NN``, ``B-NP``, ``O``:
+    short lines of words from a few, ``the film was good``, are texts; a lower-case tag set
+    such as Brown's is not told apart, and read as texts); and blank lines cut them into
+    runs of two lines or more on average (sentences, not one text a line)."""
     rows, runs, prev, first, other = [], 0, None, None, 0
     for lineno, line in itertools.islice(lines, TOKEN_LINES_SAMPLE):
         fields = line.split()
@@ -625,8 +627,10 @@ def refuse_token_lines(lines, name):
     width = collections.Counter(len(r) for r in rows).most_common(1)[0][0]
     rows = [r for r in rows if len(r) == width]
     tags = {r[-1] for r in rows}
+    cased = sum(not any(c.islower() for c in r[-1]) for r in rows)   # NN, B-NP, O, PRP$
     if not (2 <= width <= 4 and len(rows) >= 0.9 * n and len(tags) <= MAX_TAGS
-            and 2 * len(tags) <= len(rows) and len(tags) < len({r[0] for r in rows})):
+            and 2 * len(tags) <= len(rows) and len(tags) < len({r[0] for r in rows})
+            and cased >= 0.9 * len(rows)):
         return
     raise FormatError(name, first[0], f"lines of a word and its tag(s), blank lines between "
                                       f"sentences ({first[1].strip()[:40]!r}: a token-per-line, "
