@@ -4,8 +4,9 @@ Every fenced block marked ```` ```bash quickstart ```` is run, in order, by
 bash (``set -euo pipefail``) in a scratch folder that links the repository's
 ``data/`` and ``docs/``, with this interpreter's ``bin/`` first on ``PATH``
 (so ``structpred`` and ``python`` are the installed ones).  Blocks marked
-``quickstart-slow`` are full-size runs; ``scripts/run_readme_quickstarts.py``
-runs those too.
+``quickstart-slow`` would be full-size runs (the README has none now: the full-size
+alignment protocol is in ``docs/inputs.md``); ``scripts/run_readme_quickstarts.py`` runs
+those too.
 """
 
 import os
