@@ -547,18 +547,19 @@ def _check_feature_column(path, tagger, X):
 
 
 def _little_overlap(values, known):
-    """The first value of ``values`` the model did not see, when they overlap little with
-    ``known`` (those seen in training): of :data:`OVERLAP_TOKENS` tokens or more, fewer
-    than half of a value seen, or fewer than half of the values that occur twice or more
-    (3 at least: another tag set sharing only ``O`` with training's chunk tags, its ``O``
-    most of the tokens); else ``None``."""
+    """``(the first value the model did not see, the tokens of a value it saw)`` when
+    ``values`` overlap little with ``known`` (those seen in training): of
+    :data:`OVERLAP_TOKENS` tokens or more, fewer than half of a value seen, or fewer than
+    half of the values that occur twice or more (3 at least: another tag set sharing only
+    ``O`` with training's chunk tags, its ``O`` most of the tokens); else ``None``."""
     if len(values) < OVERLAP_TOKENS or not known:
         return None
     counts = collections.Counter(values)
     repeated = [v for v, n in counts.items() if n >= 2]
-    if (sum(n for v, n in counts.items() if v in known) < len(values) / 2
+    seen = sum(n for v, n in counts.items() if v in known)
+    if (seen < len(values) / 2
             or len(repeated) >= 3 and sum(v in known for v in repeated) < len(repeated) / 2):
-        return next(v for v in values if v not in known)
+        return next(v for v in values if v not in known), seen
     return None
 
 
@@ -567,9 +568,8 @@ def _warn_other_columns(path, columns):
     overlap little with those seen there in training (:func:`_little_overlap`): a file of
     other columns (``word POS NER`` given to a model of ``word POS chunk``) was tagged from
     features the model never saw, silently."""
-    found = [(k, v, sum(x in known for x in values), len(values))
-             for k, values, known in columns
-             for v in [_little_overlap(values, known)] if v is not None]
+    found = [(k, *hit, len(values)) for k, values, known in columns
+             for hit in [_little_overlap(values, known)] if hit is not None]
     if found:
         warnings.warn(f"{path}: " + "; ".join(
             f"column {k} holds values the model seldom saw there ({n} of {m} tokens known, "
