@@ -91,34 +91,34 @@ def use_model_reading(args, model, log):
             "give an option to read them otherwise)")
 
 
-def subfolder_images(folder, exclude=(), limit=10000):
+#: the images in subfolders counted at most (:func:`subfolder_images`)
+SUBFOLDER_LIMIT = 10000
+
+
+def subfolder_images(folder, exclude=()):
     """``(count, first)``: the image files in the subfolders of ``folder`` (at any depth,
-    hidden entries and the folders ``exclude`` left out; counted up to ``limit``), and the
-    first of them in sorted order, or ``(0, None)``.  ``--images DIR`` reads only DIR's own
-    images (:func:`segmentation.data.folder_images`)."""
+    hidden entries and the folders ``exclude`` left out; counted up to
+    :data:`SUBFOLDER_LIMIT`), and the first of them in sorted order, or ``(0, None)``.
+    ``--images DIR`` reads only DIR's own images (:func:`segmentation.data.folder_images`)."""
     import os
     from pathlib import Path
 
     from segmentation.data import is_image_file
 
-    skip = set()
-    for e in exclude:
-        try:
-            skip.add(os.path.realpath(e))
-        except (TypeError, ValueError):
-            pass
+    skip = {os.path.realpath(e) for e in exclude}
+    top = os.path.realpath(folder)
     count, first = 0, None
     for root, dirs, files in os.walk(folder, followlinks=False):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".")
                          and os.path.realpath(os.path.join(root, d)) not in skip)
-        if os.path.realpath(root) == os.path.realpath(folder):
+        if os.path.realpath(root) == top:
             continue
         for name in sorted(files):
             p = Path(root, name)
             if not name.startswith(".") and is_image_file(p) and p.is_file():
                 count += 1
                 first = first or p
-                if count >= limit:
+                if count >= SUBFOLDER_LIMIT:
                     return count, first
     return count, first
 
@@ -132,7 +132,7 @@ def check_subfolders(folder, n_read, exclude=()):
     count, first = subfolder_images(folder, exclude)
     if not count:
         return
-    more = "+" if count >= 10000 else ""
+    more = "+" if count >= SUBFOLDER_LIMIT else ""
     where = first.parent.relative_to(folder)
     if not n_read:
         raise UserError(f"{folder}: no images in the folder itself; its subfolders hold "
