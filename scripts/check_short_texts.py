@@ -5,6 +5,11 @@ scikit-learn's peers on the same split.
 training posts (about 5 words each), labelled by their newsgroup.  ``--source r52``: the 52
 classes of Reuters-21578 R52 (ModApte, 6,532 training and 2,568 test stories; 1 to 2,840
 training stories per class), where the defaults were chosen on R8's 8 classes only.
+``--source langid``: language identification of single sentences in four languages, a task
+and a text type no default was chosen on: the English and Czech development sentences of the
+Czech-English alignment data (800 each), the French test sentences of the Hansards (447,
+lower-cased as distributed) and the Romanian test sentences (248), from the project's
+alignment data store (``--align-dir``); shuffled with a fixed seed and cut 60 / 40.
 
 The subjects come from the TRAINING part of the bydate split only (``Subject:`` header,
 leading ``Re:`` removed, subjects of at least 2 words); they are shuffled with a fixed seed
@@ -16,6 +21,7 @@ counts, ``LinearSVC`` and ``LogisticRegression`` on tf-idf (scikit-learn's defau
 
     python scripts/check_short_texts.py --data-dir ../shared/data/text --out runs/short_texts
     python scripts/check_short_texts.py --source r52 --out runs/r52
+    python scripts/check_short_texts.py --source langid --out runs/langid
 """
 
 from __future__ import annotations
@@ -65,6 +71,21 @@ def r52_split(data_dir, out):
         paths[name].write_text("".join(f"{lab}\t{text}\n" for lab, text in rows),
                                encoding="utf-8")
     return paths
+
+
+#: the sentences of each language: (alignment data folder, file)
+LANGID_FILES = {"en": ("czech_en-cs", "dev.en"), "cs": ("czech_en-cs", "dev.cs"),
+                "fr": ("hansards_en-fr", "test.fr"), "ro": ("romanian_en-ro", "test.ro")}
+
+
+def language_sentences(align_dir):
+    """``(language, sentence)`` of every sentence of at least 2 words in
+    :data:`LANGID_FILES`, tokens joined by single spaces."""
+    out = []
+    for lang, (folder, name) in LANGID_FILES.items():
+        with open(Path(align_dir) / folder / name, encoding="utf-8") as fh:
+            out += [(lang, " ".join(line.split())) for line in fh if len(line.split()) >= 2]
+    return out
 
 
 def write_split(rows, out, seed=0, train_share=0.8):
@@ -125,7 +146,9 @@ def run_peers(paths):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data-dir", default="../shared/data/text")
-    ap.add_argument("--source", choices=("subjects", "r52"), default="subjects")
+    ap.add_argument("--align-dir", default="../shared/data/alignment",
+                    help="the alignment data store (for --source langid)")
+    ap.add_argument("--source", choices=("subjects", "r52", "langid"), default="subjects")
     ap.add_argument("--out", default="runs/short_texts")
     args = ap.parse_args(argv)
     out = Path(args.out)
@@ -135,6 +158,12 @@ def main(argv=None):
         _, ytr = read_tsv(paths["train"])
         _, yte = read_tsv(paths["test"])
         print(f"R52: {len(ytr)} train, {len(yte)} test stories, {len(set(ytr))} classes\n")
+    elif args.source == "langid":
+        rows = language_sentences(args.align_dir)
+        paths = write_split(rows, out, train_share=0.6)
+        n_train = sum(1 for _ in paths["train"].open())
+        print(f"{len(rows)} sentences of 4 languages: {n_train} train, "
+              f"{len(rows) - n_train} test\n")
     else:
         rows = subject_lines(args.data_dir)
         paths = write_split(rows, out)
