@@ -248,7 +248,8 @@ def vocabulary_params(vocab):
             "lowercase": bool(vocab.lowercase), "digits": bool(vocab.digits),
             "alphabet": vocab.alphabet, "weighting": vocab.weighting,
             "sublinear_tf": bool(vocab.sublinear_tf),
-            "norm": None if vocab.norm is None else float(vocab.norm)}
+            "norm": None if vocab.norm is None else float(vocab.norm),
+            "analyzer": vocab.analyzer}
 
 
 def rebuild_vocabulary(params, words, idf=None):

@@ -92,6 +92,8 @@ class CandidateSpec:
         """The candidate's vocabulary with ``overrides`` (weighting ones only where the model
         takes weights: the topic models count whole words)."""
         over = dict(overrides or {})
+        if self.vocabulary.get("analyzer", "word") != "word":
+            over.pop("ngram_range", None)     # --ngrams counts words, not characters
         if self.model not in WEIGHTED_MODELS:
             for k in ("weighting", "sublinear_tf", "norm"):
                 over.pop(k, None)
@@ -143,6 +145,16 @@ CANDIDATES = (
         cost=40.0, min_documents=2000,
         help="online passive-aggressive MedLDA, 40 topics, word counts"),
 )
+
+#: the character n-gram candidate: its cost is seconds per million *word* entries (each
+#: word gives about ten character n-grams); see "Character n-grams" in
+#: docs/results/topics.md
+CHAR_CANDIDATE = CandidateSpec(
+    "svm-chars", "svm", {**_TFIDF_UNIT, "analyzer": "char_wb", "ngram_range": (1, 4),
+                         "min_length": 1},
+    {"C": 1.0, "max_iter": 100}, cost=45.0,
+    help="linear SVM, tf-idf character 1-4-grams of the words (padded by a space)")
+CANDIDATES = CANDIDATES + (CHAR_CANDIDATE,)
 
 #: the documented default: kept unless a candidate is better in >= 95% of bootstraps
 DEFAULT_CANDIDATE = "sdem-nb-hinge"
@@ -231,6 +243,11 @@ def analyze_once(texts, specs, overrides=None):
     return out
 
 
+def _chars(spec):
+    """Whether a candidate's terms are character n-grams."""
+    return spec.vocabulary.get("analyzer", "word") != "word"
+
+
 def _hi(v):
     return int(v.ngram_range[1])
 
@@ -238,7 +255,8 @@ def _hi(v):
 def _analysis_key(v):
     stop = v.stop_words if v.stop_words is None or isinstance(v.stop_words, str) \
         else tuple(sorted(v.stop_words))
-    return (v.lowercase, v.digits, v.alphabet, stop, v.min_length, int(v.ngram_range[0]))
+    return (v.lowercase, v.digits, v.alphabet, stop, v.min_length, int(v.ngram_range[0]),
+            v.analyzer)
 
 
 def terms_for(vocab, analyses, rows=None):
@@ -249,6 +267,8 @@ def terms_for(vocab, analyses, rows=None):
     lo, hi = (int(x) for x in vocab.ngram_range)
     if (lo, hi) == tuple(rng):
         return terms
+    if vocab.analyzer != "word":          # character n-grams: their length is n
+        return [[t for t in ts if lo <= len(t) <= hi] for ts in terms]
     if lo == hi == 1:
         return [[t for t in ts if " " not in t] for ts in terms]
     return [[t for t in ts if lo - 1 <= t.count(" ") <= hi - 1] for ts in terms]
@@ -260,7 +280,8 @@ def _word_terms(analyses, overrides, rows):
     v = Vocabulary(**{**_WORD_COUNTS, **(overrides or {})})
     if _analysis_key(v) in analyses:
         return terms_for(v, analyses, rows)
-    terms = next(iter(analyses.values()))[1]
+    words = [a for k, a in analyses.items() if k[-1] == "word"]   # not character n-grams
+    terms = (words or list(analyses.values()))[0][1]
     return [[t for t in terms[i] if " " not in t] for i in rows]
 
 
@@ -480,12 +501,17 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
     else:
         all_texts, y_all = list(texts), y
         folds, how = _held_out(y, valid_fraction, seed, n_folds)
-    analyses = analyze_once(all_texts, specs, overrides)
+    # the word candidates' terms first: the corpus's size in words decides which candidates
+    # fit the budget, and character n-grams (ten times the terms) are made only if tried
+    analyses = analyze_once(all_texts, [s for s in specs if not _chars(s)]
+                            or [spec_of("naive-bayes")], overrides)
     order = np.concatenate([v for _, v in folds])
     words = _word_terms(analyses, overrides, folds[0][0])
     n_entries = _corpus_size(words) * len(folds)
     n_classes = np.unique(y_all[folds[0][0]]).size
     take, skipped = plan(folds[0][0].size, n_entries, n_classes, time_budget, specs)
+    if any(map(_chars, take)):
+        analyses.update(analyze_once(all_texts, [s for s in take if _chars(s)], overrides))
     if default not in [s.name for s in take]:
         raise ValueError(f"the default candidate {default!r} is not among those tried")
 

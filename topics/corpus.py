@@ -42,7 +42,7 @@ from structpred import (FormatError, check_flag, check_positive, check_whole, ph
 from structpred.io import unwritable_token
 
 __all__ = [
-    "ENGLISH_STOP_WORDS", "tokenize", "Vocabulary", "check_counts", "token_arrays",
+    "ENGLISH_STOP_WORDS", "ANALYZERS", "char_ngrams", "tokenize", "Vocabulary", "check_counts", "token_arrays",
     "as_count_matrix", "check_token_budget", "physical_memory", "load_jsonl",
     "load_20newsgroups", "load_reuters_r8",
     "load_movie_reviews", "load_bundled_20ng", "strip_newsgroup_headers", "load_brown_genres",
@@ -61,6 +61,24 @@ _WEIGHTINGS = ("counts", "binary", "tfidf")
 #: length, so the cost grows with n (``--ngrams 100000`` ran for minutes on 40 posts), and
 #: runs of more than a few words recur too rarely to be features
 MAX_NGRAM = 10
+
+
+#: what the terms of a :class:`Vocabulary` are: words (and word n-grams), or the character
+#: n-grams of the words
+ANALYZERS = ("word", "char_wb")
+
+
+def char_ngrams(tokens, lo, hi):
+    """The character n-grams, ``lo <= n <= hi``, of each token written with a space on
+    either side (scikit-learn's ``char_wb``): ``char_ngrams(["ab"], 2, 3)`` is
+    ``[" a", "ab", "b ", " ab", "ab "]``.  A padded token shorter than ``n`` gives no
+    n-gram of length ``n`` (scikit-learn gives it once, whole)."""
+    out = []
+    for t in tokens:
+        w = f" {t} "
+        for n in range(lo, hi + 1):
+            out.extend(w[i:i + n] for i in range(len(w) - n + 1))
+    return out
 
 
 def tokenize(text: str, stop_words=ENGLISH_STOP_WORDS, min_length: int = 2, *, digits=False,
@@ -111,6 +129,13 @@ class Vocabulary(TransformerMixin, BaseEstimator):
     lowercase, digits, alphabet :
         How raw strings are split into tokens (:class:`topics.tokens.Tokenizer`): letters of
         every script by default, digits as an option.
+    analyzer : {"word", "char_wb"}
+        ``"word"``: the terms are the words and word n-grams above.  ``"char_wb"``: the
+        terms are the character n-grams of each token written with a space on either side
+        (``"cat"`` -> ``" c"``, ``"ca"``, ..., ``"t "`` for ``ngram_range=(2, 2)``), as
+        scikit-learn's ``char_wb`` analyzer makes them, but from the tokens above: n-grams
+        of characters do not need the words of a language to be known, nor text to be split
+        into words (a run of Chinese characters is one token; its n-grams are the terms).
     weighting : {"counts", "binary", "tfidf"}
         What :meth:`transform` returns for term ``w`` of document ``d`` with count
         ``c_dw``: the count; ``1`` if ``c_dw > 0``; or ``tf(c_dw) * idf_w`` with
@@ -142,7 +167,7 @@ class Vocabulary(TransformerMixin, BaseEstimator):
     def __init__(self, min_count=1, min_df=1, max_df=1.0, max_features=None,
                  stop_words=ENGLISH_STOP_WORDS, min_length=2, ngram_range=(1, 1),
                  lowercase=True, digits=False, alphabet="unicode", weighting="counts",
-                 sublinear_tf=False, norm=None):
+                 sublinear_tf=False, norm=None, analyzer="word"):
         self.min_count = min_count
         self.min_df = min_df
         self.max_df = max_df
@@ -156,6 +181,7 @@ class Vocabulary(TransformerMixin, BaseEstimator):
         self.weighting = weighting
         self.sublinear_tf = sublinear_tf
         self.norm = norm
+        self.analyzer = analyzer
 
     @property
     def counts_only(self) -> bool:
@@ -173,6 +199,7 @@ class Vocabulary(TransformerMixin, BaseEstimator):
         stop = self.tokenizer()._stop
         tok = self.tokenizer()
         lo, hi = self._ngram_bounds()
+        chars = self._check_analyzer() == "char_wb"
         if isinstance(docs, (str, bytes)):
             _document_list(docs)   # refused: a string is not a sequence of documents
         for i, doc in enumerate(docs):
@@ -196,7 +223,9 @@ class Vocabulary(TransformerMixin, BaseEstimator):
             else:
                 raise TypeError(f"a document must be a string or a list of tokens, "
                                 f"got {type(doc).__name__}")
-            if (lo, hi) != (1, 1):
+            if chars:
+                toks = char_ngrams(toks, lo, hi)
+            elif (lo, hi) != (1, 1):
                 grams = toks if lo == 1 else []
                 for n in range(max(lo, 2), hi + 1):
                     if n == 2:
@@ -208,6 +237,11 @@ class Vocabulary(TransformerMixin, BaseEstimator):
             yield toks
 
     _tokens = analyze
+
+    def _check_analyzer(self):
+        if self.analyzer not in ANALYZERS:
+            raise ValueError(f"analyzer must be one of {ANALYZERS}, got {self.analyzer!r}")
+        return self.analyzer
 
     def _ngram_bounds(self):
         try:

@@ -1,0 +1,87 @@
+"""Character n-gram terms (``Vocabulary(analyzer="char_wb")``) and the ``svm-chars``
+candidate of ``structpred topics train``'s validation choice."""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.feature_extraction.text import CountVectorizer
+
+from topics import auto
+from topics._persist import load_model, save_model
+from topics.auto import CHAR_CANDIDATE, choose, plan, spec_of
+from topics.corpus import Vocabulary, char_ngrams
+
+WORD = st.text("abcdefghijklmnopqrstuvwxyzéšž", min_size=3, max_size=9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(WORD, min_size=1, max_size=12), st.integers(1, 4), st.integers(0, 2))
+def test_char_ngrams_are_scikit_learns_char_wb(words, lo, width):
+    """The same multiset of terms as scikit-learn's ``char_wb`` analyzer (an independent
+    implementation) wherever every padded word is at least ``hi`` long."""
+    hi = min(lo + width, 5)
+    ref = CountVectorizer(analyzer="char_wb", ngram_range=(lo, hi),
+                          lowercase=False).build_analyzer()(" ".join(words))
+    assert Counter(char_ngrams(words, lo, hi)) == Counter(ref)
+
+
+def test_char_vocabulary_terms_and_its_words_settings():
+    v = Vocabulary(analyzer="char_wb", ngram_range=(2, 3), stop_words=None, min_length=1)
+    assert list(v.analyze(["Ab c"])) == [[" a", "ab", "b ", " ab", "ab ", " c", "c ", " c "]]
+    # the tokens are the word analyzer's: lower-cased, stop words and short ones dropped
+    v = Vocabulary(analyzer="char_wb", ngram_range=(3, 3), min_length=2)
+    assert list(v.analyze(["The CAT x"])) == [[" ca", "cat", "at "]]
+    with pytest.raises(ValueError, match="analyzer must be one of"):
+        list(Vocabulary(analyzer="char").analyze(["a b"]))
+
+
+def test_a_char_model_file_predicts_as_the_model_did(tmp_path):
+    texts = ["le chat noir", "der schwarze hund", "la maison", "das haus ist alt"] * 5
+    y = np.array(["fr", "de", "fr", "de"] * 5)
+    spec = CHAR_CANDIDATE
+    vocab = spec.make_vocabulary()
+    est = spec.make_estimator().fit(vocab.fit_transform(texts), y)
+    save_model(tmp_path / "m.npz", est, model=spec.model, vocabulary=vocab)
+    saved = load_model(tmp_path / "m.npz")
+    assert saved.vocabulary.analyzer == "char_wb"
+    new = ["une maison noire", "ein alter hund"]       # words never seen: their n-grams were
+    assert list(saved.predict(saved.vocabulary.transform(new))) == ["fr", "de"]
+    assert list(est.predict(vocab.transform(new))) == ["fr", "de"]
+
+
+def test_words_option_ngrams_leaves_the_char_candidate_alone():
+    """``--ngrams 2`` (word pairs) is not the character n-grams' range."""
+    v = CHAR_CANDIDATE.make_vocabulary({"ngram_range": (1, 2), "min_df": 2})
+    assert v.ngram_range == (1, 4) and v.min_df == 2
+    assert spec_of("sdem-nb-hinge").make_vocabulary({"ngram_range": (1, 2)}).ngram_range == (1, 2)
+
+
+def test_char_candidate_is_last_and_left_out_over_the_budget():
+    take, skipped = plan(11000, 1.4e6, 20, budget=30)       # 20 Newsgroups' size
+    assert CHAR_CANDIDATE.name not in [s.name for s in take]
+    assert "over the time budget" in dict(skipped)[CHAR_CANDIDATE.name]
+    take, _ = plan(1400, 2e5, 4, budget=30)                  # short sentences
+    assert take[-1].name == CHAR_CANDIDATE.name
+
+
+def test_char_terms_are_made_only_when_the_candidate_is_tried(monkeypatch):
+    """Character n-grams (ten times the terms) are not made for a candidate left out."""
+    import topics.corpus as corpus
+
+    made, orig = [], corpus.char_ngrams
+
+    def counted(tokens, lo, hi):
+        made.append(len(tokens))
+        return orig(tokens, lo, hi)
+
+    monkeypatch.setattr(corpus, "char_ngrams", counted)
+    texts = [f"{w} words here" for w in ("alpha", "beta") * 30]
+    y = np.array(["a", "b"] * 30)
+    specs = [spec_of("sdem-nb-hinge"), CHAR_CANDIDATE]
+    choice = choose(texts, y, specs=specs, time_budget=0.0)
+    assert not made and dict(choice.skipped).keys() == {"svm-chars"}
+    choice = choose(texts, y, specs=specs, time_budget=1e6)
+    assert made and {c.value for c in choice.ranked} == {"sdem-nb-hinge", "svm-chars"}
