@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import CountVectorizer
 
-from topics import auto
 from topics._persist import load_model, save_model
 from topics.auto import CHAR_CANDIDATE, choose, plan, spec_of
 from topics.corpus import Vocabulary, char_ngrams
