@@ -11,7 +11,6 @@ import math
 import time
 
 import numpy as np
-from numba import njit
 from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 
@@ -21,9 +20,10 @@ from structpred.learners import check_iterations
 from structpred.selection import unwrap_eval_set
 from structpred import (ChainExample, L2Ball, Monitor, chain_kl_prox, chain_viterbi,
                         dual_extragradient_streaming, operator_norm)
-from structpred.io import (FormatError, check_token_lists, counted, load_npz, note, save_npz,
-                          token_form, unwritable_token)
+from structpred.io import FormatError, counted, load_npz, note, save_npz
 
+from ._perceptron import _perceptron_epoch
+from ._tagged_sentences import check_tagged_sentences
 from .evaluate import (check_scheme, check_valid_scheme, iob_variant, is_iob, warn_iob_mix,
                        label_kind_error, score_from_stats, sentence_stats, sentence_texts)
 from .features import FEATURE_SETS, FeatureCodes, FeatureIndex, token_features
@@ -107,65 +107,6 @@ LEARNERS = ("bregman", "euclidean", "perceptron")
 MAX_STEP_SCALE = 1e6
 FORMAT = "structpred-sequence-tagger"
 FORMAT_VERSION = 1
-
-
-def check_tagged_sentences(X, y=None, n_columns=None, what="sentence"):
-    """``X`` (and ``y``) as lists, checked before any feature is built: every token a tuple
-    of ``n_columns`` strings (default: as many as the first token) or a string, which is the
-    one-column token ``(word,)`` (not one letter per column); every label list as long as its
-    sentence.  A one-line ``TypeError`` or ``ValueError`` naming the sentence and token
-    otherwise."""
-    X = [[(tok,) if isinstance(tok, str) else _row(tok) for tok in sent]
-         for sent in check_token_lists(X, what)]
-    first = "as the model was trained on"
-    for i, sent in enumerate(X):
-        for k, tok in enumerate(sent):
-            if not isinstance(tok, (tuple, list)) or not all(isinstance(c, str) for c in tok):
-                raise TypeError(f"{what} {i}, token {k}: expected a tuple of string columns "
-                                f"(word, ...), got {tok!r:.60}")
-            _refuse_unwritable(tok, f"{what} {i}, token {k}: the column")
-            if n_columns is None:
-                n_columns, first = len(tok), f"as the first token of {what} {i} has"
-            if len(tok) != n_columns or not tok:
-                raise ValueError(f"{what} {i}, token {k} has {counted(len(tok), 'column')}, "
-                                 f"but {n_columns} {'was' if n_columns == 1 else 'were'} "
-                                 f"expected ({first})")
-    if y is None:
-        return X, None
-    y = check_token_lists(y, "label list", "labels")
-    if len(y) != len(X):
-        raise ValueError(f"{len(X)} {what}s but {len(y)} label lists")
-    for i, (sent, labels) in enumerate(zip(X, y)):
-        if not sent:
-            raise ValueError(f"{what} {i} has no tokens")
-        if len(labels) != len(sent):
-            raise ValueError(f"{what} {i} has {len(sent)} tokens but {len(labels)} labels")
-        for k, label in enumerate(labels):
-            if not isinstance(label, str):   # an int, None: a TypeError deep in sorting
-                raise TypeError(f"{what} {i}, token {k}: a label must be a string, got "
-                                f"{label!r:.60}")
-            _refuse_unwritable([label], f"{what} {i}, token {k}: the label")
-    return X, y
-
-
-def _row(tok):
-    """A token given as a 1-D numpy array of strings (a row of a sentence given as an
-    ``(n_tokens, n_columns)`` array) as the tuple of its columns; it was refused as "expected
-    a tuple of string columns" while the same row as a list was taken."""
-    if isinstance(tok, np.ndarray) and tok.ndim == 1 and tok.dtype.kind in "UO":
-        return tuple(tok.tolist())
-    return tok
-
-
-def _refuse_unwritable(columns, where):
-    """``ValueError`` for a column or label that a CoNLL file cannot hold (empty, or holding
-    white space): trained or tagged here, it would be two columns or none once written."""
-    bad = unwritable_token(columns)
-    if bad is not None:
-        raise ValueError(f"{where} {bad!r:.40} is empty or holds white space (a column file "
-                         "could not hold it)")
-    for c in columns:   # a column of invisible characters only, which a file's reader refuses
-        token_form(c, where)
 
 
 class SequenceTagger(BaseEstimator):
@@ -723,81 +664,3 @@ def _tagger_from(header, arrays):
     digests = arrays.get("training_digests")
     tagger.training_digests_ = None if digests is None else np.asarray(digests, np.uint64)
     return tagger
-
-
-@njit(cache=True)
-def _perceptron_epoch(indptr, indices, data, starts, labels, order, K, n_obs, w, u, counter):
-    """One pass of the averaged structured perceptron (Collins 2002) over the sentences
-    in ``order``, with the lazy averaging trick: ``u`` accumulates ``c * update``, and the
-    average after ``c`` steps is ``w - u / c``."""
-    trans = n_obs * K
-    start = trans + K * K
-    end = start + K
-    maxlen = 0
-    for i in range(starts.size - 1):
-        if starts[i + 1] - starts[i] > maxlen:
-            maxlen = starts[i + 1] - starts[i]
-    node = np.empty((maxlen, K))
-    delta = np.empty((maxlen, K))
-    back = np.zeros((maxlen, K), dtype=np.int64)
-    pred = np.empty(maxlen, dtype=np.int64)
-    for oi in range(order.size):
-        si = order[oi]
-        s, e = starts[si], starts[si + 1]
-        n = e - s
-        for i in range(n):
-            for k in range(K):
-                acc = 0.0
-                for p in range(indptr[s + i], indptr[s + i + 1]):
-                    acc += data[p] * w[indices[p] * K + k]
-                node[i, k] = acc
-        for k in range(K):
-            node[0, k] += w[start + k]
-            node[n - 1, k] += w[end + k]
-            delta[0, k] = node[0, k]
-        for i in range(1, n):
-            for b in range(K):
-                m = -np.inf
-                arg = 0
-                for a in range(K):
-                    v = delta[i - 1, a] + w[trans + a * K + b]
-                    if v > m:
-                        m = v
-                        arg = a
-                delta[i, b] = m + node[i, b]
-                back[i, b] = arg
-        m = -np.inf
-        for k in range(K):
-            if delta[n - 1, k] > m:
-                m = delta[n - 1, k]
-                pred[n - 1] = k
-        for i in range(n - 1, 0, -1):
-            pred[i - 1] = back[i, pred[i]]
-        c = counter[0]
-        for i in range(n):
-            g, h = labels[s + i], pred[i]
-            if g != h:
-                for p in range(indptr[s + i], indptr[s + i + 1]):
-                    f = indices[p]
-                    w[f * K + g] += data[p]
-                    u[f * K + g] += c * data[p]
-                    w[f * K + h] -= data[p]
-                    u[f * K + h] -= c * data[p]
-            if i > 0:
-                ga, ha = labels[s + i - 1], pred[i - 1]
-                if ga != ha or g != h:
-                    w[trans + ga * K + g] += 1.0
-                    u[trans + ga * K + g] += c
-                    w[trans + ha * K + h] -= 1.0
-                    u[trans + ha * K + h] -= c
-        if labels[s] != pred[0]:
-            w[start + labels[s]] += 1.0
-            u[start + labels[s]] += c
-            w[start + pred[0]] -= 1.0
-            u[start + pred[0]] -= c
-        if labels[e - 1] != pred[n - 1]:
-            w[end + labels[e - 1]] += 1.0
-            u[end + labels[e - 1]] += c
-            w[end + pred[n - 1]] -= 1.0
-            u[end + pred[n - 1]] -= c
-        counter[0] = c + 1.0

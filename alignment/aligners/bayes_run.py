@@ -29,8 +29,9 @@ import numpy as np
 from structpred import resolve_seed
 from structpred.io import counted, load_npz, save_npz
 from .._runtime import log as _log
-from .runs import (AlignerRun, LinkSets, _as_lines, _check_bitext, _cpu_seconds, _entry_dir,
-                   _save_run, bitext_fingerprint, load_run, run_fingerprint)
+from ._cache_entry import _delete_entry, _entry_dir, _save_run
+from .runs import (AlignerRun, LinkSets, _as_lines, _check_bitext, _cpu_seconds,
+                   bitext_fingerprint, load_run, run_fingerprint)
 
 __all__ = ["run_bayes", "align_new_bayes", "bayes_options", "BAYES_RUN_VERSION",
            "SOURCE_OPTIONS"]
@@ -94,8 +95,6 @@ def _fitted_aligner(run):
         raise ValueError("bayes: the run kept no priors (run it with a cache_dir)")
     from structpred import FormatError
     from structpred.io import damaged_cache
-
-    from .runs import _delete_entry
 
     try:   # a file of a cache folder: deleted and recomputed, not restored
         header, a = load_npz(Path(run.path) / "priors.npz", PRIORS_FORMAT, (PRIORS_VERSION,),
