@@ -33,12 +33,11 @@ written as a decimal (``1.0``, as pandas writes a column of class numbers holdin
 the number (``1``), in every format, so the same classes come out of JSON lines, CSV and TSV.
 
 Also here: the refusal of TREC questions (``DESC:manner How ...``, the label glued to the
-text) and the reading of a file that is one JSON array of records.
+text).  JSON lines and arrays are read by :mod:`topics._json_io`.
 """
 
 from __future__ import annotations
 
-import bisect
 import collections
 import gzip
 import itertools
@@ -61,7 +60,7 @@ __all__ = ["FASTTEXT_PREFIX", "UNLABELLED_FOLDERS", "check_label", "check_text",
            "refuse_glued_label", "refuse_quoted_tsv", "refuse_swapped_columns", "refuse_json_line",
            "warn_tab_heads",
            "warn_joined_labels",
-           "warn_unlabelled_mark", "json_array", "unique_keys", "refuse_token_lines"]
+           "warn_unlabelled_mark", "up_to_first_text", "refuse_token_lines"]
 
 #: the prefix of a fastText label word
 FASTTEXT_PREFIX = "__label__"
@@ -372,6 +371,17 @@ def refuse_text_header(lines, name):
         yield lineno, line
 
 
+def up_to_first_text(source):
+    """``(head, rest)``: the ``(number, text)`` lines of ``source`` up to and including the
+    first that is not blank (its format is judged on it), and the iterator of the rest."""
+    head = []
+    for item in source:
+        head.append(item)
+        if item[1].strip():
+            break
+    return head, source
+
+
 def read_text_lines(lines, name, need, docs):
     """Read lines ``(number, line)`` of plain text (a ``*.txt`` file) into ``docs``: each
     non-blank line one document without a label, whatever tabs it holds (it was refused as
@@ -412,67 +422,6 @@ def warn_tab_heads(name, docs, why):
         warnings.warn(f"{name}: every line starts with a word and a tab ({heads[0][:40]!r}, "
                       f"...), read as a word of its text ({why}): if it is a label, give "
                       f"--format tsv")
-
-
-# ----------------------------------------------------------------------- JSON arrays
-
-def unique_keys(pairs):
-    """``object_pairs_hook`` of :func:`json.loads`: a dict, or ``ValueError`` naming a key
-    given twice (``json`` keeps the last value silently)."""
-    out = {}
-    for k, v in pairs:
-        if k in out:
-            raise ValueError(f"the field {k!r} is given twice")
-        out[k] = v
-    return out
-
-
-def json_array(lines, name):
-    """``(line, value)`` of each item of a file that is one JSON array (``[{...}, {...}]``,
-    as ``json.dump`` writes a list of records: it was refused as "got a JSON array"), with
-    the line where the item starts."""
-    numbers, texts = [], []
-    for lineno, line in lines:
-        numbers.append(lineno)
-        texts.append(line)
-    text = "\n".join(texts)
-    starts = [0]
-    for t in texts[:-1]:
-        starts.append(starts[-1] + len(t) + 1)
-
-    def line_at(pos):
-        return numbers[max(bisect.bisect_right(starts, pos) - 1, 0)]
-
-    decoder = json.JSONDecoder(object_pairs_hook=unique_keys)
-    ws = re.compile(r"\s*")
-    pos = ws.match(text).end() + 1            # after the '['
-    expect_item = None                         # None: first, True: after a comma
-    while True:
-        pos = ws.match(text, pos).end()
-        if pos < len(text) and text[pos] == "]" and not expect_item:
-            pos += 1
-            break
-        try:
-            row, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            raise FormatError(name, line_at(exc.pos), f"malformed JSON ({exc.msg}) in the JSON "
-                                                      "array of records") from None
-        except ValueError as exc:          # a field given twice
-            raise FormatError(name, line_at(pos), str(exc)) from None
-        yield line_at(pos), row
-        pos = ws.match(text, end).end()
-        if pos < len(text) and text[pos] == ",":
-            pos, expect_item = pos + 1, True
-        elif pos < len(text) and text[pos] == "]":
-            pos += 1
-            break
-        else:
-            raise FormatError(name, line_at(pos), "malformed JSON: expected ',' or ']' in the "
-                                                  "JSON array of records")
-    pos = ws.match(text, pos).end()
-    if pos < len(text):
-        raise FormatError(name, line_at(pos), "more after the JSON array of records: a file "
-                                              "holds one array, or one JSON object per line")
 
 
 # ----------------------------------------------------------------------- folders
