@@ -37,6 +37,7 @@ from ._options import DEFAULT_MODEL
 from ._options import add_data as _add_data, add_train_parser as _add_train_parser
 from ._options import add_validation_options as _add_validation_options
 from ._options import add_vocabulary_options as _add_vocabulary_options
+from ._validation import quiet_class_count_guess
 from .registry import CV_BELOW, CV_FOLDS, MODELS, make_estimator
 
 __all__ = ["add_parser", "topics_train", "topics_predict", "topics_eval", "MODELS",
@@ -511,7 +512,8 @@ def topics_train(args):
                f"on all {len(docs)} documents")
     t0 = time.perf_counter()
     try:
-        est.fit(X, y)
+        with quiet_class_count_guess():   # labels read from a file are no regression target
+            est.fit(X, y)
     except ValueError as exc:
         raise UserError(f"{model_name}: {exc}") from exc
     secs = time.perf_counter() - t0
