@@ -349,26 +349,64 @@ def _header_of(line):
     return "" if line.strip().strip('"').lower() in TEXT_NAMES else None
 
 
+#: the non-blank lines after a first line that names the text column alone (``text``) that
+#: :func:`refuse_text_header` reads for the file's layout
+HEADER_EVIDENCE_LINES = 20
+
+#: a CSV field in quotes holding a comma or a doubled quote: ``"stocks fell, ""sharply"""``
+_QUOTED_FIELD = re.compile(r'"(?:[^"]|"")*(?:,|"")(?:[^"]|"")*"')
+
+
+def _layout_after(lines):
+    """The layout of the texts ``lines`` (non-blank) that a first line of one word lacks, by
+    the format that reads it: ``"fasttext"`` when one starts with a fastText label,
+    ``"tsv"`` when each starts with one word and a tab (``label<TAB>text``), ``"csv"`` when
+    one is a CSV field in quotes (pandas' ``to_csv`` of one column quotes a text holding a
+    comma or a quote), else ``None``: texts, as the first line is."""
+    if any(fasttext_line(line) for line in lines):
+        return "fasttext"
+    if lines and all(re.match(r"\s*\S+\t", line) for line in lines):
+        return "tsv"
+    return "csv" if any(_QUOTED_FIELD.fullmatch(line.strip()) for line in lines) else None
+
+
 def refuse_text_header(lines, name):
     """The lines ``(number, line)`` of a ``*.txt`` file or fastText lines, read as texts,
     refused at the first non-blank one when it is a header of columns (:func:`_header_of`):
     ``text,label`` was read as a document, so ``predict`` wrote one label more than the
     file's texts and every later label one line off.  Refused, not read as CSV or TSV: the
-    other lines' commas, quotes and tabs would be read anew, unasked."""
-    first = True
+    other lines' commas, quotes and tabs would be read anew, unasked.  A first line of one
+    word naming the text column (``text``, ``review``) is a header only when the next
+    :data:`HEADER_EVIDENCE_LINES` texts have a layout it lacks (:func:`_layout_after`:
+    labels, fastText's or before a tab, or CSV's quotes); before texts as plain as it, it
+    is a document (a review of one word was refused)."""
+    lines = iter(lines)
     for lineno, line in lines:
-        if first and line.strip():
-            first = False
-            sep = _header_of(line)
-            if sep is not None:
-                fmt = {"": "tsv (which skips a first line that names the text column)",
-                       "\t": "tsv", ",": "csv", ";": "csv"}[sep]
-                what = "the text column" if sep == "" else "columns"
-                raise FormatError(name, lineno, f"the first line {line.strip()[:60]!r} is a "
-                                                f"header naming {what}, not a text (this "
-                                                f"format is texts, one a line): give "
-                                                f"--format {fmt}, or leave the line out")
+        if not line.strip():
+            yield lineno, line
+            continue
+        sep, after = _header_of(line), []
+        if sep == "":
+            after = list(itertools.islice((item for item in lines if item[1].strip()),
+                                          HEADER_EVIDENCE_LINES))
+            sep = {"tsv": "", "csv": "csv", "fasttext": "fasttext"}.get(
+                _layout_after([text for _, text in after]))
+        if sep is not None:
+            hint = {"": "give --format tsv (which skips a first line that names the text "
+                        "column), or leave the line out",
+                    "csv": "give --format csv (a header above one column), or leave the "
+                           "line out",
+                    "fasttext": "leave the line out (fastText lines have no header)"}.get(
+                sep, f"give --format {'tsv' if sep == chr(9) else 'csv'}, or leave the "
+                     "line out")
+            what = "the text column" if sep in ("", "csv", "fasttext") else "columns"
+            raise FormatError(name, lineno, f"the first line {line.strip()[:60]!r} is a "
+                                            f"header naming {what}, not a text (this "
+                                            f"format is texts, one a line): {hint}")
         yield lineno, line
+        yield from after
+        break
+    yield from lines
 
 
 def up_to_first_text(source):
