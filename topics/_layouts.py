@@ -584,43 +584,83 @@ TOKEN_LINES_SAMPLE = 5000
 MAX_TAGS = 100
 
 
+#: a tag of a token-per-line file: ASCII capitals, digits and punctuation, not a number
+#: (``NN``, ``B-NP``, ``PRP$``, ``.``, ``-LRB-``, ``''``)
+_TAG = re.compile(r"(?![.,]*[0-9][0-9.,]*$)[A-Z0-9$.,:;`'()#|_+*=/-]{1,12}")
+#: a chunk or entity tag (IOB, IOBES, BILOU): ``O``, ``B-NP``, ``I-PER``
+_CHUNK_TAG = re.compile(r"O|[BIESLU]-[^a-z\s]+")
+
+
 def refuse_token_lines(lines, name):
-    """Refuse a token-per-line file (CoNLL style: ``word TAG`` lines, a blank line after
-    each sentence, as ``structpred tag`` reads), at its first line: each line was read as a
-    document of one word and its tag.  Of the first :data:`TOKEN_LINES_SAMPLE` lines
-    ``(number, line)``: at least 9 in 10 of the non-blank ones hold the same number of
-    fields, 2 to 4, split at white space; their last field takes at most :data:`MAX_TAGS`
-    values, at most half as many as the lines and fewer than the first field's, and 9 in 10
-    of them are written without lower-case letters, as tags are (``NN``, ``B-NP``, ``O``:
-    short lines of words from a few, ``the film was good``, are texts; a lower-case tag set
-    such as Brown's is not told apart, and read as texts); and blank lines cut them into
-    runs of two lines or more on average (sentences, not one text a line)."""
+    """The lines ``(number, line)`` of texts, refused at the first when they are a
+    token-per-line file (CoNLL style: ``word TAG`` lines, a blank line after each sentence,
+    as ``structpred tag`` reads): each line was read as a document of one word and its tag.
+    The first :data:`TOKEN_LINES_SAMPLE` lines are judged as they are read (a file, standard
+    input or a FIFO alike: nothing is read twice), then every line is passed on.  Tokens
+    (:func:`_token_rows`), or else, in a file too small or without the blank lines to judge
+    so (a sentence of a few tokens), lines that are all of one tag layout
+    (:func:`_tag_rows`)."""
+    lines, seen = iter(lines), []
     rows, runs, prev, first, other = [], 0, None, None, 0
-    for lineno, line in itertools.islice(lines, TOKEN_LINES_SAMPLE):
+    for lineno, line in lines:
+        seen.append((lineno, line))
         fields = line.split()
         if not fields:
             prev = None
-            continue
-        other += not 2 <= len(fields) <= 4
-        if other > 10 + len(rows) // 10:   # texts: not read on
-            return
-        runs += prev is None
-        prev = lineno
-        first = first or (lineno, line)
-        rows.append(fields)
+        else:
+            other += not 2 <= len(fields) <= 4
+            runs += prev is None
+            prev = lineno
+            first = first or (lineno, line)
+            rows.append(fields)
+        if len(seen) >= TOKEN_LINES_SAMPLE or other > 10 + len(rows) // 10:   # texts
+            break
+    texts = other > 10 + len(rows) // 10
+    if not texts and (not other and _tag_rows(rows) or _token_rows(rows, runs)):
+        raise FormatError(name, first[0], f"lines of a word and its tag(s)"
+                                          f"{', blank lines between sentences' if runs > 1 else ''}"
+                                          f" ({first[1].strip()[:40]!r}: a token-per-line, "
+                                          "CoNLL-style file), not documents: each line would "
+                                          "be read as a document; such files are for "
+                                          "structpred tag (tag train, predict or eval --data "
+                                          "FILE)")
+    yield from seen
+    yield from lines
+
+
+def _token_rows(rows, runs):
+    """Whether the fields of the non-blank lines sampled, ``rows``, cut by blank lines into
+    ``runs``, are tokens: at least 9 in 10 of the lines hold the same number of fields, 2 to
+    4, split at white space; their last field takes at most :data:`MAX_TAGS` values, at most
+    half as many as the lines and fewer than the first field's, and 9 in 10 of them are
+    written without lower-case letters, as tags are (``NN``, ``B-NP``, ``O``: short lines
+    of words from a few, ``the film was good``, are texts; a lower-case tag set such as
+    Brown's is not told apart, and read as texts); and the runs are of two lines or more on
+    average (sentences, not one text a line), six lines at least."""
     n = len(rows)
     if n < 6 or runs < 2 or n < 2 * runs:
-        return
+        return False
     width = collections.Counter(len(r) for r in rows).most_common(1)[0][0]
     rows = [r for r in rows if len(r) == width]
     tags = {r[-1] for r in rows}
     cased = sum(not any(c.islower() for c in r[-1]) for r in rows)   # NN, B-NP, O, PRP$
-    if not (2 <= width <= 4 and len(rows) >= 0.9 * n and len(tags) <= MAX_TAGS
+    return (2 <= width <= 4 and len(rows) >= 0.9 * n and len(tags) <= MAX_TAGS
             and 2 * len(tags) <= len(rows) and len(tags) < len({r[0] for r in rows})
-            and cased >= 0.9 * len(rows)):
-        return
-    raise FormatError(name, first[0], f"lines of a word and its tag(s), blank lines between "
-                                      f"sentences ({first[1].strip()[:40]!r}: a token-per-line, "
-                                      "CoNLL-style file), not documents: each line would be "
-                                      "read as a document; such files are for structpred "
-                                      "tag (tag train, predict or eval --data FILE)")
+            and cased >= 0.9 * len(rows))
+
+
+def _tag_rows(rows):
+    """Whether the fields of every non-blank line, ``rows`` (two lines or more), are a word
+    and its tag(s) by their shape alone: as many fields in each, the first a word with a
+    lower-case letter in some line (not a text in capitals), and either two fields, the
+    second a tag in every line (:data:`_TAG`: ``NN``, ``.``; a number or a word with a
+    lower-case letter is a text's, as in ``great film,pos`` or ``pos<TAB>great film``), or
+    three or four, each after the first a tag and the last a chunk or entity tag
+    (:data:`_CHUNK_TAG`: ``B-NP``, ``O``)."""
+    width = len(rows[0]) if rows else 0
+    if len(rows) < 2 or any(len(r) != width for r in rows) or not any(
+            any(c.islower() for c in r[0]) for r in rows):
+        return False
+    if not all(_TAG.fullmatch(t) for r in rows for t in r[1:]):
+        return False
+    return width == 2 or all(_CHUNK_TAG.fullmatch(r[-1]) for r in rows)

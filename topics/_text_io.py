@@ -265,14 +265,14 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
         raise FormatError(name, None, f"{label_key!r} is both the label and a text "
                                       "field (--label-field, --text-field)")
     docs = Documents(path=name, format=fmt)
-    if fmt in ("text", "tsv") and os.path.isfile(spath):   # a FIFO is read once
-        _refuse_binary(spath, name)
-        refuse_token_lines(_lines(spath, name), name)   # CoNLL's 'word TAG' lines
     if fmt == "folder":
         read_folder(Path(spath), need, docs, MAX_DOCUMENT_BYTES)
     elif fmt in ("fasttext", "text"):
         _refuse_binary(spath, name)
-        lines = refuse_text_header(_lines(spath, name), name)   # texts, labelled or not
+        lines = _lines(spath, name)
+        if fmt == "text":   # CoNLL's 'word TAG' lines, judged as they are read
+            lines = refuse_token_lines(lines, name)
+        lines = refuse_text_header(lines, name)   # texts, labelled or not
         (read_text_lines if fmt == "text" else read_fasttext)(lines, name, need, docs)
     else:
         _refuse_binary(spath, name)
@@ -337,7 +337,7 @@ def _lines(spath, name, max_line=None):
 
 
 def _read_tsv(spath, name, need, docs, fields):
-    lines = _lines(spath, name)
+    lines = refuse_token_lines(_lines(spath, name), name)   # CoNLL's 'word TAG' lines
     if fields.label or fields.text:      # columns given: read by columns, as CSV
         return _read_csv(spath, name, need, docs, fields, lines)
     first = first_text = True

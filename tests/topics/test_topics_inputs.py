@@ -6,8 +6,16 @@
 - a ``*.txt`` file or fastText lines whose first document is one word naming a text column
   (``review``, ``text``) was refused as a header: it is one only before lines of a layout
   it lacks (labels, CSV's quotes), else a document;
+- a token-per-line (CoNLL) file given on standard input or as a FIFO was not looked at, and
+  one of fewer than 6 token lines or without blank lines was read as documents: refused
+  as a file is, judged on the lines as they are read; small files of texts, labelled
+  (``great film,pos``, ``pos<TAB>great film``) or not, are read as before;
 """
 
+import io
+import os
+import sys
+import threading
 import warnings
 
 import numpy as np
@@ -17,14 +25,14 @@ from hypothesis import strategies as st
 
 from topics._layouts import FASTTEXT_PREFIX, TEXT_NAMES
 
-from cli_helpers import docs_model, run_cli
+from cli_helpers import docs_model, one_line_error, run_cli
 
 SETTINGS = settings(max_examples=5, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
                                            HealthCheck.too_slow])
 
-#: words of letters only (every model's tokens)
-WORDS = "cat dog bank stock film park rain snow tree lake road ship star moon gold iron".split()
+#: words of letters only (every model's tokens), all in the vocabulary of :func:`model`
+WORDS = "cat sat mat stocks fell market dogs chase cats park bank raised interest rates".split()
 
 
 # ----------------------------- class: many classes of one document (scikit-learn's guess)
@@ -100,3 +108,104 @@ def test_a_first_document_of_one_word_is_read(tmp_path_factory, capsys, model, f
                            capsys)
     assert rc == 0, err
     assert len(out.splitlines()) == len(texts)
+
+
+# ---------------------------- class: token-per-line files, small, or not read from a file
+POS_TAGS = ["NN", "VBD", "DT", "JJ", "IN", "NNP", "PRP$", ".", ",", "-LRB-"]
+CHUNK_TAGS = ["B-NP", "I-NP", "B-VP", "O", "B-PER", "I-LOC", "S-ORG", "E-MISC"]
+
+
+def _through(kind, folder, name, data, monkeypatch):
+    """``(--data value, --format options)`` for ``data`` given as a file, on standard input
+    or through a FIFO (written by a thread as the command reads it)."""
+    if kind == "stdin":
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+        return "-", ["--format", "tsv"]
+    path = folder / name
+    if kind == "file":
+        path.write_bytes(data)
+    else:
+        os.mkfifo(path)
+
+        def write():
+            with open(path, "wb") as fh:
+                fh.write(data)
+        threading.Thread(target=write, daemon=True).start()
+    return str(path), ["--format", "tsv"] if name.endswith(".tsv") else []
+
+
+@st.composite
+def _token_file(draw):
+    """``(text, line of the first token)``: ``word TAG`` (or ``word POS CHUNK``, with an
+    entity column too) lines of one sentence of 2 to 5 tokens, without a blank line, or of
+    sentences of 6 tokens or more between blank lines."""
+    width = draw(st.integers(2, 4))
+    small = draw(st.booleans())
+    lengths = [draw(st.integers(2, 5))] if small else draw(
+        st.lists(st.integers(3, 8), min_size=2, max_size=4).filter(lambda v: sum(v) >= 6))
+    words = iter(draw(st.permutations(WORDS)) * 4)
+    sep = draw(st.sampled_from([" ", "\t"]))
+
+    def token(i):
+        tags = [draw(st.sampled_from(POS_TAGS)) for _ in range(width - 2)]
+        last = draw(st.sampled_from(POS_TAGS if width == 2 else CHUNK_TAGS))
+        word = next(words)
+        return sep.join([word.title() if i == 0 else word, *tags, last]) + "\n"
+
+    lead = draw(st.integers(0, 1))
+    text = "\n" * lead + "\n".join("".join(token(i) for i in range(n)) for n in lengths)
+    return text, lead + 1
+
+
+@SETTINGS
+@given(case=_token_file(), kind=st.sampled_from(["file", "stdin", "fifo"]),
+       name=st.sampled_from(["tokens.txt", "tokens.tsv"]), cmd=st.sampled_from(["predict",
+                                                                              "train"]))
+def test_a_token_per_line_file_is_refused_however_it_comes(tmp_path_factory, capsys,
+                                                           monkeypatch, model, case, kind,
+                                                           name, cmd):
+    """CoNLL lines on standard input or through a FIFO, and a file of a sentence of a few
+    tokens (no blank line, fewer than 6 lines), were documents, one a token: refused at the
+    first token, naming ``structpred tag``."""
+    text, line = case
+    folder = tmp_path_factory.mktemp("tok")
+    data, fmt = _through(kind, folder, name, text.encode(), monkeypatch)
+    argv = (["predict", "-m", str(model)] if cmd == "predict" else
+            ["train", "--model", "nbsvm", "-o", str(folder / "m.npz")])
+    rc, out, err = run_cli(["topics", *argv, "--data", data, *fmt], capsys)
+    assert one_line_error(rc, err, f"{data}:{line}:", "token-per-line", "structpred tag"), err
+    assert out == ""
+
+
+@st.composite
+def _small_texts(draw):
+    """``(text, documents, labelled)``: 1 to 5 short texts in lower case, a line each:
+    ``great film,pos`` (a text and a class name after a comma, read as a text), ``pos<TAB>great
+    film`` (TSV), or texts alone, of one to four words (a capital first, or not)."""
+    n = draw(st.integers(1, 5))
+    style = draw(st.sampled_from(["comma", "tsv", "plain"]))
+    lines = []
+    for _ in range(n):
+        words = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=4))
+        if draw(st.booleans()):
+            words[0] = words[0].title()
+        label = draw(st.sampled_from(["pos", "neg", "pets", "money"]))
+        text = " ".join(words)
+        lines.append({"comma": f"{text},{label}", "tsv": f"{label}\t{text}",
+                      "plain": text}[style])
+    return "".join(f"{line}\n" for line in lines), n, style == "tsv"
+
+
+@SETTINGS
+@given(case=_small_texts(), kind=st.sampled_from(["file", "stdin", "fifo"]))
+def test_small_files_of_texts_are_read(tmp_path_factory, capsys, monkeypatch, model, case,
+                                       kind):
+    """A few lines of texts, labelled or not, are documents as before, however they come."""
+    text, n, labelled = case
+    folder = tmp_path_factory.mktemp("small")
+    data, fmt = _through(kind, folder, "new.tsv" if labelled else "new.txt", text.encode(),
+                         monkeypatch)
+    rc, out, err = run_cli(["topics", "predict", "-m", str(model), "--data", data, *fmt],
+                           capsys)
+    assert rc == 0, err
+    assert len(out.splitlines()) == n
