@@ -11,12 +11,12 @@ import json
 import math
 import re
 
-from structpred.io import FormatError
+from structpred.io import FormatError, counted
 
 from ._layouts import LABEL_NAMES, TEXT_NAMES, label_name, up_to_first_text
 from ._layouts import check_label as _check_label, check_text as _check_text
 
-__all__ = ["read_jsonl", "json_array", "unique_keys"]
+__all__ = ["read_jsonl", "json_array", "json_values", "unique_keys"]
 
 
 def read_jsonl(lines, name, need, docs, fields):
@@ -30,6 +30,7 @@ def read_jsonl(lines, name, need, docs, fields):
     for lineno, row in (json_array(lines, name) if array else _json_lines(lines, name)):
         if not docs.texts and isinstance(row, dict):
             label_key, text_keys = _json_keys(row, fields, label_key, text_keys)
+            _refuse_other_shapes(row, text_keys[0], name, lineno)
         if not isinstance(row, dict):
             raise FormatError(name, lineno, f"expected a JSON object with {text_keys[0]!r} and "
                                             f"{label_key!r} fields, got a JSON {_json_kind(row)}")
@@ -55,6 +56,28 @@ def read_jsonl(lines, name, need, docs, fields):
         docs.sources.append(f"{name}:{lineno}")
 
 
+def _refuse_other_shapes(row, text_key, name, lineno):
+    """Refuse a first JSON object that is not a record: a table of columns, each an object
+    of row ids and values (pandas' ``DataFrame.to_json``, whose default is
+    ``orient='columns'``: it was "the 'text' field must be a string, got object"), or one
+    object holding the records in a field (``{"data": [{...}, ...]}``, as APIs and dataset
+    dumps wrap them: it was "no 'text' field (its fields: 'data')")."""
+    value = row.get(text_key)
+    if isinstance(value, dict):
+        raise FormatError(name, lineno, f"the {text_key!r} field is an object of "
+                                        f"{counted(len(value), 'value')}: a table of columns "
+                                        "(pandas' DataFrame.to_json), not records; write "
+                                        "df.to_json(FILE, orient='records', lines=True)")
+    held = [k for k, v in row.items() if text_key not in row and isinstance(v, list) and v
+            and all(isinstance(x, dict) for x in v)]
+    if held:
+        raise FormatError(name, lineno, f"a JSON object holding "
+                                        f"{counted(len(row[held[0]]), 'record')} in its field "
+                                        f"{held[0]!r}, not a record: give the records alone, "
+                                        f"one a line (jq -c '.[{json.dumps(held[0])}][]' FILE) "
+                                        "or as a JSON array")
+
+
 def _json_keys(row, fields, label_key, text_keys):
     """The label and text fields of JSON records, judged on the first record ``row``: those
     given, else ``label`` and ``text``, else the one field of the record named like a label
@@ -72,13 +95,18 @@ def _json_keys(row, fields, label_key, text_keys):
 
 
 def _json_lines(lines, name):
-    """``(line, value)`` of each non-blank line of JSON lines."""
+    """``(line, value)`` of each non-blank line of JSON lines; from a line that opens an
+    object continued on the next (a pretty-printed record), the values written one after
+    another, over as many lines as each takes (:func:`json_values`)."""
     for lineno, line in lines:
         if not line.strip():
             continue
         try:
             row = json.loads(line, object_pairs_hook=unique_keys)
         except json.JSONDecodeError as exc:
+            if line.lstrip().startswith("{") and exc.pos >= len(line.rstrip()):
+                yield from json_values(itertools.chain([(lineno, line)], lines), name)
+                return
             raise FormatError(name, lineno, f"malformed JSON ({exc.msg} at column {exc.colno}): "
                                             f"expected one JSON object per line") from None
         except ValueError as exc:          # a field given twice
@@ -122,52 +150,83 @@ def unique_keys(pairs):
     return out
 
 
+class _Joined:
+    """The lines ``(number, line)`` of a file joined into one text, read as JSON values
+    written one after another or in an array, each named by the line where it starts."""
+
+    def __init__(self, lines, name):
+        numbers, texts = [], []
+        for lineno, line in lines:
+            numbers.append(lineno)
+            texts.append(line)
+        self.text, self.numbers, self.name = "\n".join(texts), numbers, name
+        self.starts = [0]
+        for t in texts[:-1]:
+            self.starts.append(self.starts[-1] + len(t) + 1)
+        self.decoder = json.JSONDecoder(object_pairs_hook=unique_keys)
+
+    def line_at(self, pos):
+        return self.numbers[max(bisect.bisect_right(self.starts, pos) - 1, 0)]
+
+    def skip(self, pos):
+        """The position of the first character from ``pos`` on that is not white space."""
+        return _WS.match(self.text, pos).end()
+
+    def value(self, pos, what):
+        """``(value, end)`` of the JSON value at ``pos``, of ``what`` (for messages)."""
+        try:
+            return self.decoder.raw_decode(self.text, pos)
+        except json.JSONDecodeError as exc:
+            raise FormatError(self.name, self.line_at(exc.pos), f"malformed JSON ({exc.msg}) "
+                                                                f"in {what}") from None
+        except ValueError as exc:          # a field given twice
+            raise FormatError(self.name, self.line_at(pos), str(exc)) from None
+
+
+_WS = re.compile(r"\s*")
+
+
 def json_array(lines, name):
     """``(line, value)`` of each item of a file that is one JSON array (``[{...}, {...}]``,
     as ``json.dump`` writes a list of records: it was refused as "got a JSON array"), with
     the line where the item starts."""
-    numbers, texts = [], []
-    for lineno, line in lines:
-        numbers.append(lineno)
-        texts.append(line)
-    text = "\n".join(texts)
-    starts = [0]
-    for t in texts[:-1]:
-        starts.append(starts[-1] + len(t) + 1)
-
-    def line_at(pos):
-        return numbers[max(bisect.bisect_right(starts, pos) - 1, 0)]
-
-    decoder = json.JSONDecoder(object_pairs_hook=unique_keys)
-    ws = re.compile(r"\s*")
-    pos = ws.match(text).end() + 1            # after the '['
+    doc = _Joined(lines, name)
+    text = doc.text
+    pos = doc.skip(0) + 1                      # after the '['
     expect_item = None                         # None: first, True: after a comma
     while True:
-        pos = ws.match(text, pos).end()
+        pos = doc.skip(pos)
         if pos < len(text) and text[pos] == "]" and not expect_item:
             pos += 1
             break
-        try:
-            row, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            raise FormatError(name, line_at(exc.pos), f"malformed JSON ({exc.msg}) in the JSON "
-                                                      "array of records") from None
-        except ValueError as exc:          # a field given twice
-            raise FormatError(name, line_at(pos), str(exc)) from None
-        yield line_at(pos), row
-        pos = ws.match(text, end).end()
+        row, end = doc.value(pos, "the JSON array of records")
+        yield doc.line_at(pos), row
+        pos = doc.skip(end)
         if pos < len(text) and text[pos] == ",":
             pos, expect_item = pos + 1, True
         elif pos < len(text) and text[pos] == "]":
             pos += 1
             break
         else:
-            raise FormatError(name, line_at(pos), "malformed JSON: expected ',' or ']' in the "
-                                                  "JSON array of records")
-    pos = ws.match(text, pos).end()
+            raise FormatError(name, doc.line_at(pos), "malformed JSON: expected ',' or ']' in "
+                                                      "the JSON array of records")
+    pos = doc.skip(pos)
     if pos < len(text):
-        raise FormatError(name, line_at(pos), "more after the JSON array of records: a file "
-                                              "holds one array, or one JSON object per line")
+        raise FormatError(name, doc.line_at(pos), "more after the JSON array of records: a "
+                                                  "file holds one array, or one JSON object "
+                                                  "per line")
+
+
+def json_values(lines, name):
+    """``(line, value)`` of each of the JSON values written one after another, each on one
+    line or over several (records pretty-printed one by one, as ``jq .`` writes them: they
+    were refused as "malformed JSON ... expected one JSON object per line")."""
+    doc = _Joined(lines, name)
+    pos = doc.skip(0)
+    while pos < len(doc.text):
+        row, end = doc.value(pos, "JSON records written over several lines")
+        yield doc.line_at(pos), row
+        pos = doc.skip(end)
 
 
 def _json_kind(v):

@@ -23,7 +23,8 @@ the class folders are treated):
   joined with a space.  A label may be a string, a boolean (``true``) or a finite number
   (``5`` and ``5.0`` are ``"5"``: see :func:`topics._layouts.label_name`).  A file that is one JSON array of such objects (``[{...}, {...}]``, as
   ``json.dump`` writes a list of records) is read likewise, each record named by the
-  line where it starts.
+  line where it starts, and so are records pretty-printed one after another (``jq .``):
+  see :mod:`topics._json_io`.
 * ``csv`` -- comma-separated values read by :mod:`csv` (RFC 4180: quoted fields may hold
   commas, doubled quotes and line breaks; a line break inside a quoted field is read as
   ``"\\n"``), one document per record (.gz ok).  See :func:`read_documents` for how the

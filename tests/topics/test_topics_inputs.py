@@ -10,9 +10,14 @@
   one of fewer than 6 token lines or without blank lines was read as documents: refused
   as a file is, judged on the lines as they are read; small files of texts, labelled
   (``great film,pos``, ``pos<TAB>great film``) or not, are read as before;
+- JSON records pretty-printed one after another (``jq .``) were refused as "malformed JSON
+  ... expected one JSON object per line": read, each named by the line where it starts; one
+  object holding the records in a field, or pandas' table of columns, is refused in one line
+  saying what it is.
 """
 
 import io
+import json
 import os
 import sys
 import threading
@@ -25,7 +30,7 @@ from hypothesis import strategies as st
 
 from topics._layouts import FASTTEXT_PREFIX, TEXT_NAMES
 
-from cli_helpers import docs_model, one_line_error, run_cli
+from cli_helpers import DOCS, docs_model, one_line_error, run_cli
 
 SETTINGS = settings(max_examples=5, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -209,3 +214,86 @@ def test_small_files_of_texts_are_read(tmp_path_factory, capsys, monkeypatch, mo
                            capsys)
     assert rc == 0, err
     assert len(out.splitlines()) == n
+
+
+# ------------------------------------- class: JSON records over several lines each
+@st.composite
+def _records(draw):
+    """``(text, records, first lines)``: 1 to 8 records of DOCS' classes written one after
+    another, each on one line or pretty-printed over several (any indent, key order)."""
+    n = draw(st.integers(1, 8))
+    records, parts, starts, line = [], [], [], 1 + draw(st.integers(0, 2))
+    for _ in range(n):
+        rec = {"label": draw(st.sampled_from(["pets", "money"])),
+               "text": " ".join(draw(st.lists(st.sampled_from(WORDS), min_size=1,
+                                              max_size=6)))}
+        if draw(st.booleans()):
+            rec = dict(reversed(list(rec.items())))
+        indent = draw(st.sampled_from([None, 0, 1, 2, 4, "\t"]))
+        if not parts:
+            indent = indent if indent is not None else 2   # the first spread over lines
+        body = json.dumps(rec, indent=indent)
+        records.append(rec)
+        starts.append(line)
+        gap = "\n" * draw(st.integers(1, 2))
+        parts.append(body + gap)
+        line += body.count("\n") + len(gap)
+    return "\n" * (starts[0] - 1) + "".join(parts), records, starts
+
+
+@SETTINGS
+@given(case=_records(), suffix=st.sampled_from([".json", ".jsonl"]))
+def test_json_records_over_several_lines_are_read(tmp_path_factory, case, suffix):
+    """Each record read, named by its first line."""
+    from topics._text_io import read_documents
+
+    text, records, starts = case
+    f = tmp_path_factory.mktemp("pretty") / f"docs{suffix}"
+    f.write_text(text)
+    docs = read_documents(f, labels="required")
+    assert docs.texts == [r["text"] for r in records]
+    assert docs.labels == [r["label"] for r in records]
+    assert docs.sources == [f"{f}:{n}" for n in starts]
+
+
+def test_pretty_printed_records_are_evaluated(tmp_path, capsys, model):
+    records = [{"label": lab, "text": txt} for lab, txt in
+               (line.split("\t") for line in DOCS.splitlines())]
+    f = tmp_path / "docs.jsonl"
+    f.write_text("\n".join(json.dumps(r, indent=2) for r in records) + "\n")
+    rc, out, err = run_cli(["topics", "eval", "-m", str(model), "--data", str(f), "--format",
+                            "jsonl"], capsys)
+    assert rc == 0, err
+    assert f"of {len(records)} documents)" in out
+
+
+@SETTINGS
+@given(indent=st.sampled_from([None, 2]), key=st.sampled_from(["data", "rows", "train"]),
+       n=st.integers(1, 4), cmd=st.sampled_from(["predict", "eval"]))
+def test_json_of_other_shapes_is_refused_saying_what_it_is(tmp_path_factory, capsys, model,
+                                                           indent, key, n, cmd):
+    """One object holding the records in a field, and pandas' ``to_json`` of a data frame
+    (columns of row ids), are refused at line 1 naming what they are and how to write
+    records."""
+    rows = [{"text": f"the cat {i}", "label": "pets"} for i in range(n)]
+    d = tmp_path_factory.mktemp("shapes")
+    wrapped, columns = d / "wrapped.json", d / "columns.json"
+    wrapped.write_text(json.dumps({"version": 1, key: rows}, indent=indent))
+    columns.write_text(json.dumps({c: {str(i): r[c] for i, r in enumerate(rows)}
+                                   for c in ("text", "label")}, indent=indent))
+    for f, words in [(wrapped, (f"holding {n} record", repr(key), "jq -c")),
+                     (columns, ("table of columns", "orient='records'"))]:
+        rc, out, err = run_cli(["topics", cmd, "-m", str(model), "--data", str(f)], capsys)
+        assert one_line_error(rc, err, f"{f}:1:", *words), err
+
+
+@pytest.mark.parametrize("text, line", [
+    ('{\n "label": "pets",\n "text": "the cat"\n}\n{\n "label": "pets",\n "text": \n', 7),
+    ('{\n "label": "pets",\n "text": "the cat"\n},\n{"label": "pets", "text": "a"}\n', 4),
+    ('{"label": "pets", "text": "the cat"}\n{"label": "pets",\n "text": "a", "text": "b"}\n', 2)])
+def test_malformed_records_over_several_lines_name_the_line(tmp_path, capsys, model, text,
+                                                            line):
+    f = tmp_path / "docs.jsonl"
+    f.write_text(text)
+    rc, _, err = run_cli(["topics", "eval", "-m", str(model), "--data", str(f)], capsys)
+    assert one_line_error(rc, err, f"{f}:{line}:"), err
