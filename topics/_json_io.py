@@ -60,8 +60,8 @@ def _refuse_other_shapes(row, text_key, name, lineno):
     """Refuse a first JSON object that is not a record: a table of columns, each an object
     of row ids and values (pandas' ``DataFrame.to_json``, whose default is
     ``orient='columns'``: it was "the 'text' field must be a string, got object"), or one
-    object holding the records in a field (``{"data": [{...}, ...]}``, as APIs and dataset
-    dumps wrap them: it was "no 'text' field (its fields: 'data')")."""
+    object holding the records, with a text field, in a field (``{"data": [{...}, ...]}``,
+    as APIs and dataset dumps wrap them: it was "no 'text' field (its fields: 'data')")."""
     value = row.get(text_key)
     if isinstance(value, dict):
         raise FormatError(name, lineno, f"the {text_key!r} field is an object of "
@@ -69,13 +69,19 @@ def _refuse_other_shapes(row, text_key, name, lineno):
                                         "(pandas' DataFrame.to_json), not records; write "
                                         "df.to_json(FILE, orient='records', lines=True)")
     held = [k for k, v in row.items() if text_key not in row and isinstance(v, list) and v
-            and all(isinstance(x, dict) for x in v)]
+            and all(isinstance(x, dict) for x in v) and _like_a_record(v[0], text_key)]
     if held:
         raise FormatError(name, lineno, f"a JSON object holding "
                                         f"{counted(len(row[held[0]]), 'record')} in its field "
                                         f"{held[0]!r}, not a record: give the records alone, "
                                         f"one a line (jq -c '.[{json.dumps(held[0])}][]' FILE) "
                                         "or as a JSON array")
+
+
+def _like_a_record(item, text_key):
+    """Whether the object ``item`` has the field ``text_key`` or one named like a text."""
+    return text_key in item or any(isinstance(k, str) and k.strip().lower() in TEXT_NAMES
+                                   for k in item)
 
 
 def _json_keys(row, fields, label_key, text_keys):

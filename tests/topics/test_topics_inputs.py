@@ -297,3 +297,12 @@ def test_malformed_records_over_several_lines_name_the_line(tmp_path, capsys, mo
     f.write_text(text)
     rc, _, err = run_cli(["topics", "eval", "-m", str(model), "--data", str(f)], capsys)
     assert one_line_error(rc, err, f"{f}:{line}:"), err
+
+
+def test_a_record_holding_a_list_of_other_objects_is_no_wrapper(tmp_path, capsys, model):
+    """A list of objects without a text field (entity spans) is a field of a record: the
+    message names the record's fields, as before."""
+    f = tmp_path / "spans.jsonl"
+    f.write_text('{"tokens": ["a"], "ner": [{"start": 0, "end": 1}]}\n')
+    rc, _, err = run_cli(["topics", "predict", "-m", str(model), "--data", str(f)], capsys)
+    assert one_line_error(rc, err, f"{f}:1:", "no 'text' field", "'ner'"), err
