@@ -58,6 +58,14 @@ DOCS = "".join(f"{label}\t{text}\n" for label, text in [
     ("pets", "dogs chase cats in the park"), ("money", "the bank raised interest rates")] * 3)
 
 
+def docs_model(folder):
+    """The path of a model (``nbsvm``) trained on :data:`DOCS`, written in ``folder``."""
+    (folder / "docs.tsv").write_text(DOCS)
+    assert main(["topics", "train", "--data", str(folder / "docs.tsv"), "--model", "nbsvm",
+                 "--min-df", "1", "-q", "-o", str(folder / "m.npz")]) == 0
+    return folder / "m.npz"
+
+
 def group_alive(pgid, within=2.0):
     """Whether a process of the process group ``pgid`` (a command started with
     ``start_new_session=True``, and its workers) is still alive ``within`` seconds from

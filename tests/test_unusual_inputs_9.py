@@ -171,7 +171,7 @@ def test_min_df_whole_decimal_is_a_count(models, tmp_path, capsys, count):
     rc, _, err = run_cli(["topics", "train", "--data", str(models / "docs.tsv"), "--model",
                           "nbsvm", "--min-df", f"{count}.0", "-q", "-o", str(out)], capsys)
     assert rc == 0, err
-    from topics.cli import _df
+    from topics._options import _df
 
     assert _df(f"{count}.0") == count and isinstance(_df(f"{count}.0"), int)
 

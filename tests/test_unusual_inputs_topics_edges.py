@@ -185,20 +185,31 @@ def test_whole_decimals_with_other_zeros_are_one_class(tmp_path, capsys):
 
 
 # -------------------------------------------- class: a header line in a *.txt file
+#: what follows a first line naming the text column alone, by the hint of its refusal: a
+#: layout that line lacks (labels before a tab, CSV's quotes, fastText labels)
+_AFTER_NAME = {"--format tsv": "pos\tthe cat sat\nneg\tstocks fell\n",
+               "--format csv": 'the cat sat\n"stocks fell, ""sharply"""\n',
+               "fastText lines have no header": "__label__a the cat sat\n__label__b stocks fell\n"}
+
+
 @st.composite
 def _header(draw):
-    """``(line, format hinted)``: a header of a label and a text column (ids too), any
-    case, separated by commas, tabs or semicolons, or a text column's name alone."""
+    """``(line, words of the refusal, the lines after it)``: a header of a label and a text
+    column (ids too), any case, separated by commas, tabs or semicolons, before texts; or a
+    text column's name alone before texts of a layout it lacks."""
     from topics._text_io import ID_NAMES, LABEL_NAMES, TEXT_NAMES
 
     text = draw(st.sampled_from(TEXT_NAMES))
     if draw(st.booleans()):
-        return draw(st.sampled_from([text, text.title(), text.upper()])), "tsv"
+        hint = draw(st.sampled_from(sorted(_AFTER_NAME)))
+        return (draw(st.sampled_from([text, text.title(), text.upper()])), hint,
+                _AFTER_NAME[hint])
     other = draw(st.sampled_from(LABEL_NAMES + ID_NAMES))
     sep = draw(st.sampled_from([",", "\t", ";"]))
     fields = draw(st.permutations([text, other]))
     line = sep.join(draw(st.sampled_from([f, f.title(), f.upper()])) for f in fields)
-    return line, "tsv" if sep == "\t" else "csv"
+    return (line, f"--format {'tsv' if sep == chr(9) else 'csv'}",
+            'the cat sat\nstocks fell, "sharply"\n')
 
 
 @SETTINGS
@@ -206,17 +217,16 @@ def _header(draw):
 def test_a_header_line_in_a_txt_file_is_refused_naming_the_format(
         tmp_path_factory, capsys, numbered_model, header, blank, cmd):
     """A ``*.txt`` file (texts, one a line) whose first line is a header of columns
-    (``text,label``, ``label<TAB>text``, ``text``) was read with the header as a document:
-    ``predict`` wrote one label more than the texts. Refused at that line, naming the
-    format that reads the header (not read as CSV unasked: the other lines' commas and
-    quotes would be read anew)."""
-    line, fmt = header
+    (``text,label``, ``label<TAB>text``; ``text`` before lines of labels or quotes) was read
+    with the header as a document: ``predict`` wrote one label more than the texts. Refused
+    at that line, naming the format that reads the header (not read as CSV unasked: the
+    other lines' commas and quotes would be read anew)."""
+    line, words, after = header
     model, _ = numbered_model
     f = tmp_path_factory.mktemp("hdr") / "new.txt"
-    f.write_text(("\n" if blank else "") + line + "\nthe cat sat\nstocks fell, \"sharply\"\n")
+    f.write_text(("\n" if blank else "") + line + "\n" + after)
     rc, out, err = run_cli(["topics", cmd, "-m", str(model), "--data", str(f)], capsys)
-    assert one_line_error(rc, err, f"{f}:{2 if blank else 1}:", "header",
-                          f"--format {fmt}"), err
+    assert one_line_error(rc, err, f"{f}:{2 if blank else 1}:", "header", words), err
     assert out == ""
 
 

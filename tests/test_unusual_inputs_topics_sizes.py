@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from topics._confusion import MAX_PRINTED_CLASSES, TOP_CONFUSIONS, top_confusions
 
-from cli_helpers import DOCS, one_line_error, run_cli
+from cli_helpers import docs_model as trained_docs_model, one_line_error, run_cli
 
 SETTINGS = settings(max_examples=5, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -147,12 +147,7 @@ def test_the_commonest_confusions_are_the_largest_cells_off_the_diagonal(cm):
 # ------------------------------------------- class: token-per-line (CoNLL) files
 @pytest.fixture(scope="module")
 def docs_model(tmp_path_factory):
-    d = tmp_path_factory.mktemp("docs")
-    (d / "docs.tsv").write_text(DOCS)
-    from structpred.cli import main
-    assert main(["topics", "train", "--data", str(d / "docs.tsv"), "--model", "nbsvm",
-                 "--min-df", "1", "-q", "-o", str(d / "m.npz")]) == 0
-    return d / "m.npz"
+    return trained_docs_model(tmp_path_factory.mktemp("docs"))
 
 
 @SETTINGS

@@ -33,12 +33,11 @@ written as a decimal (``1.0``, as pandas writes a column of class numbers holdin
 the number (``1``), in every format, so the same classes come out of JSON lines, CSV and TSV.
 
 Also here: the refusal of TREC questions (``DESC:manner How ...``, the label glued to the
-text) and the reading of a file that is one JSON array of records.
+text).  JSON lines and arrays are read by :mod:`topics._json_io`.
 """
 
 from __future__ import annotations
 
-import bisect
 import collections
 import gzip
 import itertools
@@ -61,7 +60,7 @@ __all__ = ["FASTTEXT_PREFIX", "UNLABELLED_FOLDERS", "check_label", "check_text",
            "refuse_glued_label", "refuse_quoted_tsv", "refuse_swapped_columns", "refuse_json_line",
            "warn_tab_heads",
            "warn_joined_labels",
-           "warn_unlabelled_mark", "json_array", "unique_keys", "refuse_token_lines"]
+           "warn_unlabelled_mark", "up_to_first_text", "refuse_token_lines"]
 
 #: the prefix of a fastText label word
 FASTTEXT_PREFIX = "__label__"
@@ -350,26 +349,75 @@ def _header_of(line):
     return "" if line.strip().strip('"').lower() in TEXT_NAMES else None
 
 
+#: the non-blank lines after a first line that names the text column alone (``text``) that
+#: :func:`refuse_text_header` reads for the file's layout
+HEADER_EVIDENCE_LINES = 20
+
+#: a CSV field in quotes holding a comma or a doubled quote: ``"stocks fell, ""sharply"""``
+_QUOTED_FIELD = re.compile(r'"(?:[^"]|"")*(?:,|"")(?:[^"]|"")*"')
+
+
+def _layout_after(lines):
+    """The layout of the texts ``lines`` (non-blank) that a first line of one word lacks, by
+    the format that reads it: ``"fasttext"`` when one starts with a fastText label,
+    ``"tsv"`` when each starts with one word and a tab (``label<TAB>text``), ``"csv"`` when
+    one is a CSV field in quotes (pandas' ``to_csv`` of one column quotes a text holding a
+    comma or a quote), else ``None``: texts, as the first line is."""
+    if any(fasttext_line(line) for line in lines):
+        return "fasttext"
+    if lines and all(re.match(r"\s*\S+\t", line) for line in lines):
+        return "tsv"
+    return "csv" if any(_QUOTED_FIELD.fullmatch(line.strip()) for line in lines) else None
+
+
 def refuse_text_header(lines, name):
     """The lines ``(number, line)`` of a ``*.txt`` file or fastText lines, read as texts,
     refused at the first non-blank one when it is a header of columns (:func:`_header_of`):
     ``text,label`` was read as a document, so ``predict`` wrote one label more than the
     file's texts and every later label one line off.  Refused, not read as CSV or TSV: the
-    other lines' commas, quotes and tabs would be read anew, unasked."""
-    first = True
+    other lines' commas, quotes and tabs would be read anew, unasked.  A first line of one
+    word naming the text column (``text``, ``review``) is a header only when the next
+    :data:`HEADER_EVIDENCE_LINES` texts have a layout it lacks (:func:`_layout_after`:
+    labels, fastText's or before a tab, or CSV's quotes); before texts as plain as it, it
+    is a document (a review of one word was refused)."""
+    lines = iter(lines)
     for lineno, line in lines:
-        if first and line.strip():
-            first = False
-            sep = _header_of(line)
-            if sep is not None:
-                fmt = {"": "tsv (which skips a first line that names the text column)",
-                       "\t": "tsv", ",": "csv", ";": "csv"}[sep]
-                what = "the text column" if sep == "" else "columns"
-                raise FormatError(name, lineno, f"the first line {line.strip()[:60]!r} is a "
-                                                f"header naming {what}, not a text (this "
-                                                f"format is texts, one a line): give "
-                                                f"--format {fmt}, or leave the line out")
+        if not line.strip():
+            yield lineno, line
+            continue
+        sep, after = _header_of(line), []
+        if sep == "":
+            after = list(itertools.islice((item for item in lines if item[1].strip()),
+                                          HEADER_EVIDENCE_LINES))
+            sep = {"tsv": "", "csv": "csv", "fasttext": "fasttext"}.get(
+                _layout_after([text for _, text in after]))
+        if sep is not None:
+            hint = {"": "give --format tsv (which skips a first line that names the text "
+                        "column), or leave the line out",
+                    "csv": "give --format csv (a header above one column), or leave the "
+                           "line out",
+                    "fasttext": "leave the line out (fastText lines have no header)"}.get(
+                sep, f"give --format {'tsv' if sep == chr(9) else 'csv'}, or leave the "
+                     "line out")
+            what = "the text column" if sep in ("", "csv", "fasttext") else "columns"
+            raise FormatError(name, lineno, f"the first line {line.strip()[:60]!r} is a "
+                                            f"header naming {what}, not a text (this "
+                                            f"format is texts, one a line): {hint}")
         yield lineno, line
+        yield from after
+        break
+    yield from lines
+
+
+def up_to_first_text(source):
+    """``(head, rest)``: the ``(number, text)`` lines of ``source`` up to and including the
+    first that is not blank (its format is judged on it), and the iterator of the rest."""
+    head = []
+    for item in source:
+        head.append(item)
+        if item[1].strip():
+            break
+    return head, source
 
 
 def read_text_lines(lines, name, need, docs):
@@ -412,67 +460,6 @@ def warn_tab_heads(name, docs, why):
         warnings.warn(f"{name}: every line starts with a word and a tab ({heads[0][:40]!r}, "
                       f"...), read as a word of its text ({why}): if it is a label, give "
                       f"--format tsv")
-
-
-# ----------------------------------------------------------------------- JSON arrays
-
-def unique_keys(pairs):
-    """``object_pairs_hook`` of :func:`json.loads`: a dict, or ``ValueError`` naming a key
-    given twice (``json`` keeps the last value silently)."""
-    out = {}
-    for k, v in pairs:
-        if k in out:
-            raise ValueError(f"the field {k!r} is given twice")
-        out[k] = v
-    return out
-
-
-def json_array(lines, name):
-    """``(line, value)`` of each item of a file that is one JSON array (``[{...}, {...}]``,
-    as ``json.dump`` writes a list of records: it was refused as "got a JSON array"), with
-    the line where the item starts."""
-    numbers, texts = [], []
-    for lineno, line in lines:
-        numbers.append(lineno)
-        texts.append(line)
-    text = "\n".join(texts)
-    starts = [0]
-    for t in texts[:-1]:
-        starts.append(starts[-1] + len(t) + 1)
-
-    def line_at(pos):
-        return numbers[max(bisect.bisect_right(starts, pos) - 1, 0)]
-
-    decoder = json.JSONDecoder(object_pairs_hook=unique_keys)
-    ws = re.compile(r"\s*")
-    pos = ws.match(text).end() + 1            # after the '['
-    expect_item = None                         # None: first, True: after a comma
-    while True:
-        pos = ws.match(text, pos).end()
-        if pos < len(text) and text[pos] == "]" and not expect_item:
-            pos += 1
-            break
-        try:
-            row, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            raise FormatError(name, line_at(exc.pos), f"malformed JSON ({exc.msg}) in the JSON "
-                                                      "array of records") from None
-        except ValueError as exc:          # a field given twice
-            raise FormatError(name, line_at(pos), str(exc)) from None
-        yield line_at(pos), row
-        pos = ws.match(text, end).end()
-        if pos < len(text) and text[pos] == ",":
-            pos, expect_item = pos + 1, True
-        elif pos < len(text) and text[pos] == "]":
-            pos += 1
-            break
-        else:
-            raise FormatError(name, line_at(pos), "malformed JSON: expected ',' or ']' in the "
-                                                  "JSON array of records")
-    pos = ws.match(text, pos).end()
-    if pos < len(text):
-        raise FormatError(name, line_at(pos), "more after the JSON array of records: a file "
-                                              "holds one array, or one JSON object per line")
 
 
 # ----------------------------------------------------------------------- folders
@@ -597,43 +584,83 @@ TOKEN_LINES_SAMPLE = 5000
 MAX_TAGS = 100
 
 
+#: a tag of a token-per-line file: ASCII capitals, digits and punctuation, not a number
+#: (``NN``, ``B-NP``, ``PRP$``, ``.``, ``-LRB-``, ``''``)
+_TAG = re.compile(r"(?![.,]*[0-9][0-9.,]*$)[A-Z0-9$.,:;`'()#|_+*=/-]{1,12}")
+#: a chunk or entity tag (IOB, IOBES, BILOU): ``O``, ``B-NP``, ``I-PER``
+_CHUNK_TAG = re.compile(r"O|[BIESLU]-[^a-z\s]+")
+
+
 def refuse_token_lines(lines, name):
-    """Refuse a token-per-line file (CoNLL style: ``word TAG`` lines, a blank line after
-    each sentence, as ``structpred tag`` reads), at its first line: each line was read as a
-    document of one word and its tag.  Of the first :data:`TOKEN_LINES_SAMPLE` lines
-    ``(number, line)``: at least 9 in 10 of the non-blank ones hold the same number of
-    fields, 2 to 4, split at white space; their last field takes at most :data:`MAX_TAGS`
-    values, at most half as many as the lines and fewer than the first field's, and 9 in 10
-    of them are written without lower-case letters, as tags are (``NN``, ``B-NP``, ``O``:
-    short lines of words from a few, ``the film was good``, are texts; a lower-case tag set
-    such as Brown's is not told apart, and read as texts); and blank lines cut them into
-    runs of two lines or more on average (sentences, not one text a line)."""
+    """The lines ``(number, line)`` of texts, refused at the first when they are a
+    token-per-line file (CoNLL style: ``word TAG`` lines, a blank line after each sentence,
+    as ``structpred tag`` reads): each line was read as a document of one word and its tag.
+    The first :data:`TOKEN_LINES_SAMPLE` lines are judged as they are read (a file, standard
+    input or a FIFO alike: nothing is read twice), then every line is passed on.  Tokens
+    (:func:`_token_rows`), or else, in a file too small or without the blank lines to judge
+    so (a sentence of a few tokens), lines that are all of one tag layout
+    (:func:`_tag_rows`)."""
+    lines, seen = iter(lines), []
     rows, runs, prev, first, other = [], 0, None, None, 0
-    for lineno, line in itertools.islice(lines, TOKEN_LINES_SAMPLE):
+    for lineno, line in lines:
+        seen.append((lineno, line))
         fields = line.split()
         if not fields:
             prev = None
-            continue
-        other += not 2 <= len(fields) <= 4
-        if other > 10 + len(rows) // 10:   # texts: not read on
-            return
-        runs += prev is None
-        prev = lineno
-        first = first or (lineno, line)
-        rows.append(fields)
+        else:
+            other += not 2 <= len(fields) <= 4
+            runs += prev is None
+            prev = lineno
+            first = first or (lineno, line)
+            rows.append(fields)
+        if len(seen) >= TOKEN_LINES_SAMPLE or other > 10 + len(rows) // 10:   # texts
+            break
+    texts = other > 10 + len(rows) // 10
+    if not texts and (not other and _tag_rows(rows) or _token_rows(rows, runs)):
+        raise FormatError(name, first[0], f"lines of a word and its tag(s)"
+                                          f"{', blank lines between sentences' if runs > 1 else ''}"
+                                          f" ({first[1].strip()[:40]!r}: a token-per-line, "
+                                          "CoNLL-style file), not documents: each line would "
+                                          "be read as a document; such files are for "
+                                          "structpred tag (tag train, predict or eval --data "
+                                          "FILE)")
+    yield from seen
+    yield from lines
+
+
+def _token_rows(rows, runs):
+    """Whether the fields of the non-blank lines sampled, ``rows``, cut by blank lines into
+    ``runs``, are tokens: at least 9 in 10 of the lines hold the same number of fields, 2 to
+    4, split at white space; their last field takes at most :data:`MAX_TAGS` values, at most
+    half as many as the lines and fewer than the first field's, and 9 in 10 of them are
+    written without lower-case letters, as tags are (``NN``, ``B-NP``, ``O``: short lines
+    of words from a few, ``the film was good``, are texts; a lower-case tag set such as
+    Brown's is not told apart, and read as texts); and the runs are of two lines or more on
+    average (sentences, not one text a line), six lines at least."""
     n = len(rows)
     if n < 6 or runs < 2 or n < 2 * runs:
-        return
+        return False
     width = collections.Counter(len(r) for r in rows).most_common(1)[0][0]
     rows = [r for r in rows if len(r) == width]
     tags = {r[-1] for r in rows}
     cased = sum(not any(c.islower() for c in r[-1]) for r in rows)   # NN, B-NP, O, PRP$
-    if not (2 <= width <= 4 and len(rows) >= 0.9 * n and len(tags) <= MAX_TAGS
+    return (2 <= width <= 4 and len(rows) >= 0.9 * n and len(tags) <= MAX_TAGS
             and 2 * len(tags) <= len(rows) and len(tags) < len({r[0] for r in rows})
-            and cased >= 0.9 * len(rows)):
-        return
-    raise FormatError(name, first[0], f"lines of a word and its tag(s), blank lines between "
-                                      f"sentences ({first[1].strip()[:40]!r}: a token-per-line, "
-                                      "CoNLL-style file), not documents: each line would be "
-                                      "read as a document; such files are for structpred "
-                                      "tag (tag train, predict or eval --data FILE)")
+            and cased >= 0.9 * len(rows))
+
+
+def _tag_rows(rows):
+    """Whether the fields of every non-blank line, ``rows`` (two lines or more), are a word
+    and its tag(s) by their shape alone: as many fields in each, the first a word with a
+    lower-case letter in some line (not a text in capitals), and either two fields, the
+    second a tag in every line (:data:`_TAG`: ``NN``, ``.``; a number or a word with a
+    lower-case letter is a text's, as in ``great film,pos`` or ``pos<TAB>great film``), or
+    three or four, each after the first a tag and the last a chunk or entity tag
+    (:data:`_CHUNK_TAG`: ``B-NP``, ``O``)."""
+    width = len(rows[0]) if rows else 0
+    if len(rows) < 2 or any(len(r) != width for r in rows) or not any(
+            any(c.islower() for c in r[0]) for r in rows):
+        return False
+    if not all(_TAG.fullmatch(t) for r in rows for t in r[1:]):
+        return False
+    return width == 2 or all(_CHUNK_TAG.fullmatch(r[-1]) for r in rows)

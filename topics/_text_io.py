@@ -23,7 +23,8 @@ the class folders are treated):
   joined with a space.  A label may be a string, a boolean (``true``) or a finite number
   (``5`` and ``5.0`` are ``"5"``: see :func:`topics._layouts.label_name`).  A file that is one JSON array of such objects (``[{...}, {...}]``, as
   ``json.dump`` writes a list of records) is read likewise, each record named by the
-  line where it starts.
+  line where it starts, and so are records pretty-printed one after another (``jq .``):
+  see :mod:`topics._json_io`.
 * ``csv`` -- comma-separated values read by :mod:`csv` (RFC 4180: quoted fields may hold
   commas, doubled quotes and line breaks; a line break inside a quoted field is read as
   ``"\\n"``), one document per record (.gz ok).  See :func:`read_documents` for how the
@@ -52,8 +53,6 @@ from __future__ import annotations
 import csv
 import gzip
 import itertools
-import json
-import math
 import os
 import zlib
 from dataclasses import dataclass, field
@@ -65,11 +64,11 @@ from structpred.io import (FormatError, binary_kind, counted, gz_name, missing_r
 from ._layouts import check_label as _check_label, check_text as _check_text
 from ._layouts import (ID_NAMES, LABEL_NAMES, TEXT_NAMES, refuse_missing_numbers,
                        refuse_quoted_tsv, refuse_text_header)
-from ._layouts import (fasttext_line, json_array as _json_array, read_fasttext, read_folder,
-                       glued_label_line, refuse_glued_label, unique_keys as _unique_keys,
-                       json_object, label_name, read_text_lines, refuse_boolean_numbers,
-                       refuse_swapped_columns, refuse_token_lines, warn_joined_labels,
-                       warn_unlabelled_mark)
+from ._layouts import (fasttext_line, read_fasttext, read_folder, up_to_first_text,
+                       glued_label_line, refuse_glued_label, json_object, label_name,
+                       read_text_lines, refuse_boolean_numbers, refuse_swapped_columns,
+                       refuse_token_lines, warn_joined_labels, warn_unlabelled_mark)
+from ._json_io import read_jsonl
 
 __all__ = ["FORMATS", "LABEL_NAMES", "TEXT_NAMES", "Documents", "detect_format", "read_documents",
            "binary_kind", "MAX_DOCUMENT_BYTES", "MAX_JSON_ARRAY_BYTES", "ID_NAMES"]
@@ -267,19 +266,21 @@ def read_documents(path, fmt="auto", *, labels="required", label_field=None, tex
         raise FormatError(name, None, f"{label_key!r} is both the label and a text "
                                       "field (--label-field, --text-field)")
     docs = Documents(path=name, format=fmt)
-    if fmt in ("text", "tsv") and os.path.isfile(spath):   # a FIFO is read once
-        _refuse_binary(spath, name)
-        refuse_token_lines(_lines(spath, name), name)   # CoNLL's 'word TAG' lines
     if fmt == "folder":
         read_folder(Path(spath), need, docs, MAX_DOCUMENT_BYTES)
     elif fmt in ("fasttext", "text"):
         _refuse_binary(spath, name)
-        lines = refuse_text_header(_lines(spath, name), name)   # texts, labelled or not
+        lines = _lines(spath, name)
+        if fmt == "text":   # CoNLL's 'word TAG' lines, judged as they are read
+            lines = refuse_token_lines(lines, name)
+        lines = refuse_text_header(lines, name)   # texts, labelled or not
         (read_text_lines if fmt == "text" else read_fasttext)(lines, name, need, docs)
     else:
         _refuse_binary(spath, name)
-        reader = {"tsv": _read_tsv, "jsonl": _read_jsonl, "csv": _read_csv}[fmt]
-        reader(spath, name, need, docs, fields)
+        if fmt == "jsonl":
+            read_jsonl(_lines(spath, name, _json_line_cap), name, need, docs, fields)
+        else:
+            {"tsv": _read_tsv, "csv": _read_csv}[fmt](spath, name, need, docs, fields)
     if not docs.texts:
         raise FormatError(name, 1 if fmt != "folder" else None,
                           "no documents (an empty or blank file, a header alone or an "
@@ -325,17 +326,6 @@ def _field_list(value, what):
 
 # ----------------------------------------------------------------------- readers
 
-def _up_to_first_text(source):
-    """``(head, rest)``: the ``(number, text)`` lines of ``source`` up to and including the
-    first that is not blank (its format is judged on it), and the iterator of the rest."""
-    head = []
-    for item in source:
-        head.append(item)
-        if item[1].strip():
-            break
-    return head, source
-
-
 def _lines(spath, name, max_line=None):
     """``read_lines`` with the file's display name in its errors; a line holds a document
     of :data:`MAX_DOCUMENT_BYTES` at most, unless ``max_line`` says otherwise."""
@@ -348,7 +338,7 @@ def _lines(spath, name, max_line=None):
 
 
 def _read_tsv(spath, name, need, docs, fields):
-    lines = _lines(spath, name)
+    lines = refuse_token_lines(_lines(spath, name), name)   # CoNLL's 'word TAG' lines
     if fields.label or fields.text:      # columns given: read by columns, as CSV
         return _read_csv(spath, name, need, docs, fields, lines)
     first = first_text = True
@@ -476,96 +466,6 @@ def _csv_header_like(line):
     return len(row) > 1 and bool(_named_like(row, LABEL_NAMES + TEXT_NAMES))
 
 
-def _read_jsonl(spath, name, need, docs, fields):
-    label_key = fields.label[0] if fields.label else "label"
-    text_keys = fields.text or ["text"]
-    head, source = _up_to_first_text(_lines(spath, name, _json_line_cap))
-    lines = itertools.chain(head, source)
-    array = bool(head) and head[-1][1].lstrip().startswith("[")
-    for lineno, row in (_json_array(lines, name) if array else _json_lines(lines, name)):
-        if not docs.texts and isinstance(row, dict):
-            label_key, text_keys = _json_keys(row, fields, label_key, text_keys)
-        if not isinstance(row, dict):
-            raise FormatError(name, lineno, f"expected a JSON object with {text_keys[0]!r} and "
-                                            f"{label_key!r} fields, got a JSON {_json_kind(row)}")
-        parts = []
-        for key in text_keys:
-            if key not in row:
-                raise FormatError(name, lineno, f"no {key!r} field{_json_fields(row)}")
-            if not isinstance(row[key], str):
-                raise FormatError(name, lineno, f"the {key!r} field must be a string, got "
-                                                f"{_json_kind(row[key])}")
-            parts.append(row[key])
-        label = _json_label(row.get(label_key), label_key, name, lineno)
-        if not label:
-            if need:
-                raise FormatError(name, lineno, f"no {label_key!r} field{_json_fields(row)}"
-                                  if label_key not in row else f"empty {label_key!r} field")
-            label = None
-        _check_label(label, name, lineno)
-        _check_text(" ".join(parts), name, lineno,
-                    f"({', '.join(repr(k) for k in text_keys)})")
-        docs.texts.append(" ".join(parts))
-        docs.labels.append(label)
-        docs.sources.append(f"{name}:{lineno}")
-
-
-def _json_keys(row, fields, label_key, text_keys):
-    """The label and text fields of JSON records, judged on the first record ``row``: those
-    given, else ``label`` and ``text``, else the one field of the record named like a label
-    or a text (:data:`LABEL_NAMES`, :data:`TEXT_NAMES` and ``labels``, any case), as in CSV:
-    HuggingFace's exports name them ``sentence``, ``content``, ``labels`` (it was refused as
-    "no 'text' field")."""
-    def like(names, default):
-        hits = [k for k in row if isinstance(k, str) and k.strip().lower() in names]
-        return hits[0] if default not in row and len(hits) == 1 else default
-    if not fields.text:
-        text_keys = [like(TEXT_NAMES, text_keys[0])]
-    if not fields.label:
-        label_key = like(LABEL_NAMES + ("labels",), label_key)
-    return label_key, text_keys
-
-
-def _json_lines(lines, name):
-    """``(line, value)`` of each non-blank line of JSON lines."""
-    for lineno, line in lines:
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line, object_pairs_hook=_unique_keys)
-        except json.JSONDecodeError as exc:
-            raise FormatError(name, lineno, f"malformed JSON ({exc.msg} at column {exc.colno}): "
-                                            f"expected one JSON object per line") from None
-        except ValueError as exc:          # a field given twice
-            raise FormatError(name, lineno, str(exc)) from None
-        yield lineno, row
-
-
-def _json_fields(row):
-    """`` (its fields: a, b, c)`` for a message about a missing field."""
-    keys = [str(k) for k in row]
-    shown = ", ".join(repr(k[:30]) for k in keys[:12]) + (", ..." if len(keys) > 12 else "")
-    return f" (its fields: {shown})" if keys else " (an empty object)"
-
-
-def _json_label(value, key, name, lineno):
-    """A JSON label as a stripped string (``None`` when absent): a string, a boolean, an
-    integer, or a finite number (``5.0`` is ``"5"``: Yelp's stars), by :func:`label_name`."""
-    if value is None:
-        return None
-    if isinstance(value, (bool, int)) or isinstance(value, float) and math.isfinite(value):
-        return label_name(value)
-    if isinstance(value, list):
-        raise FormatError(name, lineno, f"the {key!r} field is a list: several labels a "
-                                        "document (multi-label classification) are not "
-                                        "supported; give one label a document")
-    if not isinstance(value, str):
-        got = repr(value) if isinstance(value, float) else _json_kind(value)
-        raise FormatError(name, lineno, f"the {key!r} field must be a string, a boolean or a "
-                                        f"finite number, got {got}")
-    return str(value).strip()
-
-
 # ----------------------------------------------------------------------- CSV
 
 #: the largest CSV field read (the csv module's default, 131,072 characters, refused long
@@ -580,7 +480,7 @@ def _csv_records(spath, name, tsv_lines=None):
     ``read_lines`` (encoding, BOM, NUL and CR checks), or are ``tsv_lines``, those of a TSV
     file read by columns: tab-separated, quotes kept as written."""
     at = [0]
-    head, source = _up_to_first_text(_lines(spath, name) if tsv_lines is None else tsv_lines)
+    head, source = up_to_first_text(_lines(spath, name) if tsv_lines is None else tsv_lines)
     delimiter = _csv_delimiter(head[-1][1]) if head and tsv_lines is None else "\t"
     sep = head[-1][1].strip() if head and tsv_lines is None else ""
     if len(sep) == 5 and sep.lower().startswith("sep=") and sep[4] in ",;\t|":
@@ -796,8 +696,3 @@ def _read_csv(spath, name, need, docs, fields, tsv_lines=None):
     if need and labelled is None:
         raise FormatError(name, rows[0][0], f"the label column, {cols.name(cols.label)}, is "
                                             f"empty in every row: give --label-field")
-
-
-def _json_kind(v):
-    return {dict: "object", list: "array", str: "string", bool: "boolean", int: "number",
-            float: "number", type(None): "null"}.get(type(v), type(v).__name__)

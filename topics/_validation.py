@@ -7,7 +7,9 @@ complex, not empty, ``n_features_in_`` bookkeeping, scikit-learn's error message
 
 from __future__ import annotations
 
+import contextlib
 import numbers
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
@@ -25,7 +27,8 @@ from .corpus import (Vocabulary, _document_list, as_count_matrix, check_topic_ta
 __all__ = ["validate_count_input", "validate_labels", "stream_classes", "check_sweep_counts", "count_matrix", "labelled_corpus",
            "check_documents_have_text", "check_has_tokens",
            "check_known_labels", "check_classifier_topics", "check_whole", "check_seed", "seed_of",
-           "keep_fitted_settings", "check_fitted_settings", "CountClassifierTags"]
+           "keep_fitted_settings", "check_fitted_settings", "CountClassifierTags",
+           "quiet_class_count_guess"]
 
 
 def validate_count_input(estimator, X, *, reset):
@@ -184,6 +187,23 @@ def validate_labels(estimator, y, n_docs, name="y"):
         raise ValueError(f"y[{i}] is {y[i]}: every document needs a label")
     check_classification_targets(y)
     return y
+
+
+#: the start of scikit-learn's guess (``check_classification_targets``, in every classifier's
+#: fit) that labels taking more values than half the documents (more than 20) are a
+#: regression target
+CLASS_COUNT_GUESS = r"The number of unique classes is greater than 50% of the number of samples"
+
+
+@contextlib.contextmanager
+def quiet_class_count_guess():
+    """Leave out scikit-learn's :data:`CLASS_COUNT_GUESS` (a ``UserWarning``) inside the
+    block, and no other warning: labels read from text files are names of classes, never a
+    regression target, and many classes of one document each are a corpus such as R52's
+    (``topics train`` printed the guess, twice, after training on such a corpus)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=CLASS_COUNT_GUESS, category=UserWarning)
+        yield
 
 
 def stream_classes(estimator, classes, y, first):

@@ -26,13 +26,13 @@ Newsgroups, Reuters R8, movie-review polarity and Brown genres): ``docs/results/
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from structpred import resolve_seed, seed_generator
 
+from ._validation import quiet_class_count_guess
 from .corpus import Vocabulary
 from .registry import CV_BELOW, CV_FOLDS, VALID_FRACTION
 
@@ -378,10 +378,9 @@ def _fit_trial(trial, analyses, folds, y, y_valid, seed, overrides):
         terms = terms_for(vocab, analyses, fit_idx)
         X = vocab.fit_terms(terms).transform_terms(terms)
         est = trial.spec.make_estimator(seed)
-        with warnings.catch_warnings():
+        with quiet_class_count_guess():
             # scikit-learn's guess on a fold of classes of one or two documents; each fit
             # printed it again (40 lines on 60 documents of 30 classes)
-            warnings.filterwarnings("ignore", "The number of unique classes is greater than")
             est.fit(X, y[fit_idx])
         pred = est.predict(vocab.transform_terms(terms_for(vocab, analyses, val_idx)))
         correct.append(np.asarray(pred).astype(str) == y_valid[val_idx])
@@ -548,5 +547,6 @@ def fit_spec(spec, texts, labels, *, seed=0, overrides=None):
     if X.sum() == 0:
         raise ValueError("no document has a word of the vocabulary")
     est = spec.make_estimator(seed)
-    est.fit(X, np.asarray(labels).astype(str))
+    with quiet_class_count_guess():
+        est.fit(X, np.asarray(labels).astype(str))
     return vocab, est
