@@ -175,8 +175,8 @@ def _check_known_words(X, docs, saved):
     empty = np.flatnonzero(np.diff(X.indptr) == 0)
     if not empty.size:
         return
-    what = (f"the model's vocabulary ({counted(len(saved.vocabulary), 'term')}, e.g. "
-            f"{', '.join(repr(w) for w in list(saved.vocabulary.words_)[:3])})")
+    what = (f"the model's vocabulary ({_vocabulary_size(saved.vocabulary)}, e.g. "
+            f"{', '.join(repr(w) for w in _example_terms(saved.vocabulary))})")
     if empty.size == len(docs):
         raise UserError(f"{docs.path}: no document has a word that {what} keeps, so each "
                         "would get the same label whatever its text: are they in the "
@@ -186,6 +186,20 @@ def _check_known_words(X, docs, saved):
                   f"{'has' if n == 1 else 'have'} no word that {what} keeps; "
                   f"{'it gets' if n == 1 else 'they get'} the label of a document without "
                   "words, whatever the text")
+
+
+def _vocabulary_size(vocab):
+    """``"28 terms"``, or ``"29,796 character n-grams"`` for a character vocabulary."""
+    chars = getattr(vocab, "analyzer", "word") != "word"
+    return counted(len(vocab), "character n-gram" if chars else "term")
+
+
+def _example_terms(vocab, k=3):
+    """The first ``k`` terms, those of a character vocabulary taken from inside a word (the
+    first ones sort as ``' '``, ``' 0'``, ...)."""
+    words = list(vocab.words_)
+    inner = [w for w in words if len(w) > 1 and w.strip() == w]
+    return (inner if getattr(vocab, "analyzer", "word") != "word" and inner else words)[:k]
 
 
 # ----------------------------------------------------------------------- commands
@@ -609,7 +623,7 @@ def topics_eval(args):
                       f"on ({_some(unseen)}), counted as errors (accuracy on the other "
                       f"{len(true) - n}: {100 * correct / (len(true) - n):.2f}%)")
     print(f"model: {saved.model} ({type(saved.estimator).__name__}), {len(saved.labels)} "
-          f"classes, {len(saved.vocabulary)} words")
+          f"classes, {_vocabulary_size(saved.vocabulary)}")
     print(f"accuracy: {100 * acc:.2f}% ({correct} of {counted(len(true), 'document')})")
     if len(labels) <= MAX_PRINTED_CLASSES or args.confusion:
         print("confusion matrix (rows: true label, columns: predicted label):")

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import CountVectorizer
 
+from cli_helpers import run_cli
 from topics._persist import load_model, save_model
 from topics.auto import CHAR_CANDIDATE, choose, plan, spec_of
 from topics.corpus import Vocabulary, char_ngrams
@@ -49,6 +50,25 @@ def test_a_char_model_file_predicts_as_the_model_did(tmp_path):
     new = ["une maison noire", "ein alter hund"]       # words never seen: their n-grams were
     assert list(saved.predict(saved.vocabulary.transform(new))) == ["fr", "de"]
     assert list(est.predict(vocab.transform(new))) == ["fr", "de"]
+
+
+def test_eval_and_predict_name_character_n_grams(tmp_path, capsys):
+    """``eval``'s model line and ``predict``'s warning of documents without a known term say
+    what the terms are, and give examples from inside words (not ``' '``, ``' a'``)."""
+    texts = ["le chat noir", "der schwarze hund", "la maison", "das haus ist alt"] * 5
+    y = np.array(["fr", "de", "fr", "de"] * 5)
+    vocab = CHAR_CANDIDATE.make_vocabulary()
+    est = CHAR_CANDIDATE.make_estimator().fit(vocab.fit_transform(texts), y)
+    save_model(tmp_path / "m.npz", est, model="svm-chars", vocabulary=vocab)
+    (tmp_path / "t.tsv").write_text("fr\tune maison\nde\tein hund\n")
+    rc, out, err = run_cli(["topics", "eval", "-m", str(tmp_path / "m.npz"), "--data",
+                            str(tmp_path / "t.tsv")], capsys)
+    assert rc == 0 and f"2 classes, {len(vocab)} character n-grams" in out, out
+    (tmp_path / "d.txt").write_text("la maison\n\u263a\u263a\n")
+    rc, out, err = run_cli(["topics", "predict", "-m", str(tmp_path / "m.npz"), "--data",
+                            str(tmp_path / "d.txt")], capsys)
+    shown = err.split("e.g. ")[1].split(")")[0]
+    assert rc == 0 and "character n-grams" in err and " '" not in shown.replace(", '", ""), err
 
 
 def test_words_option_ngrams_leaves_the_char_candidate_alone():
