@@ -181,6 +181,12 @@ def add_vocabulary_options(tr):
     v.add_argument("--ngrams", type=_ngrams, metavar="N",
                    help="terms are runs of 1 to N adjacent words (nbsvm default 2, the others "
                         "1)")
+    v.add_argument("--analyzer", choices=["word", "char_wb"],
+                   help="terms: words (and runs of words, --ngrams), or char_wb: the "
+                        "character n-grams of each word padded by a space, 1 to --ngrams "
+                        "(default 4) characters long, which needs --model NAME; default: "
+                        "words, and --model auto also tries svm on character n-grams where "
+                        "it fits the time budget (--analyzer word: never)")
     v.add_argument("--weighting", choices=["counts", "binary", "tfidf"],
                    help="term weights for the models that take them (nbsvm: binary, sdem-nb "
                         "and svm: tfidf); the topic models always count")

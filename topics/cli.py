@@ -224,6 +224,10 @@ def _vocabulary_overrides(args):
         out["max_features"] = args.max_features
     if args.ngrams is not None:
         out["ngram_range"] = (1, args.ngrams)
+    if args.analyzer is not None:
+        out["analyzer"] = args.analyzer
+        if args.analyzer == "char_wb":     # --ngrams counts characters here (default 4)
+            out["ngram_range"] = (1, 4 if args.ngrams is None else args.ngrams)
     if args.weighting is not None:
         out["weighting"] = args.weighting
         if args.weighting != "tfidf":
@@ -420,11 +424,23 @@ def _check_valid_fraction(args, docs, y):
                         "candidates on; give a smaller one (default 0.2)")
 
 
+def _candidates(args):
+    """The candidates of ``--model auto``: all, or (``--analyzer word``) the word ones."""
+    from .auto import CANDIDATES
+
+    return tuple(c for c in CANDIDATES if args.analyzer != "word"
+                 or c.vocabulary.get("analyzer", "word") == "word")
+
+
 def _choose_on_validation(args, docs, y, classes, overrides, info):
     """``--model auto``: the candidate chosen on validation documents (printed, and
     recorded in ``info``)."""
     from .auto import choose
 
+    if args.analyzer == "char_wb":
+        raise UserError("--analyzer char_wb trains one model on character n-grams: give "
+                        "--model NAME too (--model auto tries them in its svm-chars "
+                        "candidate where they fit the time budget)")
     if args.valid_data is None:
         _check_held_out_classes(args, docs, y)
     if args.valid_data is not None:   # --valid-fraction was silently ignored
@@ -448,7 +464,8 @@ def _choose_on_validation(args, docs, y, classes, overrides, info):
                         valid_fraction=(args.valid_fraction if options_given(
                             args, "valid_fraction") else None), seed=args.seed,
                         time_budget=args.time_budget, overrides=overrides,
-                        log=lambda m: _log(args, m), jobs=args.jobs)
+                        log=lambda m: _log(args, m), jobs=args.jobs,
+                        specs=_candidates(args))
     except ValueError as exc:
         raise UserError(f"{docs.path}: {exc}") from exc
     for line in choice.lines():

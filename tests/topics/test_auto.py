@@ -112,7 +112,8 @@ def test_the_defaults_tokens_keep_negations_and_numbers():
         v = spec_of(name).make_vocabulary().fit(text)
         assert {"not", "x11", "2024", "this"} <= set(v.words_)
     args = type("A", (), dict(min_df=None, max_features=None, ngrams=None, weighting=None,
-                              digits=False, keep_case=False, stop_words="english"))()
+                              digits=False, keep_case=False, stop_words="english",
+                              analyzer=None))()
     v = spec_of(DEFAULT_CANDIDATE).make_vocabulary(_vocabulary_overrides(args)).fit(text)
     assert "not" not in v.words_ and "x11" not in v.words_ and "good" in v.words_
     assert "not" not in spec_of("naive-bayes").make_vocabulary().fit(text * 2).words_

@@ -104,3 +104,39 @@ def test_char_terms_are_made_only_when_the_candidate_is_tried(monkeypatch):
     assert not made and dict(choice.skipped).keys() == {"svm-chars"}
     choice = choose(texts, y, specs=specs, time_budget=1e6)
     assert made and {c.value for c in choice.ranked} == {"sdem-nb-hinge", "svm-chars"}
+
+
+def _langs(tmp_path):
+    rows = [("fr", "le chat est noir"), ("de", "der hund ist alt"), ("fr", "une maison"),
+            ("de", "ein haus und ein garten")] * 15
+    path = tmp_path / "tr.tsv"
+    path.write_text("".join(f"{lab}\t{text}\n" for lab, text in rows))
+    return path
+
+
+def test_analyzer_option_trains_one_model_on_character_n_grams(tmp_path, capsys):
+    data, model = _langs(tmp_path), tmp_path / "m.npz"
+    rc, out, err = run_cli(["topics", "train", "--data", str(data), "--model", "svm",
+                            "--analyzer", "char_wb", "--ngrams", "3", "-o", str(model), "-q"],
+                           capsys)
+    assert rc == 0, err
+    vocab = load_model(model).vocabulary
+    assert vocab.analyzer == "char_wb" and vocab.ngram_range == (1, 3)
+    assert max(map(len, vocab.words_)) == 3
+    rc, out, err = run_cli(["topics", "train", "--data", str(data), "--model", "svm",
+                            "--analyzer", "char_wb", "-o", str(model), "-q"], capsys)
+    assert rc == 0 and load_model(model).vocabulary.ngram_range == (1, 4)
+
+
+def test_analyzer_char_wb_under_auto_is_refused_and_word_leaves_out_svm_chars(tmp_path,
+                                                                               capsys):
+    data, model = _langs(tmp_path), tmp_path / "m.npz"
+    rc, out, err = run_cli(["topics", "train", "--data", str(data), "--analyzer", "char_wb",
+                            "-o", str(model)], capsys)
+    assert rc == 2 and err.startswith("structpred: error: --analyzer char_wb trains one "
+                                      "model") and err.count("\n") == 1 and not model.exists()
+    rc, out, err = run_cli(["topics", "train", "--data", str(data), "-o", str(model)], capsys)
+    assert rc == 0 and "svm-chars" in out
+    rc, out, err = run_cli(["topics", "train", "--data", str(data), "--analyzer", "word",
+                            "-o", str(model)], capsys)
+    assert rc == 0 and "svm-chars" not in out and "sdem-nb-hinge" in out
