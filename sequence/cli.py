@@ -416,18 +416,15 @@ INLINE = ("JSON lines", "WikiNER", "slash", "word_TAG")
 
 def _write_predictions(fh, read, pred, dropped, names):
     """Write the predicted labels ``pred`` of the input ``read`` (its lines, its layout and
-    its sentences) in the layout it was read in: a column file (and slash or word_TAG
-    text without a tag to replace, whose ``word/POS/TAG`` would not read back) as columns,
-    CoNLL-U, GermEval 2014 and Universal NER with their label column set, the layouts of
-    :mod:`sequence.layouts` with the tag of each token replaced (``dropped``) or added."""
+    its sentences) in the layout it was read in: a column file as columns, CoNLL-U, GermEval 2014 and Universal NER with their label column set, the layouts of
+    :mod:`sequence.layouts` with the tag of each token replaced (``dropped``) or added
+    (``word/POS`` as ``word/POS/TAG``, read back as three parts), line for line."""
     from .data import write_conll, write_tabbed
     from .layouts import write_inline
 
     lines, layout, X = read
     if layout.kind == "columns":   # line for line: -DOCSTART- and blank lines kept
         write_conll(fh, X, pred, lines)
-    elif layout.sep in ("/", "_") and not dropped:
-        write_conll(fh, X, pred)
     elif layout.kind in INLINE:
         write_inline(fh, lines, layout, pred, dropped, names)
     else:
