@@ -383,7 +383,9 @@ def tag_predict(args):
     tagger = _load(args.model)
     names = _label_names(args)
     lines = list(read_lines(args.input))   # standard input is read once
-    read = read_conll(args.input, labelled=False, _lines=lines, label_names=names)
+    known = set(tagger.classes_).union(*(v for _, _, v in _column_values(tagger, [])))
+    read = read_conll(args.input, labelled=False, _lines=lines, label_names=names,
+                      known_tags=known)   # short lower-case word_tag text: the model's tags
     X, layout = read[0], read.layout   # written back in the layout it was read in
     tabbed = layout.kind not in INLINE + ("columns",)   # CoNLL-U, GermEval 2014, UNER
     conllu = layout.kind.startswith("CoNLL-U")

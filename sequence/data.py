@@ -207,7 +207,7 @@ def _masked(lines, fmt, column):
 
 
 def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, label_names=None,
-               _lines=None):
+               known_tags=None, _lines=None):
     """Read a column file into ``(sentences, labels)``.
 
     A file whose first word line has ten tab-separated columns, the first an ID, is read
@@ -245,6 +245,11 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, labe
         The names of the integer tag ids of a JSON lines file, in the order of the ids
         (HuggingFace's ``features["ner_tags"].feature.names``); without them such ids are
         refused.  Only JSON lines take them.
+    known_tags : set of str, optional
+        Tags known to be tags (a model's labels and feature values, as ``tag predict``
+        gives them): lower-case ``word_tag`` text of too few tokens to tell its parts after
+        the last ``_`` for tags (``the_dt dog_nn``, refused without) is read as such when
+        each of them is one.
 
     Returns
     -------
@@ -281,7 +286,7 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, labe
         return ReadResult(*_read_tabbed(lines, name, labelled, fmt,
                                         _TABBED_LABEL.get(fmt, conllu_label)), Layout(fmt))
     _refuse_comments_only(lines, name)
-    layout = inline_layout(lines, name)   # WikiNER, word/TAG, JSON lines (sequence.layouts)
+    layout = inline_layout(lines, name, known_tags)   # WikiNER, word/TAG, JSON lines (sequence.layouts)
     out = _Sentences(labelled)
     if layout is not None:
         last, layout = read_inline(lines, name, labelled, layout, out.add, out.end, label_names)

@@ -92,12 +92,14 @@ def _bracket(field):
     return field in ("[", "]")
 
 
-def inline_layout(lines, name):
+def inline_layout(lines, name, known_tags=None):
     """The :class:`Layout` of ``lines`` (``(number, text)`` pairs) when it is one of this
     module's: JSON lines, WikiNER (``"|"``, the parts of a token), slash-tagged text
     (``"/"``, whether sentences are blocks of lines, as in Penn ``.pos`` files) or
     ``word_TAG`` text (``"_"``); ``None`` for a column file.  An OntoNotes file, a JSON
-    array and ``word_TAG`` text whose split is not told are refused."""
+    array and ``word_TAG`` text whose split is not told are refused; lower-case
+    ``word_tag`` text too few tokens tell (``the_dt dog_nn``) is told by ``known_tags``
+    (``tag predict``: the model's labels and feature values) when every tag is one."""
     for lineno, line in lines:
         if line.startswith(("#begin document", "#end document")):
             raise FormatError(name, lineno, ONTONOTES)
@@ -130,9 +132,10 @@ def inline_layout(lines, name):
         return Layout("slash", "/", blocks, parts=_three_parts(tokens, "/"))
     if all(map(_is_underscore_token, flat)):
         return _underscore_layout(flat, name, sample[0][0])
-    if _lower_tag_set(flat):
-        return _underscore_layout(flat, name, sample[0][0], lower=True)
     lower = all(_is_underscore_token(t, lower=True) for t in flat)
+    if _lower_tag_set(flat) or lower and known_tags and all(
+            t[t.rfind("_") + 1:] in known_tags for t in flat):
+        return _underscore_layout(flat, name, sample[0][0], lower=True)
     if ((lower or len({len(f) for f in fields}) > 1)
             and all(0 < t.rfind("_") < len(t) - 1 for t in flat)):
         # word_tag whose tags are neither upper case nor a small set of lower-case ones:

@@ -158,3 +158,42 @@ def test_another_column_is_still_warned_of_beside_rare_values(rare_model, tmp_pa
                     encoding="utf-8")
     found = _warned(model, path, "predict")
     assert len(found) == 1 and "column 3 holds values the model seldom saw" in found[0]
+
+
+#: lower-case tags (the Brown corpus's)
+LOWER = ["at", "nn", "vbd", "jj"]
+LOWER_WORDS = st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz"), min_size=1, max_size=6)
+
+
+@pytest.fixture(scope="module")
+def lower_model(tmp_path_factory):
+    """A perceptron tagger of the word alone whose labels are lower-case Brown tags."""
+    X = [[("the",), ("dog",), ("barked",)], [("a",), ("big",), ("cat",)]] * 3
+    y = [["at", "nn", "vbd"], ["at", "jj", "nn"]] * 3
+    path = tmp_path_factory.mktemp("lower") / "brown.npz"
+    SequenceTagger(learner="perceptron", n_iter=1).fit(X, y).save(path)
+    return path
+
+
+@given(st.lists(st.tuples(LOWER_WORDS, st.sampled_from(LOWER)), min_size=2, max_size=3),
+       st.booleans())
+@settings(max_examples=25, deadline=None)
+def test_short_lower_case_word_tag_text_is_read_by_the_models_tags(lower_model,
+                                                                  tmp_path_factory, line,
+                                                                  known):
+    # one short line 'the_at dog_nn' was refused as too short to tell its tags from words:
+    # tags the model knows tell it; parts it does not know are refused as before
+    tags = [t if known else t + "q" for _, t in line]
+    path = tmp_path_factory.mktemp("short") / "brown.txt"
+    path.write_text(" ".join(f"{w}_{t}" for (w, _), t in zip(line, tags)) + "\n",
+                    encoding="utf-8")
+    argv = ["tag", "predict", "-m", str(lower_model), "-i", str(path), "-o",
+            str(path.parent / "out.txt"), "-q"]
+    if not known:
+        err = _stderr(argv, 2)
+        assert len(err) == 1 and "are not told to be tags" in err[0]
+        return
+    assert _stderr(argv, 0) == []
+    pred = load_tagger(lower_model).predict([[(w,) for w, _ in line]])[0]
+    assert (path.parent / "out.txt").read_text(encoding="utf-8") == " ".join(
+        f"{w}_{t}" for (w, _), t in zip(line, pred)) + "\n"
