@@ -484,12 +484,12 @@ def _refuse_words_as_labels(path, X, classes):
 
 def _refuse_comment_lines(path, lines, tagger, dropped):
     """Refuse a line of a column file that starts with ``#`` and reads as a comment, as
-    :func:`sequence.data.read_conll` refuses one in labelled files, the model's values
-    standing for the file's label set: its last column (the label column when ``dropped``,
-    else the last feature column) holds a value the model does not know there and is no
-    ``#``, ``O`` or chunk tag, at the start of a sentence or after a ``#`` alone (``# sent
-    2``, tagged as a token with exit 0); a ``#`` token of a known value (``# NN``, ``# #
-    O``) is tagged."""
+    :func:`sequence.data.read_conll` refuses one in labelled files: its last column (the
+    label column when ``dropped``, else the last feature column) holds a value that neither
+    the model knows there nor a line not starting with ``#`` holds, and is no ``#``, ``O``
+    or chunk tag, at the start of a sentence or after a ``#`` alone (``# sent 2``, tagged
+    as a token with exit 0); a ``#`` token of a known value (``# NN``, ``# # O``) is
+    tagged."""
     from .data import _comment_label
 
     if dropped:
@@ -498,6 +498,8 @@ def _refuse_comment_lines(path, lines, tagger, dropped):
         known = _column_values(tagger, [])[-1][2]
     else:
         return
+    known = known | {line.split()[-1] for _, line in lines
+                     if line.strip() and not line.startswith("#")}
     start = True
     for lineno, line in lines:
         fields = line.split()

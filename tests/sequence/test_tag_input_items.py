@@ -105,6 +105,17 @@ def _stderr(argv, status):
     return err.getvalue().strip().splitlines()
 
 
+def test_a_hash_token_of_a_label_the_file_holds_is_tagged(models, tmp_path):
+    # tag predict: a label the file holds on another line is one of its labels, known to
+    # the model or not (NN is no label of this word-only model)
+    path = tmp_path / "pos.txt"
+    path.write_text("# NN\nthe NN\n\nLotte B-PER\n# NN\n", encoding="utf-8")
+    out = _shared._predict(models[1], path)
+    pred = load_tagger(models[1]).predict([[("#",), ("the",)], [("Lotte",), ("#",)]])
+    assert out.read_text(encoding="utf-8") == (
+        f"# {pred[0][0]}\nthe {pred[0][1]}\n\nLotte {pred[1][0]}\n# {pred[1][1]}\n")
+
+
 #: the common values of the third column of the rare-values model; the others are seen once
 COMMON = ["B-NP", "I-NP", "O"]
 
