@@ -13,7 +13,8 @@ from structpred.io import counted
 
 __all__ = ["not_binary_hint", "check_trimap", "thresholded", "is_binary", "near_miss_hint",
            "json_hint", "COCO_HINT", "near_grey_jpeg", "jpeg_colour_hint",
-           "suggested_threshold", "check_classes", "palette_greys", "check_jpeg_classes"]
+           "suggested_threshold", "check_classes", "palette_greys", "check_jpeg_classes",
+           "jpeg_ignore_band"]
 
 #: the extensions of JPEG files
 _JPEG = (".jpg", ".jpeg", ".jfif", ".jpe")
@@ -184,6 +185,19 @@ def check_jpeg_classes(path, a, values, foreground, background, ignore_value, ig
                           "own among them? list it in --background-labels); save class-index "
                           "masks as PNG (for a figure/ground mask, give --threshold "
                           f"{suggested_threshold(a, ignore)[1]} instead of --foreground-labels)")
+
+
+def jpeg_ignore_band(path, a, ignore_value):
+    """The pixels of a JPEG mask ``a`` read with ``--threshold`` that are ``ignore_value``
+    or within :data:`_JPEG_DRIFT` of it (lossy compression spread a "don't care" band of
+    128 into 120..136; those values were thresholded, silently, instead of ignored), never
+    0 or the mask's top value (the levels of background and foreground); of other masks,
+    those of ``ignore_value`` alone."""
+    if Path(path).suffix.lower() not in _JPEG:
+        return a == ignore_value
+    top = 1 if a.dtype.kind == "b" else int(np.iinfo(a.dtype).max)
+    near = np.abs(a.astype(np.int64) - int(ignore_value)) <= _JPEG_DRIFT
+    return near & (a != 0) & (a != top) | (a == ignore_value)
 
 
 def check_classes(path, values, foreground, background, ignore_value):

@@ -30,7 +30,8 @@ from structpred.io import binary_kind, counted, missing_reason, odd_entry_reason
 
 from segmentation._mask_layouts import (COCO_HINT, check_classes, check_jpeg_classes,
                                         check_trimap,
-                                        jpeg_colour_hint, is_binary, palette_greys,
+                                        jpeg_colour_hint, jpeg_ignore_band, is_binary,
+                                        palette_greys,
                                         json_hint, near_grey_jpeg, near_miss_hint, two_colour_hint,
                                         not_binary_hint, thresholded)
 
@@ -360,7 +361,9 @@ def load_mask(path, ignore_value=None, return_ignore=False, foreground=None, thr
             raise FormatError(path, None, f"the ignore value {ignore_value} cannot occur in this "
                               f"mask (its values go from 0 to {top}): is it the value of "
                               "another mask format?")
-        ignore = a == ignore_value
+        # a JPEG mask to threshold: the band compression spread the ignored value into
+        ignore = (jpeg_ignore_band(path, a, ignore_value) if threshold is not None
+                  else a == ignore_value)
         if not ignore.any():
             ignore = None
     values = np.unique(a if ignore is None else a[~ignore])

@@ -383,7 +383,9 @@ def tag_predict(args):
     tagger = _load(args.model)
     names = _label_names(args)
     lines = list(read_lines(args.input))   # standard input is read once
-    read = read_conll(args.input, labelled=False, _lines=lines, label_names=names)
+    known = set(tagger.classes_).union(*(v for _, _, v in _column_values(tagger, [])))
+    read = read_conll(args.input, labelled=False, _lines=lines, label_names=names,
+                      known_tags=known)   # short lower-case word_tag text: the model's tags
     X, layout = read[0], read.layout   # written back in the layout it was read in
     tabbed = layout.kind not in INLINE + ("columns",)   # CoNLL-U, GermEval 2014, UNER
     conllu = layout.kind.startswith("CoNLL-U")
@@ -400,6 +402,8 @@ def tag_predict(args):
             what = "a CoNLL-U file, read as its word forms alone (1 column)"
         raise UserError(f"{args.input}: {what}, but the model was trained on "
                         f"{tagger.n_columns_} (+ the label)")
+    if layout.kind == "columns":
+        _refuse_comment_lines(args.input, lines, tagger, dropped)
     _check_feature_column(args.input, tagger, X)
     _warn_one_sentence(args.input, X, layout)
     pred = tagger.predict(X)
@@ -416,18 +420,15 @@ INLINE = ("JSON lines", "WikiNER", "slash", "word_TAG")
 
 def _write_predictions(fh, read, pred, dropped, names):
     """Write the predicted labels ``pred`` of the input ``read`` (its lines, its layout and
-    its sentences) in the layout it was read in: a column file (and slash or word_TAG
-    text without a tag to replace, whose ``word/POS/TAG`` would not read back) as columns,
-    CoNLL-U, GermEval 2014 and Universal NER with their label column set, the layouts of
-    :mod:`sequence.layouts` with the tag of each token replaced (``dropped``) or added."""
+    its sentences) in the layout it was read in: a column file as columns, CoNLL-U, GermEval 2014 and Universal NER with their label column set, the layouts of
+    :mod:`sequence.layouts` with the tag of each token replaced (``dropped``) or added
+    (``word/POS`` as ``word/POS/TAG``, read back as three parts), line for line."""
     from .data import write_conll, write_tabbed
     from .layouts import write_inline
 
     lines, layout, X = read
     if layout.kind == "columns":   # line for line: -DOCSTART- and blank lines kept
         write_conll(fh, X, pred, lines)
-    elif layout.sep in ("/", "_") and not dropped:
-        write_conll(fh, X, pred)
     elif layout.kind in INLINE:
         write_inline(fh, lines, layout, pred, dropped, names)
     else:
@@ -479,6 +480,36 @@ def _refuse_words_as_labels(path, X, classes):
                         "labels, dropped as a label column: a sentence per line? a column file "
                         "has one token per line and a blank line after each sentence (if the "
                         "column is a feature the model does not read, cut it off)")
+
+
+def _refuse_comment_lines(path, lines, tagger, dropped):
+    """Refuse a line of a column file that starts with ``#`` and reads as a comment, as
+    :func:`sequence.data.read_conll` refuses one in labelled files: its last column (the
+    label column when ``dropped``, else the last feature column) holds a value that neither
+    the model knows there nor a line not starting with ``#`` holds, and is no ``#``, ``O``
+    or chunk tag, at the start of a sentence or after a ``#`` alone (``# sent 2``, tagged
+    as a token with exit 0); a ``#`` token of a known value (``# NN``, ``# # O``) is
+    tagged."""
+    from .data import _comment_label
+
+    if dropped:
+        known = set(tagger.classes_)
+    elif tagger.n_columns_ >= 2:
+        known = _column_values(tagger, [])[-1][2]
+    else:
+        return
+    known = known | {line.split()[-1] for _, line in lines
+                     if line.strip() and not line.startswith("#")}
+    start = True
+    for lineno, line in lines:
+        fields = line.split()
+        if fields and fields[0] != "-DOCSTART-" and fields[0].startswith("#") and (
+                start or fields[0] == "#") and _comment_label(fields) and fields[-1] not in known:
+            what = "label" if dropped else f"column {len(fields)}"
+            raise UserError(f"{path}:{lineno}: a line that starts with '#' and whose {what} "
+                            f"{fields[-1][:30]!r} is none the model knows: a comment? column "
+                            "files have none (only CoNLL-U's are read): remove it")
+        start = not fields or fields[0] == "-DOCSTART-"
 
 
 def _refuse_index_column(path, X):
@@ -543,33 +574,38 @@ def _check_feature_column(path, tagger, X):
                         f"{as_feature} of {len(values)} tokens known, e.g. {_some(unknown, 3)}),"
                         f" but the model reads column 2 as a feature (in training, the column "
                         f"before the label, e.g. POS tags){hint}")
-    _warn_other_columns(path, columns)
+    _warn_other_columns(path, columns, max(int(getattr(tagger, "min_count", 2)), 1))
 
 
-def _little_overlap(values, known):
+def _little_overlap(values, known, min_count=2):
     """``(the first value the model did not see, the tokens of a value it saw)`` when
-    ``values`` overlap little with ``known`` (those seen in training): of
-    :data:`OVERLAP_TOKENS` tokens or more, fewer than half of a value seen, or fewer than
-    half of the values that occur twice or more (3 at least: another tag set sharing only
-    ``O`` with training's chunk tags, its ``O`` most of the tokens); else ``None``."""
+    ``values`` overlap little with ``known`` (those the model has features of: seen
+    ``min_count`` times or more in training): of :data:`OVERLAP_TOKENS` tokens or more,
+    judged by the values the input holds ``min_count`` times or more (the rule that made
+    ``known``: a value training held fewer times is not in it, so the input's rare values
+    tell nothing), fewer than half of their tokens of a value known, or fewer than half of
+    these values (3 at least: another tag set sharing only ``O`` with training's chunk
+    tags, its ``O`` most of the tokens); else ``None``."""
     if len(values) < OVERLAP_TOKENS or not known:
         return None
     counts = collections.Counter(values)
-    repeated = [v for v, n in counts.items() if n >= 2]
-    seen = sum(n for v, n in counts.items() if v in known)
-    if (seen < len(values) / 2
-            or len(repeated) >= 3 and sum(v in known for v in repeated) < len(repeated) / 2):
+    repeated = [v for v, n in counts.items() if n >= min_count]
+    judged = sum(counts[v] for v in repeated)
+    known_repeated = [v for v in repeated if v in known]
+    if (sum(counts[v] for v in known_repeated) < judged / 2
+            or len(repeated) >= 3 and len(known_repeated) < len(repeated) / 2):
+        seen = sum(n for v, n in counts.items() if v in known)
         return next(v for v in values if v not in known), seen
     return None
 
 
-def _warn_other_columns(path, columns):
+def _warn_other_columns(path, columns, min_count=2):
     """One warning naming each feature column (``(column, values, known)``) whose values
-    overlap little with those seen there in training (:func:`_little_overlap`): a file of
-    other columns (``word POS NER`` given to a model of ``word POS chunk``) was tagged from
-    features the model never saw, silently."""
+    overlap little with those the model knows there (:func:`_little_overlap`, ``min_count``
+    the model's): a file of other columns (``word POS NER`` given to a model of ``word POS
+    chunk``) was tagged from features the model never saw, silently."""
     found = [(k, *hit, len(values)) for k, values, known in columns
-             for hit in [_little_overlap(values, known)] if hit is not None]
+             for hit in [_little_overlap(values, known, min_count)] if hit is not None]
     if found:
         warnings.warn(f"{path}: " + "; ".join(
             f"column {k} holds values the model seldom saw there ({n} of {m} tokens known, "

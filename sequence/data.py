@@ -207,7 +207,7 @@ def _masked(lines, fmt, column):
 
 
 def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, label_names=None,
-               _lines=None):
+               known_tags=None, _lines=None):
     """Read a column file into ``(sentences, labels)``.
 
     A file whose first word line has ten tab-separated columns, the first an ID, is read
@@ -245,6 +245,11 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, labe
         The names of the integer tag ids of a JSON lines file, in the order of the ids
         (HuggingFace's ``features["ner_tags"].feature.names``); without them such ids are
         refused.  Only JSON lines take them.
+    known_tags : set of str, optional
+        Tags known to be tags (a model's labels and feature values, as ``tag predict``
+        gives them): lower-case ``word_tag`` text of too few tokens to tell its parts after
+        the last ``_`` for tags (``the_dt dog_nn``, refused without) is read as such when
+        each of them is one.
 
     Returns
     -------
@@ -281,7 +286,7 @@ def read_conll(path, labelled=True, n_columns=None, conllu_label="upos", *, labe
         return ReadResult(*_read_tabbed(lines, name, labelled, fmt,
                                         _TABBED_LABEL.get(fmt, conllu_label)), Layout(fmt))
     _refuse_comments_only(lines, name)
-    layout = inline_layout(lines, name)   # WikiNER, word/TAG, JSON lines (sequence.layouts)
+    layout = inline_layout(lines, name, known_tags)   # WikiNER, word/TAG, JSON lines (sequence.layouts)
     out = _Sentences(labelled)
     if layout is not None:
         last, layout = read_inline(lines, name, labelled, layout, out.add, out.end, label_names)
@@ -353,9 +358,11 @@ def _comment_label(fields):
 
 def _read_columns(lines, name, labelled, n_columns, out):
     """:func:`read_conll` of a column file, the sentences collected in ``out``; a line that
-    starts a sentence with ``#`` and holds a label no other line holds (``# sent 2``, read
-    as a token labelled ``2``; :func:`_comment_label`), when it begins with ``#`` alone or
-    no other ``#`` line holds that label, is refused as a comment."""
+    starts a sentence with ``#`` (or anywhere with ``#`` alone) and holds a label no other
+    line holds (``# sent 2``, read as a token labelled ``2``; :func:`_comment_label`), when
+    it begins with ``#`` alone or no other ``#`` line holds that label, is refused as a
+    comment; a ``#`` token labelled with one of the file's labels (``# NN``, ``# # O``) is a
+    token wherever it is."""
     last = fixed = 0
     first, fixing = "", None
     hashed, seen = [], set()   # (line, label) of '#' lines that start a sentence; others'
@@ -384,26 +391,32 @@ def _read_columns(lines, name, labelled, n_columns, out):
                                                (fixed, first, len(fields))))
                               + _csv_hint(lineno, fields))
         if labelled:
-            if fields[0].startswith("#") and not out.tokens and _comment_label(fields):
-                hashed.append((lineno, fields[-1], fields[0] == "#"))
+            if (fields[0].startswith("#") and (not out.tokens or fields[0] == "#")
+                    and _comment_label(fields)):
+                hashed.append((lineno, fields[-1], fields[0] == "#", not out.tokens))
             else:
                 seen.add(fields[-1])
             out.add(tuple(fields[:-1]), fields[-1], lineno)
         else:
             out.add(tuple(fields))
     # a hashtag (#word) tagged HT at the start of many sentences is no comment
-    once = collections.Counter(t for _, t, _ in hashed)
-    comment = next(((k, t) for k, t, bare in hashed
+    once = collections.Counter(t for _, t, _, _ in hashed)
+    comment = next(((k, t, start) for k, t, bare, start in hashed
                     if t not in seen and (bare or once[t] == 1)), None)
     if comment is not None and seen:
-        raise FormatError(name, comment[0], f"a line that starts a sentence with '#' and "
-                          f"whose label {comment[1][:30]!r} no other line holds: a comment? "
+        raise FormatError(name, comment[0], f"a line that starts {_where(comment[2])}with "
+                          f"'#' and whose label {comment[1][:30]!r} no other line holds: a comment? "
                           "column files have none (only CoNLL-U's are read): remove it")
     X, y = out.result(name, last)
     if y is not None:
         _refuse_label_first(name, fixed or None, X, y)
         _refuse_index_first(name, fixed or None, X)
     return X, y
+
+
+def _where(start):
+    """``"a sentence "`` where a ``#`` line starts one (else ``""``), for its refusal."""
+    return "a sentence " if start else ""
 
 
 def _refuse_index_first(name, lineno, X):

@@ -8,7 +8,9 @@ them through :func:`inline_layout` and :func:`read_inline`), and the layouts it 
   files ``1\\/2/CD``): each token ``word/TAG``, split at its last ``/`` not escaped as
   ``\\/`` (``\\/`` in the word is read as ``/``); one sentence per line, or, in a Penn
   ``.pos`` file (``[``/``]`` chunk brackets, ``=====`` separator lines), per block of lines
-  between blank lines, the brackets skipped.
+  between blank lines, the brackets skipped.  Where every token is ``word/POS/TAG`` (a
+  tag-shaped middle part; ``word_POS_TAG`` likewise), as ``tag predict`` writes a tag after
+  a feature part, the token has three parts.
 * **word_TAG text** (the Brown/LOB/ICE tagged-text convention, the Stanford tagger's
   output ``The_DT dog_NN``): each token split at its last ``_``, read when every token
   has one followed by a tag-shaped part (upper case, digits, punctuation), or a
@@ -53,8 +55,11 @@ JSON_TOKEN_FIELDS = ("tokens", "words")
 #: ``"word_TAG"``, a tab-separated format such as ``"CoNLL-U"``, or ``"columns"``), the
 #: separator of a token's parts (``|``, ``/``, ``_``), ``how`` (WikiNER: the parts of a token;
 #: slash: whether sentences are blocks of lines, as in Penn ``.pos`` files) and ``fields``
-#: (JSON lines: the token field and the tag fields, as the first object told them)
-Layout = collections.namedtuple("Layout", "kind sep how fields", defaults=(None, None, None))
+#: (JSON lines: the token field and the tag fields, as the first object told them); ``parts``
+#: (slash and word_TAG: 3 where every token is ``word/POS/TAG``, as ``tag predict`` writes a
+#: tag after a feature part, else ``None``: ``word/TAG``)
+Layout = collections.namedtuple("Layout", "kind sep how fields parts",
+                                defaults=(None, None, None, None))
 
 #: lines looked at to tell the layout
 _SAMPLE = 50
@@ -87,12 +92,14 @@ def _bracket(field):
     return field in ("[", "]")
 
 
-def inline_layout(lines, name):
+def inline_layout(lines, name, known_tags=None):
     """The :class:`Layout` of ``lines`` (``(number, text)`` pairs) when it is one of this
     module's: JSON lines, WikiNER (``"|"``, the parts of a token), slash-tagged text
     (``"/"``, whether sentences are blocks of lines, as in Penn ``.pos`` files) or
     ``word_TAG`` text (``"_"``); ``None`` for a column file.  An OntoNotes file, a JSON
-    array and ``word_TAG`` text whose split is not told are refused."""
+    array and ``word_TAG`` text whose split is not told are refused; lower-case
+    ``word_tag`` text too few tokens tell (``the_dt dog_nn``) is told by ``known_tags``
+    (``tag predict``: the model's labels and feature values) when every tag is one."""
     for lineno, line in lines:
         if line.startswith(("#begin document", "#end document")):
             raise FormatError(name, lineno, ONTONOTES)
@@ -122,12 +129,13 @@ def inline_layout(lines, name):
     tokens = [t for f in penn for t in f if not _bracket(t)]
     if tokens and all(map(_is_slash_token, tokens)):
         blocks = len(penn) < len(fields) or len(tokens) < sum(map(len, penn))
-        return Layout("slash", "/", blocks)
+        return Layout("slash", "/", blocks, parts=_three_parts(tokens, "/"))
     if all(map(_is_underscore_token, flat)):
         return _underscore_layout(flat, name, sample[0][0])
-    if _lower_tag_set(flat):
-        return _underscore_layout(flat, name, sample[0][0], lower=True)
     lower = all(_is_underscore_token(t, lower=True) for t in flat)
+    if _lower_tag_set(flat) or lower and known_tags and all(
+            t[t.rfind("_") + 1:] in known_tags for t in flat):
+        return _underscore_layout(flat, name, sample[0][0], lower=True)
     if ((lower or len({len(f) for f in fields}) > 1)
             and all(0 < t.rfind("_") < len(t) - 1 for t in flat)):
         # word_tag whose tags are neither upper case nor a small set of lower-case ones:
@@ -189,7 +197,32 @@ def _underscore_layout(tokens, name, lineno, lower=False):
                           "the last '_', the chunk prefix would be read as part of the word; "
                           "write the tags with '-', e.g. sed -E "
                           "'s/_([BIESLUM])_([A-Z]+)( |$)/_\\1-\\2\\3/g' FILE")
-    return Layout("word_TAG", "_", "lower" if lower else False)
+    return Layout("word_TAG", "_", "lower" if lower else False, parts=_three_parts(tokens, "_"))
+
+
+def _last_sep(field, sep):
+    """The index of the last ``sep`` of ``field`` (``/``: not escaped as ``\\/``; -1: none)."""
+    return _slash(field) if sep == "/" else field.rfind(sep)
+
+
+def _three_parts(tokens, sep):
+    """3 when every one of ``tokens`` (2 at least) is ``word{sep}POS{sep}TAG``, as ``tag
+    predict`` writes a tag after a feature part: a word before the last two separators and a
+    tag-shaped part between them (upper case, or lower-case ones of a small set: at most half
+    as many kinds as tokens; slash text escapes a ``/`` in a word, so any lower-case one
+    there), else ``None``."""
+    middles = []
+    for token in tokens:
+        i = _last_sep(token, sep)
+        j = _last_sep(token[:i], sep) if i > 0 else -1
+        if j <= 0 or i - j < 2 or i >= len(token) - 1:
+            return None
+        middles.append(token[j + 1:i])
+    if len(middles) < 2:
+        return None
+    lower = (all(_LOWER_TAG_SHAPE.match(m) for m in middles)
+             and (sep == "/" or len(set(middles)) <= len(middles) / 2))
+    return 3 if lower or all(_TAG_SHAPE.match(m) for m in middles) else None
 
 
 def _next_starts_object(lines, lineno):
@@ -203,7 +236,7 @@ def read_inline(lines, name, labelled, layout, add, end, label_names=None):
     each token, ``end()`` after each sentence.  ``label_names``: the names of integer tag
     ids of JSON lines, in the order of the ids.  Returns the number of the last line and
     the layout (of JSON lines with the ``fields`` its first object told)."""
-    kind, sep, how, _ = layout
+    kind, sep, how = layout[:3]
     if kind == "JSON lines":
         last, fields = _read_json_lines(lines, name, labelled, (add, end), label_names)
         return last, layout._replace(fields=fields)
@@ -226,10 +259,11 @@ def read_inline(lines, name, labelled, layout, add, end, label_names=None):
         for field in fields:
             if kind == "slash" and _bracket(field):
                 continue
-            parts = _parts(field, sep, how)
+            parts = _parts(field, sep, how, layout.parts)
             if parts is None:
                 tag = "tag (a lower-case tag" if how == "lower" else "TAG (a"
-                expected = (f"word{sep}{tag} {kind} file, told by line {first})"
+                word = f"word{sep}POS" if layout.parts == 3 else "word"
+                expected = (f"{word}{sep}{tag} {kind} file, told by line {first})"
                             if kind != "WikiNER" else
                             f"{how} parts separated by '|' ("
                             f"{'word|POS|TAG' if how == 3 else '|'.join(['x'] * how)}: a "
@@ -255,14 +289,22 @@ def _tag_at(field, sep, how=None):
     return i + 1 if 0 < i < len(field) - 1 else -1
 
 
-def _parts(field, sep, how):
-    """The columns of one token written ``word|POS|TAG``, ``word/TAG`` or ``word_TAG``, or
-    ``None``."""
+def _parts(field, sep, how, n=None):
+    """The columns of one token written ``word|POS|TAG``, ``word/TAG`` or ``word_TAG`` (``n``
+    3: ``word/POS/TAG``, ``word_POS_TAG``), or ``None``."""
     if sep in ("/", "_"):
         i = _tag_at(field, sep, how)
         if i < 0:
             return None
-        return [field[:i - 1].replace("\\/", "/") if sep == "/" else field[:i - 1], field[i:]]
+        parts = [field[:i - 1], field[i:]]
+        if n == 3:
+            j = _last_sep(parts[0], sep)
+            if j <= 0 or j == len(parts[0]) - 1:
+                return None
+            parts[:1] = [parts[0][:j], parts[0][j + 1:]]
+        if sep == "/":   # '\\/' in a word (or POS) is '/'
+            parts[:-1] = [p.replace("\\/", "/") for p in parts[:-1]]
+        return parts
     parts = field.rsplit("|", how - 1)
     return parts if len(parts) == how and all(parts) else None
 

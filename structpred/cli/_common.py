@@ -163,6 +163,11 @@ def encoding_name(text):
 #: the commands whose inputs are text files: their every action takes ``--encoding``
 TEXT_COMMANDS = ("tag", "topics", "align", "aer")
 
+#: the line every command says on standard error before it reads standard input from a
+#: terminal (``tag predict -m model`` without ``-i``: it waited silently), through
+#: :func:`structpred.io.terminal_stdin_notice`
+STDIN_NOTICE = "structpred: reading standard input (end with Ctrl-D)"
+
 
 def add_encoding(parser):
     """``--encoding NAME`` on ``parser`` and on every action below it (``tag train``, ...):

@@ -38,8 +38,10 @@ from importlib.metadata import entry_points
 from .._startup import Terminated, interrupt_in_chain
 from .._version import __version__
 from ..io import drop_notes, hold_notes, input_encoding, note, release_notes
-from ._common import (TEXT_COMMANDS, ArgumentParser, HelpFormatter, UserError, add_encoding,
-                      empty_option_values, one_line, os_error_line, record_option_defaults)
+from ..io import terminal_stdin_notice
+from ._common import (STDIN_NOTICE, TEXT_COMMANDS, ArgumentParser, HelpFormatter, UserError,
+                      add_encoding, empty_option_values, one_line, os_error_line,
+                      record_option_defaults)
 
 __all__ = ["main", "build_parser", "subcommands"]
 
@@ -492,7 +494,8 @@ def _run_command(args, handler, as_program):
         with _signal_handlers(as_program), warnings.catch_warnings():
             if not args.debug:
                 warnings.showwarning = _one_line_warning
-            with input_encoding(getattr(args, "encoding", None)):
+            with input_encoding(getattr(args, "encoding", None)), \
+                    terminal_stdin_notice(STDIN_NOTICE):
                 status = handler(args)
             release_notes()
             sys.stdout.flush()   # a failed write is reported here, not lost at exit

@@ -14,7 +14,7 @@ from ._files import (MAX_LINE_BYTES, FormatError, binary_kind, naming_read_error
                      file_fingerprint, check_encoding, given_encoding, input_encoding,
                      utf8_misread_reason, blank_tail_hint, gz_name, missing_reason,
                      odd_entry_reason, open_text, progress_enabled, read_lines, read_npz,
-                     refuse_stdin_model)
+                     refuse_stdin_model, terminal_stdin_notice)
 from ._outputs import (OutputPathError, atomic_write, check_figure_path, check_output_path,
                        folder_refusal, open_output)
 from ._encoding import bad_bytes_reason, cjk_encoding_hint, implausible_utf8_reason
@@ -27,7 +27,7 @@ from ._words import (CEDILLA_TO_COMMA, IGNORABLE_FORMAT, WORD_RULES, check_visib
                      split_tokens, token_form, word_form, word_text)
 from ._tokens import MAX_WORDS, check_sentence_pairs, check_token_lists, unwritable_token
 
-__all__ = ["MAX_LINE_BYTES", "WORD_RULES", "reading_in_bulk", "refuse_stdin_model", "odd_entry_reason", "FormatError", "atomic_write", "open_text", "open_output", "read_lines", "read_npz",
+__all__ = ["MAX_LINE_BYTES", "terminal_stdin_notice", "WORD_RULES", "reading_in_bulk", "refuse_stdin_model", "odd_entry_reason", "FormatError", "atomic_write", "open_text", "open_output", "read_lines", "read_npz",
            "input_encoding", "check_encoding", "given_encoding", "utf8_misread_reason", "check_visible_tokens",
            "bad_bytes_reason", "cjk_encoding_hint", "implausible_utf8_reason",
            "split_tokens", "word_text", "word_form", "token_form", "IGNORABLE_FORMAT",

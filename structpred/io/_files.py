@@ -195,11 +195,45 @@ def _open_file_binary(path):
     return fh
 
 
+#: the line said on standard error before standard input is first read from a terminal
+#: (:func:`terminal_stdin_notice`; ``None``: nothing is said, as in the Python API)
+_TERMINAL_NOTICE = {"line": None}
+
+
+@contextlib.contextmanager
+def terminal_stdin_notice(line):
+    """Inside, the first read of standard input (``"-"``) from a terminal says ``line`` on
+    standard error first, once (the command line's: a command given no input file waited
+    silently for the user to type); piped or redirected input is read without a word."""
+    before = _TERMINAL_NOTICE["line"]
+    _TERMINAL_NOTICE["line"] = line
+    try:
+        yield
+    finally:
+        _TERMINAL_NOTICE["line"] = before
+
+
+def _say_terminal_stdin(stream):
+    """Say the line of :func:`terminal_stdin_notice` (once) when ``stream`` is a terminal."""
+    line = _TERMINAL_NOTICE["line"]
+    isatty = getattr(stream, "isatty", None)
+    if line is None or not isatty:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        if isatty():
+            _TERMINAL_NOTICE["line"] = None
+            if sys.stderr is not None:
+                sys.stderr.write(line + "\n")
+                sys.stderr.flush()
+
+
 def _stdin_buffer():
     """``sys.stdin.buffer``; a :class:`FormatError` when standard input is closed (``<&-``:
-    ``sys.stdin`` is ``None``, an ``AttributeError`` before)."""
+    ``sys.stdin`` is ``None``, an ``AttributeError`` before).  From a terminal, the line of
+    :func:`terminal_stdin_notice` is said first."""
     if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
         raise FormatError("-", None, "standard input is closed")
+    _say_terminal_stdin(sys.stdin.buffer)
     return sys.stdin.buffer
 
 

@@ -107,6 +107,30 @@ def test_slash_and_underscore_text_is_written_back_in_its_layout(models, tmp_pat
         " ".join(w + sep + t for (w, _), t in zip(s, p)) + "\n" for s, p in zip(sentences, pred))
 
 
+@given(st.lists(st.lists(st.tuples(WORDS, st.sampled_from(POS)), min_size=1, max_size=6),
+                min_size=1, max_size=4), st.sampled_from(["/", "_"]), st.booleans())
+@settings(max_examples=40, deadline=None)
+def test_slash_and_underscore_text_without_a_tag_gets_one_line_for_line(
+        models, tmp_path_factory, sentences, sep, blank):
+    # word/POS given to a model of word and POS: no tag to replace, the predicted one is
+    # added (word/POS/TAG) on the input's lines; before: written one token per line
+    words = [w for s in sentences for w, _ in s]
+    assume(any(len(s) >= 2 for s in sentences))
+    assume(all(not set(w) & set("\\/_|[]") for w in words))   # separators, Penn's escape
+    path = tmp_path_factory.mktemp("pos") / "pos.txt"
+    lines = [" ".join(w + sep + p for w, p in s) for s in sentences]
+    path.write_text("".join(line + ("\n\n" if blank else "\n") for line in lines),
+                    encoding="utf-8")
+    kept = [[(w, p) for w, p in s] for s in sentences]
+    out = _round_trip(models[2], path, kept)
+    pred = load_tagger(models[2]).predict(kept)
+    assert out.read_text(encoding="utf-8") == "".join(
+        " ".join(w + sep + p + sep + t for (w, p), t in zip(s, ts)) + ("\n\n" if blank else "\n")
+        for s, ts in zip(sentences, pred))
+    again = _predict(models[2], out)   # the tag written is replaced when predicted again
+    assert again.read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
+
+
 def test_penn_pos_files_keep_their_brackets_separators_and_escapes(models, tmp_path):
     path = tmp_path / "wsj_0001.pos"
     path.write_text("======\n\n[ Pierre/NNP Vinken/NNP ]\n,/, \n\n1\\/2/CD years/NNS\n",
