@@ -16,7 +16,8 @@ import collections
 import numpy as np
 
 __all__ = ["chunks", "is_iob", "label_kind_error", "scheme_mix", "chunk_scheme", "iob_variant",
-           "iob_starts", "iob_mix_message", "tag_form_message", "IOBMixWarning", "warn_iob_mix", "check_scheme",
+           "iob_starts", "iob_mix_message", "tag_form_message", "other_separator",
+           "IOBMixWarning", "warn_iob_mix", "check_scheme",
            "check_valid_scheme", "sentence_texts",
            "chunk_counts", "f1_from_counts", "token_accuracy", "evaluate", "sentence_stats",
            "score_from_stats"]
@@ -198,7 +199,8 @@ def tag_form_message(label_set):
     """A warning's text when chunk tags are written so that chunk F1 cannot read them (the
     prefix last, ``PER-B``: they are scored by token accuracy) or read two ways of writing
     one chunk shape alike (BILOU's ``L-``/``U-`` beside IOBES's ``E-``/``S-``, BMES's ``M-``
-    beside ``I-``: the tagger learns two labels for one shape); else ``None``."""
+    beside ``I-``, ``B-PER`` beside ``B_PER``: the tagger learns two labels for one shape);
+    else ``None``."""
     labels = sorted(set(label_set))
     if not is_iob(labels):
         if is_iob({_prefix_last(t) for t in labels}):
@@ -216,7 +218,22 @@ def tag_form_message(label_set):
                     f"{'BILOU and IOBES' if ours == 'LU' else 'BMES and IOB(ES)'}): chunk F1 "
                     "reads both alike, but the tagger learns two labels for it and token "
                     "accuracy counts them apart; convert the file to one scheme")
+    typed = [t for t in labels if _is_chunk_tag(t, typed=True)]
+    if {t[1] for t in typed} == {"-", "_"}:
+        one, two = (next(t for t in typed if t[1] == sep) for sep in "-_")
+        return (f"the chunk tags join prefix and type two ways ({one} and {two}): chunk F1 "
+                "reads both alike, but the tagger learns two labels for each chunk tag and "
+                "token accuracy counts them apart; write every tag with one separator")
     return None
+
+
+def other_separator(tag):
+    """``B_PER`` for ``B-PER`` and ``B-PER`` for ``B_PER`` (a typed chunk tag written with
+    the other separator between prefix and type, which chunk F1 reads alike), else
+    ``None``."""
+    if not _is_chunk_tag(tag, typed=True):
+        return None
+    return tag[0] + ("_" if tag[1] == "-" else "-") + tag[2:]
 
 
 class IOBMixWarning(UserWarning):

@@ -5,7 +5,8 @@ CoNLL-2002/2003 column files, WikiNER (``word|POS|TAG``, a sentence per line), s
 text (NLTK's Brown ``The/at``, Penn ``.pos`` files with ``\\/``), JSON lines as HuggingFace
 ``datasets`` export them (string tags read, integer ids refused), OntoNotes ``*_conll``
 files and bracket-notation columns (refused), chunk tags written BMES (``M-`` read as
-``I-``), prefix last (``PER-B``: a warning) or two ways (BILOU beside IOBES: a warning),
+``I-``), prefix last (``PER-B``: a warning) or two ways (BILOU beside IOBES, ``B-PER``
+beside ``B_PER``: a warning),
 ``#`` comment lines in column files (refused), and the line ends and blank lines of other
 editors (read)."""
 
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 
 from cli_helpers import one_line_error, run_cli
 from sequence.data import read_conll
-from sequence.evaluate import chunks, is_iob, tag_form_message
+from sequence.evaluate import chunks, is_iob, other_separator, tag_form_message
 from structpred import FormatError
 
 WORDS = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7e, blacklist_characters="|"),
@@ -275,6 +276,37 @@ def test_chunk_tags_with_the_prefix_last_get_a_warning(tmp_path, capsys, sep):
 def test_chunk_tags_of_one_shape_written_two_ways_get_a_warning(labels, words):
     assert words in tag_form_message(labels)
     assert tag_form_message([t for t in labels if t[0] not in "UL" and t[0] != "M"]) is None
+
+
+TYPED = st.lists(st.tuples(st.sampled_from("BIES"), st.sampled_from("-_"),
+                           st.sampled_from(["PER", "LOC", "ORG_X", "MISC-2"])),
+                 min_size=1, max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(TYPED)
+def test_chunk_tags_joined_by_two_separators_get_a_warning(parts):
+    # before: B-PER and B_PER were two labels without a word (chunk F1 reads them alike)
+    labels = ["O"] + [p + sep + t for p, sep, t in parts]
+    message = tag_form_message(labels)
+    both = {sep for _, sep, _ in parts} == {"-", "_"}
+    assert (message is not None and "prefix and type two ways" in message) == both
+    assert all(other_separator(other_separator(t)) == t for t in labels[1:])
+    assert chunks([other_separator(t) for t in labels[1:]]) == chunks(labels[1:])
+
+
+def test_separators_of_chunk_tags_two_ways_are_named_by_train_and_eval(tmp_path, capsys):
+    dash = "Jan B-PER\nNovák I-PER\nspí O\n\nPraha B-LOC\nje O\n\n"
+    under = dash.replace("B-", "B_").replace("I-", "I_")
+    rc, out, err = _train(tmp_path, _write(tmp_path, "mixed.txt", (dash + under) * 6), capsys)
+    assert rc == 0 and "chunk F1" in out, err
+    assert "join prefix and type two ways (B-LOC and B_LOC)" in err
+    rc, out, err = _train(tmp_path, _write(tmp_path, "dash.txt", dash * 12), capsys)
+    assert rc == 0 and "two ways" not in err, err
+    rc, out, err = run_cli(["tag", "eval", "-m", str(tmp_path / "m.npz"), "--data",
+                            str(_write(tmp_path, "under.txt", under * 3))], capsys)
+    assert rc == 0 and "F1" in out, err
+    assert "the other separator than the model" in err and "chunk F1 reads both alike" in err
 
 
 @pytest.mark.parametrize("comment", ["# 2", "#sent_id 7", "#text The_cat"])
