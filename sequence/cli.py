@@ -636,7 +636,7 @@ def _check_known_labels(path, y, tagger):
     gold chunks none of whose types it knows (only ``O`` in common: chunk F1 0); warn of
     some unknown labels among known ones (counted as errors: the model cannot predict
     them)."""
-    from .evaluate import _split as split_tag, chunks, other_separator
+    from .evaluate import _split as split_tag, chunk_spelling, chunks
 
     known = set(tagger.classes_)
     gold = sorted({t for s in y for t in s})
@@ -668,10 +668,12 @@ def _check_known_labels(path, y, tagger):
                   "IOBES's E-/S- and the model as the other: chunk F1 reads both alike, token "
                   "accuracy does not" if any(t[:1] in other and other[t[0]] + t[1:] in known
                                              for t in unseen) else "")
-        if any(other_separator(t) in known for t in unseen):
-            scheme += ("; the file joins chunk prefix and type with the other separator than "
-                       "the model ('-' or '_': B-PER, B_PER): chunk F1 reads both alike, "
-                       "token accuracy does not")
+        spelt = {chunk_spelling(t): t for t in known} if tagger.iob_ else {}
+        twin = next(((t, spelt[chunk_spelling(t)]) for t in unseen
+                     if chunk_spelling(t) in spelt), None)
+        if twin is not None:
+            scheme += (f"; the file writes chunk tags otherwise than the model ({twin[0]} for "
+                       f"{twin[1]}): chunk F1 reads both alike, token accuracy does not")
         warnings.warn(f"{path}: {n} of the {sum(map(len, y))} tokens (the first in sentence "
                       f"{first + 1}) have labels the model was not trained on "
                       f"({_some(unseen)}), counted as errors{scheme}")

@@ -5,7 +5,9 @@ labels, token accuracy otherwise.
 ``""``; a chunk starts at ``B-X``, at ``I-X`` after a token of another type
 or after ``O`` (so a stray ``I-`` starts a chunk), and (IOBES) at ``S-``/``E-`` as usual;
 a chunk ends where the next one starts or at ``O``; ``[`` and ``]`` tags are absent here.
-BILOU's ``L-``/``U-`` are read as ``E-``/``S-``, BMES's ``M-`` (Chinese corpora) as ``I-``.
+BILOU's ``L-``/``U-`` are read as ``E-``/``S-``, BMES's ``M-`` (Chinese corpora) as ``I-``,
+and a tag whose prefix is written last (``PER-B``, as seqeval's ``suffix=True`` reads it)
+as ``B-PER``; ``B_PER`` is ``B-PER``.
 A predicted chunk is correct when its start, end and type equal a gold chunk's.
 """
 
@@ -16,7 +18,7 @@ import collections
 import numpy as np
 
 __all__ = ["chunks", "is_iob", "label_kind_error", "scheme_mix", "chunk_scheme", "iob_variant",
-           "iob_starts", "iob_mix_message", "tag_form_message", "other_separator",
+           "iob_starts", "iob_mix_message", "tag_form_message", "chunk_spelling",
            "IOBMixWarning", "warn_iob_mix", "check_scheme",
            "check_valid_scheme", "sentence_texts",
            "chunk_counts", "f1_from_counts", "token_accuracy", "evaluate", "sentence_stats",
@@ -38,9 +40,20 @@ def _is_chunk_tag(tag, typed=False):
             or (not typed and len(tag) == 1 and tag in _PREFIXES))
 
 
+def _prefix_first(tag):
+    """``PER-B`` (``PER_B``), a chunk tag whose prefix letter is written last (seqeval's
+    ``suffix=True``), as ``B-PER`` (``B_PER``); other tags, ``B-PER`` and ``B-I`` among
+    them, as they are."""
+    if (len(tag) > 2 and tag[-2] in "-_" and tag[-1] in _PREFIXES
+            and not _is_chunk_tag(tag, typed=True)):
+        return tag[-1] + tag[-2] + tag[:-2]
+    return tag
+
+
 def _split(tag):
     if len(tag) == 1 and tag in _PREFIXES:   # untyped: conlleval's type ""
         return _BILOU.get(tag, tag), ""
+    tag = _prefix_first(tag)
     if tag == "O" or len(tag) < 2 or tag[1] not in "-_":
         return "O", ""
     return _BILOU.get(tag[0], tag[0]), tag[2:]
@@ -73,10 +86,11 @@ def chunks(tags):
 
 
 def is_iob(label_set):
-    """Whether labels look like IOB/IOBES/BILOU chunk tags (every label is O, X-TYPE or,
-    for one kind of chunk without a type, X; X one of B, I, E, S, L, U, M: BMES's M- is I-)."""
+    """Whether labels look like IOB/IOBES/BILOU chunk tags (every label is O, X-TYPE,
+    TYPE-X (the prefix last, as seqeval's ``suffix=True`` reads it) or, for one kind of
+    chunk without a type, X; X one of B, I, E, S, L, U, M: BMES's M- is I-)."""
     labels = set(label_set)
-    return bool(labels) and all(t == "O" or _is_chunk_tag(t) for t in labels) \
+    return bool(labels) and all(t == "O" or _is_chunk_tag(_prefix_first(t)) for t in labels) \
         and any(t != "O" for t in labels)
 
 
@@ -90,11 +104,11 @@ def label_kind_error(label_set):
     # a label that is another one spelled otherwise (i-np beside I-NP) is left to the
     # spelling check, which names that cause
     folded = collections.Counter(t.casefold() for t in labels)
-    odd = [t for t in labels if t != "O" and not _is_chunk_tag(t)
+    odd = [t for t in labels if t != "O" and not _is_chunk_tag(_prefix_first(t))
            and folded[t.casefold()] == 1]
     if not (typed and odd):
         return None
-    if odd[0].upper() == "O" or _is_chunk_tag(odd[0].upper()):
+    if odd[0].upper() == "O" or _is_chunk_tag(_prefix_first(odd[0].upper())):
         return odd[0], (f"the label {odd[0][:30]!r} and the chunk tags {', '.join(typed[:3])} "
                         "differ only in case: a chunk tag spelled two ways is scored as two "
                         "labels; write every tag one way")
@@ -187,53 +201,43 @@ def iob_variant(label_lists):
     return "IOB2" if "B" in first else "IOB1"
 
 
-def _prefix_last(tag):
-    """``PER-B`` (``PER_B``), chunk tags whose prefix letter is written last, as ``B-PER``;
-    other tags as they are."""
-    if len(tag) > 2 and tag[-2] in "-_" and tag[-1] in _PREFIXES:
-        return tag[-1] + "-" + tag[:-2]
-    return tag
-
-
 def tag_form_message(label_set):
-    """A warning's text when chunk tags are written so that chunk F1 cannot read them (the
-    prefix last, ``PER-B``: they are scored by token accuracy) or read two ways of writing
-    one chunk shape alike (BILOU's ``L-``/``U-`` beside IOBES's ``E-``/``S-``, BMES's ``M-``
-    beside ``I-``, ``B-PER`` beside ``B_PER``: the tagger learns two labels for one shape);
-    else ``None``."""
+    """A warning's text when chunk tags write one chunk shape two ways, which chunk F1
+    reads alike and the tagger learns as two labels: BILOU's ``L-``/``U-`` beside IOBES's
+    ``E-``/``S-``, BMES's ``M-`` beside ``I-``, ``B-PER`` beside ``B_PER``, or the prefix
+    first beside last (``B-PER`` and ``PER-I``); else ``None``."""
     labels = sorted(set(label_set))
     if not is_iob(labels):
-        if is_iob({_prefix_last(t) for t in labels}):
-            odd = [t for t in labels if t != "O"][:3]
-            return (f"the labels ({', '.join(odd)}, ...) look like chunk tags with the prefix "
-                    "written last: they are scored by token accuracy, not chunk F1; write "
-                    f"them prefix first ({_prefix_last(odd[0])}) for chunk F1")
         return None
-    letters = {t[0] for t in labels if _is_chunk_tag(t, typed=True)}
+    typed = {t: _prefix_first(t) for t in labels if _is_chunk_tag(_prefix_first(t), True)}
+    letters = {f[0] for f in typed.values()}
     for ours, theirs in (("LU", "ES"), ("M", "I")):
         if letters & set(ours) and letters & set(theirs):
-            one = next(t for t in labels if t[0] in ours and _is_chunk_tag(t, typed=True))
-            two = next(t for t in labels if t[0] in theirs and _is_chunk_tag(t, typed=True))
+            one = next(t for t, f in typed.items() if f[0] in ours)
+            two = next(t for t, f in typed.items() if f[0] in theirs)
             return (f"the chunk tags write one chunk shape two ways ({one} and {two}: "
                     f"{'BILOU and IOBES' if ours == 'LU' else 'BMES and IOB(ES)'}): chunk F1 "
                     "reads both alike, but the tagger learns two labels for it and token "
                     "accuracy counts them apart; convert the file to one scheme")
-    typed = [t for t in labels if _is_chunk_tag(t, typed=True)]
-    if {t[1] for t in typed} == {"-", "_"}:
-        one, two = (next(t for t in typed if t[1] == sep) for sep in "-_")
+    if {f[1] for f in typed.values()} == {"-", "_"}:
+        one, two = (next(t for t, f in typed.items() if f[1] == sep) for sep in "-_")
         return (f"the chunk tags join prefix and type two ways ({one} and {two}): chunk F1 "
                 "reads both alike, but the tagger learns two labels for each chunk tag and "
                 "token accuracy counts them apart; write every tag with one separator")
+    last = [t for t, f in typed.items() if f != t]
+    if last and len(last) < len(typed):
+        first = next(t for t, f in typed.items() if f == t)
+        return (f"the chunk tags write the prefix first and last ({first} and {last[0]}): "
+                "chunk F1 reads both alike, but the tagger learns two labels for each chunk "
+                "tag and token accuracy counts them apart; write every tag one way")
     return None
 
 
-def other_separator(tag):
-    """``B_PER`` for ``B-PER`` and ``B-PER`` for ``B_PER`` (a typed chunk tag written with
-    the other separator between prefix and type, which chunk F1 reads alike), else
-    ``None``."""
-    if not _is_chunk_tag(tag, typed=True):
-        return None
-    return tag[0] + ("_" if tag[1] == "-" else "-") + tag[2:]
+def chunk_spelling(tag):
+    """``B-PER`` for a typed chunk tag however its prefix and type are joined (``B-PER``,
+    ``B_PER``, ``PER-B``, ``PER_B``: spellings chunk F1 reads alike), else ``None``."""
+    tag = _prefix_first(tag)
+    return tag[0] + "-" + tag[2:] if _is_chunk_tag(tag, typed=True) else None
 
 
 class IOBMixWarning(UserWarning):

@@ -5,12 +5,13 @@ CoNLL-2002/2003 column files, WikiNER (``word|POS|TAG``, a sentence per line), s
 text (NLTK's Brown ``The/at``, Penn ``.pos`` files with ``\\/``), JSON lines as HuggingFace
 ``datasets`` export them (string tags read, integer ids refused), OntoNotes ``*_conll``
 files and bracket-notation columns (refused), chunk tags written BMES (``M-`` read as
-``I-``), prefix last (``PER-B``: a warning) or two ways (BILOU beside IOBES, ``B-PER``
+``I-``), prefix last (``PER-B``: chunk F1, as seqeval's ``suffix=True``) or two ways (BILOU beside IOBES, ``B-PER``
 beside ``B_PER``: a warning),
 ``#`` comment lines in column files (refused), and the line ends and blank lines of other
 editors (read)."""
 
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -18,7 +19,8 @@ from hypothesis import strategies as st
 
 from cli_helpers import one_line_error, run_cli
 from sequence.data import read_conll
-from sequence.evaluate import chunks, is_iob, other_separator, tag_form_message
+from sequence.evaluate import chunk_spelling, chunks, is_iob, label_kind_error
+from sequence.evaluate import tag_form_message
 from structpred import FormatError
 
 WORDS = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7e, blacklist_characters="|"),
@@ -261,13 +263,47 @@ def test_a_bmes_file_is_read(tmp_path):
 
 
 @pytest.mark.parametrize("sep", ["-", "_"])
-def test_chunk_tags_with_the_prefix_last_get_a_warning(tmp_path, capsys, sep):
-    # before: scored by token accuracy without a word
+def test_chunk_tags_with_the_prefix_last_are_scored_by_chunk_f1(tmp_path, capsys, sep):
+    # before: scored by token accuracy (with a warning) where seqeval (suffix=True) reads
+    # chunks; a user of a PER-B corpus expects chunk F1, as for B-PER
     text = f"Lotte PER{sep}B\nVermeer PER{sep}I\nsleeps O\n\nParis LOC{sep}B\nis O\n\n" * 6
     rc, out, err = _train(tmp_path, _write(tmp_path, "suffix.txt", text), capsys)
-    assert rc == 0 and "accuracy" in out, err
-    assert "look like chunk tags with the prefix written last" in err
-    assert "(B-LOC)" in err
+    assert rc == 0 and "validation chunk F1" in out, err
+    assert "prefix" not in err and "accuracy" not in out
+    rc, out, err = run_cli(["tag", "eval", "-m", str(tmp_path / "m.npz"), "--data",
+                            str(_write(tmp_path, "test.txt", text))], capsys)
+    assert rc == 0 and "chunks: precision" in out, err
+    first = re.sub(rf"\b([A-Z]+){sep}([BI])$", r"\2-\1", text, flags=re.M)
+    rc, out, err = run_cli(["tag", "eval", "-m", str(tmp_path / "m.npz"), "--data",
+                            str(_write(tmp_path, "first.txt", first))], capsys)
+    assert rc == 0 and "chunks: precision" in out, err
+    assert f"chunk tags otherwise than the model (B-LOC for LOC{sep}B)" in err
+
+
+def _suffixed(tag):
+    """``PER-B`` for ``B-PER`` (``PER_B`` for ``B_PER``); ``O`` and untyped tags as they are."""
+    return tag[2:] + tag[1] + tag[0] if len(tag) > 2 else tag
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("BIESLUM"), st.sampled_from("-_"),
+                          st.sampled_from(["PER", "LOC", "Q", "ORG-X"])).map("".join)
+                | st.just("O"), min_size=1, max_size=12))
+def test_chunks_of_tags_with_the_prefix_last_are_those_of_the_prefix_first(tags):
+    last = [_suffixed(t) for t in tags]
+    assert chunks(last) == chunks(tags)
+    assert is_iob(last) == is_iob(tags)
+    assert [chunk_spelling(t) for t in last] == [chunk_spelling(t) for t in tags]
+    if is_iob(tags):
+        assert tag_form_message(last) == tag_form_message(tags) or \
+            "two ways" in tag_form_message(tags)
+        typed = [t for t in tags if t != "O"]
+        mixed = tags + [_suffixed(typed[0])] if typed and _suffixed(typed[0]) != typed[0] \
+            else None
+        if mixed is not None and tag_form_message(tags) is None:
+            assert "prefix first and last" in tag_form_message(mixed)
+        if mixed is not None:   # chunk tags of two placements: no mixture of other labels
+            assert label_kind_error(mixed) is None
 
 
 @pytest.mark.parametrize("labels, words", [
@@ -291,8 +327,7 @@ def test_chunk_tags_joined_by_two_separators_get_a_warning(parts):
     message = tag_form_message(labels)
     both = {sep for _, sep, _ in parts} == {"-", "_"}
     assert (message is not None and "prefix and type two ways" in message) == both
-    assert all(other_separator(other_separator(t)) == t for t in labels[1:])
-    assert chunks([other_separator(t) for t in labels[1:]]) == chunks(labels[1:])
+    assert {chunk_spelling(t) for t in labels[1:]} == {p + "-" + t for p, _, t in parts}
 
 
 def test_separators_of_chunk_tags_two_ways_are_named_by_train_and_eval(tmp_path, capsys):
@@ -306,7 +341,8 @@ def test_separators_of_chunk_tags_two_ways_are_named_by_train_and_eval(tmp_path,
     rc, out, err = run_cli(["tag", "eval", "-m", str(tmp_path / "m.npz"), "--data",
                             str(_write(tmp_path, "under.txt", under * 3))], capsys)
     assert rc == 0 and "F1" in out, err
-    assert "the other separator than the model" in err and "chunk F1 reads both alike" in err
+    assert "chunk tags otherwise than the model (B_LOC for B-LOC)" in err
+    assert "chunk F1 reads both alike" in err
 
 
 @pytest.mark.parametrize("comment", ["# 2", "#sent_id 7", "#text The_cat"])
