@@ -14,13 +14,15 @@ by :mod:`sequence.layouts`.
 
 A sentence is a list of tokens, each a tuple of its columns *without* the label (the
 word first, then optional feature columns such as the POS tag); labels are a parallel
-list of strings.  Files for prediction may lack the label column (``labelled=False``).
+list of strings, read in Unicode NFC (a label in NFD, ``B-MĚSTO`` with a combining caron, is
+the NFC one).  Files for prediction may lack the label column (``labelled=False``).
 """
 
 from __future__ import annotations
 
 import collections
 import re
+import unicodedata
 
 from structpred import check_flag, check_number, check_whole
 from structpred.io import FormatError, read_lines
@@ -66,6 +68,8 @@ class _Sentences:
     def add(self, token, tag=None, lineno=None):
         self.tokens.append(token)
         if self.labels is not None:
+            if not tag.isascii():   # one label in NFC and NFD (Czech B-MĚSTO): one label
+                tag = unicodedata.normalize("NFC", tag)
             self.tags.append(tag)
             self.first_line.setdefault(tag, lineno)
 

@@ -312,7 +312,10 @@ def check_label_spellings(labels, known=None, name="y", where=None):
     if clash is not None:
         whose = "the model's label" if known is not None else "the label"
         name = name if where is None else where(clash[0])
+        nfc = {unicodedata.normalize("NFC", str(t)) for t in clash}
         how = ("are one number written two ways" if all(map(_is_number, clash)) else
+               "are one text in two Unicode normal forms (NFC and NFD: an accented letter "
+               "as one character or as a letter and a combining accent)" if len(nfc) == 1 else
                "differ only in case, white space or invisible characters")
         raise ValueError(f"{name}: the label {clash[0]!r:.40} and {whose} {clash[1]!r:.40} "
                          f"{how}: one class or two? spell them alike")
