@@ -78,9 +78,17 @@ def split_tokens(text, path="<text>", lineno=None):
             raise FormatError(path, lineno, f"control character U+{ord(ch):04X} at column "
                               f"{m.start() + 1}: not part of a word (remove it{hint})")
         what = unicodedata.name(ch, "a control character").lower()
-        raise FormatError(path, lineno, f"{what} (U+{ord(ch):04X}) at column {m.start() + 1}: "
-                          "tokens are separated by ASCII spaces and tabs only (replace it "
-                          f"with a space{hint})")
+        i = m.start()
+        fix = "with a space"
+        if 0 < i < len(text) - 1 and not (text[i - 1].isspace() or text[i + 1].isspace()):
+            # inside a token (Czech and French '10 000'): a space would make two tokens, and
+            # in a column file one column more
+            token = text[:i].split()[-1] + ch + text[i + 1:].split()[0]
+            fix = (f"with a space where it separates two tokens, or with '_' to keep "
+                   f"{token[:40]!r} one token")
+        raise FormatError(path, lineno, f"{what} (U+{ord(ch):04X}) at column {i + 1}: "
+                          f"tokens are separated by ASCII spaces and tabs only (replace it "
+                          f"{fix}{hint})")
     return text.split()
 
 

@@ -377,6 +377,23 @@ def test_tag_eval_of_gold_in_nfd_scores_as_in_nfc(tmp_path, capsys):
     assert scores[0] == scores[1]
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["\u00a0", "\u2009", "\u202f", "\u3000"]), st.booleans(),
+       st.text("0123456789Kč", min_size=1, max_size=4))
+def test_other_space_inside_a_token_is_named_with_a_fix_that_keeps_the_token(
+        tmp_path_factory, space, inside, digits):
+    # before: "replace it with a space" also for '10<NBSP>000 O', where a space makes
+    # three columns of a two-column line ("expected 2 columns, found 3" next)
+    line = f"10{space}{digits} O" if inside else f"10 O{space}"
+    path = _write(tmp_path_factory.mktemp("sp"), "cs.txt", f"Mám O\n{line}\n\n")
+    with pytest.raises(FormatError) as info:
+        read_conll(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}:2: ") and "\n" not in message
+    assert ("or with '_' to keep " + repr(f"10{space}{digits}")) in message if inside else \
+        message.endswith("(replace it with a space)")
+
+
 @pytest.mark.parametrize("comment", ["# 2", "#sent_id 7", "#text The_cat"])
 def test_comment_lines_in_column_files_are_refused_as_comments(tmp_path, comment):
     # before: a comment of as many fields as the columns was a token, its last field a label
