@@ -141,13 +141,17 @@ def scheme_mix(label_lists):
     """``(sentence, token, message)`` when chunk tags mix IOBES (or BILOU), which writes
     chunk ends (``E-``/``L-``) and chunks of one token (``S-``/``U-``), with IOB, which
     writes neither (a chunk of one token ``B-X``, a longer one ending at ``I-X``), else
-    ``None``: a tagger learns two labels for one chunk shape, and predicts either."""
+    ``None``: a tagger learns two labels for one chunk shape, and predicts either.  IOE1
+    and IOE2 tags (``I-``, ``E-``, no ``B-`` or ``S-``) are one scheme: IOE1 writes ``E-``
+    only before a chunk of the same type."""
     label_lists = list(label_lists)
     labels = {t for s in label_lists for t in s}
     if not is_iob(labels):
         return None
     ends = sorted(filter(_ends_chunk, labels))
-    if not ends:
+    if not ends or not {_split(t)[0] for t in labels} & {"B", "S"}:
+        # IOE1 and IOE2 (CoNLL-2000's other representations) mark chunk ends with E- and
+        # never a start: IOE1's chunk ending at I-X is its own, no IOB one
         return None
     for k, sentence in enumerate(label_lists):
         i = _iob_chunk(sentence)

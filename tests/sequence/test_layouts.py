@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from cli_helpers import one_line_error, run_cli
 from sequence.data import read_conll
 from sequence.evaluate import chunk_spelling, chunks, is_iob, label_kind_error
-from sequence.evaluate import tag_form_message
+from sequence.evaluate import check_scheme, scheme_mix, tag_form_message
 from structpred import FormatError
 
 WORDS = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7e, blacklist_characters="|"),
@@ -392,6 +392,45 @@ def test_other_space_inside_a_token_is_named_with_a_fix_that_keeps_the_token(
     assert message.startswith(f"{path}:2: ") and "\n" not in message
     assert ("or with '_' to keep " + repr(f"10{space}{digits}")) in message if inside else \
         message.endswith("(replace it with a space)")
+
+
+#: a sentence as its pieces: a chunk of a type and a length, or None for a token outside
+PIECES = st.lists(st.one_of(st.none(), st.tuples(st.sampled_from(["NP", "VP"]),
+                                                 st.integers(1, 3))), min_size=1, max_size=8)
+
+
+def _ioe(pieces, scheme):
+    """The tags of ``pieces`` in IOE1 (``E-`` only before a chunk of its type) or IOE2
+    (``E-`` at every chunk's end), and its chunks ``(start, end, type)``."""
+    tags, found = [], set()
+    for k, piece in enumerate(pieces):
+        if piece is None:
+            tags.append("O")
+            continue
+        kind, n = piece
+        after = pieces[k + 1] if k + 1 < len(pieces) else None
+        end = scheme == "IOE2" or (after is not None and after[0] == kind)
+        found.add((len(tags), len(tags) + n - 1, kind))
+        tags += [f"I-{kind}"] * (n - 1) + [f"{'E' if end else 'I'}-{kind}"]
+    return tags, found
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(PIECES, min_size=1, max_size=4), st.sampled_from(["IOE1", "IOE2"]))
+def test_ioe_chunk_tags_are_one_scheme_and_read_as_chunks(sentences, scheme):
+    # before: IOE1 (CoNLL-2000's representation, conlleval reads it) was refused as IOB mixed
+    # with IOBES whenever a chunk ended at I- beside an E- ("ends a chunk as IOB writes it")
+    encoded = [_ioe(p, scheme) for p in sentences]
+    tags = [t for t, _ in encoded]
+    assert scheme_mix(tags) is None
+    check_scheme(tags, "ioe.txt")
+    assert all(chunks(t) == found for t, found in encoded)
+
+
+def test_an_ioe1_file_trains_on_chunk_f1(tmp_path, capsys):
+    text = "the I-NP\ncat E-NP\na I-NP\ndog I-NP\nsleeps I-VP\n\nhe I-NP\nruns I-VP\n\n"
+    rc, out, err = _train(tmp_path, _write(tmp_path, "ioe1.txt", text * 6), capsys)
+    assert rc == 0 and "validation chunk F1" in out, err
 
 
 @pytest.mark.parametrize("comment", ["# 2", "#sent_id 7", "#text The_cat"])
