@@ -683,10 +683,11 @@ def _warn_other_scheme(path, y, tagger):
     """One warning when a chunker's gold labels write chunks in IOB and the model's in
     IOBES or BILOU (or the other way round): chunk F1 reads both alike, token accuracy
     counted every chunk end written otherwise as an error (44.50 for 87.45 chunk F1)."""
-    from .evaluate import _ends_chunk, chunk_scheme, iob_variant
+    from .evaluate import _ends_chunk, _starts_marked, chunk_scheme, iob_variant
 
-    if not tagger.iob_:
-        return
+    if not tagger.iob_ or not (_starts_marked(tagger.classes_)
+                               or _starts_marked(t for s in y for t in s)):
+        return   # IOE tags (I-, E-) on both sides: no chunk is written as IOB's
     ours = "IOBES (BILOU)" if any(map(_ends_chunk, tagger.classes_)) else "IOB"
     theirs = chunk_scheme(y)
     if theirs is not None and theirs != ours:

@@ -137,6 +137,12 @@ def _ends_chunk(tag):
     return tag != "O" and _split(tag)[0] in "ES"
 
 
+def _starts_marked(labels):
+    """Whether some of ``labels`` marks a chunk's start (``B-``, ``S-``, ``U-``): IOE1 and
+    IOE2 tags mark none (``I-``, ``E-``)."""
+    return bool({_split(t)[0] for t in labels} & {"B", "S"})
+
+
 def scheme_mix(label_lists):
     """``(sentence, token, message)`` when chunk tags mix IOBES (or BILOU), which writes
     chunk ends (``E-``/``L-``) and chunks of one token (``S-``/``U-``), with IOB, which
@@ -149,7 +155,7 @@ def scheme_mix(label_lists):
     if not is_iob(labels):
         return None
     ends = sorted(filter(_ends_chunk, labels))
-    if not ends or not {_split(t)[0] for t in labels} & {"B", "S"}:
+    if not ends or not _starts_marked(labels):
         # IOE1 and IOE2 (CoNLL-2000's other representations) mark chunk ends with E- and
         # never a start: IOE1's chunk ending at I-X is its own, no IOB one
         return None

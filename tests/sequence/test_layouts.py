@@ -431,6 +431,12 @@ def test_an_ioe1_file_trains_on_chunk_f1(tmp_path, capsys):
     text = "the I-NP\ncat E-NP\na I-NP\ndog I-NP\nsleeps I-VP\n\nhe I-NP\nruns I-VP\n\n"
     rc, out, err = _train(tmp_path, _write(tmp_path, "ioe1.txt", text * 6), capsys)
     assert rc == 0 and "validation chunk F1" in out, err
+    # gold of IOE1 whose chunks are never adjacent writes no E-: no "other scheme" warning
+    gold = _write(tmp_path, "gold.txt", "he I-NP\nruns I-VP\n\na I-NP\ndog I-NP\n\n")
+    rc, out, err = run_cli(["tag", "eval", "-m", str(tmp_path / "m.npz"), "--data",
+                            str(gold)], capsys)
+    assert rc == 0 and "chunks: precision" in out, err
+    assert "the gold chunk tags are" not in err
 
 
 @pytest.mark.parametrize("comment", ["# 2", "#sent_id 7", "#text The_cat"])
