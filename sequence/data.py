@@ -332,7 +332,8 @@ def _check_label_names(names):
     if isinstance(names, str) or not all(isinstance(t, str) for t in names):
         raise TypeError("label_names must be a sequence of strings (the names of the ids 0, 1, "
                         "...)")
-    names = tuple(names)
+    # in NFC, as the labels read (a name in NFD is the model's label in NFC)
+    names = tuple(t if t.isascii() else unicodedata.normalize("NFC", t) for t in names)
     if not names:
         raise ValueError("label_names holds no name (the names of the ids 0, 1, ... are needed)")
     bad = next((t for t in names if not t or t != "".join(t.split())), None)

@@ -375,6 +375,15 @@ def test_tag_eval_of_gold_in_nfd_scores_as_in_nfc(tmp_path, capsys):
         assert rc == 0, err
         scores.append(json.loads(out))
     assert scores[0] == scores[1]
+    # --label-names in NFD name the model's NFC labels (they were "does not name every label")
+    names = _write(tmp_path, "names.txt", unicodedata.normalize("NFD", "O\nB-MĚSTO\nB-OSOBA\n"))
+    lines = _write(tmp_path, "cs.jsonl", json.dumps({"tokens": ["Brno", "je"]}) + "\n")
+    rc, _, err = run_cli(["tag", "predict", "-m", str(tmp_path / "m.npz"), "-i", str(lines),
+                          "-o", str(tmp_path / "out.jsonl"), "--label-names", str(names), "-q"],
+                         capsys)
+    assert rc == 0, err
+    ids = json.loads((tmp_path / "out.jsonl").read_text())["tags"]
+    assert len(ids) == 2 and all(i in (0, 1, 2) for i in ids)
 
 
 @settings(max_examples=30, deadline=None)
