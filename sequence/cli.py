@@ -664,11 +664,11 @@ def _check_known_labels(path, y, tagger):
         n = sum(t in bad for s in y for t in s)
         first = next(i for i, s in enumerate(y) if any(t in bad for t in s))
         other = {"L": "E", "U": "S", "E": "L", "S": "U"}
+        spelt = {chunk_spelling(t): t for t in known} if tagger.iob_ else {}
         scheme = ("; the file writes chunk ends and single-token chunks as BILOU's L-/U- or "
                   "IOBES's E-/S- and the model as the other: chunk F1 reads both alike, token "
-                  "accuracy does not" if any(t[:1] in other and other[t[0]] + t[1:] in known
-                                             for t in unseen) else "")
-        spelt = {chunk_spelling(t): t for t in known} if tagger.iob_ else {}
+                  "accuracy does not" if any(c and c[0] in other and other[c[0]] + c[1:] in spelt
+                                             for c in map(chunk_spelling, unseen)) else "")
         twin = next(((t, spelt[chunk_spelling(t)]) for t in unseen
                      if chunk_spelling(t) in spelt), None)
         if twin is not None:

@@ -279,6 +279,13 @@ def test_chunk_tags_with_the_prefix_last_are_scored_by_chunk_f1(tmp_path, capsys
                             str(_write(tmp_path, "first.txt", first))], capsys)
     assert rc == 0 and "chunks: precision" in out, err
     assert f"chunk tags otherwise than the model (B-LOC for LOC{sep}B)" in err
+    # an IOBES model written prefix last, BILOU gold prefix last: named as such
+    iobes = text.replace(f"PER{sep}I", f"PER{sep}E").replace(f"LOC{sep}B", f"LOC{sep}S")
+    _train(tmp_path, _write(tmp_path, "iobes.txt", iobes), capsys)
+    bilou = iobes.replace(f"{sep}E\n", f"{sep}L\n").replace(f"{sep}S\n", f"{sep}U\n")
+    rc, out, err = run_cli(["tag", "eval", "-m", str(tmp_path / "m.npz"), "--data",
+                            str(_write(tmp_path, "bilou.txt", bilou))], capsys)
+    assert rc == 0 and "BILOU's L-/U- or IOBES's E-/S-" in err, err
 
 
 def _suffixed(tag):
