@@ -183,8 +183,10 @@ def add_vocabulary_options(tr):
                         "1)")
     v.add_argument("--analyzer", choices=["word", "char_wb"],
                    help="terms: words (and runs of words, --ngrams), or char_wb: the "
-                        "character n-grams of each word padded by a space, 1 to --ngrams "
-                        "(default 4) characters long, which needs --model NAME; default: "
+                        "character n-grams of each word padded by a space (words of one "
+                        "letter kept, a run of Chinese or Japanese characters one word), 1 "
+                        "to --ngrams (default 4) characters long, which needs --model NAME; "
+                        "default: "
                         "words, and --model auto also tries svm on character n-grams where "
                         "it fits the time budget (--analyzer word: never)")
     v.add_argument("--weighting", choices=["counts", "binary", "tfidf"],

@@ -228,6 +228,9 @@ def _vocabulary_overrides(args):
         out["analyzer"] = args.analyzer
         if args.analyzer == "char_wb":     # --ngrams counts characters here (default 4)
             out["ngram_range"] = (1, 4 if args.ngrams is None else args.ngrams)
+            # tokens of one character kept, as svm-chars keeps them ('--model svm --analyzer
+            # char_wb' dropped them, with the word models' min_length 2: not svm-chars)
+            out["min_length"] = 1
     if args.weighting is not None:
         out["weighting"] = args.weighting
         if args.weighting != "tfidf":
@@ -424,14 +427,6 @@ def _check_valid_fraction(args, docs, y):
                         "candidates on; give a smaller one (default 0.2)")
 
 
-def _candidates(args):
-    """The candidates of ``--model auto``: all, or (``--analyzer word``) the word ones."""
-    from .auto import CANDIDATES
-
-    return tuple(c for c in CANDIDATES if args.analyzer != "word"
-                 or c.vocabulary.get("analyzer", "word") == "word")
-
-
 def _choose_on_validation(args, docs, y, classes, overrides, info):
     """``--model auto``: the candidate chosen on validation documents (printed, and
     recorded in ``info``)."""
@@ -464,8 +459,7 @@ def _choose_on_validation(args, docs, y, classes, overrides, info):
                         valid_fraction=(args.valid_fraction if options_given(
                             args, "valid_fraction") else None), seed=args.seed,
                         time_budget=args.time_budget, overrides=overrides,
-                        log=lambda m: _log(args, m), jobs=args.jobs,
-                        specs=_candidates(args))
+                        log=lambda m: _log(args, m), jobs=args.jobs)
     except ValueError as exc:
         raise UserError(f"{docs.path}: {exc}") from exc
     for line in choice.lines():
