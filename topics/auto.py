@@ -232,7 +232,8 @@ def cross_validation_folds(labels, n_folds=CV_FOLDS, seed=0):
 
 
 def analyze_once(texts, specs, overrides=None):
-    """Tokenise ``texts`` once for all ``specs``: ``{tokenizer key: term lists}``.
+    """Tokenise ``texts`` once for all ``specs``: ``{tokenizer key: (ngram_range, terms)}``,
+    a document's terms a list (words) or a ``Counter`` (character n-grams).
 
     Candidates that differ only in n-grams share one analysis: the word-only terms are the
     word + pair terms without a space.
@@ -246,7 +247,10 @@ def analyze_once(texts, specs, overrides=None):
                                    "ngram_range": (1, max(_hi(o.make_vocabulary(overrides))
                                                           for o in specs
                                                           if _analysis_key(o.make_vocabulary(overrides)) == key))})
-            out[key] = (widest.ngram_range, list(widest.analyze(texts)))
+            # character n-grams counted per document (as lists, about 30 a word, a time
+            # budget of minutes held tens of GB of them)
+            terms = widest._analyze(texts, counted=v.analyzer != "word")
+            out[key] = (widest.ngram_range, list(terms))
     return out
 
 
@@ -274,8 +278,8 @@ def terms_for(vocab, analyses, rows=None):
     lo, hi = (int(x) for x in vocab.ngram_range)
     if (lo, hi) == tuple(rng):
         return terms
-    if vocab.analyzer != "word":          # character n-grams: their length is n
-        return [[t for t in ts if lo <= len(t) <= hi] for ts in terms]
+    if vocab.analyzer != "word":          # character n-grams, counted: their length is n
+        return [{t: c for t, c in ts.items() if lo <= len(t) <= hi} for ts in terms]
     if lo == hi == 1:
         return [[t for t in ts if " " not in t] for ts in terms]
     return [[t for t in ts if lo - 1 <= t.count(" ") <= hi - 1] for ts in terms]

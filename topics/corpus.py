@@ -327,9 +327,11 @@ class Vocabulary(TransformerMixin, BaseEstimator):
                                             f"(ngram_range from {lo}: a token and the spaces "
                                             "around it make no longer n-gram)")
             number = "" if self.digits else "a number (digits=False), "
+            kinds = "letters or digits" if self.digits else "letters"
             raise ValueError(f"the documents hold no term: every token is a stop word, "
                              f"{number}or shorter than min_length={self.min_length} "
-                             f"characters{short}")
+                             f"characters{short}; a token is a run of {kinds} of any script "
+                             "(punctuation, symbols and emoji make none)")
         df = Counter(chain.from_iterable(map(set, terms)))
         n = len(terms)
         min_df = self.min_df if isinstance(self.min_df, (int, np.integer)) else int(np.ceil(self.min_df * n))

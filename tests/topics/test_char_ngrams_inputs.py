@@ -3,6 +3,7 @@
 spaces (Chinese, Japanese), long documents, one-character words, many classes, no time."""
 
 import tracemalloc
+import unicodedata
 from collections import Counter
 
 import numpy as np
@@ -12,7 +13,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from cli_helpers import run_cli
 from topics._persist import load_model, rebuild_vocabulary, save_model, vocabulary_params
-from topics.auto import CHAR_CANDIDATE, choose, plan, spec_of
+from topics.auto import CHAR_CANDIDATE, analyze_once, choose, plan, spec_of, terms_for
 from topics.corpus import Vocabulary
 
 #: Han ideographs, hiragana and katakana (each its own NFKC form)
@@ -100,6 +101,27 @@ def test_a_long_document_is_not_held_as_its_n_grams():
     assert peak < 40 * len(text), peak
 
 
+def test_the_chooser_counts_the_n_grams_of_a_long_document():
+    """``svm-chars`` in the choice: the n-grams made once for all candidates are counted
+    per document too (a time budget of minutes held tens of GB of them as lists), and they
+    give the vocabulary's own matrix."""
+    text = " ".join(["alpha", "beta", "gamma", "delta"] * 5000)
+    texts = [text, "beta gamma", "x y"]
+    tracemalloc.start()
+    try:
+        analyses = analyze_once(texts, [CHAR_CANDIDATE])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 40 * len(text), peak
+    vocab = CHAR_CANDIDATE.make_vocabulary().fit(texts)
+    X = vocab.transform_terms(terms_for(vocab, analyses))
+    assert (X != vocab.transform(texts)).nnz == 0
+    narrow = Vocabulary(**{**vocab.get_params(), "ngram_range": (1, 3)}).fit(texts)
+    X = narrow.transform_terms(terms_for(narrow, analyses, rows=[2, 0]))
+    assert (X != narrow.transform([texts[2], text])).nnz == 0
+
+
 def test_analyzer_char_wb_keeps_one_character_words_as_svm_chars(tmp_path, capsys):
     """``--model svm --analyzer char_wb`` is ``svm-chars``: its tokens of one character
     ("a", "y") are kept (they were dropped, with the word models' min_length 2)."""
@@ -159,3 +181,28 @@ def test_the_word_analyzer_for_every_candidate_leaves_svm_chars_out():
     specs = [spec_of("sdem-nb-hinge"), CHAR_CANDIDATE]
     choice = choose(texts, y, specs=specs, time_budget=1e6, overrides={"analyzer": "word"})
     assert [c.value for c in choice.ranked] == ["sdem-nb-hinge"] and not choice.skipped
+
+
+def _no_letter(c):
+    """No letter, mark or number in its NFKC form (``℃`` is ``°C``, ``¸`` a combining mark)."""
+    return not any(unicodedata.category(x)[0] in "LMN"
+                   for x in unicodedata.normalize("NFKC", c))
+
+
+#: punctuation, symbols and emoji: no letter, no digit
+NO_LETTERS = st.text(st.characters(whitelist_categories=("Po", "Ps", "Pe", "Pd", "Sm", "Sc",
+                                                         "Sk", "So")).filter(_no_letter),
+                     min_size=1, max_size=8)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(NO_LETTERS, min_size=2, max_size=5), st.sampled_from(["word", "char_wb"]),
+       st.booleans())
+def test_documents_of_symbols_and_emoji_are_refused_saying_why(texts, analyzer, digits):
+    """Emoji-only (or punctuation-only) documents hold no token: the refusal says what a
+    token is (it blamed stop words and ``min_length`` only)."""
+    import pytest
+
+    with pytest.raises(ValueError, match="the documents hold no term") as info:
+        Vocabulary(analyzer=analyzer, digits=digits, min_length=1).fit(texts)
+    assert "symbols and emoji make none" in str(info.value)
