@@ -532,7 +532,7 @@ def topics_train(args):
     _check_documents_differ(docs, X)
     _check_topic_memory(model_name, est, X, len(classes))
     release_notes()
-    _log(args, f"{len(classes)} classes, vocabulary of {len(vocab)} terms; training "
+    _log(args, f"{len(classes)} classes, vocabulary of {_vocabulary_size(vocab)}; training "
                f"{spec.name if args.model == 'auto' else model_name} ({type(est).__name__}) "
                f"on all {len(docs)} documents")
     t0 = time.perf_counter()

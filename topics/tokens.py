@@ -200,7 +200,8 @@ class Tokenizer:
     def __repr__(self):
         return (f"Tokenizer(lowercase={self.lowercase}, digits={self.digits}, "
                 f"stop_words={'english' if self._stop is ENGLISH_STOP_WORDS else self.stop_words!r}, "
-                f"min_length={self.min_length}, alphabet={self.alphabet!r})")
+                f"min_length={self.min_length}, alphabet={self.alphabet!r}"
+                f"{', cjk_runs=True' if self.cjk_runs else ''})")
 
     def normalize(self, text):
         """NFKC (``"unicode"``) and lower-casing, as the tokens see the text; with

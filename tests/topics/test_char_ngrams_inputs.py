@@ -130,12 +130,14 @@ def test_analyzer_char_wb_keeps_one_character_words_as_svm_chars(tmp_path, capsy
     data, model = tmp_path / "tr.tsv", tmp_path / "m.npz"
     data.write_text("".join(f"{lab}\t{text}\n" for lab, text in rows))
     rc, out, err = run_cli(["topics", "train", "--data", str(data), "--model", "svm",
-                            "--analyzer", "char_wb", "-o", str(model), "-q"], capsys)
+                            "--analyzer", "char_wb", "-o", str(model)], capsys)
     assert rc == 0, err
     ref = CHAR_CANDIDATE.make_vocabulary().fit([text for _, text in rows])
     vocab = load_model(model).vocabulary
     assert vocab.min_length == 1 and list(vocab.words_) == list(ref.words_)
     assert " y " in vocab.index_
+    # the progress line names the terms as eval does (it said "terms")
+    assert f"vocabulary of {len(vocab)} character n-grams;" in err, err
 
 
 @settings(max_examples=80, deadline=None)
