@@ -199,4 +199,6 @@ def add_vocabulary_options(tr):
                    help="'english' (scikit-learn's 318 words), 'none', or a file with one "
                         "word per line; default: the model's (sdem-nb and svm: none; the "
                         "others: english)")
-    v.add_argument("--keep-case", action="store_true", help="do not lower-case the text")
+    v.add_argument("--keep-case", action="store_true",
+                   help="do not lower-case the text (stop words are still matched in lower "
+                        "case: The is the)")

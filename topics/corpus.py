@@ -137,7 +137,8 @@ class Vocabulary(TransformerMixin, BaseEstimator):
         cut-offs apply to every term alike.
     lowercase, digits, alphabet :
         How raw strings are split into tokens (:class:`topics.tokens.Tokenizer`): letters of
-        every script by default, digits as an option.
+        every script by default, digits as an option; token lists are lower-cased (or not)
+        as texts are, and a stop word is stopped in any case.
     analyzer : {"word", "char_wb"}
         ``"word"``: the terms are the words and word n-grams above.  ``"char_wb"``: the
         terms are the character n-grams of each token written with a space on either side
@@ -233,14 +234,15 @@ class Vocabulary(TransformerMixin, BaseEstimator):
                                     f"{type(bad).__name__} {bad!r:.40}")
                 # as the tokenizer reads a text: NFKC, no invisible format characters
                 # (a variation selector inside a word was another word than in the text)
-                toks = [t for t in (tok.normalize(t).lower() for t in doc) if t]
+                # (lower-cased as the text is: with lowercase=False 'Paris' was 'paris')
+                toks = [t for t in map(tok.normalize, doc) if t]
                 odd = unwritable_token(toks)
                 if odd is not None:   # "big cat" was the bigram of "big" and "cat"
                     raise ValueError(f"document {i}: the token {odd!r:.40} holds white "
                                      "space: a token list holds words (an n-gram's words "
                                      "are joined by a space); split it")
                 if stop:
-                    toks = [t for t in toks if t not in stop]
+                    toks = [t for t in toks if t.lower() not in stop]
             else:
                 raise TypeError(f"a document must be a string or a list of tokens, "
                                 f"got {type(doc).__name__}")

@@ -227,6 +227,8 @@ class Tokenizer:
             if "\u200c" in text or "\u200d" in text:   # a joiner is not a word's end
                 toks = [t for t in (t.strip(_JOINERS) for t in toks) if t]
         stop, n = self._stop, self.min_length
+        if stop and not self.lowercase:   # the list is lower-cased: 'The' is 'the' (kept)
+            toks, stop = [t for t in toks if t.lower() not in stop], frozenset()
         if n > 1:
             toks = [t for t in toks if (len(t) >= n or _CJK_CHAR.match(t)) and t not in stop]
         elif stop:

@@ -14,7 +14,8 @@ from sklearn.feature_extraction.text import CountVectorizer
 from cli_helpers import run_cli
 from topics._persist import load_model, rebuild_vocabulary, save_model, vocabulary_params
 from topics.auto import CHAR_CANDIDATE, analyze_once, choose, plan, spec_of, terms_for
-from topics.corpus import Vocabulary
+from topics.corpus import ENGLISH_STOP_WORDS, Vocabulary
+from topics.tokens import Tokenizer
 
 #: Han ideographs, hiragana and katakana (each its own NFKC form)
 CJK = "北京東京大学日本語天安门我爱今天气很好首都ひらがなカタカナです"
@@ -208,3 +209,22 @@ def test_documents_of_symbols_and_emoji_are_refused_saying_why(texts, analyzer, 
     with pytest.raises(ValueError, match="the documents hold no term") as info:
         Vocabulary(analyzer=analyzer, digits=digits, min_length=1).fit(texts)
     assert "symbols and emoji make none" in str(info.value)
+
+
+CASED = st.lists(st.sampled_from(["The", "THE", "the", "Paris", "AND", "cat", "Été", "Ox"]),
+                 min_size=1, max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(CASED, st.sampled_from(["word", "char_wb"]))
+def test_keep_case_still_stops_the_stop_words_and_keeps_the_case_of_token_lists(words,
+                                                                               analyzer):
+    """``lowercase=False`` (``--keep-case``): the stop list, lower-cased, stops ``The`` and
+    ``THE`` (they were kept), and a token list keeps its case as the text does (``Paris``
+    was ``paris`` given as a token, ``Paris`` in a text)."""
+    tok = Tokenizer(lowercase=False, stop_words="english")
+    assert tok(" ".join(words)) == [w for w in words
+                                    if w.lower() not in ENGLISH_STOP_WORDS and len(w) >= 2]
+    vocab = Vocabulary(analyzer=analyzer, lowercase=False, stop_words="english")
+    from_tokens, from_text = vocab.analyze([words, " ".join(words)])
+    assert from_tokens == from_text
