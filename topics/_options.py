@@ -51,7 +51,8 @@ def _max_ngram():
 
 
 #: ``--ngrams``: an integer from 1 to :data:`topics.corpus.MAX_NGRAM`
-_ngrams = at_most(positive_int, _max_ngram, "longer runs of words recur too rarely to be terms")
+_ngrams = at_most(positive_int, _max_ngram, "longer runs of words, or of characters with "
+                  "--analyzer char_wb, recur too rarely to be terms")
 
 
 def _fraction(text):
@@ -180,7 +181,7 @@ def add_vocabulary_options(tr):
                    help="keep only the N most frequent terms")
     v.add_argument("--ngrams", type=_ngrams, metavar="N",
                    help="terms are runs of 1 to N adjacent words (nbsvm default 2, the others "
-                        "1)")
+                        "1), or of 1 to N characters with --analyzer char_wb (default 4)")
     v.add_argument("--analyzer", choices=["word", "char_wb"],
                    help="terms: words (and runs of words, --ngrams), or char_wb: the "
                         "character n-grams of each word padded by a space (words of one "

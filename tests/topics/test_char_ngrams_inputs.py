@@ -228,3 +228,16 @@ def test_keep_case_still_stops_the_stop_words_and_keeps_the_case_of_token_lists(
     vocab = Vocabulary(analyzer=analyzer, lowercase=False, stop_words="english")
     from_tokens, from_text = vocab.analyze([words, " ".join(words)])
     assert from_tokens == from_text
+
+
+def test_ngrams_beyond_the_limit_with_char_wb_names_characters(tmp_path, capsys):
+    """``--analyzer char_wb --ngrams 11``: the one line names runs of characters too (it
+    spoke of words only)."""
+    from cli_helpers import one_line_error
+
+    data = tmp_path / "tr.tsv"
+    data.write_text("a\tle chat\nb\tder hund\n" * 3)
+    rc, out, err = run_cli(["topics", "train", "--data", str(data), "--model", "svm",
+                            "--analyzer", "char_wb", "--ngrams", "11", "-o",
+                            str(tmp_path / "m.npz")], capsys)
+    assert one_line_error(rc, err, "--ngrams", "at most 10", "of characters"), err
