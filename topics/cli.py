@@ -258,13 +258,15 @@ def _check_spellings(docs, known=None):
         raise UserError(f"{exc}{decimals_hint(label_clash(docs.labels, known))}") from None
 
 
-def _check_classes(docs):
+def _check_classes(docs, keep_case=False):
     _check_spellings(docs)
     classes = docs.classes()
     if len(classes) < 2:
         raise UserError(f"{docs.path}: training needs at least 2 classes, found "
                         f"{len(classes)} ({', '.join(map(repr, classes))})")
-    if len(docs) > 1 and len({" ".join(t.split()).lower() for t in docs.texts}) == 1:
+    # in the case the tokens keep: with --keep-case 'CAT' and 'cat' differ (were refused)
+    texts = {" ".join(t.split()) for t in docs.texts}
+    if len(docs) > 1 and len(texts if keep_case else {t.lower() for t in texts}) == 1:
         # before the choice on validation, which otherwise ran and printed first
         raise UserError(f"{docs.path}: all {len(docs)} documents have the same text "
                         f"({docs.texts[0].strip()[:40]!r}), so nothing tells the classes apart")
@@ -483,7 +485,7 @@ def topics_train(args):
                  stdout=False)
     check_held_out([(("--data", args.data), ("--valid-data", args.valid_data))])
     docs = _read(args, "required")
-    classes = _check_classes(docs)
+    classes = _check_classes(docs, keep_case=args.keep_case)
     y = np.asarray(docs.labels, dtype=str)
     overrides = _vocabulary_overrides(args)
     user_params = _parse_params(args.param)

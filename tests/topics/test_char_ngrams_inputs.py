@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import CountVectorizer
 
-from cli_helpers import run_cli
+from cli_helpers import run_cli, run_cli_io
 from topics._persist import load_model, rebuild_vocabulary, save_model, vocabulary_params
 from topics.auto import CHAR_CANDIDATE, analyze_once, choose, plan, spec_of, terms_for
 from topics.corpus import ENGLISH_STOP_WORDS, Vocabulary
@@ -241,3 +241,26 @@ def test_ngrams_beyond_the_limit_with_char_wb_names_characters(tmp_path, capsys)
                             "--analyzer", "char_wb", "--ngrams", "11", "-o",
                             str(tmp_path / "m.npz")], capsys)
     assert one_line_error(rc, err, "--ngrams", "at most 10", "of characters"), err
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.lists(st.text("abcdefghéßж", min_size=2, max_size=6).filter(
+    lambda w: w.upper().lower() == w and w.upper() != w and w not in ENGLISH_STOP_WORDS),
+    min_size=1, max_size=4), st.sampled_from(["word", "char_wb"]))
+def test_keep_case_trains_on_texts_that_differ_in_case_only(tmp_path_factory, words,
+                                                            analyzer):
+    """``--keep-case``: texts that differ only in case are different texts (they were
+    refused as "all 4 documents have the same text"); without it, they are one text."""
+    tmp = tmp_path_factory.mktemp("case")
+    lower, upper = " ".join(words), " ".join(words).upper()
+    data, model = tmp / "tr.tsv", tmp / "m.npz"
+    data.write_text(f"a\t{upper}\nb\t{lower}\n" * 2)
+    argv = ["topics", "train", "--data", str(data), "--model", "svm", "--analyzer", analyzer,
+            "-o", str(model), "-q"]
+    rc, _, err = run_cli_io(argv + ["--keep-case"])
+    assert rc == 0, err
+    saved = load_model(model)
+    assert list(saved.predict(saved.vocabulary.transform([upper, lower]))) == ["a", "b"]
+    rc, _, err = run_cli_io(argv)
+    assert rc == 2 and "have the same text" in err, err
+
