@@ -172,12 +172,13 @@ class Vocabulary(TransformerMixin, BaseEstimator):
 
     #: what an unfitted vocabulary reads (``fit`` sets the instance's own)
     words_: Sequence[str] = ()
-    #: ``char_wb``: a run of Han ideographs and kana is one token, whose n-grams are terms
-    #: (False in a character vocabulary read from a model file written before, whose
-    #: terms were each ideograph's alone: :func:`topics._persist.rebuild_vocabulary`)
-    _cjk_runs = True
     index_: Mapping[str, int] = MappingProxyType({})
     idf_ = None
+    #: ``char_wb``: a run of Han ideographs and kana is one token, whose n-grams are terms;
+    #: ``lowercase=False``: a token is stopped in any case.  False in a vocabulary read from
+    #: a model file written before, as it was fitted (:func:`topics._persist.rebuild_vocabulary`)
+    _cjk_runs = True
+    _stop_any_case = True
 
     def __init__(self, min_count=1, min_df=1, max_df=1.0, max_features=None,
                  stop_words=ENGLISH_STOP_WORDS, min_length=2, ngram_range=(1, 1),
@@ -205,10 +206,12 @@ class Vocabulary(TransformerMixin, BaseEstimator):
 
     def tokenizer(self) -> Tokenizer:
         """The :class:`topics.tokens.Tokenizer` that raw strings go through."""
-        return Tokenizer(lowercase=self.lowercase, digits=self.digits,
-                         stop_words=self.stop_words, min_length=self.min_length,
-                         alphabet=self.alphabet,
-                         cjk_runs=self._cjk_runs and self._check_analyzer() == "char_wb")
+        tok = Tokenizer(lowercase=self.lowercase, digits=self.digits,
+                        stop_words=self.stop_words, min_length=self.min_length,
+                        alphabet=self.alphabet,
+                        cjk_runs=self._cjk_runs and self._check_analyzer() == "char_wb")
+        tok._stop_any_case = self._stop_any_case
+        return tok
 
     def analyze(self, docs: Iterable):
         """The terms (words or n-grams) of each document, one list per document."""
@@ -241,8 +244,10 @@ class Vocabulary(TransformerMixin, BaseEstimator):
                     raise ValueError(f"document {i}: the token {odd!r:.40} holds white "
                                      "space: a token list holds words (an n-gram's words "
                                      "are joined by a space); split it")
-                if stop:
+                if stop and tok._stop_any_case:
                     toks = [t for t in toks if t.lower() not in stop]
+                elif stop:
+                    toks = [t for t in toks if t not in stop]
             else:
                 raise TypeError(f"a document must be a string or a list of tokens, "
                                 f"got {type(doc).__name__}")

@@ -182,6 +182,10 @@ class Tokenizer:
     ['windows', 'and', 'x11']
     """
 
+    #: the stop list, lower-cased, stops a token in any case (False: as written, the rule of
+    #: the vocabularies of model files written before, set by their Vocabulary)
+    _stop_any_case = True
+
     def __init__(self, lowercase=True, digits=False, stop_words="english", min_length=2,
                  alphabet="unicode", cjk_runs=False):
         if alphabet not in ("unicode", "ascii"):
@@ -227,7 +231,7 @@ class Tokenizer:
             if "\u200c" in text or "\u200d" in text:   # a joiner is not a word's end
                 toks = [t for t in (t.strip(_JOINERS) for t in toks) if t]
         stop, n = self._stop, self.min_length
-        if stop and not self.lowercase:   # the list is lower-cased: 'The' is 'the' (kept)
+        if stop and not self.lowercase and self._stop_any_case:   # 'The' is 'the' (was kept)
             toks, stop = [t for t in toks if t.lower() not in stop], frozenset()
         if n > 1:
             toks = [t for t in toks if (len(t) >= n or _CJK_CHAR.match(t)) and t not in stop]

@@ -264,3 +264,18 @@ def test_keep_case_trains_on_texts_that_differ_in_case_only(tmp_path_factory, wo
     rc, _, err = run_cli_io(argv)
     assert rc == 2 and "have the same text" in err, err
 
+
+
+def test_a_model_file_that_keeps_the_case_keeps_its_stop_rule():
+    """A vocabulary of kept case written before stop words were stopped in any case (no
+    ``stop_any_case`` in its settings) still has its ``The`` as a term; one written now
+    stops it, as it was fitted."""
+    vocab = Vocabulary(lowercase=False).fit(["The Cat THE dog"])
+    assert list(vocab.words_) == ["Cat", "dog"]
+    params = vocabulary_params(vocab)
+    now = rebuild_vocabulary(params, ["The", "Cat"])
+    assert now.transform(["The Cat"]).toarray().tolist() == [[0, 1]]
+    del params["stop_any_case"]
+    before = rebuild_vocabulary(params, ["The", "Cat"])
+    assert before.transform(["The Cat"]).toarray().tolist() == [[1, 1]]
+    assert "stop_any_case" not in vocabulary_params(Vocabulary().fit(["cat dog"]))
