@@ -279,3 +279,22 @@ def test_a_model_file_that_keeps_the_case_keeps_its_stop_rule():
     before = rebuild_vocabulary(params, ["The", "Cat"])
     assert before.transform(["The Cat"]).toarray().tolist() == [[1, 1]]
     assert "stop_any_case" not in vocabulary_params(Vocabulary().fit(["cat dog"]))
+
+
+#: letters and combining marks of scripts written with them: Thai (no spaces between
+#: words), Arabic with its diacritics, Devanagari
+SCRIPT_WORD = st.text("ภาษาไทยเป็นสวัสดีครับمَرْحَبًابِكُمْالسَّلَامُहिन्दीभाषा", min_size=2,
+                      max_size=9).filter(
+    lambda w: unicodedata.normalize("NFKC", w) == w and unicodedata.category(w[0])[0] == "L")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(SCRIPT_WORD, min_size=1, max_size=8), st.integers(1, 2))
+def test_words_of_marks_are_scikit_learns_char_wb(words, lo):
+    """Words whose letters carry combining marks (Thai vowels, Arabic diacritics, Devanagari
+    signs): the marks stay in the n-grams, as scikit-learn's ``char_wb`` makes them."""
+    text = " ".join(words)
+    ref = CountVectorizer(analyzer="char_wb", ngram_range=(lo, 4),
+                          lowercase=False).build_analyzer()(text)
+    (terms,) = _char_vocab(ngram_range=(lo, 4)).analyze([text])
+    assert Counter(terms) == Counter(ref)
