@@ -298,3 +298,15 @@ def test_words_of_marks_are_scikit_learns_char_wb(words, lo):
                           lowercase=False).build_analyzer()(text)
     (terms,) = _char_vocab(ngram_range=(lo, 4)).analyze([text])
     assert Counter(terms) == Counter(ref)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 3000), st.floats(1e3, 1e6))
+def test_pamedlda_estimate_grows_with_the_classes(n_classes, entries):
+    """paMedLDA's margins are per class: its estimate is 7 s per million entries per class
+    from 6 classes on (1,000 classes took 240 s where 1.3 s were estimated)."""
+    spec = spec_of("pamedlda")
+    est = max(40.0, 7.0 * n_classes) * entries / 1e6
+    for budget, tried in ((est * 1.01, True), (est * 0.99, False)):
+        take, _ = plan(5000, entries, n_classes, budget, specs=[spec])
+        assert (spec in take) == tried
