@@ -81,6 +81,9 @@ class CandidateSpec:
         Seconds per million entries per class, where that is more than ``cost``: a model of
         one fit per class (the SVMs, one against the rest) whose time, beyond a few dozen
         classes, grows with them (0: never).
+    doc_class_cost : float
+        Seconds per million (training document, class) pairs, added to the estimate: a model
+        whose work per document grows with the classes (paMedLDA's margins).
     """
 
     name: str
@@ -92,6 +95,7 @@ class CandidateSpec:
     min_documents: int = 0
     help: str = ""
     class_cost: float = 0.0
+    doc_class_cost: float = 0.0
 
     def make_vocabulary(self, overrides=None):
         """The candidate's vocabulary with ``overrides`` (weighting ones only where the model
@@ -147,10 +151,10 @@ CANDIDATES = (
     CandidateSpec(
         "pamedlda", "pamedlda", _WORD_COUNTS,
         {"n_topics": 40, "batch_size": 64, "n_passes": 3},
-        # its margins are per class: 7 s per million entries per class from 6 classes on
-        # (measured 8 s/M/class with 20, 6 with 200, 7.5 with 1,000 classes of short texts;
-        # 1,000 classes took 240 s where 40 alone estimated 1.3 s)
-        cost=40.0, min_documents=2000, class_cost=7.0,
+        # its margins are per document and class: 20 s more per million of them (R52's
+        # fold took 14.5 s, 14.7 estimated; 1,000 classes of short texts took 240 s where
+        # 40 s per million entries alone estimated 1.3 s: 81 s now, over the budget)
+        cost=40.0, min_documents=2000, doc_class_cost=20.0,
         help="online passive-aggressive MedLDA, 40 topics, word counts"),
 )
 
@@ -365,13 +369,14 @@ def _seconds(x):
     return f"{x:.0f}s" if x >= 1 or x == 0 else f"{x:.2g}s"
 
 
-def plan(n_docs, n_entries, n_classes, budget, specs=CANDIDATES):
+def plan(n_docs, n_entries, n_classes, budget, specs=CANDIDATES, n_fits=1):
     """The candidates to try on a corpus, and ``(name, reason)`` for those left out.
 
     A candidate is tried only on corpora of at least ``min_documents`` documents, and one
     with a ``cost`` only when ``cost * n_entries (* n_classes) / 1e6`` seconds (its
-    estimated fit; ``class_cost * n_classes`` in place of ``cost`` where that is more)
-    fits in what is left of ``budget`` after the ones before it.
+    estimated fit; ``class_cost * n_classes`` in place of ``cost`` where that is more; plus
+    ``doc_class_cost * n_docs * n_fits * n_classes / 1e6``, ``n_fits`` fits of ``n_docs``
+    documents) fits in what is left of ``budget`` after the ones before it.
     """
     take, skipped, left = [], [], float(budget)
     for s in specs:
@@ -379,7 +384,7 @@ def plan(n_docs, n_entries, n_classes, budget, specs=CANDIDATES):
             skipped.append((s.name, f"fewer than {s.min_documents} training documents"))
             continue
         rate = max(s.cost * (n_classes if s.per_class else 1), s.class_cost * n_classes)
-        est = rate * n_entries / 1e6
+        est = (rate * n_entries + s.doc_class_cost * n_docs * n_fits * n_classes) / 1e6
         if s.cost and est > left:
             skipped.append((s.name, f"about {_seconds(est)} estimated, over the time budget "
                                     f"({_seconds(left)} left of {_seconds(float(budget))})"))
@@ -534,7 +539,8 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
     words = _word_terms(analyses, overrides, folds[0][0])
     n_entries = _corpus_size(words) * len(folds)
     n_classes = np.unique(y_all[folds[0][0]]).size
-    take, skipped = plan(folds[0][0].size, n_entries, n_classes, time_budget, specs)
+    take, skipped = plan(folds[0][0].size, n_entries, n_classes, time_budget, specs,
+                         n_fits=len(folds))
     if any(map(_chars, take)):
         analyses.update(analyze_once(all_texts, [s for s in take if _chars(s)], overrides))
     if default not in [s.name for s in take]:
