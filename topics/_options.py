@@ -167,8 +167,8 @@ def add_validation_options(tr):
                    help="fit this many candidates at once (processes; default 2; -1: every "
                         "CPU, -2: all but one)")
     a.add_argument("--time-budget", type=nonneg_float, default=30.0, metavar="SECONDS",
-                   help="estimated seconds allowed for the slower topic-model candidates "
-                        "(default 30)")
+                   help="estimated seconds allowed for the slower candidates, the topic "
+                        "models and svm on character n-grams (default 30)")
 
 
 def add_vocabulary_options(tr):
