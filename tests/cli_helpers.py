@@ -18,6 +18,22 @@ def run_cli(argv, capsys):
     return rc, out, err
 
 
+def run_cli_io(argv):
+    """``main(argv)`` in-process with its own capture of the standard streams (for tests
+    under hypothesis, where the ``capsys`` fixture is not reset between examples):
+    ``(status, stdout, stderr)``."""
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        try:
+            rc = main(argv)
+        except SystemExit as exc:   # argparse's errors
+            rc = exc.code
+    return rc, out.getvalue(), err.getvalue()
+
+
 def one_line_error(rc, err, *words):
     """Status 2 and exactly one ``structpred: error:`` line holding every one of ``words``."""
     lines = err.strip().splitlines()

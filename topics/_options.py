@@ -51,7 +51,8 @@ def _max_ngram():
 
 
 #: ``--ngrams``: an integer from 1 to :data:`topics.corpus.MAX_NGRAM`
-_ngrams = at_most(positive_int, _max_ngram, "longer runs of words recur too rarely to be terms")
+_ngrams = at_most(positive_int, _max_ngram, "longer runs of words, or of characters with "
+                  "--analyzer char_wb, recur too rarely to be terms")
 
 
 def _fraction(text):
@@ -166,8 +167,8 @@ def add_validation_options(tr):
                    help="fit this many candidates at once (processes; default 2; -1: every "
                         "CPU, -2: all but one)")
     a.add_argument("--time-budget", type=nonneg_float, default=30.0, metavar="SECONDS",
-                   help="estimated seconds allowed for the slower topic-model candidates "
-                        "(default 30)")
+                   help="estimated seconds allowed for the slower candidates, the topic "
+                        "models and svm on character n-grams (default 30)")
 
 
 def add_vocabulary_options(tr):
@@ -180,11 +181,13 @@ def add_vocabulary_options(tr):
                    help="keep only the N most frequent terms")
     v.add_argument("--ngrams", type=_ngrams, metavar="N",
                    help="terms are runs of 1 to N adjacent words (nbsvm default 2, the others "
-                        "1)")
+                        "1), or of 1 to N characters with --analyzer char_wb (default 4)")
     v.add_argument("--analyzer", choices=["word", "char_wb"],
                    help="terms: words (and runs of words, --ngrams), or char_wb: the "
-                        "character n-grams of each word padded by a space, 1 to --ngrams "
-                        "(default 4) characters long, which needs --model NAME; default: "
+                        "character n-grams of each word padded by a space (words of one "
+                        "letter kept, a run of Chinese or Japanese characters one word), 1 "
+                        "to --ngrams (default 4) characters long, which needs --model NAME; "
+                        "default: "
                         "words, and --model auto also tries svm on character n-grams where "
                         "it fits the time budget (--analyzer word: never)")
     v.add_argument("--weighting", choices=["counts", "binary", "tfidf"],
@@ -197,4 +200,6 @@ def add_vocabulary_options(tr):
                    help="'english' (scikit-learn's 318 words), 'none', or a file with one "
                         "word per line; default: the model's (sdem-nb and svm: none; the "
                         "others: english)")
-    v.add_argument("--keep-case", action="store_true", help="do not lower-case the text")
+    v.add_argument("--keep-case", action="store_true",
+                   help="do not lower-case the text (stop words are still matched in lower "
+                        "case: The is the)")

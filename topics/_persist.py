@@ -249,21 +249,34 @@ def vocabulary_params(vocab):
             "alphabet": vocab.alphabet, "weighting": vocab.weighting,
             "sublinear_tf": bool(vocab.sublinear_tf),
             "norm": None if vocab.norm is None else float(vocab.norm),
-            "analyzer": vocab.analyzer}
+            "analyzer": vocab.analyzer,
+            # character n-grams of whole runs of Han ideographs and kana (written only for
+            # char_wb, so that a word vocabulary's file is as before)
+            **({"cjk_runs": True} if vocab.analyzer == "char_wb" else {}),
+            # a stop word in any case (written only where the case is kept, likewise)
+            **({"stop_any_case": True} if not vocab.lowercase else {})}
 
 
 def rebuild_vocabulary(params, words, idf=None):
     """A fitted :class:`Vocabulary` from :func:`vocabulary_params`, its word list and (tf-idf)
     its ``idf_``.  Files written before the Unicode tokens (no ``alphabet`` entry) keep the
-    ASCII tokens they were fitted with."""
+    ASCII tokens they were fitted with, character vocabularies written before runs of
+    Han ideographs and kana were one token (no ``cjk_runs`` entry) keep each one a token, and
+    vocabularies that keep the case, written before a stop word was stopped in any case (no
+    ``stop_any_case`` entry), stop it as written."""
     p = dict(params)
     p.setdefault("alphabet", "ascii")
+    cjk_runs, any_case = p.pop("cjk_runs", False), p.pop("stop_any_case", False)
     stop = p.pop("stop_words", "english")
     p["stop_words"] = ENGLISH_STOP_WORDS if stop == "english" else (
         None if stop is None else frozenset(stop))
     if "ngram_range" in p:
         p["ngram_range"] = tuple(p["ngram_range"])
     vocab = Vocabulary(**p)
+    if vocab.analyzer == "char_wb" and not cjk_runs:   # written when each ideograph was one
+        vocab._cjk_runs = False
+    if not vocab.lowercase and not any_case:   # written when 'The' was not 'the'
+        vocab._stop_any_case = False
     vocab.words_ = [str(w) for w in words]
     vocab.index_ = {w: i for i, w in enumerate(vocab.words_)}
     if vocab.weighting == "tfidf":

@@ -77,6 +77,13 @@ class CandidateSpec:
         budget (0: always tried).
     min_documents : int
         Only tried on corpora with at least this many training documents.
+    class_cost : float
+        Seconds per million entries per class, where that is more than ``cost``: a model of
+        one fit per class (the SVMs, one against the rest) whose time, beyond a few dozen
+        classes, grows with them (0: never).
+    doc_class_cost : float
+        Seconds per million (training document, class) pairs, added to the estimate: a model
+        whose work per document grows with the classes (paMedLDA's margins).
     """
 
     name: str
@@ -87,6 +94,8 @@ class CandidateSpec:
     per_class: bool = False
     min_documents: int = 0
     help: str = ""
+    class_cost: float = 0.0
+    doc_class_cost: float = 0.0
 
     def make_vocabulary(self, overrides=None):
         """The candidate's vocabulary with ``overrides`` (weighting ones only where the model
@@ -142,17 +151,22 @@ CANDIDATES = (
     CandidateSpec(
         "pamedlda", "pamedlda", _WORD_COUNTS,
         {"n_topics": 40, "batch_size": 64, "n_passes": 3},
-        cost=40.0, min_documents=2000,
+        # its margins are per document and class: 20 s more per million of them (R52's
+        # fold took 14.5 s, 14.7 estimated; 1,000 classes of short texts took 240 s where
+        # 40 s per million entries alone estimated 1.3 s: 81 s now, over the budget)
+        cost=40.0, min_documents=2000, doc_class_cost=20.0,
         help="online passive-aggressive MedLDA, 40 topics, word counts"),
 )
 
 #: the character n-gram candidate: its cost is seconds per million *word* entries (each
 #: word gives about ten character n-grams); see "Character n-grams" in
-#: docs/results/topics.md
+#: docs/results/topics.md.  Beyond 56 classes its one SVM per class makes the time grow
+#: with them, 0.8 s per million entries per class (0.5 to 0.7 measured with 300 and 1,000
+#: classes of short texts: 35 s where 45 alone estimated 2 s)
 CHAR_CANDIDATE = CandidateSpec(
     "svm-chars", "svm", {**_TFIDF_UNIT, "analyzer": "char_wb", "ngram_range": (1, 4),
                          "min_length": 1},
-    {"C": 1.0, "max_iter": 100}, cost=45.0,
+    {"C": 1.0, "max_iter": 100}, cost=45.0, class_cost=0.8,
     help="linear SVM, tf-idf character 1-4-grams of the words (padded by a space)")
 CANDIDATES = CANDIDATES + (CHAR_CANDIDATE,)
 
@@ -225,7 +239,8 @@ def cross_validation_folds(labels, n_folds=CV_FOLDS, seed=0):
 
 
 def analyze_once(texts, specs, overrides=None):
-    """Tokenise ``texts`` once for all ``specs``: ``{tokenizer key: term lists}``.
+    """Tokenise ``texts`` once for all ``specs``: ``{tokenizer key: (ngram_range, terms)}``,
+    a document's terms a list (words) or a ``Counter`` (character n-grams).
 
     Candidates that differ only in n-grams share one analysis: the word-only terms are the
     word + pair terms without a space.
@@ -239,7 +254,10 @@ def analyze_once(texts, specs, overrides=None):
                                    "ngram_range": (1, max(_hi(o.make_vocabulary(overrides))
                                                           for o in specs
                                                           if _analysis_key(o.make_vocabulary(overrides)) == key))})
-            out[key] = (widest.ngram_range, list(widest.analyze(texts)))
+            # character n-grams counted per document (as lists, about 30 a word, a time
+            # budget of minutes held tens of GB of them)
+            terms = widest._analyze(texts, counted=v.analyzer != "word")
+            out[key] = (widest.ngram_range, list(terms))
     return out
 
 
@@ -267,8 +285,8 @@ def terms_for(vocab, analyses, rows=None):
     lo, hi = (int(x) for x in vocab.ngram_range)
     if (lo, hi) == tuple(rng):
         return terms
-    if vocab.analyzer != "word":          # character n-grams: their length is n
-        return [[t for t in ts if lo <= len(t) <= hi] for ts in terms]
+    if vocab.analyzer != "word":          # character n-grams, counted: their length is n
+        return [{t: c for t, c in ts.items() if lo <= len(t) <= hi} for ts in terms]
     if lo == hi == 1:
         return [[t for t in ts if " " not in t] for ts in terms]
     return [[t for t in ts if lo - 1 <= t.count(" ") <= hi - 1] for ts in terms]
@@ -345,22 +363,31 @@ def _corpus_size(terms):
     return sum(len(set(t)) for t in terms)
 
 
-def plan(n_docs, n_entries, n_classes, budget, specs=CANDIDATES):
+def _seconds(x):
+    """``"43s"``; below one second two digits, ``"0.042s"`` (it was ``"about 0s estimated,
+    over the time budget (0s left of 0s)"`` with ``--time-budget 0``)."""
+    return f"{x:.0f}s" if x >= 1 or x == 0 else f"{x:.2g}s"
+
+
+def plan(n_docs, n_entries, n_classes, budget, specs=CANDIDATES, n_fits=1):
     """The candidates to try on a corpus, and ``(name, reason)`` for those left out.
 
     A candidate is tried only on corpora of at least ``min_documents`` documents, and one
     with a ``cost`` only when ``cost * n_entries (* n_classes) / 1e6`` seconds (its
-    estimated fit) fits in what is left of ``budget`` after the ones before it.
+    estimated fit; ``class_cost * n_classes`` in place of ``cost`` where that is more; plus
+    ``doc_class_cost * n_docs * n_fits * n_classes / 1e6``, ``n_fits`` fits of ``n_docs``
+    documents) fits in what is left of ``budget`` after the ones before it.
     """
     take, skipped, left = [], [], float(budget)
     for s in specs:
         if n_docs < s.min_documents:
             skipped.append((s.name, f"fewer than {s.min_documents} training documents"))
             continue
-        est = s.cost * n_entries * (n_classes if s.per_class else 1) / 1e6
+        rate = max(s.cost * (n_classes if s.per_class else 1), s.class_cost * n_classes)
+        est = (rate * n_entries + s.doc_class_cost * n_docs * n_fits * n_classes) / 1e6
         if s.cost and est > left:
-            skipped.append((s.name, f"about {est:.0f}s estimated, over the time budget "
-                                    f"({left:.0f}s left of {float(budget):.0f}s)"))
+            skipped.append((s.name, f"about {_seconds(est)} estimated, over the time budget "
+                                    f"({_seconds(left)} left of {_seconds(float(budget))})"))
             continue
         left -= est
         take.append(s)
@@ -471,7 +498,8 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
     time_budget : float
         Seconds for the candidates that have a cost estimate (the topic models).
     overrides : dict, optional
-        Vocabulary settings applied to every candidate (the command line's).
+        Vocabulary settings applied to every candidate (the command line's);
+        ``analyzer="word"`` leaves the candidates of character n-grams out.
     log : callable, optional
         Called with one line as each candidate is fitted.
     jobs : int
@@ -486,7 +514,10 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
     texts, y, valid_texts, valid_labels = _checked_data(texts, labels, valid_texts,
                                                         valid_labels, time_budget)
     seed = resolve_seed(seed, "seed")   # a RandomState: one seed drawn, for splits and fits
-    specs = list(specs)
+    # analyzer="word" for every candidate leaves out those of character n-grams (svm-chars
+    # was tried as word 1- to 4-grams, under its name)
+    specs = [s for s in specs if (overrides or {}).get("analyzer", "chars") != "word"
+             or not _chars(s)]
     if valid_texts is not None:
         all_texts = list(texts) + list(valid_texts)
         y_all = np.concatenate([y, np.asarray(valid_labels).astype(str)])
@@ -508,7 +539,8 @@ def choose(texts, labels, *, valid_texts=None, valid_labels=None, valid_fraction
     words = _word_terms(analyses, overrides, folds[0][0])
     n_entries = _corpus_size(words) * len(folds)
     n_classes = np.unique(y_all[folds[0][0]]).size
-    take, skipped = plan(folds[0][0].size, n_entries, n_classes, time_budget, specs)
+    take, skipped = plan(folds[0][0].size, n_entries, n_classes, time_budget, specs,
+                         n_fits=len(folds))
     if any(map(_chars, take)):
         analyses.update(analyze_once(all_texts, [s for s in take if _chars(s)], overrides))
     if default not in [s.name for s in take]:

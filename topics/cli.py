@@ -228,6 +228,9 @@ def _vocabulary_overrides(args):
         out["analyzer"] = args.analyzer
         if args.analyzer == "char_wb":     # --ngrams counts characters here (default 4)
             out["ngram_range"] = (1, 4 if args.ngrams is None else args.ngrams)
+            # tokens of one character kept, as svm-chars keeps them ('--model svm --analyzer
+            # char_wb' dropped them, with the word models' min_length 2: not svm-chars)
+            out["min_length"] = 1
     if args.weighting is not None:
         out["weighting"] = args.weighting
         if args.weighting != "tfidf":
@@ -255,13 +258,15 @@ def _check_spellings(docs, known=None):
         raise UserError(f"{exc}{decimals_hint(label_clash(docs.labels, known))}") from None
 
 
-def _check_classes(docs):
+def _check_classes(docs, keep_case=False):
     _check_spellings(docs)
     classes = docs.classes()
     if len(classes) < 2:
         raise UserError(f"{docs.path}: training needs at least 2 classes, found "
                         f"{len(classes)} ({', '.join(map(repr, classes))})")
-    if len(docs) > 1 and len({" ".join(t.split()).lower() for t in docs.texts}) == 1:
+    # in the case the tokens keep: with --keep-case 'CAT' and 'cat' differ (were refused)
+    texts = {" ".join(t.split()) for t in docs.texts}
+    if len(docs) > 1 and len(texts if keep_case else {t.lower() for t in texts}) == 1:
         # before the choice on validation, which otherwise ran and printed first
         raise UserError(f"{docs.path}: all {len(docs)} documents have the same text "
                         f"({docs.texts[0].strip()[:40]!r}), so nothing tells the classes apart")
@@ -424,14 +429,6 @@ def _check_valid_fraction(args, docs, y):
                         "candidates on; give a smaller one (default 0.2)")
 
 
-def _candidates(args):
-    """The candidates of ``--model auto``: all, or (``--analyzer word``) the word ones."""
-    from .auto import CANDIDATES
-
-    return tuple(c for c in CANDIDATES if args.analyzer != "word"
-                 or c.vocabulary.get("analyzer", "word") == "word")
-
-
 def _choose_on_validation(args, docs, y, classes, overrides, info):
     """``--model auto``: the candidate chosen on validation documents (printed, and
     recorded in ``info``)."""
@@ -464,8 +461,7 @@ def _choose_on_validation(args, docs, y, classes, overrides, info):
                         valid_fraction=(args.valid_fraction if options_given(
                             args, "valid_fraction") else None), seed=args.seed,
                         time_budget=args.time_budget, overrides=overrides,
-                        log=lambda m: _log(args, m), jobs=args.jobs,
-                        specs=_candidates(args))
+                        log=lambda m: _log(args, m), jobs=args.jobs)
     except ValueError as exc:
         raise UserError(f"{docs.path}: {exc}") from exc
     for line in choice.lines():
@@ -489,7 +485,7 @@ def topics_train(args):
                  stdout=False)
     check_held_out([(("--data", args.data), ("--valid-data", args.valid_data))])
     docs = _read(args, "required")
-    classes = _check_classes(docs)
+    classes = _check_classes(docs, keep_case=args.keep_case)
     y = np.asarray(docs.labels, dtype=str)
     overrides = _vocabulary_overrides(args)
     user_params = _parse_params(args.param)
@@ -538,7 +534,7 @@ def topics_train(args):
     _check_documents_differ(docs, X)
     _check_topic_memory(model_name, est, X, len(classes))
     release_notes()
-    _log(args, f"{len(classes)} classes, vocabulary of {len(vocab)} terms; training "
+    _log(args, f"{len(classes)} classes, vocabulary of {_vocabulary_size(vocab)}; training "
                f"{spec.name if args.model == 'auto' else model_name} ({type(est).__name__}) "
                f"on all {len(docs)} documents")
     t0 = time.perf_counter()

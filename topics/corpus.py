@@ -81,6 +81,15 @@ def char_ngrams(tokens, lo, hi):
     return out
 
 
+def _counted_char_ngrams(tokens, lo, hi):
+    """``Counter(char_ngrams(tokens, lo, hi))``, the n-grams of each distinct token made once."""
+    out = Counter()
+    for t, c in Counter(tokens).items():
+        for g in char_ngrams((t,), lo, hi):
+            out[g] += c
+    return out
+
+
 def tokenize(text: str, stop_words=ENGLISH_STOP_WORDS, min_length: int = 2, *, digits=False,
              lowercase=True, alphabet="unicode") -> list[str]:
     """The word tokens of ``text`` (:class:`topics.tokens.Tokenizer`): letters of every
@@ -128,14 +137,16 @@ class Vocabulary(TransformerMixin, BaseEstimator):
         cut-offs apply to every term alike.
     lowercase, digits, alphabet :
         How raw strings are split into tokens (:class:`topics.tokens.Tokenizer`): letters of
-        every script by default, digits as an option.
+        every script by default, digits as an option; token lists are lower-cased (or not)
+        as texts are, and a stop word is stopped in any case.
     analyzer : {"word", "char_wb"}
         ``"word"``: the terms are the words and word n-grams above.  ``"char_wb"``: the
         terms are the character n-grams of each token written with a space on either side
         (``"cat"`` -> ``" c"``, ``"ca"``, ..., ``"t "`` for ``ngram_range=(2, 2)``), as
         scikit-learn's ``char_wb`` analyzer makes them, but from the tokens above: n-grams
         of characters do not need the words of a language to be known, nor text to be split
-        into words (a run of Chinese characters is one token; its n-grams are the terms).
+        into words (a run of Chinese characters and kana is one token here, not one token
+        each as for words; its n-grams are the terms).
     weighting : {"counts", "binary", "tfidf"}
         What :meth:`transform` returns for term ``w`` of document ``d`` with count
         ``c_dw``: the count; ``1`` if ``c_dw > 0``; or ``tf(c_dw) * idf_w`` with
@@ -163,6 +174,11 @@ class Vocabulary(TransformerMixin, BaseEstimator):
     words_: Sequence[str] = ()
     index_: Mapping[str, int] = MappingProxyType({})
     idf_ = None
+    #: ``char_wb``: a run of Han ideographs and kana is one token, whose n-grams are terms;
+    #: ``lowercase=False``: a token is stopped in any case.  False in a vocabulary read from
+    #: a model file written before, as it was fitted (:func:`topics._persist.rebuild_vocabulary`)
+    _cjk_runs = True
+    _stop_any_case = True
 
     def __init__(self, min_count=1, min_df=1, max_df=1.0, max_features=None,
                  stop_words=ENGLISH_STOP_WORDS, min_length=2, ngram_range=(1, 1),
@@ -190,12 +206,21 @@ class Vocabulary(TransformerMixin, BaseEstimator):
 
     def tokenizer(self) -> Tokenizer:
         """The :class:`topics.tokens.Tokenizer` that raw strings go through."""
-        return Tokenizer(lowercase=self.lowercase, digits=self.digits,
-                         stop_words=self.stop_words, min_length=self.min_length,
-                         alphabet=self.alphabet)
+        tok = Tokenizer(lowercase=self.lowercase, digits=self.digits,
+                        stop_words=self.stop_words, min_length=self.min_length,
+                        alphabet=self.alphabet,
+                        cjk_runs=self._cjk_runs and self._check_analyzer() == "char_wb")
+        tok._stop_any_case = self._stop_any_case
+        return tok
 
     def analyze(self, docs: Iterable):
         """The terms (words or n-grams) of each document, one list per document."""
+        return self._analyze(docs)
+
+    def _analyze(self, docs, counted=False):
+        """:meth:`analyze`; with ``counted``, a document's character n-grams as a
+        ``Counter`` (term -> count), made once for each distinct token: kept as lists they
+        took 1.7 GB for one document of 5 MB."""
         stop = self.tokenizer()._stop
         tok = self.tokenizer()
         lo, hi = self._ngram_bounds()
@@ -212,19 +237,22 @@ class Vocabulary(TransformerMixin, BaseEstimator):
                                     f"{type(bad).__name__} {bad!r:.40}")
                 # as the tokenizer reads a text: NFKC, no invisible format characters
                 # (a variation selector inside a word was another word than in the text)
-                toks = [t for t in (tok.normalize(t).lower() for t in doc) if t]
+                # (lower-cased as the text is: with lowercase=False 'Paris' was 'paris')
+                toks = [t for t in map(tok.normalize, doc) if t]
                 odd = unwritable_token(toks)
                 if odd is not None:   # "big cat" was the bigram of "big" and "cat"
                     raise ValueError(f"document {i}: the token {odd!r:.40} holds white "
                                      "space: a token list holds words (an n-gram's words "
                                      "are joined by a space); split it")
-                if stop:
+                if stop and tok._stop_any_case:
+                    toks = [t for t in toks if t.lower() not in stop]
+                elif stop:
                     toks = [t for t in toks if t not in stop]
             else:
                 raise TypeError(f"a document must be a string or a list of tokens, "
                                 f"got {type(doc).__name__}")
             if chars:
-                toks = char_ngrams(toks, lo, hi)
+                toks = _counted_char_ngrams(toks, lo, hi) if counted else char_ngrams(toks, lo, hi)
             elif (lo, hi) != (1, 1):
                 grams = toks if lo == 1 else []
                 for n in range(max(lo, 2), hi + 1):
@@ -265,7 +293,12 @@ class Vocabulary(TransformerMixin, BaseEstimator):
 
     def fit(self, docs: Iterable, y=None) -> "Vocabulary":
         """Fit on raw texts or token lists (``y`` is ignored)."""
-        return self.fit_terms(list(self.analyze(_document_list(docs))))
+        return self.fit_terms(self._counted_terms(_document_list(docs)))
+
+    def _counted_terms(self, docs):
+        """:meth:`analyze`'s terms of ``docs``, each document's as a ``Counter`` (term ->
+        count) for character n-grams (:meth:`_analyze`)."""
+        return list(self._analyze(docs, counted=self._check_analyzer() != "word"))
 
     def _check_cutoffs(self):
         """``min_df``/``max_df`` a count >= 0 or a fraction in [0, 1], ``min_count`` a count,
@@ -284,19 +317,28 @@ class Vocabulary(TransformerMixin, BaseEstimator):
             check_whole("max_features", self.max_features)
 
     def fit_terms(self, terms: Sequence[list]) -> "Vocabulary":
-        """Fit on the output of :meth:`analyze` (lets a caller analyse a corpus once)."""
+        """Fit on the output of :meth:`analyze` (lets a caller analyse a corpus once); a
+        document's terms may also be a mapping, term -> count."""
         self._check_weighting()
         self._check_cutoffs()
         if len(terms) == 0:
             raise ValueError("cannot build a vocabulary from an empty corpus")
-        tf = Counter(chain.from_iterable(terms))
+        tf = Counter()
+        for t in terms:          # a list of terms, or a Counter of them (_counted_terms)
+            tf.update(t)
         if not tf:   # it blamed the frequency cut-offs
             lo = self._ngram_bounds()[0]
             short = "" if lo == 1 else f", or no document has {lo} tokens (ngram_range)"
+            if self._check_analyzer() == "char_wb":   # it said tokens, of character n-grams
+                short = "" if lo <= 3 else (f", or no token has {lo - 2} characters or more "
+                                            f"(ngram_range from {lo}: a token and the spaces "
+                                            "around it make no longer n-gram)")
             number = "" if self.digits else "a number (digits=False), "
+            kinds = "letters or digits" if self.digits else "letters"
             raise ValueError(f"the documents hold no term: every token is a stop word, "
                              f"{number}or shorter than min_length={self.min_length} "
-                             f"characters{short}")
+                             f"characters{short}; a token is a run of {kinds} of any script "
+                             "(punctuation, symbols and emoji make none)")
         df = Counter(chain.from_iterable(map(set, terms)))
         n = len(terms)
         min_df = self.min_df if isinstance(self.min_df, (int, np.integer)) else int(np.ceil(self.min_df * n))
@@ -336,20 +378,36 @@ class Vocabulary(TransformerMixin, BaseEstimator):
     def transform(self, docs: Iterable) -> sp.csr_matrix:
         """Document-term matrix (CSR): int64 counts, or float64 weights (``weighting``,
         ``sublinear_tf``, ``norm``).  Unknown words are dropped."""
-        return self.transform_terms(self.analyze(docs))
+        if not self.index_:   # before the documents are read
+            raise NotFittedError("the vocabulary is not fitted: call fit")
+        return self.transform_terms(self._analyze(docs, counted=self._check_analyzer() != "word"))
 
     def transform_terms(self, terms: Iterable[list]) -> sp.csr_matrix:
-        """:meth:`transform` of the output of :meth:`analyze`."""
+        """:meth:`transform` of the output of :meth:`analyze` (a document's terms a list, or
+        a mapping term -> count)."""
         if not self.index_:   # scikit-learn's NotFittedError, a ValueError
             raise NotFittedError("the vocabulary is not fitted: call fit")
         index = self.index_
         indptr = [0]
         indices: list[int] = []
+        counts = None     # each index a count of 1, until a document comes as a mapping
         for toks in terms:
-            indices.extend(j for j in map(index.get, toks) if j is not None)
+            n = len(indices)
+            if isinstance(toks, Mapping):
+                counts = [1] * n if counts is None else counts
+                kept = [(j, c) for j, c in zip(map(index.get, toks), toks.values())
+                        if j is not None]
+                indices.extend(j for j, _ in kept)
+                counts.extend(c for _, c in kept)
+            else:
+                indices.extend(j for j in map(index.get, toks) if j is not None)
+                if counts is not None:
+                    counts.extend([1] * (len(indices) - n))
             indptr.append(len(indices))
         ind = np.asarray(indices, dtype=np.int32)
-        X = sp.csr_matrix((np.ones(ind.size, dtype=np.int64), ind,
+        data = np.ones(ind.size, dtype=np.int64) if counts is None else np.asarray(
+            counts, dtype=np.int64)
+        X = sp.csr_matrix((data, ind,
                            np.asarray(indptr, dtype=np.int64)),
                           shape=(len(indptr) - 1, len(self.words_)))
         X.sum_duplicates()                              # sorts the indices, adds the counts
@@ -380,7 +438,7 @@ class Vocabulary(TransformerMixin, BaseEstimator):
 
     def fit_transform(self, docs: Iterable, y=None) -> sp.csr_matrix:
         """:meth:`fit`, then :meth:`transform` of the same documents, analysed once."""
-        terms = list(self.analyze(_document_list(docs)))
+        terms = self._counted_terms(_document_list(docs))
         return self.fit_terms(terms).transform_terms(terms)
 
 

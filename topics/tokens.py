@@ -17,7 +17,8 @@
 3. Chinese characters (Han ideographs) and Japanese kana are written without spaces: each
    one is a token of its own (the usual choice of search engines, e.g. Lucene's standard
    analyzer), kept whatever ``min_length``; word pairs then come from the n-grams of
-   :class:`topics.corpus.Vocabulary`;
+   :class:`topics.corpus.Vocabulary`; with ``cjk_runs=True`` (the character n-grams of
+   ``Vocabulary(analyzer="char_wb")``) a run of them is one token, kept likewise;
 4. tokens shorter than ``min_length`` characters and those in the stop list are dropped.
 
 ``alphabet="ascii"`` is the toolkit's former rule (runs of ``a-z`` after lower-casing, no
@@ -133,13 +134,15 @@ def _letter_ranges(digits):
 
 
 @lru_cache(maxsize=None)
-def _pattern(alphabet, digits):
+def _pattern(alphabet, digits, cjk_runs=False):
     """The token pattern.  ``"ascii"`` is also what ``"unicode"`` amounts to on pure-ASCII
     text (the only letters there are ``A-Z a-z``, and there are no marks), and it is ten
-    times faster than the full class, so :class:`Tokenizer` uses it for ASCII texts."""
+    times faster than the full class, so :class:`Tokenizer` uses it for ASCII texts.
+    ``cjk_runs``: a run of Han ideographs and kana is one token (else each is one)."""
     if alphabet == "ascii":
         return re.compile(r"[A-Za-z0-9]+" if digits else r"[A-Za-z]+")
-    return re.compile(f"[{_cjk_class()}]|[{_char_class(_letter_ranges(digits))}{_JOINERS}]+")
+    cjk = f"[{_cjk_class()}]{'+' if cjk_runs else ''}"
+    return re.compile(f"{cjk}|[{_char_class(_letter_ranges(digits))}{_JOINERS}]+")
 
 
 #: the zero-width non-joiner and joiner, spelling inside a word (Persian, the Indic
@@ -167,6 +170,9 @@ class Tokenizer:
         Drop tokens shorter than this (single Han ideographs and kana are always kept).
     alphabet : {"unicode", "ascii"}
         ``"unicode"``: the rules above; ``"ascii"``: runs of ``a-z`` only (the former rule).
+    cjk_runs : bool
+        A run of Han ideographs and kana is one token (what character n-grams need: the
+        n-grams of ``"北京"`` include ``"北京"``); by default each is a token of its own.
 
     Examples
     --------
@@ -176,8 +182,12 @@ class Tokenizer:
     ['windows', 'and', 'x11']
     """
 
+    #: the stop list, lower-cased, stops a token in any case (False: as written, the rule of
+    #: the vocabularies of model files written before, set by their Vocabulary)
+    _stop_any_case = True
+
     def __init__(self, lowercase=True, digits=False, stop_words="english", min_length=2,
-                 alphabet="unicode"):
+                 alphabet="unicode", cjk_runs=False):
         if alphabet not in ("unicode", "ascii"):
             raise ValueError(f"alphabet must be 'unicode' or 'ascii', got {alphabet!r}")
         check_whole("min_length", min_length)   # int() cut 2.5 to 2 and took "3"
@@ -186,6 +196,7 @@ class Tokenizer:
         self.stop_words = stop_words
         self.min_length = int(min_length)
         self.alphabet = alphabet
+        self.cjk_runs = check_flag("cjk_runs", cjk_runs)
         self._stop = resolve_stop_words(stop_words)
         self._ascii_re = _pattern("ascii", self.digits)
         self._re = self._ascii_re if alphabet == "ascii" else None   # compiled on first use
@@ -193,7 +204,8 @@ class Tokenizer:
     def __repr__(self):
         return (f"Tokenizer(lowercase={self.lowercase}, digits={self.digits}, "
                 f"stop_words={'english' if self._stop is ENGLISH_STOP_WORDS else self.stop_words!r}, "
-                f"min_length={self.min_length}, alphabet={self.alphabet!r})")
+                f"min_length={self.min_length}, alphabet={self.alphabet!r}"
+                f"{', cjk_runs=True' if self.cjk_runs else ''})")
 
     def normalize(self, text):
         """NFKC (``"unicode"``) and lower-casing, as the tokens see the text; with
@@ -214,11 +226,13 @@ class Tokenizer:
             toks = self._ascii_re.findall(text)
         else:
             if self._re is None:        # the full class is built once per process (~0.3 s)
-                self._re = _pattern(self.alphabet, self.digits)
+                self._re = _pattern(self.alphabet, self.digits, self.cjk_runs)
             toks = self._re.findall(text)
             if "\u200c" in text or "\u200d" in text:   # a joiner is not a word's end
                 toks = [t for t in (t.strip(_JOINERS) for t in toks) if t]
         stop, n = self._stop, self.min_length
+        if stop and not self.lowercase and self._stop_any_case:   # 'The' is 'the' (was kept)
+            toks, stop = [t for t in toks if t.lower() not in stop], frozenset()
         if n > 1:
             toks = [t for t in toks if (len(t) >= n or _CJK_CHAR.match(t)) and t not in stop]
         elif stop:
