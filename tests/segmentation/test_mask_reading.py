@@ -287,10 +287,28 @@ def test_a_0_255_jpeg_mask_holding_1_is_hinted_a_threshold(tmp_path):
 
 
 # ---------------------------------------------- class: a binary mask drawn in colour
+#: PASCAL VOC's colours of classes 1-20 and the void border: black and one of them is read
+#: as a class-index mask saved as RGB (its own hint, test below)
+_VOC_CLASS_COLOURS = {(128, 0, 0), (0, 128, 0), (128, 128, 0), (0, 0, 128), (128, 0, 128),
+                      (0, 128, 128), (128, 128, 128), (64, 0, 0), (192, 0, 0), (64, 128, 0),
+                      (192, 128, 0), (64, 0, 128), (192, 0, 128), (64, 128, 128),
+                      (192, 128, 128), (0, 64, 0), (128, 64, 0), (0, 192, 0), (128, 192, 0),
+                      (0, 64, 128), (224, 224, 192)}
+
+
+@pytest.mark.parametrize("colour", [(0, 0, 128), (192, 128, 128)])
+def test_black_and_one_voc_class_colour_gets_the_class_index_hint(tmp_path, colour):
+    rgb = np.zeros((N, N, 3), dtype=np.uint8)
+    rgb[_shape(0)] = colour
+    Image.fromarray(rgb).save(tmp_path / "m.png")
+    with pytest.raises(FormatError, match="PASCAL VOC's class colours"):
+        load_mask(tmp_path / "m.png")
+
+
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(colour=st.tuples(st.integers(0, 255), st.integers(0, 255), st.integers(0, 255))
-       .filter(lambda c: len(set(c)) > 1), i=st.integers(0, 7))
+       .filter(lambda c: len(set(c)) > 1 and c not in _VOC_CLASS_COLOURS), i=st.integers(0, 7))
 @example(colour=(1, 0, 0), i=0)   # grey level 0 once converted to 'L' alone
 def test_a_mask_drawn_in_one_colour_on_black_is_refused_with_its_conversion(tmp_path,
                                                                            colour, i):
