@@ -107,6 +107,8 @@ class Documents:
     texts: list = field(default_factory=list)
     labels: list = field(default_factory=list)
     sources: list = field(default_factory=list)
+    #: ``(line number, line)`` of a header line read as the columns' names, not a document
+    header: tuple | None = None
 
     def __len__(self):
         return len(self.texts)
@@ -357,6 +359,7 @@ def _read_tsv(spath, name, need, docs, fields):
                                  itertools.chain([(lineno, line)], lines))
             ids = header == "ids"
             if header:
+                docs.header = (lineno, line.strip())
                 continue                                   # a header line
         if first_text:
             _refuse_other_format_in_tsv(name, lineno, line, need)

@@ -152,7 +152,10 @@ def _read(args, labels):
 
     docs = read_documents(args.data, args.format, labels=labels, label_field=args.label_field,
                           text_field=args.text_field)
-    _log(args, f"read {counted(len(docs), 'document')} from {'standard input' if docs.path == '-' else docs.path} ({docs.format})")
+    head = ("" if docs.header is None else
+            f"; line {docs.header[0]}, {docs.header[1][:40]!r}, read as the header")
+    _log(args, f"read {counted(len(docs), 'document')} from "
+               f"{'standard input' if docs.path == '-' else docs.path} ({docs.format}{head})")
     return docs
 
 

@@ -306,3 +306,21 @@ def test_a_record_holding_a_list_of_other_objects_is_no_wrapper(tmp_path, capsys
     f.write_text('{"tokens": ["a"], "ner": [{"start": 0, "end": 1}]}\n')
     rc, _, err = run_cli(["topics", "predict", "-m", str(model), "--data", str(f)], capsys)
     assert one_line_error(rc, err, f"{f}:1:", "no 'text' field", "'ner'"), err
+
+
+@pytest.mark.parametrize("first", ["text", "review", "sentence"])
+def test_a_one_column_tsv_header_is_said_in_the_reading_line(tmp_path, capsys, first):
+    """``topics predict --format tsv`` of texts without labels takes a first line ``text``
+    as the column's name; the reading line says so (a one-word first document ``text``
+    would otherwise be one prediction short without a word)."""
+    model = docs_model(tmp_path)
+    data = tmp_path / "u.tsv"
+    data.write_text(f"{first}\ndogs chase cats in the park\nstocks fell\n")
+    rc, out, err = run_cli(["topics", "predict", "-m", str(model), "--data", str(data),
+                            "--format", "tsv"], capsys)
+    assert rc == 0 and len(out.split()) == 2
+    assert f"read 2 documents from {data} (tsv; line 1, {first!r}, read as the header)" in err
+    data.write_text("dogs chase cats in the park\nstocks fell\n")
+    rc, out, err = run_cli(["topics", "predict", "-m", str(model), "--data", str(data),
+                            "--format", "tsv"], capsys)
+    assert rc == 0 and "read 2 documents from" in err and "read as the header" not in err
