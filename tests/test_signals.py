@@ -365,8 +365,10 @@ def test_ctrl_c_during_a_fork_interrupts_after_it():
     candidates or predict at once) raised inside the hook, where Python prints "Exception
     ignored" and drops it: the run went on and printed a traceback (seen in ``topics
     train``).  The signal is now held until the fork's hooks are done, then delivered."""
+    # a suite run in the background has SIGINT ignored, which the script would inherit
+    # (and rightly leave ignored: "not interrupted"); a terminal gives it the default
     out = subprocess.run([sys.executable, "-c", _FORK_SIGNAL_SCRIPT], cwd=ROOT,
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=60, preexec_fn=_default_sigint)
     assert out.stdout.strip() == "interrupted", (out.stdout, out.stderr)
     assert "Exception ignored" not in out.stderr, out.stderr
 
