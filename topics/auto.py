@@ -101,7 +101,7 @@ class CandidateSpec:
         """The candidate's vocabulary with ``overrides`` (weighting ones only where the model
         takes weights: the topic models count whole words)."""
         over = dict(overrides or {})
-        if self.vocabulary.get("analyzer", "word") != "word":
+        if _chars(self):
             over.pop("ngram_range", None)     # --ngrams counts words, not characters
         if self.model not in WEIGHTED_MODELS:
             for k in ("weighting", "sublinear_tf", "norm"):

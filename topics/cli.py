@@ -193,7 +193,7 @@ def _check_known_words(X, docs, saved):
 
 def _vocabulary_size(vocab):
     """``"28 terms"``, or ``"29,796 character n-grams"`` for a character vocabulary."""
-    chars = getattr(vocab, "analyzer", "word") != "word"
+    chars = vocab.analyzer != "word"
     return counted(len(vocab), "character n-gram" if chars else "term")
 
 
@@ -202,7 +202,7 @@ def _example_terms(vocab, k=3):
     first ones sort as ``' '``, ``' 0'``, ...)."""
     words = list(vocab.words_)
     inner = [w for w in words if len(w) > 1 and w.strip() == w]
-    return (inner if getattr(vocab, "analyzer", "word") != "word" and inner else words)[:k]
+    return (inner if vocab.analyzer != "word" and inner else words)[:k]
 
 
 # ----------------------------------------------------------------------- commands
